@@ -1,0 +1,31 @@
+import { Database } from "bun:sqlite";
+import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { migrate } from "drizzle-orm/bun-sqlite/migrator";
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import * as schema from "./schema";
+
+export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
+
+const migrationsFolder = join(import.meta.dir, "migrations");
+
+/**
+ * Opens (creating if needed) the service database and applies pending migrations.
+ * `:memory:` gives a private database for tests.
+ */
+export function openDatabase(path: string, options: { busyTimeoutMs?: number } = {}): Db {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const client = new Database(path, { create: true, safeIntegers: true, strict: true });
+  client.exec("PRAGMA journal_mode = WAL");
+  // FULL: a committed posting survives power loss, not just a process crash.
+  client.exec("PRAGMA synchronous = FULL");
+  client.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+  client.exec("PRAGMA foreign_keys = ON");
+  const db = drizzle({ client, schema }) as Db;
+  migrate(db, { migrationsFolder });
+  return db;
+}
+
+export function closeDatabase(db: Db): void {
+  db.$client.close();
+}

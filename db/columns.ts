@@ -1,0 +1,45 @@
+import { customType } from "drizzle-orm/sqlite-core";
+
+/**
+ * The database is opened with `safeIntegers`, so every INTEGER arrives as a bigint. Money keeps it;
+ * ids, counts and times become numbers, refusing any value outside the exact float range rather
+ * than rounding it.
+ */
+export const lamports = customType<{ data: bigint; driverData: bigint | number }>({
+  dataType: () => "integer",
+  toDriver: (value) => {
+    if (typeof value !== "bigint") throw new TypeError("lamport column needs a bigint");
+    return value;
+  },
+  fromDriver: (value) => BigInt(value),
+});
+
+export function toSafeNumber(value: bigint | number): number {
+  if (typeof value === "number") return value;
+  if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER)) {
+    throw new RangeError("integer outside the exact number range");
+  }
+  return Number(value);
+}
+
+export const int = customType<{ data: number; driverData: bigint | number }>({
+  dataType: () => "integer",
+  toDriver: (value) => {
+    if (!Number.isSafeInteger(value)) throw new RangeError("integer column needs a safe integer");
+    return value;
+  },
+  fromDriver: toSafeNumber,
+});
+
+export const bool = customType<{ data: boolean; driverData: bigint | number }>({
+  dataType: () => "integer",
+  toDriver: (value) => (value ? 1 : 0),
+  fromDriver: (value) => Number(value) === 1,
+});
+
+/** A float for market figures only (USD caps and volumes); never money of this service. */
+export const usd = customType<{ data: number; driverData: number }>({
+  dataType: () => "real",
+  toDriver: (value) => value,
+  fromDriver: (value) => Number(value),
+});

@@ -1,0 +1,390 @@
+/**
+ * Every table of the service. Times are integer milliseconds since the epoch (`...AtMs`) except the
+ * ledger feed, whose times are unique integer microseconds (`atUs`) so paging never skips or repeats.
+ * Money is bigint lamports. The ledger tables are append-only (triggers in the migrations).
+ */
+import { sql } from "drizzle-orm";
+import {
+  blob,
+  index,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
+import { bool, int, lamports, usd } from "./columns";
+
+// ---------------------------------------------------------------- tokens
+
+export const tokens = sqliteTable(
+  "tokens",
+  {
+    id: int("id").primaryKey({ autoIncrement: true }),
+    mint: text("mint").notNull(),
+    name: text("name").notNull(),
+    symbol: text("symbol").notNull(),
+    description: text("description").notNull().default(""),
+    website: text("website"),
+    twitter: text("twitter"),
+    telegram: text("telegram"),
+    metadataUri: text("metadata_uri").notNull(),
+    /** IPFS (or local) address of the image; the stored preview is served from token_images */
+    imageUri: text("image_uri"),
+    /** index the creator key is derived from (DESIGN §4); never the key itself */
+    creatorIndex: int("creator_index").notNull(),
+    creator: text("creator").notNull(),
+    creatorVault: text("creator_vault").notNull(),
+    deployer: text("deployer").notNull(),
+    launchSignature: text("launch_signature").notNull(),
+    launchedAtMs: int("launched_at_ms").notNull(),
+    platformBps: int("platform_bps").notNull(),
+    /** cached sum of this token's confirmed sweeps; equals its sweep_source ledger account, negated */
+    sweptLamports: lamports("swept_lamports").notNull().default(sql`0`),
+    vaultLamports: lamports("vault_lamports").notNull().default(sql`0`),
+    vaultCheckedAtMs: int("vault_checked_at_ms").notNull(),
+    /** swept + vault, kept by SQLite so the `fees` sort has an index */
+    feesLamports: lamports("fees_lamports").generatedAlwaysAs(
+      sql`swept_lamports + vault_lamports`,
+      { mode: "stored" },
+    ),
+    bonded: bool("bonded").notNull().default(false),
+    marketCapUsd: usd("market_cap_usd"),
+    volume24hUsd: usd("volume_24h_usd"),
+    marketCheckedAtMs: int("market_checked_at_ms"),
+    lastSweptAtMs: int("last_swept_at_ms"),
+    hidden: bool("hidden").notNull().default(false),
+  },
+  (t) => [
+    uniqueIndex("tokens_mint").on(t.mint),
+    uniqueIndex("tokens_creator_index").on(t.creatorIndex),
+    uniqueIndex("tokens_launch_signature").on(t.launchSignature),
+    index("tokens_creator").on(t.creator),
+    index("tokens_new").on(t.hidden, t.launchedAtMs, t.mint),
+    index("tokens_fees").on(t.hidden, t.feesLamports, t.mint),
+    index("tokens_mcap").on(t.hidden, t.marketCapUsd, t.mint),
+  ],
+);
+
+export const tokenRecipients = sqliteTable(
+  "token_recipients",
+  {
+    tokenId: int("token_id")
+      .notNull()
+      .references(() => tokens.id),
+    position: int("position").notNull(),
+    /** lowercase key */
+    handle: text("handle").notNull(),
+    displayHandle: text("display_handle").notNull(),
+    bps: int("bps").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tokenId, t.handle] }), index("token_recipients_handle").on(t.handle)],
+);
+
+export const tokenImages = sqliteTable("token_images", {
+  tokenId: int("token_id")
+    .primaryKey()
+    .references(() => tokens.id),
+  webp: blob("webp", { mode: "buffer" }).notNull(),
+  sha256: text("sha256").notNull(),
+});
+
+// ---------------------------------------------------------------- identities
+
+/** An identity-provider account that has signed in (or was looked up). Money belongs to `idpUserId`. */
+export const identities = sqliteTable("identities", {
+  idpUserId: text("idp_user_id").primaryKey(),
+  /** the handle the account signed in with most recently (lowercase) */
+  handle: text("handle").notNull(),
+  displayHandle: text("display_handle").notNull(),
+  name: text("name").notNull(),
+  avatarUrl: text("avatar_url").notNull(),
+  followers: int("followers").notNull().default(0),
+  /** null until the first sign-in, which behaves as hold */
+  routing: text("routing", { enum: ["hold", "autopay", "burn"] }),
+  payoutWallet: text("payout_wallet"),
+  declined: bool("declined").notNull().default(false),
+  firstSignInAtMs: int("first_sign_in_at_ms"),
+  lastSignInAtMs: int("last_sign_in_at_ms"),
+  createdAtMs: int("created_at_ms").notNull(),
+});
+
+/**
+ * Every handle a token names, with its profile as last seen and, once known, the user id it is
+ * pinned to. Before pinning, credits accrue to the handle itself.
+ */
+export const handles = sqliteTable(
+  "handles",
+  {
+    handle: text("handle").primaryKey(),
+    displayHandle: text("display_handle").notNull(),
+    name: text("name").notNull(),
+    avatarUrl: text("avatar_url").notNull(),
+    followers: int("followers").notNull().default(0),
+    idpUserId: text("idp_user_id").references(() => identities.idpUserId),
+    pinnedAtMs: int("pinned_at_ms"),
+  },
+  (t) => [index("handles_idp_user").on(t.idpUserId)],
+);
+
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    /** SHA-256 (hex) of the random token in the cookie; the token itself is never stored */
+    id: text("id").primaryKey(),
+    idpUserId: text("idp_user_id")
+      .notNull()
+      .references(() => identities.idpUserId),
+    createdAtMs: int("created_at_ms").notNull(),
+    expiresAtMs: int("expires_at_ms").notNull(),
+  },
+  (t) => [index("sessions_user").on(t.idpUserId)],
+);
+
+// ---------------------------------------------------------------- ledger
+
+/**
+ * Kinds: sweep_source (per mint, <= 0), platform, user (per idp user id), handle (unpinned),
+ * payout (per payout id), burn_pending (per mint, recipient orders), buyback_pending (per mint),
+ * paid_out (sink), burned (sink). Only sweep_source may go negative.
+ */
+export const ledgerAccounts = sqliteTable(
+  "ledger_accounts",
+  {
+    id: int("id").primaryKey({ autoIncrement: true }),
+    kind: text("kind").notNull(),
+    ref: text("ref").notNull(),
+    /** cached sum of this account's entries, written in the same transaction as each entry */
+    balance: lamports("balance").notNull().default(sql`0`),
+  },
+  (t) => [uniqueIndex("ledger_accounts_kind_ref").on(t.kind, t.ref), index("ledger_accounts_kind").on(t.kind)],
+);
+
+export const ledgerPostings = sqliteTable(
+  "ledger_postings",
+  {
+    id: int("id").primaryKey({ autoIncrement: true }),
+    /** unique per money command: replaying the command finds it and does nothing */
+    commandKey: text("command_key").notNull(),
+    kind: text("kind").notNull(),
+    atMs: int("at_ms").notNull(),
+  },
+  (t) => [uniqueIndex("ledger_postings_command_key").on(t.commandKey)],
+);
+
+export const ledgerEntries = sqliteTable(
+  "ledger_entries",
+  {
+    id: int("id").primaryKey({ autoIncrement: true }),
+    postingId: int("posting_id")
+      .notNull()
+      .references(() => ledgerPostings.id),
+    accountId: int("account_id")
+      .notNull()
+      .references(() => ledgerAccounts.id),
+    amount: lamports("amount").notNull(),
+    /** the token the money came from, where it came from one */
+    tokenId: int("token_id"),
+    /** the handle a credit was made for (the one the token names) */
+    handle: text("handle"),
+  },
+  (t) => [
+    index("ledger_entries_account").on(t.accountId, t.tokenId),
+    index("ledger_entries_posting").on(t.postingId),
+    index("ledger_entries_token_handle").on(t.tokenId, t.handle),
+  ],
+);
+
+// ---------------------------------------------------------------- feed
+
+/** One row per public ledger event; `atUs` is unique so `before` paging is exact. */
+export const feedEvents = sqliteTable(
+  "feed_events",
+  {
+    atUs: int("at_us").primaryKey(),
+    type: text("type", { enum: ["launch", "sweep", "payout", "burn"] }).notNull(),
+    refId: int("ref_id").notNull(),
+  },
+  (t) => [uniqueIndex("feed_events_ref").on(t.type, t.refId)],
+);
+
+// ---------------------------------------------------------------- money movements
+
+export const sweeps = sqliteTable(
+  "sweeps",
+  {
+    id: int("id").primaryKey({ autoIncrement: true }),
+    tokenId: int("token_id")
+      .notNull()
+      .references(() => tokens.id),
+    signature: text("signature").notNull(),
+    lastValidBlockHeight: lamports("last_valid_block_height").notNull(),
+    status: text("status", { enum: ["sent", "confirmed", "failed"] }).notNull(),
+    totalLamports: lamports("total_lamports").notNull().default(sql`0`),
+    platformLamports: lamports("platform_lamports").notNull().default(sql`0`),
+    error: text("error"),
+    createdAtMs: int("created_at_ms").notNull(),
+    confirmedAtMs: int("confirmed_at_ms"),
+  },
+  (t) => [
+    uniqueIndex("sweeps_signature_token").on(t.signature, t.tokenId),
+    index("sweeps_token").on(t.tokenId, t.id),
+    index("sweeps_status").on(t.status),
+  ],
+);
+
+export const payouts = sqliteTable(
+  "payouts",
+  {
+    id: int("id").primaryKey({ autoIncrement: true }),
+    idpUserId: text("idp_user_id")
+      .notNull()
+      .references(() => identities.idpUserId),
+    lamports: lamports("lamports").notNull(),
+    wallet: text("wallet").notNull(),
+    kind: text("kind", { enum: ["claim", "autopay"] }).notNull(),
+    status: text("status", { enum: ["queued", "sent", "confirmed", "failed", "replaced"] }).notNull(),
+    signature: text("signature"),
+    lastValidBlockHeight: lamports("last_valid_block_height"),
+    /** the payout this one replaces after it provably expired */
+    replacesId: int("replaces_id"),
+    error: text("error"),
+    createdAtMs: int("created_at_ms").notNull(),
+    sentAtMs: int("sent_at_ms"),
+    confirmedAtMs: int("confirmed_at_ms"),
+  },
+  (t) => [
+    index("payouts_user").on(t.idpUserId, t.id),
+    index("payouts_status").on(t.status),
+    index("payouts_signature").on(t.signature),
+    uniqueIndex("payouts_replaces").on(t.replacesId),
+  ],
+);
+
+export const burnOrders = sqliteTable(
+  "burn_orders",
+  {
+    id: int("id").primaryKey({ autoIncrement: true }),
+    source: text("source", { enum: ["recipient", "platform"] }).notNull(),
+    /** null for the platform buyback */
+    idpUserId: text("idp_user_id"),
+    mint: text("mint").notNull(),
+    lamports: lamports("lamports").notNull(),
+    sweepId: int("sweep_id").references(() => sweeps.id),
+    status: text("status", { enum: ["pending", "buying", "done"] }).notNull(),
+    buyId: int("buy_id"),
+    createdAtMs: int("created_at_ms").notNull(),
+  },
+  (t) => [index("burn_orders_status_mint").on(t.status, t.mint), index("burn_orders_user").on(t.idpUserId)],
+);
+
+/** One buy-and-burn transaction for a mint, paying for several orders. */
+export const burnBuys = sqliteTable(
+  "burn_buys",
+  {
+    id: int("id").primaryKey({ autoIncrement: true }),
+    mint: text("mint").notNull(),
+    signature: text("signature").notNull(),
+    lastValidBlockHeight: lamports("last_valid_block_height").notNull(),
+    status: text("status", { enum: ["sent", "confirmed", "failed"] }).notNull(),
+    lamports: lamports("lamports").notNull(),
+    tokenAmount: lamports("token_amount"),
+    error: text("error"),
+    createdAtMs: int("created_at_ms").notNull(),
+    landedAtMs: int("landed_at_ms"),
+  },
+  (t) => [uniqueIndex("burn_buys_signature").on(t.signature), index("burn_buys_status").on(t.status)],
+);
+
+/** A completed burn, one per source of a buy: what the ledger feed shows. */
+export const burns = sqliteTable(
+  "burns",
+  {
+    id: int("id").primaryKey({ autoIncrement: true }),
+    buyId: int("buy_id")
+      .notNull()
+      .references(() => burnBuys.id),
+    source: text("source", { enum: ["recipient", "platform"] }).notNull(),
+    mint: text("mint").notNull(),
+    signature: text("signature").notNull(),
+    lamports: lamports("lamports").notNull(),
+    tokenAmount: lamports("token_amount").notNull(),
+    landedAtMs: int("landed_at_ms").notNull(),
+  },
+  (t) => [uniqueIndex("burns_buy_source").on(t.buyId, t.source)],
+);
+
+// ---------------------------------------------------------------- launches
+
+export const launchIntents = sqliteTable(
+  "launch_intents",
+  {
+    id: text("id").primaryKey(),
+    wallet: text("wallet").notNull(),
+    mint: text("mint").notNull(),
+    digest: text("digest").notNull(),
+    draft: text("draft", { mode: "json" }).notNull(),
+    creatorIndex: int("creator_index").notNull(),
+    creator: text("creator").notNull(),
+    status: text("status", {
+      enum: ["prepared", "metadata", "confirmed", "failed", "expired"],
+    }).notNull(),
+    metadataUri: text("metadata_uri"),
+    imageUri: text("image_uri"),
+    signature: text("signature"),
+    error: text("error"),
+    createdAtMs: int("created_at_ms").notNull(),
+    expiresAtMs: int("expires_at_ms").notNull(),
+  },
+  (t) => [
+    uniqueIndex("launch_intents_mint").on(t.mint),
+    uniqueIndex("launch_intents_creator_index").on(t.creatorIndex),
+    index("launch_intents_status").on(t.status),
+  ],
+);
+
+/** Metadata and images stored here when no IPFS account is configured. */
+export const localObjects = sqliteTable("local_objects", {
+  cid: text("cid").primaryKey(),
+  contentType: text("content_type").notNull(),
+  body: blob("body", { mode: "buffer" }).notNull(),
+  createdAtMs: int("created_at_ms").notNull(),
+});
+
+// ---------------------------------------------------------------- jobs, admin, settings
+
+export const jobLeases = sqliteTable("job_leases", {
+  job: text("job").primaryKey(),
+  holder: text("holder"),
+  /** fencing token: bumped on every acquisition; a stale holder's writes are refused */
+  generation: int("generation").notNull().default(0),
+  expiresAtMs: int("expires_at_ms").notNull().default(0),
+});
+
+export const jobRuns = sqliteTable(
+  "job_runs",
+  {
+    id: int("id").primaryKey({ autoIncrement: true }),
+    job: text("job").notNull(),
+    generation: int("generation").notNull(),
+    holder: text("holder").notNull(),
+    startedAtMs: int("started_at_ms").notNull(),
+    finishedAtMs: int("finished_at_ms"),
+    ok: bool("ok"),
+    error: text("error"),
+  },
+  (t) => [index("job_runs_job").on(t.job, t.id)],
+);
+
+export const adminAudit = sqliteTable("admin_audit", {
+  id: int("id").primaryKey({ autoIncrement: true }),
+  atMs: int("at_ms").notNull(),
+  actor: text("actor").notNull(),
+  action: text("action").notNull(),
+  subject: text("subject"),
+  reason: text("reason"),
+});
+
+export const settings = sqliteTable("settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+});

@@ -1,0 +1,180 @@
+/**
+ * The chain ports: the only seam between the service and a chain. Jobs, routes and the indexer
+ * use these interfaces and nothing else, so the `pump` adapter (mainnet/devnet through an RPC URL)
+ * and the `local` adapter (the embedded LiteSVM node) are interchangeable by configuration.
+ *
+ * Amounts are bigint lamports (or token base units); addresses are base58 strings at the edges.
+ */
+import type { Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
+
+/** A transport or provider failure, already scrubbed of URLs and keys. Retry later. */
+export class ChainUnavailableError extends Error {
+  override readonly name = "ChainUnavailableError";
+}
+
+export interface AccountSnapshot {
+  lamports: bigint;
+  owner: string;
+  executable: boolean;
+  data: Uint8Array;
+}
+
+export interface SignatureState {
+  slot: bigint;
+  /** null when the transaction succeeded; a short description of the on-chain error otherwise */
+  err: string | null;
+  confirmationStatus: "processed" | "confirmed" | "finalized" | null;
+}
+
+/** A confirmed transaction as read back from the chain, in the shape the decoders need. */
+export interface ConfirmedTransaction {
+  signature: string;
+  slot: bigint;
+  blockTime: Date | null;
+  err: string | null;
+  /** static account keys followed by loaded addresses, in message order */
+  accountKeys: string[];
+  preBalances: bigint[];
+  postBalances: bigint[];
+  instructions: CompiledInstructionView[];
+  /** inner instructions, flattened, each tagged with the index of its top-level instruction */
+  innerInstructions: (CompiledInstructionView & { outerIndex: number })[];
+  logMessages: string[];
+}
+
+export interface CompiledInstructionView {
+  programId: string;
+  accounts: string[];
+  data: Uint8Array;
+}
+
+export interface ChainReader {
+  /** Balances in batches (getMultipleAccounts, up to 100 keys a call). A missing account is 0n. */
+  getBalances(addresses: readonly string[]): Promise<Map<string, bigint>>;
+  /** Accounts in batches. A missing account maps to null. */
+  getAccounts(addresses: readonly string[]): Promise<Map<string, AccountSnapshot | null>>;
+  /** null when the node does not know the signature (yet). */
+  getTransaction(signature: string): Promise<ConfirmedTransaction | null>;
+  /** searchHistory = true asks the node to look beyond its recent status cache. */
+  getSignatureStatuses(
+    signatures: readonly string[],
+    searchHistory: boolean,
+  ): Promise<Map<string, SignatureState | null>>;
+  getBlockHeight(): Promise<bigint>;
+  getLatestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: bigint }>;
+}
+
+/** A signed transaction that has not been sent. Its signature is known before it leaves the process. */
+export interface PreparedTransaction {
+  signature: string;
+  lastValidBlockHeight: bigint;
+  /** the exact bytes to send; resending the same bytes is harmless */
+  wire: Uint8Array;
+}
+
+export type TransactionOutcome =
+  | { kind: "confirmed"; slot: bigint; blockTime: Date | null }
+  | { kind: "failed"; slot: bigint; error: string }
+  | { kind: "pending" }
+  /** block height is past lastValidBlockHeight and a history search finds nothing: it can never land */
+  | { kind: "expired" };
+
+export interface ChainSender {
+  /** Builds and signs; sends nothing. The caller saves `signature` and `lastValidBlockHeight` before `send`. */
+  prepare(
+    instructions: readonly TransactionInstruction[],
+    payer: Keypair,
+    extraSigners: readonly Keypair[],
+  ): Promise<PreparedTransaction>;
+  /** Sends exactly the prepared bytes (skipPreflight). Safe to call again with the same bytes. */
+  send(tx: PreparedTransaction): Promise<void>;
+  /** The outcome of a saved transaction; `expired` only when provably never landing. */
+  outcome(signature: string, lastValidBlockHeight: bigint): Promise<TransactionOutcome>;
+}
+
+/** A token as the launch program sees it: the mint and the creator address the service derived for it. */
+export interface TokenRef {
+  mint: string;
+  creator: string;
+}
+
+export interface VaultAddresses {
+  /** bonding-curve creator vault (lamports above rent are unswept fees) */
+  curveVault: string;
+  /** swap-venue creator vault token account (its token amount of wrapped SOL is unswept fees) */
+  poolVault: string;
+  /** the launch program's per-token state (bonding curve), for the bonded flag */
+  bondingCurve: string;
+}
+
+export interface VaultReading {
+  mint: string;
+  curveLamports: bigint;
+  poolLamports: bigint;
+  /** balance already sitting in the creator address (fees somebody else collected) */
+  creatorLamports: bigint;
+  bonded: boolean;
+}
+
+/** What one confirmed sweep transaction moved, per token creator address. */
+export interface SweepEffect {
+  creator: string;
+  /** sum of decoded collect events for this creator (curve + pool), each counted once */
+  collectedLamports: bigint;
+  /** lamports that left the creator address for the treasury in this transaction */
+  movedToTreasuryLamports: bigint;
+}
+
+export interface VerifiedCreate {
+  mint: string;
+  creator: string;
+  uri: string;
+  name: string;
+  symbol: string;
+  deployer: string;
+  slot: bigint;
+  blockTime: Date | null;
+}
+
+export interface BurnBuyPlan {
+  instructions: TransactionInstruction[];
+  /** tokens the buy is expected to deliver at least (slippage bound) */
+  minTokenOut: bigint;
+}
+
+export interface LaunchProgram {
+  readonly kind: "pump" | "local";
+  readonly programId: string;
+  /** Pure PDA derivation, no I/O. */
+  vaultAddresses(token: TokenRef): VaultAddresses;
+  /** Batched readings of both vaults, the creator address and the bonded flag. */
+  readVaults(tokens: readonly TokenRef[]): Promise<VaultReading[]>;
+  /**
+   * Instructions that collect both vaults of each token into its creator address and then move
+   * `creatorLamportsToMove` of it to the treasury. The creator keys sign; the treasury pays.
+   */
+  sweepInstructions(
+    items: readonly { token: TokenRef; reading: VaultReading }[],
+    treasury: PublicKey,
+  ): TransactionInstruction[];
+  /** Decode what a confirmed sweep transaction collected and moved, per creator. */
+  decodeSweep(tx: ConfirmedTransaction, creators: readonly string[]): SweepEffect[];
+  /** Verify that `signature` created `expected.mint` on this program with our creator and uri. */
+  verifyCreate(
+    tx: ConfirmedTransaction,
+    expected: { mint: string; creator: string; uri: string },
+  ): { ok: true; create: VerifiedCreate } | { ok: false; reason: string };
+  /** Buy `lamports` worth of the token for `buyer`, on the curve or the pool, bounded by slippage. */
+  buildBurnBuy(
+    token: TokenRef,
+    buyer: PublicKey,
+    lamports: bigint,
+    slippageBps: number,
+  ): Promise<BurnBuyPlan>;
+  /** Burn `amount` base units held by `owner` on the mint's own token program. */
+  buildBurn(mint: string, owner: PublicKey, amount: bigint): Promise<TransactionInstruction[]>;
+  /** Token amount a confirmed buy delivered to `owner` (post - pre of its token account). */
+  decodeBoughtAmount(tx: ConfirmedTransaction, mint: string, owner: string): bigint;
+  /** The launch program's creator fee in basis points, read live. */
+  creatorFeeBps(): Promise<number>;
+}
