@@ -153,8 +153,10 @@ export const ledgerAccounts = sqliteTable(
     id: int("id").primaryKey({ autoIncrement: true }),
     kind: text("kind").notNull(),
     ref: text("ref").notNull(),
-    /** cached sum of this account's entries, written in the same transaction as each entry */
+    /** cached balance, written by the ledger code with every entry */
     balance: lamports("balance").notNull().default(sql`0`),
+    /** the same sum kept by a trigger on entry insert: a second book the cached balance must match */
+    entrySum: lamports("entry_sum").notNull().default(sql`0`),
   },
   (t) => [uniqueIndex("ledger_accounts_kind_ref").on(t.kind, t.ref), index("ledger_accounts_kind").on(t.kind)],
 );
@@ -358,6 +360,12 @@ export const jobLeases = sqliteTable("job_leases", {
   /** fencing token: bumped on every acquisition; a stale holder's writes are refused */
   generation: int("generation").notNull().default(0),
   expiresAtMs: int("expires_at_ms").notNull().default(0),
+  /** totals kept here so job_runs can be pruned without losing the run count */
+  runs: int("runs").notNull().default(0),
+  lastRunAtMs: int("last_run_at_ms"),
+  lastOkAtMs: int("last_ok_at_ms"),
+  /** scrubbed text of the last failed run, cleared by the next clean finish */
+  lastError: text("last_error"),
 });
 
 export const jobRuns = sqliteTable(

@@ -88,7 +88,11 @@ CREATE TABLE `job_leases` (
 	`job` text PRIMARY KEY NOT NULL,
 	`holder` text,
 	`generation` integer DEFAULT 0 NOT NULL,
-	`expires_at_ms` integer DEFAULT 0 NOT NULL
+	`expires_at_ms` integer DEFAULT 0 NOT NULL,
+	`runs` integer DEFAULT 0 NOT NULL,
+	`last_run_at_ms` integer,
+	`last_ok_at_ms` integer,
+	`last_error` text
 );
 --> statement-breakpoint
 CREATE TABLE `job_runs` (
@@ -127,7 +131,8 @@ CREATE TABLE `ledger_accounts` (
 	`id` integer PRIMARY KEY NOT NULL,
 	`kind` text NOT NULL,
 	`ref` text NOT NULL,
-	`balance` integer DEFAULT 0 NOT NULL
+	`balance` integer DEFAULT 0 NOT NULL,
+	`entry_sum` integer DEFAULT 0 NOT NULL
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `ledger_accounts_kind_ref` ON `ledger_accounts` (`kind`,`ref`);--> statement-breakpoint

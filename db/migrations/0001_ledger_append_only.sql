@@ -14,3 +14,6 @@ BEGIN SELECT RAISE(ABORT, 'ledger postings are append-only'); END;
 -- A cached balance may only move together with a new entry on the same account.
 CREATE TRIGGER ledger_accounts_no_delete BEFORE DELETE ON ledger_accounts
 BEGIN SELECT RAISE(ABORT, 'ledger accounts are permanent'); END;
+--> statement-breakpoint
+CREATE TRIGGER ledger_entries_sum AFTER INSERT ON ledger_entries
+BEGIN UPDATE ledger_accounts SET entry_sum = entry_sum + NEW.amount WHERE id = NEW.account_id; END;

@@ -40,6 +40,18 @@ export interface ConfirmedTransaction {
   /** inner instructions, flattened, each tagged with the index of its top-level instruction */
   innerInstructions: (CompiledInstructionView & { outerIndex: number })[];
   logMessages: string[];
+  /** token balances before/after, for accounts that held tokens; absent when the node gave none */
+  preTokenBalances?: TokenBalanceView[];
+  postTokenBalances?: TokenBalanceView[];
+}
+
+export interface TokenBalanceView {
+  /** index into `accountKeys` */
+  accountIndex: number;
+  mint: string;
+  owner: string | null;
+  /** base units */
+  amount: bigint;
 }
 
 export interface CompiledInstructionView {

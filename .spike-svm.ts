@@ -1,0 +1,31 @@
+import { LiteSVM } from "litesvm";
+import { Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction, LAMPORTS_PER_SOL } from "@solana/web3.js";
+import { createAssociatedTokenAccountIdempotentInstruction, getAssociatedTokenAddressSync, TOKEN_PROGRAM_ID, createInitializeMint2Instruction, MINT_SIZE } from "@solana/spl-token";
+const svm = new LiteSVM().withBlockhashCheck(false);
+const a = Keypair.generate(), b = Keypair.generate(), mint = Keypair.generate();
+svm.airdrop(a.publicKey, 10n * BigInt(LAMPORTS_PER_SOL));
+const MEMO = new PublicKey("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
+const tx = new Transaction();
+tx.recentBlockhash = "11111111111111111111111111111111"; tx.feePayer = a.publicKey;
+tx.add(SystemProgram.transfer({ fromPubkey: a.publicKey, toPubkey: b.publicKey, lamports: 1_000_000 }));
+tx.add(new TransactionInstruction({ programId: MEMO, keys: [], data: Buffer.from("hello memo") }));
+tx.add(SystemProgram.createAccount({ fromPubkey: a.publicKey, newAccountPubkey: mint.publicKey, lamports: Number(svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE))), space: MINT_SIZE, programId: TOKEN_PROGRAM_ID }));
+tx.add(createInitializeMint2Instruction(mint.publicKey, 6, a.publicKey, null));
+tx.add(createAssociatedTokenAccountIdempotentInstruction(a.publicKey, getAssociatedTokenAddressSync(mint.publicKey, b.publicKey), b.publicKey, mint.publicKey));
+tx.sign(a, mint);
+const r: any = svm.sendTransaction(tx);
+console.log(r.constructor.name, r.err ? r.err() : "");
+const m = r.meta ? r.meta() : r;
+console.log(m.logs());
+for (const ii of m.innerInstructions()) for (const i of ii) console.log("inner", i.stackHeight(), i.instruction().programIdIndex(), i.instruction().accounts(), i.instruction().data().length);
+console.log(m.computeUnitsConsumed(), svm.getBalance(a.publicKey), 10n*BigInt(LAMPORTS_PER_SOL) - svm.getBalance(a.publicKey)!);
+const c = svm.getClock(); console.log(c.slot, c.unixTimestamp);
+// failing tx
+const t2 = new Transaction(); t2.recentBlockhash = "11111111111111111111111111111112"; t2.feePayer = a.publicKey;
+t2.add(SystemProgram.transfer({ fromPubkey: a.publicKey, toPubkey: b.publicKey, lamports: 100 * LAMPORTS_PER_SOL })); t2.sign(a);
+const before = svm.getBalance(a.publicKey)!;
+const r2: any = svm.sendTransaction(t2); console.log(r2.constructor.name, r2.err?.(), r2.meta?.().logs(), before - svm.getBalance(a.publicKey)!);
+// missing signature
+const t3 = new Transaction(); t3.recentBlockhash = "11111111111111111111111111111113"; t3.feePayer = a.publicKey;
+t3.add(SystemProgram.transfer({ fromPubkey: b.publicKey, toPubkey: a.publicKey, lamports: 100 })); t3.partialSign(a);
+const r3: any = svm.sendTransaction(t3); console.log(r3.constructor.name, r3.err?.(), before - svm.getBalance(a.publicKey)!);

@@ -1,0 +1,509 @@
+/**
+ * The local launch program: a pump.fun-like bonding curve built only from System, SPL Token,
+ * Associated Token Account and Memo instructions, because no custom program can be loaded into
+ * the local chain. docs/local-chain.md explains the scheme; in short:
+ *
+ * - The "program" is the node itself. It holds keys derived from a program seed (bonding curve,
+ *   creator vaults, event authority) and co-signs a transaction only when every instruction that
+ *   needs one of those keys belongs to a well-formed operation ("op") it re-derived and checked
+ *   against the chain state at execution time. A malformed op fails on chain with a custom error.
+ * - Every op ends with a Memo instruction carrying a JSON event and naming the event authority as
+ *   its signer, so an event can only exist in a transaction the node validated: the analogue of
+ *   pump's self-CPI events checked against `event_authority`.
+ * - Fees accrue in system-account vaults (unswept = lamports - rent, as for pump's curve vault);
+ *   the curve vault before bonding, the pool vault after. Collect moves a vault's fees to the
+ *   creator address; anyone may send it (the node signs for the vault).
+ * - The bonded flag is the mint's freeze authority: present while on the curve, removed by the
+ *   node's `complete` op, which nobody can undo.
+ *
+ * This module is pure (no I/O): key derivation, instruction builders, quote math, event decoding
+ * and op validation against a state reader supplied by the node.
+ */
+import { createHmac } from "node:crypto";
+import { Keypair, PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js";
+import {
+  AuthorityType,
+  TOKEN_PROGRAM_ID,
+  ASSOCIATED_TOKEN_PROGRAM_ID,
+  MINT_SIZE,
+  createAssociatedTokenAccountIdempotentInstruction,
+  createInitializeMint2Instruction,
+  createMintToInstruction,
+  createSetAuthorityInstruction,
+  createTransferCheckedInstruction,
+  getAssociatedTokenAddressSync,
+} from "@solana/spl-token";
+
+export const MEMO_PROGRAM_ID = new PublicKey("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
+export const TOKEN_DECIMALS = 6;
+/** 1e9 tokens of 6 decimals, as pump mints. */
+export const TOTAL_SUPPLY = 1_000_000_000_000_000n;
+/** Tokens sold on the curve (pump's initial real token reserves); the rest waits for the pool. */
+export const CURVE_SALE_TOKENS = 793_100_000_000_000n;
+export const RESERVED_TOKENS = TOTAL_SUPPLY - CURVE_SALE_TOKENS;
+/** Pump's virtual reserves: they set the starting price and the curve's shape. */
+export const VIRTUAL_SOL_LAMPORTS = 30_000_000_000n;
+export const VIRTUAL_TOKEN_OFFSET = 1_073_000_000_000_000n - CURVE_SALE_TOKENS;
+
+/** Rent-exempt minimum for `dataLen` bytes under the default rent (3480 lamports/byte-year, 2 years). */
+export function rentExemptLamports(dataLen: number): bigint {
+  return BigInt(128 + dataLen) * 6960n;
+}
+export const SYSTEM_ACCOUNT_RENT_LAMPORTS = rentExemptLamports(0);
+export const MINT_RENT_LAMPORTS = rentExemptLamports(MINT_SIZE);
+
+export const NAME_MAX_CHARS = 32;
+export const SYMBOL_MAX_CHARS = 13;
+export const URI_MAX_CHARS = 200;
+
+/** Custom error codes a rejected op fails with, in pump's 6000 range so they read familiar. */
+export const LaunchError = {
+  InvalidOp: 6001,
+  SlippageExceeded: 6002,
+  WrongFeeVault: 6003,
+  CollectExceedsVault: 6004,
+  MintAlreadyExists: 6005,
+  UnknownMint: 6006,
+  InvalidArguments: 6007,
+  UnauthorizedSigner: 6008,
+  NothingToTrade: 6009,
+} as const;
+
+export type VaultKind = "curve" | "pool";
+
+export type LaunchEvent =
+  | { e: "create"; m: string; n: string; s: string; u: string; c: string }
+  | { e: "buy"; m: string; c: string; v: VaultKind; sol: string; tok: string; fee: string }
+  | { e: "sell"; m: string; c: string; v: VaultKind; sol: string; tok: string; fee: string }
+  | { e: "collect"; c: string; v: VaultKind; fee: string }
+  | { e: "complete"; m: string };
+
+/** How many instructions precede the event memo in each op. */
+const OP_BODY_LENGTH: Record<LaunchEvent["e"], number> = {
+  create: 6,
+  buy: 4,
+  sell: 3,
+  collect: 1,
+  complete: 2,
+};
+
+/**
+ * Keys of the local program. Every address is a pure function of the program seed, so the adapter
+ * can name vaults without I/O; only the node (which owns the seed) signs with them.
+ */
+export class LocalProgramKeys {
+  readonly eventAuthority: Keypair;
+  private readonly cache = new Map<string, Keypair>();
+  private readonly known = new Map<string, Keypair>();
+  private static readonly CACHE_LIMIT = 100_000;
+
+  constructor(private readonly seed: Uint8Array) {
+    if (seed.length < 16) throw new Error("program seed must be at least 16 bytes");
+    this.eventAuthority = this.derive("event-authority", "");
+  }
+
+  private derive(label: string, subject: string): Keypair {
+    const cacheKey = `${label}:${subject}`;
+    const hit = this.cache.get(cacheKey);
+    if (hit) return hit;
+    const digest = createHmac("sha512", this.seed).update(`local-launch/${label}/${subject}`).digest();
+    const kp = Keypair.fromSeed(digest.subarray(0, 32));
+    // Bounded: a long-running simulator creates many tokens; old entries can be re-derived.
+    if (this.cache.size >= LocalProgramKeys.CACHE_LIMIT) this.cache.clear();
+    this.cache.set(cacheKey, kp);
+    this.known.set(kp.publicKey.toBase58(), kp);
+    if (this.known.size > LocalProgramKeys.CACHE_LIMIT * 5) this.known.clear();
+    return kp;
+  }
+
+  /** Holds the SOL reserves, owns the curve's token account, and is mint and freeze authority. */
+  bondingCurve(mint: PublicKey | string): Keypair {
+    return this.derive("bonding-curve", new PublicKey(mint).toBase58());
+  }
+  curveVault(creator: PublicKey | string): Keypair {
+    return this.derive("creator-vault", new PublicKey(creator).toBase58());
+  }
+  poolVault(creator: PublicKey | string): Keypair {
+    return this.derive("pool-creator-vault", new PublicKey(creator).toBase58());
+  }
+  vault(kind: VaultKind, creator: PublicKey | string): Keypair {
+    return kind === "curve" ? this.curveVault(creator) : this.poolVault(creator);
+  }
+  curveTokenAccount(mint: PublicKey | string): PublicKey {
+    return getAssociatedTokenAddressSync(new PublicKey(mint), this.bondingCurve(mint).publicKey, true);
+  }
+  /** A key this program derived before (so a missing signature for it is the program's to give). */
+  isProgramKey(address: string): boolean {
+    return this.known.has(address) || address === this.eventAuthority.publicKey.toBase58();
+  }
+}
+
+/** Public description of a local program: enough for an adapter, no secrets except the derivation. */
+export interface LocalProgramConfig {
+  creatorFeeBps: number;
+  /** real SOL reserves at which a curve completes and fees move to the pool vault */
+  bondThresholdLamports: bigint;
+}
+
+function memoEvent(keys: LocalProgramKeys, event: LaunchEvent): TransactionInstruction {
+  return new TransactionInstruction({
+    programId: MEMO_PROGRAM_ID,
+    keys: [{ pubkey: keys.eventAuthority.publicKey, isSigner: true, isWritable: false }],
+    data: Buffer.from(`lpump:${JSON.stringify(event)}`, "utf8"),
+  });
+}
+
+export function feeFor(amountLamports: bigint, feeBps: number): bigint {
+  return (amountLamports * BigInt(feeBps)) / 10_000n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Builders. Each returns one op: its body followed by its event memo.
+
+export function buildCreateOp(
+  keys: LocalProgramKeys,
+  p: { payer: PublicKey; mint: PublicKey; creator: PublicKey; name: string; symbol: string; uri: string },
+): TransactionInstruction[] {
+  const curve = keys.bondingCurve(p.mint).publicKey;
+  const curveAta = keys.curveTokenAccount(p.mint);
+  return [
+    SystemProgram.createAccount({
+      fromPubkey: p.payer,
+      newAccountPubkey: p.mint,
+      lamports: Number(MINT_RENT_LAMPORTS),
+      space: MINT_SIZE,
+      programId: TOKEN_PROGRAM_ID,
+    }),
+    createInitializeMint2Instruction(p.mint, TOKEN_DECIMALS, curve, curve),
+    SystemProgram.transfer({ fromPubkey: p.payer, toPubkey: curve, lamports: SYSTEM_ACCOUNT_RENT_LAMPORTS }),
+    createAssociatedTokenAccountIdempotentInstruction(p.payer, curveAta, curve, p.mint),
+    createMintToInstruction(p.mint, curveAta, curve, TOTAL_SUPPLY),
+    SystemProgram.transfer({
+      fromPubkey: p.payer,
+      toPubkey: keys.curveVault(p.creator).publicKey,
+      lamports: SYSTEM_ACCOUNT_RENT_LAMPORTS,
+    }),
+    memoEvent(keys, {
+      e: "create",
+      m: p.mint.toBase58(),
+      n: p.name,
+      s: p.symbol,
+      u: p.uri,
+      c: p.creator.toBase58(),
+    }),
+  ];
+}
+
+export function buildBuyOp(
+  keys: LocalProgramKeys,
+  p: { buyer: PublicKey; mint: PublicKey; creator: PublicKey; vault: VaultKind; solInLamports: bigint; tokensOut: bigint; feeLamports: bigint },
+): TransactionInstruction[] {
+  const curve = keys.bondingCurve(p.mint).publicKey;
+  const buyerAta = getAssociatedTokenAddressSync(p.mint, p.buyer, true);
+  return [
+    createAssociatedTokenAccountIdempotentInstruction(p.buyer, buyerAta, p.buyer, p.mint),
+    SystemProgram.transfer({ fromPubkey: p.buyer, toPubkey: curve, lamports: p.solInLamports }),
+    SystemProgram.transfer({ fromPubkey: p.buyer, toPubkey: keys.vault(p.vault, p.creator).publicKey, lamports: p.feeLamports }),
+    createTransferCheckedInstruction(keys.curveTokenAccount(p.mint), p.mint, buyerAta, curve, p.tokensOut, TOKEN_DECIMALS),
+    memoEvent(keys, {
+      e: "buy",
+      m: p.mint.toBase58(),
+      c: p.creator.toBase58(),
+      v: p.vault,
+      sol: p.solInLamports.toString(),
+      tok: p.tokensOut.toString(),
+      fee: p.feeLamports.toString(),
+    }),
+  ];
+}
+
+/** `solOutLamports` is what the seller receives; the fee is paid from the reserves on top of it. */
+export function buildSellOp(
+  keys: LocalProgramKeys,
+  p: { seller: PublicKey; mint: PublicKey; creator: PublicKey; vault: VaultKind; tokensIn: bigint; solOutLamports: bigint; feeLamports: bigint },
+): TransactionInstruction[] {
+  const curve = keys.bondingCurve(p.mint).publicKey;
+  const sellerAta = getAssociatedTokenAddressSync(p.mint, p.seller, true);
+  return [
+    createTransferCheckedInstruction(sellerAta, p.mint, keys.curveTokenAccount(p.mint), p.seller, p.tokensIn, TOKEN_DECIMALS),
+    SystemProgram.transfer({ fromPubkey: curve, toPubkey: p.seller, lamports: p.solOutLamports }),
+    SystemProgram.transfer({ fromPubkey: curve, toPubkey: keys.vault(p.vault, p.creator).publicKey, lamports: p.feeLamports }),
+    memoEvent(keys, {
+      e: "sell",
+      m: p.mint.toBase58(),
+      c: p.creator.toBase58(),
+      v: p.vault,
+      sol: p.solOutLamports.toString(),
+      tok: p.tokensIn.toString(),
+      fee: p.feeLamports.toString(),
+    }),
+  ];
+}
+
+/** Permissionless: moves `amountLamports` of a creator vault to the creator address. */
+export function buildCollectOp(
+  keys: LocalProgramKeys,
+  p: { creator: PublicKey; vault: VaultKind; amountLamports: bigint },
+): TransactionInstruction[] {
+  return [
+    SystemProgram.transfer({
+      fromPubkey: keys.vault(p.vault, p.creator).publicKey,
+      toPubkey: p.creator,
+      lamports: p.amountLamports,
+    }),
+    memoEvent(keys, { e: "collect", c: p.creator.toBase58(), v: p.vault, fee: p.amountLamports.toString() }),
+  ];
+}
+
+/** Node-only: ends the curve (freeze authority removed) and opens the pool vault. */
+export function buildCompleteOp(
+  keys: LocalProgramKeys,
+  p: { mint: PublicKey; creator: PublicKey; payer: PublicKey; poolVaultTopUpLamports: bigint },
+): TransactionInstruction[] {
+  const curve = keys.bondingCurve(p.mint).publicKey;
+  return [
+    createSetAuthorityInstruction(p.mint, curve, AuthorityType.FreezeAccount, null),
+    SystemProgram.transfer({ fromPubkey: p.payer, toPubkey: keys.poolVault(p.creator).publicKey, lamports: p.poolVaultTopUpLamports }),
+    memoEvent(keys, { e: "complete", m: p.mint.toBase58() }),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Curve state and quotes.
+
+export interface CurveState {
+  /** lamports in the bonding-curve account above its rent */
+  realSolLamports: bigint;
+  /** tokens in the curve's token account */
+  curveTokens: bigint;
+  bonded: boolean;
+}
+
+/** Tokens a trade may take: the curve's sale part before bonding, everything after. */
+export function tradableTokens(s: CurveState): bigint {
+  if (s.bonded) return s.curveTokens;
+  const t = s.curveTokens - RESERVED_TOKENS;
+  return t > 0n ? t : 0n;
+}
+
+/** Constant product over virtual reserves (pump's curve), rounding in the curve's favour. */
+export function quoteBuy(s: CurveState, solInLamports: bigint): bigint {
+  if (solInLamports <= 0n) return 0n;
+  const tradable = tradableTokens(s);
+  const vSol = s.realSolLamports + VIRTUAL_SOL_LAMPORTS;
+  const vTok = tradable + VIRTUAL_TOKEN_OFFSET;
+  const out = (vTok * solInLamports) / (vSol + solInLamports);
+  return out < tradable ? out : tradable;
+}
+
+/** Gross lamports the reserves give for `tokensIn` (the creator fee is taken out of this). */
+export function quoteSell(s: CurveState, tokensIn: bigint): bigint {
+  if (tokensIn <= 0n) return 0n;
+  const vSol = s.realSolLamports + VIRTUAL_SOL_LAMPORTS;
+  const vTok = tradableTokens(s) + VIRTUAL_TOKEN_OFFSET;
+  const out = (vSol * tokensIn) / (vTok + tokensIn);
+  return out < s.realSolLamports ? out : s.realSolLamports;
+}
+
+export function readU64LE(data: Uint8Array, offset: number): bigint {
+  if (data.length < offset + 8) return 0n;
+  return new DataView(data.buffer, data.byteOffset + offset, 8).getBigUint64(0, true);
+}
+
+/** SPL mint layout: freeze authority option (u32) at 46. */
+export function mintIsBonded(mintData: Uint8Array): boolean {
+  if (mintData.length < 82) return false;
+  return new DataView(mintData.buffer, mintData.byteOffset + 46, 4).getUint32(0, true) === 0;
+}
+
+export function unsweptLamports(vaultLamports: bigint): bigint {
+  const v = vaultLamports - SYSTEM_ACCOUNT_RENT_LAMPORTS;
+  return v > 0n ? v : 0n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events.
+
+export interface InstructionLike {
+  programId: string;
+  accounts: string[];
+  data: Uint8Array;
+}
+
+/** Parses an instruction as a program event, or null when it is not one signed by our authority. */
+export function decodeEvent(ix: InstructionLike, eventAuthority: string): LaunchEvent | null {
+  if (ix.programId !== MEMO_PROGRAM_ID.toBase58()) return null;
+  if (ix.accounts.length !== 1 || ix.accounts[0] !== eventAuthority) return null;
+  const text = Buffer.from(ix.data).toString("utf8");
+  if (!text.startsWith("lpump:")) return null;
+  try {
+    const ev = JSON.parse(text.slice(6)) as LaunchEvent;
+    return ev && typeof ev === "object" && typeof ev.e === "string" && ev.e in OP_BODY_LENGTH ? ev : null;
+  } catch {
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation: what the node checks before it lends a program signature.
+
+export interface ProgramStateReader {
+  account(address: string): { lamports: bigint; owner: string; data: Uint8Array } | null;
+  /** creator of a mint this program created, or null */
+  creatorOf(mint: string): string | null;
+}
+
+export type Validation =
+  | { ok: true; signers: Keypair[]; created: { mint: string; creator: string }[]; tradedMints: string[] }
+  | { ok: false; code: number; instructionIndex: number; message: string };
+
+function sameInstruction(a: InstructionLike, b: TransactionInstruction): boolean {
+  if (a.programId !== b.programId.toBase58()) return false;
+  if (a.accounts.length !== b.keys.length) return false;
+  for (let i = 0; i < b.keys.length; i++) if (a.accounts[i] !== b.keys[i]!.pubkey.toBase58()) return false;
+  return Buffer.from(a.data).equals(Buffer.from(b.data));
+}
+
+export function curveStateOf(keys: LocalProgramKeys, state: ProgramStateReader, mint: string): CurveState | null {
+  const mintAcc = state.account(mint);
+  if (!mintAcc || mintAcc.owner !== TOKEN_PROGRAM_ID.toBase58()) return null;
+  const curve = state.account(keys.bondingCurve(mint).publicKey.toBase58());
+  const curveAta = state.account(keys.curveTokenAccount(mint).toBase58());
+  return {
+    realSolLamports: unsweptLamports(curve?.lamports ?? 0n),
+    curveTokens: curveAta ? readU64LE(curveAta.data, 64) : 0n,
+    bonded: mintIsBonded(mintAcc.data),
+  };
+}
+
+function bigintField(v: unknown): bigint | null {
+  if (typeof v !== "string" || !/^\d{1,20}$/.test(v)) return null;
+  const n = BigInt(v);
+  return n <= 0xffff_ffff_ffff_ffffn ? n : null;
+}
+
+function isPubkey(v: unknown): v is string {
+  if (typeof v !== "string") return false;
+  try {
+    return new PublicKey(v).toBase58() === v;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Checks every op in a transaction against the builders and the current state. `unsigned` are the
+ * required signers whose signature is missing; each must be a program key a validated op uses.
+ */
+export function validateTransaction(
+  keys: LocalProgramKeys,
+  config: LocalProgramConfig,
+  state: ProgramStateReader,
+  instructions: readonly InstructionLike[],
+  unsigned: readonly string[],
+): Validation {
+  const eventAuthority = keys.eventAuthority.publicKey.toBase58();
+  const authorised = new Map<string, Keypair>();
+  const created: { mint: string; creator: string }[] = [];
+  const tradedMints: string[] = [];
+  const collectedPerVault = new Map<string, bigint>();
+  const fail = (code: number, instructionIndex: number, message: string): Validation => ({ ok: false, code, instructionIndex, message });
+
+  for (let i = 0; i < instructions.length; i++) {
+    const ix = instructions[i]!;
+    const ev = decodeEvent(ix, eventAuthority);
+    if (!ev) continue;
+    const bodyLength = OP_BODY_LENGTH[ev.e];
+    if (i < bodyLength) return fail(LaunchError.InvalidOp, i, "event without its op");
+    const body = instructions.slice(i - bodyLength, i + 1);
+    const matches = (expected: TransactionInstruction[]) =>
+      expected.length === body.length && expected.every((e, k) => sameInstruction(body[k]!, e));
+
+    switch (ev.e) {
+      case "create": {
+        const payer = body[0]!.accounts[0];
+        if (!isPubkey(ev.m) || !isPubkey(ev.c) || !isPubkey(payer)) return fail(LaunchError.InvalidArguments, i, "bad create keys");
+        if (typeof ev.n !== "string" || typeof ev.s !== "string" || typeof ev.u !== "string"
+          || [...ev.n].length > NAME_MAX_CHARS || [...ev.s].length > SYMBOL_MAX_CHARS || [...ev.u].length > URI_MAX_CHARS
+          || ev.n.length === 0 || ev.s.length === 0 || ev.c === PublicKey.default.toBase58()) {
+          return fail(LaunchError.InvalidArguments, i, "name, symbol, uri or creator out of bounds");
+        }
+        const p = { payer: new PublicKey(payer), mint: new PublicKey(ev.m), creator: new PublicKey(ev.c), name: ev.n, symbol: ev.s, uri: ev.u };
+        if (!matches(buildCreateOp(keys, p))) return fail(LaunchError.InvalidOp, i, "create op does not match the program");
+        if (state.account(ev.m) || created.some((c) => c.mint === ev.m)) return fail(LaunchError.MintAlreadyExists, i, "mint exists");
+        const curve = keys.bondingCurve(ev.m);
+        authorised.set(curve.publicKey.toBase58(), curve);
+        created.push({ mint: ev.m, creator: ev.c });
+        break;
+      }
+      case "buy":
+      case "sell": {
+        if (!isPubkey(ev.m) || !isPubkey(ev.c) || (ev.v !== "curve" && ev.v !== "pool")) return fail(LaunchError.InvalidArguments, i, "bad trade keys");
+        const sol = bigintField(ev.sol), tok = bigintField(ev.tok), fee = bigintField(ev.fee);
+        if (sol === null || tok === null || fee === null) return fail(LaunchError.InvalidArguments, i, "bad trade amounts");
+        if (state.creatorOf(ev.m) !== ev.c) return fail(LaunchError.UnknownMint, i, "mint not created by this program");
+        if (tradedMints.includes(ev.m)) return fail(LaunchError.InvalidOp, i, "one trade per mint per transaction");
+        const curveState = curveStateOf(keys, state, ev.m);
+        if (!curveState) return fail(LaunchError.UnknownMint, i, "mint missing");
+        const trader = ev.e === "buy" ? body[1]!.accounts[0] : body[0]!.accounts[2];
+        if (!isPubkey(trader)) return fail(LaunchError.InvalidOp, i, "bad trader");
+        const common = { mint: new PublicKey(ev.m), creator: new PublicKey(ev.c), vault: ev.v, feeLamports: fee };
+        if (ev.e === "buy") {
+          if (!matches(buildBuyOp(keys, { ...common, buyer: new PublicKey(trader), solInLamports: sol, tokensOut: tok }))) {
+            return fail(LaunchError.InvalidOp, i, "buy op does not match the program");
+          }
+          if ((curveState.bonded ? "pool" : "curve") !== ev.v) return fail(LaunchError.WrongFeeVault, i, "fee vault does not match the curve state");
+          if (fee !== feeFor(sol, config.creatorFeeBps)) return fail(LaunchError.InvalidArguments, i, "wrong creator fee");
+          if (tok === 0n) return fail(LaunchError.NothingToTrade, i, "zero tokens out");
+          if (tok > quoteBuy(curveState, sol)) return fail(LaunchError.SlippageExceeded, i, "slippage: too many tokens asked");
+        } else {
+          if (!matches(buildSellOp(keys, { ...common, seller: new PublicKey(trader), tokensIn: tok, solOutLamports: sol }))) {
+            return fail(LaunchError.InvalidOp, i, "sell op does not match the program");
+          }
+          if ((curveState.bonded ? "pool" : "curve") !== ev.v) return fail(LaunchError.WrongFeeVault, i, "fee vault does not match the curve state");
+          const gross = sol + fee;
+          if (fee !== feeFor(gross, config.creatorFeeBps)) return fail(LaunchError.InvalidArguments, i, "wrong creator fee");
+          if (gross === 0n) return fail(LaunchError.NothingToTrade, i, "zero lamports out");
+          if (gross > quoteSell(curveState, tok)) return fail(LaunchError.SlippageExceeded, i, "slippage: too many lamports asked");
+        }
+        const curve = keys.bondingCurve(ev.m);
+        authorised.set(curve.publicKey.toBase58(), curve);
+        tradedMints.push(ev.m);
+        break;
+      }
+      case "collect": {
+        if (!isPubkey(ev.c) || (ev.v !== "curve" && ev.v !== "pool")) return fail(LaunchError.InvalidArguments, i, "bad collect keys");
+        const amount = bigintField(ev.fee);
+        if (amount === null) return fail(LaunchError.InvalidArguments, i, "bad collect amount");
+        if (!matches(buildCollectOp(keys, { creator: new PublicKey(ev.c), vault: ev.v, amountLamports: amount }))) {
+          return fail(LaunchError.InvalidOp, i, "collect op does not match the program");
+        }
+        const vault = keys.vault(ev.v, ev.c);
+        const vaultAddress = vault.publicKey.toBase58();
+        const total = (collectedPerVault.get(vaultAddress) ?? 0n) + amount;
+        if (total > unsweptLamports(state.account(vaultAddress)?.lamports ?? 0n)) {
+          return fail(LaunchError.CollectExceedsVault, i, "collect exceeds the vault's fees");
+        }
+        collectedPerVault.set(vaultAddress, total);
+        authorised.set(vaultAddress, vault);
+        break;
+      }
+      case "complete":
+        // Only the node completes a curve; it signs that op itself and never asks for validation.
+        return fail(LaunchError.UnauthorizedSigner, i, "complete is the program's own op");
+    }
+    authorised.set(eventAuthority, keys.eventAuthority);
+  }
+
+  const signers: Keypair[] = [];
+  for (const address of unsigned) {
+    const kp = authorised.get(address);
+    if (kp) signers.push(kp);
+    else if (keys.isProgramKey(address)) {
+      return fail(LaunchError.UnauthorizedSigner, 0, `program key ${address} used outside a program op`);
+    }
+  }
+  return { ok: true, signers, created, tradedMints };
+}
+
+export { TOKEN_PROGRAM_ID, ASSOCIATED_TOKEN_PROGRAM_ID };

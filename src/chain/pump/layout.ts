@@ -1,0 +1,319 @@
+/**
+ * pump.fun wire formats (PUMP.md; the IDLs shipped in @pump-fun/pump-sdk 2.0.0 and
+ * @pump-fun/pump-swap-sdk 1.20.0): program ids, discriminators, PDAs, the collect instructions
+ * built byte for byte, and decoders for create arguments, Anchor CPI events and BondingCurve.
+ * Pure functions, no I/O; the golden tests pin every byte against the IDLs and the SDK builders.
+ */
+import {
+  NATIVE_MINT,
+  TOKEN_PROGRAM_ID,
+  createAssociatedTokenAccountIdempotentInstruction,
+  createCloseAccountInstruction,
+  getAssociatedTokenAddressSync,
+} from "@solana/spl-token";
+import { PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js";
+
+export const PUMP_PROGRAM_ID = new PublicKey("6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P");
+export const PUMP_AMM_PROGRAM_ID = new PublicKey("pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA");
+export const PUMP_FEE_PROGRAM_ID = new PublicKey("pfeeUxB6jkeY1Hxd7CsFCAjcbHA9rWtchMGdZ6VojVZ");
+export const TOKEN_2022_PROGRAM_ID = new PublicKey("TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb");
+
+const hex = (h: string) => Uint8Array.from(h.match(/../g)!.map((b) => Number.parseInt(b, 16)));
+
+export const DISC = {
+  create: hex("181ec828051c0777"),
+  createV2: hex("d6904cec5f8b31b4"),
+  collectCreatorFee: hex("1416567bc61cdb84"),
+  collectCoinCreatorFee: hex("a039592ab58b2b42"),
+  buy: hex("66063d1201daebea"),
+  buyExactSolIn: hex("38fc74089edfcd5f"),
+  bondingCurveAccount: hex("17b7f83760d8ac60"),
+  /** sha256("anchor:event")[..8]: the prefix of every #[event_cpi] self-invocation */
+  eventIxTag: hex("e445a52e51cb9a1d"),
+  collectCreatorFeeEvent: hex("7a027f010ebf0caf"),
+  collectCoinCreatorFeeEvent: hex("e8f5c2eeeada3a59"),
+  createEvent: hex("1b72a94ddeeb6376"),
+} as const;
+
+/** Rent-exempt minimum of a 0-byte system account ((128 + 0) * 3480 * 2). */
+export const RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS = 890_880n;
+/** Rent-exempt minimum of a 165-byte SPL token account ((128 + 165) * 3480 * 2). */
+export const TOKEN_ACCOUNT_RENT_LAMPORTS = 2_039_280n;
+
+// PDA search costs up to 255 hashes; the service asks for the same few thousand again and again.
+const pdaCache = new Map<string, PublicKey>();
+const PDA_CACHE_MAX = 50_000;
+function pda(programId: PublicKey, seeds: (string | PublicKey | Uint8Array)[]): PublicKey {
+  const bytes = seeds.map((s) => (typeof s === "string" ? new TextEncoder().encode(s) : s instanceof PublicKey ? s.toBytes() : s));
+  const key = programId.toBase58() + ":" + bytes.map((b) => Buffer.from(b).toString("hex")).join(":");
+  const hit = pdaCache.get(key);
+  if (hit) return hit;
+  if (pdaCache.size >= PDA_CACHE_MAX) pdaCache.clear();
+  const [address] = PublicKey.findProgramAddressSync(bytes, programId);
+  pdaCache.set(key, address);
+  return address;
+}
+
+export const pumpPdas = {
+  global: () => pda(PUMP_PROGRAM_ID, ["global"]),
+  eventAuthority: () => pda(PUMP_PROGRAM_ID, ["__event_authority"]),
+  ammEventAuthority: () => pda(PUMP_AMM_PROGRAM_ID, ["__event_authority"]),
+  bondingCurve: (mint: PublicKey) => pda(PUMP_PROGRAM_ID, ["bonding-curve", mint]),
+  /** Pump creator vault: hyphen, under the Pump program */
+  creatorVault: (creator: PublicKey) => pda(PUMP_PROGRAM_ID, ["creator-vault", creator]),
+  /** PumpSwap coin-creator vault authority: underscore, under the AMM */
+  ammCreatorVaultAuthority: (creator: PublicKey) => pda(PUMP_AMM_PROGRAM_ID, ["creator_vault", creator]),
+  ammCreatorVaultWsolAta: (creator: PublicKey) =>
+    getAssociatedTokenAddressSync(NATIVE_MINT, pumpPdas.ammCreatorVaultAuthority(creator), true, TOKEN_PROGRAM_ID),
+  poolAuthority: (mint: PublicKey) => pda(PUMP_PROGRAM_ID, ["pool-authority", mint]),
+  canonicalPool: (mint: PublicKey) => {
+    const index = new Uint8Array(2); // u16 LE 0: the canonical pool
+    return pda(PUMP_AMM_PROGRAM_ID, ["pool", index, pumpPdas.poolAuthority(mint), mint, NATIVE_MINT]);
+  },
+  pumpFeeConfig: () => pda(PUMP_FEE_PROGRAM_ID, ["fee_config", PUMP_PROGRAM_ID]),
+  creatorWsolAta: (creator: PublicKey) => getAssociatedTokenAddressSync(NATIVE_MINT, creator, true, TOKEN_PROGRAM_ID),
+};
+
+/** Pump `collect_creator_fee`: 0 creator[w], 1 creator_vault[w], 2 system, 3 event_authority, 4 program. */
+export function collectCreatorFeeInstruction(creator: PublicKey): TransactionInstruction {
+  return new TransactionInstruction({
+    programId: PUMP_PROGRAM_ID,
+    keys: [
+      { pubkey: creator, isSigner: false, isWritable: true },
+      { pubkey: pumpPdas.creatorVault(creator), isSigner: false, isWritable: true },
+      { pubkey: SystemProgram.programId, isSigner: false, isWritable: false },
+      { pubkey: pumpPdas.eventAuthority(), isSigner: false, isWritable: false },
+      { pubkey: PUMP_PROGRAM_ID, isSigner: false, isWritable: false },
+    ],
+    data: Buffer.from(DISC.collectCreatorFee),
+  });
+}
+
+/**
+ * AMM `collect_coin_creator_fee` into the creator's WSOL ATA: 0 quote_mint, 1 quote_token_program,
+ * 2 coin_creator, 3 vault authority, 4 vault ata[w], 5 creator token account[w], 6 event_authority, 7 program.
+ */
+export function collectCoinCreatorFeeInstruction(creator: PublicKey): TransactionInstruction {
+  return new TransactionInstruction({
+    programId: PUMP_AMM_PROGRAM_ID,
+    keys: [
+      { pubkey: NATIVE_MINT, isSigner: false, isWritable: false },
+      { pubkey: TOKEN_PROGRAM_ID, isSigner: false, isWritable: false },
+      { pubkey: creator, isSigner: false, isWritable: false },
+      { pubkey: pumpPdas.ammCreatorVaultAuthority(creator), isSigner: false, isWritable: false },
+      { pubkey: pumpPdas.ammCreatorVaultWsolAta(creator), isSigner: false, isWritable: true },
+      { pubkey: pumpPdas.creatorWsolAta(creator), isSigner: false, isWritable: true },
+      { pubkey: pumpPdas.ammEventAuthority(), isSigner: false, isWritable: false },
+      { pubkey: PUMP_AMM_PROGRAM_ID, isSigner: false, isWritable: false },
+    ],
+    data: Buffer.from(DISC.collectCoinCreatorFee),
+  });
+}
+
+/**
+ * The PumpSwap part of a sweep: create the creator's WSOL ATA (the collect requires an existing
+ * destination; idempotent, so one left from before costs nothing), collect into it, then close it
+ * so the WSOL is unwrapped into the creator address together with the ATA's rent.
+ */
+export function collectPoolIntoCreatorInstructions(creator: PublicKey, payer: PublicKey): TransactionInstruction[] {
+  const ata = pumpPdas.creatorWsolAta(creator);
+  return [
+    createAssociatedTokenAccountIdempotentInstruction(payer, ata, creator, NATIVE_MINT, TOKEN_PROGRAM_ID),
+    collectCoinCreatorFeeInstruction(creator),
+    createCloseAccountInstruction(ata, creator, creator, [], TOKEN_PROGRAM_ID),
+  ];
+}
+
+// ---------- decoding ----------
+
+class Cursor {
+  offset = 0;
+  constructor(readonly data: Uint8Array) {}
+  private need(n: number): void {
+    if (this.offset + n > this.data.length) throw new RangeError("truncated");
+  }
+  bytes(n: number): Uint8Array {
+    this.need(n);
+    const out = this.data.subarray(this.offset, this.offset + n);
+    this.offset += n;
+    return out;
+  }
+  u8(): number {
+    return this.bytes(1)[0]!;
+  }
+  u32(): number {
+    const b = this.bytes(4);
+    return new DataView(b.buffer, b.byteOffset, 4).getUint32(0, true);
+  }
+  u64(): bigint {
+    const b = this.bytes(8);
+    return new DataView(b.buffer, b.byteOffset, 8).getBigUint64(0, true);
+  }
+  i64(): bigint {
+    const b = this.bytes(8);
+    return new DataView(b.buffer, b.byteOffset, 8).getBigInt64(0, true);
+  }
+  pubkey(): string {
+    return new PublicKey(this.bytes(32)).toBase58();
+  }
+  string(maxBytes: number): string {
+    const len = this.u32();
+    if (len > maxBytes) throw new RangeError("string too long");
+    return new TextDecoder("utf-8", { fatal: true }).decode(this.bytes(len));
+  }
+  get remaining(): number {
+    return this.data.length - this.offset;
+  }
+}
+
+export function startsWith(data: Uint8Array, prefix: Uint8Array): boolean {
+  if (data.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (data[i] !== prefix[i]) return false;
+  return true;
+}
+
+export interface CreateArgs {
+  variant: "create" | "create_v2";
+  name: string;
+  symbol: string;
+  uri: string;
+  creator: string;
+}
+
+// The program limits name/symbol/uri far below these; the caps only stop a hostile length prefix.
+const MAX_ARG_STRING_BYTES = 1_000;
+
+export function decodeCreateArgs(data: Uint8Array): CreateArgs | null {
+  const variant = startsWith(data, DISC.create) ? "create" : startsWith(data, DISC.createV2) ? "create_v2" : null;
+  if (!variant) return null;
+  try {
+    const c = new Cursor(data.subarray(8));
+    const name = c.string(MAX_ARG_STRING_BYTES);
+    const symbol = c.string(MAX_ARG_STRING_BYTES);
+    const uri = c.string(MAX_ARG_STRING_BYTES);
+    const creator = c.pubkey();
+    return { variant, name, symbol, uri, creator };
+  } catch {
+    return null;
+  }
+}
+
+export type PumpEvent =
+  | { kind: "collectCreatorFee"; creator: string; feeLamports: bigint; quoteMint: string | null }
+  | { kind: "collectCoinCreatorFee"; creator: string; feeLamports: bigint; vaultAta: string; destination: string }
+  | { kind: "create"; name: string; symbol: string; uri: string; mint: string; bondingCurve: string; user: string; creator: string };
+
+/** Decodes `disc ‖ borsh body` of the events the service reads; anything else is null. */
+export function decodeEvent(payload: Uint8Array): PumpEvent | null {
+  try {
+    const c = new Cursor(payload.subarray(8));
+    if (startsWith(payload, DISC.collectCreatorFeeEvent)) {
+      c.i64();
+      const creator = c.pubkey();
+      const feeLamports = c.u64();
+      // quote_mint arrived in the 2026-05 IDL; older events end after creator_fee
+      const quoteMint = c.remaining >= 32 ? c.pubkey() : null;
+      return { kind: "collectCreatorFee", creator, feeLamports, quoteMint };
+    }
+    if (startsWith(payload, DISC.collectCoinCreatorFeeEvent)) {
+      c.i64();
+      const creator = c.pubkey();
+      const feeLamports = c.u64();
+      const vaultAta = c.pubkey();
+      const destination = c.pubkey();
+      return { kind: "collectCoinCreatorFee", creator, feeLamports, vaultAta, destination };
+    }
+    if (startsWith(payload, DISC.createEvent)) {
+      const name = c.string(MAX_ARG_STRING_BYTES);
+      const symbol = c.string(MAX_ARG_STRING_BYTES);
+      const uri = c.string(MAX_ARG_STRING_BYTES);
+      const mint = c.pubkey();
+      const bondingCurve = c.pubkey();
+      const user = c.pubkey();
+      const creator = c.pubkey();
+      return { kind: "create", name, symbol, uri, mint, bondingCurve, user, creator };
+    }
+  } catch {
+    return null;
+  }
+  return null;
+}
+
+/**
+ * Events emitted as #[event_cpi] self-invocations: inner instructions of `programId` whose first
+ * account is that program's event authority and whose data starts with the Anchor event tag.
+ * "Program data:" logs are deliberately never read: the same event may appear there too, logs
+ * can be truncated, and reading one source only is what keeps an amount from counting twice.
+ */
+export function cpiEvents(
+  inner: readonly { programId: string; accounts: string[]; data: Uint8Array }[],
+): { programId: string; event: PumpEvent }[] {
+  const authorities = new Map([
+    [PUMP_PROGRAM_ID.toBase58(), pumpPdas.eventAuthority().toBase58()],
+    [PUMP_AMM_PROGRAM_ID.toBase58(), pumpPdas.ammEventAuthority().toBase58()],
+  ]);
+  const out: { programId: string; event: PumpEvent }[] = [];
+  for (const ix of inner) {
+    const authority = authorities.get(ix.programId);
+    if (!authority || ix.accounts[0] !== authority || !startsWith(ix.data, DISC.eventIxTag)) continue;
+    const event = decodeEvent(ix.data.subarray(8));
+    if (event) out.push({ programId: ix.programId, event });
+  }
+  return out;
+}
+
+export interface BondingCurveState {
+  virtualTokenReserves: bigint;
+  virtualQuoteReserves: bigint;
+  realTokenReserves: bigint;
+  realQuoteReserves: bigint;
+  tokenTotalSupply: bigint;
+  complete: boolean;
+  /** the zero key when the account predates the creator field */
+  creator: string;
+  isMayhemMode: boolean;
+  /** the zero key means SOL */
+  quoteMint: string;
+  creatorFeeBps: bigint;
+}
+
+/** Layouts the program has written: 49 up to 125 bytes (151 when extended); missing tails read as zero. */
+export const BONDING_CURVE_MIN_BYTES = 49;
+const BONDING_CURVE_FULL_BYTES = 125;
+
+export function decodeBondingCurve(data: Uint8Array): BondingCurveState {
+  if (!startsWith(data, DISC.bondingCurveAccount)) throw new Error("not a BondingCurve account");
+  if (data.length < BONDING_CURVE_MIN_BYTES) throw new Error(`BondingCurve too short: ${data.length} bytes`);
+  const padded = new Uint8Array(Math.max(BONDING_CURVE_FULL_BYTES, data.length));
+  padded.set(data);
+  const c = new Cursor(padded.subarray(8));
+  const virtualTokenReserves = c.u64();
+  const virtualQuoteReserves = c.u64();
+  const realTokenReserves = c.u64();
+  const realQuoteReserves = c.u64();
+  const tokenTotalSupply = c.u64();
+  const complete = c.u8() !== 0;
+  const creator = c.pubkey();
+  const isMayhemMode = c.u8() !== 0;
+  c.u8(); // is_cashback_coin
+  const quoteMint = c.pubkey();
+  const creatorFeeBps = c.u64();
+  return {
+    virtualTokenReserves,
+    virtualQuoteReserves,
+    realTokenReserves,
+    realQuoteReserves,
+    tokenTotalSupply,
+    complete,
+    creator,
+    isMayhemMode,
+    quoteMint,
+    creatorFeeBps,
+  };
+}
+
+/** SPL token account `amount` (offset 64), for accounts owned by either token program. */
+export function tokenAccountAmount(data: Uint8Array): bigint {
+  if (data.length < 72) throw new Error("not a token account");
+  return new DataView(data.buffer, data.byteOffset + 64, 8).getBigUint64(0, true);
+}

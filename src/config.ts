@@ -1,0 +1,223 @@
+/**
+ * Every setting comes from the environment (README lists them all). `loadConfig` validates the lot
+ * and throws a ConfigError whose message is one line naming the bad variable, never its value:
+ * secrets must not reach a log. With nothing set the service runs on its embedded defaults.
+ */
+import { join, resolve } from "node:path";
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+export type ChainKind = "local" | "pump";
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databasePath: string;
+  /** the site's own origin, for Origin checks, OAuth redirects and the launch message */
+  publicUrl: string;
+  chain: ChainKind;
+  rpcUrl: string | null;
+  grpcUrl: string | null;
+  grpcToken: string | null;
+  localChain: { rpcPort: number; grpcPort: number; slotMs: number };
+  /** secret sources: a value, or a file path; read by the chain module, never printed */
+  treasuryKey: string | null;
+  treasuryKeyFile: string | null;
+  masterSecret: string | null;
+  masterSecretFile: string | null;
+  cronSecret: string | null;
+  adminSecret: string | null;
+  metricsSecret: string | null;
+  jobsEnabled: boolean;
+  schedules: Record<JobNameForConfig, string>;
+  jobLeaseMs: number;
+  sweepMinLamports: bigint;
+  platformBps: number;
+  platformBuybackBps: number;
+  maxRecipients: number;
+  maxFirstBuyLamports: bigint;
+  maxImageBytes: number;
+  minClaimLamports: bigint;
+  autopayMinLamports: bigint;
+  rateLimit: boolean;
+  /** header carrying the client IP when a trusted proxy sits in front, e.g. x-forwarded-for */
+  trustProxyHeader: string | null;
+  devLogin: boolean;
+  demo: boolean;
+  idp: {
+    clientId: string | null;
+    clientSecret: string | null;
+    authorizeUrl: string;
+    tokenUrl: string;
+    apiUrl: string;
+  };
+  ipfs: { pinataJwt: string | null; pinataApiUrl: string; gatewayUrl: string };
+  marketApiUrl: string | null;
+  logLevel: "debug" | "info" | "warn" | "error";
+}
+
+export type JobNameForConfig = "sweep" | "payouts" | "burns" | "launches" | "market";
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string): string | null {
+  const value = env[name];
+  if (value === undefined) return null;
+  const trimmed = value.trim();
+  return trimmed === "" ? null : trimmed;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === null) return fallback;
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number from ${min} to ${max}`);
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function lamports(env: Env, name: string, fallback: bigint): bigint {
+  const raw = str(env, name);
+  if (raw === null) return fallback;
+  if (!/^\d{1,19}$/.test(raw)) throw new ConfigError(`${name} must be a whole number of lamports`);
+  const value = BigInt(raw);
+  if (value > 9_223_372_036_854_775_807n) throw new ConfigError(`${name} must be a whole number of lamports`);
+  return value;
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = str(env, name);
+  if (raw === null) return fallback;
+  if (["1", "true", "on", "yes"].includes(raw.toLowerCase())) return true;
+  if (["0", "false", "off", "no"].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be on or off (1/0, true/false)`);
+}
+
+function url(env: Env, name: string, fallback: string | null, protocols: string[] = ["http:", "https:"]): string | null {
+  const raw = str(env, name) ?? fallback;
+  if (raw === null) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) throw new ConfigError(`${name} must be a ${protocols.join(" or ")} URL`);
+  return raw.replace(/\/+$/, "");
+}
+
+function schedule(env: Env, name: string, fallback: string): string {
+  const raw = str(env, name) ?? fallback;
+  // croner accepts 5 or 6 fields; a full parse happens when the scheduler starts.
+  const fields = raw.split(/\s+/);
+  if (fields.length < 5 || fields.length > 6) throw new ConfigError(`${name} must be a cron pattern`);
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, "PORT", 3000, 0, 65535);
+  const dataDir = resolve(str(env, "DATA_DIR") ?? "./data");
+  const chainRaw = (str(env, "CHAIN") ?? "local").toLowerCase();
+  if (chainRaw !== "local" && chainRaw !== "pump") throw new ConfigError("CHAIN must be local or pump");
+  const chain = chainRaw as ChainKind;
+  const rpcUrl = url(env, "RPC_URL", null);
+  const grpcUrl = url(env, "YELLOWSTONE_URL", null);
+  if (chain === "pump" && rpcUrl === null) throw new ConfigError("RPC_URL is required when CHAIN is pump");
+
+  const devLogin = flag(env, "DEV_LOGIN", chain === "local");
+  if (devLogin && chain !== "local") throw new ConfigError("DEV_LOGIN is only allowed on the local chain");
+  const demo = flag(env, "DEMO", chain === "local");
+  if (demo && chain !== "local") throw new ConfigError("DEMO is only allowed on the local chain");
+
+  const masterSecret = str(env, "MASTER_SECRET");
+  const masterSecretFile = str(env, "MASTER_SECRET_FILE");
+  const treasuryKey = str(env, "TREASURY_KEY");
+  const treasuryKeyFile = str(env, "TREASURY_KEY_FILE");
+  if (chain === "pump" && !masterSecret && !masterSecretFile) {
+    throw new ConfigError("MASTER_SECRET or MASTER_SECRET_FILE is required when CHAIN is pump");
+  }
+  if (chain === "pump" && !treasuryKey && !treasuryKeyFile) {
+    throw new ConfigError("TREASURY_KEY or TREASURY_KEY_FILE is required when CHAIN is pump");
+  }
+  if (masterSecret !== null && masterSecret.length < 32) {
+    throw new ConfigError("MASTER_SECRET must be at least 32 characters");
+  }
+
+  const trustProxyHeader = str(env, "TRUST_PROXY")?.toLowerCase() ?? null;
+  if (trustProxyHeader !== null && !/^[a-z0-9-]{1,64}$/.test(trustProxyHeader)) {
+    throw new ConfigError("TRUST_PROXY must name a header, e.g. x-forwarded-for");
+  }
+  const logLevel = (str(env, "LOG_LEVEL") ?? "info").toLowerCase();
+  if (!["debug", "info", "warn", "error"].includes(logLevel)) {
+    throw new ConfigError("LOG_LEVEL must be debug, info, warn or error");
+  }
+
+  return {
+    port,
+    host: str(env, "HOST") ?? "0.0.0.0",
+    dataDir,
+    databasePath: join(dataDir, "service.db"),
+    publicUrl: url(env, "PUBLIC_URL", `http://localhost:${port}`)!,
+    chain,
+    rpcUrl,
+    grpcUrl,
+    grpcToken: str(env, "YELLOWSTONE_TOKEN"),
+    localChain: {
+      rpcPort: int(env, "LOCAL_CHAIN_RPC_PORT", 8899, 0, 65535),
+      grpcPort: int(env, "LOCAL_CHAIN_GRPC_PORT", 10000, 0, 65535),
+      slotMs: int(env, "LOCAL_CHAIN_SLOT_MS", 400, 10, 60_000),
+    },
+    treasuryKey,
+    treasuryKeyFile,
+    masterSecret,
+    masterSecretFile,
+    cronSecret: str(env, "CRON_SECRET"),
+    adminSecret: str(env, "ADMIN_SECRET"),
+    metricsSecret: str(env, "METRICS_SECRET"),
+    jobsEnabled: flag(env, "JOBS", true),
+    schedules: {
+      sweep: schedule(env, "SWEEP_SCHEDULE", "*/2 * * * *"),
+      payouts: schedule(env, "PAYOUTS_SCHEDULE", "* * * * *"),
+      burns: schedule(env, "BURNS_SCHEDULE", "*/5 * * * *"),
+      launches: schedule(env, "LAUNCHES_SCHEDULE", "* * * * *"),
+      market: schedule(env, "MARKET_SCHEDULE", "*/15 * * * *"),
+    },
+    jobLeaseMs: int(env, "JOB_LEASE_MS", 5 * 60_000, 1_000, 60 * 60_000),
+    sweepMinLamports: lamports(env, "SWEEP_MIN_LAMPORTS", 5_000_000n),
+    platformBps: int(env, "PLATFORM_BPS", 1000, 0, 5000),
+    platformBuybackBps: int(env, "PLATFORM_BUYBACK_BPS", 0, 0, 10_000),
+    maxRecipients: int(env, "MAX_RECIPIENTS", 10, 1, 10),
+    maxFirstBuyLamports: lamports(env, "MAX_FIRST_BUY_LAMPORTS", 5_000_000_000n),
+    maxImageBytes: int(env, "MAX_IMAGE_BYTES", 4 * 1024 * 1024, 1024, 32 * 1024 * 1024),
+    minClaimLamports: lamports(env, "MIN_CLAIM_LAMPORTS", 10_000_000n),
+    autopayMinLamports: lamports(env, "AUTOPAY_MIN_LAMPORTS", 10_000_000n),
+    rateLimit: flag(env, "RATE_LIMIT", true),
+    trustProxyHeader,
+    devLogin,
+    demo,
+    idp: {
+      clientId: str(env, "IDP_CLIENT_ID"),
+      clientSecret: str(env, "IDP_CLIENT_SECRET"),
+      authorizeUrl: url(env, "IDP_AUTHORIZE_URL", "https://x.com/i/oauth2/authorize")!,
+      tokenUrl: url(env, "IDP_TOKEN_URL", "https://api.x.com/2/oauth2/token")!,
+      apiUrl: url(env, "IDP_API_URL", "https://api.x.com/2")!,
+    },
+    ipfs: {
+      pinataJwt: str(env, "PINATA_JWT"),
+      pinataApiUrl: url(env, "PINATA_API_URL", "https://api.pinata.cloud")!,
+      gatewayUrl: url(env, "IPFS_GATEWAY_URL", "https://gateway.pinata.cloud/ipfs")!,
+    },
+    marketApiUrl: url(env, "MARKET_API_URL", chain === "pump" ? "https://api.dexscreener.com" : null),
+    logLevel: logLevel as Config["logLevel"],
+  };
+}
+
+/** A test configuration: embedded defaults, jobs off, an isolated data dir. */
+export function testConfig(overrides: Env = {}): Config {
+  return loadConfig({ DATA_DIR: `/tmp/cfl-test-${crypto.randomUUID()}`, JOBS: "0", DEMO: "0", ...overrides });
+}

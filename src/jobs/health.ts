@@ -1,0 +1,62 @@
+/** Job health as SPEC's `GET /api/cron/health` shows it. */
+import type { Db } from "../../db/client";
+import { JOB_NAMES, STALE_AFTER_SEC, type JobName } from "./names";
+
+export interface JobHealth {
+  job: JobName;
+  lastRunAt: string | null;
+  lastOkAt: string | null;
+  secondsSinceOk: number | null;
+  stale: boolean;
+  running: boolean;
+  runs: number;
+  lastError: string | null;
+}
+
+export interface HealthReport {
+  ok: boolean;
+  staleAfterSec: number;
+  jobs: JobHealth[];
+  checkedAt: string;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function jobHealth(db: Db, nowMs = Date.now()): HealthReport {
+  const rows = db.$client
+    .query(
+      "SELECT job, holder, expires_at_ms AS expiresAtMs, runs, last_run_at_ms AS lastRunAtMs, last_ok_at_ms AS lastOkAtMs, last_error AS lastError FROM job_leases",
+    )
+    .all() as {
+    job: string;
+    holder: string | null;
+    expiresAtMs: bigint;
+    runs: bigint;
+    lastRunAtMs: bigint | null;
+    lastOkAtMs: bigint | null;
+    lastError: string | null;
+  }[];
+  const byJob = new Map(rows.map((r) => [r.job, r]));
+  const jobs = JOB_NAMES.map((job): JobHealth => {
+    const row = byJob.get(job);
+    const lastOkAtMs = row?.lastOkAtMs == null ? null : Number(row.lastOkAtMs);
+    const lastRunAtMs = row?.lastRunAtMs == null ? null : Number(row.lastRunAtMs);
+    const secondsSinceOk = lastOkAtMs === null ? null : Math.max(0, Math.floor((nowMs - lastOkAtMs) / 1000));
+    return {
+      job,
+      lastRunAt: iso(lastRunAtMs),
+      lastOkAt: iso(lastOkAtMs),
+      secondsSinceOk,
+      stale: secondsSinceOk === null || secondsSinceOk > STALE_AFTER_SEC,
+      running: row ? row.holder !== null && Number(row.expiresAtMs) > nowMs : false,
+      runs: row ? Number(row.runs) : 0,
+      lastError: row?.lastError ?? null,
+    };
+  });
+  return {
+    ok: jobs.every((j) => !j.stale),
+    staleAfterSec: STALE_AFTER_SEC,
+    jobs,
+    checkedAt: new Date(nowMs).toISOString(),
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * Job leases in the database: one row a job, taken in a BEGIN IMMEDIATE transaction so two
+ * processes on one database file never both win. Each acquisition bumps `generation`, a fencing
+ * token: a holder whose lease expired and was taken over can no longer renew it, and its money
+ * writes call `assertLeaseHeld` inside their own transaction, which refuses a stale generation.
+ */
+import type { Db } from "../../db/client";
+import { immediate } from "../ledger/ledger";
+
+export interface Lease {
+  job: string;
+  holder: string;
+  generation: number;
+  expiresAtMs: number;
+}
+
+export class LeaseLostError extends Error {
+  override readonly name = "LeaseLostError";
+}
+
+export function acquireLease(db: Db, job: string, holder: string, leaseMs: number, nowMs = Date.now()): Lease | null {
+  return immediate(db, () => {
+    const c = db.$client;
+    c.query("INSERT OR IGNORE INTO job_leases (job, generation, expires_at_ms, runs) VALUES (?, 0, 0, 0)").run(job);
+    const row = c.query("SELECT holder, generation, expires_at_ms AS expiresAtMs FROM job_leases WHERE job = ?").get(job) as {
+      holder: string | null;
+      generation: bigint;
+      expiresAtMs: bigint;
+    };
+    if (row.holder !== null && Number(row.expiresAtMs) > nowMs) return null;
+    const generation = Number(row.generation) + 1;
+    const expiresAtMs = nowMs + leaseMs;
+    c.query(
+      "UPDATE job_leases SET holder = ?, generation = ?, expires_at_ms = ?, runs = runs + 1, last_run_at_ms = ? WHERE job = ?",
+    ).run(holder, generation, expiresAtMs, nowMs, job);
+    return { job, holder, generation, expiresAtMs };
+  });
+}
+
+/** Extends a held lease; false when it was lost (expired and taken, or released). */
+export function renewLease(db: Db, lease: Lease, leaseMs: number, nowMs = Date.now()): boolean {
+  return immediate(db, () => {
+    const result = db.$client
+      .query(
+        "UPDATE job_leases SET expires_at_ms = ? WHERE job = ? AND holder = ? AND generation = ? AND expires_at_ms > ?",
+      )
+      .run(nowMs + leaseMs, lease.job, lease.holder, lease.generation, nowMs);
+    if (result.changes === 1) lease.expiresAtMs = nowMs + leaseMs;
+    return result.changes === 1;
+  });
+}
+
+export function releaseLease(
+  db: Db,
+  lease: Lease,
+  outcome: { ok: boolean; error: string | null },
+  nowMs = Date.now(),
+): void {
+  immediate(db, () => {
+    const c = db.$client;
+    const held = c
+      .query("SELECT 1 FROM job_leases WHERE job = ? AND holder = ? AND generation = ?")
+      .get(lease.job, lease.holder, lease.generation);
+    if (!held) return;
+    if (outcome.ok) {
+      c.query(
+        "UPDATE job_leases SET holder = NULL, expires_at_ms = 0, last_ok_at_ms = ?, last_error = NULL WHERE job = ?",
+      ).run(nowMs, lease.job);
+    } else {
+      c.query("UPDATE job_leases SET holder = NULL, expires_at_ms = 0, last_error = ? WHERE job = ?").run(
+        outcome.error,
+        lease.job,
+      );
+    }
+  });
+}
+
+/**
+ * Call inside the transaction of every write a job makes: it aborts that transaction when this
+ * holder no longer owns the lease, so a paused or partitioned old run cannot write after a new
+ * run has started.
+ */
+export function assertLeaseHeld(db: Db, lease: Lease, nowMs = Date.now()): void {
+  const row = db.$client
+    .query("SELECT 1 FROM job_leases WHERE job = ? AND holder = ? AND generation = ? AND expires_at_ms > ?")
+    .get(lease.job, lease.holder, lease.generation, nowMs);
+  if (!row) throw new LeaseLostError(`lease of ${lease.job} was lost`);
+}

@@ -1,0 +1,67 @@
+/**
+ * Job health (public) and the cron trigger route (DESIGN §5): `POST /api/cron/:job` with
+ * `Authorization: Bearer <CRON_SECRET>` runs one job now under the same lease as the schedule.
+ * Without the secret, or with a wrong one, the route does not exist (404).
+ */
+import { Elysia, t } from "elysia";
+import { timingSafeEqual } from "node:crypto";
+import type { AppContext } from "../context";
+import { CACHE } from "../http/cache";
+import { conflict, notFound, unavailable } from "../http/errors";
+import { jobHealth } from "./health";
+import { isJobName, JOB_NAMES } from "./names";
+
+export function bearerMatches(header: string | null, secret: string | null): boolean {
+  if (!secret || !header) return false;
+  const match = /^Bearer (.+)$/.exec(header);
+  if (!match) return false;
+  const given = Buffer.from(match[1]!);
+  const expected = Buffer.from(secret);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+const JobHealthSchema = t.Object({
+  job: t.String(),
+  lastRunAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
+  lastOkAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
+  secondsSinceOk: t.Union([t.Integer(), t.Null()]),
+  stale: t.Boolean(),
+  running: t.Boolean(),
+  runs: t.Integer(),
+  lastError: t.Union([t.String(), t.Null()]),
+});
+
+export const HealthSchema = t.Object({
+  ok: t.Boolean(),
+  staleAfterSec: t.Integer(),
+  jobs: t.Array(JobHealthSchema),
+  checkedAt: t.String({ format: "date-time" }),
+});
+
+export function jobRoutes(ctx: AppContext) {
+  return new Elysia({ name: "jobs" })
+    .get(
+      "/api/cron/health",
+      ({ set }) => {
+        set.headers["cache-control"] = CACHE.noStore;
+        return jobHealth(ctx.db, ctx.now());
+      },
+      { response: { 200: HealthSchema }, detail: { tags: ["public"], summary: "Scheduled job health" } },
+    )
+    .post(
+      "/api/cron/:job",
+      async ({ params, request, set }) => {
+        if (!bearerMatches(request.headers.get("authorization"), ctx.config.cronSecret)) throw notFound();
+        if (!isJobName(params.job)) throw notFound();
+        set.headers["cache-control"] = CACHE.noStore;
+        const result = await ctx.scheduler.runNow(params.job);
+        if (!result.ran && result.reason === "busy") throw conflict("That job is running already; try again when it finishes.");
+        if (!result.ran && result.reason === "not_registered") throw unavailable("That job is not available on this deployment yet.");
+        if (!result.ran) throw unavailable("The service is shutting down.");
+        return { job: params.job, ok: result.ok, error: result.error, durationMs: result.durationMs };
+      },
+      { detail: { hide: true } },
+    );
+}
+
+export { JOB_NAMES };

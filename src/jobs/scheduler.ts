@@ -1,0 +1,147 @@
+/**
+ * The job scheduler: croner fires each registered job on its schedule; every run, scheduled or
+ * fired by the cron route, takes the job's database lease first, so two starts never overlap, in
+ * one process or across processes on one database file. A job with no body registered (its
+ * capability is not built) never runs and shows in health as never run.
+ */
+import { Cron } from "croner";
+import type { Db } from "../../db/client";
+import { scrubErrorText } from "../lib/scrub";
+import { immediate } from "../ledger/ledger";
+import { acquireLease, assertLeaseHeld, releaseLease, renewLease, type Lease } from "./lease";
+import { JOB_NAMES, type JobName } from "./names";
+
+export interface JobContext {
+  lease: Lease;
+  /** aborted when the lease is lost or the service shuts down: stop at the next safe point */
+  signal: AbortSignal;
+  /** call inside every write transaction of the run (fencing) */
+  assertHeld(): void;
+}
+
+export type JobBody = (ctx: JobContext) => Promise<void>;
+
+export type RunResult =
+  | { ran: false; reason: "busy" | "not_registered" | "stopping" }
+  | { ran: true; ok: boolean; error: string | null; durationMs: number };
+
+export interface SchedulerOptions {
+  holder?: string;
+  leaseMs: number;
+  schedules?: Partial<Record<JobName, string>>;
+  /** how many past runs of each job to keep in job_runs (the run count is kept separately) */
+  keepRunsPerJob?: number;
+  onRunFinished?: (job: JobName, result: RunResult) => void;
+}
+
+export class Scheduler {
+  readonly holder: string;
+  private readonly bodies = new Map<JobName, JobBody>();
+  private readonly crons: Cron[] = [];
+  private readonly running = new Map<JobName, { controller: AbortController; done: Promise<RunResult> }>();
+  private stopping = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: SchedulerOptions,
+  ) {
+    this.holder = options.holder ?? `${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
+  }
+
+  register(job: JobName, body: JobBody): void {
+    if (this.bodies.has(job)) throw new Error(`job ${job} already has a body`);
+    this.bodies.set(job, body);
+  }
+
+  isRegistered(job: JobName): boolean {
+    return this.bodies.has(job);
+  }
+
+  start(): void {
+    for (const job of JOB_NAMES) {
+      const pattern = this.options.schedules?.[job];
+      if (!pattern || !this.bodies.has(job)) continue;
+      this.crons.push(
+        new Cron(pattern, { protect: true, name: job }, async () => {
+          await this.runNow(job);
+        }),
+      );
+    }
+  }
+
+  /** Runs one job now under its lease; answers `busy` when a run holds the lease. */
+  async runNow(job: JobName): Promise<RunResult> {
+    if (this.stopping) return { ran: false, reason: "stopping" };
+    const body = this.bodies.get(job);
+    if (!body) return { ran: false, reason: "not_registered" };
+    const lease = acquireLease(this.db, job, this.holder, this.options.leaseMs);
+    if (!lease) return { ran: false, reason: "busy" };
+
+    const controller = new AbortController();
+    const done = this.execute(job, body, lease, controller);
+    this.running.set(job, { controller, done });
+    try {
+      return await done;
+    } finally {
+      this.running.delete(job);
+    }
+  }
+
+  private async execute(job: JobName, body: JobBody, lease: Lease, controller: AbortController): Promise<RunResult> {
+    const startedAtMs = Date.now();
+    const runId = immediate(this.db, () => {
+      const row = this.db.$client
+        .query("INSERT INTO job_runs (job, generation, holder, started_at_ms) VALUES (?, ?, ?, ?) RETURNING id")
+        .get(job, lease.generation, lease.holder, startedAtMs) as { id: bigint };
+      return Number(row.id);
+    });
+    const heartbeat = setInterval(
+      () => {
+        try {
+          if (!renewLease(this.db, lease, this.options.leaseMs)) controller.abort(new Error("lease lost"));
+        } catch (error) {
+          controller.abort(error);
+        }
+      },
+      Math.max(250, Math.floor(this.options.leaseMs / 3)),
+    );
+    let ok = true;
+    let error: string | null = null;
+    try {
+      await body({
+        lease,
+        signal: controller.signal,
+        assertHeld: () => assertLeaseHeld(this.db, lease),
+      });
+    } catch (caught) {
+      ok = false;
+      error = scrubErrorText(caught);
+    } finally {
+      clearInterval(heartbeat);
+    }
+    const finishedAtMs = Date.now();
+    const keep = this.options.keepRunsPerJob ?? 1000;
+    immediate(this.db, () => {
+      const c = this.db.$client;
+      c.query("UPDATE job_runs SET finished_at_ms = ?, ok = ?, error = ? WHERE id = ?").run(finishedAtMs, ok ? 1 : 0, error, runId);
+      c.query("DELETE FROM job_runs WHERE job = ? AND id <= ?").run(job, runId - keep);
+    });
+    releaseLease(this.db, lease, { ok, error }, finishedAtMs);
+    const result: RunResult = { ran: true, ok, error, durationMs: finishedAtMs - startedAtMs };
+    this.options.onRunFinished?.(job, result);
+    return result;
+  }
+
+  /** Stops the schedules, asks running jobs to stop at a safe point and waits for them (bounded). */
+  async stop(timeoutMs = 30_000): Promise<void> {
+    this.stopping = true;
+    for (const cron of this.crons) cron.stop();
+    this.crons.length = 0;
+    const runs = [...this.running.values()];
+    for (const run of runs) run.controller.abort(new Error("shutting down"));
+    await Promise.race([
+      Promise.allSettled(runs.map((r) => r.done)),
+      new Promise((resolve) => setTimeout(resolve, timeoutMs)),
+    ]);
+  }
+}

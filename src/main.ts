@@ -1,0 +1,43 @@
+/**
+ * The service process: HTTP API, job scheduler (and, as they land, the local chain and the
+ * indexer) in one Bun process. SIGTERM/SIGINT stop it gracefully.
+ */
+import { ConfigError, loadConfig, type Config } from "./config";
+import { log, setLogLevel } from "./lib/log";
+import { buildService } from "./service";
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`Invalid configuration: ${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
+}
+setLogLevel(config.logLevel);
+
+const service = buildService(config);
+const server = service.app.listen({ port: config.port, hostname: config.host });
+if (config.jobsEnabled) service.ctx.scheduler.start();
+log.info("service started", {
+  url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${server.server?.port ?? config.port}`,
+  chain: config.chain,
+  dataDir: config.dataDir,
+  jobs: config.jobsEnabled,
+});
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log.info("shutting down", { signal });
+  // Stop taking requests first, then let jobs reach a safe point, then close the books.
+  await server.server?.stop();
+  await service.close();
+  log.info("stopped");
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -1,0 +1,56 @@
+/**
+ * Builds the whole service from a Config: database, scheduler, HTTP app. `main.ts` starts it as a
+ * process; tests build it in-process with a fresh data dir.
+ */
+import { closeDatabase, openDatabase } from "../db/client";
+import type { ChainServices } from "./chain/services";
+import type { Config } from "./config";
+import type { AppContext } from "./context";
+import { createApp } from "./http/app";
+import { RateLimiter } from "./http/rate-limit";
+import { Scheduler } from "./jobs/scheduler";
+import { verifyLedger } from "./ledger/verify";
+import { log } from "./lib/log";
+
+export interface Service {
+  ctx: AppContext;
+  app: ReturnType<typeof createApp>;
+  /** stops schedules, waits for running jobs, closes the database */
+  close(): Promise<void>;
+}
+
+export function buildService(
+  config: Config,
+  options: { now?: () => number; chain?: ChainServices | null } = {},
+): Service {
+  const db = openDatabase(config.databasePath);
+  // Refuse to serve balances from books that do not add up.
+  verifyLedger(db);
+  const scheduler = new Scheduler(db, {
+    leaseMs: config.jobLeaseMs,
+    schedules: config.schedules,
+    onRunFinished: (job, result) => {
+      if (result.ran) log.info("job finished", { job, ok: result.ok, error: result.error, durationMs: result.durationMs });
+    },
+  });
+  const ctx: AppContext = {
+    config,
+    db,
+    scheduler,
+    limiter: new RateLimiter(),
+    chain: options.chain ?? null,
+    now: options.now ?? Date.now,
+  };
+  const app = createApp(ctx);
+  let closed = false;
+  return {
+    ctx,
+    app,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await scheduler.stop();
+      closeDatabase(db);
+    },
+  };
+}

@@ -1,0 +1,151 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { testService, type TestService } from "../helpers/service";
+import { JOB_NAMES } from "../../src/jobs/names";
+import { immediate } from "../../src/ledger/ledger";
+import { creditSweep } from "../../src/ledger/commands";
+import { forgetStats } from "../../src/stats/service";
+
+let svc: TestService;
+afterEach(async () => svc && (await svc.cleanup()));
+
+describe("GET /api/stats", () => {
+  test("a fresh deployment answers zeros, amounts as decimal strings, with the public cache header", async () => {
+    svc = testService();
+    const { status, body, headers } = await svc.json("/api/stats?anything=ignored");
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      tokens: 0,
+      recipients: 0,
+      claimedAccounts: 0,
+      sweptLamports: "0",
+      paidLamports: "0",
+      burnedLamports: "0",
+      owedLamports: "0",
+      unclaimedLamports: "0",
+      launches24h: 0,
+    });
+    expect(new Date(body.updatedAt).toISOString()).toBe(body.updatedAt);
+    expect(headers.get("cache-control")).toBe("public, max-age=0, s-maxage=10, stale-while-revalidate=30");
+    expect(headers.get("x-ratelimit-limit")).toBe("120");
+  });
+
+  test("figures follow the ledger and are memoised for up to 10 seconds", async () => {
+    let now = 1_700_000_000_000;
+    svc = testService({}, { now: () => now });
+    expect((await svc.json("/api/stats")).body.sweptLamports).toBe("0");
+    immediate(svc.ctx.db, () =>
+      creditSweep(svc.ctx.db, {
+        sweepId: 1, tokenId: 1, mint: "M", totalLamports: 9_007_199_254_740_993n, platformBps: 1000,
+        recipients: [{ handle: "alice", bps: 10_000, idpUserId: null }], atMs: now,
+      }),
+    );
+    expect((await svc.json("/api/stats")).body.sweptLamports).toBe("0");
+    now += 10_001;
+    const body = (await svc.json("/api/stats")).body;
+    expect(body.sweptLamports).toBe("9007199254740993");
+    // platform 10% floored; the rest is alice's, unclaimed and owed
+    expect(body.unclaimedLamports).toBe((9_007_199_254_740_993n - 900_719_925_474_099n).toString());
+    expect(body.owedLamports).toBe(body.unclaimedLamports);
+    forgetStats(svc.ctx.db);
+  });
+});
+
+describe("GET /api/cron/health", () => {
+  test("lists all five jobs, never run and stale, on a fresh deployment", async () => {
+    svc = testService();
+    const { status, body } = await svc.json("/api/cron/health");
+    expect(status).toBe(200);
+    expect(body.ok).toBe(false);
+    expect(body.staleAfterSec).toBe(1800);
+    expect(body.jobs.map((j: { job: string }) => j.job)).toEqual([...JOB_NAMES]);
+    for (const job of body.jobs) {
+      expect(job).toEqual({ job: job.job, lastRunAt: null, lastOkAt: null, secondsSinceOk: null, stale: true, running: false, runs: 0, lastError: null });
+    }
+  });
+
+  test("a clean run makes its job fresh; a failed run shows a scrubbed error", async () => {
+    let now = Date.now();
+    svc = testService({ CRON_SECRET: "s3cret-value-for-tests" }, { now: () => now });
+    svc.ctx.scheduler.register("sweep", async () => {});
+    svc.ctx.scheduler.register("payouts", async () => {
+      throw new Error("fetch https://rpc.example.com/?api-key=abc failed; check RPC_URL");
+    });
+    const auth = { authorization: "Bearer s3cret-value-for-tests" };
+    expect((await svc.json("/api/cron/sweep", { method: "POST", headers: auth })).status).toBe(200);
+    const failed = await svc.json("/api/cron/payouts", { method: "POST", headers: auth });
+    expect(failed.body.ok).toBe(false);
+    now = Date.now();
+    const { body } = await svc.json("/api/cron/health");
+    const sweep = body.jobs.find((j: { job: string }) => j.job === "sweep");
+    const payouts = body.jobs.find((j: { job: string }) => j.job === "payouts");
+    expect(sweep.stale).toBe(false);
+    expect(sweep.runs).toBe(1);
+    expect(sweep.secondsSinceOk).toBeLessThan(5);
+    expect(payouts.stale).toBe(true);
+    expect(payouts.lastError).not.toContain("example.com");
+    expect(payouts.lastError).not.toContain("RPC_URL");
+    expect(payouts.lastError).not.toContain("abc");
+    expect(payouts.lastRunAt).not.toBeNull();
+    expect(body.ok).toBe(false);
+    // Half an hour later the clean job is stale again.
+    now += 1801_000;
+    const later = (await svc.json("/api/cron/health")).body;
+    expect(later.jobs.find((j: { job: string }) => j.job === "sweep").stale).toBe(true);
+  });
+});
+
+describe("cron routes", () => {
+  test("answer 404 when the secret is unset, missing or wrong, and for unknown jobs", async () => {
+    svc = testService();
+    svc.ctx.scheduler.register("sweep", async () => {});
+    expect((await svc.call("/api/cron/sweep", { method: "POST", headers: { authorization: "Bearer x" } })).status).toBe(404);
+    await svc.cleanup();
+    svc = testService({ CRON_SECRET: "right-secret" });
+    svc.ctx.scheduler.register("sweep", async () => {});
+    expect((await svc.call("/api/cron/sweep", { method: "POST" })).status).toBe(404);
+    expect((await svc.call("/api/cron/sweep", { method: "POST", headers: { authorization: "Bearer wrong-secret" } })).status).toBe(404);
+    expect((await svc.call("/api/cron/nope", { method: "POST", headers: { authorization: "Bearer right-secret" } })).status).toBe(404);
+    expect((await svc.call("/api/cron/sweep", { method: "POST", headers: { authorization: "Bearer right-secret" } })).status).toBe(200);
+  });
+});
+
+describe("errors", () => {
+  test("unknown routes and wrong methods answer the {error} envelope", async () => {
+    svc = testService();
+    for (const [path, method] of [["/api/nope", "GET"], ["/api/stats", "DELETE"], ["/nowhere", "POST"]] as const) {
+      const response = await svc.call(path, { method });
+      expect(response.status).toBe(404);
+      expect(response.headers.get("content-type")).toContain("application/json");
+      const body = await response.json();
+      expect(Object.keys(body)).toEqual(["error"]);
+      expect(typeof body.error).toBe("string");
+    }
+  });
+
+  test("rate limits: headers on every answer, 429 with retry-after past the limit, per IP", async () => {
+    svc = testService();
+    let last: Response | null = null;
+    for (let i = 0; i < 120; i++) {
+      last = await svc.call("/api/stats", { ip: "198.51.100.1" });
+      expect(last.status).toBe(200);
+    }
+    expect(last!.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect(last!.headers.get("retry-after")).toBeNull();
+    const over = await svc.call("/api/stats", { ip: "198.51.100.1" });
+    expect(over.status).toBe(429);
+    expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(Number(over.headers.get("retry-after"))).toBeLessThanOrEqual(60);
+    const reset = Number(over.headers.get("x-ratelimit-reset"));
+    expect(reset).toBeGreaterThan(Date.now() / 1000 - 1);
+    expect(reset).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 60);
+    expect(Object.keys(await over.json())).toEqual(["error"]);
+    // Another client is not affected.
+    expect((await svc.call("/api/stats", { ip: "198.51.100.2" })).status).toBe(200);
+  });
+
+  test("RATE_LIMIT=off turns the limits off", async () => {
+    svc = testService({ RATE_LIMIT: "off" });
+    for (let i = 0; i < 130; i++) expect((await svc.call("/api/stats")).status).toBe(200);
+    expect((await svc.call("/api/stats")).headers.get("x-ratelimit-limit")).toBeNull();
+  });
+});

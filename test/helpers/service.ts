@@ -1,0 +1,41 @@
+/**
+ * HTTP test harness: a fresh service (own data dir, jobs off, no demo) and `call`, which drives it
+ * through `app.handle(new Request(...))` exactly as DEVELOPERS.md asks.
+ */
+import { rmSync } from "node:fs";
+import type { ChainServices } from "../../src/chain/services";
+import { testConfig } from "../../src/config";
+import { buildService, type Service } from "../../src/service";
+
+export interface TestService extends Service {
+  call(path: string, init?: RequestInit & { ip?: string }): Promise<Response>;
+  json<T = any>(path: string, init?: RequestInit & { ip?: string }): Promise<{ status: number; body: T; headers: Headers }>;
+  cleanup(): Promise<void>;
+}
+
+export function testService(
+  env: Record<string, string> = {},
+  options: { now?: () => number; chain?: ChainServices | null } = {},
+): TestService {
+  // Tests pick their client IP through x-forwarded-for, which only a trusted proxy may set.
+  const config = testConfig({ TRUST_PROXY: "x-forwarded-for", ...env });
+  const service = buildService(config, options);
+  const call = (path: string, init: RequestInit & { ip?: string } = {}) => {
+    const headers = new Headers(init.headers);
+    headers.set("x-forwarded-for", init.ip ?? "203.0.113.7");
+    return service.app.handle(new Request(`http://localhost${path}`, { ...init, headers }));
+  };
+  return {
+    ...service,
+    call,
+    async json(path, init) {
+      const response = await call(path, init);
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
+    },
+    async cleanup() {
+      await service.close();
+      rmSync(config.dataDir, { recursive: true, force: true });
+    },
+  };
+}
