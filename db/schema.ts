@@ -19,7 +19,7 @@ import { bool, int, lamports, usd } from "./columns";
 export const tokens = sqliteTable(
   "tokens",
   {
-    id: int("id").primaryKey({ autoIncrement: true }),
+    id: int("id").primaryKey(),
     mint: text("mint").notNull(),
     name: text("name").notNull(),
     symbol: text("symbol").notNull(),
@@ -150,7 +150,7 @@ export const sessions = sqliteTable(
 export const ledgerAccounts = sqliteTable(
   "ledger_accounts",
   {
-    id: int("id").primaryKey({ autoIncrement: true }),
+    id: int("id").primaryKey(),
     kind: text("kind").notNull(),
     ref: text("ref").notNull(),
     /** cached balance, written by the ledger code with every entry */
@@ -164,7 +164,7 @@ export const ledgerAccounts = sqliteTable(
 export const ledgerPostings = sqliteTable(
   "ledger_postings",
   {
-    id: int("id").primaryKey({ autoIncrement: true }),
+    id: int("id").primaryKey(),
     /** unique per money command: replaying the command finds it and does nothing */
     commandKey: text("command_key").notNull(),
     kind: text("kind").notNull(),
@@ -176,7 +176,7 @@ export const ledgerPostings = sqliteTable(
 export const ledgerEntries = sqliteTable(
   "ledger_entries",
   {
-    id: int("id").primaryKey({ autoIncrement: true }),
+    id: int("id").primaryKey(),
     postingId: int("posting_id")
       .notNull()
       .references(() => ledgerPostings.id),
@@ -214,7 +214,7 @@ export const feedEvents = sqliteTable(
 export const sweeps = sqliteTable(
   "sweeps",
   {
-    id: int("id").primaryKey({ autoIncrement: true }),
+    id: int("id").primaryKey(),
     tokenId: int("token_id")
       .notNull()
       .references(() => tokens.id),
@@ -237,7 +237,7 @@ export const sweeps = sqliteTable(
 export const payouts = sqliteTable(
   "payouts",
   {
-    id: int("id").primaryKey({ autoIncrement: true }),
+    id: int("id").primaryKey(),
     idpUserId: text("idp_user_id")
       .notNull()
       .references(() => identities.idpUserId),
@@ -265,7 +265,7 @@ export const payouts = sqliteTable(
 export const burnOrders = sqliteTable(
   "burn_orders",
   {
-    id: int("id").primaryKey({ autoIncrement: true }),
+    id: int("id").primaryKey(),
     source: text("source", { enum: ["recipient", "platform"] }).notNull(),
     /** null for the platform buyback */
     idpUserId: text("idp_user_id"),
@@ -283,7 +283,7 @@ export const burnOrders = sqliteTable(
 export const burnBuys = sqliteTable(
   "burn_buys",
   {
-    id: int("id").primaryKey({ autoIncrement: true }),
+    id: int("id").primaryKey(),
     mint: text("mint").notNull(),
     signature: text("signature").notNull(),
     lastValidBlockHeight: lamports("last_valid_block_height").notNull(),
@@ -301,7 +301,7 @@ export const burnBuys = sqliteTable(
 export const burns = sqliteTable(
   "burns",
   {
-    id: int("id").primaryKey({ autoIncrement: true }),
+    id: int("id").primaryKey(),
     buyId: int("buy_id")
       .notNull()
       .references(() => burnBuys.id),
@@ -371,7 +371,7 @@ export const jobLeases = sqliteTable("job_leases", {
 export const jobRuns = sqliteTable(
   "job_runs",
   {
-    id: int("id").primaryKey({ autoIncrement: true }),
+    id: int("id").primaryKey(),
     job: text("job").notNull(),
     generation: int("generation").notNull(),
     holder: text("holder").notNull(),
@@ -384,7 +384,7 @@ export const jobRuns = sqliteTable(
 );
 
 export const adminAudit = sqliteTable("admin_audit", {
-  id: int("id").primaryKey({ autoIncrement: true }),
+  id: int("id").primaryKey(),
   atMs: int("at_ms").notNull(),
   actor: text("actor").notNull(),
   action: text("action").notNull(),

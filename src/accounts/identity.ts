@@ -1,0 +1,94 @@
+/**
+ * Identities and handle pins (DESIGN §3). Money belongs to the identity-provider user id; a handle
+ * a token names is pinned to the id that owns it, and at the first pin everything the handle
+ * accrued moves to that id in one posting.
+ */
+import type { Db } from "../../db/client";
+import { pinHandleCredits } from "../ledger/commands";
+import { immediate } from "../ledger/ledger";
+
+export type Routing = "hold" | "autopay" | "burn";
+
+export interface IdpProfile {
+  idpUserId: string;
+  /** as the provider spells it */
+  displayHandle: string;
+  name: string;
+  avatarUrl: string;
+  followers: number;
+}
+
+/** Creates or refreshes an identity; `signIn` marks a sign-in (claimed, latest handle). Call inside `immediate`. */
+export function upsertIdentity(db: Db, profile: IdpProfile, options: { signIn: boolean; atMs: number }): void {
+  const c = db.$client;
+  const handle = profile.displayHandle.toLowerCase();
+  c.query(
+    `INSERT INTO identities (idp_user_id, handle, display_handle, name, avatar_url, followers, created_at_ms,
+        first_sign_in_at_ms, last_sign_in_at_ms)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)
+     ON CONFLICT (idp_user_id) DO UPDATE SET
+        handle = ?2, display_handle = ?3, name = ?4, avatar_url = ?5, followers = ?6,
+        first_sign_in_at_ms = COALESCE(first_sign_in_at_ms, ?8),
+        last_sign_in_at_ms = COALESCE(?8, last_sign_in_at_ms)`,
+  ).run(
+    profile.idpUserId, handle, profile.displayHandle, profile.name, profile.avatarUrl, profile.followers, options.atMs,
+    options.signIn ? options.atMs : null,
+  );
+}
+
+export interface PinResult {
+  /** true when this call pinned a handle that was unpinned before (and moved its credits) */
+  firstPin: boolean;
+  /** the id the handle was pinned to before, when it changed hands */
+  previousIdpUserId: string | null;
+}
+
+/**
+ * Pins `handle` to `idpUserId` (call inside `immediate`, after upsertIdentity). The first pin moves
+ * the handle's accrued credits to the id; a re-pin (the handle changed hands) moves nothing: what
+ * the old owner was credited stays the old owner's.
+ */
+export function pinHandle(db: Db, profile: IdpProfile, atMs: number): PinResult {
+  const c = db.$client;
+  const handle = profile.displayHandle.toLowerCase();
+  const row = c.query("SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?").get(handle) as {
+    idpUserId: string | null;
+  } | null;
+  if (row?.idpUserId === profile.idpUserId) {
+    c.query("UPDATE handles SET display_handle = ?, name = ?, avatar_url = ?, followers = ? WHERE handle = ?").run(
+      profile.displayHandle, profile.name, profile.avatarUrl, profile.followers, handle,
+    );
+    return { firstPin: false, previousIdpUserId: null };
+  }
+  c.query(
+    `INSERT INTO handles (handle, display_handle, name, avatar_url, followers, idp_user_id, pinned_at_ms)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+     ON CONFLICT (handle) DO UPDATE SET display_handle = ?2, name = ?3, avatar_url = ?4, followers = ?5,
+        idp_user_id = ?6, pinned_at_ms = ?7`,
+  ).run(handle, profile.displayHandle, profile.name, profile.avatarUrl, profile.followers, profile.idpUserId, atMs);
+  const firstPin = !row || row.idpUserId === null;
+  if (firstPin) pinHandleCredits(db, handle, profile.idpUserId, atMs);
+  return { firstPin, previousIdpUserId: row?.idpUserId ?? null };
+}
+
+/** Sign-in bookkeeping in one transaction: the identity, then the pin of the handle it signed in with. */
+export function recordSignIn(db: Db, profile: IdpProfile, atMs: number): PinResult {
+  return immediate(db, () => {
+    upsertIdentity(db, profile, { signIn: true, atMs });
+    return pinHandle(db, profile, atMs);
+  });
+}
+
+export function setRouting(
+  db: Db,
+  idpUserId: string,
+  choice: { routing: Routing; payoutWallet: string | null; declined: boolean },
+): void {
+  if (choice.declined && choice.routing !== "burn") throw new RangeError("declining requires burn routing");
+  immediate(db, () => {
+    const result = db.$client
+      .query("UPDATE identities SET routing = ?, payout_wallet = ?, declined = ? WHERE idp_user_id = ?")
+      .run(choice.routing, choice.payoutWallet, choice.declined ? 1 : 0, idpUserId);
+    if (result.changes !== 1) throw new RangeError("no such identity");
+  });
+}

@@ -1,0 +1,130 @@
+/**
+ * Burn orders and buys. Orders wait `pending`; the burns job takes all pending orders of a mint
+ * into one buy (`buying`), saved with its signature before sending; when the buy-and-burn lands,
+ * one burn per source (recipient, platform) records its lamports and its pro-rata share of the
+ * tokens, and the ledger moves the money from pending to burned. A failed buy returns its orders
+ * to `pending`.
+ */
+import type { Db } from "../../db/client";
+import { completeBurn } from "../ledger/commands";
+import { appendFeedEvent } from "../ledger/feed";
+import { immediate, LedgerInvariantError } from "../ledger/ledger";
+
+export interface PendingBurnGroup {
+  mint: string;
+  orderIds: number[];
+  recipientLamports: bigint;
+  platformLamports: bigint;
+}
+
+/** Pending orders grouped by mint, at most `limit` groups. */
+export function pendingBurnGroups(db: Db, limit: number): PendingBurnGroup[] {
+  const rows = db.$client
+    .query(
+      `SELECT id, mint, source, lamports FROM burn_orders
+        WHERE status = 'pending' AND mint IN (SELECT DISTINCT mint FROM burn_orders WHERE status = 'pending' ORDER BY mint LIMIT ?)
+        ORDER BY mint, id`,
+    )
+    .all(limit) as { id: bigint; mint: string; source: string; lamports: bigint }[];
+  const groups = new Map<string, PendingBurnGroup>();
+  for (const row of rows) {
+    let group = groups.get(row.mint);
+    if (!group) groups.set(row.mint, (group = { mint: row.mint, orderIds: [], recipientLamports: 0n, platformLamports: 0n }));
+    group.orderIds.push(Number(row.id));
+    if (row.source === "platform") group.platformLamports += BigInt(row.lamports);
+    else group.recipientLamports += BigInt(row.lamports);
+  }
+  return [...groups.values()];
+}
+
+export function startBurnBuy(
+  db: Db,
+  buy: { group: PendingBurnGroup; signature: string; lastValidBlockHeight: bigint; atMs: number },
+  assertHeld?: () => void,
+): number {
+  return immediate(db, () => {
+    assertHeld?.();
+    const c = db.$client;
+    const total = buy.group.recipientLamports + buy.group.platformLamports;
+    const row = c
+      .query(
+        `INSERT INTO burn_buys (mint, signature, last_valid_block_height, status, lamports, created_at_ms)
+         VALUES (?, ?, ?, 'sent', ?, ?) RETURNING id`,
+      )
+      .get(buy.group.mint, buy.signature, buy.lastValidBlockHeight, total, buy.atMs) as { id: bigint };
+    const buyId = Number(row.id);
+    let sum = 0n;
+    for (const orderId of buy.group.orderIds) {
+      const order = c
+        .query("UPDATE burn_orders SET status = 'buying', buy_id = ? WHERE id = ? AND status = 'pending' AND mint = ? RETURNING lamports")
+        .get(buyId, orderId, buy.group.mint) as { lamports: bigint } | null;
+      if (!order) throw new LedgerInvariantError(`burn order ${orderId} is not pending`);
+      sum += BigInt(order.lamports);
+    }
+    if (sum !== total) throw new LedgerInvariantError("burn orders changed while the buy was prepared");
+    return buyId;
+  });
+}
+
+/** The buy-and-burn landed and burned `tokenAmount` base units. Idempotent. */
+export function completeBurnBuy(
+  db: Db,
+  done: { buyId: number; tokenAmount: bigint; atMs: number },
+  assertHeld?: () => void,
+): { applied: boolean } {
+  if (done.tokenAmount < 0n) throw new LedgerInvariantError("a burned amount cannot be negative");
+  return immediate(db, () => {
+    assertHeld?.();
+    const c = db.$client;
+    const buy = c.query("SELECT id, mint, signature, status FROM burn_buys WHERE id = ?").get(done.buyId) as {
+      id: bigint; mint: string; signature: string; status: string;
+    } | null;
+    if (!buy) throw new LedgerInvariantError(`no burn buy ${done.buyId}`);
+    if (buy.status === "confirmed") return { applied: false };
+    if (buy.status !== "sent") throw new LedgerInvariantError(`burn buy ${done.buyId} is ${buy.status}`);
+    const sums = c
+      .query("SELECT source, SUM(lamports) AS lamports FROM burn_orders WHERE buy_id = ? AND status = 'buying' GROUP BY source")
+      .all(done.buyId) as { source: string; lamports: bigint }[];
+    const recipientLamports = BigInt(sums.find((s) => s.source === "recipient")?.lamports ?? 0n);
+    const platformLamports = BigInt(sums.find((s) => s.source === "platform")?.lamports ?? 0n);
+    const total = recipientLamports + platformLamports;
+    if (total <= 0n) throw new LedgerInvariantError(`burn buy ${done.buyId} has no orders`);
+    // Tokens split in proportion to lamports; the remainder of the division goes to the platform.
+    const recipientTokens = (done.tokenAmount * recipientLamports) / total;
+    const platformTokens = done.tokenAmount - recipientTokens;
+    completeBurn(db, { buyId: done.buyId, mint: buy.mint, recipientLamports, platformLamports, atMs: done.atMs });
+    c.query("UPDATE burn_buys SET status = 'confirmed', token_amount = ?, landed_at_ms = ? WHERE id = ?").run(
+      done.tokenAmount, done.atMs, done.buyId,
+    );
+    c.query("UPDATE burn_orders SET status = 'done' WHERE buy_id = ?").run(done.buyId);
+    for (const [source, lamports, tokens] of [
+      ["recipient", recipientLamports, recipientTokens],
+      ["platform", platformLamports, platformTokens],
+    ] as const) {
+      if (lamports === 0n) continue;
+      const burn = c
+        .query(
+          `INSERT INTO burns (buy_id, source, mint, signature, lamports, token_amount, landed_at_ms)
+           VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+        )
+        .get(done.buyId, source, buy.mint, buy.signature, lamports, tokens, done.atMs) as { id: bigint };
+      appendFeedEvent(db, "burn", Number(burn.id), done.atMs);
+    }
+    return { applied: true };
+  });
+}
+
+/** The buy failed or provably expired: its orders wait for the next run. */
+export function failBurnBuy(db: Db, buyId: number, error: string, assertHeld?: () => void): { applied: boolean } {
+  return immediate(db, () => {
+    assertHeld?.();
+    const c = db.$client;
+    const buy = c.query("SELECT status FROM burn_buys WHERE id = ?").get(buyId) as { status: string } | null;
+    if (!buy) throw new LedgerInvariantError(`no burn buy ${buyId}`);
+    if (buy.status === "failed") return { applied: false };
+    if (buy.status !== "sent") throw new LedgerInvariantError(`burn buy ${buyId} is ${buy.status}; it cannot fail`);
+    c.query("UPDATE burn_buys SET status = 'failed', error = ? WHERE id = ?").run(error.slice(0, 300), buyId);
+    c.query("UPDATE burn_orders SET status = 'pending', buy_id = NULL WHERE buy_id = ? AND status = 'buying'").run(buyId);
+    return { applied: true };
+  });
+}

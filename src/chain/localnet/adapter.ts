@@ -1,0 +1,208 @@
+/**
+ * The `local` LaunchProgram adapter: the service's view of the local launch program. It reads the
+ * chain only through a ChainReader (JSON-RPC to the local node), like the pump adapter does, and
+ * derives addresses from the program's keys without I/O.
+ */
+import { PublicKey, type TransactionInstruction, SystemProgram } from "@solana/web3.js";
+import { createBurnCheckedInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
+import type {
+  BurnBuyPlan,
+  ChainReader,
+  ConfirmedTransaction,
+  LaunchProgram,
+  SweepEffect,
+  TokenRef,
+  VaultAddresses,
+  VaultReading,
+  VerifiedCreate,
+} from "../ports.ts";
+import {
+  LocalProgramKeys,
+  buildBuyOp,
+  buildCollectOp,
+  decodeEvent,
+  feeFor,
+  mintIsBonded,
+  quoteBuy,
+  readU64LE,
+  unsweptLamports,
+  TOKEN_DECIMALS,
+  TOKEN_PROGRAM_ID,
+  SYSTEM_ACCOUNT_RENT_LAMPORTS,
+  type CurveState,
+  type LocalProgramConfig,
+  type LaunchEvent,
+} from "./program.ts";
+
+const MAX_SLIPPAGE_BPS = 5_000;
+
+export class LocalLaunchProgram implements LaunchProgram {
+  readonly kind = "local" as const;
+  readonly programId: string;
+  private readonly eventAuthority: string;
+
+  constructor(
+    private readonly keys: LocalProgramKeys,
+    private readonly config: LocalProgramConfig,
+    private readonly reader: ChainReader,
+  ) {
+    this.eventAuthority = keys.eventAuthority.publicKey.toBase58();
+    // The program is identified by its event authority: only it can sign the program's events.
+    this.programId = this.eventAuthority;
+  }
+
+  vaultAddresses(token: TokenRef): VaultAddresses {
+    return {
+      curveVault: this.keys.curveVault(token.creator).publicKey.toBase58(),
+      poolVault: this.keys.poolVault(token.creator).publicKey.toBase58(),
+      bondingCurve: this.keys.bondingCurve(token.mint).publicKey.toBase58(),
+    };
+  }
+
+  async readVaults(tokens: readonly TokenRef[]): Promise<VaultReading[]> {
+    const addresses: string[] = [];
+    for (const t of tokens) {
+      const v = this.vaultAddresses(t);
+      addresses.push(v.curveVault, v.poolVault, t.creator, t.mint);
+    }
+    const accounts = await this.reader.getAccounts([...new Set(addresses)]);
+    return tokens.map((t) => {
+      const v = this.vaultAddresses(t);
+      const mint = accounts.get(t.mint);
+      return {
+        mint: t.mint,
+        curveLamports: unsweptLamports(accounts.get(v.curveVault)?.lamports ?? 0n),
+        poolLamports: unsweptLamports(accounts.get(v.poolVault)?.lamports ?? 0n),
+        creatorLamports: accounts.get(t.creator)?.lamports ?? 0n,
+        bonded: mint ? mintIsBonded(mint.data) : false,
+      };
+    });
+  }
+
+  sweepInstructions(items: readonly { token: TokenRef; reading: VaultReading }[], treasury: PublicKey): TransactionInstruction[] {
+    const out: TransactionInstruction[] = [];
+    for (const { token, reading } of items) {
+      const creator = new PublicKey(token.creator);
+      if (reading.curveLamports > 0n) out.push(...buildCollectOp(this.keys, { creator, vault: "curve", amountLamports: reading.curveLamports }));
+      if (reading.poolLamports > 0n) out.push(...buildCollectOp(this.keys, { creator, vault: "pool", amountLamports: reading.poolLamports }));
+      // Everything the creator address will hold leaves it, so it closes (no rent left behind).
+      const move = reading.creatorLamports + reading.curveLamports + reading.poolLamports;
+      if (move > 0n) out.push(SystemProgram.transfer({ fromPubkey: creator, toPubkey: treasury, lamports: move }));
+    }
+    return out;
+  }
+
+  decodeSweep(tx: ConfirmedTransaction, creators: readonly string[]): SweepEffect[] {
+    const collected = new Map<string, bigint>(creators.map((c) => [c, 0n]));
+    if (tx.err === null) {
+      // Events are top-level memos; a memo CPI'd by another program would be inner. Both are read,
+      // each instruction once, so no event counts twice.
+      const all = [...tx.instructions, ...tx.innerInstructions];
+      for (const ix of all) {
+        const ev = decodeEvent(ix, this.eventAuthority);
+        if (ev?.e !== "collect" || !collected.has(ev.c)) continue;
+        collected.set(ev.c, collected.get(ev.c)! + BigInt(ev.fee));
+      }
+    }
+    return creators.map((creator) => {
+      const i = tx.accountKeys.indexOf(creator);
+      const collectedLamports = collected.get(creator) ?? 0n;
+      // The creator pays no fee (the treasury does), so what left it is pre + collected - post.
+      const moved = i < 0 || tx.err !== null ? 0n : tx.preBalances[i]! + collectedLamports - tx.postBalances[i]!;
+      return { creator, collectedLamports, movedToTreasuryLamports: moved > 0n ? moved : 0n };
+    });
+  }
+
+  verifyCreate(
+    tx: ConfirmedTransaction,
+    expected: { mint: string; creator: string; uri: string },
+  ): { ok: true; create: VerifiedCreate } | { ok: false; reason: string } {
+    if (tx.err !== null) return { ok: false, reason: `transaction failed: ${tx.err}` };
+    const idx = tx.instructions.findIndex((ix) => {
+      const ev = decodeEvent(ix, this.eventAuthority);
+      return ev?.e === "create" && ev.m === expected.mint;
+    });
+    if (idx < 0) return { ok: false, reason: "no create event for this mint from the local launch program" };
+    const ev = decodeEvent(tx.instructions[idx]!, this.eventAuthority) as Extract<LaunchEvent, { e: "create" }>;
+    // The op's first instruction creates the mint account: accounts [payer, mint].
+    const createAccount = tx.instructions[idx - 6];
+    if (!createAccount || createAccount.accounts[1] !== expected.mint) return { ok: false, reason: "create op does not create this mint" };
+    if (ev.c !== expected.creator) return { ok: false, reason: "creator differs" };
+    if (ev.u !== expected.uri) return { ok: false, reason: "uri differs" };
+    return {
+      ok: true,
+      create: {
+        mint: ev.m,
+        creator: ev.c,
+        uri: ev.u,
+        name: ev.n,
+        symbol: ev.s,
+        deployer: createAccount.accounts[0]!,
+        slot: tx.slot,
+        blockTime: tx.blockTime,
+      },
+    };
+  }
+
+  async buildBurnBuy(token: TokenRef, buyer: PublicKey, lamports: bigint, slippageBps: number): Promise<BurnBuyPlan> {
+    if (!Number.isInteger(slippageBps) || slippageBps < 0 || slippageBps > MAX_SLIPPAGE_BPS) throw new Error("slippageBps out of range");
+    const state = await this.curveState(token.mint);
+    // `lamports` is the whole spend: what goes into the curve plus the creator fee on it.
+    const solIn = (lamports * 10_000n) / (10_000n + BigInt(this.config.creatorFeeBps));
+    const fee = feeFor(solIn, this.config.creatorFeeBps);
+    const quoted = quoteBuy(state, solIn);
+    const minTokenOut = (quoted * BigInt(10_000 - slippageBps)) / 10_000n;
+    if (minTokenOut <= 0n) throw new Error("buy too small to deliver any token");
+    // The local program delivers exactly the asked amount if the curve still quotes at least that.
+    const instructions = buildBuyOp(this.keys, {
+      buyer,
+      mint: new PublicKey(token.mint),
+      creator: new PublicKey(token.creator),
+      vault: state.bonded ? "pool" : "curve",
+      solInLamports: solIn,
+      tokensOut: minTokenOut,
+      feeLamports: fee,
+    });
+    return { instructions, minTokenOut };
+  }
+
+  async buildBurn(mint: string, owner: PublicKey, amount: bigint): Promise<TransactionInstruction[]> {
+    const mintKey = new PublicKey(mint);
+    const ata = getAssociatedTokenAddressSync(mintKey, owner, true);
+    return [createBurnCheckedInstruction(ata, mintKey, owner, amount, TOKEN_DECIMALS, [], TOKEN_PROGRAM_ID)];
+  }
+
+  decodeBoughtAmount(tx: ConfirmedTransaction, mint: string, owner: string): bigint {
+    if (tx.err !== null) return 0n;
+    const ata = getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(owner), true).toBase58();
+    const tokenProgram = TOKEN_PROGRAM_ID.toBase58();
+    let total = 0n;
+    for (let i = 0; i < tx.instructions.length; i++) {
+      const ev = decodeEvent(tx.instructions[i]!, this.eventAuthority);
+      if (ev?.e !== "buy" || ev.m !== mint) continue;
+      // The op's last body instruction is TransferChecked(curve ATA -> buyer ATA): [source, mint, dest, authority].
+      const transfer = tx.instructions[i - 1];
+      if (!transfer || transfer.programId !== tokenProgram || transfer.accounts[2] !== ata || transfer.data[0] !== 12) continue;
+      total += readU64LE(transfer.data, 1);
+    }
+    return total;
+  }
+
+  async creatorFeeBps(): Promise<number> {
+    return this.config.creatorFeeBps;
+  }
+
+  private async curveState(mint: string): Promise<CurveState> {
+    const curve = this.keys.bondingCurve(mint).publicKey.toBase58();
+    const curveAta = this.keys.curveTokenAccount(mint).toBase58();
+    const accounts = await this.reader.getAccounts([mint, curve, curveAta]);
+    const mintAcc = accounts.get(mint);
+    if (!mintAcc) throw new Error(`mint ${mint} not found on the local chain`);
+    const curveLamports = accounts.get(curve)?.lamports ?? 0n;
+    return {
+      realSolLamports: curveLamports > SYSTEM_ACCOUNT_RENT_LAMPORTS ? curveLamports - SYSTEM_ACCOUNT_RENT_LAMPORTS : 0n,
+      curveTokens: readU64LE(accounts.get(curveAta)?.data ?? new Uint8Array(), 64),
+      bonded: mintIsBonded(mintAcc.data),
+    };
+  }
+}

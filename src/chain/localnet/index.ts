@@ -1,0 +1,167 @@
+/**
+ * The embedded local chain: a LiteSVM node that speaks Solana JSON-RPC and Yellowstone gRPC on
+ * loopback, with a local launch program and a trade simulator. See docs/local-chain.md.
+ *
+ * API (the one entry point):
+ *
+ *   const chain = await startLocalChain({
+ *     rpcPort: 8899,            // 0 = a free port (tests)
+ *     grpcPort: 10000,          // 0 = a free port
+ *     slotMs: 400,              // 0 = no timer; move the clock with chain.node.advanceSlots(n)
+ *     treasury?: Keypair,       // funded with treasuryLamports (default 1,000,000 SOL); generated if absent
+ *     treasuryLamports?: bigint,
+ *     creatorFeeBps?: number,   // local program's creator fee, default 30 (0.30 %)
+ *     bondThresholdLamports?: bigint, // real SOL on a curve at which it bonds, default 85 SOL
+ *     programSeed?: Uint8Array, // derives the program's keys; random per start by default
+ *     log?: (msg: string) => void,
+ *   });
+ *
+ *   chain.rpcUrl            "http://127.0.0.1:<port>"  (web3.js Connection, ChainReader/ChainSender)
+ *   chain.grpcUrl           "http://127.0.0.1:<port>"  (@triton-one/yellowstone-grpc Client, no token)
+ *   chain.treasury          Keypair, funded
+ *   chain.node              LocalNode: getSlot/getBlockHeight/advanceSlots(n)/getBalance/fund(pubkey, lamports)/
+ *                           airdrop/getTransaction/vaultFees(kind, creator)/creatorOf(mint)/localMints()/stats
+ *   chain.launch            LocalLaunchHelpers: createToken({name, symbol, uri, creator, payer?, mint?}),
+ *                           buy({mint, buyer, solInLamports}), sell({mint, seller, tokensIn}),
+ *                           curveState(mint), tokenBalance(mint, owner), deployer (funded Keypair)
+ *   chain.simulator         TradeSimulator: start({tradesPerSecond, mints?, traders?, minBuyLamports?,
+ *                           maxBuyLamports?, sellRatio?, seed?}), stop(), tradeOnce(), stats, running
+ *   chain.faults            dropNextSends(n, match?), delayNextSends(n, slots, match?), failNextSends(n, match?),
+ *                           failRpc(method | "*", n, "error" | "timeout", holdMs?), cutStreams(), clear()
+ *   chain.launchProgram(reader: ChainReader): LaunchProgram   (kind "local")
+ *   chain.programKeys       LocalProgramKeys (addresses and builders' keys; node-held secrets)
+ *   chain.stop()            stops the clock, the simulator and both servers; idempotent
+ *
+ * The node runs inside the calling process (Bun or Node): LiteSVM is a napi module and both servers
+ * are plain node:http / @grpc/grpc-js, so nothing is spawned and stop() releases everything.
+ */
+import { Keypair, LAMPORTS_PER_SOL } from "@solana/web3.js";
+import type { ChainReader, LaunchProgram } from "../ports.ts";
+import { LocalNode } from "./node.ts";
+import { RpcServer } from "./rpc-server.ts";
+import { GeyserServer } from "./grpc-server.ts";
+import { LocalLaunchProgram } from "./adapter.ts";
+import { LocalLaunchHelpers, TradeSimulator } from "./launch.ts";
+import type { LocalProgramKeys, LocalProgramConfig } from "./program.ts";
+
+export interface LocalChainOptions {
+  rpcPort: number;
+  grpcPort: number;
+  slotMs?: number;
+  treasury?: Keypair;
+  treasuryLamports?: bigint;
+  creatorFeeBps?: number;
+  bondThresholdLamports?: bigint;
+  programSeed?: Uint8Array;
+  log?: (msg: string) => void;
+}
+
+export interface LocalChainFaults {
+  /** the next `count` sends answer with a signature and never land */
+  dropNextSends(count: number, match?: (signature: string) => boolean): void;
+  /** the next `count` sends land `slots` slots later (if their blockhash still allows) */
+  delayNextSends(count: number, slots: number, match?: (signature: string) => boolean): void;
+  /** the next `count` sends land as failed transactions (fee charged, InstructionError Custom(1)) */
+  failNextSends(count: number, match?: (signature: string) => boolean): void;
+  /** the next `count` calls of `method` ("*" = any) answer HTTP 503, or hang and close unanswered */
+  failRpc(method: string, count: number, mode: "error" | "timeout", holdMs?: number): void;
+  /** ends every open gRPC Subscribe stream with UNAVAILABLE; returns how many were cut */
+  cutStreams(): number;
+  clear(): void;
+}
+
+export interface LocalChain {
+  rpcUrl: string;
+  grpcUrl: string;
+  rpcPort: number;
+  grpcPort: number;
+  treasury: Keypair;
+  node: LocalNode;
+  launch: LocalLaunchHelpers;
+  simulator: TradeSimulator;
+  faults: LocalChainFaults;
+  programKeys: LocalProgramKeys;
+  programConfig: LocalProgramConfig;
+  launchProgram(reader: ChainReader): LaunchProgram;
+  stop(): Promise<void>;
+}
+
+export const DEFAULT_SLOT_MS = 400;
+export const DEFAULT_CREATOR_FEE_BPS = 30;
+export const DEFAULT_BOND_THRESHOLD_LAMPORTS = 85n * BigInt(LAMPORTS_PER_SOL);
+export const DEFAULT_TREASURY_LAMPORTS = 1_000_000n * BigInt(LAMPORTS_PER_SOL);
+
+export async function startLocalChain(opts: LocalChainOptions): Promise<LocalChain> {
+  const log = opts.log ?? (() => {});
+  const slotMs = opts.slotMs ?? DEFAULT_SLOT_MS;
+  if (!Number.isInteger(slotMs) || slotMs < 0) throw new Error("slotMs must be a non-negative integer");
+  const programConfig: LocalProgramConfig = {
+    creatorFeeBps: opts.creatorFeeBps ?? DEFAULT_CREATOR_FEE_BPS,
+    bondThresholdLamports: opts.bondThresholdLamports ?? DEFAULT_BOND_THRESHOLD_LAMPORTS,
+  };
+  if (!Number.isInteger(programConfig.creatorFeeBps) || programConfig.creatorFeeBps < 0 || programConfig.creatorFeeBps > 1_000) {
+    throw new Error("creatorFeeBps must be an integer in [0, 1000]");
+  }
+  const node = new LocalNode({ slotMs, programSeed: opts.programSeed, program: programConfig, log });
+  const treasury = opts.treasury ?? Keypair.generate();
+  node.fund(treasury.publicKey, opts.treasuryLamports ?? DEFAULT_TREASURY_LAMPORTS);
+
+  const rpc = new RpcServer(node, log);
+  const geyser = new GeyserServer(node, log);
+  try {
+    await rpc.listen(opts.rpcPort);
+    await geyser.listen(opts.grpcPort);
+  } catch (e) {
+    await rpc.close();
+    await geyser.close();
+    node.stop();
+    throw e;
+  }
+  const launch = new LocalLaunchHelpers(node);
+  const simulator = new TradeSimulator(node, launch);
+  node.start();
+
+  const rpcUrl = `http://127.0.0.1:${rpc.port}`;
+  const grpcUrl = `http://127.0.0.1:${geyser.port}`;
+  log(`local chain: JSON-RPC ${rpcUrl}, Yellowstone gRPC ${grpcUrl}, slot ${slotMs || "manual"} ms, treasury ${treasury.publicKey.toBase58()}`);
+
+  let stopped = false;
+  const faults: LocalChainFaults = {
+    dropNextSends: (count, match) => node.addSendFault({ kind: "drop", remaining: count, match }),
+    delayNextSends: (count, slots, match) => node.addSendFault({ kind: "delay", remaining: count, delaySlots: slots, match }),
+    failNextSends: (count, match) => node.addSendFault({ kind: "fail", remaining: count, match }),
+    failRpc: (method, count, mode, holdMs) => rpc.addFault({ method, remaining: count, mode, holdMs }),
+    cutStreams: () => geyser.cutStreams(),
+    clear: () => {
+      node.clearSendFaults();
+      rpc.clearFaults();
+    },
+  };
+
+  return {
+    rpcUrl,
+    grpcUrl,
+    rpcPort: rpc.port,
+    grpcPort: geyser.port,
+    treasury,
+    node,
+    launch,
+    simulator,
+    faults,
+    programKeys: node.programKeys,
+    programConfig,
+    launchProgram: (reader) => new LocalLaunchProgram(node.programKeys, programConfig, reader),
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      simulator.stop();
+      node.stop();
+      await Promise.all([rpc.close(), geyser.close()]);
+    },
+  };
+}
+
+export { LocalNode } from "./node.ts";
+export { LocalLaunchProgram } from "./adapter.ts";
+export { LocalLaunchHelpers, TradeSimulator } from "./launch.ts";
+export * as localProgram from "./program.ts";

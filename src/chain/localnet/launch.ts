@@ -1,0 +1,202 @@
+/**
+ * Node-side helpers for the local launch program (create, buy, sell) and the trade simulator that
+ * makes fees accrue for the demo and benchmarks. They run in-process against the node, signing
+ * with keys the caller passes; the service itself never uses them (it goes through RPC).
+ */
+import { Keypair, PublicKey, LAMPORTS_PER_SOL } from "@solana/web3.js";
+import { getAssociatedTokenAddressSync } from "@solana/spl-token";
+import type { LocalNode } from "./node.ts";
+import type { SolanaTxError } from "./errors.ts";
+import {
+  buildBuyOp,
+  buildCreateOp,
+  buildSellOp,
+  curveStateOf,
+  feeFor,
+  quoteBuy,
+  quoteSell,
+  readU64LE,
+  type CurveState,
+} from "./program.ts";
+
+export interface TradeResult {
+  signature: string;
+  err: SolanaTxError | null;
+  /** tokens bought or sold */
+  tokens: bigint;
+  /** lamports paid into the curve (buy) or received by the seller (sell) */
+  lamports: bigint;
+  feeLamports: bigint;
+  vault: "curve" | "pool";
+}
+
+export class LocalLaunchHelpers {
+  /** pays for tokens created through these helpers when no payer is given */
+  readonly deployer = Keypair.generate();
+
+  constructor(private readonly node: LocalNode) {
+    node.fund(this.deployer.publicKey, 1_000_000n * BigInt(LAMPORTS_PER_SOL));
+  }
+
+  createToken(p: { name: string; symbol: string; uri: string; creator: PublicKey | string; payer?: Keypair; mint?: Keypair }): { mint: string; signature: string; err: SolanaTxError | null } {
+    const mint = p.mint ?? Keypair.generate();
+    const payer = p.payer ?? this.deployer;
+    const ops = buildCreateOp(this.node.programKeys, {
+      payer: payer.publicKey,
+      mint: mint.publicKey,
+      creator: new PublicKey(p.creator),
+      name: p.name,
+      symbol: p.symbol,
+      uri: p.uri,
+    });
+    const r = this.node.submitInstructions(ops, payer, [mint]);
+    return { mint: mint.publicKey.toBase58(), signature: r.signature, err: r.err };
+  }
+
+  curveState(mint: string): CurveState | null {
+    return curveStateOf(this.node.programKeys, this.node.programState, mint);
+  }
+
+  tokenBalance(mint: string, owner: PublicKey): bigint {
+    const ata = getAssociatedTokenAddressSync(new PublicKey(mint), owner, true);
+    const acc = this.node.getAccount(ata);
+    return acc ? readU64LE(acc.data, 64) : 0n;
+  }
+
+  buy(p: { mint: string; buyer: Keypair; solInLamports: bigint }): TradeResult {
+    const creator = this.node.creatorOf(p.mint);
+    const state = this.curveState(p.mint);
+    if (!creator || !state) throw new Error(`unknown local mint ${p.mint}`);
+    const tokens = quoteBuy(state, p.solInLamports);
+    const fee = feeFor(p.solInLamports, this.node.programConfig.creatorFeeBps);
+    const vault = state.bonded ? "pool" : "curve";
+    const ops = buildBuyOp(this.node.programKeys, {
+      buyer: p.buyer.publicKey,
+      mint: new PublicKey(p.mint),
+      creator: new PublicKey(creator),
+      vault,
+      solInLamports: p.solInLamports,
+      tokensOut: tokens,
+      feeLamports: fee,
+    });
+    const r = this.node.submitInstructions(ops, p.buyer);
+    return { signature: r.signature, err: r.err, tokens, lamports: p.solInLamports, feeLamports: fee, vault };
+  }
+
+  sell(p: { mint: string; seller: Keypair; tokensIn: bigint }): TradeResult {
+    const creator = this.node.creatorOf(p.mint);
+    const state = this.curveState(p.mint);
+    if (!creator || !state) throw new Error(`unknown local mint ${p.mint}`);
+    const gross = quoteSell(state, p.tokensIn);
+    const fee = feeFor(gross, this.node.programConfig.creatorFeeBps);
+    const vault = state.bonded ? "pool" : "curve";
+    const ops = buildSellOp(this.node.programKeys, {
+      seller: p.seller.publicKey,
+      mint: new PublicKey(p.mint),
+      creator: new PublicKey(creator),
+      vault,
+      tokensIn: p.tokensIn,
+      solOutLamports: gross - fee,
+      feeLamports: fee,
+    });
+    const r = this.node.submitInstructions(ops, p.seller);
+    return { signature: r.signature, err: r.err, tokens: p.tokensIn, lamports: gross - fee, feeLamports: fee, vault };
+  }
+}
+
+export interface SimulatorOptions {
+  /** trades per second across all tokens */
+  tradesPerSecond: number;
+  /** tokens to trade; default every token the local program created */
+  mints?: string[];
+  /** number of funded trader wallets (bounded, 1..256) */
+  traders?: number;
+  minBuyLamports?: bigint;
+  maxBuyLamports?: bigint;
+  /** share of trades that are sells, 0..1 */
+  sellRatio?: number;
+  /** seed for a reproducible sequence of trades */
+  seed?: number;
+}
+
+/** Trades local tokens at a steady rate so creator fees accrue. */
+export class TradeSimulator {
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private traders: Keypair[] = [];
+  private rng: () => number = Math.random;
+  private opts: Required<Omit<SimulatorOptions, "mints" | "seed">> & { mints?: string[] } = {
+    tradesPerSecond: 0,
+    traders: 8,
+    minBuyLamports: 10_000_000n,
+    maxBuyLamports: 500_000_000n,
+    sellRatio: 0.3,
+  };
+  readonly stats = { trades: 0, failed: 0, feesLamports: 0n };
+
+  constructor(private readonly node: LocalNode, private readonly launch: LocalLaunchHelpers) {}
+
+  get running(): boolean {
+    return this.timer !== null;
+  }
+
+  start(options: SimulatorOptions): void {
+    this.stop();
+    if (!(options.tradesPerSecond > 0) || options.tradesPerSecond > 5_000) throw new Error("tradesPerSecond must be in (0, 5000]");
+    this.opts = { ...this.opts, ...options, traders: Math.min(256, Math.max(1, options.traders ?? this.opts.traders)) };
+    if (options.seed !== undefined) this.rng = mulberry32(options.seed);
+    while (this.traders.length < this.opts.traders) {
+      const kp = Keypair.generate();
+      this.node.fund(kp.publicKey, 1_000_000n * BigInt(LAMPORTS_PER_SOL));
+      this.traders.push(kp);
+    }
+    // Timers fire at most every few ms; several trades per tick keep high rates honest.
+    const tickMs = Math.max(10, Math.floor(1000 / options.tradesPerSecond));
+    const perTick = Math.max(1, Math.round((options.tradesPerSecond * tickMs) / 1000));
+    this.timer = setInterval(() => {
+      for (let i = 0; i < perTick; i++) this.tradeOnce();
+    }, tickMs);
+    this.timer.unref?.();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** One random trade; public so tests and the demo can step it by hand. */
+  tradeOnce(): void {
+    const mints = this.opts.mints ?? this.node.localMints();
+    if (mints.length === 0 || this.traders.length === 0) return;
+    const mint = mints[Math.floor(this.rng() * mints.length)]!;
+    const trader = this.traders[Math.floor(this.rng() * this.traders.length)]!;
+    try {
+      const held = this.launch.tokenBalance(mint, trader.publicKey);
+      let r;
+      if (held > 0n && this.rng() < this.opts.sellRatio) {
+        const portion = BigInt(Math.floor(this.rng() * 1000) + 1);
+        r = this.launch.sell({ mint, seller: trader, tokensIn: (held * portion) / 1000n || held });
+      } else {
+        const span = this.opts.maxBuyLamports - this.opts.minBuyLamports;
+        const amount = this.opts.minBuyLamports + (span > 0n ? (span * BigInt(Math.floor(this.rng() * 1_000_000))) / 1_000_000n : 0n);
+        r = this.launch.buy({ mint, buyer: trader, solInLamports: amount });
+      }
+      this.stats.trades++;
+      if (r.err) this.stats.failed++;
+      else this.stats.feesLamports += r.feeLamports;
+    } catch {
+      this.stats.failed++;
+    }
+  }
+}
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+

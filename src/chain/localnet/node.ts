@@ -1,0 +1,714 @@
+/**
+ * The local node: LiteSVM plus what a validator adds around it: a slot clock, rotating blockhashes
+ * that expire after 150 blocks, commitment levels, a store of processed transactions, the local
+ * launch program's co-signing, fault injection, and change notifications for the gRPC stream.
+ *
+ * LiteSVM itself only knows "the latest blockhash", so its own blockhash check is off and this
+ * class decides validity. Everything here is synchronous and single-threaded: a transaction is
+ * validated, co-signed and executed against the same state, with no interleaving.
+ */
+import { createHash, createPublicKey, verify as verifySignature } from "node:crypto";
+import { LiteSVM, FailedTransactionMetadata, type TransactionMetadata } from "litesvm";
+import {
+  Keypair,
+  PublicKey,
+  SystemProgram,
+  TransactionMessage,
+  VersionedTransaction,
+  type TransactionInstruction,
+  ComputeBudgetProgram,
+} from "@solana/web3.js";
+import bs58 from "bs58";
+import { fromLitesvmError, errorLands, type SolanaTxError } from "./errors.ts";
+import {
+  LocalProgramKeys,
+  validateTransaction,
+  buildCompleteOp,
+  curveStateOf,
+  tradableTokens,
+  unsweptLamports,
+  SYSTEM_ACCOUNT_RENT_LAMPORTS,
+  type LocalProgramConfig,
+  type InstructionLike,
+  type ProgramStateReader,
+  MEMO_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+  readU64LE,
+} from "./program.ts";
+
+export const LAMPORTS_PER_SIGNATURE = 5000n;
+/** As mainnet: a blockhash is usable for 150 blocks after the one that produced it. */
+export const BLOCKHASH_VALID_BLOCKS = 150n;
+/** Slots after which a slot counts as finalized (mainnet's typical distance). */
+export const FINALIZATION_SLOTS = 32n;
+/** How far back getSignatureStatuses looks without searchTransactionHistory (the status cache). */
+export const STATUS_CACHE_SLOTS = 300n;
+
+const TOKEN_2022 = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
+
+/** A JSON-RPC error with Solana's code, message and data, raised by the node and sent as-is. */
+export class RpcError extends Error {
+  constructor(readonly code: number, message: string, readonly data?: unknown) {
+    super(message);
+  }
+}
+
+export type Commitment = "processed" | "confirmed" | "finalized";
+
+export interface CompiledIx {
+  programIdIndex: number;
+  accounts: number[];
+  data: Uint8Array;
+  stackHeight: number | null;
+}
+
+export interface TokenBalance {
+  accountIndex: number;
+  mint: string;
+  owner: string;
+  programId: string;
+  amount: bigint;
+  decimals: number;
+}
+
+/** A processed transaction, kept so it can be read back (getTransaction, the gRPC stream). */
+export interface TxRecord {
+  signature: string;
+  slot: bigint;
+  /** position within its slot */
+  index: number;
+  blockTimeSec: number;
+  tx: VersionedTransaction;
+  accountKeys: PublicKey[];
+  writable: boolean[];
+  instructions: CompiledIx[];
+  err: SolanaTxError | null;
+  feeLamports: bigint;
+  preBalances: bigint[];
+  postBalances: bigint[];
+  preTokenBalances: TokenBalance[];
+  postTokenBalances: TokenBalance[];
+  logs: string[];
+  innerInstructions: { index: number; instructions: CompiledIx[] }[];
+  computeUnits: bigint;
+}
+
+export interface AccountUpdate {
+  pubkey: PublicKey;
+  lamports: bigint;
+  owner: PublicKey;
+  executable: boolean;
+  data: Uint8Array;
+  writeVersion: bigint;
+  txnSignature: Uint8Array | null;
+  slot: bigint;
+}
+
+export interface NodeListener {
+  onTransaction?(record: TxRecord): void;
+  onAccounts?(updates: AccountUpdate[]): void;
+  /** slot `closed` is now confirmed; `opened` started; `finalized` (if any) reached finality */
+  onSlot?(e: { closed: bigint; opened: bigint; finalized: bigint | null; blockhash: string; blockHeight: bigint; blockTimeSec: number }): void;
+}
+
+export interface SendFaultRule {
+  kind: "drop" | "delay" | "fail";
+  /** slots to hold the transaction before it executes (delay only) */
+  delaySlots?: number;
+  /** how many sends the rule applies to; the rule is removed after */
+  remaining: number;
+  match?: (signature: string) => boolean;
+}
+
+export interface LocalNodeOptions {
+  /** 0 disables the timer: the clock moves only through advanceSlots() */
+  slotMs: number;
+  programSeed?: Uint8Array;
+  program: LocalProgramConfig;
+  /** processed transactions kept for read-back; oldest are forgotten past this */
+  txHistoryLimit?: number;
+  log?: (msg: string) => void;
+}
+
+const MAX_DELAYED = 10_000;
+const MAX_SEND_RULES = 1_000;
+
+export class LocalNode {
+  readonly svm: LiteSVM;
+  readonly programKeys: LocalProgramKeys;
+  readonly programConfig: LocalProgramConfig;
+  /** pays the program's own transactions (curve completion) */
+  readonly programPayer = Keypair.generate();
+  /** source of requestAirdrop */
+  readonly faucet = Keypair.generate();
+
+  private slot = 1_000n;
+  private blockHeight = 950n;
+  private slotTxCount = 0;
+  private latestBlockhash = "";
+  /** blockhash -> last block height at which it is valid; insertion-ordered for pruning */
+  private readonly blockhashes = new Map<string, bigint>();
+  private readonly txs = new Map<string, TxRecord>();
+  private readonly txHistoryLimit: number;
+  private readonly delayed: { wire: Uint8Array; signature: string; atSlot: bigint }[] = [];
+  private readonly sendRules: SendFaultRule[] = [];
+  private readonly listeners = new Set<NodeListener>();
+  private readonly mintCreators = new Map<string, string>();
+  private writeVersion = 0n;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private readonly log: (msg: string) => void;
+  readonly stats = { processed: 0, failed: 0, refused: 0 };
+
+  constructor(private readonly opts: LocalNodeOptions) {
+    this.svm = new LiteSVM().withBlockhashCheck(false).withSigverify(true).withTransactionHistory(0n);
+    this.programKeys = new LocalProgramKeys(opts.programSeed ?? crypto.getRandomValues(new Uint8Array(32)));
+    this.programConfig = opts.program;
+    this.txHistoryLimit = opts.txHistoryLimit ?? 200_000;
+    this.log = opts.log ?? (() => {});
+    this.newBlockhash();
+    this.fund(this.programPayer.publicKey, 1_000_000_000_000_000n);
+    this.fund(this.faucet.publicKey, 1_000_000_000_000_000_000n);
+    this.syncClock();
+  }
+
+  // ------------------------------------------------------------------ clock
+
+  start(): void {
+    if (this.opts.slotMs > 0 && !this.timer) {
+      this.timer = setInterval(() => this.advanceSlots(1), this.opts.slotMs);
+      this.timer.unref?.();
+    }
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.listeners.clear();
+  }
+
+  getSlot(): bigint {
+    return this.slot;
+  }
+  getBlockHeight(): bigint {
+    return this.blockHeight;
+  }
+  getLatestBlockhash(): { blockhash: string; lastValidBlockHeight: bigint } {
+    return { blockhash: this.latestBlockhash, lastValidBlockHeight: this.blockhashes.get(this.latestBlockhash)! };
+  }
+  isBlockhashValid(blockhash: string): boolean {
+    const last = this.blockhashes.get(blockhash);
+    return last !== undefined && this.blockHeight <= last;
+  }
+
+  /** Closes the open slot and opens the next: a new block, a new blockhash, delayed sends land. */
+  advanceSlots(count = 1): void {
+    for (let i = 0; i < count; i++) this.tick();
+  }
+
+  private tick(): void {
+    const closed = this.slot;
+    this.slot += 1n;
+    this.blockHeight += 1n;
+    this.slotTxCount = 0;
+    this.newBlockhash();
+    this.syncClock();
+    const finalized = closed >= FINALIZATION_SLOTS ? closed - FINALIZATION_SLOTS : null;
+    const blockTimeSec = Math.floor(Date.now() / 1000);
+    for (const l of this.listeners) {
+      try {
+        l.onSlot?.({ closed, opened: this.slot, finalized, blockhash: this.latestBlockhash, blockHeight: this.blockHeight, blockTimeSec });
+      } catch (e) {
+        this.log(`slot listener failed: ${(e as Error).message}`);
+      }
+    }
+    // Delayed sends land once their slot has come, if their blockhash still allows it.
+    for (let i = 0; i < this.delayed.length;) {
+      const d = this.delayed[i]!;
+      if (d.atSlot <= this.slot) {
+        this.delayed.splice(i, 1);
+        try {
+          this.execute(VersionedTransaction.deserialize(d.wire), { failOnChain: false });
+        } catch (e) {
+          this.log(`delayed transaction ${d.signature} refused: ${(e as Error).message}`);
+        }
+      } else i++;
+    }
+  }
+
+  private newBlockhash(): void {
+    const digest = createHash("sha256").update(this.latestBlockhash).update(this.slot.toString()).digest();
+    this.latestBlockhash = bs58.encode(digest);
+    this.blockhashes.set(this.latestBlockhash, this.blockHeight + BLOCKHASH_VALID_BLOCKS);
+    // Forget hashes long expired; isBlockhashValid answers false for unknown ones anyway.
+    for (const [hash, last] of this.blockhashes) {
+      if (last + BLOCKHASH_VALID_BLOCKS >= this.blockHeight) break;
+      this.blockhashes.delete(hash);
+    }
+  }
+
+  private syncClock(): void {
+    const clock = this.svm.getClock();
+    clock.slot = this.slot;
+    clock.unixTimestamp = BigInt(Math.floor(Date.now() / 1000));
+    this.svm.setClock(clock);
+  }
+
+  // ------------------------------------------------------------------ accounts
+
+  fund(address: PublicKey, lamports: bigint): void {
+    const existing = this.svm.getAccount(address);
+    this.svm.setAccount(address, {
+      lamports: Number(lamports + BigInt(existing?.lamports ?? 0)),
+      data: existing?.data ?? new Uint8Array(0),
+      owner: existing?.owner ?? SystemProgram.programId,
+      executable: existing?.executable ?? false,
+      rentEpoch: 0,
+    });
+  }
+
+  getAccount(address: PublicKey | string): { lamports: bigint; owner: PublicKey; executable: boolean; data: Uint8Array; rentEpoch: number } | null {
+    const acc = this.svm.getAccount(typeof address === "string" ? new PublicKey(address) : address);
+    if (!acc) return null;
+    // A zero-lamport account does not exist on a real chain; LiteSVM may keep the husk.
+    const lamports = BigInt(acc.lamports);
+    if (lamports === 0n) return null;
+    return { lamports, owner: acc.owner, executable: acc.executable, data: acc.data, rentEpoch: acc.rentEpoch };
+  }
+
+  getBalance(address: PublicKey | string): bigint {
+    return this.getAccount(address)?.lamports ?? 0n;
+  }
+
+  minimumBalanceForRentExemption(dataLen: number): bigint {
+    return this.svm.minimumBalanceForRentExemption(BigInt(dataLen));
+  }
+
+  /** The creator a mint was created with by the local program, or null. */
+  creatorOf(mint: string): string | null {
+    return this.mintCreators.get(mint) ?? null;
+  }
+  localMints(): string[] {
+    return [...this.mintCreators.keys()];
+  }
+
+  readonly programState: ProgramStateReader = {
+    account: (address) => {
+      const a = this.getAccount(address);
+      return a ? { lamports: a.lamports, owner: a.owner.toBase58(), data: a.data } : null;
+    },
+    creatorOf: (mint) => this.creatorOf(mint),
+  };
+
+  // ------------------------------------------------------------------ transactions
+
+  addListener(l: NodeListener): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+
+  addSendFault(rule: SendFaultRule): void {
+    if (this.sendRules.length >= MAX_SEND_RULES) throw new Error("too many send fault rules");
+    this.sendRules.push(rule);
+  }
+  clearSendFaults(): void {
+    this.sendRules.length = 0;
+  }
+
+  private takeSendFault(signature: string): SendFaultRule | null {
+    const i = this.sendRules.findIndex((r) => r.remaining > 0 && (!r.match || r.match(signature)));
+    if (i < 0) return null;
+    const rule = this.sendRules[i]!;
+    rule.remaining -= 1;
+    if (rule.remaining <= 0) this.sendRules.splice(i, 1);
+    return rule;
+  }
+
+  getTransaction(signature: string): TxRecord | null {
+    return this.txs.get(signature) ?? null;
+  }
+
+  /** Status as getSignatureStatuses reports it; null when unknown (or outside the status cache). */
+  getSignatureStatus(signature: string, searchHistory: boolean): { record: TxRecord; confirmations: number | null; commitment: Commitment } | null {
+    const record = this.txs.get(signature);
+    if (!record) return null;
+    if (!searchHistory && this.slot - record.slot > STATUS_CACHE_SLOTS) return null;
+    const depth = this.slot - record.slot;
+    const commitment: Commitment = depth > FINALIZATION_SLOTS ? "finalized" : depth >= 1n ? "confirmed" : "processed";
+    return { record, confirmations: commitment === "finalized" ? null : Number(depth), commitment };
+  }
+
+  commitmentOf(slot: bigint): Commitment {
+    const depth = this.slot - slot;
+    return depth > FINALIZATION_SLOTS ? "finalized" : depth >= 1n ? "confirmed" : "processed";
+  }
+
+  /**
+   * sendTransaction: accepts a wire transaction and returns its signature. With preflight, a
+   * transaction that would not land raises the RPC error a validator raises; without it, the
+   * node answers with the signature and the transaction silently never lands, as on mainnet.
+   */
+  sendWire(wire: Uint8Array, opts: { skipPreflight: boolean }): string {
+    let tx: VersionedTransaction;
+    try {
+      tx = VersionedTransaction.deserialize(wire);
+    } catch (e) {
+      throw new RpcError(-32602, `failed to deserialize solana_transaction::versioned::VersionedTransaction: ${(e as Error).message}`);
+    }
+    const signature = bs58.encode(tx.signatures[0] ?? new Uint8Array(64));
+    this.checkSignatures(tx);
+    if (this.txs.has(signature) || this.delayed.some((d) => d.signature === signature)) {
+      if (opts.skipPreflight) return signature;
+      throw preflightError("AlreadyProcessed", "This transaction has already been processed", []);
+    }
+    if (!this.isBlockhashValid(tx.message.recentBlockhash)) {
+      if (opts.skipPreflight) return signature;
+      throw preflightError("BlockhashNotFound", "Blockhash not found", []);
+    }
+    const fault = this.takeSendFault(signature);
+    if (fault?.kind === "drop") {
+      this.log(`fault: dropped ${signature}`);
+      return signature;
+    }
+    if (fault?.kind === "delay") {
+      if (this.delayed.length >= MAX_DELAYED) throw new RpcError(-32005, "Node is behind: delayed queue full");
+      this.delayed.push({ wire: Uint8Array.from(wire), signature, atSlot: this.slot + BigInt(Math.max(1, fault.delaySlots ?? 1)) });
+      return signature;
+    }
+    if (!opts.skipPreflight && fault?.kind !== "fail") {
+      const sim = this.simulate(tx, { sigVerify: false, replaceRecentBlockhash: false, coSign: true });
+      if (sim.err) throw preflightError(sim.err, describeForPreflight(sim.err), sim.logs, sim.unitsConsumed);
+    }
+    const result = this.execute(tx, { failOnChain: fault?.kind === "fail" });
+    if (!result.landed && !opts.skipPreflight) {
+      throw preflightError(result.err, describeForPreflight(result.err), []);
+    }
+    return signature;
+  }
+
+  /**
+   * Signatures present must verify, and a missing one is allowed only for a program key (the node
+   * decides later whether to give it); otherwise the RPC refuses, as a validator's RPC does.
+   */
+  private checkSignatures(tx: VersionedTransaction): void {
+    const message = tx.message.serialize();
+    const keys = tx.message.staticAccountKeys;
+    const required = tx.message.header.numRequiredSignatures;
+    if (tx.signatures.length !== required) throw new RpcError(-32602, "invalid transaction: wrong number of signatures");
+    for (let i = 0; i < required; i++) {
+      const sig = tx.signatures[i]!;
+      const key = keys[i]!;
+      if (sig.every((b) => b === 0)) {
+        if (i === 0 || !this.programKeys.isProgramKey(key.toBase58())) {
+          throw new RpcError(-32003, "Transaction signature verification failure");
+        }
+        continue;
+      }
+      if (!ed25519Verify(key, message, sig)) throw new RpcError(-32003, "Transaction signature verification failure");
+    }
+  }
+
+  /** The accounts, instructions and unsigned program keys of a message, decompiled to base58. */
+  private decompile(tx: VersionedTransaction): { keys: PublicKey[]; instructions: InstructionLike[]; unsigned: string[] } {
+    const keys = tx.message.staticAccountKeys;
+    const instructions = tx.message.compiledInstructions.map((ix) => ({
+      programId: keys[ix.programIdIndex]!.toBase58(),
+      accounts: ix.accountKeyIndexes.map((k) => keys[k]?.toBase58() ?? ""),
+      data: ix.data,
+    }));
+    const unsigned: string[] = [];
+    for (let i = 0; i < tx.message.header.numRequiredSignatures; i++) {
+      if (tx.signatures[i]!.every((b) => b === 0)) unsigned.push(keys[i]!.toBase58());
+    }
+    return { keys, instructions, unsigned };
+  }
+
+  simulate(tx: VersionedTransaction, o: { sigVerify: boolean; replaceRecentBlockhash: boolean; coSign?: boolean }): { err: SolanaTxError | null; logs: string[]; unitsConsumed: bigint; innerInstructions: TxRecord["innerInstructions"] } {
+    if (!o.replaceRecentBlockhash && !this.isBlockhashValid(tx.message.recentBlockhash)) {
+      return { err: "BlockhashNotFound", logs: [], unitsConsumed: 0n, innerInstructions: [] };
+    }
+    const { instructions, unsigned } = this.decompile(tx);
+    const verdict = validateTransaction(this.programKeys, this.programConfig, this.programState, instructions, unsigned);
+    if (!verdict.ok) {
+      return { err: { InstructionError: [verdict.instructionIndex, { Custom: verdict.code }] }, logs: programFailureLogs(verdict.message, verdict.code), unitsConsumed: 0n, innerInstructions: [] };
+    }
+    const copy = VersionedTransaction.deserialize(tx.serialize());
+    if (o.coSign && verdict.signers.length) copy.sign(verdict.signers);
+    this.svm.withSigverify(o.sigVerify);
+    try {
+      const r = this.svm.simulateTransaction(copy);
+      const meta: TransactionMetadata = r instanceof FailedTransactionMetadata ? r.meta() : r.meta();
+      const err = r instanceof FailedTransactionMetadata ? fromLitesvmError(r.err()) : null;
+      return { err, logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed(), innerInstructions: convertInner(meta) };
+    } finally {
+      this.svm.withSigverify(true);
+    }
+  }
+
+  /** Builds, signs (payer first) and executes a transaction in-process, as the node's own client. */
+  submitInstructions(instructions: readonly TransactionInstruction[], payer: Keypair, signers: readonly Keypair[] = []): { signature: string; record: TxRecord | null; err: SolanaTxError | null } {
+    const message = new TransactionMessage({
+      payerKey: payer.publicKey,
+      recentBlockhash: this.latestBlockhash,
+      instructions: [...instructions],
+    }).compileToV0Message();
+    const tx = new VersionedTransaction(message);
+    const needed = new Set(message.staticAccountKeys.slice(0, message.header.numRequiredSignatures).map((k) => k.toBase58()));
+    tx.sign([payer, ...signers].filter((s) => needed.has(s.publicKey.toBase58())));
+    const signature = bs58.encode(tx.signatures[0]!);
+    const result = this.execute(tx, { failOnChain: false });
+    return { signature, record: this.txs.get(signature) ?? null, err: result.landed ? result.record.err : result.err };
+  }
+
+  /** Executes and records one transaction. Not landed = refused before execution (no fee, no record). */
+  execute(tx: VersionedTransaction, o: { failOnChain: boolean }): { landed: true; record: TxRecord } | { landed: false; err: SolanaTxError } {
+    const signature = bs58.encode(tx.signatures[0]!);
+    const existing = this.txs.get(signature);
+    if (existing) return { landed: true, record: existing };
+    if (!this.isBlockhashValid(tx.message.recentBlockhash)) {
+      this.stats.refused++;
+      return { landed: false, err: "BlockhashNotFound" };
+    }
+    const { keys, instructions, unsigned } = this.decompile(tx);
+    const writable = keys.map((_, i) => tx.message.isAccountWritable(i));
+    const preBalances = keys.map((k) => this.getBalance(k));
+    const preTokenBalances = this.tokenBalances(keys);
+
+    let forced: { err: SolanaTxError; logs: string[] } | null = null;
+    let verdict: ReturnType<typeof validateTransaction> | null = null;
+    if (o.failOnChain) {
+      forced = { err: { InstructionError: [0, { Custom: 1 }] }, logs: ["Program log: injected failure (local chain fault)"] };
+    } else {
+      verdict = validateTransaction(this.programKeys, this.programConfig, this.programState, instructions, unsigned);
+      if (!verdict.ok) {
+        forced = { err: { InstructionError: [verdict.instructionIndex, { Custom: verdict.code }] }, logs: programFailureLogs(verdict.message, verdict.code) };
+      } else if (verdict.signers.length) {
+        tx.sign(verdict.signers);
+      }
+    }
+
+    let err: SolanaTxError | null = null;
+    let logs: string[];
+    let inner: TxRecord["innerInstructions"] = [];
+    let computeUnits = 0n;
+    const feeLamports = computeFee(tx);
+    if (forced) {
+      // A program-level failure: the fee is charged and nothing else changes, as on a validator.
+      const payer = keys[0]!;
+      const payerBalance = this.getBalance(payer);
+      if (payerBalance < feeLamports) {
+        this.stats.refused++;
+        return { landed: false, err: "InsufficientFundsForFee" };
+      }
+      const acc = this.svm.getAccount(payer)!;
+      this.svm.setAccount(payer, { ...acc, lamports: Number(payerBalance - feeLamports) });
+      err = forced.err;
+      logs = forced.logs;
+    } else {
+      const r = this.svm.sendTransaction(tx);
+      const meta = r instanceof FailedTransactionMetadata ? r.meta() : r;
+      if (r instanceof FailedTransactionMetadata) {
+        err = fromLitesvmError(r.err());
+        if (!errorLands(err)) {
+          this.stats.refused++;
+          return { landed: false, err };
+        }
+      }
+      logs = meta.logs();
+      inner = convertInner(meta);
+      computeUnits = meta.computeUnitsConsumed();
+    }
+
+    const record: TxRecord = {
+      signature,
+      slot: this.slot,
+      index: this.slotTxCount++,
+      blockTimeSec: Math.floor(Date.now() / 1000),
+      tx,
+      accountKeys: keys,
+      writable,
+      instructions: tx.message.compiledInstructions.map((ix) => ({
+        programIdIndex: ix.programIdIndex,
+        accounts: [...ix.accountKeyIndexes],
+        data: ix.data,
+        stackHeight: null,
+      })),
+      err,
+      feeLamports,
+      preBalances,
+      postBalances: keys.map((k) => this.getBalance(k)),
+      preTokenBalances,
+      postTokenBalances: this.tokenBalances(keys),
+      logs,
+      innerInstructions: inner,
+      computeUnits,
+    };
+    this.remember(record);
+    if (err) this.stats.failed++;
+    else this.stats.processed++;
+
+    if (!err && verdict?.ok) {
+      for (const c of verdict.created) this.mintCreators.set(c.mint, c.creator);
+    }
+    this.emit(record);
+    if (!err && verdict?.ok) for (const mint of verdict.tradedMints) this.maybeComplete(mint);
+    return { landed: true, record };
+  }
+
+  private remember(record: TxRecord): void {
+    this.txs.set(record.signature, record);
+    if (this.txs.size > this.txHistoryLimit) {
+      const oldest = this.txs.keys().next().value;
+      if (oldest !== undefined) this.txs.delete(oldest);
+    }
+  }
+
+  private emit(record: TxRecord): void {
+    if (this.listeners.size === 0) return;
+    const sig = record.tx.signatures[0]!;
+    const updates: AccountUpdate[] = [];
+    record.accountKeys.forEach((k, i) => {
+      if (!record.writable[i]) return;
+      const acc = this.svm.getAccount(k);
+      this.writeVersion += 1n;
+      updates.push({
+        pubkey: k,
+        lamports: BigInt(acc?.lamports ?? 0),
+        owner: acc?.owner ?? SystemProgram.programId,
+        executable: acc?.executable ?? false,
+        data: acc?.data ?? new Uint8Array(0),
+        writeVersion: this.writeVersion,
+        txnSignature: sig,
+        slot: record.slot,
+      });
+    });
+    for (const l of this.listeners) {
+      try {
+        l.onAccounts?.(updates);
+        l.onTransaction?.(record);
+      } catch (e) {
+        this.log(`listener failed: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  /** After a buy, a curve whose reserves reached the threshold completes: fees go to the pool vault from now on. */
+  private maybeComplete(mint: string): void {
+    const state = curveStateOf(this.programKeys, this.programState, mint);
+    const creator = this.creatorOf(mint);
+    if (!state || state.bonded || !creator) return;
+    if (state.realSolLamports < this.programConfig.bondThresholdLamports && tradableTokens(state) > 0n) return;
+    const poolVault = this.programKeys.poolVault(creator).publicKey;
+    const have = this.getBalance(poolVault);
+    const topUp = have >= SYSTEM_ACCOUNT_RENT_LAMPORTS ? 0n : SYSTEM_ACCOUNT_RENT_LAMPORTS - have;
+    const ops = buildCompleteOp(this.programKeys, { mint: new PublicKey(mint), creator: new PublicKey(creator), payer: this.programPayer.publicKey, poolVaultTopUpLamports: topUp });
+    const r = this.submitInstructions(ops, this.programPayer, [this.programKeys.bondingCurve(mint), this.programKeys.eventAuthority]);
+    if (r.err) this.log(`completing curve of ${mint} failed: ${JSON.stringify(r.err)}`);
+    else this.log(`curve of ${mint} completed at ${state.realSolLamports} lamports`);
+  }
+
+  /** Transfers from the faucet through a real transaction, so airdrops have a signature to confirm. */
+  airdrop(to: PublicKey, lamports: bigint): string {
+    const r = this.submitInstructions([SystemProgram.transfer({ fromPubkey: this.faucet.publicKey, toPubkey: to, lamports })], this.faucet);
+    if (r.err) throw new RpcError(-32603, `airdrop failed: ${JSON.stringify(r.err)}`);
+    return r.signature;
+  }
+
+  private tokenBalances(keys: PublicKey[]): TokenBalance[] {
+    const out: TokenBalance[] = [];
+    keys.forEach((k, i) => {
+      const acc = this.svm.getAccount(k);
+      if (!acc || acc.data.length < 165) return;
+      const owner = acc.owner.toBase58();
+      if (owner !== TOKEN_PROGRAM_ID.toBase58() && owner !== TOKEN_2022) return;
+      const mint = new PublicKey(acc.data.subarray(0, 32));
+      const mintAcc = this.svm.getAccount(mint);
+      out.push({
+        accountIndex: i,
+        mint: mint.toBase58(),
+        owner: new PublicKey(acc.data.subarray(32, 64)).toBase58(),
+        programId: owner,
+        amount: readU64LE(acc.data, 64),
+        decimals: mintAcc && mintAcc.data.length > 44 ? mintAcc.data[44]! : 0,
+      });
+    });
+    return out;
+  }
+
+  /** Fees of a creator vault above rent, for tests and the demo. */
+  vaultFees(kind: "curve" | "pool", creator: string): bigint {
+    return unsweptLamports(this.getBalance(this.programKeys.vault(kind, creator).publicKey));
+  }
+}
+
+function convertInner(meta: TransactionMetadata): TxRecord["innerInstructions"] {
+  const out: TxRecord["innerInstructions"] = [];
+  meta.innerInstructions().forEach((list, index) => {
+    if (list.length === 0) return;
+    out.push({
+      index,
+      instructions: list.map((ii) => {
+        const c = ii.instruction();
+        return { programIdIndex: c.programIdIndex(), accounts: [...c.accounts()], data: Uint8Array.from(c.data()), stackHeight: ii.stackHeight() };
+      }),
+    });
+  });
+  return out;
+}
+
+function programFailureLogs(message: string, code: number): string[] {
+  const id = MEMO_PROGRAM_ID.toBase58();
+  return [`Program ${id} invoke [1]`, `Program log: local launch program: ${message}`, `Program ${id} failed: custom program error: 0x${code.toString(16)}`];
+}
+
+function preflightError(err: SolanaTxError, what: string, logs: string[], unitsConsumed = 0n): RpcError {
+  return new RpcError(-32002, `Transaction simulation failed: ${what}`, {
+    accounts: null,
+    err,
+    innerInstructions: null,
+    logs,
+    replacementBlockhash: null,
+    returnData: null,
+    unitsConsumed,
+  });
+}
+
+function describeForPreflight(err: SolanaTxError): string {
+  if (err === "BlockhashNotFound") return "Blockhash not found";
+  if (err === "AlreadyProcessed") return "This transaction has already been processed";
+  if (err === "InsufficientFundsForFee") return "Attempt to debit an account but found no record of a prior credit.";
+  if (typeof err === "object" && "InstructionError" in err) {
+    const [index, e] = err.InstructionError as [number, unknown];
+    const text = typeof e === "object" && e && "Custom" in e ? `custom program error: 0x${Number((e as { Custom: number }).Custom).toString(16)}` : String(e);
+    return `Error processing Instruction ${index}: ${text}`;
+  }
+  return typeof err === "string" ? err : JSON.stringify(err);
+}
+
+/** Base fee per signature plus the priority fee a ComputeBudget price asks for. */
+export function computeFee(tx: VersionedTransaction): bigint {
+  const keys = tx.message.staticAccountKeys;
+  let unitLimit: bigint | null = null;
+  let microLamportsPerUnit = 0n;
+  let instructionCount = 0n;
+  for (const ix of tx.message.compiledInstructions) {
+    instructionCount++;
+    if (!keys[ix.programIdIndex]?.equals(ComputeBudgetProgram.programId)) continue;
+    const d = ix.data;
+    if (d[0] === 2 && d.length >= 5) unitLimit = BigInt(new DataView(d.buffer, d.byteOffset + 1, 4).getUint32(0, true));
+    if (d[0] === 3 && d.length >= 9) microLamportsPerUnit = new DataView(d.buffer, d.byteOffset + 1, 8).getBigUint64(0, true);
+  }
+  const limit = unitLimit ?? 200_000n * instructionCount;
+  const cappedLimit = limit > 1_400_000n ? 1_400_000n : limit;
+  const priority = (microLamportsPerUnit * cappedLimit + 999_999n) / 1_000_000n;
+  return LAMPORTS_PER_SIGNATURE * BigInt(tx.message.header.numRequiredSignatures) + priority;
+}
+
+const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
+function ed25519Verify(key: PublicKey, message: Uint8Array, signature: Uint8Array): boolean {
+  try {
+    const keyObject = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, key.toBuffer()]), format: "der", type: "spki" });
+    return verifySignature(null, message, keyObject, signature);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,381 @@
+/**
+ * Solana JSON-RPC 2.0 over HTTP on loopback, the subset `@solana/web3.js` `Connection` and a
+ * wallet-facing launch page use. Result and error shapes follow agave's RPC so web3.js parses
+ * them (and raises the same errors) as it would against a real node.
+ *
+ * node:http rather than Bun.serve so the server also runs under Node (the node is plain TS).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { PublicKey, VersionedTransaction, VersionedMessage } from "@solana/web3.js";
+import bs58 from "bs58";
+import { LocalNode, RpcError, computeFee, type TxRecord, type TokenBalance } from "./node.ts";
+import { stringifyJson } from "./json.ts";
+import { readU64LE } from "./program.ts";
+
+export interface RpcFaultRule {
+  method: string;
+  mode: "error" | "timeout";
+  /** calls the rule applies to; removed after */
+  remaining: number;
+  /** how long a "timeout" holds the request before closing it without an answer */
+  holdMs?: number;
+}
+
+const MAX_BODY_BYTES = 5 * 1024 * 1024;
+const MAX_BATCH = 100;
+const MAX_MULTIPLE_ACCOUNTS = 100;
+const MAX_SIGNATURE_STATUSES = 256;
+const MAX_RPC_RULES = 1_000;
+const DEFAULT_HOLD_MS = 30_000;
+
+export class RpcServer {
+  private server: Server | null = null;
+  private readonly rules: RpcFaultRule[] = [];
+  private readonly held = new Set<ReturnType<typeof setTimeout>>();
+  port = 0;
+
+  constructor(private readonly node: LocalNode, private readonly log: (m: string) => void = () => {}) {}
+
+  async listen(port: number): Promise<number> {
+    const server = createServer((req, res) => void this.handle(req, res));
+    server.keepAliveTimeout = 30_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, "127.0.0.1", () => resolve());
+    });
+    this.server = server;
+    const address = server.address();
+    this.port = typeof address === "object" && address ? address.port : port;
+    return this.port;
+  }
+
+  async close(): Promise<void> {
+    for (const t of this.held) clearTimeout(t);
+    this.held.clear();
+    const server = this.server;
+    this.server = null;
+    if (!server) return;
+    server.closeAllConnections?.();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  addFault(rule: RpcFaultRule): void {
+    if (this.rules.length >= MAX_RPC_RULES) throw new Error("too many RPC fault rules");
+    this.rules.push(rule);
+  }
+  clearFaults(): void {
+    this.rules.length = 0;
+  }
+
+  private takeFault(method: string): RpcFaultRule | null {
+    const i = this.rules.findIndex((r) => r.method === method || r.method === "*");
+    if (i < 0) return null;
+    const rule = this.rules[i]!;
+    rule.remaining -= 1;
+    if (rule.remaining <= 0) this.rules.splice(i, 1);
+    return rule;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method === "GET" && req.url === "/health") {
+      res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+      return;
+    }
+    if (req.method !== "POST") {
+      res.writeHead(405).end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY_BYTES) {
+        res.writeHead(413).end();
+        return;
+      }
+      chunks.push(chunk as Buffer);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    } catch {
+      this.reply(res, { jsonrpc: "2.0", error: { code: -32700, message: "Parse error" }, id: null });
+      return;
+    }
+    const calls = Array.isArray(body) ? body.slice(0, MAX_BATCH) : [body];
+    // Faults apply to the first call's method; batches are rare in web3.js.
+    const first = calls[0] as { method?: unknown } | undefined;
+    const fault = typeof first?.method === "string" ? this.takeFault(first.method) : null;
+    if (fault?.mode === "error") {
+      res.writeHead(503, { "content-type": "text/plain" }).end("Service Unavailable (injected)");
+      return;
+    }
+    if (fault?.mode === "timeout") {
+      const t = setTimeout(() => {
+        this.held.delete(t);
+        res.destroy();
+      }, fault.holdMs ?? DEFAULT_HOLD_MS);
+      this.held.add(t);
+      return;
+    }
+    const answers = calls.map((c) => this.call(c));
+    this.reply(res, Array.isArray(body) ? answers : answers[0]);
+  }
+
+  private reply(res: ServerResponse, payload: unknown): void {
+    res.writeHead(200, { "content-type": "application/json" }).end(stringifyJson(payload));
+  }
+
+  private call(c: unknown): unknown {
+    const { id = null, method, params = [] } = (c ?? {}) as { id?: unknown; method?: unknown; params?: unknown };
+    if (typeof method !== "string") return { jsonrpc: "2.0", error: { code: -32600, message: "Invalid request" }, id };
+    try {
+      const handler = this.methods[method];
+      if (!handler) throw new RpcError(-32601, "Method not found");
+      const result = handler(Array.isArray(params) ? params : []);
+      return { jsonrpc: "2.0", result, id };
+    } catch (e) {
+      if (e instanceof RpcError) {
+        return { jsonrpc: "2.0", error: e.data === undefined ? { code: e.code, message: e.message } : { code: e.code, message: e.message, data: e.data }, id };
+      }
+      this.log(`rpc ${method} failed: ${(e as Error).stack ?? e}`);
+      return { jsonrpc: "2.0", error: { code: -32603, message: `Internal error: ${(e as Error).message}` }, id };
+    }
+  }
+
+  private ctx(): { slot: bigint; apiVersion: string } {
+    return { slot: this.node.getSlot(), apiVersion: "2.2.0" };
+  }
+
+  private readonly methods: Record<string, (p: unknown[]) => unknown> = {
+    getHealth: () => "ok",
+    getVersion: () => ({ "solana-core": "2.2.0", "feature-set": 3294202862 }),
+    getSlot: () => this.node.getSlot(),
+    getBlockHeight: () => this.node.getBlockHeight(),
+    getGenesisHash: () => "LocaLChain1111111111111111111111111111111111",
+    getEpochInfo: () => ({
+      absoluteSlot: this.node.getSlot(),
+      blockHeight: this.node.getBlockHeight(),
+      epoch: 0,
+      slotIndex: this.node.getSlot(),
+      slotsInEpoch: 432_000,
+      transactionCount: null,
+    }),
+    getLatestBlockhash: () => {
+      const { blockhash, lastValidBlockHeight } = this.node.getLatestBlockhash();
+      return { context: this.ctx(), value: { blockhash, lastValidBlockHeight } };
+    },
+    isBlockhashValid: (p) => ({ context: this.ctx(), value: this.node.isBlockhashValid(stringParam(p[0], "blockhash")) }),
+    getMinimumBalanceForRentExemption: (p) => {
+      const len = Number(p[0] ?? 0);
+      if (!Number.isInteger(len) || len < 0 || len > 10 * 1024 * 1024) throw new RpcError(-32602, "Invalid params: data length");
+      return this.node.minimumBalanceForRentExemption(len);
+    },
+    getBalance: (p) => ({ context: this.ctx(), value: this.node.getBalance(pubkeyParam(p[0])) }),
+    getAccountInfo: (p) => ({ context: this.ctx(), value: this.accountJson(pubkeyParam(p[0]), configOf(p[1])) }),
+    getMultipleAccounts: (p) => {
+      const list = p[0];
+      if (!Array.isArray(list)) throw new RpcError(-32602, "Invalid params: expected an array of addresses");
+      if (list.length > MAX_MULTIPLE_ACCOUNTS) throw new RpcError(-32602, `Too many inputs provided; max ${MAX_MULTIPLE_ACCOUNTS}`);
+      const cfg = configOf(p[1]);
+      return { context: this.ctx(), value: list.map((a) => this.accountJson(pubkeyParam(a), cfg)) };
+    },
+    getTokenAccountBalance: (p) => {
+      const address = pubkeyParam(p[0]);
+      const acc = this.node.getAccount(address);
+      if (!acc || acc.data.length < 165) throw new RpcError(-32602, "Invalid param: could not find account");
+      const mint = new PublicKey(acc.data.subarray(0, 32));
+      const mintAcc = this.node.getAccount(mint);
+      if (!mintAcc) throw new RpcError(-32602, "Invalid param: could not find mint");
+      return { context: this.ctx(), value: uiAmount(readU64LE(acc.data, 64), mintAcc.data[44] ?? 0) };
+    },
+    getFeeForMessage: (p) => {
+      let message: VersionedMessage;
+      try {
+        message = VersionedMessage.deserialize(Buffer.from(stringParam(p[0], "message"), "base64"));
+      } catch {
+        throw new RpcError(-32602, "Invalid params: invalid message");
+      }
+      if (!this.node.isBlockhashValid(message.recentBlockhash)) return { context: this.ctx(), value: null };
+      const fake = new VersionedTransaction(message);
+      return { context: this.ctx(), value: computeFee(fake) };
+    },
+    requestAirdrop: (p) => {
+      const lamports = bigintParam(p[1], "lamports");
+      if (lamports <= 0n || lamports > 1_000_000_000_000_000n) throw new RpcError(-32602, "Invalid params: lamports");
+      return this.node.airdrop(pubkeyParam(p[0]), lamports);
+    },
+    sendTransaction: (p) => {
+      const cfg = configOf(p[1]);
+      const encoding = cfg.encoding ?? "base58";
+      const raw = stringParam(p[0], "transaction");
+      const wire = encoding === "base64" ? Buffer.from(raw, "base64") : bs58.decode(raw);
+      return this.node.sendWire(wire, { skipPreflight: cfg.skipPreflight === true });
+    },
+    simulateTransaction: (p) => {
+      const cfg = configOf(p[1]);
+      const raw = stringParam(p[0], "transaction");
+      const wire = cfg.encoding === "base64" ? Buffer.from(raw, "base64") : bs58.decode(raw);
+      let tx: VersionedTransaction;
+      try {
+        tx = VersionedTransaction.deserialize(wire);
+      } catch {
+        throw new RpcError(-32602, "invalid transaction: failed to deserialize");
+      }
+      if (cfg.sigVerify && cfg.replaceRecentBlockhash) throw new RpcError(-32602, "sigVerify may not be used with replaceRecentBlockhash");
+      const sim = this.node.simulate(tx, { sigVerify: cfg.sigVerify === true, replaceRecentBlockhash: cfg.replaceRecentBlockhash === true, coSign: true });
+      const latest = this.node.getLatestBlockhash();
+      return {
+        context: this.ctx(),
+        value: {
+          err: sim.err,
+          logs: sim.logs,
+          accounts: null,
+          unitsConsumed: sim.unitsConsumed,
+          returnData: null,
+          innerInstructions: cfg.innerInstructions ? sim.innerInstructions.map((i) => ({ index: i.index, instructions: i.instructions.map(ixJson) })) : null,
+          replacementBlockhash: cfg.replaceRecentBlockhash ? latest : null,
+        },
+      };
+    },
+    getSignatureStatuses: (p) => {
+      const sigs = p[0];
+      if (!Array.isArray(sigs)) throw new RpcError(-32602, "Invalid params: expected an array of signatures");
+      if (sigs.length > MAX_SIGNATURE_STATUSES) throw new RpcError(-32602, `Too many inputs provided; max ${MAX_SIGNATURE_STATUSES}`);
+      const history = configOf(p[1]).searchTransactionHistory === true;
+      return {
+        context: this.ctx(),
+        value: sigs.map((s) => {
+          const st = this.node.getSignatureStatus(stringParam(s, "signature"), history);
+          if (!st) return null;
+          return {
+            slot: st.record.slot,
+            confirmations: st.confirmations,
+            err: st.record.err,
+            status: st.record.err ? { Err: st.record.err } : { Ok: null },
+            confirmationStatus: st.commitment,
+          };
+        }),
+      };
+    },
+    getTransaction: (p) => {
+      const signature = stringParam(p[0], "signature");
+      const cfg = typeof p[1] === "string" ? { encoding: p[1] } : configOf(p[1]);
+      const record = this.node.getTransaction(signature);
+      if (!record) return null;
+      const version = record.tx.version === "legacy" ? "legacy" : record.tx.version;
+      if (version !== "legacy" && cfg.maxSupportedTransactionVersion === undefined) {
+        throw new RpcError(-32015, "Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: \"maxSupportedTransactionVersion\": 0");
+      }
+      if (cfg.commitment === "finalized" && this.node.commitmentOf(record.slot) !== "finalized") return null;
+      const encoding = cfg.encoding ?? "json";
+      if (encoding !== "json" && encoding !== "base64" && encoding !== "base58") throw new RpcError(-32602, `Invalid params: unsupported encoding ${encoding}`);
+      const wire = record.tx.serialize();
+      return {
+        slot: record.slot,
+        blockTime: record.blockTimeSec,
+        version: cfg.maxSupportedTransactionVersion === undefined ? undefined : version,
+        transaction: encoding === "json" ? txJson(record) : encoding === "base64" ? [Buffer.from(wire).toString("base64"), "base64"] : [bs58.encode(wire), "base58"],
+        meta: metaJson(record),
+      };
+    },
+  };
+
+  private accountJson(address: PublicKey, cfg: Config): unknown {
+    const acc = this.node.getAccount(address);
+    if (!acc) return null;
+    const encoding = cfg.encoding ?? "base58";
+    let data = acc.data;
+    if (cfg.dataSlice) data = data.subarray(cfg.dataSlice.offset, cfg.dataSlice.offset + cfg.dataSlice.length);
+    return {
+      data: encoding === "base58" ? [bs58.encode(data), "base58"] : [Buffer.from(data).toString("base64"), "base64"],
+      executable: acc.executable,
+      lamports: acc.lamports,
+      owner: acc.owner.toBase58(),
+      rentEpoch: 18446744073709551615n,
+      space: acc.data.length,
+    };
+  }
+}
+
+interface Config {
+  encoding?: string;
+  skipPreflight?: boolean;
+  sigVerify?: boolean;
+  replaceRecentBlockhash?: boolean;
+  searchTransactionHistory?: boolean;
+  maxSupportedTransactionVersion?: number;
+  commitment?: string;
+  innerInstructions?: boolean;
+  dataSlice?: { offset: number; length: number };
+}
+
+function configOf(v: unknown): Config {
+  return v && typeof v === "object" && !Array.isArray(v) ? (v as Config) : {};
+}
+
+function stringParam(v: unknown, name: string): string {
+  if (typeof v !== "string") throw new RpcError(-32602, `Invalid params: ${name} must be a string`);
+  return v;
+}
+
+function pubkeyParam(v: unknown): PublicKey {
+  try {
+    return new PublicKey(stringParam(v, "address"));
+  } catch {
+    throw new RpcError(-32602, `Invalid param: Invalid`);
+  }
+}
+
+function bigintParam(v: unknown, name: string): bigint {
+  if (typeof v === "number" && Number.isSafeInteger(v)) return BigInt(v);
+  if (typeof v === "string" && /^\d+$/.test(v)) return BigInt(v);
+  throw new RpcError(-32602, `Invalid params: ${name}`);
+}
+
+function uiAmount(amount: bigint, decimals: number) {
+  const s = amount.toString().padStart(decimals + 1, "0");
+  const whole = s.slice(0, s.length - decimals);
+  const frac = decimals ? s.slice(s.length - decimals).replace(/0+$/, "") : "";
+  const uiAmountString = frac ? `${whole}.${frac}` : whole;
+  return { amount: amount.toString(), decimals, uiAmount: Number(uiAmountString), uiAmountString };
+}
+
+function ixJson(ix: { programIdIndex: number; accounts: number[]; data: Uint8Array; stackHeight: number | null }) {
+  return { programIdIndex: ix.programIdIndex, accounts: ix.accounts, data: bs58.encode(ix.data), stackHeight: ix.stackHeight };
+}
+
+function tokenBalanceJson(b: TokenBalance) {
+  return { accountIndex: b.accountIndex, mint: b.mint, owner: b.owner, programId: b.programId, uiTokenAmount: uiAmount(b.amount, b.decimals) };
+}
+
+function txJson(record: TxRecord) {
+  const m = record.tx.message;
+  return {
+    signatures: record.tx.signatures.map((s) => bs58.encode(s)),
+    message: {
+      accountKeys: m.staticAccountKeys.map((k) => k.toBase58()),
+      header: m.header,
+      recentBlockhash: m.recentBlockhash,
+      instructions: record.instructions.map(ixJson),
+      ...(record.tx.version === 0 ? { addressTableLookups: [] } : {}),
+    },
+  };
+}
+
+function metaJson(record: TxRecord) {
+  return {
+    err: record.err,
+    status: record.err ? { Err: record.err } : { Ok: null },
+    fee: record.feeLamports,
+    preBalances: record.preBalances,
+    postBalances: record.postBalances,
+    innerInstructions: record.innerInstructions.map((i) => ({ index: i.index, instructions: i.instructions.map(ixJson) })),
+    logMessages: record.logs,
+    preTokenBalances: record.preTokenBalances.map(tokenBalanceJson),
+    postTokenBalances: record.postTokenBalances.map(tokenBalanceJson),
+    rewards: [],
+    loadedAddresses: { writable: [], readonly: [] },
+    computeUnitsConsumed: record.computeUnits,
+  };
+}

@@ -1,0 +1,430 @@
+/**
+ * The `pump` LaunchProgram: pump.fun's bonding curve and PumpSwap AMM on mainnet/devnet, reached
+ * through a ChainReader (any RPC URL).
+ *
+ *   const launch = createPumpLaunchProgram(reader);
+ *
+ * Sweep rule (one transaction, treasury pays, each token's derived creator key signs):
+ *   collect_creator_fee (curve vault → creator), create WSOL ATA → collect_coin_creator_fee →
+ *   close ATA (pool vault → creator, unwrapped), then transfer creator → treasury.
+ * The transfer leaves CREATOR_RESERVE_LAMPORTS (the rent-exempt minimum) in the creator address.
+ * Why: the transfer amount is fixed when the transaction is built, but fees keep accruing until it
+ * lands; a creator address left with 0 < lamports < rent-exempt minimum makes the whole
+ * transaction fail. With the reserve, anything collected beyond the reading simply stays and is
+ * swept next time. A token whose creator-owned total does not exceed the reserve yet gets no
+ * instructions (packSweeps reports it as nothing-to-sweep).
+ *
+ * decodeSweep: collected = CPI collect events (inner instructions only); moved = lamports the
+ * creator-owned accounts (creator address + its WSOL ATA) gave up net: Σ(pre − post) + collected.
+ * The WSOL ATA rent the treasury fronts comes back in the same transfer and nets out, so the
+ * ledger credits exactly the creator's money that reached the treasury.
+ */
+import {
+  AccountLayout,
+  MintLayout,
+  NATIVE_MINT,
+  TOKEN_PROGRAM_ID,
+  createAssociatedTokenAccountIdempotentInstruction,
+  createBurnCheckedInstruction,
+  getAssociatedTokenAddressSync,
+} from "@solana/spl-token";
+import { type AccountInfo, PublicKey, SystemProgram, type TransactionInstruction } from "@solana/web3.js";
+import { BN } from "@coral-xyz/anchor";
+import { PUMP_SDK, computeFeesBps, getBuyTokenAmountFromSolAmount } from "@pump-fun/pump-sdk";
+import {
+  GLOBAL_CONFIG_PDA,
+  PUMP_AMM_FEE_CONFIG_PDA,
+  PUMP_AMM_SDK,
+  buyQuoteInput,
+  type SwapSolanaState,
+} from "@pump-fun/pump-swap-sdk";
+import type {
+  AccountSnapshot,
+  BurnBuyPlan,
+  ChainReader,
+  ConfirmedTransaction,
+  LaunchProgram,
+  SweepEffect,
+  TokenRef,
+  VaultAddresses,
+  VaultReading,
+  VerifiedCreate,
+} from "../ports";
+import {
+  DISC,
+  PUMP_PROGRAM_ID,
+  RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS,
+  TOKEN_2022_PROGRAM_ID,
+  TOKEN_ACCOUNT_RENT_LAMPORTS,
+  type BondingCurveState,
+  collectCreatorFeeInstruction,
+  collectPoolIntoCreatorInstructions,
+  cpiEvents,
+  decodeBondingCurve,
+  decodeCreateArgs,
+  pumpPdas,
+  tokenAccountAmount,
+} from "./layout";
+
+/** Lamports each creator address keeps so it is never left rent-paying (see the header). */
+export const CREATOR_RESERVE_LAMPORTS = RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS;
+
+export class LaunchProgramError extends Error {
+  override readonly name = "LaunchProgramError";
+}
+
+export interface PumpLaunchProgram extends LaunchProgram {
+  /** Current on-chain BondingCurve (creator can change after create: set_creator, fee sharing). */
+  readBondingCurve(mint: string): Promise<BondingCurveState | null>;
+}
+
+export interface PumpLaunchProgramOptions {
+  /** pick among fee recipients; injectable so tests are deterministic */
+  random?: () => number;
+}
+
+/** Lamports a sweep would move to the treasury for this reading (0n: nothing to sweep yet). */
+export function sweepableLamports(reading: VaultReading): bigint {
+  const total = reading.creatorLamports + reading.curveLamports + reading.poolLamports;
+  return total > CREATOR_RESERVE_LAMPORTS ? total - CREATOR_RESERVE_LAMPORTS : 0n;
+}
+
+const pk = (s: string) => new PublicKey(s);
+const toBN = (v: bigint) => new BN(v.toString());
+const toBigInt = (v: BN) => BigInt(v.toString());
+
+/** The SDK decoders want web3.js AccountInfo; they read data and owner only. */
+function asAccountInfo(s: AccountSnapshot): AccountInfo<Buffer> {
+  return { data: Buffer.from(s.data), owner: pk(s.owner), executable: s.executable, lamports: 0 };
+}
+
+export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunchProgramOptions = {}): PumpLaunchProgram {
+  const random = options.random ?? Math.random;
+
+  const vaultAddresses = (token: TokenRef): VaultAddresses => {
+    const creator = pk(token.creator);
+    return {
+      curveVault: pumpPdas.creatorVault(creator).toBase58(),
+      poolVault: pumpPdas.ammCreatorVaultWsolAta(creator).toBase58(),
+      bondingCurve: pumpPdas.bondingCurve(pk(token.mint)).toBase58(),
+    };
+  };
+
+  const mustGet = (accounts: Map<string, AccountSnapshot | null>, address: string, what: string): AccountSnapshot => {
+    const a = accounts.get(address);
+    if (!a) throw new LaunchProgramError(`${what} not found`);
+    return a;
+  };
+
+  const readBondingCurve = async (mint: string): Promise<BondingCurveState | null> => {
+    const address = pumpPdas.bondingCurve(pk(mint)).toBase58();
+    const account = (await reader.getAccounts([address])).get(address);
+    if (!account || account.owner !== PUMP_PROGRAM_ID.toBase58()) return null;
+    return decodeBondingCurve(account.data);
+  };
+
+  return {
+    kind: "pump",
+    programId: PUMP_PROGRAM_ID.toBase58(),
+    vaultAddresses,
+    readBondingCurve,
+
+    async readVaults(tokens) {
+      const rows = tokens.map((token) => ({
+        token,
+        ...vaultAddresses(token),
+        pool: pumpPdas.canonicalPool(pk(token.mint)).toBase58(),
+      }));
+      const accounts = await reader.getAccounts(
+        rows.flatMap((r) => [r.token.creator, r.curveVault, r.poolVault, r.bondingCurve, r.pool]),
+      );
+      return rows.map((r): VaultReading => {
+        const curveVault = accounts.get(r.curveVault);
+        const poolVault = accounts.get(r.poolVault);
+        const curve = accounts.get(r.bondingCurve);
+        const pool = accounts.get(r.pool);
+        const curveLamports =
+          curveVault && curveVault.lamports > RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS
+            ? curveVault.lamports - RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS
+            : 0n;
+        // The WSOL token amount, not lamports: the lamports include the ATA's rent.
+        const poolLamports =
+          poolVault && poolVault.owner === TOKEN_PROGRAM_ID.toBase58() ? tokenAccountAmount(poolVault.data) : 0n;
+        let complete = false;
+        if (curve && curve.owner === PUMP_PROGRAM_ID.toBase58()) {
+          try {
+            complete = decodeBondingCurve(curve.data).complete;
+          } catch {
+            complete = false;
+          }
+        }
+        return {
+          mint: r.token.mint,
+          curveLamports,
+          poolLamports,
+          creatorLamports: accounts.get(r.token.creator)?.lamports ?? 0n,
+          // Graduated = the canonical pool exists (PUMP.md §5); complete alone is bonded-not-migrated.
+          bonded: complete || Boolean(pool),
+        };
+      });
+    },
+
+    sweepInstructions(items, treasury) {
+      const out: TransactionInstruction[] = [];
+      for (const { token, reading } of items) {
+        const move = sweepableLamports(reading);
+        if (move === 0n) continue;
+        const creator = pk(token.creator);
+        let rentBack = 0n;
+        if (reading.curveLamports > 0n) out.push(collectCreatorFeeInstruction(creator));
+        if (reading.poolLamports > 0n) {
+          out.push(...collectPoolIntoCreatorInstructions(creator, treasury));
+          // The treasury fronts the ATA rent; closing the ATA hands it to the creator address.
+          rentBack = TOKEN_ACCOUNT_RENT_LAMPORTS;
+        }
+        out.push(SystemProgram.transfer({ fromPubkey: creator, toPubkey: treasury, lamports: move + rentBack }));
+      }
+      return out;
+    },
+
+    decodeSweep(tx, creators) {
+      const collected = new Map<string, bigint>(creators.map((c) => [c, 0n]));
+      if (tx.err === null) {
+        for (const { event } of cpiEvents(tx.innerInstructions)) {
+          if (!collected.has(event.creator)) continue;
+          if (event.kind === "collectCreatorFee") {
+            // only SOL: a non-SOL quote pays tokens into an ATA, not lamports
+            if (event.quoteMint !== null && event.quoteMint !== PublicKey.default.toBase58() && event.quoteMint !== NATIVE_MINT.toBase58()) continue;
+            collected.set(event.creator, collected.get(event.creator)! + event.feeLamports);
+          } else if (event.kind === "collectCoinCreatorFee") {
+            if (event.vaultAta !== pumpPdas.ammCreatorVaultWsolAta(pk(event.creator)).toBase58()) continue;
+            collected.set(event.creator, collected.get(event.creator)! + event.feeLamports);
+          }
+        }
+      }
+      return creators.map((creator): SweepEffect => {
+        const collectedLamports = collected.get(creator) ?? 0n;
+        if (tx.err !== null) return { creator, collectedLamports: 0n, movedToTreasuryLamports: 0n };
+        let net = 0n;
+        for (const address of [creator, pumpPdas.creatorWsolAta(pk(creator)).toBase58()]) {
+          const i = tx.accountKeys.indexOf(address);
+          if (i < 0) continue;
+          net += (tx.preBalances[i] ?? 0n) - (tx.postBalances[i] ?? 0n);
+        }
+        return { creator, collectedLamports, movedToTreasuryLamports: net + collectedLamports };
+      });
+    },
+
+    verifyCreate(tx, expected) {
+      if (tx.err !== null) return { ok: false, reason: `transaction failed: ${tx.err}` };
+      const pumpId = PUMP_PROGRAM_ID.toBase58();
+      const candidates = [...tx.instructions, ...tx.innerInstructions].filter((ix) => ix.programId === pumpId);
+      const found = candidates
+        .map((ix) => ({ ix, args: decodeCreateArgs(ix.data) }))
+        .find(({ ix, args }) => args !== null && ix.accounts[0] === expected.mint);
+      if (!found || !found.args) return { ok: false, reason: "no pump create instruction for this mint" };
+      const { ix, args } = found;
+      const bondingCurve = pumpPdas.bondingCurve(pk(expected.mint)).toBase58();
+      if (ix.accounts[2] !== bondingCurve) return { ok: false, reason: "bonding curve account is not the mint's PDA" };
+      const tokenProgram = ix.accounts[args.variant === "create" ? 9 : 7];
+      const expectedProgram = args.variant === "create" ? TOKEN_PROGRAM_ID : TOKEN_2022_PROGRAM_ID;
+      if (tokenProgram !== expectedProgram.toBase58()) return { ok: false, reason: "unexpected token program" };
+      if (args.creator !== expected.creator) return { ok: false, reason: "creator is not ours" };
+      if (args.uri !== expected.uri) return { ok: false, reason: "uri differs" };
+      const createEvent = cpiEvents(tx.innerInstructions).find(
+        (e) => e.programId === pumpId && e.event.kind === "create" && e.event.mint === expected.mint,
+      )?.event;
+      if (
+        createEvent &&
+        createEvent.kind === "create" &&
+        (createEvent.creator !== args.creator || createEvent.uri !== args.uri || createEvent.bondingCurve !== bondingCurve)
+      ) {
+        return { ok: false, reason: "CreateEvent disagrees with the instruction" };
+      }
+      const deployer = ix.accounts[args.variant === "create" ? 7 : 5];
+      if (!deployer) return { ok: false, reason: "create instruction has too few accounts" };
+      const create: VerifiedCreate = {
+        mint: expected.mint,
+        creator: args.creator,
+        uri: args.uri,
+        name: args.name,
+        symbol: args.symbol,
+        deployer,
+        slot: tx.slot,
+        blockTime: tx.blockTime,
+      };
+      return { ok: true, create };
+    },
+
+    async buildBurnBuy(token, buyer, lamports, slippageBps): Promise<BurnBuyPlan> {
+      if (lamports <= 0n) throw new LaunchProgramError("buy amount must be positive");
+      if (!Number.isInteger(slippageBps) || slippageBps < 0 || slippageBps >= 10_000) {
+        throw new LaunchProgramError("slippageBps must be an integer in [0, 10000)");
+      }
+      const mint = pk(token.mint);
+      const curveAddr = pumpPdas.bondingCurve(mint).toBase58();
+      const poolAddr = pumpPdas.canonicalPool(mint).toBase58();
+      const globalAddr = pumpPdas.global().toBase58();
+      const feeConfigAddr = pumpPdas.pumpFeeConfig().toBase58();
+      const accounts = await reader.getAccounts([token.mint, curveAddr, poolAddr, globalAddr, feeConfigAddr]);
+      const mintAccount = mustGet(accounts, token.mint, "mint");
+      const tokenProgram = pk(mintAccount.owner);
+      const curveAccount = accounts.get(curveAddr);
+      const curve = curveAccount ? decodeBondingCurve(curveAccount.data) : null;
+      const bound = (expected: bigint) => (expected * BigInt(10_000 - slippageBps)) / 10_000n;
+
+      if (curve && !curve.complete) {
+        const global = PUMP_SDK.decodeGlobal(asAccountInfo(mustGet(accounts, globalAddr, "pump global")));
+        const feeConfigAccount = accounts.get(feeConfigAddr);
+        const feeConfig = feeConfigAccount ? PUMP_SDK.decodeFeeConfig(asAccountInfo(feeConfigAccount)) : null;
+        const sdkCurve = PUMP_SDK.decodeBondingCurve(asAccountInfo(curveAccount!));
+        const mintInfo = MintLayout.decode(mintAccount.data);
+        const expected = toBigInt(
+          getBuyTokenAmountFromSolAmount({
+            global,
+            feeConfig,
+            mintSupply: toBN(mintInfo.supply),
+            bondingCurve: sdkCurve,
+            amount: toBN(lamports),
+            quoteMint: NATIVE_MINT,
+          }),
+        );
+        const minTokenOut = bound(expected);
+        if (minTokenOut <= 0n) throw new LaunchProgramError("buy too small to deliver any token");
+        const recipients = sdkCurve.isMayhemMode
+          ? [global.reservedFeeRecipient, ...global.reservedFeeRecipients]
+          : [global.feeRecipient, ...global.feeRecipients];
+        const feeRecipient = recipients[Math.floor(random() * recipients.length)] ?? global.feeRecipient;
+        // The SDK builds the 16 IDL accounts plus the two remaining ones; only the arguments differ:
+        // buy_exact_sol_in spends exactly `lamports` and fails below `minTokenOut`.
+        const buyIx = await PUMP_SDK.getBuyInstructionRaw({
+          user: buyer,
+          mint,
+          creator: sdkCurve.creator,
+          amount: toBN(minTokenOut),
+          solAmount: toBN(lamports),
+          feeRecipient,
+          tokenProgram,
+          buybackFeeRecipient: undefined as unknown as PublicKey,
+        });
+        buyIx.data = encodeBuyExactSolIn(lamports, minTokenOut);
+        const ata = getAssociatedTokenAddressSync(mint, buyer, true, tokenProgram);
+        return {
+          instructions: [createAssociatedTokenAccountIdempotentInstruction(buyer, ata, buyer, mint, tokenProgram), buyIx],
+          minTokenOut,
+        };
+      }
+
+      const poolAccount = accounts.get(poolAddr);
+      if (!poolAccount) throw new LaunchProgramError("token is complete but its pool does not exist yet");
+      const pool = PUMP_AMM_SDK.decodePool(asAccountInfo(poolAccount));
+      const userBase = getAssociatedTokenAddressSync(mint, buyer, true, tokenProgram);
+      const userQuote = getAssociatedTokenAddressSync(NATIVE_MINT, buyer, true, TOKEN_PROGRAM_ID);
+      const more = await reader.getAccounts([
+        GLOBAL_CONFIG_PDA.toBase58(),
+        PUMP_AMM_FEE_CONFIG_PDA.toBase58(),
+        pool.poolBaseTokenAccount.toBase58(),
+        pool.poolQuoteTokenAccount.toBase58(),
+        pool.quoteMint.toBase58(),
+        userBase.toBase58(),
+        userQuote.toBase58(),
+      ]);
+      const ammFeeConfig = more.get(PUMP_AMM_FEE_CONFIG_PDA.toBase58());
+      const userBaseAccount = more.get(userBase.toBase58());
+      const userQuoteAccount = more.get(userQuote.toBase58());
+      const state: SwapSolanaState = {
+        globalConfig: PUMP_AMM_SDK.decodeGlobalConfig(asAccountInfo(mustGet(more, GLOBAL_CONFIG_PDA.toBase58(), "AMM global config"))),
+        feeConfig: ammFeeConfig ? PUMP_AMM_SDK.decodeFeeConfig(asAccountInfo(ammFeeConfig)) : null,
+        poolKey: pk(poolAddr),
+        poolAccountInfo: asAccountInfo(poolAccount),
+        pool,
+        poolBaseAmount: toBN(AccountLayout.decode(mustGet(more, pool.poolBaseTokenAccount.toBase58(), "pool base account").data).amount),
+        poolQuoteAmount: toBN(AccountLayout.decode(mustGet(more, pool.poolQuoteTokenAccount.toBase58(), "pool quote account").data).amount),
+        baseTokenProgram: tokenProgram,
+        quoteTokenProgram: pk(mustGet(more, pool.quoteMint.toBase58(), "quote mint").owner),
+        baseMint: mint,
+        baseMintAccount: MintLayout.decode(mintAccount.data),
+        user: buyer,
+        userBaseTokenAccount: userBase,
+        userQuoteTokenAccount: userQuote,
+        userBaseAccountInfo: userBaseAccount ? asAccountInfo(userBaseAccount) : null,
+        userQuoteAccountInfo: userQuoteAccount ? asAccountInfo(userQuoteAccount) : null,
+      };
+      const { base } = buyQuoteInput({
+        quote: toBN(lamports),
+        slippage: 0,
+        baseReserve: state.poolBaseAmount,
+        quoteReserve: state.poolQuoteAmount,
+        virtualQuoteReserves: pool.virtualQuoteReserves,
+        globalConfig: state.globalConfig,
+        baseMintAccount: state.baseMintAccount,
+        baseMint: mint,
+        coinCreator: pool.coinCreator,
+        creator: pool.creator,
+        feeConfig: state.feeConfig,
+        quoteMint: pool.quoteMint,
+        isMayhemMode: pool.isMayhemMode,
+        creatorFeeBps: pool.creatorFeeBps,
+      });
+      const minTokenOut = bound(toBigInt(base));
+      if (minTokenOut <= 0n) throw new LaunchProgramError("buy too small to deliver any token");
+      // Exact-out buy of the bounded amount with the budget as the quote ceiling: never spends more.
+      const instructions = await PUMP_AMM_SDK.buyInstructions(state, toBN(minTokenOut), toBN(lamports));
+      return { instructions, minTokenOut };
+    },
+
+    async buildBurn(mint, owner, amount) {
+      if (amount <= 0n) throw new LaunchProgramError("burn amount must be positive");
+      const mintAccount = (await reader.getAccounts([mint])).get(mint);
+      if (!mintAccount) throw new LaunchProgramError("mint not found");
+      const program = pk(mintAccount.owner);
+      // The mint's own program: Token-2022 for create_v2 coins, SPL Token for legacy create.
+      if (!program.equals(TOKEN_PROGRAM_ID) && !program.equals(TOKEN_2022_PROGRAM_ID)) {
+        throw new LaunchProgramError("mint is not owned by a token program");
+      }
+      if (mintAccount.data.length < 82) throw new LaunchProgramError("mint account too short");
+      const decimals = mintAccount.data[44]!;
+      const ata = getAssociatedTokenAddressSync(pk(mint), owner, true, program);
+      return [createBurnCheckedInstruction(ata, pk(mint), owner, amount, decimals, [], program)];
+    },
+
+    decodeBoughtAmount(tx, mint, owner) {
+      if (!tx.preTokenBalances || !tx.postTokenBalances) {
+        throw new LaunchProgramError("transaction carries no token balances");
+      }
+      const sum = (list: NonNullable<ConfirmedTransaction["postTokenBalances"]>) =>
+        list.filter((b) => b.mint === mint && b.owner === owner).reduce((n, b) => n + b.amount, 0n);
+      return sum(tx.postTokenBalances) - sum(tx.preTokenBalances);
+    },
+
+    async creatorFeeBps() {
+      const globalAddr = pumpPdas.global().toBase58();
+      const feeConfigAddr = pumpPdas.pumpFeeConfig().toBase58();
+      const accounts = await reader.getAccounts([globalAddr, feeConfigAddr]);
+      const global = PUMP_SDK.decodeGlobal(asAccountInfo(mustGet(accounts, globalAddr, "pump global")));
+      const feeConfigAccount = accounts.get(feeConfigAddr);
+      if (!feeConfigAccount) return Number(global.creatorFeeBasisPoints.toString());
+      const feeConfig = PUMP_SDK.decodeFeeConfig(asAccountInfo(feeConfigAccount));
+      // The rate of a fresh SOL curve: the tier every token starts in.
+      const { creatorFeeBps } = computeFeesBps({
+        global,
+        feeConfig,
+        mintSupply: global.tokenTotalSupply,
+        virtualQuoteReserves: global.initialVirtualQuoteReserves ?? global.initialVirtualSolReserves,
+        virtualTokenReserves: global.initialVirtualTokenReserves,
+        quoteMint: NATIVE_MINT,
+      });
+      return Number(creatorFeeBps.toString());
+    },
+  };
+}
+
+/** buy_exact_sol_in args: spendable_sol_in u64, min_tokens_out u64, track_volume OptionBool(Some(true)). */
+export function encodeBuyExactSolIn(spendableLamports: bigint, minTokensOut: bigint): Buffer {
+  const data = Buffer.alloc(8 + 8 + 8 + 1);
+  data.set(DISC.buyExactSolIn, 0);
+  data.writeBigUInt64LE(spendableLamports, 8);
+  data.writeBigUInt64LE(minTokensOut, 16);
+  data.writeUInt8(1, 24);
+  return data;
+}

@@ -1,0 +1,11 @@
+/** The `pump` launch-program adapter: see adapter.ts (behaviour) and layout.ts (wire formats). */
+export {
+  CREATOR_RESERVE_LAMPORTS,
+  LaunchProgramError,
+  createPumpLaunchProgram,
+  encodeBuyExactSolIn,
+  sweepableLamports,
+  type PumpLaunchProgram,
+  type PumpLaunchProgramOptions,
+} from "./adapter";
+export * from "./layout";

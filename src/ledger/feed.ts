@@ -1,0 +1,35 @@
+/**
+ * The public ledger feed's index: one row per event with a unique integer-microsecond time, so
+ * paging with `before` never skips or repeats (DESIGN §5). A collision is bumped by 1 µs.
+ * Call inside the transaction that creates the event.
+ */
+import type { Db } from "../../db/client";
+
+export type FeedType = "launch" | "sweep" | "payout" | "burn";
+
+/** Bounded: a burst of more than this many events in one millisecond is not a real workload. */
+const MAX_BUMPS = 100_000;
+
+export function appendFeedEvent(db: Db, type: FeedType, refId: number, atMs: number): number {
+  const c = db.$client;
+  const existing = c.query("SELECT at_us AS atUs FROM feed_events WHERE type = ? AND ref_id = ?").get(type, refId) as {
+    atUs: bigint;
+  } | null;
+  if (existing) return Number(existing.atUs);
+  let atUs = Math.trunc(atMs) * 1000;
+  // Find the first free microsecond at or after the event's time.
+  const taken = c.query(
+    `SELECT COALESCE(MAX(at_us), ?) AS top FROM (
+       SELECT at_us FROM feed_events WHERE at_us >= ? AND at_us < ? ORDER BY at_us
+     )`,
+  );
+  const row = taken.get(atUs - 1, atUs, atUs + MAX_BUMPS) as { top: bigint };
+  const top = Number(row.top);
+  if (top >= atUs) {
+    // Gaps below `top` are possible, but the next free slot after the highest one is always free.
+    atUs = top + 1;
+  }
+  if (atUs >= Math.trunc(atMs) * 1000 + MAX_BUMPS) throw new Error("too many feed events in one millisecond");
+  c.query("INSERT INTO feed_events (at_us, type, ref_id) VALUES (?, ?, ?)").run(atUs, type, refId);
+  return atUs;
+}

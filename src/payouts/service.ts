@@ -1,0 +1,144 @@
+/**
+ * Payout states (DESIGN §5): queued -> sent -> confirmed | failed | replaced. The amount leaves the
+ * balance when the payout is queued; a failed payout puts it back; a payout that provably expired
+ * is replaced by a new queued payout that owes the same amount. One live (queued or sent) payout
+ * per account at a time.
+ */
+import type { Db } from "../../db/client";
+import { confirmPayout, failPayout, replacePayout, reservePayout } from "../ledger/commands";
+import { appendFeedEvent } from "../ledger/feed";
+import { accounts, balanceOf, immediate, LedgerInvariantError } from "../ledger/ledger";
+
+export class PayoutInFlightError extends Error {
+  override readonly name = "PayoutInFlightError";
+}
+export class InsufficientBalanceError extends Error {
+  override readonly name = "InsufficientBalanceError";
+}
+
+export interface PayoutRequest {
+  idpUserId: string;
+  /** null: the whole balance */
+  lamports: bigint | null;
+  wallet: string;
+  kind: "claim" | "autopay";
+  /** smallest amount accepted */
+  minLamports: bigint;
+  atMs: number;
+}
+
+export interface QueuedPayout {
+  payoutId: number;
+  lamports: bigint;
+}
+
+/** Queues a payout and reserves its amount, atomically. Concurrent requests serialise here. */
+export function queuePayout(db: Db, request: PayoutRequest, assertHeld?: () => void): QueuedPayout {
+  return immediate(db, () => {
+    assertHeld?.();
+    const c = db.$client;
+    const live = c
+      .query("SELECT id FROM payouts WHERE idp_user_id = ? AND status IN ('queued', 'sent') LIMIT 1")
+      .get(request.idpUserId);
+    if (live) throw new PayoutInFlightError("a payout is already queued or in flight");
+    const balance = balanceOf(db, accounts.user(request.idpUserId));
+    const lamports = request.lamports ?? balance;
+    if (lamports <= 0n || balance <= 0n) throw new InsufficientBalanceError("there is no balance to pay");
+    if (lamports > balance) throw new InsufficientBalanceError("the amount is above the balance");
+    if (lamports < request.minLamports) throw new InsufficientBalanceError("the amount is below the minimum");
+    const row = c
+      .query(
+        `INSERT INTO payouts (idp_user_id, lamports, wallet, kind, status, created_at_ms)
+         VALUES (?, ?, ?, ?, 'queued', ?) RETURNING id`,
+      )
+      .get(request.idpUserId, lamports, request.wallet, request.kind, request.atMs) as { id: bigint };
+    const payoutId = Number(row.id);
+    reservePayout(db, payoutId, request.idpUserId, lamports, request.atMs);
+    appendFeedEvent(db, "payout", payoutId, request.atMs);
+    return { payoutId, lamports };
+  });
+}
+
+/** Saved before the transaction is sent: signature and expiry height for every payout in the batch. */
+export function markPayoutsSent(
+  db: Db,
+  batch: { payoutIds: readonly number[]; signature: string; lastValidBlockHeight: bigint; atMs: number },
+  assertHeld?: () => void,
+): void {
+  immediate(db, () => {
+    assertHeld?.();
+    for (const id of batch.payoutIds) {
+      const result = db.$client
+        .query(
+          "UPDATE payouts SET status = 'sent', signature = ?, last_valid_block_height = ?, sent_at_ms = ? WHERE id = ? AND status = 'queued'",
+        )
+        .run(batch.signature, batch.lastValidBlockHeight, batch.atMs, id);
+      if (result.changes !== 1) throw new LedgerInvariantError(`payout ${id} is not queued; it cannot be sent`);
+    }
+  });
+}
+
+interface SentRow {
+  id: bigint;
+  idpUserId: string;
+  lamports: bigint;
+  wallet: string;
+  kind: "claim" | "autopay";
+}
+
+function sentWith(db: Db, signature: string): SentRow[] {
+  return db.$client
+    .query("SELECT id, idp_user_id AS idpUserId, lamports, wallet, kind FROM payouts WHERE signature = ? AND status = 'sent'")
+    .all(signature) as SentRow[];
+}
+
+/** The batch landed: every payout in it is confirmed and counted as paid. Idempotent. */
+export function confirmPayouts(db: Db, signature: string, atMs: number, assertHeld?: () => void): number {
+  return immediate(db, () => {
+    assertHeld?.();
+    const rows = sentWith(db, signature);
+    for (const row of rows) {
+      confirmPayout(db, Number(row.id), BigInt(row.lamports), atMs);
+      db.$client.query("UPDATE payouts SET status = 'confirmed', confirmed_at_ms = ? WHERE id = ?").run(atMs, row.id);
+    }
+    return rows.length;
+  });
+}
+
+/** The batch failed on chain: every payout in it is failed and its amount is back in the balance. */
+export function failPayouts(db: Db, signature: string, error: string, atMs: number, assertHeld?: () => void): number {
+  return immediate(db, () => {
+    assertHeld?.();
+    const rows = sentWith(db, signature);
+    for (const row of rows) {
+      failPayout(db, Number(row.id), row.idpUserId, BigInt(row.lamports), atMs);
+      db.$client.query("UPDATE payouts SET status = 'failed', error = ? WHERE id = ?").run(error.slice(0, 300), row.id);
+    }
+    return rows.length;
+  });
+}
+
+/**
+ * The batch provably expired (block height past lastValidBlockHeight, no trace in history): each
+ * payout is `replaced` by a new queued payout owing the same amount to the same wallet.
+ */
+export function replaceExpiredPayouts(db: Db, signature: string, atMs: number, assertHeld?: () => void): number[] {
+  return immediate(db, () => {
+    assertHeld?.();
+    const c = db.$client;
+    const rows = sentWith(db, signature);
+    return rows.map((row) => {
+      const inserted = c
+        .query(
+          `INSERT INTO payouts (idp_user_id, lamports, wallet, kind, status, replaces_id, created_at_ms)
+           VALUES (?, ?, ?, ?, 'queued', ?, ?) RETURNING id`,
+        )
+        .get(row.idpUserId, row.lamports, row.wallet, row.kind, row.id, atMs) as { id: bigint };
+      const newId = Number(inserted.id);
+      replacePayout(db, Number(row.id), newId, BigInt(row.lamports), atMs);
+      c.query("UPDATE payouts SET status = 'replaced' WHERE id = ?").run(row.id);
+      appendFeedEvent(db, "payout", newId, atMs);
+      return newId;
+    });
+  });
+}

@@ -1,0 +1,93 @@
+/**
+ * Records a confirmed launch: the token, the handles it names, its stored preview and its launch
+ * event, in one transaction. The launch confirm route, the launches job, the demo and the seed all
+ * come through here. Idempotent on the mint.
+ */
+import type { Db } from "../../db/client";
+import { appendFeedEvent } from "../ledger/feed";
+import { immediate } from "../ledger/ledger";
+
+export interface LaunchRecipientInput {
+  /** as given, any casing, without '@' */
+  handle: string;
+  bps: number;
+  /** profile, when the identity provider could be asked; otherwise the handle stands in */
+  name?: string | null;
+  avatarUrl?: string | null;
+  followers?: number | null;
+}
+
+export interface ConfirmedLaunch {
+  mint: string;
+  name: string;
+  symbol: string;
+  description: string;
+  website: string | null;
+  twitter: string | null;
+  telegram: string | null;
+  metadataUri: string;
+  imageUri: string | null;
+  creatorIndex: number;
+  creator: string;
+  creatorVault: string;
+  deployer: string;
+  launchSignature: string;
+  /** block time of the create transaction */
+  launchedAtMs: number;
+  platformBps: number;
+  recipients: readonly LaunchRecipientInput[];
+  imageWebp?: Uint8Array | null;
+  imageSha256?: string | null;
+}
+
+export const HANDLE_PATTERN = /^[A-Za-z0-9_]{1,15}$/;
+
+export function recordConfirmedLaunch(db: Db, launch: ConfirmedLaunch, nowMs: number): { tokenId: number; created: boolean } {
+  if (launch.recipients.length === 0) throw new RangeError("a launch names at least one recipient");
+  const bpsSum = launch.recipients.reduce((sum, r) => sum + r.bps, 0);
+  if (bpsSum !== 10_000) throw new RangeError("recipient bps must sum to 10000");
+  const seen = new Set<string>();
+  for (const r of launch.recipients) {
+    if (!HANDLE_PATTERN.test(r.handle)) throw new RangeError("recipient handle is not valid");
+    if (!Number.isInteger(r.bps) || r.bps <= 0) throw new RangeError("recipient bps must be a positive integer");
+    const key = r.handle.toLowerCase();
+    if (seen.has(key)) throw new RangeError("a handle is named twice");
+    seen.add(key);
+  }
+
+  return immediate(db, () => {
+    const c = db.$client;
+    const existing = c.query("SELECT id FROM tokens WHERE mint = ?").get(launch.mint) as { id: bigint } | null;
+    if (existing) return { tokenId: Number(existing.id), created: false };
+    const row = c
+      .query(
+        `INSERT INTO tokens (mint, name, symbol, description, website, twitter, telegram, metadata_uri, image_uri,
+           creator_index, creator, creator_vault, deployer, launch_signature, launched_at_ms, platform_bps,
+           swept_lamports, vault_lamports, vault_checked_at_ms, bonded, hidden)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, 0, 0) RETURNING id`,
+      )
+      .get(
+        launch.mint, launch.name, launch.symbol, launch.description, launch.website, launch.twitter, launch.telegram,
+        launch.metadataUri, launch.imageUri, launch.creatorIndex, launch.creator, launch.creatorVault, launch.deployer,
+        launch.launchSignature, launch.launchedAtMs, launch.platformBps, nowMs,
+      ) as { id: bigint };
+    const tokenId = Number(row.id);
+    launch.recipients.forEach((r, position) => {
+      const handle = r.handle.toLowerCase();
+      c.query("INSERT INTO token_recipients (token_id, position, handle, display_handle, bps) VALUES (?, ?, ?, ?, ?)").run(
+        tokenId, position, handle, r.handle, r.bps,
+      );
+      c.query(
+        `INSERT INTO handles (handle, display_handle, name, avatar_url, followers) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (handle) DO NOTHING`,
+      ).run(handle, r.handle, r.name ?? r.handle, r.avatarUrl ?? "", r.followers ?? 0);
+    });
+    if (launch.imageWebp) {
+      c.query("INSERT INTO token_images (token_id, webp, sha256) VALUES (?, ?, ?)").run(
+        tokenId, launch.imageWebp, launch.imageSha256 ?? "",
+      );
+    }
+    appendFeedEvent(db, "launch", tokenId, launch.launchedAtMs);
+    return { tokenId, created: true };
+  });
+}

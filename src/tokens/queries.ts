@@ -1,0 +1,390 @@
+/**
+ * Reads behind `GET /api/tokens` and `GET /api/tokens/:mint`: a keyset page over one of the three
+ * sort indexes, then the page's recipients and their credits in two batched queries, so a page
+ * costs a fixed number of statements whatever its length.
+ */
+import type { Statement } from "bun:sqlite";
+import type { Db } from "../../db/client";
+import { handleKey, isoMs, isoMsOrNull, looksLikeAddress } from "../http/public-schemas";
+import type { CursorPosition, TokenSort } from "./cursor";
+
+export interface Recipient {
+  handle: string;
+  displayHandle: string;
+  bps: number;
+  name: string;
+  avatarUrl: string;
+  claimed: boolean;
+  routing: "hold" | "autopay" | "burn" | null;
+  declined: boolean;
+  creditedLamports: string;
+}
+
+export interface Token {
+  mint: string;
+  name: string;
+  symbol: string;
+  imageUrl: string | null;
+  creator: string;
+  deployer: string;
+  launchedAt: string;
+  recipients: Recipient[];
+  platformBps: number;
+  sweptLamports: string;
+  vaultLamports: string;
+  vaultCheckedAt: string;
+  bonded: boolean;
+  marketCapUsd: number | null;
+  volume24hUsd: number | null;
+  lastSweptAt: string | null;
+}
+
+export interface Sweep {
+  id: number;
+  mint: string;
+  symbol: string;
+  signature: string;
+  status: "sent" | "confirmed" | "failed";
+  totalLamports: string;
+  platformLamports: string;
+  createdAt: string;
+  confirmedAt: string | null;
+}
+
+export interface TokenDetail extends Token {
+  description: string;
+  website: string | null;
+  twitter: string | null;
+  telegram: string | null;
+  metadataUri: string;
+  launchSignature: string;
+  creatorVault: string;
+  sweeps: Sweep[];
+}
+
+export const SWEEPS_IN_DETAIL = 25;
+
+/** Columns of a Token, as every list and detail query selects them. */
+const TOKEN_COLUMNS = `t.id, t.mint, t.name, t.symbol, t.image_uri AS imageUri,
+  EXISTS (SELECT 1 FROM token_images i WHERE i.token_id = t.id) AS hasImage,
+  t.creator, t.deployer, t.launched_at_ms AS launchedAtMs, t.platform_bps AS platformBps,
+  t.swept_lamports AS sweptLamports, t.vault_lamports AS vaultLamports, t.vault_checked_at_ms AS vaultCheckedAtMs,
+  t.fees_lamports AS feesLamports, t.bonded, t.market_cap_usd AS marketCapUsd, t.volume_24h_usd AS volume24hUsd,
+  t.last_swept_at_ms AS lastSweptAtMs`;
+
+interface TokenRow {
+  id: bigint;
+  mint: string;
+  name: string;
+  symbol: string;
+  imageUri: string | null;
+  hasImage: bigint;
+  creator: string;
+  deployer: string;
+  launchedAtMs: bigint;
+  platformBps: bigint;
+  sweptLamports: bigint;
+  vaultLamports: bigint;
+  vaultCheckedAtMs: bigint;
+  feesLamports: bigint;
+  bonded: bigint;
+  marketCapUsd: number | null;
+  volume24hUsd: number | null;
+  lastSweptAtMs: bigint | null;
+}
+
+interface DetailRow extends TokenRow {
+  description: string;
+  website: string | null;
+  twitter: string | null;
+  telegram: string | null;
+  metadataUri: string;
+  launchSignature: string;
+  creatorVault: string;
+  hidden: bigint;
+}
+
+interface RecipientRow {
+  tokenId: bigint;
+  handle: string;
+  displayHandle: string;
+  bps: bigint;
+  name: string | null;
+  avatarUrl: string | null;
+  firstSignInAtMs: bigint | null;
+  routing: Recipient["routing"];
+  declined: bigint | null;
+}
+
+/** Prepared statements per database, keyed by their text: the list builds a few variants. */
+const statementCache = new WeakMap<Db, Map<string, Statement>>();
+
+function prepared(db: Db, sql: string): Statement {
+  let cache = statementCache.get(db);
+  if (!cache) statementCache.set(db, (cache = new Map()));
+  let statement = cache.get(sql);
+  if (!statement) cache.set(sql, (statement = db.$client.prepare(sql)));
+  return statement;
+}
+
+// ---------------------------------------------------------------- list
+
+export interface TokenListQuery {
+  sort: TokenSort;
+  q: string | null;
+  limit: number;
+  after: CursorPosition | null;
+}
+
+export interface TokenPage {
+  tokens: Token[];
+  /** the position of the last token when more may follow */
+  next: CursorPosition | null;
+}
+
+const ORDER: Record<TokenSort, string> = {
+  new: "t.launched_at_ms DESC, t.mint DESC",
+  fees: "t.fees_lamports DESC, t.mint DESC",
+  mcap: "t.market_cap_usd DESC, t.mint DESC",
+};
+
+/**
+ * The `q` filter. Exact mint or creator, a recipient handle (with or without '@'), or a substring
+ * of name or ticker: through the trigram index from three characters on. One or two characters
+ * cannot use a trigram, but match so many tokens that walking the sort index stops early.
+ */
+function searchFilter(q: string, params: Record<string, string>): string {
+  const terms: string[] = [];
+  if (looksLikeAddress(q)) {
+    params.qExact = q;
+    terms.push("t.mint = $qExact", "t.creator = $qExact");
+  }
+  const handle = handleKey(q);
+  if (handle) {
+    params.qHandle = handle;
+    terms.push("t.id IN (SELECT r.token_id FROM token_recipients r WHERE r.handle = $qHandle)");
+  }
+  if ([...q].length >= 3) {
+    params.qPhrase = `"${q.replaceAll('"', '""')}"`;
+    terms.push("t.id IN (SELECT rowid FROM tokens_search WHERE tokens_search MATCH $qPhrase)");
+  } else {
+    params.qLower = q.toLowerCase();
+    terms.push("instr(lower(t.name), $qLower) > 0", "instr(lower(t.symbol), $qLower) > 0");
+  }
+  return `(${terms.join(" OR ")})`;
+}
+
+type Bind = Record<string, string | number | bigint | null>;
+
+function selectPage(db: Db, where: string[], order: string, limit: number, params: Bind): TokenRow[] {
+  const sql = `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE ${where.join(" AND ")} ORDER BY ${order} LIMIT $limit`;
+  return prepared(db, sql).all({ ...params, limit } as never) as TokenRow[];
+}
+
+export function listTokens(db: Db, query: TokenListQuery): TokenPage {
+  const base: string[] = ["t.hidden = 0"];
+  const params: Bind = {};
+  if (query.q !== null && query.q !== "") {
+    const qParams: Record<string, string> = {};
+    base.push(searchFilter(query.q, qParams));
+    Object.assign(params, qParams);
+  }
+  const want = query.limit + 1;
+  const after = query.after;
+  let rows: TokenRow[];
+  if (query.sort === "mcap") {
+    // Unknown caps come last. Two range scans of the same index (known caps, then unknown ones)
+    // keep a deep page a seek, where one OR'd condition would walk every earlier row.
+    rows = [];
+    if (!after || after.key !== null) {
+      const known = [...base, "t.market_cap_usd IS NOT NULL"];
+      const p: Bind = { ...params };
+      if (after) {
+        known.push("(t.market_cap_usd, t.mint) < ($afterKey, $afterMint)");
+        p.afterKey = after.key as number;
+        p.afterMint = after.mint;
+      }
+      rows = selectPage(db, known, ORDER.mcap, want, p);
+    }
+    if (rows.length < want) {
+      const unknown = [...base, "t.market_cap_usd IS NULL"];
+      const p: Bind = { ...params };
+      if (after && after.key === null) {
+        unknown.push("t.mint < $afterMint");
+        p.afterMint = after.mint;
+      }
+      rows = rows.concat(selectPage(db, unknown, "t.mint DESC", want - rows.length, p));
+    }
+  } else {
+    const where = [...base];
+    const p: Bind = { ...params };
+    if (after) {
+      where.push(
+        query.sort === "new"
+          ? "(t.launched_at_ms, t.mint) < ($afterKey, $afterMint)"
+          : "(t.fees_lamports, t.mint) < ($afterKey, $afterMint)",
+      );
+      p.afterKey = query.sort === "new" ? (after.key as number) : BigInt(after.key as string);
+      p.afterMint = after.mint;
+    }
+    rows = selectPage(db, where, ORDER[query.sort], want, p);
+  }
+
+  const more = rows.length > query.limit;
+  const pageRows = more ? rows.slice(0, query.limit) : rows;
+  const recipients = recipientsOf(db, pageRows.map((r) => Number(r.id)));
+  const tokens = pageRows.map((row) => toToken(row, recipients.get(Number(row.id)) ?? []));
+  const last = pageRows[pageRows.length - 1];
+  const next: CursorPosition | null =
+    more && last
+      ? {
+          sort: query.sort,
+          key:
+            query.sort === "new"
+              ? Number(last.launchedAtMs)
+              : query.sort === "fees"
+                ? BigInt(last.feesLamports).toString()
+                : last.marketCapUsd,
+          mint: last.mint,
+        }
+      : null;
+  return { tokens, next };
+}
+
+// ---------------------------------------------------------------- detail
+
+export interface TokenDetailRecord {
+  tokenId: number;
+  creatorIndex: number;
+  detail: TokenDetail;
+}
+
+export function tokenDetail(db: Db, mint: string): TokenDetailRecord | null {
+  const row = prepared(
+    db,
+    `SELECT ${TOKEN_COLUMNS}, t.description, t.website, t.twitter, t.telegram, t.metadata_uri AS metadataUri,
+            t.launch_signature AS launchSignature, t.creator_vault AS creatorVault, t.creator_index AS creatorIndex
+       FROM tokens t WHERE t.mint = $mint`,
+  ).get({ mint } as never) as (DetailRow & { creatorIndex: bigint }) | null;
+  if (!row) return null;
+  const tokenId = Number(row.id);
+  const recipients = recipientsOf(db, [tokenId]).get(tokenId) ?? [];
+  const sweepRows = prepared(
+    db,
+    `SELECT s.id, s.signature, s.status, s.total_lamports AS totalLamports, s.platform_lamports AS platformLamports,
+            s.created_at_ms AS createdAtMs, s.confirmed_at_ms AS confirmedAtMs
+       FROM sweeps s WHERE s.token_id = $tokenId ORDER BY s.id DESC LIMIT ${SWEEPS_IN_DETAIL}`,
+  ).all({ tokenId } as never) as {
+    id: bigint;
+    signature: string;
+    status: Sweep["status"];
+    totalLamports: bigint;
+    platformLamports: bigint;
+    createdAtMs: bigint;
+    confirmedAtMs: bigint | null;
+  }[];
+  const detail: TokenDetail = {
+    ...toToken(row, recipients),
+    description: row.description,
+    website: row.website,
+    twitter: row.twitter,
+    telegram: row.telegram,
+    metadataUri: row.metadataUri,
+    launchSignature: row.launchSignature,
+    creatorVault: row.creatorVault,
+    sweeps: sweepRows.map((s) => ({
+      id: Number(s.id),
+      mint: row.mint,
+      symbol: row.symbol,
+      signature: s.signature,
+      status: s.status,
+      // SPEC: zero until confirmed and for a failed sweep, whatever a row may hold.
+      totalLamports: s.status === "confirmed" ? BigInt(s.totalLamports).toString() : "0",
+      platformLamports: s.status === "confirmed" ? BigInt(s.platformLamports).toString() : "0",
+      createdAt: isoMs(s.createdAtMs),
+      confirmedAt: s.status === "confirmed" ? isoMsOrNull(s.confirmedAtMs) : null,
+    })),
+  };
+  return { tokenId, creatorIndex: Number(row.creatorIndex), detail };
+}
+
+export function tokenImage(db: Db, mint: string): Uint8Array | null {
+  const row = prepared(
+    db,
+    "SELECT i.webp FROM tokens t JOIN token_images i ON i.token_id = t.id WHERE t.mint = $mint",
+  ).get({ mint } as never) as { webp: Uint8Array } | null;
+  return row?.webp ?? null;
+}
+
+// ---------------------------------------------------------------- shared
+
+/** Recipients of several tokens with their profiles, sign-in state and per-token credits. */
+export function recipientsOf(db: Db, tokenIds: readonly number[]): Map<number, Recipient[]> {
+  const out = new Map<number, Recipient[]>();
+  if (tokenIds.length === 0) return out;
+  const ids = JSON.stringify(tokenIds);
+  const rows = prepared(
+    db,
+    `SELECT r.token_id AS tokenId, r.handle, r.display_handle AS displayHandle, r.bps,
+            h.name, h.avatar_url AS avatarUrl, i.first_sign_in_at_ms AS firstSignInAtMs, i.routing, i.declined
+       FROM token_recipients r
+       LEFT JOIN handles h ON h.handle = r.handle
+       LEFT JOIN identities i ON i.idp_user_id = h.idp_user_id
+      WHERE r.token_id IN (SELECT value FROM json_each($ids))
+      ORDER BY r.token_id, r.position`,
+  ).all({ ids } as never) as RecipientRow[];
+  // Credits per (token, handle) are the sweep postings' entries; a pin moves money between
+  // accounts but not between handles, so it is left out, as in figures.recipientCredits.
+  const credits = prepared(
+    db,
+    `SELECT e.token_id AS tokenId, e.handle, SUM(e.amount) AS credited
+       FROM ledger_entries e JOIN ledger_postings p ON p.id = e.posting_id
+      WHERE e.token_id IN (SELECT value FROM json_each($ids)) AND e.handle IS NOT NULL AND p.kind = 'sweep'
+      GROUP BY e.token_id, e.handle`,
+  ).all({ ids } as never) as { tokenId: bigint; handle: string; credited: bigint }[];
+  const creditOf = new Map(credits.map((c) => [`${c.tokenId}\u0000${c.handle}`, BigInt(c.credited)]));
+  for (const row of rows) {
+    const tokenId = Number(row.tokenId);
+    const claimed = row.firstSignInAtMs !== null;
+    let list = out.get(tokenId);
+    if (!list) out.set(tokenId, (list = []));
+    list.push({
+      handle: row.handle,
+      displayHandle: row.displayHandle,
+      bps: Number(row.bps),
+      name: row.name ?? row.displayHandle,
+      avatarUrl: row.avatarUrl ?? "",
+      claimed,
+      routing: claimed ? row.routing : null,
+      declined: claimed && Number(row.declined ?? 0) === 1,
+      creditedLamports: (creditOf.get(`${tokenId}\u0000${row.handle}`) ?? 0n).toString(),
+    });
+  }
+  return out;
+}
+
+/** The stored preview when there is one, otherwise the image address the launch gave. */
+export function imageUrlOf(mint: string, hasImage: boolean, imageUri: string | null): string | null {
+  return hasImage ? `/api/token-images/${mint}` : imageUri;
+}
+
+function toToken(row: TokenRow, recipients: Recipient[]): Token {
+  return {
+    mint: row.mint,
+    name: row.name,
+    symbol: row.symbol,
+    imageUrl: imageUrlOf(row.mint, Number(row.hasImage) === 1, row.imageUri),
+    creator: row.creator,
+    deployer: row.deployer,
+    launchedAt: isoMs(row.launchedAtMs),
+    recipients,
+    platformBps: Number(row.platformBps),
+    sweptLamports: BigInt(row.sweptLamports).toString(),
+    vaultLamports: BigInt(row.vaultLamports).toString(),
+    vaultCheckedAt: isoMs(row.vaultCheckedAtMs),
+    bonded: Number(row.bonded) === 1,
+    marketCapUsd: row.marketCapUsd === null ? null : Number(row.marketCapUsd),
+    volume24hUsd: row.volume24hUsd === null ? null : Number(row.volume24hUsd),
+    lastSweptAt: isoMsOrNull(row.lastSweptAtMs),
+  };
+}

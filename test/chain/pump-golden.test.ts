@@ -1,0 +1,322 @@
+/**
+ * Golden tests: every instruction the pump adapter builds matches the discriminators and account
+ * orders of the IDLs shipped in @pump-fun/pump-sdk / @pump-fun/pump-swap-sdk and of PUMP.md, and
+ * the decoders read IDL-encoded fixtures correctly.
+ */
+import { describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { BN } from "@coral-xyz/anchor";
+import { PUMP_SDK } from "@pump-fun/pump-sdk";
+import { PUMP_AMM_SDK } from "@pump-fun/pump-swap-sdk";
+import { NATIVE_MINT, TOKEN_PROGRAM_ID } from "@solana/spl-token";
+import { Keypair, PublicKey, SystemProgram, type TransactionInstruction } from "@solana/web3.js";
+import {
+  DISC,
+  PUMP_AMM_PROGRAM_ID,
+  PUMP_PROGRAM_ID,
+  collectCoinCreatorFeeInstruction,
+  collectCreatorFeeInstruction,
+  collectPoolIntoCreatorInstructions,
+  decodeBondingCurve,
+  pumpPdas,
+} from "../../src/chain/pump/layout";
+import { createPumpLaunchProgram } from "../../src/chain/pump";
+import {
+  AMM_IDL,
+  PUMP_IDL,
+  ammProgram,
+  bondingCurveBytes,
+  confirmedTx,
+  curveEventIx,
+  idlAccountDisc,
+  idlEventDisc,
+  idlInstruction,
+  mapReader,
+  poolEventIx,
+  pumpProgram,
+  viewOf,
+} from "./support/fixtures";
+
+const hex = (b: Uint8Array | number[]) => Buffer.from(Uint8Array.from(b)).toString("hex");
+const anchorDisc = (preimage: string) => createHash("sha256").update(preimage).digest().subarray(0, 8).toString("hex");
+
+function sameInstruction(a: TransactionInstruction, b: TransactionInstruction) {
+  expect(a.programId.toBase58()).toBe(b.programId.toBase58());
+  expect(a.keys.map((k) => [k.pubkey.toBase58(), k.isSigner, k.isWritable])).toEqual(
+    b.keys.map((k) => [k.pubkey.toBase58(), k.isSigner, k.isWritable]),
+  );
+  expect(hex(a.data)).toBe(hex(b.data));
+}
+
+/** Our accounts against the IDL's order, writability and fixed addresses. */
+function matchesIdl(ix: TransactionInstruction, idlIx: ReturnType<typeof idlInstruction>, named: Record<string, PublicKey> = {}) {
+  expect(ix.keys.length).toBeGreaterThanOrEqual(idlIx.accounts.length);
+  idlIx.accounts.forEach((acc, i) => {
+    const key = ix.keys[i]!;
+    expect([acc.name, key.isWritable]).toEqual([acc.name, Boolean(acc.writable)]);
+    if (acc.address) expect([acc.name, key.pubkey.toBase58()]).toEqual([acc.name, acc.address]);
+    if (named[acc.name]) expect([acc.name, key.pubkey.toBase58()]).toEqual([acc.name, named[acc.name]!.toBase58()]);
+  });
+  expect(hex(ix.data.subarray(0, 8))).toBe(hex(idlIx.discriminator));
+}
+
+describe("discriminators", () => {
+  test("match the shipped IDLs, PUMP.md and Anchor's sha256 rule", () => {
+    const cases: [Uint8Array, number[] | Uint8Array, string, string][] = [
+      [DISC.create, idlInstruction(PUMP_IDL, "create").discriminator, "global:create", "181ec828051c0777"],
+      [DISC.createV2, idlInstruction(PUMP_IDL, "create_v2").discriminator, "global:create_v2", "d6904cec5f8b31b4"],
+      [DISC.collectCreatorFee, idlInstruction(PUMP_IDL, "collect_creator_fee").discriminator, "global:collect_creator_fee", "1416567bc61cdb84"],
+      [DISC.collectCoinCreatorFee, idlInstruction(AMM_IDL, "collect_coin_creator_fee").discriminator, "global:collect_coin_creator_fee", "a039592ab58b2b42"],
+      [DISC.buy, idlInstruction(PUMP_IDL, "buy").discriminator, "global:buy", "66063d1201daebea"],
+      [DISC.buyExactSolIn, idlInstruction(PUMP_IDL, "buy_exact_sol_in").discriminator, "global:buy_exact_sol_in", "38fc74089edfcd5f"],
+      [DISC.collectCreatorFeeEvent, idlEventDisc(PUMP_IDL, "CollectCreatorFeeEvent"), "event:CollectCreatorFeeEvent", "7a027f010ebf0caf"],
+      [DISC.collectCoinCreatorFeeEvent, idlEventDisc(AMM_IDL, "CollectCoinCreatorFeeEvent"), "event:CollectCoinCreatorFeeEvent", "e8f5c2eeeada3a59"],
+      [DISC.createEvent, idlEventDisc(PUMP_IDL, "CreateEvent"), "event:CreateEvent", "1b72a94ddeeb6376"],
+      [DISC.bondingCurveAccount, idlAccountDisc(PUMP_IDL, "BondingCurve"), "account:BondingCurve", "17b7f83760d8ac60"],
+    ];
+    for (const [ours, idl, preimage, pumpMd] of cases) {
+      expect([preimage, hex(ours)]).toEqual([preimage, hex(idl)]);
+      expect([preimage, hex(ours)]).toEqual([preimage, anchorDisc(preimage)]);
+      expect([preimage, hex(ours)]).toEqual([preimage, pumpMd]);
+    }
+    // sha256("anchor:event")[..8], written little-endian by Anchor
+    expect(hex(DISC.eventIxTag)).toBe("e445a52e51cb9a1d");
+  });
+});
+
+describe("collect instructions", () => {
+  const creator = Keypair.generate().publicKey;
+  const treasury = Keypair.generate().publicKey;
+
+  test("collect_creator_fee: IDL order, and byte-identical to the SDK's builder", async () => {
+    const ours = collectCreatorFeeInstruction(creator);
+    matchesIdl(ours, idlInstruction(PUMP_IDL, "collect_creator_fee"), {
+      creator,
+      creator_vault: pumpPdas.creatorVault(creator),
+      event_authority: pumpPdas.eventAuthority(),
+      program: PUMP_PROGRAM_ID,
+    });
+    expect(ours.keys.length).toBe(5);
+    expect(ours.keys.some((k) => k.isSigner)).toBe(false); // permissionless (PUMP.md §4)
+    sameInstruction(ours, await pumpProgram.methods.collectCreatorFee().accountsPartial({ creator }).instruction());
+  });
+
+  test("collect_coin_creator_fee: IDL order, and byte-identical to the SDK's builder", async () => {
+    const ours = collectCoinCreatorFeeInstruction(creator);
+    matchesIdl(ours, idlInstruction(AMM_IDL, "collect_coin_creator_fee"), {
+      quote_mint: NATIVE_MINT,
+      quote_token_program: TOKEN_PROGRAM_ID,
+      coin_creator: creator,
+      coin_creator_vault_authority: pumpPdas.ammCreatorVaultAuthority(creator),
+      coin_creator_vault_ata: pumpPdas.ammCreatorVaultWsolAta(creator),
+      coin_creator_token_account: pumpPdas.creatorWsolAta(creator),
+      program: PUMP_AMM_PROGRAM_ID,
+    });
+    expect(ours.keys.length).toBe(8);
+    sameInstruction(
+      ours,
+      await ammProgram.methods
+        .collectCoinCreatorFee()
+        .accountsPartial({ coinCreator: creator, coinCreatorTokenAccount: pumpPdas.creatorWsolAta(creator), quoteMint: NATIVE_MINT, quoteTokenProgram: TOKEN_PROGRAM_ID })
+        .instruction(),
+    );
+  });
+
+  test("pool part: WSOL ATA created by the treasury, collected into, closed into the creator (as the SDK does)", async () => {
+    const ours = collectPoolIntoCreatorInstructions(creator, treasury);
+    const vaultExists = { data: Buffer.alloc(165), owner: TOKEN_PROGRAM_ID, lamports: 0, executable: false };
+    const state = {
+      coinCreator: creator,
+      quoteMint: NATIVE_MINT,
+      quoteTokenProgram: TOKEN_PROGRAM_ID,
+      coinCreatorVaultAuthority: pumpPdas.ammCreatorVaultAuthority(creator),
+      coinCreatorVaultAta: pumpPdas.ammCreatorVaultWsolAta(creator),
+      coinCreatorTokenAccount: pumpPdas.creatorWsolAta(creator),
+      coinCreatorVaultAtaAccountInfo: vaultExists,
+      coinCreatorTokenAccountInfo: null,
+    };
+    // treasury-paid: SDK creates the ATA and collects; it only closes when the creator pays
+    const sdkTreasuryPaid = await PUMP_AMM_SDK.collectCoinCreatorFee(state, treasury);
+    expect(sdkTreasuryPaid.length).toBe(2);
+    sameInstruction(ours[0]!, sdkTreasuryPaid[0]!);
+    sameInstruction(ours[1]!, sdkTreasuryPaid[1]!);
+    const sdkCreatorPaid = await PUMP_AMM_SDK.collectCoinCreatorFee(state, creator);
+    sameInstruction(ours[2]!, sdkCreatorPaid[sdkCreatorPaid.length - 1]!);
+    // close: account = creator ATA, destination = creator, authority = creator (signs)
+    expect(ours[2]!.keys.map((k) => [k.pubkey.toBase58(), k.isSigner])).toEqual([
+      [pumpPdas.creatorWsolAta(creator).toBase58(), false],
+      [creator.toBase58(), false],
+      [creator.toBase58(), true],
+    ]);
+  });
+
+  test("a sweep: collects for each vault with fees, then one transfer signed by the creator", () => {
+    const launch = createPumpLaunchProgram(mapReader(new Map()));
+    const mint = Keypair.generate().publicKey.toBase58();
+    const ixs = launch.sweepInstructions(
+      [{ token: { mint, creator: creator.toBase58() }, reading: { mint, curveLamports: 5_000_000n, poolLamports: 7_000_000n, creatorLamports: 0n, bonded: true } }],
+      treasury,
+    );
+    expect(ixs.map((ix) => ix.programId.toBase58())).toEqual([
+      PUMP_PROGRAM_ID.toBase58(),
+      "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL",
+      PUMP_AMM_PROGRAM_ID.toBase58(),
+      TOKEN_PROGRAM_ID.toBase58(),
+      SystemProgram.programId.toBase58(),
+    ]);
+    const transfer = ixs[4]!;
+    expect(transfer.keys.map((k) => [k.pubkey.toBase58(), k.isSigner])).toEqual([
+      [creator.toBase58(), true],
+      [treasury.toBase58(), false],
+    ]);
+    // 12M of fees − 890,880 reserve + 2,039,280 ATA rent the treasury fronted
+    expect(Buffer.from(transfer.data).readBigUInt64LE(4)).toBe(12_000_000n - 890_880n + 2_039_280n);
+  });
+});
+
+describe("collect events", () => {
+  const creator = Keypair.generate().publicKey;
+  const creatorAta = pumpPdas.creatorWsolAta(creator).toBase58();
+  const launch = createPumpLaunchProgram(mapReader(new Map()));
+  const programData = (ix: { data: Uint8Array }) => `Program data: ${Buffer.from(ix.data.subarray(8)).toString("base64")}`;
+
+  test("decode to the right amounts, each counted once even when also logged as Program data", () => {
+    const curve = curveEventIx(creator, 1_234_567n);
+    const pool = poolEventIx(creator, 7_654_321n);
+    const tx = confirmedTx({
+      innerInstructions: [
+        { ...curve, outerIndex: 1 },
+        { ...pool, outerIndex: 3 },
+      ],
+      logMessages: ["Program 6EF8 invoke [1]", programData(curve), programData(pool), programData(curve)],
+      balances: {
+        [creator.toBase58()]: [900_000n, 890_880n],
+        [creatorAta]: [0n, 0n],
+      },
+    });
+    const [effect] = launch.decodeSweep(tx, [creator.toBase58()]);
+    expect(effect!.collectedLamports).toBe(1_234_567n + 7_654_321n);
+    // pre 900,000 + collected − post 890,880
+    expect(effect!.movedToTreasuryLamports).toBe(900_000n + 8_888_888n - 890_880n);
+  });
+
+  test("an event found only in the logs is not counted (inner instructions are the one source)", () => {
+    const tx = confirmedTx({ logMessages: [programData(curveEventIx(creator, 5n))] });
+    expect(launch.decodeSweep(tx, [creator.toBase58()])[0]!.collectedLamports).toBe(0n);
+  });
+
+  test("pre-2026-05 CollectCreatorFeeEvent (no quote_mint) decodes", () => {
+    const tx = confirmedTx({ innerInstructions: [{ ...curveEventIx(creator, 42n, false), outerIndex: 0 }] });
+    expect(launch.decodeSweep(tx, [creator.toBase58()])[0]!.collectedLamports).toBe(42n);
+  });
+
+  test("forged events are ignored: wrong event authority, wrong program, other creator", () => {
+    const other = Keypair.generate().publicKey;
+    const forgedAuthority = { ...curveEventIx(creator, 99n), accounts: [Keypair.generate().publicKey.toBase58()] };
+    const wrongProgram = { ...curveEventIx(creator, 99n), programId: Keypair.generate().publicKey.toBase58() };
+    const tx = confirmedTx({
+      innerInstructions: [forgedAuthority, wrongProgram, curveEventIx(other, 99n)].map((ix) => ({ ...ix, outerIndex: 0 })),
+    });
+    expect(launch.decodeSweep(tx, [creator.toBase58()])[0]!.collectedLamports).toBe(0n);
+  });
+
+  test("a failed transaction collected and moved nothing", () => {
+    const tx = confirmedTx({
+      err: '{"InstructionError":[2,{"Custom":6049}]}',
+      innerInstructions: [{ ...curveEventIx(creator, 10n), outerIndex: 0 }],
+      balances: { [creator.toBase58()]: [2_000_000n, 1_995_000n] },
+    });
+    expect(launch.decodeSweep(tx, [creator.toBase58()])).toEqual([
+      { creator: creator.toBase58(), collectedLamports: 0n, movedToTreasuryLamports: 0n },
+    ]);
+  });
+});
+
+describe("create verification", () => {
+  const mint = Keypair.generate().publicKey;
+  const creator = Keypair.generate().publicKey;
+  const user = Keypair.generate().publicKey;
+  const uri = "https://example.test/meta/abc.json";
+  const launch = createPumpLaunchProgram(mapReader(new Map()));
+  const expected = { mint: mint.toBase58(), creator: creator.toBase58(), uri };
+
+  const createEventIx = async (over: Partial<{ creator: PublicKey; uri: string }> = {}) => ({
+    programId: PUMP_PROGRAM_ID.toBase58(),
+    accounts: [pumpPdas.eventAuthority().toBase58()],
+    data: Uint8Array.from([
+      ...DISC.eventIxTag,
+      ...DISC.createEvent,
+      ...pumpProgram.coder.types.encode("createEvent", {
+        name: "Name", symbol: "SYM", uri: over.uri ?? uri, mint, bondingCurve: pumpPdas.bondingCurve(mint), user,
+        creator: over.creator ?? creator, timestamp: new BN(1), virtualTokenReserves: new BN(1), virtualSolReserves: new BN(1),
+        realTokenReserves: new BN(1), tokenTotalSupply: new BN(1), tokenProgram: TOKEN_PROGRAM_ID, isMayhemMode: false,
+        isCashbackEnabled: false, quoteMint: PublicKey.default, virtualQuoteReserves: new BN(1), creatorFeeBps: new BN(0), isHolderReward: false,
+      }),
+    ]),
+    outerIndex: 0,
+  });
+
+  test("create (legacy) built by the SDK verifies; fields come from the instruction", async () => {
+    const ix = await PUMP_SDK.createInstruction({ mint, name: "Name", symbol: "SYM", uri, creator, user });
+    matchesIdl(ix, idlInstruction(PUMP_IDL, "create"), { mint, bonding_curve: pumpPdas.bondingCurve(mint), user });
+    const result = launch.verifyCreate(confirmedTx({ instructions: [viewOf(ix)], innerInstructions: [await createEventIx()] }), expected);
+    expect(result).toEqual({
+      ok: true,
+      create: { mint: mint.toBase58(), creator: creator.toBase58(), uri, name: "Name", symbol: "SYM", deployer: user.toBase58(), slot: 100n, blockTime: new Date(1_760_000_000_000) },
+    });
+  });
+
+  test("create_v2 (Token-2022) verifies, also when CPI'd from another program", async () => {
+    const ix = await PUMP_SDK.createV2Instruction({ mint, name: "Name", symbol: "SYM", uri, creator, user, mayhemMode: false });
+    matchesIdl(ix, idlInstruction(PUMP_IDL, "create_v2"), { mint, bonding_curve: pumpPdas.bondingCurve(mint), user });
+    const top = launch.verifyCreate(confirmedTx({ instructions: [viewOf(ix)] }), expected);
+    expect(top.ok && top.create.deployer).toBe(user.toBase58());
+    const cpi = launch.verifyCreate(confirmedTx({ innerInstructions: [{ ...viewOf(ix), outerIndex: 0 }] }), expected);
+    expect(cpi.ok).toBe(true);
+  });
+
+  test("refuses: failed tx, other creator, other uri, other mint, forged bonding curve, disagreeing CreateEvent", async () => {
+    const ix = await PUMP_SDK.createInstruction({ mint, name: "Name", symbol: "SYM", uri, creator, user });
+    const ok = confirmedTx({ instructions: [viewOf(ix)] });
+    const reasons = [
+      launch.verifyCreate({ ...ok, err: '"InsufficientFundsForRent"' }, expected),
+      launch.verifyCreate(ok, { ...expected, creator: Keypair.generate().publicKey.toBase58() }),
+      launch.verifyCreate(ok, { ...expected, uri: uri + "x" }),
+      launch.verifyCreate(ok, { ...expected, mint: Keypair.generate().publicKey.toBase58() }),
+      launch.verifyCreate(
+        confirmedTx({ instructions: [{ ...viewOf(ix), accounts: viewOf(ix).accounts.map((a, i) => (i === 2 ? Keypair.generate().publicKey.toBase58() : a)) }] }),
+        expected,
+      ),
+      launch.verifyCreate(confirmedTx({ instructions: [viewOf(ix)], innerInstructions: [await createEventIx({ creator: user })] }), expected),
+      launch.verifyCreate(confirmedTx({ instructions: [{ ...viewOf(ix), programId: Keypair.generate().publicKey.toBase58() }] }), expected),
+    ];
+    for (const r of reasons) expect(r.ok).toBe(false);
+  });
+});
+
+describe("BondingCurve", () => {
+  const creator = Keypair.generate().publicKey;
+  const full = bondingCurveBytes({ complete: true, creator, creatorFeeBps: 30n, isMayhemMode: true });
+
+  test("every length the program has written decodes, missing tails as zero, like the SDK", () => {
+    for (const length of [49, 81, 82, 83, 115, 124, 125, 151]) {
+      const data = full.subarray(0, length);
+      const ours = decodeBondingCurve(data);
+      const sdk = PUMP_SDK.decodeBondingCurve({ data: Buffer.from(data), owner: PUMP_PROGRAM_ID, lamports: 0, executable: false });
+      expect([length, ours.complete]).toEqual([length, true]);
+      expect([length, ours.complete]).toEqual([length, sdk.complete]);
+      expect([length, ours.creator]).toEqual([length, sdk.creator.toBase58()]);
+      expect([length, ours.creator]).toEqual([length, length >= 81 ? creator.toBase58() : PublicKey.default.toBase58()]);
+      expect([length, ours.virtualTokenReserves]).toEqual([length, BigInt(sdk.virtualTokenReserves.toString())]);
+      expect([length, ours.creatorFeeBps]).toEqual([length, length >= 123 ? 30n : 0n]);
+      expect([length, ours.isMayhemMode]).toEqual([length, length >= 82]);
+    }
+  });
+
+  test("too short or not a BondingCurve is refused", () => {
+    expect(() => decodeBondingCurve(full.subarray(0, 48))).toThrow();
+    const other = Uint8Array.from(full);
+    other[0] ^= 0xff;
+    expect(() => decodeBondingCurve(other)).toThrow();
+  });
+});

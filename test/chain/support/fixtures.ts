@@ -1,0 +1,138 @@
+/** Test fixtures for chain decoding: IDL-encoded events, BondingCurve bytes, confirmed transactions. */
+import { BN } from "@coral-xyz/anchor";
+import { getPumpProgram, pumpIdl } from "@pump-fun/pump-sdk";
+import { getPumpAmmProgram, pumpAmmJson } from "@pump-fun/pump-swap-sdk";
+import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
+import type { AccountSnapshot, ChainReader, CompiledInstructionView, ConfirmedTransaction } from "../../../src/chain/ports";
+import { DISC, PUMP_AMM_PROGRAM_ID, PUMP_PROGRAM_ID, pumpPdas } from "../../../src/chain/pump/layout";
+
+export const pumpProgram = getPumpProgram(null as never);
+export const ammProgram = getPumpAmmProgram(null as never);
+
+type Idl = { instructions: { name: string; discriminator: number[]; accounts: { name: string; writable?: boolean; signer?: boolean; address?: string }[] }[]; events: { name: string; discriminator: number[] }[]; accounts: { name: string; discriminator: number[] }[] };
+export const PUMP_IDL = pumpIdl as unknown as Idl;
+export const AMM_IDL = pumpAmmJson as unknown as Idl;
+
+export const idlInstruction = (idl: Idl, name: string) => {
+  const ix = idl.instructions.find((i) => i.name === name);
+  if (!ix) throw new Error(`IDL has no ${name}`);
+  return ix;
+};
+export const idlEventDisc = (idl: Idl, name: string) => Uint8Array.from(idl.events.find((e) => e.name === name)!.discriminator);
+export const idlAccountDisc = (idl: Idl, name: string) => Uint8Array.from(idl.accounts.find((e) => e.name === name)!.discriminator);
+
+/** `EVENT_IX_TAG ‖ disc ‖ body`, the data of an #[event_cpi] self-invocation. */
+export function eventCpiData(eventDisc: Uint8Array, body: Uint8Array): Uint8Array {
+  return Uint8Array.from([...DISC.eventIxTag, ...eventDisc, ...body]);
+}
+
+export function encodeCollectCreatorFeeEvent(creator: PublicKey, feeLamports: bigint, withQuoteMint = true): Uint8Array {
+  const body = pumpProgram.coder.types.encode("collectCreatorFeeEvent", {
+    timestamp: new BN(1_760_000_000),
+    creator,
+    creatorFee: new BN(feeLamports.toString()),
+    quoteMint: PublicKey.default,
+  });
+  // Events emitted before the 2026-05 IDL end after creator_fee.
+  return withQuoteMint ? new Uint8Array(body) : new Uint8Array(body.subarray(0, 8 + 32 + 8));
+}
+
+export function encodeCollectCoinCreatorFeeEvent(creator: PublicKey, feeLamports: bigint): Uint8Array {
+  return new Uint8Array(
+    ammProgram.coder.types.encode("collectCoinCreatorFeeEvent", {
+      timestamp: new BN(1_760_000_000),
+      coinCreator: creator,
+      coinCreatorFee: new BN(feeLamports.toString()),
+      coinCreatorVaultAta: pumpPdas.ammCreatorVaultWsolAta(creator),
+      coinCreatorTokenAccount: pumpPdas.creatorWsolAta(creator),
+    }),
+  );
+}
+
+export function curveEventIx(creator: PublicKey, feeLamports: bigint, withQuoteMint = true): CompiledInstructionView {
+  return {
+    programId: PUMP_PROGRAM_ID.toBase58(),
+    accounts: [pumpPdas.eventAuthority().toBase58()],
+    data: eventCpiData(idlEventDisc(PUMP_IDL, "CollectCreatorFeeEvent"), encodeCollectCreatorFeeEvent(creator, feeLamports, withQuoteMint)),
+  };
+}
+
+export function poolEventIx(creator: PublicKey, feeLamports: bigint): CompiledInstructionView {
+  return {
+    programId: PUMP_AMM_PROGRAM_ID.toBase58(),
+    accounts: [pumpPdas.ammEventAuthority().toBase58()],
+    data: eventCpiData(idlEventDisc(AMM_IDL, "CollectCoinCreatorFeeEvent"), encodeCollectCoinCreatorFeeEvent(creator, feeLamports)),
+  };
+}
+
+export function viewOf(ix: TransactionInstruction): CompiledInstructionView {
+  return { programId: ix.programId.toBase58(), accounts: ix.keys.map((k) => k.pubkey.toBase58()), data: new Uint8Array(ix.data) };
+}
+
+export function confirmedTx(parts: Partial<ConfirmedTransaction> & { balances?: Record<string, [bigint, bigint]> }): ConfirmedTransaction {
+  const keys = [...(parts.accountKeys ?? [])];
+  const pre: bigint[] = [...(parts.preBalances ?? keys.map(() => 0n))];
+  const post: bigint[] = [...(parts.postBalances ?? keys.map(() => 0n))];
+  for (const [address, [before, after]] of Object.entries(parts.balances ?? {})) {
+    keys.push(address);
+    pre.push(before);
+    post.push(after);
+  }
+  return {
+    signature: parts.signature ?? "sig",
+    slot: parts.slot ?? 100n,
+    blockTime: parts.blockTime ?? new Date(1_760_000_000_000),
+    err: parts.err ?? null,
+    accountKeys: keys,
+    preBalances: pre,
+    postBalances: post,
+    instructions: parts.instructions ?? [],
+    innerInstructions: parts.innerInstructions ?? [],
+    logMessages: parts.logMessages ?? [],
+    preTokenBalances: parts.preTokenBalances,
+    postTokenBalances: parts.postTokenBalances,
+  };
+}
+
+/** BondingCurve bytes with every field of the 125-byte layout set, extended to 151 as `extend_account` does. */
+export function bondingCurveBytes(fields: { complete: boolean; creator: PublicKey; virtualTokenReserves?: bigint; virtualQuoteReserves?: bigint; realTokenReserves?: bigint; tokenTotalSupply?: bigint; creatorFeeBps?: bigint; isMayhemMode?: boolean }): Uint8Array {
+  const b = Buffer.alloc(151);
+  Buffer.from(idlAccountDisc(PUMP_IDL, "BondingCurve")).copy(b, 0);
+  b.writeBigUInt64LE(fields.virtualTokenReserves ?? 1_073_000_000_000_000n, 8);
+  b.writeBigUInt64LE(fields.virtualQuoteReserves ?? 30_000_000_000n, 16);
+  b.writeBigUInt64LE(fields.realTokenReserves ?? 793_100_000_000_000n, 24);
+  b.writeBigUInt64LE(0n, 32);
+  b.writeBigUInt64LE(fields.tokenTotalSupply ?? 1_000_000_000_000_000n, 40);
+  b.writeUInt8(fields.complete ? 1 : 0, 48);
+  fields.creator.toBuffer().copy(b, 49);
+  b.writeUInt8(fields.isMayhemMode ? 1 : 0, 81);
+  b.writeBigUInt64LE(fields.creatorFeeBps ?? 0n, 115);
+  return new Uint8Array(b);
+}
+
+/** A ChainReader over an in-memory account map: what the adapter sees through any RPC. */
+export function mapReader(accounts: Map<string, AccountSnapshot>): ChainReader & { calls: string[][] } {
+  const calls: string[][] = [];
+  return {
+    calls,
+    async getAccounts(addresses) {
+      calls.push([...addresses]);
+      return new Map(addresses.map((a) => [a, accounts.get(a) ?? null]));
+    },
+    async getBalances(addresses) {
+      return new Map(addresses.map((a) => [a, accounts.get(a)?.lamports ?? 0n]));
+    },
+    async getTransaction() {
+      return null;
+    },
+    async getSignatureStatuses(signatures) {
+      return new Map(signatures.map((s) => [s, null]));
+    },
+    async getBlockHeight() {
+      return 0n;
+    },
+    async getLatestBlockhash() {
+      return { blockhash: new PublicKey(new Uint8Array(32).fill(9)).toBase58(), lastValidBlockHeight: 150n };
+    },
+  };
+}
