@@ -287,9 +287,12 @@ export const burnBuys = sqliteTable(
     mint: text("mint").notNull(),
     signature: text("signature").notNull(),
     lastValidBlockHeight: lamports("last_valid_block_height").notNull(),
-    status: text("status", { enum: ["sent", "confirmed", "failed"] }).notNull(),
+    /** sent -> bought (tokens in hand, burn not yet sent) -> burning -> confirmed; or failed */
+    status: text("status", { enum: ["sent", "bought", "burning", "confirmed", "failed"] }).notNull(),
     lamports: lamports("lamports").notNull(),
     tokenAmount: lamports("token_amount"),
+    burnSignature: text("burn_signature"),
+    burnLastValidBlockHeight: lamports("burn_last_valid_block_height"),
     error: text("error"),
     createdAtMs: int("created_at_ms").notNull(),
     landedAtMs: int("landed_at_ms"),

@@ -15,6 +15,8 @@ CREATE TABLE `burn_buys` (
 	`status` text NOT NULL,
 	`lamports` integer NOT NULL,
 	`token_amount` integer,
+	`burn_signature` text,
+	`burn_last_valid_block_height` integer,
 	`error` text,
 	`created_at_ms` integer NOT NULL,
 	`landed_at_ms` integer

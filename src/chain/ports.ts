@@ -189,4 +189,18 @@ export interface LaunchProgram {
   decodeBoughtAmount(tx: ConfirmedTransaction, mint: string, owner: string): bigint;
   /** The launch program's creator fee in basis points, read live. */
   creatorFeeBps(): Promise<number>;
+  /**
+   * The create instructions (and an optional first buy) for the launch page's wallet to sign and
+   * send: the deployer pays and signs together with the mint keypair. Optional until both adapters
+   * implement it.
+   */
+  buildCreate?(params: {
+    mint: string;
+    creator: string;
+    deployer: string;
+    name: string;
+    symbol: string;
+    uri: string;
+    firstBuyLamports: bigint;
+  }): Promise<TransactionInstruction[]>;
 }

@@ -20,6 +20,7 @@ import {
   Connection,
   type Keypair,
   PublicKey,
+  SendTransactionError,
   SolanaJSONRPCError,
   type TransactionInstruction,
   type VersionedTransactionResponse,
@@ -141,6 +142,14 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
         return { error: new ChainProviderError(`${method}: node error ${code}: ${detail}`), transient: true };
       }
       return { error: new ChainRejectedError(`${method}: ${detail}`, code), transient: false };
+    }
+    if (error instanceof SendTransactionError) {
+      // The node looked at the transaction and said no; the code is lost in web3.js's wrapping,
+      // so only an unhealthy/behind node (retry) is told apart by its message.
+      if (/behind|unhealthy|-32005/i.test(detail)) {
+        return { error: new ChainProviderError(`${method}: ${detail}`), transient: true };
+      }
+      return { error: new ChainRejectedError(`${method}: ${detail}`), transient: false };
     }
     if (/Expected|StructError|JSON|Unexpected token|invalid json|Server responded|parse/i.test(detail) && !/fetch failed|ECONN|connect/i.test(detail)) {
       return { error: new ChainBadResponseError(`${method}: malformed answer: ${detail}`), transient: true };

@@ -6,6 +6,12 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { jobRoutes } from "../jobs/routes";
 import { statsRoutes } from "../stats/routes";
+import { accountPublicRoutes } from "../accounts/public-routes";
+import { feedRoutes } from "../ledger/feed-routes";
+import { launchConfigRoutes } from "../launches/config-routes";
+import { proofRoutes } from "../proof/routes";
+import { tokenRoutes } from "../tokens/routes";
+import { openapiPlugin } from "./openapi";
 import { log } from "../lib/log";
 import { clientIp } from "./client-ip";
 import { errorResponse, HttpError } from "./errors";
@@ -51,8 +57,14 @@ export function createApp(ctx: AppContext) {
         }
       }
     })
+    .use(openapiPlugin())
     .use(statsRoutes(ctx))
-    .use(jobRoutes(ctx));
+    .use(jobRoutes(ctx))
+    .use(tokenRoutes(ctx))
+    .use(accountPublicRoutes(ctx))
+    .use(feedRoutes(ctx))
+    .use(launchConfigRoutes(ctx))
+    .use(proofRoutes(ctx));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -35,30 +35,12 @@ import {
   poolEventIx,
   pumpProgram,
   viewOf,
+  matchesIdl,
+  sameInstruction,
 } from "./support/fixtures";
 
 const hex = (b: Uint8Array | number[]) => Buffer.from(Uint8Array.from(b)).toString("hex");
 const anchorDisc = (preimage: string) => createHash("sha256").update(preimage).digest().subarray(0, 8).toString("hex");
-
-function sameInstruction(a: TransactionInstruction, b: TransactionInstruction) {
-  expect(a.programId.toBase58()).toBe(b.programId.toBase58());
-  expect(a.keys.map((k) => [k.pubkey.toBase58(), k.isSigner, k.isWritable])).toEqual(
-    b.keys.map((k) => [k.pubkey.toBase58(), k.isSigner, k.isWritable]),
-  );
-  expect(hex(a.data)).toBe(hex(b.data));
-}
-
-/** Our accounts against the IDL's order, writability and fixed addresses. */
-function matchesIdl(ix: TransactionInstruction, idlIx: ReturnType<typeof idlInstruction>, named: Record<string, PublicKey> = {}) {
-  expect(ix.keys.length).toBeGreaterThanOrEqual(idlIx.accounts.length);
-  idlIx.accounts.forEach((acc, i) => {
-    const key = ix.keys[i]!;
-    expect([acc.name, key.isWritable]).toEqual([acc.name, Boolean(acc.writable)]);
-    if (acc.address) expect([acc.name, key.pubkey.toBase58()]).toEqual([acc.name, acc.address]);
-    if (named[acc.name]) expect([acc.name, key.pubkey.toBase58()]).toEqual([acc.name, named[acc.name]!.toBase58()]);
-  });
-  expect(hex(ix.data.subarray(0, 8))).toBe(hex(idlIx.discriminator));
-}
 
 describe("discriminators", () => {
   test("match the shipped IDLs, PUMP.md and Anchor's sha256 rule", () => {

@@ -167,7 +167,8 @@ export class LocalNode {
     this.log = opts.log ?? (() => {});
     this.newBlockhash();
     this.fund(this.programPayer.publicKey, 1_000_000_000_000_000n);
-    this.fund(this.faucet.publicKey, 1_000_000_000_000_000_000n);
+    // Balances stay below 2^53: LiteSVM's setAccount takes lamports as a double.
+    this.fund(this.faucet.publicKey, 4_000_000_000_000_000n);
     this.syncClock();
   }
 
@@ -257,6 +258,7 @@ export class LocalNode {
 
   fund(address: PublicKey, lamports: bigint): void {
     const existing = this.svm.getAccount(address);
+    if (lamports + (this.svm.getBalance(address) ?? 0n) > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error("balance would exceed 2^53 lamports");
     this.svm.setAccount(address, {
       lamports: Number(lamports + BigInt(existing?.lamports ?? 0)),
       data: existing?.data ?? new Uint8Array(0),
@@ -270,9 +272,10 @@ export class LocalNode {
     const acc = this.svm.getAccount(typeof address === "string" ? new PublicKey(address) : address);
     if (!acc) return null;
     // A zero-lamport account does not exist on a real chain; LiteSVM may keep the husk.
-    const lamports = BigInt(acc.lamports);
+    // LiteSVM's AccountInfo carries lamports as a double; its getBalance is the exact u64.
+    const lamports = this.svm.getBalance(typeof address === "string" ? new PublicKey(address) : address) ?? 0n;
     if (lamports === 0n) return null;
-    return { lamports, owner: acc.owner, executable: acc.executable, data: acc.data, rentEpoch: acc.rentEpoch };
+    return { lamports, owner: acc.owner, executable: acc.executable, data: acc.data, rentEpoch: acc.rentEpoch ?? 0 };
   }
 
   getBalance(address: PublicKey | string): bigint {

@@ -2,6 +2,7 @@
 import { BN } from "@coral-xyz/anchor";
 import { getPumpProgram, pumpIdl } from "@pump-fun/pump-sdk";
 import { getPumpAmmProgram, pumpAmmJson } from "@pump-fun/pump-swap-sdk";
+import { expect } from "bun:test";
 import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import type { AccountSnapshot, ChainReader, CompiledInstructionView, ConfirmedTransaction } from "../../../src/chain/ports";
 import { DISC, PUMP_AMM_PROGRAM_ID, PUMP_PROGRAM_ID, pumpPdas } from "../../../src/chain/pump/layout";
@@ -135,4 +136,26 @@ export function mapReader(accounts: Map<string, AccountSnapshot>): ChainReader &
       return { blockhash: new PublicKey(new Uint8Array(32).fill(9)).toBase58(), lastValidBlockHeight: 150n };
     },
   };
+}
+
+const hex = (b: Uint8Array | number[]) => Buffer.from(Uint8Array.from(b)).toString("hex");
+
+export function sameInstruction(a: TransactionInstruction, b: TransactionInstruction) {
+  expect(a.programId.toBase58()).toBe(b.programId.toBase58());
+  expect(a.keys.map((k) => [k.pubkey.toBase58(), k.isSigner, k.isWritable])).toEqual(
+    b.keys.map((k) => [k.pubkey.toBase58(), k.isSigner, k.isWritable]),
+  );
+  expect(hex(a.data)).toBe(hex(b.data));
+}
+
+/** Our accounts against the IDL's order, writability, signer flags and fixed addresses. */
+export function matchesIdl(ix: TransactionInstruction, idlIx: ReturnType<typeof idlInstruction>, named: Record<string, PublicKey> = {}) {
+  expect(ix.keys.length).toBeGreaterThanOrEqual(idlIx.accounts.length);
+  idlIx.accounts.forEach((acc, i) => {
+    const key = ix.keys[i]!;
+    expect([acc.name, key.isWritable, key.isSigner]).toEqual([acc.name, Boolean(acc.writable), Boolean(acc.signer)]);
+    if (acc.address) expect([acc.name, key.pubkey.toBase58()]).toEqual([acc.name, acc.address]);
+    if (named[acc.name]) expect([acc.name, key.pubkey.toBase58()]).toEqual([acc.name, named[acc.name]!.toBase58()]);
+  });
+  expect(hex(ix.data.subarray(0, 8))).toBe(hex(idlIx.discriminator));
 }

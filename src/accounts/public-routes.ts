@@ -1,0 +1,80 @@
+/** `GET /api/idp/:handle`: the public record of one identity-provider account. */
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../context";
+import { CACHE } from "../http/cache";
+import { badRequest, notFound } from "../http/errors";
+import { errors, handleKey, IsoTimeSchema, LamportsSchema, NullableIsoTime, NullableString } from "../http/public-schemas";
+import { RoutingSchema } from "../tokens/schemas";
+import { accountRecord } from "./record";
+
+export const PayoutSchema = t.Object(
+  {
+    id: t.Integer(),
+    lamports: LamportsSchema,
+    wallet: t.String(),
+    kind: t.Union([t.Literal("claim"), t.Literal("autopay")]),
+    status: t.Union([
+      t.Literal("queued"),
+      t.Literal("sent"),
+      t.Literal("confirmed"),
+      t.Literal("failed"),
+      t.Literal("replaced"),
+    ]),
+    signature: t.Union([t.String(), t.Null()], { description: "present once sent" }),
+    createdAt: IsoTimeSchema,
+    confirmedAt: NullableIsoTime,
+  },
+  { title: "Payout" },
+);
+
+export const AccountTokenSchema = t.Object({
+  mint: t.String(),
+  name: t.String(),
+  symbol: t.String(),
+  imageUrl: NullableString,
+  bps: t.Integer(),
+  creditedLamports: LamportsSchema,
+});
+
+export const AccountRecordSchema = t.Object(
+  {
+    handle: t.String(),
+    displayHandle: t.String(),
+    name: t.String(),
+    avatarUrl: t.String(),
+    followers: t.Integer(),
+    claimed: t.Boolean(),
+    routing: RoutingSchema,
+    declined: t.Boolean(),
+    creditedLamports: LamportsSchema,
+    paidLamports: LamportsSchema,
+    burnedLamports: LamportsSchema,
+    balanceLamports: LamportsSchema,
+    tokens: t.Array(AccountTokenSchema),
+    payouts: t.Array(PayoutSchema),
+  },
+  { title: "AccountRecord" },
+);
+
+export function accountPublicRoutes(ctx: AppContext) {
+  return new Elysia({ name: "accounts-public" }).get(
+    "/api/idp/:handle",
+    ({ params, set }) => {
+      set.headers["cache-control"] = CACHE.publicRead;
+      const handle = handleKey(params.handle);
+      if (!handle) throw badRequest("The handle must be 1 to 15 letters, digits or underscores.");
+      const record = accountRecord(ctx.db, handle);
+      if (!record) throw notFound("No token launched here names this handle yet.");
+      return record;
+    },
+    {
+      params: t.Object({ handle: t.String({ description: "1 to 15 letters, digits or underscores, optional @" }) }),
+      response: { 200: AccountRecordSchema, ...errors(400, 404, 429) },
+      detail: {
+        tags: ["public"],
+        summary: "Public record of an identity-provider account",
+        description: "Once a handle is pinned, the figures cover every handle pinned to the same user id.",
+      },
+    },
+  );
+}

@@ -1,0 +1,35 @@
+/**
+ * `/api/openapi.json` (OpenAPI 3.1, generated from the route schemas) and the interactive docs
+ * page at `/api/docs`. Only SPEC's public data reads are described: session, launch, job and
+ * admin routes are not a stable integration surface (SPEC Versioning).
+ */
+import { openapi } from "@elysiajs/openapi";
+
+export const OPENAPI_PATH = "/api/openapi.json";
+export const DOCS_PATH = "/api/docs";
+
+/** Paths the document describes; anything else the app serves is left out. */
+const NOT_A_PUBLIC_READ =
+  /^(?!\/api\/(tokens|tokens\/:mint|token-images\/:mint|idp\/:handle|stats|ledger|launch\/config|ca|proof|cron\/health)$)/;
+
+export function openapiPlugin() {
+  return openapi({
+    path: DOCS_PATH,
+    specPath: OPENAPI_PATH,
+    openapiVersion: "3.1.0",
+    provider: "scalar",
+    exclude: { paths: [NOT_A_PUBLIC_READ] },
+    documentation: {
+      info: {
+        title: "Creator-fee ledger: public reads",
+        version: "1.0.0",
+        description:
+          "Public data reads of the creator-fee ledger service. No key and no sign-in; limited per client IP. " +
+          "Money is whole lamports as decimal strings; times are ISO 8601 UTC; unknown values are null. " +
+          "Every error is `{error}` only. Rate-limited routes answer x-ratelimit-limit, x-ratelimit-remaining and " +
+          "x-ratelimit-reset (unix seconds); a 429 adds retry-after.",
+      },
+      tags: [{ name: "public", description: "Public data reads" }],
+    },
+  });
+}

@@ -1,0 +1,103 @@
+/**
+ * Public token reads: the Explore list, one token's record and its stored preview image.
+ */
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../context";
+import { CACHE } from "../http/cache";
+import { badRequest, notFound } from "../http/errors";
+import { errors, looksLikeAddress } from "../http/public-schemas";
+import { cursorSigner, type TokenSort } from "./cursor";
+import { listTokens, tokenDetail, tokenImage } from "./queries";
+import { TokenDetailSchema, TokenListQuerySchema, TokenPageSchema } from "./schemas";
+import { ensureTokensSearch } from "./search-index";
+import { refreshVaultIfStale } from "./vault-refresh";
+
+export const DEFAULT_TOKENS_LIMIT = 24;
+
+const MintParams = t.Object({ mint: t.String({ description: "base58 token address, case-sensitive" }) });
+
+export function tokenRoutes(ctx: AppContext) {
+  ensureTokensSearch(ctx.db);
+  const signer = cursorSigner(ctx.config);
+  return new Elysia({ name: "tokens" })
+    .get(
+      "/api/tokens",
+      ({ query, set }) => {
+        set.headers["cache-control"] = CACHE.publicRead;
+        const sort: TokenSort = query.sort ?? "new";
+        let after = null;
+        if (query.cursor !== undefined) {
+          after = signer.decode(query.cursor, sort);
+          if (!after) throw badRequest("The cursor is not valid for this sort; start again without it.");
+        }
+        const page = listTokens(ctx.db, {
+          sort,
+          q: query.q?.trim() || null,
+          limit: query.limit ?? DEFAULT_TOKENS_LIMIT,
+          after,
+        });
+        return { tokens: page.tokens, nextCursor: page.next ? signer.encode(page.next) : null };
+      },
+      {
+        query: TokenListQuerySchema,
+        response: { 200: TokenPageSchema, ...errors(400, 429) },
+        detail: {
+          tags: ["public"],
+          summary: "Explore list of tokens",
+          description: "Hidden tokens are left out. The cursor never skips or repeats while launches land.",
+        },
+      },
+    )
+    .get(
+      "/api/tokens/:mint",
+      async ({ params, set }) => {
+        set.headers["cache-control"] = CACHE.publicRead;
+        if (!looksLikeAddress(params.mint)) throw badRequest("The mint is not a base58 address.");
+        let record = tokenDetail(ctx.db, params.mint);
+        if (!record) throw notFound("No token with that mint was launched here.");
+        const d = record.detail;
+        const refreshed = await refreshVaultIfStale(ctx, {
+          tokenId: record.tokenId,
+          mint: d.mint,
+          creator: d.creator,
+          vaultCheckedAtMs: Date.parse(d.vaultCheckedAt),
+          lastSweptAtMs: d.lastSweptAt === null ? null : Date.parse(d.lastSweptAt),
+        });
+        if (refreshed) record = tokenDetail(ctx.db, params.mint) ?? record;
+        return record.detail;
+      },
+      {
+        params: MintParams,
+        response: { 200: TokenDetailSchema, ...errors(400, 404, 429) },
+        detail: {
+          tags: ["public"],
+          summary: "One token's record",
+          description: "Hidden tokens answer too. The vault reading is refreshed when older than a minute.",
+        },
+      },
+    )
+    .get(
+      "/api/token-images/:mint",
+      ({ params, set }) => {
+        if (!looksLikeAddress(params.mint)) throw badRequest("The mint is not a base58 address.");
+        const webp = tokenImage(ctx.db, params.mint);
+        if (!webp) throw notFound("There is no stored image for that token.");
+        set.headers["cache-control"] = CACHE.immutable;
+        set.headers["content-type"] = "image/webp";
+        return new Response(new Uint8Array(webp), { headers: set.headers as Record<string, string> });
+      },
+      {
+        params: MintParams,
+        detail: {
+          tags: ["public"],
+          summary: "Stored WebP preview of a token image",
+          responses: {
+            200: { description: "WebP image", content: { "image/webp": { schema: { type: "string", format: "binary" } } } },
+            400: { description: "Not a base58 address" },
+            404: { description: "No stored image for the token" },
+            429: { description: "Rate limited" },
+          },
+        },
+      },
+    );
+}

@@ -1,0 +1,101 @@
+/** SPEC's Token, Token detail, Recipient and Sweep as schemas: route responses and the OpenAPI document. */
+import { t } from "elysia";
+import {
+  IsoTimeSchema,
+  LamportsSchema,
+  NullableIsoTime,
+  NullableNumber,
+  NullableString,
+} from "../http/public-schemas";
+
+export const RoutingSchema = t.Union([t.Literal("hold"), t.Literal("autopay"), t.Literal("burn"), t.Null()]);
+
+export const RecipientSchema = t.Object(
+  {
+    handle: t.String({ description: "lowercase handle" }),
+    displayHandle: t.String({ description: "handle with its original casing" }),
+    bps: t.Integer({ minimum: 1, maximum: 10_000 }),
+    name: t.String(),
+    avatarUrl: t.String(),
+    claimed: t.Boolean({ description: "the account has signed in at least once" }),
+    routing: RoutingSchema,
+    declined: t.Boolean(),
+    creditedLamports: LamportsSchema,
+  },
+  { title: "Recipient" },
+);
+
+const tokenFields = {
+  mint: t.String({ description: "base58 token address" }),
+  name: t.String(),
+  symbol: t.String(),
+  imageUrl: t.Union([t.String(), t.Null()], { description: "stored preview path, else the IPFS image address" }),
+  creator: t.String(),
+  deployer: t.String(),
+  launchedAt: IsoTimeSchema,
+  recipients: t.Array(RecipientSchema),
+  platformBps: t.Integer({ minimum: 0, maximum: 10_000 }),
+  sweptLamports: LamportsSchema,
+  vaultLamports: LamportsSchema,
+  vaultCheckedAt: IsoTimeSchema,
+  bonded: t.Boolean(),
+  marketCapUsd: NullableNumber,
+  volume24hUsd: NullableNumber,
+  lastSweptAt: NullableIsoTime,
+};
+
+export const TokenSchema = t.Object(tokenFields, { title: "Token" });
+
+export const SweepSchema = t.Object(
+  {
+    id: t.Integer(),
+    mint: t.String(),
+    symbol: t.String(),
+    signature: t.String(),
+    status: t.Union([t.Literal("sent"), t.Literal("confirmed"), t.Literal("failed")]),
+    totalLamports: LamportsSchema,
+    platformLamports: LamportsSchema,
+    createdAt: IsoTimeSchema,
+    confirmedAt: t.Union([IsoTimeSchema, t.Null()], { description: "null until confirmed" }),
+  },
+  { title: "Sweep" },
+);
+
+export const TokenDetailSchema = t.Object(
+  {
+    ...tokenFields,
+    description: t.String(),
+    website: NullableString,
+    twitter: NullableString,
+    telegram: NullableString,
+    metadataUri: t.String(),
+    launchSignature: t.String(),
+    creatorVault: t.String(),
+    sweeps: t.Array(SweepSchema, { maxItems: 25, description: "the 25 most recent sweeps, newest first" }),
+  },
+  { title: "TokenDetail" },
+);
+
+export const TokenPageSchema = t.Object(
+  {
+    tokens: t.Array(TokenSchema),
+    nextCursor: t.Union([t.String(), t.Null()], { description: "null on the last page" }),
+  },
+  { title: "TokenPage" },
+);
+
+export const TokenListQuerySchema = t.Object({
+  sort: t.Optional(
+    t.Union([t.Literal("new"), t.Literal("fees"), t.Literal("mcap")], {
+      description: "new (default): by launch time; fees: swept plus vault; mcap: market cap, unknown last. Always descending",
+    }),
+  ),
+  q: t.Optional(
+    t.String({
+      maxLength: 64,
+      description: "exact mint or creator address, substring of name or ticker, or a recipient handle with or without @",
+    }),
+  ),
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 60, description: "1 to 60, default 24" })),
+  cursor: t.Optional(t.String({ description: "the nextCursor of the previous page; valid only with the same sort" })),
+});

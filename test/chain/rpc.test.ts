@@ -1,0 +1,303 @@
+/**
+ * rpc.ts against a JSON-RPC fake on loopback: batching, typed failures, bounded retries with
+ * backoff and jitter, scrubbing, and the sender's save-first / expiry rules.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { Keypair, PublicKey, SystemProgram, VersionedTransaction } from "@solana/web3.js";
+import bs58 from "bs58";
+import {
+  ChainBadResponseError,
+  ChainProviderError,
+  ChainRateLimitedError,
+  ChainRejectedError,
+  ChainTimeoutError,
+  ChainUnavailableError,
+} from "../../src/chain/errors";
+import { createRpcChain } from "../../src/chain/rpc";
+import { type FakeRpc, context, startFakeRpc } from "./support/fake-rpc";
+
+const SECRET = "SUPERSECRETKEY123";
+let fake: FakeRpc;
+afterEach(async () => {
+  await fake?.stop();
+});
+
+function chain(extra: Partial<Parameters<typeof createRpcChain>[0]> = {}) {
+  const sleeps: number[] = [];
+  const c = createRpcChain({
+    rpcUrl: fake.url,
+    timeoutMs: 200,
+    retries: 2,
+    backoffBaseMs: 100,
+    backoffMaxMs: 1_000,
+    random: () => 0.5,
+    sleep: async (ms) => void sleeps.push(ms),
+    ...extra,
+  });
+  return { ...c, sleeps };
+}
+
+async function failure(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error("expected a failure");
+}
+
+function expectScrubbed(error: Error) {
+  const text = `${error.name} ${error.message} ${error.stack ?? ""}`;
+  expect(text).not.toContain(SECRET);
+  expect(text).not.toContain(new URL(fake.url).host);
+}
+
+const account = (lamports: number) => ({ lamports, owner: SystemProgram.programId.toBase58(), executable: false, rentEpoch: 0, space: 0, data: ["", "base64"] });
+
+describe("reader", () => {
+  test("getAccounts batches 100 keys a call, deduplicates, and maps missing accounts to null", async () => {
+    fake = startFakeRpc();
+    const keys = Array.from({ length: 250 }, () => Keypair.generate().publicKey.toBase58());
+    // even-numbered keys exist, with 1,000 + their number of lamports
+    fake.handle("getMultipleAccounts", (params) =>
+      context((params[0] as string[]).map((k) => (keys.indexOf(k) % 2 === 0 ? account(1_000 + keys.indexOf(k)) : null))),
+    );
+    const { reader } = chain();
+    const accounts = await reader.getAccounts([...keys, ...keys.slice(0, 10)]);
+    const sizes = fake.requests.map((r) => (r.params[0] as string[]).length);
+    expect(sizes).toEqual([100, 100, 50]);
+    expect(accounts.size).toBe(250);
+    expect(accounts.get(keys[0]!)!.lamports).toBe(1_000n);
+    expect(accounts.get(keys[1]!)).toBeNull();
+    const balances = await reader.getBalances([keys[1]!, keys[2]!]);
+    expect([...balances.values()]).toEqual([0n, 1_002n]);
+  });
+
+  test("lamports above 2^53 are refused rather than rounded", async () => {
+    fake = startFakeRpc();
+    fake.handle("getMultipleAccounts", () => ({ raw: `{"jsonrpc":"2.0","id":1,"result":{"context":{"slot":1},"value":[{"lamports":9007199254740993,"owner":"11111111111111111111111111111111","executable":false,"rentEpoch":0,"space":0,"data":["","base64"]}]}}` }));
+    const err = await failure(chain({ retries: 0 }).reader.getAccounts([Keypair.generate().publicKey.toBase58()]));
+    expect(err).toBeInstanceOf(ChainBadResponseError);
+  });
+
+  test("a provider that never answers is a timeout, retried a bounded number of times", async () => {
+    fake = startFakeRpc();
+    fake.handle("getBlockHeight", () => ({ delayMs: 1_000, then: { result: 5 } }));
+    const { reader, sleeps } = chain({ timeoutMs: 100, retries: 2 });
+    const started = Date.now();
+    const err = await failure(reader.getBlockHeight());
+    expect(err).toBeInstanceOf(ChainTimeoutError);
+    expect(err).toBeInstanceOf(ChainUnavailableError);
+    expect(fake.requests.length).toBe(3);
+    expect(sleeps.length).toBe(2);
+    expect(Date.now() - started).toBeLessThan(900);
+  });
+
+  test("429 then success: retried with exponential backoff and jitter", async () => {
+    fake = startFakeRpc();
+    fake.handle("getBlockHeight", (_p, attempt) => (attempt < 2 ? { status: 429, body: "slow down" } : { result: 77 }));
+    const { reader, sleeps } = chain({ retries: 3 });
+    expect(await reader.getBlockHeight()).toBe(77n);
+    // base 100 ms doubling, times random() = 0.5
+    expect(sleeps).toEqual([50, 100]);
+  });
+
+  test("429 to the end surfaces as rate limited; 5xx as provider error; both scrubbed", async () => {
+    fake = startFakeRpc(`/v2/${SECRET}?api-key=${SECRET}`);
+    fake.handle("getBlockHeight", () => ({ status: 429, body: `limit for ${fake.url}` }));
+    fake.handle("getLatestBlockhash", () => ({ status: 503, body: `upstream ${fake.url} down` }));
+    const { reader } = chain();
+    const limited = await failure(reader.getBlockHeight());
+    expect(limited).toBeInstanceOf(ChainRateLimitedError);
+    expectScrubbed(limited);
+    const down = await failure(reader.getLatestBlockhash());
+    expect(down).toBeInstanceOf(ChainProviderError);
+    expectScrubbed(down);
+    expect(fake.requests.filter((r) => r.method === "getLatestBlockhash").length).toBe(3);
+  });
+
+  test("malformed answers are typed (and retried): wrong shape, not JSON", async () => {
+    fake = startFakeRpc();
+    fake.handle("getBlockHeight", () => ({ result: "not a number" }));
+    fake.handle("getLatestBlockhash", () => ({ raw: "<html>gateway</html>" }));
+    const { reader } = chain({ retries: 1 });
+    expect(await failure(reader.getBlockHeight())).toBeInstanceOf(ChainBadResponseError);
+    expect(await failure(reader.getLatestBlockhash())).toBeInstanceOf(ChainBadResponseError);
+    expect(fake.requests.length).toBe(4);
+  });
+
+  test("a request the node refuses is not retried, and the echoed URL/key is scrubbed", async () => {
+    fake = startFakeRpc(`/${SECRET}`);
+    fake.handle("getBlockHeight", () => ({ error: { code: -32602, message: `Invalid params (node ${fake.url}, key ${SECRET})` } }));
+    const { reader } = chain();
+    const err = await failure(reader.getBlockHeight());
+    expect(err).toBeInstanceOf(ChainRejectedError);
+    expect((err as ChainRejectedError).code).toBe(-32602);
+    expect(fake.requests.length).toBe(1);
+    expectScrubbed(err);
+  });
+
+  test("HTTP 401 (a bad key) is refused without retry and without the key", async () => {
+    fake = startFakeRpc(`/?api-key=${SECRET}`);
+    fake.handle("getBlockHeight", () => ({ status: 401, body: `bad key ${SECRET}` }));
+    const err = await failure(chain().reader.getBlockHeight());
+    expect(err).toBeInstanceOf(ChainRejectedError);
+    expect(fake.requests.length).toBe(1);
+    expectScrubbed(err);
+  });
+
+  test("a refused connection is a provider failure without the URL", async () => {
+    fake = startFakeRpc(`/${SECRET}`);
+    const url = fake.url;
+    await fake.stop();
+    const { reader } = createRpcChain({ rpcUrl: url, timeoutMs: 200, retries: 1, sleep: async () => {} });
+    const err = await failure(reader.getBlockHeight());
+    expect(err).toBeInstanceOf(ChainUnavailableError);
+    const text = `${err.message} ${err.stack}`;
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain(new URL(url).host);
+    fake = startFakeRpc();
+  });
+
+  test("getSignatureStatuses maps states; getTransaction maps a v0 transaction with loaded addresses", async () => {
+    fake = startFakeRpc();
+    const payer = Keypair.generate().publicKey.toBase58();
+    const program = Keypair.generate().publicKey.toBase58();
+    const loadedW = Keypair.generate().publicKey.toBase58();
+    const loadedR = Keypair.generate().publicKey.toBase58();
+    fake.handle("getSignatureStatuses", () =>
+      context([
+        { slot: 9, confirmations: null, err: null, confirmationStatus: "finalized", status: { Ok: null } },
+        null,
+        { slot: 10, confirmations: 1, err: { InstructionError: [0, { Custom: 1 }] }, confirmationStatus: "confirmed", status: { Err: {} } },
+      ]),
+    );
+    fake.handle("getTransaction", () => ({
+      result: {
+        slot: 42,
+        blockTime: 1_760_000_000,
+        version: 0,
+        transaction: {
+          signatures: ["5".repeat(88)],
+          message: {
+            header: { numRequiredSignatures: 1, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 1 },
+            accountKeys: [payer, program],
+            recentBlockhash: PublicKey.default.toBase58(),
+            instructions: [{ programIdIndex: 1, accounts: [0, 2, 3], data: bs58.encode([1, 2, 3]), stackHeight: null }],
+            addressTableLookups: [{ accountKey: Keypair.generate().publicKey.toBase58(), writableIndexes: [0], readonlyIndexes: [1] }],
+          },
+        },
+        meta: {
+          err: null,
+          fee: 5000,
+          preBalances: [10_000, 1, 2, 3],
+          postBalances: [5_000, 1, 2, 3],
+          innerInstructions: [{ index: 0, instructions: [{ programIdIndex: 1, accounts: [3], data: bs58.encode([9, 9]), stackHeight: 2 }] }],
+          logMessages: ["Program log: hi"],
+          preTokenBalances: [],
+          postTokenBalances: [{ accountIndex: 2, mint: program, owner: payer, programId: program, uiTokenAmount: { amount: "123456789012345678", decimals: 6, uiAmount: 1, uiAmountString: "1" } }],
+          loadedAddresses: { writable: [loadedW], readonly: [loadedR] },
+          rewards: [],
+          status: { Ok: null },
+          computeUnitsConsumed: 100,
+        },
+      },
+    }));
+    const { reader } = chain();
+    const statuses = await reader.getSignatureStatuses(["a", "b", "c"], true);
+    expect(fake.requests[0]!.params[1]).toEqual({ searchTransactionHistory: true });
+    expect(statuses.get("a")).toEqual({ slot: 9n, err: null, confirmationStatus: "finalized" });
+    expect(statuses.get("b")).toBeNull();
+    expect(statuses.get("c")!.err).toContain("Custom");
+    const tx = (await reader.getTransaction("sig"))!;
+    expect(tx.accountKeys).toEqual([payer, program, loadedW, loadedR]);
+    expect(tx.instructions).toEqual([{ programId: program, accounts: [payer, loadedW, loadedR], data: Uint8Array.from([1, 2, 3]) }]);
+    expect(tx.innerInstructions).toEqual([{ programId: program, accounts: [loadedR], data: Uint8Array.from([9, 9]), outerIndex: 0 }]);
+    expect(tx.preBalances).toEqual([10_000n, 1n, 2n, 3n]);
+    expect(tx.postBalances[0]).toBe(5_000n);
+    expect(tx.postTokenBalances).toEqual([{ accountIndex: 2, mint: program, owner: payer, amount: 123456789012345678n }]);
+    expect(tx.blockTime).toEqual(new Date(1_760_000_000_000));
+    expect(tx.slot).toBe(42n);
+  });
+});
+
+describe("sender", () => {
+  const payer = Keypair.generate();
+  const blockhash = Keypair.generate().publicKey.toBase58();
+  const ix = SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1n });
+
+  test("prepare signs without sending; send sends exactly those bytes; a resend is harmless", async () => {
+    fake = startFakeRpc();
+    fake.handle("getLatestBlockhash", () => context({ blockhash, lastValidBlockHeight: 1_150 }));
+    let sends = 0;
+    fake.handle("sendTransaction", (params) => {
+      sends++;
+      const tx = VersionedTransaction.deserialize(Buffer.from(params[0] as string, "base64"));
+      return sends === 1 ? { result: bs58.encode(tx.signatures[0]!) } : { error: { code: -32002, message: "Transaction simulation failed: This transaction has already been processed" } };
+    });
+    const { sender } = chain();
+    const prepared = await sender.prepare([ix], payer, []);
+    expect(fake.requests.map((r) => r.method)).toEqual(["getLatestBlockhash"]);
+    expect(prepared.lastValidBlockHeight).toBe(1_150n);
+    const decoded = VersionedTransaction.deserialize(prepared.wire);
+    expect(bs58.encode(decoded.signatures[0]!)).toBe(prepared.signature);
+    expect(decoded.message.recentBlockhash).toBe(blockhash);
+    await sender.send(prepared);
+    await sender.send(prepared);
+    const sent = fake.requests.filter((r) => r.method === "sendTransaction");
+    expect(sent.length).toBe(2);
+    for (const r of sent) {
+      expect(r.params[0]).toBe(Buffer.from(prepared.wire).toString("base64"));
+      expect((r.params[1] as { skipPreflight: boolean }).skipPreflight).toBe(true);
+    }
+  });
+
+  test("prepare refuses a transaction missing a signer", async () => {
+    fake = startFakeRpc();
+    fake.handle("getLatestBlockhash", () => context({ blockhash, lastValidBlockHeight: 10 }));
+    const other = Keypair.generate();
+    const needsOther = SystemProgram.transfer({ fromPubkey: other.publicKey, toPubkey: payer.publicKey, lamports: 1n });
+    await expect(chain().sender.prepare([needsOther], payer, [])).rejects.toThrow();
+    expect((await chain().sender.prepare([needsOther], payer, [other])).signature.length).toBeGreaterThan(80);
+  });
+
+  test("outcome: confirmed, failed, pending, and expired only past lastValidBlockHeight with nothing found", async () => {
+    fake = startFakeRpc();
+    let status: unknown = null;
+    let finalizedHeight = 100;
+    fake.handle("getBlockHeight", () => ({ result: finalizedHeight }));
+    fake.handle("getSignatureStatuses", () => context([status]));
+    fake.handle("getBlockTime", () => ({ result: 1_760_000_000 }));
+    const { sender } = chain();
+
+    status = { slot: 5, confirmations: 3, err: null, confirmationStatus: "confirmed", status: { Ok: null } };
+    expect(await sender.outcome("s", 150n)).toEqual({ kind: "confirmed", slot: 5n, blockTime: new Date(1_760_000_000_000) });
+    status = { slot: 6, confirmations: 3, err: { InstructionError: [1, { Custom: 6049 }] }, confirmationStatus: "finalized", status: { Err: {} } };
+    const failed = await sender.outcome("s", 150n);
+    expect(failed.kind).toBe("failed");
+    status = { slot: 7, confirmations: 0, err: null, confirmationStatus: "processed", status: { Ok: null } };
+    expect(await sender.outcome("s", 150n)).toEqual({ kind: "pending" });
+    status = null;
+    finalizedHeight = 150; // equal is still valid: the transaction may land in block 150
+    expect(await sender.outcome("s", 150n)).toEqual({ kind: "pending" });
+    finalizedHeight = 151;
+    expect(await sender.outcome("s", 150n)).toEqual({ kind: "expired" });
+    // a late-found status wins over the height
+    status = { slot: 8, confirmations: null, err: null, confirmationStatus: "finalized", status: { Ok: null } };
+    expect((await sender.outcome("s", 150n)).kind).toBe("confirmed");
+
+    // the height is read before the history search, at finalized commitment, with history on
+    const order = fake.requests.filter((r) => r.method !== "getBlockTime").slice(-2);
+    expect(order.map((r) => r.method)).toEqual(["getBlockHeight", "getSignatureStatuses"]);
+    expect(order[0]!.params[0]).toEqual({ commitment: "finalized" });
+    expect(order[1]!.params[1]).toEqual({ searchTransactionHistory: true });
+  });
+
+  test("an outage while checking is an error, never 'expired'", async () => {
+    fake = startFakeRpc();
+    fake.handle("getBlockHeight", () => ({ result: 10_000 }));
+    fake.handle("getSignatureStatuses", () => ({ status: 502 }));
+    const err = await failure(chain().sender.outcome("s", 1n));
+    expect(err).toBeInstanceOf(ChainUnavailableError);
+  });
+});

@@ -1,0 +1,56 @@
+/** A tiny JSON-RPC fake on 127.0.0.1 (port 0) with scriptable answers and faults. */
+import type { Server } from "bun";
+
+export type Reply =
+  | { result: unknown }
+  | { error: { code: number; message: string } }
+  | { status: number; body?: string }
+  | { raw: string }
+  | { delayMs: number; then?: Reply };
+
+export interface FakeRpc {
+  url: string;
+  /** requests in arrival order: [method, params] */
+  requests: { method: string; params: unknown[] }[];
+  /** answer for a method; called with params and the 0-based attempt count for that method */
+  handle(method: string, fn: (params: unknown[], attempt: number) => Reply): void;
+  stop(): Promise<void>;
+}
+
+export function startFakeRpc(path = "/"): FakeRpc {
+  const handlers = new Map<string, (params: unknown[], attempt: number) => Reply>();
+  const attempts = new Map<string, number>();
+  const requests: FakeRpc["requests"] = [];
+  const respond = async (id: unknown, reply: Reply): Promise<Response> => {
+    if ("delayMs" in reply) {
+      await new Promise((r) => setTimeout(r, reply.delayMs));
+      return respond(id, reply.then ?? { result: null });
+    }
+    if ("status" in reply) return new Response(reply.body ?? "", { status: reply.status });
+    if ("raw" in reply) return new Response(reply.raw, { headers: { "content-type": "application/json" } });
+    return Response.json({ jsonrpc: "2.0", id, ...reply });
+  };
+  const server: Server<undefined> = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 30,
+    async fetch(req) {
+      const body = (await req.json()) as { id: unknown; method: string; params?: unknown[] };
+      const params = body.params ?? [];
+      requests.push({ method: body.method, params });
+      const attempt = attempts.get(body.method) ?? 0;
+      attempts.set(body.method, attempt + 1);
+      const handler = handlers.get(body.method);
+      if (!handler) return respond(body.id, { error: { code: -32601, message: "Method not found" } });
+      return respond(body.id, handler(params, attempt));
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}${path}`,
+    requests,
+    handle: (method, fn) => void handlers.set(method, fn),
+    stop: async () => void (await server.stop(true)),
+  };
+}
+
+export const context = (value: unknown) => ({ result: { context: { slot: 1 }, value } });
