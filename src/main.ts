@@ -4,6 +4,8 @@
  */
 import { ConfigError, loadConfig, type Config } from "./config";
 import { log, setLogLevel } from "./lib/log";
+import { setupChain } from "./chain/setup";
+import { registerJobs } from "./jobs/register";
 import { buildService } from "./service";
 
 let config: Config;
@@ -18,7 +20,18 @@ try {
 }
 setLogLevel(config.logLevel);
 
-const service = buildService(config);
+let chain;
+try {
+  chain = await setupChain(config, (message) => log.info(message));
+} catch (error) {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`Invalid configuration: ${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
+}
+const service = buildService(config, { chain: chain.services });
+registerJobs(service.ctx);
 const server = service.app.listen({ port: config.port, hostname: config.host });
 if (config.jobsEnabled) service.ctx.scheduler.start();
 log.info("service started", {
@@ -36,6 +49,7 @@ async function shutdown(signal: string): Promise<void> {
   // Stop taking requests first, then let jobs reach a safe point, then close the books.
   await server.server?.stop();
   await service.close();
+  await chain.stop();
   log.info("stopped");
   process.exit(0);
 }

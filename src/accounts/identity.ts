@@ -92,3 +92,98 @@ export function setRouting(
     if (result.changes !== 1) throw new RangeError("no such identity");
   });
 }
+
+// ---------------------------------------------------------------- sign-in with changed hands (DESIGN §3)
+
+/** The handle is pinned to another id whose account still holds it (409). */
+export class HandleHeldElsewhereError extends Error {
+  override readonly name = "HandleHeldElsewhereError";
+}
+/** The provider could not say who holds a handle that money has gone to before (503). */
+export class HandleOwnerUnknownError extends Error {
+  override readonly name = "HandleOwnerUnknownError";
+}
+
+/**
+ * The handle an id holds on the provider now: a handle (any casing), `null` when the account no
+ * longer exists. Throws when the provider cannot be asked.
+ */
+export type CurrentHandleLookup = (idpUserId: string) => Promise<string | null>;
+
+/** The id a handle is pinned to, or null when unpinned (or never seen). */
+export function pinnedIdOf(db: Db, handle: string): string | null {
+  const row = db.$client.query("SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?").get(handle.toLowerCase()) as {
+    idpUserId: string | null;
+  } | null;
+  return row?.idpUserId ?? null;
+}
+
+/**
+ * Whether money has gone to this handle before: a sweep credited it, or the account it is pinned
+ * to has a payout. Then handing the handle to someone else on a guess could move real money.
+ */
+export function handleHasBeenPaid(db: Db, handle: string): boolean {
+  const key = handle.toLowerCase();
+  const credited = db.$client
+    .query(
+      `SELECT 1 FROM ledger_entries e JOIN ledger_postings p ON p.id = e.posting_id
+        WHERE e.handle = ? AND p.kind = 'sweep' AND e.amount > 0 LIMIT 1`,
+    )
+    .get(key);
+  if (credited) return true;
+  const pinned = pinnedIdOf(db, key);
+  return pinned !== null && db.$client.query("SELECT 1 FROM payouts WHERE idp_user_id = ? LIMIT 1").get(pinned) !== null;
+}
+
+/**
+ * A sign-in with the provider's profile, including a handle that changed hands: when the handle is
+ * pinned to another id V, the provider is asked which handle V holds now. V still holding it is a
+ * conflict (409); V holding another handle, or gone, re-pins the handle to the signing-in user for
+ * future credits while what V was credited stays V's. When the provider cannot be asked and the
+ * handle has been paid before, nothing changes (503). The provider is asked outside the
+ * transaction; the pin is read again inside it so a concurrent change is not overwritten.
+ */
+export async function signInWithProfile(
+  db: Db,
+  profile: IdpProfile,
+  atMs: number,
+  currentHandleOf: CurrentHandleLookup,
+): Promise<PinResult> {
+  const handle = profile.displayHandle.toLowerCase();
+  const pinned = pinnedIdOf(db, handle);
+  if (pinned === null || pinned === profile.idpUserId) return pinIfStill(db, profile, atMs, pinned);
+
+  let current: string | null | undefined;
+  try {
+    current = await currentHandleOf(pinned);
+  } catch {
+    current = undefined;
+  }
+  if (current === undefined && handleHasBeenPaid(db, handle)) {
+    throw new HandleOwnerUnknownError("the provider could not be asked who holds this handle");
+  }
+  if (current !== undefined && current !== null && current.toLowerCase() === handle) {
+    throw new HandleHeldElsewhereError("this handle is still held by the account it is pinned to");
+  }
+  return pinIfStill(db, profile, atMs, pinned);
+}
+
+/** The sign-in write, refused when the pin moved to a third id since it was read. */
+function pinIfStill(db: Db, profile: IdpProfile, atMs: number, expected: string | null): PinResult {
+  return immediate(db, () => {
+    const now = pinnedIdOf(db, profile.displayHandle);
+    if (now !== expected && now !== profile.idpUserId) {
+      throw new HandleHeldElsewhereError("this handle was pinned to another account during sign-in");
+    }
+    upsertIdentity(db, profile, { signIn: true, atMs });
+    return pinHandle(db, profile, atMs);
+  });
+}
+
+/** Every handle pinned to an id, oldest pin first (a rename shows as two entries). */
+export function handlesOf(db: Db, idpUserId: string): string[] {
+  const rows = db.$client
+    .query("SELECT handle FROM handles WHERE idp_user_id = ? ORDER BY pinned_at_ms, handle")
+    .all(idpUserId) as { handle: string }[];
+  return rows.map((r) => r.handle);
+}

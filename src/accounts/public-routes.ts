@@ -3,13 +3,13 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
 import { badRequest, notFound } from "../http/errors";
-import { errors, handleKey, IsoTimeSchema, LamportsSchema, NullableIsoTime, NullableString } from "../http/public-schemas";
+import { errors, Int, handleKey, IsoTimeSchema, LamportsSchema, NullableIsoTime, NullableString } from "../http/public-schemas";
 import { RoutingSchema } from "../tokens/schemas";
 import { accountRecord } from "./record";
 
 export const PayoutSchema = t.Object(
   {
-    id: t.Integer(),
+    id: Int(),
     lamports: LamportsSchema,
     wallet: t.String(),
     kind: t.Union([t.Literal("claim"), t.Literal("autopay")]),
@@ -32,7 +32,7 @@ export const AccountTokenSchema = t.Object({
   name: t.String(),
   symbol: t.String(),
   imageUrl: NullableString,
-  bps: t.Integer(),
+  bps: Int(),
   creditedLamports: LamportsSchema,
 });
 
@@ -42,7 +42,7 @@ export const AccountRecordSchema = t.Object(
     displayHandle: t.String(),
     name: t.String(),
     avatarUrl: t.String(),
-    followers: t.Integer(),
+    followers: Int(),
     claimed: t.Boolean(),
     routing: RoutingSchema,
     declined: t.Boolean(),

@@ -76,12 +76,13 @@ export function completeBurnBuy(
   return immediate(db, () => {
     assertHeld?.();
     const c = db.$client;
-    const buy = c.query("SELECT id, mint, signature, status FROM burn_buys WHERE id = ?").get(done.buyId) as {
-      id: bigint; mint: string; signature: string; status: string;
-    } | null;
+    const buy = c
+      .query("SELECT id, mint, COALESCE(burn_signature, signature) AS signature, status FROM burn_buys WHERE id = ?")
+      .get(done.buyId) as { id: bigint; mint: string; signature: string; status: string } | null;
     if (!buy) throw new LedgerInvariantError(`no burn buy ${done.buyId}`);
     if (buy.status === "confirmed") return { applied: false };
-    if (buy.status !== "sent") throw new LedgerInvariantError(`burn buy ${done.buyId} is ${buy.status}`);
+    // `sent`: a buy and burn in one transaction; `burning`: the burn of tokens bought earlier.
+    if (buy.status !== "sent" && buy.status !== "burning") throw new LedgerInvariantError(`burn buy ${done.buyId} is ${buy.status}`);
     const sums = c
       .query("SELECT source, SUM(lamports) AS lamports FROM burn_orders WHERE buy_id = ? AND status = 'buying' GROUP BY source")
       .all(done.buyId) as { source: string; lamports: bigint }[];
@@ -126,5 +127,35 @@ export function failBurnBuy(db: Db, buyId: number, error: string, assertHeld?: (
     c.query("UPDATE burn_buys SET status = 'failed', error = ? WHERE id = ?").run(error.slice(0, 300), buyId);
     c.query("UPDATE burn_orders SET status = 'pending', buy_id = NULL WHERE buy_id = ? AND status = 'buying'").run(buyId);
     return { applied: true };
+  });
+}
+
+/** The buy landed and delivered `tokenAmount`: the tokens are held until their burn lands. */
+export function markBurnBought(db: Db, buyId: number, tokenAmount: bigint, assertHeld?: () => void): void {
+  if (tokenAmount < 0n) throw new LedgerInvariantError("a bought amount cannot be negative");
+  immediate(db, () => {
+    assertHeld?.();
+    db.$client.query("UPDATE burn_buys SET status = 'bought', token_amount = ? WHERE id = ? AND status = 'sent'").run(tokenAmount, buyId);
+  });
+}
+
+/** Saved before the burn transaction is sent. */
+export function markBurnSent(db: Db, buyId: number, signature: string, lastValidBlockHeight: bigint, assertHeld?: () => void): void {
+  immediate(db, () => {
+    assertHeld?.();
+    const result = db.$client
+      .query("UPDATE burn_buys SET status = 'burning', burn_signature = ?, burn_last_valid_block_height = ? WHERE id = ? AND status = 'bought'")
+      .run(signature, lastValidBlockHeight, buyId);
+    if (result.changes !== 1) throw new LedgerInvariantError(`burn buy ${buyId} is not waiting for its burn`);
+  });
+}
+
+/** The burn failed or expired: the tokens are still held; the next run burns them again. */
+export function retryBurn(db: Db, buyId: number, error: string, assertHeld?: () => void): void {
+  immediate(db, () => {
+    assertHeld?.();
+    db.$client
+      .query("UPDATE burn_buys SET status = 'bought', burn_signature = NULL, burn_last_valid_block_height = NULL, error = ? WHERE id = ? AND status = 'burning'")
+      .run(error.slice(0, 300), buyId);
   });
 }

@@ -30,12 +30,13 @@ export const MAX_TRANSACTION_ACCOUNTS = 64;
 export const MAX_COMPUTE_UNITS = 1_400_000;
 
 /**
- * Budget per token. No compute usage was measured on mainnet (PUMP.md §8); these are generous
- * estimates (a curve collect, an AMM collect with ATA create and close, one transfer) so a batch
- * never dies of compute exhaustion. They also bound the batch size: 1.4M / 120k = 11 tokens.
+ * Budget per token. No compute usage was measured on mainnet (PUMP.md §8: Rust examples set 200k
+ * for a Pump + AMM collect); the local program's memo-based collect measures ~50k per vault. These
+ * cover both with room, so a batch never dies of compute exhaustion; the limit costs nothing unless
+ * a priority fee is set. Bytes, not compute, bind the batch size at these values.
  */
-export const DEFAULT_CU_CURVE_ONLY = 40_000;
-export const DEFAULT_CU_WITH_POOL = 120_000;
+export const DEFAULT_CU_CURVE_ONLY = 80_000;
+export const DEFAULT_CU_WITH_POOL = 160_000;
 
 // Any 32 bytes will do for measuring: a blockhash is fixed-size.
 const MEASURE_BLOCKHASH = new PublicKey(new Uint8Array(32).fill(7)).toBase58();

@@ -10,8 +10,8 @@
  *   errors.ts with the provider URL and any key scrubbed out; web3.js's own 429 loop (which logs)
  *   is disabled.
  * - `getAccounts`/`getBalances` batch `getMultipleAccounts` at 100 keys a call and deduplicate.
- * - `prepare` signs without sending, so the signature is saved first; `send` only ever sends those
- *   exact bytes; `outcome` reports `expired` only when the finalized block height is past
+ * - `prepare` signs without sending, so the signature (the fee payer's, always first) is saved
+ *   first; `send` only ever sends those exact bytes; `outcome` reports `expired` only when the finalized block height is past
  *   `lastValidBlockHeight` and a history search still finds nothing.
  */
 import {
@@ -60,6 +60,12 @@ export interface RpcChainOptions {
   commitment?: Extract<Commitment, "confirmed" | "finalized">;
   /** when set, prepared transactions are v0 messages using these tables */
   lookupTables?: readonly AddressLookupTableAccount[];
+  /**
+   * The local chain's launch program co-signs its own instructions when the node receives them,
+   * so prepared transactions legitimately leave those signature slots empty. Mainnet providers
+   * never do that: there a missing signature is a bug, refused at prepare (the default).
+   */
+  allowNodeCosigners?: boolean;
   /** extra headers some providers want for their key (never logged) */
   httpHeaders?: Record<string, string>;
   /** injectable for tests */
@@ -264,7 +270,8 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
       const signers = new Map<string, Keypair>([[payer.publicKey.toBase58(), payer]]);
       for (const s of extraSigners) signers.set(s.publicKey.toBase58(), s);
       tx.sign([...signers.values()]);
-      if (tx.signatures.some((sig) => sig.every((b) => b === 0))) {
+      const unsigned = (sig: Uint8Array) => sig.every((b) => b === 0);
+      if (unsigned(tx.signatures[0]!) || (!options.allowNodeCosigners && tx.signatures.some(unsigned))) {
         throw new ChainRejectedError("prepare: a required signer is missing");
       }
       const wire = tx.serialize();

@@ -5,14 +5,18 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { jobRoutes } from "../jobs/routes";
+import { accountRoutes } from "../accounts/routes";
+import { authRoutes } from "../auth/routes";
 import { statsRoutes } from "../stats/routes";
 import { accountPublicRoutes } from "../accounts/public-routes";
 import { feedRoutes } from "../ledger/feed-routes";
 import { launchConfigRoutes } from "../launches/config-routes";
+import { launchRoutes } from "../launches/routes";
 import { proofRoutes } from "../proof/routes";
 import { tokenRoutes } from "../tokens/routes";
 import { openapiPlugin } from "./openapi";
 import { log } from "../lib/log";
+import { webRoutes } from "../web";
 import { clientIp } from "./client-ip";
 import { errorResponse, HttpError } from "./errors";
 import { limitRuleFor } from "./rate-limit";
@@ -64,7 +68,11 @@ export function createApp(ctx: AppContext) {
     .use(accountPublicRoutes(ctx))
     .use(feedRoutes(ctx))
     .use(launchConfigRoutes(ctx))
-    .use(proofRoutes(ctx));
+    .use(launchRoutes(ctx))
+    .use(proofRoutes(ctx))
+    .use(authRoutes(ctx))
+    .use(accountRoutes(ctx))
+    .use(webRoutes(ctx));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -2,7 +2,14 @@
  * Schemas and formatters shared by the public reads: they feed route validation, the OpenAPI
  * document and the response tests, so a field's contract is written once.
  */
+import { Type, type IntegerOptions } from "@sinclair/typebox";
 import { t } from "elysia";
+
+/**
+ * A response integer. Elysia's `t.Integer` also accepts numeric strings (it is built for query
+ * coercion), which would make the document promise "string or integer"; responses use the plain one.
+ */
+export const Int = (options?: IntegerOptions) => Type.Integer(options);
 
 export const LamportsSchema = t.String({ pattern: "^[0-9]+$", description: "whole lamports as a decimal string" });
 export const IsoTimeSchema = t.String({ format: "date-time", description: "ISO 8601, UTC" });

@@ -7,25 +7,22 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
-import { errors, LamportsSchema } from "../http/public-schemas";
+import { errors, Int, LamportsSchema } from "../http/public-schemas";
 import { log } from "../lib/log";
+import { getLaunchesPaused, getPlatformTokenMint } from "../settings/service";
 
 export const CREATOR_FEE_WAIT_MS = 2_000;
 /** A live value younger than this is reused, matching the response's shared-cache lifetime. */
 const CREATOR_FEE_REUSE_MS = 10_000;
 
-/** settings keys written by the admin routes */
-export const SETTING_PLATFORM_TOKEN_MINT = "platform_token_mint";
-export const SETTING_LAUNCHES_PAUSED = "launches_paused";
-
 export const LaunchConfigSchema = t.Object(
   {
     launchesOpen: t.Boolean({ description: "false while launches are paused or no chain is configured" }),
-    platformBps: t.Integer({ description: "platform share of each sweep for new launches" }),
-    maxRecipients: t.Integer(),
+    platformBps: Int({ description: "platform share of each sweep for new launches" }),
+    maxRecipients: Int(),
     maxFirstBuyLamports: LamportsSchema,
-    creatorFeeBps: t.Union([t.Integer(), t.Null()], { description: "the launch program's creator fee, read live; null when unknown" }),
-    maxImageBytes: t.Integer(),
+    creatorFeeBps: t.Union([Int(), t.Null()], { description: "the launch program's creator fee, read live; null when unknown" }),
+    maxImageBytes: Int(),
   },
   { title: "LaunchConfig" },
 );
@@ -34,13 +31,6 @@ export const PlatformTokenSchema = t.Object(
   { mint: t.Union([t.String(), t.Null()], { description: "null until the platform token is published" }) },
   { title: "PlatformToken" },
 );
-
-export function readSetting(ctx: AppContext, key: string): string | null {
-  const row = ctx.db.$client.query("SELECT value FROM settings WHERE key = ?").get(key) as { value: string } | null;
-  return row?.value ?? null;
-}
-
-const truthy = (value: string | null) => value !== null && ["1", "true", "on", "yes"].includes(value.toLowerCase());
 
 interface FeeMemo {
   bps: number | null;
@@ -79,7 +69,7 @@ export function launchConfigRoutes(ctx: AppContext) {
       async ({ set }) => {
         set.headers["cache-control"] = CACHE.publicRead;
         return {
-          launchesOpen: ctx.chain !== null && !truthy(readSetting(ctx, SETTING_LAUNCHES_PAUSED)),
+          launchesOpen: ctx.chain !== null && !getLaunchesPaused(ctx.db),
           platformBps: ctx.config.platformBps,
           maxRecipients: ctx.config.maxRecipients,
           maxFirstBuyLamports: ctx.config.maxFirstBuyLamports.toString(),
@@ -96,7 +86,7 @@ export function launchConfigRoutes(ctx: AppContext) {
       "/api/ca",
       ({ set }) => {
         set.headers["cache-control"] = CACHE.publicRead;
-        return { mint: readSetting(ctx, SETTING_PLATFORM_TOKEN_MINT) };
+        return { mint: getPlatformTokenMint(ctx.db) };
       },
       {
         response: { 200: PlatformTokenSchema },

@@ -3,7 +3,7 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
 import { badRequest } from "../http/errors";
-import { errors, IsoTimeSchema, LamportsSchema } from "../http/public-schemas";
+import { errors, Int, IsoTimeSchema, LamportsSchema } from "../http/public-schemas";
 import { feedPage, parseBefore } from "./feed-queries";
 
 export const DEFAULT_FEED_LIMIT = 50;
@@ -11,7 +11,7 @@ export const DEFAULT_FEED_LIMIT = 50;
 const common = { at: IsoTimeSchema, mint: t.String(), signature: t.String() };
 
 export const LaunchEventSchema = t.Object(
-  { type: t.Literal("launch"), ...common, symbol: t.String(), recipients: t.Integer({ minimum: 1 }) },
+  { type: t.Literal("launch"), ...common, symbol: t.String(), recipients: Int({ minimum: 1 }) },
   { title: "LaunchEvent", description: "A confirmed launch; launches of hidden tokens are left out. `at` is the create transaction's block time" },
 );
 export const SweepEventSchema = t.Object(

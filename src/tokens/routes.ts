@@ -9,7 +9,6 @@ import { errors, looksLikeAddress } from "../http/public-schemas";
 import { cursorSigner, type TokenSort } from "./cursor";
 import { listTokens, tokenDetail, tokenImage } from "./queries";
 import { TokenDetailSchema, TokenListQuerySchema, TokenPageSchema } from "./schemas";
-import { ensureTokensSearch } from "./search-index";
 import { refreshVaultIfStale } from "./vault-refresh";
 
 export const DEFAULT_TOKENS_LIMIT = 24;
@@ -17,7 +16,6 @@ export const DEFAULT_TOKENS_LIMIT = 24;
 const MintParams = t.Object({ mint: t.String({ description: "base58 token address, case-sensitive" }) });
 
 export function tokenRoutes(ctx: AppContext) {
-  ensureTokensSearch(ctx.db);
   const signer = cursorSigner(ctx.config);
   return new Elysia({ name: "tokens" })
     .get(

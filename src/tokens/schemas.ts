@@ -1,6 +1,7 @@
 /** SPEC's Token, Token detail, Recipient and Sweep as schemas: route responses and the OpenAPI document. */
 import { t } from "elysia";
 import {
+  Int,
   IsoTimeSchema,
   LamportsSchema,
   NullableIsoTime,
@@ -14,7 +15,7 @@ export const RecipientSchema = t.Object(
   {
     handle: t.String({ description: "lowercase handle" }),
     displayHandle: t.String({ description: "handle with its original casing" }),
-    bps: t.Integer({ minimum: 1, maximum: 10_000 }),
+    bps: Int({ minimum: 1, maximum: 10_000 }),
     name: t.String(),
     avatarUrl: t.String(),
     claimed: t.Boolean({ description: "the account has signed in at least once" }),
@@ -34,7 +35,7 @@ const tokenFields = {
   deployer: t.String(),
   launchedAt: IsoTimeSchema,
   recipients: t.Array(RecipientSchema),
-  platformBps: t.Integer({ minimum: 0, maximum: 10_000 }),
+  platformBps: Int({ minimum: 0, maximum: 10_000 }),
   sweptLamports: LamportsSchema,
   vaultLamports: LamportsSchema,
   vaultCheckedAt: IsoTimeSchema,
@@ -48,7 +49,7 @@ export const TokenSchema = t.Object(tokenFields, { title: "Token" });
 
 export const SweepSchema = t.Object(
   {
-    id: t.Integer(),
+    id: Int(),
     mint: t.String(),
     symbol: t.String(),
     signature: t.String(),

@@ -61,7 +61,7 @@ describe("creator key derivation", () => {
 
   test("a different master secret gives unrelated addresses", () => {
     const other = Uint8Array.from(SECRET);
-    other[0] ^= 1;
+    other[0] = other[0]! ^ 1;
     expect(deriveCreatorKeypair(other, 0).publicKey.toBase58()).not.toBe(PINNED[0]);
   });
 
@@ -124,4 +124,4 @@ const PINNED = [
   "4qFCGz8MMjKCaKuEDR62kYVogr6WUfcSq3reCPeamg2R",
   "BPXFUKD2yETabCXQqs8EcfwULE71tjWmPJ3iztvHhFMK",
   "Gwg6vpEzGcsEzfQYzjEKCquBKaBo1Htrqt3pR54u1CUM",
-];
+] as const;

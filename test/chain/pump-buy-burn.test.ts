@@ -182,7 +182,8 @@ describe("buy for a burn on the PumpSwap pool (migrated)", () => {
       coin_creator_vault_ata: pumpPdas.ammCreatorVaultWsolAta(creator),
       coin_creator_vault_authority: pumpPdas.ammCreatorVaultAuthority(creator),
     });
-    const args = ammProgram.coder.instruction.decode(Buffer.from(buy.data)) as { data: { baseAmountOut: BN; maxQuoteAmountIn: BN } } | null;
+    const coder = ammProgram.coder.instruction as unknown as { decode(data: Buffer): { data: { baseAmountOut: BN; maxQuoteAmountIn: BN } } | null };
+    const args = coder.decode(Buffer.from(buy.data));
     expect(BigInt(args!.data.baseAmountOut.toString())).toBe(plan.minTokenOut);
     expect(BigInt(args!.data.maxQuoteAmountIn.toString())).toBe(lamports);
     // WSOL: wrapped before the buy (exactly the budget), closed after

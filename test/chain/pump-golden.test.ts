@@ -298,7 +298,7 @@ describe("BondingCurve", () => {
   test("too short or not a BondingCurve is refused", () => {
     expect(() => decodeBondingCurve(full.subarray(0, 48))).toThrow();
     const other = Uint8Array.from(full);
-    other[0] ^= 0xff;
+    other[0] = other[0]! ^ 0xff;
     expect(() => decodeBondingCurve(other)).toThrow();
   });
 });

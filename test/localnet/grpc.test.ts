@@ -30,10 +30,10 @@ async function subscribe(req: SubscribeRequest): Promise<{ updates: SubscribeUpd
   const errors: Error[] = [];
   stream.on("data", (u: SubscribeUpdate) => updates.push(u));
   stream.on("error", (e: Error) => errors.push(e));
-  await new Promise<void>((resolve, reject) => stream.write(req, (e: Error | null | undefined) => (e ? reject(e) : resolve())));
-  // The server applies filters when the request arrives; wait until it has registered the stream.
-  await waitFor("subscription registered", () => chain.node.getSlot() >= 0n && (chain as unknown as { faults: unknown }).faults);
-  await new Promise((r) => setTimeout(r, 100));
+  // A ping travels with the filters: its pong proves the server has applied them.
+  const pingId = Math.floor(Math.random() * 1_000_000);
+  await new Promise<void>((resolve, reject) => stream.write({ ...req, ping: { id: pingId } }, (e: Error | null | undefined) => (e ? reject(e) : resolve())));
+  await waitFor("subscription applied", () => updates.some((u) => u.pong?.id === pingId));
   return { updates, errors, stream };
 }
 
@@ -54,7 +54,7 @@ describe("Yellowstone gRPC through @triton-one/yellowstone-grpc", () => {
     expect((await client.ping(3)).count).toBe(3);
     expect((await client.getVersion()).version).toContain("local-chain");
     expect((await client.getBlockHeight()).blockHeight).toBe(chain.node.getBlockHeight().toString());
-  });
+  }, 60_000);
 
   test("account and transaction updates for a subscribed account arrive within one slot", async () => {
     const watched = Keypair.generate().publicKey;
@@ -68,7 +68,7 @@ describe("Yellowstone gRPC through @triton-one/yellowstone-grpc", () => {
       commitment: CommitmentLevel.PROCESSED,
     }));
 
-    const signature = await transfer(watched, 777_000n);
+    const signature = await transfer(watched, 1_777_000n);
     const landedSlot = chain.node.getSlot();
     // processed subscribers see it at once
     await waitFor("processed account update", () => processed.updates.find((u) => u.account && bs58.encode(u.account.account!.pubkey) === watched.toBase58()));
@@ -78,7 +78,7 @@ describe("Yellowstone gRPC through @triton-one/yellowstone-grpc", () => {
     chain.node.advanceSlots(1);
     const acc = await waitFor("confirmed account update", () => confirmed.updates.find((u) => u.account));
     expect(acc.filters).toEqual(["mine"]);
-    expect(acc.account!.account!.lamports).toBe("777000");
+    expect(acc.account!.account!.lamports).toBe("1777000");
     expect(acc.account!.slot).toBe(landedSlot.toString());
     expect(bs58.encode(acc.account!.account!.txnSignature!)).toBe(signature);
     const tx = await waitFor("confirmed transaction update", () => confirmed.updates.find((u) => u.transaction));
@@ -88,8 +88,8 @@ describe("Yellowstone gRPC through @triton-one/yellowstone-grpc", () => {
     expect(meta.err).toBeUndefined();
     expect(meta.fee).toBe("5000");
     const keys = tx.transaction!.transaction!.transaction!.message!.accountKeys.map((k) => bs58.encode(k));
-    expect(meta.postBalances[keys.indexOf(watched.toBase58())]).toBe("777000");
-  });
+    expect(meta.postBalances[keys.indexOf(watched.toBase58())]).toBe("1777000");
+  }, 60_000);
 
   test("transaction filters honour required accounts and the failed flag", async () => {
     const a = Keypair.generate().publicKey;
@@ -112,13 +112,13 @@ describe("Yellowstone gRPC through @triton-one/yellowstone-grpc", () => {
     expect(seen.some(([s]) => s === other)).toBe(false);
     const failedStatus = sub.updates.find((u) => u.transactionStatus && bs58.encode(u.transactionStatus.signature) === bad)!;
     expect(txErrDecode.decode(failedStatus.transactionStatus!.err!.err)).toEqual({ InstructionError: [0, { Custom: 1 }] } as never);
-  });
+  }, 60_000);
 
   test("the stream resumes after being cut, replaying what it missed from fromSlot", async () => {
     const watched = Keypair.generate().publicKey;
     const req = request({ accounts: { w: { account: [watched.toBase58()], owner: [], filters: [] } }, commitment: CommitmentLevel.CONFIRMED });
     const first = await subscribe(req);
-    await transfer(watched, 1_000n);
+    await transfer(watched, 1_000_000n);
     chain.node.advanceSlots(1);
     const u1 = await waitFor("first update", () => first.updates.find((u) => u.account));
     const lastSlot = BigInt(u1.account!.slot);
@@ -127,24 +127,25 @@ describe("Yellowstone gRPC through @triton-one/yellowstone-grpc", () => {
     await waitFor("stream error after cut", () => first.errors.length > 0 || first.stream.destroyed);
 
     // while nobody listens, the account changes
-    await transfer(watched, 2_000n);
+    await transfer(watched, 2_000_000n);
     chain.node.advanceSlots(1);
 
     const second = await subscribe({ ...req, fromSlot: (lastSlot + 1n).toString() });
     const u2 = await waitFor("missed update replayed", () => second.updates.find((u) => u.account));
-    expect(u2.account!.account!.lamports).toBe("3000");
+    expect(u2.account!.account!.lamports).toBe("3000000");
     // and live updates keep flowing after the replay
-    await transfer(watched, 4_000n);
+    await transfer(watched, 4_000_000n);
     chain.node.advanceSlots(1);
-    await waitFor("live update after resume", () => second.updates.find((u) => u.account?.account?.lamports === "7000"));
-  });
+    await waitFor("live update after resume", () => second.updates.find((u) => u.account?.account?.lamports === "7000000"));
+  }, 60_000);
 
   test("slot updates and pings", async () => {
-    const sub = await subscribe(request({ slots: { s: { filterByCommitment: true } }, commitment: CommitmentLevel.CONFIRMED, ping: { id: 7 } }));
+    const sub = await subscribe(request({ slots: { s: { filterByCommitment: true } }, commitment: CommitmentLevel.CONFIRMED }));
+    await new Promise<void>((resolve) => sub.stream.write(request({ ping: { id: 7 } }), () => resolve()));
     await waitFor("pong", () => sub.updates.find((u) => u.pong?.id === 7));
     const start = chain.node.getSlot();
     chain.node.advanceSlots(2);
     await waitFor("two confirmed slots", () => sub.updates.filter((u) => u.slot).length >= 2);
     expect(sub.updates.filter((u) => u.slot).map((u) => u.slot!.slot)).toEqual([start.toString(), (start + 1n).toString()]);
-  });
+  }, 60_000);
 });

@@ -54,7 +54,7 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
     chain.node.advanceSlots(301);
     expect((await connection.getSignatureStatuses([signature])).value[0]).toBeNull();
     expect((await connection.getSignatureStatuses([signature], { searchTransactionHistory: true })).value[0]?.confirmationStatus).toBe("finalized");
-  });
+  }, 60_000);
 
   test("a transaction whose blockhash expired is refused and its signature is never found", async () => {
     const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash();
@@ -82,7 +82,7 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
     chain.node.advanceSlots(3);
     expect((await connection.getSignatureStatuses([signature], { searchTransactionHistory: true })).value[0]).toBeNull();
     expect(await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0 })).toBeNull();
-  });
+  }, 60_000);
 
   test("the wallet-facing reads answer in web3.js shapes", async () => {
     expect(await connection.getMinimumBalanceForRentExemption(0)).toBe(890_880);
@@ -111,7 +111,7 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
     expect(sim.value.logs?.length).toBeGreaterThan(0);
     // simulation changes nothing
     expect(await connection.getBalance(who.publicKey)).toBe(2 * LAMPORTS_PER_SOL);
-  });
+  }, 60_000);
 
   test("a failed transaction lands with its error and charges the fee", async () => {
     const poor = Keypair.generate();
@@ -124,11 +124,11 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
     const st = (await connection.getSignatureStatuses([signature])).value[0];
     expect(st?.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
     expect(await connection.getBalance(poor.publicKey)).toBe(1_000_000 - 5000);
-  });
+  }, 60_000);
 
   test("a missing or bad signature is refused like a validator's RPC refuses it", async () => {
     const other = Keypair.generate();
     const { tx } = await signedTx(connection, [SystemProgram.transfer({ fromPubkey: other.publicKey, toPubkey: chain.treasury.publicKey, lamports: 1 })], chain.treasury);
     await expect(connection.sendRawTransaction(tx.serialize(), { skipPreflight: true })).rejects.toThrow("signature verification failure");
-  });
+  }, 60_000);
 });

@@ -213,16 +213,8 @@ export class GeyserServer {
     const server = this.server;
     this.server = null;
     if (!server) return;
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(() => {
-        server.forceShutdown();
-        resolve();
-      }, 2_000);
-      server.tryShutdown(() => {
-        clearTimeout(t);
-        resolve();
-      });
-    });
+    // Clients keep HTTP/2 connections open indefinitely; a graceful shutdown would wait on them.
+    server.forceShutdown();
   }
 
   // ------------------------------------------------------------------ history
@@ -292,10 +284,13 @@ export class GeyserServer {
   private subscribe(call: grpc.ServerDuplexStream<SubscribeRequest, SubscribeUpdate>): void {
     const sub: Subscriber = { call, req: null, commitment: CommitmentLevel.PROCESSED, closed: false };
     if (this.subscribers.size >= MAX_SUBSCRIBERS) {
-      call.emit("error", { code: grpc.status.RESOURCE_EXHAUSTED, details: "too many subscribers" });
+      call.emit("error", { code: grpc.status.RESOURCE_EXHAUSTED, details: "too many subscribers", metadata: new grpc.Metadata() });
       return;
     }
     this.subscribers.add(sub);
+    // tonic resolves the client's subscribe() only once response headers arrive; grpc-js would
+    // hold them until the first message, which may be a while on a quiet chain.
+    call.sendMetadata(new grpc.Metadata());
     call.on("data", (req: SubscribeRequest) => this.onRequest(sub, req));
     call.on("end", () => this.drop(sub, grpc.status.OK, ""));
     call.on("error", () => this.drop(sub, grpc.status.CANCELLED, ""));
@@ -342,8 +337,9 @@ export class GeyserServer {
     sub.closed = true;
     this.subscribers.delete(sub);
     try {
+      // grpc-js turns an 'error' event into the call's final status (see ServerDuplexStreamImpl).
       if (code === grpc.status.OK) sub.call.end();
-      else sub.call.destroy(Object.assign(new Error(details), { code, details }));
+      else sub.call.emit("error", { code, details, metadata: new grpc.Metadata() });
     } catch {
       // already gone
     }

@@ -63,7 +63,7 @@ export interface LocalChainFaults {
   delayNextSends(count: number, slots: number, match?: (signature: string) => boolean): void;
   /** the next `count` sends land as failed transactions (fee charged, InstructionError Custom(1)) */
   failNextSends(count: number, match?: (signature: string) => boolean): void;
-  /** the next `count` calls of `method` ("*" = any) answer HTTP 503, or hang and close unanswered */
+  /** the next `count` calls of `method` ("*" = any) answer HTTP 503, or hang for holdMs (default 30 s) then answer 504 */
   failRpc(method: string, count: number, mode: "error" | "timeout", holdMs?: number): void;
   /** ends every open gRPC Subscribe stream with UNAVAILABLE; returns how many were cut */
   cutStreams(): number;

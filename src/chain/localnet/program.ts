@@ -445,7 +445,7 @@ export function validateTransaction(
         if (tradedMints.includes(ev.m)) return fail(LaunchError.InvalidOp, i, "one trade per mint per transaction");
         const curveState = curveStateOf(keys, state, ev.m);
         if (!curveState) return fail(LaunchError.UnknownMint, i, "mint missing");
-        const trader = ev.e === "buy" ? body[1]!.accounts[0] : body[0]!.accounts[2];
+        const trader = ev.e === "buy" ? body[1]!.accounts[0] : body[0]!.accounts[3]; // transfer source; TransferChecked owner
         if (!isPubkey(trader)) return fail(LaunchError.InvalidOp, i, "bad trader");
         const common = { mint: new PublicKey(ev.m), creator: new PublicKey(ev.c), vault: ev.v, feeLamports: fee };
         if (ev.e === "buy") {

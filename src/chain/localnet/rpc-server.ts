@@ -17,7 +17,7 @@ export interface RpcFaultRule {
   mode: "error" | "timeout";
   /** calls the rule applies to; removed after */
   remaining: number;
-  /** how long a "timeout" holds the request before closing it without an answer */
+  /** how long a "timeout" holds the request before answering 504 */
   holdMs?: number;
 }
 
@@ -111,9 +111,11 @@ export class RpcServer {
       return;
     }
     if (fault?.mode === "timeout") {
+      // The client's own timeout should fire first; if it has none, a gateway-style 504 ends it
+      // (a reset socket would invite a silent retry by some HTTP clients).
       const t = setTimeout(() => {
         this.held.delete(t);
-        res.destroy();
+        if (!res.headersSent) res.writeHead(504, { "content-type": "text/plain" }).end("Gateway Timeout (injected)");
       }, fault.holdMs ?? DEFAULT_HOLD_MS);
       this.held.add(t);
       return;

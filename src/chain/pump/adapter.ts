@@ -202,7 +202,8 @@ export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunch
           }
         }
       }
-      return creators.map((creator): SweepEffect => {
+      // One effect per creator even if the caller repeats one: a duplicate would be credited twice.
+      return [...new Set(creators)].map((creator): SweepEffect => {
         const collectedLamports = collected.get(creator) ?? 0n;
         if (tx.err !== null) return { creator, collectedLamports: 0n, movedToTreasuryLamports: 0n };
         let net = 0n;
@@ -211,7 +212,10 @@ export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunch
           if (i < 0) continue;
           net += (tx.preBalances[i] ?? 0n) - (tx.postBalances[i] ?? 0n);
         }
-        return { creator, collectedLamports, movedToTreasuryLamports: net + collectedLamports };
+        // Never negative: with these instructions only creator-owned money can leave; a negative
+        // figure could only come from a transaction we did not build, and must not debit anyone.
+        const moved = net + collectedLamports;
+        return { creator, collectedLamports, movedToTreasuryLamports: moved > 0n ? moved : 0n };
       });
     },
 

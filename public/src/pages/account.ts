@@ -1,0 +1,96 @@
+/** The public record of one handle: totals, the tokens naming it, its payouts. */
+import { api, ApiError } from "../api";
+import { h } from "../dom";
+import { bpsToPercent } from "../money";
+import type { AccountRecord, AccountToken, Payout } from "../types";
+import { avatar, errorBox, explorerTx, facts, loading, money, notice, statusBadge, table, time, tokenLink } from "../ui";
+import { routingLabel } from "./token";
+
+export async function accountPage(root: HTMLElement, params: Record<string, string>, signal: AbortSignal): Promise<void> {
+  const handle = params.handle!.replace(/^@/, "");
+  root.append(h("h1", null, `@${handle}`), loading());
+  let account: AccountRecord;
+  try {
+    account = await api<AccountRecord>(`/api/idp/${encodeURIComponent(handle)}`, { signal });
+  } catch (error) {
+    if (signal.aborted) return;
+    const message = error instanceof ApiError && error.status === 404
+      ? new Error(`No token launched here names @${handle} yet.`)
+      : error;
+    root.replaceChildren(h("h1", null, `@${handle}`), errorBox(message));
+    return;
+  }
+  if (signal.aborted) return;
+  document.title = `@${account.displayHandle} · Fee Ledger`;
+  root.replaceChildren(
+    h(
+      "header",
+      { className: "account-head" },
+      avatar(account.avatarUrl, "", 72),
+      h(
+        "div",
+        null,
+        h("h1", null, account.name || `@${account.displayHandle}`),
+        h("p", { className: "muted" }, `@${account.displayHandle} · ${account.followers.toLocaleString("en-US")} followers`),
+        h("p", null, "Routing: ", routingLabel(account)),
+      ),
+    ),
+    account.claimed ? null : unclaimedNotice(account.displayHandle),
+    account.declined ? notice(`@${account.displayHandle} declined publicly: their credits are bought back and burned.`, "info") : null,
+    h("h2", null, "Totals"),
+    facts([
+      ["Credited", money(account.creditedLamports, { "data-field": "credited" })],
+      ["Paid out", money(account.paidLamports, { "data-field": "paid" })],
+      ["Burned", money(account.burnedLamports, { "data-field": "burned" })],
+      ["Waiting to be claimed", money(account.balanceLamports, { "data-field": "balance" })],
+    ]),
+    h("h2", null, "Tokens"),
+    tokensTable(account.tokens),
+    h("h2", null, "Payouts"),
+    payoutsTable(account.payouts),
+  );
+}
+
+function unclaimedNotice(displayHandle: string): HTMLElement {
+  return h(
+    "div",
+    { className: "notice warn unclaimed", role: "note" },
+    h("h2", null, "Not claimed yet"),
+    h(
+      "p",
+      null,
+      `Fees are being credited to @${displayHandle}, and they wait here until claimed. `,
+      `If you are @${displayHandle}, `,
+      h("a", { href: "/me" }, "sign in with X"),
+      " using that account: you will see your balance, can choose to hold, autopay or burn new credits, and can claim to any Solana wallet.",
+    ),
+  );
+}
+
+export function tokensTable(tokens: AccountToken[]): HTMLElement {
+  if (tokens.length === 0) return h("p", { className: "empty" }, "No tokens.");
+  return table(
+    ["Token", "Share", "Credited"],
+    tokens.map((t) => [tokenLink(t.mint, `${t.name} ($${t.symbol})`), bpsToPercent(t.bps), money(t.creditedLamports)]),
+    "Tokens naming this account",
+  );
+}
+
+export function payoutsTable(payouts: Payout[], id = "payouts"): HTMLElement {
+  if (payouts.length === 0) return h("p", { className: "empty", id }, "No payouts yet.");
+  const el = table(
+    ["Amount", "Kind", "Status", "Wallet", "Queued", "Confirmed", "Transaction"],
+    payouts.map((p) => [
+      money(p.lamports),
+      p.kind === "autopay" ? "Autopay" : "Claim",
+      statusBadge(p.status),
+      h("code", { className: "mono", title: p.wallet }, `${p.wallet.slice(0, 4)}…${p.wallet.slice(-4)}`),
+      time(p.createdAt),
+      p.status === "confirmed" ? time(p.confirmedAt ?? null) : "–",
+      explorerTx(p.signature ?? null),
+    ]),
+    "Payouts, newest first",
+  );
+  el.id = id;
+  return el;
+}

@@ -1,0 +1,143 @@
+/**
+ * Explore: the token list. Sort and search live in the URL so a view can be shared and the back
+ * button works; more pages load on scroll (and through a button, for keyboards and screen readers).
+ */
+import { api, qs } from "../api";
+import { h } from "../dom";
+import { bpsToPercent, sol, usd } from "../money";
+import { navigate } from "../router";
+import type { Token } from "../types";
+import { errorBox, handleLink, loading, time, tokenImage } from "../ui";
+
+const SORTS = [
+  { key: "new", label: "Newest" },
+  { key: "fees", label: "Most fees" },
+  { key: "mcap", label: "Market cap" },
+] as const;
+const PAGE_SIZE = 24;
+
+export async function explorePage(root: HTMLElement, _params: Record<string, string>, signal: AbortSignal): Promise<void> {
+  const url = new URL(location.href);
+  const sort = SORTS.some((s) => s.key === url.searchParams.get("sort")) ? url.searchParams.get("sort")! : "new";
+  const q = (url.searchParams.get("q") ?? "").slice(0, 64);
+
+  const go = (next: { sort?: string; q?: string }) => {
+    const s = next.sort ?? sort;
+    const query = next.q ?? q;
+    navigate(`/${qs({ sort: s === "new" ? null : s, q: query.trim() || null })}`, true);
+  };
+
+  const search = h("input", {
+    type: "search",
+    id: "search",
+    name: "q",
+    maxlength: 64,
+    value: q,
+    placeholder: "Mint, creator, name, ticker or @handle",
+    autocomplete: "off",
+  });
+  const form = h(
+    "form",
+    { className: "search", role: "search", onsubmit: (e: Event) => { e.preventDefault(); go({ q: search.value }); } },
+    h("label", { for: "search", className: "visually-hidden" }, "Search tokens"),
+    search,
+    h("button", { type: "submit" }, "Search"),
+    q ? h("button", { type: "button", className: "secondary", onclick: () => go({ q: "" }) }, "Clear") : null,
+  );
+  const sorts = h(
+    "div",
+    { className: "sorts", role: "group", "aria-label": "Sort tokens by" },
+    SORTS.map((s) =>
+      h("button", { type: "button", "aria-pressed": String(s.key === sort), "data-sort": s.key, onclick: () => go({ sort: s.key }) }, s.label),
+    ),
+  );
+  const list = h("ul", { className: "cards", id: "token-list", "aria-label": "Tokens" });
+  const status = h("div", { className: "list-status", "aria-live": "polite" });
+  const more = h("button", { type: "button", className: "secondary", id: "load-more", hidden: true }, "Load more");
+  root.append(h("h1", null, "Explore"), form, sorts, list, status, more);
+
+  let cursor: string | null = null;
+  let busy = false;
+  let done = false;
+
+  const loadPage = async () => {
+    if (busy || done) return;
+    busy = true;
+    more.hidden = true;
+    status.replaceChildren(loading(cursor ? "Loading more tokens…" : "Loading tokens…"));
+    try {
+      const page = await api<{ tokens: Token[]; nextCursor: string | null }>(
+        `/api/tokens${qs({ sort, q: q.trim() || null, limit: PAGE_SIZE, cursor })}`,
+        { signal, onWait: (s) => status.replaceChildren(loading(`Busy; retrying in ${s} s…`)) },
+      );
+      if (signal.aborted) return;
+      list.append(...page.tokens.map(tokenCard));
+      cursor = page.nextCursor;
+      done = cursor === null;
+      if (list.children.length === 0) {
+        status.replaceChildren(h("p", { className: "empty" }, q ? `No tokens match “${q}”.` : "No tokens launched yet."));
+      } else if (done) {
+        status.replaceChildren(h("p", { className: "muted end" }, "That is every token."));
+      } else {
+        status.replaceChildren();
+        more.hidden = false;
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      status.replaceChildren(errorBox(error, () => void loadPage()));
+    } finally {
+      busy = false;
+    }
+  };
+  more.addEventListener("click", () => void loadPage());
+
+  const sentinel = h("div", { className: "sentinel", "aria-hidden": "true" });
+  root.append(sentinel);
+  const observer = new IntersectionObserver((entries) => {
+    if (entries.some((e) => e.isIntersecting)) void loadPage();
+  }, { rootMargin: "600px" });
+  observer.observe(sentinel);
+  signal.addEventListener("abort", () => observer.disconnect());
+  await loadPage();
+}
+
+export function tokenCard(token: Token): HTMLElement {
+  const href = `/token/${encodeURIComponent(token.mint)}`;
+  return h(
+    "li",
+    { className: "card", "data-mint": token.mint },
+    h(
+      "div",
+      { className: "card-head" },
+      tokenImage(token.imageUrl, "", 56),
+      h(
+        "div",
+        { className: "card-title" },
+        h("h2", null, h("a", { href, className: "stretch" }, token.name)),
+        h("span", { className: "ticker" }, `$${token.symbol}`),
+      ),
+      token.bonded ? h("span", { className: "badge ok", title: "The bonding curve completed; it trades on the swap venue" }, "Bonded") : null,
+    ),
+    h(
+      "p",
+      { className: "recipients" },
+      token.recipients.length === 0 ? "No recipients" : token.recipients.flatMap((r, i) => [
+        i > 0 ? ", " : "",
+        handleLink(r.handle, r.displayHandle),
+        ` ${bpsToPercent(r.bps)}`,
+      ]),
+    ),
+    h(
+      "dl",
+      { className: "card-figures" },
+      figure("Swept", sol(token.sweptLamports), "swept"),
+      figure("Unswept", sol(token.vaultLamports), "unswept"),
+      figure("Market cap", usd(token.marketCapUsd), "mcap"),
+      figure("Last sweep", time(token.lastSweptAt), "last-sweep"),
+    ),
+  );
+}
+
+function figure(label: string, value: string | Node, key: string): HTMLElement {
+  return h("div", { "data-figure": key }, h("dt", null, label), h("dd", null, value));
+}

@@ -1,0 +1,457 @@
+/**
+ * Launch a token: the form, a wallet (Wallet Standard, or the built-in local wallet on the local
+ * chain), then intent -> message signature -> metadata upload -> wallet signs the transaction ->
+ * send through /api/rpc -> poll confirm, each step shown as it happens.
+ */
+import bs58 from "bs58";
+import { api, apiRaw } from "../api";
+import { h } from "../dom";
+import { bpsToPercent, lamportsToSol, percentToBps, sol, solToLamports } from "../money";
+import { LOCAL_CHAIN_GENESIS, rpc } from "../rpc";
+import { firstSignature, fromBase64, parseTransaction, toBase64 } from "../txwire";
+import type { LaunchConfig, Me } from "../types";
+import { errorBox, loading, notice } from "../ui";
+import { discoverWallets, LocalKey, localWallet, onWalletsChanged, standardWallets, type LaunchWallet } from "../wallet";
+
+const HANDLE = /^@?[A-Za-z0-9_]{1,15}$/;
+const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+const THUMBNAIL_PX = 256;
+/** Local wallet top-up (10 SOL in lamports): a JSON number, as JSON-RPC's requestAirdrop takes it. */
+const LOCAL_AIRDROP = 10_000_000_000;
+const CONFIRM_POLL_MS = 1500;
+const CONFIRM_TIMEOUT_MS = 120_000;
+
+export interface Draft {
+  name: string;
+  symbol: string;
+  description: string;
+  website: string | null;
+  twitter: string | null;
+  telegram: string | null;
+  recipients: { handle: string; bps: number }[];
+  firstBuyLamports: string;
+}
+
+const STEPS = [
+  ["wallet", "Connect a wallet"],
+  ["intent", "Prepare the launch"],
+  ["message", "Sign the launch message"],
+  ["metadata", "Upload image and metadata"],
+  ["transaction", "Sign and send the transaction"],
+  ["confirm", "Wait for confirmation"],
+  ["buy", "Make the first buy"],
+] as const;
+type Step = (typeof STEPS)[number][0];
+
+export async function launchPage(root: HTMLElement, _params: Record<string, string>, signal: AbortSignal): Promise<void> {
+  root.append(h("h1", null, "Launch a token"), loading());
+  let config: LaunchConfig;
+  let localChain = false;
+  try {
+    const [cfg, local] = await Promise.all([api<LaunchConfig>("/api/launch/config", { signal }), isLocalChain()]);
+    config = cfg;
+    localChain = local;
+  } catch (error) {
+    if (signal.aborted) return;
+    root.replaceChildren(h("h1", null, "Launch a token"), errorBox(error));
+    return;
+  }
+  if (signal.aborted) return;
+  discoverWallets();
+
+  const form = launchForm(config);
+  const walletSlot = h("div", { className: "wallets", id: "wallets" });
+  const steps = h("ol", { className: "steps", id: "launch-steps", "aria-label": "Launch progress" },
+    STEPS.map(([key, label]) => h("li", { "data-step": key, "data-state": "todo" }, label)));
+  const status = h("div", { id: "launch-status", "aria-live": "polite" });
+
+  let wallet: LaunchWallet | null = null;
+  const paintWallets = () => {
+    const choices = standardWallets().map((w) =>
+      h("button", { type: "button", className: "secondary wallet-choice", onclick: () => void choose(w.connect) },
+        w.icon ? h("img", { src: w.icon, alt: "", width: 20, height: 20 }) : null, ` ${w.name}`),
+    );
+    if (localChain) {
+      choices.push(h("button", { type: "button", className: "secondary wallet-choice", id: "use-local-wallet", onclick: () => void choose(localWallet) }, "Local wallet (local chain)"));
+    }
+    walletSlot.replaceChildren(
+      h("h2", null, "Wallet"),
+      wallet
+        ? h("p", { id: "wallet-connected" }, `Connected: ${wallet.name} `, h("code", { className: "mono break" }, wallet.address))
+        : h("p", { className: "muted" }, "The wallet pays for the launch and signs it."),
+      choices.length
+        ? h("div", { className: "row wrap" }, choices)
+        : notice("No Solana wallet found in this browser. Install Phantom, Solflare or Backpack, then reload this page.", "warn"),
+    );
+  };
+  const choose = async (connect: () => Promise<LaunchWallet>) => {
+    try {
+      wallet = await connect();
+      setStep(steps, "wallet", "done");
+      paintWallets();
+    } catch (error) {
+      status.replaceChildren(errorBox(error));
+    }
+  };
+  const unsubscribe = onWalletsChanged(paintWallets);
+  signal.addEventListener("abort", unsubscribe);
+  paintWallets();
+
+  const submit = h("button", { type: "submit", form: "launch-form", id: "launch-submit", disabled: !config.launchesOpen }, "Launch");
+  root.replaceChildren(
+    h("h1", null, "Launch a token"),
+    config.launchesOpen ? null : notice("Launches are paused right now. Try again later.", "warn"),
+    h("p", { className: "muted" },
+      `The fees the launch program pays its creator (${bpsToPercent(config.creatorFeeBps)} of trading volume) are split: the platform keeps ${bpsToPercent(config.platformBps)}, the recipients you name share the rest.`),
+    form.element,
+    walletSlot,
+    h("div", { className: "row" }, submit),
+    steps,
+    status,
+  );
+
+  form.element.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const draft = form.read();
+    if (typeof draft === "string") {
+      status.replaceChildren(errorBox(new Error(draft)));
+      return;
+    }
+    if (!wallet) {
+      status.replaceChildren(errorBox(new Error("Connect a wallet first.")));
+      walletSlot.querySelector("button")?.focus();
+      return;
+    }
+    submit.disabled = true;
+    for (const [key] of STEPS) if (key !== "wallet") setStep(steps, key, "todo");
+    steps.querySelector<HTMLElement>('[data-step="buy"]')!.hidden = draft.draft.firstBuyLamports === "0";
+    try {
+      const mint = await runLaunch({ draft: draft.draft, image: draft.image, wallet, localChain, steps, status, signal });
+      status.replaceChildren(
+        notice(h("span", null, "Launched. ", h("a", { href: `/token/${encodeURIComponent(mint)}`, id: "launched-link" }, "Open the token page")), "ok"),
+      );
+    } catch (error) {
+      if (signal.aborted) return;
+      const failed = steps.querySelector<HTMLElement>('[data-state="active"]');
+      if (failed) failed.dataset.state = "failed";
+      status.replaceChildren(errorBox(error));
+    } finally {
+      submit.disabled = !config.launchesOpen;
+    }
+  });
+}
+
+async function isLocalChain(): Promise<boolean> {
+  try {
+    return (await rpc<string>("getGenesisHash")) === LOCAL_CHAIN_GENESIS;
+  } catch {
+    // DESIGN §5: dev login exists only on the local chain, so it is a second witness.
+    try {
+      return (await api<Me>("/api/me")).devLogin;
+    } catch {
+      return false;
+    }
+  }
+}
+
+function setStep(steps: HTMLElement, key: Step, state: "todo" | "active" | "done" | "failed", detail?: string): void {
+  const li = steps.querySelector<HTMLElement>(`[data-step="${key}"]`);
+  if (!li) return;
+  li.dataset.state = state;
+  if (state === "active") li.setAttribute("aria-current", "step");
+  else li.removeAttribute("aria-current");
+  let extra = li.querySelector<HTMLElement>(".detail");
+  if (detail) {
+    if (!extra) li.append((extra = h("span", { className: "detail muted" })));
+    extra.textContent = ` ${detail}`;
+  }
+}
+
+interface RunArgs {
+  draft: Draft;
+  image: File;
+  wallet: LaunchWallet;
+  localChain: boolean;
+  steps: HTMLElement;
+  status: HTMLElement;
+  signal: AbortSignal;
+}
+
+async function runLaunch({ draft, image, wallet, localChain, steps, signal }: RunArgs): Promise<string> {
+  const imageBytes = new Uint8Array(await image.arrayBuffer());
+  const digest = hex(new Uint8Array(await crypto.subtle.digest("SHA-256", imageBytes as BufferSource)));
+  // The mint is a fresh key made here; the service never sees its private half.
+  const { key: mintKey } = await LocalKey.generate();
+
+  if (localChain && wallet.id === "local") await fundLocalWallet(wallet.address, BigInt(draft.firstBuyLamports), steps);
+
+  setStep(steps, "intent", "active");
+  const intent = await api<Record<string, unknown>>("/api/launch/intent", { body: { draft, wallet: wallet.address, mint: mintKey.address, digest }, signal });
+  const intentId = typeof intent.intent === "string" ? intent.intent : "";
+  const message = typeof intent.message === "string" ? intent.message : null;
+  if (!intentId || !message) throw new Error("The service's launch answer is missing its intent or message.");
+  setStep(steps, "intent", "done");
+
+  setStep(steps, "message", "active", "approve it in your wallet");
+  const messageSignature = await wallet.signMessage(new TextEncoder().encode(message));
+  setStep(steps, "message", "done", "");
+
+  setStep(steps, "metadata", "active");
+  const form = new FormData();
+  form.set("intent", intentId);
+  form.set("signature", bs58.encode(messageSignature));
+  form.set("image", image, image.name || "image");
+  form.set("thumbnail", await thumbnail(image), "thumbnail.webp");
+  const metadata = await api<Record<string, unknown>>("/api/launch/metadata", { form, signal });
+  setStep(steps, "metadata", "done");
+
+  setStep(steps, "transaction", "active", "approve it in your wallet");
+  const texts = Array.isArray(metadata.transactions) ? metadata.transactions.filter((t): t is string => typeof t === "string") : [];
+  if (texts.length === 0) throw new Error("The service did not return a transaction to sign.");
+  // The wallet signs first: some wallets refuse or re-sign transactions that already carry signatures.
+  const walletSigned = await wallet.signTransactions(texts.map(fromBase64));
+  const signed = await Promise.all(
+    walletSigned.map((wire) => (parseTransaction(wire).signers.includes(mintKey.address) ? mintKey.signTransaction(wire) : wire)),
+  );
+  const [create, ...rest] = signed;
+  const createSignature = await send(create!);
+  setStep(steps, "transaction", "done", "");
+
+  setStep(steps, "confirm", "active");
+  const token = await pollConfirm(intentId, createSignature, steps, signal);
+  setStep(steps, "confirm", "done", "");
+
+  // The first buy is its own transaction after the create; a failed buy does not undo the launch.
+  for (const wire of rest) {
+    setStep(steps, "buy", "active");
+    const signature = await send(wire);
+    const err = await waitForSignature(signature);
+    if (err) throw new Error(`The token launched, but the first buy failed on chain (${err}).`);
+    setStep(steps, "buy", "done", "");
+  }
+  return token;
+}
+
+async function send(wire: Uint8Array): Promise<string> {
+  const sent = await rpc<string>("sendTransaction", [toBase64(wire), { encoding: "base64", preflightCommitment: "confirmed" }]);
+  return typeof sent === "string" && sent ? sent : firstSignature(wire);
+}
+
+/** null once confirmed, or the chain's error text; throws when it never shows up. */
+async function waitForSignature(signature: string): Promise<string | null> {
+  for (let i = 0; i < 120; i++) {
+    const statuses = await rpc<{ value: ({ confirmationStatus?: string; err?: unknown } | null)[] }>("getSignatureStatuses", [[signature]]);
+    const s = statuses.value[0];
+    if (s?.err) return JSON.stringify(s.err);
+    if (s && (s.confirmationStatus === "confirmed" || s.confirmationStatus === "finalized")) return null;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error("The transaction did not confirm within a minute.");
+}
+
+async function pollConfirm(intentId: string, signature: string, steps: HTMLElement, signal: AbortSignal): Promise<string> {
+  const started = Date.now();
+  for (;;) {
+    const { status, body } = await apiRaw<{ status?: string; error?: string; token?: { mint?: string } }>("/api/launch/confirm", {
+      body: { intent: intentId, signature },
+      signal,
+    });
+    if (status === 200 && body?.status === "failed") throw new Error(`The launch transaction failed on chain: ${body.error ?? "no reason given"}.`);
+    if (status === 200 && body?.token?.mint) return body.token.mint;
+    if (Date.now() - started > CONFIRM_TIMEOUT_MS) {
+      throw new Error("The launch is still not confirmed after two minutes. It may still land; check the ledger shortly.");
+    }
+    setStep(steps, "confirm", "active", `waiting ${Math.round((Date.now() - started) / 1000)} s`);
+    await new Promise((r) => setTimeout(r, CONFIRM_POLL_MS));
+  }
+}
+
+/** The local chain hands out SOL freely; top the local wallet up when it is short. */
+async function fundLocalWallet(address: string, firstBuy: bigint, steps: HTMLElement): Promise<void> {
+  const balance = await rpc<{ value: number | string }>("getBalance", [address, { commitment: "confirmed" }]);
+  const have = BigInt(String(balance.value));
+  if (have >= firstBuy + 1_000_000_000n) return;
+  setStep(steps, "wallet", "active", "funding the local wallet");
+  const airdrop = await rpc<string>("requestAirdrop", [address, LOCAL_AIRDROP]);
+  for (let i = 0; i < 40; i++) {
+    const statuses = await rpc<{ value: ({ confirmationStatus?: string } | null)[] }>("getSignatureStatuses", [[airdrop]]);
+    const s = statuses.value[0];
+    if (s && (s.confirmationStatus === "confirmed" || s.confirmationStatus === "finalized")) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  setStep(steps, "wallet", "done", "funded");
+}
+
+function hex(bytes: Uint8Array): string {
+  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The small preview the service stores; made here so the service never decodes a full image twice. */
+async function thumbnail(image: File): Promise<Blob> {
+  const bitmap = await createImageBitmap(image);
+  const scale = Math.min(1, THUMBNAIL_PX / Math.max(bitmap.width, bitmap.height));
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.max(1, Math.round(bitmap.width * scale));
+  canvas.height = Math.max(1, Math.round(bitmap.height * scale));
+  canvas.getContext("2d")!.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+  return await new Promise<Blob>((resolve, reject) =>
+    canvas.toBlob((b) => (b ? resolve(b) : reject(new Error("The thumbnail could not be made."))), "image/webp", 0.85),
+  );
+}
+
+interface LaunchForm {
+  element: HTMLFormElement;
+  /** the draft and image, or a sentence saying what to fix */
+  read(): { draft: Draft; image: File } | string;
+}
+
+function launchForm(config: LaunchConfig): LaunchForm {
+  const field = (id: string, label: string, input: HTMLElement, help?: string) =>
+    h("div", { className: "field" }, h("label", { for: id }, label), input, help ? h("p", { className: "muted", id: `${id}-help` }, help) : null);
+  const name = h("input", { id: "launch-name", name: "name", required: true, maxlength: 32, autocomplete: "off" });
+  const symbol = h("input", { id: "launch-symbol", name: "symbol", required: true, maxlength: 13, autocomplete: "off" });
+  const description = h("textarea", { id: "launch-description", name: "description", rows: 3, maxlength: 1000 });
+  const website = h("input", { id: "launch-website", name: "website", type: "url", placeholder: "https://", inputmode: "url" });
+  const twitter = h("input", { id: "launch-twitter", name: "twitter", type: "url", placeholder: "https://x.com/…", inputmode: "url" });
+  const telegram = h("input", { id: "launch-telegram", name: "telegram", type: "url", placeholder: "https://t.me/…", inputmode: "url" });
+  const image = h("input", { id: "launch-image", name: "image", type: "file", accept: IMAGE_TYPES.join(","), required: true });
+  const preview = h("img", { className: "preview", alt: "", hidden: true, width: 96, height: 96 });
+  const firstBuy = h("input", { id: "launch-first-buy", name: "firstBuy", inputmode: "decimal", value: "0", autocomplete: "off" });
+  const recipients = h("div", { id: "recipients", className: "stack" });
+  const total = h("p", { id: "recipients-total", "aria-live": "polite" });
+  const addButton = h("button", { type: "button", className: "secondary", id: "add-recipient" }, "Add recipient");
+
+  let previewUrl: string | null = null;
+  image.addEventListener("change", () => {
+    if (previewUrl) URL.revokeObjectURL(previewUrl);
+    const file = image.files?.[0];
+    previewUrl = file ? URL.createObjectURL(file) : null;
+    preview.hidden = !previewUrl;
+    if (previewUrl) preview.src = previewUrl;
+  });
+
+  let rowCount = 0;
+  const rows = () => [...recipients.querySelectorAll<HTMLElement>(".recipient-row")];
+  const updateTotal = () => {
+    let sum = 0;
+    let valid = true;
+    for (const row of rows()) {
+      const bps = percentToBps(row.querySelector<HTMLInputElement>("input[data-share]")!.value);
+      if (bps === null) valid = false;
+      else sum += bps;
+    }
+    total.textContent = valid ? `Total: ${bpsToPercent(sum)}${sum === 10_000 ? "" : " (must be 100%)"}` : "Total: a share is not a valid percentage";
+    total.className = valid && sum === 10_000 ? "ok" : "bad";
+    addButton.disabled = rows().length >= config.maxRecipients;
+  };
+  const addRow = (handle = "", share = "") => {
+    const n = ++rowCount;
+    const handleInput = h("input", { id: `recipient-handle-${n}`, "data-handle": "", placeholder: "@handle", autocomplete: "off", value: handle, maxlength: 16 });
+    const shareInput = h("input", { id: `recipient-share-${n}`, "data-share": "", inputmode: "decimal", placeholder: "50", value: share, size: 6 });
+    const row = h(
+      "div",
+      { className: "recipient-row row" },
+      h("label", { for: `recipient-handle-${n}`, className: "visually-hidden" }, `Recipient ${n} handle`),
+      handleInput,
+      h("label", { for: `recipient-share-${n}`, className: "visually-hidden" }, `Recipient ${n} share in percent`),
+      shareInput,
+      h("span", { "aria-hidden": "true" }, "%"),
+      h("button", {
+        type: "button",
+        className: "secondary",
+        "aria-label": `Remove recipient ${n}`,
+        onclick: () => {
+          row.remove();
+          updateTotal();
+          addButton.focus();
+        },
+      }, "Remove"),
+    );
+    shareInput.addEventListener("input", updateTotal);
+    recipients.append(row);
+    updateTotal();
+  };
+  addButton.addEventListener("click", () => {
+    addRow();
+    rows().at(-1)?.querySelector("input")?.focus();
+  });
+  addRow("", "100");
+
+  const element = h(
+    "form",
+    { id: "launch-form", className: "stack panel", novalidate: true },
+    field("launch-name", "Name", name, "Up to 32 characters."),
+    field("launch-symbol", "Ticker", symbol, "Up to 13 characters."),
+    field("launch-description", "Description", description),
+    field("launch-image", "Image", h("div", { className: "row" }, image, preview), `PNG, JPEG, GIF or WebP, up to ${Math.floor(config.maxImageBytes / 1024 / 1024 * 10) / 10} MB.`),
+    h("fieldset", null, h("legend", null, "Links (optional, https only)"), field("launch-website", "Website", website), field("launch-twitter", "X", twitter), field("launch-telegram", "Telegram", telegram)),
+    h(
+      "fieldset",
+      null,
+      h("legend", null, `Recipients (up to ${config.maxRecipients}); shares must total 100%`),
+      recipients,
+      h("div", { className: "row" }, addButton, total),
+    ),
+    field("launch-first-buy", "First buy in SOL", firstBuy, `Optional: bought by your wallet in the launch transaction; at most ${sol(config.maxFirstBuyLamports)}.`),
+  );
+
+  return {
+    element,
+    read() {
+      const nameText = name.value.trim();
+      const symbolText = symbol.value.trim();
+      if (!nameText || nameText.length > 32) return "Give the token a name of 1 to 32 characters.";
+      if (!symbolText || symbolText.length > 13) return "Give the token a ticker of 1 to 13 characters.";
+      if (/\s/.test(symbolText)) return "The ticker must not contain spaces.";
+      const links: Record<string, string | null> = {};
+      for (const [key, input, label] of [["website", website, "website"], ["twitter", twitter, "X link"], ["telegram", telegram, "Telegram link"]] as const) {
+        const value = input.value.trim();
+        if (!value) links[key] = null;
+        else {
+          try {
+            if (new URL(value).protocol !== "https:") return `The ${label} must start with https://.`;
+          } catch {
+            return `The ${label} is not a valid address.`;
+          }
+          links[key] = value;
+        }
+      }
+      const file = image.files?.[0];
+      if (!file) return "Choose an image.";
+      if (!IMAGE_TYPES.includes(file.type)) return "The image must be PNG, JPEG, GIF or WebP.";
+      if (file.size > config.maxImageBytes) return `The image is larger than ${Math.floor(config.maxImageBytes / 1024)} kB.`;
+      const list: { handle: string; bps: number }[] = [];
+      for (const row of rows()) {
+        const handle = row.querySelector<HTMLInputElement>("input[data-handle]")!.value.trim();
+        const shareText = row.querySelector<HTMLInputElement>("input[data-share]")!.value;
+        if (!HANDLE.test(handle)) return `“${handle || "(empty)"}” is not an X handle (1 to 15 letters, digits or underscores).`;
+        const bps = percentToBps(shareText);
+        if (bps === null || bps === 0) return `Give @${handle.replace(/^@/, "")} a share above 0% with at most two decimals.`;
+        const key = handle.replace(/^@/, "").toLowerCase();
+        if (list.some((r) => r.handle === key)) return `@${key} is named twice.`;
+        list.push({ handle: key, bps });
+      }
+      if (list.length === 0) return "Name at least one recipient.";
+      if (list.length > config.maxRecipients) return `Name at most ${config.maxRecipients} recipients.`;
+      const sum = list.reduce((a, r) => a + r.bps, 0);
+      if (sum !== 10_000) return `The shares add up to ${bpsToPercent(sum)}; they must total 100%.`;
+      const buy = firstBuy.value.trim() ? solToLamports(firstBuy.value) : 0n;
+      if (buy === null) return "The first buy must be an amount in SOL with at most nine decimals.";
+      if (buy > BigInt(config.maxFirstBuyLamports)) return `The first buy can be at most ${lamportsToSol(config.maxFirstBuyLamports)} SOL.`;
+      return {
+        draft: {
+          name: nameText,
+          symbol: symbolText,
+          description: description.value.trim(),
+          website: links.website ?? null,
+          twitter: links.twitter ?? null,
+          telegram: links.telegram ?? null,
+          recipients: list,
+          firstBuyLamports: buy.toString(),
+        },
+        image: file,
+      };
+    },
+  };
+}
+

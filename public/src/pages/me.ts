@@ -1,0 +1,307 @@
+/**
+ * The signed-in area: balance, thresholds, routing, claim, payouts. The figures and payouts refresh
+ * on their own (quickly while a payout is on its way) without touching what the user is typing.
+ */
+import { api, ApiError } from "../api";
+import { h } from "../dom";
+import { sol, solToLamports } from "../money";
+import { render } from "../router";
+import type { Me, Routing, SignedInMe } from "../types";
+import { avatar, errorBox, facts, loading, money, notice } from "../ui";
+import { payoutsTable, tokensTable } from "./account";
+
+const FINAL_PAYOUT = new Set(["confirmed", "failed", "replaced"]);
+const BASE58_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
+export async function mePage(root: HTMLElement, _params: Record<string, string>, signal: AbortSignal): Promise<void> {
+  root.append(h("h1", null, "Your account"), loading());
+  let me: Me;
+  try {
+    me = await api<Me>("/api/me", { signal });
+  } catch (error) {
+    if (signal.aborted) return;
+    root.replaceChildren(h("h1", null, "Your account"), errorBox(error, () => void render()));
+    return;
+  }
+  if (signal.aborted) return;
+  if (!me.signedIn) signedOut(root, me);
+  else signedIn(root, me, signal);
+}
+
+function sessionChanged(): void {
+  window.dispatchEvent(new Event("session-changed"));
+  void render();
+}
+
+function signedOut(root: HTMLElement, me: Extract<Me, { signedIn: false }>): void {
+  const parts: Node[] = [
+    h("h1", null, "Sign in"),
+    h("p", null, "Recipients sign in with the X account a token names. Signing in shows your balance and lets you claim it to a wallet or choose what happens to new fees."),
+  ];
+  if (me.idpConfigured) {
+    parts.push(h("p", null, h("a", { className: "button", href: `/api/auth/idp/start?returnTo=${encodeURIComponent("/me")}`, id: "signin-x" }, "Sign in with X")));
+  }
+  if (me.devLogin) {
+    const input = h("input", { id: "dev-handle", name: "handle", required: true, maxlength: 16, pattern: "@?[A-Za-z0-9_]{1,15}", autocomplete: "off" });
+    const status = h("div", { "aria-live": "polite" });
+    const form = h(
+      "form",
+      { className: "stack", id: "dev-login" },
+      h("h2", null, "Dev login"),
+      h("p", { className: "muted" }, "Local chain only: sign in as any handle without X."),
+      h("label", { for: "dev-handle" }, "Handle"),
+      input,
+      h("button", { type: "submit" }, "Sign in as this handle"),
+      status,
+    );
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      status.replaceChildren(loading("Signing in…"));
+      try {
+        await api("/api/auth/dev-login", { body: { handle: input.value.trim().replace(/^@/, "") } });
+        sessionChanged();
+      } catch (error) {
+        status.replaceChildren(errorBox(error));
+      }
+    });
+    parts.push(form);
+  }
+  if (!me.idpConfigured && !me.devLogin) parts.push(notice("Sign-in is not set up on this deployment.", "warn"));
+  root.replaceChildren(...parts);
+}
+
+function signedIn(root: HTMLElement, first: SignedInMe, signal: AbortSignal): void {
+  let me = first;
+  const banner = h("div", { id: "paused-banner" });
+  const totals = h("div", { id: "totals" });
+  const payouts = h("div", { id: "payouts-slot", "aria-live": "polite" });
+  const tokens = h("div");
+
+  const paint = () => {
+    banner.replaceChildren(
+      me.claimsPaused ? notice("Claims and payouts are paused right now. Your balance is safe; queued payouts are sent once they resume.", "warn") : "",
+    );
+    totals.replaceChildren(
+      facts([
+        ["Balance", money(me.balanceLamports, { "data-field": "balance" })],
+        ["Credited", money(me.creditedLamports, { "data-field": "credited" })],
+        ["Paid out", money(me.paidLamports, { "data-field": "paid" })],
+        ["Burned", money(me.burnedLamports, { "data-field": "burned" })],
+        ["Smallest claim", money(me.minClaimLamports, { "data-field": "min-claim" })],
+        ["Autopay pays from", money(me.autopayMinLamports, { "data-field": "autopay-min" })],
+      ]),
+    );
+    payouts.replaceChildren(payoutsTable(me.payouts));
+    tokens.replaceChildren(tokensTable(me.tokens));
+  };
+
+  const refresh = async () => {
+    try {
+      const next = await api<Me>("/api/me", { signal });
+      if (!next.signedIn) return sessionChanged();
+      me = next;
+      paint();
+    } catch {
+      // A failed background refresh keeps the last figures; the next tick tries again.
+    }
+  };
+  const tick = () => {
+    if (signal.aborted) return;
+    const pending = me.payouts.some((p) => !FINAL_PAYOUT.has(p.status));
+    setTimeout(() => void refresh().then(tick), pending ? 2000 : 15000);
+  };
+  tick();
+
+  const signOut = h("button", { type: "button", className: "secondary", id: "sign-out" }, "Sign out");
+  signOut.addEventListener("click", async () => {
+    try {
+      await api("/api/auth/logout", { method: "POST" });
+    } finally {
+      sessionChanged();
+    }
+  });
+
+  root.replaceChildren(
+    h(
+      "header",
+      { className: "account-head" },
+      avatar(me.avatarUrl, "", 64),
+      h(
+        "div",
+        null,
+        h("h1", null, me.name || `@${me.displayHandle}`),
+        h("p", { className: "muted" }, me.handles.map((x) => `@${x}`).join(", ") || `@${me.displayHandle}`),
+      ),
+      signOut,
+    ),
+    banner,
+    totals,
+    claimForm(() => me, refresh),
+    routingForm(() => me, refresh),
+    h("h2", null, "Payouts"),
+    payouts,
+    h("h2", null, "Your tokens"),
+    tokens,
+  );
+  paint();
+}
+
+function claimForm(get: () => SignedInMe, refresh: () => Promise<void>): HTMLElement {
+  const me = get();
+  const amount = h("input", { id: "claim-amount", name: "amount", inputmode: "decimal", autocomplete: "off", "aria-describedby": "claim-amount-help" });
+  const wallet = h("input", { id: "claim-wallet", name: "wallet", required: true, autocomplete: "off", spellcheck: "false", value: me.payoutWallet ?? "", className: "mono" });
+  const status = h("div", { id: "claim-status", "aria-live": "polite" });
+  const button = h("button", { type: "submit" }, "Claim");
+  const form = h(
+    "form",
+    { className: "stack panel", id: "claim-form" },
+    h("h2", null, "Claim"),
+    h("label", { for: "claim-amount" }, "Amount in SOL"),
+    amount,
+    h("p", { className: "muted", id: "claim-amount-help" }, `Leave empty to claim the whole balance. At least ${sol(me.minClaimLamports)}.`),
+    h("label", { for: "claim-wallet" }, "Wallet address"),
+    wallet,
+    button,
+    status,
+  );
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const current = get();
+    const body: { wallet: string; lamports?: string } = { wallet: wallet.value.trim() };
+    if (!BASE58_ADDRESS.test(body.wallet)) {
+      status.replaceChildren(errorBox(new Error("Enter a Solana wallet address (base58).")));
+      wallet.focus();
+      return;
+    }
+    if (amount.value.trim()) {
+      const lamports = solToLamports(amount.value);
+      if (lamports === null || lamports === 0n) {
+        status.replaceChildren(errorBox(new Error("Enter an amount in SOL with at most nine decimals, or leave it empty.")));
+        amount.focus();
+        return;
+      }
+      if (lamports > BigInt(current.balanceLamports)) {
+        status.replaceChildren(errorBox(new Error(`That is more than your balance of ${sol(current.balanceLamports)}.`)));
+        amount.focus();
+        return;
+      }
+      body.lamports = lamports.toString();
+    }
+    button.disabled = true;
+    status.replaceChildren(loading("Queueing your claim…"));
+    try {
+      const result = await api<{ payoutId: number; lamports: string; status: string }>("/api/claim", { body });
+      status.replaceChildren(notice(`Claim of ${sol(result.lamports)} queued (payout #${result.payoutId}). It is sent on the next payout run; its status updates below.`, "ok"));
+      amount.value = "";
+      await refresh();
+    } catch (error) {
+      status.replaceChildren(errorBox(error instanceof ApiError && error.status === 401 ? new Error("Your session ended; sign in again.") : error));
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return form;
+}
+
+function routingForm(get: () => SignedInMe, refresh: () => Promise<void>): HTMLElement {
+  const me = get();
+  const choice = me.declined ? "decline" : me.routing;
+  const option = (value: string, label: string, help: string) =>
+    h(
+      "label",
+      { className: "choice" },
+      h("input", { type: "radio", name: "routing", value, checked: choice === value }),
+      h("span", null, h("strong", null, label), h("span", { className: "muted" }, ` ${help}`)),
+    );
+  const wallet = h("input", { id: "routing-wallet", name: "wallet", autocomplete: "off", spellcheck: "false", value: me.payoutWallet ?? "", className: "mono" });
+  const walletRow = h("div", { className: "stack" }, h("label", { for: "routing-wallet" }, "Autopay wallet"), wallet);
+  const ack = h("input", { type: "checkbox", id: "decline-ack" });
+  const declineRow = h(
+    "div",
+    { className: "decline-ack" },
+    ack,
+    h("label", { for: "decline-ack" }, " I decline publicly: everything credited to me from now on is bought back and burned, and my public page says so."),
+  );
+  const status = h("div", { id: "routing-status", "aria-live": "polite" });
+  const button = h("button", { type: "submit" }, "Save routing");
+  const confirmDialog = h(
+    "dialog",
+    { id: "decline-dialog", "aria-labelledby": "decline-title" },
+    h("h2", { id: "decline-title" }, "Decline publicly?"),
+    h("p", null, "Your credits will be bought back and burned instead of paid to you. This is shown on your public page."),
+    h(
+      "form",
+      { method: "dialog", className: "row" },
+      h("button", { value: "cancel", className: "secondary" }, "Cancel"),
+      h("button", { value: "confirm", id: "decline-confirm" }, "Yes, decline publicly"),
+    ),
+  );
+  const form = h(
+    "form",
+    { className: "stack panel", id: "routing-form" },
+    h("h2", null, "What happens to new fees"),
+    h(
+      "fieldset",
+      null,
+      h("legend", { className: "visually-hidden" }, "Routing"),
+      option("hold", "Hold", "Keep them in your balance until you claim."),
+      option("autopay", "Autopay", "Pay them to your wallet automatically once above the autopay threshold."),
+      option("burn", "Burn", "Spend them on buys of the token that are then burned."),
+      option("decline", "Decline publicly", "Refuse the fees in public; they are bought back and burned."),
+    ),
+    walletRow,
+    declineRow,
+    button,
+    status,
+    confirmDialog,
+  );
+  const selected = () => (form.querySelector<HTMLInputElement>('input[name="routing"]:checked')?.value ?? "hold");
+  const sync = () => {
+    walletRow.hidden = selected() !== "autopay";
+    declineRow.hidden = selected() !== "decline";
+  };
+  form.addEventListener("change", sync);
+  sync();
+
+  const save = async (routing: Routing, declined: boolean) => {
+    const body: { routing: Routing; declined: boolean; wallet?: string | null } = { routing, declined };
+    if (routing === "autopay") body.wallet = wallet.value.trim();
+    button.disabled = true;
+    status.replaceChildren(loading("Saving…"));
+    try {
+      await api("/api/routing", { body });
+      status.replaceChildren(notice(declined ? "Saved: you declined publicly." : `Saved: new fees are set to ${routing}. This applies from the next sweep.`, "ok"));
+      await refresh();
+    } catch (error) {
+      status.replaceChildren(errorBox(error));
+    } finally {
+      button.disabled = false;
+    }
+  };
+
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const value = selected();
+    if (value === "autopay" && !BASE58_ADDRESS.test(wallet.value.trim())) {
+      status.replaceChildren(errorBox(new Error("Autopay needs a Solana wallet address.")));
+      wallet.focus();
+      return;
+    }
+    if (value === "decline") {
+      if (!ack.checked) {
+        status.replaceChildren(errorBox(new Error("Tick the box to confirm you decline publicly.")));
+        ack.focus();
+        return;
+      }
+      confirmDialog.returnValue = "";
+      confirmDialog.showModal();
+      confirmDialog.addEventListener("close", () => {
+        if (confirmDialog.returnValue === "confirm") void save("burn", true);
+        else status.replaceChildren(notice("Nothing changed.", "info"));
+      }, { once: true });
+      return;
+    }
+    void save(value as Routing, false);
+  });
+  return form;
+}

@@ -1,0 +1,85 @@
+/**
+ * History-API routing: links stay real `<a href>` (so they open in new tabs and work with the
+ * keyboard) and same-site clicks are turned into in-page navigation.
+ */
+export type PageFn = (root: HTMLElement, params: Record<string, string>, signal: AbortSignal) => void | Promise<void>;
+
+interface Route {
+  pattern: RegExp;
+  keys: string[];
+  page: () => Promise<PageFn>;
+  title: string;
+}
+
+const routes: Route[] = [];
+let current: AbortController | null = null;
+let rendered = 0;
+let onNavigate: (path: string) => void = () => {};
+
+export function route(path: string, title: string, page: () => Promise<PageFn>): void {
+  const keys: string[] = [];
+  const pattern = new RegExp(
+    `^${path.replace(/:(\w+)/g, (_, key: string) => {
+      keys.push(key);
+      return "([^/]+)";
+    })}/?$`,
+  );
+  routes.push({ pattern, keys, page, title });
+}
+
+export function navigate(href: string, replace = false): void {
+  if (replace) history.replaceState(null, "", href);
+  else history.pushState(null, "", href);
+  void render();
+}
+
+export function setOnNavigate(fn: (path: string) => void): void {
+  onNavigate = fn;
+}
+
+export async function render(): Promise<void> {
+  const root = document.getElementById("main")!;
+  current?.abort();
+  const controller = new AbortController();
+  current = controller;
+  const path = location.pathname;
+  onNavigate(path);
+  const match = routes.map((r) => ({ r, m: r.pattern.exec(path) })).find((x) => x.m);
+  root.replaceChildren();
+  if (!match) {
+    document.title = "Not found · Fee Ledger";
+    root.append(Object.assign(document.createElement("h1"), { textContent: "Page not found", tabIndex: -1 }));
+    return;
+  }
+  const params: Record<string, string> = {};
+  match.r.keys.forEach((k, i) => (params[k] = decodeURIComponent(match.m![i + 1]!)));
+  document.title = `${match.r.title} · Fee Ledger`;
+  const page = await match.r.page();
+  if (controller.signal.aborted) return;
+  await page(root, params, controller.signal);
+  // The first load keeps the browser's own focus start; later navigations announce the new page.
+  if (rendered++ > 0 && !controller.signal.aborted) focusHeading(root);
+}
+
+export function startRouter(): void {
+  document.addEventListener("click", (event) => {
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    const a = (event.target as Element | null)?.closest?.("a");
+    if (!a || a.target || a.hasAttribute("download")) return;
+    const url = new URL(a.href, location.href);
+    if (url.origin !== location.origin || url.pathname.startsWith("/api/")) return;
+    event.preventDefault();
+    if (url.pathname + url.search !== location.pathname + location.search) navigate(url.pathname + url.search);
+    window.scrollTo(0, 0);
+  });
+  window.addEventListener("popstate", () => void render());
+  void render();
+}
+
+/** Moves focus to the page heading so screen readers and keyboard users start at the new page. */
+export function focusHeading(root: HTMLElement): void {
+  const heading = root.querySelector<HTMLElement>("h1");
+  if (!heading) return;
+  heading.tabIndex = -1;
+  heading.focus({ preventScroll: true });
+}

@@ -1,0 +1,393 @@
+/**
+ * Fills a database with a realistic synthetic history: tokens naming 1 to 10 recipients, sweeps in
+ * every state, sign-ins that pin handles (and renames that pin a second handle to the same id),
+ * routings, payouts in every status, recipient burns and platform buybacks (some bought together),
+ * hidden tokens, market figures and vault readings.
+ *
+ * Money moves only through the ledger's services (launch record, sweeps, identities, payouts,
+ * burns), so the seeded books pass the same audit as real ones. Moderation, market figures and
+ * vault readings are plain token columns owned by jobs not built yet; they are written directly.
+ *
+ *   bun run seed -- --tokens 1000 [--seed 7] [--days 365]
+ *
+ * writes into DATA_DIR (default ./data) and refuses a database that already has tokens.
+ */
+import bs58 from "bs58";
+import { closeDatabase, openDatabase, type Db } from "../db/client";
+import { recordSignIn, setRouting, type Routing } from "../src/accounts/identity";
+import { completeBurnBuy, failBurnBuy, pendingBurnGroups, startBurnBuy } from "../src/burns/service";
+import { loadConfig } from "../src/config";
+import { verifyLedger } from "../src/ledger/verify";
+import { accounts, balanceOf } from "../src/ledger/ledger";
+import {
+  confirmPayouts,
+  failPayouts,
+  markPayoutsSent,
+  queuePayout,
+  replaceExpiredPayouts,
+} from "../src/payouts/service";
+import { confirmSweep, failSweep, recordSweepsSent } from "../src/sweeps/service";
+import { recordConfirmedLaunch } from "../src/tokens/launch-record";
+import { PLATFORM_TOKEN_MINT_KEY } from "../src/settings/service";
+
+export interface SeedOptions {
+  tokens: number;
+  /** PRNG seed: the same seed gives the same history */
+  seed?: number;
+  /** the history ends here */
+  nowMs?: number;
+  /** and starts this many days earlier */
+  days?: number;
+  /** mean sweeps per token (the bench uses 10: about 1M sweeps for 100k tokens) */
+  sweepsPerToken?: number;
+  /** progress lines on stderr */
+  log?: (line: string) => void;
+}
+
+export interface SeedSummary {
+  tokens: number;
+  hidden: number;
+  handles: number;
+  sweeps: number;
+  signIns: number;
+  payouts: number;
+  burns: number;
+  feedEvents: number;
+  /** a few handles, mints and names the bench and tests can query */
+  samples: { mints: string[]; handles: string[]; pinnedHandles: string[]; unpinnedHandles: string[]; nameFragments: string[] };
+}
+
+/** mulberry32: small, fast and good enough for synthetic data. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function base58Of(random: () => number, bytes: number): string {
+  const buf = new Uint8Array(bytes);
+  for (let i = 0; i < bytes; i++) buf[i] = Math.floor(random() * 256);
+  // A leading zero byte encodes as '1' and shortens nothing; avoid it so every address is 43-44 chars.
+  if (buf[0] === 0) buf[0] = 1;
+  return bs58.encode(buf);
+}
+
+const WORDS = [
+  "pepe", "doge", "moon", "frog", "cat", "based", "chad", "wojak", "bonk", "shib", "floki", "mog", "giga", "brain",
+  "rocket", "lambo", "degen", "ape", "bull", "bear", "sol", "pump", "fren", "gm", "wagmi", "hodl", "banana", "pizza",
+  "laser", "eyes", "diamond", "hands", "turbo", "mega", "ultra", "hyper", "neo", "retro", "cyber", "pixel",
+];
+
+/** A tiny RIFF/WEBP header: the preview route serves bytes, it does not decode them. */
+const FAKE_WEBP = new Uint8Array([0x52, 0x49, 0x46, 0x46, 0x1a, 0, 0, 0, 0x57, 0x45, 0x42, 0x50, 0x56, 0x50, 0x38, 0x4c, 0x0d, 0, 0, 0, 0x2f, 0, 0, 0, 0x10, 0x07, 0x10, 0x11, 0x11, 0x88, 0x88, 0xfe, 0x07, 0]);
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** Runs `work` in batches inside one outer transaction each; the services' own transactions nest as savepoints. */
+function batched<T>(db: Db, items: readonly T[], size: number, work: (item: T, index: number) => void): void {
+  for (let start = 0; start < items.length; start += size) {
+    const slice = items.slice(start, start + size);
+    db.$client.transaction(() => slice.forEach((item, i) => work(item, start + i))).immediate();
+  }
+}
+
+export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
+  const random = rng(options.seed ?? 7);
+  const nowMs = options.nowMs ?? Date.now();
+  const days = options.days ?? 365;
+  const startMs = nowMs - days * DAY;
+  const meanSweeps = options.sweepsPerToken ?? 10;
+  const t0 = performance.now();
+  const say = (line: string) => options.log?.(`${line} (+${Math.round(performance.now() - t0)} ms)`);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+  const between = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
+  const c = db.$client;
+  const existing = Number((c.query("SELECT COUNT(*) AS n FROM tokens").get() as { n: bigint }).n);
+  if (existing > 0) throw new Error("the database already has tokens; seed an empty one");
+
+  // ------------------------------------------------------------ handles and people
+  const handleCount = Math.max(4, Math.ceil(options.tokens * 0.6));
+  const handles: string[] = [];
+  const seenHandles = new Set<string>();
+  while (handles.length < handleCount) {
+    const base = `${pick(WORDS)}${pick(["", "_", "x", "Fan", "Dev", "Guy", "Maxi"])}${between(0, 99_999)}`.slice(0, 15);
+    const display = random() < 0.4 ? base[0]!.toUpperCase() + base.slice(1) : base;
+    if (seenHandles.has(display.toLowerCase())) continue;
+    seenHandles.add(display.toLowerCase());
+    handles.push(display);
+  }
+  // A few handles are named on many tokens (the active creators), most on one or two.
+  const popular = handles.slice(0, Math.max(2, Math.ceil(handleCount * 0.02)));
+  const pickHandle = () => (random() < 0.3 ? pick(popular) : pick(handles));
+  const deployers = Array.from({ length: Math.max(2, Math.ceil(options.tokens / 20)) }, () => base58Of(random, 32));
+
+  // ------------------------------------------------------------ launches
+  say(`launching ${options.tokens} tokens`);
+  interface Seeded {
+    tokenId: number;
+    mint: string;
+    launchedAtMs: number;
+  }
+  const seeded: Seeded[] = [];
+  const order = Array.from({ length: options.tokens }, (_, i) => i);
+  batched(db, order, 2000, (i) => {
+    // Launches speed up over the period, as a growing platform's do.
+    const frac = Math.sqrt((i + random()) / options.tokens);
+    const launchedAtMs = Math.floor(startMs + frac * (nowMs - startMs - HOUR));
+    const n = random() < 0.5 ? 1 : random() < 0.6 ? between(2, 3) : between(4, 10);
+    const named = new Set<string>();
+    const recipients: { handle: string; bps: number }[] = [];
+    while (recipients.length < n) {
+      const h = pickHandle();
+      if (named.has(h.toLowerCase())) continue;
+      named.add(h.toLowerCase());
+      recipients.push({ handle: h, bps: 0 });
+    }
+    let left = 10_000;
+    recipients.forEach((r, k) => {
+      const rest = recipients.length - k - 1;
+      r.bps = rest === 0 ? left : between(1, Math.max(1, Math.floor((left - rest) / (rest + 1)) * 2 - 1));
+      r.bps = Math.min(r.bps, left - rest);
+      left -= r.bps;
+    });
+    const word = pick(WORDS);
+    const name = `${word[0]!.toUpperCase()}${word.slice(1)} ${pick(WORDS)} ${i}`;
+    const mint = base58Of(random, 32);
+    const hasImage = random() < 0.8;
+    const { tokenId } = recordConfirmedLaunch(
+      db,
+      {
+        mint,
+        name,
+        symbol: `${word.slice(0, 4).toUpperCase()}${i % 100}`,
+        description: `${name}: a synthetic token for load tests.`,
+        website: random() < 0.5 ? `https://${word}${i}.example` : null,
+        twitter: random() < 0.6 ? `https://x.com/${recipients[0]!.handle}` : null,
+        telegram: random() < 0.3 ? `https://t.me/${word}${i}` : null,
+        metadataUri: `ipfs://bafy${base58Of(random, 20)}`,
+        imageUri: `ipfs://bafy${base58Of(random, 20)}`,
+        creatorIndex: i + 1,
+        creator: base58Of(random, 32),
+        creatorVault: base58Of(random, 32),
+        deployer: pick(deployers),
+        launchSignature: base58Of(random, 64),
+        launchedAtMs,
+        platformBps: random() < 0.9 ? 1000 : 500,
+        recipients,
+        imageWebp: hasImage ? FAKE_WEBP : null,
+        imageSha256: hasImage ? "0".repeat(64) : null,
+      },
+      launchedAtMs,
+    );
+    seeded.push({ tokenId, mint, launchedAtMs });
+  });
+
+  // The platform token is one of the launched tokens, so some buys pay both sources.
+  const platformToken = seeded[Math.floor(seeded.length / 3)]!;
+  c.query("INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2").run(
+    PLATFORM_TOKEN_MINT_KEY,
+    platformToken.mint,
+  );
+  const buyback = { platformBuybackBps: 2000, platformTokenMint: platformToken.mint };
+
+  // ------------------------------------------------------------ sweeps, in two halves around sign-ins
+  const midMs = startMs + Math.floor((nowMs - startMs) * 0.6);
+  interface PlannedSweep {
+    tokenId: number;
+    atMs: number;
+    lamports: bigint;
+    fate: "confirmed" | "failed" | "sent";
+  }
+  const plan: PlannedSweep[] = [];
+  for (const t of seeded) {
+    // Heavy tail: most tokens are swept a few times, a few very often.
+    const count = Math.min(400, Math.floor(-Math.log(1 - random()) * meanSweeps));
+    for (let k = 0; k < count; k++) {
+      const atMs = t.launchedAtMs + Math.floor(((k + random()) / count) * (nowMs - HOUR - t.launchedAtMs));
+      const fate = k === count - 1 && random() < 0.05 ? "sent" : random() < 0.03 ? "failed" : "confirmed";
+      const lamports = BigInt(Math.floor(5_000_000 * Math.exp(random() * 6)));
+      plan.push({ tokenId: t.tokenId, atMs, lamports, fate });
+    }
+  }
+  plan.sort((a, b) => a.atMs - b.atMs);
+  let sweepCount = 0;
+  const runSweeps = (list: PlannedSweep[]) =>
+    batched(db, list, 2000, (s) => {
+      const [sweepId] = recordSweepsSent(db, [
+        { tokenId: s.tokenId, signature: base58Of(random, 64), lastValidBlockHeight: BigInt(s.atMs), atMs: s.atMs - 20_000 },
+      ]);
+      if (s.fate === "confirmed") confirmSweep(db, { sweepId: sweepId!, totalLamports: s.lamports, atMs: s.atMs, buyback });
+      else if (s.fate === "failed") failSweep(db, sweepId!, "expired before landing");
+      sweepCount++;
+    });
+  const firstHalf = plan.filter((s) => s.atMs < midMs);
+  say(`sweeping (${plan.length} sweeps)`);
+  runSweeps(firstHalf);
+
+  // ------------------------------------------------------------ sign-ins, renames, routings
+  const signInHandles = handles.filter(() => random() < 0.35);
+  const userOf = new Map<string, string>();
+  const routings: Routing[] = ["hold", "hold", "autopay", "autopay", "burn"];
+  let signIns = 0;
+  const renamed: string[] = [];
+  batched(db, signInHandles, 2000, (display, i) => {
+    const idpUserId = `u${1_000_000 + i}`;
+    const atMs = midMs + between(0, 10 * DAY);
+    recordSignIn(db, { idpUserId, displayHandle: display, name: display, avatarUrl: `https://avatars.example/${display}.png`, followers: between(0, 50_000) }, atMs);
+    userOf.set(display.toLowerCase(), idpUserId);
+    signIns++;
+    const routing = pick(routings);
+    const declined = routing === "burn" && random() < 0.2;
+    setRouting(db, idpUserId, { routing, payoutWallet: routing === "autopay" || random() < 0.5 ? base58Of(random, 32) : null, declined });
+  });
+  // Renames: an account signs in again under another handle some token names; both show the same totals.
+  const unpinned = handles.filter((h) => !userOf.has(h.toLowerCase()));
+  const renameCount = Math.min(Math.floor(signInHandles.length * 0.05), Math.floor(unpinned.length / 2));
+  batched(db, Array.from({ length: renameCount }, (_, i) => i), 2000, (i) => {
+    const oldHandle = signInHandles[i]!;
+    const newHandle = unpinned[i]!;
+    const idpUserId = userOf.get(oldHandle.toLowerCase())!;
+    recordSignIn(db, { idpUserId, displayHandle: newHandle, name: newHandle, avatarUrl: "", followers: between(0, 5000) }, midMs + 11 * DAY);
+    userOf.set(newHandle.toLowerCase(), idpUserId);
+    renamed.push(newHandle.toLowerCase());
+  });
+
+  runSweeps(plan.filter((s) => s.atMs >= midMs));
+
+  // ------------------------------------------------------------ payouts in every status
+  const users = [...new Set(userOf.values())];
+  const payoutIds: { id: number; atMs: number }[] = [];
+  const payoutAt = () => nowMs - between(HOUR, 30 * DAY);
+  const queueFor = (list: string[], kind: "claim" | "autopay") =>
+    batched(db, list, 2000, (idpUserId) => {
+      const balance = balanceOf(db, accounts.user(idpUserId));
+      if (balance < 10_000_000n) return;
+      const lamports = kind === "claim" && random() < 0.5 && balance / 2n >= 10_000_000n ? balance / 2n : null;
+      const atMs = payoutAt();
+      const q = queuePayout(db, { idpUserId, lamports, wallet: base58Of(random, 32), kind, minLamports: 10_000_000n, atMs });
+      payoutIds.push({ id: q.payoutId, atMs });
+    });
+  say(`paying out (${users.length} accounts)`);
+  // Two rounds, so accounts also carry confirmed history behind a live payout.
+  for (let round = 0; round < 2; round++) {
+    const start = payoutIds.length;
+    queueFor(users.filter(() => random() < 0.5), random() < 0.5 ? "claim" : "autopay");
+    const queued = payoutIds.slice(start);
+    // Batches of up to 12 per transaction (DESIGN §5), then each batch meets one fate.
+    const batches: { ids: number[]; atMs: number }[] = [];
+    for (let i = 0; i < queued.length; i += 12) {
+      const group = queued.slice(i, i + 12);
+      batches.push({ ids: group.map((p) => p.id), atMs: Math.max(...group.map((p) => p.atMs)) + 60_000 });
+    }
+    batched(db, batches, 500, (b) => {
+      const fate = random();
+      if (round === 1 && fate < 0.1) return; // stays queued
+      const signature = base58Of(random, 64);
+      markPayoutsSent(db, { payoutIds: b.ids, signature, lastValidBlockHeight: BigInt(b.atMs), atMs: b.atMs });
+      if (round === 1 && fate < 0.2) return; // in flight
+      if (fate < 0.27) failPayouts(db, signature, "insufficient funds for rent", b.atMs + 30_000);
+      else if (fate < 0.34) {
+        const replacements = replaceExpiredPayouts(db, signature, b.atMs + 120_000);
+        const sig2 = base58Of(random, 64);
+        markPayoutsSent(db, { payoutIds: replacements, signature: sig2, lastValidBlockHeight: BigInt(b.atMs), atMs: b.atMs + 180_000 });
+        confirmPayouts(db, sig2, b.atMs + 200_000);
+      } else confirmPayouts(db, signature, b.atMs + 30_000);
+    });
+  }
+
+  // ------------------------------------------------------------ burns
+  say("burning");
+  let burnRound = 0;
+  for (;;) {
+    const groups = pendingBurnGroups(db, 1000);
+    if (groups.length === 0 || burnRound > 3) break;
+    burnRound++;
+    batched(db, groups, 500, (group) => {
+      const atMs = nowMs - between(60_000, 20 * DAY);
+      const buyId = startBurnBuy(db, { group, signature: base58Of(random, 64), lastValidBlockHeight: BigInt(atMs), atMs });
+      // A few buys fail once and are retried on the next round.
+      if (burnRound === 1 && random() < 0.05) failBurnBuy(db, buyId, "slippage exceeded");
+      else completeBurnBuy(db, { buyId, tokenAmount: BigInt(between(1_000, 5_000_000)) * 1_000_000n, atMs: atMs + 5_000 });
+    });
+  }
+
+  // ------------------------------------------------------------ market figures, vault readings, moderation
+  say("market figures and vault readings");
+  const setMarket = c.prepare(
+    "UPDATE tokens SET market_cap_usd = ?, volume_24h_usd = ?, market_checked_at_ms = ?, bonded = ? WHERE id = ?",
+  );
+  const setVault = c.prepare("UPDATE tokens SET vault_lamports = ?, vault_checked_at_ms = ? WHERE id = ?");
+  const hide = c.prepare("UPDATE tokens SET hidden = 1 WHERE id = ?");
+  let hidden = 0;
+  batched(db, seeded, 5000, (t) => {
+    if (random() < 0.75) {
+      const cap = Math.round(4000 * Math.exp(random() * 9) * 100) / 100;
+      setMarket.run(cap, random() < 0.8 ? Math.round(cap * random() * 30) / 100 : null, nowMs - between(0, 15 * 60_000), cap > 69_000 ? 1 : 0, t.tokenId);
+    }
+    setVault.run(BigInt(between(0, 6_000_000)), nowMs - between(0, 5 * 60_000), t.tokenId);
+    if (random() < 0.01) {
+      hide.run(t.tokenId);
+      hidden++;
+    }
+  });
+
+  say("verifying the books");
+  verifyLedger(db);
+  const count = (sql: string) => Number((c.query(sql).get() as { n: bigint }).n);
+  const pinnedHandles = [...userOf.keys()];
+  return {
+    tokens: seeded.length,
+    hidden,
+    handles: handles.length,
+    sweeps: sweepCount,
+    signIns,
+    payouts: count("SELECT COUNT(*) AS n FROM payouts"),
+    burns: count("SELECT COUNT(*) AS n FROM burns"),
+    feedEvents: count("SELECT COUNT(*) AS n FROM feed_events"),
+    samples: {
+      mints: seeded.filter((_, i) => i % Math.max(1, Math.floor(seeded.length / 50)) === 0).map((t) => t.mint),
+      handles: popular.map((h) => h.toLowerCase()),
+      pinnedHandles: pinnedHandles.slice(0, 50).concat(renamed.slice(0, 10)),
+      unpinnedHandles: unpinned.slice(renameCount, renameCount + 50).map((h) => h.toLowerCase()),
+      nameFragments: WORDS.slice(0, 20),
+    },
+  };
+}
+
+function argValue(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+}
+
+if (import.meta.main) {
+  const args = process.argv.slice(2);
+  const tokens = Number(argValue(args, "--tokens") ?? "1000");
+  const seed = Number(argValue(args, "--seed") ?? "7");
+  const days = Number(argValue(args, "--days") ?? "365");
+  if (!Number.isSafeInteger(tokens) || tokens < 1 || tokens > 10_000_000) {
+    process.stderr.write("--tokens must be a whole number from 1 to 10000000\n");
+    process.exit(1);
+  }
+  const config = loadConfig();
+  const db = openDatabase(config.databasePath);
+  // A seed is rebuilt, not recovered: trade the per-commit fsync for speed.
+  db.$client.exec("PRAGMA synchronous = OFF");
+  db.$client.exec("PRAGMA cache_size = -262144");
+  const started = performance.now();
+  try {
+    const summary = seedDatabase(db, { tokens, seed, days, log: (line) => process.stderr.write(`seed: ${line}\n`) });
+    const { samples: _samples, ...counts } = summary;
+    process.stdout.write(`${JSON.stringify({ database: config.databasePath, ...counts, seconds: Math.round((performance.now() - started) / 100) / 10 })}\n`);
+  } catch (error) {
+    process.stderr.write(`seed failed: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+  } finally {
+    closeDatabase(db);
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * `GET /api/me` (SPEC Signed-in account). Figures, tokens and payouts are the same as the public
+ * account record's for the signed-in user id; the record builder is reused for the two arrays so
+ * both answers always agree.
+ */
+import type { Db } from "../../db/client";
+import type { Config } from "../config";
+import { isoMs, isoMsOrNull } from "../http/public-schemas";
+import { accountFigures } from "../ledger/figures";
+import { settingsInForce } from "../settings/service";
+import { idpConfigured } from "../auth/idp";
+import { handlesOf, type Routing } from "./identity";
+import { accountRecord, type AccountToken, type Payout } from "./record";
+
+export interface SignedOut {
+  signedIn: false;
+  idpConfigured: boolean;
+  devLogin: boolean;
+}
+
+export interface SignedIn extends Omit<SignedOut, "signedIn"> {
+  signedIn: true;
+  idpUserId: string;
+  handle: string;
+  displayHandle: string;
+  name: string;
+  avatarUrl: string;
+  routing: Routing;
+  payoutWallet: string | null;
+  declined: boolean;
+  creditedLamports: string;
+  paidLamports: string;
+  burnedLamports: string;
+  balanceLamports: string;
+  handles: string[];
+  tokens: AccountToken[];
+  payouts: Payout[];
+  minClaimLamports: string;
+  autopayMinLamports: string;
+  claimsPaused: boolean;
+}
+
+export function signedOut(config: Config): SignedOut {
+  return { signedIn: false, idpConfigured: idpConfigured(config), devLogin: config.devLogin };
+}
+
+interface IdentityRow {
+  handle: string;
+  displayHandle: string;
+  name: string;
+  avatarUrl: string;
+  routing: Routing | null;
+  payoutWallet: string | null;
+  declined: bigint;
+}
+
+function payoutsOf(db: Db, idpUserId: string): Payout[] {
+  const rows = db.$client
+    .query(
+      `SELECT id, lamports, wallet, kind, status, signature, created_at_ms AS createdAtMs, confirmed_at_ms AS confirmedAtMs
+         FROM payouts WHERE idp_user_id = ? ORDER BY id DESC`,
+    )
+    .all(idpUserId) as {
+    id: bigint; lamports: bigint; wallet: string; kind: Payout["kind"]; status: Payout["status"];
+    signature: string | null; createdAtMs: bigint; confirmedAtMs: bigint | null;
+  }[];
+  return rows.map((p) => ({
+    id: Number(p.id),
+    lamports: BigInt(p.lamports).toString(),
+    wallet: p.wallet,
+    kind: p.kind,
+    status: p.status,
+    signature: p.signature,
+    createdAt: isoMs(p.createdAtMs),
+    confirmedAt: isoMsOrNull(p.confirmedAtMs),
+  }));
+}
+
+/** The signed-in answer, or the signed-out one when the identity is gone. */
+export function meOf(db: Db, config: Config, idpUserId: string): SignedIn | SignedOut {
+  const identity = db.$client
+    .query(
+      `SELECT handle, display_handle AS displayHandle, name, avatar_url AS avatarUrl, routing,
+              payout_wallet AS payoutWallet, declined
+         FROM identities WHERE idp_user_id = ?`,
+    )
+    .get(idpUserId) as IdentityRow | null;
+  if (!identity) return signedOut(config);
+  const handles = handlesOf(db, idpUserId);
+  // The record of any handle pinned to this id covers the whole id; one named by a token has one.
+  let record = null;
+  for (const handle of handles) {
+    record = accountRecord(db, handle);
+    if (record) break;
+  }
+  const figures = accountFigures(db, "user", idpUserId);
+  const settings = settingsInForce(db, config);
+  return {
+    ...signedOut(config),
+    signedIn: true,
+    idpUserId,
+    handle: identity.handle,
+    displayHandle: identity.displayHandle,
+    name: identity.name,
+    avatarUrl: identity.avatarUrl,
+    routing: identity.routing ?? "hold",
+    payoutWallet: identity.payoutWallet,
+    declined: Number(identity.declined) === 1,
+    creditedLamports: figures.creditedLamports.toString(),
+    paidLamports: figures.paidLamports.toString(),
+    burnedLamports: figures.burnedLamports.toString(),
+    balanceLamports: figures.balanceLamports.toString(),
+    handles,
+    tokens: record?.tokens ?? [],
+    payouts: record?.payouts ?? payoutsOf(db, idpUserId),
+    minClaimLamports: settings.minClaimLamports.toString(),
+    autopayMinLamports: settings.autopayMinLamports.toString(),
+    claimsPaused: settings.claimsPaused,
+  };
+}

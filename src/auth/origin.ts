@@ -1,0 +1,25 @@
+/**
+ * The Origin check of SPEC's Authentication table: a state-changing request whose Origin names
+ * another site is refused with 403. A request without Origin (a script, curl) is let through
+ * unless the browser's Sec-Fetch-Site says it came from another site; `Origin: null` (sandboxed
+ * frames, some redirects) names no site of ours and is refused.
+ */
+import type { Config } from "../config";
+import { forbidden } from "../http/errors";
+
+export function assertSameSite(request: Request, config: Config): void {
+  const origin = request.headers.get("origin");
+  const own = new URL(config.publicUrl).origin;
+  if (origin !== null) {
+    let given: string;
+    try {
+      given = new URL(origin).origin;
+    } catch {
+      throw forbidden();
+    }
+    if (given !== own) throw forbidden();
+    return;
+  }
+  const fetchSite = request.headers.get("sec-fetch-site");
+  if (fetchSite === "cross-site" || fetchSite === "same-site") throw forbidden();
+}

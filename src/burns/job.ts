@@ -1,0 +1,154 @@
+/**
+ * The `burns` job: buys each mint's pending burn orders (recipients' and the platform buyback)
+ * in one slippage-bounded buy, then burns exactly what the buy delivered, in two transactions:
+ * the burn amount is only known once the buy has landed. Every transaction's signature is saved
+ * before it is sent, so a crash at any step resumes from the chain: a buy is never bought twice,
+ * and tokens bought are burned exactly once.
+ *   pending orders -> buy `sent` -> `bought` (amount known) -> `burning` -> `confirmed` (burns recorded)
+ *   a failed or expired buy returns its orders to pending; a failed or expired burn is retried.
+ */
+import type { Db } from "../../db/client";
+import type { ChainServices } from "../chain/services";
+import type { JobContext } from "../jobs/scheduler";
+import { log } from "../lib/log";
+import { scrubErrorText } from "../lib/scrub";
+import { completeBurnBuy, failBurnBuy, markBurnBought, markBurnSent, pendingBurnGroups, retryBurn, startBurnBuy } from "./service";
+
+export interface BurnJobDeps {
+  db: Db;
+  chain: ChainServices;
+  now: () => number;
+  slippageBps?: number;
+  maxMintsPerRun?: number;
+  settleTimeoutMs?: number;
+  settlePollMs?: number;
+}
+
+export interface BurnRunReport {
+  buysSent: number;
+  bought: number;
+  burnsSent: number;
+  burned: number;
+  failed: number;
+  skipped: number;
+}
+
+interface BuyRow {
+  id: bigint;
+  mint: string;
+  status: string;
+  signature: string;
+  lvbh: bigint;
+  tokenAmount: bigint | null;
+  burnSignature: string | null;
+  burnLvbh: bigint | null;
+}
+
+function liveBuys(db: Db): BuyRow[] {
+  return db.$client
+    .query(
+      `SELECT id, mint, status, signature, last_valid_block_height AS lvbh, token_amount AS tokenAmount,
+              burn_signature AS burnSignature, burn_last_valid_block_height AS burnLvbh
+         FROM burn_buys WHERE status IN ('sent', 'bought', 'burning') ORDER BY id LIMIT 1000`,
+    )
+    .all() as BuyRow[];
+}
+
+/** Moves every live buy forward as far as the chain allows; returns how many are still waiting on the chain. */
+async function advance(deps: BurnJobDeps, ctx: JobContext, report: BurnRunReport): Promise<number> {
+  let waiting = 0;
+  const treasury = deps.chain.treasury;
+  for (const buy of liveBuys(deps.db)) {
+    if (ctx.signal.aborted) break;
+    const id = Number(buy.id);
+    if (buy.status === "sent") {
+      const outcome = await deps.chain.sender.outcome(buy.signature, BigInt(buy.lvbh));
+      if (outcome.kind === "pending") waiting++;
+      else if (outcome.kind === "confirmed") {
+        const tx = await deps.chain.reader.getTransaction(buy.signature);
+        if (!tx) {
+          waiting++;
+          continue;
+        }
+        const amount = deps.chain.launchProgram.decodeBoughtAmount(tx, buy.mint, treasury.publicKey.toBase58());
+        markBurnBought(deps.db, id, amount, ctx.assertHeld);
+        report.bought++;
+        buy.status = "bought";
+        buy.tokenAmount = amount;
+      } else {
+        failBurnBuy(deps.db, id, outcome.kind === "failed" ? scrubErrorText(outcome.error) : "expired without landing", ctx.assertHeld);
+        report.failed++;
+        continue;
+      }
+    }
+    if (buy.status === "burning") {
+      const outcome = await deps.chain.sender.outcome(buy.burnSignature!, BigInt(buy.burnLvbh!));
+      if (outcome.kind === "pending") waiting++;
+      else if (outcome.kind === "confirmed") {
+        completeBurnBuy(deps.db, { buyId: id, tokenAmount: BigInt(buy.tokenAmount ?? 0n), atMs: outcome.blockTime?.getTime() ?? deps.now() }, ctx.assertHeld);
+        report.burned++;
+      } else {
+        retryBurn(deps.db, id, outcome.kind === "failed" ? scrubErrorText(outcome.error) : "expired without landing", ctx.assertHeld);
+        buy.status = "bought";
+      }
+    }
+    if (buy.status === "bought" && !ctx.signal.aborted) {
+      const amount = BigInt(buy.tokenAmount ?? 0n);
+      if (amount === 0n) {
+        // The buy delivered nothing to burn; the spend itself is what is recorded.
+        markBurnSent(deps.db, id, buy.signature, BigInt(buy.lvbh), ctx.assertHeld);
+        completeBurnBuy(deps.db, { buyId: id, tokenAmount: 0n, atMs: deps.now() }, ctx.assertHeld);
+        report.burned++;
+        continue;
+      }
+      const instructions = await deps.chain.launchProgram.buildBurn(buy.mint, treasury.publicKey, amount);
+      const prepared = await deps.chain.sender.prepare(instructions, treasury, []);
+      markBurnSent(deps.db, id, prepared.signature, prepared.lastValidBlockHeight, ctx.assertHeld);
+      try {
+        await deps.chain.sender.send(prepared);
+        report.burnsSent++;
+      } catch (error) {
+        log.warn("burn send failed; its outcome will be resolved", { error: scrubErrorText(error) });
+      }
+      waiting++;
+    }
+  }
+  return waiting;
+}
+
+export async function runBurnsJob(deps: BurnJobDeps, ctx: JobContext): Promise<BurnRunReport> {
+  const report: BurnRunReport = { buysSent: 0, bought: 0, burnsSent: 0, burned: 0, failed: 0, skipped: 0 };
+  await advance(deps, ctx, report);
+  const busyMints = new Set(liveBuys(deps.db).map((b) => b.mint));
+  const treasury = deps.chain.treasury;
+  for (const group of pendingBurnGroups(deps.db, deps.maxMintsPerRun ?? 200)) {
+    if (ctx.signal.aborted) break;
+    if (busyMints.has(group.mint)) continue;
+    const token = deps.db.$client.query("SELECT mint, creator FROM tokens WHERE mint = ?").get(group.mint) as {
+      mint: string;
+      creator: string;
+    } | null;
+    if (!token) {
+      // Only tokens launched here can be bought through the launch-program port.
+      report.skipped++;
+      continue;
+    }
+    const lamports = group.recipientLamports + group.platformLamports;
+    const plan = await deps.chain.launchProgram.buildBurnBuy(token, treasury.publicKey, lamports, deps.slippageBps ?? 500);
+    const prepared = await deps.chain.sender.prepare(plan.instructions, treasury, []);
+    startBurnBuy(deps.db, { group, signature: prepared.signature, lastValidBlockHeight: prepared.lastValidBlockHeight, atMs: deps.now() }, ctx.assertHeld);
+    try {
+      await deps.chain.sender.send(prepared);
+      report.buysSent++;
+    } catch (error) {
+      log.warn("burn buy send failed; its outcome will be resolved", { error: scrubErrorText(error) });
+    }
+  }
+  const deadline = Date.now() + (deps.settleTimeoutMs ?? 60_000);
+  while (!ctx.signal.aborted) {
+    const waiting = await advance(deps, ctx, report);
+    if (waiting === 0 || Date.now() >= deadline) break;
+    await Bun.sleep(deps.settlePollMs ?? 500);
+  }
+  return report;
+}

@@ -1,0 +1,118 @@
+/**
+ * Builds the chain the service runs on from configuration: the embedded local chain (the default)
+ * or pump.fun over an RPC URL. Either way the service talks JSON-RPC through the same ChainReader
+ * and ChainSender, and the launch program behind the same port.
+ *
+ * On the local chain the treasury key and the master secret are generated once into DATA_DIR
+ * (files readable by the owner only); on a real chain they must come from the environment or files.
+ */
+import type { Keypair } from "@solana/web3.js";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Config } from "../config";
+import { ConfigError } from "../config";
+import { deriveCreatorKeypair, KeyConfigError, loadMasterSecret, loadTreasuryKeypair } from "./keys";
+import { startLocalChain, type LocalChain } from "./localnet/index";
+import { createPumpLaunchProgram } from "./pump/adapter";
+import { createRpcChain } from "./rpc";
+import type { ChainServices } from "./services";
+
+export interface ChainSetup {
+  services: ChainServices;
+  /** present on the embedded local chain: the demo, the tests and the benchmarks drive it */
+  local: LocalChain | null;
+  stop(): Promise<void>;
+}
+
+function readOrCreateSecretFile(path: string, create: () => string): string {
+  if (!existsSync(path)) {
+    mkdirSync(join(path, ".."), { recursive: true });
+    writeFileSync(path, create(), { mode: 0o600 });
+  }
+  chmodSync(path, 0o600);
+  return readFileSync(path, "utf8").trim();
+}
+
+function secretsFor(config: Config): { treasury: Keypair; masterSecret: Uint8Array } {
+  try {
+    const masterSource =
+      config.masterSecret ??
+      config.masterSecretFile ??
+      (config.chain === "local"
+        ? join(config.dataDir, "master-secret")
+        : null);
+    const treasurySource =
+      config.treasuryKey ?? config.treasuryKeyFile ?? (config.chain === "local" ? join(config.dataDir, "treasury.json") : null);
+    if (!masterSource || !treasurySource) throw new ConfigError("MASTER_SECRET and TREASURY_KEY are required on a real chain");
+    if (config.chain === "local" && !config.masterSecret && !config.masterSecretFile) {
+      readOrCreateSecretFile(masterSource, () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex"));
+    }
+    if (config.chain === "local" && !config.treasuryKey && !config.treasuryKeyFile) {
+      readOrCreateSecretFile(treasurySource, () => {
+        const { Keypair } = require("@solana/web3.js") as typeof import("@solana/web3.js");
+        return JSON.stringify([...Keypair.generate().secretKey]);
+      });
+    }
+    return { treasury: loadTreasuryKeypair(treasurySource), masterSecret: loadMasterSecret(masterSource) };
+  } catch (error) {
+    if (error instanceof KeyConfigError) {
+      // Name the setting, never the value.
+      const which = /treasury/i.test(error.message) ? "TREASURY_KEY" : "MASTER_SECRET";
+      throw new ConfigError(`${which} is not valid: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+export async function setupChain(config: Config, log: (message: string) => void = () => {}): Promise<ChainSetup> {
+  const { treasury, masterSecret } = secretsFor(config);
+  const creatorKeys = new Map<number, Keypair>();
+  const creatorKeypair = (index: number) => {
+    let key = creatorKeys.get(index);
+    if (!key) {
+      key = deriveCreatorKeypair(masterSecret, index);
+      // Bounded: derivation is cheap, so the cache only spares repeated work within a run.
+      if (creatorKeys.size > 50_000) creatorKeys.clear();
+      creatorKeys.set(index, key);
+    }
+    return key;
+  };
+
+  if (config.chain === "local") {
+    const local = await startLocalChain({
+      rpcPort: config.localChain.rpcPort,
+      grpcPort: config.localChain.grpcPort,
+      slotMs: config.localChain.slotMs,
+      treasury,
+      log,
+    });
+    // The local launch program's vault keys are held by the node, which co-signs on receipt.
+    const rpc = createRpcChain({ rpcUrl: local.rpcUrl, timeoutMs: 10_000, retries: 3, allowNodeCosigners: true });
+    return {
+      services: {
+        reader: rpc.reader,
+        sender: rpc.sender,
+        launchProgram: local.launchProgram(rpc.reader),
+        treasury,
+        creatorKeypair,
+        creatorAddress: (index) => creatorKeypair(index).publicKey,
+      },
+      local,
+      stop: () => local.stop(),
+    };
+  }
+
+  const rpc = createRpcChain({ rpcUrl: config.rpcUrl!, timeoutMs: 10_000, retries: 3 });
+  return {
+    services: {
+      reader: rpc.reader,
+      sender: rpc.sender,
+      launchProgram: createPumpLaunchProgram(rpc.reader),
+      treasury,
+      creatorKeypair,
+      creatorAddress: (index) => creatorKeypair(index).publicKey,
+    },
+    local: null,
+    stop: async () => {},
+  };
+}

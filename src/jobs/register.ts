@@ -1,0 +1,30 @@
+/**
+ * Gives each scheduled job its body once its capability and its dependencies exist. A job left
+ * unregistered shows in health as never run (and stale) rather than pretending to work.
+ */
+import { runBurnsJob } from "../burns/job";
+import type { AppContext } from "../context";
+import { runPayoutsJob } from "../payouts/job";
+import { runSweepJob } from "../sweeps/job";
+import { log } from "../lib/log";
+
+export function registerJobs(ctx: AppContext): void {
+  const chain = ctx.chain;
+  if (!chain) return;
+  const { db, config, scheduler } = ctx;
+  scheduler.register("sweep", async (job) => {
+    const report = await runSweepJob(
+      { db, chain, sweepMinLamports: config.sweepMinLamports, platformBuybackBps: config.platformBuybackBps, now: ctx.now },
+      job,
+    );
+    log.info("sweep run", { ...report });
+  });
+  scheduler.register("payouts", async (job) => {
+    const report = await runPayoutsJob({ db, chain, config, now: ctx.now }, job);
+    log.info("payouts run", { ...report });
+  });
+  scheduler.register("burns", async (job) => {
+    const report = await runBurnsJob({ db, chain, now: ctx.now }, job);
+    log.info("burns run", { ...report });
+  });
+}

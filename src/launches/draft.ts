@@ -1,0 +1,153 @@
+/**
+ * The launch draft: what the launch form sends to `POST /api/launch/intent`. SPEC leaves its shape
+ * to us (docs/launches.md); the schema here is the one the route validates against and the OpenAPI
+ * document shows. Rules that depend on configuration (recipient count, first-buy cap) and rules a
+ * schema cannot say (bps sum, distinct handles, https links) are checked in `checkDraft`.
+ */
+import { PublicKey } from "@solana/web3.js";
+import { t, type Static } from "elysia";
+import type { Config } from "../config";
+import { badRequest } from "../http/errors";
+import { HANDLE_PATTERN, type LaunchRecipientInput } from "../tokens/launch-record";
+
+/** The launch program's own limits (PUMP.md §2): name ≤32, symbol ≤13, uri ≤200 characters. */
+export const NAME_MAX_CHARS = 32;
+export const SYMBOL_MAX_CHARS = 13;
+export const DESCRIPTION_MAX_CHARS = 1000;
+export const LINK_MAX_CHARS = 200;
+
+const LinkSchema = t.Union([t.String({ maxLength: LINK_MAX_CHARS, description: "https only" }), t.Null()]);
+
+export const DraftRecipientSchema = t.Object(
+  {
+    handle: t.String({ description: "identity-provider handle, 1 to 15 letters, digits or underscores, optional leading @" }),
+    bps: t.Integer({ minimum: 1, maximum: 10_000, description: "share of the recipients' part; all recipients sum to 10000" }),
+  },
+  { title: "LaunchDraftRecipient" },
+);
+
+export const DraftSchema = t.Object(
+  {
+    name: t.String({ description: `token name, 1 to ${NAME_MAX_CHARS} characters` }),
+    symbol: t.String({ description: `ticker, 1 to ${SYMBOL_MAX_CHARS} characters, no spaces` }),
+    description: t.Optional(t.String({ description: `up to ${DESCRIPTION_MAX_CHARS} characters` })),
+    website: t.Optional(LinkSchema),
+    twitter: t.Optional(LinkSchema),
+    telegram: t.Optional(LinkSchema),
+    recipients: t.Array(DraftRecipientSchema, { description: "1 to maxRecipients (see /api/launch/config)" }),
+    firstBuyLamports: t.Optional(
+      t.String({ pattern: "^[0-9]{1,20}$", description: "SOL the deployer buys in the create transaction; up to maxFirstBuyLamports; default 0" }),
+    ),
+  },
+  { title: "LaunchDraft", additionalProperties: false },
+);
+
+export type DraftInput = Static<typeof DraftSchema>;
+
+/** A draft after every rule was checked, in the form the rest of the launch code uses. */
+export interface Draft {
+  name: string;
+  symbol: string;
+  description: string;
+  website: string | null;
+  twitter: string | null;
+  telegram: string | null;
+  /** handles without '@', casing kept (it becomes displayHandle) */
+  recipients: LaunchRecipientInput[];
+  firstBuyLamports: bigint;
+}
+
+/** What the intent stores as JSON: bigint as a decimal string, plus the platform share in force at prepare. */
+export interface StoredDraft extends Omit<Draft, "firstBuyLamports"> {
+  firstBuyLamports: string;
+  /** SPEC: the platform share is fixed at launch; the value shown at prepare is the one recorded */
+  platformBps: number;
+}
+
+export const toStoredDraft = (d: Draft, platformBps: number): StoredDraft => ({
+  ...d,
+  firstBuyLamports: d.firstBuyLamports.toString(),
+  platformBps,
+});
+
+const chars = (s: string) => [...s].length;
+// Control characters would end up on chain and in every wallet that shows the token.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+function text(value: string, field: string, min: number, max: number): string {
+  const v = value.trim();
+  if (chars(v) < min || chars(v) > max) throw badRequest(`The ${field} must be ${min} to ${max} characters.`);
+  if (CONTROL.test(v)) throw badRequest(`The ${field} contains control characters.`);
+  return v;
+}
+
+function link(value: string | null | undefined, field: string): string | null {
+  if (value === undefined || value === null || value.trim() === "") return null;
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw badRequest(`The ${field} link is not a URL.`);
+  }
+  if (url.protocol !== "https:") throw badRequest(`The ${field} link must start with https://.`);
+  // Credentials in a public link are a mistake at best and a phishing trick at worst.
+  if (url.username || url.password) throw badRequest(`The ${field} link must not carry a user name or password.`);
+  return url.toString();
+}
+
+export function checkDraft(input: DraftInput, config: Pick<Config, "maxRecipients" | "maxFirstBuyLamports">): Draft {
+  const name = text(input.name, "name", 1, NAME_MAX_CHARS);
+  const symbol = text(input.symbol, "symbol", 1, SYMBOL_MAX_CHARS);
+  if (/\s/.test(symbol)) throw badRequest("The symbol must not contain spaces.");
+  const description = text(input.description ?? "", "description", 0, DESCRIPTION_MAX_CHARS);
+
+  const list = input.recipients;
+  if (list.length < 1 || list.length > config.maxRecipients) {
+    throw badRequest(`Name 1 to ${config.maxRecipients} recipients.`);
+  }
+  const seen = new Set<string>();
+  let sum = 0;
+  const recipients = list.map((r) => {
+    const handle = r.handle.trim().replace(/^@/, "");
+    if (!HANDLE_PATTERN.test(handle)) throw badRequest("A recipient handle is not valid (1 to 15 letters, digits or underscores).");
+    const key = handle.toLowerCase();
+    if (seen.has(key)) throw badRequest("A recipient is named twice.");
+    seen.add(key);
+    if (!Number.isInteger(r.bps) || r.bps < 1 || r.bps > 10_000) throw badRequest("Each recipient's bps must be a whole number from 1 to 10000.");
+    sum += r.bps;
+    return { handle, bps: r.bps };
+  });
+  if (sum !== 10_000) throw badRequest("The recipients' bps must add up to 10000.");
+
+  const firstBuyLamports = BigInt(input.firstBuyLamports ?? "0");
+  if (firstBuyLamports > config.maxFirstBuyLamports) {
+    throw badRequest(`The first buy is above the largest allowed (${config.maxFirstBuyLamports} lamports).`);
+  }
+
+  return {
+    name,
+    symbol,
+    description,
+    website: link(input.website, "website"),
+    twitter: link(input.twitter, "twitter"),
+    telegram: link(input.telegram, "telegram"),
+    recipients,
+    firstBuyLamports,
+  };
+}
+
+/** A base58 ed25519 public key exactly as written (no re-encoding differences). */
+export function isAddress(value: unknown): value is string {
+  if (typeof value !== "string" || !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(value)) return false;
+  try {
+    return new PublicKey(value).toBase58() === value;
+  } catch {
+    return false;
+  }
+}
+
+/** A wallet signs, so it must be a point on the curve; a program-derived address cannot sign. */
+export function isWalletAddress(value: unknown): value is string {
+  return isAddress(value) && PublicKey.isOnCurve(new PublicKey(value).toBytes());
+}
+

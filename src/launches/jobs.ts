@@ -1,0 +1,101 @@
+/**
+ * The `launches` job (DESIGN §5): finalises launches whose page stopped polling, expires stale
+ * intents, and refreshes the `bonded` flag. `registerLaunchJobs` also registers the `market` job.
+ */
+import type { AppContext } from "../context";
+import type { JobContext, Scheduler } from "../jobs/scheduler";
+import { immediate } from "../ledger/ledger";
+import { log } from "../lib/log";
+import { DexScreenerMarket, type MarketData } from "../market/adapter";
+import { refreshMarket } from "../market/job";
+import { intentsWhere, PREVIEW_KEY_PREFIX } from "./intents";
+import { LANDING_GRACE_MS, settleIntent } from "./service";
+
+/** Tokens whose bonding-curve state one run reads, in batches of this size. */
+export const BONDED_BATCH = 100;
+
+type JobHandle = Pick<JobContext, "signal" | "assertHeld">;
+
+export async function runLaunchesJob(ctx: AppContext, job: JobHandle): Promise<{ confirmed: number; failed: number; expired: number; bonded: number }> {
+  const db = ctx.db;
+  const counts = { confirmed: 0, failed: 0, expired: 0, bonded: 0 };
+  const expireBefore = ctx.now();
+
+  // Intents that never got a transaction expire with their window; those that did, once any
+  // transaction they were handed could no longer land, unless a signature is known (handled below).
+  counts.expired += immediate(db, () => {
+    job.assertHeld();
+    const c = db.$client;
+    const a = c.query("UPDATE launch_intents SET status = 'expired' WHERE status = 'prepared' AND expires_at_ms < ?").run(expireBefore).changes;
+    const b = c
+      .query("UPDATE launch_intents SET status = 'expired' WHERE status = 'metadata' AND signature IS NULL AND expires_at_ms < ?")
+      .run(expireBefore - LANDING_GRACE_MS).changes;
+    c.query(
+      `DELETE FROM local_objects WHERE cid LIKE '${PREVIEW_KEY_PREFIX}%'
+         AND substr(cid, ${PREVIEW_KEY_PREFIX.length + 1}) IN (SELECT id FROM launch_intents WHERE status = 'expired')`,
+    ).run();
+    return a + b;
+  });
+
+  const chain = ctx.chain;
+  if (!chain) return counts;
+  let lastError: unknown = null;
+
+  for (const intent of intentsWhere(db, "status = 'metadata' AND signature IS NOT NULL ORDER BY created_at_ms")) {
+    if (job.signal.aborted) break;
+    job.assertHeld();
+    try {
+      // recordConfirmedLaunch is idempotent on the mint, so a run that lost its lease between the
+      // check above and this write can at worst repeat what the new holder also does.
+      const result = await settleIntent(ctx, chain, intent, intent.signature!);
+      if (result.kind === "confirmed") counts.confirmed++;
+      else if (result.kind === "failed") counts.failed++;
+      else if ((result.kind === "not_found" || result.kind === "rejected") && ctx.now() > intent.expiresAtMs + LANDING_GRACE_MS) {
+        immediate(db, () => {
+          job.assertHeld();
+          db.$client.query("UPDATE launch_intents SET status = 'expired' WHERE id = ? AND status = 'metadata'").run(intent.id);
+        });
+        counts.expired++;
+      }
+    } catch (error) {
+      lastError = error;
+      log.warn("launches job: could not settle an intent", { intent: intent.id, error });
+    }
+  }
+
+  const unbonded = db.$client.query("SELECT mint, creator FROM tokens WHERE bonded = 0 ORDER BY id").all() as { mint: string; creator: string }[];
+  for (let i = 0; i < unbonded.length; i += BONDED_BATCH) {
+    if (job.signal.aborted) break;
+    const batch = unbonded.slice(i, i + BONDED_BATCH);
+    let readings;
+    try {
+      readings = await chain.launchProgram.readVaults(batch);
+    } catch (error) {
+      lastError = error;
+      log.warn("launches job: bonded read failed", { error });
+      continue;
+    }
+    const nowBonded = readings.filter((r) => r.bonded).map((r) => r.mint);
+    if (nowBonded.length === 0) continue;
+    counts.bonded += immediate(db, () => {
+      job.assertHeld();
+      const update = db.$client.query("UPDATE tokens SET bonded = 1 WHERE mint = ? AND bonded = 0");
+      return nowBonded.reduce((n, mint) => n + update.run(mint).changes, 0);
+    });
+  }
+
+  if (lastError) throw lastError instanceof Error ? lastError : new Error("launches job failed");
+  return counts;
+}
+
+/** Registers the `launches` and `market` job bodies. Without MARKET_API_URL the market job does nothing. */
+export function registerLaunchJobs(scheduler: Scheduler, ctx: AppContext, options: { market?: MarketData | null } = {}): void {
+  scheduler.register("launches", async (job) => {
+    await runLaunchesJob(ctx, job);
+  });
+  const market = options.market !== undefined ? options.market : ctx.config.marketApiUrl ? new DexScreenerMarket(ctx.config.marketApiUrl) : null;
+  scheduler.register("market", async (job) => {
+    if (!market) return;
+    await refreshMarket(ctx.db, market, job, ctx.now);
+  });
+}

@@ -1,0 +1,24 @@
+/**
+ * The platform token (DESIGN §5: what `/api/ca` shows and what the platform buyback buys). Set by
+ * an admin action; every change is written to the audit table in the same transaction.
+ */
+import type { Db } from "../../db/client";
+import { badRequest } from "../http/errors";
+import { immediate } from "../ledger/ledger";
+import { PLATFORM_TOKEN_MINT_KEY } from "../settings/service";
+import { isAddress } from "./draft";
+
+export function setPlatformToken(db: Db, mint: string, actor: string, reason: string | null, nowMs: number = Date.now()): void {
+  if (!isAddress(mint)) throw badRequest("The platform token must be a base58 mint address.");
+  if (actor.trim() === "") throw new RangeError("an admin action needs an actor");
+  immediate(db, () => {
+    const c = db.$client;
+    c.query("INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2").run(PLATFORM_TOKEN_MINT_KEY, mint);
+    c.query("INSERT INTO admin_audit (at_ms, actor, action, subject, reason) VALUES (?, ?, 'set_platform_token', ?, ?)").run(
+      nowMs,
+      actor,
+      mint,
+      reason,
+    );
+  });
+}

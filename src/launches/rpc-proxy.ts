@@ -1,0 +1,137 @@
+/**
+ * `POST /api/rpc`: the launch page's window onto the chain. It forwards a short list of JSON-RPC
+ * methods to the configured provider so the provider's URL and key never reach a browser, answers
+ * only this site's pages, and sends or simulates only transactions that call the launch program,
+ * so the key cannot be borrowed to relay anything else.
+ */
+import { VersionedTransaction } from "@solana/web3.js";
+import bs58 from "bs58";
+import type { AppContext } from "../context";
+import { badGateway, badRequest, forbidden, unavailable } from "../http/errors";
+import { log } from "../lib/log";
+
+/** What the launch page uses: balance, blockhash, fee, send/simulate, and polling the signature. */
+export const ALLOWED_METHODS: ReadonlySet<string> = new Set([
+  "getBalance",
+  "getLatestBlockhash",
+  "isBlockhashValid",
+  "getFeeForMessage",
+  "getMinimumBalanceForRentExemption",
+  "getSignatureStatuses",
+  "getBlockHeight",
+  "getSlot",
+  "getAccountInfo",
+  "sendTransaction",
+  "simulateTransaction",
+]);
+
+const TRANSACTION_METHODS = new Set(["sendTransaction", "simulateTransaction"]);
+const MEMO_PROGRAM_ID = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr";
+export const RPC_PROXY_TIMEOUT_MS = 15_000;
+/** A launch transaction is at most 1232 bytes; its base58 text is well under this. */
+const MAX_ENCODED_TX_CHARS = 4096;
+
+interface JsonRpcRequest {
+  jsonrpc: "2.0";
+  id: string | number | null;
+  method: string;
+  params?: unknown[];
+}
+
+/** The provider the proxy forwards to: RPC_URL, else the embedded local chain's port. */
+export function upstreamUrl(ctx: AppContext): string {
+  return ctx.config.rpcUrl ?? `http://127.0.0.1:${ctx.config.localChain.rpcPort}`;
+}
+
+/**
+ * This site's pages send their own origin. A request without Origin is not a browser page of this
+ * site (browsers always send it on a cross-origin or POST fetch), so it is refused too.
+ */
+export function checkOrigin(ctx: AppContext, request: Request): void {
+  const origin = request.headers.get("origin");
+  const own = new URL(ctx.config.publicUrl).origin;
+  if (origin === null || origin !== own) throw forbidden("Requests from another site are refused.");
+}
+
+function parseRequest(body: unknown): JsonRpcRequest {
+  if (Array.isArray(body)) throw badRequest("Send one JSON-RPC request at a time.");
+  if (typeof body !== "object" || body === null) throw badRequest("The body must be a JSON-RPC request object.");
+  const b = body as Record<string, unknown>;
+  if (b.jsonrpc !== "2.0" || typeof b.method !== "string") throw badRequest("The body must be a JSON-RPC 2.0 request.");
+  const id = b.id ?? null;
+  if (id !== null && typeof id !== "string" && typeof id !== "number") throw badRequest("The JSON-RPC id must be a string or a number.");
+  if (b.params !== undefined && !Array.isArray(b.params)) throw badRequest("The JSON-RPC params must be an array.");
+  return { jsonrpc: "2.0", id, method: b.method, params: b.params as unknown[] | undefined };
+}
+
+function decodeTransaction(params: unknown[] | undefined): VersionedTransaction {
+  const encoded = params?.[0];
+  const options = (params?.[1] ?? {}) as { encoding?: unknown };
+  if (typeof encoded !== "string" || encoded.length > MAX_ENCODED_TX_CHARS) throw badRequest("The transaction is missing or too large.");
+  const encoding = options && typeof options === "object" ? options.encoding ?? "base58" : "base58";
+  let bytes: Uint8Array;
+  try {
+    if (encoding === "base64") bytes = new Uint8Array(Buffer.from(encoded, "base64"));
+    else if (encoding === "base58") bytes = bs58.decode(encoded);
+    else throw new Error("encoding");
+    return VersionedTransaction.deserialize(bytes);
+  } catch {
+    throw badRequest("The transaction could not be decoded.");
+  }
+}
+
+/**
+ * A launch transaction has a top-level instruction of the launch program. The local program's
+ * instructions are memos signed by its event authority, which is what its `programId` names.
+ * Program ids cannot come from lookup tables, so the static keys are enough.
+ */
+export function callsLaunchProgram(tx: VersionedTransaction, programId: string, kind: "pump" | "local"): boolean {
+  const keys = tx.message.staticAccountKeys.map((k) => k.toBase58());
+  return tx.message.compiledInstructions.some((ix) => {
+    const program = keys[ix.programIdIndex];
+    if (program === programId) return true;
+    return kind === "local" && program === MEMO_PROGRAM_ID && keys[ix.accountKeyIndexes[0] ?? -1] === programId;
+  });
+}
+
+export async function proxyRpc(ctx: AppContext, request: Request, body: unknown): Promise<unknown> {
+  checkOrigin(ctx, request);
+  const rpc = parseRequest(body);
+  if (!ALLOWED_METHODS.has(rpc.method)) throw badRequest("That JSON-RPC method is not available here.");
+  if (TRANSACTION_METHODS.has(rpc.method)) {
+    if (!ctx.chain) throw unavailable("Launches are not available on this deployment.");
+    const tx = decodeTransaction(rpc.params);
+    const program = ctx.chain.launchProgram;
+    if (!callsLaunchProgram(tx, program.programId, program.kind)) {
+      throw badRequest("Only launch transactions can be sent or simulated here.");
+    }
+  }
+
+  let response: Response;
+  try {
+    response = await fetch(upstreamUrl(ctx), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(rpc),
+      signal: AbortSignal.timeout(RPC_PROXY_TIMEOUT_MS),
+    });
+  } catch (error) {
+    // Never the URL: it may carry the provider's key.
+    log.warn("rpc proxy: provider unreachable", { method: rpc.method, reason: (error as Error)?.name ?? "error" });
+    throw badGateway("The chain provider failed; try again.");
+  }
+  if (!response.ok) {
+    log.warn("rpc proxy: provider error", { method: rpc.method, status: response.status });
+    throw badGateway("The chain provider failed; try again.");
+  }
+  let answer: unknown;
+  try {
+    answer = await response.json();
+  } catch {
+    throw badGateway("The chain provider failed; try again.");
+  }
+  if (typeof answer !== "object" || answer === null || Array.isArray(answer)) throw badGateway("The chain provider failed; try again.");
+  // Only the JSON-RPC fields go back: a provider may add fields naming itself.
+  const a = answer as Record<string, unknown>;
+  return "error" in a ? { jsonrpc: "2.0", id: rpc.id, error: a.error } : { jsonrpc: "2.0", id: rpc.id, result: a.result ?? null };
+}

@@ -1,0 +1,354 @@
+/**
+ * The launch flow (SPEC Launch routes; DESIGN §4, §5): prepare an intent, upload the image and
+ * metadata with the wallet's message signature, confirm with the create transaction's signature.
+ * The routes, the `launches` job and tests all call these functions; none takes an HTTP context.
+ */
+import { createHash } from "node:crypto";
+import bs58 from "bs58";
+import type { ChainServices } from "../chain/services";
+import type { AppContext } from "../context";
+import { badGateway, badRequest, conflict, gone, HttpError, notFound, unauthorized, unavailable } from "../http/errors";
+import { log } from "../lib/log";
+import { recordConfirmedLaunch } from "../tokens/launch-record";
+import { tokenDetail, type TokenDetail } from "../tokens/queries";
+import { getLaunchesPaused } from "../settings/service";
+import { buildUnsignedLaunch } from "./create-tx";
+import { checkDraft, isAddress, isWalletAddress, toStoredDraft, type DraftInput } from "./draft";
+import { checkImage, CONTENT_TYPES, makePreview } from "./image";
+import {
+  dropPreview,
+  getIntent,
+  insertIntent,
+  loadPreview,
+  savePreview,
+  transition,
+  type Intent,
+} from "./intents";
+import { launchMessage, verifyWalletSignature } from "./message";
+import { objectStoreFor } from "./storage";
+
+/**
+ * After the window, a create transaction handed out inside it can still land for as long as its
+ * blockhash lives (150 blocks, about a minute); five minutes covers that with room to spare.
+ */
+export const LANDING_GRACE_MS = 5 * 60_000;
+/** The launch program's uri limit (PUMP.md §2). */
+export const URI_MAX_CHARS = 200;
+
+function requireChain(ctx: AppContext): ChainServices {
+  if (!ctx.chain) throw unavailable("Launches are not available on this deployment.");
+  return ctx.chain;
+}
+
+function requireOpen(ctx: AppContext): ChainServices {
+  const chain = requireChain(ctx);
+  if (getLaunchesPaused(ctx.db)) throw unavailable("Launches are paused; try again later.");
+  return chain;
+}
+
+const messageFor = (ctx: AppContext, i: Pick<Intent, "id" | "mint" | "wallet" | "digest" | "expiresAtMs">) =>
+  launchMessage({ site: ctx.config.publicUrl, intentId: i.id, mint: i.mint, wallet: i.wallet, digest: i.digest, expiresAtMs: i.expiresAtMs });
+
+// ---------------------------------------------------------------- intent
+
+export interface IntentRequest {
+  draft: DraftInput;
+  wallet: string;
+  mint: string;
+  digest: string;
+}
+
+export interface IntentResponse {
+  intent: string;
+  mint: string;
+  wallet: string;
+  creator: string;
+  platformBps: number;
+  message: string;
+  expiresAt: string;
+}
+
+export async function prepareLaunch(ctx: AppContext, req: IntentRequest): Promise<IntentResponse> {
+  const chain = requireOpen(ctx);
+  if (!isWalletAddress(req.wallet)) throw badRequest("The wallet is not a wallet address.");
+  // The page generates the mint keypair; it signs the create, so it is a point on the curve too.
+  if (!isWalletAddress(req.mint)) throw badRequest("The mint is not a usable token address.");
+  if (req.mint === req.wallet) throw badRequest("The mint and the wallet must differ.");
+  const digest = req.digest.toLowerCase();
+  if (!/^[0-9a-f]{64}$/.test(digest)) throw badRequest("The digest must be the image's SHA-256 in hex.");
+  const draft = checkDraft(req.draft, ctx.config);
+
+  // An address already on chain can never be created again; say so now rather than at confirm.
+  try {
+    const existing = await chain.reader.getAccounts([req.mint]);
+    if (existing.get(req.mint)) throw conflict("That token address is already used; generate a new one.");
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    log.warn("launch: mint check skipped, chain unavailable", { error });
+  }
+
+  const intent = insertIntent(
+    ctx.db,
+    { wallet: req.wallet, mint: req.mint, digest, draft: toStoredDraft(draft, ctx.config.platformBps) },
+    (index) => chain.creatorAddress(index).toBase58(),
+    ctx.now(),
+  );
+  return {
+    intent: intent.id,
+    mint: intent.mint,
+    wallet: intent.wallet,
+    creator: intent.creator,
+    platformBps: intent.draft.platformBps,
+    message: messageFor(ctx, intent),
+    expiresAt: new Date(intent.expiresAtMs).toISOString(),
+  };
+}
+
+// ---------------------------------------------------------------- metadata
+
+export interface MetadataRequest {
+  intent: string;
+  signature: string;
+  image: Uint8Array;
+  thumbnail: Uint8Array | null;
+}
+
+export interface MetadataResponse {
+  intent: string;
+  mint: string;
+  creator: string;
+  metadataUri: string;
+  imageUri: string;
+  /** base64 unsigned transactions, to be signed by the wallet (and the mint key) and sent in order */
+  transactions: string[];
+  lastValidBlockHeight: string;
+  expiresAt: string;
+}
+
+function loadOpenIntent(ctx: AppContext, id: string): Intent {
+  const intent = getIntent(ctx.db, id);
+  if (!intent) throw notFound("No such launch intent; prepare the launch again.");
+  return intent;
+}
+
+export async function uploadMetadata(ctx: AppContext, req: MetadataRequest): Promise<MetadataResponse> {
+  const chain = requireOpen(ctx);
+  const intent = loadOpenIntent(ctx, req.intent);
+  if (intent.status === "expired") throw gone("The signing window has expired; prepare the launch again.");
+  if (intent.status !== "prepared" && intent.status !== "metadata") {
+    throw conflict("This launch is past the metadata step.");
+  }
+  if (ctx.now() > intent.expiresAtMs) throw gone("The signing window has expired; prepare the launch again.");
+  if (!verifyWalletSignature(intent.wallet, messageFor(ctx, intent), req.signature)) {
+    throw unauthorized("The message signature does not match the wallet.");
+  }
+
+  const maxBytes = ctx.config.maxImageBytes;
+  const type = checkImage(req.image, maxBytes);
+  // The thumbnail is checked like the image but never used: the stored preview is made from the
+  // signed image, so it cannot show something the wallet did not sign.
+  if (req.thumbnail) checkImage(req.thumbnail, maxBytes);
+  const digest = createHash("sha256").update(req.image).digest("hex");
+  if (digest !== intent.digest) throw badRequest("The image is not the one named when the launch was prepared.");
+  const preview = await makePreview(req.image, type);
+
+  let metadataUri = intent.metadataUri;
+  let imageUri = intent.imageUri;
+  // A repeated upload (a lost answer, a stale blockhash) reuses what was pinned: same address, new transaction.
+  if (!metadataUri || !imageUri) {
+    const store = objectStoreFor(ctx.config, ctx.db, ctx.now);
+    const draft = intent.draft;
+    imageUri = (await store.putFile(req.image, CONTENT_TYPES[type], `${intent.mint}.${type}`)).uri;
+    const metadata = {
+      name: draft.name,
+      symbol: draft.symbol,
+      description: draft.description,
+      image: imageUri,
+      showName: true,
+      createdOn: new URL(ctx.config.publicUrl).origin,
+      ...(draft.website ? { website: draft.website } : {}),
+      ...(draft.twitter ? { twitter: draft.twitter } : {}),
+      ...(draft.telegram ? { telegram: draft.telegram } : {}),
+      extensions: {
+        split: draft.recipients.map((r) => ({ handle: r.handle, bps: r.bps })),
+        platformBps: draft.platformBps,
+        creator: intent.creator,
+      },
+    };
+    metadataUri = (await store.putJson(metadata, `${intent.mint}.json`)).uri;
+    if ([...metadataUri].length > URI_MAX_CHARS) {
+      log.error("launch: metadata address longer than the launch program allows", { length: metadataUri.length });
+      throw unavailable("Launch metadata cannot be stored on this deployment.");
+    }
+  }
+
+  const unsigned = await buildUnsignedLaunch(chain, {
+    mint: intent.mint,
+    creator: intent.creator,
+    deployer: intent.wallet,
+    name: intent.draft.name,
+    symbol: intent.draft.symbol,
+    uri: metadataUri,
+    firstBuyLamports: BigInt(intent.draft.firstBuyLamports),
+  });
+  savePreview(ctx.db, intent.id, preview, ctx.now());
+  if (!transition(ctx.db, intent.id, ["prepared", "metadata"], "metadata", { metadataUri, imageUri })) {
+    throw conflict("This launch is past the metadata step.");
+  }
+  return {
+    intent: intent.id,
+    mint: intent.mint,
+    creator: intent.creator,
+    metadataUri,
+    imageUri,
+    transactions: unsigned.transactions,
+    lastValidBlockHeight: unsigned.lastValidBlockHeight.toString(),
+    expiresAt: new Date(intent.expiresAtMs).toISOString(),
+  };
+}
+
+// ---------------------------------------------------------------- confirm
+
+export type ConfirmOutcome =
+  | { httpStatus: 202; body: { status: "pending"; intent: string; signature: string } }
+  | { httpStatus: 200; body: { status: "failed"; intent: string; signature: string; error: string } }
+  | { httpStatus: 200; body: { status: "confirmed"; intent: string; signature: string; token: TokenDetail } };
+
+export function isTransactionSignature(value: unknown): value is string {
+  if (typeof value !== "string" || !/^[1-9A-HJ-NP-Za-km-z]{64,90}$/.test(value)) return false;
+  try {
+    return bs58.decode(value).length === 64;
+  } catch {
+    return false;
+  }
+}
+
+export async function confirmLaunch(ctx: AppContext, req: { intent: string; signature: string }): Promise<ConfirmOutcome> {
+  if (!isTransactionSignature(req.signature)) throw badRequest("The signature is not a transaction signature.");
+  const intent = loadOpenIntent(ctx, req.intent);
+  const signature = req.signature;
+  switch (intent.status) {
+    case "prepared":
+      throw conflict("Upload the image and metadata before confirming.");
+    case "expired":
+      throw gone("The signing window has expired; prepare the launch again.");
+    case "confirmed":
+      if (intent.signature !== signature) throw conflict("This launch was confirmed with another transaction.");
+      return confirmed(ctx, intent, signature);
+    case "failed":
+      if (intent.signature === signature) {
+        return { httpStatus: 200, body: { status: "failed", intent: intent.id, signature, error: intent.error ?? "failed on chain" } };
+      }
+      // A new attempt after a failed transaction is allowed while its transaction could still land.
+      if (ctx.now() > intent.expiresAtMs + LANDING_GRACE_MS) throw gone("The signing window has expired; prepare the launch again.");
+      break;
+    case "metadata":
+      break;
+  }
+  const result = await settleIntent(ctx, requireChain(ctx), intent, signature);
+  if (result.kind === "not_found" && ctx.now() > intent.expiresAtMs + LANDING_GRACE_MS) {
+    throw gone("The signing window has expired and the transaction was not found; prepare the launch again.");
+  }
+  if (result.kind === "rejected") throw badRequest(`That transaction does not create this launch: ${result.reason}.`);
+  if (result.kind === "failed") {
+    return { httpStatus: 200, body: { status: "failed", intent: intent.id, signature, error: result.error } };
+  }
+  if (result.kind === "confirmed") return confirmed(ctx, intent, signature);
+  return { httpStatus: 202, body: { status: "pending", intent: intent.id, signature } };
+}
+
+function confirmed(ctx: AppContext, intent: Intent, signature: string): ConfirmOutcome {
+  const record = tokenDetail(ctx.db, intent.mint);
+  if (!record) throw new Error("confirmed launch has no token record");
+  return { httpStatus: 200, body: { status: "confirmed", intent: intent.id, signature, token: record.detail } };
+}
+
+export type SettleResult =
+  | { kind: "pending" }
+  | { kind: "not_found" }
+  | { kind: "failed"; error: string }
+  | { kind: "rejected"; reason: string }
+  | { kind: "confirmed" };
+
+/**
+ * Reads the create transaction back and acts on it: records the token when it created this mint on
+ * the launch program with our creator and our metadata address; marks the intent failed when it
+ * failed on chain. A transaction that does something else changes nothing (it may be a mistake,
+ * or somebody else's), so the real one can still be confirmed. Used by confirm and the job.
+ */
+export async function settleIntent(ctx: AppContext, chain: ChainServices, intent: Intent, signature: string): Promise<SettleResult> {
+  let status;
+  try {
+    status = (await chain.reader.getSignatureStatuses([signature], true)).get(signature) ?? null;
+  } catch (error) {
+    log.warn("launch: signature status read failed", { error });
+    throw badGateway("The chain could not be reached; try again.");
+  }
+  if (!status) {
+    remember(ctx, intent, signature);
+    return { kind: "not_found" };
+  }
+  if (status.err === null && status.confirmationStatus !== "confirmed" && status.confirmationStatus !== "finalized") {
+    remember(ctx, intent, signature);
+    return { kind: "pending" };
+  }
+  let tx;
+  try {
+    tx = await chain.reader.getTransaction(signature);
+  } catch (error) {
+    log.warn("launch: transaction read failed", { error });
+    throw badGateway("The chain could not be reached; try again.");
+  }
+  if (!tx) {
+    remember(ctx, intent, signature);
+    return { kind: "pending" };
+  }
+  // Only a transaction that touches this mint may fail the launch: anything else is not ours.
+  if (!tx.accountKeys.includes(intent.mint)) return { kind: "rejected", reason: "it does not involve this mint" };
+  if (tx.err !== null || status.err !== null) {
+    const error = `The create transaction failed on chain (${(tx.err ?? status.err ?? "error").slice(0, 200)}).`;
+    transition(ctx.db, intent.id, ["metadata", "failed"], "failed", { signature, error });
+    return { kind: "failed", error };
+  }
+  if (!intent.metadataUri) return { kind: "rejected", reason: "no metadata was uploaded" };
+  const verdict = chain.launchProgram.verifyCreate(tx, { mint: intent.mint, creator: intent.creator, uri: intent.metadataUri });
+  if (!verdict.ok) return { kind: "rejected", reason: verdict.reason };
+  const create = verdict.create;
+  if (create.deployer !== intent.wallet) return { kind: "rejected", reason: "another wallet paid for it" };
+
+  const draft = intent.draft;
+  const preview = loadPreview(ctx.db, intent.id);
+  recordConfirmedLaunch(
+    ctx.db,
+    {
+      mint: intent.mint,
+      name: create.name,
+      symbol: create.symbol,
+      description: draft.description,
+      website: draft.website,
+      twitter: draft.twitter,
+      telegram: draft.telegram,
+      metadataUri: intent.metadataUri,
+      imageUri: intent.imageUri,
+      creatorIndex: intent.creatorIndex,
+      creator: intent.creator,
+      creatorVault: chain.launchProgram.vaultAddresses({ mint: intent.mint, creator: intent.creator }).curveVault,
+      deployer: create.deployer,
+      launchSignature: signature,
+      launchedAtMs: create.blockTime ? create.blockTime.getTime() : ctx.now(),
+      platformBps: draft.platformBps,
+      recipients: draft.recipients,
+      imageWebp: preview,
+      imageSha256: preview ? createHash("sha256").update(preview).digest("hex") : null,
+    },
+    ctx.now(),
+  );
+  transition(ctx.db, intent.id, ["metadata", "failed", "expired"], "confirmed", { signature, error: null });
+  dropPreview(ctx.db, intent.id);
+  return { kind: "confirmed" };
+}
+
+/** The job finishes launches whose page stopped polling, so the last signature given is kept. */
+function remember(ctx: AppContext, intent: Intent, signature: string): void {
+  if (intent.signature !== signature) transition(ctx.db, intent.id, ["metadata", "failed"], "metadata", { signature, error: null });
+}

@@ -1,0 +1,44 @@
+/**
+ * The `market` job (DESIGN §5): market cap and 24 h volume for every token, in batches, from the
+ * market data adapter. A token the source does not know gets null (unknown), never 0. A batch that
+ * fails keeps its tokens' last figures and fails the run, after the other batches were written.
+ */
+import type { Db } from "../../db/client";
+import type { JobContext } from "../jobs/scheduler";
+import { immediate } from "../ledger/ledger";
+import { log } from "../lib/log";
+import type { MarketData } from "./adapter";
+
+export async function refreshMarket(db: Db, market: MarketData, job: Pick<JobContext, "signal" | "assertHeld">, nowMs: () => number): Promise<{ updated: number; failedBatches: number }> {
+  const mints = (db.$client.query("SELECT mint FROM tokens ORDER BY id").all() as { mint: string }[]).map((r) => r.mint);
+  let updated = 0;
+  let failedBatches = 0;
+  let lastError: unknown = null;
+  for (let i = 0; i < mints.length; i += market.batchSize) {
+    if (job.signal.aborted) break;
+    const batch = mints.slice(i, i + market.batchSize);
+    let figures;
+    try {
+      figures = await market.fetchBatch(batch);
+    } catch (error) {
+      failedBatches++;
+      lastError = error;
+      log.warn("market batch failed", { error, size: batch.length });
+      continue;
+    }
+    const at = nowMs();
+    immediate(db, () => {
+      job.assertHeld();
+      const update = db.$client.query(
+        "UPDATE tokens SET market_cap_usd = ?, volume_24h_usd = ?, market_checked_at_ms = ? WHERE mint = ?",
+      );
+      for (const mint of batch) {
+        const f = figures.get(mint);
+        update.run(f?.marketCapUsd ?? null, f?.volume24hUsd ?? null, at, mint);
+        updated++;
+      }
+    });
+  }
+  if (failedBatches > 0) throw lastError instanceof Error ? lastError : new Error("market data failed");
+  return { updated, failedBatches };
+}

@@ -1,0 +1,150 @@
+/**
+ * The `payouts` job. Each run:
+ *  1. resolves batches left `sent`: confirmed (paid), failed (amount back to the balance), or
+ *     provably expired (replaced by a new queued payout); pending ones wait;
+ *  2. unless claims are paused: queues one autopay payout of the whole balance for every autopay
+ *     account with a saved wallet and a balance at or above the autopay threshold;
+ *  3. sends queued payouts in batches of up to 12 transfers a transaction, each batch's signature
+ *     and expiry height saved before it is sent; then waits a bounded time for them to settle.
+ * A payout is never in two live transactions: only `queued` payouts are sent, and a `sent` one
+ * is requeued (as its replacement) only after its transaction provably expired.
+ */
+import { PublicKey, SystemProgram } from "@solana/web3.js";
+import type { Db } from "../../db/client";
+import type { ChainServices } from "../chain/services";
+import { accounts, balanceOf } from "../ledger/ledger";
+import type { JobContext } from "../jobs/scheduler";
+import { log } from "../lib/log";
+import { scrubErrorText } from "../lib/scrub";
+import { getAutopayMinLamports, getClaimsPaused } from "../settings/service";
+import type { Config } from "../config";
+import {
+  confirmPayouts,
+  failPayouts,
+  InsufficientBalanceError,
+  markPayoutsSent,
+  PayoutInFlightError,
+  queuePayout,
+  replaceExpiredPayouts,
+} from "./service";
+
+export const TRANSFERS_PER_TRANSACTION = 12;
+
+export interface PayoutJobDeps {
+  db: Db;
+  chain: ChainServices;
+  config: Config;
+  now: () => number;
+  /** most payouts sent by one run */
+  maxPayoutsPerRun?: number;
+  settleTimeoutMs?: number;
+  settlePollMs?: number;
+}
+
+export interface PayoutRunReport {
+  autopayQueued: number;
+  sent: number;
+  transactions: number;
+  confirmed: number;
+  failed: number;
+  replaced: number;
+  pending: number;
+  sendErrors: number;
+  paused: boolean;
+}
+
+export async function runPayoutsJob(deps: PayoutJobDeps, ctx: JobContext): Promise<PayoutRunReport> {
+  const report: PayoutRunReport = { autopayQueued: 0, sent: 0, transactions: 0, confirmed: 0, failed: 0, replaced: 0, pending: 0, sendErrors: 0, paused: false };
+  await resolveSentPayouts(deps, ctx, report);
+  if (getClaimsPaused(deps.db)) {
+    report.paused = true;
+    return report;
+  }
+  if (ctx.signal.aborted) return report;
+  queueAutopay(deps, ctx, report);
+
+  const limit = deps.maxPayoutsPerRun ?? 12_000;
+  const queued = deps.db.$client
+    .query("SELECT id, wallet, lamports FROM payouts WHERE status = 'queued' ORDER BY id LIMIT ?")
+    .all(limit) as { id: bigint; wallet: string; lamports: bigint }[];
+  const treasury = deps.chain.treasury;
+  for (let i = 0; i < queued.length && !ctx.signal.aborted; i += TRANSFERS_PER_TRANSACTION) {
+    const batch = queued.slice(i, i + TRANSFERS_PER_TRANSACTION);
+    const instructions = batch.map((p) =>
+      SystemProgram.transfer({ fromPubkey: treasury.publicKey, toPubkey: new PublicKey(p.wallet), lamports: BigInt(p.lamports) }),
+    );
+    const prepared = await deps.chain.sender.prepare(instructions, treasury, []);
+    markPayoutsSent(
+      deps.db,
+      { payoutIds: batch.map((p) => Number(p.id)), signature: prepared.signature, lastValidBlockHeight: prepared.lastValidBlockHeight, atMs: deps.now() },
+      ctx.assertHeld,
+    );
+    try {
+      await deps.chain.sender.send(prepared);
+      report.transactions += 1;
+      report.sent += batch.length;
+    } catch (error) {
+      report.sendErrors += 1;
+      log.warn("payout send failed; its outcome will be resolved", { error: scrubErrorText(error) });
+    }
+  }
+
+  const deadline = Date.now() + (deps.settleTimeoutMs ?? 60_000);
+  while (!ctx.signal.aborted) {
+    const pending = await resolveSentPayouts(deps, ctx, report);
+    if (pending === 0 || Date.now() >= deadline) break;
+    await Bun.sleep(deps.settlePollMs ?? 500);
+  }
+  return report;
+}
+
+function queueAutopay(deps: PayoutJobDeps, ctx: JobContext, report: PayoutRunReport): void {
+  const min = getAutopayMinLamports(deps.db, deps.config);
+  const rows = deps.db.$client
+    .query(
+      `SELECT i.idp_user_id AS id, i.payout_wallet AS wallet FROM identities i
+         JOIN ledger_accounts a ON a.kind = 'user' AND a.ref = i.idp_user_id
+        WHERE i.routing = 'autopay' AND i.payout_wallet IS NOT NULL AND a.balance >= ? AND a.balance > 0
+          AND NOT EXISTS (SELECT 1 FROM payouts p WHERE p.idp_user_id = i.idp_user_id AND p.status IN ('queued', 'sent'))
+        LIMIT 10000`,
+    )
+    .all(min) as { id: string; wallet: string }[];
+  for (const row of rows) {
+    if (balanceOf(deps.db, accounts.user(row.id)) < min) continue;
+    try {
+      queuePayout(deps.db, { idpUserId: row.id, lamports: null, wallet: row.wallet, kind: "autopay", minLamports: min, atMs: deps.now() }, ctx.assertHeld);
+      report.autopayQueued += 1;
+    } catch (error) {
+      // A claim raced in, or the balance moved: the next run looks again.
+      if (!(error instanceof PayoutInFlightError || error instanceof InsufficientBalanceError)) throw error;
+    }
+  }
+}
+
+/** Resolves every sent batch whose outcome the chain can tell now; returns how many stay pending. */
+export async function resolveSentPayouts(deps: PayoutJobDeps, ctx: JobContext, report?: PayoutRunReport): Promise<number> {
+  const batches = deps.db.$client
+    .query(
+      "SELECT signature, MAX(last_valid_block_height) AS lvbh, COUNT(*) AS n FROM payouts WHERE status = 'sent' GROUP BY signature LIMIT 2000",
+    )
+    .all() as { signature: string; lvbh: bigint; n: bigint }[];
+  let pending = 0;
+  for (const batch of batches) {
+    if (ctx.signal.aborted) break;
+    const outcome = await deps.chain.sender.outcome(batch.signature, BigInt(batch.lvbh));
+    const atMs = deps.now();
+    if (outcome.kind === "pending") pending += Number(batch.n);
+    else if (outcome.kind === "confirmed") {
+      const n = confirmPayouts(deps.db, batch.signature, outcome.blockTime?.getTime() ?? atMs, ctx.assertHeld);
+      if (report) report.confirmed += n;
+    } else if (outcome.kind === "failed") {
+      const n = failPayouts(deps.db, batch.signature, scrubErrorText(outcome.error), atMs, ctx.assertHeld);
+      if (report) report.failed += n;
+    } else {
+      const ids = replaceExpiredPayouts(deps.db, batch.signature, atMs, ctx.assertHeld);
+      if (report) report.replaced += ids.length;
+    }
+  }
+  if (report) report.pending = pending;
+  return pending;
+}

@@ -1,0 +1,220 @@
+/**
+ * The `sweep` job. Each run:
+ *  1. resolves sweeps left `sent` (by an earlier run, or a crash): confirmed ones are credited,
+ *     failed or provably expired ones are marked failed, pending ones wait;
+ *  2. reads both vaults and the creator address of every token in batches and stores the reading;
+ *  3. packs the tokens at or above the sweep minimum (and with no sweep in flight) into as few
+ *     transactions as fit, saves each sweep with its signature, then sends;
+ *  4. waits a bounded time for what it sent, resolving as in 1;
+ *  5. reconciles: treasury balance against what is owed, and a full audit of the books.
+ * Every write checks the job's lease (fencing), and the run stops at a safe point when aborted.
+ */
+import type { Db } from "../../db/client";
+import { packSweeps, type SweepItem } from "../chain/packing";
+import type { TokenRef, VaultReading } from "../chain/ports";
+import type { ChainServices } from "../chain/services";
+import { ledgerTotals } from "../ledger/figures";
+import { immediate } from "../ledger/ledger";
+import { verifyLedger } from "../ledger/verify";
+import type { JobContext } from "../jobs/scheduler";
+import { log } from "../lib/log";
+import { scrubErrorText } from "../lib/scrub";
+import { getPlatformTokenMint, setLastReconciliation } from "../settings/service";
+import { confirmSweep, failSweep, recordSweepsSent } from "./service";
+
+export interface SweepJobDeps {
+  db: Db;
+  chain: ChainServices;
+  sweepMinLamports: bigint;
+  platformBuybackBps: number;
+  now: () => number;
+  /** tokens read per batch of vault readings */
+  readBatchSize?: number;
+  /** how long a run waits for its own transactions to settle */
+  settleTimeoutMs?: number;
+  settlePollMs?: number;
+}
+
+export interface SweepRunReport {
+  tokensRead: number;
+  tokensSwept: number;
+  transactionsSent: number;
+  confirmed: number;
+  failed: number;
+  pending: number;
+  sendErrors: number;
+}
+
+/** Bound on sent sweeps looked at per resolution pass. */
+const RESOLVE_BATCH = 2_000;
+
+export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<SweepRunReport> {
+  const report: SweepRunReport = { tokensRead: 0, tokensSwept: 0, transactionsSent: 0, confirmed: 0, failed: 0, pending: 0, sendErrors: 0 };
+  await resolveSentSweeps(deps, ctx, report);
+  if (ctx.signal.aborted) return report;
+
+  const inFlight = new Set(
+    (deps.db.$client.query("SELECT DISTINCT token_id AS id FROM sweeps WHERE status = 'sent'").all() as { id: bigint }[]).map((r) =>
+      Number(r.id),
+    ),
+  );
+  const batchSize = deps.readBatchSize ?? 300;
+  const candidates: (SweepItem & { tokenId: number })[] = [];
+  let afterId = 0;
+  // Keyset pages over every token, hidden ones included: hidden tokens are swept too.
+  for (let page = 0; page < 1_000_000 && !ctx.signal.aborted; page++) {
+    const rows = deps.db.$client
+      .query("SELECT id, mint, creator, creator_index AS creatorIndex FROM tokens WHERE id > ? ORDER BY id LIMIT ?")
+      .all(afterId, batchSize) as { id: bigint; mint: string; creator: string; creatorIndex: bigint }[];
+    if (rows.length === 0) break;
+    afterId = Number(rows[rows.length - 1]!.id);
+    const refs: TokenRef[] = rows.map((r) => ({ mint: r.mint, creator: r.creator }));
+    const readings = await deps.chain.launchProgram.readVaults(refs);
+    const byMint = new Map(readings.map((r) => [r.mint, r]));
+    storeReadings(deps, ctx, rows.map((r) => ({ tokenId: Number(r.id), reading: byMint.get(r.mint) ?? null })));
+    report.tokensRead += rows.length;
+    for (const row of rows) {
+      const reading = byMint.get(row.mint);
+      if (!reading || inFlight.has(Number(row.id))) continue;
+      if (unswept(reading) < deps.sweepMinLamports || unswept(reading) === 0n) continue;
+      candidates.push({
+        tokenId: Number(row.id),
+        token: { mint: row.mint, creator: row.creator },
+        reading,
+        creatorSigner: deps.chain.creatorKeypair(Number(row.creatorIndex)),
+      });
+    }
+  }
+
+  const tokenIdByMint = new Map(candidates.map((c) => [c.token.mint, c.tokenId]));
+  const packed = packSweeps(candidates, { launchProgram: deps.chain.launchProgram, treasury: deps.chain.treasury.publicKey });
+  for (const skipped of packed.skipped) {
+    if (skipped.reason === "too-large") log.warn("token cannot fit a sweep transaction", { mint: skipped.item.token.mint });
+  }
+  for (const batch of packed.batches) {
+    if (ctx.signal.aborted) break;
+    const prepared = await deps.chain.sender.prepare(batch.instructions, deps.chain.treasury, batch.signers);
+    // The signature is saved before the transaction leaves: a crash after this point is resolved
+    // from the chain by the next run, never swept a second time while it might still land.
+    recordSweepsSent(
+      deps.db,
+      batch.items.map((item) => ({
+        tokenId: tokenIdByMint.get(item.token.mint)!,
+        signature: prepared.signature,
+        lastValidBlockHeight: prepared.lastValidBlockHeight,
+        atMs: deps.now(),
+      })),
+      ctx.assertHeld,
+    );
+    try {
+      await deps.chain.sender.send(prepared);
+      report.transactionsSent += 1;
+      report.tokensSwept += batch.items.length;
+    } catch (error) {
+      // Unknown whether it left: the saved sweep is resolved by its outcome (landed or expired).
+      report.sendErrors += 1;
+      log.warn("sweep send failed; its outcome will be resolved", { error: scrubErrorText(error) });
+    }
+  }
+
+  await settle(deps, ctx, report);
+  if (!ctx.signal.aborted) await reconcile(deps, ctx);
+  return report;
+}
+
+function unswept(reading: VaultReading): bigint {
+  return reading.curveLamports + reading.poolLamports + reading.creatorLamports;
+}
+
+function storeReadings(deps: SweepJobDeps, ctx: JobContext, readings: { tokenId: number; reading: VaultReading | null }[]): void {
+  const at = deps.now();
+  immediate(deps.db, () => {
+    ctx.assertHeld();
+    const update = deps.db.$client.query(
+      "UPDATE tokens SET vault_lamports = ?, vault_checked_at_ms = ?, bonded = CASE WHEN ? THEN 1 ELSE bonded END WHERE id = ?",
+    );
+    for (const { tokenId, reading } of readings) {
+      if (!reading) continue;
+      update.run(unswept(reading), at, reading.bonded ? 1 : 0, tokenId);
+    }
+  });
+}
+
+/** Resolves every `sent` sweep whose outcome the chain can tell now. */
+export async function resolveSentSweeps(deps: SweepJobDeps, ctx: JobContext, report?: SweepRunReport): Promise<number> {
+  const rows = deps.db.$client
+    .query(
+      `SELECT s.id, s.signature, s.last_valid_block_height AS lvbh, t.creator
+         FROM sweeps s JOIN tokens t ON t.id = s.token_id
+        WHERE s.status = 'sent' ORDER BY s.id LIMIT ?`,
+    )
+    .all(RESOLVE_BATCH) as { id: bigint; signature: string; lvbh: bigint; creator: string }[];
+  const bySignature = new Map<string, typeof rows>();
+  for (const row of rows) {
+    const list = bySignature.get(row.signature) ?? [];
+    list.push(row);
+    bySignature.set(row.signature, list);
+  }
+  let pending = 0;
+  const buyback = { platformBuybackBps: deps.platformBuybackBps, platformTokenMint: getPlatformTokenMint(deps.db) };
+  for (const [signature, sweeps] of bySignature) {
+    if (ctx.signal.aborted) break;
+    const outcome = await deps.chain.sender.outcome(signature, BigInt(sweeps[0]!.lvbh));
+    if (outcome.kind === "pending") {
+      pending += sweeps.length;
+      continue;
+    }
+    if (outcome.kind === "failed" || outcome.kind === "expired") {
+      const error = outcome.kind === "failed" ? scrubErrorText(outcome.error) : "expired without landing";
+      for (const sweep of sweeps) failSweep(deps.db, Number(sweep.id), error, ctx.assertHeld);
+      if (report) report.failed += sweeps.length;
+      continue;
+    }
+    const tx = await deps.chain.reader.getTransaction(signature);
+    if (!tx) {
+      // Confirmed but not yet readable from this node: try again next pass.
+      pending += sweeps.length;
+      continue;
+    }
+    const effects = deps.chain.launchProgram.decodeSweep(tx, sweeps.map((s) => s.creator));
+    const movedByCreator = new Map(effects.map((e) => [e.creator, e.movedToTreasuryLamports]));
+    const atMs = outcome.blockTime ? outcome.blockTime.getTime() : deps.now();
+    for (const sweep of sweeps) {
+      // Credit what actually left the creator address for the treasury: fees that arrived after
+      // the reading stay there and are swept (and credited) next time, never twice.
+      const totalLamports = movedByCreator.get(sweep.creator) ?? 0n;
+      confirmSweep(deps.db, { sweepId: Number(sweep.id), totalLamports, atMs, buyback }, ctx.assertHeld);
+    }
+    if (report) report.confirmed += sweeps.length;
+  }
+  if (report) report.pending = pending;
+  return pending;
+}
+
+async function settle(deps: SweepJobDeps, ctx: JobContext, report: SweepRunReport): Promise<void> {
+  const deadline = Date.now() + (deps.settleTimeoutMs ?? 60_000);
+  const pollMs = deps.settlePollMs ?? 500;
+  while (!ctx.signal.aborted) {
+    const pending = await resolveSentSweeps(deps, ctx, report);
+    if (pending === 0 || Date.now() >= deadline) break;
+    await Bun.sleep(pollMs);
+  }
+}
+
+/**
+ * The proof of reserves, checked every run: the treasury must hold at least what is owed. A
+ * shortfall is logged loudly and kept for the proof route; the audit throws on broken books.
+ */
+async function reconcile(deps: SweepJobDeps, ctx: JobContext): Promise<void> {
+  verifyLedger(deps.db);
+  const treasury = deps.chain.treasury.publicKey.toBase58();
+  const balances = await deps.chain.reader.getBalances([treasury]);
+  const treasuryLamports = balances.get(treasury) ?? 0n;
+  const owed = ledgerTotals(deps.db).owedLamports;
+  const surplus = treasuryLamports - owed;
+  if (surplus < 0n) log.error("treasury holds less than is owed", { treasuryLamports, owedLamports: owed });
+  immediate(deps.db, () => {
+    ctx.assertHeld();
+    setLastReconciliation(deps.db, { treasuryLamports, owedLamports: owed, checkedAtMs: deps.now() });
+  });
+}

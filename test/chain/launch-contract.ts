@@ -1,0 +1,171 @@
+/**
+ * The LaunchProgram port contract, written once and run against every adapter: what the service
+ * relies on when it sweeps creator fees. Each adapter supplies a LaunchHarness (a chain it can
+ * create tokens on, make fees accrue, and submit transactions to); the assertions are about
+ * money the ledger would credit, never about adapter internals.
+ *
+ *   describeLaunchProgramContract("pump", async () => makePumpHarness());
+ */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import type { Keypair, TransactionInstruction } from "@solana/web3.js";
+import { deriveCreatorKeypair } from "../../src/chain/keys";
+import { type SweepItem, packSweeps } from "../../src/chain/packing";
+import type { ChainReader, ConfirmedTransaction, LaunchProgram, SweepEffect, TokenRef } from "../../src/chain/ports";
+
+export interface LaunchHarness {
+  launch: LaunchProgram;
+  reader: ChainReader;
+  /** pays for sweeps and receives the fees */
+  treasury: Keypair;
+  /** false when the adapter's chain has no swap venue to accrue into */
+  supportsPool: boolean;
+  /** a token launched on this chain whose launch-program creator is `creator` */
+  createToken(creator: Keypair): Promise<TokenRef>;
+  /**
+   * make fees accrue to the token's creator (through trades where the adapter's chain has them);
+   * returns the creator fee that accrued across both vaults, in lamports
+   */
+  accrue(token: TokenRef, venue: "curve" | "pool", approxLamports: bigint): Promise<bigint>;
+  /** someone else sends lamports to an address (e.g. collected our fees into the creator address) */
+  gift(address: string, lamports: bigint): Promise<void>;
+  /** sign, send and wait for the transaction; returns it as the reader reads it back (also when it failed) */
+  submit(instructions: readonly TransactionInstruction[], signers: readonly Keypair[]): Promise<ConfirmedTransaction>;
+  /** network fee the payer was charged for this transaction */
+  feeLamports(tx: ConfirmedTransaction): bigint;
+  close(): Promise<void>;
+}
+
+/** Upper bound on what an adapter may keep back in a creator address: the rent-exempt minimum. */
+const MAX_RESERVE_LAMPORTS = 890_880n;
+const MASTER = new Uint8Array(32).fill(11);
+
+export function describeLaunchProgramContract(name: string, makeHarness: () => Promise<LaunchHarness>): void {
+  describe(`LaunchProgram contract: ${name}`, () => {
+    let h: LaunchHarness;
+    let nextIndex = 1;
+    beforeEach(async () => {
+      h = await makeHarness();
+    });
+    afterEach(async () => {
+      await h.close();
+    });
+
+    const newToken = async () => {
+      const creator = deriveCreatorKeypair(MASTER, nextIndex++);
+      return { token: await h.createToken(creator), creator };
+    };
+
+    /** What the sweep job does: read, pack, submit, decode. */
+    const sweep = async (tokens: { token: TokenRef; creator: Keypair }[]) => {
+      const readings = await h.launch.readVaults(tokens.map((t) => t.token));
+      const items: SweepItem[] = tokens.map((t, i) => ({ token: t.token, reading: readings[i]!, creatorSigner: t.creator }));
+      const { batches } = packSweeps(items, { launchProgram: h.launch, treasury: h.treasury.publicKey });
+      const effects: SweepEffect[] = [];
+      const txs: ConfirmedTransaction[] = [];
+      for (const batch of batches) {
+        const tx = await h.submit(batch.instructions, batch.signers);
+        expect(tx.err).toBeNull();
+        txs.push(tx);
+        effects.push(...h.launch.decodeSweep(tx, batch.items.map((it) => it.token.creator)));
+      }
+      return { effects, txs, readings };
+    };
+    const sum = (xs: bigint[]) => xs.reduce((a, b) => a + b, 0n);
+    const treasuryGain = (tx: ConfirmedTransaction) => {
+      const i = tx.accountKeys.indexOf(h.treasury.publicKey.toBase58());
+      return tx.postBalances[i]! - tx.preBalances[i]!;
+    };
+
+    test("a sweep moves the fees of several tokens to the treasury and reports each amount once", async () => {
+      const tokens = await Promise.all([newToken(), newToken(), newToken()]);
+      let accrued = 0n;
+      for (const t of tokens) accrued += await h.accrue(t.token, "curve", 20_000_000n);
+      const { effects, txs, readings } = await sweep(tokens);
+      expect(sum(readings.map((r) => r.curveLamports))).toBe(accrued);
+      expect(effects.length).toBe(3);
+      expect(sum(effects.map((e) => e.collectedLamports))).toBe(accrued);
+      // what the ledger credits is exactly what reached the treasury (plus the network fee it paid)
+      const moved = sum(effects.map((e) => e.movedToTreasuryLamports));
+      expect(moved).toBe(sum(txs.map((tx) => treasuryGain(tx) + h.feeLamports(tx))));
+      expect(moved).toBeLessThanOrEqual(accrued);
+      expect(accrued - moved).toBeLessThanOrEqual(MAX_RESERVE_LAMPORTS * 3n);
+      // decoding the same transaction again gives the same answer (a replay is recognisable, not new money)
+      for (const tx of txs) expect(h.launch.decodeSweep(tx, tokens.map((t) => t.token.creator)).filter((e) => e.collectedLamports > 0n)).toEqual(effects.filter((e) => e.collectedLamports > 0n && tx.accountKeys.includes(e.creator)));
+      const after = await h.launch.readVaults(tokens.map((t) => t.token));
+      expect(after.map((r) => r.curveLamports)).toEqual([0n, 0n, 0n]);
+    });
+
+    test("nothing is credited twice: with no new fees a second round moves nothing", async () => {
+      const t = await newToken();
+      const accrued = await h.accrue(t.token, "curve", 15_000_000n);
+      const first = await sweep([t]);
+      const second = await sweep([t]);
+      const total = sum([...first.effects, ...second.effects].map((e) => e.movedToTreasuryLamports));
+      expect(sum(second.effects.map((e) => e.movedToTreasuryLamports))).toBe(0n);
+      expect(total).toBeLessThanOrEqual(accrued);
+      expect(accrued - total).toBeLessThanOrEqual(MAX_RESERVE_LAMPORTS);
+    });
+
+    test("fees accruing between the reading and the landing are not lost: the next sweep takes them", async () => {
+      const t = await newToken();
+      let accrued = await h.accrue(t.token, "curve", 10_000_000n);
+      const [reading] = await h.launch.readVaults([t.token]);
+      // one small trade lands first: its fee is below the rent-exempt minimum, the dangerous case
+      accrued += await h.accrue(t.token, "curve", 100_000n);
+      const ixs = h.launch.sweepInstructions([{ token: t.token, reading: reading! }], h.treasury.publicKey);
+      const tx = await h.submit(ixs, [t.creator]);
+      expect(tx.err).toBeNull();
+      const [effect] = h.launch.decodeSweep(tx, [t.token.creator]);
+      // a collect takes at least what was read (pump takes all there is at execution)
+      expect(effect!.collectedLamports).toBeGreaterThanOrEqual(reading!.curveLamports);
+      expect(effect!.collectedLamports).toBeLessThanOrEqual(accrued);
+      const next = await sweep([t]);
+      const total = effect!.movedToTreasuryLamports + sum(next.effects.map((e) => e.movedToTreasuryLamports));
+      expect(total).toBeLessThanOrEqual(accrued);
+      expect(accrued - total).toBeLessThanOrEqual(MAX_RESERVE_LAMPORTS);
+    });
+
+    test("fees somebody else already collected into the creator address are swept and credited", async () => {
+      const t = await newToken();
+      const accrued = await h.accrue(t.token, "curve", 8_000_000n);
+      await h.gift(t.token.creator, 4_000_000n);
+      const [reading] = await h.launch.readVaults([t.token]);
+      expect(reading!.creatorLamports).toBeGreaterThanOrEqual(4_000_000n);
+      const { effects } = await sweep([t]);
+      expect(effects[0]!.collectedLamports).toBe(accrued);
+      expect(effects[0]!.movedToTreasuryLamports).toBeGreaterThan(accrued + 4_000_000n - MAX_RESERVE_LAMPORTS - 1n);
+      expect(effects[0]!.movedToTreasuryLamports).toBeLessThanOrEqual(accrued + 4_000_000n);
+    });
+
+    test("migrated tokens: both venues collected in one transaction, the pool fee counted once", async () => {
+      if (!h.supportsPool) return;
+      const t = await newToken();
+      const curve = await h.accrue(t.token, "curve", 6_000_000n);
+      const pool = await h.accrue(t.token, "pool", 9_000_000n);
+      const [reading] = await h.launch.readVaults([t.token]);
+      expect(reading!.bonded).toBe(true);
+      expect(reading!.poolLamports).toBeGreaterThan(0n);
+      expect(reading!.curveLamports + reading!.poolLamports).toBe(curve + pool);
+      const { effects, txs } = await sweep([t]);
+      expect(txs.length).toBe(1);
+      expect(effects[0]!.collectedLamports).toBe(curve + pool);
+      expect(effects[0]!.movedToTreasuryLamports).toBe(treasuryGain(txs[0]!) + h.feeLamports(txs[0]!));
+      expect(curve + pool - effects[0]!.movedToTreasuryLamports).toBeLessThanOrEqual(MAX_RESERVE_LAMPORTS);
+      const after = await h.launch.readVaults([t.token]);
+      expect([after[0]!.curveLamports, after[0]!.poolLamports]).toEqual([0n, 0n]);
+    });
+
+    test("a sweep that fails on chain credits nothing", async () => {
+      const t = await newToken();
+      await h.accrue(t.token, "curve", 5_000_000n);
+      const [reading] = await h.launch.readVaults([t.token]);
+      // a stale reading claiming lamports the creator address does not have: the transfer must fail
+      const ixs = h.launch.sweepInstructions([{ token: t.token, reading: { ...reading!, creatorLamports: 50_000_000_000n } }], h.treasury.publicKey);
+      const tx = await h.submit(ixs, [t.creator]);
+      expect(tx.err).not.toBeNull();
+      expect(h.launch.decodeSweep(tx, [t.token.creator])).toEqual([{ creator: t.token.creator, collectedLamports: 0n, movedToTreasuryLamports: 0n }]);
+      const [still] = await h.launch.readVaults([t.token]);
+      expect(still!.curveLamports).toBe(reading!.curveLamports);
+    });
+  });
+}

@@ -1,0 +1,266 @@
+/**
+ * An in-memory emulation of the accounts a pump sweep touches, so the pump adapter can be
+ * exercised end to end without the real programs (they cannot be loaded offline):
+ * System transfer, ATA create-idempotent, SPL Token CloseAccount, ComputeBudget, and pump's
+ * collect_creator_fee / PumpSwap's collect_coin_creator_fee with their #[event_cpi] events
+ * (also echoed as "Program data:" logs, as some programs do, to prove nothing counts twice).
+ * Solana's rules that matter here are enforced: signatures, atomicity, the fee payer pays
+ * 5,000 lamports per signature, and no system account may end between 0 and rent-exempt.
+ */
+import { ACCOUNT_SIZE, AccountLayout, NATIVE_MINT, TOKEN_PROGRAM_ID } from "@solana/spl-token";
+import { ComputeBudgetProgram, type Keypair, PublicKey, SystemProgram, type TransactionInstruction } from "@solana/web3.js";
+import bs58 from "bs58";
+import { compileTransaction } from "../../../src/chain/packing";
+import type { AccountSnapshot, ChainReader, CompiledInstructionView, ConfirmedTransaction } from "../../../src/chain/ports";
+import {
+  DISC,
+  PUMP_AMM_PROGRAM_ID,
+  PUMP_PROGRAM_ID,
+  RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS,
+  TOKEN_ACCOUNT_RENT_LAMPORTS,
+  pumpPdas,
+} from "../../../src/chain/pump/layout";
+import { bondingCurveBytes } from "./fixtures";
+
+const SYSTEM = SystemProgram.programId.toBase58();
+const ATA_PROGRAM = "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL";
+export const LAMPORTS_PER_SIGNATURE = 5_000n;
+
+type Account = { lamports: bigint; owner: string; data: Uint8Array };
+
+class SimError extends Error {}
+
+function tokenAccount(mint: PublicKey, owner: PublicKey, amount: bigint, native: boolean): Uint8Array {
+  const b = Buffer.alloc(ACCOUNT_SIZE);
+  AccountLayout.encode(
+    { mint, owner, amount, delegateOption: 0, delegate: PublicKey.default, state: 1, isNativeOption: native ? 1 : 0, isNative: native ? TOKEN_ACCOUNT_RENT_LAMPORTS : 0n, delegatedAmount: 0n, closeAuthorityOption: 0, closeAuthority: PublicKey.default },
+    b,
+  );
+  return new Uint8Array(b);
+}
+
+function eventBody(parts: Uint8Array[]): Uint8Array {
+  return Uint8Array.from(parts.flatMap((p) => [...p]));
+}
+const u64 = (v: bigint) => {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64LE(v);
+  return new Uint8Array(b);
+};
+
+export class PumpSim {
+  readonly accounts = new Map<string, Account>();
+  private readonly txs = new Map<string, ConfirmedTransaction>();
+  private readonly fees = new Map<string, bigint>();
+  private slot = 1n;
+
+  fund(address: string, lamports: bigint): void {
+    const a = this.accounts.get(address) ?? { lamports: 0n, owner: SYSTEM, data: new Uint8Array() };
+    a.lamports += lamports;
+    this.accounts.set(address, a);
+  }
+
+  createToken(mint: PublicKey, creator: PublicKey): void {
+    this.accounts.set(pumpPdas.bondingCurve(mint).toBase58(), {
+      lamports: 1_500_000n,
+      owner: PUMP_PROGRAM_ID.toBase58(),
+      data: bondingCurveBytes({ complete: false, creator }),
+    });
+  }
+
+  /** Fees accruing from trades: lamports into the curve vault, WSOL into the pool vault (migrating the token). */
+  accrue(mint: PublicKey, creator: PublicKey, venue: "curve" | "pool", lamports: bigint): void {
+    if (venue === "curve") {
+      const vault = pumpPdas.creatorVault(creator).toBase58();
+      if (!this.accounts.has(vault)) this.fund(vault, RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS);
+      this.fund(vault, lamports);
+      return;
+    }
+    const pool = pumpPdas.canonicalPool(mint).toBase58();
+    if (!this.accounts.has(pool)) this.accounts.set(pool, { lamports: 3_000_000n, owner: PUMP_AMM_PROGRAM_ID.toBase58(), data: new Uint8Array(300) });
+    const vault = pumpPdas.ammCreatorVaultWsolAta(creator).toBase58();
+    const existing = this.accounts.get(vault);
+    const amount = (existing ? AccountLayout.decode(existing.data).amount : 0n) + lamports;
+    this.accounts.set(vault, {
+      lamports: TOKEN_ACCOUNT_RENT_LAMPORTS + amount,
+      owner: TOKEN_PROGRAM_ID.toBase58(),
+      data: tokenAccount(NATIVE_MINT, pumpPdas.ammCreatorVaultAuthority(creator), amount, true),
+    });
+  }
+
+  feeOf(signature: string): bigint {
+    return this.fees.get(signature) ?? 0n;
+  }
+
+  balance(address: string): bigint {
+    return this.accounts.get(address)?.lamports ?? 0n;
+  }
+
+  reader(): ChainReader {
+    const snap = (a: Account | undefined): AccountSnapshot | null =>
+      a ? { lamports: a.lamports, owner: a.owner, executable: false, data: Uint8Array.from(a.data) } : null;
+    return {
+      getAccounts: async (addresses) => new Map(addresses.map((x) => [x, snap(this.accounts.get(x))])),
+      getBalances: async (addresses) => new Map(addresses.map((x) => [x, this.balance(x)])),
+      getTransaction: async (signature) => this.txs.get(signature) ?? null,
+      getSignatureStatuses: async (signatures) =>
+        new Map(signatures.map((s) => {
+          const tx = this.txs.get(s);
+          return [s, tx ? { slot: tx.slot, err: tx.err, confirmationStatus: "finalized" as const } : null];
+        })),
+      getBlockHeight: async () => this.slot,
+      getLatestBlockhash: async () => ({ blockhash: bs58.encode(new Uint8Array(32).fill(Number(this.slot % 250n) + 1)), lastValidBlockHeight: this.slot + 150n }),
+    };
+  }
+
+  /** Executes atomically; the payer's fee is charged even when an instruction fails. */
+  execute(instructions: readonly TransactionInstruction[], payer: Keypair, signers: readonly Keypair[]): ConfirmedTransaction {
+    const tx = compileTransaction({ instructions, payer: payer.publicKey, recentBlockhash: bs58.encode(new Uint8Array(32).fill(5)) });
+    tx.sign([payer, ...signers]);
+    const keys = tx.message.staticAccountKeys.map((k) => k.toBase58());
+    const signed = new Set(keys.slice(0, tx.message.header.numRequiredSignatures));
+    const signature = bs58.encode(tx.signatures[0]!);
+    const pre = keys.map((k) => this.balance(k));
+    const fee = LAMPORTS_PER_SIGNATURE * BigInt(tx.signatures.length);
+    this.slot += 1n;
+
+    const working = new Map([...this.accounts].map(([k, v]) => [k, { ...v, data: Uint8Array.from(v.data) }]));
+    const inner: ConfirmedTransaction["innerInstructions"] = [];
+    const logs: string[] = [];
+    let err: string | null = null;
+    try {
+      this.debit(working, keys[0]!, fee);
+      instructions.forEach((ix, index) => this.run(working, ix, index, signed, inner, logs));
+      for (const k of keys) {
+        const a = working.get(k);
+        if (a && a.owner === SYSTEM && a.data.length === 0 && a.lamports > 0n && a.lamports < RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS) {
+          throw new SimError(`{"InsufficientFundsForRent":{"account_index":${keys.indexOf(k)}}}`);
+        }
+      }
+      for (const [k, a] of working) if (a.lamports === 0n) working.delete(k);
+      this.accounts.clear();
+      for (const [k, v] of working) this.accounts.set(k, v);
+    } catch (e) {
+      if (!(e instanceof SimError)) throw e;
+      err = e.message;
+      inner.length = 0;
+      logs.length = 0;
+      this.debit(this.accounts, keys[0]!, fee);
+    }
+    const confirmed: ConfirmedTransaction = {
+      signature,
+      slot: this.slot,
+      blockTime: new Date(1_760_000_000_000 + Number(this.slot) * 400),
+      err,
+      accountKeys: keys,
+      preBalances: pre,
+      postBalances: keys.map((k) => this.balance(k)),
+      instructions: tx.message.compiledInstructions.map((ix) => ({
+        programId: keys[ix.programIdIndex]!,
+        accounts: ix.accountKeyIndexes.map((i) => keys[i]!),
+        data: Uint8Array.from(ix.data),
+      })),
+      innerInstructions: inner,
+      logMessages: logs,
+      preTokenBalances: [],
+      postTokenBalances: [],
+    };
+    this.txs.set(signature, confirmed);
+    this.fees.set(signature, fee);
+    return confirmed;
+  }
+
+  private debit(state: Map<string, Account>, address: string, lamports: bigint): void {
+    const a = state.get(address);
+    if (!a || a.lamports < lamports) throw new SimError('"InsufficientFundsForFee"');
+    a.lamports -= lamports;
+  }
+
+  private credit(state: Map<string, Account>, address: string, lamports: bigint): void {
+    const a = state.get(address) ?? { lamports: 0n, owner: SYSTEM, data: new Uint8Array() };
+    a.lamports += lamports;
+    state.set(address, a);
+  }
+
+  private emit(programId: PublicKey, authority: PublicKey, outerIndex: number, payload: Uint8Array, inner: ConfirmedTransaction["innerInstructions"], logs: string[]) {
+    const view: CompiledInstructionView = {
+      programId: programId.toBase58(),
+      accounts: [authority.toBase58()],
+      data: Uint8Array.from([...DISC.eventIxTag, ...payload]),
+    };
+    inner.push({ ...view, outerIndex });
+    logs.push(`Program data: ${Buffer.from(payload).toString("base64")}`);
+  }
+
+  private run(state: Map<string, Account>, ix: TransactionInstruction, index: number, signed: Set<string>, inner: ConfirmedTransaction["innerInstructions"], logs: string[]): void {
+    const program = ix.programId.toBase58();
+    const key = (i: number) => ix.keys[i]!.pubkey.toBase58();
+    const fail = (why: string) => {
+      throw new SimError(`{"InstructionError":[${index},"${why}"]}`);
+    };
+    if (program === ComputeBudgetProgram.programId.toBase58()) return;
+    if (program === SYSTEM) {
+      if (ix.data.readUInt32LE(0) !== 2) fail("UnsupportedSystemInstruction");
+      const amount = ix.data.readBigUInt64LE(4);
+      if (!signed.has(key(0))) fail("MissingRequiredSignature");
+      const from = state.get(key(0));
+      if (!from || from.owner !== SYSTEM || from.lamports < amount) fail("Custom(1)"); // ResultWithNegativeLamports
+      from!.lamports -= amount;
+      this.credit(state, key(1), amount);
+      return;
+    }
+    if (program === ATA_PROGRAM) {
+      if (ix.data[0] !== 1) fail("UnsupportedAtaInstruction");
+      const ata = key(1);
+      if (state.has(ata)) return;
+      const mint = ix.keys[3]!.pubkey;
+      if (!mint.equals(NATIVE_MINT)) fail("UnsupportedMint");
+      const payer = state.get(key(0));
+      if (!payer || payer.lamports < TOKEN_ACCOUNT_RENT_LAMPORTS) fail("InsufficientFunds");
+      payer!.lamports -= TOKEN_ACCOUNT_RENT_LAMPORTS;
+      state.set(ata, { lamports: TOKEN_ACCOUNT_RENT_LAMPORTS, owner: TOKEN_PROGRAM_ID.toBase58(), data: tokenAccount(mint, ix.keys[2]!.pubkey, 0n, true) });
+      return;
+    }
+    if (program === TOKEN_PROGRAM_ID.toBase58()) {
+      if (ix.data[0] !== 9) fail("UnsupportedTokenInstruction");
+      const account = state.get(key(0));
+      if (!account) fail("UninitializedAccount");
+      const decoded = AccountLayout.decode(account!.data);
+      if (!decoded.owner.equals(ix.keys[2]!.pubkey) || !signed.has(key(2))) fail("OwnerMismatchOrMissingSignature");
+      if (decoded.isNativeOption !== 1 && decoded.amount > 0n) fail("NonNativeHasBalance");
+      this.credit(state, key(1), account!.lamports);
+      state.delete(key(0));
+      return;
+    }
+    if (program === PUMP_PROGRAM_ID.toBase58() && Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.collectCreatorFee))) {
+      const creator = ix.keys[0]!.pubkey;
+      if (key(1) !== pumpPdas.creatorVault(creator).toBase58()) fail("ConstraintSeeds");
+      const vault = state.get(key(1));
+      const amount = vault && vault.lamports > RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS ? vault.lamports - RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS : 0n;
+      if (amount > 0n) {
+        vault!.lamports -= amount;
+        this.credit(state, creator.toBase58(), amount);
+      }
+      this.emit(PUMP_PROGRAM_ID, pumpPdas.eventAuthority(), index, eventBody([Uint8Array.from(DISC.collectCreatorFeeEvent), u64(1_760_000_000n), creator.toBytes(), u64(amount), PublicKey.default.toBytes()]), inner, logs);
+      return;
+    }
+    if (program === PUMP_AMM_PROGRAM_ID.toBase58() && Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.collectCoinCreatorFee))) {
+      const creator = ix.keys[2]!.pubkey;
+      if (key(4) !== pumpPdas.ammCreatorVaultWsolAta(creator).toBase58()) fail("ConstraintSeeds");
+      const vault = state.get(key(4));
+      const dest = state.get(key(5));
+      if (!dest) fail("AccountNotInitialized");
+      const amount = vault ? AccountLayout.decode(vault.data).amount : 0n;
+      if (amount > 0n) {
+        vault!.lamports -= amount;
+        vault!.data = tokenAccount(NATIVE_MINT, pumpPdas.ammCreatorVaultAuthority(creator), 0n, true);
+        const d = AccountLayout.decode(dest!.data);
+        dest!.lamports += amount;
+        dest!.data = tokenAccount(NATIVE_MINT, d.owner, d.amount + amount, true);
+      }
+      this.emit(PUMP_AMM_PROGRAM_ID, pumpPdas.ammEventAuthority(), index, eventBody([Uint8Array.from(DISC.collectCoinCreatorFeeEvent), u64(1_760_000_000n), creator.toBytes(), u64(amount), pumpPdas.ammCreatorVaultWsolAta(creator).toBytes(), pumpPdas.creatorWsolAta(creator).toBytes()]), inner, logs);
+      return;
+    }
+    fail("UnsupportedProgram");
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * A service wired to its own embedded local chain (free ports, fast slots), with helpers that
+ * launch tokens and trade them on that chain exactly as a user would, and record launches through
+ * the same function the confirm route uses.
+ */
+import { Keypair } from "@solana/web3.js";
+import { rmSync } from "node:fs";
+import { setupChain, type ChainSetup } from "../../src/chain/setup";
+import { testConfig } from "../../src/config";
+import type { JobName } from "../../src/jobs/names";
+import { registerJobs } from "../../src/jobs/register";
+import { ledgerTotals } from "../../src/ledger/figures";
+import { verifyLedger } from "../../src/ledger/verify";
+import { buildService, type Service } from "../../src/service";
+import { recordConfirmedLaunch } from "../../src/tokens/launch-record";
+import { expect } from "bun:test";
+
+export interface MoneyHarness {
+  service: Service;
+  chain: ChainSetup;
+  local: NonNullable<ChainSetup["local"]>;
+  launch(recipients: { handle: string; bps: number }[], platformBps?: number): Promise<{ mint: string; tokenId: number; creator: string }>;
+  trade(mint: string, lamports: bigint): void;
+  run(job: JobName): Promise<void>;
+  checkRelations(): void;
+  close(): Promise<void>;
+}
+
+export async function moneyHarness(env: Record<string, string> = {}): Promise<MoneyHarness> {
+  const config = testConfig({
+    LOCAL_CHAIN_RPC_PORT: "0",
+    LOCAL_CHAIN_GRPC_PORT: "0",
+    LOCAL_CHAIN_SLOT_MS: "25",
+    SWEEP_MIN_LAMPORTS: "1",
+    ...env,
+  });
+  const chain = await setupChain(config);
+  const service = buildService(config, { chain: chain.services });
+  registerJobs(service.ctx);
+  const local = chain.local!;
+  const trader = Keypair.generate();
+  local.node.fund(trader.publicKey, 10_000_000_000_000n);
+  let nextIndex = 1;
+  return {
+    service,
+    chain,
+    local,
+    async launch(recipients, platformBps = 1000) {
+      const creatorIndex = nextIndex++;
+      const creator = chain.services.creatorAddress(creatorIndex).toBase58();
+      const created = local.launch.createToken({ name: `Token ${creatorIndex}`, symbol: `T${creatorIndex}`, uri: `local://meta/${creatorIndex}`, creator });
+      expect(created.err).toBeNull();
+      const vaults = chain.services.launchProgram.vaultAddresses({ mint: created.mint, creator });
+      const { tokenId } = recordConfirmedLaunch(
+        service.ctx.db,
+        {
+          mint: created.mint, name: `Token ${creatorIndex}`, symbol: `T${creatorIndex}`, description: "", website: null,
+          twitter: null, telegram: null, metadataUri: `local://meta/${creatorIndex}`, imageUri: null, creatorIndex, creator,
+          creatorVault: vaults.curveVault, deployer: local.launch.deployer.publicKey.toBase58(), launchSignature: created.signature,
+          launchedAtMs: Date.now(), platformBps, recipients,
+        },
+        Date.now(),
+      );
+      return { mint: created.mint, tokenId, creator };
+    },
+    trade(mint, lamports) {
+      const result = local.launch.buy({ mint, buyer: trader, solInLamports: lamports });
+      expect((result as { err: unknown }).err ?? null).toBeNull();
+    },
+    async run(job) {
+      const result = await service.ctx.scheduler.runNow(job);
+      expect(result).toMatchObject({ ran: true, ok: true });
+    },
+    checkRelations() {
+      verifyLedger(service.ctx.db);
+      const t = ledgerTotals(service.ctx.db);
+      expect(t.owedLamports).toBeGreaterThanOrEqual(t.unclaimedLamports);
+      expect(t.sweptLamports).toBe(t.owedLamports + t.paidLamports + t.burnedLamports + t.platformLamports + t.buybackPendingLamports);
+    },
+    async close() {
+      await service.close();
+      await chain.stop();
+      rmSync(config.dataDir, { recursive: true, force: true });
+    },
+  };
+}
