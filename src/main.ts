@@ -5,6 +5,7 @@
 import { ConfigError, loadConfig, type Config } from "./config";
 import { log, setLogLevel } from "./lib/log";
 import { setupChain } from "./chain/setup";
+import { startDemo } from "./demo/demo";
 import { registerJobs } from "./jobs/register";
 import { buildService } from "./service";
 
@@ -32,6 +33,9 @@ try {
 }
 const service = buildService(config, { chain: chain.services });
 registerJobs(service.ctx);
+if (config.demo && chain.local) {
+  await startDemo(service.ctx.db, chain, { platformBps: config.platformBps, now: service.ctx.now });
+}
 const server = service.app.listen({ port: config.port, hostname: config.host });
 if (config.jobsEnabled) service.ctx.scheduler.start();
 log.info("service started", {

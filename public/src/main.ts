@@ -23,7 +23,7 @@ route("/stats", "Stats", async () => statsPage);
 route("/proof", "Proof of reserves", async () => proofPage);
 
 setOnNavigate((path) => {
-  for (const a of document.querySelectorAll<HTMLAnchorElement>("#nav a")) {
+  for (const a of Array.from(document.querySelectorAll<HTMLAnchorElement>("#nav a"))) {
     const target = new URL(a.href).pathname;
     const active = target === "/" ? path === "/" || path.startsWith("/token/") : path.startsWith(target);
     if (active) a.setAttribute("aria-current", "page");

@@ -18,7 +18,7 @@ export function time(iso: string | null | undefined, never = "never"): HTMLEleme
 
 /** Keeps relative times honest on a page left open. */
 export function refreshTimes(root: ParentNode): void {
-  for (const el of root.querySelectorAll<HTMLTimeElement>("time[data-relative]")) {
+  for (const el of Array.from(root.querySelectorAll<HTMLTimeElement>("time[data-relative]"))) {
     el.textContent = relativeTime(el.dateTime);
   }
 }

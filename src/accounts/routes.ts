@@ -113,7 +113,7 @@ export function accountRoutes(ctx: AppContext) {
             throw error;
           }
         }),
-      { detail: { hide: true } },
+      { parse: "text", detail: { hide: true } },
     )
     .post(
       "/api/routing",
@@ -146,6 +146,6 @@ export function accountRoutes(ctx: AppContext) {
           setRouting(ctx.db, session.idpUserId, { routing: routing as Routing, payoutWallet, declined });
           return { ok: true as const, routing, payoutWallet, declined };
         }),
-      { detail: { hide: true } },
+      { parse: "text", detail: { hide: true } },
     );
 }

@@ -13,14 +13,24 @@ export function requireSession(ctx: AppContext, request: Request): Session {
   return session;
 }
 
-/** The parsed body when the request sent a JSON object; anything else (array, text, form) is 400. */
+/**
+ * The body as a JSON object; anything else (array, text, form, malformed JSON) is 400. Routes using
+ * it take the raw text (`parse: "text"`) so the refusal is this one, with the route's headers.
+ */
 export function jsonObject(request: Request, body: unknown): Record<string, unknown> {
   const type = request.headers.get("content-type") ?? "";
-  if (!/^application\/json\s*(;|$)/i.test(type)) throw badRequest("Send the request body as a JSON object.");
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw badRequest("Send the request body as a JSON object.");
+  const refusal = () => badRequest("Send the request body as a JSON object.");
+  if (!/^application\/json\s*(;|$)/i.test(type)) throw refusal();
+  let parsed: unknown = body;
+  if (typeof body === "string") {
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      throw refusal();
+    }
   }
-  return body as Record<string, unknown>;
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw refusal();
+  return parsed as Record<string, unknown>;
 }
 
 /** Runs a handler so that its refusals carry the private cache header as its successes do. */

@@ -182,7 +182,7 @@ export function authRoutes(ctx: AppContext, options: { idp?: IdpClient | null } 
           appendSetCookie(set.headers, sessionCookie(ctx.config, token, expiresAtMs, ctx.now()));
           return { ok: true as const, idpUserId, handle };
         }),
-      { detail: { hide: true } },
+      { parse: "text", detail: { hide: true } },
     );
 }
 

@@ -98,7 +98,7 @@ async function asset(path: string): Promise<Response> {
   }
   const found = bundle.assets.get(path);
   if (!found) return errorResponse(404, "No such file.");
-  return new Response(found.body, {
+  return new Response(found.body as BodyInit, {
     headers: {
       "content-type": found.type,
       // Hashed names never change content; the favicon keeps a plain name, so it revalidates.

@@ -35,8 +35,8 @@ export async function accountPage(root: HTMLElement, params: Record<string, stri
         h("p", null, "Routing: ", routingLabel(account)),
       ),
     ),
-    account.claimed ? null : unclaimedNotice(account.displayHandle),
-    account.declined ? notice(`@${account.displayHandle} declined publicly: their credits are bought back and burned.`, "info") : null,
+    account.claimed ? "" : unclaimedNotice(account.displayHandle),
+    account.declined ? notice(`@${account.displayHandle} declined publicly: their credits are bought back and burned.`, "info") : "",
     h("h2", null, "Totals"),
     facts([
       ["Credited", money(account.creditedLamports, { "data-field": "credited" })],

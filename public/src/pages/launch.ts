@@ -100,7 +100,7 @@ export async function launchPage(root: HTMLElement, _params: Record<string, stri
   const submit = h("button", { type: "submit", form: "launch-form", id: "launch-submit", disabled: !config.launchesOpen }, "Launch");
   root.replaceChildren(
     h("h1", null, "Launch a token"),
-    config.launchesOpen ? null : notice("Launches are paused right now. Try again later.", "warn"),
+    config.launchesOpen ? "" : notice("Launches are paused right now. Try again later.", "warn"),
     h("p", { className: "muted" },
       `The fees the launch program pays its creator (${bpsToPercent(config.creatorFeeBps)} of trading volume) are split: the platform keeps ${bpsToPercent(config.platformBps)}, the recipients you name share the rest.`),
     form.element,
@@ -331,7 +331,7 @@ function launchForm(config: LaunchConfig): LaunchForm {
   });
 
   let rowCount = 0;
-  const rows = () => [...recipients.querySelectorAll<HTMLElement>(".recipient-row")];
+  const rows = () => Array.from(recipients.querySelectorAll<HTMLElement>(".recipient-row"));
   const updateTotal = () => {
     let sum = 0;
     let valid = true;

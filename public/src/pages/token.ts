@@ -41,7 +41,7 @@ export async function tokenPage(root: HTMLElement, params: Record<string, string
         links.length ? h("p", { className: "links" }, links.flatMap((a, i) => (i ? [" · ", a] : [a]))) : null,
       ),
     ),
-    token.description ? h("p", { className: "description" }, token.description) : null,
+    token.description ? h("p", { className: "description" }, token.description) : "",
     h("h2", null, "Fees"),
     facts([
       ["Swept, all time", money(token.sweptLamports, { "data-field": "swept" })],
