@@ -38,6 +38,7 @@ const OWNER_UNKNOWN =
 /** Sign-in bookkeeping plus the session; the changed-hands refusals become 409 and 503. */
 async function completeSignIn(
   ctx: AppContext,
+  request: Request,
   profile: IdpProfile,
   currentHandleOf: (idpUserId: string) => Promise<string | null>,
 ): Promise<{ token: string; expiresAtMs: number }> {
@@ -50,6 +51,9 @@ async function completeSignIn(
     throw error;
   }
   deleteExpiredSessions(ctx.db, now);
+  // A sign-in replaces whatever session this browser had, so an old token cannot outlive it.
+  const previous = readCookie(request, sessionCookieName(ctx.config));
+  if (previous) deleteSessionToken(ctx.db, previous);
   const { token, session } = createSession(ctx.db, profile.idpUserId, now);
   return { token, expiresAtMs: session.expiresAtMs };
 }
@@ -101,7 +105,7 @@ export function authRoutes(ctx: AppContext, options: { idp?: IdpClient | null } 
       const found = await idp.userById(accessToken, idpUserId);
       return found.kind === "found" ? found.profile.displayHandle : null;
     };
-    const { token, expiresAtMs } = await completeSignIn(ctx, profile, lookup);
+    const { token, expiresAtMs } = await completeSignIn(ctx, request, profile, lookup);
     appendSetCookie(set.headers, sessionCookie(ctx.config, token, expiresAtMs, ctx.now()));
     set.status = 302;
     set.headers["location"] = `${ctx.config.publicUrl}${returnTo}`;
@@ -178,7 +182,7 @@ export function authRoutes(ctx: AppContext, options: { idp?: IdpClient | null } 
           // Dev login signs in as whoever the handle is pinned to, so a local account keeps its money.
           const idpUserId = pinnedIdOf(ctx.db, handle) ?? `dev-${handle}`;
           const profile: IdpProfile = { idpUserId, displayHandle: display, name: display, avatarUrl: "", followers: 0 };
-          const { token, expiresAtMs } = await completeSignIn(ctx, profile, async () => null);
+          const { token, expiresAtMs } = await completeSignIn(ctx, request, profile, async () => null);
           appendSetCookie(set.headers, sessionCookie(ctx.config, token, expiresAtMs, ctx.now()));
           return { ok: true as const, idpUserId, handle };
         }),

@@ -9,6 +9,7 @@
  */
 import type { Db } from "../../db/client";
 import type { ChainServices } from "../chain/services";
+import { crashPoint } from "../jobs/crash-points";
 import type { JobContext } from "../jobs/scheduler";
 import { log } from "../lib/log";
 import { scrubErrorText } from "../lib/scrub";
@@ -70,6 +71,7 @@ async function advance(deps: BurnJobDeps, ctx: JobContext, report: BurnRunReport
           waiting++;
           continue;
         }
+        crashPoint("burns:buy-after-confirm");
         const amount = deps.chain.launchProgram.decodeBoughtAmount(tx, buy.mint, treasury.publicKey.toBase58());
         markBurnBought(deps.db, id, amount, ctx.assertHeld);
         report.bought++;
@@ -85,6 +87,7 @@ async function advance(deps: BurnJobDeps, ctx: JobContext, report: BurnRunReport
       const outcome = await deps.chain.sender.outcome(buy.burnSignature!, BigInt(buy.burnLvbh!));
       if (outcome.kind === "pending") waiting++;
       else if (outcome.kind === "confirmed") {
+        crashPoint("burns:burn-after-confirm");
         completeBurnBuy(deps.db, { buyId: id, tokenAmount: BigInt(buy.tokenAmount ?? 0n), atMs: outcome.blockTime?.getTime() ?? deps.now() }, ctx.assertHeld);
         report.burned++;
       } else {
@@ -104,9 +107,11 @@ async function advance(deps: BurnJobDeps, ctx: JobContext, report: BurnRunReport
       const instructions = await deps.chain.launchProgram.buildBurn(buy.mint, treasury.publicKey, amount);
       const prepared = await deps.chain.sender.prepare(instructions, treasury, []);
       markBurnSent(deps.db, id, prepared.signature, prepared.lastValidBlockHeight, ctx.assertHeld);
+      crashPoint("burns:burn-after-save");
       try {
         await deps.chain.sender.send(prepared);
         report.burnsSent++;
+        crashPoint("burns:burn-after-send");
       } catch (error) {
         log.warn("burn send failed; its outcome will be resolved", { error: scrubErrorText(error) });
       }
@@ -137,9 +142,11 @@ export async function runBurnsJob(deps: BurnJobDeps, ctx: JobContext): Promise<B
     const plan = await deps.chain.launchProgram.buildBurnBuy(token, treasury.publicKey, lamports, deps.slippageBps ?? 500);
     const prepared = await deps.chain.sender.prepare(plan.instructions, treasury, []);
     startBurnBuy(deps.db, { group, signature: prepared.signature, lastValidBlockHeight: prepared.lastValidBlockHeight, atMs: deps.now() }, ctx.assertHeld);
+    crashPoint("burns:buy-after-save");
     try {
       await deps.chain.sender.send(prepared);
       report.buysSent++;
+      crashPoint("burns:buy-after-send");
     } catch (error) {
       log.warn("burn buy send failed; its outcome will be resolved", { error: scrubErrorText(error) });
     }

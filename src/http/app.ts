@@ -4,6 +4,7 @@
  */
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
+import { adminRoutes } from "../admin/routes";
 import { jobRoutes } from "../jobs/routes";
 import { accountRoutes } from "../accounts/routes";
 import { authRoutes } from "../auth/routes";
@@ -72,6 +73,7 @@ export function createApp(ctx: AppContext) {
     .use(proofRoutes(ctx))
     .use(authRoutes(ctx))
     .use(accountRoutes(ctx))
+    .use(adminRoutes(ctx))
     .use(webRoutes(ctx));
 }
 

@@ -13,6 +13,7 @@ import { PublicKey, SystemProgram } from "@solana/web3.js";
 import type { Db } from "../../db/client";
 import type { ChainServices } from "../chain/services";
 import { accounts, balanceOf } from "../ledger/ledger";
+import { crashPoint } from "../jobs/crash-points";
 import type { JobContext } from "../jobs/scheduler";
 import { log } from "../lib/log";
 import { scrubErrorText } from "../lib/scrub";
@@ -62,6 +63,7 @@ export async function runPayoutsJob(deps: PayoutJobDeps, ctx: JobContext): Promi
   }
   if (ctx.signal.aborted) return report;
   queueAutopay(deps, ctx, report);
+  crashPoint("payouts:after-autopay");
 
   const limit = deps.maxPayoutsPerRun ?? 12_000;
   const queued = deps.db.$client
@@ -79,10 +81,12 @@ export async function runPayoutsJob(deps: PayoutJobDeps, ctx: JobContext): Promi
       { payoutIds: batch.map((p) => Number(p.id)), signature: prepared.signature, lastValidBlockHeight: prepared.lastValidBlockHeight, atMs: deps.now() },
       ctx.assertHeld,
     );
+    crashPoint("payouts:after-save");
     try {
       await deps.chain.sender.send(prepared);
       report.transactions += 1;
       report.sent += batch.length;
+      crashPoint("payouts:after-send");
     } catch (error) {
       report.sendErrors += 1;
       log.warn("payout send failed; its outcome will be resolved", { error: scrubErrorText(error) });
@@ -135,12 +139,14 @@ export async function resolveSentPayouts(deps: PayoutJobDeps, ctx: JobContext, r
     const atMs = deps.now();
     if (outcome.kind === "pending") pending += Number(batch.n);
     else if (outcome.kind === "confirmed") {
+      crashPoint("payouts:after-confirm");
       const n = confirmPayouts(deps.db, batch.signature, outcome.blockTime?.getTime() ?? atMs, ctx.assertHeld);
       if (report) report.confirmed += n;
     } else if (outcome.kind === "failed") {
       const n = failPayouts(deps.db, batch.signature, scrubErrorText(outcome.error), atMs, ctx.assertHeld);
       if (report) report.failed += n;
     } else {
+      crashPoint("payouts:after-expiry");
       const ids = replaceExpiredPayouts(deps.db, batch.signature, atMs, ctx.assertHeld);
       if (report) report.replaced += ids.length;
     }

@@ -16,6 +16,7 @@ import type { ChainServices } from "../chain/services";
 import { ledgerTotals } from "../ledger/figures";
 import { immediate } from "../ledger/ledger";
 import { verifyLedger } from "../ledger/verify";
+import { crashPoint } from "../jobs/crash-points";
 import type { JobContext } from "../jobs/scheduler";
 import { log } from "../lib/log";
 import { scrubErrorText } from "../lib/scrub";
@@ -43,13 +44,15 @@ export interface SweepRunReport {
   failed: number;
   pending: number;
   sendErrors: number;
+  /** swept tokens whose stored reading disagreed with the chain after the run and was re-read */
+  reread: number;
 }
 
 /** Bound on sent sweeps looked at per resolution pass. */
 const RESOLVE_BATCH = 2_000;
 
 export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<SweepRunReport> {
-  const report: SweepRunReport = { tokensRead: 0, tokensSwept: 0, transactionsSent: 0, confirmed: 0, failed: 0, pending: 0, sendErrors: 0 };
+  const report: SweepRunReport = { tokensRead: 0, tokensSwept: 0, transactionsSent: 0, confirmed: 0, failed: 0, pending: 0, sendErrors: 0, reread: 0 };
   await resolveSentSweeps(deps, ctx, report);
   if (ctx.signal.aborted) return report;
 
@@ -86,6 +89,7 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
     }
   }
 
+  crashPoint("sweep:after-read");
   const tokenIdByMint = new Map(candidates.map((c) => [c.token.mint, c.tokenId]));
   const packed = packSweeps(candidates, { launchProgram: deps.chain.launchProgram, treasury: deps.chain.treasury.publicKey });
   for (const skipped of packed.skipped) {
@@ -106,10 +110,12 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
       })),
       ctx.assertHeld,
     );
+    crashPoint("sweep:after-save");
     try {
       await deps.chain.sender.send(prepared);
       report.transactionsSent += 1;
       report.tokensSwept += batch.items.length;
+      crashPoint("sweep:after-send");
     } catch (error) {
       // Unknown whether it left: the saved sweep is resolved by its outcome (landed or expired).
       report.sendErrors += 1;
@@ -118,7 +124,11 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
   }
 
   await settle(deps, ctx, report);
-  if (!ctx.signal.aborted) await reconcile(deps, ctx);
+  crashPoint("sweep:before-reconcile");
+  if (!ctx.signal.aborted) {
+    report.reread = await rereadSwept(deps, ctx, candidates);
+    await reconcile(deps, ctx);
+  }
   return report;
 }
 
@@ -140,15 +150,36 @@ function storeReadings(deps: SweepJobDeps, ctx: JobContext, readings: { tokenId:
   });
 }
 
-/** Resolves every `sent` sweep whose outcome the chain can tell now. */
+/** Resolves every `sent` sweep whose outcome the chain can tell now; returns how many stay pending. */
 export async function resolveSentSweeps(deps: SweepJobDeps, ctx: JobContext, report?: SweepRunReport): Promise<number> {
-  const rows = deps.db.$client
-    .query(
-      `SELECT s.id, s.signature, s.last_valid_block_height AS lvbh, t.creator
-         FROM sweeps s JOIN tokens t ON t.id = s.token_id
-        WHERE s.status = 'sent' ORDER BY s.id LIMIT ?`,
-    )
-    .all(RESOLVE_BATCH) as { id: bigint; signature: string; lvbh: bigint; creator: string }[];
+  let pending = 0;
+  let afterId = 0;
+  const buyback = { platformBuybackBps: deps.platformBuybackBps, platformTokenMint: getPlatformTokenMint(deps.db) };
+  // Keyset pages over every sent sweep: a run that sent more than one page resolves them all
+  // (a single page used to leave everything past RESOLVE_BATCH for the next run).
+  for (let page = 0; page < 100_000 && !ctx.signal.aborted; page++) {
+    const rows = deps.db.$client
+      .query(
+        `SELECT s.id, s.signature, s.last_valid_block_height AS lvbh, t.creator
+           FROM sweeps s JOIN tokens t ON t.id = s.token_id
+          WHERE s.status = 'sent' AND s.id > ? ORDER BY s.id LIMIT ?`,
+      )
+      .all(afterId, RESOLVE_BATCH) as { id: bigint; signature: string; lvbh: bigint; creator: string }[];
+    if (rows.length === 0) break;
+    afterId = Number(rows[rows.length - 1]!.id);
+    pending += await resolvePage(deps, ctx, rows, buyback, report);
+  }
+  if (report) report.pending = pending;
+  return pending;
+}
+
+async function resolvePage(
+  deps: SweepJobDeps,
+  ctx: JobContext,
+  rows: { id: bigint; signature: string; lvbh: bigint; creator: string }[],
+  buyback: { platformBuybackBps: number; platformTokenMint: string | null },
+  report?: SweepRunReport,
+): Promise<number> {
   const bySignature = new Map<string, typeof rows>();
   for (const row of rows) {
     const list = bySignature.get(row.signature) ?? [];
@@ -156,7 +187,6 @@ export async function resolveSentSweeps(deps: SweepJobDeps, ctx: JobContext, rep
     bySignature.set(row.signature, list);
   }
   let pending = 0;
-  const buyback = { platformBuybackBps: deps.platformBuybackBps, platformTokenMint: getPlatformTokenMint(deps.db) };
   for (const [signature, sweeps] of bySignature) {
     if (ctx.signal.aborted) break;
     const outcome = await deps.chain.sender.outcome(signature, BigInt(sweeps[0]!.lvbh));
@@ -176,6 +206,7 @@ export async function resolveSentSweeps(deps: SweepJobDeps, ctx: JobContext, rep
       pending += sweeps.length;
       continue;
     }
+    crashPoint("sweep:after-confirm");
     const effects = deps.chain.launchProgram.decodeSweep(tx, sweeps.map((s) => s.creator));
     const movedByCreator = new Map(effects.map((e) => [e.creator, e.movedToTreasuryLamports]));
     const atMs = outcome.blockTime ? outcome.blockTime.getTime() : deps.now();
@@ -183,11 +214,13 @@ export async function resolveSentSweeps(deps: SweepJobDeps, ctx: JobContext, rep
       // Credit what actually left the creator address for the treasury: fees that arrived after
       // the reading stay there and are swept (and credited) next time, never twice.
       const totalLamports = movedByCreator.get(sweep.creator) ?? 0n;
-      confirmSweep(deps.db, { sweepId: Number(sweep.id), totalLamports, atMs, buyback }, ctx.assertHeld);
+      const { applied } = confirmSweep(deps.db, { sweepId: Number(sweep.id), totalLamports, atMs, buyback }, ctx.assertHeld);
+      if (applied) {
+        if (report) report.confirmed += 1;
+        crashPoint("sweep:mid-credit");
+      }
     }
-    if (report) report.confirmed += sweeps.length;
   }
-  if (report) report.pending = pending;
   return pending;
 }
 
@@ -199,6 +232,42 @@ async function settle(deps: SweepJobDeps, ctx: JobContext, report: SweepRunRepor
     if (pending === 0 || Date.now() >= deadline) break;
     await Bun.sleep(pollMs);
   }
+}
+
+/**
+ * Reconciliation of readings: a swept token's stored reading is the pre-sweep reading minus what
+ * the sweep credited, which disagrees with the chain as soon as fees arrived meanwhile (or the
+ * sweep failed). Each swept token with no sweep still in flight is read again and, where the
+ * stored figure differs from the chain, the chain's figure is stored. A token whose sweep is still
+ * in flight keeps its reading: its confirmation subtracts the credited total from it.
+ */
+async function rereadSwept(deps: SweepJobDeps, ctx: JobContext, swept: readonly (SweepItem & { tokenId: number })[]): Promise<number> {
+  const batchSize = deps.readBatchSize ?? 300;
+  let changed = 0;
+  for (let i = 0; i < swept.length && !ctx.signal.aborted; i += batchSize) {
+    const page = swept.slice(i, i + batchSize);
+    const readings = await deps.chain.launchProgram.readVaults(page.map((p) => p.token));
+    const byMint = new Map(readings.map((r) => [r.mint, r]));
+    const at = deps.now();
+    changed += immediate(deps.db, () => {
+      ctx.assertHeld();
+      const c = deps.db.$client;
+      const stored = c.query("SELECT vault_lamports AS v FROM tokens WHERE id = ?");
+      const inFlight = c.query("SELECT 1 FROM sweeps WHERE token_id = ? AND status = 'sent' LIMIT 1");
+      const update = c.query("UPDATE tokens SET vault_lamports = ?, vault_checked_at_ms = ? WHERE id = ?");
+      let n = 0;
+      for (const item of page) {
+        const reading = byMint.get(item.token.mint);
+        if (!reading || inFlight.get(item.tokenId)) continue;
+        const row = stored.get(item.tokenId) as { v: bigint } | null;
+        if (!row || BigInt(row.v) === unswept(reading)) continue;
+        update.run(unswept(reading), at, item.tokenId);
+        n++;
+      }
+      return n;
+    });
+  }
+  return changed;
 }
 
 /**

@@ -7,7 +7,7 @@
  * class decides validity. Everything here is synchronous and single-threaded: a transaction is
  * validated, co-signed and executed against the same state, with no interleaving.
  */
-import { createHash, createPublicKey, verify as verifySignature } from "node:crypto";
+import { createHash, createPublicKey, verify as verifySignature, type KeyObject } from "node:crypto";
 import { LiteSVM, FailedTransactionMetadata, type TransactionMetadata } from "litesvm";
 import {
   Keypair,
@@ -279,7 +279,7 @@ export class LocalNode {
   }
 
   getBalance(address: PublicKey | string): bigint {
-    return this.getAccount(address)?.lamports ?? 0n;
+    return this.svm.getBalance(typeof address === "string" ? new PublicKey(address) : address) ?? 0n;
   }
 
   minimumBalanceForRentExemption(dataLen: number): bigint {
@@ -358,7 +358,7 @@ export class LocalNode {
       throw new RpcError(-32602, `failed to deserialize solana_transaction::versioned::VersionedTransaction: ${(e as Error).message}`);
     }
     const signature = bs58.encode(tx.signatures[0] ?? new Uint8Array(64));
-    this.checkSignatures(tx);
+    this.checkSignatures(tx, wire);
     if (this.txs.has(signature) || this.delayed.some((d) => d.signature === signature)) {
       if (opts.skipPreflight) return signature;
       throw preflightError("AlreadyProcessed", "This transaction has already been processed", []);
@@ -392,8 +392,9 @@ export class LocalNode {
    * Signatures present must verify, and a missing one is allowed only for a program key (the node
    * decides later whether to give it); otherwise the RPC refuses, as a validator's RPC does.
    */
-  private checkSignatures(tx: VersionedTransaction): void {
-    const message = tx.message.serialize();
+  private checkSignatures(tx: VersionedTransaction, wire: Uint8Array): void {
+    // The signed message is the wire after the signature list (compact-u16 count, one byte below 128).
+    const message = tx.signatures.length < 128 ? wire.subarray(1 + 64 * tx.signatures.length) : tx.message.serialize();
     const keys = tx.message.staticAccountKeys;
     const required = tx.message.header.numRequiredSignatures;
     if (tx.signatures.length !== required) throw new RpcError(-32602, "invalid transaction: wrong number of signatures");
@@ -474,7 +475,8 @@ export class LocalNode {
     const { keys, instructions, unsigned } = this.decompile(tx);
     const writable = keys.map((_, i) => tx.message.isAccountWritable(i));
     const preBalances = keys.map((k) => this.getBalance(k));
-    const preTokenBalances = this.tokenBalances(keys);
+    const programIndexes = new Set(tx.message.compiledInstructions.map((ix) => ix.programIdIndex));
+    const preTokenBalances = this.tokenBalances(keys, programIndexes);
 
     let forced: { err: SolanaTxError; logs: string[] } | null = null;
     let verdict: ReturnType<typeof validateTransaction> | null = null;
@@ -540,7 +542,7 @@ export class LocalNode {
       preBalances,
       postBalances: keys.map((k) => this.getBalance(k)),
       preTokenBalances,
-      postTokenBalances: this.tokenBalances(keys),
+      postTokenBalances: this.tokenBalances(keys, programIndexes),
       logs,
       innerInstructions: inner,
       computeUnits,
@@ -617,9 +619,11 @@ export class LocalNode {
     return r.signature;
   }
 
-  private tokenBalances(keys: PublicKey[]): TokenBalance[] {
+  private tokenBalances(keys: PublicKey[], programIndexes: Set<number>): TokenBalance[] {
     const out: TokenBalance[] = [];
     keys.forEach((k, i) => {
+      // Program ids are never token accounts, and reading executables is the costly part.
+      if (programIndexes.has(i)) return;
       const acc = this.svm.getAccount(k);
       if (!acc || acc.data.length < 165) return;
       const owner = acc.owner.toBase58();
@@ -708,9 +712,18 @@ export function computeFee(tx: VersionedTransaction): bigint {
 }
 
 const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
+/** Parsed public keys, reused: parsing costs more than verifying. Bounded, cleared when full. */
+const keyObjects = new Map<string, KeyObject>();
+const KEY_OBJECT_CACHE_LIMIT = 50_000;
 function ed25519Verify(key: PublicKey, message: Uint8Array, signature: Uint8Array): boolean {
   try {
-    const keyObject = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, key.toBuffer()]), format: "der", type: "spki" });
+    const id = key.toBase58();
+    let keyObject = keyObjects.get(id);
+    if (!keyObject) {
+      keyObject = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, key.toBuffer()]), format: "der", type: "spki" });
+      if (keyObjects.size >= KEY_OBJECT_CACHE_LIMIT) keyObjects.clear();
+      keyObjects.set(id, keyObject);
+    }
     return verifySignature(null, message, keyObject, signature);
   } catch {
     return false;

@@ -1,0 +1,125 @@
+/**
+ * Admin actions (DESIGN §5): moderation, pauses, thresholds and the platform token. Each action
+ * and its audit row (time, actor, action, subject, reason) commit in one transaction, so no action
+ * happens unaudited. The HTTP routes and the operator CLI both call these functions.
+ */
+import { PublicKey } from "@solana/web3.js";
+import type { Db } from "../../db/client";
+import { immediate } from "../ledger/ledger";
+import { setPlatformToken } from "../launches/platform-token";
+import {
+  setAutopayMinLamports,
+  setClaimsPaused,
+  setLaunchesPaused,
+  setMinClaimLamports,
+} from "../settings/service";
+
+export class AdminInputError extends Error {
+  override readonly name = "AdminInputError";
+}
+export class AdminNotFoundError extends Error {
+  override readonly name = "AdminNotFoundError";
+}
+
+export interface AdminActor {
+  actor: string;
+  reason: string | null;
+  nowMs: number;
+}
+
+export type AdminAction =
+  | { action: "hide_token"; mint: string }
+  | { action: "unhide_token"; mint: string }
+  | { action: "pause_claims" }
+  | { action: "resume_claims" }
+  | { action: "pause_launches" }
+  | { action: "resume_launches" }
+  | { action: "set_platform_token"; mint: string }
+  | { action: "set_min_claim"; lamports: bigint }
+  | { action: "set_autopay_min"; lamports: bigint };
+
+const MAX_REASON = 500;
+const I64_MAX = 9_223_372_036_854_775_807n;
+
+function audit(db: Db, who: AdminActor, action: string, subject: string | null): void {
+  db.$client
+    .query("INSERT INTO admin_audit (at_ms, actor, action, subject, reason) VALUES (?, ?, ?, ?, ?)")
+    .run(who.nowMs, who.actor, action, subject, who.reason);
+}
+
+function checkMint(mint: string): void {
+  let valid = false;
+  try {
+    valid = new PublicKey(mint).toBase58() === mint;
+  } catch {
+    valid = false;
+  }
+  if (!valid) throw new AdminInputError("The mint must be a base58 address.");
+}
+
+function checkLamports(value: bigint): void {
+  if (typeof value !== "bigint" || value < 0n || value > I64_MAX) throw new AdminInputError("The amount must be a whole number of lamports.");
+}
+
+export function performAdminAction(db: Db, who: AdminActor, request: AdminAction): void {
+  if (who.reason !== null && who.reason.length > MAX_REASON) throw new AdminInputError(`The reason is longer than ${MAX_REASON} characters.`);
+  if (who.actor.trim() === "") throw new AdminInputError("An admin action needs an actor.");
+  switch (request.action) {
+    case "set_platform_token":
+      checkMint(request.mint);
+      // Writes its own audit row in its own transaction.
+      setPlatformToken(db, request.mint, who.actor, who.reason, who.nowMs);
+      return;
+    case "hide_token":
+    case "unhide_token": {
+      checkMint(request.mint);
+      immediate(db, () => {
+        const result = db.$client
+          .query("UPDATE tokens SET hidden = ? WHERE mint = ?")
+          .run(request.action === "hide_token" ? 1 : 0, request.mint);
+        if (result.changes !== 1) throw new AdminNotFoundError("No token with that mint was launched here.");
+        audit(db, who, request.action, request.mint);
+      });
+      return;
+    }
+    case "pause_claims":
+    case "resume_claims":
+      immediate(db, () => {
+        setClaimsPaused(db, request.action === "pause_claims");
+        audit(db, who, request.action, null);
+      });
+      return;
+    case "pause_launches":
+    case "resume_launches":
+      immediate(db, () => {
+        setLaunchesPaused(db, request.action === "pause_launches");
+        audit(db, who, request.action, null);
+      });
+      return;
+    case "set_min_claim":
+    case "set_autopay_min":
+      checkLamports(request.lamports);
+      immediate(db, () => {
+        if (request.action === "set_min_claim") setMinClaimLamports(db, request.lamports);
+        else setAutopayMinLamports(db, request.lamports);
+        audit(db, who, request.action, request.lamports.toString());
+      });
+      return;
+  }
+}
+
+export interface AuditRow {
+  id: number;
+  at: string;
+  actor: string;
+  action: string;
+  subject: string | null;
+  reason: string | null;
+}
+
+export function auditLog(db: Db, limit: number): AuditRow[] {
+  const rows = db.$client
+    .query("SELECT id, at_ms AS atMs, actor, action, subject, reason FROM admin_audit ORDER BY id DESC LIMIT ?")
+    .all(Math.min(Math.max(1, limit), 500)) as { id: bigint; atMs: bigint; actor: string; action: string; subject: string | null; reason: string | null }[];
+  return rows.map((r) => ({ id: Number(r.id), at: new Date(Number(r.atMs)).toISOString(), actor: r.actor, action: r.action, subject: r.subject, reason: r.reason }));
+}

@@ -1,0 +1,72 @@
+/**
+ * Headless Chromium (the Debian package) driven by playwright-core, with a fresh profile per run,
+ * console-error capture and screenshots saved to test/artifacts/ (kept by CI, ignored by git).
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export const ARTIFACTS = join(import.meta.dir, "..", "artifacts");
+
+export const DESKTOP = { width: 1280, height: 900 };
+export const PHONE = { width: 360, height: 740 };
+
+export interface Browser {
+  context: BrowserContext;
+  /** console errors and uncaught exceptions, per page, as text */
+  errors: string[];
+  newPage(viewport?: { width: number; height: number }): Promise<Page>;
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium is not installed at ${CHROMIUM}: run apt-get install -y chromium (.ci/run does).`);
+  }
+  const profile = mkdtempSync(join(tmpdir(), "cfl-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    viewport: DESKTOP,
+  });
+  const errors: string[] = [];
+  const watch = (page: Page) => {
+    page.on("console", (msg) => {
+      if (msg.type() === "error") errors.push(`${page.url()}: ${msg.text()}`);
+    });
+    page.on("pageerror", (error) => errors.push(`${page.url()}: ${error.message}`));
+  };
+  context.on("page", watch);
+  for (const page of context.pages()) watch(page);
+  return {
+    context,
+    errors,
+    async newPage(viewport = DESKTOP) {
+      const page = await context.newPage();
+      await page.setViewportSize(viewport);
+      return page;
+    },
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/** True when nothing on the page is wider than the viewport (no sideways scrolling on a phone). */
+export async function overflowsHorizontally(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const wide: string[] = [];
+    if (document.documentElement.scrollWidth > width) wide.push(`document ${document.documentElement.scrollWidth}px > ${width}px`);
+    return wide;
+  });
+}

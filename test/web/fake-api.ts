@@ -1,0 +1,247 @@
+/**
+ * A loopback stand-in for the service's API, serving the real page bundle (src/web) and
+ * SPEC-shaped fixtures, so the page can be tested in a browser before (and apart from) the real
+ * routes. It records every API request and can be told to answer 429 or an error next.
+ */
+import { PublicKey, TransactionInstruction, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
+import bs58 from "bs58";
+import { createPublicKey, verify } from "node:crypto";
+import { PAGE_PATHS, webBundle } from "../../src/web";
+import * as fx from "./fixtures";
+
+export interface Recorded {
+  method: string;
+  path: string;
+  search: URLSearchParams;
+  body: unknown;
+}
+
+export interface Override {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  /** how many answers this override gives before the fixtures take over again */
+  times: number;
+}
+
+const MEMO = new PublicKey("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
+const SPKI_ED25519_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
+const pagePatterns = PAGE_PATHS.map((p) => new RegExp(`^${p.replace(/:\w+/g, "[^/]+")}/?$`));
+
+function verifySignature(pubkey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  const key = createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, Buffer.from(pubkey)]), format: "der", type: "spki" });
+  return verify(null, message, key, signature);
+}
+
+export class FakeApi {
+  readonly requests: Recorded[] = [];
+  readonly overrides = new Map<string, Override>();
+  readonly now = Date.now();
+  readonly tokens = fx.makeTokens(this.now);
+  server: ReturnType<typeof Bun.serve> | null = null;
+  /** the signed-in state of the one fake session */
+  signedInAs: string | null = null;
+  payouts: any[] = [];
+  balance = 2_000_000_000n;
+  claimsPaused = false;
+  /** transactions the page sent through /api/rpc, with their signatures checked */
+  sent: { signers: string[]; allSigned: boolean }[] = [];
+  private confirmCalls = 0;
+  private intentMint = "";
+
+  get url(): string {
+    return `http://127.0.0.1:${this.server!.port}`;
+  }
+
+  async start(): Promise<this> {
+    await webBundle();
+    this.server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => this.handle(request) });
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await this.server?.stop(true);
+  }
+
+  /** The next `times` requests to `path` (no query) answer with this instead. */
+  override(path: string, o: Partial<Override> & { status: number }): void {
+    this.overrides.set(path, { body: { error: "Fake failure." }, times: 1, ...o });
+  }
+
+  apiCalls(path: string): Recorded[] {
+    return this.requests.filter((r) => r.path === path);
+  }
+
+  private async handle(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const path = url.pathname;
+    if (!path.startsWith("/api/")) {
+      const bundle = await webBundle();
+      if (pagePatterns.some((p) => p.test(path))) return new Response(bundle.html, { headers: { "content-type": "text/html; charset=utf-8" } });
+      const asset = bundle.assets.get(path);
+      if (asset) return new Response(asset.body as BodyInit, { headers: { "content-type": asset.type } });
+      return Response.json({ error: "No such route." }, { status: 404 });
+    }
+    let body: unknown = null;
+    if (request.method === "POST") {
+      const type = request.headers.get("content-type") ?? "";
+      if (type.includes("application/json")) body = await request.json();
+      else if (type.includes("multipart/form-data")) body = Object.fromEntries((await request.formData()).entries());
+    }
+    this.requests.push({ method: request.method, path, search: url.searchParams, body });
+    const o = this.overrides.get(path);
+    if (o) {
+      if (--o.times <= 0) this.overrides.delete(path);
+      return Response.json(o.body, { status: o.status, headers: o.headers });
+    }
+    return this.route(request.method, path, url.searchParams, body);
+  }
+
+  private route(method: string, path: string, q: URLSearchParams, body: any): Response | Promise<Response> {
+    const json = (value: unknown, status = 200) => Response.json(value, { status });
+    const notFound = (message: string) => json({ error: message }, 404);
+    let m: RegExpExecArray | null;
+    if (method === "GET" && path === "/api/tokens") {
+      const needle = (q.get("q") ?? "").toLowerCase().replace(/^@/, "");
+      let list = fx.sortTokens(this.tokens, q.get("sort") ?? "new");
+      if (needle) {
+        list = list.filter((t) => t.mint === q.get("q") || t.creator === q.get("q") || t.name.toLowerCase().includes(needle) ||
+          t.symbol.toLowerCase().includes(needle) || t.recipients.some((r) => r.handle === needle));
+      }
+      const start = Number(q.get("cursor") ?? "0");
+      const limit = Number(q.get("limit") ?? "24");
+      const page = list.slice(start, start + limit);
+      return json({ tokens: page, nextCursor: start + limit < list.length ? String(start + limit) : null });
+    }
+    if (method === "GET" && (m = /^\/api\/token-images\/([^/]+)$/.exec(path))) {
+      const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 8 8"><rect width="8" height="8" fill="#${m[1]!.length % 2 ? "c6f" : "6cf"}"/></svg>`;
+      return new Response(svg, { headers: { "content-type": "image/svg+xml" } });
+    }
+    if (method === "GET" && (m = /^\/api\/tokens\/([^/]+)$/.exec(path))) {
+      const token = this.tokens.find((t) => t.mint === decodeURIComponent(m![1]!));
+      return token ? json(fx.tokenDetail(token, this.now)) : notFound("No token with that mint was launched here.");
+    }
+    if (method === "GET" && (m = /^\/api\/idp\/@?([^/]+)$/.exec(path))) {
+      const handle = decodeURIComponent(m[1]!).toLowerCase();
+      if (handle === "alice") return json(fx.account("Alice", this.tokens[0]!, true));
+      if (handle === "bob_unclaimed") return json(fx.account("bob_unclaimed", this.tokens[0]!, false));
+      return notFound("No token launched here names this handle yet.");
+    }
+    if (method === "GET" && path === "/api/stats") return json(fx.STATS);
+    if (method === "GET" && path === "/api/cron/health") return json(fx.health(this.now));
+    if (method === "GET" && path === "/api/proof") return json(fx.PROOF);
+    if (method === "GET" && path === "/api/ledger") {
+      return json(q.get("before") ? { events: [], nextBefore: null } : { events: fx.ledger(this.now, this.tokens), nextBefore: "2026-01-01T00:00:00.000001Z" });
+    }
+    if (method === "GET" && path === "/api/me") return json(this.me());
+    if (method === "POST" && path === "/api/auth/dev-login") {
+      this.signedInAs = String(body?.handle ?? "");
+      return json({ ok: true, idpUserId: `dev-${this.signedInAs}`, handle: this.signedInAs });
+    }
+    if (method === "POST" && path === "/api/auth/logout") {
+      this.signedInAs = null;
+      return json({ ok: true });
+    }
+    if (method === "POST" && path === "/api/claim") {
+      if (!this.signedInAs) return json({ error: "Sign in first." }, 401);
+      const lamports = body?.lamports === undefined ? this.balance : BigInt(body.lamports);
+      if (lamports > this.balance) return json({ error: "The amount is above your balance." }, 400);
+      this.balance -= lamports;
+      const payout = { id: this.payouts.length + 10, lamports: lamports.toString(), wallet: body.wallet, kind: "claim", status: "queued", signature: null, createdAt: new Date().toISOString(), confirmedAt: null, reads: 0 };
+      this.payouts.unshift(payout);
+      return json({ payoutId: payout.id, lamports: payout.lamports, status: "queued" });
+    }
+    if (method === "POST" && path === "/api/routing") {
+      return json({ ok: true, routing: body.routing, payoutWallet: body.wallet ?? null, declined: body.declined ?? false });
+    }
+    if (method === "GET" && path === "/api/launch/config") return json(fx.LAUNCH_CONFIG);
+    if (method === "POST" && path === "/api/launch/intent") {
+      this.intentMint = body.mint;
+      return json({ intent: "intent-1", mint: body.mint, wallet: body.wallet, creator: fx.WALLET, platformBps: 1000, message: `Launch ${body.mint}`, expiresAt: new Date(Date.now() + 600_000).toISOString() });
+    }
+    if (method === "POST" && path === "/api/launch/metadata") return this.metadata(body);
+    if (method === "POST" && path === "/api/launch/confirm") {
+      this.confirmCalls++;
+      if (this.confirmCalls < 2) return json({ status: "pending", intent: body.intent, signature: body.signature }, 202);
+      const detail = fx.tokenDetail({ ...this.tokens[1]!, mint: this.intentMint }, this.now);
+      return json({ status: "confirmed", intent: body.intent, signature: body.signature, token: detail });
+    }
+    if (method === "POST" && path === "/api/rpc") return json(this.rpc(body));
+    return notFound("No such route.");
+  }
+
+  private me() {
+    if (!this.signedInAs) return { signedIn: false, idpConfigured: true, devLogin: true };
+    // Each read moves a payout one state on, as the payout job would between reads.
+    for (const p of this.payouts) {
+      p.reads++;
+      if (p.status === "queued" && p.reads >= 2) {
+        p.status = "sent";
+        p.signature = "7".repeat(87);
+      } else if (p.status === "sent" && p.reads >= 3) {
+        p.status = "confirmed";
+        p.confirmedAt = new Date().toISOString();
+      }
+    }
+    const account = fx.account(this.signedInAs, this.tokens[0]!, true);
+    const paid = this.payouts.reduce((a, p) => a + BigInt(p.lamports), 0n);
+    return {
+      ...account,
+      signedIn: true,
+      idpConfigured: true,
+      devLogin: true,
+      idpUserId: `dev-${this.signedInAs}`,
+      routing: "hold",
+      payoutWallet: null,
+      handles: [this.signedInAs],
+      balanceLamports: this.balance.toString(),
+      paidLamports: (1_000_000_000n + paid).toString(),
+      payouts: [...this.payouts.map(({ reads: _r, ...p }) => p), ...account.payouts],
+      minClaimLamports: "10000000",
+      autopayMinLamports: "10000000",
+      claimsPaused: this.claimsPaused,
+    };
+  }
+
+  private async metadata(body: any): Promise<Response> {
+    const intentWallet = this.requests.findLast((r) => r.path === "/api/launch/intent")?.body as any;
+    const signature = bs58.decode(String(body.signature));
+    const message = new TextEncoder().encode(`Launch ${intentWallet.mint}`);
+    if (!verifySignature(new PublicKey(intentWallet.wallet).toBytes(), message, signature)) {
+      return Response.json({ error: "The message signature does not match the wallet." }, { status: 401 });
+    }
+    if (!(body.image instanceof Blob) || !(body.thumbnail instanceof Blob)) return Response.json({ error: "Send the image and thumbnail." }, { status: 400 });
+    // A create that needs the wallet and the mint to sign, like the real one.
+    const wallet = new PublicKey(intentWallet.wallet);
+    const mint = new PublicKey(intentWallet.mint);
+    const ix = new TransactionInstruction({ programId: MEMO, keys: [{ pubkey: mint, isSigner: true, isWritable: true }], data: Buffer.from("create") });
+    const message0 = new TransactionMessage({ payerKey: wallet, recentBlockhash: bs58.encode(new Uint8Array(32).fill(9)), instructions: [ix] }).compileToV0Message();
+    const tx = Buffer.from(new VersionedTransaction(message0).serialize()).toString("base64");
+    return Response.json({ intent: "intent-1", mint: mint.toBase58(), creator: fx.WALLET, metadataUri: "https://example.com/m.json", imageUri: "https://example.com/i.png", transactions: [tx], lastValidBlockHeight: "1000", expiresAt: new Date(Date.now() + 600_000).toISOString() });
+  }
+
+  private rpc(body: any): unknown {
+    const answer = (result: unknown) => ({ jsonrpc: "2.0", id: body.id, result });
+    switch (body.method) {
+      case "getGenesisHash":
+        return answer("LocaLChain1111111111111111111111111111111111");
+      case "getBalance":
+        return answer({ context: { slot: 1 }, value: 0 });
+      case "requestAirdrop":
+        return answer("8".repeat(87));
+      case "getSignatureStatuses":
+        return answer({ context: { slot: 1 }, value: body.params[0].map(() => ({ slot: 1, confirmations: null, err: null, confirmationStatus: "confirmed" })) });
+      case "sendTransaction": {
+        const tx = VersionedTransaction.deserialize(Buffer.from(body.params[0], "base64"));
+        const bytes = tx.message.serialize();
+        const signers = tx.message.staticAccountKeys.slice(0, tx.message.header.numRequiredSignatures);
+        const allSigned = signers.every((k, i) => verifySignature(k.toBytes(), bytes, tx.signatures[i]!));
+        this.sent.push({ signers: signers.map((k) => k.toBase58()), allSigned });
+        if (!allSigned) return { jsonrpc: "2.0", id: body.id, error: { code: -32003, message: "Transaction signature verification failure" } };
+        return answer(bs58.encode(tx.signatures[0]!));
+      }
+      default:
+        return { jsonrpc: "2.0", id: body.id, error: { code: -32601, message: "Method not found" } };
+    }
+  }
+}
