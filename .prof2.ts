@@ -1,7 +1,7 @@
 import { Keypair, SystemProgram, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
 import { startLocalChain } from "./src/chain/localnet/index.ts";
 import { validateTransaction } from "./src/chain/localnet/program.ts";
-const chain = await startLocalChain({ rpcPort: 0, grpcPort: 0, slotMs: 0 });
+const chain = await startLocalChain({ rpcPort: 0, grpcPort: 0, slotMs: Number(process.env.SLOT ?? 0) });
 const node: any = chain.node;
 const times: Record<string, number> = {};
 for (const name of ["checkSignatures", "decompile", "tokenBalances", "emit", "remember", "execute", "maybeComplete"]) {

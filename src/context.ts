@@ -6,6 +6,7 @@ import type { Db } from "../db/client";
 import type { ChainServices } from "./chain/services";
 import type { Config } from "./config";
 import type { RateLimiter } from "./http/rate-limit";
+import type { ServiceMetrics } from "./metrics/registry";
 import type { Scheduler } from "./jobs/scheduler";
 
 export interface AppContext {
@@ -13,6 +14,9 @@ export interface AppContext {
   db: Db;
   scheduler: Scheduler;
   limiter: RateLimiter;
+  metrics: ServiceMetrics;
+  /** more Prometheus text blocks, e.g. the indexer's lag, registered by the parts that own them */
+  extraMetrics?: (() => string)[];
   /** null when no chain is configured (some tests): chain-dependent routes answer 503 */
   chain: ChainServices | null;
   now: () => number;

@@ -8,6 +8,7 @@ import type { Config } from "./config";
 import type { AppContext } from "./context";
 import { createApp } from "./http/app";
 import { RateLimiter } from "./http/rate-limit";
+import { createServiceMetrics } from "./metrics/registry";
 import { Scheduler } from "./jobs/scheduler";
 import { verifyLedger } from "./ledger/verify";
 import { log } from "./lib/log";
@@ -26,11 +27,16 @@ export function buildService(
   const db = openDatabase(config.databasePath);
   // Refuse to serve balances from books that do not add up.
   verifyLedger(db);
+  const metrics = createServiceMetrics();
   const scheduler = new Scheduler(db, {
     leaseMs: config.jobLeaseMs,
     schedules: config.schedules,
     onRunFinished: (job, result) => {
-      if (result.ran) log.info("job finished", { job, ok: result.ok, error: result.error, durationMs: result.durationMs });
+      if (!result.ran) return;
+      metrics.jobRuns.inc({ job, outcome: result.ok ? "ok" : "error" });
+      metrics.jobSeconds.observe({ job }, result.durationMs / 1000);
+      if (result.ok) log.info("job finished", { job, durationMs: result.durationMs });
+      else log.warn("job failed", { job, error: result.error, durationMs: result.durationMs });
     },
   });
   const ctx: AppContext = {
@@ -38,6 +44,7 @@ export function buildService(
     db,
     scheduler,
     limiter: new RateLimiter(),
+    metrics,
     chain: options.chain ?? null,
     now: options.now ?? Date.now,
   };

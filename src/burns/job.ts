@@ -62,39 +62,9 @@ async function advance(deps: BurnJobDeps, ctx: JobContext, report: BurnRunReport
   for (const buy of liveBuys(deps.db)) {
     if (ctx.signal.aborted) break;
     const id = Number(buy.id);
-    if (buy.status === "sent") {
-      const outcome = await deps.chain.sender.outcome(buy.signature, BigInt(buy.lvbh));
-      if (outcome.kind === "pending") waiting++;
-      else if (outcome.kind === "confirmed") {
-        const tx = await deps.chain.reader.getTransaction(buy.signature);
-        if (!tx) {
-          waiting++;
-          continue;
-        }
-        crashPoint("burns:buy-after-confirm");
-        const amount = deps.chain.launchProgram.decodeBoughtAmount(tx, buy.mint, treasury.publicKey.toBase58());
-        markBurnBought(deps.db, id, amount, ctx.assertHeld);
-        report.bought++;
-        buy.status = "bought";
-        buy.tokenAmount = amount;
-      } else {
-        failBurnBuy(deps.db, id, outcome.kind === "failed" ? scrubErrorText(outcome.error) : "expired without landing", ctx.assertHeld);
-        report.failed++;
-        continue;
-      }
-    }
-    if (buy.status === "burning") {
-      const outcome = await deps.chain.sender.outcome(buy.burnSignature!, BigInt(buy.burnLvbh!));
-      if (outcome.kind === "pending") waiting++;
-      else if (outcome.kind === "confirmed") {
-        crashPoint("burns:burn-after-confirm");
-        completeBurnBuy(deps.db, { buyId: id, tokenAmount: BigInt(buy.tokenAmount ?? 0n), atMs: outcome.blockTime?.getTime() ?? deps.now() }, ctx.assertHeld);
-        report.burned++;
-      } else {
-        retryBurn(deps.db, id, outcome.kind === "failed" ? scrubErrorText(outcome.error) : "expired without landing", ctx.assertHeld);
-        buy.status = "bought";
-      }
-    }
+    const settled = await settleLiveBuy(deps, ctx, buy, report);
+    waiting += settled.waiting;
+    if (settled.stop) continue;
     if (buy.status === "bought" && !ctx.signal.aborted) {
       const amount = BigInt(buy.tokenAmount ?? 0n);
       if (amount === 0n) {
@@ -118,6 +88,67 @@ async function advance(deps: BurnJobDeps, ctx: JobContext, report: BurnRunReport
       waiting++;
     }
   }
+  return waiting;
+}
+
+/**
+ * Moves one live buy forward on what the chain already tells, sending nothing: a landed buy
+ * becomes `bought`, a landed burn completes, a failed or expired one is handled as the job does.
+ * `stop` means the caller has nothing more to do with this buy in this pass.
+ */
+async function settleLiveBuy(deps: BurnJobDeps, ctx: JobContext, buy: BuyRow, report: BurnRunReport): Promise<{ waiting: number; stop: boolean }> {
+  let waiting = 0;
+  const id = Number(buy.id);
+  const treasury = deps.chain.treasury;
+  if (buy.status === "sent") {
+    const outcome = await deps.chain.sender.outcome(buy.signature, BigInt(buy.lvbh));
+    if (outcome.kind === "pending") waiting++;
+    else if (outcome.kind === "confirmed") {
+      const tx = await deps.chain.reader.getTransaction(buy.signature);
+      if (!tx) return { waiting: waiting + 1, stop: true };
+      crashPoint("burns:buy-after-confirm");
+      const amount = deps.chain.launchProgram.decodeBoughtAmount(tx, buy.mint, treasury.publicKey.toBase58());
+      markBurnBought(deps.db, id, amount, ctx.assertHeld);
+      report.bought++;
+      buy.status = "bought";
+      buy.tokenAmount = amount;
+    } else {
+      failBurnBuy(deps.db, id, outcome.kind === "failed" ? scrubErrorText(outcome.error) : "expired without landing", ctx.assertHeld);
+      report.failed++;
+      return { waiting, stop: true };
+    }
+  }
+  if (buy.status === "burning") {
+    const outcome = await deps.chain.sender.outcome(buy.burnSignature!, BigInt(buy.burnLvbh!));
+    if (outcome.kind === "pending") waiting++;
+    else if (outcome.kind === "confirmed") {
+      crashPoint("burns:burn-after-confirm");
+      completeBurnBuy(deps.db, { buyId: id, tokenAmount: BigInt(buy.tokenAmount ?? 0n), atMs: outcome.blockTime?.getTime() ?? deps.now() }, ctx.assertHeld);
+      report.burned++;
+    } else {
+      retryBurn(deps.db, id, outcome.kind === "failed" ? scrubErrorText(outcome.error) : "expired without landing", ctx.assertHeld);
+      buy.status = "bought";
+    }
+  }
+  return { waiting, stop: false };
+}
+
+/**
+ * Settles the live buy whose buy or burn transaction has this signature, as a run would, without
+ * sending the follow-up burn (the job does that); the indexer calls it when the stream shows the
+ * signature. Returns how many steps still wait on the chain.
+ */
+export async function resolveBurnSignature(deps: BurnJobDeps, ctx: JobContext, signature: string): Promise<number> {
+  const rows = deps.db.$client
+    .query(
+      `SELECT id, mint, status, signature, last_valid_block_height AS lvbh, token_amount AS tokenAmount,
+              burn_signature AS burnSignature, burn_last_valid_block_height AS burnLvbh
+         FROM burn_buys WHERE (status = 'sent' AND signature = ?1) OR (status = 'burning' AND burn_signature = ?1)`,
+    )
+    .all(signature) as BuyRow[];
+  const report: BurnRunReport = { buysSent: 0, bought: 0, burnsSent: 0, burned: 0, failed: 0, skipped: 0 };
+  let waiting = 0;
+  for (const buy of rows) waiting += (await settleLiveBuy(deps, ctx, buy, report)).waiting;
   return waiting;
 }
 

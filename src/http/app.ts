@@ -5,6 +5,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { adminRoutes } from "../admin/routes";
+import { metricsRoutes } from "../metrics/routes";
 import { jobRoutes } from "../jobs/routes";
 import { accountRoutes } from "../accounts/routes";
 import { authRoutes } from "../auth/routes";
@@ -25,9 +26,19 @@ import { limitRuleFor } from "./rate-limit";
 /** Largest request body any route accepts (the launch image upload is the big one). */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Per-request bookkeeping for logs and metrics, keyed by the Request object itself. */
+const started = new WeakMap<Request, { atMs: number; id: string }>();
+
 export function createApp(ctx: AppContext) {
   return new Elysia({ normalize: true })
     .onRequest(({ request, server, set }) => {
+      // An incoming id is kept only when well-formed, so a client cannot inject into the logs.
+      const incoming = request.headers.get("x-request-id");
+      const id = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+      started.set(request, { atMs: performance.now(), id });
+      set.headers["x-request-id"] = id;
       const url = new URL(request.url);
       const length = Number(request.headers.get("content-length") ?? "0");
       if (Number.isFinite(length) && length > MAX_BODY_BYTES) {
@@ -46,7 +57,7 @@ export function createApp(ctx: AppContext) {
     })
     .onError(({ code, error, set, request }) => {
       const headers = Object.fromEntries(
-        Object.entries(set.headers).filter(([k]) => k.startsWith("x-ratelimit-")),
+        Object.entries(set.headers).filter(([k]) => k.startsWith("x-ratelimit-") || k === "x-request-id"),
       ) as Record<string, string>;
       if (error instanceof HttpError) return errorResponse(error.status, error.message, { ...headers, ...error.headers });
       switch (code) {
@@ -57,12 +68,24 @@ export function createApp(ctx: AppContext) {
         case "PARSE":
           return errorResponse(400, "The request body could not be read; send a JSON object.", headers);
         default: {
-          log.error("request failed", { method: request.method, path: new URL(request.url).pathname, error });
+          log.error("request failed", { requestId: started.get(request)?.id, method: request.method, path: new URL(request.url).pathname, error });
           return errorResponse(500, "Something went wrong on our side; try again later.", headers);
         }
       }
     })
+    .onAfterResponse({ as: "global" }, ({ request, route, set, response }) => {
+      const info = started.get(request);
+      if (!info) return;
+      const status = response instanceof Response ? response.status : typeof set.status === "number" ? set.status : 200;
+      const seconds = (performance.now() - info.atMs) / 1000;
+      // Label by the matched pattern, never the raw path: bounded series.
+      const pattern = route || "unmatched";
+      ctx.metrics.requests.inc({ route: pattern, method: request.method, status: String(status) });
+      ctx.metrics.requestSeconds.observe({ route: pattern }, seconds);
+      log.debug("request", { requestId: info.id, method: request.method, route: pattern, status, ms: Math.round(seconds * 1000) });
+    })
     .use(openapiPlugin())
+    .use(metricsRoutes(ctx))
     .use(statsRoutes(ctx))
     .use(jobRoutes(ctx))
     .use(tokenRoutes(ctx))

@@ -7,6 +7,7 @@ import { Elysia, t } from "elysia";
 import { timingSafeEqual } from "node:crypto";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
+import { Int } from "../http/public-schemas";
 import { conflict, notFound, unavailable } from "../http/errors";
 import { jobHealth } from "./health";
 import { isJobName, JOB_NAMES } from "./names";
@@ -24,16 +25,16 @@ const JobHealthSchema = t.Object({
   job: t.String(),
   lastRunAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
   lastOkAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
-  secondsSinceOk: t.Union([t.Integer(), t.Null()]),
+  secondsSinceOk: t.Union([Int(), t.Null()]),
   stale: t.Boolean(),
   running: t.Boolean(),
-  runs: t.Integer(),
+  runs: Int(),
   lastError: t.Union([t.String(), t.Null()]),
 });
 
 export const HealthSchema = t.Object({
   ok: t.Boolean(),
-  staleAfterSec: t.Integer(),
+  staleAfterSec: Int(),
   jobs: t.Array(JobHealthSchema),
   checkedAt: t.String({ format: "date-time" }),
 });

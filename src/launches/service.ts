@@ -46,6 +46,18 @@ function requireOpen(ctx: AppContext): ChainServices {
   return chain;
 }
 
+/** The on-chain mint check is a courtesy (confirm verifies anyway): the form must not hang on it. */
+export const MINT_CHECK_WAIT_MS = 3_000;
+
+async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([work, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const messageFor = (ctx: AppContext, i: Pick<Intent, "id" | "mint" | "wallet" | "digest" | "expiresAtMs">) =>
   launchMessage({ site: ctx.config.publicUrl, intentId: i.id, mint: i.mint, wallet: i.wallet, digest: i.digest, expiresAtMs: i.expiresAtMs });
 
@@ -80,8 +92,8 @@ export async function prepareLaunch(ctx: AppContext, req: IntentRequest): Promis
 
   // An address already on chain can never be created again; say so now rather than at confirm.
   try {
-    const existing = await chain.reader.getAccounts([req.mint]);
-    if (existing.get(req.mint)) throw conflict("That token address is already used; generate a new one.");
+    const existing = await withTimeout(chain.reader.getAccounts([req.mint]), MINT_CHECK_WAIT_MS);
+    if (existing?.get(req.mint)) throw conflict("That token address is already used; generate a new one.");
   } catch (error) {
     if (error instanceof HttpError) throw error;
     log.warn("launch: mint check skipped, chain unavailable", { error });
@@ -135,7 +147,8 @@ export async function uploadMetadata(ctx: AppContext, req: MetadataRequest): Pro
   const chain = requireOpen(ctx);
   const intent = loadOpenIntent(ctx, req.intent);
   if (intent.status === "expired") throw gone("The signing window has expired; prepare the launch again.");
-  if (intent.status !== "prepared" && intent.status !== "metadata") {
+  // After a create that failed on chain the mint is still free, so a new transaction may be had.
+  if (intent.status !== "prepared" && intent.status !== "metadata" && intent.status !== "failed") {
     throw conflict("This launch is past the metadata step.");
   }
   if (ctx.now() > intent.expiresAtMs) throw gone("The signing window has expired; prepare the launch again.");
@@ -192,7 +205,7 @@ export async function uploadMetadata(ctx: AppContext, req: MetadataRequest): Pro
     firstBuyLamports: BigInt(intent.draft.firstBuyLamports),
   });
   savePreview(ctx.db, intent.id, preview, ctx.now());
-  if (!transition(ctx.db, intent.id, ["prepared", "metadata"], "metadata", { metadataUri, imageUri })) {
+  if (!transition(ctx.db, intent.id, ["prepared", "metadata", "failed"], "metadata", { metadataUri, imageUri })) {
     throw conflict("This launch is past the metadata step.");
   }
   return {

@@ -135,22 +135,44 @@ export async function resolveSentPayouts(deps: PayoutJobDeps, ctx: JobContext, r
   let pending = 0;
   for (const batch of batches) {
     if (ctx.signal.aborted) break;
-    const outcome = await deps.chain.sender.outcome(batch.signature, BigInt(batch.lvbh));
-    const atMs = deps.now();
-    if (outcome.kind === "pending") pending += Number(batch.n);
-    else if (outcome.kind === "confirmed") {
-      crashPoint("payouts:after-confirm");
-      const n = confirmPayouts(deps.db, batch.signature, outcome.blockTime?.getTime() ?? atMs, ctx.assertHeld);
-      if (report) report.confirmed += n;
-    } else if (outcome.kind === "failed") {
-      const n = failPayouts(deps.db, batch.signature, scrubErrorText(outcome.error), atMs, ctx.assertHeld);
-      if (report) report.failed += n;
-    } else {
-      crashPoint("payouts:after-expiry");
-      const ids = replaceExpiredPayouts(deps.db, batch.signature, atMs, ctx.assertHeld);
-      if (report) report.replaced += ids.length;
-    }
+    pending += await resolveBatch(deps, ctx, batch, report);
   }
   if (report) report.pending = pending;
+  return pending;
+}
+
+/**
+ * Resolves one sent batch exactly as a run does; the indexer calls it when the stream shows that
+ * signature. Returns how many payouts stay pending (0 when none is sent any more).
+ */
+export async function resolvePayoutSignature(deps: PayoutJobDeps, ctx: JobContext, signature: string): Promise<number> {
+  const batch = deps.db.$client
+    .query("SELECT signature, MAX(last_valid_block_height) AS lvbh, COUNT(*) AS n FROM payouts WHERE status = 'sent' AND signature = ? GROUP BY signature")
+    .get(signature) as { signature: string; lvbh: bigint; n: bigint } | null;
+  return batch ? resolveBatch(deps, ctx, batch) : 0;
+}
+
+async function resolveBatch(
+  deps: PayoutJobDeps,
+  ctx: JobContext,
+  batch: { signature: string; lvbh: bigint; n: bigint },
+  report?: PayoutRunReport,
+): Promise<number> {
+  let pending = 0;
+  const outcome = await deps.chain.sender.outcome(batch.signature, BigInt(batch.lvbh));
+  const atMs = deps.now();
+  if (outcome.kind === "pending") pending += Number(batch.n);
+  else if (outcome.kind === "confirmed") {
+    crashPoint("payouts:after-confirm");
+    const n = confirmPayouts(deps.db, batch.signature, outcome.blockTime?.getTime() ?? atMs, ctx.assertHeld);
+    if (report) report.confirmed += n;
+  } else if (outcome.kind === "failed") {
+    const n = failPayouts(deps.db, batch.signature, scrubErrorText(outcome.error), atMs, ctx.assertHeld);
+    if (report) report.failed += n;
+  } else {
+    crashPoint("payouts:after-expiry");
+    const ids = replaceExpiredPayouts(deps.db, batch.signature, atMs, ctx.assertHeld);
+    if (report) report.replaced += ids.length;
+  }
   return pending;
 }

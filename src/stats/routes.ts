@@ -1,20 +1,21 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
+import { Int } from "../http/public-schemas";
 import { memoisedStats } from "./service";
 
 const Lamports = t.String({ pattern: "^[0-9]+$", description: "lamports as a decimal string" });
 
 export const StatsSchema = t.Object({
-  tokens: t.Integer(),
-  recipients: t.Integer(),
-  claimedAccounts: t.Integer(),
+  tokens: Int(),
+  recipients: Int(),
+  claimedAccounts: Int(),
   sweptLamports: Lamports,
   paidLamports: Lamports,
   burnedLamports: Lamports,
   owedLamports: Lamports,
   unclaimedLamports: Lamports,
-  launches24h: t.Integer(),
+  launches24h: Int(),
   updatedAt: t.String({ format: "date-time" }),
 });
 

@@ -21,6 +21,7 @@ import type { JobContext } from "../jobs/scheduler";
 import { log } from "../lib/log";
 import { scrubErrorText } from "../lib/scrub";
 import { getPlatformTokenMint, setLastReconciliation } from "../settings/service";
+import { storeVaultReadings, unsweptLamports } from "./readings";
 import { confirmSweep, failSweep, recordSweepsSent } from "./service";
 
 export interface SweepJobDeps {
@@ -132,22 +133,10 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
   return report;
 }
 
-function unswept(reading: VaultReading): bigint {
-  return reading.curveLamports + reading.poolLamports + reading.creatorLamports;
-}
+const unswept = unsweptLamports;
 
 function storeReadings(deps: SweepJobDeps, ctx: JobContext, readings: { tokenId: number; reading: VaultReading | null }[]): void {
-  const at = deps.now();
-  immediate(deps.db, () => {
-    ctx.assertHeld();
-    const update = deps.db.$client.query(
-      "UPDATE tokens SET vault_lamports = ?, vault_checked_at_ms = ?, bonded = CASE WHEN ? THEN 1 ELSE bonded END WHERE id = ?",
-    );
-    for (const { tokenId, reading } of readings) {
-      if (!reading) continue;
-      update.run(unswept(reading), at, reading.bonded ? 1 : 0, tokenId);
-    }
-  });
+  storeVaultReadings(deps.db, readings, deps.now(), ctx.assertHeld);
 }
 
 /** Resolves every `sent` sweep whose outcome the chain can tell now; returns how many stay pending. */
@@ -171,6 +160,23 @@ export async function resolveSentSweeps(deps: SweepJobDeps, ctx: JobContext, rep
   }
   if (report) report.pending = pending;
   return pending;
+}
+
+/**
+ * Resolves the `sent` sweeps of one transaction exactly as a run does; the indexer calls it when
+ * the stream shows that signature. Returns how many stay pending (0 when none is sent any more).
+ */
+export async function resolveSweepSignature(deps: SweepJobDeps, ctx: JobContext, signature: string): Promise<number> {
+  const rows = deps.db.$client
+    .query(
+      `SELECT s.id, s.signature, s.last_valid_block_height AS lvbh, t.creator
+         FROM sweeps s JOIN tokens t ON t.id = s.token_id
+        WHERE s.status = 'sent' AND s.signature = ? ORDER BY s.id`,
+    )
+    .all(signature) as { id: bigint; signature: string; lvbh: bigint; creator: string }[];
+  if (rows.length === 0) return 0;
+  const buyback = { platformBuybackBps: deps.platformBuybackBps, platformTokenMint: getPlatformTokenMint(deps.db) };
+  return resolvePage(deps, ctx, rows, buyback);
 }
 
 async function resolvePage(

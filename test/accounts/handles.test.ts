@@ -71,6 +71,14 @@ describe("renames", () => {
     expect(old.payouts).toHaveLength(1);
     expect(renamed.displayHandle).toBe("Alice_Renamed");
 
+    // the public route answers the same under both handles, any casing
+    const pub = await svc.json("/api/idp/ALICE");
+    const pubRenamed = await svc.json("/api/idp/@alice_renamed");
+    expect(pub.status).toBe(200);
+    expect(figuresOf(pub.body)).toEqual(figuresOf(pubRenamed.body));
+    expect(pub.body.balanceLamports).toBe("1600000000");
+    expect(pub.body.claimed).toBe(true);
+
     const body = await me(second.session);
     expect(body.handle).toBe("alice_renamed");
     expect(body.displayHandle).toBe("Alice_Renamed");
@@ -112,6 +120,7 @@ describe("a handle that changed hands", () => {
     expect(accountFigures(db, "user", "3001").balanceLamports).toBe(800_000_000n);
 
     // the public record of the handle now shows the new holder's money only
+    expect((await svc.json("/api/idp/carol")).body.creditedLamports).toBe("400000000");
     const record = accountRecord(db, "carol")!;
     expect(record.creditedLamports).toBe("400000000");
     expect(record.payouts).toEqual([]);

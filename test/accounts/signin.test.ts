@@ -253,6 +253,20 @@ describe("sessions", () => {
     expect(routing.status).toBe(401);
   });
 
+  test("signing in again from the same browser replaces its old session", async () => {
+    fresh();
+    const first = await signInThroughIdp(svc, idp, "1001");
+    idp.signInAs("1002");
+    const start = await svc.call("/api/auth/idp/start");
+    const oauth = cookieFrom(start, "idp_oauth")!;
+    const consent = await fetch(start.headers.get("location")!, { redirect: "manual" });
+    const back = new URL(consent.headers.get("location")!);
+    const callback = await svc.call(`${back.pathname}${back.search}`, { headers: { cookie: `${oauth}; ${first.session}` } });
+    expect(callback.status).toBe(302);
+    expect((await me(first.session)).body.signedIn).toBe(false);
+    expect((await me(cookieFrom(callback, "session"))).body.idpUserId).toBe("1002");
+  });
+
   test("logout ends the session server-side: the same cookie replayed afterwards opens nothing", async () => {
     fresh();
     const { session } = await signInThroughIdp(svc, idp, "1001");

@@ -23,7 +23,7 @@ import { LiteSVM } from "litesvm";
 import type { AccountSnapshot } from "../../src/chain/ports";
 import { createPumpLaunchProgram } from "../../src/chain/pump";
 import { PUMP_AMM_PROGRAM_ID, PUMP_FEE_PROGRAM_ID, PUMP_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, pumpPdas } from "../../src/chain/pump/layout";
-import { AMM_IDL, PUMP_IDL, ammProgram, bondingCurveBytes, idlAccountDisc, idlInstruction, mapReader, matchesIdl, pumpProgram } from "./support/fixtures";
+import { AMM_IDL, PUMP_IDL, ammProgram, bondingCurveBytes, confirmedTx, idlAccountDisc, idlInstruction, mapReader, matchesIdl, pumpProgram, viewOf } from "./support/fixtures";
 
 const SYSTEM = SystemProgram.programId.toBase58();
 const snap = (owner: PublicKey, data: Uint8Array, lamports = 1_000_000n): AccountSnapshot => ({ lamports, owner: owner.toBase58(), executable: false, data });
@@ -238,5 +238,50 @@ describe("burn", () => {
     const after = MintLayout.decode(svm.getAccount(mint.publicKey)!.data);
     expect(after.supply).toBe(600_000n);
     expect(AccountLayout.decode(svm.getAccount(ata)!.data).amount).toBe(600_000n);
+  });
+});
+
+describe("create for the launch page (buildCreate)", () => {
+  const mint = Keypair.generate().publicKey;
+  const creator = Keypair.generate().publicKey;
+  const deployer = Keypair.generate().publicKey;
+  const params = { mint: mint.toBase58(), creator: creator.toBase58(), deployer: deployer.toBase58(), name: "Name", symbol: "SYM", uri: "https://example.test/m.json", firstBuyLamports: 0n };
+  const launch = createPumpLaunchProgram(
+    mapReader(new Map([[pumpPdas.global().toBase58(), snap(PUMP_PROGRAM_ID, globalBytes())]])),
+    { random: () => 0 },
+  );
+
+  test("create_v2 byte-identical to the SDK, and what verifyCreate accepts afterwards", async () => {
+    const ixs = await launch.buildCreate!(params);
+    expect(ixs.length).toBe(1);
+    const sdk = await PUMP_SDK.createV2Instruction({ mint, name: "Name", symbol: "SYM", uri: params.uri, creator, user: deployer, mayhemMode: false });
+    expect(ixs[0]!.keys.map((k) => [k.pubkey.toBase58(), k.isSigner, k.isWritable])).toEqual(sdk.keys.map((k) => [k.pubkey.toBase58(), k.isSigner, k.isWritable]));
+    expect(Buffer.from(ixs[0]!.data).toString("hex")).toBe(Buffer.from(sdk.data).toString("hex"));
+    matchesIdl(ixs[0]!, idlInstruction(PUMP_IDL, "create_v2"), { mint, user: deployer, token_program: TOKEN_2022_PROGRAM_ID });
+    // the creator is named, not a signer (PUMP.md §2)
+    expect(ixs[0]!.keys.some((k) => k.isSigner && k.pubkey.equals(creator))).toBe(false);
+    const verified = launch.verifyCreate(confirmedTx({ instructions: [viewOf(ixs[0]!)] }), { mint: params.mint, creator: params.creator, uri: params.uri });
+    expect(verified.ok && verified.create.deployer).toBe(deployer.toBase58());
+  });
+
+  test("with a first buy: the deployer's Token-2022 ATA, then buy_exact_sol_in paying fees to our creator's vault", async () => {
+    const ixs = await launch.buildCreate!({ ...params, firstBuyLamports: 250_000_000n });
+    expect(ixs.length).toBe(3);
+    const buy = ixs[2]!;
+    matchesIdl(buy, idlInstruction(PUMP_IDL, "buy_exact_sol_in"), {
+      mint,
+      user: deployer,
+      token_program: TOKEN_2022_PROGRAM_ID,
+      creator_vault: pumpPdas.creatorVault(creator),
+      associated_user: getAssociatedTokenAddressSync(mint, deployer, true, TOKEN_2022_PROGRAM_ID),
+    });
+    const args = (pumpProgram.coder.instruction as unknown as { decode(d: Buffer): { data: { spendableSolIn: BN; minTokensOut: BN } } }).decode(Buffer.from(buy.data));
+    expect(args.data.spendableSolIn.toString()).toBe("250000000");
+    expect(BigInt(args.data.minTokensOut.toString())).toBeGreaterThan(0n);
+  });
+
+  test("refuses values the program would reject", async () => {
+    await expect(launch.buildCreate!({ ...params, symbol: "FOURTEENCHARSX" })).rejects.toThrow();
+    await expect(launch.buildCreate!({ ...params, uri: "x".repeat(201) })).rejects.toThrow();
   });
 });

@@ -40,7 +40,7 @@ export function startFakeIpfs(): FakeIpfs {
       const url = new URL(request.url);
       if (request.method === "GET" && url.pathname.startsWith("/ipfs/")) {
         const pin = pins.get(url.pathname.slice(6));
-        return pin ? new Response(pin.body, { headers: { "content-type": pin.contentType } }) : new Response("not found", { status: 404 });
+        return pin ? new Response(new Uint8Array(pin.body), { headers: { "content-type": pin.contentType } }) : new Response("not found", { status: 404 });
       }
       if (state.down) return new Response(JSON.stringify({ error: "internal" }), { status: 500 });
       if (request.headers.get("authorization") !== `Bearer ${jwt}`) return Response.json({ error: "unauthorized" }, { status: 401 });

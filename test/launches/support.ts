@@ -57,7 +57,7 @@ export const SECRET = new Uint8Array(32).fill(7);
  * A chain that answers only what intent and metadata need: the creator address (the real
  * derivation), "is this mint on chain", a blockhash, and a create builder.
  */
-export function stubChain(options: { mintsOnChain?: string[] } = {}): ChainServices {
+export function stubChain(options: { mintsOnChain?: string[]; bonded?: Set<string>; vaultsDown?: () => boolean } = {}): ChainServices {
   const creatorKeypair = (i: number) => deriveCreatorKeypair(SECRET, i);
   const blockhash = bs58.encode(new Uint8Array(32).fill(3));
   const reader = {
@@ -78,6 +78,10 @@ export function stubChain(options: { mintsOnChain?: string[] } = {}): ChainServi
     programId: PUMP_PROGRAM_ID,
     async creatorFeeBps() {
       return 30;
+    },
+    async readVaults(tokens: readonly { mint: string }[]) {
+      if (options.vaultsDown?.()) throw new Error("node unavailable");
+      return tokens.map((t) => ({ mint: t.mint, curveLamports: 0n, poolLamports: 0n, creatorLamports: 0n, bonded: options.bonded?.has(t.mint) ?? false }));
     },
     async buildCreate(p: { mint: string; deployer: string; uri: string }) {
       return [

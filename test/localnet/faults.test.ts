@@ -84,7 +84,7 @@ describe("fault injection", () => {
 
     // a client with its own timeout gives up; the node answers nothing in time
     chain.faults.failRpc("getSlot", 1, "timeout", 10_000);
-    const patient = new Connection(chain.rpcUrl, { commitment: "confirmed", fetch: (url, init) => fetch(url, { ...init, signal: AbortSignal.timeout(300) }) });
+    const patient = new Connection(chain.rpcUrl, { commitment: "confirmed", fetch: ((url: string, init?: RequestInit) => fetch(url, { ...init, signal: AbortSignal.timeout(300) })) as never });
     await expect(patient.getSlot()).rejects.toThrow();
     expect(await connection.getSlot()).toBeGreaterThan(0);
     // a client without one gets a 504 once the hold ends

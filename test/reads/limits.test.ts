@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { RateLimiter } from "../../src/http/rate-limit";
 import { testService, type TestService } from "../helpers/service";
-import { address, fakeChain, launch, T0 } from "./world";
+import { address, fakeChain, launch, setPlatformToken, sweep, T0 } from "./world";
 
 let svc: TestService;
 afterEach(async () => svc && (await svc.cleanup()));
@@ -155,7 +155,6 @@ describe("GET /api/proof", () => {
     const chain = fakeChain({ treasuryLamports: 1_000n });
     svc = testService({}, { chain });
     const { tokenId } = launch(svc.ctx.db, { launchedAtMs: T0 });
-    const { sweep } = await import("./world");
     sweep(svc.ctx.db, tokenId, 10_000n, T0 + 1);
     const { status, body, headers } = await svc.json("/api/proof");
     expect(status).toBe(200);
@@ -210,7 +209,6 @@ describe("GET /api/launch/config and /api/ca", () => {
     svc = testService();
     expect((await svc.json("/api/ca")).body).toEqual({ mint: null });
     const mint = address();
-    const { setPlatformToken } = await import("./world");
     setPlatformToken(svc.ctx.db, mint);
     expect((await svc.json("/api/ca")).body).toEqual({ mint });
   });

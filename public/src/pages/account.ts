@@ -1,5 +1,5 @@
 /** The public record of one handle: totals, the tokens naming it, its payouts. */
-import { api, ApiError } from "../api";
+import { api } from "../api";
 import { h } from "../dom";
 import { bpsToPercent } from "../money";
 import type { AccountRecord, AccountToken, Payout } from "../types";
@@ -14,10 +14,7 @@ export async function accountPage(root: HTMLElement, params: Record<string, stri
     account = await api<AccountRecord>(`/api/idp/${encodeURIComponent(handle)}`, { signal });
   } catch (error) {
     if (signal.aborted) return;
-    const message = error instanceof ApiError && error.status === 404
-      ? new Error(`No token launched here names @${handle} yet.`)
-      : error;
-    root.replaceChildren(h("h1", null, `@${handle}`), errorBox(message));
+    root.replaceChildren(h("h1", null, `@${handle}`), errorBox(error));
     return;
   }
   if (signal.aborted) return;

@@ -401,6 +401,65 @@ export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunch
       return sum(tx.postTokenBalances) - sum(tx.preTokenBalances);
     },
 
+    async buildCreate(params) {
+      // PUMP.md §2 limits; the program would reject longer values after the deployer paid the fee.
+      if ([...params.name].length > 32 || [...params.symbol].length > 13 || [...params.uri].length > 200) {
+        throw new LaunchProgramError("name ≤ 32, symbol ≤ 13 and uri ≤ 200 characters");
+      }
+      if (params.firstBuyLamports < 0n) throw new LaunchProgramError("first buy must not be negative");
+      const mint = pk(params.mint);
+      const deployer = pk(params.deployer);
+      // create_v2: Token-2022 with metadata in the mint; the creator does not sign (PUMP.md §2).
+      const create = await PUMP_SDK.createV2Instruction({
+        mint,
+        name: params.name,
+        symbol: params.symbol,
+        uri: params.uri,
+        creator: pk(params.creator),
+        user: deployer,
+        mayhemMode: false,
+      });
+      if (params.firstBuyLamports === 0n) return [create];
+      const globalAddr = pumpPdas.global().toBase58();
+      const feeConfigAddr = pumpPdas.pumpFeeConfig().toBase58();
+      const accounts = await reader.getAccounts([globalAddr, feeConfigAddr]);
+      const global = PUMP_SDK.decodeGlobal(asAccountInfo(mustGet(accounts, globalAddr, "pump global")));
+      const feeConfigAccount = accounts.get(feeConfigAddr);
+      const feeConfig = feeConfigAccount ? PUMP_SDK.decodeFeeConfig(asAccountInfo(feeConfigAccount)) : null;
+      // A curve that does not exist yet: the SDK quotes it from Global's initial reserves.
+      const expected = toBigInt(
+        getBuyTokenAmountFromSolAmount({
+          global,
+          feeConfig,
+          mintSupply: null,
+          bondingCurve: null,
+          amount: toBN(params.firstBuyLamports),
+          quoteMint: NATIVE_MINT,
+        }),
+      );
+      // Create and buy are one transaction, so nobody trades in between; 1 % covers rounding only.
+      const minTokenOut = (expected * 9_900n) / 10_000n;
+      if (minTokenOut <= 0n) throw new LaunchProgramError("first buy too small to deliver any token");
+      const recipients = [global.feeRecipient, ...global.feeRecipients];
+      const buyIx = await PUMP_SDK.getBuyInstructionRaw({
+        user: deployer,
+        mint,
+        creator: pk(params.creator),
+        amount: toBN(minTokenOut),
+        solAmount: toBN(params.firstBuyLamports),
+        feeRecipient: recipients[Math.floor(random() * recipients.length)] ?? global.feeRecipient,
+        tokenProgram: TOKEN_2022_PROGRAM_ID,
+        buybackFeeRecipient: undefined as unknown as PublicKey,
+      });
+      buyIx.data = encodeBuyExactSolIn(params.firstBuyLamports, minTokenOut);
+      const ata = getAssociatedTokenAddressSync(mint, deployer, true, TOKEN_2022_PROGRAM_ID);
+      return [
+        create,
+        createAssociatedTokenAccountIdempotentInstruction(deployer, ata, deployer, mint, TOKEN_2022_PROGRAM_ID),
+        buyIx,
+      ];
+    },
+
     async creatorFeeBps() {
       const globalAddr = pumpPdas.global().toBase58();
       const feeConfigAddr = pumpPdas.pumpFeeConfig().toBase58();

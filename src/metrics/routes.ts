@@ -1,0 +1,63 @@
+/**
+ * `GET /metrics` in Prometheus text format behind `Authorization: Bearer <METRICS_SECRET>`
+ * (404 without it): requests and latencies by route, job runs and durations, ledger totals, the
+ * treasury surplus of the last reconciliation, and job staleness.
+ */
+import { Elysia } from "elysia";
+import type { AppContext } from "../context";
+import { notFound } from "../http/errors";
+import { jobHealth } from "../jobs/health";
+import { bearerMatches } from "../jobs/routes";
+import { ledgerTotals } from "../ledger/figures";
+import { gauge } from "./registry";
+
+export function renderMetrics(ctx: AppContext): string {
+  const totals = ledgerTotals(ctx.db);
+  const parts = [
+    ctx.metrics.requests.render(),
+    ctx.metrics.requestSeconds.render(),
+    ctx.metrics.jobRuns.render(),
+    ctx.metrics.jobSeconds.render(),
+    gauge("ledger_lamports", "Ledger totals in lamports", [
+      { labels: { figure: "swept" }, value: totals.sweptLamports },
+      { labels: { figure: "paid" }, value: totals.paidLamports },
+      { labels: { figure: "burned" }, value: totals.burnedLamports },
+      { labels: { figure: "owed" }, value: totals.owedLamports },
+      { labels: { figure: "unclaimed" }, value: totals.unclaimedLamports },
+      { labels: { figure: "platform" }, value: totals.platformLamports },
+    ]),
+  ];
+  const row = ctx.db.$client.query("SELECT value FROM settings WHERE key = 'last_reconciliation'").get() as { value: string } | null;
+  if (row) {
+    const last = JSON.parse(row.value) as { treasuryLamports: string; owedLamports: string; checkedAtMs: number };
+    parts.push(
+      gauge("treasury_surplus_lamports", "Treasury balance minus what is owed, at the last reconciliation", [
+        { value: BigInt(last.treasuryLamports) - BigInt(last.owedLamports) },
+      ]),
+      gauge("treasury_checked_timestamp_seconds", "When the treasury was last reconciled", [{ value: Math.floor(last.checkedAtMs / 1000) }]),
+    );
+  }
+  const health = jobHealth(ctx.db, ctx.now());
+  parts.push(
+    gauge(
+      "job_seconds_since_ok",
+      "Seconds since each job last finished cleanly (-1: never)",
+      health.jobs.map((j) => ({ labels: { job: j.job }, value: j.secondsSinceOk ?? -1 })),
+    ),
+  );
+  for (const extra of ctx.extraMetrics ?? []) parts.push(extra());
+  return `${parts.join("\n")}\n`;
+}
+
+export function metricsRoutes(ctx: AppContext) {
+  return new Elysia({ name: "metrics" }).get(
+    "/metrics",
+    ({ request, set }) => {
+      if (!bearerMatches(request.headers.get("authorization"), ctx.config.metricsSecret)) throw notFound();
+      set.headers["content-type"] = "text/plain; version=0.0.4; charset=utf-8";
+      set.headers["cache-control"] = "no-store";
+      return renderMetrics(ctx);
+    },
+    { detail: { hide: true } },
+  );
+}

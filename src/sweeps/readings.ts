@@ -1,0 +1,31 @@
+/**
+ * Vault readings as the sweep job and the indexer both store them: one writer for
+ * `vaultLamports`, `vaultCheckedAt` and the bonded flag, so a reading means the same thing
+ * whichever path took it.
+ */
+import type { Db } from "../../db/client";
+import type { VaultReading } from "../chain/ports";
+import { immediate } from "../ledger/ledger";
+
+/** Unswept fees: both vaults plus what somebody else already collected into the creator address. */
+export function unsweptLamports(reading: VaultReading): bigint {
+  return reading.curveLamports + reading.poolLamports + reading.creatorLamports;
+}
+
+export function storeVaultReadings(
+  db: Db,
+  readings: readonly { tokenId: number; reading: VaultReading | null }[],
+  atMs: number,
+  assertHeld?: () => void,
+): void {
+  immediate(db, () => {
+    assertHeld?.();
+    const update = db.$client.query(
+      "UPDATE tokens SET vault_lamports = ?, vault_checked_at_ms = ?, bonded = CASE WHEN ? THEN 1 ELSE bonded END WHERE id = ?",
+    );
+    for (const { tokenId, reading } of readings) {
+      if (!reading) continue;
+      update.run(unsweptLamports(reading), atMs, reading.bonded ? 1 : 0, tokenId);
+    }
+  });
+}

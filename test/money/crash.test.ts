@@ -1,0 +1,91 @@
+/**
+ * Kill-and-restart of the money jobs. The local chain runs in this process; the job runs in a
+ * child process (fixtures/job-worker.ts) that talks to it over JSON-RPC and SIGKILLs itself at a
+ * crash point (src/jobs/crash-points.ts). A second child, started without CRASH_AT on the same
+ * database, waits out the dead holder's lease and runs the job to completion. Then, reading the
+ * chain itself: every lamport collected is credited exactly once, every payout paid exactly once,
+ * every burn order bought and burned exactly once, and the books and SPEC's relations hold.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { checkBurnedExactlyOnce, checkPaidExactlyOnce, checkSweptExactlyOnce, setupBurns, setupPayouts, setupSweep } from "./scenarios";
+import { moneyWorld, type World } from "./world";
+
+let w: World | null = null;
+afterEach(async () => {
+  await w?.close();
+  w = null;
+});
+
+async function crashThenRecover(world: World, job: string, crashAt: string, env: Record<string, string> = {}): Promise<void> {
+  const crashed = await world.worker({ jobs: [job], crashAt, env });
+  // The point was reached and the process died there, without finishing its run.
+  expect({ crashAt, signal: crashed.signalCode, results: crashed.results.length }).toEqual({ crashAt, signal: "SIGKILL", results: 0 });
+  world.checkRelations();
+  // Two runs: the first resolves what the dead run left (an unsent transaction is only given up
+  // once provably expired), the second does what that freed.
+  const recovered = await world.worker({ jobs: [job], runs: 2, env });
+  expect(recovered.exitCode).toBe(0);
+  expect(recovered.results.map((r) => [r.ran, r.ok, r.error ?? null])).toEqual([
+    [true, true, null],
+    [true, true, null],
+  ]);
+}
+
+describe("sweep: SIGKILL at every step boundary, then restart", () => {
+  const points = [
+    "sweep:after-read",
+    "sweep:after-save",
+    "sweep:after-send",
+    "sweep:after-send@2",
+    "sweep:after-confirm",
+    "sweep:mid-credit@2",
+    "sweep:before-reconcile",
+  ];
+  for (const point of points) {
+    test(point, async () => {
+      w = await moneyWorld();
+      const setup = await setupSweep(w, 12);
+      await crashThenRecover(w, "sweep", point);
+      await checkSweptExactlyOnce(w, setup);
+    }, 60_000);
+  }
+});
+
+describe("payouts: SIGKILL at every step boundary, then restart", () => {
+  const points = [
+    "payouts:after-autopay",
+    "payouts:after-save",
+    "payouts:after-send",
+    "payouts:after-send@2",
+    "payouts:after-confirm",
+  ];
+  for (const point of points) {
+    test(point, async () => {
+      w = await moneyWorld();
+      // 14 claims and 2 autopays: two transactions of up to 12 transfers.
+      const setup = await setupPayouts(w, 14, 2);
+      await crashThenRecover(w, "payouts", point);
+      checkPaidExactlyOnce(w, setup);
+    }, 60_000);
+  }
+});
+
+describe("burns: SIGKILL at every step boundary, then restart", () => {
+  const points = [
+    "burns:buy-after-save",
+    "burns:buy-after-send",
+    "burns:buy-after-send@2",
+    "burns:buy-after-confirm",
+    "burns:burn-after-save",
+    "burns:burn-after-send",
+    "burns:burn-after-confirm",
+  ];
+  for (const point of points) {
+    test(point, async () => {
+      w = await moneyWorld();
+      const setup = await setupBurns(w);
+      await crashThenRecover(w, "burns", point, { PLATFORM_BUYBACK_BPS: "5000" });
+      checkBurnedExactlyOnce(w, setup);
+    }, 60_000);
+  }
+});

@@ -1,0 +1,39 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { testService, type TestService } from "../helpers/service";
+
+let svc: TestService;
+afterEach(async () => svc && (await svc.cleanup()));
+
+describe("/metrics and request ids", () => {
+  test("metrics answer 404 without the secret and Prometheus text with it", async () => {
+    svc = testService({ METRICS_SECRET: "metrics-secret" });
+    expect((await svc.call("/metrics")).status).toBe(404);
+    expect((await svc.call("/metrics", { headers: { authorization: "Bearer wrong" } })).status).toBe(404);
+    await svc.call("/api/stats");
+    await svc.call("/api/tokens/not-a-mint");
+    svc.ctx.scheduler.register("sweep", async () => {});
+    await svc.ctx.scheduler.runNow("sweep");
+    // Request metrics are recorded after the response has gone out.
+    await Bun.sleep(50);
+    const response = await svc.call("/metrics", { headers: { authorization: "Bearer metrics-secret" } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/plain");
+    const text = await response.text();
+    expect(text).toMatch(/http_requests_total\{method="GET",route="\/api\/stats",status="200"\} 1/);
+    expect(text).toMatch(/http_requests_total\{method="GET",route="\/api\/tokens\/:mint",status="400"\} 1/);
+    expect(text).toContain('job_runs_total{job="sweep",outcome="ok"} 1');
+    expect(text).toContain('ledger_lamports{figure="owed"} 0');
+    expect(text).toContain('job_seconds_since_ok{job="payouts"} -1');
+  });
+
+  test("every answer carries a request id; a well-formed incoming one is kept, a bad one replaced", async () => {
+    svc = testService();
+    const a = await svc.call("/api/stats");
+    expect(a.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    const b = await svc.call("/api/nope", { headers: { "x-request-id": "trace-123" } });
+    expect(b.status).toBe(404);
+    expect(b.headers.get("x-request-id")).toBe("trace-123");
+    const c = await svc.call("/api/stats", { headers: { "x-request-id": "bad id with spaces" } });
+    expect(c.headers.get("x-request-id")).not.toContain("bad");
+  });
+});
