@@ -7,6 +7,8 @@
  *   pending orders -> buy `sent` -> `bought` (amount known) -> `burning` -> `confirmed` (burns recorded)
  *   a failed or expired buy returns its orders to pending; a failed or expired burn is retried.
  */
+import { createCloseAccountInstruction } from "@solana/spl-token";
+import type { TransactionInstruction } from "@solana/web3.js";
 import type { Db } from "../../db/client";
 import type { ChainServices } from "../chain/services";
 import { crashPoint } from "../jobs/crash-points";
@@ -43,13 +45,15 @@ interface BuyRow {
   tokenAmount: bigint | null;
   burnSignature: string | null;
   burnLvbh: bigint | null;
+  /** set when an earlier burn of this buy failed or expired */
+  error: string | null;
 }
 
 function liveBuys(db: Db): BuyRow[] {
   return db.$client
     .query(
       `SELECT id, mint, status, signature, last_valid_block_height AS lvbh, token_amount AS tokenAmount,
-              burn_signature AS burnSignature, burn_last_valid_block_height AS burnLvbh
+              burn_signature AS burnSignature, burn_last_valid_block_height AS burnLvbh, error
          FROM burn_buys WHERE status IN ('sent', 'bought', 'burning') ORDER BY id LIMIT 1000`,
     )
     .all() as BuyRow[];
@@ -75,6 +79,10 @@ async function advance(deps: BurnJobDeps, ctx: JobContext, report: BurnRunReport
         continue;
       }
       const instructions = await deps.chain.launchProgram.buildBurn(buy.mint, treasury.publicKey, amount);
+      // A first burn closes the treasury's token account when the burn empties it, so the rent
+      // its creation in the buy took comes back (the ledger does not carry rent). A retry after
+      // a failed or expired burn burns without closing: a close can never hold a burn back.
+      if (buy.error === null) instructions.push(...(await closeIfEmptied(deps, instructions, amount)));
       const prepared = await deps.chain.sender.prepare(instructions, treasury, []);
       markBurnSent(deps.db, id, prepared.signature, prepared.lastValidBlockHeight, ctx.assertHeld);
       crashPoint("burns:burn-after-save");
@@ -142,7 +150,7 @@ export async function resolveBurnSignature(deps: BurnJobDeps, ctx: JobContext, s
   const rows = deps.db.$client
     .query(
       `SELECT id, mint, status, signature, last_valid_block_height AS lvbh, token_amount AS tokenAmount,
-              burn_signature AS burnSignature, burn_last_valid_block_height AS burnLvbh
+              burn_signature AS burnSignature, burn_last_valid_block_height AS burnLvbh, error
          FROM burn_buys WHERE (status = 'sent' AND signature = ?1) OR (status = 'burning' AND burn_signature = ?1)`,
     )
     .all(signature) as BuyRow[];
@@ -150,6 +158,23 @@ export async function resolveBurnSignature(deps: BurnJobDeps, ctx: JobContext, s
   let waiting = 0;
   for (const buy of rows) waiting += (await settleLiveBuy(deps, ctx, buy, report)).waiting;
   return waiting;
+}
+
+/**
+ * The close of the token account a burn reads from, when that account holds exactly the burned
+ * amount (nothing else of the mint would be left in it). The burn instruction is the last one the
+ * launch program built: its first account is the token account, its program the token program.
+ */
+async function closeIfEmptied(deps: BurnJobDeps, burn: readonly TransactionInstruction[], amount: bigint): Promise<TransactionInstruction[]> {
+  const last = burn[burn.length - 1];
+  const account = last?.keys[0]?.pubkey;
+  if (!last || !account) return [];
+  const snapshot = (await deps.chain.reader.getAccounts([account.toBase58()])).get(account.toBase58());
+  if (!snapshot || snapshot.data.length < 72 || snapshot.owner !== last.programId.toBase58()) return [];
+  const held = new DataView(snapshot.data.buffer, snapshot.data.byteOffset + 64, 8).getBigUint64(0, true);
+  if (held !== amount) return [];
+  const treasury = deps.chain.treasury.publicKey;
+  return [createCloseAccountInstruction(account, treasury, treasury, [], last.programId)];
 }
 
 export async function runBurnsJob(deps: BurnJobDeps, ctx: JobContext): Promise<BurnRunReport> {

@@ -9,6 +9,7 @@ import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
 import { Int } from "../http/public-schemas";
 import { conflict, notFound, unavailable } from "../http/errors";
+import { indexerStateOf } from "../../indexer/state";
 import { jobHealth } from "./health";
 import { isJobName, JOB_NAMES } from "./names";
 
@@ -45,7 +46,8 @@ export function jobRoutes(ctx: AppContext) {
       "/api/cron/health",
       ({ set }) => {
         set.headers["cache-control"] = CACHE.noStore;
-        return jobHealth(ctx.db, ctx.now());
+        const indexer = indexerStateOf(ctx);
+        return indexer ? { ...jobHealth(ctx.db, ctx.now()), indexer } : jobHealth(ctx.db, ctx.now());
       },
       { response: { 200: HealthSchema }, detail: { tags: ["public"], summary: "Scheduled job health" } },
     )

@@ -9,6 +9,7 @@
  * so there a first buy is a second transaction, priced on the fresh curve with a slippage margin.
  */
 import { PublicKey, type TransactionInstruction, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
+import { ChainUnavailableError } from "../chain/ports";
 import type { ChainServices } from "../chain/services";
 import { LocalLaunchProgram } from "../chain/localnet/adapter";
 import {
@@ -63,7 +64,16 @@ export async function buildUnsignedLaunch(chain: ChainServices, p: CreateParams)
 
 async function instructionGroups(chain: ChainServices, p: CreateParams): Promise<TransactionInstruction[][]> {
   const program = chain.launchProgram;
-  if (program.buildCreate) return [await program.buildCreate(p)];
+  if (program.buildCreate) {
+    try {
+      return [await program.buildCreate(p)];
+    } catch (error) {
+      // The pump builder reads the program's global state: a provider failure is an upstream one.
+      log.warn("launch: create builder failed", { error });
+      if (error instanceof ChainUnavailableError) throw badGateway("The chain could not be reached to prepare the transaction; try again.");
+      throw unavailable("The create transaction could not be prepared; try again later.");
+    }
+  }
   const keys = localProgramKeys(program);
   if (!keys) throw unavailable("Launches are not available on this chain yet.");
   const mint = new PublicKey(p.mint);

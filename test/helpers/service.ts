@@ -39,3 +39,37 @@ export function testService(
     },
   };
 }
+
+/** The same harness with the service's own embedded local chain (free ports, fast slots). */
+export async function testServiceWithChain(env: Record<string, string> = {}): Promise<TestService & { chain: import("../../src/chain/setup").ChainSetup }> {
+  const { setupChain } = await import("../../src/chain/setup");
+  const config = testConfig({
+    TRUST_PROXY: "x-forwarded-for",
+    LOCAL_CHAIN_RPC_PORT: "0",
+    LOCAL_CHAIN_GRPC_PORT: "0",
+    LOCAL_CHAIN_SLOT_MS: "50",
+    ...env,
+  });
+  const chain = await setupChain(config);
+  const service = buildService(config, { chain: chain.services });
+  const call = (path: string, init: RequestInit & { ip?: string } = {}) => {
+    const headers = new Headers(init.headers);
+    headers.set("x-forwarded-for", init.ip ?? "203.0.113.7");
+    return service.app.handle(new Request(`http://localhost${path}`, { ...init, headers }));
+  };
+  return {
+    ...service,
+    chain,
+    call,
+    async json(path, init) {
+      const response = await call(path, init);
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
+    },
+    async cleanup() {
+      await service.close();
+      await chain.stop();
+      rmSync(config.dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -139,6 +139,35 @@ describe("Yellowstone gRPC through @triton-one/yellowstone-grpc", () => {
     await waitFor("live update after resume", () => second.updates.find((u) => u.account?.account?.lamports === "7000000"));
   }, 60_000);
 
+  test("the client's own reconnect layer resumes after a cut and recovers what it missed", async () => {
+    const watched = Keypair.generate().publicKey;
+    const client = new Client(chain.grpcUrl, undefined, undefined, { backoff: { initialIntervalMs: 50, multiplier: 2, maxRetries: 20 }, slotRetention: 250 });
+    await client.connect();
+    const stream = await client.subscribe();
+    streams.push(stream);
+    const lamports: string[] = [];
+    const pongs: number[] = [];
+    stream.on("data", (u: SubscribeUpdate) => {
+      if (u.account) lamports.push(u.account.account!.lamports);
+      if (u.pong) pongs.push(u.pong.id);
+    });
+    stream.on("error", () => {});
+    await new Promise<void>((resolve) => stream.write(request({ accounts: { w: { account: [watched.toBase58()], owner: [], filters: [] } }, commitment: CommitmentLevel.CONFIRMED, ping: { id: 1 } }), () => resolve()));
+    await waitFor("subscription applied", () => pongs.includes(1));
+
+    await transfer(watched, 1_000_000n);
+    chain.node.advanceSlots(1);
+    await waitFor("first update", () => lamports.includes("1000000"));
+    chain.faults.cutStreams();
+    await transfer(watched, 2_000_000n); // lands while the stream is down
+    chain.node.advanceSlots(1);
+    await waitFor("missed update recovered", () => lamports.includes("3000000"));
+    await transfer(watched, 4_000_000n);
+    chain.node.advanceSlots(1);
+    await waitFor("live update after reconnect", () => lamports.includes("7000000"));
+    expect(lamports).toEqual(["1000000", "3000000", "7000000"]);
+  }, 60_000);
+
   test("slot updates and pings", async () => {
     const sub = await subscribe(request({ slots: { s: { filterByCommitment: true } }, commitment: CommitmentLevel.CONFIRMED }));
     await new Promise<void>((resolve) => sub.stream.write(request({ ping: { id: 7 } }), () => resolve()));

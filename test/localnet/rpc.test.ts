@@ -126,6 +126,22 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
     expect(await connection.getBalance(poor.publicKey)).toBe(1_000_000 - 5000);
   }, 60_000);
 
+  test("getSignaturesForAddress pages newest first", async () => {
+    const who = Keypair.generate();
+    const sigs: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { tx, signature } = await signedTx(connection, [SystemProgram.transfer({ fromPubkey: chain.treasury.publicKey, toPubkey: who.publicKey, lamports: 1_000_000 + i })], chain.treasury);
+      await connection.sendRawTransaction(tx.serialize());
+      chain.node.advanceSlots(1);
+      sigs.push(signature);
+    }
+    const all = await connection.getSignaturesForAddress(who.publicKey);
+    expect(all.map((s) => s.signature)).toEqual([...sigs].reverse());
+    expect(all[0]?.confirmationStatus).toBe("confirmed");
+    const page = await connection.getSignaturesForAddress(who.publicKey, { before: sigs[2], limit: 1 });
+    expect(page.map((s) => s.signature)).toEqual([sigs[1]]);
+  }, 60_000);
+
   test("a missing or bad signature is refused like a validator's RPC refuses it", async () => {
     const other = Keypair.generate();
     const { tx } = await signedTx(connection, [SystemProgram.transfer({ fromPubkey: other.publicKey, toPubkey: chain.treasury.publicKey, lamports: 1 })], chain.treasury);

@@ -5,8 +5,8 @@
  */
 import { PublicKey, TransactionInstruction, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
-import { createPublicKey, verify } from "node:crypto";
 import { PAGE_PATHS, webBundle } from "../../src/web";
+import { verifyEd25519 as verifySignature } from "./ed25519";
 import * as fx from "./fixtures";
 
 export interface Recorded {
@@ -25,13 +25,7 @@ export interface Override {
 }
 
 const MEMO = new PublicKey("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
-const SPKI_ED25519_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
 const pagePatterns = PAGE_PATHS.map((p) => new RegExp(`^${p.replace(/:\w+/g, "[^/]+")}/?$`));
-
-function verifySignature(pubkey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-  const key = createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, Buffer.from(pubkey)]), format: "der", type: "spki" });
-  return verify(null, message, key, signature);
-}
 
 export class FakeApi {
   readonly requests: Recorded[] = [];

@@ -257,13 +257,13 @@ describe("signed-in area", () => {
 
   test("routing: autopay with a wallet, and a public decline only after an explicit confirmation", async () => {
     await devLogin("alice");
-    await page.getByLabel(/^Autopay/).check();
+    await page.getByRole("radio", { name: /^Autopay/ }).check();
     await page.getByLabel("Autopay wallet").fill(WALLET);
     await page.getByRole("button", { name: "Save routing" }).click();
     await until(() => api.apiCalls("/api/routing").length === 1, "routing call");
     expect(api.apiCalls("/api/routing")[0]!.body).toEqual({ routing: "autopay", declined: false, wallet: WALLET });
 
-    await page.getByLabel(/^Decline publicly/).check();
+    await page.getByRole("radio", { name: /^Decline publicly/ }).check();
     await page.getByRole("button", { name: "Save routing" }).click();
     await until(async () => (await text("#routing-status")).includes("Tick the box"), "tick message");
     await page.getByLabel(/I decline publicly/).check();

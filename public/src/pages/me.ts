@@ -95,6 +95,15 @@ function signedIn(root: HTMLElement, first: SignedInMe, signal: AbortSignal): vo
     tokens.replaceChildren(tokensTable(me.tokens));
   };
 
+  // Quick refreshes while a payout is on its way, slow ones otherwise.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const schedule = () => {
+    clearTimeout(timer);
+    if (signal.aborted) return;
+    const pending = me.payouts.some((p) => !FINAL_PAYOUT.has(p.status));
+    timer = setTimeout(() => void refresh(), pending ? 2000 : 15000);
+  };
+  signal.addEventListener("abort", () => clearTimeout(timer));
   const refresh = async () => {
     try {
       const next = await api<Me>("/api/me", { signal });
@@ -102,15 +111,11 @@ function signedIn(root: HTMLElement, first: SignedInMe, signal: AbortSignal): vo
       me = next;
       paint();
     } catch {
-      // A failed background refresh keeps the last figures; the next tick tries again.
+      // A failed background refresh keeps the last figures; the next one tries again.
     }
+    schedule();
   };
-  const tick = () => {
-    if (signal.aborted) return;
-    const pending = me.payouts.some((p) => !FINAL_PAYOUT.has(p.status));
-    setTimeout(() => void refresh().then(tick), pending ? 2000 : 15000);
-  };
-  tick();
+  schedule();
 
   const signOut = h("button", { type: "button", className: "secondary", id: "sign-out" }, "Sign out");
   signOut.addEventListener("click", async () => {

@@ -140,6 +140,8 @@ export class GeyserServer {
   private readonly subscribers = new Set<Subscriber>();
   private readonly slots = new Map<bigint, SlotEvents>();
   private retainedEvents = 0;
+  /** first slot whose events were dropped from retention; null while everything since genesis is kept */
+  private prunedThrough: bigint | null = null;
   private unlisten: (() => void) | null = null;
   private pingTimer: ReturnType<typeof setInterval> | null = null;
   port = 0;
@@ -176,7 +178,7 @@ export class GeyserServer {
       GetSlot: unary(() => ({ slot: this.node.getSlot().toString() })),
       GetVersion: unary(() => ({ version: JSON.stringify({ package: "local-chain", version: "7.0.1", solana: "2.2.0" }) })),
       IsBlockhashValid: unary((r: IsBlockhashValidRequest) => ({ slot: this.node.getSlot().toString(), valid: this.node.isBlockhashValid(r.blockhash) })),
-      SubscribeReplayInfo: unary(() => ({ firstAvailable: this.oldestSlot()?.toString() })),
+      SubscribeReplayInfo: unary(() => ({ firstAvailable: (this.prunedThrough !== null ? this.prunedThrough + 1n : this.oldestSlot() ?? this.node.getSlot()).toString() })),
     });
     this.port = await new Promise<number>((resolve, reject) =>
       server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
@@ -239,6 +241,7 @@ export class GeyserServer {
       if (slot + RETAIN_SLOTS >= newest && this.retainedEvents <= RETAIN_EVENTS) break;
       this.retainedEvents -= e.accounts.length + e.txs.length;
       this.slots.delete(slot);
+      this.prunedThrough = slot;
     }
   }
 
@@ -261,20 +264,18 @@ export class GeyserServer {
     const closed = this.slotEvents(ev.closed);
     closed.meta = { blockhash: ev.blockhash, blockHeight: ev.blockHeight - 1n, blockTimeSec: ev.blockTimeSec, parentSlot: ev.closed - 1n };
     this.slotEvents(ev.opened);
+    // A slot is announced only once all its updates went out: resuming clients (the napi
+    // reconnect layer among them) treat an announced slot as delivered.
+    const fin = ev.finalized !== null ? this.slots.get(ev.finalized) : undefined;
     for (const s of this.subscribers) {
       if (!s.req) continue;
+      if (s.commitment === CommitmentLevel.CONFIRMED) this.sendSlotEvents(s, closed);
+      if (s.commitment === CommitmentLevel.FINALIZED && fin) this.sendSlotEvents(s, fin);
+      this.sendSlot(s, ev.closed, SlotStatus.SLOT_PROCESSED);
       this.sendSlot(s, ev.closed, SlotStatus.SLOT_CONFIRMED);
-      this.sendSlot(s, ev.opened, SlotStatus.SLOT_PROCESSED);
       if (ev.finalized !== null) this.sendSlot(s, ev.finalized, SlotStatus.SLOT_FINALIZED);
       if (s.commitment !== CommitmentLevel.FINALIZED) this.sendBlockMeta(s, ev.closed, closed);
-      if (s.commitment === CommitmentLevel.CONFIRMED) this.sendSlotEvents(s, closed);
-      if (s.commitment === CommitmentLevel.FINALIZED && ev.finalized !== null) {
-        const fin = this.slots.get(ev.finalized);
-        if (fin) {
-          this.sendBlockMeta(s, ev.finalized, fin);
-          this.sendSlotEvents(s, fin);
-        }
-      }
+      else if (ev.finalized !== null && fin) this.sendBlockMeta(s, ev.finalized, fin);
     }
     this.prune();
   }
@@ -317,9 +318,9 @@ export class GeyserServer {
     sub.commitment = commitment;
     if (req.fromSlot !== undefined) {
       const from = BigInt(req.fromSlot);
-      const oldest = this.oldestSlot();
-      if (oldest === null || from < oldest) {
-        this.drop(sub, grpc.status.INVALID_ARGUMENT, `broadcast from ${from} is not available, last available: ${oldest ?? this.node.getSlot()}`);
+      // Slots before the chain's first one never existed; only slots dropped from retention are lost.
+      if (this.prunedThrough !== null && from <= this.prunedThrough) {
+        this.drop(sub, grpc.status.INVALID_ARGUMENT, `broadcast from ${from} is not available, last available: ${this.prunedThrough + 1n}`);
         return;
       }
       for (const [slot, events] of this.slots) {
@@ -327,7 +328,12 @@ export class GeyserServer {
         const reached = this.node.commitmentOf(slot);
         const ok = commitment === CommitmentLevel.PROCESSED || (commitment === CommitmentLevel.CONFIRMED && reached !== "processed") || (commitment === CommitmentLevel.FINALIZED && reached === "finalized");
         if (!ok) continue;
+        // Replay a slot as it went out live: its updates, then its status and its block meta.
         this.sendSlotEvents(sub, events);
+        if (reached !== "processed") {
+          this.sendSlot(sub, slot, reached === "finalized" && commitment === CommitmentLevel.FINALIZED ? SlotStatus.SLOT_FINALIZED : SlotStatus.SLOT_CONFIRMED);
+          this.sendBlockMeta(sub, slot, events);
+        }
       }
     }
   }

@@ -131,6 +131,8 @@ export interface LocalNodeOptions {
 }
 
 const MAX_DELAYED = 10_000;
+const MAX_INDEXED_ADDRESSES = 200_000;
+const SIGNATURES_PER_ADDRESS = 1_000;
 const MAX_SEND_RULES = 1_000;
 
 export class LocalNode {
@@ -154,6 +156,8 @@ export class LocalNode {
   private readonly sendRules: SendFaultRule[] = [];
   private readonly listeners = new Set<NodeListener>();
   private readonly mintCreators = new Map<string, string>();
+  /** address -> its most recent signatures, oldest first (getSignaturesForAddress) */
+  private readonly byAddress = new Map<string, string[]>();
   private writeVersion = 0n;
   private timer: ReturnType<typeof setInterval> | null = null;
   private readonly log: (msg: string) => void;
@@ -340,6 +344,24 @@ export class LocalNode {
     return { record, confirmations: commitment === "finalized" ? null : Number(depth), commitment };
   }
 
+  /** Newest first, as getSignaturesForAddress answers; `before`/`until` are exclusive bounds. */
+  signaturesForAddress(address: string, o: { limit: number; before?: string; until?: string }): TxRecord[] {
+    const list = this.byAddress.get(address) ?? [];
+    const out: TxRecord[] = [];
+    let started = o.before === undefined;
+    for (let i = list.length - 1; i >= 0 && out.length < o.limit; i--) {
+      const sig = list[i]!;
+      if (!started) {
+        if (sig === o.before) started = true;
+        continue;
+      }
+      if (sig === o.until) break;
+      const r = this.txs.get(sig);
+      if (r) out.push(r);
+    }
+    return out;
+  }
+
   commitmentOf(slot: bigint): Commitment {
     const depth = this.slot - slot;
     return depth > FINALIZATION_SLOTS ? "finalized" : depth >= 1n ? "confirmed" : "processed";
@@ -356,6 +378,9 @@ export class LocalNode {
       tx = VersionedTransaction.deserialize(wire);
     } catch (e) {
       throw new RpcError(-32602, `failed to deserialize solana_transaction::versioned::VersionedTransaction: ${(e as Error).message}`);
+    }
+    if (tx.message.addressTableLookups.length > 0) {
+      throw new RpcError(-32602, "invalid transaction: address lookup tables are not supported by the local chain");
     }
     const signature = bs58.encode(tx.signatures[0] ?? new Uint8Array(64));
     this.checkSignatures(tx, wire);
@@ -561,6 +586,20 @@ export class LocalNode {
 
   private remember(record: TxRecord): void {
     this.txs.set(record.signature, record);
+    for (const key of record.accountKeys) {
+      const id = key.toBase58();
+      let list = this.byAddress.get(id);
+      if (!list) {
+        if (this.byAddress.size >= MAX_INDEXED_ADDRESSES) {
+          const oldest = this.byAddress.keys().next().value;
+          if (oldest !== undefined) this.byAddress.delete(oldest);
+        }
+        list = [];
+        this.byAddress.set(id, list);
+      }
+      list.push(record.signature);
+      if (list.length > SIGNATURES_PER_ADDRESS) list.splice(0, list.length - SIGNATURES_PER_ADDRESS);
+    }
     if (this.txs.size > this.txHistoryLimit) {
       const oldest = this.txs.keys().next().value;
       if (oldest !== undefined) this.txs.delete(oldest);

@@ -260,6 +260,20 @@ export class RpcServer {
         }),
       };
     },
+    getSignaturesForAddress: (p) => {
+      const address = pubkeyParam(p[0]).toBase58();
+      const cfg = configOf(p[1]) as Config & { limit?: number; before?: string; until?: string };
+      const limit = cfg.limit ?? 1000;
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new RpcError(-32602, "Invalid limit; max 1000");
+      return this.node.signaturesForAddress(address, { limit, before: cfg.before, until: cfg.until }).map((r) => ({
+        signature: r.signature,
+        slot: r.slot,
+        err: r.err,
+        memo: null,
+        blockTime: r.blockTimeSec,
+        confirmationStatus: this.node.commitmentOf(r.slot),
+      }));
+    },
     getTransaction: (p) => {
       const signature = stringParam(p[0], "signature");
       const cfg = typeof p[1] === "string" ? { encoding: p[1] } : configOf(p[1]);

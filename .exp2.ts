@@ -1,0 +1,13 @@
+import { openDatabase } from "./db/client";
+const db = openDatabase("/work/main/data/bench/tokens-2000-seed-7/service.db");
+const c = db.$client;
+const time = (name: string, n: number, f: () => any) => { f(); const a = performance.now(); for (let i = 0; i < n; i++) f(); console.log(name, ((performance.now() - a) / n).toFixed(3), "ms"); };
+const sql = `SELECT t.id, t.mint, t.name, t.symbol, t.image_uri AS imageUri, EXISTS (SELECT 1 FROM token_images i WHERE i.token_id = t.id) AS hasImage, t.creator, t.deployer, t.launched_at_ms AS launchedAtMs, t.platform_bps AS platformBps, t.swept_lamports AS sweptLamports, t.vault_lamports AS vaultLamports, t.vault_checked_at_ms AS vaultCheckedAtMs, t.fees_lamports AS feesLamports, t.bonded, t.market_cap_usd AS marketCapUsd, t.volume_24h_usd AS volume24hUsd, t.last_swept_at_ms AS lastSweptAtMs FROM tokens t WHERE t.hidden = 0 ORDER BY t.launched_at_ms DESC, t.mint DESC LIMIT $limit`;
+console.log(c.query("EXPLAIN QUERY PLAN " + sql).all({ limit: 25 }));
+const st = c.prepare(sql);
+time("page", 100, () => st.all({ limit: 25 }));
+const st2 = c.prepare("SELECT t.id FROM tokens t WHERE t.hidden = 0 ORDER BY t.launched_at_ms DESC, t.mint DESC LIMIT 25");
+time("ids only", 100, () => st2.all());
+const st3 = c.prepare("SELECT 1");
+time("select 1", 1000, () => st3.all());
+console.log(c.query("PRAGMA page_size").get(), c.query("PRAGMA cache_size").get(), c.query("select count(*) from tokens").get());

@@ -1,0 +1,361 @@
+/**
+ * What the indexer does with what it learns, whatever the source (gRPC stream or RPC polling):
+ *  - keeps the set of watched accounts in step with the database (every token's vaults, creator
+ *    address and bonding-curve state; pending launches' mints), so new launches are watched
+ *    without restarting anything;
+ *  - turns account changes into vault readings through the launch-program adapter over the
+ *    account cache and stores them with the sweep job's own writer;
+ *  - hands every transaction that may settle a pending sweep, payout, burn or launch to the
+ *    job's own resolver for that signature (idempotent: a confirmation seen twice is a no-op);
+ *  - catches up over RPC after any gap: everything watched is read again and everything pending
+ *    is resolved, so a missed update can delay a figure but never lose it.
+ * It never writes the ledger itself: every write goes through the shared service functions,
+ * fenced by the indexer's lease.
+ */
+import type { Db } from "../db/client";
+import { resolveBurnSignature } from "../src/burns/job";
+import type { ChainReader, LaunchProgram, TokenRef } from "../src/chain/ports";
+import type { ChainServices } from "../src/chain/services";
+import type { AppContext } from "../src/context";
+import type { JobContext } from "../src/jobs/scheduler";
+import { intentsWhere } from "../src/launches/intents";
+import { settleIntent } from "../src/launches/service";
+import { log } from "../src/lib/log";
+import { resolvePayoutSignature, resolveSentPayouts } from "../src/payouts/job";
+import { storeVaultReadings } from "../src/sweeps/readings";
+import { resolveSentSweeps, resolveSweepSignature } from "../src/sweeps/job";
+import { AccountCache } from "./cache";
+
+export interface TrackedToken {
+  id: number;
+  ref: TokenRef;
+  addresses: string[];
+}
+
+export interface CoreOptions {
+  ctx: AppContext;
+  chain: ChainServices;
+  /** the same launch-program adapter, built over another reader */
+  launchProgramOver: (reader: ChainReader) => LaunchProgram;
+  job: JobContext;
+  /** how long a signature the stream showed is retried while the node still calls it pending */
+  resolveRetryMs?: number;
+  /** called after each stored batch of readings with each token's delay from its update (ms) */
+  onReadingsStored?: (delaysMs: number[]) => void;
+}
+
+const RPC_FILL_CHUNK = 1_000;
+const RESOLVE_RETRY_DELAYS_MS = [100, 250, 500, 1_000, 2_000];
+
+export class IndexerCore {
+  readonly cache: AccountCache;
+  private readonly program: LaunchProgram;
+  private readonly discover: { program: LaunchProgram; asked: string[] };
+  private readonly tokens = new Map<number, TrackedToken>();
+  private readonly byAddress = new Map<string, number[]>();
+  private maxTokenId = 0;
+  private intentMints = new Set<string>();
+  /** tokenId -> earliest update time (ms) not yet reflected in the stored reading */
+  private readonly dirty = new Map<number, number>();
+  private flushing: Promise<void> | null = null;
+  private flushQueued = false;
+  /** signature -> retry attempt and the transaction's accounts */
+  private readonly resolveQueue = new Map<string, { attempt: number; keys: readonly string[] }>();
+  private resolving: Promise<void> | null = null;
+  private readonly retryTimers = new Set<ReturnType<typeof setTimeout>>();
+  private stopped = false;
+  /** newest slot a source has shown; RPC fills are stamped with it */
+  headSlot = 0n;
+  lastSlot: bigint | null = null;
+  lastUpdateAtMs: number | null = null;
+  accountUpdates = 0;
+  readingsStored = 0;
+  lastError: string | null = null;
+
+  constructor(private readonly o: CoreOptions) {
+    this.cache = new AccountCache(o.chain.reader);
+    this.program = o.launchProgramOver(this.cache.reader(() => this.headSlot));
+    const asked: string[] = [];
+    // The adapter itself says which accounts a reading needs: ask it with a reader that records.
+    const recorder: ChainReader = {
+      ...o.chain.reader,
+      getAccounts: async (addresses) => {
+        asked.push(...addresses);
+        return new Map(addresses.map((a) => [a, null]));
+      },
+      getBalances: async (addresses) => {
+        asked.push(...addresses);
+        return new Map(addresses.map((a) => [a, 0n]));
+      },
+    };
+    this.discover = { program: o.launchProgramOver(recorder), asked };
+  }
+
+  private get db(): Db {
+    return this.o.ctx.db;
+  }
+
+  get tokenCount(): number {
+    return this.tokens.size;
+  }
+
+  /** Every watched account address, for the stream's account filters. */
+  watchedAddresses(): string[] {
+    return [...this.byAddress.keys()];
+  }
+
+  /** Addresses whose transactions may settle something: the treasury and pending launches' mints. */
+  transactionAddresses(): string[] {
+    return [this.o.chain.treasury.publicKey.toBase58(), ...this.intentMints];
+  }
+
+  /**
+   * Picks up tokens launched and launches pending since the last call. Returns true when the
+   * watched set changed (the stream's filters must follow).
+   */
+  async syncWatched(): Promise<{ changed: boolean; newTokens: TrackedToken[] }> {
+    const rows = this.db.$client
+      .query("SELECT id, mint, creator FROM tokens WHERE id > ? ORDER BY id LIMIT 5000")
+      .all(this.maxTokenId) as { id: bigint; mint: string; creator: string }[];
+    const newTokens: TrackedToken[] = [];
+    for (const row of rows) {
+      const token = await this.track(Number(row.id), { mint: row.mint, creator: row.creator });
+      newTokens.push(token);
+    }
+    const mints = new Set(intentsWhere(this.db, "status = 'metadata'").map((i) => i.mint));
+    const intentsChanged = mints.size !== this.intentMints.size || [...mints].some((m) => !this.intentMints.has(m));
+    this.intentMints = mints;
+    // A page limit means more may be waiting: the next call takes the rest.
+    return { changed: newTokens.length > 0 || intentsChanged, newTokens };
+  }
+
+  private async track(id: number, ref: TokenRef): Promise<TrackedToken> {
+    this.discover.asked.length = 0;
+    await this.discover.program.readVaults([ref]);
+    const addresses = [...new Set([...this.discover.asked, this.o.chain.launchProgram.vaultAddresses(ref).bondingCurve])];
+    const token: TrackedToken = { id, ref, addresses };
+    this.tokens.set(id, token);
+    for (const a of addresses) {
+      const list = this.byAddress.get(a);
+      if (list) list.push(id);
+      else this.byAddress.set(a, [id]);
+    }
+    if (id > this.maxTokenId) this.maxTokenId = id;
+    return token;
+  }
+
+  // ------------------------------------------------------------------ accounts
+
+  /** An account update from the stream. Unwatched addresses are ignored. */
+  onAccount(address: string, snapshot: Parameters<AccountCache["applyStream"]>[1], slot: bigint, writeVersion: bigint, seenAtMs: number): void {
+    const ids = this.byAddress.get(address);
+    if (!ids) return;
+    this.accountUpdates++;
+    if (!this.cache.applyStream(address, snapshot, slot, writeVersion)) return;
+    for (const id of ids) this.markDirty(id, seenAtMs);
+    this.noteSlot(slot);
+  }
+
+  noteHead(slot: bigint): void {
+    if (slot > this.headSlot) this.headSlot = slot;
+  }
+
+  /** A slot whose updates have all been handed over (the stream confirmed it). */
+  noteSlot(slot: bigint): void {
+    this.noteHead(slot);
+    if (this.lastSlot === null || slot > this.lastSlot) this.lastSlot = slot;
+  }
+
+  markDirty(tokenId: number, seenAtMs: number): void {
+    const prev = this.dirty.get(tokenId);
+    if (prev === undefined || seenAtMs < prev) this.dirty.set(tokenId, seenAtMs);
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushQueued || this.stopped) return;
+    this.flushQueued = true;
+    // One flush per burst: updates already queued on the stream join the same batch.
+    setImmediate(() => {
+      this.flushQueued = false;
+      void this.flush();
+    });
+  }
+
+  /** Stores readings for every dirty token; resolves when none is left. */
+  flush(): Promise<void> {
+    if (this.flushing) return this.flushing;
+    this.flushing = (async () => {
+      try {
+        while (this.dirty.size > 0 && !this.stopped) {
+          const batch = [...this.dirty].slice(0, 2_000);
+          for (const [id] of batch) this.dirty.delete(id);
+          try {
+            await this.storeReadings(batch);
+          } catch (error) {
+            // Put them back for the next update or catch-up; a failed store never drops a change.
+            for (const [id, at] of batch) if (!this.dirty.has(id)) this.dirty.set(id, at);
+            this.fail("storing vault readings failed", error);
+            break;
+          }
+        }
+      } finally {
+        this.flushing = null;
+      }
+    })();
+    return this.flushing;
+  }
+
+  private async storeReadings(batch: [number, number][]): Promise<void> {
+    const tokens = batch.map(([id]) => this.tokens.get(id)).filter((t): t is TrackedToken => Boolean(t));
+    if (tokens.length === 0) return;
+    const readings = await this.program.readVaults(tokens.map((t) => t.ref));
+    const byMint = new Map(readings.map((r) => [r.mint, r]));
+    const atMs = this.o.ctx.now();
+    storeVaultReadings(
+      this.db,
+      tokens.map((t) => ({ tokenId: t.id, reading: byMint.get(t.ref.mint) ?? null })),
+      atMs,
+      this.o.job.assertHeld,
+    );
+    const storedAt = Date.now();
+    this.readingsStored += tokens.length;
+    this.lastUpdateAtMs = atMs;
+    this.o.onReadingsStored?.(batch.map(([, seen]) => storedAt - seen));
+  }
+
+  // ------------------------------------------------------------------ transactions
+
+  /** A transaction the stream showed (it touched the treasury or a pending launch's mint). */
+  onTransaction(signature: string, slot: bigint, accountKeys: readonly string[]): void {
+    this.noteSlot(slot);
+    if (!this.isPending(signature, accountKeys)) return;
+    this.enqueueResolve(signature, 0, accountKeys);
+  }
+
+  private isPending(signature: string, accountKeys: readonly string[]): boolean {
+    const c = this.db.$client;
+    if (c.query("SELECT 1 FROM sweeps WHERE signature = ? AND status = 'sent' LIMIT 1").get(signature)) return true;
+    if (c.query("SELECT 1 FROM payouts WHERE signature = ? AND status = 'sent' LIMIT 1").get(signature)) return true;
+    if (c.query("SELECT 1 FROM burn_buys WHERE (signature = ?1 AND status = 'sent') OR (burn_signature = ?1 AND status = 'burning') LIMIT 1").get(signature)) return true;
+    return accountKeys.some((k) => this.intentMints.has(k));
+  }
+
+  private enqueueResolve(signature: string, attempt: number, keys: readonly string[]): void {
+    if (this.stopped) return;
+    const queued = this.resolveQueue.get(signature);
+    this.resolveQueue.set(signature, { attempt: Math.max(attempt, queued?.attempt ?? 0), keys });
+    if (!this.resolving) this.resolving = this.drainResolves().finally(() => (this.resolving = null));
+  }
+
+  private async drainResolves(): Promise<void> {
+    while (this.resolveQueue.size > 0 && !this.stopped) {
+      const [signature, { attempt, keys }] = this.resolveQueue.entries().next().value as [string, { attempt: number; keys: readonly string[] }];
+      this.resolveQueue.delete(signature);
+      let pending = 0;
+      try {
+        pending = await this.resolveSignature(signature, keys);
+      } catch (error) {
+        this.fail("resolving a transaction failed", error, { signature });
+        pending = 1;
+      }
+      // The stream can run ahead of the RPC node that answers `outcome`: ask again shortly.
+      if (pending > 0 && attempt < RESOLVE_RETRY_DELAYS_MS.length) {
+        const timer = setTimeout(() => {
+          this.retryTimers.delete(timer);
+          this.enqueueResolve(signature, attempt + 1, keys);
+        }, RESOLVE_RETRY_DELAYS_MS[attempt]!);
+        this.retryTimers.add(timer);
+      }
+    }
+  }
+
+  /** Every kind of pending thing with this signature, through the jobs' own resolvers. */
+  private async resolveSignature(signature: string, keys: readonly string[]): Promise<number> {
+    const { ctx, chain, job } = this.o;
+    const db = this.db;
+    let pending = 0;
+    const sweptTokens = (db.$client.query("SELECT token_id AS id FROM sweeps WHERE signature = ?").all(signature) as { id: bigint }[]).map((r) =>
+      Number(r.id),
+    );
+    if (sweptTokens.length > 0) {
+      pending += await resolveSweepSignature(this.sweepDeps(), job, signature);
+      // A confirmation subtracts what it credited from the stored reading; if the reading was
+      // already taken after the sweep landed, that would count the sweep twice: read again.
+      for (const id of sweptTokens) this.markDirty(id, Date.now());
+    }
+    pending += await resolvePayoutSignature({ db, chain, config: ctx.config, now: ctx.now }, job, signature);
+    pending += await resolveBurnSignature({ db, chain, now: ctx.now }, job, signature);
+    for (const intent of intentsWhere(db, "status = 'metadata'")) {
+      // settleIntent verifies the transaction creates this launch; anything else changes nothing.
+      if (intent.signature !== signature && !keys.includes(intent.mint)) continue;
+      const result = await settleIntent(ctx, chain, intent, signature);
+      if (result.kind === "pending" || result.kind === "not_found") pending += 1;
+    }
+    return pending;
+  }
+
+  private sweepDeps() {
+    const { ctx, chain } = this.o;
+    return { db: this.db, chain, sweepMinLamports: ctx.config.sweepMinLamports, platformBuybackBps: ctx.config.platformBuybackBps, now: ctx.now };
+  }
+
+  // ------------------------------------------------------------------ catch-up
+
+  /**
+   * Reads again over RPC everything a gap may have hidden (call syncWatched first): every watched account, then every
+   * pending signature through the jobs' resolvers, then stores every token's reading.
+   * `fillSlot` is a slot the RPC state is known to include (the stream's head when it began).
+   */
+  async catchUp(fillSlot: bigint): Promise<void> {
+    const started = Date.now();
+    const addresses = this.watchedAddresses();
+    for (let i = 0; i < addresses.length && !this.stopped; i += RPC_FILL_CHUNK) {
+      await this.cache.fill(addresses.slice(i, i + RPC_FILL_CHUNK), fillSlot);
+    }
+    await this.resolveAllPending();
+    const now = Date.now();
+    for (const id of this.tokens.keys()) this.markDirty(id, now);
+    await this.flush();
+    log.debug("indexer: caught up", { tokens: this.tokens.size, accounts: addresses.length, ms: Date.now() - started });
+  }
+
+  private async resolveAllPending(): Promise<void> {
+    const { ctx, chain, job } = this.o;
+    const db = this.db;
+    await resolveSentSweeps(this.sweepDeps(), job);
+    await resolveSentPayouts({ db, chain, config: ctx.config, now: ctx.now }, job);
+    const burns = db.$client
+      .query("SELECT signature AS s FROM burn_buys WHERE status = 'sent' UNION SELECT burn_signature AS s FROM burn_buys WHERE status = 'burning' LIMIT 1000")
+      .all() as { s: string }[];
+    for (const { s } of burns) if (!this.stopped) await resolveBurnSignature({ db, chain, now: ctx.now }, job, s);
+    for (const intent of intentsWhere(db, "status = 'metadata' AND signature IS NOT NULL ORDER BY created_at_ms")) {
+      if (this.stopped) break;
+      try {
+        await settleIntent(ctx, chain, intent, intent.signature!);
+      } catch (error) {
+        this.fail("settling a launch failed", error, { intent: intent.id });
+      }
+    }
+  }
+
+  private fail(message: string, error: unknown, fields: Record<string, unknown> = {}): void {
+    this.lastError = error instanceof Error ? error.message : String(error);
+    log.warn(`indexer: ${message}`, { ...fields, error });
+  }
+
+  /** Waits for queued work (tests and shutdown); bounded by the caller. */
+  async idle(): Promise<void> {
+    while (this.flushing || this.resolving || this.flushQueued) {
+      await Promise.all([this.flushing, this.resolving]);
+      if (this.flushQueued) await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const t of this.retryTimers) clearTimeout(t);
+    this.retryTimers.clear();
+    this.resolveQueue.clear();
+  }
+}

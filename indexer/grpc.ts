@@ -1,0 +1,285 @@
+/**
+ * The Yellowstone gRPC subscriber. One stream carries the watched accounts, the transactions
+ * that touch the treasury or a pending launch's mint, and slot updates (for liveness and lag).
+ *
+ * Resilience: a ping every `pingMs` (load balancers drop quiet HTTP/2 streams) and a watchdog
+ * that treats `staleMs` without any message as a dead stream; reconnects with exponential backoff
+ * and full jitter, bounded by `backoffMaxMs`; each reconnect asks to resume from the last slot
+ * applied (`fromSlot`), and falls back to a plain subscription when the endpoint refuses it.
+ * Either way, every (re)connection is followed by a catch-up read over RPC, so whatever a gap
+ * hid is found even when the endpoint cannot replay it.
+ */
+import Client, { CommitmentLevel, SlotStatus, type SubscribeRequest, type SubscribeUpdate } from "@triton-one/yellowstone-grpc";
+import bs58 from "bs58";
+import { log } from "../src/lib/log";
+import { scrubErrorText } from "../src/lib/scrub";
+import type { IndexerCore } from "./core";
+
+export interface GrpcOptions {
+  url: string;
+  token: string | null;
+  pingMs?: number;
+  staleMs?: number;
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  /** how often the database is checked for new launches and pending launch mints */
+  syncMs?: number;
+  random?: () => number;
+}
+
+/** Keys per account filter: providers cap filter sizes; more filters of fewer keys always fit. */
+const KEYS_PER_FILTER = 5_000;
+
+type Stream = Awaited<ReturnType<Client["subscribe"]>>;
+
+export class GrpcSubscriber {
+  connected = false;
+  reconnects = 0;
+  lastError: string | null = null;
+  private stopped = false;
+  private client: Client | null = null;
+  private stream: Stream | null = null;
+  private wake: (() => void) | null = null;
+  private loop: Promise<void> | null = null;
+  private fromSlotRefused = false;
+  private pingId = 1;
+
+  constructor(
+    private readonly core: IndexerCore,
+    private readonly o: GrpcOptions,
+  ) {}
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.closeStream();
+    this.wake?.();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (!this.stopped) {
+      const opened = Date.now();
+      try {
+        await this.session();
+      } catch (error) {
+        this.lastError = scrubErrorText(error);
+        if (/not available|fromSlot|from_slot/i.test(this.lastError)) this.fromSlotRefused = true;
+        log.warn("indexer: stream ended", { error: this.lastError });
+      }
+      this.connected = false;
+      this.closeStream();
+      if (this.stopped) break;
+      this.reconnects++;
+      // A session that lived a while was healthy: start the backoff over.
+      failures = Date.now() - opened > 30_000 ? 1 : failures + 1;
+      await this.sleep(this.backoff(failures));
+    }
+  }
+
+  backoff(failures: number): number {
+    const base = this.o.backoffBaseMs ?? 250;
+    const max = this.o.backoffMaxMs ?? 15_000;
+    const ceiling = Math.min(max, base * 2 ** Math.min(failures - 1, 20));
+    return Math.floor((this.o.random ?? Math.random)() * ceiling);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.wake = null;
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private request(withFromSlot: boolean): SubscribeRequest {
+    const accounts: SubscribeRequest["accounts"] = {};
+    const watched = this.core.watchedAddresses();
+    for (let i = 0; i < watched.length; i += KEYS_PER_FILTER) {
+      accounts[`vaults-${i / KEYS_PER_FILTER}`] = { account: watched.slice(i, i + KEYS_PER_FILTER), owner: [], filters: [] };
+    }
+    const resume = withFromSlot && !this.fromSlotRefused && this.core.lastSlot !== null;
+    return {
+      accounts,
+      slots: { head: { filterByCommitment: false } },
+      transactions: {
+        pending: { accountInclude: this.core.transactionAddresses(), accountExclude: [], accountRequired: [], vote: false },
+      },
+      transactionsStatus: {},
+      blocks: {},
+      blocksMeta: {},
+      entry: {},
+      accountsDataSlice: [],
+      commitment: CommitmentLevel.CONFIRMED,
+      // Inclusive: the last slot may have been cut halfway; applying it again changes nothing.
+      ...(resume ? { fromSlot: this.core.lastSlot!.toString() } : {}),
+    };
+  }
+
+  private async session(): Promise<void> {
+    if (!this.client) {
+      const client = new Client(this.o.url, this.o.token ?? undefined, { grpcMaxDecodingMessageSize: 64 * 1024 * 1024 });
+      await client.connect();
+      this.client = client;
+    }
+    let stream: Stream;
+    try {
+      stream = await this.client.subscribe();
+    } catch (error) {
+      // A connection that cannot open a stream is rebuilt next time.
+      this.client = null;
+      throw error;
+    }
+    this.stream = stream;
+    let lastMessageAt = Date.now();
+    const firstPong = this.pingId++;
+    let answered = false;
+
+    const ended = new Promise<void>((resolve, reject) => {
+      stream.on("data", (u: SubscribeUpdate) => {
+        lastMessageAt = Date.now();
+        if (u.pong?.id === firstPong) answered = true;
+        try {
+          this.dispatch(u);
+        } catch (error) {
+          log.warn("indexer: could not apply an update", { error });
+        }
+      });
+      stream.on("error", (e: Error) => reject(e));
+      stream.on("end", () => resolve());
+      stream.on("close", () => resolve());
+    });
+    // Swallow the rejection if the session ends another way first; it is awaited below.
+    ended.catch(() => {});
+
+    await this.core.syncWatched();
+    const resumed = !this.fromSlotRefused && this.core.lastSlot !== null;
+    await this.write(stream, { ...this.request(true), ping: { id: firstPong } });
+    const fillSlot = this.core.headSlot;
+
+    const timers: ReturnType<typeof setInterval>[] = [];
+    const watchdog = new Promise<void>((_, reject) => {
+      const staleMs = this.o.staleMs ?? 20_000;
+      timers.push(
+        setInterval(() => {
+          if (Date.now() - lastMessageAt > staleMs) reject(new Error(`no message for ${staleMs} ms`));
+        }, Math.min(1_000, staleMs / 4)),
+      );
+    });
+    watchdog.catch(() => {});
+    timers.push(
+      setInterval(() => {
+        void this.write(stream, { ...emptyRequest(), ping: { id: this.pingId++ } }).catch(() => {});
+      }, this.o.pingMs ?? 10_000),
+    );
+    let syncing = false;
+    timers.push(
+      setInterval(() => {
+        if (syncing || !answered) return;
+        syncing = true;
+        void this.followDatabase(stream).finally(() => (syncing = false));
+      }, this.o.syncMs ?? 250),
+    );
+
+    try {
+      // The stream is open before the catch-up starts, so nothing falls between the two.
+      await Promise.race([waitUntil(() => answered || this.stopped, 10_000, "the endpoint did not answer the subscription"), ended, watchdog]);
+      if (this.stopped) return;
+      this.connected = true;
+      log.info("indexer: stream open", { url: redact(this.o.url), resumedFrom: resumed ? this.core.lastSlot?.toString() : null, accounts: this.core.watchedAddresses().length });
+      await Promise.race([this.core.catchUp(fillSlot), ended, watchdog]);
+      await Promise.race([ended, watchdog]);
+    } finally {
+      for (const t of timers) clearInterval(t);
+    }
+  }
+
+  /** New launches and pending launch mints join the filters on the open stream. */
+  private async followDatabase(stream: Stream): Promise<void> {
+    try {
+      const { changed, newTokens } = await this.core.syncWatched();
+      if (!changed || stream !== this.stream) return;
+      // Filters first, then the RPC read: an update after the read is then never missed.
+      await this.write(stream, this.request(false));
+      const addresses = newTokens.flatMap((t) => t.addresses);
+      if (addresses.length > 0) {
+        await this.core.cache.fill(addresses, this.core.headSlot);
+        const now = Date.now();
+        for (const t of newTokens) this.core.markDirty(t.id, now);
+      }
+    } catch (error) {
+      log.warn("indexer: following new launches failed", { error });
+    }
+  }
+
+  private dispatch(u: SubscribeUpdate): void {
+    if (u.account?.account) {
+      const a = u.account.account;
+      const lamports = BigInt(a.lamports);
+      this.core.onAccount(
+        bs58.encode(a.pubkey),
+        lamports > 0n ? { lamports, owner: bs58.encode(a.owner), executable: a.executable, data: new Uint8Array(a.data) } : null,
+        BigInt(u.account.slot),
+        BigInt(a.writeVersion),
+        u.createdAt ? u.createdAt.getTime() : Date.now(),
+      );
+    } else if (u.transaction?.transaction) {
+      const info = u.transaction.transaction;
+      const message = info.transaction?.message;
+      const keys = [
+        ...(message?.accountKeys ?? []),
+        ...(info.meta?.loadedWritableAddresses ?? []),
+        ...(info.meta?.loadedReadonlyAddresses ?? []),
+      ].map((k) => bs58.encode(k));
+      this.core.onTransaction(bs58.encode(info.signature), BigInt(u.transaction.slot), keys);
+    } else if (u.slot) {
+      const slot = BigInt(u.slot.slot);
+      this.core.noteHead(slot);
+      if (u.slot.status === SlotStatus.SLOT_CONFIRMED) this.core.noteSlot(slot);
+    }
+  }
+
+  private write(stream: Stream, request: SubscribeRequest): Promise<void> {
+    return new Promise((resolve, reject) => stream.write(request, (e: Error | null | undefined) => (e ? reject(e) : resolve())));
+  }
+
+  private closeStream(): void {
+    const s = this.stream;
+    this.stream = null;
+    try {
+      s?.destroy();
+    } catch {
+      // already closed
+    }
+  }
+}
+
+function emptyRequest(): SubscribeRequest {
+  return { accounts: {}, slots: {}, transactions: {}, transactionsStatus: {}, blocks: {}, blocksMeta: {}, entry: {}, accountsDataSlice: [] };
+}
+
+async function waitUntil(fn: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!fn()) {
+    if (Date.now() > deadline) throw new Error(what);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Endpoints may carry a key in their path or query; logs get the host only. */
+function redact(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "endpoint";
+  }
+}

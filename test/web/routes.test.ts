@@ -1,0 +1,61 @@
+/** The web plugin inside the real app: page paths get the page, /api keeps its JSON 404s. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { testService, type TestService } from "../helpers/service";
+
+let service: TestService;
+beforeAll(() => {
+  service = testService();
+});
+afterAll(async () => {
+  await service.cleanup();
+});
+
+describe("web routes", () => {
+  test.each(["/", "/token/So11111111111111111111111111111111111111112", "/idp/alice", "/me", "/launch", "/ledger", "/stats", "/proof"])(
+    "%s serves the page with a strict content policy",
+    async (path) => {
+      const response = await service.call(path);
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      expect(response.headers.get("content-security-policy")).toContain("default-src 'self'");
+      expect(response.headers.get("content-security-policy")).toContain("connect-src 'self'");
+      const html = await response.text();
+      expect(html).toContain('<main id="main"');
+      expect(html).not.toContain("%APP%");
+      // Nothing from another site: no CDN scripts, styles or fonts.
+      expect(html).not.toMatch(/(src|href)="https?:/);
+    },
+  );
+
+  test("the bundle and styles are served under hashed names, cached for a year", async () => {
+    const html = await (await service.call("/")).text();
+    const app = /src="(\/assets\/app-[^"]+\.js)"/.exec(html)![1]!;
+    const css = /href="(\/assets\/styles-[^"]+\.css)"/.exec(html)![1]!;
+    const js = await service.call(app);
+    expect(js.status).toBe(200);
+    expect(js.headers.get("content-type")).toContain("javascript");
+    expect(js.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    const body = await js.text();
+    // Kept small: no web3.js in the page.
+    expect(body.length).toBeLessThan(150_000);
+    expect(body).not.toMatch(/https?:\/\/(cdn|fonts|unpkg|jsdelivr)/);
+    const styles = await service.call(css);
+    expect(styles.headers.get("content-type")).toContain("text/css");
+    expect((await service.call("/favicon.svg")).headers.get("content-type")).toBe("image/svg+xml");
+  });
+
+  test("unknown API paths and unknown assets answer the JSON error envelope", async () => {
+    for (const path of ["/api/nope", "/api/tokens/x/y", "/assets/app-old.js", "/nope"]) {
+      const response = await service.call(path);
+      expect(response.status).toBe(404);
+      expect(response.headers.get("content-type")).toContain("application/json");
+      expect(Object.keys(await response.json())).toEqual(["error"]);
+    }
+  });
+
+  test("API routes are not shadowed by the page", async () => {
+    const response = await service.call("/api/stats");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("application/json");
+  });
+});
