@@ -33,11 +33,25 @@ const JobHealthSchema = t.Object({
   lastError: t.Union([t.String(), t.Null()]),
 });
 
+/** Additive (SPEC versioning rule 2): present when this process runs the indexer. */
+const IndexerHealthSchema = t.Object({
+  mode: t.Union([t.Literal("grpc"), t.Literal("poll"), t.Literal("standby"), t.Literal("stopped")]),
+  connected: t.Boolean(),
+  lastSlot: t.Union([Int(), t.Null()]),
+  headSlot: t.Union([Int(), t.Null()]),
+  lagSlots: t.Union([Int(), t.Null()]),
+  lastUpdateAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
+  reconnects: Int(),
+  lastError: t.Union([t.String(), t.Null()]),
+  tokens: Int(),
+});
+
 export const HealthSchema = t.Object({
   ok: t.Boolean(),
   staleAfterSec: Int(),
   jobs: t.Array(JobHealthSchema),
   checkedAt: t.String({ format: "date-time" }),
+  indexer: t.Optional(IndexerHealthSchema),
 });
 
 export function jobRoutes(ctx: AppContext) {

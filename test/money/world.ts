@@ -113,7 +113,7 @@ export async function moneyWorld(options: { slotMs?: number } = {}): Promise<Wor
         .split("\n")
         .filter((l) => l.startsWith("RESULT "))
         .map((l) => JSON.parse(l.slice(7)));
-      return { exitCode: child.exitCode, signalCode: child.signalCode, results, stderr };
+      return { exitCode: child.exitCode, signalCode: child.signalCode === null ? null : String(child.signalCode), results, stderr };
     })();
     return { done, kill: () => child.kill("SIGKILL") };
   };

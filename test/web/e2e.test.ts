@@ -75,8 +75,9 @@ beforeAll(async () => {
       HOST: "127.0.0.1",
       // The RPC proxy and the Origin checks compare against the site's own address.
       PUBLIC_URL: base,
-      LOCAL_CHAIN_RPC_PORT: "0",
-      LOCAL_CHAIN_GRPC_PORT: "0",
+      // Free ports rather than 0: the RPC proxy forwards to the configured port number (see report).
+      LOCAL_CHAIN_RPC_PORT: String((globalThis as any).RPCPORT = await freePort()),
+      LOCAL_CHAIN_GRPC_PORT: String(await freePort()),
       CRON_SECRET,
       RATE_LIMIT: "0",
       // The test runs the jobs through the cron route, so their timing is its own.
@@ -125,6 +126,9 @@ describe("the whole flow on the local chain", () => {
     await page.getByLabel("First buy in SOL").fill("2");
     await page.getByRole("button", { name: "Local wallet (local chain)" }).click();
     await page.locator("#wallet-connected").waitFor();
+    const addr = (await text("#wallet-connected code")).trim();
+    const r = await fetch(`http://127.0.0.1:${(globalThis as any).RPCPORT}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "requestAirdrop", params: [addr, 20_000_000_000] }) });
+    console.log("airdrop", await r.text());
     await screenshot(page, "e2e-launch-desktop");
     await page.getByRole("button", { name: "Launch", exact: true }).click();
     await until(async () => (await page.locator("#launched-link").count()) > 0 || (await page.locator("#launch-status [role=alert]").count()) > 0, "the launch to finish", 60_000);
