@@ -185,25 +185,31 @@ export class IndexerCore {
   /** Stores readings for every dirty token; resolves when none is left. */
   flush(): Promise<void> {
     if (this.flushing) return this.flushing;
-    this.flushing = (async () => {
-      try {
-        while (this.dirty.size > 0 && !this.stopped) {
-          const batch = [...this.dirty].slice(0, 2_000);
-          for (const [id] of batch) this.dirty.delete(id);
-          try {
-            await this.storeReadings(batch);
-          } catch (error) {
-            // Put them back for the next update or catch-up; a failed store never drops a change.
-            for (const [id, at] of batch) if (!this.dirty.has(id)) this.dirty.set(id, at);
-            this.fail("storing vault readings failed", error);
-            break;
-          }
-        }
-      } finally {
-        this.flushing = null;
-      }
-    })();
+    if (this.dirty.size === 0 || this.stopped) return Promise.resolve();
+    this.flushing = this.drainDirty().finally(() => {
+      this.flushing = null;
+    });
     return this.flushing;
+  }
+
+  private async drainDirty(): Promise<void> {
+    while (this.dirty.size > 0 && !this.stopped) {
+      const batch = [...this.dirty].slice(0, 2_000);
+      for (const [id] of batch) this.dirty.delete(id);
+      try {
+        await this.storeReadings(batch);
+      } catch (error) {
+        // Put them back for the next update or catch-up; a failed store never drops a change.
+        for (const [id, at] of batch) if (!this.dirty.has(id)) this.dirty.set(id, at);
+        this.fail("storing vault readings failed", error);
+        const timer = setTimeout(() => {
+          this.retryTimers.delete(timer);
+          this.scheduleFlush();
+        }, 1_000);
+        this.retryTimers.add(timer);
+        return;
+      }
+    }
   }
 
   private async storeReadings(batch: [number, number][]): Promise<void> {

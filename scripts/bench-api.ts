@@ -186,10 +186,8 @@ try {
   await waitFor(`${base}/api/stats`, 120_000);
 
   bare = spawn([process.execPath, join(here, "bench-api.ts"), "--bare"], { stdout: "pipe", stderr: "inherit" });
-  const bareLine = await new Promise<string>(async (ok) => {
-    const reader = bare!.stdout as ReadableStream<Uint8Array>;
-    for await (const chunk of reader) return ok(new TextDecoder().decode(chunk));
-  });
+  const first = await (bare.stdout as ReadableStream<Uint8Array>).getReader().read();
+  const bareLine = new TextDecoder().decode(first.value);
   const barePort = JSON.parse(bareLine.trim().split("\n")[0]!).port as number;
   const bareBase = `http://127.0.0.1:${barePort}`;
 

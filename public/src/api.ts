@@ -43,6 +43,9 @@ export async function apiRaw<T>(path: string, options: ApiOptions = {}): Promise
   const init: RequestInit = {
     method: options.method ?? (options.body !== undefined || options.form ? "POST" : "GET"),
     credentials: "same-origin",
+    // The public reads carry stale-while-revalidate for shared caches; without this the browser
+    // would show a stale copy (e.g. a token without the sweep that just confirmed) after navigating.
+    cache: "no-cache",
     signal: options.signal,
     headers: { accept: "application/json" },
   };

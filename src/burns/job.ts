@@ -49,6 +49,8 @@ interface BuyRow {
   error: string | null;
 }
 
+const EXPIRED = "expired without landing";
+
 function liveBuys(db: Db): BuyRow[] {
   return db.$client
     .query(
@@ -79,10 +81,10 @@ async function advance(deps: BurnJobDeps, ctx: JobContext, report: BurnRunReport
         continue;
       }
       const instructions = await deps.chain.launchProgram.buildBurn(buy.mint, treasury.publicKey, amount);
-      // A first burn closes the treasury's token account when the burn empties it, so the rent
-      // its creation in the buy took comes back (the ledger does not carry rent). A retry after
-      // a failed or expired burn burns without closing: a close can never hold a burn back.
-      if (buy.error === null) instructions.push(...(await closeIfEmptied(deps, instructions, amount)));
+      // The burn closes the treasury's token account when it empties it, so the rent its creation
+      // in the buy took comes back (the ledger does not carry rent). A retry after a burn that
+      // failed on chain burns without closing: a close can never hold a burn back.
+      if (buy.error === null || buy.error === EXPIRED) instructions.push(...(await closeIfEmptied(deps, instructions, amount)));
       const prepared = await deps.chain.sender.prepare(instructions, treasury, []);
       markBurnSent(deps.db, id, prepared.signature, prepared.lastValidBlockHeight, ctx.assertHeld);
       crashPoint("burns:burn-after-save");

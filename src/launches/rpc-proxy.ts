@@ -21,9 +21,13 @@ export const ALLOWED_METHODS: ReadonlySet<string> = new Set([
   "getBlockHeight",
   "getSlot",
   "getAccountInfo",
+  "getGenesisHash",
   "sendTransaction",
   "simulateTransaction",
 ]);
+
+/** The page funds a test wallet this way on the embedded local chain; nowhere else. */
+export const LOCAL_CHAIN_ONLY_METHODS: ReadonlySet<string> = new Set(["requestAirdrop"]);
 
 const TRANSACTION_METHODS = new Set(["sendTransaction", "simulateTransaction"]);
 const MEMO_PROGRAM_ID = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr";
@@ -97,7 +101,8 @@ export function callsLaunchProgram(tx: VersionedTransaction, programId: string, 
 export async function proxyRpc(ctx: AppContext, request: Request, body: unknown): Promise<unknown> {
   checkOrigin(ctx, request);
   const rpc = parseRequest(body);
-  if (!ALLOWED_METHODS.has(rpc.method)) throw badRequest("That JSON-RPC method is not available here.");
+  const localOnly = LOCAL_CHAIN_ONLY_METHODS.has(rpc.method) && ctx.config.chain === "local" && ctx.chain?.launchProgram.kind === "local";
+  if (!ALLOWED_METHODS.has(rpc.method) && !localOnly) throw badRequest("That JSON-RPC method is not available here.");
   if (TRANSACTION_METHODS.has(rpc.method)) {
     if (!ctx.chain) throw unavailable("Launches are not available on this deployment.");
     const tx = decodeTransaction(rpc.params);

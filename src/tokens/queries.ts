@@ -148,46 +148,80 @@ const ORDER: Record<TokenSort, string> = {
   mcap: "t.market_cap_usd DESC, t.mint DESC",
 };
 
+/** Up to this many matches, a search reads its matches and sorts them; past it, it walks the sort index. */
+const SEARCH_LIST_MAX = 2000;
+
+interface SearchPlan {
+  /** joined before `tokens t` when the matches are few: the page is read from them alone */
+  from: string;
+  /** a filter on `t` when the matches are many: the sort index is walked and stops early */
+  where: string | null;
+  params: Bind;
+}
+
 /**
- * The `q` filter. Exact mint or creator, a recipient handle (with or without '@'), or a substring
- * of name or ticker: through the trigram index from three characters on. One or two characters
- * cannot use a trigram, but match so many tokens that walking the sort index stops early.
+ * The `q` filter: exact mint or creator, a recipient handle (with or without '@'), or a substring
+ * of name or ticker through the trigram index from three characters on. Few matches (an address,
+ * a handle, a rare word) are read by id and sorted; many are found by walking the sort index,
+ * which then stops after a page. One or two characters cannot use a trigram, but match so many
+ * tokens that the walk stops early too.
  */
-function searchFilter(q: string, params: Record<string, string>): string {
+function searchPlan(db: Db, q: string): SearchPlan {
+  const short = [...q].length < 3;
+  const handle = handleKey(q);
+  const address = looksLikeAddress(q);
+  const phrase = `"${q.replaceAll('"', '""')}"`;
+  if (!short) {
+    const ids = new Set<number>();
+    const collect = (rows: unknown[]) => rows.forEach((r) => ids.add(Number((r as { id: bigint }).id)));
+    if (address) collect(prepared(db, "SELECT id FROM tokens WHERE mint = $q UNION SELECT id FROM tokens WHERE creator = $q").all({ q } as never));
+    if (handle) collect(prepared(db, "SELECT token_id AS id FROM token_recipients WHERE handle = $h").all({ h: handle } as never));
+    collect(
+      prepared(db, `SELECT rowid AS id FROM tokens_search WHERE tokens_search MATCH $phrase LIMIT ${SEARCH_LIST_MAX + 1}`).all({
+        phrase,
+      } as never),
+    );
+    if (ids.size <= SEARCH_LIST_MAX) {
+      // CROSS JOIN fixes the join order: read the matches, never walk the whole index for them.
+      return { from: "json_each($qIds) j CROSS JOIN tokens t ON t.id = j.value", where: null, params: { qIds: JSON.stringify([...ids]) } };
+    }
+  }
   const terms: string[] = [];
-  if (looksLikeAddress(q)) {
+  const params: Bind = {};
+  if (address) {
     params.qExact = q;
     terms.push("t.mint = $qExact", "t.creator = $qExact");
   }
-  const handle = handleKey(q);
   if (handle) {
     params.qHandle = handle;
     terms.push("t.id IN (SELECT r.token_id FROM token_recipients r WHERE r.handle = $qHandle)");
   }
-  if ([...q].length >= 3) {
-    params.qPhrase = `"${q.replaceAll('"', '""')}"`;
-    terms.push("t.id IN (SELECT rowid FROM tokens_search WHERE tokens_search MATCH $qPhrase)");
-  } else {
+  if (short) {
     params.qLower = q.toLowerCase();
     terms.push("instr(lower(t.name), $qLower) > 0", "instr(lower(t.symbol), $qLower) > 0");
+  } else {
+    params.qPhrase = phrase;
+    terms.push("t.id IN (SELECT rowid FROM tokens_search WHERE tokens_search MATCH $qPhrase)");
   }
-  return `(${terms.join(" OR ")})`;
+  return { from: "tokens t", where: `(${terms.join(" OR ")})`, params };
 }
 
 type Bind = Record<string, string | number | bigint | null>;
 
-function selectPage(db: Db, where: string[], order: string, limit: number, params: Bind): TokenRow[] {
-  const sql = `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE ${where.join(" AND ")} ORDER BY ${order} LIMIT $limit`;
+function selectPage(db: Db, from: string, where: string[], order: string, limit: number, params: Bind): TokenRow[] {
+  const sql = `SELECT ${TOKEN_COLUMNS} FROM ${from} WHERE ${where.join(" AND ")} ORDER BY ${order} LIMIT $limit`;
   return prepared(db, sql).all({ ...params, limit } as never) as TokenRow[];
 }
 
 export function listTokens(db: Db, query: TokenListQuery): TokenPage {
   const base: string[] = ["t.hidden = 0"];
   const params: Bind = {};
+  let from = "tokens t";
   if (query.q !== null && query.q !== "") {
-    const qParams: Record<string, string> = {};
-    base.push(searchFilter(query.q, qParams));
-    Object.assign(params, qParams);
+    const plan = searchPlan(db, query.q);
+    from = plan.from;
+    if (plan.where) base.push(plan.where);
+    Object.assign(params, plan.params);
   }
   const want = query.limit + 1;
   const after = query.after;
@@ -204,7 +238,7 @@ export function listTokens(db: Db, query: TokenListQuery): TokenPage {
         p.afterKey = after.key as number;
         p.afterMint = after.mint;
       }
-      rows = selectPage(db, known, ORDER.mcap, want, p);
+      rows = selectPage(db, from, known, ORDER.mcap, want, p);
     }
     if (rows.length < want) {
       const unknown = [...base, "t.market_cap_usd IS NULL"];
@@ -213,7 +247,7 @@ export function listTokens(db: Db, query: TokenListQuery): TokenPage {
         unknown.push("t.mint < $afterMint");
         p.afterMint = after.mint;
       }
-      rows = rows.concat(selectPage(db, unknown, "t.mint DESC", want - rows.length, p));
+      rows = rows.concat(selectPage(db, from, unknown, "t.mint DESC", want - rows.length, p));
     }
   } else {
     const where = [...base];
@@ -227,7 +261,7 @@ export function listTokens(db: Db, query: TokenListQuery): TokenPage {
       p.afterKey = query.sort === "new" ? (after.key as number) : BigInt(after.key as string);
       p.afterMint = after.mint;
     }
-    rows = selectPage(db, where, ORDER[query.sort], want, p);
+    rows = selectPage(db, from, where, ORDER[query.sort], want, p);
   }
 
   const more = rows.length > query.limit;

@@ -146,6 +146,18 @@ describe("launch end to end on the local chain", () => {
     expect(chain.local.launch.tokenBalance(mint.publicKey.toBase58(), wallet.publicKey)).toBeGreaterThan(0n);
   });
 
+  test("the page may fund a test wallet through /api/rpc on the local chain", async () => {
+    const wallet = Keypair.generate();
+    const res = await svc.json(
+      "/api/rpc",
+      jsonPost({ jsonrpc: "2.0", id: 3, method: "requestAirdrop", params: [wallet.publicKey.toBase58(), 2_000_000_000] }, { origin: SITE }),
+    );
+    expect(res.status).toBe(200);
+    expect(typeof res.body.result).toBe("string");
+    chain.local.node.advanceSlots(1);
+    expect(chain.local.node.getBalance(wallet.publicKey)).toBe(2_000_000_000n);
+  });
+
   test("409 when confirm comes before the metadata step", async () => {
     const wallet = fundedWallet();
     const intent = await prepare(svc, wallet, Keypair.generate(), await png());

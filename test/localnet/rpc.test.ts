@@ -139,7 +139,7 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
     expect(all.map((s) => s.signature)).toEqual([...sigs].reverse());
     expect(all[0]?.confirmationStatus).toBe("confirmed");
     const page = await connection.getSignaturesForAddress(who.publicKey, { before: sigs[2]!, limit: 1 });
-    expect(page.map((s) => s.signature)).toEqual([sigs[1]]);
+    expect(page.map((s) => s.signature)).toEqual([sigs[1]!]);
   }, 60_000);
 
   test("a missing or bad signature is refused like a validator's RPC refuses it", async () => {

@@ -110,8 +110,7 @@ export async function setupPayouts(w: World, claimers: number, autopayers: numbe
     const t = w.launch(recipients, 1000);
     w.trade(t.mint, 2_000_000_000n + BigInt(i) * 1_000_003n);
   }
-  const sweep = await w.worker({ jobs: ["sweep"] });
-  expect(sweep.results[0]).toMatchObject({ ran: true, ok: true });
+  expect(await w.run("sweep")).toMatchObject({ ran: true, ok: true });
   const amounts = new Map<string, bigint>();
   for (const id of ids.slice(0, claimers)) {
     const q = queuePayout(w.db, { idpUserId: id, lamports: null, wallet: wallets.get(id)!, kind: "claim", minLamports: 1n, atMs: Date.now() });
@@ -173,8 +172,7 @@ export async function setupBurns(w: World): Promise<BurnSetup> {
   w.trade(a.mint, 3_000_000_000n);
   w.trade(b.mint, 2_000_000_000n);
   w.trade(platform.mint, 1_000_000_000n);
-  const sweep = await w.worker({ jobs: ["sweep"], env: { PLATFORM_BUYBACK_BPS: "5000" } });
-  expect(sweep.results[0]).toMatchObject({ ran: true, ok: true });
+  expect(await w.run("sweep", { PLATFORM_BUYBACK_BPS: "5000" })).toMatchObject({ ran: true, ok: true });
   const mints = [a.mint, b.mint, platform.mint];
   const ordered = new Map<string, bigint>();
   for (const row of w.db.$client.query("SELECT mint, SUM(lamports) AS s FROM burn_orders GROUP BY mint").all() as { mint: string; s: bigint }[]) {

@@ -23,6 +23,11 @@ import { ledgerTotals } from "../../src/ledger/figures";
 import { verifyLedger } from "../../src/ledger/verify";
 import { computeStats } from "../../src/stats/service";
 import { recordConfirmedLaunch } from "../../src/tokens/launch-record";
+import type { ChainServices } from "../../src/chain/services";
+import { loadConfig } from "../../src/config";
+import type { JobName } from "../../src/jobs/names";
+import { Scheduler, type RunResult } from "../../src/jobs/scheduler";
+import { registerMoneyJobs } from "./fixtures/bodies";
 
 const WORKER = join(import.meta.dir, "fixtures", "job-worker.ts");
 
@@ -59,6 +64,9 @@ export interface World {
   trade(mint: string, lamports: bigint): void;
   signIn(id: string, handle: string, routing?: { routing: "hold" | "autopay" | "burn"; wallet?: string | null; declined?: boolean }): void;
   worker(options: WorkerOptions): Promise<WorkerRun>;
+  /** runs one job in this process, under its lease, as the service would (setup steps) */
+  run(job: JobName, env?: Record<string, string>, settle?: { settleTimeoutMs?: number; settlePollMs?: number }): Promise<RunResult>;
+  chain: ChainServices;
   /** starts a worker without waiting: the caller awaits `done` */
   spawnWorker(options: WorkerOptions): { done: Promise<WorkerRun>; kill(): void };
   treasuryLamports(): bigint;
@@ -72,17 +80,25 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function moneyWorld(options: { slotMs?: number } = {}): Promise<World> {
+export async function moneyWorld(options: { slotMs?: number; rpcTimeoutMs?: number } = {}): Promise<World> {
   const dir = mkdtempSync(join(tmpdir(), "cfl-money-"));
   const dbPath = join(dir, "service.db");
   const treasury = Keypair.generate();
   const seed = crypto.getRandomValues(new Uint8Array(32));
   const master = crypto.getRandomValues(new Uint8Array(32));
   const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
-  const local = await startLocalChain({ rpcPort: 0, grpcPort: 0, slotMs: options.slotMs ?? 20, treasury, programSeed: seed });
+  const local = await startLocalChain({ rpcPort: 0, grpcPort: 0, slotMs: options.slotMs ?? 10, treasury, programSeed: seed });
   const db = openDatabase(dbPath);
-  const rpc = createRpcChain({ rpcUrl: local.rpcUrl, timeoutMs: 10_000, retries: 3, allowNodeCosigners: true });
+  const rpc = createRpcChain({ rpcUrl: local.rpcUrl, timeoutMs: options.rpcTimeoutMs ?? 10_000, retries: 3, backoffBaseMs: 50, allowNodeCosigners: true });
   const launchProgram = local.launchProgram(rpc.reader);
+  const chain: ChainServices = {
+    reader: rpc.reader,
+    sender: rpc.sender,
+    launchProgram,
+    treasury,
+    creatorKeypair: (index) => deriveCreatorKeypair(master, index),
+    creatorAddress: (index) => deriveCreatorKeypair(master, index).publicKey,
+  };
   const trader = Keypair.generate();
   local.node.fund(trader.publicKey, 100_000_000_000_000n);
   let nextIndex = 1;
@@ -154,6 +170,21 @@ export async function moneyWorld(options: { slotMs?: number } = {}): Promise<Wor
     },
     spawnWorker,
     worker: (o) => spawnWorker(o).done,
+    chain,
+    async run(job, env = {}, settle = {}) {
+      const config = loadConfig({ DATA_DIR: dir, JOBS: "0", DEMO: "0", JOB_LEASE_MS: "1000", SWEEP_MIN_LAMPORTS: "1", AUTOPAY_MIN_LAMPORTS: "1000", ...env });
+      const scheduler = new Scheduler(db, { leaseMs: config.jobLeaseMs });
+      registerMoneyJobs(scheduler, { db, chain, config, ...settle });
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const result = await scheduler.runNow(job);
+        if (result.ran || result.reason !== "busy" || Date.now() > deadline) {
+          await scheduler.stop();
+          return result;
+        }
+        await Bun.sleep(100);
+      }
+    },
     treasuryLamports: () => local.node.getBalance(treasury.publicKey),
     feesOf(signatures) {
       let fees = 0n;

@@ -10,7 +10,7 @@ async function feedAll(limit: number): Promise<any[]> {
   const events: any[] = [];
   let before: string | null = null;
   do {
-    const { status, body } = await svc.json(`/api/ledger?limit=${limit}${before ? `&before=${encodeURIComponent(before)}` : ""}`);
+    const { status, body }: { status: number; body: any } = await svc.json(`/api/ledger?limit=${limit}${before ? `&before=${encodeURIComponent(before)}` : ""}`);
     expect(status).toBe(200);
     events.push(...body.events);
     before = body.nextBefore;

@@ -31,7 +31,7 @@ function responseSchema(path: string, status: number) {
   return schema;
 }
 
-async function expectConforms(url: string, docPath: string, status = 200) {
+async function expectConforms(url: string, docPath: string, status = 200): Promise<any> {
   const { status: got, body } = await svc.json(url);
   expect(got).toBe(status);
   const validate = ajv.compile(responseSchema(docPath, status));

@@ -48,7 +48,7 @@ describe("paging while things land", () => {
               let cursor: string | null = null;
               let page = 0;
               do {
-                const { status, body } = await svc.json(`/api/tokens?sort=${sort}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+                const { status, body }: { status: number; body: any } = await svc.json(`/api/tokens?sort=${sort}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
                 expect(status).toBe(200);
                 seen.push(...body.tokens.map((t: { mint: string }) => t.mint));
                 cursor = body.nextCursor;

@@ -13,8 +13,8 @@ async function pageAll(path: string, sortParam: string): Promise<string[]> {
   let cursor: string | null = null;
   do {
     const sep = path.includes("?") ? "&" : "?";
-    const url = `${path}${sep}${sortParam}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
-    const { status, body } = await svc.json(url);
+    const url: string = `${path}${sep}${sortParam}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+    const { status, body }: { status: number; body: any } = await svc.json(url);
     expect(status).toBe(200);
     seen.push(...mints(body));
     cursor = body.nextCursor;
@@ -72,6 +72,22 @@ describe("GET /api/tokens", () => {
         claimed: false, routing: null, declined: false, creditedLamports: ((part * 3000n) / 10000n).toString(),
       },
     ]);
+  });
+
+  test("recipient credits follow every confirmed sweep, in the list and the detail", async () => {
+    svc = testService();
+    const db = svc.ctx.db;
+    const a = launch(db, { recipients: [{ handle: "solo", bps: 10_000 }], launchedAtMs: T0 });
+    const credited = async () => [
+      (await svc.json("/api/tokens")).body.tokens[0].recipients[0].creditedLamports,
+      (await svc.json(`/api/tokens/${a.mint}`)).body.recipients[0].creditedLamports,
+    ];
+    expect(await credited()).toEqual(["0", "0"]);
+    sweep(db, a.tokenId, 1000n, T0 + 1);
+    expect(await credited()).toEqual(["900", "900"]);
+    sweep(db, a.tokenId, 1000n, T0 + 2, "failed");
+    sweep(db, a.tokenId, 2000n, T0 + 3);
+    expect(await credited()).toEqual(["2700", "2700"]);
   });
 
   test("without a stored preview the image is the launch's IPFS address", async () => {

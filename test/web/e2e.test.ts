@@ -75,9 +75,8 @@ beforeAll(async () => {
       HOST: "127.0.0.1",
       // The RPC proxy and the Origin checks compare against the site's own address.
       PUBLIC_URL: base,
-      // Free ports rather than 0: the RPC proxy forwards to the configured port number (see report).
-      LOCAL_CHAIN_RPC_PORT: String((globalThis as any).RPCPORT = await freePort()),
-      LOCAL_CHAIN_GRPC_PORT: String(await freePort()),
+      LOCAL_CHAIN_RPC_PORT: "0",
+      LOCAL_CHAIN_GRPC_PORT: "0",
       CRON_SECRET,
       RATE_LIMIT: "0",
       // The test runs the jobs through the cron route, so their timing is its own.
@@ -122,13 +121,11 @@ describe("the whole flow on the local chain", () => {
     await page.setInputFiles("#launch-image", { name: "coin.png", mimeType: "image/png", buffer: Buffer.from(PNG) });
     await page.getByLabel("Recipient 1 handle").fill(`@${HANDLE}`);
     await page.getByLabel("Recipient 1 share in percent").fill("100");
-    // The first buy pays a creator fee, so there is something to sweep even before other trades.
-    await page.getByLabel("First buy in SOL").fill("2");
+    // The first buy pays a creator fee (0.3% on the local chain): 0.015 SOL, above the sweep minimum,
+    // and the recipient's 90% of it is above the claim minimum, whatever the simulator adds.
+    await page.getByLabel("First buy in SOL").fill("5");
     await page.getByRole("button", { name: "Local wallet (local chain)" }).click();
     await page.locator("#wallet-connected").waitFor();
-    const addr = (await text("#wallet-connected code")).trim();
-    const r = await fetch(`http://127.0.0.1:${(globalThis as any).RPCPORT}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "requestAirdrop", params: [addr, 20_000_000_000] }) });
-    console.log("airdrop", await r.text());
     await screenshot(page, "e2e-launch-desktop");
     await page.getByRole("button", { name: "Launch", exact: true }).click();
     await until(async () => (await page.locator("#launched-link").count()) > 0 || (await page.locator("#launch-status [role=alert]").count()) > 0, "the launch to finish", 60_000);
@@ -144,7 +141,7 @@ describe("the whole flow on the local chain", () => {
 
   test("fees accrue and a sweep through the cron route credits the recipient", async () => {
     expect(mint).not.toBe("");
-    await until(async () => BigInt((await getJson(`/api/tokens/${mint}`)).vaultLamports) > 0n, "fees in the vault", 30_000, 500);
+    // The sweep job reads the vaults itself; the stored reading refreshes only once a minute.
     const swept = await until(async () => {
       await runJob("sweep");
       const token = await getJson(`/api/tokens/${mint}`);
@@ -154,10 +151,12 @@ describe("the whole flow on the local chain", () => {
     expect(BigInt(swept.recipients[0].creditedLamports)).toBeGreaterThan(0n);
     await page.goto(`${base}/token/${mint}`);
     await page.locator('[data-status="confirmed"]').first().waitFor();
+    expect(await page.locator('[data-field="swept"]').getAttribute("data-lamports")).toBe(swept.sweptLamports);
     await screenshot(page, "e2e-token-desktop");
   }, 90_000);
 
   test("dev login as the recipient, see the balance, claim to a wallet, and watch the payout reach confirmed", async () => {
+    expect(mint).not.toBe(""); // needs the launch above
     await page.goto(`${base}/me`);
     await page.getByLabel("Handle").fill(HANDLE);
     await page.getByRole("button", { name: "Sign in as this handle" }).click();
@@ -183,6 +182,7 @@ describe("the whole flow on the local chain", () => {
   }, 90_000);
 
   test("Explore with each sort and a search, then the account and proof pages", async () => {
+    expect(mint).not.toBe(""); // needs the launch above
     await page.goto(`${base}/`);
     await page.locator("#token-list > li").first().waitFor();
     for (const sort of ["Most fees", "Market cap", "Newest"]) {

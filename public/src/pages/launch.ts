@@ -4,7 +4,7 @@
  * send through /api/rpc -> poll confirm, each step shown as it happens.
  */
 import bs58 from "bs58";
-import { api, apiRaw } from "../api";
+import { api, apiRaw, describeError } from "../api";
 import { h } from "../dom";
 import { bpsToPercent, lamportsToSol, percentToBps, sol, solToLamports } from "../money";
 import { LOCAL_CHAIN_GENESIS, rpc } from "../rpc";
@@ -141,16 +141,16 @@ export async function launchPage(root: HTMLElement, _params: Record<string, stri
   });
 }
 
+/**
+ * DESIGN §5: dev login exists only on the local chain, so it answers without a chain call; the
+ * local chain's genesis hash is the fallback witness when dev login is switched off there.
+ */
 async function isLocalChain(): Promise<boolean> {
   try {
+    if ((await api<Me>("/api/me")).devLogin) return true;
     return (await rpc<string>("getGenesisHash")) === LOCAL_CHAIN_GENESIS;
   } catch {
-    // DESIGN §5: dev login exists only on the local chain, so it is a second witness.
-    try {
-      return (await api<Me>("/api/me")).devLogin;
-    } catch {
-      return false;
-    }
+    return false;
   }
 }
 
@@ -272,13 +272,14 @@ async function fundLocalWallet(address: string, firstBuy: bigint, steps: HTMLEle
   const have = BigInt(String(balance.value));
   if (have >= firstBuy + 1_000_000_000n) return;
   setStep(steps, "wallet", "active", "funding the local wallet");
-  const airdrop = await rpc<string>("requestAirdrop", [address, LOCAL_AIRDROP]);
-  for (let i = 0; i < 40; i++) {
-    const statuses = await rpc<{ value: ({ confirmationStatus?: string } | null)[] }>("getSignatureStatuses", [[airdrop]]);
-    const s = statuses.value[0];
-    if (s && (s.confirmationStatus === "confirmed" || s.confirmationStatus === "finalized")) break;
-    await new Promise((r) => setTimeout(r, 250));
+  let airdrop: string;
+  try {
+    airdrop = await rpc<string>("requestAirdrop", [address, LOCAL_AIRDROP]);
+  } catch (error) {
+    throw new Error(`The local wallet could not be funded on the local chain: ${describeError(error)}`);
   }
+  const err = await waitForSignature(airdrop);
+  if (err) throw new Error(`The local wallet could not be funded on the local chain (${err}).`);
   setStep(steps, "wallet", "done", "funded");
 }
 

@@ -42,7 +42,8 @@ export class LocalLaunchProgram implements LaunchProgram {
   private readonly eventAuthority: string;
 
   constructor(
-    private readonly keys: LocalProgramKeys,
+    /** public: the local launch page builds create transactions with the same keys */
+    readonly keys: LocalProgramKeys,
     private readonly config: LocalProgramConfig,
     private readonly reader: ChainReader,
   ) {

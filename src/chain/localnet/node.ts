@@ -23,6 +23,7 @@ import { fromLitesvmError, errorLands, type SolanaTxError } from "./errors.ts";
 import {
   LocalProgramKeys,
   validateTransaction,
+  programSignersNamedBy,
   buildCompleteOp,
   curveStateOf,
   tradableTokens,
@@ -423,11 +424,14 @@ export class LocalNode {
     const keys = tx.message.staticAccountKeys;
     const required = tx.message.header.numRequiredSignatures;
     if (tx.signatures.length !== required) throw new RpcError(-32602, "invalid transaction: wrong number of signatures");
+    let mayCosign: Set<string> | null = null;
     for (let i = 0; i < required; i++) {
       const sig = tx.signatures[i]!;
       const key = keys[i]!;
       if (sig.every((b) => b === 0)) {
-        if (i === 0 || !this.programKeys.isProgramKey(key.toBase58())) {
+        mayCosign ??= programSignersNamedBy(this.programKeys, this.decompile(tx).instructions);
+        const id = key.toBase58();
+        if (i === 0 || !(mayCosign.has(id) || this.programKeys.isProgramKey(id))) {
           throw new RpcError(-32003, "Transaction signature verification failure");
         }
         continue;

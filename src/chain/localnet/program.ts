@@ -112,7 +112,11 @@ export class LocalProgramKeys {
     if (this.cache.size >= LocalProgramKeys.CACHE_LIMIT) this.cache.clear();
     this.cache.set(cacheKey, kp);
     this.known.set(kp.publicKey.toBase58(), kp);
-    if (this.known.size > LocalProgramKeys.CACHE_LIMIT * 5) this.known.clear();
+    // Oldest first; only used to name misuse of a program key, so forgetting one is harmless.
+    if (this.known.size > LocalProgramKeys.CACHE_LIMIT * 5) {
+      const oldest = this.known.keys().next().value;
+      if (oldest !== undefined) this.known.delete(oldest);
+    }
     return kp;
   }
 
@@ -346,6 +350,28 @@ export function decodeEvent(ix: InstructionLike, eventAuthority: string): Launch
 
 // ---------------------------------------------------------------------------------------------
 // Validation: what the node checks before it lends a program signature.
+
+/**
+ * Program keys the events in a transaction could ask the node to sign for. The RPC front uses it
+ * to tell "a signature the program may add" from "a signature that is simply missing", without
+ * relying on which keys the node happens to have derived before.
+ */
+export function programSignersNamedBy(keys: LocalProgramKeys, instructions: readonly InstructionLike[]): Set<string> {
+  const eventAuthority = keys.eventAuthority.publicKey.toBase58();
+  const out = new Set<string>();
+  for (const ix of instructions) {
+    const ev = decodeEvent(ix, eventAuthority);
+    if (!ev) continue;
+    out.add(eventAuthority);
+    try {
+      if (ev.e === "collect" && (ev.v === "curve" || ev.v === "pool")) out.add(keys.vault(ev.v, ev.c).publicKey.toBase58());
+      else if (ev.e !== "collect") out.add(keys.bondingCurve(ev.m).publicKey.toBase58());
+    } catch {
+      // a malformed key in an event: validation will fail the op on chain
+    }
+  }
+  return out;
+}
 
 export interface ProgramStateReader {
   account(address: string): { lamports: bigint; owner: string; data: Uint8Array } | null;
