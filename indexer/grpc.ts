@@ -41,7 +41,9 @@ export class GrpcSubscriber {
   private stream: Stream | null = null;
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
-  private fromSlotRefused = false;
+  /** the next subscription goes without fromSlot (the last one asked for it and was refused) */
+  private skipFromSlot = false;
+  private session_: { askedFromSlot: boolean; answered: boolean } = { askedFromSlot: false, answered: false };
   private pingId = 1;
 
   constructor(
@@ -68,9 +70,12 @@ export class GrpcSubscriber {
         await this.session();
       } catch (error) {
         this.lastError = scrubErrorText(error);
-        if (/not available|fromSlot|from_slot/i.test(this.lastError)) this.fromSlotRefused = true;
         log.warn("indexer: stream ended", { error: this.lastError });
       }
+      // Endpoints refuse a fromSlot they no longer hold (or never did) by failing the stream before
+      // it answers; whatever the reason, the next attempt subscribes plainly and the catch-up
+      // covers the gap.
+      this.skipFromSlot = this.session_.askedFromSlot && !this.session_.answered;
       this.connected = false;
       this.closeStream();
       if (this.stopped) break;
@@ -107,7 +112,7 @@ export class GrpcSubscriber {
     for (let i = 0; i < watched.length; i += KEYS_PER_FILTER) {
       accounts[`vaults-${i / KEYS_PER_FILTER}`] = { account: watched.slice(i, i + KEYS_PER_FILTER), owner: [], filters: [] };
     }
-    const resume = withFromSlot && !this.fromSlotRefused && this.core.lastSlot !== null;
+    const resume = withFromSlot && !this.skipFromSlot && this.core.lastSlot !== null;
     return {
       accounts,
       slots: { head: { filterByCommitment: false } },
@@ -140,6 +145,7 @@ export class GrpcSubscriber {
       throw error;
     }
     this.stream = stream;
+    this.session_ = { askedFromSlot: false, answered: false };
     let lastMessageAt = Date.now();
     const firstPong = this.pingId++;
     let answered = false;
@@ -147,7 +153,7 @@ export class GrpcSubscriber {
     const ended = new Promise<void>((resolve, reject) => {
       stream.on("data", (u: SubscribeUpdate) => {
         lastMessageAt = Date.now();
-        if (u.pong?.id === firstPong) answered = true;
+        if (u.pong?.id === firstPong) answered = this.session_.answered = true;
         try {
           this.dispatch(u);
         } catch (error) {
@@ -162,8 +168,13 @@ export class GrpcSubscriber {
     ended.catch(() => {});
 
     await this.core.syncWatched();
-    const resumed = !this.fromSlotRefused && this.core.lastSlot !== null;
-    await this.write(stream, { ...this.request(true), ping: { id: firstPong } });
+    const request = this.request(true);
+    const resumed = request.fromSlot !== undefined;
+    this.session_ = { askedFromSlot: resumed, answered: false };
+    await this.write(stream, request);
+    // The pong comes after the server has taken the filters (and any replay), so it is the sign
+    // the subscription was accepted; a refused fromSlot ends the stream before it.
+    await this.write(stream, { ...emptyRequest(), ping: { id: firstPong } });
     const fillSlot = this.core.headSlot;
 
     const timers: ReturnType<typeof setInterval>[] = [];

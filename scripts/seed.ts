@@ -5,8 +5,9 @@
  * hidden tokens, market figures and vault readings.
  *
  * Money moves only through the ledger's services (launch record, sweeps, identities, payouts,
- * burns), so the seeded books pass the same audit as real ones. Moderation, market figures and
- * vault readings are plain token columns owned by jobs not built yet; they are written directly.
+ * burns) and moderation through the admin service, so the seeded books pass the same audit as
+ * real ones. Market figures and vault readings are plain readings of outside sources (the market
+ * job and the chain), written directly as those jobs would.
  *
  *   bun run seed -- --tokens 1000 [--seed 7] [--days 365]
  *
@@ -28,7 +29,7 @@ import {
 } from "../src/payouts/service";
 import { confirmSweep, failSweep, recordSweepsSent } from "../src/sweeps/service";
 import { recordConfirmedLaunch } from "../src/tokens/launch-record";
-import { PLATFORM_TOKEN_MINT_KEY } from "../src/settings/service";
+import { performAdminAction } from "../src/admin/service";
 
 export interface SeedOptions {
   tokens: number;
@@ -190,10 +191,7 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
 
   // The platform token is one of the launched tokens, so some buys pay both sources.
   const platformToken = seeded[Math.floor(seeded.length / 3)]!;
-  c.query("INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2").run(
-    PLATFORM_TOKEN_MINT_KEY,
-    platformToken.mint,
-  );
+  performAdminAction(db, { actor: "seed", reason: "synthetic history", nowMs: startMs }, { action: "set_platform_token", mint: platformToken.mint });
   const buyback = { platformBuybackBps: 2000, platformTokenMint: platformToken.mint };
 
   // ------------------------------------------------------------ sweeps, in two halves around sign-ins
@@ -323,7 +321,6 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
     "UPDATE tokens SET market_cap_usd = ?, volume_24h_usd = ?, market_checked_at_ms = ?, bonded = ? WHERE id = ?",
   );
   const setVault = c.prepare("UPDATE tokens SET vault_lamports = ?, vault_checked_at_ms = ? WHERE id = ?");
-  const hide = c.prepare("UPDATE tokens SET hidden = 1 WHERE id = ?");
   let hidden = 0;
   batched(db, seeded, 5000, (t) => {
     if (random() < 0.75) {
@@ -332,7 +329,7 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
     }
     setVault.run(BigInt(between(0, 6_000_000)), nowMs - between(0, 5 * 60_000), t.tokenId);
     if (random() < 0.01) {
-      hide.run(t.tokenId);
+      performAdminAction(db, { actor: "seed", reason: "synthetic moderation", nowMs }, { action: "hide_token", mint: t.mint });
       hidden++;
     }
   });

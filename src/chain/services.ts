@@ -14,4 +14,6 @@ export interface ChainServices {
   /** the creator key of the token with this index (DESIGN §4); derived on demand, never stored */
   creatorKeypair(index: number): Keypair;
   creatorAddress(index: number): PublicKey;
+  /** the JSON-RPC endpoint behind the reader (the local node's actual port, or RPC_URL); never shown to clients */
+  rpcUrl?: string;
 }

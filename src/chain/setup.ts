@@ -96,6 +96,7 @@ export async function setupChain(config: Config, log: (message: string) => void 
         treasury,
         creatorKeypair,
         creatorAddress: (index) => creatorKeypair(index).publicKey,
+        rpcUrl: local.rpcUrl,
       },
       local,
       stop: () => local.stop(),

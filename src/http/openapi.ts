@@ -1,16 +1,17 @@
 /**
  * `/api/openapi.json` (OpenAPI 3.1, generated from the route schemas) and the interactive docs
- * page at `/api/docs`. Only SPEC's public data reads are described: session, launch, job and
- * admin routes are not a stable integration surface (SPEC Versioning).
+ * page at `/api/docs`. SPEC's public data reads, plus the launch routes under a `launch` tag
+ * marked unstable; session, job and admin routes are not an integration surface (SPEC Versioning).
  */
 import { openapi } from "@elysiajs/openapi";
+import { LAUNCH_TAG } from "../launches/routes";
 
 export const OPENAPI_PATH = "/api/openapi.json";
 export const DOCS_PATH = "/api/docs";
 
 /** Paths the document describes; anything else the app serves is left out. */
 const NOT_A_PUBLIC_READ =
-  /^(?!\/api\/(tokens|tokens\/:mint|token-images\/:mint|idp\/:handle|stats|ledger|launch\/config|ca|proof|cron\/health)$)/;
+  /^(?!\/api\/(tokens|tokens\/:mint|token-images\/:mint|idp\/:handle|stats|ledger|launch\/config|ca|proof|cron\/health|launch\/intent|launch\/metadata|launch\/confirm|rpc)$)/;
 
 export function openapiPlugin() {
   return openapi({
@@ -29,7 +30,7 @@ export function openapiPlugin() {
           "Every error is `{error}` only. Rate-limited routes answer x-ratelimit-limit, x-ratelimit-remaining and " +
           "x-ratelimit-reset (unix seconds); a 429 adds retry-after.",
       },
-      tags: [{ name: "public", description: "Public data reads" }],
+      tags: [{ name: "public", description: "Public data reads" }, LAUNCH_TAG],
     },
   });
 }

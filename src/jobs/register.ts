@@ -3,12 +3,15 @@
  * unregistered shows in health as never run (and stale) rather than pretending to work.
  */
 import { runBurnsJob } from "../burns/job";
+import { registerLaunchJobs } from "../launches/jobs";
 import type { AppContext } from "../context";
 import { runPayoutsJob } from "../payouts/job";
 import { runSweepJob } from "../sweeps/job";
 import { log } from "../lib/log";
 
 export function registerJobs(ctx: AppContext): void {
+  // Intents expire and market figures refresh with or without a chain.
+  registerLaunchJobs(ctx.scheduler, ctx);
   const chain = ctx.chain;
   if (!chain) return;
   const { db, config, scheduler } = ctx;

@@ -44,7 +44,7 @@ interface JsonRpcRequest {
 
 /** The provider the proxy forwards to: RPC_URL, else the embedded local chain's port. */
 export function upstreamUrl(ctx: AppContext): string {
-  return ctx.config.rpcUrl ?? `http://127.0.0.1:${ctx.config.localChain.rpcPort}`;
+  return ctx.chain?.rpcUrl ?? ctx.config.rpcUrl ?? `http://127.0.0.1:${ctx.config.localChain.rpcPort}`;
 }
 
 /**

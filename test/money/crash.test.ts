@@ -68,6 +68,19 @@ describe("payouts: SIGKILL at every step boundary, then restart", () => {
       checkPaidExactlyOnce(w, setup);
     }, 60_000);
   }
+
+  test("payouts:after-expiry", async () => {
+    w = await moneyWorld();
+    const setup = await setupPayouts(w, 3, 0);
+    // The batch never lands; the run proves it expired and dies before replacing it.
+    w.local.faults.dropNextSends(1);
+    await crashThenRecover(w, "payouts", "payouts:after-expiry");
+    expect(w.db.$client.query("SELECT status, COUNT(*) AS n FROM payouts GROUP BY status ORDER BY status").all()).toEqual([
+      { status: "confirmed", n: 3n },
+      { status: "replaced", n: 3n },
+    ]);
+    checkPaidExactlyOnce(w, setup);
+  }, 60_000);
 });
 
 describe("burns: SIGKILL at every step boundary, then restart", () => {

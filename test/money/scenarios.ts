@@ -105,8 +105,7 @@ export async function setupPayouts(w: World, claimers: number, autopayers: numbe
   }
   // Two recipients a token, so sweeps batch several tokens.
   for (let i = 0; i < ids.length; i += 2) {
-    const recipients = [{ handle: `p${i}`, bps: 5000 }];
-    if (i + 1 < ids.length) recipients.push({ handle: `p${i + 1}`, bps: 5000 });
+    const recipients = i + 1 < ids.length ? [{ handle: `p${i}`, bps: 5000 }, { handle: `p${i + 1}`, bps: 5000 }] : [{ handle: `p${i}`, bps: 10_000 }];
     const t = w.launch(recipients, 1000);
     w.trade(t.mint, 2_000_000_000n + BigInt(i) * 1_000_003n);
   }

@@ -48,13 +48,18 @@ describe("GET /api/openapi.json", () => {
     expect(doc.openapi).toStartWith("3.1");
   });
 
-  test("describes the public data reads and nothing else", () => {
+  test("describes the public data reads and the unstable launch routes, nothing else", () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
       [
         "/api/ca", "/api/cron/health", "/api/idp/{handle}", "/api/launch/config", "/api/ledger", "/api/proof",
         "/api/stats", "/api/token-images/{mint}", "/api/tokens", "/api/tokens/{mint}",
+        "/api/launch/intent", "/api/launch/metadata", "/api/launch/confirm", "/api/rpc",
       ].sort(),
     );
+    for (const path of ["/api/launch/intent", "/api/launch/metadata", "/api/launch/confirm", "/api/rpc"]) {
+      expect(doc.paths[path].post.tags).toEqual(["launch"]);
+    }
+    expect(doc.tags.find((t: { name: string }) => t.name === "launch").description).toContain("Unstable");
     const params = doc.paths["/api/tokens"].get.parameters.map((p: { name: string }) => p.name).sort();
     expect(params).toEqual(["cursor", "limit", "q", "sort"]);
   });

@@ -8,12 +8,12 @@ afterEach(async () => svc && (await svc.cleanup()));
 const PUBLIC_READ = "public, max-age=0, s-maxage=10, stale-while-revalidate=30";
 const mints = (body: { tokens: { mint: string }[] }) => body.tokens.map((t) => t.mint);
 
-async function pageAll(path: string, sortParam: string): Promise<string[]> {
+async function pageAll(path: string, sortParam: string, limit = 2): Promise<string[]> {
   const seen: string[] = [];
   let cursor: string | null = null;
   do {
     const sep = path.includes("?") ? "&" : "?";
-    const url: string = `${path}${sep}${sortParam}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+    const url: string = `${path}${sep}${sortParam}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
     const { status, body }: { status: number; body: any } = await svc.json(url);
     expect(status).toBe(200);
     seen.push(...mints(body));
@@ -233,6 +233,24 @@ describe("GET /api/tokens", () => {
       // A lowercased mint is another address: no exact match.
       expect(await q(pepe.mint.toLowerCase())).toEqual([]);
     });
+
+    test("a word matching thousands of tokens pages in order like a rare one", async () => {
+      svc = testService({ RATE_LIMIT: "off" });
+      const db = svc.ctx.db;
+      db.$client.transaction(() => {
+        for (let i = 0; i < 2100; i++) launch(db, { name: `Common ${i}`, launchedAtMs: T0 + (i % 97) });
+      })();
+      const rare = launch(db, { name: "Rare Commonality", recipients: [{ handle: "rarest", bps: 10_000 }], launchedAtMs: T0 - 1 });
+      for (const sort of ["new", "fees", "mcap"]) {
+        const all = await pageAll("/api/tokens?q=common", `sort=${sort}`, 60);
+        expect(all).toHaveLength(2101);
+        expect(new Set(all).size).toBe(2101);
+      }
+      const newest = (await svc.json("/api/tokens?q=COMMON&limit=60")).body.tokens.map((t: { launchedAt: string }) => t.launchedAt);
+      expect([...newest].sort().reverse()).toEqual(newest);
+      expect(mints((await svc.json("/api/tokens?q=@rarest")).body)).toEqual([rare.mint]);
+      expect(mints((await svc.json("/api/tokens?q=commonality")).body)).toEqual([rare.mint]);
+    }, 60_000);
 
     test("a search pages with its cursor and leaves hidden tokens out", async () => {
       svc = testService();

@@ -9,7 +9,7 @@ import { completeBurnBuy, pendingBurnGroups, startBurnBuy } from "../../src/burn
 import type { ChainServices } from "../../src/chain/services";
 import type { VaultReading } from "../../src/chain/ports";
 import { confirmPayouts, failPayouts, markPayoutsSent, queuePayout, replaceExpiredPayouts } from "../../src/payouts/service";
-import { PLATFORM_TOKEN_MINT_KEY } from "../../src/settings/service";
+import { performAdminAction } from "../../src/admin/service";
 import { confirmSweep, failSweep, recordSweepsSent } from "../../src/sweeps/service";
 import { recordConfirmedLaunch } from "../../src/tokens/launch-record";
 import { base58Of, rng } from "../../scripts/seed";
@@ -108,12 +108,14 @@ export function burnAll(db: Db, atMs: number, tokenAmount = 1_000_000n) {
   }
 }
 
+const admin = { actor: "test", reason: null, nowMs: T0 };
+
 export function setPlatformToken(db: Db, mint: string) {
-  db.$client.query("INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2").run(PLATFORM_TOKEN_MINT_KEY, mint);
+  performAdminAction(db, admin, { action: "set_platform_token", mint });
 }
 
 export function setHidden(db: Db, mint: string) {
-  db.$client.query("UPDATE tokens SET hidden = 1 WHERE mint = ?").run(mint);
+  performAdminAction(db, admin, { action: "hide_token", mint });
 }
 
 export function setMarket(db: Db, mint: string, capUsd: number | null, volumeUsd: number | null = null) {

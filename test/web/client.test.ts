@@ -97,7 +97,7 @@ describe("API client", () => {
     setSleep(async () => {});
     const limited = () => Response.json({ error: "Too many requests; retry after the time in retry-after." }, { status: 429, headers: { "retry-after": "1" } });
     answers(limited(), limited(), limited(), limited());
-    const error = await api("/api/tokens").catch((e) => e);
+    const error = await api("/api/tokens").catch((e: ApiError) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error.status).toBe(429);
     expect(error.message).toBe("Too many requests; retry after the time in retry-after.");
@@ -105,13 +105,13 @@ describe("API client", () => {
 
   test("errors carry the envelope's sentence, or a plain one when there is none", async () => {
     answers(Response.json({ error: "No token with that mint was launched here." }, { status: 404 }));
-    expect((await api("/api/tokens/x").catch((e) => e)).message).toBe("No token with that mint was launched here.");
+    expect((await api("/api/tokens/x").catch((e: Error) => e)).message).toBe("No token with that mint was launched here.");
     answers(new Response("<html>bad gateway</html>", { status: 502 }));
-    expect((await api("/api/tokens").catch((e) => e)).message).toBe("The service is having trouble right now; try again shortly.");
+    expect((await api("/api/tokens").catch((e: Error) => e)).message).toBe("The service is having trouble right now; try again shortly.");
     globalThis.fetch = (async () => {
       throw new TypeError("Failed to fetch");
     }) as unknown as typeof fetch;
-    expect((await api("/api/tokens").catch((e) => e)).message).toBe("The service could not be reached. Check your connection and try again.");
+    expect((await api("/api/tokens").catch((e: Error) => e)).message).toBe("The service could not be reached. Check your connection and try again.");
   });
 
   test("retry-after is bounded and defaults to a second", () => {

@@ -1,6 +1,6 @@
 /**
  * The local node: LiteSVM plus what a validator adds around it: a slot clock, rotating blockhashes
- * that expire after 150 blocks, commitment levels, a store of processed transactions, the local
+ * that expire after 150 blocks, commitment levels, a store of processed transactions (full records for the latest 50,000, statuses for 2,000,000 more), the local
  * launch program's co-signing, fault injection, and change notifications for the gRPC stream.
  *
  * LiteSVM itself only knows "the latest blockhash", so its own blockhash check is off and this
@@ -132,6 +132,7 @@ export interface LocalNodeOptions {
 }
 
 const MAX_DELAYED = 10_000;
+const OLD_STATUS_LIMIT = 2_000_000;
 const MAX_INDEXED_ADDRESSES = 200_000;
 const SIGNATURES_PER_ADDRESS = 1_000;
 const MAX_SEND_RULES = 1_000;
@@ -152,6 +153,12 @@ export class LocalNode {
   /** blockhash -> last block height at which it is valid; insertion-ordered for pruning */
   private readonly blockhashes = new Map<string, bigint>();
   private readonly txs = new Map<string, TxRecord>();
+  /**
+   * Statuses of transactions whose full record was forgotten. A landed transaction must never
+   * look "never landed" to a history search (the service would call it expired), so statuses
+   * outlive records by far; they are small.
+   */
+  private readonly oldStatuses = new Map<string, { slot: bigint; err: SolanaTxError | null }>();
   private readonly txHistoryLimit: number;
   private readonly delayed: { wire: Uint8Array; signature: string; atSlot: bigint }[] = [];
   private readonly sendRules: SendFaultRule[] = [];
@@ -168,7 +175,7 @@ export class LocalNode {
     this.svm = new LiteSVM().withBlockhashCheck(false).withSigverify(true).withTransactionHistory(0n);
     this.programKeys = new LocalProgramKeys(opts.programSeed ?? crypto.getRandomValues(new Uint8Array(32)));
     this.programConfig = opts.program;
-    this.txHistoryLimit = opts.txHistoryLimit ?? 200_000;
+    this.txHistoryLimit = opts.txHistoryLimit ?? 50_000;
     this.log = opts.log ?? (() => {});
     this.newBlockhash();
     this.fund(this.programPayer.publicKey, 1_000_000_000_000_000n);
@@ -336,8 +343,8 @@ export class LocalNode {
   }
 
   /** Status as getSignatureStatuses reports it; null when unknown (or outside the status cache). */
-  getSignatureStatus(signature: string, searchHistory: boolean): { record: TxRecord; confirmations: number | null; commitment: Commitment } | null {
-    const record = this.txs.get(signature);
+  getSignatureStatus(signature: string, searchHistory: boolean): { record: { slot: bigint; err: SolanaTxError | null }; confirmations: number | null; commitment: Commitment } | null {
+    const record = this.txs.get(signature) ?? (searchHistory ? this.oldStatuses.get(signature) : undefined);
     if (!record) return null;
     if (!searchHistory && this.slot - record.slot > STATUS_CACHE_SLOTS) return null;
     const depth = this.slot - record.slot;
@@ -385,7 +392,7 @@ export class LocalNode {
     }
     const signature = bs58.encode(tx.signatures[0] ?? new Uint8Array(64));
     this.checkSignatures(tx, wire);
-    if (this.txs.has(signature) || this.delayed.some((d) => d.signature === signature)) {
+    if (this.txs.has(signature) || this.oldStatuses.has(signature) || this.delayed.some((d) => d.signature === signature)) {
       if (opts.skipPreflight) return signature;
       throw preflightError("AlreadyProcessed", "This transaction has already been processed", []);
     }
@@ -497,6 +504,7 @@ export class LocalNode {
     const signature = bs58.encode(tx.signatures[0]!);
     const existing = this.txs.get(signature);
     if (existing) return { landed: true, record: existing };
+    if (this.oldStatuses.has(signature)) return { landed: false, err: "AlreadyProcessed" };
     if (!this.isBlockhashValid(tx.message.recentBlockhash)) {
       this.stats.refused++;
       return { landed: false, err: "BlockhashNotFound" };
@@ -606,7 +614,15 @@ export class LocalNode {
     }
     if (this.txs.size > this.txHistoryLimit) {
       const oldest = this.txs.keys().next().value;
-      if (oldest !== undefined) this.txs.delete(oldest);
+      if (oldest !== undefined) {
+        const r = this.txs.get(oldest)!;
+        this.txs.delete(oldest);
+        this.oldStatuses.set(oldest, { slot: r.slot, err: r.err });
+        if (this.oldStatuses.size > OLD_STATUS_LIMIT) {
+          const first = this.oldStatuses.keys().next().value;
+          if (first !== undefined) this.oldStatuses.delete(first);
+        }
+      }
     }
   }
 
