@@ -14,7 +14,7 @@
  */
 import type { Db } from "../db/client";
 import { resolveBurnSignature } from "../src/burns/job";
-import type { ChainReader, LaunchProgram, TokenRef } from "../src/chain/ports";
+import type { ChainReader, LaunchProgram, TokenRef, VaultAddresses } from "../src/chain/ports";
 import type { ChainServices } from "../src/chain/services";
 import type { AppContext } from "../src/context";
 import type { JobContext } from "../src/jobs/scheduler";
@@ -40,6 +40,8 @@ export interface CoreOptions {
   job: JobContext;
   /** how long a signature the stream showed is retried while the node still calls it pending */
   resolveRetryMs?: number;
+  /** how long the first change of a burst waits for the rest before readings are stored */
+  coalesceMs?: number;
   /** called after each stored batch of readings with each token's delay from its update (ms) */
   onReadingsStored?: (delaysMs: number[]) => void;
 }
@@ -74,7 +76,7 @@ export class IndexerCore {
 
   constructor(private readonly o: CoreOptions) {
     this.cache = new AccountCache(o.chain.reader);
-    this.program = o.launchProgramOver(this.cache.reader(() => this.headSlot));
+    this.program = memoizeVaultAddresses(o.launchProgramOver(this.cache.reader(() => this.headSlot)));
     const asked: string[] = [];
     // The adapter itself says which accounts a reading needs: ask it with a reader that records.
     const recorder: ChainReader = {
@@ -175,11 +177,12 @@ export class IndexerCore {
   private scheduleFlush(): void {
     if (this.flushQueued || this.stopped) return;
     this.flushQueued = true;
-    // One flush per burst: updates already queued on the stream join the same batch.
-    setImmediate(() => {
+    // A slot's updates arrive as a burst of messages, one per macrotask; waiting a couple of
+    // milliseconds lets one commit (one fsync) carry many of them instead of one each.
+    setTimeout(() => {
       this.flushQueued = false;
       void this.flush();
-    });
+    }, this.o.coalesceMs ?? 2);
   }
 
   /** Stores readings for every dirty token; resolves when none is left. */
@@ -354,7 +357,7 @@ export class IndexerCore {
   async idle(): Promise<void> {
     while (this.flushing || this.resolving || this.flushQueued) {
       await Promise.all([this.flushing, this.resolving]);
-      if (this.flushQueued) await new Promise((r) => setImmediate(r));
+      if (this.flushQueued) await new Promise((r) => setTimeout(r, (this.o.coalesceMs ?? 2) + 1));
     }
   }
 
@@ -364,4 +367,26 @@ export class IndexerCore {
     this.retryTimers.clear();
     this.resolveQueue.clear();
   }
+}
+
+/**
+ * The port declares `vaultAddresses` a pure derivation, and the adapter's `readVaults` calls it
+ * for every token on every read; deriving and base58-encoding the same keys for each stream
+ * update is most of a reading's cost, so this instance remembers them (bounded by the tokens
+ * watched). Readings are still computed by the adapter's own code.
+ */
+function memoizeVaultAddresses(program: LaunchProgram): LaunchProgram {
+  const derive = program.vaultAddresses.bind(program);
+  const memo = new Map<string, VaultAddresses>();
+  program.vaultAddresses = (token: TokenRef) => {
+    const key = `${token.mint}:${token.creator}`;
+    let addresses = memo.get(key);
+    if (!addresses) {
+      addresses = derive(token);
+      if (memo.size >= 200_000) memo.clear();
+      memo.set(key, addresses);
+    }
+    return addresses;
+  };
+  return program;
 }

@@ -134,6 +134,7 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
     tokenId: number;
     mint: string;
     launchedAtMs: number;
+    firstHandle: string;
   }
   const seeded: Seeded[] = [];
   const order = Array.from({ length: options.tokens }, (_, i) => i);
@@ -186,7 +187,7 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
       },
       launchedAtMs,
     );
-    seeded.push({ tokenId, mint, launchedAtMs });
+    seeded.push({ tokenId, mint, launchedAtMs, firstHandle: recipients[0]!.handle });
   });
 
   // The platform token is one of the launched tokens, so some buys pay both sources.
@@ -212,6 +213,10 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
       const lamports = BigInt(Math.floor(5_000_000 * Math.exp(random() * 6)));
       plan.push({ tokenId: t.tokenId, atMs, lamports, fate });
     }
+  }
+  // The platform token is swept late too, so its buys pay recipient orders and the buyback together.
+  for (let k = 0; k < 5; k++) {
+    plan.push({ tokenId: platformToken.tokenId, atMs: nowMs - (k + 2) * DAY, lamports: 2_000_000_000n, fate: "confirmed" });
   }
   plan.sort((a, b) => a.atMs - b.atMs);
   let sweepCount = 0;
@@ -244,6 +249,14 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
     const declined = routing === "burn" && random() < 0.2;
     setRouting(db, idpUserId, { routing, payoutWallet: routing === "autopay" || random() < 0.5 ? base58Of(random, 32) : null, declined });
   });
+  // Someone the platform token names burns their credits.
+  {
+    const handle = platformToken.firstHandle;
+    const idpUserId = userOf.get(handle.toLowerCase()) ?? "u-platform-burner";
+    recordSignIn(db, { idpUserId, displayHandle: handle, name: handle, avatarUrl: "", followers: 10 }, midMs);
+    setRouting(db, idpUserId, { routing: "burn", payoutWallet: null, declined: false });
+    userOf.set(handle.toLowerCase(), idpUserId);
+  }
   // Renames: an account signs in again under another handle some token names; both show the same totals.
   const unpinned = handles.filter((h) => !userOf.has(h.toLowerCase()));
   const renameCount = Math.min(Math.floor(signInHandles.length * 0.05), Math.floor(unpinned.length / 2));
@@ -262,8 +275,9 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
   const users = [...new Set(userOf.values())];
   const payoutIds: { id: number; atMs: number }[] = [];
   const payoutAt = () => nowMs - between(HOUR, 30 * DAY);
-  const queueFor = (list: string[], kind: "claim" | "autopay") =>
+  const queueFor = (list: string[]) =>
     batched(db, list, 2000, (idpUserId) => {
+      const kind = random() < 0.4 ? "autopay" : "claim";
       const balance = balanceOf(db, accounts.user(idpUserId));
       if (balance < 10_000_000n) return;
       const lamports = kind === "claim" && random() < 0.5 && balance / 2n >= 10_000_000n ? balance / 2n : null;
@@ -275,22 +289,27 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
   // Two rounds, so accounts also carry confirmed history behind a live payout.
   for (let round = 0; round < 2; round++) {
     const start = payoutIds.length;
-    queueFor(users.filter(() => random() < 0.5), random() < 0.5 ? "claim" : "autopay");
+    queueFor(users.filter(() => random() < 0.5));
     const queued = payoutIds.slice(start);
-    // Batches of up to 12 per transaction (DESIGN §5), then each batch meets one fate.
-    const batches: { ids: number[]; atMs: number }[] = [];
-    for (let i = 0; i < queued.length; i += 12) {
-      const group = queued.slice(i, i + 12);
-      batches.push({ ids: group.map((p) => p.id), atMs: Math.max(...group.map((p) => p.atMs)) + 60_000 });
+    // Batches of up to 12 per transaction (DESIGN §5), then each batch meets one fate. Only the
+    // last round leaves payouts queued or in flight: an account has one live payout at a time.
+    const fates =
+      round === 0
+        ? (["replaced", "failed", "confirmed", "confirmed"] as const)
+        : (["queued", "sent", "confirmed", "failed", "replaced", "confirmed"] as const);
+    const batches: { ids: number[]; atMs: number; fate: (typeof fates)[number] }[] = [];
+    for (let i = 0; i < queued.length; ) {
+      const group = queued.slice(i, i + between(1, 12));
+      i += group.length;
+      batches.push({ ids: group.map((p) => p.id), atMs: Math.max(...group.map((p) => p.atMs)) + 60_000, fate: fates[batches.length % fates.length]! });
     }
     batched(db, batches, 500, (b) => {
-      const fate = random();
-      if (round === 1 && fate < 0.1) return; // stays queued
+      if (b.fate === "queued") return;
       const signature = base58Of(random, 64);
       markPayoutsSent(db, { payoutIds: b.ids, signature, lastValidBlockHeight: BigInt(b.atMs), atMs: b.atMs });
-      if (round === 1 && fate < 0.2) return; // in flight
-      if (fate < 0.27) failPayouts(db, signature, "insufficient funds for rent", b.atMs + 30_000);
-      else if (fate < 0.34) {
+      if (b.fate === "sent") return;
+      if (b.fate === "failed") failPayouts(db, signature, "insufficient funds for rent", b.atMs + 30_000);
+      else if (b.fate === "replaced") {
         const replacements = replaceExpiredPayouts(db, signature, b.atMs + 120_000);
         const sig2 = base58Of(random, 64);
         markPayoutsSent(db, { payoutIds: replacements, signature: sig2, lastValidBlockHeight: BigInt(b.atMs), atMs: b.atMs + 180_000 });

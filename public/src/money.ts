@@ -5,14 +5,13 @@
 const LAMPORTS_PER_SOL = 1_000_000_000n;
 const DIGITS = /^\d+$/;
 
-/** "1500000001" -> "1.500000001"; trailing zeros trimmed; `minDecimals` pads for tables. */
-export function lamportsToSol(lamports: string | bigint, minDecimals = 0): string {
+/** "1500000001" -> "1.500000001", trailing zeros trimmed, thousands grouped. */
+export function lamportsToSol(lamports: string | bigint): string {
   const raw = typeof lamports === "bigint" ? lamports : parseLamports(lamports);
   const negative = raw < 0n;
   const abs = negative ? -raw : raw;
   const whole = abs / LAMPORTS_PER_SOL;
-  let frac = (abs % LAMPORTS_PER_SOL).toString().padStart(9, "0").replace(/0+$/, "");
-  if (frac.length < minDecimals) frac = frac.padEnd(minDecimals, "0");
+  const frac = (abs % LAMPORTS_PER_SOL).toString().padStart(9, "0").replace(/0+$/, "");
   const wholeText = groupThousands(whole.toString());
   return `${negative ? "-" : ""}${wholeText}${frac ? `.${frac}` : ""}`;
 }

@@ -13,7 +13,7 @@ interface Route {
 
 const routes: Route[] = [];
 let current: AbortController | null = null;
-let rendered = 0;
+let lastPath: string | null = null;
 let onNavigate: (path: string) => void = () => {};
 
 export function route(path: string, title: string, page: () => Promise<PageFn>): void {
@@ -27,9 +27,8 @@ export function route(path: string, title: string, page: () => Promise<PageFn>):
   routes.push({ pattern, keys, page, title });
 }
 
-export function navigate(href: string, replace = false): void {
-  if (replace) history.replaceState(null, "", href);
-  else history.pushState(null, "", href);
+export function navigate(href: string): void {
+  history.pushState(null, "", href);
   void render();
 }
 
@@ -56,9 +55,12 @@ export async function render(): Promise<void> {
   document.title = `${match.r.title} · Fee Ledger`;
   const page = await match.r.page();
   if (controller.signal.aborted) return;
+  const previous = lastPath;
+  lastPath = path;
   await page(root, params, controller.signal);
-  // The first load keeps the browser's own focus start; later navigations announce the new page.
-  if (rendered++ > 0 && !controller.signal.aborted) focusHeading(root);
+  // A new page moves focus to its heading; the first load and a change of sort or search on the
+  // same page leave focus where the user is.
+  if (previous !== null && previous !== path && !controller.signal.aborted) focusHeading(root);
 }
 
 export function startRouter(): void {

@@ -4,6 +4,7 @@ import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
 import { badRequest, notFound } from "../http/errors";
 import { errors, Int, handleKey, IsoTimeSchema, LamportsSchema, NullableIsoTime, NullableString } from "../http/public-schemas";
+import { jsonBody, readMemo } from "../http/read-memo";
 import { RoutingSchema } from "../tokens/schemas";
 import { accountRecord } from "./record";
 
@@ -57,15 +58,22 @@ export const AccountRecordSchema = t.Object(
 );
 
 export function accountPublicRoutes(ctx: AppContext) {
+  const memo = readMemo(ctx.db);
   return new Elysia({ name: "accounts-public" }).get(
     "/api/idp/:handle",
     ({ params, set }) => {
       set.headers["cache-control"] = CACHE.publicRead;
       const handle = handleKey(params.handle);
       if (!handle) throw badRequest("The handle must be 1 to 15 letters, digits or underscores.");
+      const key = `idp\u0000${handle}`;
+      const version = memo.version();
+      const hit = memo.get(key, version);
+      if (hit) return jsonBody(hit.body, set.headers);
       const record = accountRecord(ctx.db, handle);
       if (!record) throw notFound("No token launched here names this handle yet.");
-      return record;
+      const body = JSON.stringify(record);
+      memo.set(key, version, body);
+      return jsonBody(body, set.headers);
     },
     {
       params: t.Object({ handle: t.String({ description: "1 to 15 letters, digits or underscores, optional @" }) }),

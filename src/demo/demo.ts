@@ -2,7 +2,7 @@
  * The demo on the embedded local chain (on by default there; DEMO=0 turns it off; the config
  * refuses it on a real chain). A handful of tokens naming demo handles are created with the local
  * launch program and recorded through the same function a confirmed launch uses; the trade
- * simulator then trades them so fees accrue, sweeps land, and a newcomer can sign in with dev
+ * simulator then trades them (and every token launched later) so fees accrue, sweeps land, and a newcomer can sign in with dev
  * login as a demo recipient and claim.
  */
 import type { Db } from "../../db/client";
@@ -56,6 +56,8 @@ export async function startDemo(db: Db, chain: ChainSetup, options: DemoOptions)
     }
     log.info("demo tokens created", { tokens: mints.length });
   }
-  local.simulator.start({ tradesPerSecond: options.tradesPerSecond ?? 2, mints });
+  // No fixed list: the simulator trades every token on the chain, so launches made through the
+  // page accrue fees too.
+  local.simulator.start({ tradesPerSecond: options.tradesPerSecond ?? 2 });
   return { mints, stop: () => local.simulator.stop() };
 }

@@ -4,6 +4,7 @@ import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
 import { badRequest } from "../http/errors";
 import { errors, Int, IsoTimeSchema, LamportsSchema } from "../http/public-schemas";
+import { jsonBody, readMemo } from "../http/read-memo";
 import { feedPage, parseBefore } from "./feed-queries";
 
 export const DEFAULT_FEED_LIMIT = 50;
@@ -53,6 +54,7 @@ export const FeedPageSchema = t.Object(
 );
 
 export function feedRoutes(ctx: AppContext) {
+  const memo = readMemo(ctx.db);
   return new Elysia({ name: "ledger-feed" }).get(
     "/api/ledger",
     ({ query, set }) => {
@@ -62,7 +64,14 @@ export function feedRoutes(ctx: AppContext) {
         beforeUs = parseBefore(query.before);
         if (beforeUs === null) throw badRequest("The 'before' parameter must be an ISO 8601 time, as given in nextBefore.");
       }
-      return feedPage(ctx.db, beforeUs, query.limit ?? DEFAULT_FEED_LIMIT);
+      const limit = query.limit ?? DEFAULT_FEED_LIMIT;
+      const key = `ledger\u0000${limit}\u0000${beforeUs ?? ""}`;
+      const version = memo.version();
+      const hit = memo.get(key, version);
+      if (hit) return jsonBody(hit.body, set.headers);
+      const body = JSON.stringify(feedPage(ctx.db, beforeUs, limit));
+      memo.set(key, version, body);
+      return jsonBody(body, set.headers);
     },
     {
       query: t.Object({

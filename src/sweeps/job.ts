@@ -11,7 +11,7 @@
  */
 import type { Db } from "../../db/client";
 import { packSweeps, type SweepItem } from "../chain/packing";
-import type { TokenRef, VaultReading } from "../chain/ports";
+import type { ConfirmedTransaction, TokenRef, TransactionOutcome, VaultReading } from "../chain/ports";
 import type { ChainServices } from "../chain/services";
 import { ledgerTotals } from "../ledger/figures";
 import { immediate } from "../ledger/ledger";
@@ -35,6 +35,8 @@ export interface SweepJobDeps {
   /** how long a run waits for its own transactions to settle */
   settleTimeoutMs?: number;
   settlePollMs?: number;
+  /** batches prepared and sent, and signatures asked about, at once */
+  sendConcurrency?: number;
 }
 
 export interface SweepRunReport {
@@ -64,6 +66,7 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
   );
   const batchSize = deps.readBatchSize ?? 300;
   const candidates: (SweepItem & { tokenId: number })[] = [];
+  const wereInFlight: { tokenId: number; token: TokenRef }[] = [];
   let afterId = 0;
   // Keyset pages over every token, hidden ones included: hidden tokens are swept too.
   for (let page = 0; page < 1_000_000 && !ctx.signal.aborted; page++) {
@@ -75,7 +78,17 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
     const refs: TokenRef[] = rows.map((r) => ({ mint: r.mint, creator: r.creator }));
     const readings = await deps.chain.launchProgram.readVaults(refs);
     const byMint = new Map(readings.map((r) => [r.mint, r]));
-    storeReadings(deps, ctx, rows.map((r) => ({ tokenId: Number(r.id), reading: byMint.get(r.mint) ?? null })));
+    // A token with a sweep in flight keeps its stored reading: when that sweep is credited, its
+    // total is subtracted from it, which a reading taken after the landing would count twice.
+    // It is read again after the run settles (rereadSwept).
+    storeReadings(
+      deps,
+      ctx,
+      rows.filter((r) => !inFlight.has(Number(r.id))).map((r) => ({ tokenId: Number(r.id), reading: byMint.get(r.mint) ?? null })),
+    );
+    for (const r of rows) {
+      if (inFlight.has(Number(r.id))) wereInFlight.push({ tokenId: Number(r.id), token: { mint: r.mint, creator: r.creator } });
+    }
     report.tokensRead += rows.length;
     for (const row of rows) {
       const reading = byMint.get(row.mint);
@@ -96,8 +109,10 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
   for (const skipped of packed.skipped) {
     if (skipped.reason === "too-large") log.warn("token cannot fit a sweep transaction", { mint: skipped.item.token.mint });
   }
-  for (const batch of packed.batches) {
-    if (ctx.signal.aborted) break;
+  // Several batches in flight at once (each one still saved before it is sent): the run is bound
+  // by round trips to the node, not by the node itself.
+  await forEachLimit(packed.batches, deps.sendConcurrency ?? 8, async (batch) => {
+    if (ctx.signal.aborted) return;
     const prepared = await deps.chain.sender.prepare(batch.instructions, deps.chain.treasury, batch.signers);
     // The signature is saved before the transaction leaves: a crash after this point is resolved
     // from the chain by the next run, never swept a second time while it might still land.
@@ -122,12 +137,12 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
       report.sendErrors += 1;
       log.warn("sweep send failed; its outcome will be resolved", { error: scrubErrorText(error) });
     }
-  }
+  });
 
   await settle(deps, ctx, report);
   crashPoint("sweep:before-reconcile");
   if (!ctx.signal.aborted) {
-    report.reread = await rereadSwept(deps, ctx, candidates);
+    report.reread = await rereadSwept(deps, ctx, [...candidates, ...wereInFlight]);
     await reconcile(deps, ctx);
   }
   return report;
@@ -192,10 +207,23 @@ async function resolvePage(
     list.push(row);
     bySignature.set(row.signature, list);
   }
-  let pending = 0;
-  for (const [signature, sweeps] of bySignature) {
-    if (ctx.signal.aborted) break;
+  // The chain is asked about several signatures at once; the books are written in order after.
+  const groups = [...bySignature];
+  const answers = new Map<string, { outcome: TransactionOutcome; tx: ConfirmedTransaction | null }>();
+  await forEachLimit(groups, deps.sendConcurrency ?? 8, async ([signature, sweeps]) => {
+    if (ctx.signal.aborted) return;
     const outcome = await deps.chain.sender.outcome(signature, BigInt(sweeps[0]!.lvbh));
+    const tx = outcome.kind === "confirmed" ? await deps.chain.reader.getTransaction(signature) : null;
+    answers.set(signature, { outcome, tx });
+  });
+  let pending = 0;
+  for (const [signature, sweeps] of groups) {
+    const answer = answers.get(signature);
+    if (!answer) {
+      pending += sweeps.length;
+      continue;
+    }
+    const { outcome, tx } = answer;
     if (outcome.kind === "pending") {
       pending += sweeps.length;
       continue;
@@ -206,7 +234,6 @@ async function resolvePage(
       if (report) report.failed += sweeps.length;
       continue;
     }
-    const tx = await deps.chain.reader.getTransaction(signature);
     if (!tx) {
       // Confirmed but not yet readable from this node: try again next pass.
       pending += sweeps.length;
@@ -216,16 +243,20 @@ async function resolvePage(
     const effects = deps.chain.launchProgram.decodeSweep(tx, sweeps.map((s) => s.creator));
     const movedByCreator = new Map(effects.map((e) => [e.creator, e.movedToTreasuryLamports]));
     const atMs = outcome.blockTime ? outcome.blockTime.getTime() : deps.now();
-    for (const sweep of sweeps) {
-      // Credit what actually left the creator address for the treasury: fees that arrived after
-      // the reading stay there and are swept (and credited) next time, never twice.
-      const totalLamports = movedByCreator.get(sweep.creator) ?? 0n;
-      const { applied } = confirmSweep(deps.db, { sweepId: Number(sweep.id), totalLamports, atMs, buyback }, ctx.assertHeld);
-      if (applied) {
-        if (report) report.confirmed += 1;
-        crashPoint("sweep:mid-credit");
+    // One database transaction for the whole batch (each confirmSweep nests as a savepoint): a
+    // batch is credited all at once, and with one disk sync instead of one per token.
+    immediate(deps.db, () => {
+      for (const sweep of sweeps) {
+        // Credit what actually left the creator address for the treasury: fees that arrived after
+        // the reading stay there and are swept (and credited) next time, never twice.
+        const totalLamports = movedByCreator.get(sweep.creator) ?? 0n;
+        const { applied } = confirmSweep(deps.db, { sweepId: Number(sweep.id), totalLamports, atMs, buyback }, ctx.assertHeld);
+        if (applied) {
+          if (report) report.confirmed += 1;
+          crashPoint("sweep:mid-credit");
+        }
       }
-    }
+    });
   }
   return pending;
 }
@@ -241,13 +272,15 @@ async function settle(deps: SweepJobDeps, ctx: JobContext, report: SweepRunRepor
 }
 
 /**
- * Reconciliation of readings: a swept token's stored reading is the pre-sweep reading minus what
- * the sweep credited, which disagrees with the chain as soon as fees arrived meanwhile (or the
- * sweep failed). Each swept token with no sweep still in flight is read again and, where the
- * stored figure differs from the chain, the chain's figure is stored. A token whose sweep is still
- * in flight keeps its reading: its confirmation subtracts the credited total from it.
+ * Reconciliation of readings (issue: "a token whose vault reading disagrees with the chain is
+ * re-read"): a swept token's stored reading is the pre-sweep reading minus what the sweep credited,
+ * which disagrees with the chain as soon as fees arrived meanwhile (or the sweep failed); a token
+ * that had a sweep in flight kept an older reading. Each of these with no sweep still in flight is
+ * read again and, where the stored figure differs from the chain, the chain's figure is stored.
+ * A token whose sweep is still in flight keeps its reading: its confirmation subtracts the
+ * credited total from it.
  */
-async function rereadSwept(deps: SweepJobDeps, ctx: JobContext, swept: readonly (SweepItem & { tokenId: number })[]): Promise<number> {
+async function rereadSwept(deps: SweepJobDeps, ctx: JobContext, swept: readonly { tokenId: number; token: TokenRef }[]): Promise<number> {
   const batchSize = deps.readBatchSize ?? 300;
   let changed = 0;
   for (let i = 0; i < swept.length && !ctx.signal.aborted; i += batchSize) {
@@ -292,4 +325,22 @@ async function reconcile(deps: SweepJobDeps, ctx: JobContext): Promise<void> {
     ctx.assertHeld();
     setLastReconciliation(deps.db, { treasuryLamports, owedLamports: owed, checkedAtMs: deps.now() });
   });
+}
+
+/** Runs `work` over `items` with at most `limit` at once; the first error is rethrown after all settle. */
+async function forEachLimit<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | null = null;
+  const lane = async () => {
+    while (next < items.length && !failure) {
+      const item = items[next++]!;
+      try {
+        await work(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
+  if (failure) throw (failure as { error: unknown }).error;
 }

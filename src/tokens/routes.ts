@@ -6,10 +6,11 @@ import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
 import { badRequest, notFound } from "../http/errors";
 import { errors, looksLikeAddress } from "../http/public-schemas";
+import { jsonBody, readMemo } from "../http/read-memo";
 import { cursorSigner, type TokenSort } from "./cursor";
 import { listTokens, tokenDetail, tokenImage } from "./queries";
 import { TokenDetailSchema, TokenListQuerySchema, TokenPageSchema } from "./schemas";
-import { refreshVaultIfStale } from "./vault-refresh";
+import { refreshVaultIfStale, VAULT_STALE_MS } from "./vault-refresh";
 
 export const DEFAULT_TOKENS_LIMIT = 24;
 
@@ -17,6 +18,7 @@ const MintParams = t.Object({ mint: t.String({ description: "base58 token addres
 
 export function tokenRoutes(ctx: AppContext) {
   const signer = cursorSigner(ctx.config);
+  const memo = readMemo(ctx.db);
   return new Elysia({ name: "tokens" })
     .get(
       "/api/tokens",
@@ -28,13 +30,16 @@ export function tokenRoutes(ctx: AppContext) {
           after = signer.decode(query.cursor, sort);
           if (!after) throw badRequest("The cursor is not valid for this sort; start again without it.");
         }
-        const page = listTokens(ctx.db, {
-          sort,
-          q: query.q?.trim() || null,
-          limit: query.limit ?? DEFAULT_TOKENS_LIMIT,
-          after,
-        });
-        return { tokens: page.tokens, nextCursor: page.next ? signer.encode(page.next) : null };
+        const q = query.q?.trim() || null;
+        const limit = query.limit ?? DEFAULT_TOKENS_LIMIT;
+        const key = `tokens\u0000${sort}\u0000${limit}\u0000${q ?? ""}\u0000${query.cursor ?? ""}`;
+        const version = memo.version();
+        const hit = memo.get(key, version);
+        if (hit) return jsonBody(hit.body, set.headers);
+        const page = listTokens(ctx.db, { sort, q, limit, after });
+        const body = JSON.stringify({ tokens: page.tokens, nextCursor: page.next ? signer.encode(page.next) : null });
+        memo.set(key, version, body);
+        return jsonBody(body, set.headers);
       },
       {
         query: TokenListQuerySchema,
@@ -51,6 +56,10 @@ export function tokenRoutes(ctx: AppContext) {
       async ({ params, set }) => {
         set.headers["cache-control"] = CACHE.publicRead;
         if (!looksLikeAddress(params.mint)) throw badRequest("The mint is not a base58 address.");
+        const key = `token\u0000${params.mint}`;
+        const hit = memo.get(key, memo.version());
+        // A remembered answer holds only while its vault reading needs no refresh.
+        if (hit && !(ctx.chain && ctx.now() - hit.note > VAULT_STALE_MS)) return jsonBody(hit.body, set.headers);
         let record = tokenDetail(ctx.db, params.mint);
         if (!record) throw notFound("No token with that mint was launched here.");
         const d = record.detail;
@@ -61,8 +70,11 @@ export function tokenRoutes(ctx: AppContext) {
           vaultCheckedAtMs: Date.parse(d.vaultCheckedAt),
           lastSweptAtMs: d.lastSweptAt === null ? null : Date.parse(d.lastSweptAt),
         });
+        const version = memo.version();
         if (refreshed) record = tokenDetail(ctx.db, params.mint) ?? record;
-        return record.detail;
+        const body = JSON.stringify(record.detail);
+        memo.set(key, version, body, Date.parse(record.detail.vaultCheckedAt));
+        return jsonBody(body, set.headers);
       },
       {
         params: MintParams,

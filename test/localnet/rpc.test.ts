@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, SendTransactionError } from "@solana/web3.js";
-import type { LocalChain } from "../../src/chain/localnet/index.ts";
+import { ComputeBudgetProgram, Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, SendTransactionError, Transaction } from "@solana/web3.js";
+import { startLocalChain, type LocalChain } from "../../src/chain/localnet/index.ts";
 import { startTestChain, signedTx } from "./helpers.ts";
 
 let chain: LocalChain;
@@ -22,6 +22,8 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
 
     const processed = await connection.getSignatureStatuses([signature]);
     expect(processed.value[0]?.confirmationStatus).toBe("processed");
+    // as on a validator, getTransaction answers only once the slot reached the asked commitment
+    expect(await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: "confirmed" })).toBeNull();
     chain.node.advanceSlots(1);
     const confirmed = await connection.getSignatureStatuses([signature], { searchTransactionHistory: true });
     expect(confirmed.value[0]?.confirmationStatus).toBe("confirmed");
@@ -45,10 +47,16 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
     expect(raw?.slot).toBe(read!.slot);
 
     // base64 encoding round-trips to the same signed bytes
-    const res = await fetch(chain.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getTransaction", params: [signature, { encoding: "base64", maxSupportedTransactionVersion: 0 }] }) });
+    const res = await fetch(chain.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getTransaction", params: [signature, { encoding: "base64", maxSupportedTransactionVersion: 0, commitment: "confirmed" }] }) });
     const body = (await res.json()) as { result: { transaction: [string, string] } };
     expect(body.result.transaction[1]).toBe("base64");
     expect(Buffer.from(body.result.transaction[0], "base64").equals(Buffer.from(tx.serialize()))).toBe(true);
+
+    // the RPC default commitment is finalized: 32 slots later
+    const byDefault = (sig: string) => fetch(chain.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getTransaction", params: [sig, { maxSupportedTransactionVersion: 0 }] }) }).then((r) => r.json() as Promise<{ result: unknown }>);
+    expect((await byDefault(signature)).result).toBeNull();
+    chain.node.advanceSlots(32);
+    expect((await byDefault(signature)).result).not.toBeNull();
 
     // beyond the status cache only a history search finds it
     chain.node.advanceSlots(301);
@@ -111,6 +119,15 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
     expect(sim.value.logs?.length).toBeGreaterThan(0);
     // simulation changes nothing
     expect(await connection.getBalance(who.publicKey)).toBe(2 * LAMPORTS_PER_SOL);
+
+    // a wallet's legacy transaction, sent the way web3.js sends one
+    const legacy = new Transaction().add(SystemProgram.transfer({ fromPubkey: who.publicKey, toPubkey: chain.treasury.publicKey, lamports: 1_000 }));
+    const legacySig = await connection.sendTransaction(legacy, [who]);
+    chain.node.advanceSlots(1);
+    const read = await connection.getTransaction(legacySig, { maxSupportedTransactionVersion: 0 });
+    expect(read?.version).toBe("legacy");
+    expect(read?.meta?.err).toBeNull();
+    expect(await connection.getBalance(who.publicKey)).toBe(2 * LAMPORTS_PER_SOL - 1_000 - 5_000);
   }, 60_000);
 
   test("a failed transaction lands with its error and charges the fee", async () => {
@@ -124,6 +141,21 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
     const st = (await connection.getSignatureStatuses([signature])).value[0];
     expect(st?.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
     expect(await connection.getBalance(poor.publicKey)).toBe(1_000_000 - 5000);
+  }, 60_000);
+
+  test("the recorded fee is what the payer paid, priority fee included, and getFeeForMessage agrees", async () => {
+    const before = BigInt(await connection.getBalance(chain.treasury.publicKey));
+    const { tx, signature } = await signedTx(connection, [
+      ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 50_000 }),
+      SystemProgram.transfer({ fromPubkey: chain.treasury.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1_000_000n }),
+    ], chain.treasury);
+    const quoted = (await connection.getFeeForMessage(tx.message)).value;
+    await connection.sendRawTransaction(tx.serialize());
+    chain.node.advanceSlots(1);
+    const fee = (await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0 }))!.meta!.fee;
+    expect(fee).toBe(5000 + 300); // two builtin instructions budget 6,000 units at 0.05 lamports each
+    expect(quoted).toBe(fee);
+    expect(BigInt(await connection.getBalance(chain.treasury.publicKey))).toBe(before - 1_000_000n - BigInt(fee));
   }, 60_000);
 
   test("getSignaturesForAddress pages newest first", async () => {
@@ -140,6 +172,26 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
     expect(all[0]?.confirmationStatus).toBe("confirmed");
     const page = await connection.getSignaturesForAddress(who.publicKey, { before: sigs[2]!, limit: 1 });
     expect(page.map((s) => s.signature)).toEqual([sigs[1]!]);
+  }, 60_000);
+
+  test("a landed transaction whose full record was forgotten still has its status", async () => {
+    const small = await startLocalChain({ rpcPort: 0, grpcPort: 0, slotMs: 0, txHistoryLimit: 2 });
+    try {
+      const c = new Connection(small.rpcUrl, "confirmed");
+      const sigs: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const { tx, signature } = await signedTx(c, [SystemProgram.transfer({ fromPubkey: small.treasury.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1_000_000 })], small.treasury);
+        await c.sendRawTransaction(tx.serialize());
+        sigs.push(signature);
+      }
+      small.node.advanceSlots(1);
+      expect(await c.getTransaction(sigs[0]!, { maxSupportedTransactionVersion: 0 })).toBeNull();
+      expect(await c.getTransaction(sigs[3]!, { maxSupportedTransactionVersion: 0 })).not.toBeNull();
+      const st = await c.getSignatureStatuses(sigs, { searchTransactionHistory: true });
+      expect(st.value.map((v) => v?.confirmationStatus)).toEqual(["confirmed", "confirmed", "confirmed", "confirmed"]);
+    } finally {
+      await small.stop();
+    }
   }, 60_000);
 
   test("a missing or bad signature is refused like a validator's RPC refuses it", async () => {

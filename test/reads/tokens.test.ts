@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
 import { testService, type TestService } from "../helpers/service";
 import { address, fakeChain, launch, setHidden, setMarket, setVault, signIn, sweep, T0 } from "./world";
@@ -88,6 +89,19 @@ describe("GET /api/tokens", () => {
     sweep(db, a.tokenId, 1000n, T0 + 2, "failed");
     sweep(db, a.tokenId, 2000n, T0 + 3);
     expect(await credited()).toEqual(["2700", "2700"]);
+  });
+
+  test("a write by another connection (the admin CLI, a restore) shows on the next read", async () => {
+    svc = testService();
+    const a = launch(svc.ctx.db, { name: "Before", launchedAtMs: T0 });
+    expect((await svc.json("/api/tokens")).body.tokens[0].name).toBe("Before");
+    expect((await svc.json(`/api/tokens/${a.mint}`)).body.name).toBe("Before");
+    const other = new Database(svc.ctx.config.databasePath);
+    other.exec("PRAGMA busy_timeout = 5000");
+    other.query("UPDATE tokens SET name = 'After' WHERE mint = ?").run(a.mint);
+    other.close();
+    expect((await svc.json("/api/tokens")).body.tokens[0].name).toBe("After");
+    expect((await svc.json(`/api/tokens/${a.mint}`)).body.name).toBe("After");
   });
 
   test("without a stored preview the image is the launch's IPFS address", async () => {

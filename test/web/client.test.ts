@@ -72,6 +72,15 @@ describe("API client", () => {
     setSleep(realSleep);
   });
 
+  async function failure(promise: Promise<unknown>): Promise<ApiError> {
+    try {
+      await promise;
+    } catch (error) {
+      return error as ApiError;
+    }
+    throw new Error("expected the call to fail");
+  }
+
   function answers(...responses: Response[]) {
     const calls: string[] = [];
     globalThis.fetch = (async (input: string) => {
@@ -97,7 +106,7 @@ describe("API client", () => {
     setSleep(async () => {});
     const limited = () => Response.json({ error: "Too many requests; retry after the time in retry-after." }, { status: 429, headers: { "retry-after": "1" } });
     answers(limited(), limited(), limited(), limited());
-    const error = await api("/api/tokens").catch((e: ApiError) => e);
+    const error = await failure(api("/api/tokens"));
     expect(error).toBeInstanceOf(ApiError);
     expect(error.status).toBe(429);
     expect(error.message).toBe("Too many requests; retry after the time in retry-after.");
@@ -105,13 +114,13 @@ describe("API client", () => {
 
   test("errors carry the envelope's sentence, or a plain one when there is none", async () => {
     answers(Response.json({ error: "No token with that mint was launched here." }, { status: 404 }));
-    expect((await api("/api/tokens/x").catch((e: Error) => e)).message).toBe("No token with that mint was launched here.");
+    expect((await failure(api("/api/tokens/x"))).message).toBe("No token with that mint was launched here.");
     answers(new Response("<html>bad gateway</html>", { status: 502 }));
-    expect((await api("/api/tokens").catch((e: Error) => e)).message).toBe("The service is having trouble right now; try again shortly.");
+    expect((await failure(api("/api/tokens"))).message).toBe("The service is having trouble right now; try again shortly.");
     globalThis.fetch = (async () => {
       throw new TypeError("Failed to fetch");
     }) as unknown as typeof fetch;
-    expect((await api("/api/tokens").catch((e: Error) => e)).message).toBe("The service could not be reached. Check your connection and try again.");
+    expect((await failure(api("/api/tokens"))).message).toBe("The service could not be reached. Check your connection and try again.");
   });
 
   test("retry-after is bounded and defaults to a second", () => {

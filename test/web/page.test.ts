@@ -119,6 +119,11 @@ describe("Explore", () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Most fees");
     await page.keyboard.press("Enter");
     await until(() => new URL(page.url()).searchParams.get("sort") === "fees", "sort by keyboard");
+    // Focus stays on the control, so the next Tab continues from there.
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Most fees");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Space");
+    await until(() => new URL(page.url()).searchParams.get("sort") === "mcap", "next sort by keyboard");
   });
 
   test("a 429 is retried after retry-after and the list still appears", async () => {
@@ -212,6 +217,13 @@ describe("signed-in area", () => {
     await page.getByRole("button", { name: "Sign in as this handle" }).click();
     await page.locator('[data-field="balance"]').waitFor();
   }
+
+  test("signed out, the page offers sign-in with X and, on the local chain, dev login", async () => {
+    await page.goto(`${api.url}/me`);
+    await page.getByRole("link", { name: "Sign in with X" }).waitFor();
+    expect(await page.getByRole("link", { name: "Sign in with X" }).getAttribute("href")).toBe("/api/auth/idp/start?returnTo=%2Fme");
+    expect(await page.getByRole("button", { name: "Sign in as this handle" }).isVisible()).toBe(true);
+  });
 
   test("dev login, balance and thresholds, a claim whose payout reaches confirmed without reload, sign out", async () => {
     await devLogin("alice");

@@ -15,6 +15,8 @@ const SORTS = [
   { key: "mcap", label: "Market cap" },
 ] as const;
 const PAGE_SIZE = 24;
+/** A sort or search re-renders the page; this puts keyboard focus back on the control used. */
+let refocus: string | null = null;
 
 export async function explorePage(root: HTMLElement, _params: Record<string, string>, signal: AbortSignal): Promise<void> {
   const url = new URL(location.href);
@@ -22,9 +24,11 @@ export async function explorePage(root: HTMLElement, _params: Record<string, str
   const q = (url.searchParams.get("q") ?? "").slice(0, 64);
 
   const go = (next: { sort?: string; q?: string }) => {
+    const active = document.activeElement as HTMLElement | null;
+    refocus = active?.dataset.sort ? `[data-sort="${next.sort ?? active.dataset.sort}"]` : active?.id === "search" ? "#search" : null;
     const s = next.sort ?? sort;
     const query = next.q ?? q;
-    navigate(`/${qs({ sort: s === "new" ? null : s, q: query.trim() || null })}`, true);
+    navigate(`/${qs({ sort: s === "new" ? null : s, q: query.trim() || null })}`);
   };
 
   const search = h("input", {
@@ -55,6 +59,8 @@ export async function explorePage(root: HTMLElement, _params: Record<string, str
   const status = h("div", { className: "list-status", "aria-live": "polite" });
   const more = h("button", { type: "button", className: "secondary", id: "load-more", hidden: true }, "Load more");
   root.append(h("h1", null, "Explore"), form, sorts, list, status, more);
+  if (refocus) root.querySelector<HTMLElement>(refocus)?.focus();
+  refocus = null;
 
   let cursor: string | null = null;
   let busy = false;

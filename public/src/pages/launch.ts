@@ -62,7 +62,8 @@ export async function launchPage(root: HTMLElement, _params: Record<string, stri
   const form = launchForm(config);
   const walletSlot = h("div", { className: "wallets", id: "wallets" });
   const steps = h("ol", { className: "steps", id: "launch-steps", "aria-label": "Launch progress" },
-    STEPS.map(([key, label]) => h("li", { "data-step": key, "data-state": "todo" }, label)));
+    // The first-buy step shows once a launch with a first buy starts.
+    STEPS.map(([key, label]) => h("li", { "data-step": key, "data-state": "todo", hidden: key === "buy" }, label)));
   const status = h("div", { id: "launch-status", "aria-live": "polite" });
 
   let wallet: LaunchWallet | null = null;

@@ -13,6 +13,7 @@
  *     creatorFeeBps?: number,   // local program's creator fee, default 30 (0.30 %)
  *     bondThresholdLamports?: bigint, // real SOL on a curve at which it bonds, default 85 SOL
  *     programSeed?: Uint8Array, // derives the program's keys; random per start by default
+ *     txHistoryLimit?: number,  // full records for getTransaction, default 50,000 (statuses: 2,000,000)
  *     log?: (msg: string) => void,
  *   });
  *
@@ -53,6 +54,8 @@ export interface LocalChainOptions {
   creatorFeeBps?: number;
   bondThresholdLamports?: bigint;
   programSeed?: Uint8Array;
+  /** full transaction records kept for getTransaction (default 50,000); statuses are kept far longer */
+  txHistoryLimit?: number;
   log?: (msg: string) => void;
 }
 
@@ -102,7 +105,7 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
   if (!Number.isInteger(programConfig.creatorFeeBps) || programConfig.creatorFeeBps < 0 || programConfig.creatorFeeBps > 1_000) {
     throw new Error("creatorFeeBps must be an integer in [0, 1000]");
   }
-  const node = new LocalNode({ slotMs, programSeed: opts.programSeed, program: programConfig, log });
+  const node = new LocalNode({ slotMs, programSeed: opts.programSeed, program: programConfig, txHistoryLimit: opts.txHistoryLimit, log });
   const treasury = opts.treasury ?? Keypair.generate();
   node.fund(treasury.publicKey, opts.treasuryLamports ?? DEFAULT_TREASURY_LAMPORTS);
 

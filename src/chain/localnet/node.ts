@@ -344,7 +344,7 @@ export class LocalNode {
 
   /** Status as getSignatureStatuses reports it; null when unknown (or outside the status cache). */
   getSignatureStatus(signature: string, searchHistory: boolean): { record: { slot: bigint; err: SolanaTxError | null }; confirmations: number | null; commitment: Commitment } | null {
-    const record = this.txs.get(signature) ?? (searchHistory ? this.oldStatuses.get(signature) : undefined);
+    const record = this.txs.get(signature) ?? this.oldStatuses.get(signature);
     if (!record) return null;
     if (!searchHistory && this.slot - record.slot > STATUS_CACHE_SLOTS) return null;
     const depth = this.slot - record.slot;
@@ -751,24 +751,42 @@ function describeForPreflight(err: SolanaTxError): string {
   return typeof err === "string" ? err : JSON.stringify(err);
 }
 
+/**
+ * Builtin programs: without a SetComputeUnitLimit, agave budgets 3,000 units for each of their
+ * instructions and 200,000 for any other (measured against LiteSVM, which charges the same).
+ */
+const BUILTIN_PROGRAMS = new Set([
+  "11111111111111111111111111111111",
+  "ComputeBudget111111111111111111111111111111",
+  "AddressLookupTab1e1111111111111111111111111",
+  "Stake11111111111111111111111111111111111111",
+  "Vote111111111111111111111111111111111111111",
+  "Config1111111111111111111111111111111111111",
+  "BPFLoader2111111111111111111111111111111111",
+  "BPFLoaderUpgradeab1e11111111111111111111111",
+  "LoaderV411111111111111111111111111111111111",
+]);
+
 /** Base fee per signature plus the priority fee a ComputeBudget price asks for. */
 export function computeFee(tx: VersionedTransaction): bigint {
   const keys = tx.message.staticAccountKeys;
   let unitLimit: bigint | null = null;
   let microLamportsPerUnit = 0n;
-  let instructionCount = 0n;
+  let defaultLimit = 0n;
   for (const ix of tx.message.compiledInstructions) {
-    instructionCount++;
-    if (!keys[ix.programIdIndex]?.equals(ComputeBudgetProgram.programId)) continue;
+    const program = keys[ix.programIdIndex]?.toBase58() ?? "";
+    defaultLimit += BUILTIN_PROGRAMS.has(program) ? 3_000n : 200_000n;
+    if (program !== COMPUTE_BUDGET_ID) continue;
     const d = ix.data;
     if (d[0] === 2 && d.length >= 5) unitLimit = BigInt(new DataView(d.buffer, d.byteOffset + 1, 4).getUint32(0, true));
     if (d[0] === 3 && d.length >= 9) microLamportsPerUnit = new DataView(d.buffer, d.byteOffset + 1, 8).getBigUint64(0, true);
   }
-  const limit = unitLimit ?? 200_000n * instructionCount;
+  const limit = unitLimit ?? defaultLimit;
   const cappedLimit = limit > 1_400_000n ? 1_400_000n : limit;
   const priority = (microLamportsPerUnit * cappedLimit + 999_999n) / 1_000_000n;
   return LAMPORTS_PER_SIGNATURE * BigInt(tx.message.header.numRequiredSignatures) + priority;
 }
+const COMPUTE_BUDGET_ID = ComputeBudgetProgram.programId.toBase58();
 
 const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
 /** Parsed public keys, reused: parsing costs more than verifying. Bounded, cleared when full. */

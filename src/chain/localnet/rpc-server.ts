@@ -283,7 +283,12 @@ export class RpcServer {
       if (version !== "legacy" && cfg.maxSupportedTransactionVersion === undefined) {
         throw new RpcError(-32015, "Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: \"maxSupportedTransactionVersion\": 0");
       }
-      if (cfg.commitment === "finalized" && this.node.commitmentOf(record.slot) !== "finalized") return null;
+      // As agave: "processed" is refused, the default is "finalized", and a transaction is only
+      // returned once its slot has reached the asked commitment.
+      const asked = cfg.commitment ?? "finalized";
+      if (asked === "processed") throw new RpcError(-32602, "Method does not support commitment below `confirmed`");
+      const reached = this.node.commitmentOf(record.slot);
+      if (reached === "processed" || (asked === "finalized" && reached !== "finalized")) return null;
       const encoding = cfg.encoding ?? "json";
       if (encoding !== "json" && encoding !== "base64" && encoding !== "base58") throw new RpcError(-32602, `Invalid params: unsupported encoding ${encoding}`);
       const wire = record.tx.serialize();
