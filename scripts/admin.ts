@@ -12,7 +12,7 @@
  */
 import { openDatabase } from "../db/client";
 import { AdminInputError, AdminNotFoundError, auditLog, performAdminAction, type AdminAction } from "../src/admin/service";
-import { ConfigError, loadConfig } from "../src/config";
+import { loadConfigOrExit } from "../src/config";
 
 function usage(message?: string): never {
   if (message) process.stderr.write(`${message}\n`);
@@ -28,13 +28,7 @@ const reason = reasonAt >= 0 ? (args[reasonAt + 1] ?? usage("--reason needs a te
 const positional = reasonAt >= 0 ? [...args.slice(0, reasonAt), ...args.slice(reasonAt + 2)] : args;
 const [command, arg] = positional;
 
-let config;
-try {
-  config = loadConfig();
-} catch (error) {
-  if (error instanceof ConfigError) usage(`Invalid configuration: ${error.message}`);
-  throw error;
-}
+const config = loadConfigOrExit();
 const db = openDatabase(config.databasePath);
 
 function lamportsArg(): bigint {

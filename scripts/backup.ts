@@ -8,7 +8,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { openDatabase } from "../db/client";
-import { ConfigError, loadConfig } from "../src/config";
+import { loadConfigOrExit } from "../src/config";
 import { verifyLedger } from "../src/ledger/verify";
 
 export function backupDatabase(sourcePath: string, targetPath: string): void {
@@ -55,16 +55,7 @@ if (import.meta.main) {
     process.stderr.write("usage: bun run backup <file>\n");
     process.exit(2);
   }
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`Invalid configuration: ${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   backupDatabase(config.databasePath, target);
   process.stdout.write(`backup written to ${resolve(target)} (integrity ok, books balanced)\n`);
 }

@@ -7,7 +7,7 @@
 import { copyFileSync, existsSync, mkdirSync, renameSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { Database } from "bun:sqlite";
-import { ConfigError, loadConfig } from "../src/config";
+import { loadConfigOrExit } from "../src/config";
 import { checkBackup } from "./backup";
 
 export function restoreDatabase(backupPath: string, databasePath: string, nowMs = Date.now()): string | null {
@@ -39,16 +39,7 @@ if (import.meta.main) {
     process.stderr.write("usage: bun run restore <backup file>   (stop the service first)\n");
     process.exit(2);
   }
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`Invalid configuration: ${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   const kept = restoreDatabase(resolve(source), config.databasePath);
   process.stdout.write(`restored ${resolve(source)} to ${config.databasePath}${kept ? `; the previous database is kept at ${kept}` : ""}\n`);
 }

@@ -217,6 +217,23 @@ export function loadConfig(env: Env = process.env): Config {
   };
 }
 
+/** For the process and the operator scripts: one line naming the bad setting, then exit 1. */
+export function loadConfigOrExit(env: Env = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    return exitOnConfigError(error);
+  }
+}
+
+export function exitOnConfigError(error: unknown): never {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`Invalid configuration: ${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
+}
+
 /** A test configuration: embedded defaults, jobs off, an isolated data dir. */
 export function testConfig(overrides: Env = {}): Config {
   return loadConfig({ DATA_DIR: `/tmp/cfl-test-${crypto.randomUUID()}`, JOBS: "0", DEMO: "0", ...overrides });

@@ -2,35 +2,18 @@
  * The service process: HTTP API, job scheduler (and, as they land, the local chain and the
  * indexer) in one Bun process. SIGTERM/SIGINT stop it gracefully.
  */
-import { ConfigError, loadConfig, type Config } from "./config";
+import { exitOnConfigError, loadConfigOrExit } from "./config";
 import { log, setLogLevel } from "./lib/log";
 import { setupChain } from "./chain/setup";
 import { startDemo } from "./demo/demo";
 import { registerJobs } from "./jobs/register";
 import { buildService } from "./service";
 
-let config: Config;
-try {
-  config = loadConfig();
-} catch (error) {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`Invalid configuration: ${error.message}\n`);
-    process.exit(1);
-  }
-  throw error;
-}
+const config = loadConfigOrExit();
 setLogLevel(config.logLevel);
 
-let chain;
-try {
-  chain = await setupChain(config, (message) => log.info(message));
-} catch (error) {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`Invalid configuration: ${error.message}\n`);
-    process.exit(1);
-  }
-  throw error;
-}
+// A bad key or secret is a configuration error too: one line naming the setting.
+const chain = await setupChain(config, (message) => log.info(message)).catch(exitOnConfigError);
 const service = buildService(config, { chain: chain.services });
 registerJobs(service.ctx);
 if (config.demo && chain.local) {

@@ -4,7 +4,8 @@
  */
 import { rmSync } from "node:fs";
 import type { ChainServices } from "../../src/chain/services";
-import { testConfig } from "../../src/config";
+import type { ChainSetup } from "../../src/chain/setup";
+import { testConfig, type Config } from "../../src/config";
 import { buildService, type Service } from "../../src/service";
 
 export interface TestService extends Service {
@@ -13,13 +14,7 @@ export interface TestService extends Service {
   cleanup(): Promise<void>;
 }
 
-export function testService(
-  env: Record<string, string> = {},
-  options: { now?: () => number; chain?: ChainServices | null } = {},
-): TestService {
-  // Tests pick their client IP through x-forwarded-for, which only a trusted proxy may set.
-  const config = testConfig({ TRUST_PROXY: "x-forwarded-for", ...env });
-  const service = buildService(config, options);
+function harness(service: Service, config: Config, stopMore: () => Promise<void> = async () => {}): TestService {
   const call = (path: string, init: RequestInit & { ip?: string } = {}) => {
     const headers = new Headers(init.headers);
     headers.set("x-forwarded-for", init.ip ?? "203.0.113.7");
@@ -35,13 +30,23 @@ export function testService(
     },
     async cleanup() {
       await service.close();
+      await stopMore();
       rmSync(config.dataDir, { recursive: true, force: true });
     },
   };
 }
 
+export function testService(
+  env: Record<string, string> = {},
+  options: { now?: () => number; chain?: ChainServices | null } = {},
+): TestService {
+  // Tests pick their client IP through x-forwarded-for, which only a trusted proxy may set.
+  const config = testConfig({ TRUST_PROXY: "x-forwarded-for", ...env });
+  return harness(buildService(config, options), config);
+}
+
 /** The same harness with the service's own embedded local chain (free ports, fast slots). */
-export async function testServiceWithChain(env: Record<string, string> = {}): Promise<TestService & { chain: import("../../src/chain/setup").ChainSetup }> {
+export async function testServiceWithChain(env: Record<string, string> = {}): Promise<TestService & { chain: ChainSetup }> {
   const { setupChain } = await import("../../src/chain/setup");
   const config = testConfig({
     TRUST_PROXY: "x-forwarded-for",
@@ -51,25 +56,5 @@ export async function testServiceWithChain(env: Record<string, string> = {}): Pr
     ...env,
   });
   const chain = await setupChain(config);
-  const service = buildService(config, { chain: chain.services });
-  const call = (path: string, init: RequestInit & { ip?: string } = {}) => {
-    const headers = new Headers(init.headers);
-    headers.set("x-forwarded-for", init.ip ?? "203.0.113.7");
-    return service.app.handle(new Request(`http://localhost${path}`, { ...init, headers }));
-  };
-  return {
-    ...service,
-    chain,
-    call,
-    async json(path, init) {
-      const response = await call(path, init);
-      const text = await response.text();
-      return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
-    },
-    async cleanup() {
-      await service.close();
-      await chain.stop();
-      rmSync(config.dataDir, { recursive: true, force: true });
-    },
-  };
+  return { ...harness(buildService(config, { chain: chain.services }), config, () => chain.stop()), chain };
 }
