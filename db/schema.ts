@@ -190,7 +190,8 @@ export const ledgerEntries = sqliteTable(
     handle: text("handle"),
   },
   (t) => [
-    index("ledger_entries_account").on(t.accountId, t.tokenId),
+    // Covering: account figures sum amounts by posting kind without touching the table rows.
+    index("ledger_entries_account").on(t.accountId, t.tokenId, t.amount, t.postingId),
     index("ledger_entries_posting").on(t.postingId),
     index("ledger_entries_token_handle").on(t.tokenId, t.handle),
   ],
@@ -276,7 +277,11 @@ export const burnOrders = sqliteTable(
     buyId: int("buy_id"),
     createdAtMs: int("created_at_ms").notNull(),
   },
-  (t) => [index("burn_orders_status_mint").on(t.status, t.mint), index("burn_orders_user").on(t.idpUserId)],
+  (t) => [
+    index("burn_orders_status_mint").on(t.status, t.mint),
+    index("burn_orders_user").on(t.idpUserId),
+    index("burn_orders_buy").on(t.buyId),
+  ],
 );
 
 /** One buy-and-burn transaction for a mint, paying for several orders. */

@@ -45,6 +45,8 @@ export class GrpcSubscriber {
   private skipFromSlot = false;
   private session_: { askedFromSlot: boolean; answered: boolean } = { askedFromSlot: false, answered: false };
   private pingId = 1;
+  /** addresses of the last filters the endpoint accepted (written on an open stream) */
+  subscribed = new Set<string>();
 
   constructor(
     private readonly core: IndexerCore,
@@ -69,7 +71,7 @@ export class GrpcSubscriber {
       try {
         await this.session();
       } catch (error) {
-        this.lastError = scrubErrorText(error);
+        this.lastError = describe(error);
         log.warn("indexer: stream ended", { error: this.lastError });
       }
       // Endpoints refuse a fromSlot they no longer hold (or never did) by failing the stream before
@@ -150,6 +152,7 @@ export class GrpcSubscriber {
     const firstPong = this.pingId++;
     let answered = false;
 
+    let streamDone = false;
     const ended = new Promise<void>((resolve, reject) => {
       stream.on("data", (u: SubscribeUpdate) => {
         lastMessageAt = Date.now();
@@ -160,9 +163,18 @@ export class GrpcSubscriber {
           log.warn("indexer: could not apply an update", { error });
         }
       });
-      stream.on("error", (e: Error) => reject(e));
-      stream.on("end", () => resolve());
-      stream.on("close", () => resolve());
+      stream.on("error", (e: Error) => {
+        streamDone = true;
+        reject(e);
+      });
+      stream.on("end", () => {
+        streamDone = true;
+        resolve();
+      });
+      stream.on("close", () => {
+        streamDone = true;
+        resolve();
+      });
     });
     // Swallow the rejection if the session ends another way first; it is awaited below.
     ended.catch(() => {});
@@ -206,8 +218,20 @@ export class GrpcSubscriber {
       await Promise.race([waitUntil(() => answered || this.stopped, 10_000, "the endpoint did not answer the subscription"), ended, watchdog]);
       if (this.stopped) return;
       this.connected = true;
+      this.subscribed = addressesOf(request);
       log.info("indexer: stream open", { url: redact(this.o.url), resumedFrom: resumed ? this.core.lastSlot?.toString() : null, accounts: this.core.watchedAddresses().length });
-      await Promise.race([this.core.catchUp(fillSlot), ended, watchdog]);
+      // A failed catch-up (the RPC node down, say) keeps the healthy stream and tries again.
+      for (let attempt = 1; !this.stopped && !streamDone; attempt++) {
+        try {
+          await Promise.race([this.core.catchUp(fillSlot), ended, watchdog]);
+          break;
+        } catch (error) {
+          if (streamDone) throw error;
+          this.lastError = describe(error);
+          log.warn("indexer: catch-up failed; retrying", { error: this.lastError });
+          await Promise.race([this.sleep(this.backoff(attempt)), ended, watchdog]);
+        }
+      }
       await Promise.race([ended, watchdog]);
     } finally {
       for (const t of timers) clearInterval(t);
@@ -220,7 +244,9 @@ export class GrpcSubscriber {
       const { changed, newTokens } = await this.core.syncWatched();
       if (!changed || stream !== this.stream) return;
       // Filters first, then the RPC read: an update after the read is then never missed.
-      await this.write(stream, this.request(false));
+      const request = this.request(false);
+      await this.write(stream, request);
+      this.subscribed = addressesOf(request);
       const addresses = newTokens.flatMap((t) => t.addresses);
       if (addresses.length > 0) {
         await this.core.cache.fill(addresses, this.core.headSlot);
@@ -274,6 +300,13 @@ export class GrpcSubscriber {
   }
 }
 
+function addressesOf(request: SubscribeRequest): Set<string> {
+  const out = new Set<string>();
+  for (const f of Object.values(request.accounts)) for (const a of f.account) out.add(a);
+  for (const f of Object.values(request.transactions)) for (const a of f.accountInclude) out.add(a);
+  return out;
+}
+
 function emptyRequest(): SubscribeRequest {
   return { accounts: {}, slots: {}, transactions: {}, transactionsStatus: {}, blocks: {}, blocksMeta: {}, entry: {}, accountsDataSlice: [] };
 }
@@ -293,4 +326,16 @@ function redact(url: string): string {
   } catch {
     return "endpoint";
   }
+}
+
+/** The napi client's messages are generic; its cause and gRPC status say what happened. */
+function describe(error: unknown): string {
+  const e = error as { message?: string; code?: unknown; details?: unknown; cause?: unknown };
+  const parts = [scrubErrorText(error)];
+  if (e && typeof e === "object") {
+    if (e.code !== undefined) parts.push(`code ${String(e.code)}`);
+    if (typeof e.details === "string" && e.details) parts.push(scrubErrorText(e.details));
+    if (e.cause) parts.push(scrubErrorText(e.cause));
+  }
+  return parts.join(": ");
 }

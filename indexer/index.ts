@@ -48,6 +48,10 @@ export interface Indexer {
   stop(): Promise<void>;
   /** resolves when queued readings and resolutions are done (tests, benchmarks) */
   idle(): Promise<void>;
+  /** true when the open stream's filters include this address (always, when polling) */
+  subscribed(address: string): boolean;
+  /** counters since start: watched-account updates applied, readings stored */
+  stats(): { accountUpdates: number; readingsStored: number };
 }
 
 export function startIndexer(ctx: AppContext, setup: Pick<ChainSetup, "services" | "local">, options: IndexerOptions = {}): Indexer {
@@ -67,6 +71,7 @@ export function startIndexer(ctx: AppContext, setup: Pick<ChainSetup, "services"
   let core: IndexerCore | null = null;
   let source: GrpcSubscriber | RpcPoller | null = null;
   let reconnectsBefore = 0;
+  const counted = { accountUpdates: 0, readingsStored: 0 };
   let lastError: string | null = null;
   let leaseTimer: ReturnType<typeof setTimeout> | null = null;
   let transition: Promise<void> = Promise.resolve();
@@ -94,7 +99,11 @@ export function startIndexer(ctx: AppContext, setup: Pick<ChainSetup, "services"
     controller.abort(new Error(why));
     c?.stop();
     await s?.stop();
-    if (c) lastError = c.lastError ?? lastError;
+    if (c) {
+      lastError = c.lastError ?? lastError;
+      counted.accountUpdates += c.accountUpdates;
+      counted.readingsStored += c.readingsStored;
+    }
     core = null;
   };
 
@@ -143,6 +152,17 @@ export function startIndexer(ctx: AppContext, setup: Pick<ChainSetup, "services"
     state,
     async idle() {
       await core?.idle();
+    },
+    subscribed(address) {
+      const s = source;
+      if (s instanceof GrpcSubscriber) return s.connected && s.subscribed.has(address);
+      return Boolean(s?.connected);
+    },
+    stats() {
+      return {
+        accountUpdates: counted.accountUpdates + (core?.accountUpdates ?? 0),
+        readingsStored: counted.readingsStored + (core?.readingsStored ?? 0),
+      };
     },
     async stop() {
       if (stopped) return;

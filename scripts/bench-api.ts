@@ -6,7 +6,11 @@
  * the same run. Prints requests/s, p50 and p99 per read, the ratio to the bare route and the
  * server's peak RSS, and checks the targets (ratio >= 0.3, p99 < 25 ms, RSS < 300 MB).
  *
- *   bun run bench:api [-- --tokens 100000 --seconds 5 --connections 8 --dir data/bench]
+ *   bun run bench:api [-- --tokens 100000 --seconds 5 --connections 8 --dir data/bench --churn-ms 0]
+ *
+ * Rendered public answers are remembered until the database changes (src/http/read-memo.ts). With
+ * `--churn-ms N` a second connection writes a bench-only setting every N ms while measuring, so
+ * that memo keeps being invalidated as on a busy deployment whose jobs write all the time.
  *
  * The load generator is Bun's own fetch over keep-alive connections, so nothing needs installing;
  * it shares the machine with the server, as does the bare route's, so the ratio stays fair.
@@ -47,6 +51,7 @@ const tokens = Number(arg("--tokens", "100000"));
 const seconds = Number(arg("--seconds", "5"));
 const connections = Number(arg("--connections", "8"));
 const seed = Number(arg("--seed", "7"));
+const churnMs = Number(arg("--churn-ms", "0"));
 const root = resolve(arg("--dir", "data/bench"));
 const dataDir = join(root, `tokens-${tokens}-seed-${seed}`);
 const marker = join(dataDir, "seeded.json");
@@ -237,6 +242,15 @@ try {
   for (const t of targets) for (const url of t.urls) await fetch(url).then((r) => r.arrayBuffer());
 
   // ---------------------------------------------------------------- runs
+  let churn: ReturnType<typeof setInterval> | null = null;
+  if (churnMs > 0) {
+    const { Database } = await import("bun:sqlite");
+    const writer = new Database(join(dataDir, "service.db"));
+    writer.exec("PRAGMA busy_timeout = 1000");
+    const tick = writer.prepare("INSERT INTO settings (key, value) VALUES ('bench_tick', ?1) ON CONFLICT (key) DO UPDATE SET value = ?1");
+    let n = 0;
+    churn = setInterval(() => tick.run(String(n++)), churnMs);
+  }
   const rows: { route: Result; bare: Result }[] = [];
   for (const t of targets) {
     log(`measuring ${t.name} for ${seconds} s with ${connections} connections`);
@@ -244,11 +258,12 @@ try {
     const bareResult = await load(`bare ${route.bytes} B`, [`${bareBase}/bare/${route.bytes}`], seconds);
     rows.push({ route, bare: bareResult });
   }
+  if (churn) clearInterval(churn);
   const { rssMb, peakMb } = rssOf(server.pid);
 
   const pad = (s: string | number, n: number) => String(s).padStart(n);
   const lines = [
-    `public reads at ${tokens.toLocaleString("en")} tokens, ${connections} connections, ${seconds} s each`,
+    `public reads at ${tokens.toLocaleString("en")} tokens, ${connections} connections, ${seconds} s each${churnMs > 0 ? `, a write every ${churnMs} ms` : ", no writes"}`,
     `${"read".padEnd(22)}${pad("req/s", 9)}${pad("p50 ms", 9)}${pad("p99 ms", 9)}${pad("bytes", 9)}${pad("bare/s", 9)}${pad("ratio", 7)}${pad("errors", 8)}  targets`,
   ];
   let allMet = true;

@@ -1,7 +1,7 @@
 /**
  * How fast the indexer turns chain updates into stored vault readings.
  *
- *   bun run bench:indexer [--vaults 1000] [--slots 40] [--slot-ms 400]
+ *   bun run bench:indexer [--vaults 1000] [--slots 40] [--slot-ms 400] [--saturation-slots 30]
  *
  * The local chain runs in a child process (as a provider would: its work does not share the
  * indexer's event loop) and changes every token's curve vault in every slot. The indexer, in this
@@ -9,13 +9,13 @@
  * real SQLite database. Printed:
  *  - delay from a slot's update (the stream message's createdAt, stamped by the endpoint when it
  *    sends the confirmed slot) to the reading committed in the database: median and p99, per vault;
- *  - vault updates per second handled at the offered rate, then in a saturation phase where the
- *    chain closes slots as fast as it can generate them.
+ *  - vault updates per second handled at the offered rate;
+ *  - the indexer's ceiling: updates fed to it back to back (same cache, adapter and database
+ *    writer, without the gRPC hop), updates per second and delay.
  */
-import { Keypair, SystemProgram } from "@solana/web3.js";
+import { Keypair } from "@solana/web3.js";
 import bs58 from "bs58";
 import { rmSync } from "node:fs";
-import { createInterface } from "node:readline";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -27,59 +27,9 @@ function arg(name: string, fallback: number): number {
 const VAULTS = arg("vaults", 1000);
 const SLOTS = arg("slots", 40);
 const SLOT_MS = arg("slot-ms", 400);
-const SATURATION_SLOTS = arg("saturation-slots", 20);
-const TRANSFERS_PER_TX = 20;
+const SATURATION_SLOTS = arg("saturation-slots", 30);
 
-if (process.argv.includes("--chain")) await chainProcess();
-else await main();
-
-/** The child: a local chain whose every watched vault changes in every slot. */
-async function chainProcess(): Promise<void> {
-  const { startLocalChain } = await import("../src/chain/localnet/index.ts");
-  const seed = Uint8Array.from(Buffer.from(process.env.BENCH_PROGRAM_SEED!, "hex"));
-  const chain = await startLocalChain({ rpcPort: 0, grpcPort: 0, slotMs: 0, programSeed: seed });
-  const tokens: { mint: string; creator: string; vault: Keypair["publicKey"] }[] = [];
-  for (let i = 0; i < VAULTS; i++) {
-    const creator = Keypair.generate().publicKey.toBase58();
-    const created = chain.launch.createToken({ name: `Bench ${i}`, symbol: `B${i}`, uri: `local://bench/${i}`, creator });
-    if (created.err) throw new Error(`create failed: ${JSON.stringify(created.err)}`);
-    tokens.push({ mint: created.mint, creator, vault: chain.programKeys.curveVault(creator).publicKey });
-  }
-  chain.node.advanceSlots(1);
-  const say = (o: object) => process.stdout.write(`${JSON.stringify(o)}\n`);
-  say({ ready: true, rpcUrl: chain.rpcUrl, grpcUrl: chain.grpcUrl, tokens: tokens.map(({ mint, creator }) => ({ mint, creator })) });
-
-  const lines = createInterface({ input: process.stdin });
-  for await (const line of lines) {
-    const cmd = JSON.parse(line) as { run?: { slots: number; slotMs: number }; stop?: true };
-    if (cmd.stop) break;
-    if (!cmd.run) continue;
-    const started = performance.now();
-    let genMs = 0;
-    let lastGenMs = 0;
-    for (let s = 0; s < cmd.run.slots; s++) {
-      // Idle first, generate last: the endpoint shares this event loop, and it needs the time
-      // right after a slot closes to send that slot's updates.
-      const wait = cmd.run.slotMs - lastGenMs;
-      await Bun.sleep(wait > 0 ? wait : 0);
-      const genStart = performance.now();
-      // Transfers batched into transactions, so generating 1000 vault changes takes a fraction of a slot.
-      for (let i = 0; i < tokens.length; i += TRANSFERS_PER_TX) {
-        const ixs = tokens.slice(i, i + TRANSFERS_PER_TX).map((t) =>
-          SystemProgram.transfer({ fromPubkey: chain.node.faucet.publicKey, toPubkey: t.vault, lamports: 1_000n + BigInt(s) }),
-        );
-        const r = chain.node.submitInstructions(ixs, chain.node.faucet);
-        if (r.err) throw new Error(`transfer failed: ${JSON.stringify(r.err)}`);
-      }
-      lastGenMs = performance.now() - genStart;
-      genMs += lastGenMs;
-      chain.node.advanceSlots(1);
-    }
-    say({ done: true, ms: performance.now() - started, genMsPerSlot: genMs / cmd.run.slots });
-  }
-  await chain.stop();
-  process.exit(0);
-}
+await main();
 
 async function main(): Promise<void> {
   const { testConfig } = await import("../src/config.ts");
@@ -92,7 +42,7 @@ async function main(): Promise<void> {
   setLogSilent(true);
 
   const seed = crypto.getRandomValues(new Uint8Array(32));
-  const child = Bun.spawn([process.execPath, import.meta.path, "--chain", "--vaults", String(VAULTS)], {
+  const child = Bun.spawn([process.execPath, new URL("./bench-indexer-chain.ts", import.meta.url).pathname, "--vaults", String(VAULTS)], {
     env: { ...process.env, BENCH_PROGRAM_SEED: Buffer.from(seed).toString("hex") },
     stdin: "pipe",
     stdout: "pipe",
@@ -102,7 +52,7 @@ async function main(): Promise<void> {
   const waiters: (() => void)[] = [];
   void (async () => {
     let buf = "";
-    for await (const chunk of child.stdout) {
+    for await (const chunk of child.stdout as unknown as AsyncIterable<Uint8Array>) {
       buf += new TextDecoder().decode(chunk);
       let nl;
       while ((nl = buf.indexOf("\n")) >= 0) {
@@ -157,12 +107,10 @@ async function main(): Promise<void> {
   });
 
   let delays: number[] = [];
-  let stored = 0;
   const indexer = startIndexer(service.ctx, { services, local: null }, {
     grpcUrl: ready.grpcUrl,
     launchProgramOver: program,
     onReadingsStored: (d) => {
-      stored += d.length;
       for (const x of d) delays.push(x);
     },
   });
@@ -173,33 +121,73 @@ async function main(): Promise<void> {
   }
   await indexer.idle();
 
-  const phase = async (label: string, slots: number, slotMs: number) => {
-    delays = [];
-    stored = 0;
-    const t0 = performance.now();
-    send({ run: { slots, slotMs } });
-    const done = await next("done");
-    const expected = slots * VAULTS;
-    // Wait for the tail: every vault of the last slot stored.
-    const tail = Date.now() + 30_000;
-    while (stored < expected && Date.now() < tail) await Bun.sleep(5);
-    await indexer.idle();
-    const elapsedS = (performance.now() - t0) / 1000;
-    const sorted = [...delays].sort((a, b) => a - b);
+  const summary = (delaysMs: number[]) => {
+    const sorted = [...delaysMs].sort((x, y) => x - y);
     const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-    const state = indexer.state();
-    process.stdout.write(
-      `${label}: ${slots} slots x ${VAULTS} vaults, chain ${(done.ms / slots).toFixed(0)} ms/slot (generation ${done.genMsPerSlot.toFixed(0)} ms)\n` +
-        `  update -> database delay: median ${pct(50).toFixed(0)} ms, p99 ${pct(99).toFixed(0)} ms, max ${sorted.at(-1)?.toFixed(0)} ms (${sorted.length} readings)\n` +
-        `  handled: ${(stored / elapsedS).toFixed(0)} vault updates/s (${stored} of ${expected}); lag at end ${state.lagSlots} slots\n`,
-    );
+    return `median ${pct(50).toFixed(0)} ms, p99 ${pct(99).toFixed(0)} ms, max ${(sorted.at(-1) ?? NaN).toFixed(0)} ms (${sorted.length} readings)`;
   };
 
-  await phase(`steady (${SLOT_MS} ms slots)`, SLOTS, SLOT_MS);
-  if (SATURATION_SLOTS > 0) await phase("saturation (slots back to back)", SATURATION_SLOTS, 0);
+  // Phase 1: the whole path, chain -> Yellowstone gRPC -> indexer -> SQLite, every vault every slot.
+  delays = [];
+  const before = indexer.stats().accountUpdates;
+  const t0 = performance.now();
+  send({ run: { slots: SLOTS, slotMs: SLOT_MS } });
+  const done = await next("done");
+  const expected = SLOTS * VAULTS;
+  const tail = Date.now() + 60_000;
+  while (indexer.stats().accountUpdates - before < expected && Date.now() < tail) await Bun.sleep(5);
+  if (process.env.BENCH_DEBUG) console.error(JSON.stringify(indexer.state()), indexer.stats());
+  await indexer.idle();
+  const handled = indexer.stats().accountUpdates - before;
+  const elapsedS = (performance.now() - t0) / 1000;
+  process.stdout.write(
+    `stream: ${SLOTS} slots x ${VAULTS} vaults, every vault changing every slot; chain ${(done.ms / SLOTS).toFixed(0)} ms/slot (target ${SLOT_MS})\n` +
+      `  slot update -> database: ${summary(delays)}\n` +
+      `  handled ${handled} of ${expected} vault updates, ${(handled / elapsedS).toFixed(0)} updates/s (the offered rate); lag at end ${indexer.state().lagSlots} slots\n`,
+  );
+  await indexer.stop();
+
+  // Phase 2: the indexer's own ceiling. Updates are fed as fast as it takes them, in bursts
+  // of one slot's worth, through the same cache, adapter and writer (no gRPC decoding).
+  if (SATURATION_SLOTS > 0) {
+    const { IndexerCore } = await import("../indexer/core.ts");
+    const { acquireLease, assertLeaseHeld } = await import("../src/jobs/lease.ts");
+    const lease = acquireLease(service.ctx.db, "indexer", "bench", 600_000)!;
+    const satDelays: number[] = [];
+    const core = new IndexerCore({
+      ctx: service.ctx,
+      chain: services,
+      launchProgramOver: program,
+      job: { lease, signal: new AbortController().signal, assertHeld: () => assertLeaseHeld(service.ctx.db, lease) },
+      onReadingsStored: (d) => satDelays.push(...d),
+    });
+    await core.syncWatched();
+    await core.catchUp(0n);
+    await core.idle();
+    satDelays.length = 0;
+    const vaults = ready.tokens.map((t: { mint: string; creator: string }) => services.launchProgram.vaultAddresses(t).curveVault as string);
+    const snapshots = await rpc.reader.getAccounts(vaults);
+    const startUpdates = core.accountUpdates;
+    const s0 = performance.now();
+    for (let round = 1; round <= SATURATION_SLOTS; round++) {
+      const slot = 10_000_000n + BigInt(round);
+      for (let i = 0; i < vaults.length; i++) {
+        const snap = snapshots.get(vaults[i]!)!;
+        core.onAccount(vaults[i]!, { ...snap, lamports: snap.lamports + BigInt(round) }, slot, BigInt(i + 1), Date.now());
+        if (i % 100 === 99) await new Promise((r) => setImmediate(r));
+      }
+    }
+    await core.idle();
+    const satS = (performance.now() - s0) / 1000;
+    const fed = core.accountUpdates - startUpdates;
+    process.stdout.write(
+      `ceiling: ${SATURATION_SLOTS} bursts x ${VAULTS} vault updates fed back to back\n` +
+        `  ${(fed / satS).toFixed(0)} updates/s handled; update -> database ${summary(satDelays)}\n`,
+    );
+    core.stop();
+  }
 
   send({ stop: true });
-  await indexer.stop();
   await service.close();
   await child.exited;
   rmSync(config.dataDir, { recursive: true, force: true });

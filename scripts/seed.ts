@@ -219,6 +219,19 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
     plan.push({ tokenId: platformToken.tokenId, atMs: nowMs - (k + 2) * DAY, lamports: 2_000_000_000n, fate: "confirmed" });
   }
   plan.sort((a, b) => a.atMs - b.atMs);
+  // The burns job runs every few minutes, so orders are bought in small groups as sweeps land.
+  const burnPending = (atMs: number) => {
+    for (let pass = 0; pass < 3; pass++) {
+      const groups = pendingBurnGroups(db, 1000);
+      if (groups.length === 0) return;
+      batched(db, groups, 500, (group) => {
+        const buyId = startBurnBuy(db, { group, signature: base58Of(random, 64), lastValidBlockHeight: BigInt(atMs), atMs });
+        // A few buys fail once; their orders wait for the next pass.
+        if (pass === 0 && random() < 0.05) failBurnBuy(db, buyId, "slippage exceeded");
+        else completeBurnBuy(db, { buyId, tokenAmount: BigInt(between(1_000, 5_000_000)) * 1_000_000n, atMs: atMs + 5_000 });
+      });
+    }
+  };
   let sweepCount = 0;
   const runSweeps = (list: PlannedSweep[]) =>
     batched(db, list, 2000, (s) => {
@@ -228,6 +241,7 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
       if (s.fate === "confirmed") confirmSweep(db, { sweepId: sweepId!, totalLamports: s.lamports, atMs: s.atMs, buyback });
       else if (s.fate === "failed") failSweep(db, sweepId!, "expired before landing");
       sweepCount++;
+      if (sweepCount % 20_000 === 0) burnPending(s.atMs + 60_000);
     });
   const firstHalf = plan.filter((s) => s.atMs < midMs);
   say(`sweeping (${plan.length} sweeps)`);
@@ -318,21 +332,9 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
     });
   }
 
-  // ------------------------------------------------------------ burns
+  // ------------------------------------------------------------ last burns
   say("burning");
-  let burnRound = 0;
-  for (;;) {
-    const groups = pendingBurnGroups(db, 1000);
-    if (groups.length === 0 || burnRound > 3) break;
-    burnRound++;
-    batched(db, groups, 500, (group) => {
-      const atMs = nowMs - between(60_000, 20 * DAY);
-      const buyId = startBurnBuy(db, { group, signature: base58Of(random, 64), lastValidBlockHeight: BigInt(atMs), atMs });
-      // A few buys fail once and are retried on the next round.
-      if (burnRound === 1 && random() < 0.05) failBurnBuy(db, buyId, "slippage exceeded");
-      else completeBurnBuy(db, { buyId, tokenAmount: BigInt(between(1_000, 5_000_000)) * 1_000_000n, atMs: atMs + 5_000 });
-    });
-  }
+  burnPending(nowMs - HOUR);
 
   // ------------------------------------------------------------ market figures, vault readings, moderation
   say("market figures and vault readings");

@@ -5,7 +5,7 @@
  * credits and no payouts.
  */
 import type { Db } from "../../db/client";
-import { accountFigures, creditsByToken } from "../ledger/figures";
+import { accountFigures, creditsByToken, type MoneyFigures } from "../ledger/figures";
 import { isoMs, isoMsOrNull } from "../http/public-schemas";
 import { imageUrlOf } from "../tokens/queries";
 
@@ -68,6 +68,38 @@ interface TokenRow {
   bps: bigint;
 }
 
+/**
+ * Figures and per-token credits of one ledger account, reused while the account has no new entry.
+ * Entries are append-only, so the account's highest entry id changes with every movement of its
+ * money and is an exact stamp; reading it walks the account's index entries only, where the sums
+ * read every entry and its posting.
+ */
+const MONEY_MEMO_MAX = 20_000;
+const moneyMemo = new WeakMap<Db, Map<string, { stamp: bigint; figures: MoneyFigures; credits: Map<number, bigint> }>>();
+
+function moneyOf(db: Db, kind: "user" | "handle", ref: string): { figures: MoneyFigures; credits: Map<number, bigint> } {
+  let memo = moneyMemo.get(db);
+  if (!memo) moneyMemo.set(db, (memo = new Map()));
+  const stamp = BigInt(
+    (
+      db.$client
+        .query(
+          `SELECT COALESCE(MAX(e.id), 0) AS top FROM ledger_entries e
+            WHERE e.account_id = (SELECT id FROM ledger_accounts WHERE kind = ? AND ref = ?)`,
+        )
+        .get(kind, ref) as { top: bigint }
+    ).top,
+  );
+  const key = `${kind}\u0000${ref}`;
+  const hit = memo.get(key);
+  if (hit && hit.stamp === stamp) return hit;
+  const fresh = { stamp, figures: accountFigures(db, kind, ref), credits: creditsByToken(db, kind, ref) };
+  memo.delete(key);
+  memo.set(key, fresh);
+  if (memo.size > MONEY_MEMO_MAX) memo.delete(memo.keys().next().value!);
+  return fresh;
+}
+
 /** The record, or null when no token launched here names the handle. */
 export function accountRecord(db: Db, handle: string): AccountRecord | null {
   const c = db.$client;
@@ -97,8 +129,7 @@ export function accountRecord(db: Db, handle: string): AccountRecord | null {
   if (profile.name === "" && row) profile.name = row.displayHandle;
 
   const pinnedTo = profile.idpUserId;
-  const figures = pinnedTo ? accountFigures(db, "user", pinnedTo) : accountFigures(db, "handle", handle);
-  const credits = pinnedTo ? creditsByToken(db, "user", pinnedTo) : creditsByToken(db, "handle", handle);
+  const { figures, credits } = pinnedTo ? moneyOf(db, "user", pinnedTo) : moneyOf(db, "handle", handle);
   const tokenRows = (
     pinnedTo
       ? c.query(

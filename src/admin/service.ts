@@ -57,8 +57,17 @@ function checkMint(mint: string): void {
   if (!valid) throw new AdminInputError("The mint must be a base58 address.");
 }
 
+/**
+ * A payout below the rent-exempt minimum of a plain account fails on chain when the wallet does
+ * not exist yet, so no threshold may go below it.
+ */
+export const RENT_EXEMPT_MINIMUM_LAMPORTS = 890_880n;
+
 function checkLamports(value: bigint): void {
   if (typeof value !== "bigint" || value < 0n || value > I64_MAX) throw new AdminInputError("The amount must be a whole number of lamports.");
+  if (value < RENT_EXEMPT_MINIMUM_LAMPORTS) {
+    throw new AdminInputError(`A threshold below ${RENT_EXEMPT_MINIMUM_LAMPORTS} lamports (a new wallet's rent-exempt minimum) would make payouts fail.`);
+  }
 }
 
 export function performAdminAction(db: Db, who: AdminActor, request: AdminAction): void {

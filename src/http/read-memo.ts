@@ -9,7 +9,7 @@
 import type { Statement } from "bun:sqlite";
 import type { Db } from "../../db/client";
 
-export const READ_MEMO_MAX_BYTES = 32 * 1024 * 1024;
+export const READ_MEMO_MAX_BYTES = 16 * 1024 * 1024;
 
 interface Entry {
   version: string;

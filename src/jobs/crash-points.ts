@@ -14,8 +14,10 @@
  *   sweep:after-save       a batch's sweeps saved `sent` with their signature, transaction not sent
  *   sweep:after-send       a batch's transaction sent, nothing recorded about it since the save
  *   sweep:after-confirm    a sent batch seen confirmed and read back, no credit written yet
- *   sweep:mid-credit       one token of a confirmed batch credited, the others not yet
- *                          (fires after each token's credit: use `@n` to pick the token)
+ *   sweep:mid-credit       inside the credit transaction of a confirmed batch, after one token's
+ *                          credit and before the others' (fires after each token: `@n` picks it);
+ *                          the batch is credited in one database transaction, so the kill rolls
+ *                          the whole batch back
  *   sweep:before-reconcile every sweep of the run settled, reconciliation not run
  *
  * payouts (src/payouts/job.ts)

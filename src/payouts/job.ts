@@ -30,6 +30,8 @@ import {
 } from "./service";
 
 export const TRANSFERS_PER_TRANSACTION = 12;
+/** Rent-exempt minimum of an account with no data (mainnet's and the local chain's rent). */
+export const RENT_EXEMPT_MINIMUM_LAMPORTS = 890_880n;
 
 export interface PayoutJobDeps {
   db: Db;
@@ -62,7 +64,7 @@ export async function runPayoutsJob(deps: PayoutJobDeps, ctx: JobContext): Promi
     return report;
   }
   if (ctx.signal.aborted) return report;
-  queueAutopay(deps, ctx, report);
+  await queueAutopay(deps, ctx, report);
   crashPoint("payouts:after-autopay");
 
   const limit = deps.maxPayoutsPerRun ?? 12_000;
@@ -70,8 +72,8 @@ export async function runPayoutsJob(deps: PayoutJobDeps, ctx: JobContext): Promi
     .query("SELECT id, wallet, lamports FROM payouts WHERE status = 'queued' ORDER BY id LIMIT ?")
     .all(limit) as { id: bigint; wallet: string; lamports: bigint }[];
   const treasury = deps.chain.treasury;
-  for (let i = 0; i < queued.length && !ctx.signal.aborted; i += TRANSFERS_PER_TRANSACTION) {
-    const batch = queued.slice(i, i + TRANSFERS_PER_TRANSACTION);
+  for (const batch of await batchesOf(deps, queued)) {
+    if (ctx.signal.aborted) break;
     const instructions = batch.map((p) =>
       SystemProgram.transfer({ fromPubkey: treasury.publicKey, toPubkey: new PublicKey(p.wallet), lamports: BigInt(p.lamports) }),
     );
@@ -102,7 +104,7 @@ export async function runPayoutsJob(deps: PayoutJobDeps, ctx: JobContext): Promi
   return report;
 }
 
-function queueAutopay(deps: PayoutJobDeps, ctx: JobContext, report: PayoutRunReport): void {
+async function queueAutopay(deps: PayoutJobDeps, ctx: JobContext, report: PayoutRunReport): Promise<void> {
   const min = getAutopayMinLamports(deps.db, deps.config);
   const rows = deps.db.$client
     .query(
@@ -113,8 +115,13 @@ function queueAutopay(deps: PayoutJobDeps, ctx: JobContext, report: PayoutRunRep
         LIMIT 10000`,
     )
     .all(min) as { id: string; wallet: string }[];
+  // An autopay that cannot land (below the rent-exempt minimum, to a wallet that does not exist
+  // yet) would fail on chain at every run, paying a fee each time: it waits until it can land.
+  const wallets = await deps.chain.reader.getBalances([...new Set(rows.map((r) => r.wallet))]);
   for (const row of rows) {
-    if (balanceOf(deps.db, accounts.user(row.id)) < min) continue;
+    const balance = balanceOf(deps.db, accounts.user(row.id));
+    if (balance < min) continue;
+    if (balance < RENT_EXEMPT_MINIMUM_LAMPORTS && (wallets.get(row.wallet) ?? 0n) === 0n) continue;
     try {
       queuePayout(deps.db, { idpUserId: row.id, lamports: null, wallet: row.wallet, kind: "autopay", minLamports: min, atMs: deps.now() }, ctx.assertHeld);
       report.autopayQueued += 1;
@@ -123,6 +130,26 @@ function queueAutopay(deps: PayoutJobDeps, ctx: JobContext, report: PayoutRunRep
       if (!(error instanceof PayoutInFlightError || error instanceof InsufficientBalanceError)) throw error;
     }
   }
+}
+
+/**
+ * Batches of up to TRANSFERS_PER_TRANSACTION transfers, in queue order. A batch confirms or fails
+ * as one (DESIGN §5), so a transfer that would fail on chain takes its whole batch down: a payout
+ * below the rent-exempt minimum to a wallet that does not exist yet (the system program refuses
+ * to create an account it leaves below rent) goes in a transaction of its own.
+ */
+async function batchesOf<T extends { wallet: string; lamports: bigint }>(deps: PayoutJobDeps, queued: readonly T[]): Promise<T[][]> {
+  const small = queued.filter((p) => BigInt(p.lamports) < RENT_EXEMPT_MINIMUM_LAMPORTS);
+  const balances = small.length > 0 ? await deps.chain.reader.getBalances([...new Set(small.map((p) => p.wallet))]) : new Map<string, bigint>();
+  const alone: T[][] = [];
+  const together: T[] = [];
+  for (const p of queued) {
+    if (BigInt(p.lamports) < RENT_EXEMPT_MINIMUM_LAMPORTS && (balances.get(p.wallet) ?? 0n) === 0n) alone.push([p]);
+    else together.push(p);
+  }
+  const batches: T[][] = [];
+  for (let i = 0; i < together.length; i += TRANSFERS_PER_TRANSACTION) batches.push(together.slice(i, i + TRANSFERS_PER_TRANSACTION));
+  return [...batches, ...alone];
 }
 
 /** Resolves every sent batch whose outcome the chain can tell now; returns how many stay pending. */

@@ -37,6 +37,8 @@ export interface SweepJobDeps {
   settlePollMs?: number;
   /** batches prepared and sent, and signatures asked about, at once */
   sendConcurrency?: number;
+  /** sent sweeps looked at per resolution page (default RESOLVE_BATCH) */
+  resolveBatchSize?: number;
 }
 
 export interface SweepRunReport {
@@ -168,7 +170,7 @@ export async function resolveSentSweeps(deps: SweepJobDeps, ctx: JobContext, rep
            FROM sweeps s JOIN tokens t ON t.id = s.token_id
           WHERE s.status = 'sent' AND s.id > ? ORDER BY s.id LIMIT ?`,
       )
-      .all(afterId, RESOLVE_BATCH) as { id: bigint; signature: string; lvbh: bigint; creator: string }[];
+      .all(afterId, deps.resolveBatchSize ?? RESOLVE_BATCH) as { id: bigint; signature: string; lvbh: bigint; creator: string }[];
     if (rows.length === 0) break;
     afterId = Number(rows[rows.length - 1]!.id);
     pending += await resolvePage(deps, ctx, rows, buyback, report);

@@ -113,7 +113,11 @@ export function confirmSweep(db: Db, confirmation: SweepConfirmation, assertHeld
       orderBurn(db, { orderId, source: "recipient", idpUserId: r.idpUserId, mint: sweep.mint, lamports, atMs: confirmation.atMs });
     });
     const { platformBuybackBps, platformTokenMint } = confirmation.buyback;
-    if (platformTokenMint && platformBuybackBps > 0) {
+    // Only a token launched here can be bought through the launch-program port; orders for any
+    // other mint would wait forever, so none are made and the platform keeps that share.
+    const buybackLaunchedHere =
+      platformTokenMint !== null && c.query("SELECT 1 FROM tokens WHERE mint = ?").get(platformTokenMint) !== null;
+    if (platformTokenMint && buybackLaunchedHere && platformBuybackBps > 0) {
       const lamports = (credit.platformLamports * BigInt(platformBuybackBps)) / 10_000n;
       if (lamports > 0n) {
         const orderId = insertBurnOrder(db, "platform", null, platformTokenMint, lamports, confirmation.sweepId, confirmation.atMs);

@@ -63,15 +63,17 @@ export function tokenRoutes(ctx: AppContext) {
         let record = tokenDetail(ctx.db, params.mint);
         if (!record) throw notFound("No token with that mint was launched here.");
         const d = record.detail;
-        const refreshed = await refreshVaultIfStale(ctx, {
+        await refreshVaultIfStale(ctx, {
           tokenId: record.tokenId,
           mint: d.mint,
           creator: d.creator,
           vaultCheckedAtMs: Date.parse(d.vaultCheckedAt),
           lastSweptAtMs: d.lastSweptAt === null ? null : Date.parse(d.lastSweptAt),
         });
+        // Read again after waiting: other requests may have written meanwhile, and the body stored
+        // under this version must be what the database holds at this version.
         const version = memo.version();
-        if (refreshed) record = tokenDetail(ctx.db, params.mint) ?? record;
+        record = tokenDetail(ctx.db, params.mint) ?? record;
         const body = JSON.stringify(record.detail);
         memo.set(key, version, body, Date.parse(record.detail.vaultCheckedAt));
         return jsonBody(body, set.headers);

@@ -354,3 +354,13 @@ describe("resuming after a long gap", () => {
     expect(ix.state().lastError).not.toBeNull();
   }, 30_000);
 });
+
+describe("reconnect backoff", () => {
+  test("grows exponentially to its bound, with full jitter", async () => {
+    const { GrpcSubscriber } = await import("../../indexer/grpc");
+    const top = new GrpcSubscriber(null as never, { url: "http://127.0.0.1:1", token: null, backoffBaseMs: 100, backoffMaxMs: 1_000, random: () => 0.999999 });
+    expect([1, 2, 3, 4, 5, 10, 60].map((n) => top.backoff(n))).toEqual([99, 199, 399, 799, 999, 999, 999]);
+    const bottom = new GrpcSubscriber(null as never, { url: "http://127.0.0.1:1", token: null, backoffBaseMs: 100, backoffMaxMs: 1_000, random: () => 0 });
+    expect(bottom.backoff(7)).toBe(0);
+  });
+});

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Connection, Keypair, PublicKey, SystemProgram } from "@solana/web3.js";
 import Client, { CommitmentLevel, type SubscribeRequest, type SubscribeUpdate, txErrDecode } from "@triton-one/yellowstone-grpc";
 import bs58 from "bs58";
+import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import type { LocalChain } from "../../src/chain/localnet/index.ts";
 import { startTestChain, signedTx, waitFor } from "./helpers.ts";
 
@@ -166,6 +167,40 @@ describe("Yellowstone gRPC through @triton-one/yellowstone-grpc", () => {
     chain.node.advanceSlots(1);
     await waitFor("live update after reconnect", () => lamports.includes("7000000"));
     expect(lamports).toEqual(["1000000", "3000000", "7000000"]);
+  }, 60_000);
+
+  test("data filters and slices select token accounts of one mint; finalized waits 32 slots", async () => {
+    const token = chain.launch.createToken({ name: "T", symbol: "T", uri: "u", creator: Keypair.generate().publicKey });
+    expect(token.err).toBeNull();
+    chain.node.advanceSlots(1);
+    const sub = await subscribe(request({
+      accounts: {
+        holders: {
+          account: [],
+          owner: ["TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"],
+          filters: [{ datasize: "165" }, { memcmp: { offset: "0", base58: token.mint } }, { tokenAccountState: true }],
+        },
+      },
+      accountsDataSlice: [{ offset: "64", length: "8" }],
+      commitment: CommitmentLevel.CONFIRMED,
+    }));
+    const buyer = Keypair.generate();
+    const buyerAta = getAssociatedTokenAddressSync(new PublicKey(token.mint), buyer.publicKey);
+    const fin = await subscribe(request({ accounts: { ata: { account: [buyerAta.toBase58()], owner: [], filters: [] } }, commitment: CommitmentLevel.FINALIZED }));
+    chain.node.fund(buyer.publicKey, 10_000_000_000n);
+    const bought = chain.launch.buy({ mint: token.mint, buyer, solInLamports: 1_000_000_000n });
+    expect(bought.err).toBeNull();
+    chain.node.advanceSlots(1);
+    await waitFor("two token account updates", () => sub.updates.filter((u) => u.account).length >= 2);
+    const amounts = sub.updates.filter((u) => u.account).map((u) => Buffer.from(u.account!.account!.data).readBigUInt64LE(0));
+    expect(amounts).toContain(bought.tokens); // the buyer's account, sliced to its amount field
+    expect(sub.updates.filter((u) => u.account).every((u) => u.account!.account!.data.length === 8)).toBe(true);
+
+    chain.node.advanceSlots(31);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(fin.updates.filter((u) => u.account)).toHaveLength(0);
+    chain.node.advanceSlots(2);
+    await waitFor("finalized updates", () => fin.updates.some((u) => u.account));
   }, 60_000);
 
   test("slot updates and pings", async () => {

@@ -4,7 +4,7 @@ import { getAssociatedTokenAddressSync, getMint } from "@solana/spl-token";
 import type { LocalChain } from "../../src/chain/localnet/index.ts";
 import type { LaunchProgram, TokenRef } from "../../src/chain/ports.ts";
 import { buildBuyOp, buildCollectOp, buildCreateOp, LaunchError } from "../../src/chain/localnet/program.ts";
-import { ConnectionReader, sendAndConfirm, signedTx, startTestChain } from "./helpers.ts";
+import { ConnectionReader, sendAndConfirm, signedTx, startTestChain, waitFor } from "./helpers.ts";
 
 const SOL = BigInt(LAMPORTS_PER_SOL);
 let chain: LocalChain;
@@ -174,6 +174,18 @@ describe("local launch program", () => {
     expect((await connection.getTokenAccountBalance(ata)).value.amount).toBe("0");
     expect((await getMint(connection, new PublicKey(token.mint))).supply).toBe(supplyBefore - bought);
     expect(await program.creatorFeeBps()).toBe(30);
+  }, 60_000);
+
+  test("the simulator runs on its own at the configured rate until stopped", async () => {
+    chain.launch.createToken({ name: "A", symbol: "A", uri: "u", creator: Keypair.generate().publicKey });
+    chain.simulator.start({ tradesPerSecond: 50, seed: 7 });
+    expect(chain.simulator.running).toBe(true);
+    await waitFor("five simulated trades", () => chain.simulator.stats.trades >= 5, 30_000);
+    chain.simulator.stop();
+    const after = chain.simulator.stats.trades;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(chain.simulator.stats.trades).toBe(after);
+    expect(chain.simulator.stats.failed).toBe(0);
   }, 60_000);
 
   test("the simulator trades local tokens so fees accrue", async () => {

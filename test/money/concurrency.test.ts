@@ -66,7 +66,7 @@ describe("one job never overlaps itself", () => {
     const cron = () =>
       service!.app.handle(new Request("http://localhost/api/cron/payouts", { method: "POST", headers: { authorization: "Bearer cron-secret-for-tests-0123456789" } }));
     // A scheduled run in another process, held in flight by a delayed confirmation.
-    w.local.faults.delayNextSends(1, 150);
+    w.local.faults.delayNextSends(1, 100);
     const scheduled = w.spawnWorker({ jobs: ["payouts"] });
     const deadline = Date.now() + 15_000;
     while (Date.now() < deadline && !w.db.$client.query("SELECT 1 FROM payouts WHERE status = 'sent'").get()) await Bun.sleep(20);

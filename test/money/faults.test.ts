@@ -5,10 +5,10 @@
  * name. Jobs run in this process under their lease, over the chain's JSON-RPC.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { PublicKey } from "@solana/web3.js";
+import { Keypair, PublicKey } from "@solana/web3.js";
 import { accountFigures, ledgerTotals } from "../../src/ledger/figures";
 import { queuePayout } from "../../src/payouts/service";
-import { setClaimsPaused } from "../../src/settings/service";
+import { LAST_RECONCILIATION_KEY, setClaimsPaused } from "../../src/settings/service";
 import { checkBurnedExactlyOnce, checkPaidExactlyOnce, checkSweptExactlyOnce, setupBurns, setupPayouts, setupSweep } from "./scenarios";
 import { moneyWorld, type World } from "./world";
 
@@ -35,6 +35,14 @@ describe("sweep under faults", () => {
     for (const v of stillThere.values()) expect(v).toBeGreaterThan(0n);
     w.checkRelations();
     expect(await w.run("sweep")).toMatchObject(ok);
+    await checkSweptExactlyOnce(w, setup);
+  }, 30_000);
+
+  test("one run resolves every sweep it sent, however many pages of sent sweeps that takes", async () => {
+    w = await moneyWorld();
+    const setup = await setupSweep(w, 5);
+    // Two sent sweeps a resolution page: the run must page on, not stop after the first page.
+    expect(await w.run("sweep", {}, { resolveBatchSize: 2 })).toMatchObject(ok);
     await checkSweptExactlyOnce(w, setup);
   }, 30_000);
 
@@ -157,6 +165,49 @@ describe("payouts under faults", () => {
     checkPaidExactlyOnce(w, setup);
   }, 30_000);
 
+  test("a payout too small for a new wallet fails alone; the payouts beside it are paid; autopay waits", async () => {
+    w = await moneyWorld();
+    const fresh = () => Keypair.generate().publicKey.toBase58();
+    const wallets = { small: fresh(), big1: fresh(), big2: fresh(), auto: fresh() };
+    w.signIn("u-small", "small");
+    w.signIn("u-big1", "big1");
+    w.signIn("u-big2", "big2");
+    w.signIn("u-auto", "auto", { routing: "autopay", wallet: wallets.auto });
+    const t = w.launch([{ handle: "small", bps: 3000 }, { handle: "big1", bps: 3000 }, { handle: "big2", bps: 4000 }], 1000);
+    const u = w.launch([{ handle: "auto", bps: 10_000 }], 1000);
+    w.trade(t.mint, 3_000_000_000n);
+    w.trade(u.mint, 200_000_000n);
+    expect(await w.run("sweep")).toMatchObject(ok);
+    const autoBalance = accountFigures(w.db, "user", "u-auto").balanceLamports;
+    // Above the autopay threshold, below the rent-exempt minimum of a new account.
+    expect(autoBalance).toBeGreaterThan(1000n);
+    expect(autoBalance).toBeLessThan(890_880n);
+    const claim = (id: string, wallet: string, lamports: bigint | null) =>
+      queuePayout(w!.db, { idpUserId: id, lamports, wallet, kind: "claim", minLamports: 1n, atMs: Date.now() });
+    const tiny = claim("u-small", wallets.small, 1000n);
+    const big1 = claim("u-big1", wallets.big1, null);
+    const big2 = claim("u-big2", wallets.big2, null);
+    expect(await w.run("payouts")).toMatchObject(ok);
+    const status = (id: number) => w!.db.$client.query("SELECT status, signature FROM payouts WHERE id = ?").get(id) as { status: string; signature: string };
+    // The tiny one failed on chain in a transaction of its own; its amount is back in the balance.
+    expect(status(tiny.payoutId).status).toBe("failed");
+    expect(w.local.node.getBalance(new PublicKey(wallets.small))).toBe(0n);
+    expect(accountFigures(w.db, "user", "u-small").paidLamports).toBe(0n);
+    // The others were paid, exactly.
+    expect([status(big1.payoutId).status, status(big2.payoutId).status]).toEqual(["confirmed", "confirmed"]);
+    expect(status(big1.payoutId).signature).not.toBe(status(tiny.payoutId).signature);
+    expect(w.local.node.getBalance(new PublicKey(wallets.big1))).toBe(big1.lamports);
+    expect(w.local.node.getBalance(new PublicKey(wallets.big2))).toBe(big2.lamports);
+    // No autopay that could only fail was queued.
+    expect(w.db.$client.query("SELECT COUNT(*) AS n FROM payouts WHERE idp_user_id = 'u-auto'").get()).toEqual({ n: 0n });
+    w.checkRelations();
+    // Once the wallet exists, the autopay is queued and paid.
+    w.local.node.fund(new PublicKey(wallets.auto), 1_000_000_000n);
+    expect(await w.run("payouts")).toMatchObject(ok);
+    expect(w.local.node.getBalance(new PublicKey(wallets.auto))).toBe(1_000_000_000n + autoBalance);
+    expect(w.checkRelations().paidLamports).toBe(big1.lamports + big2.lamports + autoBalance);
+  }, 30_000);
+
   test("claims paused: nothing is sent and no autopay is queued until resumed", async () => {
     w = await moneyWorld();
     const setup = await setupPayouts(w, 2, 1);
@@ -189,3 +240,34 @@ describe("burns under faults", () => {
 });
 
 
+
+describe("reconciliation in every sweep run", () => {
+  test("fees arriving while a sweep is in flight: the reading is re-read from the chain; reserves recorded", async () => {
+    w = await moneyWorld();
+    const setup = await setupSweep(w, 1);
+    const token = setup.tokens[0]!;
+    w.local.faults.delayNextSends(1, 30);
+    const run = w.run("sweep");
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && count(w, "SELECT COUNT(*) AS n FROM sweeps WHERE status = 'sent'") === 0) await Bun.sleep(5);
+    // A trade lands between the reading and the sweep: its fee stays in the vault.
+    w.trade(token.mint, 1_000_000_000n);
+    expect(await run).toMatchObject(ok);
+    const swept = w.db.$client.query("SELECT status, total_lamports AS t FROM sweeps").all() as { status: string; t: bigint }[];
+    expect(swept).toEqual([{ status: "confirmed", t: setup.before.get(token.mint)! }]);
+    const onChain = (await w.unswept([token])).get(token.mint)!;
+    expect(onChain).toBeGreaterThan(0n);
+    // The stored reading is the chain's, not "reading minus credited" (which would say 0).
+    const stored = w.db.$client.query("SELECT vault_lamports AS v FROM tokens WHERE id = ?").get(token.tokenId) as { v: bigint };
+    expect(BigInt(stored.v)).toBe(onChain);
+    // The proof of reserves: the treasury balance read from the chain against what is owed.
+    const reconciliation = JSON.parse((w.db.$client.query("SELECT value FROM settings WHERE key = ?").get(LAST_RECONCILIATION_KEY) as { value: string }).value);
+    const totals = w.checkRelations();
+    expect(BigInt(reconciliation.treasuryLamports)).toBe(w.treasuryLamports());
+    expect(BigInt(reconciliation.owedLamports)).toBe(totals.owedLamports);
+    expect(BigInt(reconciliation.treasuryLamports)).toBeGreaterThanOrEqual(totals.owedLamports);
+    // The next run sweeps the late fee, once.
+    expect(await w.run("sweep")).toMatchObject(ok);
+    expect(w.checkRelations().sweptLamports).toBe(setup.before.get(token.mint)! + onChain);
+  }, 30_000);
+});

@@ -38,7 +38,7 @@ export async function setupSweep(w: World, count = 6): Promise<SweepSetup> {
   }
   w.signIn("u-a0", "a0");
   // Hidden tokens are swept too.
-  w.db.$client.query("UPDATE tokens SET hidden = 1 WHERE id = ?").run(tokens[1]!.tokenId);
+  w.db.$client.query("UPDATE tokens SET hidden = 1 WHERE id = ?").run(tokens[tokens.length > 1 ? 1 : 0]!.tokenId);
   const before = await w.unswept(tokens);
   for (const t of tokens) expect(before.get(t.mint)!).toBeGreaterThan(0n);
   return { tokens, before, treasuryBefore: w.treasuryLamports() };

@@ -65,7 +65,7 @@ export interface World {
   signIn(id: string, handle: string, routing?: { routing: "hold" | "autopay" | "burn"; wallet?: string | null; declined?: boolean }): void;
   worker(options: WorkerOptions): Promise<WorkerRun>;
   /** runs one job in this process, under its lease, as the service would (setup steps) */
-  run(job: JobName, env?: Record<string, string>, settle?: { settleTimeoutMs?: number; settlePollMs?: number }): Promise<RunResult>;
+  run(job: JobName, env?: Record<string, string>, settle?: { settleTimeoutMs?: number; settlePollMs?: number; resolveBatchSize?: number }): Promise<RunResult>;
   chain: ChainServices;
   /** starts a worker without waiting: the caller awaits `done` */
   spawnWorker(options: WorkerOptions): { done: Promise<WorkerRun>; kill(): void };

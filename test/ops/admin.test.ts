@@ -56,6 +56,10 @@ describe("admin routes", () => {
     expect((await svc.json("/api/admin/claims/pause", { method: "POST", headers: auth, body: "{}" })).status).toBe(200);
     expect((await svc.json("/api/admin/min-claim", { method: "POST", headers: auth, body: JSON.stringify({ lamports: "20000000" }) })).status).toBe(200);
     expect((await svc.json("/api/admin/min-claim", { method: "POST", headers: auth, body: JSON.stringify({ lamports: -1 }) })).status).toBe(400);
+    // Below a new wallet's rent-exempt minimum a payout could only fail on chain.
+    const tooSmall = await svc.json("/api/admin/autopay-min", { method: "POST", headers: auth, body: JSON.stringify({ lamports: "890879" }) });
+    expect(tooSmall.status).toBe(400);
+    expect(tooSmall.body.error).toContain("rent-exempt");
     expect((await svc.json("/api/admin/min-claim", { method: "POST", headers: auth, body: JSON.stringify({ lamports: "99999999999999999999" }) })).status).toBe(400);
     const rows = svc.ctx.db.$client.query("SELECT key, value FROM settings ORDER BY key").all() as { key: string; value: string }[];
     expect(rows).toContainEqual({ key: "claims_paused", value: "1" });

@@ -41,6 +41,25 @@ describe("GET /api/idp/:handle", () => {
     });
   });
 
+  test("figures follow every new credit, payout and pin at once", async () => {
+    svc = testService();
+    const db = svc.ctx.db;
+    const t = launch(db, { recipients: [{ handle: "fresh", bps: 10_000 }], launchedAtMs: T0 });
+    const figures = async () => {
+      const { body } = await svc.json("/api/idp/fresh");
+      return [body.creditedLamports, body.paidLamports, body.balanceLamports, body.claimed, body.payouts.length];
+    };
+    expect(await figures()).toEqual(["0", "0", "0", false, 0]);
+    sweep(db, t.tokenId, 1000n, T0 + 1);
+    expect(await figures()).toEqual(["900", "0", "900", false, 0]);
+    signIn(db, "u-fresh", "fresh", T0 + 2);
+    expect(await figures()).toEqual(["900", "0", "900", true, 0]);
+    payout(db, "u-fresh", 400n, T0 + 3, "sent");
+    expect(await figures()).toEqual(["900", "400", "500", true, 1]);
+    sweep(db, t.tokenId, 1000n, T0 + 4);
+    expect(await figures()).toEqual(["1800", "400", "1400", true, 1]);
+  });
+
   test("case and a leading @ do not matter", async () => {
     svc = testService();
     launch(svc.ctx.db, { recipients: [{ handle: "MiXeD_1", bps: 10_000 }] });

@@ -19,6 +19,7 @@
  *
  *   chain.rpcUrl            "http://127.0.0.1:<port>"  (web3.js Connection, ChainReader/ChainSender)
  *   chain.grpcUrl           "http://127.0.0.1:<port>"  (@triton-one/yellowstone-grpc Client, no token)
+ *   chain.rpcPort, grpcPort the bound ports (print them at start)
  *   chain.treasury          Keypair, funded
  *   chain.node              LocalNode: getSlot/getBlockHeight/advanceSlots(n)/getBalance/fund(pubkey, lamports)/
  *                           airdrop/getTransaction/vaultFees(kind, creator)/creatorOf(mint)/localMints()/stats
@@ -31,6 +32,7 @@
  *                           failRpc(method | "*", n, "error" | "timeout", holdMs?), cutStreams(), clear()
  *   chain.launchProgram(reader: ChainReader): LaunchProgram   (kind "local")
  *   chain.programKeys       LocalProgramKeys (addresses and builders' keys; node-held secrets)
+ *   chain.programConfig     { creatorFeeBps, bondThresholdLamports }
  *   chain.stop()            stops the clock, the simulator and both servers; idempotent
  *
  * The node runs inside the calling process (Bun or Node): LiteSVM is a napi module and both servers
