@@ -57,6 +57,7 @@ export class IndexerCore {
   private readonly byAddress = new Map<string, number[]>();
   private maxTokenId = 0;
   private intentMints = new Set<string>();
+  private syncing: Promise<void> = Promise.resolve();
   /** tokenId -> earliest update time (ms) not yet reflected in the stored reading */
   private readonly dirty = new Map<number, number>();
   private flushing: Promise<void> | null = null;
@@ -115,7 +116,17 @@ export class IndexerCore {
    * Picks up tokens launched and launches pending since the last call. Returns true when the
    * watched set changed (the stream's filters must follow).
    */
-  async syncWatched(): Promise<{ changed: boolean; newTokens: TrackedToken[] }> {
+  syncWatched(): Promise<{ changed: boolean; newTokens: TrackedToken[] }> {
+    // One at a time: discovery shares one recording reader.
+    const run = this.syncing.then(() => this.syncOnce());
+    this.syncing = run.then(
+      () => {},
+      () => {},
+    );
+    return run;
+  }
+
+  private async syncOnce(): Promise<{ changed: boolean; newTokens: TrackedToken[] }> {
     const rows = this.db.$client
       .query("SELECT id, mint, creator FROM tokens WHERE id > ? ORDER BY id LIMIT 5000")
       .all(this.maxTokenId) as { id: bigint; mint: string; creator: string }[];

@@ -41,6 +41,8 @@ export interface IndexerOptions {
   /** the launch-program adapter over another reader; default: the one matching the chain setup */
   launchProgramOver?: (reader: ChainReader) => LaunchProgram;
   onReadingsStored?: (delaysMs: number[]) => void;
+  /** how often the state is written to the log; 0 = never */
+  stateLogMs?: number;
 }
 
 export interface Indexer {
@@ -147,6 +149,9 @@ export function startIndexer(ctx: AppContext, setup: Pick<ChainSetup, "services"
     };
   };
   const unregister = registerIndexerState(ctx, state);
+  const stateLogMs = options.stateLogMs ?? 60_000;
+  const stateLog = stateLogMs > 0 ? setInterval(() => log.info("indexer: state", { ...state() }), stateLogMs) : null;
+  stateLog?.unref?.();
 
   return {
     state,
@@ -168,6 +173,7 @@ export function startIndexer(ctx: AppContext, setup: Pick<ChainSetup, "services"
       if (stopped) return;
       stopped = true;
       if (leaseTimer) clearTimeout(leaseTimer);
+      if (stateLog) clearInterval(stateLog);
       await transition;
       await end("stopping");
       if (lease) {

@@ -107,11 +107,13 @@ async function main(): Promise<void> {
   });
 
   let delays: number[] = [];
+  let lastStoredAt = 0;
   const indexer = startIndexer(service.ctx, { services, local: null }, {
     grpcUrl: ready.grpcUrl,
     launchProgramOver: program,
     onReadingsStored: (d) => {
       for (const x of d) delays.push(x);
+      lastStoredAt = performance.now();
     },
   });
   const deadline = Date.now() + 60_000;
@@ -130,20 +132,24 @@ async function main(): Promise<void> {
   // Phase 1: the whole path, chain -> Yellowstone gRPC -> indexer -> SQLite, every vault every slot.
   delays = [];
   const before = indexer.stats().accountUpdates;
+  const reconnectsBefore = indexer.state().reconnects;
   const t0 = performance.now();
   send({ run: { slots: SLOTS, slotMs: SLOT_MS } });
   const done = await next("done");
   const expected = SLOTS * VAULTS;
-  const tail = Date.now() + 60_000;
+  // Updates the stream lost to a reconnect are read over RPC by the catch-up instead, so the
+  // count may stop short of `expected`: wait a bounded time for the tail, not forever.
+  const tail = Date.now() + 10_000;
   while (indexer.stats().accountUpdates - before < expected && Date.now() < tail) await Bun.sleep(5);
   if (process.env.BENCH_DEBUG) console.error(JSON.stringify(indexer.state()), indexer.stats());
   await indexer.idle();
   const handled = indexer.stats().accountUpdates - before;
-  const elapsedS = (performance.now() - t0) / 1000;
+  const elapsedS = (lastStoredAt - t0) / 1000;
   process.stdout.write(
     `stream: ${SLOTS} slots x ${VAULTS} vaults, every vault changing every slot; chain ${(done.ms / SLOTS).toFixed(0)} ms/slot (target ${SLOT_MS})\n` +
       `  slot update -> database: ${summary(delays)}\n` +
-      `  handled ${handled} of ${expected} vault updates, ${(handled / elapsedS).toFixed(0)} updates/s (the offered rate); lag at end ${indexer.state().lagSlots} slots\n`,
+      `  handled ${handled} of ${expected} vault updates from the stream, ${(handled / elapsedS).toFixed(0)} updates/s (the offered rate, first update to last reading); ` +
+      `${indexer.state().reconnects - reconnectsBefore} reconnects; lag at end ${indexer.state().lagSlots} slots\n`,
   );
   await indexer.stop();
 

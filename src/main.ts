@@ -1,6 +1,6 @@
 /**
- * The service process: HTTP API, job scheduler (and, as they land, the local chain and the
- * indexer) in one Bun process. SIGTERM/SIGINT stop it gracefully.
+ * The service process: the chain (the embedded local chain by default), the HTTP API, the job
+ * scheduler and the indexer in one Bun process. SIGTERM/SIGINT stop it gracefully.
  */
 import { exitOnConfigError, loadConfigOrExit } from "./config";
 import { log, setLogLevel } from "./lib/log";
@@ -8,6 +8,7 @@ import { setupChain } from "./chain/setup";
 import { startDemo } from "./demo/demo";
 import { registerJobs } from "./jobs/register";
 import { buildService } from "./service";
+import { startIndexer } from "../indexer/index";
 
 const config = loadConfigOrExit();
 setLogLevel(config.logLevel);
@@ -19,6 +20,8 @@ registerJobs(service.ctx);
 if (config.demo && chain.local) {
   await startDemo(service.ctx.db, chain, { platformBps: config.platformBps, now: service.ctx.now });
 }
+// The indexer keeps readings and confirmations live between job runs; JOBS=off stops it too.
+const indexer = config.jobsEnabled ? startIndexer(service.ctx, chain) : null;
 const server = service.app.listen({ port: config.port, hostname: config.host });
 if (config.jobsEnabled) service.ctx.scheduler.start();
 log.info("service started", {
@@ -35,6 +38,7 @@ async function shutdown(signal: string): Promise<void> {
   log.info("shutting down", { signal });
   // Stop taking requests first, then let jobs reach a safe point, then close the books.
   await server.server?.stop();
+  await indexer?.stop();
   await service.close();
   await chain.stop();
   log.info("stopped");
