@@ -9,6 +9,7 @@ import { startDemo } from "./demo/demo";
 import { registerJobs } from "./jobs/register";
 import { buildService } from "./service";
 import { startIndexer } from "../indexer/index";
+import { indexerMetrics } from "./metrics/routes";
 
 const config = loadConfigOrExit();
 setLogLevel(config.logLevel);
@@ -22,6 +23,7 @@ if (config.demo && chain.local) {
 }
 // The indexer keeps readings and confirmations live between job runs; JOBS=off stops it too.
 const indexer = config.jobsEnabled ? startIndexer(service.ctx, chain) : null;
+if (indexer) service.ctx.extraMetrics = [() => indexerMetrics(indexer.state())];
 const server = service.app.listen({ port: config.port, hostname: config.host });
 if (config.jobsEnabled) service.ctx.scheduler.start();
 log.info("service started", {

@@ -61,3 +61,13 @@ export function metricsRoutes(ctx: AppContext) {
     { detail: { hide: true } },
   );
 }
+
+/** The indexer's lag and connection as gauges, for the process that runs it. */
+export function indexerMetrics(state: { connected: boolean; lagSlots: number | null; lastSlot: number | null; reconnects: number }): string {
+  return [
+    gauge("indexer_connected", "1 when the indexer's stream (or poll) reaches the node", [{ value: state.connected ? 1 : 0 }]),
+    gauge("indexer_lag_slots", "Slots between the newest seen and the last applied (-1: unknown)", [{ value: state.lagSlots ?? -1 }]),
+    gauge("indexer_last_slot", "Last slot whose updates were applied (-1: none yet)", [{ value: state.lastSlot ?? -1 }]),
+    gauge("indexer_reconnects", "Stream reconnects since start", [{ value: state.reconnects }]),
+  ].join("\n");
+}

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { indexerMetrics } from "../../src/metrics/routes";
 import { testService, type TestService } from "../helpers/service";
 
 let svc: TestService;
@@ -24,6 +25,11 @@ describe("/metrics and request ids", () => {
     expect(text).toContain('job_runs_total{job="sweep",outcome="ok"} 1');
     expect(text).toContain('ledger_lamports{figure="owed"} 0');
     expect(text).toContain('job_seconds_since_ok{job="payouts"} -1');
+    // The indexer's lag appears once the process running it registers it.
+    svc.ctx.extraMetrics = [() => indexerMetrics({ connected: true, lagSlots: 2, lastSlot: 90, reconnects: 1 })];
+    const withIndexer = await (await svc.call("/metrics", { headers: { authorization: "Bearer metrics-secret" } })).text();
+    expect(withIndexer).toContain("indexer_lag_slots 2");
+    expect(withIndexer).toContain("indexer_connected 1");
   });
 
   test("every answer carries a request id; a well-formed incoming one is kept, a bad one replaced", async () => {
