@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { customType } from "drizzle-orm/sqlite-core";
 
 /**
@@ -43,3 +44,9 @@ export const usd = customType<{ data: number; driverData: number }>({
   toDriver: (value) => value,
   fromDriver: (value) => Number(value),
 });
+
+/**
+ * An INTEGER PRIMARY KEY (SQLite's rowid): inserting NULL makes SQLite assign the next id, and
+ * the runtime default lets inserts leave it out.
+ */
+export const rowId = (name: string) => int(name).primaryKey().$defaultFn(() => sql`NULL` as unknown as number);

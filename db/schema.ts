@@ -12,14 +12,14 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
-import { bool, int, lamports, usd } from "./columns";
+import { bool, int, lamports, rowId, usd } from "./columns";
 
 // ---------------------------------------------------------------- tokens
 
 export const tokens = sqliteTable(
   "tokens",
   {
-    id: int("id").primaryKey(),
+    id: rowId("id"),
     mint: text("mint").notNull(),
     name: text("name").notNull(),
     symbol: text("symbol").notNull(),
@@ -150,7 +150,7 @@ export const sessions = sqliteTable(
 export const ledgerAccounts = sqliteTable(
   "ledger_accounts",
   {
-    id: int("id").primaryKey(),
+    id: rowId("id"),
     kind: text("kind").notNull(),
     ref: text("ref").notNull(),
     /** cached balance, written by the ledger code with every entry */
@@ -164,7 +164,7 @@ export const ledgerAccounts = sqliteTable(
 export const ledgerPostings = sqliteTable(
   "ledger_postings",
   {
-    id: int("id").primaryKey(),
+    id: rowId("id"),
     /** unique per money command: replaying the command finds it and does nothing */
     commandKey: text("command_key").notNull(),
     kind: text("kind").notNull(),
@@ -176,7 +176,7 @@ export const ledgerPostings = sqliteTable(
 export const ledgerEntries = sqliteTable(
   "ledger_entries",
   {
-    id: int("id").primaryKey(),
+    id: rowId("id"),
     postingId: int("posting_id")
       .notNull()
       .references(() => ledgerPostings.id),
@@ -215,7 +215,7 @@ export const feedEvents = sqliteTable(
 export const sweeps = sqliteTable(
   "sweeps",
   {
-    id: int("id").primaryKey(),
+    id: rowId("id"),
     tokenId: int("token_id")
       .notNull()
       .references(() => tokens.id),
@@ -238,7 +238,7 @@ export const sweeps = sqliteTable(
 export const payouts = sqliteTable(
   "payouts",
   {
-    id: int("id").primaryKey(),
+    id: rowId("id"),
     idpUserId: text("idp_user_id")
       .notNull()
       .references(() => identities.idpUserId),
@@ -266,7 +266,7 @@ export const payouts = sqliteTable(
 export const burnOrders = sqliteTable(
   "burn_orders",
   {
-    id: int("id").primaryKey(),
+    id: rowId("id"),
     source: text("source", { enum: ["recipient", "platform"] }).notNull(),
     /** null for the platform buyback */
     idpUserId: text("idp_user_id"),
@@ -288,7 +288,7 @@ export const burnOrders = sqliteTable(
 export const burnBuys = sqliteTable(
   "burn_buys",
   {
-    id: int("id").primaryKey(),
+    id: rowId("id"),
     mint: text("mint").notNull(),
     signature: text("signature").notNull(),
     lastValidBlockHeight: lamports("last_valid_block_height").notNull(),
@@ -309,7 +309,7 @@ export const burnBuys = sqliteTable(
 export const burns = sqliteTable(
   "burns",
   {
-    id: int("id").primaryKey(),
+    id: rowId("id"),
     buyId: int("buy_id")
       .notNull()
       .references(() => burnBuys.id),
@@ -379,7 +379,7 @@ export const jobLeases = sqliteTable("job_leases", {
 export const jobRuns = sqliteTable(
   "job_runs",
   {
-    id: int("id").primaryKey(),
+    id: rowId("id"),
     job: text("job").notNull(),
     generation: int("generation").notNull(),
     holder: text("holder").notNull(),
@@ -392,7 +392,7 @@ export const jobRuns = sqliteTable(
 );
 
 export const adminAudit = sqliteTable("admin_audit", {
-  id: int("id").primaryKey(),
+  id: rowId("id"),
   atMs: int("at_ms").notNull(),
   actor: text("actor").notNull(),
   action: text("action").notNull(),

@@ -9,10 +9,10 @@ import { verifyLedger } from "../../src/ledger/verify";
 import {
   confirmPayouts, failPayouts, InsufficientBalanceError, markPayoutsSent, PayoutInFlightError, queuePayout, replaceExpiredPayouts,
 } from "../../src/payouts/service";
-import { confirmSweep, failSweep, recordSweepsSent } from "../../src/sweeps/service";
+import { confirmSweep, failSweep, recordSweepsSent, type BuybackPolicy } from "../../src/sweeps/service";
 import { recordConfirmedLaunch } from "../../src/tokens/launch-record";
 
-const noBuyback = { platformBuybackBps: 0, platformTokenMint: null };
+const noBuyback: BuybackPolicy = { platformBuybackBps: 0, platformTokenMint: null };
 
 function launch(db: Db, mint: string, recipients: { handle: string; bps: number }[], platformBps = 1000, index = 1) {
   return recordConfirmedLaunch(
