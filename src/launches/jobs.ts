@@ -2,6 +2,7 @@
  * The `launches` job (DESIGN §5): finalises launches whose page stopped polling, expires stale
  * intents, and refreshes the `bonded` flag. `registerLaunchJobs` also registers the `market` job.
  */
+import { deleteExpiredSessions } from "../auth/sessions";
 import type { AppContext } from "../context";
 import type { JobContext, Scheduler } from "../jobs/scheduler";
 import { immediate } from "../ledger/ledger";
@@ -30,6 +31,8 @@ export async function runLaunchesJob(ctx: AppContext, job: JobHandle): Promise<{
     const b = c
       .query("UPDATE launch_intents SET status = 'expired' WHERE status = 'metadata' AND signature IS NULL AND expires_at_ms < ?")
       .run(expireBefore - LANDING_GRACE_MS).changes;
+    // Housekeeping rides along: sessions past their seven days are refused anyway; drop the rows.
+    deleteExpiredSessions(db, expireBefore);
     c.query(
       `DELETE FROM local_objects WHERE cid LIKE '${PREVIEW_KEY_PREFIX}%'
          AND substr(cid, ${PREVIEW_KEY_PREFIX.length + 1}) IN (SELECT id FROM launch_intents WHERE status = 'expired')`,
