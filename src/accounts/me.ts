@@ -5,12 +5,11 @@
  */
 import type { Db } from "../../db/client";
 import type { Config } from "../config";
-import { isoMs, isoMsOrNull } from "../http/public-schemas";
 import { accountFigures } from "../ledger/figures";
 import { settingsInForce } from "../settings/service";
 import { idpConfigured } from "../auth/idp";
 import { handlesOf, type Routing } from "./identity";
-import { accountRecord, type AccountToken, type Payout } from "./record";
+import { accountRecord, payoutsOf, type AccountToken, type Payout } from "./record";
 
 export interface SignedOut {
   signedIn: false;
@@ -52,28 +51,6 @@ interface IdentityRow {
   routing: Routing | null;
   payoutWallet: string | null;
   declined: bigint;
-}
-
-function payoutsOf(db: Db, idpUserId: string): Payout[] {
-  const rows = db.$client
-    .query(
-      `SELECT id, lamports, wallet, kind, status, signature, created_at_ms AS createdAtMs, confirmed_at_ms AS confirmedAtMs
-         FROM payouts WHERE idp_user_id = ? ORDER BY id DESC`,
-    )
-    .all(idpUserId) as {
-    id: bigint; lamports: bigint; wallet: string; kind: Payout["kind"]; status: Payout["status"];
-    signature: string | null; createdAtMs: bigint; confirmedAtMs: bigint | null;
-  }[];
-  return rows.map((p) => ({
-    id: Number(p.id),
-    lamports: BigInt(p.lamports).toString(),
-    wallet: p.wallet,
-    kind: p.kind,
-    status: p.status,
-    signature: p.signature,
-    createdAt: isoMs(p.createdAtMs),
-    confirmedAt: isoMsOrNull(p.confirmedAtMs),
-  }));
 }
 
 /** The signed-in answer, or the signed-out one when the identity is gone. */

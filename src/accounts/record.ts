@@ -100,6 +100,29 @@ function moneyOf(db: Db, kind: "user" | "handle", ref: string): { figures: Money
   return fresh;
 }
 
+/** Every payout of a user id, newest first (SPEC Payout). */
+export function payoutsOf(db: Db, idpUserId: string): Payout[] {
+  const rows = db.$client
+    .query(
+      `SELECT id, lamports, wallet, kind, status, signature, created_at_ms AS createdAtMs, confirmed_at_ms AS confirmedAtMs
+         FROM payouts WHERE idp_user_id = ? ORDER BY id DESC`,
+    )
+    .all(idpUserId) as {
+    id: bigint; lamports: bigint; wallet: string; kind: Payout["kind"]; status: Payout["status"];
+    signature: string | null; createdAtMs: bigint; confirmedAtMs: bigint | null;
+  }[];
+  return rows.map((p) => ({
+    id: Number(p.id),
+    lamports: BigInt(p.lamports).toString(),
+    wallet: p.wallet,
+    kind: p.kind,
+    status: p.status,
+    signature: p.signature,
+    createdAt: isoMs(p.createdAtMs),
+    confirmedAt: isoMsOrNull(p.confirmedAtMs),
+  }));
+}
+
 /** The record, or null when no token launched here names the handle. */
 export function accountRecord(db: Db, handle: string): AccountRecord | null {
   const c = db.$client;
@@ -148,36 +171,7 @@ export function accountRecord(db: Db, handle: string): AccountRecord | null {
         )
   ).all(pinnedTo ?? handle) as TokenRow[];
 
-  const payouts = pinnedTo
-    ? (
-        c
-          .query(
-            `SELECT id, lamports, wallet, kind, status, signature, created_at_ms AS createdAtMs, confirmed_at_ms AS confirmedAtMs
-               FROM payouts WHERE idp_user_id = ? ORDER BY id DESC`,
-          )
-          .all(pinnedTo) as {
-          id: bigint;
-          lamports: bigint;
-          wallet: string;
-          kind: Payout["kind"];
-          status: Payout["status"];
-          signature: string | null;
-          createdAtMs: bigint;
-          confirmedAtMs: bigint | null;
-        }[]
-      ).map(
-        (p): Payout => ({
-          id: Number(p.id),
-          lamports: BigInt(p.lamports).toString(),
-          wallet: p.wallet,
-          kind: p.kind,
-          status: p.status,
-          signature: p.signature,
-          createdAt: isoMs(p.createdAtMs),
-          confirmedAt: isoMsOrNull(p.confirmedAtMs),
-        }),
-      )
-    : [];
+  const payouts = pinnedTo ? payoutsOf(db, pinnedTo) : [];
 
   const claimed = pinnedTo !== null && profile.firstSignInAtMs !== null;
   return {

@@ -4,6 +4,7 @@
  * send through /api/rpc -> poll confirm, each step shown as it happens.
  */
 import bs58 from "bs58";
+import type { DraftInput } from "../../../src/launches/draft";
 import { api, apiRaw, describeError } from "../api";
 import { h } from "../dom";
 import { bpsToPercent, lamportsToSol, percentToBps, sol, solToLamports } from "../money";
@@ -21,16 +22,8 @@ const LOCAL_AIRDROP = 10_000_000_000;
 const CONFIRM_POLL_MS = 1500;
 const CONFIRM_TIMEOUT_MS = 120_000;
 
-export interface Draft {
-  name: string;
-  symbol: string;
-  description: string;
-  website: string | null;
-  twitter: string | null;
-  telegram: string | null;
-  recipients: { handle: string; bps: number }[];
-  firstBuyLamports: string;
-}
+/** The draft as `POST /api/launch/intent` takes it: the server's own schema type. */
+export type Draft = DraftInput;
 
 const STEPS = [
   ["wallet", "Connect a wallet"],
@@ -184,7 +177,7 @@ async function runLaunch({ draft, image, wallet, localChain, steps, signal }: Ru
   // The mint is a fresh key made here; the service never sees its private half.
   const { key: mintKey } = await LocalKey.generate();
 
-  if (localChain && wallet.id === "local") await fundLocalWallet(wallet.address, BigInt(draft.firstBuyLamports), steps);
+  if (localChain && wallet.id === "local") await fundLocalWallet(wallet.address, BigInt(draft.firstBuyLamports ?? "0"), steps);
 
   setStep(steps, "intent", "active");
   const intent = await api<Record<string, unknown>>("/api/launch/intent", { body: { draft, wallet: wallet.address, mint: mintKey.address, digest }, signal });
