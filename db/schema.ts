@@ -404,3 +404,22 @@ export const settings = sqliteTable("settings", {
   key: text("key").primaryKey(),
   value: text("value").notNull(),
 });
+
+// ---------------------------------------------------------------- history
+
+/**
+ * Solvency over time (`GET /api/proof/history`): the treasury balance read from the chain and what
+ * the books owed at that moment, taken after sweep and payout runs and at least hourly; kept a year.
+ */
+export const solvencySnapshots = sqliteTable(
+  "solvency_snapshots",
+  {
+    id: rowId("id"),
+    atMs: int("at_ms").notNull(),
+    treasuryLamports: lamports("treasury_lamports").notNull(),
+    owedLamports: lamports("owed_lamports").notNull(),
+    /** what prompted it: a job's name, or `hourly` */
+    trigger: text("trigger").notNull(),
+  },
+  (t) => [index("solvency_snapshots_at").on(t.atMs)],
+);

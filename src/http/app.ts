@@ -16,6 +16,7 @@ import { launchConfigRoutes } from "../launches/config-routes";
 import { launchRoutes } from "../launches/routes";
 import { proofRoutes } from "../proof/routes";
 import { tokenRoutes } from "../tokens/routes";
+import { historyRoutes } from "../history/routes";
 import { openapiPlugin } from "./openapi";
 import { log } from "../lib/log";
 import { webRoutes } from "../web";
@@ -97,6 +98,7 @@ export function createApp(ctx: AppContext) {
     .use(authRoutes(ctx))
     .use(accountRoutes(ctx))
     .use(adminRoutes(ctx))
+    .use(historyRoutes(ctx))
     .use(webRoutes(ctx));
 }
 

@@ -86,6 +86,10 @@ export const SPEC_LIMITS: { method: string; pattern: RegExp; rule: LimitRule }[]
   { method: "POST", pattern: /^\/api\/launch\/metadata\/?$/, rule: { name: "launch-metadata", limit: 20, windowMs: HOUR } },
   { method: "POST", pattern: /^\/api\/launch\/confirm\/?$/, rule: { name: "launch-confirm", limit: 60, windowMs: MINUTE } },
   { method: "POST", pattern: /^\/api\/rpc\/?$/, rule: { name: "rpc", limit: 120, windowMs: MINUTE } },
+  { method: "GET", pattern: /^\/api\/tokens\/[^/]+\/history\/?$/, rule: { name: "token-history", limit: 60, windowMs: MINUTE } },
+  { method: "GET", pattern: /^\/api\/proof\/history\/?$/, rule: { name: "proof-history", limit: 60, windowMs: MINUTE } },
+  { method: "GET", pattern: /^\/api\/idp\/[^/]+\/history\/?$/, rule: { name: "idp-history", limit: 120, windowMs: MINUTE } },
+  { method: "GET", pattern: /^\/api\/me\/export\.csv$/, rule: { name: "export", limit: 10, windowMs: MINUTE } },
 ];
 
 export function limitRuleFor(method: string, path: string): LimitRule | null {

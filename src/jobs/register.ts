@@ -8,6 +8,7 @@ import type { AppContext } from "../context";
 import { runPayoutsJob } from "../payouts/job";
 import { runSweepJob } from "../sweeps/job";
 import { log } from "../lib/log";
+import { takeSolvencySnapshot } from "../history/snapshots";
 
 export function registerJobs(ctx: AppContext): void {
   // Intents expire and market figures refresh with or without a chain.
@@ -21,13 +22,17 @@ export function registerJobs(ctx: AppContext): void {
       job,
     );
     log.info("sweep run", { ...report });
+    await takeSolvencySnapshot({ db, chain, now: ctx.now }, "sweep");
   });
   scheduler.register("payouts", async (job) => {
     const report = await runPayoutsJob({ db, chain, config, now: ctx.now }, job);
     log.info("payouts run", { ...report });
+    await takeSolvencySnapshot({ db, chain, now: ctx.now }, "payouts");
   });
   scheduler.register("burns", async (job) => {
     const report = await runBurnsJob({ db, chain, now: ctx.now }, job);
     log.info("burns run", { ...report });
+    // The hourly floor rides on a job that runs every few minutes in every deployment.
+    await takeSolvencySnapshot({ db, chain, now: ctx.now }, "hourly");
   });
 }

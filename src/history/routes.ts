@@ -1,0 +1,155 @@
+/**
+ * History routes: a token's fees per day, solvency over time, an account's pin and rename history
+ * (public reads, in the OpenAPI document), and the signed-in account's CSV statement.
+ */
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../context";
+import { privately, requireSession } from "../auth/guard";
+import { CACHE } from "../http/cache";
+import { badRequest, notFound } from "../http/errors";
+import { errors, handleKey, Int, IsoTimeSchema, LamportsSchema, looksLikeAddress } from "../http/public-schemas";
+import { jsonBody, readMemo } from "../http/read-memo";
+import { exportCsvStream } from "./export";
+import { handleHistory, proofHistory, tokenHistory } from "./queries";
+
+export const TOKEN_HISTORY_DAYS_DEFAULT = 90;
+export const PROOF_HISTORY_DAYS_DEFAULT = 30;
+export const HISTORY_DAYS_MAX = 365;
+
+const DaysQuery = (fallback: number) =>
+  t.Object({
+    days: t.Optional(t.Integer({ minimum: 1, maximum: HISTORY_DAYS_MAX, description: `UTC days back, 1 to ${HISTORY_DAYS_MAX}; default ${fallback}` })),
+  });
+
+export const TokenHistorySchema = t.Object(
+  {
+    points: t.Array(
+      t.Object({
+        day: t.String({ pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", description: "UTC day" }),
+        sweptLamports: { ...LamportsSchema, description: "confirmed sweeps that day, recipients' and platform's parts together" },
+        platformLamports: { ...LamportsSchema, description: "the platform's part of sweptLamports" },
+        sweeps: Int({ minimum: 1 }),
+      }),
+      { description: "one point per UTC day with a confirmed sweep, oldest first" },
+    ),
+  },
+  { title: "TokenHistory" },
+);
+
+export const ProofHistorySchema = t.Object(
+  {
+    points: t.Array(
+      t.Object({
+        at: IsoTimeSchema,
+        treasuryLamports: LamportsSchema,
+        owedLamports: LamportsSchema,
+        surplusLamports: t.String({ pattern: "^-?[0-9]+$", description: "treasury minus owed; negative when short" }),
+        solvent: t.Boolean(),
+      }),
+      { description: "oldest first; a long window shows each stretch's lowest surplus" },
+    ),
+  },
+  { title: "ProofHistory" },
+);
+
+export const HandleHistorySchema = t.Object(
+  {
+    entries: t.Array(
+      t.Object({
+        handle: t.String(),
+        displayHandle: t.String(),
+        pinnedAt: IsoTimeSchema,
+        event: t.Union([t.Literal("pinned"), t.Literal("renamed")]),
+      }),
+      { description: "newest first; empty while the handle is pinned to no account" },
+    ),
+  },
+  { title: "HandleHistory" },
+);
+
+export function historyRoutes(ctx: AppContext) {
+  const memo = readMemo(ctx.db);
+  // The window moves with the clock even when nothing is written: part of the memo key.
+  const minute = () => Math.floor(ctx.now() / 60_000);
+  return new Elysia({ name: "history" })
+    .get(
+      "/api/tokens/:mint/history",
+      ({ params, query, set }) => {
+        set.headers["cache-control"] = CACHE.publicRead;
+        if (!looksLikeAddress(params.mint)) throw badRequest("The mint is not a base58 address.");
+        const days = query.days ?? TOKEN_HISTORY_DAYS_DEFAULT;
+        const key = `token-history\u0000${params.mint}\u0000${days}\u0000${minute()}`;
+        const version = memo.version();
+        const hit = memo.get(key, version);
+        if (hit) return jsonBody(hit.body, set.headers);
+        const points = tokenHistory(ctx.db, params.mint, days, ctx.now());
+        if (!points) throw notFound("No token with that mint was launched here.");
+        const body = JSON.stringify({ points });
+        memo.set(key, version, body);
+        return jsonBody(body, set.headers);
+      },
+      {
+        params: t.Object({ mint: t.String({ description: "base58 token address, case-sensitive" }) }),
+        query: DaysQuery(TOKEN_HISTORY_DAYS_DEFAULT),
+        response: { 200: TokenHistorySchema, ...errors(400, 404, 429) },
+        detail: { tags: ["public"], summary: "A token's swept fees per UTC day", description: "Hidden tokens answer too." },
+      },
+    )
+    .get(
+      "/api/proof/history",
+      ({ query, set }) => {
+        set.headers["cache-control"] = CACHE.proof;
+        const days = query.days ?? PROOF_HISTORY_DAYS_DEFAULT;
+        const key = `proof-history\u0000${days}\u0000${minute()}`;
+        const version = memo.version();
+        const hit = memo.get(key, version);
+        if (hit) return jsonBody(hit.body, set.headers);
+        const body = JSON.stringify({ points: proofHistory(ctx.db, days, ctx.now()) });
+        memo.set(key, version, body);
+        return jsonBody(body, set.headers);
+      },
+      {
+        query: DaysQuery(PROOF_HISTORY_DAYS_DEFAULT),
+        response: { 200: ProofHistorySchema, ...errors(400, 429) },
+        detail: {
+          tags: ["public"],
+          summary: "Solvency over time",
+          description: "Snapshots taken after every sweep and payout run and at least hourly; kept one year.",
+        },
+      },
+    )
+    .get(
+      "/api/idp/:handle/history",
+      ({ params, set }) => {
+        set.headers["cache-control"] = CACHE.publicRead;
+        const handle = handleKey(params.handle);
+        if (!handle) throw badRequest("The handle must be 1 to 15 letters, digits or underscores.");
+        const entries = handleHistory(ctx.db, handle);
+        if (!entries) throw notFound("No token launched here names this handle yet.");
+        return jsonBody(JSON.stringify({ entries }), set.headers);
+      },
+      {
+        params: t.Object({ handle: t.String({ description: "1 to 15 letters, digits or underscores, optional @" }) }),
+        response: { 200: HandleHistorySchema, ...errors(400, 404, 429) },
+        detail: { tags: ["public"], summary: "An account's pin and rename history" },
+      },
+    )
+    .get(
+      "/api/me/export.csv",
+      ({ request, set }) =>
+        privately(() => {
+          set.headers["cache-control"] = CACHE.private;
+          const session = requireSession(ctx, request);
+          const day = new Date(ctx.now()).toISOString().slice(0, 10);
+          return new Response(exportCsvStream(ctx.db, session.idpUserId), {
+            headers: {
+              ...(set.headers as Record<string, string>),
+              "content-type": "text/csv; charset=utf-8; header=present",
+              "content-disposition": `attachment; filename="fee-ledger-${day}.csv"`,
+              "cache-control": CACHE.private,
+            },
+          });
+        }),
+      { detail: { hide: true } },
+    );
+}

@@ -1,0 +1,48 @@
+/** The history routes are in `/api/openapi.json`, and their real answers validate against it. */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import Ajv2020 from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import { recordSolvencySnapshot } from "../../src/history/snapshots";
+import { testService, type TestService } from "../helpers/service";
+import { launch, signIn, sweep } from "../reads/world";
+
+let svc: TestService;
+let doc: any;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+let mint = "";
+
+beforeAll(async () => {
+  svc = testService({ RATE_LIMIT: "off" });
+  const db = svc.ctx.db;
+  const now = Date.now();
+  const t = launch(db, { recipients: [{ handle: "docs_user", bps: 10_000 }], launchedAtMs: now - 5 * 86_400_000 });
+  mint = t.mint;
+  sweep(db, t.tokenId, 123_456n, now - 2 * 86_400_000);
+  signIn(db, "u-docs", "docs_user", now - 86_400_000);
+  recordSolvencySnapshot(db, { treasuryLamports: 100n, atMs: now - 1000, trigger: "sweep" });
+  doc = (await svc.json("/api/openapi.json")).body;
+});
+afterAll(async () => svc && (await svc.cleanup()));
+
+async function conforms(url: string, path: string, status: number): Promise<any> {
+  const { status: got, body } = await svc.json(url);
+  expect(got).toBe(status);
+  const schema = doc.paths[path]?.get?.responses?.[String(status)]?.content?.["application/json"]?.schema;
+  if (!schema) throw new Error(`no ${status} schema for ${path}`);
+  const validate = ajv.compile(schema);
+  if (!validate(body)) throw new Error(`${url}: ${ajv.errorsText(validate.errors)}`);
+  return body;
+}
+
+test("the three history reads are documented and answer what the document says", async () => {
+  expect((await conforms(`/api/tokens/${mint}/history?days=30`, "/api/tokens/{mint}/history", 200)).points).toHaveLength(1);
+  await conforms(`/api/tokens/${"1".repeat(32)}/history`, "/api/tokens/{mint}/history", 404);
+  await conforms(`/api/tokens/x/history`, "/api/tokens/{mint}/history", 400);
+  expect((await conforms("/api/proof/history", "/api/proof/history", 200)).points).toHaveLength(1);
+  expect((await conforms("/api/idp/docs_user/history", "/api/idp/{handle}/history", 200)).entries).toHaveLength(1);
+  await conforms("/api/idp/unknown_one/history", "/api/idp/{handle}/history", 404);
+  const params = doc.paths["/api/proof/history"].get.parameters.map((p: { name: string }) => p.name);
+  expect(params).toEqual(["days"]);
+  expect(doc.paths["/api/me/export.csv"]).toBeUndefined();
+});
