@@ -5,6 +5,7 @@ import { bpsToPercent } from "../money";
 import type { AccountRecord, AccountToken, Payout } from "../types";
 import { avatar, errorBox, explorerTx, facts, loading, money, notice, statusBadge, table, time, tokenLink } from "../ui";
 import { routingLabel } from "./token";
+import { handleHistorySection } from "../account-history";
 
 export async function accountPage(root: HTMLElement, params: Record<string, string>, signal: AbortSignal): Promise<void> {
   const handle = params.handle!.replace(/^@/, "");
@@ -45,6 +46,7 @@ export async function accountPage(root: HTMLElement, params: Record<string, stri
     tokensTable(account.tokens),
     h("h2", null, "Payouts"),
     payoutsTable(account.payouts),
+    handleHistorySection(account.handle, signal),
   );
 }
 

@@ -3,6 +3,7 @@ import { api, ApiError } from "../api";
 import { h } from "../dom";
 import type { Proof } from "../types";
 import { errorBox, explorerAccount, facts, loading, money, time } from "../ui";
+import { solvencyChart } from "../charts";
 
 export async function proofPage(root: HTMLElement, _params: Record<string, string>, signal: AbortSignal): Promise<void> {
   const slot = h("div", null, loading());
@@ -10,6 +11,7 @@ export async function proofPage(root: HTMLElement, _params: Record<string, strin
     h("h1", null, "Proof of reserves"),
     h("p", { className: "muted" }, "The treasury's balance, read from the chain, against everything credited to recipients and not yet paid out or burned."),
     slot,
+    solvencyChart(signal),
   );
   try {
     const p = await api<Proof>("/api/proof", { signal });

@@ -3,6 +3,7 @@ import { api } from "../api";
 import { h, safeUrl } from "../dom";
 import { bpsToPercent, usd } from "../money";
 import { absoluteTime } from "../time";
+import { feeChart } from "../charts";
 import type { Recipient, TokenDetail } from "../types";
 import {
   avatar, copyable, errorBox, explorerAccount, explorerTx, facts, handleLink, loading, money, statusBadge, table, time, tokenImage,
@@ -51,6 +52,7 @@ export async function tokenPage(root: HTMLElement, params: Record<string, string
       ["Market cap", usd(token.marketCapUsd)],
       ["Volume, 24 h", usd(token.volume24hUsd)],
     ]),
+    feeChart(token.mint, signal),
     h("h2", null, "Recipients"),
     recipientsTable(token.recipients),
     h("h2", null, "Recent sweeps"),

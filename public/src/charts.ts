@@ -1,0 +1,202 @@
+/**
+ * The history charts (uPlot, bundled with the page: nothing from a CDN). Every chart comes with a
+ * text alternative: a one-sentence summary as the chart's label and the exact figures in a table
+ * behind a disclosure. The canvas gets numbers in SOL only to place pixels; every figure a person
+ * reads is the exact lamport string formatted with bigint arithmetic.
+ */
+import uPlot from "uplot";
+import { api } from "./api";
+import { h } from "./dom";
+import { lamportsToSol } from "./money";
+import { absoluteTime } from "./time";
+import type { SolvencyPoint, TokenHistoryPoint } from "../../src/history/queries";
+import { errorBox, loading, table } from "./ui";
+
+const CHART_HEIGHT_PX = 220;
+
+export interface TokenHistory {
+  points: TokenHistoryPoint[];
+}
+export interface ProofHistory {
+  points: SolvencyPoint[];
+}
+
+/** Position on the canvas only; never shown as a figure. */
+const solForPlot = (lamports: string): number => Number(lamports) / 1e9;
+
+/** Exact SOL of a signed lamport string (a surplus can be negative). */
+const signedSol = (lamports: string): string => (lamports.startsWith("-") ? `-${lamportsToSol(lamports.slice(1))}` : lamportsToSol(lamports));
+
+function cssColor(name: string, fallback: string): string {
+  const value = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+  return value || fallback;
+}
+
+function legend(items: { label: string; color: string }[]): HTMLElement {
+  return h(
+    "ul",
+    { className: "chart-legend", "aria-hidden": "true" },
+    items.map((i) => {
+      const swatch = h("span", { className: "swatch" });
+      swatch.style.background = i.color;
+      return h("li", null, swatch, i.label);
+    }),
+  );
+}
+
+/** Mounts a uPlot chart that follows its box's width (down to a 360 px phone). */
+function mount(box: HTMLElement, options: Omit<uPlot.Options, "width" | "height">, data: uPlot.AlignedData, signal: AbortSignal): void {
+  const width = () => Math.max(240, Math.floor(box.clientWidth || box.getBoundingClientRect().width || 320));
+  const plot = new uPlot({ ...options, width: width(), height: CHART_HEIGHT_PX }, data, box);
+  const observer = new ResizeObserver(() => plot.setSize({ width: width(), height: CHART_HEIGHT_PX }));
+  observer.observe(box);
+  signal.addEventListener("abort", () => {
+    observer.disconnect();
+    plot.destroy();
+  });
+}
+
+const axisFont = "12px system-ui, sans-serif";
+
+function axes(text: string, line: string, yLabel: string): uPlot.Axis[] {
+  const base = { stroke: text, font: axisFont, grid: { stroke: line, width: 1 }, ticks: { stroke: line, width: 1 } };
+  return [
+    { ...base, space: 70 },
+    { ...base, size: 56, label: yLabel, labelFont: axisFont, labelSize: 18, values: (_u, splits) => splits.map((v) => (Math.abs(v) >= 1000 ? `${(v / 1000).toFixed(1)}k` : String(+v.toPrecision(3)))) },
+  ];
+}
+
+const dayStartSec = (day: string) => Date.parse(`${day}T00:00:00Z`) / 1000;
+
+/** The token page's daily fees: recipients' and platform's parts stacked, with the figures as a table. */
+export function feeChart(mint: string, signal: AbortSignal, days = 90): HTMLElement {
+  const section = h("section", { className: "chart", "aria-labelledby": "fee-chart-title", id: "fee-chart" }, h("h2", { id: "fee-chart-title" }, `Fees per day, last ${days} days`), loading());
+  void (async () => {
+    let history: TokenHistory;
+    try {
+      history = await api<TokenHistory>(`/api/tokens/${encodeURIComponent(mint)}/history?days=${days}`, { signal });
+    } catch (error) {
+      if (!signal.aborted) section.replaceChildren(section.firstChild!, errorBox(error));
+      return;
+    }
+    if (signal.aborted) return;
+    const heading = section.firstChild!;
+    if (history.points.length === 0) {
+      section.replaceChildren(heading, h("p", { className: "empty" }, `No fees swept in the last ${days} days.`));
+      return;
+    }
+    const recipientsPart = (p: TokenHistory["points"][number]) => (BigInt(p.sweptLamports) - BigInt(p.platformLamports)).toString();
+    const total = history.points.reduce((n, p) => n + BigInt(p.sweptLamports), 0n);
+    const best = history.points.reduce((a, b) => (BigInt(b.sweptLamports) > BigInt(a.sweptLamports) ? b : a));
+    const summary =
+      `Fees swept on ${history.points.length} of the last ${days} days, ${lamportsToSol(total)} SOL in all; ` +
+      `the most in one day was ${lamportsToSol(best.sweptLamports)} SOL on ${best.day}.`;
+    const accent = cssColor("--accent", "#8b72ff");
+    const warn = cssColor("--warn", "#f5b942");
+    const box = h("div", { className: "chart-box", role: "img", "aria-label": summary });
+    section.replaceChildren(
+      heading,
+      h("p", { className: "muted chart-summary" }, summary),
+      legend([{ label: "Recipients' part", color: accent }, { label: "Platform's part", color: warn }]),
+      box,
+      h(
+        "details",
+        { className: "chart-table" },
+        h("summary", null, "Show the figures as a table"),
+        table(
+          ["Day (UTC)", "Swept", "Recipients' part", "Platform's part", "Sweeps"],
+          history.points.map((p) => [p.day, `${lamportsToSol(p.sweptLamports)} SOL`, `${lamportsToSol(recipientsPart(p))} SOL`, `${lamportsToSol(p.platformLamports)} SOL`, String(p.sweeps)]),
+          "Fees swept per UTC day",
+        ),
+      ),
+    );
+    const bars = uPlot.paths.bars!({ size: [0.7, 40], align: 0 });
+    // Drawn in order: the whole day first in the platform's colour, then the recipients' part over
+    // it from the axis up, so what shows of the first bar is the platform's part, stacked on top.
+    mount(
+      box,
+      {
+        legend: { show: false },
+        cursor: { show: true, points: { show: false } },
+        scales: { x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+        axes: axes(cssColor("--muted", "#9aa3b5"), cssColor("--line", "#2a2f3a"), "SOL"),
+        series: [
+          {},
+          { label: "Swept", fill: warn, stroke: warn, paths: bars, points: { show: false } },
+          { label: "Recipients' part", fill: accent, stroke: accent, paths: bars, points: { show: false } },
+        ],
+      },
+      [
+        history.points.map((p) => dayStartSec(p.day) + 43_200),
+        history.points.map((p) => solForPlot(p.sweptLamports)),
+        history.points.map((p) => solForPlot(recipientsPart(p))),
+      ],
+      signal,
+    );
+  })();
+  return section;
+}
+
+/** The proof page's solvency over time: the treasury against what was owed, with the figures as a table. */
+export function solvencyChart(signal: AbortSignal, days = 30): HTMLElement {
+  const section = h("section", { className: "chart", "aria-labelledby": "solvency-chart-title", id: "solvency-chart" }, h("h2", { id: "solvency-chart-title" }, `Over the last ${days} days`), loading());
+  void (async () => {
+    let history: ProofHistory;
+    try {
+      history = await api<ProofHistory>(`/api/proof/history?days=${days}`, { signal });
+    } catch (error) {
+      if (!signal.aborted) section.replaceChildren(section.firstChild!, errorBox(error));
+      return;
+    }
+    if (signal.aborted) return;
+    const heading = section.firstChild!;
+    const points = history.points;
+    if (points.length === 0) {
+      section.replaceChildren(heading, h("p", { className: "empty" }, "No snapshots yet. One is taken after every sweep and payout run, and at least hourly."));
+      return;
+    }
+    const short = points.filter((p) => !p.solvent);
+    const lowest = points.reduce((a, b) => (BigInt(b.surplusLamports) < BigInt(a.surplusLamports) ? b : a));
+    const summary =
+      (short.length === 0
+        ? `Solvent at all ${points.length} snapshots of the last ${days} days. `
+        : `Short of what was owed at ${short.length} of ${points.length} snapshots of the last ${days} days. `) +
+      `The lowest surplus was ${signedSol(lowest.surplusLamports)} SOL, at ${absoluteTime(lowest.at)}.`;
+    const ok = cssColor("--ok", "#3ecf8e");
+    const bad = cssColor("--bad", "#ff6b6b");
+    const box = h("div", { className: "chart-box", role: "img", "aria-label": summary });
+    section.replaceChildren(
+      heading,
+      h("p", { className: `chart-summary ${short.length ? "bad" : "muted"}` }, summary),
+      legend([{ label: "Treasury", color: ok }, { label: "Owed to recipients", color: bad }]),
+      box,
+      h(
+        "details",
+        { className: "chart-table" },
+        h("summary", null, "Show the figures as a table"),
+        table(
+          ["Time (UTC)", "Treasury", "Owed", "Surplus", "Solvent"],
+          [...points].reverse().map((p) => [absoluteTime(p.at), `${lamportsToSol(p.treasuryLamports)} SOL`, `${lamportsToSol(p.owedLamports)} SOL`, `${signedSol(p.surplusLamports)} SOL`, p.solvent ? "yes" : "no"]),
+          "Solvency snapshots, newest first",
+        ),
+      ),
+    );
+    mount(
+      box,
+      {
+        legend: { show: false },
+        cursor: { show: true, points: { show: false } },
+        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+        axes: axes(cssColor("--muted", "#9aa3b5"), cssColor("--line", "#2a2f3a"), "SOL"),
+        series: [
+          {},
+          { label: "Treasury", stroke: ok, width: 2, points: { show: points.length < 60, size: 5, fill: ok } },
+          { label: "Owed", stroke: bad, width: 2, dash: [6, 4], points: { show: points.length < 60, size: 5, fill: bad } },
+        ],
+      },
+      [points.map((p) => Date.parse(p.at) / 1000), points.map((p) => solForPlot(p.treasuryLamports)), points.map((p) => solForPlot(p.owedLamports))],
+      signal,
+    );
+  })();
+  return section;
+}
