@@ -423,3 +423,14 @@ export const solvencySnapshots = sqliteTable(
   },
   (t) => [index("solvency_snapshots_at").on(t.atMs)],
 );
+
+/** Sessions of the operator page at /admin: the SHA-256 of the cookie's random token, never the token. */
+export const adminSessions = sqliteTable(
+  "admin_sessions",
+  {
+    id: text("id").primaryKey(),
+    createdAtMs: int("created_at_ms").notNull(),
+    expiresAtMs: int("expires_at_ms").notNull(),
+  },
+  (t) => [index("admin_sessions_expires").on(t.expiresAtMs)],
+);

@@ -12,6 +12,7 @@ import { launchPage } from "./pages/launch";
 import { ledgerPage } from "./pages/ledger";
 import { statsPage } from "./pages/stats";
 import { proofPage } from "./pages/proof";
+import { adminPage } from "./pages/admin";
 
 route("/", "Explore", async () => explorePage);
 route("/token/:mint", "Token", async () => tokenPage);
@@ -21,6 +22,7 @@ route("/launch", "Launch a token", async () => launchPage);
 route("/ledger", "Ledger", async () => ledgerPage);
 route("/stats", "Stats", async () => statsPage);
 route("/proof", "Proof of reserves", async () => proofPage);
+route("/admin", "Operator", async () => adminPage);
 
 setOnNavigate((path) => {
   for (const a of Array.from(document.querySelectorAll<HTMLAnchorElement>("#nav a"))) {

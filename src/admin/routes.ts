@@ -7,6 +7,7 @@ import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
 import { badRequest, notFound } from "../http/errors";
 import { bearerMatches } from "../jobs/routes";
+import { adminAuthorized } from "./session";
 import { AdminInputError, AdminNotFoundError, auditLog, performAdminAction, type AdminAction } from "./service";
 
 function parseBody(body: unknown): { reason: string | null; mint?: string; lamports?: bigint } {
@@ -25,7 +26,7 @@ function parseBody(body: unknown): { reason: string | null; mint?: string; lampo
 
 export function adminRoutes(ctx: AppContext) {
   const guard = (request: Request) => {
-    if (!bearerMatches(request.headers.get("authorization"), ctx.config.adminSecret)) throw notFound();
+    if (!adminAuthorized(ctx, request)) throw notFound();
   };
   const run = (request: Request, body: unknown, build: (b: ReturnType<typeof parseBody>) => AdminAction) => {
     guard(request);

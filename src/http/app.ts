@@ -17,6 +17,7 @@ import { launchRoutes } from "../launches/routes";
 import { proofRoutes } from "../proof/routes";
 import { tokenRoutes } from "../tokens/routes";
 import { historyRoutes } from "../history/routes";
+import { adminPageRoutes } from "../admin/page-routes";
 import { openapiPlugin } from "./openapi";
 import { log } from "../lib/log";
 import { webRoutes } from "../web";
@@ -99,6 +100,7 @@ export function createApp(ctx: AppContext) {
     .use(accountRoutes(ctx))
     .use(adminRoutes(ctx))
     .use(historyRoutes(ctx))
+    .use(adminPageRoutes(ctx))
     .use(webRoutes(ctx));
 }
 

@@ -90,6 +90,7 @@ export const SPEC_LIMITS: { method: string; pattern: RegExp; rule: LimitRule }[]
   { method: "GET", pattern: /^\/api\/proof\/history\/?$/, rule: { name: "proof-history", limit: 60, windowMs: MINUTE } },
   { method: "GET", pattern: /^\/api\/idp\/[^/]+\/history\/?$/, rule: { name: "idp-history", limit: 120, windowMs: MINUTE } },
   { method: "GET", pattern: /^\/api\/me\/export\.csv$/, rule: { name: "export", limit: 10, windowMs: MINUTE } },
+  { method: "POST", pattern: /^\/api\/admin\/session\/?$/, rule: { name: "admin-sign-in", limit: 10, windowMs: MINUTE } },
 ];
 
 export function limitRuleFor(method: string, path: string): LimitRule | null {

@@ -14,7 +14,7 @@ import { log } from "../lib/log";
 const PUBLIC_DIR = join(import.meta.dir, "..", "..", "public");
 
 /** Page paths of the router in public/src/main.ts. */
-export const PAGE_PATHS = ["/", "/token/:mint", "/idp/:handle", "/me", "/launch", "/ledger", "/stats", "/proof"] as const;
+export const PAGE_PATHS = ["/", "/token/:mint", "/idp/:handle", "/me", "/launch", "/ledger", "/stats", "/proof", "/admin"] as const;
 
 interface Asset {
   body: Uint8Array;

@@ -1,3 +1,10 @@
+CREATE TABLE `admin_sessions` (
+	`id` text PRIMARY KEY NOT NULL,
+	`created_at_ms` integer NOT NULL,
+	`expires_at_ms` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `admin_sessions_expires` ON `admin_sessions` (`expires_at_ms`);--> statement-breakpoint
 CREATE TABLE `solvency_snapshots` (
 	`id` integer PRIMARY KEY NOT NULL,
 	`at_ms` integer NOT NULL,

@@ -1,0 +1,371 @@
+/**
+ * The operator page (/admin): sign in with the admin secret (posted once, kept by the server as an
+ * HttpOnly session cookie, never in the URL or the page's storage), then job health and recent
+ * runs with their errors, tokens the money jobs set aside, hide/unhide, pauses, thresholds,
+ * webhooks and the audit log. Every change is an admin API call, and the server audits each one.
+ * Set-aside tokens and webhooks come from routes other parts of the service add; until they
+ * exist (404) the page says so.
+ */
+import { api, ApiError } from "../api";
+import { h } from "../dom";
+import { lamportsToSol, solToLamports } from "../money";
+import type { AdminOverview, AdminToken } from "../../../src/admin/page-service";
+import type { AuditRow } from "../../../src/admin/service";
+import { absoluteTime } from "../time";
+import { errorBox, loading, notice, statusBadge, table, time } from "../ui";
+
+interface SetAsideItem {
+  mint: string;
+  symbol: string | null;
+  job: "sweep" | "burns";
+  reason: string;
+  failures: number;
+  since: string;
+  retryAt: string | null;
+}
+interface Webhook {
+  id: string;
+  url: string;
+  types: string[] | null;
+  enabled: boolean;
+  createdAt: string;
+  failingSince: string | null;
+}
+interface Delivery {
+  eventId: string;
+  attempt: number;
+  status: "pending" | "delivered" | "failed";
+  httpStatus: number | null;
+  at: string;
+  nextAttemptAt: string | null;
+  error: string | null;
+}
+
+const NOT_AVAILABLE = "Not available on this deployment yet.";
+
+export async function adminPage(root: HTMLElement, _params: Record<string, string>, signal: AbortSignal): Promise<void> {
+  root.append(h("h1", null, "Operator"), loading());
+  let signedIn: boolean;
+  try {
+    signedIn = (await api<{ signedIn: boolean }>("/api/admin/session", { signal })).signedIn;
+  } catch (error) {
+    if (signal.aborted) return;
+    root.replaceChildren(
+      h("h1", null, "Operator"),
+      error instanceof ApiError && error.status === 404 ? notice("The operator page is off: ADMIN_SECRET is not set on this deployment.", "info") : errorBox(error),
+    );
+    return;
+  }
+  if (signal.aborted) return;
+  if (!signedIn) signInForm(root, signal);
+  else dashboard(root, signal);
+}
+
+function signInForm(root: HTMLElement, signal: AbortSignal): void {
+  const secret = h("input", { type: "password", id: "admin-secret", name: "secret", autocomplete: "current-password", required: true });
+  const status = h("div", { "aria-live": "polite" });
+  const form = h(
+    "form",
+    { className: "panel", method: "post", action: "/api/admin/session" },
+    h("label", { for: "admin-secret" }, "Admin secret"),
+    secret,
+    h("p", null, h("button", { type: "submit" }, "Sign in")),
+    status,
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    status.replaceChildren(loading("Signing in…"));
+    try {
+      await api("/api/admin/session", { method: "POST", body: { secret: secret.value } });
+      secret.value = "";
+      root.replaceChildren();
+      dashboard(root, signal);
+    } catch (error) {
+      status.replaceChildren(errorBox(error));
+    }
+  });
+  root.replaceChildren(h("h1", null, "Operator"), h("p", { className: "muted" }, "For the team running this service."), form);
+}
+
+/** A section whose body is rebuilt by `load`, with the function that rebuilds it. */
+function section(id: string, title: string, load: (body: HTMLElement) => Promise<void>, signal: AbortSignal): { el: HTMLElement; reload: () => void } {
+  const body = h("div", null, loading());
+  const reload = () => {
+    void (async () => {
+      try {
+        await load(body);
+      } catch (error) {
+        if (!signal.aborted) body.replaceChildren(errorBox(error, reload));
+      }
+    })();
+  };
+  reload();
+  return { el: h("section", { id, "aria-labelledby": `${id}-title` }, h("h2", { id: `${id}-title` }, title), body), reload };
+}
+
+/** Runs an admin action and shows its outcome next to the control. */
+async function act(status: HTMLElement, work: () => Promise<unknown>, done: string, after: () => void): Promise<void> {
+  status.replaceChildren(loading("Working…"));
+  try {
+    await work();
+    status.replaceChildren(notice(done, "ok"));
+    after();
+  } catch (error) {
+    status.replaceChildren(errorBox(error));
+  }
+}
+
+function dashboard(root: HTMLElement, signal: AbortSignal): void {
+  const signOut = h("button", { type: "button", className: "secondary", id: "admin-sign-out" }, "Sign out");
+  signOut.addEventListener("click", async () => {
+    try {
+      await api("/api/admin/session", { method: "DELETE" });
+    } finally {
+      signInForm(root, signal);
+    }
+  });
+
+  // After any action: the figures it changed and the audit row it wrote.
+  const reloadAll = () => {
+    overview.reload();
+    setAside.reload();
+    audit.reload();
+  };
+
+  const controls = h("div", { id: "admin-controls" }, loading());
+  const overview = section("admin-jobs", "Jobs", async (body) => {
+    const o = await api<AdminOverview>("/api/admin/overview", { signal });
+    body.replaceChildren(
+      table(
+        ["Job", "State", "Last run", "Last success", "Runs", "Last error"],
+        o.health.jobs.map((j) => [
+          j.job,
+          j.running ? statusBadge("running") : j.stale ? h("span", { className: "badge bad" }, "stale") : h("span", { className: "badge ok" }, "fresh"),
+          time(j.lastRunAt),
+          time(j.lastOkAt),
+          String(j.runs),
+          j.lastError ?? "–",
+        ]),
+        "Job health",
+      ),
+      h("h3", null, "Recent runs"),
+      o.runs.length === 0
+        ? h("p", { className: "empty" }, "No runs yet.")
+        : table(
+            ["Job", "Started", "Outcome", "Error"],
+            o.runs.map((r) => [r.job, absoluteTime(r.startedAt), r.ok === null ? statusBadge("running") : r.ok ? h("span", { className: "badge ok" }, "ok") : h("span", { className: "badge bad" }, "failed"), r.error ?? "–"]),
+            "The most recent job runs, newest first",
+          ),
+    );
+    controls.replaceChildren(pauses(o, reloadAll), thresholds(o, reloadAll));
+  }, signal);
+
+  const setAside = section("admin-set-aside", "Tokens set aside by the jobs", async (body) => {
+    let items: SetAsideItem[];
+    try {
+      items = (await api<{ items: SetAsideItem[] }>("/api/admin/set-aside", { signal })).items;
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) {
+        body.replaceChildren(h("p", { className: "empty", "data-unavailable": "set-aside" }, NOT_AVAILABLE));
+        return;
+      }
+      throw error;
+    }
+    body.replaceChildren(
+      items.length === 0
+        ? h("p", { className: "empty" }, "None: every token is being swept and burned normally.")
+        : table(
+            ["Token", "Job", "Why", "Failures", "Since", "Next try"],
+            items.map((i) => [h("span", null, i.symbol ? `$${i.symbol} ` : "", h("code", { className: "mono", title: i.mint }, `${i.mint.slice(0, 4)}…${i.mint.slice(-4)}`)), i.job, i.reason, String(i.failures), time(i.since), i.retryAt ? time(i.retryAt) : "not scheduled"]),
+            "Tokens the money jobs skip for now",
+          ),
+    );
+  }, signal);
+
+  const audit = section("admin-audit", "Audit log", async (body) => {
+    const { entries } = await api<{ entries: AuditRow[] }>("/api/admin/audit?limit=50", { signal });
+    body.replaceChildren(
+      entries.length === 0
+        ? h("p", { className: "empty" }, "No admin actions yet.")
+        : table(["When", "Who", "Action", "Subject", "Reason"], entries.map((e) => [time(e.at), e.actor, e.action, e.subject ?? "–", e.reason ?? "–"]), "Admin actions, newest first"),
+    );
+  }, signal);
+
+  root.replaceChildren(
+    h("header", { className: "account-head" }, h("h1", null, "Operator"), signOut),
+    overview.el,
+    controls,
+    setAside.el,
+    tokenSection(signal, reloadAll),
+    webhookSection(signal, reloadAll),
+    audit.el,
+  );
+}
+
+function pauses(o: AdminOverview, after: () => void): HTMLElement {
+  const status = h("div", { "aria-live": "polite" });
+  const toggle = (what: "claims" | "launches", paused: boolean) => {
+    const button = h("button", { type: "button", className: paused ? "" : "secondary", id: `admin-${what}-toggle` }, paused ? `Resume ${what}` : `Pause ${what}`);
+    button.addEventListener("click", () =>
+      void act(status, () => api(`/api/admin/${what}/${paused ? "resume" : "pause"}`, { method: "POST", body: {} }), `${what[0]!.toUpperCase()}${what.slice(1)} ${paused ? "resumed" : "paused"}.`, after),
+    );
+    return h("p", null, h("strong", null, `${what[0]!.toUpperCase()}${what.slice(1)}: `), paused ? h("span", { className: "badge bad" }, "paused") : h("span", { className: "badge ok" }, "open"), " ", button);
+  };
+  return h("section", { id: "admin-pauses", "aria-labelledby": "admin-pauses-title" }, h("h2", { id: "admin-pauses-title" }, "Pauses"), toggle("claims", o.settings.claimsPaused), toggle("launches", o.settings.launchesPaused), status);
+}
+
+function thresholds(o: AdminOverview, after: () => void): HTMLElement {
+  const status = h("div", { "aria-live": "polite" });
+  const row = (id: string, label: string, lamports: string, route: string) => {
+    const input = h("input", { id, inputmode: "decimal", value: lamportsToSol(lamports).replace(/,/g, ""), "aria-describedby": `${id}-hint` });
+    const save = h("button", { type: "button", className: "secondary" }, "Save");
+    save.addEventListener("click", () => {
+      const value = solToLamports(input.value);
+      if (value === null) {
+        status.replaceChildren(errorBox(new Error("Enter an amount in SOL with at most nine decimals.")));
+        return;
+      }
+      void act(status, () => api(route, { method: "POST", body: { lamports: value.toString() } }), `${label} set to ${lamportsToSol(value)} SOL.`, after);
+    });
+    return h("div", { className: "field" }, h("label", { for: id }, `${label} (SOL)`), h("div", { className: "inline" }, input, save), h("p", { className: "muted", id: `${id}-hint` }, `Now ${lamportsToSol(lamports)} SOL.`));
+  };
+  return h(
+    "section",
+    { id: "admin-thresholds", "aria-labelledby": "admin-thresholds-title" },
+    h("h2", { id: "admin-thresholds-title" }, "Thresholds"),
+    row("admin-min-claim", "Minimum claim", o.settings.minClaimLamports, "/api/admin/min-claim"),
+    row("admin-autopay-min", "Autopay minimum", o.settings.autopayMinLamports, "/api/admin/autopay-min"),
+    status,
+  );
+}
+
+function tokenSection(signal: AbortSignal, after: () => void): HTMLElement {
+  const search = h("input", { type: "search", id: "admin-token-search", placeholder: "Name, ticker or mint" });
+  const reason = h("input", { id: "admin-token-reason", placeholder: "Why (kept in the audit log)", maxlength: 500 });
+  const list = h("div", null, loading());
+  const status = h("div", { "aria-live": "polite" });
+  const load = async () => {
+    try {
+      const { tokens } = await api<{ tokens: AdminToken[] }>(`/api/admin/tokens?q=${encodeURIComponent(search.value.trim())}`, { signal });
+      list.replaceChildren(
+        tokens.length === 0
+          ? h("p", { className: "empty" }, "No token matches.")
+          : table(
+              ["Token", "Mint", "Launched", "Explore", ""],
+              tokens.map((t) => {
+                const button = h("button", { type: "button", className: t.hidden ? "" : "secondary", "data-mint": t.mint }, t.hidden ? "Unhide" : "Hide");
+                button.setAttribute("aria-label", `${t.hidden ? "Unhide" : "Hide"} ${t.name}`);
+                button.addEventListener("click", () =>
+                  void act(
+                    status,
+                    () => api(`/api/admin/tokens/${encodeURIComponent(t.mint)}/${t.hidden ? "unhide" : "hide"}`, { method: "POST", body: { reason: reason.value.trim() || null } }),
+                    `${t.name} is ${t.hidden ? "shown on Explore again" : "hidden from Explore"}.`,
+                    () => {
+                      void load();
+                      after();
+                    },
+                  ),
+                );
+                return [`${t.name} ($${t.symbol})`, h("code", { className: "mono", title: t.mint }, `${t.mint.slice(0, 4)}…${t.mint.slice(-4)}`), time(t.launchedAt), t.hidden ? h("span", { className: "badge bad" }, "hidden") : h("span", { className: "badge ok" }, "listed"), button];
+              }),
+              "Tokens, hidden ones first",
+            ),
+      );
+    } catch (error) {
+      if (!signal.aborted) list.replaceChildren(errorBox(error));
+    }
+  };
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  search.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void load(), 250);
+  });
+  void load();
+  return h(
+    "section",
+    { id: "admin-tokens", "aria-labelledby": "admin-tokens-title" },
+    h("h2", { id: "admin-tokens-title" }, "Tokens"),
+    h("div", { className: "field" }, h("label", { for: "admin-token-search" }, "Find a token"), search),
+    h("div", { className: "field" }, h("label", { for: "admin-token-reason" }, "Reason for hiding or unhiding"), reason),
+    status,
+    list,
+  );
+}
+
+function webhookSection(signal: AbortSignal, after: () => void): HTMLElement {
+  const body = h("div", null, loading());
+  const status = h("div", { "aria-live": "polite" });
+  const deliveries = h("div");
+  const load = async () => {
+    let hooks: Webhook[];
+    try {
+      hooks = (await api<{ webhooks: Webhook[] }>("/api/admin/webhooks", { signal })).webhooks;
+    } catch (error) {
+      if (signal.aborted) return;
+      body.replaceChildren(error instanceof ApiError && error.status === 404 ? h("p", { className: "empty", "data-unavailable": "webhooks" }, NOT_AVAILABLE) : errorBox(error));
+      return;
+    }
+    const url = h("input", { type: "url", id: "admin-webhook-url", placeholder: "https://example.com/hook", required: true });
+    const types = h("input", { id: "admin-webhook-types", placeholder: "all event types" });
+    const add = h("form", { className: "inline" }, h("label", { for: "admin-webhook-url" }, "URL"), url, h("label", { for: "admin-webhook-types" }, "Types (comma-separated)"), types, h("button", { type: "submit" }, "Add webhook"));
+    add.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const list = types.value.split(",").map((s) => s.trim()).filter(Boolean);
+      void (async () => {
+        status.replaceChildren(loading("Adding…"));
+        try {
+          const created = await api<{ id: string; secret: string }>("/api/admin/webhooks", { method: "POST", body: list.length ? { url: url.value, types: list } : { url: url.value } });
+          status.replaceChildren(notice(h("span", null, "Added. Its signing secret, shown once: ", h("code", { className: "break" }, created.secret)), "ok"));
+          void load();
+          after();
+        } catch (error) {
+          status.replaceChildren(errorBox(error));
+        }
+      })();
+    });
+    body.replaceChildren(
+      hooks.length === 0
+        ? h("p", { className: "empty" }, "No webhooks.")
+        : table(
+            ["URL", "Types", "State", "Added", ""],
+            hooks.map((w) => {
+              const show = h("button", { type: "button", className: "secondary" }, "Deliveries");
+              show.addEventListener("click", () => void showDeliveries(w));
+              const remove = h("button", { type: "button", className: "secondary" }, "Delete");
+              remove.addEventListener("click", () => {
+                if (!confirm(`Delete the webhook to ${w.url}?`)) return;
+                void act(status, () => api(`/api/admin/webhooks/${encodeURIComponent(w.id)}`, { method: "DELETE" }), "Webhook deleted.", () => {
+                  void load();
+                  after();
+                });
+              });
+              return [
+                h("span", { className: "break" }, w.url),
+                w.types ? w.types.join(", ") : "all",
+                !w.enabled ? h("span", { className: "badge" }, "disabled") : w.failingSince ? h("span", { className: "badge bad", title: absoluteTime(w.failingSince) }, "failing") : h("span", { className: "badge ok" }, "ok"),
+                time(w.createdAt),
+                h("span", null, show, " ", remove),
+              ];
+            }),
+            "Webhooks",
+          ),
+      add,
+    );
+  };
+  const showDeliveries = async (w: Webhook) => {
+    deliveries.replaceChildren(loading());
+    try {
+      const list = (await api<{ deliveries: Delivery[] }>(`/api/admin/webhooks/${encodeURIComponent(w.id)}/deliveries`, { signal })).deliveries;
+      deliveries.replaceChildren(
+        h("h3", null, `Deliveries to ${w.url}`),
+        list.length === 0
+          ? h("p", { className: "empty" }, "No deliveries yet.")
+          : table(["Event", "Attempt", "Status", "HTTP", "When", "Next attempt", "Error"], list.map((d) => [d.eventId, String(d.attempt), statusBadge(d.status), d.httpStatus === null ? "–" : String(d.httpStatus), time(d.at), d.nextAttemptAt ? time(d.nextAttemptAt) : "–", d.error ?? "–"]), "Recent deliveries"),
+      );
+    } catch (error) {
+      deliveries.replaceChildren(errorBox(error));
+    }
+  };
+  void load();
+  return h("section", { id: "admin-webhooks", "aria-labelledby": "admin-webhooks-title" }, h("h2", { id: "admin-webhooks-title" }, "Webhooks"), body, status, deliveries);
+}

@@ -1,0 +1,85 @@
+/**
+ * The operator page's API: its sign-in (`/api/admin/session`) and the reads the page shows beside
+ * the admin actions. Like every admin route these answer 404 when ADMIN_SECRET is unset and are
+ * not part of the public API; the reads take the bearer or the page's session (adminAuthorized).
+ */
+import { Elysia } from "elysia";
+import type { AppContext } from "../context";
+import { appendSetCookie } from "../auth/cookies";
+import { jsonObject } from "../auth/guard";
+import { CACHE } from "../http/cache";
+import { badRequest, forbidden, notFound, unauthorized } from "../http/errors";
+import { adminOverview, adminTokens, auditPageEvent } from "./page-service";
+import {
+  ADMIN_SESSION_TTL_MS, adminAuthorized, adminCookie, adminSessionValid, createAdminSession, deleteAdminSession, sameOriginWrite, secretMatches,
+} from "./session";
+
+export function adminPageRoutes(ctx: AppContext) {
+  const configured = () => {
+    if (!ctx.config.adminSecret) throw notFound();
+  };
+  const guard = (request: Request) => {
+    if (!adminAuthorized(ctx, request)) throw notFound();
+  };
+  return new Elysia({ name: "admin-page" })
+    .onAfterHandle(({ set }) => {
+      set.headers["cache-control"] = CACHE.noStore;
+    })
+    .get(
+      "/api/admin/session",
+      ({ request }) => {
+        configured();
+        return { signedIn: adminSessionValid(ctx.db, ctx.config, request, ctx.now()) };
+      },
+      { detail: { hide: true } },
+    )
+    .post(
+      "/api/admin/session",
+      ({ request, body, set }) => {
+        configured();
+        // Signing in from another site's form would plant an operator session: same origin only.
+        if (!sameOriginWrite(request, ctx.config)) throw forbidden();
+        const input = jsonObject(request, body);
+        if (typeof input.secret !== "string" || input.secret.length === 0 || input.secret.length > 1024) throw badRequest("Enter the admin secret.");
+        if (!secretMatches(input.secret, ctx.config.adminSecret)) throw unauthorized("That is not the admin secret.");
+        const nowMs = ctx.now();
+        const { token } = createAdminSession(ctx.db, nowMs);
+        auditPageEvent(ctx.db, "admin_sign_in", nowMs);
+        appendSetCookie(set.headers, adminCookie(ctx.config, token, ADMIN_SESSION_TTL_MS));
+        return { ok: true as const };
+      },
+      { parse: "text", detail: { hide: true } },
+    )
+    .delete(
+      "/api/admin/session",
+      ({ request, set }) => {
+        configured();
+        if (!sameOriginWrite(request, ctx.config)) throw forbidden();
+        if (adminSessionValid(ctx.db, ctx.config, request, ctx.now())) {
+          deleteAdminSession(ctx.db, ctx.config, request);
+          auditPageEvent(ctx.db, "admin_sign_out", ctx.now());
+        }
+        appendSetCookie(set.headers, adminCookie(ctx.config, "", 0));
+        return { ok: true as const };
+      },
+      { detail: { hide: true } },
+    )
+    .get(
+      "/api/admin/overview",
+      ({ request }) => {
+        guard(request);
+        return adminOverview(ctx.db, ctx.config, ctx.now());
+      },
+      { detail: { hide: true } },
+    )
+    .get(
+      "/api/admin/tokens",
+      ({ request, query }) => {
+        guard(request);
+        const q = ((query as Record<string, string | undefined>).q ?? "").trim();
+        if (q.length > 64) throw badRequest("The search is longer than 64 characters.");
+        return { tokens: adminTokens(ctx.db, q || null) };
+      },
+      { detail: { hide: true } },
+    );
+}

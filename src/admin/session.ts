@@ -1,0 +1,88 @@
+/**
+ * The operator page's own sign-in (never the users' session): ADMIN_SECRET posted once from the
+ * /admin page opens a session whose random token lives only in an HttpOnly, SameSite=Strict cookie
+ * scoped to /api/admin; the database keeps its SHA-256. `adminAuthorized` is what every admin
+ * route checks: the bearer secret (scripts, curl) or that cookie, and for a write through the
+ * cookie an Origin naming this site, so another site cannot drive the operator's browser.
+ */
+import { sha256 } from "@oslojs/crypto/sha2";
+import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from "@oslojs/encoding";
+import { timingSafeEqual } from "node:crypto";
+import type { Db } from "../../db/client";
+import type { Config } from "../config";
+import { cookiesSecure, readCookie } from "../auth/cookies";
+import { bearerMatches } from "../jobs/routes";
+
+export const ADMIN_SESSION_TTL_MS = 8 * 60 * 60 * 1000;
+export const ADMIN_COOKIE_PATH = "/api/admin";
+const TOKEN_SHAPE = /^[a-z2-7]{32}$/;
+const READS = new Set(["GET", "HEAD"]);
+
+export function adminCookieName(config: Config): string {
+  return cookiesSecure(config) ? "__Secure-admin" : "admin_session";
+}
+
+const idOf = (token: string) => encodeHexLowerCase(sha256(new TextEncoder().encode(token)));
+
+export function secretMatches(given: unknown, secret: string | null): boolean {
+  if (!secret || typeof given !== "string") return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(secret);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export function createAdminSession(db: Db, nowMs: number): { token: string; expiresAtMs: number } {
+  const bytes = new Uint8Array(20);
+  crypto.getRandomValues(bytes);
+  const token = encodeBase32LowerCaseNoPadding(bytes);
+  const expiresAtMs = nowMs + ADMIN_SESSION_TTL_MS;
+  const c = db.$client;
+  c.query("DELETE FROM admin_sessions WHERE expires_at_ms <= ?").run(nowMs);
+  c.query("INSERT INTO admin_sessions (id, created_at_ms, expires_at_ms) VALUES (?, ?, ?)").run(idOf(token), nowMs, expiresAtMs);
+  return { token, expiresAtMs };
+}
+
+export function adminSessionValid(db: Db, config: Config, request: Request, nowMs: number): boolean {
+  // No secret configured: no admin at all, whatever cookie is left over.
+  if (!config.adminSecret) return false;
+  const token = readCookie(request, adminCookieName(config));
+  if (!token || !TOKEN_SHAPE.test(token)) return false;
+  const row = db.$client.query("SELECT expires_at_ms AS expiresAtMs FROM admin_sessions WHERE id = ?").get(idOf(token)) as { expiresAtMs: bigint } | null;
+  return row !== null && Number(row.expiresAtMs) > nowMs;
+}
+
+export function deleteAdminSession(db: Db, config: Config, request: Request): void {
+  const token = readCookie(request, adminCookieName(config));
+  if (token && TOKEN_SHAPE.test(token)) db.$client.query("DELETE FROM admin_sessions WHERE id = ?").run(idOf(token));
+}
+
+/** A write through the cookie must carry an Origin that is this site's own. */
+export function sameOriginWrite(request: Request, config: Config): boolean {
+  const origin = request.headers.get("origin");
+  if (!origin) return false;
+  try {
+    return new URL(origin).origin === new URL(config.publicUrl).origin;
+  } catch {
+    return false;
+  }
+}
+
+export function adminCookie(config: Config, token: string, maxAgeMs: number): string {
+  const parts = [
+    `${adminCookieName(config)}=${token}`,
+    `Path=${ADMIN_COOKIE_PATH}`,
+    `Max-Age=${Math.max(0, Math.floor(maxAgeMs / 1000))}`,
+    "HttpOnly",
+    "SameSite=Strict",
+  ];
+  if (maxAgeMs <= 0) parts.push("Expires=Thu, 01 Jan 1970 00:00:00 GMT");
+  if (cookiesSecure(config)) parts.push("Secure");
+  return parts.join("; ");
+}
+
+/** Bearer ADMIN_SECRET, or the operator page's session cookie (same-origin for writes). */
+export function adminAuthorized(ctx: { db: Db; config: Config; now: () => number }, request: Request): boolean {
+  if (bearerMatches(request.headers.get("authorization"), ctx.config.adminSecret)) return true;
+  if (!adminSessionValid(ctx.db, ctx.config, request, ctx.now())) return false;
+  return READS.has(request.method) || sameOriginWrite(request, ctx.config);
+}
