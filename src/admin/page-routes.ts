@@ -40,8 +40,8 @@ export function adminPageRoutes(ctx: AppContext) {
         // Signing in from another site's form would plant an operator session: same origin only.
         if (!sameOriginWrite(request, ctx.config)) throw forbidden();
         const input = jsonObject(request, body);
-        if (typeof input.secret !== "string" || input.secret.length === 0 || input.secret.length > 1024) throw badRequest("Enter the admin secret.");
-        if (!secretMatches(input.secret, ctx.config.adminSecret)) throw unauthorized("That is not the admin secret.");
+        if (typeof input.secret !== "string" || input.secret.length === 0 || input.secret.length > 1024) throw badRequest("Enter the admin key.");
+        if (!secretMatches(input.secret, ctx.config.adminSecret)) throw unauthorized("That is not the admin key.");
         const nowMs = ctx.now();
         const { token } = createAdminSession(ctx.db, nowMs);
         auditPageEvent(ctx.db, "admin_sign_in", nowMs);

@@ -32,7 +32,7 @@ test("the operator signs in, hides a token, and Explore no longer shows it", asy
   await page.goto(`${site.url}/admin`);
   await page.getByLabel("Admin secret").fill("wrong-secret");
   await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByText("That is not the admin secret.").waitFor({ timeout: 10_000 });
+  await page.getByText("That is not the admin key.").waitFor({ timeout: 10_000 });
   await page.getByLabel("Admin secret").fill(site.adminSecret);
   await page.getByRole("button", { name: "Sign in" }).click();
 
