@@ -161,6 +161,10 @@ export class FakeApi {
       return json({ status: "confirmed", intent: body.intent, signature: body.signature, token: detail });
     }
     if (method === "POST" && path === "/api/rpc") return json(this.rpc(body));
+    // The history reads (issue 20): empty histories, as a fresh service answers.
+    if (method === "GET" && /^\/api\/tokens\/[^/]+\/history$/.test(path)) return json({ points: [] });
+    if (method === "GET" && path === "/api/proof/history") return json({ points: [] });
+    if (method === "GET" && /^\/api\/idp\/[^/]+\/history$/.test(path)) return json({ entries: [] });
     return notFound("No such route.");
   }
 
