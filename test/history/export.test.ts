@@ -136,7 +136,7 @@ describe("GET /api/me/export.csv", () => {
     const response = await svc.call("/api/me/export.csv", { headers: { cookie } });
     expect(response.status).toBe(200);
     const reader = response.body!.getReader();
-    let peak = 0;
+    const samples: number[] = [];
     let bytes = 0;
     let lines = 0;
     let chunks = 0;
@@ -147,12 +147,15 @@ describe("GET /api/me/export.csv", () => {
       for (const byte of value) if (byte === 10) lines++;
       if (++chunks % 20 === 0) {
         Bun.gc(true);
-        peak = Math.max(peak, process.memoryUsage().heapUsed - before);
+        samples.push(process.memoryUsage().heapUsed - before);
       }
     }
     expect(lines).toBe(100_001);
     expect(bytes).toBeGreaterThan(15_000_000);
-    // The whole file held at once would be > 15 MB of text (twice that as UTF-16 strings).
-    expect(peak).toBeLessThan(4_000_000);
+    // The whole file held at once would be > 15 MB for every sample; streamed, the typical sample
+    // holds a chunk or two. The median keeps other tests' garbage in the same process out of it.
+    samples.sort((a, b) => a - b);
+    expect(samples.length).toBeGreaterThan(5);
+    expect(samples[Math.floor(samples.length / 2)]!).toBeLessThan(4_000_000);
   }, 60_000);
 });
