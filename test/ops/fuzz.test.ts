@@ -19,7 +19,7 @@ beforeAll(async () => {
   // Everything configured (chain, identity provider, secrets), so no answer is a legitimate
   // "not configured" 503: any 5xx is a bug. The provider's address is a closed loopback port.
   svc = await testServiceWithChain({
-    RATE_LIMIT: "off", CRON_SECRET: "cron-secret-value", ADMIN_SECRET: "admin-secret-value", METRICS_SECRET: "metrics-secret-value",
+    RATE_LIMIT: "off", CRON_SECRET: "cron-secret-value-0123456789abcdef", ADMIN_SECRET: "admin-secret-value-0123456789abcdef", METRICS_SECRET: "metrics-secret-value-0123456789abcdef",
     IDP_CLIENT_ID: "fuzz-client", IDP_CLIENT_SECRET: "fuzz-client-secret", IDP_AUTHORIZE_URL: "http://127.0.0.1:9/authorize",
     IDP_TOKEN_URL: "http://127.0.0.1:9/token", IDP_API_URL: "http://127.0.0.1:9/2",
   });
@@ -90,7 +90,7 @@ const headerArb = fc.record(
   {
     origin: fc.constantFrom("https://evil.example", "null", "http://localhost", "http://localhost:3000"),
     cookie: fc.constantFrom("session=forged", "session=" + "A".repeat(300), "session=", "a=b; session=%00"),
-    authorization: fc.constantFrom("Bearer wrong", "Basic abc", "Bearer ", "Bearer cron-secret-valuex"),
+    authorization: fc.constantFrom("Bearer wrong", "Basic abc", "Bearer ", "Bearer cron-secret-value-0123456789abcdefx"),
     "x-forwarded-for": fc.constantFrom("1.2.3.4", "::1", "not-an-ip", "1.1.1.1, 2.2.2.2", "999.999.999.999"),
   },
   { requiredKeys: [] },
