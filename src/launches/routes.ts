@@ -184,12 +184,14 @@ export function launchRoutes(ctx: AppContext) {
         detail: {
           ...detail(
             "JSON-RPC proxy for the launch page",
-            "Forwards the few chain methods the launch page uses. This site's pages only (403 otherwise). Sends or " +
-              "simulates only transactions that call the launch program. 502 when the provider fails.",
+            "Forwards the few chain methods the launch page uses (getGenesisHash, getBalance, getSignatureStatuses, " +
+              "sendTransaction, simulateTransaction), with only the parameters the page sends. This site's pages only (403 " +
+              "otherwise). Sends or simulates only the create or first buy of a launch prepared here, paid by its wallet, " +
+              "within its window. 120 a minute per IP. 502 when the provider fails.",
           ),
           responses: {
             200: { description: "the provider's JSON-RPC answer (result or error)" },
-            400: { description: "not an allowed method or not a launch transaction" },
+            400: { description: "not an allowed method or parameter shape, or not the create/first buy of an open launch of this site" },
             403: { description: "request from another site" },
             429: { description: "rate limited" },
             502: { description: "the provider failed" },

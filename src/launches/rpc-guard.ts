@@ -1,0 +1,158 @@
+/**
+ * What `/api/rpc` lets through: the methods and parameter shapes the launch page sends, rebuilt
+ * from checked values (so no option such as simulate's `accounts` reaches the provider), and for
+ * send/simulate only a transaction whose launch-program instructions create or first-buy the mint
+ * of an open launch intent of this site, within its window, paid by that intent's wallet. An
+ * ordinary buy or sell, or a launch of somebody else's, cannot borrow the operator's provider key.
+ */
+import { PublicKey, type VersionedTransaction } from "@solana/web3.js";
+import bs58 from "bs58";
+import type { AppContext } from "../context";
+import { badRequest } from "../http/errors";
+import { decodeEvent } from "../chain/localnet/program";
+import { intentsWhere, type Intent } from "./intents";
+
+const COMMITMENTS = new Set(["processed", "confirmed", "finalized"]);
+/** The page polls one signature; a few leave room for a retry. */
+const MAX_SIGNATURES = 10;
+/** The embedded local chain's airdrop the page asks for a test wallet (public/src/pages/launch.ts). */
+const MAX_AIRDROP_LAMPORTS = 10_000_000_000;
+
+const refuse = (what: string) => badRequest(`The JSON-RPC params are not valid: ${what}.`);
+
+function isAddressText(value: unknown): value is string {
+  if (typeof value !== "string" || value.length < 32 || value.length > 44) return false;
+  try {
+    return new PublicKey(value).toBase58() === value;
+  } catch {
+    return false;
+  }
+}
+
+function isSignatureText(value: unknown): value is string {
+  if (typeof value !== "string" || !/^[1-9A-HJ-NP-Za-km-z]{64,90}$/.test(value)) return false;
+  try {
+    return bs58.decode(value).length === 64;
+  } catch {
+    return false;
+  }
+}
+
+/** An options object with only the listed keys, each checked; anything else is refused. */
+function options(value: unknown, allowed: Record<string, (v: unknown) => boolean>): Record<string, unknown> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "object" || Array.isArray(value)) throw refuse("the options must be an object");
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    const check = allowed[key];
+    if (!check) throw refuse(`the option '${key.slice(0, 40)}' is not available here`);
+    if (!check(v)) throw refuse(`the option '${key}' is not valid`);
+    out[key] = v;
+  }
+  return out;
+}
+
+const commitment = (v: unknown) => typeof v === "string" && COMMITMENTS.has(v);
+const encoding = (v: unknown) => v === "base64" || v === "base58";
+const bool = (v: unknown) => typeof v === "boolean";
+const smallInt = (max: number) => (v: unknown) => typeof v === "number" && Number.isSafeInteger(v) && v >= 0 && v <= max;
+
+function arity(params: unknown[], min: number, max: number): void {
+  if (params.length < min || params.length > max) throw refuse(`expected ${min === max ? min : `${min} to ${max}`} params`);
+}
+
+/** The params the provider gets: only the shapes the page uses, rebuilt from checked values. */
+export function checkedParams(method: string, raw: unknown[] | undefined): unknown[] {
+  const params = raw ?? [];
+  const withOptions = (first: unknown[], opts: Record<string, unknown> | undefined) => (opts ? [...first, opts] : first);
+  switch (method) {
+    case "getGenesisHash":
+      arity(params, 0, 0);
+      return [];
+    case "getBalance":
+      arity(params, 1, 2);
+      if (!isAddressText(params[0])) throw refuse("not an address");
+      return withOptions([params[0]], options(params[1], { commitment, minContextSlot: smallInt(Number.MAX_SAFE_INTEGER) }));
+    case "getSignatureStatuses": {
+      arity(params, 1, 2);
+      const list = params[0];
+      if (!Array.isArray(list) || list.length < 1 || list.length > MAX_SIGNATURES || !list.every(isSignatureText)) {
+        throw refuse(`one to ${MAX_SIGNATURES} transaction signatures`);
+      }
+      return withOptions([list], options(params[1], { searchTransactionHistory: bool }));
+    }
+    case "sendTransaction":
+      arity(params, 1, 2);
+      return withOptions(
+        [params[0]],
+        options(params[1], { encoding, preflightCommitment: commitment, skipPreflight: bool, maxRetries: smallInt(10), minContextSlot: smallInt(Number.MAX_SAFE_INTEGER) }),
+      );
+    case "simulateTransaction":
+      arity(params, 1, 2);
+      // No `accounts` (it would read any account through the provider) and no inner instructions.
+      return withOptions([params[0]], options(params[1], { encoding, commitment, sigVerify: bool, replaceRecentBlockhash: bool }));
+    case "requestAirdrop":
+      arity(params, 2, 2);
+      if (!isAddressText(params[0])) throw refuse("not an address");
+      if (!smallInt(MAX_AIRDROP_LAMPORTS)(params[1]) || (params[1] as number) <= 0) throw refuse("not an airdrop amount");
+      return [params[0], params[1]];
+    default:
+      throw badRequest("That JSON-RPC method is not available here.");
+  }
+}
+
+export type LaunchOp = { kind: "create" | "buy" | "other"; mint: string | null };
+
+const PUMP_CREATE = ["181ec828051c0777", "d6904cec5f8b31b4"];
+const PUMP_BUY = ["66063d1201daebea", "38fc74089edfcd5f"];
+
+/**
+ * The launch-program instructions of a transaction and what each does. Program ids and the mint
+ * are read from the static keys only: an address from a lookup table is not resolved (unknown).
+ */
+export function launchOpsOf(tx: VersionedTransaction, program: { kind: "pump" | "local"; programId: string }): LaunchOp[] {
+  const keys = tx.message.staticAccountKeys.map((k) => k.toBase58());
+  const ops: LaunchOp[] = [];
+  for (const ix of tx.message.compiledInstructions) {
+    const programKey = keys[ix.programIdIndex];
+    const accounts = ix.accountKeyIndexes.map((i) => keys[i] ?? "");
+    if (program.kind === "pump") {
+      if (programKey !== program.programId) continue;
+      const disc = Buffer.from(ix.data.slice(0, 8)).toString("hex");
+      if (PUMP_CREATE.includes(disc)) ops.push({ kind: "create", mint: accounts[0] || null });
+      else if (PUMP_BUY.includes(disc)) ops.push({ kind: "buy", mint: accounts[2] || null });
+      else ops.push({ kind: "other", mint: null });
+      continue;
+    }
+    // The local program's ops end in a memo signed by its event authority, which `programId` names.
+    if (accounts[0] !== program.programId) continue;
+    const event = decodeEvent({ programId: programKey ?? "", accounts, data: ix.data }, program.programId);
+    if (!event) continue;
+    if (event.e === "create") ops.push({ kind: "create", mint: event.m });
+    else if (event.e === "buy") ops.push({ kind: "buy", mint: event.m });
+    else ops.push({ kind: "other", mint: null });
+  }
+  return ops;
+}
+
+/**
+ * Refuses (400) a transaction that is not the create or first buy of an open launch of this site.
+ * "Open": the intent's metadata step is done (or its create failed and may be retried), it is not
+ * confirmed yet, and its window has not closed.
+ */
+export function checkLaunchTransaction(ctx: AppContext, tx: VersionedTransaction, program: { kind: "pump" | "local"; programId: string }): Intent {
+  const ops = launchOpsOf(tx, program);
+  if (ops.length === 0) throw badRequest("Only launch transactions can be sent or simulated here.");
+  const notOurs = () => badRequest("Only the create and first buy of a launch prepared on this site, within its window, can be sent here.");
+  if (ops.some((op) => op.kind === "other" || op.mint === null)) throw notOurs();
+  const mints = new Set(ops.map((op) => op.mint!));
+  if (mints.size !== 1) throw notOurs();
+  const [mint] = [...mints];
+  const intent = intentsWhere(ctx.db, "mint = ?", mint!)[0];
+  if (!intent) throw notOurs();
+  if (intent.status !== "metadata" && intent.status !== "failed") throw notOurs();
+  if (ctx.now() > intent.expiresAtMs) throw notOurs();
+  // The deployer pays for its own launch: nobody else's transaction rides on the intent.
+  if (tx.message.staticAccountKeys[0]?.toBase58() !== intent.wallet) throw notOurs();
+  return intent;
+}
