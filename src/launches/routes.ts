@@ -8,6 +8,8 @@ import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
 import { badRequest, notFound } from "../http/errors";
 import { errors, IsoTimeSchema } from "../http/public-schemas";
+import { limitKeyOf } from "../http/client-ip";
+import { requestMeta } from "../http/request-meta";
 import { TokenDetailSchema } from "../tokens/schemas";
 import { DraftSchema } from "./draft";
 import { proxyRpc } from "./rpc-proxy";
@@ -127,7 +129,7 @@ export function launchRoutes(ctx: AppContext) {
     )
     .post(
       "/api/launch/metadata",
-      async ({ body, set }) => {
+      async ({ body, set, request }) => {
         set.headers["cache-control"] = CACHE.private;
         const b = (body ?? {}) as Record<string, unknown>;
         const image = await bytesOf(b.image);
@@ -136,7 +138,8 @@ export function launchRoutes(ctx: AppContext) {
           throw badRequest("Send multipart parts intent, signature and image.");
         }
         if (b.thumbnail !== undefined && b.thumbnail !== "" && !thumbnail) throw badRequest("The thumbnail part must be a file.");
-        return uploadMetadata(ctx, { intent: b.intent, signature: b.signature, image, thumbnail });
+        const ip = requestMeta(request)?.ip;
+        return uploadMetadata(ctx, { intent: b.intent, signature: b.signature, image, thumbnail, clientKey: ip ? limitKeyOf(ip) : undefined });
       },
       {
         // Parsed but not validated by schema: a wrong image must answer 413/415, not a generic 400.

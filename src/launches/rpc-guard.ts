@@ -11,6 +11,7 @@ import type { AppContext } from "../context";
 import { badRequest } from "../http/errors";
 import { decodeEvent } from "../chain/localnet/program";
 import { intentsWhere, type Intent } from "./intents";
+import { LANDING_GRACE_MS } from "./service";
 
 const COMMITMENTS = new Set(["processed", "confirmed", "finalized"]);
 /** The page polls one signature; a few leave room for a retry. */
@@ -101,10 +102,21 @@ export function checkedParams(method: string, raw: unknown[] | undefined): unkno
   }
 }
 
-export type LaunchOp = { kind: "create" | "buy" | "other"; mint: string | null };
+export type LaunchOp = {
+  kind: "create" | "buy" | "other";
+  mint: string | null;
+  /** for a buy: the most SOL it may spend, when the instruction says (null otherwise) */
+  maxSolLamports?: bigint | null;
+};
+
+function u64At(data: Uint8Array, offset: number): bigint | null {
+  if (data.length < offset + 8) return null;
+  return Buffer.from(data).readBigUInt64LE(offset);
+}
 
 const PUMP_CREATE = ["181ec828051c0777", "d6904cec5f8b31b4"];
-const PUMP_BUY = ["66063d1201daebea", "38fc74089edfcd5f"];
+const PUMP_BUY = "66063d1201daebea";
+const PUMP_BUY_EXACT_SOL_IN = "38fc74089edfcd5f";
 
 /**
  * The launch-program instructions of a transaction and what each does. Program ids and the mint
@@ -120,7 +132,9 @@ export function launchOpsOf(tx: VersionedTransaction, program: { kind: "pump" | 
       if (programKey !== program.programId) continue;
       const disc = Buffer.from(ix.data.slice(0, 8)).toString("hex");
       if (PUMP_CREATE.includes(disc)) ops.push({ kind: "create", mint: accounts[0] || null });
-      else if (PUMP_BUY.includes(disc)) ops.push({ kind: "buy", mint: accounts[2] || null });
+      // buy: amount, max_sol_cost; buy_exact_sol_in: spendable_sol_in, min_tokens_out (PUMP.md §4).
+      else if (disc === PUMP_BUY) ops.push({ kind: "buy", mint: accounts[2] || null, maxSolLamports: u64At(ix.data, 16) });
+      else if (disc === PUMP_BUY_EXACT_SOL_IN) ops.push({ kind: "buy", mint: accounts[2] || null, maxSolLamports: u64At(ix.data, 8) });
       else ops.push({ kind: "other", mint: null });
       continue;
     }
@@ -129,16 +143,18 @@ export function launchOpsOf(tx: VersionedTransaction, program: { kind: "pump" | 
     const event = decodeEvent({ programId: programKey ?? "", accounts, data: ix.data }, program.programId);
     if (!event) continue;
     if (event.e === "create") ops.push({ kind: "create", mint: event.m });
-    else if (event.e === "buy") ops.push({ kind: "buy", mint: event.m });
+    else if (event.e === "buy") ops.push({ kind: "buy", mint: event.m, maxSolLamports: /^\d{1,20}$/.test(event.sol) ? BigInt(event.sol) : null });
     else ops.push({ kind: "other", mint: null });
   }
   return ops;
 }
 
 /**
- * Refuses (400) a transaction that is not the create or first buy of an open launch of this site.
- * "Open": the intent's metadata step is done (or its create failed and may be retried), it is not
- * confirmed yet, and its window has not closed.
+ * Refuses (400) a transaction that is not the create or first buy of an open launch of this site,
+ * paid by the intent's wallet. A create: the metadata step is done (or its create failed and may be
+ * retried) and the window is open. A first buy without the create (the page sends it after the
+ * confirm on the local chain): the draft has a first buy, the buy spends at most that, and the
+ * window, plus the landing grace confirm also allows, has not closed.
  */
 export function checkLaunchTransaction(ctx: AppContext, tx: VersionedTransaction, program: { kind: "pump" | "local"; programId: string }): Intent {
   const ops = launchOpsOf(tx, program);
@@ -150,9 +166,25 @@ export function checkLaunchTransaction(ctx: AppContext, tx: VersionedTransaction
   const [mint] = [...mints];
   const intent = intentsWhere(ctx.db, "mint = ?", mint!)[0];
   if (!intent) throw notOurs();
-  if (intent.status !== "metadata" && intent.status !== "failed") throw notOurs();
-  if (ctx.now() > intent.expiresAtMs) throw notOurs();
   // The deployer pays for its own launch: nobody else's transaction rides on the intent.
   if (tx.message.staticAccountKeys[0]?.toBase58() !== intent.wallet) throw notOurs();
+  const now = ctx.now();
+  const creates = ops.filter((op) => op.kind === "create").length;
+  const buys = ops.filter((op) => op.kind === "buy");
+  if (creates > 1 || buys.length > 1) throw notOurs();
+  if (creates === 1) {
+    if (intent.status !== "metadata" && intent.status !== "failed") throw notOurs();
+    if (now > intent.expiresAtMs) throw notOurs();
+  } else {
+    if (intent.status !== "metadata" && intent.status !== "failed" && intent.status !== "confirmed") throw notOurs();
+    if (now > intent.expiresAtMs + LANDING_GRACE_MS) throw notOurs();
+  }
+  if (buys.length === 1) {
+    const firstBuyLamports = BigInt(intent.draft.firstBuyLamports);
+    const spend = buys[0]!.maxSolLamports;
+    // pump's plain buy bounds the cost with fees on top; a tenth covers them.
+    const bound = firstBuyLamports + firstBuyLamports / 10n;
+    if (firstBuyLamports <= 0n || spend === null || spend === undefined || spend > bound) throw notOurs();
+  }
   return intent;
 }

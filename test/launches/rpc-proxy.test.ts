@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { Keypair, PublicKey, SystemProgram, TransactionInstruction, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import { testService, type TestService } from "../helpers/service";
-import { jsonPost, png, prepare, PUMP_PROGRAM_ID, stubChain, upload } from "./support";
+import { draft, jsonPost, png, prepare, PUMP_PROGRAM_ID, stubChain, upload } from "./support";
 
 const SITE = "https://launch.example";
 const KEY = "provider-key-5f1b2c";
@@ -140,22 +140,28 @@ describe("POST /api/rpc", () => {
 const CREATE_V2 = "d6904cec5f8b31b4";
 const BUY_EXACT_SOL_IN = "38fc74089edfcd5f";
 const SELL = "33e685a4017f83ad";
-const pumpIx = (disc: string, keys: PublicKey[]) =>
-  new TransactionInstruction({
+const pumpIx = (disc: string, keys: PublicKey[], solLamports = 0n) => {
+  // buy_exact_sol_in: spendable_sol_in u64 then min_tokens_out u64.
+  const args = Buffer.alloc(16);
+  args.writeBigUInt64LE(solLamports, 0);
+  return new TransactionInstruction({
     programId: new PublicKey(PUMP_PROGRAM_ID),
     keys: keys.map((pubkey, i) => ({ pubkey, isSigner: i === 0, isWritable: true })),
-    data: Buffer.concat([Buffer.from(disc, "hex"), Buffer.alloc(16)]),
+    data: Buffer.concat([Buffer.from(disc, "hex"), args]),
   });
+};
 /** create_v2: account 0 is the mint; buy/sell: account 2 is the mint. */
 const createOf = (mint: PublicKey, user: PublicKey) => pumpIx(CREATE_V2, [mint, Keypair.generate().publicKey, Keypair.generate().publicKey, Keypair.generate().publicKey, Keypair.generate().publicKey, user]);
-const buyOf = (mint: PublicKey, user: PublicKey, disc = BUY_EXACT_SOL_IN) => pumpIx(disc, [Keypair.generate().publicKey, Keypair.generate().publicKey, mint, Keypair.generate().publicKey, Keypair.generate().publicKey, Keypair.generate().publicKey, user]);
+const FIRST_BUY = 250_000_000n;
+const buyOf = (mint: PublicKey, user: PublicKey, disc = BUY_EXACT_SOL_IN, solLamports = FIRST_BUY) =>
+  pumpIx(disc, [Keypair.generate().publicKey, Keypair.generate().publicKey, mint, Keypair.generate().publicKey, Keypair.generate().publicKey, Keypair.generate().publicKey, user], solLamports);
 
 describe("POST /api/rpc: only the create and first buy of an open launch of this site", () => {
   async function openLaunch(svc: TestService) {
     const wallet = Keypair.generate();
     const mint = Keypair.generate();
     const image = await png();
-    const intent = await prepare(svc, wallet, mint, image);
+    const intent = await prepare(svc, wallet, mint, image, draft({ firstBuyLamports: FIRST_BUY.toString() }));
     expect(intent.status).toBe(200);
     const metadata = await upload(svc, intent.body, wallet, image);
     expect(metadata.status).toBe(200);
@@ -195,17 +201,35 @@ describe("POST /api/rpc: only the create and first buy of an open launch of this
     expect(received).toHaveLength(1);
   });
 
-  test("a prepared intent without its metadata step, or a confirmed one, opens nothing", async () => {
+  test("a prepared intent without its metadata step opens nothing; a confirmed one only its first buy, within the window", async () => {
+    let now = Date.now();
+    const svc = service({}, () => now);
+    const wallet = Keypair.generate();
+    const early = Keypair.generate();
+    expect((await prepare(svc, wallet, early, await png())).status).toBe(200);
+    expect((await rpc(svc, "sendTransaction", [encodedTx([createOf(early.publicKey, wallet.publicKey)], wallet), { encoding: "base64" }])).status).toBe(400);
+
+    const { mint, wallet: w } = await openLaunch(svc);
+    svc.ctx.db.$client.query("UPDATE launch_intents SET status = 'confirmed' WHERE mint = ?").run(mint.publicKey.toBase58());
+    // Confirmed: the create again is refused; the first buy (the page sends it after confirm) passes, priced as drafted.
+    expect((await rpc(svc, "sendTransaction", [encodedTx([createOf(mint.publicKey, w.publicKey)], w), { encoding: "base64" }])).status).toBe(400);
+    expect((await rpc(svc, "sendTransaction", [encodedTx([buyOf(mint.publicKey, w.publicKey, BUY_EXACT_SOL_IN, FIRST_BUY * 2n)], w), { encoding: "base64" }])).status).toBe(400);
+    expect((await rpc(svc, "sendTransaction", [encodedTx([buyOf(mint.publicKey, w.publicKey)], w), { encoding: "base64" }])).status).toBe(200);
+    // After the window and the landing grace, not even that.
+    now += 16 * 60_000;
+    expect((await rpc(svc, "sendTransaction", [encodedTx([buyOf(mint.publicKey, w.publicKey)], w), { encoding: "base64" }])).status).toBe(400);
+    expect(received).toHaveLength(1);
+  });
+
+  test("a launch without a first buy opens no buy at all", async () => {
     const svc = service();
     const wallet = Keypair.generate();
     const mint = Keypair.generate();
     const image = await png();
-    expect((await prepare(svc, wallet, mint, image)).status).toBe(200);
-    const tx = encodedTx([createOf(mint.publicKey, wallet.publicKey)], wallet);
-    expect((await rpc(svc, "sendTransaction", [tx, { encoding: "base64" }])).status).toBe(400);
-    svc.ctx.db.$client.query("UPDATE launch_intents SET status = 'confirmed' WHERE mint = ?").run(mint.publicKey.toBase58());
-    expect((await rpc(svc, "sendTransaction", [tx, { encoding: "base64" }])).status).toBe(400);
-    expect(received).toHaveLength(0);
+    const intent = await prepare(svc, wallet, mint, image);
+    expect((await upload(svc, intent.body, wallet, image)).status).toBe(200);
+    expect((await rpc(svc, "sendTransaction", [encodedTx([createOf(mint.publicKey, wallet.publicKey), buyOf(mint.publicKey, wallet.publicKey)], wallet), { encoding: "base64" }])).status).toBe(400);
+    expect((await rpc(svc, "sendTransaction", [encodedTx([createOf(mint.publicKey, wallet.publicKey)], wallet), { encoding: "base64" }])).status).toBe(200);
   });
 
   test("only the parameter shapes the page uses: no simulate `accounts`, no extra options or params", async () => {
