@@ -117,6 +117,9 @@ export const SPEC_LIMITS: { method: string; pattern: RegExp; rule: LimitRule }[]
   { method: "GET", pattern: /^\/api\/auth\/idp\/start\/?$/, rule: { name: "signin-start", limit: 30, windowMs: MINUTE } },
   { method: "GET", pattern: /^\/api\/auth\/idp\/callback\/?$/, rule: { name: "signin-callback", limit: 30, windowMs: MINUTE } },
   { method: "GET", pattern: /^\/api\/launch\/objects\/[^/]+\/?$/, rule: { name: "launch-objects", limit: 600, windowMs: MINUTE } },
+  // The pages of an account's lists count with the record (and /api/me) they continue.
+  { method: "GET", pattern: /^\/api\/idp\/[^/]+\/(payouts|tokens)\/?$/, rule: { name: "idp", limit: 120, windowMs: MINUTE } },
+  { method: "GET", pattern: /^\/api\/me\/(payouts|tokens)\/?$/, rule: { name: "me", limit: 120, windowMs: MINUTE } },
 ];
 
 /** Failed secret attempts on the operator routes, per kind (admin, cron, metrics) and IP. */
