@@ -16,9 +16,13 @@ export function uploadBodyMaxBytes(config: Pick<Config, "maxImageBytes">): numbe
   return 2 * config.maxImageBytes + UPLOAD_OVERHEAD_BYTES;
 }
 
-/** The server-wide cap (Bun's maxRequestBodySize): the largest route limit. */
+/**
+ * The server-wide cap (Bun's maxRequestBodySize): the largest route limit plus a margin, so the
+ * route's own limit trips first and answers in the `{error}` envelope; Bun's bare 413 is only the
+ * backstop for a declared length far over every limit.
+ */
 export function serverBodyMaxBytes(config: Pick<Config, "maxImageBytes">): number {
-  return uploadBodyMaxBytes(config);
+  return uploadBodyMaxBytes(config) + 1024 * 1024;
 }
 
 export function bodyLimitFor(method: string, path: string, config: Pick<Config, "maxImageBytes">): number {

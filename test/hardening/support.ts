@@ -9,6 +9,19 @@ export function listen(svc: TestService): { port: number; stop(): void } {
   return { port, stop: () => void app.server?.stop(true) };
 }
 
+function dechunk(raw: string): string {
+  let out = "";
+  let rest = raw;
+  for (;;) {
+    const line = rest.indexOf("\r\n");
+    if (line < 0) return out;
+    const size = parseInt(rest.slice(0, line), 16);
+    if (!size) return out;
+    out += rest.slice(line + 2, line + 2 + size);
+    rest = rest.slice(line + 2 + size + 2);
+  }
+}
+
 export interface ChunkedResult {
   status: number;
   head: string;
@@ -34,8 +47,13 @@ export function sendChunked(port: number, path: string, headers: Record<string, 
       if (split < 0) return;
       const head = received.slice(0, split);
       const length = /content-length: *(\d+)/i.exec(head);
-      const body = received.slice(split + 4);
-      if (length && body.length < Number(length[1])) return;
+      let body = received.slice(split + 4);
+      if (length) {
+        if (body.length < Number(length[1])) return;
+      } else if (/transfer-encoding: *chunked/i.test(head)) {
+        if (!body.endsWith("0\r\n\r\n")) return;
+        body = dechunk(body);
+      } else return; // no framing: the body ends when the connection closes
       finished = true;
       socket.destroy();
       resolve({ status: Number(head.split(" ")[1]), head, body, bytesSentBeforeAnswer: answeredAt ?? sent });
@@ -54,7 +72,10 @@ export function sendChunked(port: number, path: string, headers: Record<string, 
         if (received) {
           finished = true;
           const split = received.indexOf("\r\n\r\n");
-          resolve({ status: Number(received.split(" ")[1]), head: received.slice(0, split), body: received.slice(split + 4), bytesSentBeforeAnswer: answeredAt ?? sent });
+          const head = received.slice(0, split);
+          const raw = received.slice(split + 4);
+          const body = /transfer-encoding: *chunked/i.test(head) ? dechunk(raw) : raw;
+          resolve({ status: Number(received.split(" ")[1]), head, body, bytesSentBeforeAnswer: answeredAt ?? sent });
         } else reject(new Error("closed without an answer"));
       }
     });
@@ -77,6 +98,35 @@ export function sendChunked(port: number, path: string, headers: Record<string, 
         }
       }
       if (answeredAt === null && !finished && !socket.destroyed) socket.write("0\r\n\r\n");
+    });
+  });
+}
+
+/** Sends only a request's head (no body byte) and reads the status the server answers with. */
+export function sendHeadOnly(port: number, path: string, headers: Record<string, string>): Promise<{ status: number }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    let received = "";
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error("no answer to the head alone"));
+    }, 10_000);
+    socket.on("connect", () => {
+      const lines = [`POST ${path} HTTP/1.1`, "Host: 127.0.0.1", ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+      socket.write(`${lines.join("\r\n")}\r\n\r\n`);
+    });
+    socket.on("data", (data) => {
+      received += data.toString("latin1");
+      if (received.includes("\r\n")) {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve({ status: Number(received.split(" ")[1]) });
+      }
+    });
+    socket.on("error", (error) => {
+      clearTimeout(timer);
+      if (received) resolve({ status: Number(received.split(" ")[1]) });
+      else reject(error);
     });
   });
 }
