@@ -358,6 +358,10 @@ export const localObjects = sqliteTable("local_objects", {
   contentType: text("content_type").notNull(),
   body: blob("body", { mode: "buffer" }).notNull(),
   createdAtMs: int("created_at_ms").notNull(),
+  /** 1 while the launch that stored it is unconfirmed: not served, deleted with its expired intent */
+  pending: int("pending").notNull().default(0),
+  /** the launch intent that stored it first */
+  intentId: text("intent_id"),
 });
 
 // ---------------------------------------------------------------- jobs, admin, settings
@@ -398,6 +402,10 @@ export const adminAudit = sqliteTable("admin_audit", {
   action: text("action").notNull(),
   subject: text("subject"),
   reason: text("reason"),
+  /** the x-request-id of the API call that did it (null from the CLI) */
+  requestId: text("request_id"),
+  /** the client IP the limits saw for that call (null from the CLI) */
+  clientIp: text("client_ip"),
 });
 
 export const settings = sqliteTable("settings", {
@@ -433,4 +441,15 @@ export const adminSessions = sqliteTable(
     expiresAtMs: int("expires_at_ms").notNull(),
   },
   (t) => [index("admin_sessions_expires").on(t.expiresAtMs)],
+);
+
+/** Launch upload bytes stored per client (IP, or IPv6 /64) per UTC day, to bound what one client can store. */
+export const uploadUsage = sqliteTable(
+  "upload_usage",
+  {
+    clientKey: text("client_key").notNull(),
+    day: int("day").notNull(),
+    bytes: int("bytes").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.clientKey, t.day] })],
 );

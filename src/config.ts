@@ -4,6 +4,10 @@
  * secrets must not reach a log. With nothing set the service runs on its embedded defaults.
  */
 import { join, resolve } from "node:path";
+import { parseTrustedProxies } from "./http/client-ip";
+
+/** Bearer secrets shorter than this are refused at start: guessable within the failed-attempt limit's reach. */
+export const MIN_BEARER_SECRET_CHARS = 32;
 
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
@@ -57,6 +61,12 @@ export interface Config {
   ipfs: { pinataJwt: string | null; pinataApiUrl: string; gatewayUrl: string };
   marketApiUrl: string | null;
   logLevel: "debug" | "info" | "warn" | "error";
+  /** CIDRs of the proxies whose TRUST_PROXY header is believed (default: loopback) */
+  trustedProxies: string[];
+  /** Strict-Transport-Security on every answer: on a real chain, where PUBLIC_URL must be https */
+  hsts: boolean;
+  /** launch image and metadata bytes one client IP may store per day */
+  uploadBytesPerIpDay: number;
 }
 
 export type JobNameForConfig = "sweep" | "payouts" | "burns" | "launches" | "market";
@@ -152,6 +162,18 @@ export function loadConfig(env: Env = process.env): Config {
   if (trustProxyHeader !== null && !/^[a-z0-9-]{1,64}$/.test(trustProxyHeader)) {
     throw new ConfigError("TRUST_PROXY must name a header, e.g. x-forwarded-for");
   }
+  const trustedProxies = (str(env, "TRUSTED_PROXIES") ?? "127.0.0.0/8,::1/128").split(",").map((c) => c.trim()).filter(Boolean);
+  try {
+    parseTrustedProxies(trustedProxies);
+  } catch {
+    throw new ConfigError("TRUSTED_PROXIES must be a comma-separated list of CIDRs, e.g. 10.0.0.0/8,::1/128");
+  }
+  for (const name of ["CRON_SECRET", "ADMIN_SECRET", "METRICS_SECRET"]) {
+    const secret = str(env, name);
+    if (secret !== null && secret.length < MIN_BEARER_SECRET_CHARS) throw new ConfigError(`${name} must be at least ${MIN_BEARER_SECRET_CHARS} characters`);
+  }
+  const publicUrl = url(env, "PUBLIC_URL", `http://localhost:${port}`)!;
+  if (chain === "pump" && !publicUrl.startsWith("https://")) throw new ConfigError("PUBLIC_URL must be an https URL on a real chain");
   const logLevel = (str(env, "LOG_LEVEL") ?? "info").toLowerCase();
   if (!["debug", "info", "warn", "error"].includes(logLevel)) {
     throw new ConfigError("LOG_LEVEL must be debug, info, warn or error");
@@ -162,7 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: str(env, "HOST") ?? "0.0.0.0",
     dataDir,
     databasePath: join(dataDir, "service.db"),
-    publicUrl: url(env, "PUBLIC_URL", `http://localhost:${port}`)!,
+    publicUrl,
     chain,
     rpcUrl,
     grpcUrl,
@@ -214,6 +236,9 @@ export function loadConfig(env: Env = process.env): Config {
     },
     marketApiUrl: url(env, "MARKET_API_URL", chain === "pump" ? "https://api.dexscreener.com" : null),
     logLevel: logLevel as Config["logLevel"],
+    trustedProxies,
+    hsts: chain === "pump",
+    uploadBytesPerIpDay: int(env, "UPLOAD_BYTES_PER_IP_DAY", 64 * 1024 * 1024, 0, 1024 * 1024 * 1024),
   };
 }
 

@@ -10,6 +10,7 @@ import { registerJobs } from "./jobs/register";
 import { buildService } from "./service";
 import { startIndexer } from "../indexer/index";
 import { indexerMetrics } from "./metrics/routes";
+import { serverBodyMaxBytes } from "./http/body-limit";
 
 const config = loadConfigOrExit();
 setLogLevel(config.logLevel);
@@ -24,7 +25,8 @@ if (config.demo && chain.local) {
 // The indexer keeps readings and confirmations live between job runs; JOBS=off stops it too.
 const indexer = config.jobsEnabled ? startIndexer(service.ctx, chain) : null;
 if (indexer) service.ctx.extraMetrics = [() => indexerMetrics(indexer.state())];
-const server = service.app.listen({ port: config.port, hostname: config.host });
+// Bun refuses bodies over the largest route limit itself; each route's own limit is enforced while reading.
+const server = service.app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: serverBodyMaxBytes(config) });
 if (config.jobsEnabled) service.ctx.scheduler.start();
 log.info("service started", {
   url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${server.server?.port ?? config.port}`,

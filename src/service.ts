@@ -7,7 +7,7 @@ import type { ChainServices } from "./chain/services";
 import type { Config } from "./config";
 import type { AppContext } from "./context";
 import { createApp } from "./http/app";
-import { RateLimiter } from "./http/rate-limit";
+import { LIMITER_SWEEP_MS, RateLimiter } from "./http/rate-limit";
 import { createServiceMetrics } from "./metrics/registry";
 import { Scheduler } from "./jobs/scheduler";
 import { verifyLedger } from "./ledger/verify";
@@ -49,6 +49,9 @@ export function buildService(
     now: options.now ?? Date.now,
   };
   const app = createApp(ctx);
+  // Expired rate-limit buckets go on a timer, so a request never pays for the others' windows.
+  const limiterSweep = setInterval(() => ctx.limiter.sweepExpired(), LIMITER_SWEEP_MS);
+  limiterSweep.unref?.();
   let closed = false;
   return {
     ctx,
@@ -56,6 +59,7 @@ export function buildService(
     async close() {
       if (closed) return;
       closed = true;
+      clearInterval(limiterSweep);
       await scheduler.stop();
       closeDatabase(db);
     },

@@ -9,7 +9,8 @@ import { accountFigures } from "../ledger/figures";
 import { settingsInForce } from "../settings/service";
 import { idpConfigured } from "../auth/idp";
 import { handlesOf, type Routing } from "./identity";
-import { accountRecord, payoutsOf, type AccountToken, type Payout } from "./record";
+import { accountRecord, payoutsPage, type AccountToken, type Payout } from "./record";
+import { ACCOUNT_PAGE_SIZE } from "./pages";
 
 export interface SignedOut {
   signedIn: false;
@@ -34,6 +35,9 @@ export interface SignedIn extends Omit<SignedOut, "signedIn"> {
   handles: string[];
   tokens: AccountToken[];
   payouts: Payout[];
+  /** where `GET /api/me/tokens` and `/api/me/payouts` continue; null when the list is whole */
+  tokensNextCursor: string | null;
+  payoutsNextCursor: string | null;
   minClaimLamports: string;
   autopayMinLamports: string;
   claimsPaused: boolean;
@@ -71,6 +75,7 @@ export function meOf(db: Db, config: Config, idpUserId: string): SignedIn | Sign
     if (record) break;
   }
   const figures = accountFigures(db, "user", idpUserId);
+  const payouts = record ? { payouts: record.payouts, nextCursor: record.payoutsNextCursor } : payoutsPage(db, idpUserId, null, ACCOUNT_PAGE_SIZE);
   const settings = settingsInForce(db, config);
   return {
     ...signedOut(config),
@@ -89,7 +94,9 @@ export function meOf(db: Db, config: Config, idpUserId: string): SignedIn | Sign
     balanceLamports: figures.balanceLamports.toString(),
     handles,
     tokens: record?.tokens ?? [],
-    payouts: record?.payouts ?? payoutsOf(db, idpUserId),
+    payouts: payouts.payouts,
+    tokensNextCursor: record?.tokensNextCursor ?? null,
+    payoutsNextCursor: payouts.nextCursor,
     minClaimLamports: settings.minClaimLamports.toString(),
     autopayMinLamports: settings.autopayMinLamports.toString(),
     claimsPaused: settings.claimsPaused,

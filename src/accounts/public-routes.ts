@@ -6,7 +6,8 @@ import { badRequest, notFound } from "../http/errors";
 import { errors, Int, handleKey, IsoTimeSchema, LamportsSchema, NullableIsoTime, NullableString } from "../http/public-schemas";
 import { jsonBody, readMemo } from "../http/read-memo";
 import { RoutingSchema } from "../tokens/schemas";
-import { accountRecord } from "./record";
+import { accountOwnerOf, accountRecord, accountTokensPage, payoutsPage } from "./record";
+import { pageLimit, parsePayoutCursor, parseTokenCursor } from "./pages";
 
 export const PayoutSchema = t.Object(
   {
@@ -51,14 +52,38 @@ export const AccountRecordSchema = t.Object(
     paidLamports: LamportsSchema,
     burnedLamports: LamportsSchema,
     balanceLamports: LamportsSchema,
-    tokens: t.Array(AccountTokenSchema),
-    payouts: t.Array(PayoutSchema),
+    tokens: t.Array(AccountTokenSchema, { description: "newest launch first; the first 100, the rest from /api/idp/{handle}/tokens" }),
+    payouts: t.Array(PayoutSchema, { description: "newest first; the first 100, the rest from /api/idp/{handle}/payouts" }),
+    tokensNextCursor: t.Union([t.String(), t.Null()], { description: "cursor of GET /api/idp/{handle}/tokens for the tokens after these; null when tokens is the whole list" }),
+    payoutsNextCursor: t.Union([t.String(), t.Null()], { description: "cursor of GET /api/idp/{handle}/payouts for the payouts after these; null when payouts is the whole list" }),
   },
   { title: "AccountRecord" },
 );
 
+export const AccountTokensPageSchema = t.Object(
+  { tokens: t.Array(AccountTokenSchema), nextCursor: t.Union([t.String(), t.Null()], { description: "null on the last page" }) },
+  { title: "AccountTokensPage" },
+);
+
+export const PayoutsPageSchema = t.Object(
+  { payouts: t.Array(PayoutSchema), nextCursor: t.Union([t.String(), t.Null()], { description: "null on the last page" }) },
+  { title: "PayoutsPage" },
+);
+
+const PageQuerySchema = t.Object({
+  cursor: t.String({ description: "the nextCursor (or the record's tokensNextCursor/payoutsNextCursor) of the previous page" }),
+  limit: t.Optional(t.String({ description: "1 to 100, default 100" })),
+});
+
 export function accountPublicRoutes(ctx: AppContext) {
   const memo = readMemo(ctx.db);
+  const ownerOf = (raw: string) => {
+    const handle = handleKey(raw);
+    if (!handle) throw badRequest("The handle must be 1 to 15 letters, digits or underscores.");
+    const owner = accountOwnerOf(ctx.db, handle);
+    if (!owner) throw notFound("No token launched here names this handle yet.");
+    return owner;
+  };
   return new Elysia({ name: "accounts-public" }).get(
     "/api/idp/:handle",
     ({ params, set }) => {
@@ -84,5 +109,36 @@ export function accountPublicRoutes(ctx: AppContext) {
         description: "Once a handle is pinned, the figures cover every handle pinned to the same user id.",
       },
     },
-  );
+  )
+    .get(
+      "/api/idp/:handle/tokens",
+      ({ params, query, set }) => {
+        set.headers["cache-control"] = CACHE.publicRead;
+        const owner = ownerOf(params.handle);
+        const after = parseTokenCursor(query.cursor);
+        return accountTokensPage(ctx.db, owner, after, pageLimit(query.limit));
+      },
+      {
+        params: t.Object({ handle: t.String() }),
+        query: PageQuerySchema,
+        response: { 200: AccountTokensPageSchema, ...errors(400, 404, 429) },
+        detail: { tags: ["public"], summary: "More tokens of an account record", description: "Pages after the record's first 100 tokens, newest launch first." },
+      },
+    )
+    .get(
+      "/api/idp/:handle/payouts",
+      ({ params, query, set }) => {
+        set.headers["cache-control"] = CACHE.publicRead;
+        const owner = ownerOf(params.handle);
+        const beforeId = parsePayoutCursor(query.cursor);
+        if (!owner.idpUserId) return { payouts: [], nextCursor: null };
+        return payoutsPage(ctx.db, owner.idpUserId, beforeId, pageLimit(query.limit));
+      },
+      {
+        params: t.Object({ handle: t.String() }),
+        query: PageQuerySchema,
+        response: { 200: PayoutsPageSchema, ...errors(400, 404, 429) },
+        detail: { tags: ["public"], summary: "More payouts of an account record", description: "Pages after the record's first 100 payouts, newest first." },
+      },
+    );
 }

@@ -8,6 +8,7 @@ import type { Db } from "../../db/client";
 import { accountFigures, creditsByToken, type MoneyFigures } from "../ledger/figures";
 import { isoMs, isoMsOrNull } from "../http/public-schemas";
 import { imageUrlOf } from "../tokens/queries";
+import { ACCOUNT_PAGE_SIZE, payoutCursor, tokenCursor, type TokenPosition } from "./pages";
 
 export interface AccountToken {
   mint: string;
@@ -44,6 +45,10 @@ export interface AccountRecord {
   balanceLamports: string;
   tokens: AccountToken[];
   payouts: Payout[];
+  /** where `GET /api/idp/:handle/tokens` continues; null when `tokens` is the whole list */
+  tokensNextCursor: string | null;
+  /** where `GET /api/idp/:handle/payouts` continues; null when `payouts` is the whole list */
+  payoutsNextCursor: string | null;
 }
 
 interface HandleRow {
@@ -60,6 +65,7 @@ interface HandleRow {
 
 interface TokenRow {
   tokenId: bigint;
+  launchedAtMs: bigint;
   mint: string;
   name: string;
   symbol: string;
@@ -100,14 +106,14 @@ function moneyOf(db: Db, kind: "user" | "handle", ref: string): { figures: Money
   return fresh;
 }
 
-/** Every payout of a user id, newest first (SPEC Payout). */
-export function payoutsOf(db: Db, idpUserId: string): Payout[] {
+/** Every payout of a user id, newest first (SPEC Payout); or one page of them, strictly older than `beforeId`. */
+export function payoutsOf(db: Db, idpUserId: string, page: { beforeId?: number | null; limit?: number } = {}): Payout[] {
   const rows = db.$client
     .query(
       `SELECT id, lamports, wallet, kind, status, signature, created_at_ms AS createdAtMs, confirmed_at_ms AS confirmedAtMs
-         FROM payouts WHERE idp_user_id = ? ORDER BY id DESC`,
+         FROM payouts WHERE idp_user_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
     )
-    .all(idpUserId) as {
+    .all(idpUserId, page.beforeId ?? Number.MAX_SAFE_INTEGER, page.limit ?? -1) as {
     id: bigint; lamports: bigint; wallet: string; kind: Payout["kind"]; status: Payout["status"];
     signature: string | null; createdAtMs: bigint; confirmedAtMs: bigint | null;
   }[];
@@ -121,6 +127,69 @@ export function payoutsOf(db: Db, idpUserId: string): Payout[] {
     createdAt: isoMs(p.createdAtMs),
     confirmedAt: isoMsOrNull(p.confirmedAtMs),
   }));
+}
+
+/** One page of payouts and the cursor of the next (null on the last page). */
+export function payoutsPage(db: Db, idpUserId: string, beforeId: number | null, limit: number): { payouts: Payout[]; nextCursor: string | null } {
+  const rows = payoutsOf(db, idpUserId, { beforeId, limit: limit + 1 });
+  const payouts = rows.slice(0, limit);
+  return { payouts, nextCursor: rows.length > limit ? payoutCursor(payouts[payouts.length - 1]!.id) : null };
+}
+
+/**
+ * One page of the tokens naming an account, newest launch first: every handle pinned to the user
+ * id once pinned (bps summed per token), else the handle's own. Credits come from the caller's
+ * ledger reading so the page agrees with the figures beside it.
+ */
+export function accountTokensPage(
+  db: Db,
+  owner: { idpUserId: string | null; handle: string },
+  after: TokenPosition | null,
+  limit: number,
+  credits: Map<number, bigint> = owner.idpUserId ? moneyOf(db, "user", owner.idpUserId).credits : moneyOf(db, "handle", owner.handle).credits,
+): { tokens: AccountToken[]; nextCursor: string | null } {
+  const c = db.$client;
+  const afterMs = after?.launchedAtMs ?? Number.MAX_SAFE_INTEGER;
+  const afterMint = after?.mint ?? "";
+  const keyset = after ? "(t.launched_at_ms < ?2 OR (t.launched_at_ms = ?2 AND t.mint < ?3))" : "(?2 IS NOT NULL AND ?3 IS NOT NULL)";
+  const tokenRows = (
+    owner.idpUserId
+      ? c.query(
+          `SELECT t.id AS tokenId, t.launched_at_ms AS launchedAtMs, t.mint, t.name, t.symbol, t.image_uri AS imageUri,
+                  EXISTS (SELECT 1 FROM token_images i WHERE i.token_id = t.id) AS hasImage, SUM(r.bps) AS bps
+             FROM token_recipients r JOIN tokens t ON t.id = r.token_id
+            WHERE r.handle IN (SELECT handle FROM handles WHERE idp_user_id = ?1) AND ${keyset}
+            GROUP BY t.id ORDER BY t.launched_at_ms DESC, t.mint DESC LIMIT ?4`,
+        )
+      : c.query(
+          `SELECT t.id AS tokenId, t.launched_at_ms AS launchedAtMs, t.mint, t.name, t.symbol, t.image_uri AS imageUri,
+                  EXISTS (SELECT 1 FROM token_images i WHERE i.token_id = t.id) AS hasImage, r.bps
+             FROM token_recipients r JOIN tokens t ON t.id = r.token_id
+            WHERE r.handle = ?1 AND ${keyset}
+            ORDER BY t.launched_at_ms DESC, t.mint DESC LIMIT ?4`,
+        )
+  ).all(owner.idpUserId ?? owner.handle, afterMs, afterMint, limit + 1) as TokenRow[];
+  const page = tokenRows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    tokens: page.map((r) => ({
+      mint: r.mint,
+      name: r.name,
+      symbol: r.symbol,
+      imageUrl: imageUrlOf(r.mint, Number(r.hasImage) === 1, r.imageUri),
+      bps: Number(r.bps),
+      creditedLamports: (credits.get(Number(r.tokenId)) ?? 0n).toString(),
+    })),
+    nextCursor: tokenRows.length > limit && last ? tokenCursor({ launchedAtMs: Number(last.launchedAtMs), mint: last.mint }) : null,
+  };
+}
+
+/** The user id a handle's money belongs to (null before pinning), or undefined when no token names the handle. */
+export function accountOwnerOf(db: Db, handle: string): { idpUserId: string | null; handle: string } | undefined {
+  const named = db.$client.query("SELECT 1 FROM token_recipients WHERE handle = ? LIMIT 1").get(handle);
+  if (!named) return undefined;
+  const row = db.$client.query("SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?").get(handle) as { idpUserId: string | null } | null;
+  return { idpUserId: row?.idpUserId ?? null, handle };
 }
 
 /** The record, or null when no token launched here names the handle. */
@@ -153,25 +222,8 @@ export function accountRecord(db: Db, handle: string): AccountRecord | null {
 
   const pinnedTo = profile.idpUserId;
   const { figures, credits } = pinnedTo ? moneyOf(db, "user", pinnedTo) : moneyOf(db, "handle", handle);
-  const tokenRows = (
-    pinnedTo
-      ? c.query(
-          `SELECT t.id AS tokenId, t.mint, t.name, t.symbol, t.image_uri AS imageUri,
-                  EXISTS (SELECT 1 FROM token_images i WHERE i.token_id = t.id) AS hasImage, SUM(r.bps) AS bps
-             FROM token_recipients r JOIN tokens t ON t.id = r.token_id
-            WHERE r.handle IN (SELECT handle FROM handles WHERE idp_user_id = ?)
-            GROUP BY t.id ORDER BY t.launched_at_ms DESC, t.mint DESC`,
-        )
-      : c.query(
-          `SELECT t.id AS tokenId, t.mint, t.name, t.symbol, t.image_uri AS imageUri,
-                  EXISTS (SELECT 1 FROM token_images i WHERE i.token_id = t.id) AS hasImage, r.bps
-             FROM token_recipients r JOIN tokens t ON t.id = r.token_id
-            WHERE r.handle = ?
-            ORDER BY t.launched_at_ms DESC, t.mint DESC`,
-        )
-  ).all(pinnedTo ?? handle) as TokenRow[];
-
-  const payouts = pinnedTo ? payoutsOf(db, pinnedTo) : [];
+  const tokens = accountTokensPage(db, { idpUserId: pinnedTo, handle }, null, ACCOUNT_PAGE_SIZE, credits);
+  const payouts = pinnedTo ? payoutsPage(db, pinnedTo, null, ACCOUNT_PAGE_SIZE) : { payouts: [], nextCursor: null };
 
   const claimed = pinnedTo !== null && profile.firstSignInAtMs !== null;
   return {
@@ -187,14 +239,9 @@ export function accountRecord(db: Db, handle: string): AccountRecord | null {
     paidLamports: figures.paidLamports.toString(),
     burnedLamports: figures.burnedLamports.toString(),
     balanceLamports: figures.balanceLamports.toString(),
-    tokens: tokenRows.map((r) => ({
-      mint: r.mint,
-      name: r.name,
-      symbol: r.symbol,
-      imageUrl: imageUrlOf(r.mint, Number(r.hasImage) === 1, r.imageUri),
-      bps: Number(r.bps),
-      creditedLamports: (credits.get(Number(r.tokenId)) ?? 0n).toString(),
-    })),
-    payouts,
+    tokens: tokens.tokens,
+    payouts: payouts.payouts,
+    tokensNextCursor: tokens.nextCursor,
+    payoutsNextCursor: payouts.nextCursor,
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The signed-in account routes: `GET /api/me`, `POST /api/claim`, `POST /api/routing`. The account
+ * The signed-in account routes: `GET /api/me` (and the pages of its tokens and payouts), `POST /api/claim`, `POST /api/routing`. The account
  * always comes from the session cookie; no body field names a user id or a handle.
  */
 import { Elysia } from "elysia";
@@ -15,6 +15,8 @@ import { InsufficientBalanceError, PayoutInFlightError, queuePayout } from "../p
 import { getClaimsPaused, getMinClaimLamports } from "../settings/service";
 import { setRouting, type Routing } from "./identity";
 import { meOf, signedOut } from "./me";
+import { pageLimit, parsePayoutCursor, parseTokenCursor } from "./pages";
+import { accountTokensPage, payoutsPage } from "./record";
 import { checkPayoutWallet, parseWalletAddress } from "./wallet";
 
 const I64_MAX = 9_223_372_036_854_775_807n;
@@ -70,6 +72,30 @@ export function accountRoutes(ctx: AppContext) {
         }
         return meOf(ctx.db, ctx.config, session.idpUserId);
       },
+      { detail: { hide: true } },
+    )
+    .get(
+      "/api/me/tokens",
+      ({ request, query, set }) =>
+        privately(() => {
+          set.headers["cache-control"] = CACHE.private;
+          const session = requireSession(ctx, request);
+          const q = query as Record<string, string | undefined>;
+          const after = parseTokenCursor(q.cursor ?? "");
+          return accountTokensPage(ctx.db, { idpUserId: session.idpUserId, handle: "" }, after, pageLimit(q.limit));
+        }),
+      { detail: { hide: true } },
+    )
+    .get(
+      "/api/me/payouts",
+      ({ request, query, set }) =>
+        privately(() => {
+          set.headers["cache-control"] = CACHE.private;
+          const session = requireSession(ctx, request);
+          const q = query as Record<string, string | undefined>;
+          const beforeId = parsePayoutCursor(q.cursor ?? "");
+          return payoutsPage(ctx.db, session.idpUserId, beforeId, pageLimit(q.limit));
+        }),
       { detail: { hide: true } },
     )
     .post(

@@ -11,8 +11,9 @@ import { CACHE } from "../http/cache";
 import { badRequest, forbidden, notFound, unauthorized } from "../http/errors";
 import { adminOverview, adminTokens, auditPageEvent } from "./page-service";
 import {
-  ADMIN_SESSION_TTL_MS, adminAuthorized, adminCookie, adminSessionValid, createAdminSession, deleteAdminSession, sameOriginWrite, secretMatches,
+  ADMIN_SESSION_TTL_MS, adminCookie, adminSessionValid, createAdminSession, deleteAdminSession, sameOriginWrite, secretMatches,
 } from "./session";
+import { adminAuthorized } from "./authorized";
 
 export function adminPageRoutes(ctx: AppContext) {
   const configured = () => {

@@ -6,8 +6,8 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
 import { badRequest, notFound } from "../http/errors";
-import { bearerMatches } from "../jobs/routes";
-import { adminAuthorized } from "./session";
+import { requestMeta } from "../http/request-meta";
+import { adminAuthorized } from "./authorized";
 import { AdminInputError, AdminNotFoundError, auditLog, performAdminAction, type AdminAction } from "./service";
 
 function parseBody(body: unknown): { reason: string | null; mint?: string; lamports?: bigint } {
@@ -25,6 +25,7 @@ function parseBody(body: unknown): { reason: string | null; mint?: string; lampo
 }
 
 export function adminRoutes(ctx: AppContext) {
+  // The front door checked this before the body was read; checked again so no route depends on it.
   const guard = (request: Request) => {
     if (!adminAuthorized(ctx, request)) throw notFound();
   };
@@ -33,7 +34,8 @@ export function adminRoutes(ctx: AppContext) {
     const parsed = parseBody(body);
     const action = build(parsed);
     try {
-      performAdminAction(ctx.db, { actor: "admin-api", reason: parsed.reason, nowMs: ctx.now() }, action);
+      const meta = requestMeta(request);
+      performAdminAction(ctx.db, { actor: "admin-api", reason: parsed.reason, nowMs: ctx.now(), requestId: meta?.id ?? null, clientIp: meta?.ip ?? null }, action);
     } catch (error) {
       if (error instanceof AdminInputError) throw badRequest(error.message);
       if (error instanceof AdminNotFoundError) throw notFound(error.message);

@@ -25,6 +25,9 @@ export interface AdminActor {
   actor: string;
   reason: string | null;
   nowMs: number;
+  /** the API call's x-request-id and client IP, for the audit row (absent from the CLI) */
+  requestId?: string | null;
+  clientIp?: string | null;
 }
 
 export type AdminAction =
@@ -43,8 +46,8 @@ const I64_MAX = 9_223_372_036_854_775_807n;
 
 function audit(db: Db, who: AdminActor, action: string, subject: string | null): void {
   db.$client
-    .query("INSERT INTO admin_audit (at_ms, actor, action, subject, reason) VALUES (?, ?, ?, ?, ?)")
-    .run(who.nowMs, who.actor, action, subject, who.reason);
+    .query("INSERT INTO admin_audit (at_ms, actor, action, subject, reason, request_id, client_ip) VALUES (?, ?, ?, ?, ?, ?, ?)")
+    .run(who.nowMs, who.actor, action, subject, who.reason, who.requestId ?? null, who.clientIp ?? null);
 }
 
 function checkMint(mint: string): void {
@@ -77,7 +80,7 @@ export function performAdminAction(db: Db, who: AdminActor, request: AdminAction
     case "set_platform_token":
       checkMint(request.mint);
       // Writes its own audit row in its own transaction.
-      setPlatformToken(db, request.mint, who.actor, who.reason, who.nowMs);
+      setPlatformToken(db, request.mint, who.actor, who.reason, who.nowMs, { requestId: who.requestId, clientIp: who.clientIp });
       return;
     case "hide_token":
     case "unhide_token": {
@@ -124,11 +127,18 @@ export interface AuditRow {
   action: string;
   subject: string | null;
   reason: string | null;
+  requestId: string | null;
+  clientIp: string | null;
 }
 
 export function auditLog(db: Db, limit: number): AuditRow[] {
   const rows = db.$client
-    .query("SELECT id, at_ms AS atMs, actor, action, subject, reason FROM admin_audit ORDER BY id DESC LIMIT ?")
-    .all(Math.min(Math.max(1, limit), 500)) as { id: bigint; atMs: bigint; actor: string; action: string; subject: string | null; reason: string | null }[];
-  return rows.map((r) => ({ id: Number(r.id), at: new Date(Number(r.atMs)).toISOString(), actor: r.actor, action: r.action, subject: r.subject, reason: r.reason }));
+    .query("SELECT id, at_ms AS atMs, actor, action, subject, reason, request_id AS requestId, client_ip AS clientIp FROM admin_audit ORDER BY id DESC LIMIT ?")
+    .all(Math.min(Math.max(1, limit), 500)) as {
+    id: bigint; atMs: bigint; actor: string; action: string; subject: string | null; reason: string | null; requestId: string | null; clientIp: string | null;
+  }[];
+  return rows.map((r) => ({
+    id: Number(r.id), at: new Date(Number(r.atMs)).toISOString(), actor: r.actor, action: r.action, subject: r.subject, reason: r.reason,
+    requestId: r.requestId, clientIp: r.clientIp,
+  }));
 }

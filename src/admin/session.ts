@@ -11,7 +11,6 @@ import { timingSafeEqual } from "node:crypto";
 import type { Db } from "../../db/client";
 import type { Config } from "../config";
 import { cookiesSecure, readCookie } from "../auth/cookies";
-import { bearerMatches } from "../jobs/routes";
 
 export const ADMIN_SESSION_TTL_MS = 8 * 60 * 60 * 1000;
 export const ADMIN_COOKIE_PATH = "/api/admin";
@@ -80,9 +79,8 @@ export function adminCookie(config: Config, token: string, maxAgeMs: number): st
   return parts.join("; ");
 }
 
-/** Bearer ADMIN_SECRET, or the operator page's session cookie (same-origin for writes). */
-export function adminAuthorized(ctx: { db: Db; config: Config; now: () => number }, request: Request): boolean {
-  if (bearerMatches(request.headers.get("authorization"), ctx.config.adminSecret)) return true;
+/** The operator page's session cookie (same-origin for writes); the bearer is checked in ./authorized. */
+export function pageSessionAuthorized(ctx: { db: Db; config: Config; now: () => number }, request: Request): boolean {
   if (!adminSessionValid(ctx.db, ctx.config, request, ctx.now())) return false;
   return READS.has(request.method) || sameOriginWrite(request, ctx.config);
 }

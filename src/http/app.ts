@@ -21,46 +21,20 @@ import { adminPageRoutes } from "../admin/page-routes";
 import { openapiPlugin } from "./openapi";
 import { log } from "../lib/log";
 import { webRoutes } from "../web";
-import { clientIp } from "./client-ip";
+import { bodyWasTooLarge } from "./body-limit";
 import { errorResponse, HttpError } from "./errors";
-import { limitRuleFor } from "./rate-limit";
-
-/** Largest request body any route accepts (the launch image upload is the big one). */
-export const MAX_BODY_BYTES = 8 * 1024 * 1024;
-
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
-
-/** Per-request bookkeeping for logs and metrics, keyed by the Request object itself. */
-const started = new WeakMap<Request, { atMs: number; id: string }>();
+import { createFrontDoor } from "./front-door";
+import { requestMeta } from "./request-meta";
 
 export function createApp(ctx: AppContext) {
+  const screenRequest = createFrontDoor(ctx);
   return new Elysia({ normalize: true })
-    .onRequest(({ request, server, set }) => {
-      // An incoming id is kept only when well-formed, so a client cannot inject into the logs.
-      const incoming = request.headers.get("x-request-id");
-      const id = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
-      started.set(request, { atMs: performance.now(), id });
-      set.headers["x-request-id"] = id;
-      const url = new URL(request.url);
-      const length = Number(request.headers.get("content-length") ?? "0");
-      if (Number.isFinite(length) && length > MAX_BODY_BYTES) {
-        return errorResponse(413, "The request body is too large.");
-      }
-      if (!ctx.config.rateLimit) return;
-      const rule = limitRuleFor(request.method, url.pathname);
-      if (!rule) return;
-      const socket = server?.requestIP(request)?.address ?? null;
-      const ip = clientIp(request, socket, { trustProxyHeader: ctx.config.trustProxyHeader });
-      const decision = ctx.limiter.hit(rule, ip);
-      Object.assign(set.headers, decision.headers);
-      if (!decision.allowed) {
-        return errorResponse(429, "Too many requests; retry after the time in retry-after.", decision.headers);
-      }
-    })
+    .onRequest((c) => screenRequest(c))
     .onError(({ code, error, set, request }) => {
       const headers = Object.fromEntries(
-        Object.entries(set.headers).filter(([k]) => k.startsWith("x-ratelimit-") || k === "x-request-id"),
+        Object.entries(set.headers).filter(([k]) => k.startsWith("x-ratelimit-") || k === "x-request-id" || k === "strict-transport-security"),
       ) as Record<string, string>;
+      if (bodyWasTooLarge(request)) return errorResponse(413, "The request body is too large.", headers);
       if (error instanceof HttpError) return errorResponse(error.status, error.message, { ...headers, ...error.headers });
       switch (code) {
         case "NOT_FOUND":
@@ -70,13 +44,13 @@ export function createApp(ctx: AppContext) {
         case "PARSE":
           return errorResponse(400, "The request body could not be read; send a JSON object.", headers);
         default: {
-          log.error("request failed", { requestId: started.get(request)?.id, method: request.method, path: new URL(request.url).pathname, error });
+          log.error("request failed", { requestId: requestMeta(request)?.id, method: request.method, path: new URL(request.url).pathname, error });
           return errorResponse(500, "Something went wrong on our side; try again later.", headers);
         }
       }
     })
     .onAfterResponse({ as: "global" }, ({ request, route, set, response }) => {
-      const info = started.get(request);
+      const info = requestMeta(request);
       if (!info) return;
       const status = response instanceof Response ? response.status : typeof set.status === "number" ? set.status : 200;
       const seconds = (performance.now() - info.atMs) / 1000;

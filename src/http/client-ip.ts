@@ -1,26 +1,72 @@
 /**
  * The client IP for rate limits. The socket address is the truth; a proxy header is believed only
- * when TRUST_PROXY names it, and even then only a well-formed IP is taken from it (the last hop the
- * trusted proxy appended), so a client cannot pick its own bucket.
+ * when TRUST_PROXY names it AND the socket is one of TRUSTED_PROXIES, and even then only a
+ * well-formed IP is taken from it (the last hop the trusted proxy appended), so a client cannot
+ * pick its own bucket. A request with no socket address was handed over in-process (a test, a
+ * script) or over a unix socket only local processes can open; both count as the proxy.
  */
-import { isIP } from "node:net";
+import { BlockList, isIP } from "node:net";
 
 export interface ClientIpOptions {
   trustProxyHeader: string | null;
+  /** CIDRs whose sockets may set the proxy header; null believes no socket */
+  trustedProxies?: BlockList | null;
 }
 
-export function clientIp(
-  request: Request,
-  socketAddress: string | null,
-  options: ClientIpOptions,
-): string {
-  if (options.trustProxyHeader) {
+function normalize(address: string): string {
+  // An IPv4 client reaching a dual-stack socket shows as ::ffff:a.b.c.d; it is the IPv4 client.
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
+  return mapped ? mapped[1]! : address;
+}
+
+function socketIsTrusted(socketAddress: string | null, list: BlockList | null | undefined): boolean {
+  if (socketAddress === null) return true;
+  if (!list) return false;
+  const address = normalize(socketAddress);
+  const family = isIP(address);
+  if (family === 0) return false;
+  return list.check(address, family === 6 ? "ipv6" : "ipv4");
+}
+
+export function clientIp(request: Request, socketAddress: string | null, options: ClientIpOptions): string {
+  if (options.trustProxyHeader && socketIsTrusted(socketAddress, options.trustedProxies)) {
     const raw = request.headers.get(options.trustProxyHeader);
     if (raw) {
       const parts = raw.split(",").map((p) => p.trim()).filter(Boolean);
       const last = parts[parts.length - 1];
-      if (last && last.length <= 45 && isIP(last)) return last;
+      if (last && last.length <= 45 && isIP(last)) return normalize(last);
     }
   }
-  return socketAddress ?? "unknown";
+  return socketAddress === null ? "unknown" : normalize(socketAddress);
+}
+
+/**
+ * The key a client is limited under: an IPv4 address as is, an IPv6 address by its /64 (one
+ * subscriber usually holds a whole /64, so per-address buckets would be free for the taking).
+ */
+export function limitKeyOf(ip: string): string {
+  if (isIP(ip) !== 6) return ip;
+  const [head, tail] = ip.split("::") as [string, string | undefined];
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  // An embedded IPv4 tail (::a.b.c.d forms) takes two groups; only the first four groups matter anyway.
+  const rightGroups = right.reduce((n, g) => n + (g.includes(".") ? 2 : 1), 0);
+  const groups = tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - rightGroups)).fill("0"), ...right];
+  const prefix = groups.slice(0, 4).map((g) => (parseInt(g, 16) || 0).toString(16));
+  return `${prefix.join(":")}::/64`;
+}
+
+/** TRUSTED_PROXIES as a BlockList; throws on a bad entry (config turns it into one line). */
+export function parseTrustedProxies(cidrs: string[]): BlockList {
+  const list = new BlockList();
+  for (const entry of cidrs) {
+    const [address, prefixRaw] = entry.split("/") as [string, string | undefined];
+    const family = isIP(address);
+    if (family === 0) throw new Error(`not a CIDR: ${entry}`);
+    const max = family === 6 ? 128 : 32;
+    const prefix = prefixRaw === undefined ? max : /^\d{1,3}$/.test(prefixRaw) ? Number(prefixRaw) : NaN;
+    if (!(prefix >= 0 && prefix <= max)) throw new Error(`not a CIDR: ${entry}`);
+    list.addSubnet(address, prefix, family === 6 ? "ipv6" : "ipv4");
+  }
+  return list;
 }

@@ -11,6 +11,7 @@ import { DexScreenerMarket, type MarketData } from "../market/adapter";
 import { refreshMarket } from "../market/job";
 import { intentsWhere, PREVIEW_KEY_PREFIX } from "./intents";
 import { LANDING_GRACE_MS, settleIntent } from "./service";
+import { deleteDeadLaunchObjects } from "./uploads";
 
 /** Tokens whose bonding-curve state one run reads, in batches of this size. */
 export const BONDED_BATCH = 100;
@@ -37,6 +38,7 @@ export async function runLaunchesJob(ctx: AppContext, job: JobHandle): Promise<{
       `DELETE FROM local_objects WHERE cid LIKE '${PREVIEW_KEY_PREFIX}%'
          AND substr(cid, ${PREVIEW_KEY_PREFIX.length + 1}) IN (SELECT id FROM launch_intents WHERE status = 'expired')`,
     ).run();
+    deleteDeadLaunchObjects(db, expireBefore, LANDING_GRACE_MS);
     return a + b;
   });
 

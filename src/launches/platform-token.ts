@@ -8,17 +8,21 @@ import { immediate } from "../ledger/ledger";
 import { PLATFORM_TOKEN_MINT_KEY } from "../settings/service";
 import { isAddress } from "./draft";
 
-export function setPlatformToken(db: Db, mint: string, actor: string, reason: string | null, nowMs: number = Date.now()): void {
+export function setPlatformToken(
+  db: Db,
+  mint: string,
+  actor: string,
+  reason: string | null,
+  nowMs: number = Date.now(),
+  origin: { requestId?: string | null; clientIp?: string | null } = {},
+): void {
   if (!isAddress(mint)) throw badRequest("The platform token must be a base58 mint address.");
   if (actor.trim() === "") throw new RangeError("an admin action needs an actor");
   immediate(db, () => {
     const c = db.$client;
     c.query("INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2").run(PLATFORM_TOKEN_MINT_KEY, mint);
-    c.query("INSERT INTO admin_audit (at_ms, actor, action, subject, reason) VALUES (?, ?, 'set_platform_token', ?, ?)").run(
-      nowMs,
-      actor,
-      mint,
-      reason,
-    );
+    c.query(
+      "INSERT INTO admin_audit (at_ms, actor, action, subject, reason, request_id, client_ip) VALUES (?, ?, 'set_platform_token', ?, ?, ?, ?)",
+    ).run(nowMs, actor, mint, reason, origin.requestId ?? null, origin.clientIp ?? null);
   });
 }

@@ -8,6 +8,8 @@ import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
 import { badRequest, notFound } from "../http/errors";
 import { errors, IsoTimeSchema } from "../http/public-schemas";
+import { limitKeyOf } from "../http/client-ip";
+import { requestMeta } from "../http/request-meta";
 import { TokenDetailSchema } from "../tokens/schemas";
 import { DraftSchema } from "./draft";
 import { proxyRpc } from "./rpc-proxy";
@@ -127,7 +129,7 @@ export function launchRoutes(ctx: AppContext) {
     )
     .post(
       "/api/launch/metadata",
-      async ({ body, set }) => {
+      async ({ body, set, request }) => {
         set.headers["cache-control"] = CACHE.private;
         const b = (body ?? {}) as Record<string, unknown>;
         const image = await bytesOf(b.image);
@@ -136,7 +138,8 @@ export function launchRoutes(ctx: AppContext) {
           throw badRequest("Send multipart parts intent, signature and image.");
         }
         if (b.thumbnail !== undefined && b.thumbnail !== "" && !thumbnail) throw badRequest("The thumbnail part must be a file.");
-        return uploadMetadata(ctx, { intent: b.intent, signature: b.signature, image, thumbnail });
+        const ip = requestMeta(request)?.ip;
+        return uploadMetadata(ctx, { intent: b.intent, signature: b.signature, image, thumbnail, clientKey: ip ? limitKeyOf(ip) : undefined });
       },
       {
         // Parsed but not validated by schema: a wrong image must answer 413/415, not a generic 400.
@@ -184,12 +187,14 @@ export function launchRoutes(ctx: AppContext) {
         detail: {
           ...detail(
             "JSON-RPC proxy for the launch page",
-            "Forwards the few chain methods the launch page uses. This site's pages only (403 otherwise). Sends or " +
-              "simulates only transactions that call the launch program. 502 when the provider fails.",
+            "Forwards the few chain methods the launch page uses (getGenesisHash, getBalance, getSignatureStatuses, " +
+              "sendTransaction, simulateTransaction), with only the parameters the page sends. This site's pages only (403 " +
+              "otherwise). Sends or simulates only the create or first buy of a launch prepared here, paid by its wallet, " +
+              "within its window. 120 a minute per IP. 502 when the provider fails.",
           ),
           responses: {
             200: { description: "the provider's JSON-RPC answer (result or error)" },
-            400: { description: "not an allowed method or not a launch transaction" },
+            400: { description: "not an allowed method or parameter shape, or not the create/first buy of an open launch of this site" },
             403: { description: "request from another site" },
             429: { description: "rate limited" },
             502: { description: "the provider failed" },

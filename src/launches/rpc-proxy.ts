@@ -1,26 +1,20 @@
 /**
  * `POST /api/rpc`: the launch page's window onto the chain. It forwards a short list of JSON-RPC
  * methods to the configured provider so the provider's URL and key never reach a browser, answers
- * only this site's pages, and sends or simulates only transactions that call the launch program,
- * so the key cannot be borrowed to relay anything else.
+ * only this site's pages, and sends or simulates only the create or first buy of a launch prepared
+ * here (rpc-guard.ts), so the key cannot be borrowed to relay anything else.
  */
 import { VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { AppContext } from "../context";
 import { badGateway, badRequest, forbidden, unavailable } from "../http/errors";
 import { log } from "../lib/log";
+import { checkedParams, checkLaunchTransaction } from "./rpc-guard";
 
-/** What the launch page uses: balance, blockhash, fee, send/simulate, and polling the signature. */
+/** What the launch page uses: which chain it is on, the wallet's balance, send/simulate, and polling the signature. */
 export const ALLOWED_METHODS: ReadonlySet<string> = new Set([
   "getBalance",
-  "getLatestBlockhash",
-  "isBlockhashValid",
-  "getFeeForMessage",
-  "getMinimumBalanceForRentExemption",
   "getSignatureStatuses",
-  "getBlockHeight",
-  "getSlot",
-  "getAccountInfo",
   "getGenesisHash",
   "sendTransaction",
   "simulateTransaction",
@@ -103,6 +97,7 @@ export async function proxyRpc(ctx: AppContext, request: Request, body: unknown)
   const rpc = parseRequest(body);
   const localOnly = LOCAL_CHAIN_ONLY_METHODS.has(rpc.method) && ctx.config.chain === "local" && ctx.chain?.launchProgram.kind === "local";
   if (!ALLOWED_METHODS.has(rpc.method) && !localOnly) throw badRequest("That JSON-RPC method is not available here.");
+  rpc.params = checkedParams(rpc.method, rpc.params);
   if (TRANSACTION_METHODS.has(rpc.method)) {
     if (!ctx.chain) throw unavailable("Launches are not available on this deployment.");
     const tx = decodeTransaction(rpc.params);
@@ -110,6 +105,7 @@ export async function proxyRpc(ctx: AppContext, request: Request, body: unknown)
     if (!callsLaunchProgram(tx, program.programId, program.kind)) {
       throw badRequest("Only launch transactions can be sent or simulated here.");
     }
+    checkLaunchTransaction(ctx, tx, program);
   }
 
   let response: Response;

@@ -26,6 +26,10 @@ import {
 } from "./intents";
 import { launchMessage, verifyWalletSignature } from "./message";
 import { objectStoreFor } from "./storage";
+import { publishLaunchObjects, refundOnFailure, releaseUploadBytes, reserveUploadBytes } from "./uploads";
+
+/** What the metadata JSON of one launch may add to its image's bytes: a draft is a few KB at most. */
+const UPLOAD_METADATA_ALLOWANCE_BYTES = 8 * 1024;
 
 /**
  * After the window, a create transaction handed out inside it can still land for as long as its
@@ -123,6 +127,8 @@ export interface MetadataRequest {
   signature: string;
   image: Uint8Array;
   thumbnail: Uint8Array | null;
+  /** the uploading client's limit key (IP, or IPv6 /64), for the daily byte allowance */
+  clientKey?: string;
 }
 
 export interface MetadataResponse {
@@ -169,7 +175,12 @@ export async function uploadMetadata(ctx: AppContext, req: MetadataRequest): Pro
   let imageUri = intent.imageUri;
   // A repeated upload (a lost answer, a stale blockhash) reuses what was pinned: same address, new transaction.
   if (!metadataUri || !imageUri) {
-    const store = objectStoreFor(ctx.config, ctx.db, ctx.now);
+    const clientKey = req.clientKey ?? "unknown";
+    const reservedBytes = req.image.length + UPLOAD_METADATA_ALLOWANCE_BYTES;
+    reserveUploadBytes(ctx.db, clientKey, reservedBytes, ctx.config.uploadBytesPerIpDay, ctx.now());
+    const store = refundOnFailure(objectStoreFor(ctx.config, ctx.db, ctx.now, intent.id), () =>
+      releaseUploadBytes(ctx.db, clientKey, reservedBytes, ctx.now()),
+    );
     const draft = intent.draft;
     imageUri = (await store.putFile(req.image, CONTENT_TYPES[type], `${intent.mint}.${type}`)).uri;
     const metadata = {
@@ -357,6 +368,7 @@ export async function settleIntent(ctx: AppContext, chain: ChainServices, intent
     ctx.now(),
   );
   transition(ctx.db, intent.id, ["metadata", "failed", "expired"], "confirmed", { signature, error: null });
+  publishLaunchObjects(ctx.db, [intent.imageUri, intent.metadataUri]);
   dropPreview(ctx.db, intent.id);
   return { kind: "confirmed" };
 }

@@ -85,6 +85,8 @@ export class LocalStore implements ObjectStore {
     private readonly db: Db,
     private readonly publicUrl: string,
     private readonly now: () => number,
+    /** the launch intent storing: its objects stay pending (not served) until it is confirmed */
+    private readonly intentId: string | null = null,
   ) {}
 
   async putFile(bytes: Uint8Array, contentType: string): Promise<StoredObject> {
@@ -97,21 +99,26 @@ export class LocalStore implements ObjectStore {
 
   private put(bytes: Uint8Array, contentType: string): StoredObject {
     const cid = createHash("sha256").update(bytes).digest("hex");
+    // A pending object named again belongs to the newest launch naming it, so it outlives the old one.
     this.db.$client
-      .query("INSERT INTO local_objects (cid, content_type, body, created_at_ms) VALUES (?, ?, ?, ?) ON CONFLICT (cid) DO NOTHING")
-      .run(cid, contentType, bytes, this.now());
+      .query(
+        `INSERT INTO local_objects (cid, content_type, body, created_at_ms, pending, intent_id) VALUES (?, ?, ?, ?, ?, ?)
+           ON CONFLICT (cid) DO UPDATE SET intent_id = excluded.intent_id WHERE local_objects.pending = 1 AND excluded.pending = 1`,
+      )
+      .run(cid, contentType, bytes, this.now(), this.intentId ? 1 : 0, this.intentId);
     return { uri: `${this.publicUrl}${LOCAL_OBJECTS_PATH}/${cid}` };
   }
 }
 
-export function objectStoreFor(config: Config, db: Db, now: () => number): ObjectStore {
+export function objectStoreFor(config: Config, db: Db, now: () => number, intentId: string | null = null): ObjectStore {
   if (config.ipfs.pinataJwt) return new PinataStore(config.ipfs.pinataApiUrl, config.ipfs.pinataJwt, config.ipfs.gatewayUrl);
-  return new LocalStore(db, config.publicUrl, now);
+  return new LocalStore(db, config.publicUrl, now, intentId);
 }
 
 export function readLocalObject(db: Db, cid: string): { contentType: string; body: Uint8Array } | null {
   if (!/^[0-9a-f]{64}$/.test(cid)) return null;
-  const row = db.$client.query("SELECT content_type AS contentType, body FROM local_objects WHERE cid = ?").get(cid) as
+  // Pending objects belong to a launch not confirmed yet: not served.
+  const row = db.$client.query("SELECT content_type AS contentType, body FROM local_objects WHERE cid = ? AND pending = 0").get(cid) as
     | { contentType: string; body: Uint8Array }
     | null;
   return row;

@@ -37,7 +37,7 @@ describe("GET /api/me", () => {
       [
         "signedIn", "idpConfigured", "devLogin", "idpUserId", "handle", "displayHandle", "name", "avatarUrl", "routing",
         "payoutWallet", "declined", "creditedLamports", "paidLamports", "burnedLamports", "balanceLamports", "handles",
-        "tokens", "payouts", "minClaimLamports", "autopayMinLamports", "claimsPaused",
+        "tokens", "payouts", "tokensNextCursor", "payoutsNextCursor", "minClaimLamports", "autopayMinLamports", "claimsPaused",
       ].sort(),
     );
     expect(b).toMatchObject({

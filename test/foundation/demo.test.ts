@@ -20,7 +20,7 @@ describe("the demo on the embedded defaults", () => {
     const child = Bun.spawn([process.execPath, "run", main], {
       env: {
         ...env, DATA_DIR: dataDir, PORT: String(port), PUBLIC_URL: base, LOCAL_CHAIN_RPC_PORT: "0", LOCAL_CHAIN_GRPC_PORT: "0",
-        LOCAL_CHAIN_SLOT_MS: "100", CRON_SECRET: "demo-cron", SWEEP_MIN_LAMPORTS: "1", LOG_LEVEL: "warn", JOBS: "0",
+        LOCAL_CHAIN_SLOT_MS: "100", CRON_SECRET: "demo-cron-secret-for-tests-0123456789", SWEEP_MIN_LAMPORTS: "1", LOG_LEVEL: "warn", JOBS: "0",
       },
       stdout: "ignore",
       stderr: "inherit",
@@ -41,7 +41,7 @@ describe("the demo on the embedded defaults", () => {
       let aliceCredited = 0n;
       for (let i = 0; i < 40 && aliceCredited === 0n; i++) {
         await Bun.sleep(500);
-        const run = await fetch(`${base}/api/cron/sweep`, { method: "POST", headers: { authorization: "Bearer demo-cron" } });
+        const run = await fetch(`${base}/api/cron/sweep`, { method: "POST", headers: { authorization: "Bearer demo-cron-secret-for-tests-0123456789" } });
         expect(run.status).toBe(200);
         aliceCredited = BigInt((await (await fetch(`${base}/api/idp/alice_demo`)).json()).creditedLamports);
       }

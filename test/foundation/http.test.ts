@@ -65,12 +65,12 @@ describe("GET /api/cron/health", () => {
 
   test("a clean run makes its job fresh; a failed run shows a scrubbed error", async () => {
     let now = Date.now();
-    svc = testService({ CRON_SECRET: "s3cret-value-for-tests" }, { now: () => now });
+    svc = testService({ CRON_SECRET: "s3cret-value-for-tests-0123456789ab" }, { now: () => now });
     svc.ctx.scheduler.register("sweep", async () => {});
     svc.ctx.scheduler.register("payouts", async () => {
       throw new Error("fetch https://rpc.example.com/?api-key=abc failed; check RPC_URL");
     });
-    const auth = { authorization: "Bearer s3cret-value-for-tests" };
+    const auth = { authorization: "Bearer s3cret-value-for-tests-0123456789ab" };
     expect((await svc.json("/api/cron/sweep", { method: "POST", headers: auth })).status).toBe(200);
     const failed = await svc.json("/api/cron/payouts", { method: "POST", headers: auth });
     expect(failed.body.ok).toBe(false);
@@ -100,12 +100,12 @@ describe("cron routes", () => {
     svc.ctx.scheduler.register("sweep", async () => {});
     expect((await svc.call("/api/cron/sweep", { method: "POST", headers: { authorization: "Bearer x" } })).status).toBe(404);
     await svc.cleanup();
-    svc = testService({ CRON_SECRET: "right-secret" });
+    svc = testService({ CRON_SECRET: "right-secret-for-tests-0123456789abc" });
     svc.ctx.scheduler.register("sweep", async () => {});
     expect((await svc.call("/api/cron/sweep", { method: "POST" })).status).toBe(404);
-    expect((await svc.call("/api/cron/sweep", { method: "POST", headers: { authorization: "Bearer wrong-secret" } })).status).toBe(404);
-    expect((await svc.call("/api/cron/nope", { method: "POST", headers: { authorization: "Bearer right-secret" } })).status).toBe(404);
-    expect((await svc.call("/api/cron/sweep", { method: "POST", headers: { authorization: "Bearer right-secret" } })).status).toBe(200);
+    expect((await svc.call("/api/cron/sweep", { method: "POST", headers: { authorization: "Bearer wrong-secret-for-tests-0123456789abc" } })).status).toBe(404);
+    expect((await svc.call("/api/cron/nope", { method: "POST", headers: { authorization: "Bearer right-secret-for-tests-0123456789abc" } })).status).toBe(404);
+    expect((await svc.call("/api/cron/sweep", { method: "POST", headers: { authorization: "Bearer right-secret-for-tests-0123456789abc" } })).status).toBe(200);
   });
 });
 

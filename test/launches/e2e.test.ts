@@ -81,6 +81,8 @@ describe("launch end to end on the local chain", () => {
     // Executed in the open slot: processed, not yet confirmed.
     const pending = await confirm(intent.intent, signature);
     expect(pending.status).toBe(202);
+    // The stored metadata is not served while the launch is unconfirmed...
+    expect((await svc.call(new URL(metadata.metadataUri).pathname)).status).toBe(404);
     expect(pending.body).toEqual({ status: "pending", intent: intent.intent, signature });
 
     chain.local.node.advanceSlots(1);
@@ -88,6 +90,9 @@ describe("launch end to end on the local chain", () => {
     expect(done.status).toBe(200);
     expect(done.body.status).toBe("confirmed");
     const token = done.body.token;
+    // ...and is, with its image, once it is confirmed.
+    expect((await svc.call(new URL(metadata.metadataUri).pathname)).status).toBe(200);
+    expect((await svc.call(new URL(metadata.imageUri).pathname)).status).toBe(200);
     expect(token).toMatchObject({
       mint: mint.publicKey.toBase58(),
       name: "Split Coin",

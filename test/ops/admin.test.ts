@@ -7,7 +7,7 @@ let svc: TestService;
 afterEach(async () => svc && (await svc.cleanup()));
 
 const MINT = "So11111111111111111111111111111111111111112";
-const auth = { authorization: "Bearer admin-secret-for-tests", "content-type": "application/json" };
+const auth = { authorization: "Bearer admin-secret-for-tests-0123456789ab", "content-type": "application/json" };
 
 function seedToken(s: TestService) {
   recordConfirmedLaunch(
@@ -27,14 +27,14 @@ describe("admin routes", () => {
     svc = testService();
     expect((await svc.call("/api/admin/claims/pause", { method: "POST", headers: auth })).status).toBe(404);
     await svc.cleanup();
-    svc = testService({ ADMIN_SECRET: "admin-secret-for-tests" });
+    svc = testService({ ADMIN_SECRET: "admin-secret-for-tests-0123456789ab" });
     expect((await svc.call("/api/admin/claims/pause", { method: "POST", headers: { authorization: "Bearer nope" } })).status).toBe(404);
     expect((await svc.call("/api/admin/claims/pause", { method: "POST" })).status).toBe(404);
     expect((await svc.call("/api/admin/audit")).status).toBe(404);
   });
 
   test("hide and unhide a token: Explore leaves it out, its record still answers, and the audit names each action", async () => {
-    svc = testService({ ADMIN_SECRET: "admin-secret-for-tests" });
+    svc = testService({ ADMIN_SECRET: "admin-secret-for-tests-0123456789ab" });
     seedToken(svc);
     const hide = await svc.json(`/api/admin/tokens/${MINT}/hide`, { method: "POST", headers: auth, body: JSON.stringify({ reason: "spam report" }) });
     expect(hide.status).toBe(200);
@@ -52,7 +52,7 @@ describe("admin routes", () => {
   });
 
   test("pause claims and set thresholds: the values in force are stored and every action audited", async () => {
-    svc = testService({ ADMIN_SECRET: "admin-secret-for-tests" });
+    svc = testService({ ADMIN_SECRET: "admin-secret-for-tests-0123456789ab" });
     expect((await svc.json("/api/admin/claims/pause", { method: "POST", headers: auth, body: "{}" })).status).toBe(200);
     expect((await svc.json("/api/admin/min-claim", { method: "POST", headers: auth, body: JSON.stringify({ lamports: "20000000" }) })).status).toBe(200);
     expect((await svc.json("/api/admin/min-claim", { method: "POST", headers: auth, body: JSON.stringify({ lamports: -1 }) })).status).toBe(400);
@@ -70,7 +70,7 @@ describe("admin routes", () => {
   });
 
   test("the platform token is published through /api/ca", async () => {
-    svc = testService({ ADMIN_SECRET: "admin-secret-for-tests" });
+    svc = testService({ ADMIN_SECRET: "admin-secret-for-tests-0123456789ab" });
     const before = (await svc.json("/api/ca")).body;
     expect(Object.values(before)).toContain(null);
     await svc.json("/api/admin/platform-token", { method: "POST", headers: auth, body: JSON.stringify({ mint: MINT, reason: "launch day" }) });

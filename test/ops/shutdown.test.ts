@@ -20,7 +20,7 @@ describe("graceful shutdown", () => {
     const child = Bun.spawn([process.execPath, "run", main], {
       env: {
         ...env, DATA_DIR: dataDir, PORT: String(port), LOCAL_CHAIN_RPC_PORT: "0", LOCAL_CHAIN_GRPC_PORT: "0",
-        LOCAL_CHAIN_SLOT_MS: "50", CRON_SECRET: "cron-secret", SWEEP_MIN_LAMPORTS: "1", LOG_LEVEL: "warn", JOBS: "0",
+        LOCAL_CHAIN_SLOT_MS: "50", CRON_SECRET: "cron-secret-for-tests-0123456789abcd", SWEEP_MIN_LAMPORTS: "1", LOG_LEVEL: "warn", JOBS: "0",
       },
       stdout: "ignore",
       stderr: "inherit",
@@ -34,7 +34,7 @@ describe("graceful shutdown", () => {
     expect(ready).toBe(true);
     // Let the demo trade a little, then start a sweep and stop the process while it runs.
     await Bun.sleep(1500);
-    const sweep = fetch(`http://127.0.0.1:${port}/api/cron/sweep`, { method: "POST", headers: { authorization: "Bearer cron-secret" } }).catch(() => null);
+    const sweep = fetch(`http://127.0.0.1:${port}/api/cron/sweep`, { method: "POST", headers: { authorization: "Bearer cron-secret-for-tests-0123456789abcd" } }).catch(() => null);
     await Bun.sleep(30);
     child.kill("SIGTERM");
     expect(await child.exited).toBe(0);

@@ -38,6 +38,9 @@ describe("GET /api/idp/:handle", () => {
         { mint: a.mint, name: "A", symbol: expect.any(String), imageUrl: `/api/token-images/${a.mint}`, bps: 10_000, creditedLamports: fromA.toString() },
       ],
       payouts: [],
+      // Paging (hardening): both lists are whole here, so no cursor.
+      tokensNextCursor: null,
+      payoutsNextCursor: null,
     });
   });
 

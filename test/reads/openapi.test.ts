@@ -52,6 +52,7 @@ describe("GET /api/openapi.json", () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
       [
         "/api/ca", "/api/cron/health", "/api/idp/{handle}", "/api/launch/config", "/api/ledger", "/api/proof",
+        "/api/idp/{handle}/payouts", "/api/idp/{handle}/tokens",
         "/api/stats", "/api/token-images/{mint}", "/api/tokens", "/api/tokens/{mint}",
         "/api/launch/intent", "/api/launch/metadata", "/api/launch/confirm", "/api/rpc",
         "/api/tokens/{mint}/history", "/api/proof/history", "/api/idp/{handle}/history",

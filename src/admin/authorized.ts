@@ -1,0 +1,20 @@
+/**
+ * Who may use `/api/admin/*`: the one place that decides it, called by the front door before any
+ * body is read and by the admin routes themselves: `Authorization: Bearer <ADMIN_SECRET>` (scripts,
+ * curl) or the /admin page's session cookie.
+ */
+import type { AppContext } from "../context";
+import { bearerMatches } from "../jobs/routes";
+import { pageSessionAuthorized } from "./session";
+
+/** The page's sign-in takes the key in its body (and has its own limit): the one admin route reached without a credential. */
+export const ADMIN_SIGN_IN_PATH = "/api/admin/session";
+
+/** Whether admin routes exist on this deployment at all; without, every admin path is a 404. */
+export function adminEnabled(ctx: Pick<AppContext, "config">): boolean {
+  return ctx.config.adminSecret !== null;
+}
+
+export function adminAuthorized(ctx: Pick<AppContext, "config" | "db" | "now">, request: Request): boolean {
+  return bearerMatches(request.headers.get("authorization"), ctx.config.adminSecret) || pageSessionAuthorized(ctx, request);
+}

@@ -1,0 +1,190 @@
+/**
+ * What `/api/rpc` lets through: the methods and parameter shapes the launch page sends, rebuilt
+ * from checked values (so no option such as simulate's `accounts` reaches the provider), and for
+ * send/simulate only a transaction whose launch-program instructions create or first-buy the mint
+ * of an open launch intent of this site, within its window, paid by that intent's wallet. An
+ * ordinary buy or sell, or a launch of somebody else's, cannot borrow the operator's provider key.
+ */
+import { PublicKey, type VersionedTransaction } from "@solana/web3.js";
+import bs58 from "bs58";
+import type { AppContext } from "../context";
+import { badRequest } from "../http/errors";
+import { decodeEvent } from "../chain/localnet/program";
+import { intentsWhere, type Intent } from "./intents";
+import { LANDING_GRACE_MS } from "./service";
+
+const COMMITMENTS = new Set(["processed", "confirmed", "finalized"]);
+/** The page polls one signature; a few leave room for a retry. */
+const MAX_SIGNATURES = 10;
+/** The embedded local chain's airdrop the page asks for a test wallet (public/src/pages/launch.ts). */
+const MAX_AIRDROP_LAMPORTS = 10_000_000_000;
+
+const refuse = (what: string) => badRequest(`The JSON-RPC params are not valid: ${what}.`);
+
+function isAddressText(value: unknown): value is string {
+  if (typeof value !== "string" || value.length < 32 || value.length > 44) return false;
+  try {
+    return new PublicKey(value).toBase58() === value;
+  } catch {
+    return false;
+  }
+}
+
+function isSignatureText(value: unknown): value is string {
+  if (typeof value !== "string" || !/^[1-9A-HJ-NP-Za-km-z]{64,90}$/.test(value)) return false;
+  try {
+    return bs58.decode(value).length === 64;
+  } catch {
+    return false;
+  }
+}
+
+/** An options object with only the listed keys, each checked; anything else is refused. */
+function options(value: unknown, allowed: Record<string, (v: unknown) => boolean>): Record<string, unknown> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "object" || Array.isArray(value)) throw refuse("the options must be an object");
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    const check = allowed[key];
+    if (!check) throw refuse(`the option '${key.slice(0, 40)}' is not available here`);
+    if (!check(v)) throw refuse(`the option '${key}' is not valid`);
+    out[key] = v;
+  }
+  return out;
+}
+
+const commitment = (v: unknown) => typeof v === "string" && COMMITMENTS.has(v);
+const encoding = (v: unknown) => v === "base64" || v === "base58";
+const bool = (v: unknown) => typeof v === "boolean";
+const smallInt = (max: number) => (v: unknown) => typeof v === "number" && Number.isSafeInteger(v) && v >= 0 && v <= max;
+
+function arity(params: unknown[], min: number, max: number): void {
+  if (params.length < min || params.length > max) throw refuse(`expected ${min === max ? min : `${min} to ${max}`} params`);
+}
+
+/** The params the provider gets: only the shapes the page uses, rebuilt from checked values. */
+export function checkedParams(method: string, raw: unknown[] | undefined): unknown[] {
+  const params = raw ?? [];
+  const withOptions = (first: unknown[], opts: Record<string, unknown> | undefined) => (opts ? [...first, opts] : first);
+  switch (method) {
+    case "getGenesisHash":
+      arity(params, 0, 0);
+      return [];
+    case "getBalance":
+      arity(params, 1, 2);
+      if (!isAddressText(params[0])) throw refuse("not an address");
+      return withOptions([params[0]], options(params[1], { commitment, minContextSlot: smallInt(Number.MAX_SAFE_INTEGER) }));
+    case "getSignatureStatuses": {
+      arity(params, 1, 2);
+      const list = params[0];
+      if (!Array.isArray(list) || list.length < 1 || list.length > MAX_SIGNATURES || !list.every(isSignatureText)) {
+        throw refuse(`one to ${MAX_SIGNATURES} transaction signatures`);
+      }
+      return withOptions([list], options(params[1], { searchTransactionHistory: bool }));
+    }
+    case "sendTransaction":
+      arity(params, 1, 2);
+      return withOptions(
+        [params[0]],
+        options(params[1], { encoding, preflightCommitment: commitment, skipPreflight: bool, maxRetries: smallInt(10), minContextSlot: smallInt(Number.MAX_SAFE_INTEGER) }),
+      );
+    case "simulateTransaction":
+      arity(params, 1, 2);
+      // No `accounts` (it would read any account through the provider) and no inner instructions.
+      return withOptions([params[0]], options(params[1], { encoding, commitment, sigVerify: bool, replaceRecentBlockhash: bool }));
+    case "requestAirdrop":
+      arity(params, 2, 2);
+      if (!isAddressText(params[0])) throw refuse("not an address");
+      if (!smallInt(MAX_AIRDROP_LAMPORTS)(params[1]) || (params[1] as number) <= 0) throw refuse("not an airdrop amount");
+      return [params[0], params[1]];
+    default:
+      throw badRequest("That JSON-RPC method is not available here.");
+  }
+}
+
+export type LaunchOp = {
+  kind: "create" | "buy" | "other";
+  mint: string | null;
+  /** for a buy: the most SOL it may spend, when the instruction says (null otherwise) */
+  maxSolLamports?: bigint | null;
+};
+
+function u64At(data: Uint8Array, offset: number): bigint | null {
+  if (data.length < offset + 8) return null;
+  return Buffer.from(data).readBigUInt64LE(offset);
+}
+
+const PUMP_CREATE = ["181ec828051c0777", "d6904cec5f8b31b4"];
+const PUMP_BUY = "66063d1201daebea";
+const PUMP_BUY_EXACT_SOL_IN = "38fc74089edfcd5f";
+
+/**
+ * The launch-program instructions of a transaction and what each does. Program ids and the mint
+ * are read from the static keys only: an address from a lookup table is not resolved (unknown).
+ */
+export function launchOpsOf(tx: VersionedTransaction, program: { kind: "pump" | "local"; programId: string }): LaunchOp[] {
+  const keys = tx.message.staticAccountKeys.map((k) => k.toBase58());
+  const ops: LaunchOp[] = [];
+  for (const ix of tx.message.compiledInstructions) {
+    const programKey = keys[ix.programIdIndex];
+    const accounts = ix.accountKeyIndexes.map((i) => keys[i] ?? "");
+    if (program.kind === "pump") {
+      if (programKey !== program.programId) continue;
+      const disc = Buffer.from(ix.data.slice(0, 8)).toString("hex");
+      if (PUMP_CREATE.includes(disc)) ops.push({ kind: "create", mint: accounts[0] || null });
+      // buy: amount, max_sol_cost; buy_exact_sol_in: spendable_sol_in, min_tokens_out (PUMP.md §4).
+      else if (disc === PUMP_BUY) ops.push({ kind: "buy", mint: accounts[2] || null, maxSolLamports: u64At(ix.data, 16) });
+      else if (disc === PUMP_BUY_EXACT_SOL_IN) ops.push({ kind: "buy", mint: accounts[2] || null, maxSolLamports: u64At(ix.data, 8) });
+      else ops.push({ kind: "other", mint: null });
+      continue;
+    }
+    // The local program's ops end in a memo signed by its event authority, which `programId` names.
+    if (accounts[0] !== program.programId) continue;
+    const event = decodeEvent({ programId: programKey ?? "", accounts, data: ix.data }, program.programId);
+    if (!event) continue;
+    if (event.e === "create") ops.push({ kind: "create", mint: event.m });
+    else if (event.e === "buy") ops.push({ kind: "buy", mint: event.m, maxSolLamports: /^\d{1,20}$/.test(event.sol) ? BigInt(event.sol) : null });
+    else ops.push({ kind: "other", mint: null });
+  }
+  return ops;
+}
+
+/**
+ * Refuses (400) a transaction that is not the create or first buy of an open launch of this site,
+ * paid by the intent's wallet. A create: the metadata step is done (or its create failed and may be
+ * retried) and the window is open. A first buy without the create (the page sends it after the
+ * confirm on the local chain): the draft has a first buy, the buy spends at most that, and the
+ * window, plus the landing grace confirm also allows, has not closed.
+ */
+export function checkLaunchTransaction(ctx: AppContext, tx: VersionedTransaction, program: { kind: "pump" | "local"; programId: string }): Intent {
+  const ops = launchOpsOf(tx, program);
+  if (ops.length === 0) throw badRequest("Only launch transactions can be sent or simulated here.");
+  const notOurs = () => badRequest("Only the create and first buy of a launch prepared on this site, within its window, can be sent here.");
+  if (ops.some((op) => op.kind === "other" || op.mint === null)) throw notOurs();
+  const mints = new Set(ops.map((op) => op.mint!));
+  if (mints.size !== 1) throw notOurs();
+  const [mint] = [...mints];
+  const intent = intentsWhere(ctx.db, "mint = ?", mint!)[0];
+  if (!intent) throw notOurs();
+  // The deployer pays for its own launch: nobody else's transaction rides on the intent.
+  if (tx.message.staticAccountKeys[0]?.toBase58() !== intent.wallet) throw notOurs();
+  const now = ctx.now();
+  const creates = ops.filter((op) => op.kind === "create").length;
+  const buys = ops.filter((op) => op.kind === "buy");
+  if (creates > 1 || buys.length > 1) throw notOurs();
+  if (creates === 1) {
+    if (intent.status !== "metadata" && intent.status !== "failed") throw notOurs();
+    if (now > intent.expiresAtMs) throw notOurs();
+  } else {
+    if (intent.status !== "metadata" && intent.status !== "failed" && intent.status !== "confirmed") throw notOurs();
+    if (now > intent.expiresAtMs + LANDING_GRACE_MS) throw notOurs();
+  }
+  if (buys.length === 1) {
+    const firstBuyLamports = BigInt(intent.draft.firstBuyLamports);
+    const spend = buys[0]!.maxSolLamports;
+    // pump's plain buy bounds the cost with fees on top; a tenth covers them.
+    const bound = firstBuyLamports + firstBuyLamports / 10n;
+    if (firstBuyLamports <= 0n || spend === null || spend === undefined || spend > bound) throw notOurs();
+  }
+  return intent;
+}
