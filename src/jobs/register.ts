@@ -8,6 +8,7 @@ import type { AppContext } from "../context";
 import { runPayoutsJob } from "../payouts/job";
 import { runSweepJob } from "../sweeps/job";
 import { log } from "../lib/log";
+import { snapshotLiabilitiesAfterRun } from "../liabilities/hook";
 
 export function registerJobs(ctx: AppContext): void {
   // Intents expire and market figures refresh with or without a chain.
@@ -21,10 +22,12 @@ export function registerJobs(ctx: AppContext): void {
       job,
     );
     log.info("sweep run", { ...report });
+    await snapshotLiabilitiesAfterRun(ctx, "sweep");
   });
   scheduler.register("payouts", async (job) => {
     const report = await runPayoutsJob({ db, chain, config, now: ctx.now }, job);
     log.info("payouts run", { ...report });
+    await snapshotLiabilitiesAfterRun(ctx, "payouts");
   });
   scheduler.register("burns", async (job) => {
     const report = await runBurnsJob({ db, chain, now: ctx.now }, job);
