@@ -86,6 +86,8 @@ export const SPEC_LIMITS: { method: string; pattern: RegExp; rule: LimitRule }[]
   { method: "POST", pattern: /^\/api\/launch\/metadata\/?$/, rule: { name: "launch-metadata", limit: 20, windowMs: HOUR } },
   { method: "POST", pattern: /^\/api\/launch\/confirm\/?$/, rule: { name: "launch-confirm", limit: 60, windowMs: MINUTE } },
   { method: "POST", pattern: /^\/api\/rpc\/?$/, rule: { name: "rpc", limit: 120, windowMs: MINUTE } },
+  { method: "GET", pattern: /^\/api\/proof\/liabilities\/?$/, rule: { name: "proof-liabilities", limit: 60, windowMs: MINUTE } },
+  { method: "GET", pattern: /^\/api\/me\/proof\/?$/, rule: { name: "me-proof", limit: 60, windowMs: MINUTE } },
 ];
 
 export function limitRuleFor(method: string, path: string): LimitRule | null {
