@@ -1,6 +1,7 @@
 /**
  * What the money jobs call after their run returns (src/jobs/register.ts): a liability snapshot
- * after every payouts run that moved the books (and at least hourly from either job), the prune of
+ * after every payouts or sweep run that found the books moved since the latest snapshot, and at
+ * least hourly (a snapshot an hour old is renewed either way), the prune of
  * snapshots past a year, and the anchoring of roots not yet on chain. A failure here never undoes
  * the run; a broken ledger invariant still propagates (the service must not publish from books that
  * do not add up).
@@ -13,9 +14,9 @@ import { pruneSnapshots, takeSnapshot } from "./snapshots";
 
 export async function snapshotLiabilitiesAfterRun(ctx: AppContext, job: "payouts" | "sweep"): Promise<void> {
   try {
-    const result = takeSnapshot(ctx.db, ctx.now(), { whenDueOnly: job !== "payouts" });
+    const result = takeSnapshot(ctx.db, ctx.now());
     if (result.taken) {
-      log.info("liability snapshot", { snapshotId: result.snapshotId, leaves: result.leafCount, totalLamports: result.totalLamports.toString() });
+      log.info("liability snapshot", { after: job, snapshotId: result.snapshotId, leaves: result.leafCount, totalLamports: result.totalLamports.toString() });
       pruneSnapshots(ctx.db, ctx.now());
     } else if (result.reason === "incident") {
       log.error("liability snapshot refused: the tree does not match what is owed", {

@@ -65,10 +65,9 @@ export type SnapshotResult =
 
 /**
  * Takes a snapshot at `atMs` in one write transaction (a consistent read of the books), unless the
- * books have not moved since the latest snapshot and it is less than an hour old (`whenDueOnly`:
- * only when it is an hour old).
+ * books have not moved since the latest snapshot and it is less than an hour old.
  */
-export function takeSnapshot(db: Db, atMs: number, options: { whenDueOnly?: boolean } = {}): SnapshotResult {
+export function takeSnapshot(db: Db, atMs: number): SnapshotResult {
   return immediate(db, () => {
     const c = db.$client;
     const latest = c.query("SELECT at_ms AS atMs, posting_id AS postingId FROM liability_snapshots ORDER BY at_ms DESC LIMIT 1").get() as
@@ -79,7 +78,7 @@ export function takeSnapshot(db: Db, atMs: number, options: { whenDueOnly?: bool
       if (Number(latest.atMs) >= atMs) return { taken: false, reason: "same_instant" };
       const due = atMs - Number(latest.atMs) >= SNAPSHOT_EVERY_MS;
       const moved = Number(latest.postingId) !== postingId;
-      if (!due && (options.whenDueOnly || !moved)) return { taken: false, reason: "unchanged" };
+      if (!due && !moved) return { taken: false, reason: "unchanged" };
     }
     const owedLamports = ledgerTotals(db).owedLamports;
     const leaves = currentLiabilities(db).map((l) => ({ ...l, nonce: randomNonce() }));

@@ -9,6 +9,7 @@ import { Connection, Keypair } from "@solana/web3.js";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { launchBrowser } from "../web/browser";
 
 const root = join(import.meta.dir, "..", "..");
 const main = join(root, "src", "main.ts");
@@ -128,7 +129,26 @@ describe("proof of liabilities on the local chain", () => {
         expect(more.code).toBe(1);
         expect(more.out).toContain("NOT VERIFIED");
       }
-      expect(BigInt((await (await fetch(`${base}/api/me`, { headers: { cookie: alice } })).json()).balanceLamports)).toBe(balance - balance / 2n);
+      const left = balance - balance / 2n;
+      expect(BigInt((await (await fetch(`${base}/api/me`, { headers: { cookie: alice } })).json()).balanceLamports)).toBe(left);
+
+      // The signed-in page checks the same proof in the browser and says so in words.
+      const browser = await launchBrowser();
+      try {
+        const [name, value] = alice.split("=") as [string, string];
+        await browser.context.addCookies([{ name, value, url: base }]);
+        const page = await browser.newPage();
+        await page.goto(`${base}/me`);
+        await page.waitForSelector("#liability-proof-result[data-verified]");
+        expect(await page.locator("#liability-proof-result").getAttribute("data-verified")).toBe("true");
+        const words = await page.locator("#liability-proof-result").innerText();
+        const solText = (lamports: bigint) => `${lamports / 1_000_000_000n}.${(lamports % 1_000_000_000n).toString().padStart(9, "0")}`.replace(/\.?0+$/, "");
+        expect(words).toContain(`your ${solText(left)} SOL is inside the published total of ${solText(BigInt(published.totalLamports))} SOL`);
+        expect(await page.locator("#liability-proof-result a").getAttribute("title")).toBe(published.anchorSignature);
+        expect(browser.errors).toEqual([]);
+      } finally {
+        await browser.close();
+      }
     } finally {
       child.kill("SIGTERM");
       await child.exited;
