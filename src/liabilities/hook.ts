@@ -10,6 +10,7 @@ import type { AppContext } from "../context";
 import { LedgerInvariantError } from "../ledger/ledger";
 import { log } from "../lib/log";
 import { anchorSnapshots } from "./anchor";
+import { rememberTree } from "./service";
 import { pruneSnapshots, takeSnapshot } from "./snapshots";
 
 export async function snapshotLiabilitiesAfterRun(ctx: AppContext, job: "payouts" | "sweep"): Promise<void> {
@@ -17,6 +18,7 @@ export async function snapshotLiabilitiesAfterRun(ctx: AppContext, job: "payouts
     const result = takeSnapshot(ctx.db, ctx.now());
     if (result.taken) {
       log.info("liability snapshot", { after: job, snapshotId: result.snapshotId, leaves: result.leafCount, totalLamports: result.totalLamports.toString() });
+      rememberTree(ctx.db, result.snapshotId, result.tree);
       pruneSnapshots(ctx.db, ctx.now());
     } else if (result.reason === "incident") {
       log.error("liability snapshot refused: the tree does not match what is owed", {

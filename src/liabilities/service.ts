@@ -43,9 +43,27 @@ export function snapshotAt(db: Db, atMs: number | null): SnapshotSummary | null 
 const TREES_KEPT = 4;
 const trees = new WeakMap<Db, Map<number, SumTree>>();
 
-function treeOf(db: Db, snapshot: SnapshotSummary): SumTree {
+function cacheOf(db: Db): Map<number, SumTree> {
   let cache = trees.get(db);
   if (!cache) trees.set(db, (cache = new Map()));
+  return cache;
+}
+
+function keep(cache: Map<number, SumTree>, snapshotId: number, tree: SumTree): void {
+  cache.set(snapshotId, tree);
+  for (const key of cache.keys()) {
+    if (cache.size <= TREES_KEPT) break;
+    cache.delete(key);
+  }
+}
+
+/** The tree a snapshot was just built from, so the first proofs of it need not hash it all again. */
+export function rememberTree(db: Db, snapshotId: number, tree: SumTree): void {
+  keep(cacheOf(db), snapshotId, tree);
+}
+
+function treeOf(db: Db, snapshot: SnapshotSummary): SumTree {
+  const cache = cacheOf(db);
   const hit = cache.get(snapshot.id);
   if (hit) return hit;
   const leaves = db.$client
@@ -56,11 +74,7 @@ function treeOf(db: Db, snapshot: SnapshotSummary): SumTree {
   if (toHex(tree.root.hash) !== snapshot.root || tree.root.sumLamports !== snapshot.totalLamports) {
     throw new LedgerInvariantError(`liability snapshot ${snapshot.id} does not rebuild its root`);
   }
-  cache.set(snapshot.id, tree);
-  for (const key of cache.keys()) {
-    if (cache.size <= TREES_KEPT) break;
-    cache.delete(key);
-  }
+  keep(cache, snapshot.id, tree);
   return tree;
 }
 

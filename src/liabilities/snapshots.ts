@@ -10,7 +10,7 @@
 import type { Db } from "../../db/client";
 import { ledgerTotals } from "../ledger/figures";
 import { immediate, LedgerInvariantError } from "../ledger/ledger";
-import { buildTree, leafNode, LiabilityTreeError, randomNonce, toHex } from "./tree";
+import { buildTree, leafNode, LiabilityTreeError, randomNonce, toHex, type SumTree } from "./tree";
 import { anchorMemo } from "./document";
 
 export const SNAPSHOT_EVERY_MS = 60 * 60 * 1000;
@@ -59,37 +59,67 @@ export function currentLiabilities(db: Db): AccountLiability[] {
 }
 
 export type SnapshotResult =
-  | { taken: true; snapshotId: number; atMs: number; root: string; totalLamports: bigint; leafCount: number }
+  | { taken: true; snapshotId: number; atMs: number; root: string; totalLamports: bigint; leafCount: number; tree: SumTree }
   | { taken: false; reason: "unchanged" | "same_instant" }
   | { taken: false; reason: "incident"; owedLamports: bigint; treeLamports: bigint | null; detail: string };
 
+interface SnapshotRead {
+  postingId: number;
+  owedLamports: bigint;
+  leaves: (AccountLiability & { nonce: Uint8Array; hash: Uint8Array })[];
+  tree: SumTree | null;
+  treeError: string | null;
+}
+
+function latestSnapshot(db: Db): { atMs: number; postingId: number } | null {
+  const row = db.$client.query("SELECT at_ms AS atMs, posting_id AS postingId FROM liability_snapshots ORDER BY at_ms DESC LIMIT 1").get() as
+    | { atMs: bigint; postingId: bigint }
+    | null;
+  return row ? { atMs: Number(row.atMs), postingId: Number(row.postingId) } : null;
+}
+
+function skipReason(latest: { atMs: number; postingId: number } | null, atMs: number, postingId: number): "same_instant" | "unchanged" | null {
+  if (!latest) return null;
+  if (latest.atMs >= atMs) return "same_instant";
+  const due = atMs - latest.atMs >= SNAPSHOT_EVERY_MS;
+  return !due && latest.postingId === postingId ? "unchanged" : null;
+}
+
 /**
- * Takes a snapshot at `atMs` in one write transaction (a consistent read of the books), unless the
- * books have not moved since the latest snapshot and it is less than an hour old.
+ * Takes a snapshot at `atMs`, unless the books have not moved since the latest snapshot and it is
+ * less than an hour old. The liabilities and `owedLamports` are read in one read transaction (one
+ * consistent view of the books) and the tree is built inside it, without holding the write lock;
+ * the snapshot, or the incident, is then written in a write transaction of its own.
  */
 export function takeSnapshot(db: Db, atMs: number): SnapshotResult {
+  const c = db.$client;
+  const read = c
+    .transaction((): SnapshotRead | "same_instant" | "unchanged" => {
+      const postingId = Number((c.query("SELECT COALESCE(MAX(id), 0) AS id FROM ledger_postings").get() as { id: bigint }).id);
+      const skip = skipReason(latestSnapshot(db), atMs, postingId);
+      if (skip) return skip;
+      const owedLamports = ledgerTotals(db).owedLamports;
+      const leaves = currentLiabilities(db).map((l) => {
+        const nonce = randomNonce();
+        return { ...l, nonce, hash: leafNode({ nonce, lamports: l.lamports }).hash };
+      });
+      try {
+        const tree = buildTree(leaves.map((l) => ({ hash: l.hash, sumLamports: l.lamports })));
+        return { postingId, owedLamports, leaves, tree, treeError: null };
+      } catch (error) {
+        if (!(error instanceof LiabilityTreeError)) throw error;
+        return { postingId, owedLamports, leaves, tree: null, treeError: error.message };
+      }
+    })
+    .deferred();
+  if (typeof read === "string") return { taken: false, reason: read };
+  const { postingId, owedLamports, leaves, tree } = read;
+
   return immediate(db, () => {
-    const c = db.$client;
-    const latest = c.query("SELECT at_ms AS atMs, posting_id AS postingId FROM liability_snapshots ORDER BY at_ms DESC LIMIT 1").get() as
-      | { atMs: bigint; postingId: bigint }
-      | null;
-    const postingId = Number((c.query("SELECT COALESCE(MAX(id), 0) AS id FROM ledger_postings").get() as { id: bigint }).id);
-    if (latest) {
-      if (Number(latest.atMs) >= atMs) return { taken: false, reason: "same_instant" };
-      const due = atMs - Number(latest.atMs) >= SNAPSHOT_EVERY_MS;
-      const moved = Number(latest.postingId) !== postingId;
-      if (!due && !moved) return { taken: false, reason: "unchanged" };
-    }
-    const owedLamports = ledgerTotals(db).owedLamports;
-    const leaves = currentLiabilities(db).map((l) => ({ ...l, nonce: randomNonce() }));
-    const nodes = leaves.map((l) => leafNode({ nonce: l.nonce, lamports: l.lamports }));
-    let tree;
-    try {
-      tree = buildTree(nodes);
-    } catch (error) {
-      if (!(error instanceof LiabilityTreeError)) throw error;
-      return incident(db, atMs, owedLamports, null, error.message);
-    }
+    // Another process may have taken one since the read.
+    const skip = skipReason(latestSnapshot(db), atMs, postingId);
+    if (skip) return { taken: false, reason: skip };
+    if (!tree) return incident(db, atMs, owedLamports, null, read.treeError ?? "the tree could not be built");
     if (tree.root.sumLamports !== owedLamports) {
       return incident(db, atMs, owedLamports, tree.root.sumLamports, "the tree's sum is not what the books owe");
     }
@@ -105,8 +135,8 @@ export function takeSnapshot(db: Db, atMs: number): SnapshotResult {
     const insertLeaf = c.prepare(
       "INSERT INTO liability_leaves (snapshot_id, account_kind, account_ref, nonce, lamports, leaf_hash) VALUES (?, ?, ?, ?, ?, ?)",
     );
-    leaves.forEach((l, i) => insertLeaf.run(snapshotId, l.kind, l.ref, l.nonce, l.lamports, nodes[i]!.hash));
-    return { taken: true, snapshotId, atMs, root, totalLamports: owedLamports, leafCount: leaves.length };
+    for (const l of leaves) insertLeaf.run(snapshotId, l.kind, l.ref, l.nonce, l.lamports, l.hash);
+    return { taken: true, snapshotId, atMs, root, totalLamports: owedLamports, leafCount: leaves.length, tree };
   });
 }
 

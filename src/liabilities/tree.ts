@@ -11,7 +11,7 @@
  * Pure functions over bytes and bigints. The nonce hides the amount behind a leaf hash (32 random
  * bytes cannot be guessed), so only the account that is given its nonce can point at its leaf.
  */
-import { createHash } from "node:crypto";
+import { hash as oneShotHash } from "node:crypto";
 
 export const U64_MAX = (1n << 64n) - 1n;
 export const NONCE_BYTES = 32;
@@ -47,15 +47,23 @@ export function u64be(value: bigint): Uint8Array {
   return out;
 }
 
-function sha256(...parts: Uint8Array[]): Uint8Array {
-  const hash = createHash("sha256");
-  for (const part of parts) hash.update(part);
-  return new Uint8Array(hash.digest());
+function sha256(message: Uint8Array): Uint8Array {
+  return new Uint8Array(oneShotHash("sha256", message, "buffer"));
+}
+
+function checkU64(value: bigint): void {
+  if (value < 0n || value > U64_MAX) throw new LiabilityTreeError("an amount does not fit in a u64");
 }
 
 export function leafHash(nonce: Uint8Array, lamports: bigint): Uint8Array {
   if (nonce.length !== NONCE_BYTES) throw new LiabilityTreeError("a nonce is 32 bytes");
-  return sha256(Uint8Array.of(0x00), nonce, u64be(lamports));
+  checkU64(lamports);
+  // 0x00 ‖ nonce ‖ u64be(lamports), written into one buffer: a tree of 100k leaves hashes 200k times.
+  const message = new Uint8Array(1 + NONCE_BYTES + 8);
+  message[0] = 0x00;
+  message.set(nonce, 1);
+  new DataView(message.buffer).setBigUint64(1 + NONCE_BYTES, lamports, false);
+  return sha256(message);
 }
 
 export function leafNode(leaf: Leaf): TreeNode {
@@ -64,20 +72,25 @@ export function leafNode(leaf: Leaf): TreeNode {
 }
 
 export function parentNode(left: TreeNode, right: TreeNode): TreeNode {
+  checkU64(left.sumLamports);
+  checkU64(right.sumLamports);
   const sumLamports = left.sumLamports + right.sumLamports;
   if (sumLamports > U64_MAX) throw new LiabilityTreeError("a node's sum is over 2^64 - 1");
-  return {
-    hash: sha256(Uint8Array.of(0x01), left.hash, u64be(left.sumLamports), right.hash, u64be(right.sumLamports)),
-    sumLamports,
-  };
+  if (left.hash.length !== HASH_BYTES || right.hash.length !== HASH_BYTES) throw new LiabilityTreeError("a node hash is 32 bytes");
+  // 0x01 ‖ leftHash ‖ u64be(leftSum) ‖ rightHash ‖ u64be(rightSum)
+  const message = new Uint8Array(1 + 2 * (HASH_BYTES + 8));
+  const view = new DataView(message.buffer);
+  message[0] = 0x01;
+  message.set(left.hash, 1);
+  view.setBigUint64(1 + HASH_BYTES, left.sumLamports, false);
+  message.set(right.hash, 1 + HASH_BYTES + 8);
+  view.setBigUint64(1 + 2 * HASH_BYTES + 8, right.sumLamports, false);
+  return { hash: sha256(message), sumLamports };
 }
 
+/** Bytewise (unsigned) order, as the leaves are sorted. */
 export function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    if (a[i] !== b[i]) return a[i]! - b[i]!;
-  }
-  return a.length - b.length;
+  return Buffer.compare(a, b);
 }
 
 /** Every level of the tree, leaves (ordered by hash) first, the root's level last. */
@@ -88,10 +101,14 @@ export interface SumTree {
 
 /** Builds the tree from leaf nodes in any order; refuses duplicates (a nonce reused) and overflow. */
 export function buildTree(leaves: readonly TreeNode[]): SumTree {
-  const ordered = [...leaves].sort((a, b) => compareBytes(a.hash, b.hash));
-  for (let i = 1; i < ordered.length; i++) {
-    if (compareBytes(ordered[i - 1]!.hash, ordered[i]!.hash) === 0) throw new LiabilityTreeError("two leaves have the same hash");
+  // Sorted on hex keys: lowercase hex preserves bytewise order, and comparing strings is far
+  // cheaper than a call per comparison at 100k leaves.
+  const keyed = leaves.map((node) => ({ key: toHex(node.hash), node }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (let i = 1; i < keyed.length; i++) {
+    if (keyed[i - 1]!.key === keyed[i]!.key) throw new LiabilityTreeError("two leaves have the same hash");
   }
+  const ordered = keyed.map((k) => k.node);
   for (const leaf of ordered) {
     if (leaf.sumLamports <= 0n || leaf.sumLamports > U64_MAX) throw new LiabilityTreeError("a leaf holds a positive u64 amount");
   }

@@ -6,6 +6,8 @@
  * a tree that does not add up is an incident, not a snapshot.
  */
 import { afterEach, describe, expect, test } from "bun:test";
+import Ajv2020 from "ajv/dist/2020";
+import addFormats from "ajv-formats";
 import { createSession, sessionCookieName } from "../../src/auth/sessions";
 import { accountFigures, ledgerTotals } from "../../src/ledger/figures";
 import { SNAPSHOT_EVERY_MS, SNAPSHOT_KEEP_MS, pruneSnapshots, takeSnapshot } from "../../src/liabilities/snapshots";
@@ -45,6 +47,7 @@ describe("proof of liabilities routes", () => {
     const owed = ledgerTotals(db).owedLamports;
     const result = takeSnapshot(db, T0 + 3000);
     expect(result).toMatchObject({ taken: true, totalLamports: owed, leafCount: 3 });
+    // Not remembered here: the route rebuilds the tree from the stored leaves and must find the same root.
 
     const pub = await svc.json("/api/proof/liabilities");
     expect(pub.status).toBe(200);
@@ -154,12 +157,34 @@ describe("proof of liabilities routes", () => {
     expect(incidents[0]!.tree_lamports - incidents[0]!.owed_lamports).toBe(5n);
   });
 
-  test("the OpenAPI document describes /api/proof/liabilities and not the session route", async () => {
+  test("the OpenAPI document describes /api/proof/liabilities (its answers conform) and not the session route", async () => {
     svc = testService();
     const doc = (await svc.json("/api/openapi.json")).body;
     const op = doc.paths["/api/proof/liabilities"]?.get;
     expect(op).toBeDefined();
     expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["200", "400", "404", "429"]));
+    expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(["at"]);
     expect(doc.paths["/api/me/proof"]).toBeUndefined();
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    const conforms = (status: number, body: unknown) => {
+      const validate = ajv.compile(op.responses[String(status)].content["application/json"].schema);
+      if (!validate(body)) throw new Error(`${status}: ${ajv.errorsText(validate.errors)}`);
+    };
+    const none = await svc.json("/api/proof/liabilities");
+    conforms(404, none.body);
+    const bad = await svc.json("/api/proof/liabilities?at=soon");
+    expect(bad.status).toBe(400);
+    conforms(400, bad.body);
+    history(svc);
+    takeSnapshot(svc.ctx.db, T0 + 3000);
+    const ok = await svc.json("/api/proof/liabilities");
+    expect(ok.status).toBe(200);
+    conforms(200, ok.body);
+    // An anchored snapshot shows its signature, and still conforms.
+    svc.ctx.db.$client.query("UPDATE liability_snapshots SET anchor_signature = ?, anchored_at_ms = ?").run("5".repeat(88), T0 + 4000);
+    const anchored = await svc.json("/api/proof/liabilities");
+    expect(anchored.body.anchorSignature).toBe("5".repeat(88));
+    conforms(200, anchored.body);
   });
 });

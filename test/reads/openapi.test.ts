@@ -54,6 +54,7 @@ describe("GET /api/openapi.json", () => {
         "/api/ca", "/api/cron/health", "/api/idp/{handle}", "/api/launch/config", "/api/ledger", "/api/proof",
         "/api/stats", "/api/token-images/{mint}", "/api/tokens", "/api/tokens/{mint}",
         "/api/launch/intent", "/api/launch/metadata", "/api/launch/confirm", "/api/rpc",
+        "/api/proof/liabilities",
       ].sort(),
     );
     for (const path of ["/api/launch/intent", "/api/launch/metadata", "/api/launch/confirm", "/api/rpc"]) {
