@@ -52,12 +52,14 @@ describe("proof of liabilities routes", () => {
     const pub = await svc.json("/api/proof/liabilities");
     expect(pub.status).toBe(200);
     expect(pub.headers.get("cache-control")).toBe("public, max-age=0, s-maxage=15, stale-while-revalidate=45");
+    expect(pub.headers.get("x-ratelimit-limit")).toBe("60");
     expect(Object.keys(pub.body).sort()).toEqual(["anchorSignature", "at", "leaves", "root", "totalLamports"]);
     expect(pub.body).toMatchObject({ at: new Date(T0 + 3000).toISOString(), totalLamports: owed.toString(), leaves: 3, anchorSignature: null });
 
     const alice = await svc.json("/api/me/proof", { headers: { cookie: cookieFor(svc, "u-alice") } });
     expect(alice.status).toBe(200);
     expect(alice.headers.get("cache-control")).toBe("private, no-store");
+    expect(alice.headers.get("x-ratelimit-limit")).toBe("60");
     // Her balance plus the payout still in flight: both are what she is owed.
     expect(alice.body.leaf.lamports).toBe((accountFigures(db, "user", "u-alice").balanceLamports + 100_000_000n).toString());
     expect(alice.body.root).toBe(pub.body.root);
