@@ -15,6 +15,13 @@ const root = join(import.meta.dir, "..", "..");
 const main = join(root, "src", "main.ts");
 const MEMO_PROGRAM = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr";
 
+async function freePort(): Promise<number> {
+  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = probe.port!;
+  await probe.stop(true);
+  return port;
+}
+
 async function verifyWithScript(dir: string, name: string, proof: unknown): Promise<{ code: number; out: string }> {
   const file = join(dir, `${name}.json`);
   writeFileSync(file, JSON.stringify(proof));
@@ -26,8 +33,8 @@ async function verifyWithScript(dir: string, name: string, proof: unknown): Prom
 describe("proof of liabilities on the local chain", () => {
   test("after a sweep and a claim: a demo recipient's proof verifies, the root is the anchored memo, the total is owedLamports", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "cfl-pol-"));
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
-    const rpcPort = port + 1;
+    const port = await freePort();
+    const rpcPort = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
