@@ -453,3 +453,58 @@ export const uploadUsage = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.clientKey, t.day] })],
 );
+
+// ---------------------------------------------------------------- liabilities (proof of liabilities)
+
+/**
+ * One Merkle sum tree of everything owed at one instant (docs/proof-of-liabilities.md), and the
+ * memo transaction that anchors its root on chain. Kept a year.
+ */
+export const liabilitySnapshots = sqliteTable(
+  "liability_snapshots",
+  {
+    id: rowId("id"),
+    atMs: int("at_ms").notNull(),
+    /** hex of the root hash */
+    root: text("root").notNull(),
+    totalLamports: lamports("total_lamports").notNull(),
+    leafCount: int("leaf_count").notNull(),
+    /** the newest ledger posting the snapshot saw: a later snapshot is needed only once it moves */
+    postingId: int("posting_id").notNull(),
+    /** `liabilities:<root hex>:<totalLamports>:<at ISO>` */
+    memo: text("memo").notNull(),
+    anchorSignature: text("anchor_signature"),
+    anchorLastValidBlockHeight: lamports("anchor_last_valid_block_height"),
+    /** the signed bytes, so a resend is the same transaction */
+    anchorWire: blob("anchor_wire", { mode: "buffer" }),
+    anchoredAtMs: int("anchored_at_ms"),
+  },
+  (t) => [uniqueIndex("liability_snapshots_at").on(t.atMs), index("liability_snapshots_anchored").on(t.anchoredAtMs, t.id)],
+);
+
+/** The leaves of a snapshot. The nonce is secret: only the account's own proof carries it. */
+export const liabilityLeaves = sqliteTable(
+  "liability_leaves",
+  {
+    snapshotId: int("snapshot_id")
+      .notNull()
+      .references(() => liabilitySnapshots.id, { onDelete: "cascade" }),
+    /** 'user' (an identity-provider user id) or 'handle' (a handle not yet pinned) */
+    accountKind: text("account_kind", { enum: ["user", "handle"] }).notNull(),
+    accountRef: text("account_ref").notNull(),
+    nonce: blob("nonce", { mode: "buffer" }).notNull(),
+    lamports: lamports("lamports").notNull(),
+    leafHash: blob("leaf_hash", { mode: "buffer" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.snapshotId, t.accountKind, t.accountRef] })],
+);
+
+/** A tree whose sum was not what the books owe at the same instant: flagged, never published. */
+export const liabilityIncidents = sqliteTable("liability_incidents", {
+  id: rowId("id"),
+  atMs: int("at_ms").notNull(),
+  owedLamports: lamports("owed_lamports").notNull(),
+  /** null when the tree could not be built (a sum over 2^64 - 1) */
+  treeLamports: lamports("tree_lamports"),
+  detail: text("detail").notNull(),
+});

@@ -189,6 +189,10 @@ export interface LaunchProgram {
   decodeBoughtAmount(tx: ConfirmedTransaction, mint: string, owner: string): bigint;
   /** The launch program's creator fee in basis points, read live. */
   creatorFeeBps(): Promise<number>;
+  /** A Memo instruction carrying `text`, naming `signer` (who must sign the transaction). */
+  buildMemo(text: string, signer: PublicKey): TransactionInstruction;
+  /** The memos of a confirmed transaction's top-level instructions, with the signers each names. */
+  decodeMemos(tx: ConfirmedTransaction): { text: string; signers: string[] }[];
   /**
    * The create instructions (and an optional first buy) for the launch page's wallet to sign and
    * send: the deployer pays and signs together with the mint keypair. Optional until both adapters

@@ -15,6 +15,7 @@ import { feedRoutes } from "../ledger/feed-routes";
 import { launchConfigRoutes } from "../launches/config-routes";
 import { launchRoutes } from "../launches/routes";
 import { proofRoutes } from "../proof/routes";
+import { liabilityRoutes } from "../liabilities/routes";
 import { tokenRoutes } from "../tokens/routes";
 import { historyRoutes } from "../history/routes";
 import { adminPageRoutes } from "../admin/page-routes";
@@ -70,6 +71,7 @@ export function createApp(ctx: AppContext) {
     .use(launchConfigRoutes(ctx))
     .use(launchRoutes(ctx))
     .use(proofRoutes(ctx))
+    .use(liabilityRoutes(ctx))
     .use(authRoutes(ctx))
     .use(accountRoutes(ctx))
     .use(adminRoutes(ctx))

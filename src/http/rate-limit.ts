@@ -125,6 +125,8 @@ export const SPEC_LIMITS: { method: string; pattern: RegExp; rule: LimitRule }[]
   // The pages of an account's lists count with the record (and /api/me) they continue.
   { method: "GET", pattern: /^\/api\/idp\/[^/]+\/(payouts|tokens)\/?$/, rule: { name: "idp", limit: 120, windowMs: MINUTE } },
   { method: "GET", pattern: /^\/api\/me\/(payouts|tokens)\/?$/, rule: { name: "me", limit: 120, windowMs: MINUTE } },
+  { method: "GET", pattern: /^\/api\/proof\/liabilities\/?$/, rule: { name: "proof-liabilities", limit: 60, windowMs: MINUTE } },
+  { method: "GET", pattern: /^\/api\/me\/proof\/?$/, rule: { name: "me-proof", limit: 60, windowMs: MINUTE } },
 ];
 
 /** Failed secret attempts on the operator routes, per kind (admin, cron, metrics) and IP. */

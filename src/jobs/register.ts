@@ -9,6 +9,7 @@ import { runPayoutsJob } from "../payouts/job";
 import { runSweepJob } from "../sweeps/job";
 import { log } from "../lib/log";
 import { takeSolvencySnapshot } from "../history/snapshots";
+import { snapshotLiabilitiesAfterRun } from "../liabilities/hook";
 
 export function registerJobs(ctx: AppContext): void {
   // Intents expire and market figures refresh with or without a chain.
@@ -22,11 +23,14 @@ export function registerJobs(ctx: AppContext): void {
       job,
     );
     log.info("sweep run", { ...report });
+    // Liabilities first: their anchor memo is paid from the treasury, which the solvency snapshot then reads.
+    await snapshotLiabilitiesAfterRun(ctx, "sweep");
     await takeSolvencySnapshot({ db, chain, now: ctx.now }, "sweep");
   });
   scheduler.register("payouts", async (job) => {
     const report = await runPayoutsJob({ db, chain, config, now: ctx.now }, job);
     log.info("payouts run", { ...report });
+    await snapshotLiabilitiesAfterRun(ctx, "payouts");
     await takeSolvencySnapshot({ db, chain, now: ctx.now }, "payouts");
   });
   scheduler.register("burns", async (job) => {

@@ -25,9 +25,11 @@ async function treasuryBalance(h: MoneyHarness): Promise<bigint> {
 }
 
 /** Network fees the treasury paid for the service's transactions, read with web3.js from the node. */
-async function feesPaidBy(h: MoneyHarness, table: "sweeps" | "payouts"): Promise<bigint> {
+async function feesPaidBy(h: MoneyHarness, table: "sweeps" | "payouts" | "liability_snapshots"): Promise<bigint> {
   const connection = new Connection(h.local.rpcUrl, "confirmed");
-  const sigs = h.service.ctx.db.$client.query(`SELECT DISTINCT signature FROM ${table} WHERE signature IS NOT NULL`).all() as { signature: string }[];
+  // The liability snapshots' anchor memos are paid by the treasury too (docs/proof-of-liabilities.md).
+  const column = table === "liability_snapshots" ? "anchor_signature" : "signature";
+  const sigs = h.service.ctx.db.$client.query(`SELECT DISTINCT ${column} AS signature FROM ${table} WHERE ${column} IS NOT NULL`).all() as { signature: string }[];
   let fees = 0n;
   for (const { signature } of sigs) {
     const tx = await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: "confirmed" });
@@ -65,7 +67,7 @@ describe("money jobs on the local chain", () => {
     for (const r of after) expect(r.curveLamports + r.poolLamports + r.creatorLamports).toBe(0n);
     const swept = ledgerTotals(db).sweptLamports;
     expect(swept).toBe(unswept.get(a.mint)! + unswept.get(b.mint)!);
-    expect((await treasuryBalance(h)) - treasuryBefore).toBe(swept - (await feesPaidBy(h, "sweeps")));
+    expect((await treasuryBalance(h)) - treasuryBefore).toBe(swept - (await feesPaidBy(h, "sweeps")) - (await feesPaidBy(h, "liability_snapshots")));
 
     // A second sweep with nothing new collects nothing and credits nothing.
     await h.run("sweep");
@@ -80,13 +82,15 @@ describe("money jobs on the local chain", () => {
     h.checkRelations();
     expect(ledgerTotals(db).owedLamports - ledgerTotals(db).unclaimedLamports).toBe(balance);
     const beforePayout = await treasuryBalance(h);
+    const anchorFeesBefore = await feesPaidBy(h, "liability_snapshots");
     await h.run("payouts");
     const payout = db.$client.query("SELECT status, signature FROM payouts WHERE id = ?").get(queued.payoutId) as any;
     expect(payout.status).toBe("confirmed");
     expect((await h.chain.services.reader.getBalances([wallet])).get(wallet)).toBe(balance);
     expect(ledgerTotals(db).paidLamports).toBe(balance);
     const payoutFee = await feesPaidBy(h, "payouts");
-    expect(beforePayout - (await treasuryBalance(h))).toBe(balance + payoutFee);
+    const anchorFees = (await feesPaidBy(h, "liability_snapshots")) - anchorFeesBefore;
+    expect(beforePayout - (await treasuryBalance(h))).toBe(balance + payoutFee + anchorFees);
     h.checkRelations();
     // Paying again does nothing: the payout is confirmed once.
     await h.run("payouts");

@@ -244,7 +244,12 @@ export async function moneyWorld(options: { slotMs?: number; rpcTimeoutMs?: numb
 }
 
 /** Every signature a table holds (sweeps, payouts, burn buys and burns). */
-export function signaturesOf(db: Db, table: "sweeps" | "payouts" | "burn_buys"): string[] {
-  const col = table === "burn_buys" ? "signature AS s FROM burn_buys UNION SELECT burn_signature AS s FROM burn_buys" : `signature AS s FROM ${table}`;
+export function signaturesOf(db: Db, table: "sweeps" | "payouts" | "burn_buys" | "liability_snapshots"): string[] {
+  const col =
+    table === "burn_buys"
+      ? "signature AS s FROM burn_buys UNION SELECT burn_signature AS s FROM burn_buys"
+      : table === "liability_snapshots"
+        ? "anchor_signature AS s FROM liability_snapshots"
+        : `signature AS s FROM ${table}`;
   return (db.$client.query(`SELECT ${col}`).all() as { s: string | null }[]).map((r) => r.s).filter((s): s is string => !!s);
 }

@@ -56,6 +56,7 @@ describe("GET /api/openapi.json", () => {
         "/api/stats", "/api/token-images/{mint}", "/api/tokens", "/api/tokens/{mint}",
         "/api/launch/intent", "/api/launch/metadata", "/api/launch/confirm", "/api/rpc",
         "/api/tokens/{mint}/history", "/api/proof/history", "/api/idp/{handle}/history",
+        "/api/proof/liabilities",
       ].sort(),
     );
     for (const path of ["/api/launch/intent", "/api/launch/metadata", "/api/launch/confirm", "/api/rpc"]) {

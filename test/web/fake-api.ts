@@ -8,6 +8,7 @@ import bs58 from "bs58";
 import { PAGE_PATHS, webBundle } from "../../src/web";
 import { verifyEd25519 as verifySignature } from "./ed25519";
 import * as fx from "./fixtures";
+import { fakeLiabilities } from "./fake-liabilities";
 
 export interface Recorded {
   method: string;
@@ -128,6 +129,12 @@ export class FakeApi {
       return json(q.get("before") ? { events: [], nextBefore: null } : { events: fx.ledger(this.now, this.tokens), nextBefore: "2026-01-01T00:00:00.000001Z" });
     }
     if (method === "GET" && path === "/api/me") return json(this.me());
+    if (method === "GET" && path === "/api/proof/liabilities") return json(fakeLiabilities(this.balance, this.now).published);
+    if (method === "GET" && path === "/api/me/proof") {
+      if (!this.signedInAs) return json({ error: "Sign in first." }, 401);
+      const { proof } = fakeLiabilities(this.balance, this.now);
+      return proof ? json(proof) : notFound("Your account was owed nothing at that snapshot, so it has no leaf in it.");
+    }
     if (method === "POST" && path === "/api/auth/dev-login") {
       this.signedInAs = String(body?.handle ?? "");
       return json({ ok: true, idpUserId: `dev-${this.signedInAs}`, handle: this.signedInAs });

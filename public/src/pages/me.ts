@@ -10,6 +10,7 @@ import type { Me, Routing, SignedInMe } from "../types";
 import { avatar, errorBox, facts, loading, money, notice } from "../ui";
 import { payoutsTable, tokensTable } from "./account";
 import { exportCsvLink } from "../account-history";
+import { liabilityProofBlock } from "./me-proof";
 
 const FINAL_PAYOUT = new Set(["confirmed", "failed", "replaced"]);
 const BASE58_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
@@ -149,6 +150,7 @@ function signedIn(root: HTMLElement, first: SignedInMe, signal: AbortSignal): vo
     exportCsvLink(),
     h("h2", null, "Your tokens"),
     tokens,
+    liabilityProofBlock(me, signal),
   );
   paint();
 }

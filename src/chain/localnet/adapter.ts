@@ -33,6 +33,8 @@ import {
   type LocalProgramConfig,
   type LaunchEvent,
 } from "./program.ts";
+import { MEMO_PROGRAM_ID } from "./program.ts";
+import { memoInstruction, memoTexts } from "../memo.ts";
 
 const MAX_SLIPPAGE_BPS = 5_000;
 
@@ -191,6 +193,14 @@ export class LocalLaunchProgram implements LaunchProgram {
 
   async creatorFeeBps(): Promise<number> {
     return this.config.creatorFeeBps;
+  }
+
+  buildMemo(text: string, signer: PublicKey): TransactionInstruction {
+    return memoInstruction(text, signer, MEMO_PROGRAM_ID);
+  }
+
+  decodeMemos(tx: ConfirmedTransaction): { text: string; signers: string[] }[] {
+    return memoTexts(tx, MEMO_PROGRAM_ID);
   }
 
   private async curveState(mint: string): Promise<CurveState> {

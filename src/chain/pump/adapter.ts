@@ -65,6 +65,7 @@ import {
   pumpPdas,
   tokenAccountAmount,
 } from "./layout";
+import { memoInstruction, memoTexts } from "../memo";
 
 /** Lamports each creator address keeps so it is never left rent-paying (see the header). */
 export const CREATOR_RESERVE_LAMPORTS = RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS;
@@ -478,6 +479,14 @@ export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunch
         quoteMint: NATIVE_MINT,
       });
       return Number(creatorFeeBps.toString());
+    },
+
+    buildMemo(text, signer) {
+      return memoInstruction(text, signer);
+    },
+
+    decodeMemos(tx) {
+      return memoTexts(tx);
     },
   };
 }

@@ -1,0 +1,26 @@
+/**
+ * SPL Memo (v2) instructions, shared by both LaunchProgram adapters: the same program is deployed
+ * on mainnet, devnet and in the local chain. A memo names its signer, so a memo from the treasury
+ * can only have been written by whoever holds the treasury key.
+ */
+import { PublicKey, TransactionInstruction } from "@solana/web3.js";
+import type { ConfirmedTransaction } from "./ports";
+
+export const SPL_MEMO_PROGRAM_ID = new PublicKey("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
+/** What fits comfortably in one transaction next to a signature and the keys. */
+export const MEMO_MAX_BYTES = 500;
+
+export function memoInstruction(text: string, signer: PublicKey, programId = SPL_MEMO_PROGRAM_ID): TransactionInstruction {
+  const data = Buffer.from(text, "utf8");
+  if (data.length === 0 || data.length > MEMO_MAX_BYTES) throw new RangeError(`a memo is 1 to ${MEMO_MAX_BYTES} bytes`);
+  return new TransactionInstruction({ programId, keys: [{ pubkey: signer, isSigner: true, isWritable: false }], data });
+}
+
+/** The memo texts of a transaction's top-level instructions, with the signers each one names. */
+export function memoTexts(tx: ConfirmedTransaction, programId = SPL_MEMO_PROGRAM_ID): { text: string; signers: string[] }[] {
+  const id = programId.toBase58();
+  const decoder = new TextDecoder("utf-8", { fatal: false });
+  return tx.instructions
+    .filter((ix) => ix.programId === id)
+    .map((ix) => ({ text: decoder.decode(ix.data), signers: ix.accounts }));
+}

@@ -1,0 +1,35 @@
+/**
+ * What the money jobs call after their run returns (src/jobs/register.ts): a liability snapshot
+ * after every payouts or sweep run that found the books moved since the latest snapshot, and at
+ * least hourly (a snapshot an hour old is renewed either way), the prune of
+ * snapshots past a year, and the anchoring of roots not yet on chain. A failure here never undoes
+ * the run; a broken ledger invariant still propagates (the service must not publish from books that
+ * do not add up).
+ */
+import type { AppContext } from "../context";
+import { LedgerInvariantError } from "../ledger/ledger";
+import { log } from "../lib/log";
+import { anchorSnapshots } from "./anchor";
+import { rememberTree } from "./service";
+import { pruneSnapshots, takeSnapshot } from "./snapshots";
+
+export async function snapshotLiabilitiesAfterRun(ctx: AppContext, job: "payouts" | "sweep"): Promise<void> {
+  try {
+    const result = takeSnapshot(ctx.db, ctx.now());
+    if (result.taken) {
+      log.info("liability snapshot", { after: job, snapshotId: result.snapshotId, leaves: result.leafCount, totalLamports: result.totalLamports.toString() });
+      rememberTree(ctx.db, result.snapshotId, result.tree);
+      pruneSnapshots(ctx.db, ctx.now());
+    } else if (result.reason === "incident") {
+      log.error("liability snapshot refused: the tree does not match what is owed", {
+        owedLamports: result.owedLamports.toString(),
+        treeLamports: result.treeLamports?.toString() ?? null,
+        detail: result.detail,
+      });
+    }
+    if (ctx.chain) await anchorSnapshots(ctx.db, ctx.chain, { nowMs: ctx.now });
+  } catch (error) {
+    if (error instanceof LedgerInvariantError) throw error;
+    log.warn("liability snapshot or anchor failed; the next run retries", { error });
+  }
+}
