@@ -7,6 +7,7 @@
  *   describeLaunchProgramContract("pump", async () => makePumpHarness());
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { createCloseAccountInstruction } from "@solana/spl-token";
 import type { Keypair, TransactionInstruction } from "@solana/web3.js";
 import { deriveCreatorKeypair } from "../../src/chain/keys";
 import { type SweepItem, packSweeps } from "../../src/chain/packing";
@@ -30,6 +31,8 @@ export interface LaunchHarness {
   gift(address: string, lamports: bigint): Promise<void>;
   /** sign, send and wait for the transaction; returns it as the reader reads it back (also when it failed) */
   submit(instructions: readonly TransactionInstruction[], signers: readonly Keypair[]): Promise<ConfirmedTransaction>;
+  /** false when the emulation cannot execute the launch program's buys (burn-buy cases are skipped there) */
+  supportsBuys?: boolean;
   /** network fee the payer was charged for this transaction */
   feeLamports(tx: ConfirmedTransaction): bigint;
   close(): Promise<void>;
@@ -153,6 +156,31 @@ export function describeLaunchProgramContract(name: string, makeHarness: () => P
       expect(curve + pool - effects[0]!.movedToTreasuryLamports).toBeLessThanOrEqual(MAX_RESERVE_LAMPORTS);
       const after = await h.launch.readVaults([t.token]);
       expect([after[0]!.curveLamports, after[0]!.poolLamports]).toEqual([0n, 0n]);
+    });
+
+    test("a burn buy on the swap venue spends exactly the order: burned equals what left the treasury", async () => {
+      if (!h.supportsPool || !h.supportsBuys) return;
+      const t = await newToken();
+      await h.accrue(t.token, "pool", 2_000_000n);
+      const [reading] = await h.launch.readVaults([t.token]);
+      expect(reading!.bonded).toBe(true);
+      const treasury = h.treasury.publicKey.toBase58();
+      const before = (await h.reader.getBalances([treasury])).get(treasury)!;
+      // an order whose fee split does not round evenly: any unspent remainder would show
+      const orderLamports = 123_456_789n;
+      const plan = await h.launch.buildBurnBuy(t.token, h.treasury.publicKey, orderLamports, 500);
+      const buy = await h.submit(plan.instructions, []);
+      expect(buy.err).toBeNull();
+      const bought = h.launch.decodeBoughtAmount(buy, t.token.mint, treasury);
+      expect(bought).toBeGreaterThanOrEqual(plan.minTokenOut);
+      // burn it and close the account, as the burns job does, so the account's rent comes back
+      const burn = await h.launch.buildBurn(t.token.mint, h.treasury.publicKey, bought);
+      const account = burn[0]!.keys[0]!.pubkey;
+      const burnTx = await h.submit([...burn, createCloseAccountInstruction(account, h.treasury.publicKey, h.treasury.publicKey, [], burn[0]!.programId)], []);
+      expect(burnTx.err).toBeNull();
+      const after = (await h.reader.getBalances([treasury])).get(treasury)!;
+      const networkFees = h.feeLamports(buy) + h.feeLamports(burnTx);
+      expect(before - after - networkFees).toBe(orderLamports);
     });
 
     test("a sweep that fails on chain credits nothing", async () => {

@@ -25,6 +25,7 @@ async function makeLocalHarness(): Promise<LaunchHarness> {
     reader,
     treasury: chain.treasury,
     supportsPool: true,
+    supportsBuys: true,
     async createToken(creator) {
       const r = chain.launch.createToken({ name: "Contract", symbol: "CTR", uri: "https://example.test/c.json", creator: creator.publicKey });
       if (r.err) throw new Error("local create failed");

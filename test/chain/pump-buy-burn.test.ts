@@ -131,7 +131,7 @@ describe("buy for a burn on the PumpSwap pool (migrated)", () => {
   const poolQuote = Keypair.generate().publicKey;
   const protocolRecipient = Keypair.generate().publicKey;
 
-  test("AMM buy: IDL accounts, base out bounded by slippage, quote ceiling = budget, WSOL wrapped and closed", async () => {
+  test("AMM buy_exact_quote_in: IDL accounts, base out bounded by slippage, spends exactly the budget, WSOL wrapped and closed", async () => {
     const pool = await ammProgram.coder.accounts.encode("pool", {
       poolBump: 255, index: 0, creator: pumpPdas.poolAuthority(mint), baseMint: mint, quoteMint: NATIVE_MINT,
       lpMint: Keypair.generate().publicKey, poolBaseTokenAccount: poolBase, poolQuoteTokenAccount: poolQuote,
@@ -167,8 +167,10 @@ describe("buy for a burn on the PumpSwap pool (migrated)", () => {
     expect(plan.minTokenOut).toBeLessThan((noFeeOut * 9_500n) / 10_000n + 1n);
     expect(plan.minTokenOut).toBeGreaterThan((noFeeOut * 9_000n) / 10_000n);
 
-    const buy = plan.instructions.find((ix) => ix.programId.equals(PUMP_AMM_PROGRAM_ID) && Buffer.from(ix.data.subarray(0, 8)).toString("hex") === "66063d1201daebea")!;
-    matchesIdl(buy, idlInstruction(AMM_IDL, "buy"), {
+    const buy = plan.instructions.find((ix) => ix.programId.equals(PUMP_AMM_PROGRAM_ID) && Buffer.from(ix.data.subarray(0, 8)).toString("hex") === "c62e1552b4d9e870")!;
+    expect(buy).toBeDefined();
+    // buy_exact_quote_in shares buy's account list (the SDK's own simulation test swaps only the data)
+    matchesIdl(buy, idlInstruction(AMM_IDL, "buy_exact_quote_in"), {
       pool: poolAddress,
       user: buyer,
       base_mint: mint,
@@ -182,10 +184,15 @@ describe("buy for a burn on the PumpSwap pool (migrated)", () => {
       coin_creator_vault_ata: pumpPdas.ammCreatorVaultWsolAta(creator),
       coin_creator_vault_authority: pumpPdas.ammCreatorVaultAuthority(creator),
     });
-    const coder = ammProgram.coder.instruction as unknown as { decode(data: Buffer): { data: { baseAmountOut: BN; maxQuoteAmountIn: BN } } | null };
-    const args = coder.decode(Buffer.from(buy.data));
-    expect(BigInt(args!.data.baseAmountOut.toString())).toBe(plan.minTokenOut);
-    expect(BigInt(args!.data.maxQuoteAmountIn.toString())).toBe(lamports);
+    // byte for byte what the SDK's own program coder encodes: the budget is spent exactly, fees included
+    const encoded = ammProgram.coder.instruction.encode("buyExactQuoteIn", {
+      spendableQuoteIn: new BN(lamports.toString()),
+      minBaseAmountOut: new BN(plan.minTokenOut.toString()),
+      trackVolume: { 0: true },
+    });
+    expect(Buffer.from(buy.data).toString("hex")).toBe(encoded.toString("hex"));
+    // no exact-out `buy` is left in the bundle: it would leave the slippage allowance unspent
+    expect(plan.instructions.some((ix) => ix.programId.equals(PUMP_AMM_PROGRAM_ID) && Buffer.from(ix.data.subarray(0, 8)).toString("hex") === "66063d1201daebea")).toBe(false);
     // WSOL: wrapped before the buy (exactly the budget), closed after
     const wrap = plan.instructions.find((ix) => ix.programId.toBase58() === SYSTEM)!;
     expect(Buffer.from(wrap.data).readBigUInt64LE(4)).toBe(lamports);

@@ -21,7 +21,7 @@ import {
   buildBuyOp,
   buildCollectOp,
   decodeEvent,
-  feeFor,
+  splitExactSpend,
   mintIsBonded,
   quoteBuy,
   readU64LE,
@@ -148,9 +148,9 @@ export class LocalLaunchProgram implements LaunchProgram {
   async buildBurnBuy(token: TokenRef, buyer: PublicKey, lamports: bigint, slippageBps: number): Promise<BurnBuyPlan> {
     if (!Number.isInteger(slippageBps) || slippageBps < 0 || slippageBps > MAX_SLIPPAGE_BPS) throw new Error("slippageBps out of range");
     const state = await this.curveState(token.mint);
-    // `lamports` is the whole spend: what goes into the curve plus the creator fee on it.
-    const solIn = (lamports * 10_000n) / (10_000n + BigInt(this.config.creatorFeeBps));
-    const fee = feeFor(solIn, this.config.creatorFeeBps);
+    // `lamports` is the whole spend, exactly: what goes into the curve plus the creator fee on it,
+    // so the burned figure booked for the order is what left the buyer.
+    const { solInLamports: solIn, feeLamports: fee } = splitExactSpend(lamports, this.config.creatorFeeBps);
     const quoted = quoteBuy(state, solIn);
     const minTokenOut = (quoted * BigInt(10_000 - slippageBps)) / 10_000n;
     if (minTokenOut <= 0n) throw new Error("buy too small to deliver any token");

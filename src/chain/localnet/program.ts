@@ -161,6 +161,22 @@ export function feeFor(amountLamports: bigint, feeBps: number): bigint {
   return (amountLamports * BigInt(feeBps)) / 10_000n;
 }
 
+/** The fee rounded up: the program accepts either rounding, as pump's ceil-rounded fees do. */
+export function feeForCeil(amountLamports: bigint, feeBps: number): bigint {
+  return (amountLamports * BigInt(feeBps) + 9_999n) / 10_000n;
+}
+
+/**
+ * Splits a budget into what goes into the curve and the creator fee on it so that both add up to
+ * exactly `budgetLamports` (an exact-input buy): the largest input whose rounded-down fee fits,
+ * with the fee taking the rest (never more than the rounded-up fee).
+ */
+export function splitExactSpend(budgetLamports: bigint, feeBps: number): { solInLamports: bigint; feeLamports: bigint } {
+  let solIn = (budgetLamports * 10_000n) / (10_000n + BigInt(feeBps));
+  while (solIn + 1n + feeFor(solIn + 1n, feeBps) <= budgetLamports) solIn++;
+  return { solInLamports: solIn, feeLamports: budgetLamports - solIn };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Builders. Each returns one op: its body followed by its event memo.
 
@@ -479,7 +495,9 @@ export function validateTransaction(
             return fail(LaunchError.InvalidOp, i, "buy op does not match the program");
           }
           if ((curveState.bonded ? "pool" : "curve") !== ev.v) return fail(LaunchError.WrongFeeVault, i, "fee vault does not match the curve state");
-          if (fee !== feeFor(sol, config.creatorFeeBps)) return fail(LaunchError.InvalidArguments, i, "wrong creator fee");
+          if (fee < feeFor(sol, config.creatorFeeBps) || fee > feeForCeil(sol, config.creatorFeeBps)) {
+            return fail(LaunchError.InvalidArguments, i, "wrong creator fee");
+          }
           if (tok === 0n) return fail(LaunchError.NothingToTrade, i, "zero tokens out");
           if (tok > quoteBuy(curveState, sol)) return fail(LaunchError.SlippageExceeded, i, "slippage: too many tokens asked");
         } else {

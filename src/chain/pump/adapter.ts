@@ -52,6 +52,7 @@ import type {
 } from "../ports";
 import {
   DISC,
+  PUMP_AMM_PROGRAM_ID,
   PUMP_PROGRAM_ID,
   RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS,
   TOKEN_2022_PROGRAM_ID,
@@ -63,6 +64,7 @@ import {
   decodeBondingCurve,
   decodeCreateArgs,
   pumpPdas,
+  startsWith,
   tokenAccountAmount,
 } from "./layout";
 
@@ -372,8 +374,14 @@ export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunch
       });
       const minTokenOut = bound(toBigInt(base));
       if (minTokenOut <= 0n) throw new LaunchProgramError("buy too small to deliver any token");
-      // Exact-out buy of the bounded amount with the budget as the quote ceiling: never spends more.
+      // The SDK wraps exactly the budget into WSOL and closes the account after the buy; its `buy`
+      // (exact out, budget as ceiling) would leave the unspent slippage allowance in the treasury
+      // while the whole order is booked as burned. buy_exact_quote_in takes the same accounts and
+      // spends exactly `spendable_quote_in` (fees included), so what is booked is what left.
       const instructions = await PUMP_AMM_SDK.buyInstructions(state, toBN(minTokenOut), toBN(lamports));
+      const buyIx = instructions.find((ix) => ix.programId.equals(PUMP_AMM_PROGRAM_ID) && startsWith(ix.data, DISC.buy));
+      if (!buyIx) throw new LaunchProgramError("the AMM buy instruction is missing");
+      buyIx.data = encodeBuyExactQuoteIn(lamports, minTokenOut);
       return { instructions, minTokenOut };
     },
 
@@ -488,6 +496,16 @@ export function encodeBuyExactSolIn(spendableLamports: bigint, minTokensOut: big
   data.set(DISC.buyExactSolIn, 0);
   data.writeBigUInt64LE(spendableLamports, 8);
   data.writeBigUInt64LE(minTokensOut, 16);
+  data.writeUInt8(1, 24);
+  return data;
+}
+
+/** PumpSwap buy_exact_quote_in args: spendable_quote_in u64, min_base_amount_out u64, track_volume OptionBool(Some(true)). */
+export function encodeBuyExactQuoteIn(spendableLamports: bigint, minBaseOut: bigint): Buffer {
+  const data = Buffer.alloc(8 + 8 + 8 + 1);
+  data.set(DISC.buyExactQuoteIn, 0);
+  data.writeBigUInt64LE(spendableLamports, 8);
+  data.writeBigUInt64LE(minBaseOut, 16);
   data.writeUInt8(1, 24);
   return data;
 }

@@ -27,6 +27,8 @@ export const DISC = {
   collectCoinCreatorFee: hex("a039592ab58b2b42"),
   buy: hex("66063d1201daebea"),
   buyExactSolIn: hex("38fc74089edfcd5f"),
+  /** PumpSwap `buy_exact_quote_in`: spends exactly `spendable_quote_in`, fees included */
+  buyExactQuoteIn: hex("c62e1552b4d9e870"),
   bondingCurveAccount: hex("17b7f83760d8ac60"),
   /** sha256("anchor:event")[..8]: the prefix of every #[event_cpi] self-invocation */
   eventIxTag: hex("e445a52e51cb9a1d"),
