@@ -7,9 +7,14 @@ import type { Db } from "../../db/client";
 import type { VaultReading } from "../chain/ports";
 import { immediate } from "../ledger/ledger";
 
-/** Unswept fees: both vaults plus what somebody else already collected into the creator address. */
+/**
+ * Unswept fees: both vaults plus what somebody else already collected into the creator address,
+ * plus, for a coin whose creator moved to its fee-sharing config, the service key's share of what
+ * waits for distribution (nothing when it cannot be distributed to the service).
+ */
 export function unsweptLamports(reading: VaultReading): bigint {
-  return reading.curveLamports + reading.poolLamports + reading.creatorLamports;
+  const share = reading.feeSharing && reading.feeSharing.blockedReason === null ? reading.feeSharing.shareLamports : 0n;
+  return reading.curveLamports + reading.poolLamports + reading.creatorLamports + share;
 }
 
 export function storeVaultReadings(

@@ -62,7 +62,7 @@ describe("local launch program", () => {
     expect(mint.decimals).toBe(6);
     expect(mint.supply).toBe(1_000_000_000_000_000n);
     const [reading] = await program.readVaults([token]);
-    expect(reading).toEqual({ mint: token.mint, curveLamports: 0n, poolLamports: 0n, creatorLamports: 0n, bonded: false });
+    expect(reading).toEqual({ mint: token.mint, curveLamports: 0n, poolLamports: 0n, creatorLamports: 0n, bonded: false, feeSharing: null });
 
     // the same mint cannot be created twice
     const again = buildCreateOp(chain.programKeys, { payer: deployer.publicKey, mint: new PublicKey(token.mint), creator, name: "X", symbol: "X", uri: "u" });
@@ -157,7 +157,7 @@ describe("local launch program", () => {
     expect(effect).toEqual({ creator: token.creator, collectedLamports: reading!.curveLamports + reading!.poolLamports, movedToTreasuryLamports: reading!.curveLamports + reading!.poolLamports + 2_000_000n });
     const fee = BigInt((await connection.getTransaction(sig, { maxSupportedTransactionVersion: 0 }))!.meta!.fee);
     expect(BigInt(await connection.getBalance(chain.treasury.publicKey))).toBe(treasuryBefore + effect!.movedToTreasuryLamports - fee);
-    expect(await program.readVaults([token])).toEqual([{ mint: token.mint, curveLamports: 0n, poolLamports: 0n, creatorLamports: 0n, bonded: true }]);
+    expect(await program.readVaults([token])).toEqual([{ mint: token.mint, curveLamports: 0n, poolLamports: 0n, creatorLamports: 0n, bonded: true, feeSharing: null }]);
   }, 60_000);
 
   test("a buy then an SPL burn burns exactly what was bought", async () => {

@@ -111,6 +111,24 @@ export function bondingCurveBytes(fields: { complete: boolean; creator: PublicKe
   return new Uint8Array(b);
 }
 
+/** Pump Fees `SharingConfig` bytes as the program writes them (the golden test decodes them with the SDK too). */
+export function sharingConfigBytes(mint: PublicKey, shareholders: { address: PublicKey; shareBps: number }[], active = true): Uint8Array {
+  const b = Buffer.alloc(8 + 3 + 32 + 32 + 1 + 4 + 34 * shareholders.length);
+  Buffer.from("d84a0900388c5d4b", "hex").copy(b, 0);
+  b.writeUInt8(254, 8); // bump
+  b.writeUInt8(1, 9); // version
+  b.writeUInt8(active ? 1 : 0, 10); // ConfigStatus: 0 Paused, 1 Active
+  mint.toBuffer().copy(b, 11);
+  PublicKey.default.toBuffer().copy(b, 43); // admin
+  b.writeUInt8(1, 75); // admin_revoked
+  b.writeUInt32LE(shareholders.length, 76);
+  shareholders.forEach((h, i) => {
+    h.address.toBuffer().copy(b, 80 + 34 * i);
+    b.writeUInt16LE(h.shareBps, 112 + 34 * i);
+  });
+  return new Uint8Array(b);
+}
+
 /** A ChainReader over an in-memory account map: what the adapter sees through any RPC. */
 export function mapReader(accounts: Map<string, AccountSnapshot>): ChainReader & { calls: string[][] } {
   const calls: string[][] = [];

@@ -15,12 +15,14 @@ import type { AccountSnapshot, ChainReader, CompiledInstructionView, ConfirmedTr
 import {
   DISC,
   PUMP_AMM_PROGRAM_ID,
+  PUMP_FEE_PROGRAM_ID,
   PUMP_PROGRAM_ID,
   RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS,
   TOKEN_ACCOUNT_RENT_LAMPORTS,
+  decodeSharingConfig,
   pumpPdas,
 } from "../../../src/chain/pump/layout";
-import { bondingCurveBytes } from "./fixtures";
+import { bondingCurveBytes, sharingConfigBytes } from "./fixtures";
 
 const SYSTEM = SystemProgram.programId.toBase58();
 const ATA_PROGRAM = "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL";
@@ -66,6 +68,24 @@ export class PumpSim {
       owner: PUMP_PROGRAM_ID.toBase58(),
       data: bondingCurveBytes({ complete: false, creator }),
     });
+  }
+
+  /** The creator the token's bonding curve names now. */
+  currentCreator(mint: PublicKey): PublicKey {
+    const curve = this.accounts.get(pumpPdas.bondingCurve(mint).toBase58())!;
+    return new PublicKey(curve.data.subarray(49, 81));
+  }
+
+  /**
+   * What create_fee_sharing_config (or the global admin) does: the coin's sharing config is created
+   * under Pump Fees and becomes the curve's creator; new fees accrue to its vaults from now on.
+   */
+  migrateToSharing(mint: PublicKey, shareholders: { address: PublicKey; shareBps: number }[], active = true): PublicKey {
+    const config = pumpPdas.sharingConfig(mint);
+    const curve = this.accounts.get(pumpPdas.bondingCurve(mint).toBase58())!;
+    config.toBuffer().copy(Buffer.from(curve.data.buffer, curve.data.byteOffset, curve.data.length), 49);
+    this.accounts.set(config.toBase58(), { lamports: 2_000_000n, owner: PUMP_FEE_PROGRAM_ID.toBase58(), data: sharingConfigBytes(mint, shareholders, active) });
+    return config;
   }
 
   /** Fees accruing from trades: lamports into the curve vault, WSOL into the pool vault (migrating the token). */
@@ -232,9 +252,42 @@ export class PumpSim {
       state.delete(key(0));
       return;
     }
+    if (program === PUMP_PROGRAM_ID.toBase58() && Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.distributeCreatorFees))) {
+      const mint = ix.keys[0]!.pubkey;
+      const config = pumpPdas.sharingConfig(mint);
+      if (key(1) !== pumpPdas.bondingCurve(mint).toBase58() || key(2) !== config.toBase58()) fail("ConstraintSeeds");
+      const curve = state.get(key(1));
+      if (!curve || !new PublicKey(curve.data.subarray(49, 81)).equals(config)) fail("Custom(6053)"); // BondingCurveAndSharingConfigCreatorMismatch
+      if (key(3) !== pumpPdas.creatorVault(config).toBase58()) fail("ConstraintSeeds");
+      const configAccount = state.get(key(2));
+      if (!configAccount || configAccount.owner !== PUMP_FEE_PROGRAM_ID.toBase58()) fail("AccountNotInitialized");
+      const { active, shareholders } = decodeSharingConfig(configAccount!.data);
+      if (!active) fail("Custom(6051)"); // SharingConfigNotActive
+      const remaining = ix.keys.slice(7).map((k) => k.pubkey.toBase58());
+      if (remaining.length !== shareholders.length || remaining.some((r, i) => r !== shareholders[i]!.address)) fail("Custom(6054)");
+      const vault = state.get(key(3));
+      const amount = vault && vault.lamports > RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS ? vault.lamports - RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS : 0n;
+      let distributed = 0n;
+      for (const holder of shareholders) {
+        if (!state.has(holder.address)) fail("Custom(6070)"); // UnableToDistributeCreatorFeesToUninitializedAccount
+        const share = (amount * BigInt(holder.shareBps)) / 10_000n;
+        if (share === 0n) continue;
+        vault!.lamports -= share;
+        this.credit(state, holder.address, share);
+        distributed += share;
+        // the vault is a system account: every payout is a System CPI, seen as an inner instruction
+        const data = Buffer.alloc(12);
+        data.writeUInt32LE(2, 0);
+        data.writeBigUInt64LE(share, 4);
+        inner.push({ programId: SYSTEM, accounts: [key(3), holder.address], data: new Uint8Array(data), outerIndex: index });
+      }
+      this.emit(PUMP_PROGRAM_ID, pumpPdas.eventAuthority(), index, eventBody([Uint8Array.from(DISC.distributeCreatorFeesEvent), u64(1_760_000_000n), mint.toBytes(), u64(distributed)]), inner, logs);
+      return;
+    }
     if (program === PUMP_PROGRAM_ID.toBase58() && Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.collectCreatorFee))) {
       const creator = ix.keys[0]!.pubkey;
       if (key(1) !== pumpPdas.creatorVault(creator).toBase58()) fail("ConstraintSeeds");
+      if (state.get(creator.toBase58())?.owner === PUMP_FEE_PROGRAM_ID.toBase58()) fail("Custom(6049)"); // CreatorMigratedToSharingConfig
       const vault = state.get(key(1));
       const amount = vault && vault.lamports > RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS ? vault.lamports - RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS : 0n;
       if (amount > 0n) {
@@ -244,8 +297,23 @@ export class PumpSim {
       this.emit(PUMP_PROGRAM_ID, pumpPdas.eventAuthority(), index, eventBody([Uint8Array.from(DISC.collectCreatorFeeEvent), u64(1_760_000_000n), creator.toBytes(), u64(amount), PublicKey.default.toBytes()]), inner, logs);
       return;
     }
+    if (program === PUMP_AMM_PROGRAM_ID.toBase58() && Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.transferCreatorFeesToPump))) {
+      // WSOL of the coin creator's AMM vault, unwrapped into its Pump creator vault
+      const creator = ix.keys[4]!.pubkey;
+      if (key(6) !== pumpPdas.ammCreatorVaultWsolAta(creator).toBase58() || key(7) !== pumpPdas.creatorVault(creator).toBase58()) fail("ConstraintSeeds");
+      const vault = state.get(key(6));
+      const amount = vault ? AccountLayout.decode(vault.data).amount : 0n;
+      if (amount > 0n) {
+        vault!.lamports -= amount;
+        vault!.data = tokenAccount(NATIVE_MINT, pumpPdas.ammCreatorVaultAuthority(creator), 0n, true);
+        if (!state.has(key(7))) this.credit(state, key(7), RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS);
+        this.credit(state, key(7), amount);
+      }
+      return;
+    }
     if (program === PUMP_AMM_PROGRAM_ID.toBase58() && Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.collectCoinCreatorFee))) {
       const creator = ix.keys[2]!.pubkey;
+      if (state.get(creator.toBase58())?.owner === PUMP_FEE_PROGRAM_ID.toBase58()) fail("Custom(6048)"); // CreatorVaultMigratedToSharingConfig
       if (key(4) !== pumpPdas.ammCreatorVaultWsolAta(creator).toBase58()) fail("ConstraintSeeds");
       const vault = state.get(key(4));
       const dest = state.get(key(5));
