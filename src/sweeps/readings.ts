@@ -6,6 +6,7 @@
 import type { Db } from "../../db/client";
 import type { VaultReading } from "../chain/ports";
 import { immediate } from "../ledger/ledger";
+import { recordFeeSharing } from "../tokens/fee-sharing";
 
 /**
  * Unswept fees: both vaults plus what somebody else already collected into the creator address,
@@ -31,6 +32,7 @@ export function storeVaultReadings(
     for (const { tokenId, reading } of readings) {
       if (!reading) continue;
       update.run(unsweptLamports(reading), atMs, reading.bonded ? 1 : 0, tokenId);
+      recordFeeSharing(db, tokenId, reading.feeSharing, atMs);
     }
   });
 }
