@@ -41,7 +41,10 @@ function tokenAccountBytes(mint: PublicKey, owner: PublicKey, amount: bigint): U
 }
 
 const feeRecipient = Keypair.generate().publicKey;
-function globalBytes(): Uint8Array {
+const buybackRecipients = Array.from({ length: 8 }, () => Keypair.generate().publicKey);
+/** Global.buyback_fee_recipients: 8 keys after is_cashback_enabled (IDL order; checked against the SDK's decoder below) */
+const BUYBACK_RECIPIENTS_OFFSET = 741;
+function globalBytes(options: { buyback?: boolean } = {}): Uint8Array {
   const g = Buffer.alloc(GLOBAL_SIZE);
   Buffer.from(idlAccountDisc(PUMP_IDL, "Global")).copy(g);
   g.writeUInt8(1, 8);
@@ -53,6 +56,7 @@ function globalBytes(): Uint8Array {
   g.writeBigUInt64LE(95n, 105); // protocol fee bps
   g.writeBigUInt64LE(30n, 154); // creator fee bps
   for (let i = 0; i < 7; i++) feeRecipient.toBuffer().copy(g, 162 + 32 * i);
+  if (options.buyback !== false) buybackRecipients.forEach((k, i) => k.toBuffer().copy(g, BUYBACK_RECIPIENTS_OFFSET + 32 * i));
   return new Uint8Array(g);
 }
 
@@ -106,6 +110,30 @@ describe("buy for a burn on the bonding curve", () => {
       trackVolume: { 0: true },
     });
     expect(Buffer.from(buy.data).toString("hex")).toBe(encoded.toString("hex"));
+  });
+
+  test("the buyback fee recipient comes from Global.buyback_fee_recipients, as the program checks it", async () => {
+    const decoded = PUMP_SDK.decodeGlobal({ data: Buffer.from(globalBytes()), owner: PUMP_PROGRAM_ID, lamports: 0, executable: false });
+    expect(decoded.buybackFeeRecipients.map((k) => k.toBase58())).toEqual(buybackRecipients.map((k) => k.toBase58()));
+    const token = { mint: mint.toBase58(), creator: creator.toBase58() };
+    for (const [r, index] of [[0, 0], [0.99, 7], [0.5, 4]] as const) {
+      const accounts = new Map<string, AccountSnapshot>([
+        [mint.toBase58(), snap(TOKEN_2022_PROGRAM_ID, mintBytes(1_000_000_000_000_000n))],
+        [pumpPdas.bondingCurve(mint).toBase58(), snap(PUMP_PROGRAM_ID, bondingCurveBytes({ complete: false, creator }))],
+        [pumpPdas.global().toBase58(), snap(PUMP_PROGRAM_ID, globalBytes())],
+      ]);
+      const plan = await createPumpLaunchProgram(mapReader(accounts), { random: () => r }).buildBurnBuy(token, buyer, 10_000_000n, 100);
+      const buy = plan.instructions.at(-1)!;
+      expect([buy.keys[17]!.pubkey.toBase58(), buy.keys[17]!.isWritable]).toEqual([buybackRecipients[index]!.toBase58(), true]);
+    }
+    // a Global written before the field existed: the SDK's own choice, never the zero key
+    const old = new Map<string, AccountSnapshot>([
+      [mint.toBase58(), snap(TOKEN_2022_PROGRAM_ID, mintBytes(1_000_000_000_000_000n))],
+      [pumpPdas.bondingCurve(mint).toBase58(), snap(PUMP_PROGRAM_ID, bondingCurveBytes({ complete: false, creator }))],
+      [pumpPdas.global().toBase58(), snap(PUMP_PROGRAM_ID, globalBytes({ buyback: false }))],
+    ]);
+    const plan = await createPumpLaunchProgram(mapReader(old), { random: () => 0 }).buildBurnBuy(token, buyer, 10_000_000n, 100);
+    expect(plan.instructions.at(-1)!.keys[17]!.pubkey.equals(PublicKey.default)).toBe(false);
   });
 
   test("a legacy (SPL Token) coin buys through SPL Token", async () => {

@@ -360,7 +360,7 @@ export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunch
           solAmount: toBN(lamports),
           feeRecipient,
           tokenProgram,
-          buybackFeeRecipient: undefined as unknown as PublicKey,
+          buybackFeeRecipient: buybackFeeRecipientOf(global, random),
         });
         buyIx.data = encodeBuyExactSolIn(lamports, minTokenOut);
         const ata = getAssociatedTokenAddressSync(mint, buyer, true, tokenProgram);
@@ -506,7 +506,7 @@ export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunch
         solAmount: toBN(params.firstBuyLamports),
         feeRecipient: recipients[Math.floor(random() * recipients.length)] ?? global.feeRecipient,
         tokenProgram: TOKEN_2022_PROGRAM_ID,
-        buybackFeeRecipient: undefined as unknown as PublicKey,
+        buybackFeeRecipient: buybackFeeRecipientOf(global, random),
       });
       buyIx.data = encodeBuyExactSolIn(params.firstBuyLamports, minTokenOut);
       const ata = getAssociatedTokenAddressSync(mint, deployer, true, TOKEN_2022_PROGRAM_ID);
@@ -621,6 +621,17 @@ function distributedTo(tx: ConfirmedTransaction, creators: Set<string>): Map<str
     out.set(to, (out.get(to) ?? 0n) + amount);
   }
   return out;
+}
+
+/**
+ * The buyback fee recipient a curve buy names, from the `Global` account the program checks it
+ * against (`buyback_fee_recipients`), not from the SDK's static list, which lags behind the chain.
+ * Only a Global written before the field existed (all zero keys) falls back to the SDK's choice.
+ */
+function buybackFeeRecipientOf(global: { buybackFeeRecipients?: PublicKey[] }, random: () => number): PublicKey {
+  const set = (global.buybackFeeRecipients ?? []).filter((k) => !k.equals(PublicKey.default));
+  if (set.length > 0) return set[Math.floor(random() * set.length)] ?? set[0]!;
+  return undefined as unknown as PublicKey; // the SDK's default parameter applies
 }
 
 /** buy_exact_sol_in args: spendable_sol_in u64, min_tokens_out u64, track_volume OptionBool(Some(true)). */
