@@ -15,8 +15,10 @@ import {
   PUMP_AMM_PROGRAM_ID,
   PUMP_FEE_PROGRAM_ID,
   PUMP_PROGRAM_ID,
+  TOKEN_2022_PROGRAM_ID,
   collectCoinCreatorFeeInstruction,
   collectCreatorFeeInstruction,
+  collectCreatorFeeV2Instruction,
   collectPoolIntoCreatorInstructions,
   decodeBondingCurve,
   decodeSharingConfig,
@@ -86,6 +88,29 @@ describe("collect instructions", () => {
     expect(ours.keys.length).toBe(5);
     expect(ours.keys.some((k) => k.isSigner)).toBe(false); // permissionless (PUMP.md §4)
     sameInstruction(ours, await pumpProgram.methods.collectCreatorFee().accountsPartial({ creator }).instruction());
+  });
+
+  test("collect_creator_fee_v2 (token-quoted vaults): IDL order, and byte-identical to the SDK's builder", async () => {
+    const quoteMint = Keypair.generate().publicKey;
+    for (const program of [TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID]) {
+      const ours = collectCreatorFeeV2Instruction(creator, quoteMint, program);
+      matchesIdl(ours, idlInstruction(PUMP_IDL, "collect_creator_fee_v2"), {
+        creator,
+        creator_vault: pumpPdas.creatorVault(creator),
+        quote_mint: quoteMint,
+        quote_token_program: program,
+        event_authority: pumpPdas.eventAuthority(),
+        program: PUMP_PROGRAM_ID,
+      });
+      expect(ours.keys.some((k) => k.isSigner)).toBe(false);
+      sameInstruction(
+        ours,
+        await pumpProgram.methods
+          .collectCreatorFeeV2()
+          .accountsPartial({ creator, quoteMint, quoteTokenProgram: program, creatorVault: pumpPdas.creatorVault(creator) })
+          .instruction(),
+      );
+    }
   });
 
   test("collect_coin_creator_fee: IDL order, and byte-identical to the SDK's builder", async () => {

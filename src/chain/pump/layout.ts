@@ -25,6 +25,7 @@ export const DISC = {
   create: hex("181ec828051c0777"),
   createV2: hex("d6904cec5f8b31b4"),
   collectCreatorFee: hex("1416567bc61cdb84"),
+  collectCreatorFeeV2: hex("cf118af204221338"),
   collectCoinCreatorFee: hex("a039592ab58b2b42"),
   buy: hex("66063d1201daebea"),
   buyExactSolIn: hex("38fc74089edfcd5f"),
@@ -98,6 +99,34 @@ export function collectCreatorFeeInstruction(creator: PublicKey): TransactionIns
       { pubkey: PUMP_PROGRAM_ID, isSigner: false, isWritable: false },
     ],
     data: Buffer.from(DISC.collectCreatorFee),
+  });
+}
+
+/**
+ * Pump `collect_creator_fee_v2`: the quote-token vault of a coin quoted in a token (the creator
+ * vault's ATA of `quoteMint`) into the creator's ATA. 0 creator[w], 1 creator_token_account[w],
+ * 2 creator_vault[w], 3 creator_vault_token_account[w], 4 quote_mint, 5 quote_token_program,
+ * 6 ATA program, 7 system, 8 event_authority, 9 program. SOL coins keep their fees as lamports in
+ * the creator vault, which only `collect_creator_fee` drains (the SDK collects SOL the same way),
+ * so the sweep uses v1 for them; v2 is for token-quoted coins, which this service does not launch.
+ */
+export function collectCreatorFeeV2Instruction(creator: PublicKey, quoteMint: PublicKey, quoteTokenProgram: PublicKey): TransactionInstruction {
+  const vault = pumpPdas.creatorVault(creator);
+  return new TransactionInstruction({
+    programId: PUMP_PROGRAM_ID,
+    keys: [
+      { pubkey: creator, isSigner: false, isWritable: true },
+      { pubkey: getAssociatedTokenAddressSync(quoteMint, creator, true, quoteTokenProgram), isSigner: false, isWritable: true },
+      { pubkey: vault, isSigner: false, isWritable: true },
+      { pubkey: getAssociatedTokenAddressSync(quoteMint, vault, true, quoteTokenProgram), isSigner: false, isWritable: true },
+      { pubkey: quoteMint, isSigner: false, isWritable: false },
+      { pubkey: quoteTokenProgram, isSigner: false, isWritable: false },
+      { pubkey: ASSOCIATED_TOKEN_PROGRAM_ID, isSigner: false, isWritable: false },
+      { pubkey: SystemProgram.programId, isSigner: false, isWritable: false },
+      { pubkey: pumpPdas.eventAuthority(), isSigner: false, isWritable: false },
+      { pubkey: PUMP_PROGRAM_ID, isSigner: false, isWritable: false },
+    ],
+    data: Buffer.from(DISC.collectCreatorFeeV2),
   });
 }
 
