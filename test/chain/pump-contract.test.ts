@@ -14,6 +14,7 @@ async function makePumpHarness(): Promise<LaunchHarness> {
     reader,
     treasury,
     supportsPool: true,
+    supportsBuys: true,
     async createToken(creator) {
       const mint = Keypair.generate().publicKey;
       sim.createToken(mint, creator.publicKey);

@@ -129,6 +129,47 @@ export function sharingConfigBytes(mint: PublicKey, shareholders: { address: Pub
   return new Uint8Array(b);
 }
 
+/** A canonical PumpSwap Pool (SOL quote) as the AMM's coder writes it. */
+export function poolBytes(mint: PublicKey, coinCreator: PublicKey, poolBase: PublicKey, poolQuote: PublicKey): Uint8Array {
+  const NATIVE = new PublicKey("So11111111111111111111111111111111111111112");
+  return new Uint8Array(
+      encodeAccountSync("pool", {
+        poolBump: 255, index: 0, creator: pumpPdas.poolAuthority(mint), baseMint: mint, quoteMint: NATIVE,
+        lpMint: PublicKey.unique(), poolBaseTokenAccount: poolBase, poolQuoteTokenAccount: poolQuote,
+        lpSupply: new BN(1), coinCreator, isMayhemMode: false, isCashbackCoin: false,
+        virtualQuoteReserves: new BN(0), creatorFeeBps: new BN(0), canEditCreatorFee: false,
+      }),
+  );
+}
+
+/** The AMM GlobalConfig with small fees and one protocol fee recipient. */
+export function ammGlobalConfigBytes(): Uint8Array {
+  const recipient = new PublicKey("62qc2CNXwrYqQScmEdiZFFAnJR262PxWEuNQtxfafNgV");
+  return new Uint8Array(
+    encodeAccountSync("globalConfig", {
+      admin: PublicKey.default, lpFeeBasisPoints: new BN(20), protocolFeeBasisPoints: new BN(5), disableFlags: 0,
+      protocolFeeRecipients: new Array(8).fill(recipient), coinCreatorFeeBasisPoints: new BN(5),
+      adminSetCoinCreatorAuthority: PublicKey.default, whitelistPda: PublicKey.default, reservedFeeRecipient: recipient,
+      mayhemModeEnabled: false, reservedFeeRecipients: new Array(7).fill(recipient), isCashbackEnabled: false,
+      buybackFeeRecipients: new Array(8).fill(recipient), buybackBasisPoints: new BN(0), boostAuthority: PublicKey.default,
+      boostEnabled: false, creatorFeeConfigurable: false, maxConfigurableCreatorFeeBps: new BN(0),
+    }),
+  );
+}
+
+/** Anchor's BorshAccountsCoder.encode is async in name only: the same layout encode, synchronously. */
+function encodeAccountSync(name: string, value: unknown): Buffer {
+  const coder = ammProgram.coder.accounts as unknown as {
+    accountLayouts: Map<string, { layout: { encode(v: unknown, b: Buffer): number } }>;
+    accountDiscriminator(name: string): Buffer;
+  };
+  const layout = coder.accountLayouts.get(name);
+  if (!layout) throw new Error(`no layout for ${name}`);
+  const buffer = Buffer.alloc(1_000);
+  const len = layout.layout.encode(value, buffer);
+  return Buffer.concat([coder.accountDiscriminator(name), buffer.subarray(0, len)]);
+}
+
 /** A ChainReader over an in-memory account map: what the adapter sees through any RPC. */
 export function mapReader(accounts: Map<string, AccountSnapshot>): ChainReader & { calls: string[][] } {
   const calls: string[][] = [];
