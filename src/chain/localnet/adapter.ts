@@ -99,9 +99,10 @@ export class LocalLaunchProgram implements LaunchProgram {
 
   private movedCreatorOf(token: TokenRef, mintData: Uint8Array | undefined): string | null {
     if (!mintData) return null;
+    // Only the share op moves the mint authority (to the sharing config); any other authority is a
+    // mint this program did not create, which says nothing about a creator.
     const authority = mintAuthorityOf(mintData);
-    if (authority === null || authority === this.keys.bondingCurve(token.mint).publicKey.toBase58()) return null;
-    return authority;
+    return authority !== null && authority === this.keys.sharingConfig(token.mint).publicKey.toBase58() ? authority : null;
   }
 
   private feeSharingReading(token: TokenRef, currentCreator: string, accounts: Map<string, AccountSnapshot | null>): FeeSharingReading {
