@@ -3,7 +3,7 @@ import { Connection, Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram } from 
 import { getAssociatedTokenAddressSync, getMint } from "@solana/spl-token";
 import type { LocalChain } from "../../src/chain/localnet/index.ts";
 import type { LaunchProgram, TokenRef } from "../../src/chain/ports.ts";
-import { buildBuyOp, buildCollectOp, buildCreateOp, LaunchError } from "../../src/chain/localnet/program.ts";
+import { buildBuyOp, buildCollectOp, buildCreateOp, buildDistributeOp, LaunchError } from "../../src/chain/localnet/program.ts";
 import { ConnectionReader, sendAndConfirm, signedTx, startTestChain, waitFor } from "./helpers.ts";
 
 const SOL = BigInt(LAMPORTS_PER_SOL);
@@ -98,6 +98,35 @@ describe("local launch program", () => {
     chain.node.advanceSlots(1);
     [r] = await program.readVaults([token]);
     expect(r).toMatchObject({ curveLamports: firstFee + secondFee, poolLamports: firstFee + sold.feeLamports, bonded: true });
+  }, 60_000);
+
+  test("fee sharing: the config becomes the creator, collecting as it fails (6049), only a distribute matching the config pays out", async () => {
+    const creator = Keypair.generate().publicKey;
+    const { token } = await createToken(creator);
+    const trader = await wallet();
+    const other = await wallet(SOL);
+    chain.node.shareCreatorFees(token.mint, [{ address: creator.toBase58(), shareBps: 5_000 }, { address: other.publicKey.toBase58(), shareBps: 5_000 }]);
+    await buy(token, trader, 1n * SOL); // pays the config's vault now
+    const config = chain.programKeys.sharingConfig(token.mint).publicKey;
+    const [reading] = await program.readVaults([token]);
+    expect(reading!.curveLamports).toBe(0n);
+    expect(reading!.feeSharing).toMatchObject({ currentCreator: config.toBase58(), isSharingConfig: true, serviceShareBps: 5_000, blockedReason: null });
+    const fees = reading!.feeSharing!.distributableLamports;
+    expect(fees).toBeGreaterThan(0n);
+
+    const stranger = await wallet(SOL);
+    const asConfig = buildCollectOp(chain.programKeys, { creator: config, vault: "curve", amountLamports: fees });
+    expect(await statusErr(await sendAndConfirm(chain, connection, asConfig, stranger))).toEqual({ InstructionError: [1, { Custom: LaunchError.CreatorMigratedToSharingConfig }] });
+    // shareholders other than the config's: refused
+    const forged = buildDistributeOp(chain.programKeys, { mint: new PublicKey(token.mint), vault: "curve", distributedLamports: fees, shareholders: [{ address: stranger.publicKey.toBase58(), shareBps: 10_000 }] });
+    expect(await statusErr(await sendAndConfirm(chain, connection, forged, stranger))).toEqual({ InstructionError: [1, { Custom: LaunchError.ShareholdersAndRemainingAccountsMismatch }] });
+    // the real one, sent by anyone, pays each shareholder its part
+    const real = buildDistributeOp(chain.programKeys, { mint: new PublicKey(token.mint), vault: "curve", distributedLamports: fees, shareholders: reading!.feeSharing!.shareholders });
+    const sig = await sendAndConfirm(chain, connection, real, stranger);
+    expect(await statusErr(sig)).toBeNull();
+    expect(BigInt(await connection.getBalance(creator))).toBe((fees * 5_000n) / 10_000n);
+    const tx = await reader.getTransaction(sig);
+    expect(program.decodeSweep(tx!, [token.creator])).toEqual([{ creator: token.creator, collectedLamports: (fees * 5_000n) / 10_000n, movedToTreasuryLamports: 0n }]);
   }, 60_000);
 
   test("a collect anyone sends moves exactly the vault's fees to the creator, and its event decodes to that amount", async () => {
