@@ -508,3 +508,24 @@ export const liabilityIncidents = sqliteTable("liability_incidents", {
   treeLamports: lamports("tree_lamports"),
   detail: text("detail").notNull(),
 });
+
+// ---------------------------------------------------------------- fee sharing
+
+/**
+ * Tokens whose launch-program creator is no longer their derived key (pump.fun fee sharing moved
+ * it to the coin's sharing config, or an authority set another creator), as the last vault
+ * reading saw it. No row: the creator is still ours (or the token was never read).
+ */
+export const tokenFeeSharing = sqliteTable("token_fee_sharing", {
+  tokenId: int("token_id")
+    .primaryKey()
+    .references(() => tokens.id),
+  currentCreator: text("current_creator").notNull(),
+  isSharingConfig: bool("is_sharing_config").notNull(),
+  /** the derived creator key's share in the sharing config, basis points (0: not a shareholder) */
+  serviceShareBps: int("service_share_bps").notNull(),
+  /** null while the service's share is distributed to it; otherwise why the token stopped accruing */
+  blockedReason: text("blocked_reason"),
+  detectedAtMs: int("detected_at_ms").notNull(),
+  checkedAtMs: int("checked_at_ms").notNull(),
+});

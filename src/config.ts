@@ -57,6 +57,8 @@ export interface Config {
     authorizeUrl: string;
     tokenUrl: string;
     apiUrl: string;
+    /** app-only bearer token (IDP_APP_BEARER): launches resolve named handles to user ids with it */
+    appBearer: string | null;
   };
   ipfs: { pinataJwt: string | null; pinataApiUrl: string; gatewayUrl: string };
   marketApiUrl: string | null;
@@ -228,6 +230,7 @@ export function loadConfig(env: Env = process.env): Config {
       authorizeUrl: url(env, "IDP_AUTHORIZE_URL", "https://x.com/i/oauth2/authorize")!,
       tokenUrl: url(env, "IDP_TOKEN_URL", "https://api.x.com/2/oauth2/token")!,
       apiUrl: url(env, "IDP_API_URL", "https://api.x.com/2")!,
+      appBearer: str(env, "IDP_APP_BEARER"),
     },
     ipfs: {
       pinataJwt: str(env, "PINATA_JWT"),

@@ -36,5 +36,6 @@ export interface LaunchConfig {
   maxFirstBuyLamports: string;
   creatorFeeBps: number;
   maxImageBytes: number;
+  handlesPinnedAtLaunch: boolean;
 }
 

@@ -71,6 +71,23 @@ export function pinHandle(db: Db, profile: IdpProfile, atMs: number): PinResult 
   return { firstPin, previousIdpUserId: row?.idpUserId ?? null };
 }
 
+/**
+ * A handle named at launch, pinned to the id the provider says holds it now (DESIGN §3: earlier
+ * than sign-in when the provider can be asked). The identity is created unclaimed if it is new;
+ * an existing one keeps its profile and the handle it last signed in with. A handle pinned to
+ * another id moves to this one for future credits (the provider says the other no longer holds
+ * it); what that id was credited stays its own. Call inside `immediate`.
+ */
+export function pinHandleAtLaunch(db: Db, profile: IdpProfile, atMs: number): PinResult {
+  db.$client
+    .query(
+      `INSERT INTO identities (idp_user_id, handle, display_handle, name, avatar_url, followers, created_at_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idp_user_id) DO NOTHING`,
+    )
+    .run(profile.idpUserId, profile.displayHandle.toLowerCase(), profile.displayHandle, profile.name, profile.avatarUrl, profile.followers, atMs);
+  return pinHandle(db, profile, atMs);
+}
+
 /** Sign-in bookkeeping in one transaction: the identity, then the pin of the handle it signed in with. */
 export function recordSignIn(db: Db, profile: IdpProfile, atMs: number): PinResult {
   return immediate(db, () => {

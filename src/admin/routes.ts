@@ -8,6 +8,7 @@ import { CACHE } from "../http/cache";
 import { badRequest, notFound } from "../http/errors";
 import { requestMeta } from "../http/request-meta";
 import { adminAuthorized } from "./authorized";
+import { listFeeSharing } from "../tokens/fee-sharing";
 import { AdminInputError, AdminNotFoundError, auditLog, performAdminAction, type AdminAction } from "./service";
 
 function parseBody(body: unknown): { reason: string | null; mint?: string; lamports?: bigint } {
@@ -72,6 +73,14 @@ export function adminRoutes(ctx: AppContext) {
         const raw = (query as Record<string, string | undefined>).limit ?? "50";
         if (!/^\d{1,3}$/.test(raw)) throw badRequest("limit must be a whole number from 1 to 500.");
         return { entries: auditLog(ctx.db, Number(raw)) };
+      },
+      { detail: { hide: true } },
+    )
+    .get(
+      "/api/admin/fee-sharing",
+      ({ request }) => {
+        guard(request);
+        return { items: listFeeSharing(ctx.db) };
       },
       { detail: { hide: true } },
     );

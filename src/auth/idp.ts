@@ -50,7 +50,7 @@ interface XUser {
   public_metrics?: { followers_count?: unknown };
 }
 
-function toProfile(user: XUser | undefined): IdpProfile {
+export function toProfile(user: XUser | undefined): IdpProfile {
   if (!user || typeof user.id !== "string" || !/^\d{1,25}$/.test(user.id)) {
     throw new IdpUnavailableError("the provider's user has no usable id");
   }

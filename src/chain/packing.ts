@@ -140,7 +140,9 @@ export function packSweeps(items: readonly SweepItem[], options: PackOptions): P
   const cuCurve = options.computeUnitsCurveOnly ?? DEFAULT_CU_CURVE_ONLY;
   const cuPool = options.computeUnitsWithPool ?? DEFAULT_CU_WITH_POOL;
   const maxTokens = options.maxTokensPerTransaction ?? Number.POSITIVE_INFINITY;
-  const cuFor = (item: SweepItem) => (item.reading.poolLamports > 0n ? cuPool : cuCurve);
+  // A fee-sharing distribution (with the AMM consolidation before it) costs up to another pool collect.
+  const cuFor = (item: SweepItem) =>
+    (item.reading.poolLamports > 0n ? cuPool : cuCurve) + ((item.reading.feeSharing?.shareLamports ?? 0n) > 0n ? cuPool : 0);
 
   const build = (batch: readonly SweepItem[]): PackedSweep | null => {
     const sweep = options.launchProgram.sweepInstructions(

@@ -126,6 +126,35 @@ export interface VaultReading {
   /** balance already sitting in the creator address (fees somebody else collected) */
   creatorLamports: bigint;
   bonded: boolean;
+  /**
+   * The token's creator as the launch program reads it now. null: still the derived creator key,
+   * so `curveLamports`/`poolLamports` are all its fees; absent: the adapter did not look.
+   */
+  feeSharing?: FeeSharingReading | null;
+}
+
+/**
+ * A token whose launch-program creator is no longer its derived key (pump.fun moved it to the
+ * coin's fee-sharing config, or someone with the authority set another creator). New fees accrue
+ * to that creator's vaults; the derived key's own vaults keep only what accrued before the switch.
+ */
+export interface FeeSharingReading {
+  /** the creator the launch program now pays */
+  currentCreator: string;
+  /** true when that creator is the coin's sharing config (payouts only through distribution) */
+  isSharingConfig: boolean;
+  /** the config's shareholders in its order (empty when not a sharing config) */
+  shareholders: { address: string; shareBps: number }[];
+  /** the derived creator key's share, in basis points; 0 when it is not a shareholder */
+  serviceShareBps: number;
+  /** fees waiting in the current creator's vaults (both venues) for distribution */
+  distributableLamports: bigint;
+  /** the part of them still in the swap venue's vault (moved to the curve's vault before distribution) */
+  poolDistributableLamports: bigint;
+  /** the part of them the derived creator key receives when distributed (0 when blocked) */
+  shareLamports: bigint;
+  /** null while the service's share can be distributed; otherwise why the token stopped accruing */
+  blockedReason: string | null;
 }
 
 /** What one confirmed sweep transaction moved, per token creator address. */

@@ -10,6 +10,7 @@ import { CACHE } from "../http/cache";
 import { errors, Int, LamportsSchema } from "../http/public-schemas";
 import { log } from "../lib/log";
 import { getLaunchesPaused, getPlatformTokenMint } from "../settings/service";
+import { handlesPinnedAtLaunch } from "./handle-resolver";
 
 export const CREATOR_FEE_WAIT_MS = 2_000;
 /** A live value younger than this is reused, matching the response's shared-cache lifetime. */
@@ -23,6 +24,9 @@ export const LaunchConfigSchema = t.Object(
     maxFirstBuyLamports: LamportsSchema,
     creatorFeeBps: t.Union([Int(), t.Null()], { description: "the launch program's creator fee, read live; null when unknown" }),
     maxImageBytes: Int(),
+    handlesPinnedAtLaunch: t.Boolean({
+      description: "true when each named handle is checked on X and pinned to its account at launch; false: pinned when its owner first signs in",
+    }),
   },
   { title: "LaunchConfig" },
 );
@@ -75,6 +79,7 @@ export function launchConfigRoutes(ctx: AppContext) {
           maxFirstBuyLamports: ctx.config.maxFirstBuyLamports.toString(),
           creatorFeeBps: await creatorFeeBps(),
           maxImageBytes: ctx.config.maxImageBytes,
+          handlesPinnedAtLaunch: handlesPinnedAtLaunch(ctx.config),
         };
       },
       {

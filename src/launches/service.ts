@@ -13,7 +13,9 @@ import { recordConfirmedLaunch } from "../tokens/launch-record";
 import { tokenDetail, type TokenDetail } from "../tokens/queries";
 import { getLaunchesPaused } from "../settings/service";
 import { buildUnsignedLaunch } from "./create-tx";
-import { checkDraft, isAddress, isWalletAddress, toStoredDraft, type DraftInput } from "./draft";
+import { checkDraft, isAddress, isWalletAddress, toStoredDraft, type Draft, type DraftInput } from "./draft";
+import { resolveLaunchHandles } from "./handle-resolver";
+import type { IdpProfile } from "../accounts/identity";
 import { checkImage, CONTENT_TYPES, makePreview } from "./image";
 import {
   dropPreview,
@@ -92,7 +94,9 @@ export async function prepareLaunch(ctx: AppContext, req: IntentRequest): Promis
   if (req.mint === req.wallet) throw badRequest("The mint and the wallet must differ.");
   const digest = req.digest.toLowerCase();
   if (!/^[0-9a-f]{64}$/.test(digest)) throw badRequest("The digest must be the image's SHA-256 in hex.");
-  const draft = checkDraft(req.draft, ctx.config);
+  const checked = checkDraft(req.draft, ctx.config);
+  // With IDP_APP_BEARER: X says which id holds each handle now (400 for one that does not exist).
+  const draft = pinnedDraft(checked, await resolveLaunchHandles(ctx.config, checked.recipients.map((r) => r.handle)));
 
   // An address already on chain can never be created again; say so now rather than at confirm.
   try {
@@ -117,6 +121,18 @@ export async function prepareLaunch(ctx: AppContext, req: IntentRequest): Promis
     platformBps: intent.draft.platformBps,
     message: messageFor(ctx, intent),
     expiresAt: new Date(intent.expiresAtMs).toISOString(),
+  };
+}
+
+/** With X's answer, each recipient carries the id and profile that hold its handle now (pinned when the launch lands). */
+function pinnedDraft(draft: Draft, profiles: Map<string, IdpProfile> | null): Draft {
+  if (!profiles) return draft;
+  return {
+    ...draft,
+    recipients: draft.recipients.map((r) => {
+      const p = profiles.get(r.handle.toLowerCase())!;
+      return { ...r, idpUserId: p.idpUserId, name: p.name, avatarUrl: p.avatarUrl, followers: p.followers };
+    }),
   };
 }
 

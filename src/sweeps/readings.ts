@@ -6,10 +6,16 @@
 import type { Db } from "../../db/client";
 import type { VaultReading } from "../chain/ports";
 import { immediate } from "../ledger/ledger";
+import { recordFeeSharing } from "../tokens/fee-sharing";
 
-/** Unswept fees: both vaults plus what somebody else already collected into the creator address. */
+/**
+ * Unswept fees: both vaults plus what somebody else already collected into the creator address,
+ * plus, for a coin whose creator moved to its fee-sharing config, the service key's share of what
+ * waits for distribution (nothing when it cannot be distributed to the service).
+ */
 export function unsweptLamports(reading: VaultReading): bigint {
-  return reading.curveLamports + reading.poolLamports + reading.creatorLamports;
+  const share = reading.feeSharing && reading.feeSharing.blockedReason === null ? reading.feeSharing.shareLamports : 0n;
+  return reading.curveLamports + reading.poolLamports + reading.creatorLamports + share;
 }
 
 export function storeVaultReadings(
@@ -26,6 +32,7 @@ export function storeVaultReadings(
     for (const { tokenId, reading } of readings) {
       if (!reading) continue;
       update.run(unsweptLamports(reading), atMs, reading.bonded ? 1 : 0, tokenId);
+      recordFeeSharing(db, tokenId, reading.feeSharing, atMs);
     }
   });
 }

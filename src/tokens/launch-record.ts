@@ -4,6 +4,7 @@
  * come through here. Idempotent on the mint.
  */
 import type { Db } from "../../db/client";
+import { pinHandleAtLaunch } from "../accounts/identity";
 import { appendFeedEvent } from "../ledger/feed";
 import { immediate } from "../ledger/ledger";
 
@@ -15,6 +16,8 @@ export interface LaunchRecipientInput {
   name?: string | null;
   avatarUrl?: string | null;
   followers?: number | null;
+  /** the X user id that held the handle at launch (IDP_APP_BEARER): the handle is pinned to it now */
+  idpUserId?: string | null;
 }
 
 export interface ConfirmedLaunch {
@@ -81,6 +84,9 @@ export function recordConfirmedLaunch(db: Db, launch: ConfirmedLaunch, nowMs: nu
         `INSERT INTO handles (handle, display_handle, name, avatar_url, followers) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (handle) DO NOTHING`,
       ).run(handle, r.handle, r.name ?? r.handle, r.avatarUrl ?? "", r.followers ?? 0);
+      if (r.idpUserId) {
+        pinHandleAtLaunch(db, { idpUserId: r.idpUserId, displayHandle: r.handle, name: r.name ?? r.handle, avatarUrl: r.avatarUrl ?? "", followers: r.followers ?? 0 }, nowMs);
+      }
     });
     if (launch.imageWebp) {
       c.query("INSERT INTO token_images (token_id, webp, sha256) VALUES (?, ?, ?)").run(

@@ -7,6 +7,7 @@ import type { Statement } from "bun:sqlite";
 import type { Db } from "../../db/client";
 import { handleKey, isoMs, isoMsOrNull, looksLikeAddress } from "../http/public-schemas";
 import type { CursorPosition, TokenSort } from "./cursor";
+import { FEE_SHARING_COLUMN, type FeeSharingState, feeSharingFromJson } from "./fee-sharing";
 
 export interface Recipient {
   handle: string;
@@ -37,6 +38,7 @@ export interface Token {
   marketCapUsd: number | null;
   volume24hUsd: number | null;
   lastSweptAt: string | null;
+  feeSharing: FeeSharingState | null;
 }
 
 export interface Sweep {
@@ -70,7 +72,7 @@ const TOKEN_COLUMNS = `t.id, t.mint, t.name, t.symbol, t.image_uri AS imageUri,
   t.creator, t.deployer, t.launched_at_ms AS launchedAtMs, t.platform_bps AS platformBps,
   t.swept_lamports AS sweptLamports, t.vault_lamports AS vaultLamports, t.vault_checked_at_ms AS vaultCheckedAtMs,
   t.fees_lamports AS feesLamports, t.bonded, t.market_cap_usd AS marketCapUsd, t.volume_24h_usd AS volume24hUsd,
-  t.last_swept_at_ms AS lastSweptAtMs`;
+  t.last_swept_at_ms AS lastSweptAtMs, ${FEE_SHARING_COLUMN}`;
 
 interface TokenRow {
   id: bigint;
@@ -91,6 +93,7 @@ interface TokenRow {
   marketCapUsd: number | null;
   volume24hUsd: number | null;
   lastSweptAtMs: bigint | null;
+  feeSharingJson: string | null;
 }
 
 interface DetailRow extends TokenRow {
@@ -463,5 +466,6 @@ function toToken(row: TokenRow, recipients: Recipient[]): Token {
     marketCapUsd: row.marketCapUsd === null ? null : Number(row.marketCapUsd),
     volume24hUsd: row.volume24hUsd === null ? null : Number(row.volume24hUsd),
     lastSweptAt: isoMsOrNull(row.lastSweptAtMs),
+    feeSharing: feeSharingFromJson(row.feeSharingJson),
   };
 }

@@ -43,6 +43,25 @@ const tokenFields = {
   marketCapUsd: NullableNumber,
   volume24hUsd: NullableNumber,
   lastSweptAt: NullableIsoTime,
+  feeSharing: t.Union(
+    [
+      t.Object(
+        {
+          status: t.Union([t.Literal("distributing"), t.Literal("stopped")], {
+            description: "distributing: the service's share of the sharing config reaches the treasury and is credited; stopped: it cannot (see reason), the token no longer accrues here",
+          }),
+          currentCreator: t.String({ description: "the creator the launch program pays now" }),
+          isSharingConfig: t.Boolean({ description: "the current creator is the coin's pump.fun fee-sharing config" }),
+          serviceShareBps: Int({ minimum: 0, maximum: 10_000, description: "the token's own creator key's share in that config" }),
+          reason: NullableString,
+          since: IsoTimeSchema,
+        },
+        { title: "FeeSharing" },
+      ),
+      t.Null(),
+    ],
+    { description: "set when the launch program's creator is no longer the token's own creator key (pump.fun fee sharing); null while it is, or before the first reading" },
+  ),
 };
 
 export const TokenSchema = t.Object(tokenFields, { title: "Token" });

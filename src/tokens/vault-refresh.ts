@@ -7,6 +7,7 @@
  */
 import type { AppContext } from "../context";
 import { log } from "../lib/log";
+import { unsweptLamports } from "../sweeps/readings";
 
 export const VAULT_STALE_MS = 60_000;
 export const VAULT_REFRESH_WAIT_MS = 3_000;
@@ -36,7 +37,7 @@ export async function refreshVaultIfStale(
       .then((readings) => {
         const r = readings.find((x) => x.mint === token.mint);
         if (!r) return false;
-        const vault = r.curveLamports + r.poolLamports + r.creatorLamports;
+        const vault = unsweptLamports(r);
         // bonded never turns back: a completed curve stays completed.
         const changes = ctx.db.$client
           .query(

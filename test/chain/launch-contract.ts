@@ -7,6 +7,7 @@
  *   describeLaunchProgramContract("pump", async () => makePumpHarness());
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { createCloseAccountInstruction } from "@solana/spl-token";
 import type { Keypair, TransactionInstruction } from "@solana/web3.js";
 import { deriveCreatorKeypair } from "../../src/chain/keys";
 import { type SweepItem, packSweeps } from "../../src/chain/packing";
@@ -30,6 +31,14 @@ export interface LaunchHarness {
   gift(address: string, lamports: bigint): Promise<void>;
   /** sign, send and wait for the transaction; returns it as the reader reads it back (also when it failed) */
   submit(instructions: readonly TransactionInstruction[], signers: readonly Keypair[]): Promise<ConfirmedTransaction>;
+  /**
+   * What pump.fun's fee sharing does to a coin (the creator or the global admin can start it): the
+   * coin's sharing config, with these shareholders, becomes its launch-program creator, and later
+   * fees (`accrue`) go to the sharing config's vaults.
+   */
+  migrateToSharing(token: TokenRef, shareholders: { address: string; shareBps: number }[], options?: { active?: boolean }): Promise<void>;
+  /** false when the emulation cannot execute the launch program's buys (burn-buy cases are skipped there) */
+  supportsBuys?: boolean;
   /** network fee the payer was charged for this transaction */
   feeLamports(tx: ConfirmedTransaction): bigint;
   close(): Promise<void>;
@@ -153,6 +162,102 @@ export function describeLaunchProgramContract(name: string, makeHarness: () => P
       expect(curve + pool - effects[0]!.movedToTreasuryLamports).toBeLessThanOrEqual(MAX_RESERVE_LAMPORTS);
       const after = await h.launch.readVaults([t.token]);
       expect([after[0]!.curveLamports, after[0]!.poolLamports]).toEqual([0n, 0n]);
+    });
+
+    test("a creator moved to its fee-sharing config is detected, and the service's share reaches the treasury through distribution", async () => {
+      const t = await newToken();
+      const before = await h.accrue(t.token, "curve", 7_000_000n);
+      const other = deriveCreatorKeypair(MASTER, 9_999).publicKey.toBase58();
+      await h.gift(other, 1_000_000n); // shareholders must exist to be paid
+      await h.migrateToSharing(t.token, [{ address: t.token.creator, shareBps: 7_500 }, { address: other, shareBps: 2_500 }]);
+      const after = await h.accrue(t.token, "curve", 40_000_000n);
+      const [reading] = await h.launch.readVaults([t.token]);
+      expect(reading!.feeSharing).not.toBeNull();
+      expect(reading!.feeSharing!.isSharingConfig).toBe(true);
+      expect(reading!.feeSharing!.currentCreator).not.toBe(t.token.creator);
+      expect(reading!.feeSharing!.serviceShareBps).toBe(7_500);
+      expect(reading!.feeSharing!.blockedReason).toBeNull();
+      expect(reading!.feeSharing!.distributableLamports).toBe(after);
+      // the derived key's own vault keeps only what accrued before the switch
+      expect(reading!.curveLamports).toBe(before);
+      const share = (after * 7_500n) / 10_000n;
+      expect(reading!.feeSharing!.shareLamports).toBe(share);
+      const { effects, txs } = await sweep([t]);
+      expect(txs.length).toBe(1);
+      const moved = effects[0]!.movedToTreasuryLamports;
+      // credits follow only what reached the treasury
+      expect(moved).toBe(treasuryGain(txs[0]!) + h.feeLamports(txs[0]!));
+      expect(moved).toBeLessThanOrEqual(before + share);
+      expect(before + share - moved).toBeLessThanOrEqual(MAX_RESERVE_LAMPORTS + 2n);
+      const [next] = await h.launch.readVaults([t.token]);
+      expect(next!.curveLamports).toBe(0n);
+      expect(next!.feeSharing!.distributableLamports).toBeLessThan(10n);
+      // the other shareholder got its part, not more
+      const otherNow = (await h.reader.getBalances([other])).get(other)!;
+      expect(otherNow - 1_000_000n).toBe((after * 2_500n) / 10_000n);
+      // a second round with no new fees moves at most the rounding slack left behind: never twice
+      const again = await sweep([t]);
+      const total = moved + sum(again.effects.map((e) => e.movedToTreasuryLamports));
+      expect(total).toBeLessThanOrEqual(before + share);
+      expect(before + share - total).toBeLessThanOrEqual(MAX_RESERVE_LAMPORTS);
+    });
+
+    test("a shared coin whose creator address never held anything is distributed too, crediting only what reached the treasury", async () => {
+      const t = await newToken();
+      await h.migrateToSharing(t.token, [{ address: t.token.creator, shareBps: 10_000 }]);
+      const after = await h.accrue(t.token, "curve", 25_000_000n);
+      const [reading] = await h.launch.readVaults([t.token]);
+      expect(reading!.creatorLamports).toBe(0n);
+      expect(reading!.feeSharing!.shareLamports).toBe(after);
+      const { effects, txs } = await sweep([t]);
+      const moved = effects[0]!.movedToTreasuryLamports;
+      expect(moved).toBe(treasuryGain(txs[0]!) + h.feeLamports(txs[0]!));
+      expect(moved).toBeGreaterThan(0n);
+      expect(after - moved).toBeLessThanOrEqual(MAX_RESERVE_LAMPORTS + 1n);
+    });
+
+    test("a sharing config that does not name the service's key: detected, blocked with a reason, nothing distributed", async () => {
+      const t = await newToken();
+      const other = deriveCreatorKeypair(MASTER, 9_998).publicKey.toBase58();
+      await h.gift(other, 1_000_000n);
+      await h.migrateToSharing(t.token, [{ address: other, shareBps: 10_000 }]);
+      await h.accrue(t.token, "curve", 30_000_000n);
+      const [reading] = await h.launch.readVaults([t.token]);
+      expect(reading!.feeSharing!.serviceShareBps).toBe(0);
+      expect(reading!.feeSharing!.shareLamports).toBe(0n);
+      expect(reading!.feeSharing!.blockedReason).toMatch(/shareholder/);
+      expect(h.launch.sweepInstructions([{ token: t.token, reading: reading! }], h.treasury.publicKey)).toEqual([]);
+      const paused = await newToken();
+      await h.migrateToSharing(paused.token, [{ address: paused.token.creator, shareBps: 10_000 }], { active: false });
+      await h.accrue(paused.token, "curve", 30_000_000n);
+      const [p] = await h.launch.readVaults([paused.token]);
+      expect(p!.feeSharing!.blockedReason).toMatch(/paused/);
+      expect(h.launch.sweepInstructions([{ token: paused.token, reading: p! }], h.treasury.publicKey)).toEqual([]);
+    });
+
+    test("a burn buy on the swap venue spends exactly the order: burned equals what left the treasury", async () => {
+      if (!h.supportsPool || !h.supportsBuys) return;
+      const t = await newToken();
+      await h.accrue(t.token, "pool", 2_000_000n);
+      const [reading] = await h.launch.readVaults([t.token]);
+      expect(reading!.bonded).toBe(true);
+      const treasury = h.treasury.publicKey.toBase58();
+      const before = (await h.reader.getBalances([treasury])).get(treasury)!;
+      // an order whose fee split does not round evenly: any unspent remainder would show
+      const orderLamports = 123_456_789n;
+      const plan = await h.launch.buildBurnBuy(t.token, h.treasury.publicKey, orderLamports, 500);
+      const buy = await h.submit(plan.instructions, []);
+      expect(buy.err).toBeNull();
+      const bought = h.launch.decodeBoughtAmount(buy, t.token.mint, treasury);
+      expect(bought).toBeGreaterThanOrEqual(plan.minTokenOut);
+      // burn it and close the account, as the burns job does, so the account's rent comes back
+      const burn = await h.launch.buildBurn(t.token.mint, h.treasury.publicKey, bought);
+      const account = burn[0]!.keys[0]!.pubkey;
+      const burnTx = await h.submit([...burn, createCloseAccountInstruction(account, h.treasury.publicKey, h.treasury.publicKey, [], burn[0]!.programId)], []);
+      expect(burnTx.err).toBeNull();
+      const after = (await h.reader.getBalances([treasury])).get(treasury)!;
+      const networkFees = h.feeLamports(buy) + h.feeLamports(burnTx);
+      expect(before - after - networkFees).toBe(orderLamports);
     });
 
     test("a sweep that fails on chain credits nothing", async () => {

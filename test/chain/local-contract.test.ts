@@ -18,13 +18,14 @@ async function makeLocalHarness(): Promise<LaunchHarness> {
   const fees = new Map<string, bigint>();
   const unswept = async (token: { mint: string; creator: string }) => {
     const [r] = await launch.readVaults([token]);
-    return r!.curveLamports + r!.poolLamports;
+    return r!.curveLamports + r!.poolLamports + (r!.feeSharing?.distributableLamports ?? 0n);
   };
   return {
     launch,
     reader,
     treasury: chain.treasury,
     supportsPool: true,
+    supportsBuys: true,
     async createToken(creator) {
       const r = chain.launch.createToken({ name: "Contract", symbol: "CTR", uri: "https://example.test/c.json", creator: creator.publicKey });
       if (r.err) throw new Error("local create failed");
@@ -42,6 +43,10 @@ async function makeLocalHarness(): Promise<LaunchHarness> {
       if (r.err) throw new Error("local buy failed");
       chain.node.advanceSlots(1);
       return (await unswept(token)) - before;
+    },
+    async migrateToSharing(token, shareholders, options) {
+      chain.node.shareCreatorFees(token.mint, shareholders, options);
+      chain.node.advanceSlots(1);
     },
     async gift(address, lamports) {
       chain.node.fund(new (await import("@solana/web3.js")).PublicKey(address), lamports);

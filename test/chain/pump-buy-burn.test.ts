@@ -41,7 +41,10 @@ function tokenAccountBytes(mint: PublicKey, owner: PublicKey, amount: bigint): U
 }
 
 const feeRecipient = Keypair.generate().publicKey;
-function globalBytes(): Uint8Array {
+const buybackRecipients = Array.from({ length: 8 }, () => Keypair.generate().publicKey);
+/** Global.buyback_fee_recipients: 8 keys after is_cashback_enabled (IDL order; checked against the SDK's decoder below) */
+const BUYBACK_RECIPIENTS_OFFSET = 741;
+function globalBytes(options: { buyback?: boolean } = {}): Uint8Array {
   const g = Buffer.alloc(GLOBAL_SIZE);
   Buffer.from(idlAccountDisc(PUMP_IDL, "Global")).copy(g);
   g.writeUInt8(1, 8);
@@ -53,6 +56,7 @@ function globalBytes(): Uint8Array {
   g.writeBigUInt64LE(95n, 105); // protocol fee bps
   g.writeBigUInt64LE(30n, 154); // creator fee bps
   for (let i = 0; i < 7; i++) feeRecipient.toBuffer().copy(g, 162 + 32 * i);
+  if (options.buyback !== false) buybackRecipients.forEach((k, i) => k.toBuffer().copy(g, BUYBACK_RECIPIENTS_OFFSET + 32 * i));
   return new Uint8Array(g);
 }
 
@@ -108,6 +112,30 @@ describe("buy for a burn on the bonding curve", () => {
     expect(Buffer.from(buy.data).toString("hex")).toBe(encoded.toString("hex"));
   });
 
+  test("the buyback fee recipient comes from Global.buyback_fee_recipients, as the program checks it", async () => {
+    const decoded = PUMP_SDK.decodeGlobal({ data: Buffer.from(globalBytes()), owner: PUMP_PROGRAM_ID, lamports: 0, executable: false });
+    expect(decoded.buybackFeeRecipients.map((k) => k.toBase58())).toEqual(buybackRecipients.map((k) => k.toBase58()));
+    const token = { mint: mint.toBase58(), creator: creator.toBase58() };
+    for (const [r, index] of [[0, 0], [0.99, 7], [0.5, 4]] as const) {
+      const accounts = new Map<string, AccountSnapshot>([
+        [mint.toBase58(), snap(TOKEN_2022_PROGRAM_ID, mintBytes(1_000_000_000_000_000n))],
+        [pumpPdas.bondingCurve(mint).toBase58(), snap(PUMP_PROGRAM_ID, bondingCurveBytes({ complete: false, creator }))],
+        [pumpPdas.global().toBase58(), snap(PUMP_PROGRAM_ID, globalBytes())],
+      ]);
+      const plan = await createPumpLaunchProgram(mapReader(accounts), { random: () => r }).buildBurnBuy(token, buyer, 10_000_000n, 100);
+      const buy = plan.instructions.at(-1)!;
+      expect([buy.keys[17]!.pubkey.toBase58(), buy.keys[17]!.isWritable]).toEqual([buybackRecipients[index]!.toBase58(), true]);
+    }
+    // a Global written before the field existed: the SDK's own choice, never the zero key
+    const old = new Map<string, AccountSnapshot>([
+      [mint.toBase58(), snap(TOKEN_2022_PROGRAM_ID, mintBytes(1_000_000_000_000_000n))],
+      [pumpPdas.bondingCurve(mint).toBase58(), snap(PUMP_PROGRAM_ID, bondingCurveBytes({ complete: false, creator }))],
+      [pumpPdas.global().toBase58(), snap(PUMP_PROGRAM_ID, globalBytes({ buyback: false }))],
+    ]);
+    const plan = await createPumpLaunchProgram(mapReader(old), { random: () => 0 }).buildBurnBuy(token, buyer, 10_000_000n, 100);
+    expect(plan.instructions.at(-1)!.keys[17]!.pubkey.equals(PublicKey.default)).toBe(false);
+  });
+
   test("a legacy (SPL Token) coin buys through SPL Token", async () => {
     const plan = await setup(TOKEN_PROGRAM_ID).buildBurnBuy({ mint: mint.toBase58(), creator: creator.toBase58() }, buyer, 10_000_000n, 100);
     const buy = plan.instructions.at(-1)!;
@@ -131,7 +159,7 @@ describe("buy for a burn on the PumpSwap pool (migrated)", () => {
   const poolQuote = Keypair.generate().publicKey;
   const protocolRecipient = Keypair.generate().publicKey;
 
-  test("AMM buy: IDL accounts, base out bounded by slippage, quote ceiling = budget, WSOL wrapped and closed", async () => {
+  test("AMM buy_exact_quote_in: IDL accounts, base out bounded by slippage, spends exactly the budget, WSOL wrapped and closed", async () => {
     const pool = await ammProgram.coder.accounts.encode("pool", {
       poolBump: 255, index: 0, creator: pumpPdas.poolAuthority(mint), baseMint: mint, quoteMint: NATIVE_MINT,
       lpMint: Keypair.generate().publicKey, poolBaseTokenAccount: poolBase, poolQuoteTokenAccount: poolQuote,
@@ -167,8 +195,10 @@ describe("buy for a burn on the PumpSwap pool (migrated)", () => {
     expect(plan.minTokenOut).toBeLessThan((noFeeOut * 9_500n) / 10_000n + 1n);
     expect(plan.minTokenOut).toBeGreaterThan((noFeeOut * 9_000n) / 10_000n);
 
-    const buy = plan.instructions.find((ix) => ix.programId.equals(PUMP_AMM_PROGRAM_ID) && Buffer.from(ix.data.subarray(0, 8)).toString("hex") === "66063d1201daebea")!;
-    matchesIdl(buy, idlInstruction(AMM_IDL, "buy"), {
+    const buy = plan.instructions.find((ix) => ix.programId.equals(PUMP_AMM_PROGRAM_ID) && Buffer.from(ix.data.subarray(0, 8)).toString("hex") === "c62e1552b4d9e870")!;
+    expect(buy).toBeDefined();
+    // buy_exact_quote_in shares buy's account list (the SDK's own simulation test swaps only the data)
+    matchesIdl(buy, idlInstruction(AMM_IDL, "buy_exact_quote_in"), {
       pool: poolAddress,
       user: buyer,
       base_mint: mint,
@@ -182,10 +212,15 @@ describe("buy for a burn on the PumpSwap pool (migrated)", () => {
       coin_creator_vault_ata: pumpPdas.ammCreatorVaultWsolAta(creator),
       coin_creator_vault_authority: pumpPdas.ammCreatorVaultAuthority(creator),
     });
-    const coder = ammProgram.coder.instruction as unknown as { decode(data: Buffer): { data: { baseAmountOut: BN; maxQuoteAmountIn: BN } } | null };
-    const args = coder.decode(Buffer.from(buy.data));
-    expect(BigInt(args!.data.baseAmountOut.toString())).toBe(plan.minTokenOut);
-    expect(BigInt(args!.data.maxQuoteAmountIn.toString())).toBe(lamports);
+    // byte for byte what the SDK's own program coder encodes: the budget is spent exactly, fees included
+    const encoded = ammProgram.coder.instruction.encode("buyExactQuoteIn", {
+      spendableQuoteIn: new BN(lamports.toString()),
+      minBaseAmountOut: new BN(plan.minTokenOut.toString()),
+      trackVolume: { 0: true },
+    });
+    expect(Buffer.from(buy.data).toString("hex")).toBe(encoded.toString("hex"));
+    // no exact-out `buy` is left in the bundle: it would leave the slippage allowance unspent
+    expect(plan.instructions.some((ix) => ix.programId.equals(PUMP_AMM_PROGRAM_ID) && Buffer.from(ix.data.subarray(0, 8)).toString("hex") === "66063d1201daebea")).toBe(false);
     // WSOL: wrapped before the buy (exactly the budget), closed after
     const wrap = plan.instructions.find((ix) => ix.programId.toBase58() === SYSTEM)!;
     expect(Buffer.from(wrap.data).readBigUInt64LE(4)).toBe(lamports);

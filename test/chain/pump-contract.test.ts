@@ -14,14 +14,19 @@ async function makePumpHarness(): Promise<LaunchHarness> {
     reader,
     treasury,
     supportsPool: true,
+    supportsBuys: true,
     async createToken(creator) {
       const mint = Keypair.generate().publicKey;
       sim.createToken(mint, creator.publicKey);
       return { mint: mint.toBase58(), creator: creator.publicKey.toBase58() };
     },
     async accrue(token, venue, lamports) {
-      sim.accrue(new PublicKey(token.mint), new PublicKey(token.creator), venue, lamports);
+      // fees accrue to whoever the curve names now (the sharing config once fee sharing started)
+      sim.accrue(new PublicKey(token.mint), sim.currentCreator(new PublicKey(token.mint)), venue, lamports);
       return lamports;
+    },
+    async migrateToSharing(token, shareholders, options) {
+      sim.migrateToSharing(new PublicKey(token.mint), shareholders.map((h) => ({ address: new PublicKey(h.address), shareBps: h.shareBps })), options?.active ?? true);
     },
     async gift(address, lamports) {
       sim.fund(address, lamports);

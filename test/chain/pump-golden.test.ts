@@ -13,12 +13,18 @@ import { Keypair, PublicKey, SystemProgram, type TransactionInstruction } from "
 import {
   DISC,
   PUMP_AMM_PROGRAM_ID,
+  PUMP_FEE_PROGRAM_ID,
   PUMP_PROGRAM_ID,
+  TOKEN_2022_PROGRAM_ID,
   collectCoinCreatorFeeInstruction,
   collectCreatorFeeInstruction,
+  collectCreatorFeeV2Instruction,
   collectPoolIntoCreatorInstructions,
   decodeBondingCurve,
+  decodeSharingConfig,
+  distributeCreatorFeesInstruction,
   pumpPdas,
+  transferCreatorFeesToPumpInstruction,
 } from "../../src/chain/pump/layout";
 import { createPumpLaunchProgram } from "../../src/chain/pump";
 import {
@@ -37,6 +43,7 @@ import {
   viewOf,
   matchesIdl,
   sameInstruction,
+  sharingConfigBytes,
 } from "./support/fixtures";
 
 const hex = (b: Uint8Array | number[]) => Buffer.from(Uint8Array.from(b)).toString("hex");
@@ -81,6 +88,29 @@ describe("collect instructions", () => {
     expect(ours.keys.length).toBe(5);
     expect(ours.keys.some((k) => k.isSigner)).toBe(false); // permissionless (PUMP.md §4)
     sameInstruction(ours, await pumpProgram.methods.collectCreatorFee().accountsPartial({ creator }).instruction());
+  });
+
+  test("collect_creator_fee_v2 (token-quoted vaults): IDL order, and byte-identical to the SDK's builder", async () => {
+    const quoteMint = Keypair.generate().publicKey;
+    for (const program of [TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID]) {
+      const ours = collectCreatorFeeV2Instruction(creator, quoteMint, program);
+      matchesIdl(ours, idlInstruction(PUMP_IDL, "collect_creator_fee_v2"), {
+        creator,
+        creator_vault: pumpPdas.creatorVault(creator),
+        quote_mint: quoteMint,
+        quote_token_program: program,
+        event_authority: pumpPdas.eventAuthority(),
+        program: PUMP_PROGRAM_ID,
+      });
+      expect(ours.keys.some((k) => k.isSigner)).toBe(false);
+      sameInstruction(
+        ours,
+        await pumpProgram.methods
+          .collectCreatorFeeV2()
+          .accountsPartial({ creator, quoteMint, quoteTokenProgram: program, creatorVault: pumpPdas.creatorVault(creator) })
+          .instruction(),
+      );
+    }
   });
 
   test("collect_coin_creator_fee: IDL order, and byte-identical to the SDK's builder", async () => {
@@ -300,5 +330,102 @@ describe("BondingCurve", () => {
     const other = Uint8Array.from(full);
     other[0] = other[0]! ^ 0xff;
     expect(() => decodeBondingCurve(other)).toThrow();
+  });
+});
+
+describe("fee sharing (coins whose creator moved to their sharing config)", () => {
+  const mint = Keypair.generate().publicKey;
+  const ours = Keypair.generate().publicKey;
+  const other = Keypair.generate().publicKey;
+  const shareholders = [{ address: ours, shareBps: 6_000 }, { address: other, shareBps: 4_000 }];
+
+  test("the sharing config PDA is the SDK's", async () => {
+    const { feeSharingConfigPda } = await import("@pump-fun/pump-sdk");
+    expect(pumpPdas.sharingConfig(mint).toBase58()).toBe(feeSharingConfigPda(mint).toBase58());
+  });
+
+  test("SharingConfig decodes as the SDK decodes it", () => {
+    for (const active of [true, false]) {
+      const bytes = sharingConfigBytes(mint, shareholders, active);
+      const sdk = PUMP_SDK.decodeSharingConfig({ data: Buffer.from(bytes), owner: PUMP_FEE_PROGRAM_ID, lamports: 0, executable: false });
+      const decoded = decodeSharingConfig(bytes);
+      expect(decoded.mint).toBe(sdk.mint.toBase58());
+      expect(decoded.shareholders).toEqual(sdk.shareholders.map((h) => ({ address: h.address.toBase58(), shareBps: h.shareBps })));
+      expect(decoded.active).toBe(Object.keys((sdk as unknown as { status: object }).status)[0] === "active");
+      expect(decoded.active).toBe(active);
+    }
+    expect(() => decodeSharingConfig(bondingCurveBytes({ complete: false, creator: ours }))).toThrow();
+  });
+
+  test("distribute_creator_fees: IDL order, shareholders as writable remaining accounts, byte-identical to the SDK's builder", async () => {
+    const ix = distributeCreatorFeesInstruction(mint, shareholders.map((h) => h.address));
+    const config = pumpPdas.sharingConfig(mint);
+    matchesIdl(ix, idlInstruction(PUMP_IDL, "distribute_creator_fees"), {
+      mint,
+      bonding_curve: pumpPdas.bondingCurve(mint),
+      sharing_config: config,
+      creator_vault: pumpPdas.creatorVault(config),
+      event_authority: pumpPdas.eventAuthority(),
+      program: PUMP_PROGRAM_ID,
+    });
+    expect(ix.keys.some((k) => k.isSigner)).toBe(false); // permissionless (PUMP.md §7)
+    const sdkConfig = PUMP_SDK.decodeSharingConfig({ data: Buffer.from(sharingConfigBytes(mint, shareholders)), owner: PUMP_FEE_PROGRAM_ID, lamports: 0, executable: false });
+    sameInstruction(ix, await PUMP_SDK.distributeCreatorFees({ mint, sharingConfig: sdkConfig, sharingConfigAddress: config }));
+  });
+
+  test("transfer_creator_fees_to_pump: IDL order, byte-identical to the SDK's builder (as its distribution helper calls it)", async () => {
+    const config = pumpPdas.sharingConfig(mint);
+    const ix = transferCreatorFeesToPumpInstruction(config);
+    matchesIdl(ix, idlInstruction(AMM_IDL, "transfer_creator_fees_to_pump"), {
+      wsol_mint: NATIVE_MINT,
+      token_program: TOKEN_PROGRAM_ID,
+      coin_creator: config,
+      coin_creator_vault_authority: pumpPdas.ammCreatorVaultAuthority(config),
+      coin_creator_vault_ata: pumpPdas.ammCreatorVaultWsolAta(config),
+      pump_creator_vault: pumpPdas.creatorVault(config),
+      program: PUMP_AMM_PROGRAM_ID,
+    });
+    sameInstruction(
+      ix,
+      await ammProgram.methods.transferCreatorFeesToPump().accountsPartial({ wsolMint: NATIVE_MINT, tokenProgram: TOKEN_PROGRAM_ID, coinCreator: config }).instruction(),
+    );
+  });
+
+  test("the sweep reads the curve's creator fresh: a migrated coin distributes, and only System payouts inside a distribute count", async () => {
+    const curve = pumpPdas.bondingCurve(mint);
+    const config = pumpPdas.sharingConfig(mint);
+    const accounts = new Map([
+      [curve.toBase58(), { lamports: 1_000_000n, owner: PUMP_PROGRAM_ID.toBase58(), executable: false, data: bondingCurveBytes({ complete: false, creator: config }) }],
+      [config.toBase58(), { lamports: 2_000_000n, owner: PUMP_FEE_PROGRAM_ID.toBase58(), executable: false, data: sharingConfigBytes(mint, shareholders) }],
+      [pumpPdas.creatorVault(config).toBase58(), { lamports: 890_880n + 10_000_000n, owner: SystemProgram.programId.toBase58(), executable: false, data: new Uint8Array() }],
+      [ours.toBase58(), { lamports: 5_000_000n, owner: SystemProgram.programId.toBase58(), executable: false, data: new Uint8Array() }],
+    ]);
+    const launch = createPumpLaunchProgram(mapReader(accounts));
+    const token = { mint: mint.toBase58(), creator: ours.toBase58() };
+    const [reading] = await launch.readVaults([token]);
+    expect(reading!.feeSharing).toMatchObject({ currentCreator: config.toBase58(), isSharingConfig: true, serviceShareBps: 6_000, distributableLamports: 10_000_000n, shareLamports: 6_000_000n, blockedReason: null });
+    const treasury = Keypair.generate().publicKey;
+    const ixs = launch.sweepInstructions([{ token, reading: reading! }], treasury);
+    expect(ixs.map((ix) => ix.programId.toBase58())).toEqual([PUMP_PROGRAM_ID.toBase58(), SystemProgram.programId.toBase58()]);
+    sameInstruction(ixs[0]!, distributeCreatorFeesInstruction(mint, [ours, other]));
+    // creator 5,000,000 + planned share (6,000,000 less 1 lamport of rounding slack per shareholder) - reserve
+    expect(Buffer.from(ixs[1]!.data).readBigUInt64LE(4)).toBe(5_000_000n + 6_000_000n - 2n - 890_880n);
+    // decoding: the payout inside the distribute counts; a same-looking transfer elsewhere does not
+    const payout = (amount: bigint, outerIndex: number) => {
+      const data = Buffer.alloc(12);
+      data.writeUInt32LE(2, 0);
+      data.writeBigUInt64LE(amount, 4);
+      return { programId: SystemProgram.programId.toBase58(), accounts: [pumpPdas.creatorVault(config).toBase58(), ours.toBase58()], data: new Uint8Array(data), outerIndex };
+    };
+    const tx = confirmedTx({
+      instructions: [viewOf(ixs[0]!), viewOf(ixs[1]!)],
+      innerInstructions: [payout(6_000_000n, 0), payout(999n, 1)],
+      accountKeys: [treasury.toBase58(), ours.toBase58()],
+      preBalances: [0n, 5_000_000n],
+      postBalances: [10_109_120n, 890_880n],
+    });
+    const [effect] = launch.decodeSweep(tx, [ours.toBase58()]);
+    expect(effect!.collectedLamports).toBe(6_000_000n);
+    expect(effect!.movedToTreasuryLamports).toBe(5_000_000n - 890_880n + 6_000_000n);
   });
 });

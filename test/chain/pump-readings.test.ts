@@ -33,10 +33,10 @@ describe("readVaults", () => {
     const launch = createPumpLaunchProgram(reader);
     const readings = await launch.readVaults(tokens.map((t) => ({ mint: t.mint.toBase58(), creator: t.creator.toBase58() })));
     expect(readings).toEqual([
-      { mint: onCurve.mint.toBase58(), curveLamports: 1_234_567n, poolLamports: 0n, creatorLamports: 2_000_000n, bonded: false },
-      { mint: complete.mint.toBase58(), curveLamports: 0n, poolLamports: 0n, creatorLamports: 0n, bonded: true },
-      { mint: migrated.mint.toBase58(), curveLamports: 0n, poolLamports: 7_654_321n, creatorLamports: 0n, bonded: true },
-      { mint: unknown.mint.toBase58(), curveLamports: 0n, poolLamports: 0n, creatorLamports: 0n, bonded: false },
+      { mint: onCurve.mint.toBase58(), curveLamports: 1_234_567n, poolLamports: 0n, creatorLamports: 2_000_000n, bonded: false, feeSharing: null },
+      { mint: complete.mint.toBase58(), curveLamports: 0n, poolLamports: 0n, creatorLamports: 0n, bonded: true, feeSharing: null },
+      { mint: migrated.mint.toBase58(), curveLamports: 0n, poolLamports: 7_654_321n, creatorLamports: 0n, bonded: true, feeSharing: null },
+      { mint: unknown.mint.toBase58(), curveLamports: 0n, poolLamports: 0n, creatorLamports: 0n, bonded: false, feeSharing: null },
     ]);
     expect(reader.calls.length).toBe(1);
     // the creator as the chain has it now (it can change after create)

@@ -3,7 +3,8 @@
  * users endpoints the service uses: `GET /i/oauth2/authorize` (consent is granted at once for the
  * user the test chose and redirects to the callback), `POST /2/oauth2/token` (checks the client,
  * the redirect URI, single use of the code and that the PKCE verifier hashes to the challenge),
- * `GET /2/users/me` and `GET /2/users/:id` with a bearer token.
+ * `GET /2/users/me` and `GET /2/users/:id` with a bearer token, and users by username
+ * (`GET /2/users/by?usernames=` and `GET /2/users/by/username/:username`) with the app-only bearer.
  */
 import { createHash, randomBytes } from "node:crypto";
 
@@ -40,6 +41,12 @@ export interface FakeIdp {
   clientSecret: string;
   /** env for testService pointing the service at this provider */
   env: Record<string, string>;
+  /** env adding the app-only bearer: launches resolve handles through users by username */
+  appEnv: Record<string, string>;
+  /** usernames asked for through users by username, in order */
+  usernameLookups: string[];
+  /** users-by-username answers 503 while set */
+  failUsernameLookups: boolean;
   users: Map<string, FakeUser>;
   /** who consents at the next authorize call */
   signInAs(userId: string): void;
@@ -67,7 +74,9 @@ export function startFakeIdp(): FakeIdp {
   const lookups: string[] = [];
   const failLookups = new Set<string>();
   let current: string | null = null;
-  const state = { failToken: false };
+  const state = { failToken: false, failUsernameLookups: false };
+  const appBearer = "fake-app-bearer-" + randomBytes(8).toString("hex");
+  const usernameLookups: string[] = [];
 
   const userJson = (u: FakeUser) => ({
     id: u.id,
@@ -139,6 +148,22 @@ export function startFakeIdp(): FakeIdp {
         record.accepted = true;
         return Response.json({ token_type: "bearer", expires_in: 7200, access_token: accessToken, scope: issued.scope });
       }
+      if (req.method === "GET" && (url.pathname === "/2/users/by" || url.pathname.startsWith("/2/users/by/username/"))) {
+        // users by username (app-only bearer): the launch resolves named handles to ids
+        if (req.headers.get("authorization") !== `Bearer ${appBearer}`) return Response.json({ title: "Unauthorized", status: 401 }, { status: 401 });
+        if (state.failUsernameLookups) return Response.json({ title: "Service Unavailable" }, { status: 503 });
+        const many = url.pathname === "/2/users/by";
+        const names = many ? (url.searchParams.get("usernames") ?? "").split(",").filter(Boolean) : [decodeURIComponent(url.pathname.slice("/2/users/by/username/".length))];
+        usernameLookups.push(...names);
+        if (names.length === 0 || names.length > 100) return Response.json({ title: "Invalid Request" }, { status: 400 });
+        const found = names.map((n) => [...users.values()].find((u) => u.username.toLowerCase() === n.toLowerCase()) ?? null);
+        const data = found.filter((u): u is FakeUser => u !== null).map(userJson);
+        const errors = names
+          .filter((_, i) => found[i] === null)
+          .map((n) => ({ value: n, detail: `Could not find user with usernames: [${n}].`, title: "Not Found Error", resource_type: "user", parameter: "usernames", resource_id: n, type: "https://api.twitter.com/2/problems/resource-not-found" }));
+        if (!many) return Response.json(data[0] ? { data: data[0] } : { errors });
+        return Response.json({ ...(data.length ? { data } : {}), ...(errors.length ? { errors } : {}) });
+      }
       if (req.method === "GET" && url.pathname.startsWith("/2/users/")) {
         const caller = bearerUser(req);
         if (!caller) return Response.json({ title: "Unauthorized", status: 401 }, { status: 401 });
@@ -171,6 +196,14 @@ export function startFakeIdp(): FakeIdp {
       IDP_AUTHORIZE_URL: `${url}/i/oauth2/authorize`,
       IDP_TOKEN_URL: `${url}/2/oauth2/token`,
       IDP_API_URL: `${url}/2`,
+    },
+    appEnv: { IDP_API_URL: `${url}/2`, IDP_APP_BEARER: appBearer },
+    usernameLookups,
+    get failUsernameLookups() {
+      return state.failUsernameLookups;
+    },
+    set failUsernameLookups(v: boolean) {
+      state.failUsernameLookups = v;
     },
     users,
     signInAs(userId) {

@@ -3,7 +3,7 @@ import { Connection, Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram } from 
 import { getAssociatedTokenAddressSync, getMint } from "@solana/spl-token";
 import type { LocalChain } from "../../src/chain/localnet/index.ts";
 import type { LaunchProgram, TokenRef } from "../../src/chain/ports.ts";
-import { buildBuyOp, buildCollectOp, buildCreateOp, LaunchError } from "../../src/chain/localnet/program.ts";
+import { buildBuyOp, buildCollectOp, buildCreateOp, buildDistributeOp, LaunchError } from "../../src/chain/localnet/program.ts";
 import { ConnectionReader, sendAndConfirm, signedTx, startTestChain, waitFor } from "./helpers.ts";
 
 const SOL = BigInt(LAMPORTS_PER_SOL);
@@ -62,7 +62,7 @@ describe("local launch program", () => {
     expect(mint.decimals).toBe(6);
     expect(mint.supply).toBe(1_000_000_000_000_000n);
     const [reading] = await program.readVaults([token]);
-    expect(reading).toEqual({ mint: token.mint, curveLamports: 0n, poolLamports: 0n, creatorLamports: 0n, bonded: false });
+    expect(reading).toEqual({ mint: token.mint, curveLamports: 0n, poolLamports: 0n, creatorLamports: 0n, bonded: false, feeSharing: null });
 
     // the same mint cannot be created twice
     const again = buildCreateOp(chain.programKeys, { payer: deployer.publicKey, mint: new PublicKey(token.mint), creator, name: "X", symbol: "X", uri: "u" });
@@ -98,6 +98,35 @@ describe("local launch program", () => {
     chain.node.advanceSlots(1);
     [r] = await program.readVaults([token]);
     expect(r).toMatchObject({ curveLamports: firstFee + secondFee, poolLamports: firstFee + sold.feeLamports, bonded: true });
+  }, 60_000);
+
+  test("fee sharing: the config becomes the creator, collecting as it fails (6049), only a distribute matching the config pays out", async () => {
+    const creator = Keypair.generate().publicKey;
+    const { token } = await createToken(creator);
+    const trader = await wallet();
+    const other = await wallet(SOL);
+    chain.node.shareCreatorFees(token.mint, [{ address: creator.toBase58(), shareBps: 5_000 }, { address: other.publicKey.toBase58(), shareBps: 5_000 }]);
+    await buy(token, trader, 1n * SOL); // pays the config's vault now
+    const config = chain.programKeys.sharingConfig(token.mint).publicKey;
+    const [reading] = await program.readVaults([token]);
+    expect(reading!.curveLamports).toBe(0n);
+    expect(reading!.feeSharing).toMatchObject({ currentCreator: config.toBase58(), isSharingConfig: true, serviceShareBps: 5_000, blockedReason: null });
+    const fees = reading!.feeSharing!.distributableLamports;
+    expect(fees).toBeGreaterThan(0n);
+
+    const stranger = await wallet(SOL);
+    const asConfig = buildCollectOp(chain.programKeys, { creator: config, vault: "curve", amountLamports: fees });
+    expect(await statusErr(await sendAndConfirm(chain, connection, asConfig, stranger))).toEqual({ InstructionError: [1, { Custom: LaunchError.CreatorMigratedToSharingConfig }] });
+    // shareholders other than the config's: refused
+    const forged = buildDistributeOp(chain.programKeys, { mint: new PublicKey(token.mint), vault: "curve", distributedLamports: fees, shareholders: [{ address: stranger.publicKey.toBase58(), shareBps: 10_000 }] });
+    expect(await statusErr(await sendAndConfirm(chain, connection, forged, stranger))).toEqual({ InstructionError: [1, { Custom: LaunchError.ShareholdersAndRemainingAccountsMismatch }] });
+    // the real one, sent by anyone, pays each shareholder its part
+    const real = buildDistributeOp(chain.programKeys, { mint: new PublicKey(token.mint), vault: "curve", distributedLamports: fees, shareholders: reading!.feeSharing!.shareholders });
+    const sig = await sendAndConfirm(chain, connection, real, stranger);
+    expect(await statusErr(sig)).toBeNull();
+    expect(BigInt(await connection.getBalance(creator))).toBe((fees * 5_000n) / 10_000n);
+    const tx = await reader.getTransaction(sig);
+    expect(program.decodeSweep(tx!, [token.creator])).toEqual([{ creator: token.creator, collectedLamports: (fees * 5_000n) / 10_000n, movedToTreasuryLamports: 0n }]);
   }, 60_000);
 
   test("a collect anyone sends moves exactly the vault's fees to the creator, and its event decodes to that amount", async () => {
@@ -157,7 +186,7 @@ describe("local launch program", () => {
     expect(effect).toEqual({ creator: token.creator, collectedLamports: reading!.curveLamports + reading!.poolLamports, movedToTreasuryLamports: reading!.curveLamports + reading!.poolLamports + 2_000_000n });
     const fee = BigInt((await connection.getTransaction(sig, { maxSupportedTransactionVersion: 0 }))!.meta!.fee);
     expect(BigInt(await connection.getBalance(chain.treasury.publicKey))).toBe(treasuryBefore + effect!.movedToTreasuryLamports - fee);
-    expect(await program.readVaults([token])).toEqual([{ mint: token.mint, curveLamports: 0n, poolLamports: 0n, creatorLamports: 0n, bonded: true }]);
+    expect(await program.readVaults([token])).toEqual([{ mint: token.mint, curveLamports: 0n, poolLamports: 0n, creatorLamports: 0n, bonded: true, feeSharing: null }]);
   }, 60_000);
 
   test("a buy then an SPL burn burns exactly what was bought", async () => {

@@ -177,7 +177,7 @@ describe("GET /api/launch/config and /api/ca", () => {
     const { status, body, headers } = await svc.json("/api/launch/config");
     expect(status).toBe(200);
     expect(headers.get("cache-control")).toBe(PUBLIC_READ);
-    expect(body).toEqual({ launchesOpen: true, platformBps: 750, maxRecipients: 6, maxFirstBuyLamports: "5000000000", creatorFeeBps: 95, maxImageBytes: 4_194_304 });
+    expect(body).toEqual({ launchesOpen: true, platformBps: 750, maxRecipients: 6, maxFirstBuyLamports: "5000000000", creatorFeeBps: 95, maxImageBytes: 4_194_304, handlesPinnedAtLaunch: false });
     svc.ctx.db.$client.query("INSERT INTO settings (key, value) VALUES ('launches_paused', '1')").run();
     expect((await svc.json("/api/launch/config")).body.launchesOpen).toBe(false);
   });

@@ -43,7 +43,7 @@ describe("GET /api/tokens", () => {
     expect(body.nextCursor).toBeNull();
     const token = body.tokens[0];
     expect(Object.keys(token).sort()).toEqual(
-      ["mint", "name", "symbol", "imageUrl", "creator", "deployer", "launchedAt", "recipients", "platformBps", "sweptLamports", "vaultLamports", "vaultCheckedAt", "bonded", "marketCapUsd", "volume24hUsd", "lastSweptAt"].sort(),
+      ["mint", "name", "symbol", "imageUrl", "creator", "deployer", "launchedAt", "recipients", "platformBps", "sweptLamports", "vaultLamports", "vaultCheckedAt", "bonded", "marketCapUsd", "volume24hUsd", "lastSweptAt", "feeSharing"].sort(),
     );
     expect(token).toMatchObject({
       mint: a.mint,
@@ -60,6 +60,7 @@ describe("GET /api/tokens", () => {
       marketCapUsd: null,
       volume24hUsd: null,
       lastSweptAt: new Date(T0 + 1000).toISOString(),
+      feeSharing: null,
     });
     // platform 10%: 900719925474099; recipients' part 8106479329266894: alice 70%, bob 30% (floors)
     const part = 9_007_199_254_740_993n - 900_719_925_474_099n;

@@ -179,6 +179,7 @@ export const LAUNCH_CONFIG = {
   maxFirstBuyLamports: "5000000000",
   creatorFeeBps: 30,
   maxImageBytes: 4 * 1024 * 1024,
+  handlesPinnedAtLaunch: false,
 };
 
 /** A 1x1 PNG, the smallest real image the launch form accepts. */

@@ -317,6 +317,8 @@ describe("launch", () => {
   test("shares must total 100% before anything is sent", async () => {
     await fillForm(["60", "30"]);
     expect(await text("#recipients-total")).toBe("Total: 90% (must be 100%)");
+    // no app-only X token on this server: the page says when handles are pinned
+    expect(await text("#recipients-pinning")).toBe("Each handle is pinned to its X account when its owner first signs in.");
     await page.getByRole("button", { name: "Local wallet (local chain)" }).click();
     await page.locator("#wallet-connected").waitFor();
     await page.getByRole("button", { name: "Launch", exact: true }).click();

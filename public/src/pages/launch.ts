@@ -386,6 +386,7 @@ function launchForm(config: LaunchConfig): LaunchForm {
       h("legend", null, `Recipients (up to ${config.maxRecipients}); shares must total 100%`),
       recipients,
       h("div", { className: "row" }, addButton, total),
+      config.handlesPinnedAtLaunch ? "" : h("p", { className: "muted", id: "recipients-pinning" }, "Each handle is pinned to its X account when its owner first signs in."),
     ),
     field("launch-first-buy", "First buy in SOL", firstBuy, `Optional: bought by your wallet in the launch transaction; at most ${sol(config.maxFirstBuyLamports)}.`),
   );

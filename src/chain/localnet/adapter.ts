@@ -6,9 +6,11 @@
 import { PublicKey, type TransactionInstruction, SystemProgram } from "@solana/web3.js";
 import { createBurnCheckedInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
 import type {
+  AccountSnapshot,
   BurnBuyPlan,
   ChainReader,
   ConfirmedTransaction,
+  FeeSharingReading,
   LaunchProgram,
   SweepEffect,
   TokenRef,
@@ -20,8 +22,12 @@ import {
   LocalProgramKeys,
   buildBuyOp,
   buildCollectOp,
+  buildDistributeOp,
+  decodeLocalSharingConfig,
+  mintAuthorityOf,
+  sharesOf,
   decodeEvent,
-  feeFor,
+  splitExactSpend,
   mintIsBonded,
   quoteBuy,
   readU64LE,
@@ -69,17 +75,55 @@ export class LocalLaunchProgram implements LaunchProgram {
       addresses.push(v.curveVault, v.poolVault, t.creator, t.mint);
     }
     const accounts = await this.reader.getAccounts([...new Set(addresses)]);
-    return tokens.map((t) => {
+    // The creator as the program reads it: the mint authority, which the share op moves from the
+    // bonding curve to the sharing config. A mint that cannot be read concludes nothing.
+    const current = tokens.map((t) => this.movedCreatorOf(t, accounts.get(t.mint)?.data));
+    const moved = [...new Set(current.filter((c): c is string => c !== null))];
+    const second = moved.length
+      ? await this.reader.getAccounts(
+          moved.flatMap((c) => [c, this.keys.curveVault(c).publicKey.toBase58(), this.keys.poolVault(c).publicKey.toBase58()]),
+        )
+      : new Map<string, AccountSnapshot | null>();
+    return tokens.map((t, i) => {
       const v = this.vaultAddresses(t);
       const mint = accounts.get(t.mint);
+      const currentCreator = current[i] ?? null;
       return {
         mint: t.mint,
         curveLamports: unsweptLamports(accounts.get(v.curveVault)?.lamports ?? 0n),
         poolLamports: unsweptLamports(accounts.get(v.poolVault)?.lamports ?? 0n),
         creatorLamports: accounts.get(t.creator)?.lamports ?? 0n,
         bonded: mint ? mintIsBonded(mint.data) : false,
+        feeSharing: currentCreator === null ? null : this.feeSharingReading(t, currentCreator, second),
       };
     });
+  }
+
+  private movedCreatorOf(token: TokenRef, mintData: Uint8Array | undefined): string | null {
+    if (!mintData) return null;
+    // Only the share op moves the mint authority (to the sharing config); any other authority is a
+    // mint this program did not create, which says nothing about a creator.
+    const authority = mintAuthorityOf(mintData);
+    return authority !== null && authority === this.keys.sharingConfig(token.mint).publicKey.toBase58() ? authority : null;
+  }
+
+  private feeSharingReading(token: TokenRef, currentCreator: string, accounts: Map<string, AccountSnapshot | null>): FeeSharingReading {
+    const curveFees = unsweptLamports(accounts.get(this.keys.curveVault(currentCreator).publicKey.toBase58())?.lamports ?? 0n);
+    const poolFees = unsweptLamports(accounts.get(this.keys.poolVault(currentCreator).publicKey.toBase58())?.lamports ?? 0n);
+    const base = { currentCreator, distributableLamports: curveFees + poolFees, poolDistributableLamports: poolFees, shareholders: [] as FeeSharingReading["shareholders"], serviceShareBps: 0, shareLamports: 0n };
+    const account = accounts.get(currentCreator);
+    const isSharingConfig =
+      currentCreator === this.keys.sharingConfig(token.mint).publicKey.toBase58() && account?.owner === this.keys.feeProgram.toBase58();
+    if (!isSharingConfig) return { ...base, isSharingConfig: false, blockedReason: "the launch program's creator was changed to a key that is not the coin's sharing config" };
+    const config = decodeLocalSharingConfig(account!.data);
+    if (!config) return { ...base, isSharingConfig: true, blockedReason: "the coin's sharing config cannot be read" };
+    const serviceShareBps = config.shareholders.filter((h) => h.address === token.creator).reduce((n, h) => n + h.shareBps, 0);
+    const reading = { ...base, isSharingConfig: true, shareholders: config.shareholders, serviceShareBps };
+    if (serviceShareBps === 0) return { ...reading, blockedReason: "the coin's sharing config does not name the service's key as a shareholder" };
+    if (!config.active) return { ...reading, blockedReason: "the coin's sharing config is paused" };
+    // exactly what the distribute ops below pay the creator key: per vault, rounded down per shareholder
+    const ours = (fees: bigint) => sharesOf(fees, config.shareholders).filter(([a]) => a === token.creator).reduce((n, [, l]) => n + l, 0n);
+    return { ...reading, shareLamports: ours(curveFees) + ours(poolFees), blockedReason: null };
   }
 
   sweepInstructions(items: readonly { token: TokenRef; reading: VaultReading }[], treasury: PublicKey): TransactionInstruction[] {
@@ -88,8 +132,17 @@ export class LocalLaunchProgram implements LaunchProgram {
       const creator = new PublicKey(token.creator);
       if (reading.curveLamports > 0n) out.push(...buildCollectOp(this.keys, { creator, vault: "curve", amountLamports: reading.curveLamports }));
       if (reading.poolLamports > 0n) out.push(...buildCollectOp(this.keys, { creator, vault: "pool", amountLamports: reading.poolLamports }));
+      const sharing = reading.feeSharing;
+      let shared = 0n;
+      if (sharing && sharing.blockedReason === null && sharing.shareLamports > 0n) {
+        const curveFees = sharing.distributableLamports - sharing.poolDistributableLamports;
+        for (const [vault, fees] of [["curve", curveFees], ["pool", sharing.poolDistributableLamports]] as const) {
+          if (fees > 0n) out.push(...buildDistributeOp(this.keys, { mint: new PublicKey(token.mint), vault, distributedLamports: fees, shareholders: sharing.shareholders }));
+        }
+        shared = sharing.shareLamports;
+      }
       // Everything the creator address will hold leaves it, so it closes (no rent left behind).
-      const move = reading.creatorLamports + reading.curveLamports + reading.poolLamports;
+      const move = reading.creatorLamports + reading.curveLamports + reading.poolLamports + shared;
       if (move > 0n) out.push(SystemProgram.transfer({ fromPubkey: creator, toPubkey: treasury, lamports: move }));
     }
     return out;
@@ -101,8 +154,19 @@ export class LocalLaunchProgram implements LaunchProgram {
       // Events are top-level memos; a memo CPI'd by another program would be inner. Both are read,
       // each instruction once, so no event counts twice.
       const all = [...tx.instructions, ...tx.innerInstructions];
-      for (const ix of all) {
+      for (const [index, ix] of all.entries()) {
         const ev = decodeEvent(ix, this.eventAuthority);
+        if (ev?.e === "distribute") {
+          // The node checked every payout against the config before signing for the vault: the
+          // op's body is the `n` System transfers right before its event, one per shareholder.
+          if (index >= tx.instructions.length) continue; // ops are top-level; an inner copy is not ours
+          for (const payout of tx.instructions.slice(Math.max(0, index - ev.n), index)) {
+            const to = payout.accounts[1];
+            if (payout.programId !== SystemProgram.programId.toBase58() || !to || !collected.has(to) || payout.data.length < 12) continue;
+            collected.set(to, collected.get(to)! + readU64LE(payout.data, 4));
+          }
+          continue;
+        }
         if (ev?.e !== "collect" || !collected.has(ev.c)) continue;
         collected.set(ev.c, collected.get(ev.c)! + BigInt(ev.fee));
       }
@@ -150,9 +214,9 @@ export class LocalLaunchProgram implements LaunchProgram {
   async buildBurnBuy(token: TokenRef, buyer: PublicKey, lamports: bigint, slippageBps: number): Promise<BurnBuyPlan> {
     if (!Number.isInteger(slippageBps) || slippageBps < 0 || slippageBps > MAX_SLIPPAGE_BPS) throw new Error("slippageBps out of range");
     const state = await this.curveState(token.mint);
-    // `lamports` is the whole spend: what goes into the curve plus the creator fee on it.
-    const solIn = (lamports * 10_000n) / (10_000n + BigInt(this.config.creatorFeeBps));
-    const fee = feeFor(solIn, this.config.creatorFeeBps);
+    // `lamports` is the whole spend, exactly: what goes into the curve plus the creator fee on it,
+    // so the burned figure booked for the order is what left the buyer.
+    const { solInLamports: solIn, feeLamports: fee } = splitExactSpend(lamports, this.config.creatorFeeBps);
     const quoted = quoteBuy(state, solIn);
     const minTokenOut = (quoted * BigInt(10_000 - slippageBps)) / 10_000n;
     if (minTokenOut <= 0n) throw new Error("buy too small to deliver any token");
@@ -160,7 +224,8 @@ export class LocalLaunchProgram implements LaunchProgram {
     const instructions = buildBuyOp(this.keys, {
       buyer,
       mint: new PublicKey(token.mint),
-      creator: new PublicKey(token.creator),
+      // the program pays the fee to whoever is the creator now (the sharing config once shared)
+      creator: new PublicKey(state.creator ?? token.creator),
       vault: state.bonded ? "pool" : "curve",
       solInLamports: solIn,
       tokensOut: minTokenOut,
@@ -203,7 +268,7 @@ export class LocalLaunchProgram implements LaunchProgram {
     return memoTexts(tx, MEMO_PROGRAM_ID);
   }
 
-  private async curveState(mint: string): Promise<CurveState> {
+  private async curveState(mint: string): Promise<CurveState & { creator: string | null }> {
     const curve = this.keys.bondingCurve(mint).publicKey.toBase58();
     const curveAta = this.keys.curveTokenAccount(mint).toBase58();
     const accounts = await this.reader.getAccounts([mint, curve, curveAta]);
@@ -214,6 +279,7 @@ export class LocalLaunchProgram implements LaunchProgram {
       realSolLamports: curveLamports > SYSTEM_ACCOUNT_RENT_LAMPORTS ? curveLamports - SYSTEM_ACCOUNT_RENT_LAMPORTS : 0n,
       curveTokens: readU64LE(accounts.get(curveAta)?.data ?? new Uint8Array(), 64),
       bonded: mintIsBonded(mintAcc.data),
+      creator: this.movedCreatorOf({ mint, creator: "" }, mintAcc.data),
     };
   }
 }

@@ -25,6 +25,9 @@ import {
   validateTransaction,
   programSignersNamedBy,
   buildCompleteOp,
+  buildShareOp,
+  encodeSharingConfig,
+  rentExemptLamports,
   curveStateOf,
   tradableTokens,
   unsweptLamports,
@@ -669,6 +672,43 @@ export class LocalNode {
     const r = this.submitInstructions(ops, this.programPayer, [this.programKeys.bondingCurve(mint), this.programKeys.eventAuthority], true);
     if (r.err) this.log(`completing curve of ${mint} failed: ${JSON.stringify(r.err)}`);
     else this.log(`curve of ${mint} completed at ${state.realSolLamports} lamports`);
+  }
+
+  /**
+   * What pump.fun's fee sharing does to a coin (its creator, or the global admin, can start it):
+   * the mint's sharing config becomes its creator, so later trades pay fees into the config's
+   * vaults; collecting as the config fails, and money leaves only through a distribute op to the
+   * shareholders written here. The node plays the fee program: it writes the config account.
+   */
+  shareCreatorFees(mint: string, shareholders: readonly { address: string; shareBps: number }[], options: { active?: boolean } = {}): string {
+    if (!this.creatorOf(mint)) throw new Error(`mint ${mint} was not created by the local program`);
+    if (shareholders.length === 0 || shareholders.length > 10) throw new Error("1 to 10 shareholders");
+    if (shareholders.reduce((n, h) => n + h.shareBps, 0) !== 10_000 || shareholders.some((h) => !Number.isInteger(h.shareBps) || h.shareBps <= 0)) {
+      throw new Error("shares must be positive and sum to 10000 bps");
+    }
+    const config = this.programKeys.sharingConfig(mint);
+    const topUp = (vault: PublicKey) => {
+      const have = this.getBalance(vault);
+      return have >= SYSTEM_ACCOUNT_RENT_LAMPORTS ? 0n : SYSTEM_ACCOUNT_RENT_LAMPORTS - have;
+    };
+    const ops = buildShareOp(this.programKeys, {
+      mint: new PublicKey(mint),
+      payer: this.programPayer.publicKey,
+      curveVaultTopUpLamports: topUp(this.programKeys.curveVault(config.publicKey).publicKey),
+      poolVaultTopUpLamports: topUp(this.programKeys.poolVault(config.publicKey).publicKey),
+    });
+    const r = this.submitInstructions(ops, this.programPayer, [this.programKeys.bondingCurve(mint), this.programKeys.eventAuthority], true);
+    if (r.err) throw new Error(`sharing creator fees of ${mint} failed: ${JSON.stringify(r.err)}`);
+    const data = encodeSharingConfig(new PublicKey(mint), shareholders, options.active ?? true);
+    this.svm.setAccount(config.publicKey, {
+      lamports: Number(rentExemptLamports(data.length)),
+      data,
+      owner: this.programKeys.feeProgram,
+      executable: false,
+      rentEpoch: 0,
+    });
+    this.mintCreators.set(mint, config.publicKey.toBase58());
+    return r.signature;
   }
 
   /** Transfers from the faucet through a real transaction, so airdrops have a signature to confirm. */

@@ -21,6 +21,7 @@
  */
 import { createHmac } from "node:crypto";
 import { Keypair, PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js";
+import { decodeSharingConfig } from "../pump/layout.ts";
 import {
   AuthorityType,
   TOKEN_PROGRAM_ID,
@@ -67,6 +68,12 @@ export const LaunchError = {
   InvalidArguments: 6007,
   UnauthorizedSigner: 6008,
   NothingToTrade: 6009,
+  /** pump's own codes for fee sharing, so failures read the same on both chains */
+  CreatorVaultMigratedToSharingConfig: 6048,
+  CreatorMigratedToSharingConfig: 6049,
+  SharingConfigNotActive: 6051,
+  BondingCurveAndSharingConfigCreatorMismatch: 6053,
+  ShareholdersAndRemainingAccountsMismatch: 6054,
 } as const;
 
 export type VaultKind = "curve" | "pool";
@@ -76,7 +83,15 @@ export type LaunchEvent =
   | { e: "buy"; m: string; c: string; v: VaultKind; sol: string; tok: string; fee: string }
   | { e: "sell"; m: string; c: string; v: VaultKind; sol: string; tok: string; fee: string }
   | { e: "collect"; c: string; v: VaultKind; fee: string }
-  | { e: "complete"; m: string };
+  | { e: "complete"; m: string }
+  /** fee sharing started: the mint's sharing config `sc` is its creator from now on (node-only) */
+  | { e: "share"; m: string; sc: string }
+  /**
+   * the sharing config's vault `v` of mint `m` paid out `fee` to its `n` shareholders: the op's
+   * body is one transfer per shareholder, in the config's order (the memo stays short: memo
+   * compute grows with its length)
+   */
+  | { e: "distribute"; m: string; v: VaultKind; fee: string; n: number };
 
 /** How many instructions precede the event memo in each op. */
 const OP_BODY_LENGTH: Record<LaunchEvent["e"], number> = {
@@ -85,7 +100,14 @@ const OP_BODY_LENGTH: Record<LaunchEvent["e"], number> = {
   sell: 3,
   collect: 1,
   complete: 2,
+  share: 3,
+  /** variable: one transfer per shareholder (see opBodyLength) */
+  distribute: 0,
 };
+
+function opBodyLength(ev: LaunchEvent): number {
+  return ev.e === "distribute" ? (Number.isInteger(ev.n) && ev.n > 0 && ev.n <= 10 ? ev.n : 0) : OP_BODY_LENGTH[ev.e];
+}
 
 /**
  * Keys of the local program. Every address is a pure function of the program seed, so the adapter
@@ -133,6 +155,14 @@ export class LocalProgramKeys {
   vault(kind: VaultKind, creator: PublicKey | string): Keypair {
     return kind === "curve" ? this.curveVault(creator) : this.poolVault(creator);
   }
+  /** The mint's fee-sharing config: pump's `["sharing-config", mint]` under Pump Fees. */
+  sharingConfig(mint: PublicKey | string): Keypair {
+    return this.derive("sharing-config", new PublicKey(mint).toBase58());
+  }
+  /** Owner of sharing-config accounts: the local stand-in for the Pump Fees program. */
+  get feeProgram(): PublicKey {
+    return this.derive("fee-program", "").publicKey;
+  }
   curveTokenAccount(mint: PublicKey | string): PublicKey {
     return getAssociatedTokenAddressSync(new PublicKey(mint), this.bondingCurve(mint).publicKey, true);
   }
@@ -159,6 +189,22 @@ function memoEvent(keys: LocalProgramKeys, event: LaunchEvent): TransactionInstr
 
 export function feeFor(amountLamports: bigint, feeBps: number): bigint {
   return (amountLamports * BigInt(feeBps)) / 10_000n;
+}
+
+/** The fee rounded up: the program accepts either rounding, as pump's ceil-rounded fees do. */
+export function feeForCeil(amountLamports: bigint, feeBps: number): bigint {
+  return (amountLamports * BigInt(feeBps) + 9_999n) / 10_000n;
+}
+
+/**
+ * Splits a budget into what goes into the curve and the creator fee on it so that both add up to
+ * exactly `budgetLamports` (an exact-input buy): the largest input whose rounded-down fee fits,
+ * with the fee taking the rest (never more than the rounded-up fee).
+ */
+export function splitExactSpend(budgetLamports: bigint, feeBps: number): { solInLamports: bigint; feeLamports: bigint } {
+  let solIn = (budgetLamports * 10_000n) / (10_000n + BigInt(feeBps));
+  while (solIn + 1n + feeFor(solIn + 1n, feeBps) <= budgetLamports) solIn++;
+  return { solInLamports: solIn, feeLamports: budgetLamports - solIn };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -272,6 +318,68 @@ export function buildCompleteOp(
   ];
 }
 
+/**
+ * Node-only (pump's create_fee_sharing_config, or the global admin): the sharing config becomes
+ * the mint's creator, read back from the mint's mint authority (the bonding curve until then), and
+ * its vaults are opened. The config's shareholders are written by the node into the config account.
+ */
+export function buildShareOp(
+  keys: LocalProgramKeys,
+  p: { mint: PublicKey; payer: PublicKey; curveVaultTopUpLamports: bigint; poolVaultTopUpLamports: bigint },
+): TransactionInstruction[] {
+  const curve = keys.bondingCurve(p.mint).publicKey;
+  const config = keys.sharingConfig(p.mint).publicKey;
+  return [
+    createSetAuthorityInstruction(p.mint, curve, AuthorityType.MintTokens, config),
+    SystemProgram.transfer({ fromPubkey: p.payer, toPubkey: keys.curveVault(config).publicKey, lamports: p.curveVaultTopUpLamports }),
+    SystemProgram.transfer({ fromPubkey: p.payer, toPubkey: keys.poolVault(config).publicKey, lamports: p.poolVaultTopUpLamports }),
+    memoEvent(keys, { e: "share", m: p.mint.toBase58(), sc: config.toBase58() }),
+  ];
+}
+
+/** Each shareholder's part of `distributedLamports`, rounded down as pump's program does. */
+export function sharesOf(distributedLamports: bigint, shareholders: readonly { address: string; shareBps: number }[]): [string, bigint][] {
+  return shareholders.map((h) => [h.address, (distributedLamports * BigInt(h.shareBps)) / 10_000n]);
+}
+
+/** Permissionless (pump's distribute_creator_fees): pays `distributedLamports` of a sharing config's vault to its shareholders. */
+export function buildDistributeOp(
+  keys: LocalProgramKeys,
+  p: { mint: PublicKey; vault: VaultKind; distributedLamports: bigint; shareholders: readonly { address: string; shareBps: number }[] },
+): TransactionInstruction[] {
+  const config = keys.sharingConfig(p.mint).publicKey;
+  const from = keys.vault(p.vault, config).publicKey;
+  const shares = sharesOf(p.distributedLamports, p.shareholders);
+  return [
+    ...shares.map(([address, lamports]) => SystemProgram.transfer({ fromPubkey: from, toPubkey: new PublicKey(address), lamports })),
+    memoEvent(keys, { e: "distribute", m: p.mint.toBase58(), v: p.vault, fee: p.distributedLamports.toString(), n: shares.length }),
+  ];
+}
+
+/** The SharingConfig account as pump's fee program lays it out, so one decoder reads both chains. */
+export function encodeSharingConfig(mint: PublicKey, shareholders: readonly { address: string; shareBps: number }[], active: boolean): Uint8Array {
+  const b = Buffer.alloc(8 + 3 + 32 + 32 + 1 + 4 + 34 * shareholders.length);
+  Buffer.from("d84a0900388c5d4b", "hex").copy(b, 0);
+  b.writeUInt8(255, 8);
+  b.writeUInt8(1, 9);
+  b.writeUInt8(active ? 1 : 0, 10);
+  mint.toBuffer().copy(b, 11);
+  b.writeUInt8(1, 75); // admin revoked: the shares are final, as after pump's one update
+  b.writeUInt32LE(shareholders.length, 76);
+  shareholders.forEach((h, i) => {
+    new PublicKey(h.address).toBuffer().copy(b, 80 + 34 * i);
+    b.writeUInt16LE(h.shareBps, 112 + 34 * i);
+  });
+  return new Uint8Array(b);
+}
+
+/** SPL mint layout: the mint authority (COption) at 0; the local program's creator record. */
+export function mintAuthorityOf(mintData: Uint8Array): string | null {
+  if (mintData.length < 82) return null;
+  if (new DataView(mintData.buffer, mintData.byteOffset, 4).getUint32(0, true) !== 1) return null;
+  return new PublicKey(mintData.subarray(4, 36)).toBase58();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Curve state and quotes.
 
@@ -342,7 +450,7 @@ export function decodeEvent(ix: InstructionLike, eventAuthority: string): Launch
   if (!text.startsWith("lpump:")) return null;
   try {
     const ev = JSON.parse(text.slice(6)) as LaunchEvent;
-    return ev && typeof ev === "object" && typeof ev.e === "string" && ev.e in OP_BODY_LENGTH ? ev : null;
+    return ev && typeof ev === "object" && typeof ev.e === "string" && Object.hasOwn(OP_BODY_LENGTH, ev.e) ? ev : null;
   } catch {
     return null;
   }
@@ -365,7 +473,8 @@ export function programSignersNamedBy(keys: LocalProgramKeys, instructions: read
     out.add(eventAuthority);
     try {
       if (ev.e === "collect" && (ev.v === "curve" || ev.v === "pool")) out.add(keys.vault(ev.v, ev.c).publicKey.toBase58());
-      else if (ev.e !== "collect") out.add(keys.bondingCurve(ev.m).publicKey.toBase58());
+      else if (ev.e === "distribute" && (ev.v === "curve" || ev.v === "pool")) out.add(keys.vault(ev.v, keys.sharingConfig(ev.m).publicKey).publicKey.toBase58());
+      else if (ev.e !== "collect" && ev.e !== "distribute") out.add(keys.bondingCurve(ev.m).publicKey.toBase58());
     } catch {
       // a malformed key in an event: validation will fail the op on chain
     }
@@ -439,7 +548,7 @@ export function validateTransaction(
     const ix = instructions[i]!;
     const ev = decodeEvent(ix, eventAuthority);
     if (!ev) continue;
-    const bodyLength = OP_BODY_LENGTH[ev.e];
+    const bodyLength = opBodyLength(ev);
     if (i < bodyLength) return fail(LaunchError.InvalidOp, i, "event without its op");
     const body = instructions.slice(i - bodyLength, i + 1);
     const matches = (expected: TransactionInstruction[]) =>
@@ -479,7 +588,9 @@ export function validateTransaction(
             return fail(LaunchError.InvalidOp, i, "buy op does not match the program");
           }
           if ((curveState.bonded ? "pool" : "curve") !== ev.v) return fail(LaunchError.WrongFeeVault, i, "fee vault does not match the curve state");
-          if (fee !== feeFor(sol, config.creatorFeeBps)) return fail(LaunchError.InvalidArguments, i, "wrong creator fee");
+          if (fee < feeFor(sol, config.creatorFeeBps) || fee > feeForCeil(sol, config.creatorFeeBps)) {
+            return fail(LaunchError.InvalidArguments, i, "wrong creator fee");
+          }
           if (tok === 0n) return fail(LaunchError.NothingToTrade, i, "zero tokens out");
           if (tok > quoteBuy(curveState, sol)) return fail(LaunchError.SlippageExceeded, i, "slippage: too many tokens asked");
         } else {
@@ -504,6 +615,10 @@ export function validateTransaction(
         if (!matches(buildCollectOp(keys, { creator: new PublicKey(ev.c), vault: ev.v, amountLamports: amount }))) {
           return fail(LaunchError.InvalidOp, i, "collect op does not match the program");
         }
+        // pump: CreatorMigratedToSharingConfig (curve) / CreatorVaultMigratedToSharingConfig (AMM)
+        if (state.account(ev.c)?.owner === keys.feeProgram.toBase58()) {
+          return fail(ev.v === "curve" ? LaunchError.CreatorMigratedToSharingConfig : LaunchError.CreatorVaultMigratedToSharingConfig, i, "creator has been migrated to sharing config");
+        }
         const vault = keys.vault(ev.v, ev.c);
         const vaultAddress = vault.publicKey.toBase58();
         const total = (collectedPerVault.get(vaultAddress) ?? 0n) + amount;
@@ -517,6 +632,33 @@ export function validateTransaction(
       case "complete":
         // Only the node completes a curve; it signs that op itself and never asks for validation.
         return fail(LaunchError.UnauthorizedSigner, i, "complete is the program's own op");
+      case "share":
+        return fail(LaunchError.UnauthorizedSigner, i, "share is the program's own op");
+      case "distribute": {
+        if (!isPubkey(ev.m) || (ev.v !== "curve" && ev.v !== "pool")) return fail(LaunchError.InvalidArguments, i, "bad distribute keys");
+        const distributed = bigintField(ev.fee);
+        if (distributed === null) return fail(LaunchError.InvalidArguments, i, "bad distribute amount");
+        const sc = keys.sharingConfig(ev.m).publicKey.toBase58();
+        if (state.creatorOf(ev.m) !== sc) {
+          return fail(LaunchError.BondingCurveAndSharingConfigCreatorMismatch, i, "bonding curve creator does not match sharing config");
+        }
+        const configAccount = state.account(sc);
+        if (!configAccount || configAccount.owner !== keys.feeProgram.toBase58()) return fail(LaunchError.UnknownMint, i, "no sharing config");
+        const config = decodeLocalSharingConfig(configAccount.data);
+        if (!config) return fail(LaunchError.UnknownMint, i, "unreadable sharing config");
+        if (!config.active) return fail(LaunchError.SharingConfigNotActive, i, "sharing config is not active");
+        const expected = buildDistributeOp(keys, { mint: new PublicKey(ev.m), vault: ev.v, distributedLamports: distributed, shareholders: config.shareholders });
+        if (!matches(expected)) return fail(LaunchError.ShareholdersAndRemainingAccountsMismatch, i, "distribute op does not match the config's shareholders");
+        const vault = keys.vault(ev.v, sc);
+        const vaultAddress = vault.publicKey.toBase58();
+        const total = (collectedPerVault.get(vaultAddress) ?? 0n) + distributed;
+        if (total > unsweptLamports(state.account(vaultAddress)?.lamports ?? 0n)) {
+          return fail(LaunchError.CollectExceedsVault, i, "distribution exceeds the vault's fees");
+        }
+        collectedPerVault.set(vaultAddress, total);
+        authorised.set(vaultAddress, vault);
+        break;
+      }
     }
     authorised.set(eventAuthority, keys.eventAuthority);
   }
@@ -530,6 +672,16 @@ export function validateTransaction(
     }
   }
   return { ok: true, signers, created, tradedMints };
+}
+
+/** The SharingConfig layout (encodeSharingConfig); null when it is not one. */
+export function decodeLocalSharingConfig(data: Uint8Array): { active: boolean; shareholders: { address: string; shareBps: number }[] } | null {
+  try {
+    const { active, shareholders } = decodeSharingConfig(data);
+    return { active, shareholders };
+  } catch {
+    return null;
+  }
 }
 
 export { TOKEN_PROGRAM_ID, ASSOCIATED_TOKEN_PROGRAM_ID };

@@ -43,6 +43,7 @@ import type {
   BurnBuyPlan,
   ChainReader,
   ConfirmedTransaction,
+  FeeSharingReading,
   LaunchProgram,
   SweepEffect,
   TokenRef,
@@ -52,6 +53,8 @@ import type {
 } from "../ports";
 import {
   DISC,
+  PUMP_AMM_PROGRAM_ID,
+  PUMP_FEE_PROGRAM_ID,
   PUMP_PROGRAM_ID,
   RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS,
   TOKEN_2022_PROGRAM_ID,
@@ -62,7 +65,13 @@ import {
   cpiEvents,
   decodeBondingCurve,
   decodeCreateArgs,
+  decodeSharingConfig,
+  distributeCreatorFeesInstruction,
+  poolCoinCreator,
   pumpPdas,
+  type SharingConfigState,
+  transferCreatorFeesToPumpInstruction,
+  startsWith,
   tokenAccountAmount,
 } from "./layout";
 import { memoInstruction, memoTexts } from "../memo";
@@ -84,9 +93,24 @@ export interface PumpLaunchProgramOptions {
   random?: () => number;
 }
 
+/**
+ * Lamports a distribution is planned to pay the creator key below its expected share: the program's
+ * own rounding per shareholder may differ from ours, and a transfer planned on a lamport the
+ * creator does not receive would fail the whole transaction. What is left over is swept next time.
+ */
+const DISTRIBUTION_SLACK_LAMPORTS_PER_SHAREHOLDER = 1n;
+
+/** The part of a fee-sharing distribution a sweep plans to move on (0n when there is none). */
+export function plannedShareLamports(reading: VaultReading): bigint {
+  const sharing = reading.feeSharing;
+  if (!sharing || sharing.blockedReason !== null || sharing.shareLamports <= 0n) return 0n;
+  const slack = DISTRIBUTION_SLACK_LAMPORTS_PER_SHAREHOLDER * BigInt(sharing.shareholders.length);
+  return sharing.shareLamports > slack ? sharing.shareLamports - slack : 0n;
+}
+
 /** Lamports a sweep would move to the treasury for this reading (0n: nothing to sweep yet). */
 export function sweepableLamports(reading: VaultReading): bigint {
-  const total = reading.creatorLamports + reading.curveLamports + reading.poolLamports;
+  const total = reading.creatorLamports + reading.curveLamports + reading.poolLamports + plannedShareLamports(reading);
   return total > CREATOR_RESERVE_LAMPORTS ? total - CREATOR_RESERVE_LAMPORTS : 0n;
 }
 
@@ -139,11 +163,23 @@ export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunch
       const accounts = await reader.getAccounts(
         rows.flatMap((r) => [r.token.creator, r.curveVault, r.poolVault, r.bondingCurve, r.pool]),
       );
-      return rows.map((r): VaultReading => {
+      // The creator as the programs read it (PUMP.md §7: never cached): the curve's creator, and
+      // the pool's coin creator once migrated. Fee sharing moves both to the sharing config.
+      const currentCreators = rows.map((r) => currentCreatorOf(r.token, accounts.get(r.bondingCurve), accounts.get(r.pool)));
+      const moved = [...new Set(currentCreators.filter((c): c is string => c !== null))];
+      const second = moved.length
+        ? await reader.getAccounts(
+            [...new Set(rows.flatMap((r, i) => (currentCreators[i] ? [pumpPdas.sharingConfig(pk(r.token.mint)).toBase58()] : [])))].concat(
+              moved.flatMap((c) => [pumpPdas.creatorVault(pk(c)).toBase58(), pumpPdas.ammCreatorVaultWsolAta(pk(c)).toBase58()]),
+            ),
+          )
+        : new Map<string, AccountSnapshot | null>();
+      return rows.map((r, i): VaultReading => {
         const curveVault = accounts.get(r.curveVault);
         const poolVault = accounts.get(r.poolVault);
         const curve = accounts.get(r.bondingCurve);
         const pool = accounts.get(r.pool);
+        const currentCreator = currentCreators[i] ?? null;
         const curveLamports =
           curveVault && curveVault.lamports > RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS
             ? curveVault.lamports - RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS
@@ -166,6 +202,7 @@ export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunch
           creatorLamports: accounts.get(r.token.creator)?.lamports ?? 0n,
           // Graduated = the canonical pool exists (PUMP.md §5); complete alone is bonded-not-migrated.
           bonded: complete || Boolean(pool),
+          feeSharing: currentCreator === null ? null : feeSharingReading(r.token, currentCreator, second),
         };
       });
     },
@@ -182,6 +219,19 @@ export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunch
           out.push(...collectPoolIntoCreatorInstructions(creator, treasury));
           // The treasury fronts the ATA rent; closing the ATA hands it to the creator address.
           rentBack = TOKEN_ACCOUNT_RENT_LAMPORTS;
+        }
+        if (plannedShareLamports(reading) > 0n) {
+          const sharing = reading.feeSharing!;
+          const empty = reading.creatorLamports === 0n && reading.curveLamports === 0n && reading.poolLamports === 0n;
+          // The program refuses to pay an account that does not exist (6070): an empty creator
+          // address gets the rent-exempt minimum from the treasury first. That becomes its reserve,
+          // so everything the distribution brought moves on (`move` assumed the reserve came out of
+          // the fees); the treasury's net gain, and so the credit, is the fees less that reserve.
+          if (empty) {
+            out.push(SystemProgram.transfer({ fromPubkey: treasury, toPubkey: creator, lamports: CREATOR_RESERVE_LAMPORTS }));
+            rentBack += CREATOR_RESERVE_LAMPORTS;
+          }
+          out.push(...distributeInstructions(token, sharing));
         }
         out.push(SystemProgram.transfer({ fromPubkey: creator, toPubkey: treasury, lamports: move + rentBack }));
       }
@@ -203,9 +253,10 @@ export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunch
           }
         }
       }
+      const distributed = tx.err === null ? distributedTo(tx, new Set(creators)) : new Map<string, bigint>();
       // One effect per creator even if the caller repeats one: a duplicate would be credited twice.
       return [...new Set(creators)].map((creator): SweepEffect => {
-        const collectedLamports = collected.get(creator) ?? 0n;
+        const collectedLamports = (collected.get(creator) ?? 0n) + (distributed.get(creator) ?? 0n);
         if (tx.err !== null) return { creator, collectedLamports: 0n, movedToTreasuryLamports: 0n };
         let net = 0n;
         for (const address of [creator, pumpPdas.creatorWsolAta(pk(creator)).toBase58()]) {
@@ -310,7 +361,7 @@ export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunch
           solAmount: toBN(lamports),
           feeRecipient,
           tokenProgram,
-          buybackFeeRecipient: undefined as unknown as PublicKey,
+          buybackFeeRecipient: buybackFeeRecipientOf(global, random),
         });
         buyIx.data = encodeBuyExactSolIn(lamports, minTokenOut);
         const ata = getAssociatedTokenAddressSync(mint, buyer, true, tokenProgram);
@@ -373,8 +424,14 @@ export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunch
       });
       const minTokenOut = bound(toBigInt(base));
       if (minTokenOut <= 0n) throw new LaunchProgramError("buy too small to deliver any token");
-      // Exact-out buy of the bounded amount with the budget as the quote ceiling: never spends more.
+      // The SDK wraps exactly the budget into WSOL and closes the account after the buy; its `buy`
+      // (exact out, budget as ceiling) would leave the unspent slippage allowance in the treasury
+      // while the whole order is booked as burned. buy_exact_quote_in takes the same accounts and
+      // spends exactly `spendable_quote_in` (fees included), so what is booked is what left.
       const instructions = await PUMP_AMM_SDK.buyInstructions(state, toBN(minTokenOut), toBN(lamports));
+      const buyIx = instructions.find((ix) => ix.programId.equals(PUMP_AMM_PROGRAM_ID) && startsWith(ix.data, DISC.buy));
+      if (!buyIx) throw new LaunchProgramError("the AMM buy instruction is missing");
+      buyIx.data = encodeBuyExactQuoteIn(lamports, minTokenOut);
       return { instructions, minTokenOut };
     },
 
@@ -450,7 +507,7 @@ export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunch
         solAmount: toBN(params.firstBuyLamports),
         feeRecipient: recipients[Math.floor(random() * recipients.length)] ?? global.feeRecipient,
         tokenProgram: TOKEN_2022_PROGRAM_ID,
-        buybackFeeRecipient: undefined as unknown as PublicKey,
+        buybackFeeRecipient: buybackFeeRecipientOf(global, random),
       });
       buyIx.data = encodeBuyExactSolIn(params.firstBuyLamports, minTokenOut);
       const ata = getAssociatedTokenAddressSync(mint, deployer, true, TOKEN_2022_PROGRAM_ID);
@@ -491,12 +548,117 @@ export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunch
   };
 }
 
+/**
+ * The creator the programs pay now when it is no longer the token's derived key: the bonding
+ * curve's `creator`, else the pool's `coin_creator` (a coin can be migrated on either). null when
+ * both still name the derived key (or cannot be read: nothing is concluded from a missing account).
+ */
+function currentCreatorOf(token: TokenRef, curve: AccountSnapshot | null | undefined, pool: AccountSnapshot | null | undefined): string | null {
+  const zero = PublicKey.default.toBase58();
+  if (curve && curve.owner === PUMP_PROGRAM_ID.toBase58()) {
+    try {
+      const creator = decodeBondingCurve(curve.data).creator;
+      if (creator !== token.creator && creator !== zero) return creator;
+    } catch {
+      // an undecodable curve says nothing about its creator
+    }
+  }
+  if (pool && pool.owner === PUMP_AMM_PROGRAM_ID.toBase58()) {
+    const coinCreator = poolCoinCreator(pool.data);
+    if (coinCreator && coinCreator !== token.creator && coinCreator !== zero) return coinCreator;
+  }
+  return null;
+}
+
+function feeSharingReading(token: TokenRef, currentCreator: string, accounts: Map<string, AccountSnapshot | null>): FeeSharingReading {
+  const creatorKey = pk(currentCreator);
+  const curveVault = accounts.get(pumpPdas.creatorVault(creatorKey).toBase58());
+  const poolVault = accounts.get(pumpPdas.ammCreatorVaultWsolAta(creatorKey).toBase58());
+  const poolDistributableLamports = poolVault && poolVault.owner === TOKEN_PROGRAM_ID.toBase58() ? tokenAccountAmount(poolVault.data) : 0n;
+  const distributableLamports =
+    (curveVault && curveVault.lamports > RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS ? curveVault.lamports - RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS : 0n) +
+    poolDistributableLamports;
+  const sharingAddress = pumpPdas.sharingConfig(pk(token.mint)).toBase58();
+  const base = { currentCreator, distributableLamports, poolDistributableLamports, shareholders: [] as FeeSharingReading["shareholders"], serviceShareBps: 0, shareLamports: 0n };
+  if (currentCreator !== sharingAddress) {
+    return { ...base, isSharingConfig: false, blockedReason: "the launch program's creator was changed to a key that is not the coin's sharing config" };
+  }
+  const account = accounts.get(sharingAddress);
+  let config: SharingConfigState | null = null;
+  if (account && account.owner === PUMP_FEE_PROGRAM_ID.toBase58()) {
+    try {
+      config = decodeSharingConfig(account.data);
+    } catch {
+      config = null;
+    }
+  }
+  if (!config || config.mint !== token.mint) return { ...base, isSharingConfig: true, blockedReason: "the coin's sharing config cannot be read" };
+  const serviceShareBps = config.shareholders.filter((h) => h.address === token.creator).reduce((n, h) => n + h.shareBps, 0);
+  const reading = { ...base, isSharingConfig: true, shareholders: config.shareholders, serviceShareBps };
+  if (serviceShareBps === 0) return { ...reading, blockedReason: "the coin's sharing config does not name the service's key as a shareholder" };
+  if (!config.active) return { ...reading, blockedReason: "the coin's sharing config is paused" };
+  return { ...reading, shareLamports: (distributableLamports * BigInt(serviceShareBps)) / 10_000n, blockedReason: null };
+}
+
+/** transfer_creator_fees_to_pump when the sharing config's AMM vault holds fees, then distribute. */
+function distributeInstructions(token: TokenRef, sharing: FeeSharingReading): TransactionInstruction[] {
+  const out: TransactionInstruction[] = [];
+  const config = pk(sharing.currentCreator);
+  // As the SDK does: graduated fees are first consolidated from the AMM vault into the Pump vault.
+  if (sharing.poolDistributableLamports > 0n) out.push(transferCreatorFeesToPumpInstruction(config));
+  out.push(distributeCreatorFeesInstruction(pk(token.mint), sharing.shareholders.map((h) => pk(h.address))));
+  return out;
+}
+
+/**
+ * Lamports each creator received from distribute_creator_fees in this transaction: the System
+ * transfers the Pump program made (its creator vault is a system account, so every payout is a
+ * System CPI) inside a top-level distribute instruction. Exact, unlike re-deriving shares from the
+ * event, and a transfer outside a distribute (a collect, or anyone else's) is never counted here.
+ */
+function distributedTo(tx: ConfirmedTransaction, creators: Set<string>): Map<string, bigint> {
+  const out = new Map<string, bigint>();
+  const system = SystemProgram.programId.toBase58();
+  const pumpId = PUMP_PROGRAM_ID.toBase58();
+  for (const ix of tx.innerInstructions) {
+    const outer = tx.instructions[ix.outerIndex];
+    if (!outer || outer.programId !== pumpId || !startsWith(outer.data, DISC.distributeCreatorFees)) continue;
+    if (ix.programId !== system || ix.data.length < 12 || ix.data[0] !== 2 || ix.data[1] !== 0 || ix.data[2] !== 0 || ix.data[3] !== 0) continue;
+    const to = ix.accounts[1];
+    if (!to || !creators.has(to) || ix.accounts[0] !== outer.accounts[3]) continue;
+    const amount = new DataView(ix.data.buffer, ix.data.byteOffset + 4, 8).getBigUint64(0, true);
+    out.set(to, (out.get(to) ?? 0n) + amount);
+  }
+  return out;
+}
+
+/**
+ * The buyback fee recipient a curve buy names, from the `Global` account the program checks it
+ * against (`buyback_fee_recipients`), not from the SDK's static list, which lags behind the chain.
+ * Only a Global written before the field existed (all zero keys) falls back to the SDK's choice.
+ */
+function buybackFeeRecipientOf(global: { buybackFeeRecipients?: PublicKey[] }, random: () => number): PublicKey {
+  const set = (global.buybackFeeRecipients ?? []).filter((k) => !k.equals(PublicKey.default));
+  if (set.length > 0) return set[Math.floor(random() * set.length)] ?? set[0]!;
+  return undefined as unknown as PublicKey; // the SDK's default parameter applies
+}
+
 /** buy_exact_sol_in args: spendable_sol_in u64, min_tokens_out u64, track_volume OptionBool(Some(true)). */
 export function encodeBuyExactSolIn(spendableLamports: bigint, minTokensOut: bigint): Buffer {
   const data = Buffer.alloc(8 + 8 + 8 + 1);
   data.set(DISC.buyExactSolIn, 0);
   data.writeBigUInt64LE(spendableLamports, 8);
   data.writeBigUInt64LE(minTokensOut, 16);
+  data.writeUInt8(1, 24);
+  return data;
+}
+
+/** PumpSwap buy_exact_quote_in args: spendable_quote_in u64, min_base_amount_out u64, track_volume OptionBool(Some(true)). */
+export function encodeBuyExactQuoteIn(spendableLamports: bigint, minBaseOut: bigint): Buffer {
+  const data = Buffer.alloc(8 + 8 + 8 + 1);
+  data.set(DISC.buyExactQuoteIn, 0);
+  data.writeBigUInt64LE(spendableLamports, 8);
+  data.writeBigUInt64LE(minBaseOut, 16);
   data.writeUInt8(1, 24);
   return data;
 }

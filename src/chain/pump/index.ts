@@ -3,6 +3,7 @@ export {
   CREATOR_RESERVE_LAMPORTS,
   LaunchProgramError,
   createPumpLaunchProgram,
+  encodeBuyExactQuoteIn,
   encodeBuyExactSolIn,
   sweepableLamports,
   type PumpLaunchProgram,

@@ -5,6 +5,7 @@
  * Pure functions, no I/O; the golden tests pin every byte against the IDLs and the SDK builders.
  */
 import {
+  ASSOCIATED_TOKEN_PROGRAM_ID,
   NATIVE_MINT,
   TOKEN_PROGRAM_ID,
   createAssociatedTokenAccountIdempotentInstruction,
@@ -24,15 +25,25 @@ export const DISC = {
   create: hex("181ec828051c0777"),
   createV2: hex("d6904cec5f8b31b4"),
   collectCreatorFee: hex("1416567bc61cdb84"),
+  collectCreatorFeeV2: hex("cf118af204221338"),
   collectCoinCreatorFee: hex("a039592ab58b2b42"),
   buy: hex("66063d1201daebea"),
   buyExactSolIn: hex("38fc74089edfcd5f"),
+  /** PumpSwap `buy_exact_quote_in`: spends exactly `spendable_quote_in`, fees included */
+  buyExactQuoteIn: hex("c62e1552b4d9e870"),
   bondingCurveAccount: hex("17b7f83760d8ac60"),
   /** sha256("anchor:event")[..8]: the prefix of every #[event_cpi] self-invocation */
   eventIxTag: hex("e445a52e51cb9a1d"),
   collectCreatorFeeEvent: hex("7a027f010ebf0caf"),
   collectCoinCreatorFeeEvent: hex("e8f5c2eeeada3a59"),
   createEvent: hex("1b72a94ddeeb6376"),
+  /** Pump `distribute_creator_fees`: pays a sharing config's creator vault to its shareholders */
+  distributeCreatorFees: hex("a572670079cef751"),
+  /** PumpSwap `transfer_creator_fees_to_pump`: moves a coin creator's AMM vault into its Pump vault */
+  transferCreatorFeesToPump: hex("8b348655e4e56cf1"),
+  /** Pump Fees `SharingConfig` account */
+  sharingConfigAccount: hex("d84a0900388c5d4b"),
+  distributeCreatorFeesEvent: hex("a537817004b3ca28"),
 } as const;
 
 /** Rent-exempt minimum of a 0-byte system account ((128 + 0) * 3480 * 2). */
@@ -71,6 +82,8 @@ export const pumpPdas = {
     return pda(PUMP_AMM_PROGRAM_ID, ["pool", index, pumpPdas.poolAuthority(mint), mint, NATIVE_MINT]);
   },
   pumpFeeConfig: () => pda(PUMP_FEE_PROGRAM_ID, ["fee_config", PUMP_PROGRAM_ID]),
+  /** the coin's fee-sharing config under Pump Fees; it becomes the coin's creator when sharing starts */
+  sharingConfig: (mint: PublicKey) => pda(PUMP_FEE_PROGRAM_ID, ["sharing-config", mint]),
   creatorWsolAta: (creator: PublicKey) => getAssociatedTokenAddressSync(NATIVE_MINT, creator, true, TOKEN_PROGRAM_ID),
 };
 
@@ -86,6 +99,34 @@ export function collectCreatorFeeInstruction(creator: PublicKey): TransactionIns
       { pubkey: PUMP_PROGRAM_ID, isSigner: false, isWritable: false },
     ],
     data: Buffer.from(DISC.collectCreatorFee),
+  });
+}
+
+/**
+ * Pump `collect_creator_fee_v2`: the quote-token vault of a coin quoted in a token (the creator
+ * vault's ATA of `quoteMint`) into the creator's ATA. 0 creator[w], 1 creator_token_account[w],
+ * 2 creator_vault[w], 3 creator_vault_token_account[w], 4 quote_mint, 5 quote_token_program,
+ * 6 ATA program, 7 system, 8 event_authority, 9 program. SOL coins keep their fees as lamports in
+ * the creator vault, which only `collect_creator_fee` drains (the SDK collects SOL the same way),
+ * so the sweep uses v1 for them; v2 is for token-quoted coins, which this service does not launch.
+ */
+export function collectCreatorFeeV2Instruction(creator: PublicKey, quoteMint: PublicKey, quoteTokenProgram: PublicKey): TransactionInstruction {
+  const vault = pumpPdas.creatorVault(creator);
+  return new TransactionInstruction({
+    programId: PUMP_PROGRAM_ID,
+    keys: [
+      { pubkey: creator, isSigner: false, isWritable: true },
+      { pubkey: getAssociatedTokenAddressSync(quoteMint, creator, true, quoteTokenProgram), isSigner: false, isWritable: true },
+      { pubkey: vault, isSigner: false, isWritable: true },
+      { pubkey: getAssociatedTokenAddressSync(quoteMint, vault, true, quoteTokenProgram), isSigner: false, isWritable: true },
+      { pubkey: quoteMint, isSigner: false, isWritable: false },
+      { pubkey: quoteTokenProgram, isSigner: false, isWritable: false },
+      { pubkey: ASSOCIATED_TOKEN_PROGRAM_ID, isSigner: false, isWritable: false },
+      { pubkey: SystemProgram.programId, isSigner: false, isWritable: false },
+      { pubkey: pumpPdas.eventAuthority(), isSigner: false, isWritable: false },
+      { pubkey: PUMP_PROGRAM_ID, isSigner: false, isWritable: false },
+    ],
+    data: Buffer.from(DISC.collectCreatorFeeV2),
   });
 }
 
@@ -122,6 +163,54 @@ export function collectPoolIntoCreatorInstructions(creator: PublicKey, payer: Pu
     collectCoinCreatorFeeInstruction(creator),
     createCloseAccountInstruction(ata, creator, creator, [], TOKEN_PROGRAM_ID),
   ];
+}
+
+/**
+ * Pump `distribute_creator_fees` (SOL coins): 0 mint, 1 bonding_curve, 2 sharing_config,
+ * 3 creator_vault[w] of the sharing config, 4 system, 5 event_authority, 6 program; the
+ * shareholders follow as writable remaining accounts, in the config's order. Permissionless.
+ */
+export function distributeCreatorFeesInstruction(mint: PublicKey, shareholders: readonly PublicKey[]): TransactionInstruction {
+  const sharingConfig = pumpPdas.sharingConfig(mint);
+  return new TransactionInstruction({
+    programId: PUMP_PROGRAM_ID,
+    keys: [
+      { pubkey: mint, isSigner: false, isWritable: false },
+      { pubkey: pumpPdas.bondingCurve(mint), isSigner: false, isWritable: false },
+      { pubkey: sharingConfig, isSigner: false, isWritable: false },
+      { pubkey: pumpPdas.creatorVault(sharingConfig), isSigner: false, isWritable: true },
+      { pubkey: SystemProgram.programId, isSigner: false, isWritable: false },
+      { pubkey: pumpPdas.eventAuthority(), isSigner: false, isWritable: false },
+      { pubkey: PUMP_PROGRAM_ID, isSigner: false, isWritable: false },
+      ...shareholders.map((pubkey) => ({ pubkey, isSigner: false, isWritable: true })),
+    ],
+    data: Buffer.from(DISC.distributeCreatorFees),
+  });
+}
+
+/**
+ * PumpSwap `transfer_creator_fees_to_pump` (WSOL): moves a coin creator's AMM vault into its Pump
+ * creator vault, where distribute_creator_fees pays it out. 0 wsol_mint, 1 token_program,
+ * 2 system, 3 ATA program, 4 coin_creator, 5 vault authority[w], 6 vault ata[w], 7 pump creator
+ * vault[w], 8 event_authority, 9 program. Permissionless.
+ */
+export function transferCreatorFeesToPumpInstruction(coinCreator: PublicKey): TransactionInstruction {
+  return new TransactionInstruction({
+    programId: PUMP_AMM_PROGRAM_ID,
+    keys: [
+      { pubkey: NATIVE_MINT, isSigner: false, isWritable: false },
+      { pubkey: TOKEN_PROGRAM_ID, isSigner: false, isWritable: false },
+      { pubkey: SystemProgram.programId, isSigner: false, isWritable: false },
+      { pubkey: ASSOCIATED_TOKEN_PROGRAM_ID, isSigner: false, isWritable: false },
+      { pubkey: coinCreator, isSigner: false, isWritable: false },
+      { pubkey: pumpPdas.ammCreatorVaultAuthority(coinCreator), isSigner: false, isWritable: true },
+      { pubkey: pumpPdas.ammCreatorVaultWsolAta(coinCreator), isSigner: false, isWritable: true },
+      { pubkey: pumpPdas.creatorVault(coinCreator), isSigner: false, isWritable: true },
+      { pubkey: pumpPdas.ammEventAuthority(), isSigner: false, isWritable: false },
+      { pubkey: PUMP_AMM_PROGRAM_ID, isSigner: false, isWritable: false },
+    ],
+    data: Buffer.from(DISC.transferCreatorFeesToPump),
+  });
 }
 
 // ---------- decoding ----------
@@ -316,4 +405,39 @@ export function decodeBondingCurve(data: Uint8Array): BondingCurveState {
 export function tokenAccountAmount(data: Uint8Array): bigint {
   if (data.length < 72) throw new Error("not a token account");
   return new DataView(data.buffer, data.byteOffset + 64, 8).getBigUint64(0, true);
+}
+
+export interface SharingConfigState {
+  /** false when the config is paused (distribution fails with SharingConfigNotActive) */
+  active: boolean;
+  mint: string;
+  shareholders: { address: string; shareBps: number }[];
+}
+
+/** Pump Fees `SharingConfig`: bump u8, version u8, status enum u8 (0 Paused, 1 Active), mint, admin, admin_revoked bool, Vec<{address, share_bps u16}>. */
+export function decodeSharingConfig(data: Uint8Array): SharingConfigState {
+  if (!startsWith(data, DISC.sharingConfigAccount)) throw new Error("not a SharingConfig account");
+  const c = new Cursor(data.subarray(8));
+  c.u8(); // bump
+  c.u8(); // version
+  const status = c.u8();
+  const mint = c.pubkey();
+  c.pubkey(); // admin
+  c.u8(); // admin_revoked
+  const count = c.u32();
+  // The program allows at most 10 shareholders; the bound only stops a hostile length prefix.
+  if (count > 64) throw new RangeError("too many shareholders");
+  const shareholders: { address: string; shareBps: number }[] = [];
+  for (let i = 0; i < count; i++) {
+    const address = c.pubkey();
+    const b = c.bytes(2);
+    shareholders.push({ address, shareBps: b[0]! | (b[1]! << 8) });
+  }
+  return { active: status === 1, mint, shareholders };
+}
+
+/** PumpSwap `Pool.coin_creator` (offset 211), or null for an account too short to hold it. */
+export function poolCoinCreator(data: Uint8Array): string | null {
+  if (data.length < 243) return null;
+  return new PublicKey(data.subarray(211, 243)).toBase58();
 }

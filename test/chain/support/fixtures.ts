@@ -111,6 +111,65 @@ export function bondingCurveBytes(fields: { complete: boolean; creator: PublicKe
   return new Uint8Array(b);
 }
 
+/** Pump Fees `SharingConfig` bytes as the program writes them (the golden test decodes them with the SDK too). */
+export function sharingConfigBytes(mint: PublicKey, shareholders: { address: PublicKey; shareBps: number }[], active = true): Uint8Array {
+  const b = Buffer.alloc(8 + 3 + 32 + 32 + 1 + 4 + 34 * shareholders.length);
+  Buffer.from("d84a0900388c5d4b", "hex").copy(b, 0);
+  b.writeUInt8(254, 8); // bump
+  b.writeUInt8(1, 9); // version
+  b.writeUInt8(active ? 1 : 0, 10); // ConfigStatus: 0 Paused, 1 Active
+  mint.toBuffer().copy(b, 11);
+  PublicKey.default.toBuffer().copy(b, 43); // admin
+  b.writeUInt8(1, 75); // admin_revoked
+  b.writeUInt32LE(shareholders.length, 76);
+  shareholders.forEach((h, i) => {
+    h.address.toBuffer().copy(b, 80 + 34 * i);
+    b.writeUInt16LE(h.shareBps, 112 + 34 * i);
+  });
+  return new Uint8Array(b);
+}
+
+/** A canonical PumpSwap Pool (SOL quote) as the AMM's coder writes it. */
+export function poolBytes(mint: PublicKey, coinCreator: PublicKey, poolBase: PublicKey, poolQuote: PublicKey): Uint8Array {
+  const NATIVE = new PublicKey("So11111111111111111111111111111111111111112");
+  return new Uint8Array(
+      encodeAccountSync("pool", {
+        poolBump: 255, index: 0, creator: pumpPdas.poolAuthority(mint), baseMint: mint, quoteMint: NATIVE,
+        lpMint: PublicKey.unique(), poolBaseTokenAccount: poolBase, poolQuoteTokenAccount: poolQuote,
+        lpSupply: new BN(1), coinCreator, isMayhemMode: false, isCashbackCoin: false,
+        virtualQuoteReserves: new BN(0), creatorFeeBps: new BN(0), canEditCreatorFee: false,
+      }),
+  );
+}
+
+/** The AMM GlobalConfig with small fees and one protocol fee recipient. */
+export function ammGlobalConfigBytes(): Uint8Array {
+  const recipient = new PublicKey("62qc2CNXwrYqQScmEdiZFFAnJR262PxWEuNQtxfafNgV");
+  return new Uint8Array(
+    encodeAccountSync("globalConfig", {
+      admin: PublicKey.default, lpFeeBasisPoints: new BN(20), protocolFeeBasisPoints: new BN(5), disableFlags: 0,
+      protocolFeeRecipients: new Array(8).fill(recipient), coinCreatorFeeBasisPoints: new BN(5),
+      adminSetCoinCreatorAuthority: PublicKey.default, whitelistPda: PublicKey.default, reservedFeeRecipient: recipient,
+      mayhemModeEnabled: false, reservedFeeRecipients: new Array(7).fill(recipient), isCashbackEnabled: false,
+      buybackFeeRecipients: new Array(8).fill(recipient), buybackBasisPoints: new BN(0), boostAuthority: PublicKey.default,
+      boostEnabled: false, creatorFeeConfigurable: false, maxConfigurableCreatorFeeBps: new BN(0),
+    }),
+  );
+}
+
+/** Anchor's BorshAccountsCoder.encode is async in name only: the same layout encode, synchronously. */
+function encodeAccountSync(name: string, value: unknown): Buffer {
+  const coder = ammProgram.coder.accounts as unknown as {
+    accountLayouts: Map<string, { layout: { encode(v: unknown, b: Buffer): number } }>;
+    accountDiscriminator(name: string): Buffer;
+  };
+  const layout = coder.accountLayouts.get(name);
+  if (!layout) throw new Error(`no layout for ${name}`);
+  const buffer = Buffer.alloc(1_000);
+  const len = layout.layout.encode(value, buffer);
+  return Buffer.concat([coder.accountDiscriminator(name), buffer.subarray(0, len)]);
+}
+
 /** A ChainReader over an in-memory account map: what the adapter sees through any RPC. */
 export function mapReader(accounts: Map<string, AccountSnapshot>): ChainReader & { calls: string[][] } {
   const calls: string[][] = [];

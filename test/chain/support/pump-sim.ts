@@ -7,7 +7,8 @@
  * Solana's rules that matter here are enforced: signatures, atomicity, the fee payer pays
  * 5,000 lamports per signature, and no system account may end between 0 and rent-exempt.
  */
-import { ACCOUNT_SIZE, AccountLayout, NATIVE_MINT, TOKEN_PROGRAM_ID } from "@solana/spl-token";
+import { ACCOUNT_SIZE, AccountLayout, MINT_SIZE, MintLayout, NATIVE_MINT, TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from "@solana/spl-token";
+import { GLOBAL_CONFIG_PDA, POOL_ACCOUNT_NEW_SIZE } from "@pump-fun/pump-swap-sdk";
 import { ComputeBudgetProgram, type Keypair, PublicKey, SystemProgram, type TransactionInstruction } from "@solana/web3.js";
 import bs58 from "bs58";
 import { compileTransaction } from "../../../src/chain/packing";
@@ -15,12 +16,15 @@ import type { AccountSnapshot, ChainReader, CompiledInstructionView, ConfirmedTr
 import {
   DISC,
   PUMP_AMM_PROGRAM_ID,
+  PUMP_FEE_PROGRAM_ID,
   PUMP_PROGRAM_ID,
   RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS,
+  TOKEN_2022_PROGRAM_ID,
   TOKEN_ACCOUNT_RENT_LAMPORTS,
+  decodeSharingConfig,
   pumpPdas,
 } from "../../../src/chain/pump/layout";
-import { bondingCurveBytes } from "./fixtures";
+import { ammGlobalConfigBytes, bondingCurveBytes, poolBytes, sharingConfigBytes } from "./fixtures";
 
 const SYSTEM = SystemProgram.programId.toBase58();
 const ATA_PROGRAM = "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL";
@@ -36,6 +40,12 @@ function tokenAccount(mint: PublicKey, owner: PublicKey, amount: bigint, native:
     { mint, owner, amount, delegateOption: 0, delegate: PublicKey.default, state: 1, isNativeOption: native ? 1 : 0, isNative: native ? TOKEN_ACCOUNT_RENT_LAMPORTS : 0n, delegatedAmount: 0n, closeAuthorityOption: 0, closeAuthority: PublicKey.default },
     b,
   );
+  return new Uint8Array(b);
+}
+
+function mintData(supply: bigint, decimals: number): Uint8Array {
+  const b = Buffer.alloc(MINT_SIZE);
+  MintLayout.encode({ mintAuthorityOption: 0, mintAuthority: PublicKey.default, supply, decimals, isInitialized: true, freezeAuthorityOption: 0, freezeAuthority: PublicKey.default }, b);
   return new Uint8Array(b);
 }
 
@@ -61,11 +71,31 @@ export class PumpSim {
   }
 
   createToken(mint: PublicKey, creator: PublicKey): void {
+    // create_v2: a Token-2022 mint of 6 decimals
+    this.accounts.set(mint.toBase58(), { lamports: 1_461_600n, owner: TOKEN_2022_PROGRAM_ID.toBase58(), data: mintData(1_000_000_000_000_000n, 6) });
     this.accounts.set(pumpPdas.bondingCurve(mint).toBase58(), {
       lamports: 1_500_000n,
       owner: PUMP_PROGRAM_ID.toBase58(),
       data: bondingCurveBytes({ complete: false, creator }),
     });
+  }
+
+  /** The creator the token's bonding curve names now. */
+  currentCreator(mint: PublicKey): PublicKey {
+    const curve = this.accounts.get(pumpPdas.bondingCurve(mint).toBase58())!;
+    return new PublicKey(curve.data.subarray(49, 81));
+  }
+
+  /**
+   * What create_fee_sharing_config (or the global admin) does: the coin's sharing config is created
+   * under Pump Fees and becomes the curve's creator; new fees accrue to its vaults from now on.
+   */
+  migrateToSharing(mint: PublicKey, shareholders: { address: PublicKey; shareBps: number }[], active = true): PublicKey {
+    const config = pumpPdas.sharingConfig(mint);
+    const curve = this.accounts.get(pumpPdas.bondingCurve(mint).toBase58())!;
+    config.toBuffer().copy(Buffer.from(curve.data.buffer, curve.data.byteOffset, curve.data.length), 49);
+    this.accounts.set(config.toBase58(), { lamports: 2_000_000n, owner: PUMP_FEE_PROGRAM_ID.toBase58(), data: sharingConfigBytes(mint, shareholders, active) });
+    return config;
   }
 
   /** Fees accruing from trades: lamports into the curve vault, WSOL into the pool vault (migrating the token). */
@@ -77,7 +107,7 @@ export class PumpSim {
       return;
     }
     const pool = pumpPdas.canonicalPool(mint).toBase58();
-    if (!this.accounts.has(pool)) this.accounts.set(pool, { lamports: 3_000_000n, owner: PUMP_AMM_PROGRAM_ID.toBase58(), data: new Uint8Array(300) });
+    if (!this.accounts.has(pool)) this.listOnPool(mint, creator);
     const vault = pumpPdas.ammCreatorVaultWsolAta(creator).toBase58();
     const existing = this.accounts.get(vault);
     const amount = (existing ? AccountLayout.decode(existing.data).amount : 0n) + lamports;
@@ -86,6 +116,29 @@ export class PumpSim {
       owner: TOKEN_PROGRAM_ID.toBase58(),
       data: tokenAccount(NATIVE_MINT, pumpPdas.ammCreatorVaultAuthority(creator), amount, true),
     });
+  }
+
+  /**
+   * What migrate does, as far as a buyer can see: the curve completes and the canonical pool opens
+   * with reserves (base on Token-2022, WSOL quote) and the AMM's global config.
+   */
+  private listOnPool(mint: PublicKey, creator: PublicKey): void {
+    const poolKey = pumpPdas.canonicalPool(mint);
+    const base = getAssociatedTokenAddressSync(mint, poolKey, true, TOKEN_2022_PROGRAM_ID);
+    const quote = getAssociatedTokenAddressSync(NATIVE_MINT, poolKey, true, TOKEN_PROGRAM_ID);
+    const curve = this.accounts.get(pumpPdas.bondingCurve(mint).toBase58())!;
+    curve.data = bondingCurveBytes({ complete: true, creator: new PublicKey(curve.data.subarray(49, 81)), realTokenReserves: 0n });
+    const data = new Uint8Array(POOL_ACCOUNT_NEW_SIZE);
+    data.set(poolBytes(mint, creator, base, quote));
+    this.accounts.set(poolKey.toBase58(), { lamports: 3_000_000n, owner: PUMP_AMM_PROGRAM_ID.toBase58(), data });
+    this.accounts.set(base.toBase58(), { lamports: TOKEN_ACCOUNT_RENT_LAMPORTS, owner: TOKEN_2022_PROGRAM_ID.toBase58(), data: tokenAccount(mint, poolKey, 200_000_000_000_000n, false) });
+    this.accounts.set(quote.toBase58(), { lamports: TOKEN_ACCOUNT_RENT_LAMPORTS + 85_000_000_000n, owner: TOKEN_PROGRAM_ID.toBase58(), data: tokenAccount(NATIVE_MINT, poolKey, 85_000_000_000n, true) });
+    if (!this.accounts.has(GLOBAL_CONFIG_PDA.toBase58())) {
+      this.accounts.set(GLOBAL_CONFIG_PDA.toBase58(), { lamports: 2_000_000n, owner: PUMP_AMM_PROGRAM_ID.toBase58(), data: ammGlobalConfigBytes() });
+    }
+    if (!this.accounts.has(NATIVE_MINT.toBase58())) {
+      this.accounts.set(NATIVE_MINT.toBase58(), { lamports: 1_461_600n, owner: TOKEN_PROGRAM_ID.toBase58(), data: mintData(0n, 9) });
+    }
   }
 
   feeOf(signature: string): bigint {
@@ -121,6 +174,7 @@ export class PumpSim {
     const signed = new Set(keys.slice(0, tx.message.header.numRequiredSignatures));
     const signature = bs58.encode(tx.signatures[0]!);
     const pre = keys.map((k) => this.balance(k));
+    const preTokens = this.tokenBalances(keys);
     const fee = LAMPORTS_PER_SIGNATURE * BigInt(tx.signatures.length);
     this.slot += 1n;
 
@@ -162,12 +216,23 @@ export class PumpSim {
       })),
       innerInstructions: inner,
       logMessages: logs,
-      preTokenBalances: [],
-      postTokenBalances: [],
+      preTokenBalances: preTokens,
+      postTokenBalances: this.tokenBalances(keys),
     };
     this.txs.set(signature, confirmed);
     this.fees.set(signature, fee);
     return confirmed;
+  }
+
+  private tokenBalances(keys: string[]): NonNullable<ConfirmedTransaction["preTokenBalances"]> {
+    const out: NonNullable<ConfirmedTransaction["preTokenBalances"]> = [];
+    keys.forEach((k, accountIndex) => {
+      const a = this.accounts.get(k);
+      if (!a || a.data.length < 165 || (a.owner !== TOKEN_PROGRAM_ID.toBase58() && a.owner !== TOKEN_2022_PROGRAM_ID.toBase58())) return;
+      const d = AccountLayout.decode(a.data);
+      out.push({ accountIndex, mint: d.mint.toBase58(), owner: d.owner.toBase58(), amount: d.amount });
+    });
+    return out;
   }
 
   private debit(state: Map<string, Account>, address: string, lamports: bigint): void {
@@ -214,14 +279,39 @@ export class PumpSim {
       const ata = key(1);
       if (state.has(ata)) return;
       const mint = ix.keys[3]!.pubkey;
-      if (!mint.equals(NATIVE_MINT)) fail("UnsupportedMint");
+      const tokenProgram = ix.keys[5]!.pubkey;
+      if (!state.has(mint.toBase58()) && !mint.equals(NATIVE_MINT)) fail("UnsupportedMint");
+      if (!getAssociatedTokenAddressSync(mint, ix.keys[2]!.pubkey, true, tokenProgram).equals(ix.keys[1]!.pubkey)) fail("InvalidSeeds");
       const payer = state.get(key(0));
       if (!payer || payer.lamports < TOKEN_ACCOUNT_RENT_LAMPORTS) fail("InsufficientFunds");
       payer!.lamports -= TOKEN_ACCOUNT_RENT_LAMPORTS;
-      state.set(ata, { lamports: TOKEN_ACCOUNT_RENT_LAMPORTS, owner: TOKEN_PROGRAM_ID.toBase58(), data: tokenAccount(mint, ix.keys[2]!.pubkey, 0n, true) });
+      state.set(ata, { lamports: TOKEN_ACCOUNT_RENT_LAMPORTS, owner: tokenProgram.toBase58(), data: tokenAccount(mint, ix.keys[2]!.pubkey, 0n, mint.equals(NATIVE_MINT)) });
       return;
     }
-    if (program === TOKEN_PROGRAM_ID.toBase58()) {
+    if ((program === TOKEN_PROGRAM_ID.toBase58() || program === TOKEN_2022_PROGRAM_ID.toBase58()) && ix.data[0] === 17) {
+      // SyncNative: the WSOL amount follows the lamports above rent
+      const account = state.get(key(0));
+      if (!account) fail("UninitializedAccount");
+      const d = AccountLayout.decode(account!.data);
+      if (d.isNativeOption !== 1) fail("NonNativeNotSupported");
+      account!.data = tokenAccount(d.mint, d.owner, account!.lamports - TOKEN_ACCOUNT_RENT_LAMPORTS, true);
+      return;
+    }
+    if ((program === TOKEN_PROGRAM_ID.toBase58() || program === TOKEN_2022_PROGRAM_ID.toBase58()) && ix.data[0] === 15) {
+      // BurnChecked: account, mint, owner; amount u64, decimals u8
+      const account = state.get(key(0));
+      const mint = state.get(key(1));
+      if (!account || !mint || account.owner !== program || mint.owner !== program) fail("InvalidAccount");
+      const d = AccountLayout.decode(account!.data);
+      if (!d.owner.equals(ix.keys[2]!.pubkey) || !signed.has(key(2))) fail("OwnerMismatchOrMissingSignature");
+      const amount = ix.data.readBigUInt64LE(1);
+      if (d.amount < amount) fail("InsufficientFunds");
+      account!.data = tokenAccount(d.mint, d.owner, d.amount - amount, false);
+      const m = MintLayout.decode(mint!.data);
+      mint!.data = mintData(m.supply - amount, m.decimals);
+      return;
+    }
+    if (program === TOKEN_PROGRAM_ID.toBase58() || program === TOKEN_2022_PROGRAM_ID.toBase58()) {
       if (ix.data[0] !== 9) fail("UnsupportedTokenInstruction");
       const account = state.get(key(0));
       if (!account) fail("UninitializedAccount");
@@ -232,9 +322,42 @@ export class PumpSim {
       state.delete(key(0));
       return;
     }
+    if (program === PUMP_PROGRAM_ID.toBase58() && Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.distributeCreatorFees))) {
+      const mint = ix.keys[0]!.pubkey;
+      const config = pumpPdas.sharingConfig(mint);
+      if (key(1) !== pumpPdas.bondingCurve(mint).toBase58() || key(2) !== config.toBase58()) fail("ConstraintSeeds");
+      const curve = state.get(key(1));
+      if (!curve || !new PublicKey(curve.data.subarray(49, 81)).equals(config)) fail("Custom(6053)"); // BondingCurveAndSharingConfigCreatorMismatch
+      if (key(3) !== pumpPdas.creatorVault(config).toBase58()) fail("ConstraintSeeds");
+      const configAccount = state.get(key(2));
+      if (!configAccount || configAccount.owner !== PUMP_FEE_PROGRAM_ID.toBase58()) fail("AccountNotInitialized");
+      const { active, shareholders } = decodeSharingConfig(configAccount!.data);
+      if (!active) fail("Custom(6051)"); // SharingConfigNotActive
+      const remaining = ix.keys.slice(7).map((k) => k.pubkey.toBase58());
+      if (remaining.length !== shareholders.length || remaining.some((r, i) => r !== shareholders[i]!.address)) fail("Custom(6054)");
+      const vault = state.get(key(3));
+      const amount = vault && vault.lamports > RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS ? vault.lamports - RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS : 0n;
+      let distributed = 0n;
+      for (const holder of shareholders) {
+        if (!state.has(holder.address)) fail("Custom(6070)"); // UnableToDistributeCreatorFeesToUninitializedAccount
+        const share = (amount * BigInt(holder.shareBps)) / 10_000n;
+        if (share === 0n) continue;
+        vault!.lamports -= share;
+        this.credit(state, holder.address, share);
+        distributed += share;
+        // the vault is a system account: every payout is a System CPI, seen as an inner instruction
+        const data = Buffer.alloc(12);
+        data.writeUInt32LE(2, 0);
+        data.writeBigUInt64LE(share, 4);
+        inner.push({ programId: SYSTEM, accounts: [key(3), holder.address], data: new Uint8Array(data), outerIndex: index });
+      }
+      this.emit(PUMP_PROGRAM_ID, pumpPdas.eventAuthority(), index, eventBody([Uint8Array.from(DISC.distributeCreatorFeesEvent), u64(1_760_000_000n), mint.toBytes(), u64(distributed)]), inner, logs);
+      return;
+    }
     if (program === PUMP_PROGRAM_ID.toBase58() && Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.collectCreatorFee))) {
       const creator = ix.keys[0]!.pubkey;
       if (key(1) !== pumpPdas.creatorVault(creator).toBase58()) fail("ConstraintSeeds");
+      if (state.get(creator.toBase58())?.owner === PUMP_FEE_PROGRAM_ID.toBase58()) fail("Custom(6049)"); // CreatorMigratedToSharingConfig
       const vault = state.get(key(1));
       const amount = vault && vault.lamports > RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS ? vault.lamports - RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS : 0n;
       if (amount > 0n) {
@@ -244,8 +367,49 @@ export class PumpSim {
       this.emit(PUMP_PROGRAM_ID, pumpPdas.eventAuthority(), index, eventBody([Uint8Array.from(DISC.collectCreatorFeeEvent), u64(1_760_000_000n), creator.toBytes(), u64(amount), PublicKey.default.toBytes()]), inner, logs);
       return;
     }
+    if (program === PUMP_AMM_PROGRAM_ID.toBase58() && Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.buyExactQuoteIn))) {
+      // Spends exactly spendable_quote_in of the user's WSOL (fees left out: this emulation only
+      // has to move the quote the program would take), base out by constant product.
+      const spendable = ix.data.readBigUInt64LE(8);
+      const minBaseOut = ix.data.readBigUInt64LE(16);
+      if (!signed.has(key(1))) fail("MissingRequiredSignature");
+      const userQuote = state.get(key(6));
+      const userBase = state.get(key(5));
+      const poolBase = state.get(key(7));
+      const poolQuote = state.get(key(8));
+      if (!userQuote || !userBase || !poolBase || !poolQuote) fail("AccountNotInitialized");
+      const uq = AccountLayout.decode(userQuote!.data);
+      if (uq.amount < spendable) fail("InsufficientFunds");
+      const pb = AccountLayout.decode(poolBase!.data);
+      const pq = AccountLayout.decode(poolQuote!.data);
+      const out = (pb.amount * spendable) / (pq.amount + spendable);
+      if (out < minBaseOut) fail("Custom(6004)"); // slippage
+      userQuote!.lamports -= spendable;
+      userQuote!.data = tokenAccount(uq.mint, uq.owner, uq.amount - spendable, true);
+      poolQuote!.lamports += spendable;
+      poolQuote!.data = tokenAccount(pq.mint, pq.owner, pq.amount + spendable, true);
+      poolBase!.data = tokenAccount(pb.mint, pb.owner, pb.amount - out, false);
+      const ub = AccountLayout.decode(userBase!.data);
+      userBase!.data = tokenAccount(ub.mint, ub.owner, ub.amount + out, false);
+      return;
+    }
+    if (program === PUMP_AMM_PROGRAM_ID.toBase58() && Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.transferCreatorFeesToPump))) {
+      // WSOL of the coin creator's AMM vault, unwrapped into its Pump creator vault
+      const creator = ix.keys[4]!.pubkey;
+      if (key(6) !== pumpPdas.ammCreatorVaultWsolAta(creator).toBase58() || key(7) !== pumpPdas.creatorVault(creator).toBase58()) fail("ConstraintSeeds");
+      const vault = state.get(key(6));
+      const amount = vault ? AccountLayout.decode(vault.data).amount : 0n;
+      if (amount > 0n) {
+        vault!.lamports -= amount;
+        vault!.data = tokenAccount(NATIVE_MINT, pumpPdas.ammCreatorVaultAuthority(creator), 0n, true);
+        if (!state.has(key(7))) this.credit(state, key(7), RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS);
+        this.credit(state, key(7), amount);
+      }
+      return;
+    }
     if (program === PUMP_AMM_PROGRAM_ID.toBase58() && Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.collectCoinCreatorFee))) {
       const creator = ix.keys[2]!.pubkey;
+      if (state.get(creator.toBase58())?.owner === PUMP_FEE_PROGRAM_ID.toBase58()) fail("Custom(6048)"); // CreatorVaultMigratedToSharingConfig
       if (key(4) !== pumpPdas.ammCreatorVaultWsolAta(creator).toBase58()) fail("ConstraintSeeds");
       const vault = state.get(key(4));
       const dest = state.get(key(5));
