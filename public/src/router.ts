@@ -2,6 +2,8 @@
  * History-API routing: links stay real `<a href>` (so they open in new tabs and work with the
  * keyboard) and same-site clicks are turned into in-page navigation.
  */
+import { notFoundView } from "./pages/not-found";
+
 export type PageFn = (root: HTMLElement, params: Record<string, string>, signal: AbortSignal) => void | Promise<void>;
 
 interface Route {
@@ -46,8 +48,7 @@ export async function render(): Promise<void> {
   const match = routes.map((r) => ({ r, m: r.pattern.exec(path) })).find((x) => x.m);
   root.replaceChildren();
   if (!match) {
-    document.title = "Not found · Fee Ledger";
-    root.append(Object.assign(document.createElement("h1"), { textContent: "Page not found", tabIndex: -1 }));
+    notFoundView(root);
     return;
   }
   const params: Record<string, string> = {};
@@ -70,6 +71,8 @@ export function startRouter(): void {
     if (!a || a.target || a.hasAttribute("download")) return;
     const url = new URL(a.href, location.href);
     if (url.origin !== location.origin || url.pathname.startsWith("/api/")) return;
+    // An in-page anchor ("Skip to content") is the browser's job: it scrolls and moves focus.
+    if (url.hash && url.pathname === location.pathname && url.search === location.search) return;
     event.preventDefault();
     if (url.pathname + url.search !== location.pathname + location.search) navigate(url.pathname + url.search);
     window.scrollTo(0, 0);
