@@ -38,7 +38,7 @@ export async function explorePage(root: HTMLElement, _params: Record<string, str
     maxlength: 64,
     value: q,
     // Short enough to show whole beside the button on a phone.
-    placeholder: "Name, $ticker, @handle or mint",
+    placeholder: "Name, $ticker, @handle, mint",
     autocomplete: "off",
   });
   const form = h(
@@ -74,6 +74,8 @@ export async function explorePage(root: HTMLElement, _params: Record<string, str
     if (busy || done) return;
     busy = true;
     let loaded = false;
+    // Tabbing to "Load more" scrolls it into view, which can start the load before the key press.
+    const keepFocus = fromButton || document.activeElement === more;
     more.hidden = true;
     status.replaceChildren(loading(cursor ? "Loading more tokens…" : "Loading tokens…"));
     try {
@@ -85,7 +87,7 @@ export async function explorePage(root: HTMLElement, _params: Record<string, str
       const cards = page.tokens.map(tokenCard);
       list.append(...cards);
       // "Load more" hides while loading; keep the keyboard on the first new card instead of the page top.
-      if (fromButton) cards[0]?.querySelector<HTMLElement>("a.stretch")?.focus();
+      if (keepFocus) cards[0]?.querySelector<HTMLElement>("a.stretch")?.focus();
       loaded = true;
       cursor = page.nextCursor;
       done = cursor === null;
