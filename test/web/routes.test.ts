@@ -1,5 +1,6 @@
 /** The web plugin inside the real app: page paths get the page, /api keeps its JSON 404s. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ConfigError, loadConfig } from "../../src/config";
 import { testService, type TestService } from "../helpers/service";
 
 let service: TestService;
@@ -81,6 +82,23 @@ describe("web routes", () => {
       if (path.endsWith("/start.js")) expect(body).toContain('"validatorUrl":null');
     }
     expect((await service.call("/favicon.ico")).status).toBe(200);
+  });
+
+  test("explorer links: none on the local chain, EXPLORER_URL when set, solscan by default on a real chain", async () => {
+    expect(await (await service.call("/")).text()).toContain('<meta name="explorer-url" content="">');
+    const custom = testService({ EXPLORER_URL: "https://explorer.solana.com/{kind}/{id}?cluster=custom&customUrl=http%3A%2F%2F127.0.0.1%3A8899" });
+    try {
+      expect(await (await custom.call("/ledger")).text()).toContain(
+        '<meta name="explorer-url" content="https://explorer.solana.com/{kind}/{id}?cluster=custom&amp;customUrl=http%3A%2F%2F127.0.0.1%3A8899">',
+      );
+    } finally {
+      await custom.cleanup();
+    }
+    const pump = { CHAIN: "pump", RPC_URL: "https://rpc.example.com", MASTER_SECRET: "m".repeat(32), TREASURY_KEY: "x" };
+    expect(loadConfig(pump).explorerUrl).toBe("https://solscan.io/{kind}/{id}");
+    expect(loadConfig({ ...pump, EXPLORER_URL: "off" }).explorerUrl).toBeNull();
+    expect(() => loadConfig({ EXPLORER_URL: "https://solscan.io/tx/" })).toThrow(ConfigError);
+    expect(() => loadConfig({ EXPLORER_URL: "javascript:alert({id})" })).toThrow(ConfigError);
   });
 
   test("API routes are not shadowed by the page", async () => {

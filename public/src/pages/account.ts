@@ -67,7 +67,7 @@ export function paidRows(account: { paidLamports: string; payouts: Payout[] }): 
 export function burnedRow(account: { burnedLamports: string }): [string, HTMLElement] {
   return [
     "Routed to burn",
-    h("span", null, money(account.burnedLamports, { "data-field": "burned" }), h("span", { className: "muted small" }, " bought and burned on the burns job's runs")),
+    h("span", null, money(account.burnedLamports, { "data-field": "burned" }), h("span", { className: "muted small" }, " (bought and burned by the burns job)")),
   ];
 }
 
