@@ -38,7 +38,11 @@ export function setOnNavigate(fn: (path: string) => void): void {
   onNavigate = fn;
 }
 
+/** The path and query the page shows now. */
+let shownUrl: string | null = null;
+
 export async function render(): Promise<void> {
+  shownUrl = location.pathname + location.search;
   const root = document.getElementById("main")!;
   current?.abort();
   const controller = new AbortController();
@@ -77,7 +81,11 @@ export function startRouter(): void {
     if (url.pathname + url.search !== location.pathname + location.search) navigate(url.pathname + url.search);
     window.scrollTo(0, 0);
   });
-  window.addEventListener("popstate", () => void render());
+  window.addEventListener("popstate", () => {
+    // Following an in-page anchor ("Skip to content") also fires popstate: same page, nothing to render.
+    if (location.pathname + location.search === shownUrl) return;
+    void render();
+  });
   void render();
 }
 

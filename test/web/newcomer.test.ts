@@ -212,12 +212,16 @@ for (const [label, viewport] of WIDTHS) {
     test("7. Keyboard: Skip to content works; launch errors sit at the field; finished steps read clean; Launch has room", async () => {
       await open(viewport, "/launch");
       await page.locator("#launch-form").waitFor();
+      // A mark on the rendered form: it must still be the same form after the skip (no re-render).
+      await page.locator("#launch-form").evaluate((form) => ((form as HTMLElement).dataset.mark = "before-skip"));
       await page.keyboard.press("Tab");
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
       await page.keyboard.press("Enter");
       expect(await focusedId()).toBe("main");
       expect(new URL(page.url()).pathname).toBe("/launch");
-      expect(await page.locator("#launch-form").count()).toBe(1);
+      await Bun.sleep(300);
+      expect(await page.locator('#launch-form[data-mark="before-skip"]').count()).toBe(1);
+      expect(await focusedId()).toBe("main");
 
       await fillLaunchForm("$CMT");
       await page.getByRole("button", { name: "Local wallet (local chain)" }).click();
