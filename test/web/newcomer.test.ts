@@ -144,6 +144,12 @@ for (const [label, viewport] of WIDTHS) {
       expect(await text("#claim-status")).toBe("The smallest claim is 0.01 SOL.");
       expect(await text("#claim-status")).not.toContain("lamports");
       expect(api.apiCalls("/api/claim")).toHaveLength(0);
+      // A minimum raised after the page loaded comes back from the API in lamports; the form says SOL.
+      api.override("/api/claim", { status: 400, body: { error: "The amount is below the minimum claim of 20000000 lamports." } });
+      await page.getByLabel("Amount in SOL").fill("0.015");
+      await page.getByRole("button", { name: "Claim", exact: true }).click();
+      await until(async () => (await text("#claim-status")).includes("0.02 SOL"), "API minimum in SOL");
+      expect(await text("#claim-status")).toBe("The amount is below the minimum claim of 0.02 SOL.");
 
       await page.getByLabel("Amount in SOL").fill("0.5");
       await page.getByRole("button", { name: "Claim", exact: true }).click();
@@ -153,7 +159,8 @@ for (const [label, viewport] of WIDTHS) {
       await until(async () => (await text("#claim-status")).includes("is confirmed on chain"), "confirmed note", 15_000);
       expect(await text("#claim-status")).toBe("Your claim of 0.5 SOL (payout #10) is confirmed on chain.");
       await screenshot(page, `issue22-claim-confirmed-${label}`);
-      expect(browser.errors).toEqual([]);
+      // Chromium logs the 400 this test asked the fake for; nothing else.
+      expect(browser.errors.filter((e) => !e.includes("status of 400 (Bad Request)"))).toEqual([]);
     });
 
     test("4. Figures: paid is split into confirmed and on its way; burns are labelled as routed, Stats' as bought", async () => {

@@ -165,6 +165,13 @@ async function nextPayoutRun(): Promise<string | null> {
   }
 }
 
+/** The API states amounts in lamports; the form speaks SOL (e.g. a minimum raised since the page loaded). */
+function inSol(error: unknown): unknown {
+  if (!(error instanceof ApiError)) return error;
+  const text = error.message.replace(/(\d+) lamports/g, (_, lamports: string) => sol(lamports));
+  return text === error.message ? error : new Error(text);
+}
+
 function claimForm(get: () => SignedInMe, refresh: () => Promise<void>, onSync: (sync: () => void) => void): HTMLElement {
   const me = get();
   const amount = h("input", { id: "claim-amount", name: "amount", inputmode: "decimal", autocomplete: "off", "aria-describedby": "claim-amount-help" });
@@ -243,7 +250,7 @@ function claimForm(get: () => SignedInMe, refresh: () => Promise<void>, onSync: 
       amount.value = "";
       await refresh();
     } catch (error) {
-      status.replaceChildren(errorBox(error instanceof ApiError && error.status === 401 ? new Error("Your session ended; sign in again.") : error));
+      status.replaceChildren(errorBox(error instanceof ApiError && error.status === 401 ? new Error("Your session ended; sign in again.") : inSol(error)));
     } finally {
       button.disabled = BigInt(get().balanceLamports) < BigInt(get().minClaimLamports);
     }
