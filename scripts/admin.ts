@@ -13,11 +13,14 @@
 import { openDatabase } from "../db/client";
 import { AdminInputError, AdminNotFoundError, auditLog, performAdminAction, type AdminAction } from "../src/admin/service";
 import { loadConfigOrExit } from "../src/config";
+import { refuseInOneLine } from "./refusal";
+
+refuseInOneLine("admin");
 
 function usage(message?: string): never {
-  if (message) process.stderr.write(`${message}\n`);
+  // One line: the reason first, then the usage.
   process.stderr.write(
-    "usage: bun run admin <hide|unhide> <mint> | <pause-claims|resume-claims|pause-launches|resume-launches> | platform-token <mint> | <min-claim|autopay-min> <lamports> | audit [limit]  [--reason text]\n",
+    `${message ? `admin: ${message}; ` : ""}usage: bun run admin <hide|unhide> <mint> | <pause-claims|resume-claims|pause-launches|resume-launches> | platform-token <mint> | <min-claim|autopay-min> <lamports> | audit [limit]  [--reason text]\n`,
   );
   process.exit(2);
 }
@@ -60,7 +63,7 @@ try {
   process.stdout.write(`${action.action}: done\n`);
 } catch (error) {
   if (error instanceof AdminInputError || error instanceof AdminNotFoundError) {
-    process.stderr.write(`${error.message}\n`);
+    process.stderr.write(`admin: ${error.message}\n`);
     process.exit(1);
   }
   throw error;

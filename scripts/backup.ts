@@ -10,9 +10,11 @@ import { resolve } from "node:path";
 import { openDatabase } from "../db/client";
 import { loadConfigOrExit } from "../src/config";
 import { verifyLedger } from "../src/ledger/verify";
+import { refuseInOneLine } from "./refusal";
 
 export function backupDatabase(sourcePath: string, targetPath: string): void {
   const target = resolve(targetPath);
+  if (!existsSync(sourcePath)) throw new Error(`there is no service database at ${sourcePath} (check DATA_DIR)`);
   const temporary = `${target}.partial-${process.pid}`;
   if (existsSync(temporary)) rmSync(temporary);
   const source = new Database(sourcePath, { readonly: true, safeIntegers: true });
@@ -50,6 +52,7 @@ export function checkBackup(path: string): void {
 }
 
 if (import.meta.main) {
+  refuseInOneLine("backup");
   const target = process.argv[2];
   if (!target) {
     process.stderr.write("usage: bun run backup <file>\n");

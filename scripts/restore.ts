@@ -9,8 +9,10 @@ import { dirname, resolve } from "node:path";
 import { Database } from "bun:sqlite";
 import { loadConfigOrExit } from "../src/config";
 import { checkBackup } from "./backup";
+import { refuseInOneLine } from "./refusal";
 
 export function restoreDatabase(backupPath: string, databasePath: string, nowMs = Date.now()): string | null {
+  if (!existsSync(backupPath)) throw new Error(`there is no backup file at ${backupPath}`);
   checkBackup(backupPath);
   let kept: string | null = null;
   if (existsSync(databasePath)) {
@@ -19,7 +21,7 @@ export function restoreDatabase(backupPath: string, databasePath: string, nowMs 
       const held = live
         .query("SELECT COUNT(*) AS n FROM job_leases WHERE holder IS NOT NULL AND expires_at_ms > ?")
         .get(nowMs) as { n: bigint } | null;
-      if (held && Number(held.n) > 0) throw new Error("the service looks alive (a job lease is held): stop it before restoring");
+      if (held && Number(held.n) > 0) throw new Error("refused: the service looks alive (a job lease is held); stop it, then restore");
     } finally {
       live.close();
     }
@@ -34,6 +36,7 @@ export function restoreDatabase(backupPath: string, databasePath: string, nowMs 
 }
 
 if (import.meta.main) {
+  refuseInOneLine("restore");
   const source = process.argv[2];
   if (!source) {
     process.stderr.write("usage: bun run restore <backup file>   (stop the service first)\n");

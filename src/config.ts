@@ -69,6 +69,8 @@ export interface Config {
   hsts: boolean;
   /** launch image and metadata bytes one client IP may store per day */
   uploadBytesPerIpDay: number;
+  /** block-explorer link template with `{kind}` (`tx` or `account`) and `{id}`; null: no explorer links */
+  explorerUrl: string | null;
 }
 
 export type JobNameForConfig = "sweep" | "payouts" | "burns" | "launches" | "market";
@@ -242,7 +244,24 @@ export function loadConfig(env: Env = process.env): Config {
     trustedProxies,
     hsts: chain === "pump",
     uploadBytesPerIpDay: int(env, "UPLOAD_BYTES_PER_IP_DAY", 64 * 1024 * 1024, 0, 1024 * 1024 * 1024),
+    explorerUrl: explorerTemplate(env, chain),
   };
+}
+
+/** Local-chain signatures exist nowhere else, so the local chain links to no explorer unless told. */
+function explorerTemplate(env: Env, chain: ChainKind): string | null {
+  const raw = str(env, "EXPLORER_URL") ?? (chain === "pump" ? "https://solscan.io/{kind}/{id}" : null);
+  if (raw === null || raw.toLowerCase() === "off") return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw.replaceAll("{kind}", "tx").replaceAll("{id}", "x"));
+  } catch {
+    throw new ConfigError("EXPLORER_URL must be a URL template containing {id}");
+  }
+  if (!raw.includes("{id}") || !["http:", "https:"].includes(parsed.protocol)) {
+    throw new ConfigError("EXPLORER_URL must be an http or https URL template containing {id}");
+  }
+  return raw;
 }
 
 /** For the process and the operator scripts: one line naming the bad setting, then exit 1. */

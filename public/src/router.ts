@@ -2,6 +2,8 @@
  * History-API routing: links stay real `<a href>` (so they open in new tabs and work with the
  * keyboard) and same-site clicks are turned into in-page navigation.
  */
+import { notFoundView } from "./pages/not-found";
+
 export type PageFn = (root: HTMLElement, params: Record<string, string>, signal: AbortSignal) => void | Promise<void>;
 
 interface Route {
@@ -36,7 +38,11 @@ export function setOnNavigate(fn: (path: string) => void): void {
   onNavigate = fn;
 }
 
+/** The path and query the page shows now. */
+let shownUrl: string | null = null;
+
 export async function render(): Promise<void> {
+  shownUrl = location.pathname + location.search;
   const root = document.getElementById("main")!;
   current?.abort();
   const controller = new AbortController();
@@ -46,8 +52,7 @@ export async function render(): Promise<void> {
   const match = routes.map((r) => ({ r, m: r.pattern.exec(path) })).find((x) => x.m);
   root.replaceChildren();
   if (!match) {
-    document.title = "Not found · Fee Ledger";
-    root.append(Object.assign(document.createElement("h1"), { textContent: "Page not found", tabIndex: -1 }));
+    notFoundView(root);
     return;
   }
   const params: Record<string, string> = {};
@@ -70,11 +75,17 @@ export function startRouter(): void {
     if (!a || a.target || a.hasAttribute("download")) return;
     const url = new URL(a.href, location.href);
     if (url.origin !== location.origin || url.pathname.startsWith("/api/")) return;
+    // An in-page anchor ("Skip to content") is the browser's job: it scrolls and moves focus.
+    if (url.hash && url.pathname === location.pathname && url.search === location.search) return;
     event.preventDefault();
     if (url.pathname + url.search !== location.pathname + location.search) navigate(url.pathname + url.search);
     window.scrollTo(0, 0);
   });
-  window.addEventListener("popstate", () => void render());
+  window.addEventListener("popstate", () => {
+    // Following an in-page anchor ("Skip to content") also fires popstate: same page, nothing to render.
+    if (location.pathname + location.search === shownUrl) return;
+    void render();
+  });
   void render();
 }
 

@@ -77,21 +77,34 @@ export function tokenLink(mint: string, text: string): HTMLAnchorElement {
   return h("a", { href: `/token/${encodeURIComponent(mint)}` }, text);
 }
 
+/**
+ * The deployment's explorer link template (`{kind}`, `{id}`), from the page's meta tag. Empty on
+ * the local chain: its signatures and accounts exist on no public explorer.
+ */
+export function explorerUrl(kind: "tx" | "account", id: string): string | null {
+  const template = document.querySelector<HTMLMetaElement>('meta[name="explorer-url"]')?.content ?? "";
+  if (!template.includes("{id}")) return null;
+  try {
+    const url = new URL(template.replaceAll("{kind}", kind).replaceAll("{id}", encodeURIComponent(id)));
+    return url.protocol === "https:" || url.protocol === "http:" ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+function explorerLink(kind: "tx" | "account", id: string): HTMLElement {
+  const href = explorerUrl(kind, id);
+  if (!href) return h("code", { className: "mono", title: id }, shortAddress(id));
+  return h("a", { href, target: "_blank", rel: "noopener noreferrer", className: "mono", title: id }, shortAddress(id));
+}
+
 export function explorerTx(signature: string | null | undefined): HTMLElement {
   if (!signature) return h("span", { className: "muted" }, "not sent yet");
-  return h(
-    "a",
-    { href: `https://solscan.io/tx/${encodeURIComponent(signature)}`, target: "_blank", rel: "noopener noreferrer", className: "mono", title: signature },
-    shortAddress(signature),
-  );
+  return explorerLink("tx", signature);
 }
 
 export function explorerAccount(address: string): HTMLElement {
-  return h(
-    "a",
-    { href: `https://solscan.io/account/${encodeURIComponent(address)}`, target: "_blank", rel: "noopener noreferrer", className: "mono", title: address },
-    shortAddress(address),
-  );
+  return explorerLink("account", address);
 }
 
 export function copyable(text: string): HTMLElement {

@@ -1,6 +1,6 @@
 /**
- * `/api/openapi.json` (OpenAPI 3.1, generated from the route schemas) and the interactive docs
- * page at `/api/docs`. SPEC's public data reads, plus the launch routes under a `launch` tag
+ * `/api/openapi.json` (OpenAPI 3.1, generated from the route schemas); the interactive docs
+ * page at `/api/docs` is src/web/docs.ts. SPEC's public data reads, plus the launch routes under a `launch` tag
  * marked unstable; session, job and admin routes are not an integration surface (SPEC Versioning).
  */
 import { openapi } from "@elysiajs/openapi";
@@ -18,7 +18,8 @@ export function openapiPlugin() {
     path: DOCS_PATH,
     specPath: OPENAPI_PATH,
     openapiVersion: "3.1.0",
-    provider: "scalar",
+    // The docs page is served by src/web/docs.ts from a pinned local package, not from a CDN.
+    provider: null,
     exclude: { paths: [NOT_A_PUBLIC_READ] },
     documentation: {
       info: {

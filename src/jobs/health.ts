@@ -11,6 +11,16 @@ export interface JobHealth {
   running: boolean;
   runs: number;
   lastError: string | null;
+  /** false when the job has nothing to do on this deployment (e.g. `market` without a data source) */
+  configured: boolean;
+  /** when the schedule fires next; null when this process schedules no run of it */
+  nextRunAt: string | null;
+}
+
+/** What this deployment runs: jobs it does not configure, and the schedules this process keeps. */
+export interface JobSetup {
+  notConfigured: readonly JobName[];
+  nextRunAtMs(job: JobName, nowMs: number): number | null;
 }
 
 export interface HealthReport {
@@ -22,7 +32,7 @@ export interface HealthReport {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-export function jobHealth(db: Db, nowMs = Date.now()): HealthReport {
+export function jobHealth(db: Db, nowMs = Date.now(), setup: JobSetup | null = null): HealthReport {
   const rows = db.$client
     .query(
       "SELECT job, holder, expires_at_ms AS expiresAtMs, runs, last_run_at_ms AS lastRunAtMs, last_ok_at_ms AS lastOkAtMs, last_error AS lastError FROM job_leases",
@@ -51,10 +61,13 @@ export function jobHealth(db: Db, nowMs = Date.now()): HealthReport {
       running: row ? row.holder !== null && Number(row.expiresAtMs) > nowMs : false,
       runs: row ? Number(row.runs) : 0,
       lastError: row?.lastError ?? null,
+      configured: !setup?.notConfigured.includes(job),
+      nextRunAt: iso(setup?.nextRunAtMs(job, nowMs) ?? null),
     };
   });
   return {
-    ok: jobs.every((j) => !j.stale),
+    // A job with nothing to do here is not a reason to call the service unhealthy.
+    ok: jobs.every((j) => !j.stale || !j.configured),
     staleAfterSec: STALE_AFTER_SEC,
     jobs,
     checkedAt: new Date(nowMs).toISOString(),

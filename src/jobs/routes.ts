@@ -11,6 +11,7 @@ import { Int } from "../http/public-schemas";
 import { conflict, notFound, unavailable } from "../http/errors";
 import { indexerStateOf } from "../../indexer/state";
 import { jobHealth } from "./health";
+import { jobSetup } from "./setup";
 import { isJobName, JOB_NAMES } from "./names";
 
 export function bearerMatches(header: string | null, secret: string | null): boolean {
@@ -31,6 +32,8 @@ const JobHealthSchema = t.Object({
   running: t.Boolean(),
   runs: Int(),
   lastError: t.Union([t.String(), t.Null()]),
+  configured: t.Boolean(),
+  nextRunAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
 });
 
 /** Additive (SPEC versioning rule 2): present when this process runs the indexer. */
@@ -61,7 +64,8 @@ export function jobRoutes(ctx: AppContext) {
       ({ set }) => {
         set.headers["cache-control"] = CACHE.noStore;
         const indexer = indexerStateOf(ctx);
-        return indexer ? { ...jobHealth(ctx.db, ctx.now()), indexer } : jobHealth(ctx.db, ctx.now());
+        const health = jobHealth(ctx.db, ctx.now(), jobSetup(ctx));
+        return indexer ? { ...health, indexer } : health;
       },
       { response: { 200: HealthSchema }, detail: { tags: ["public"], summary: "Scheduled job health" } },
     )

@@ -152,6 +152,7 @@ const ORDER: Record<TokenSort, string> = {
 };
 
 /** Up to this many matches, a search reads its matches and sorts them; past it, it walks the sort index. */
+const MINT_PREFIX = /^[1-9A-HJ-NP-Za-km-z]{4,44}$/;
 const SEARCH_LIST_MAX = 2000;
 
 interface SearchPlan {
@@ -167,18 +168,25 @@ interface SearchPlan {
  * of name or ticker through the trigram index from three characters on. Few matches (an address,
  * a handle, a rare word) are read by id and sorted; many are found by walking the sort index,
  * which then stops after a page. One or two characters cannot use a trigram, but match so many
- * tokens that the walk stops early too.
+ * tokens that the walk stops early too. A ticker may be typed as the page shows it ("$CMT"), and
+ * four or more base58 characters also match the start of a mint (a range on the mint index).
  */
-function searchPlan(db: Db, q: string): SearchPlan {
+function searchPlan(db: Db, typed: string): SearchPlan {
+  const q = typed.length > 1 && typed.startsWith("$") ? typed.slice(1) : typed;
   const short = [...q].length < 3;
   const handle = handleKey(q);
   const address = looksLikeAddress(q);
+  // Every base58 character sorts below "{", so [prefix, prefix + "{") holds exactly the mints starting with it.
+  const mintPrefix = MINT_PREFIX.test(q) ? { qPrefix: q, qPrefixEnd: `${q}{` } : null;
   const phrase = `"${q.replaceAll('"', '""')}"`;
   if (!short) {
     const ids = new Set<number>();
     const collect = (rows: unknown[]) => rows.forEach((r) => ids.add(Number((r as { id: bigint }).id)));
     if (address) collect(prepared(db, "SELECT id FROM tokens WHERE mint = $q UNION SELECT id FROM tokens WHERE creator = $q").all({ q } as never));
     if (handle) collect(prepared(db, "SELECT token_id AS id FROM token_recipients WHERE handle = $h").all({ h: handle } as never));
+    if (mintPrefix) {
+      collect(prepared(db, `SELECT id FROM tokens WHERE mint >= $qPrefix AND mint < $qPrefixEnd LIMIT ${SEARCH_LIST_MAX + 1}`).all(mintPrefix as never));
+    }
     collect(
       prepared(db, `SELECT rowid AS id FROM tokens_search WHERE tokens_search MATCH $phrase LIMIT ${SEARCH_LIST_MAX + 1}`).all({
         phrase,
@@ -198,6 +206,10 @@ function searchPlan(db: Db, q: string): SearchPlan {
   if (handle) {
     params.qHandle = handle;
     terms.push("t.id IN (SELECT r.token_id FROM token_recipients r WHERE r.handle = $qHandle)");
+  }
+  if (mintPrefix) {
+    Object.assign(params, mintPrefix);
+    terms.push("(t.mint >= $qPrefix AND t.mint < $qPrefixEnd)");
   }
   if (short) {
     params.qLower = q.toLowerCase();

@@ -1,8 +1,8 @@
 /**
  * The web page, served by the API process: `public/src` is bundled with Bun's bundler once, in
  * memory, and served under content-hashed names (cached for a year); `index.html` answers every
- * page path so deep links work. Only the listed page paths get the page: anything else, and all
- * of /api, keeps the API's JSON 404.
+ * page path so deep links work. Other paths outside /api and /assets get the page with status 404
+ * (it shows its not-found view); /api and /assets keep the API's JSON 404.
  */
 import { Elysia } from "elysia";
 import { join } from "node:path";
@@ -10,6 +10,7 @@ import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
 import { errorResponse } from "../http/errors";
 import { log } from "../lib/log";
+import { docsRoutes } from "./docs";
 
 const PUBLIC_DIR = join(import.meta.dir, "..", "..", "public");
 
@@ -79,10 +80,16 @@ async function buildBundle(): Promise<Bundle> {
   return { html, assets };
 }
 
-async function page(): Promise<Response> {
+/** The page's HTML for one deployment: the explorer link template rides in a meta tag. */
+export function pageHtml(bundle: Bundle, explorerUrl: string | null): string {
+  const escaped = (explorerUrl ?? "").replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  return bundle.html.replace("%EXPLORER%", escaped);
+}
+
+async function page(explorerUrl: string | null, status = 200): Promise<Response> {
   try {
     const bundle = await webBundle();
-    return new Response(bundle.html, { headers: PAGE_HEADERS });
+    return new Response(pageHtml(bundle, explorerUrl), { status, headers: PAGE_HEADERS });
   } catch (error) {
     log.error("web page unavailable", { error });
     return errorResponse(503, "The web page is not available right now; the API still is.");
@@ -108,14 +115,24 @@ async function asset(path: string): Promise<Response> {
   });
 }
 
-export function webRoutes(_ctx: AppContext) {
+export function webRoutes(ctx: AppContext) {
+  const explorerUrl = ctx.config.explorerUrl;
   const app = new Elysia({ name: "web" })
     // Build when the server starts listening, so the first visitor does not wait for it.
     .onStart(() => {
       void webBundle().catch((error) => log.error("web bundle failed", { error }));
     })
     .get("/assets/:file", ({ params }) => asset(`/assets/${params.file}`), { detail: { hide: true } })
-    .get("/favicon.svg", () => asset("/favicon.svg"), { detail: { hide: true } });
-  for (const path of PAGE_PATHS) app.get(path, () => page(), { detail: { hide: true } });
+    .get("/favicon.svg", () => asset("/favicon.svg"), { detail: { hide: true } })
+    // Browsers ask for /favicon.ico on pages that name no icon (and some always do).
+    .get("/favicon.ico", () => asset("/favicon.svg"), { detail: { hide: true } })
+    .use(docsRoutes());
+  for (const path of PAGE_PATHS) app.get(path, () => page(explorerUrl), { detail: { hide: true } });
+  // A mistyped page path gets the page's own not-found view (status 404); the API and assets keep JSON.
+  app.get("/*", ({ request }) => {
+    const path = new URL(request.url).pathname;
+    if (path.startsWith("/api/") || path === "/api" || path.startsWith("/assets/")) return errorResponse(404, "No such route.");
+    return page(explorerUrl, 404);
+  }, { detail: { hide: true } });
   return app;
 }

@@ -59,8 +59,30 @@ describe("GET /api/cron/health", () => {
     expect(body.staleAfterSec).toBe(1800);
     expect(body.jobs.map((j: { job: string }) => j.job)).toEqual([...JOB_NAMES]);
     for (const job of body.jobs) {
-      expect(job).toEqual({ job: job.job, lastRunAt: null, lastOkAt: null, secondsSinceOk: null, stale: true, running: false, runs: 0, lastError: null });
+      // The local chain has no market data source: that job says so (issue 22) rather than look broken.
+      expect(job).toEqual({
+        job: job.job, lastRunAt: null, lastOkAt: null, secondsSinceOk: null, stale: true, running: false, runs: 0, lastError: null,
+        configured: job.job !== "market", nextRunAt: null,
+      });
     }
+  });
+
+  test("a job with nothing to do here does not make health fail; scheduled jobs say when they run next", async () => {
+    const now = Date.parse("2026-11-22T10:00:30.000Z");
+    svc = testService({ JOBS: "1", PAYOUTS_SCHEDULE: "*/5 * * * *" }, { now: () => now });
+    for (const job of ["sweep", "payouts", "burns", "launches"] as const) {
+      if (!svc.ctx.scheduler.isRegistered(job)) svc.ctx.scheduler.register(job, async () => {});
+    }
+    svc.ctx.db.$client.run(
+      "INSERT OR REPLACE INTO job_leases (job, holder, expires_at_ms, generation, runs, last_run_at_ms, last_ok_at_ms) SELECT value, NULL, 0, 1, 1, ?, ? FROM json_each('[\"sweep\",\"payouts\",\"burns\",\"launches\"]')",
+      [now - 1000, now - 1000],
+    );
+    const { body } = await svc.json("/api/cron/health");
+    expect(body.ok).toBe(true);
+    const byJob = Object.fromEntries(body.jobs.map((j: { job: string }) => [j.job, j]));
+    expect(byJob.market.configured).toBe(false);
+    expect(byJob.market.stale).toBe(true);
+    expect(byJob.payouts.nextRunAt).toBe("2026-11-22T10:05:00.000Z");
   });
 
   test("a clean run makes its job fresh; a failed run shows a scrubbed error", async () => {

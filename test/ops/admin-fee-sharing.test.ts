@@ -10,10 +10,10 @@ afterEach(async () => svc && (await svc.cleanup()));
 
 const MINT = "So11111111111111111111111111111111111111112";
 const CONFIG = "11111111111111111111111111111114";
-const auth = { authorization: "Bearer admin-secret-for-tests" };
+const auth = { authorization: "Bearer admin-secret-for-tests-0123456789abcdef" };
 
 test("a token whose creator moved is flagged for admins and on its public record; unknown is null", async () => {
-  svc = testService({ ADMIN_SECRET: "admin-secret-for-tests" });
+  svc = testService({ ADMIN_SECRET: "admin-secret-for-tests-0123456789abcdef" });
   const { tokenId } = recordConfirmedLaunch(
     svc.ctx.db,
     {

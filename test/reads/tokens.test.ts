@@ -249,6 +249,23 @@ describe("GET /api/tokens", () => {
       expect(await q(pepe.mint.toLowerCase())).toEqual([]);
     });
 
+    test("a ticker typed as the page shows it ($CMT) and the start of a mint find the token", async () => {
+      svc = testService();
+      const db = svc.ctx.db;
+      const comet = launch(db, { name: "Comet", symbol: "CMT", launchedAtMs: T0 });
+      const other = launch(db, { name: "Other", symbol: "OTH", launchedAtMs: T0 + 1 });
+      const q = async (value: string) => mints((await svc.json(`/api/tokens?q=${encodeURIComponent(value)}`)).body);
+      expect(await q("$CMT")).toEqual([comet.mint]);
+      expect(await q("$cmt")).toEqual([comet.mint]);
+      expect(await q("CMT")).toEqual([comet.mint]);
+      for (const length of [4, 8, 20, comet.mint.length - 1]) expect(await q(comet.mint.slice(0, length))).toEqual([comet.mint]);
+      expect(await q(other.mint.slice(0, 6))).toEqual([other.mint]);
+      // A prefix is case-sensitive like the address itself, and a lone "$" matches nothing special.
+      const flipped = comet.mint.slice(0, 6).replace(/[a-z]/g, (c) => c.toUpperCase());
+      if (flipped !== comet.mint.slice(0, 6) && !other.mint.startsWith(flipped)) expect(await q(flipped)).not.toContain(comet.mint);
+      expect((await svc.json("/api/tokens?q=%24")).status).toBe(200);
+    });
+
     test("a word matching thousands of tokens pages in order like a rare one", async () => {
       svc = testService({ RATE_LIMIT: "off" });
       const db = svc.ctx.db;

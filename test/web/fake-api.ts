@@ -5,7 +5,7 @@
  */
 import { PublicKey, TransactionInstruction, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
-import { PAGE_PATHS, webBundle } from "../../src/web";
+import { PAGE_PATHS, pageHtml, webBundle } from "../../src/web";
 import { verifyEd25519 as verifySignature } from "./ed25519";
 import * as fx from "./fixtures";
 import { fakeLiabilities } from "./fake-liabilities";
@@ -39,6 +39,10 @@ export class FakeApi {
   payouts: any[] = [];
   balance = 2_000_000_000n;
   claimsPaused = false;
+  /** EXPLORER_URL as a real chain's deployment has it; null is the local chain */
+  explorerUrl: string | null = "https://solscan.io/{kind}/{id}";
+  /** what /api/cron/health answers */
+  health: (now: number) => unknown = fx.health;
   /** transactions the page sent through /api/rpc, with their signatures checked */
   sent: { signers: string[]; allSigned: boolean }[] = [];
   private confirmCalls = 0;
@@ -72,10 +76,13 @@ export class FakeApi {
     const path = url.pathname;
     if (!path.startsWith("/api/")) {
       const bundle = await webBundle();
-      if (pagePatterns.some((p) => p.test(path))) return new Response(bundle.html, { headers: { "content-type": "text/html; charset=utf-8" } });
+      const html = pageHtml(bundle, this.explorerUrl);
+      if (pagePatterns.some((p) => p.test(path))) return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
       const asset = bundle.assets.get(path);
       if (asset) return new Response(asset.body as BodyInit, { headers: { "content-type": asset.type } });
-      return Response.json({ error: "No such route." }, { status: 404 });
+      if (path.startsWith("/assets/")) return Response.json({ error: "No such route." }, { status: 404 });
+      // As src/web does: a mistyped page path gets the page, which shows its not-found view.
+      return new Response(html, { status: 404, headers: { "content-type": "text/html; charset=utf-8" } });
     }
     let body: unknown = null;
     if (request.method === "POST") {
@@ -97,10 +104,12 @@ export class FakeApi {
     const notFound = (message: string) => json({ error: message }, 404);
     let m: RegExpExecArray | null;
     if (method === "GET" && path === "/api/tokens") {
-      const needle = (q.get("q") ?? "").toLowerCase().replace(/^@/, "");
+      // As src/tokens does: "$TICKER" is the ticker, four or more characters may start a mint.
+      const raw = (q.get("q") ?? "").replace(/^\$(?=.)/, "");
+      const needle = raw.toLowerCase().replace(/^@/, "");
       let list = fx.sortTokens(this.tokens, q.get("sort") ?? "new");
       if (needle) {
-        list = list.filter((t) => t.mint === q.get("q") || t.creator === q.get("q") || t.name.toLowerCase().includes(needle) ||
+        list = list.filter((t) => t.mint === raw || (raw.length >= 4 && t.mint.startsWith(raw)) || t.creator === raw || t.name.toLowerCase().includes(needle) ||
           t.symbol.toLowerCase().includes(needle) || t.recipients.some((r) => r.handle === needle));
       }
       const start = Number(q.get("cursor") ?? "0");
@@ -123,7 +132,7 @@ export class FakeApi {
       return notFound("No token launched here names this handle yet.");
     }
     if (method === "GET" && path === "/api/stats") return json(fx.STATS);
-    if (method === "GET" && path === "/api/cron/health") return json(fx.health(this.now));
+    if (method === "GET" && path === "/api/cron/health") return json(this.health(this.now));
     if (method === "GET" && path === "/api/proof") return json(fx.PROOF);
     if (method === "GET" && path === "/api/ledger") {
       return json(q.get("before") ? { events: [], nextBefore: null } : { events: fx.ledger(this.now, this.tokens), nextBefore: "2026-01-01T00:00:00.000001Z" });

@@ -175,10 +175,12 @@ describe("token and account pages", () => {
     expect(await page.locator(".links a").allInnerTexts()).toEqual(["Website"]);
   });
 
-  test("an unknown token shows the API's 404 sentence", async () => {
+  test("an unknown token shows the not-found view with the API's 404 sentence and no retry", async () => {
     await page.goto(`${api.url}/token/${WALLET}`);
-    await until(() => page.getByRole("alert").isVisible(), "alert");
-    expect(await page.getByRole("alert").innerText()).toContain("No token with that mint was launched here.");
+    await page.locator("#not-found").waitFor();
+    expect(await text("h1")).toBe("Page not found");
+    expect(await text("main")).toContain("No token with that mint was launched here.");
+    expect(await page.getByRole("button", { name: "Try again" }).count()).toBe(0);
   });
 
   test("an account shows totals, tokens and payouts", async () => {
@@ -322,7 +324,11 @@ describe("launch", () => {
     await page.getByRole("button", { name: "Local wallet (local chain)" }).click();
     await page.locator("#wallet-connected").waitFor();
     await page.getByRole("button", { name: "Launch", exact: true }).click();
-    await until(async () => (await text("#launch-status")).includes("they must total 100%"), "share message");
+    // The sentence sits at the first share field, which is marked invalid and takes focus.
+    await until(async () => (await page.locator(".field-error").count()) === 1, "share message");
+    expect(await text(".field-error")).toContain("they must total 100%");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("recipient-share-1");
+    expect(await page.locator("#recipient-share-1").getAttribute("aria-invalid")).toBe("true");
     expect(api.apiCalls("/api/launch/intent")).toHaveLength(0);
   });
 
@@ -374,9 +380,12 @@ describe("ledger, stats and proof", () => {
     expect(await text('[data-field="owed"]')).toBe("2.000000001 SOL");
     await page.locator("#jobs-ok").waitFor();
     expect(await text("#jobs-ok")).toBe("Some jobs need attention");
+    const burns = page.locator("table tbody tr").nth(2);
+    expect(await burns.innerText()).toContain("Stale");
+    expect(await burns.innerText()).toContain("The RPC node did not answer.");
     const market = page.locator("table tbody tr").nth(4);
-    expect(await market.innerText()).toContain("Stale");
-    expect(await market.innerText()).toContain("market source not configured");
+    expect(await market.innerText()).toContain("Not configured");
+    expect(await market.innerText()).not.toContain("Stale");
   });
 
   test("a server failure on stats is a readable message", async () => {

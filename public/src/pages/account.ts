@@ -38,8 +38,8 @@ export async function accountPage(root: HTMLElement, params: Record<string, stri
     h("h2", null, "Totals"),
     facts([
       ["Credited", money(account.creditedLamports, { "data-field": "credited" })],
-      ["Paid out", money(account.paidLamports, { "data-field": "paid" })],
-      ["Burned", money(account.burnedLamports, { "data-field": "burned" })],
+      ...paidRows(account),
+      burnedRow(account),
       ["Waiting to be claimed", money(account.balanceLamports, { "data-field": "balance" })],
     ]),
     h("h2", null, "Tokens"),
@@ -48,6 +48,29 @@ export async function accountPage(root: HTMLElement, params: Record<string, stri
     payoutsTable(account.payouts),
     handleHistorySection(account.handle, signal),
   );
+}
+
+const ON_THE_WAY = new Set(["queued", "sent"]);
+
+/**
+ * SPEC's `paidLamports` counts payouts that have not failed, queued and in flight too; Stats counts
+ * confirmed ones only. The two parts are shown apart so the figures agree.
+ */
+export function paidRows(account: { paidLamports: string; payouts: Payout[] }): [string, HTMLElement][] {
+  const onTheWay = account.payouts.filter((p) => ON_THE_WAY.has(p.status)).reduce((sum, p) => sum + BigInt(p.lamports), 0n);
+  const confirmed = BigInt(account.paidLamports) - onTheWay;
+  return [
+    ["Paid out (confirmed)", money((confirmed < 0n ? 0n : confirmed).toString(), { "data-field": "paid" })],
+    ["Payouts on their way", money(onTheWay.toString(), { "data-field": "paid-pending" })],
+  ];
+}
+
+/** `burnedLamports` is what was routed to burn orders; the burns job buys and burns them on its runs. */
+export function burnedRow(account: { burnedLamports: string }): [string, HTMLElement] {
+  return [
+    "Routed to burn",
+    h("span", null, money(account.burnedLamports, { "data-field": "burned" }), h("span", { className: "muted small" }, " (bought and burned by the burns job)")),
+  ];
 }
 
 function unclaimedNotice(displayHandle: string): HTMLElement {

@@ -37,7 +37,8 @@ export async function explorePage(root: HTMLElement, _params: Record<string, str
     name: "q",
     maxlength: 64,
     value: q,
-    placeholder: "Mint, creator, name, ticker or @handle",
+    // Short enough to show whole beside the button on a phone.
+    placeholder: "Name, $ticker, @handle, mint",
     autocomplete: "off",
   });
   const form = h(
@@ -65,10 +66,16 @@ export async function explorePage(root: HTMLElement, _params: Record<string, str
   let cursor: string | null = null;
   let busy = false;
   let done = false;
+  const sentinel = h("div", { className: "sentinel", "aria-hidden": "true" });
+  /** The observer only fires on a change, so a page that leaves the sentinel in view asks again. */
+  const sentinelNearView = () => sentinel.getBoundingClientRect().top < window.innerHeight + 600;
 
-  const loadPage = async () => {
+  const loadPage = async (fromButton = false) => {
     if (busy || done) return;
     busy = true;
+    let loaded = false;
+    // Tabbing to "Load more" scrolls it into view, which can start the load before the key press.
+    const keepFocus = fromButton || document.activeElement === more;
     more.hidden = true;
     status.replaceChildren(loading(cursor ? "Loading more tokens…" : "Loading tokens…"));
     try {
@@ -77,7 +84,11 @@ export async function explorePage(root: HTMLElement, _params: Record<string, str
         { signal, onWait: (s) => status.replaceChildren(loading(`Busy; retrying in ${s} s…`)) },
       );
       if (signal.aborted) return;
-      list.append(...page.tokens.map(tokenCard));
+      const cards = page.tokens.map(tokenCard);
+      list.append(...cards);
+      // "Load more" hides while loading; keep the keyboard on the first new card instead of the page top.
+      if (keepFocus) cards[0]?.querySelector<HTMLElement>("a.stretch")?.focus();
+      loaded = true;
       cursor = page.nextCursor;
       done = cursor === null;
       if (list.children.length === 0) {
@@ -94,10 +105,10 @@ export async function explorePage(root: HTMLElement, _params: Record<string, str
     } finally {
       busy = false;
     }
+    if (loaded && !done && !signal.aborted && sentinelNearView()) await loadPage();
   };
-  more.addEventListener("click", () => void loadPage());
+  more.addEventListener("click", () => void loadPage(true));
 
-  const sentinel = h("div", { className: "sentinel", "aria-hidden": "true" });
   root.append(sentinel);
   const observer = new IntersectionObserver((entries) => {
     if (entries.some((e) => e.isIntersecting)) void loadPage();

@@ -99,16 +99,19 @@ export async function launchPage(root: HTMLElement, _params: Record<string, stri
       `The fees the launch program pays its creator (${bpsToPercent(config.creatorFeeBps)} of trading volume) are split: the platform keeps ${bpsToPercent(config.platformBps)}, the recipients you name share the rest.`),
     form.element,
     walletSlot,
-    h("div", { className: "row" }, submit),
+    h("div", { className: "row launch-actions" }, submit),
     steps,
     status,
   );
 
   form.element.addEventListener("submit", async (event) => {
     event.preventDefault();
+    form.clearErrors();
     const draft = form.read();
-    if (typeof draft === "string") {
-      status.replaceChildren(errorBox(new Error(draft)));
+    if ("error" in draft) {
+      // The sentence goes next to the field it is about, and the keyboard goes there too.
+      form.showError(draft);
+      status.replaceChildren();
       return;
     }
     if (!wallet) {
@@ -158,6 +161,9 @@ function setStep(steps: HTMLElement, key: Step, state: "todo" | "active" | "done
   if (detail) {
     if (!extra) li.append((extra = h("span", { className: "detail muted" })));
     extra.textContent = ` ${detail}`;
+  } else if (detail === "") {
+    // "approve it in your wallet" or "waiting 3 s" must not stay on a finished step.
+    extra?.remove();
   }
 }
 
@@ -294,10 +300,18 @@ async function thumbnail(image: File): Promise<Blob> {
   );
 }
 
+/** What to fix, and the field it is about. */
+interface FieldError {
+  error: string;
+  field: HTMLElement;
+}
+
 interface LaunchForm {
   element: HTMLFormElement;
-  /** the draft and image, or a sentence saying what to fix */
-  read(): { draft: Draft; image: File } | string;
+  /** the draft and image, or a sentence saying what to fix and where */
+  read(): { draft: Draft; image: File } | FieldError;
+  showError(error: FieldError): void;
+  clearErrors(): void;
 }
 
 function launchForm(config: LaunchConfig): LaunchForm {
@@ -391,49 +405,72 @@ function launchForm(config: LaunchConfig): LaunchForm {
     field("launch-first-buy", "First buy in SOL", firstBuy, `Optional: bought by your wallet in the launch transaction; at most ${sol(config.maxFirstBuyLamports)}.`),
   );
 
+  const fail = (field: HTMLElement, error: string): FieldError => ({ field, error });
   return {
     element,
+    showError({ field, error }) {
+      const id = `${field.id || "launch-form"}-error`;
+      const message = h("p", { className: "field-error", id, role: "alert" }, error);
+      // Under the field's own block (a recipient row, a field with its help), not at the bottom.
+      const block = field.closest(".recipient-row") ?? field.closest(".field") ?? field.parentElement!;
+      block.after(message);
+      field.setAttribute("aria-invalid", "true");
+      field.setAttribute("aria-describedby", [field.getAttribute("aria-describedby"), id].filter(Boolean).join(" "));
+      field.focus();
+    },
+    clearErrors() {
+      for (const message of Array.from(element.querySelectorAll(".field-error"))) message.remove();
+      for (const field of Array.from(element.querySelectorAll<HTMLElement>("[aria-invalid]"))) {
+        field.removeAttribute("aria-invalid");
+        const rest = (field.getAttribute("aria-describedby") ?? "").split(" ").filter((x) => x && !x.endsWith("-error"));
+        if (rest.length) field.setAttribute("aria-describedby", rest.join(" "));
+        else field.removeAttribute("aria-describedby");
+      }
+    },
     read() {
       const nameText = name.value.trim();
       const symbolText = symbol.value.trim();
-      if (!nameText || nameText.length > 32) return "Give the token a name of 1 to 32 characters.";
-      if (!symbolText || symbolText.length > 13) return "Give the token a ticker of 1 to 13 characters.";
-      if (/\s/.test(symbolText)) return "The ticker must not contain spaces.";
+      if (!nameText || nameText.length > 32) return fail(name, "Give the token a name of 1 to 32 characters.");
+      if (!symbolText || symbolText.length > 13) return fail(symbol, "Give the token a ticker of 1 to 13 characters.");
+      if (/\s/.test(symbolText)) return fail(symbol, "The ticker must not contain spaces.");
+      if (symbolText.startsWith("$")) return fail(symbol, "Type the ticker without the $: the page adds it where the ticker is shown.");
       const links: Record<string, string | null> = {};
       for (const [key, input, label] of [["website", website, "website"], ["twitter", twitter, "X link"], ["telegram", telegram, "Telegram link"]] as const) {
         const value = input.value.trim();
         if (!value) links[key] = null;
         else {
           try {
-            if (new URL(value).protocol !== "https:") return `The ${label} must start with https://.`;
+            if (new URL(value).protocol !== "https:") return fail(input, `The ${label} must start with https://.`);
           } catch {
-            return `The ${label} is not a valid address.`;
+            return fail(input, `The ${label} is not a valid address.`);
           }
           links[key] = value;
         }
       }
       const file = image.files?.[0];
-      if (!file) return "Choose an image.";
-      if (!IMAGE_TYPES.includes(file.type)) return "The image must be PNG, JPEG, GIF or WebP.";
-      if (file.size > config.maxImageBytes) return `The image is larger than ${Math.floor(config.maxImageBytes / 1024)} kB.`;
+      if (!file) return fail(image, "Choose an image.");
+      if (!IMAGE_TYPES.includes(file.type)) return fail(image, "The image must be PNG, JPEG, GIF or WebP.");
+      if (file.size > config.maxImageBytes) return fail(image, `The image is larger than ${Math.floor(config.maxImageBytes / 1024)} kB.`);
       const list: { handle: string; bps: number }[] = [];
       for (const row of rows()) {
-        const handle = row.querySelector<HTMLInputElement>("input[data-handle]")!.value.trim();
-        const shareText = row.querySelector<HTMLInputElement>("input[data-share]")!.value;
-        if (!HANDLE.test(handle)) return `“${handle || "(empty)"}” is not an X handle (1 to 15 letters, digits or underscores).`;
+        const handleInput = row.querySelector<HTMLInputElement>("input[data-handle]")!;
+        const shareInput = row.querySelector<HTMLInputElement>("input[data-share]")!;
+        const handle = handleInput.value.trim();
+        const shareText = shareInput.value;
+        if (!HANDLE.test(handle)) return fail(handleInput, `“${handle || "(empty)"}” is not an X handle (1 to 15 letters, digits or underscores).`);
         const bps = percentToBps(shareText);
-        if (bps === null || bps === 0) return `Give @${handle.replace(/^@/, "")} a share above 0% with at most two decimals.`;
+        if (bps === null || bps === 0) return fail(shareInput, `Give @${handle.replace(/^@/, "")} a share above 0% with at most two decimals.`);
         const key = handle.replace(/^@/, "").toLowerCase();
-        if (list.some((r) => r.handle === key)) return `@${key} is named twice.`;
+        if (list.some((r) => r.handle === key)) return fail(handleInput, `@${key} is named twice.`);
         list.push({ handle: key, bps });
       }
-      if (list.length === 0) return "Name at least one recipient.";
-      if (list.length > config.maxRecipients) return `Name at most ${config.maxRecipients} recipients.`;
+      if (list.length === 0) return fail(addButton, "Name at least one recipient.");
+      if (list.length > config.maxRecipients) return fail(addButton, `Name at most ${config.maxRecipients} recipients.`);
       const sum = list.reduce((a, r) => a + r.bps, 0);
-      if (sum !== 10_000) return `The shares add up to ${bpsToPercent(sum)}; they must total 100%.`;
+      if (sum !== 10_000) return fail(rows()[0]!.querySelector<HTMLInputElement>("input[data-share]")!, `The shares add up to ${bpsToPercent(sum)}; they must total 100%.`);
       const buy = firstBuy.value.trim() ? solToLamports(firstBuy.value) : 0n;
-      if (buy === null) return "The first buy must be an amount in SOL with at most nine decimals.";
-      if (buy > BigInt(config.maxFirstBuyLamports)) return `The first buy can be at most ${lamportsToSol(config.maxFirstBuyLamports)} SOL.`;
+      if (buy === null) return fail(firstBuy, "The first buy must be an amount in SOL with at most nine decimals.");
+      if (buy > BigInt(config.maxFirstBuyLamports)) return fail(firstBuy, `The first buy can be at most ${lamportsToSol(config.maxFirstBuyLamports)} SOL.`);
       return {
         draft: {
           name: nameText,

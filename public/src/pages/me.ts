@@ -6,9 +6,10 @@ import { api, ApiError } from "../api";
 import { h } from "../dom";
 import { sol, solToLamports } from "../money";
 import { render } from "../router";
-import type { Me, Routing, SignedInMe } from "../types";
+import { relativeTime } from "../time";
+import type { JobHealth, Me, Routing, SignedInMe } from "../types";
 import { avatar, errorBox, facts, loading, money, notice } from "../ui";
-import { payoutsTable, tokensTable } from "./account";
+import { burnedRow, paidRows, payoutsTable, tokensTable } from "./account";
 import { exportCsvLink } from "../account-history";
 import { liabilityProofBlock } from "./me-proof";
 
@@ -78,6 +79,7 @@ function signedIn(root: HTMLElement, first: SignedInMe, signal: AbortSignal): vo
   const totals = h("div", { id: "totals" });
   const payouts = h("div", { id: "payouts-slot", "aria-live": "polite" });
   const tokens = h("div");
+  let syncClaim = () => {};
 
   const paint = () => {
     banner.replaceChildren(
@@ -87,14 +89,15 @@ function signedIn(root: HTMLElement, first: SignedInMe, signal: AbortSignal): vo
       facts([
         ["Balance", money(me.balanceLamports, { "data-field": "balance" })],
         ["Credited", money(me.creditedLamports, { "data-field": "credited" })],
-        ["Paid out", money(me.paidLamports, { "data-field": "paid" })],
-        ["Burned", money(me.burnedLamports, { "data-field": "burned" })],
+        ...paidRows(me),
+        burnedRow(me),
         ["Smallest claim", money(me.minClaimLamports, { "data-field": "min-claim" })],
         ["Autopay pays from", money(me.autopayMinLamports, { "data-field": "autopay-min" })],
       ]),
     );
     payouts.replaceChildren(payoutsTable(me.payouts));
     tokens.replaceChildren(tokensTable(me.tokens));
+    syncClaim();
   };
 
   // Quick refreshes while a payout is on its way, slow ones otherwise.
@@ -143,7 +146,7 @@ function signedIn(root: HTMLElement, first: SignedInMe, signal: AbortSignal): vo
     ),
     banner,
     totals,
-    claimForm(() => me, refresh),
+    claimForm(() => me, refresh, (sync) => (syncClaim = sync)),
     routingForm(() => me, refresh),
     h("h2", null, "Payouts"),
     payouts,
@@ -155,12 +158,33 @@ function signedIn(root: HTMLElement, first: SignedInMe, signal: AbortSignal): vo
   paint();
 }
 
-function claimForm(get: () => SignedInMe, refresh: () => Promise<void>): HTMLElement {
+/** When the payouts job runs next, as "in 40 seconds", or null when the server does not say. */
+async function nextPayoutRun(): Promise<string | null> {
+  try {
+    const health = await api<JobHealth>("/api/cron/health");
+    const at = health.jobs.find((j) => j.job === "payouts")?.nextRunAt;
+    return at ? relativeTime(at) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The API states amounts in lamports; the form speaks SOL (e.g. a minimum raised since the page loaded). */
+function inSol(error: unknown): unknown {
+  if (!(error instanceof ApiError)) return error;
+  const text = error.message.replace(/(\d+) lamports/g, (_, lamports: string) => sol(lamports));
+  return text === error.message ? error : new Error(text);
+}
+
+function claimForm(get: () => SignedInMe, refresh: () => Promise<void>, onSync: (sync: () => void) => void): HTMLElement {
   const me = get();
   const amount = h("input", { id: "claim-amount", name: "amount", inputmode: "decimal", autocomplete: "off", "aria-describedby": "claim-amount-help" });
   const wallet = h("input", { id: "claim-wallet", name: "wallet", required: true, autocomplete: "off", spellcheck: "false", value: me.payoutWallet ?? "", className: "mono" });
   const status = h("div", { id: "claim-status", "aria-live": "polite" });
-  const button = h("button", { type: "submit" }, "Claim");
+  const button = h("button", { type: "submit", "aria-describedby": "claim-below-min" }, "Claim");
+  const belowMin = h("p", { className: "notice info", id: "claim-below-min", hidden: true });
+  /** The claim this form queued, followed until its payout is final. */
+  let queued: { id: number; lamports: string } | null = null;
   const form = h(
     "form",
     { className: "stack panel", id: "claim-form" },
@@ -170,9 +194,27 @@ function claimForm(get: () => SignedInMe, refresh: () => Promise<void>): HTMLEle
     h("p", { className: "muted", id: "claim-amount-help" }, `Leave empty to claim the whole balance. At least ${sol(me.minClaimLamports)}.`),
     h("label", { for: "claim-wallet" }, "Wallet address"),
     wallet,
+    belowMin,
     button,
     status,
   );
+  onSync(() => {
+    const current = get();
+    // Under the minimum the form says so up front instead of failing on submit.
+    const below = BigInt(current.balanceLamports) < BigInt(current.minClaimLamports);
+    belowMin.hidden = !below;
+    belowMin.textContent = below ? `Your balance (${sol(current.balanceLamports)}) is below the smallest claim of ${sol(current.minClaimLamports)}; you can claim once it reaches that.` : "";
+    button.disabled = below;
+    const payout = queued && current.payouts.find((p) => p.id === queued!.id);
+    if (queued && payout && FINAL_PAYOUT.has(payout.status)) {
+      status.replaceChildren(
+        payout.status === "confirmed"
+          ? notice(`Your claim of ${sol(payout.lamports)} (payout #${payout.id}) is confirmed on chain.`, "ok")
+          : notice(`Your claim of ${sol(payout.lamports)} (payout #${payout.id}) ${payout.status === "failed" ? "failed" : "was replaced"}; the amount is back in your balance unless a replacement was sent.`, "warn"),
+      );
+      queued = null;
+    }
+  });
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const current = get();
@@ -189,6 +231,11 @@ function claimForm(get: () => SignedInMe, refresh: () => Promise<void>): HTMLEle
         amount.focus();
         return;
       }
+      if (lamports < BigInt(current.minClaimLamports)) {
+        status.replaceChildren(errorBox(new Error(`The smallest claim is ${sol(current.minClaimLamports)}.`)));
+        amount.focus();
+        return;
+      }
       if (lamports > BigInt(current.balanceLamports)) {
         status.replaceChildren(errorBox(new Error(`That is more than your balance of ${sol(current.balanceLamports)}.`)));
         amount.focus();
@@ -200,16 +247,29 @@ function claimForm(get: () => SignedInMe, refresh: () => Promise<void>): HTMLEle
     status.replaceChildren(loading("Queueing your claim…"));
     try {
       const result = await api<{ payoutId: number; lamports: string; status: string }>("/api/claim", { body });
-      status.replaceChildren(notice(`Claim of ${sol(result.lamports)} queued (payout #${result.payoutId}). It is sent on the next payout run; its status updates below.`, "ok"));
+      queued = { id: result.payoutId, lamports: result.lamports };
+      const next = await nextPayoutRun();
+      // A refresh meanwhile may already have shown the payout final; that message stays.
+      if (queued?.id === result.payoutId) status.replaceChildren(notice(`Claim of ${sol(result.lamports)} queued (payout #${result.payoutId}). It is sent on the next payout run${next ? ` (${next})` : ""}; its status updates below.`, "ok"));
       amount.value = "";
       await refresh();
     } catch (error) {
-      status.replaceChildren(errorBox(error instanceof ApiError && error.status === 401 ? new Error("Your session ended; sign in again.") : error));
+      status.replaceChildren(errorBox(error instanceof ApiError && error.status === 401 ? new Error("Your session ended; sign in again.") : inSol(error)));
     } finally {
-      button.disabled = false;
+      button.disabled = BigInt(get().balanceLamports) < BigInt(get().minClaimLamports);
     }
   });
   return form;
+}
+
+/** SPEC: switching to autopay with a balance above the threshold also pays that balance on the next payout run. */
+function routingSaved(routing: Routing, me: SignedInMe): string {
+  if (routing !== "autopay") return `Saved: new fees are set to ${routing}. This applies from the next sweep.`;
+  const balance = BigInt(me.balanceLamports);
+  if (balance > BigInt(me.autopayMinLamports)) {
+    return `Saved: autopay is on. Your current balance of ${sol(me.balanceLamports)} is paid to your wallet on the next payout run, and new fees from the next sweep on.`;
+  }
+  return `Saved: autopay is on for new fees from the next sweep on. Your balance is paid once it is above ${sol(me.autopayMinLamports)}.`;
 }
 
 function routingForm(get: () => SignedInMe, refresh: () => Promise<void>): HTMLElement {
@@ -279,7 +339,7 @@ function routingForm(get: () => SignedInMe, refresh: () => Promise<void>): HTMLE
     status.replaceChildren(loading("Saving…"));
     try {
       await api("/api/routing", { body });
-      status.replaceChildren(notice(declined ? "Saved: you declined publicly." : `Saved: new fees are set to ${routing}. This applies from the next sweep.`, "ok"));
+      status.replaceChildren(notice(declined ? "Saved: you declined publicly." : routingSaved(routing, get()), "ok"));
       await refresh();
     } catch (error) {
       status.replaceChildren(errorBox(error));

@@ -19,8 +19,8 @@ export async function statsPage(root: HTMLElement, _params: Record<string, strin
           ["Accounts signed in", String(s.claimedAccounts)],
           ["Fees swept", money(s.sweptLamports, { "data-field": "swept" })],
           ["Paid out (confirmed)", money(s.paidLamports, { "data-field": "paid" })],
-          ["Burned", money(s.burnedLamports, { "data-field": "burned" })],
-          ["Owed to recipients", money(s.owedLamports, { "data-field": "owed" })],
+          ["Burned (bought and burned)", money(s.burnedLamports, { "data-field": "burned" })],
+          ["Owed to recipients (incl. payouts on their way and burns not yet bought)", money(s.owedLamports, { "data-field": "owed" })],
           ["Not yet claimed", money(s.unclaimedLamports, { "data-field": "unclaimed" })],
           ["Figures from", time(s.updatedAt)],
         ]),
@@ -33,11 +33,14 @@ export async function statsPage(root: HTMLElement, _params: Record<string, strin
           ? h("p", { className: "badge ok", id: "jobs-ok" }, "All jobs healthy")
           : h("p", { className: "badge bad", id: "jobs-ok" }, "Some jobs need attention"),
         table(
-          ["Job", "State", "Last clean finish", "Runs", "Last error"],
+          ["Job", "State", "Last clean finish", "Next run", "Runs", "Last error"],
           health.jobs.map((j) => [
             j.job,
-            j.running ? "Running" : j.stale ? h("span", { className: "badge bad" }, "Stale") : h("span", { className: "badge ok" }, "OK"),
-            j.lastOkAt ? h("span", null, time(j.lastOkAt), j.secondsSinceOk !== null ? ` (${durationSeconds(j.secondsSinceOk)} ago)` : "") : "never",
+            !j.configured
+              ? h("span", { className: "badge", "data-state": "not-configured", title: "Nothing for this job to do on this deployment" }, "Not configured")
+              : j.running ? "Running" : j.stale ? h("span", { className: "badge bad" }, "Stale") : h("span", { className: "badge ok" }, "OK"),
+            time(j.lastOkAt),
+            j.configured ? time(j.nextRunAt, "not scheduled here") : "–",
             String(j.runs),
             j.lastError ?? "–",
           ]),

@@ -1,5 +1,5 @@
 /** One token: its record, its recipients and what each was credited, its recent sweeps. */
-import { api } from "../api";
+import { api, ApiError } from "../api";
 import { h, safeUrl } from "../dom";
 import { bpsToPercent, usd } from "../money";
 import { absoluteTime } from "../time";
@@ -8,6 +8,7 @@ import type { Recipient, TokenDetail } from "../types";
 import {
   avatar, copyable, errorBox, explorerAccount, explorerTx, facts, handleLink, loading, money, statusBadge, table, time, tokenImage,
 } from "../ui";
+import { notFoundView } from "./not-found";
 
 export async function tokenPage(root: HTMLElement, params: Record<string, string>, signal: AbortSignal): Promise<void> {
   const mint = params.mint!;
@@ -17,6 +18,8 @@ export async function tokenPage(root: HTMLElement, params: Record<string, string
     token = await api<TokenDetail>(`/api/tokens/${encodeURIComponent(mint)}`, { signal });
   } catch (error) {
     if (signal.aborted) return;
+    // Trying again cannot make a mint that was never launched here appear.
+    if (error instanceof ApiError && (error.status === 404 || error.status === 400)) return notFoundView(root, error.message);
     root.replaceChildren(h("h1", null, "Token"), errorBox(error, () => { root.replaceChildren(); void tokenPage(root, params, signal); }));
     return;
   }
