@@ -10,6 +10,8 @@
 import { createHash, createPublicKey, verify as verifySignature, type KeyObject } from "node:crypto";
 import { LiteSVM, FailedTransactionMetadata, type TransactionMetadata } from "litesvm";
 import {
+  AddressLookupTableAccount,
+  AddressLookupTableProgram,
   Keypair,
   PublicKey,
   SystemProgram,
@@ -80,7 +82,10 @@ export interface TxRecord {
   index: number;
   blockTimeSec: number;
   tx: VersionedTransaction;
+  /** static keys, then the keys loaded from lookup tables (writable, then readonly), as agave orders them */
   accountKeys: PublicKey[];
+  /** keys a v0 transaction loaded from its lookup tables (empty otherwise) */
+  loadedAddresses: LoadedAddresses;
   writable: boolean[];
   instructions: CompiledIx[];
   err: SolanaTxError | null;
@@ -92,6 +97,11 @@ export interface TxRecord {
   logs: string[];
   innerInstructions: { index: number; instructions: CompiledIx[] }[];
   computeUnits: bigint;
+}
+
+export interface LoadedAddresses {
+  writable: PublicKey[];
+  readonly: PublicKey[];
 }
 
 export interface AccountUpdate {
@@ -136,6 +146,8 @@ const OLD_STATUS_LIMIT = 2_000_000;
 const MAX_INDEXED_ADDRESSES = 200_000;
 const SIGNATURES_PER_ADDRESS = 1_000;
 const MAX_SEND_RULES = 1_000;
+/** SlotHashes holds this many recent slots (agave's MAX_ENTRIES): CreateLookupTable's recent slot must be one. */
+const SLOT_HASHES_MAX = 512;
 
 export class LocalNode {
   readonly svm: LiteSVM;
@@ -167,6 +179,8 @@ export class LocalNode {
   /** address -> its most recent signatures, oldest first (getSignaturesForAddress) */
   private readonly byAddress = new Map<string, string[]>();
   private writeVersion = 0n;
+  /** newest first, as the SlotHashes sysvar lists them */
+  private readonly slotHashes: { slot: bigint; hash: string }[] = [];
   private timer: ReturnType<typeof setInterval> | null = null;
   private readonly log: (msg: string) => void;
   readonly stats = { processed: 0, failed: 0, refused: 0 };
@@ -182,6 +196,7 @@ export class LocalNode {
     // Balances stay below 2^53: LiteSVM's setAccount takes lamports as a double.
     this.fund(this.faucet.publicKey, 4_000_000_000_000_000n);
     this.syncClock();
+    this.recordSlotHash(this.slot, this.latestBlockhash);
   }
 
   // ------------------------------------------------------------------ clock
@@ -225,6 +240,7 @@ export class LocalNode {
     this.slotTxCount = 0;
     this.newBlockhash();
     this.syncClock();
+    this.recordSlotHash(this.slot, this.latestBlockhash);
     const finalized = closed >= FINALIZATION_SLOTS ? closed - FINALIZATION_SLOTS : null;
     const blockTimeSec = Math.floor(Date.now() / 1000);
     for (const l of this.listeners) {
@@ -257,6 +273,30 @@ export class LocalNode {
       if (last + BLOCKHASH_VALID_BLOCKS >= this.blockHeight) break;
       this.blockhashes.delete(hash);
     }
+  }
+
+  /**
+   * Keeps the SlotHashes sysvar moving with the clock, so the lookup-table program (which checks
+   * CreateLookupTable's recent slot and deactivation against it) sees the chain's own slots. The
+   * open slot is listed too (agave lists parents only): this RPC's getSlot answers the open slot
+   * at every commitment, and a client passing it as the recent slot must not be refused.
+   * LiteSVM exposes SlotHash objects only through getSlotHashes, so entries are reused and rewritten.
+   */
+  private recordSlotHash(slot: bigint, hash: string): void {
+    this.slotHashes.unshift({ slot, hash });
+    if (this.slotHashes.length > SLOT_HASHES_MAX) this.slotHashes.length = SLOT_HASHES_MAX;
+    let entries = this.svm.getSlotHashes();
+    if (entries.length === 0) return;
+    if (entries.length < this.slotHashes.length) {
+      this.svm.setSlotHashes(Array.from({ length: this.slotHashes.length }, () => entries[0]!));
+      entries = this.svm.getSlotHashes();
+    }
+    const n = Math.min(entries.length, this.slotHashes.length);
+    for (let i = 0; i < n; i++) {
+      entries[i]!.slot = this.slotHashes[i]!.slot;
+      entries[i]!.hash = this.slotHashes[i]!.hash;
+    }
+    this.svm.setSlotHashes(entries.slice(0, n));
   }
 
   private syncClock(): void {
@@ -387,9 +427,6 @@ export class LocalNode {
     } catch (e) {
       throw new RpcError(-32602, `failed to deserialize solana_transaction::versioned::VersionedTransaction: ${(e as Error).message}`);
     }
-    if (tx.message.addressTableLookups.length > 0) {
-      throw new RpcError(-32602, "invalid transaction: address lookup tables are not supported by the local chain");
-    }
     const signature = bs58.encode(tx.signatures[0] ?? new Uint8Array(64));
     this.checkSignatures(tx, wire);
     if (this.txs.has(signature) || this.oldStatuses.has(signature) || this.delayed.some((d) => d.signature === signature)) {
@@ -399,6 +436,12 @@ export class LocalNode {
     if (!this.isBlockhashValid(tx.message.recentBlockhash)) {
       if (opts.skipPreflight) return signature;
       throw preflightError("BlockhashNotFound", "Blockhash not found", []);
+    }
+    const lookupErr = this.decompile(tx).err;
+    if (lookupErr) {
+      // As a validator: a transaction whose tables do not resolve is never executed.
+      if (opts.skipPreflight) return signature;
+      throw preflightError(lookupErr, describeForPreflight(lookupErr), []);
     }
     const fault = this.takeSendFault(signature);
     if (fault?.kind === "drop") {
@@ -447,9 +490,15 @@ export class LocalNode {
     }
   }
 
-  /** The accounts, instructions and unsigned program keys of a message, decompiled to base58. */
-  private decompile(tx: VersionedTransaction): { keys: PublicKey[]; instructions: InstructionLike[]; unsigned: string[] } {
-    const keys = tx.message.staticAccountKeys;
+  /**
+   * The accounts (static, then loaded from lookup tables), instructions and unsigned program keys
+   * of a message, decompiled to base58. `err` says why lookup tables did not resolve; the keys are
+   * then the static ones only.
+   */
+  private decompile(tx: VersionedTransaction): { keys: PublicKey[]; loaded: LoadedAddresses; instructions: InstructionLike[]; unsigned: string[]; err: SolanaTxError | null } {
+    const resolved = this.resolveLookups(tx);
+    const loaded = "err" in resolved ? { writable: [], readonly: [] } : resolved;
+    const keys = [...tx.message.staticAccountKeys, ...loaded.writable, ...loaded.readonly];
     const instructions = tx.message.compiledInstructions.map((ix) => ({
       programId: keys[ix.programIdIndex]!.toBase58(),
       accounts: ix.accountKeyIndexes.map((k) => keys[k]?.toBase58() ?? ""),
@@ -459,14 +508,45 @@ export class LocalNode {
     for (let i = 0; i < tx.message.header.numRequiredSignatures; i++) {
       if (tx.signatures[i]!.every((b) => b === 0)) unsigned.push(keys[i]!.toBase58());
     }
-    return { keys, instructions, unsigned };
+    return { keys, loaded, instructions, unsigned, err: "err" in resolved ? resolved.err : null };
+  }
+
+  /**
+   * The addresses a v0 message loads, read from its tables as agave's loader does: the table must
+   * exist and belong to the lookup-table program, and addresses appended in the current slot are
+   * not usable before the next.
+   */
+  private resolveLookups(tx: VersionedTransaction): LoadedAddresses | { err: SolanaTxError } {
+    const writable: PublicKey[] = [];
+    const readonly: PublicKey[] = [];
+    for (const lookup of tx.message.addressTableLookups) {
+      const acc = this.getAccount(lookup.accountKey);
+      if (!acc) return { err: "AddressLookupTableNotFound" };
+      if (!acc.owner.equals(AddressLookupTableProgram.programId)) return { err: "InvalidAddressLookupTableOwner" };
+      let table: AddressLookupTableAccount;
+      try {
+        table = new AddressLookupTableAccount({ key: lookup.accountKey, state: AddressLookupTableAccount.deserialize(acc.data) });
+      } catch {
+        return { err: "InvalidAddressLookupTableData" };
+      }
+      if (!table.isActive() && table.state.deactivationSlot + BigInt(SLOT_HASHES_MAX) < this.slot) return { err: "AddressLookupTableNotFound" };
+      const usable = BigInt(table.state.lastExtendedSlot) < this.slot ? table.state.addresses.length : table.state.lastExtendedSlotStartIndex;
+      for (const [indexes, into] of [[lookup.writableIndexes, writable], [lookup.readonlyIndexes, readonly]] as const) {
+        for (const i of indexes) {
+          if (i >= usable) return { err: "InvalidAddressLookupTableIndex" };
+          into.push(table.state.addresses[i]!);
+        }
+      }
+    }
+    return { writable, readonly };
   }
 
   simulate(tx: VersionedTransaction, o: { sigVerify: boolean; replaceRecentBlockhash: boolean; coSign?: boolean }): { err: SolanaTxError | null; logs: string[]; unitsConsumed: bigint; innerInstructions: TxRecord["innerInstructions"] } {
     if (!o.replaceRecentBlockhash && !this.isBlockhashValid(tx.message.recentBlockhash)) {
       return { err: "BlockhashNotFound", logs: [], unitsConsumed: 0n, innerInstructions: [] };
     }
-    const { instructions, unsigned } = this.decompile(tx);
+    const { instructions, unsigned, err: lookupErr } = this.decompile(tx);
+    if (lookupErr) return { err: lookupErr, logs: [], unitsConsumed: 0n, innerInstructions: [] };
     const verdict = validateTransaction(this.programKeys, this.programConfig, this.programState, instructions, unsigned);
     if (!verdict.ok) {
       return { err: { InstructionError: [verdict.instructionIndex, { Custom: verdict.code }] }, logs: programFailureLogs(verdict.message, verdict.code), unitsConsumed: 0n, innerInstructions: [] };
@@ -509,7 +589,11 @@ export class LocalNode {
       this.stats.refused++;
       return { landed: false, err: "BlockhashNotFound" };
     }
-    const { keys, instructions, unsigned } = this.decompile(tx);
+    const { keys, loaded, instructions, unsigned, err: lookupErr } = this.decompile(tx);
+    if (lookupErr) {
+      this.stats.refused++;
+      return { landed: false, err: lookupErr };
+    }
     const writable = keys.map((_, i) => tx.message.isAccountWritable(i));
     const preBalances = keys.map((k) => this.getBalance(k));
     const programIndexes = new Set(tx.message.compiledInstructions.map((ix) => ix.programIdIndex));
@@ -567,6 +651,7 @@ export class LocalNode {
       blockTimeSec: Math.floor(Date.now() / 1000),
       tx,
       accountKeys: keys,
+      loadedAddresses: loaded,
       writable,
       instructions: tx.message.compiledInstructions.map((ix) => ({
         programIdIndex: ix.programIdIndex,

@@ -379,7 +379,9 @@ function txJson(record: TxRecord) {
       header: m.header,
       recentBlockhash: m.recentBlockhash,
       instructions: record.instructions.map(ixJson),
-      ...(record.tx.version === 0 ? { addressTableLookups: [] } : {}),
+      ...(record.tx.version === 0
+        ? { addressTableLookups: m.addressTableLookups.map((l) => ({ accountKey: l.accountKey.toBase58(), writableIndexes: l.writableIndexes, readonlyIndexes: l.readonlyIndexes })) }
+        : {}),
     },
   };
 }
@@ -396,7 +398,7 @@ function metaJson(record: TxRecord) {
     preTokenBalances: record.preTokenBalances.map(tokenBalanceJson),
     postTokenBalances: record.postTokenBalances.map(tokenBalanceJson),
     rewards: [],
-    loadedAddresses: { writable: [], readonly: [] },
+    loadedAddresses: { writable: record.loadedAddresses.writable.map((k) => k.toBase58()), readonly: record.loadedAddresses.readonly.map((k) => k.toBase58()) },
     computeUnitsConsumed: record.computeUnits,
   };
 }
