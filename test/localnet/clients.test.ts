@@ -22,6 +22,7 @@ import {
   appendTransactionMessageInstruction,
   appendTransactionMessageInstructions,
   compressTransactionMessageUsingAddressLookupTables,
+  fetchAddressesForLookupTables,
   createSolanaRpc,
   createSolanaRpcSubscriptions,
   createTransactionMessage,
@@ -219,7 +220,10 @@ describe("@solana/kit against the embedded chain", () => {
       (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash2, m),
       (m) => appendTransactionMessageInstructions(recipients.map((r) => transferInstruction(payer.address, address(r.toBase58()), 1_000_000n)), m),
     );
-    const compressed = compressTransactionMessageUsingAddressLookupTables(many, { [address(table.toBase58())]: recipients.map((r) => address(r.toBase58())) });
+    // kit reads the table itself (getMultipleAccounts, jsonParsed)
+    const tables = await fetchAddressesForLookupTables([address(table.toBase58())], rpc, { commitment: "confirmed" });
+    expect(tables[address(table.toBase58())]).toEqual(recipients.map((r) => address(r.toBase58())));
+    const compressed = compressTransactionMessageUsingAddressLookupTables(many, tables);
     const signedV0 = await signTransactionMessageWithSigners(compressed);
     assertIsTransactionWithBlockhashLifetime(signedV0);
     await sendAndConfirmTransactionFactory({ rpc, rpcSubscriptions })(signedV0, { commitment: "confirmed" });

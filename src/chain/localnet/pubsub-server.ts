@@ -15,6 +15,7 @@ import { PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { AccountUpdate, Commitment, LocalNode, TxRecord } from "./node.ts";
 import { stringifyJson } from "./json.ts";
+import { parsedAccountData } from "./parsed.ts";
 
 const MAX_CONNECTIONS = 256;
 const MAX_SUBSCRIPTIONS_PER_CONNECTION = 1_000;
@@ -468,9 +469,10 @@ function accountJson(u: AccountUpdate, encoding: Encoding) {
   // A closed account is reported as agave reports it: no lamports, no data, the system program.
   const closed = u.lamports === 0n;
   const data = closed ? new Uint8Array(0) : u.data;
+  // jsonParsed where there is a parser (lookup tables), else base64, as agave's does.
+  const parsed = encoding === "jsonParsed" && !closed ? parsedAccountData(u.owner, data) : null;
   return {
-    // No parser for these accounts: jsonParsed falls back to base64, as agave's does.
-    data: encoding === "base58" ? [bs58.encode(data), "base58"] : [Buffer.from(data).toString("base64"), "base64"],
+    data: parsed ?? (encoding === "base58" ? [bs58.encode(data), "base58"] : [Buffer.from(data).toString("base64"), "base64"]),
     executable: closed ? false : u.executable,
     lamports: u.lamports,
     owner: closed ? SYSTEM_PROGRAM : u.owner.toBase58(),

@@ -11,6 +11,7 @@ import bs58 from "bs58";
 import { LocalNode, RpcError, computeFee, type TxRecord, type TokenBalance } from "./node.ts";
 import { stringifyJson } from "./json.ts";
 import { readU64LE } from "./program.ts";
+import { parsedAccountData } from "./parsed.ts";
 
 export interface RpcFaultRule {
   method: string;
@@ -308,8 +309,9 @@ export class RpcServer {
     const encoding = cfg.encoding ?? "base58";
     let data = acc.data;
     if (cfg.dataSlice) data = data.subarray(cfg.dataSlice.offset, cfg.dataSlice.offset + cfg.dataSlice.length);
+    const parsed = encoding === "jsonParsed" && !cfg.dataSlice ? parsedAccountData(acc.owner, data) : null;
     return {
-      data: encoding === "base58" ? [bs58.encode(data), "base58"] : [Buffer.from(data).toString("base64"), "base64"],
+      data: parsed ?? (encoding === "base58" ? [bs58.encode(data), "base58"] : [Buffer.from(data).toString("base64"), "base64"]),
       executable: acc.executable,
       lamports: acc.lamports,
       owner: acc.owner.toBase58(),
