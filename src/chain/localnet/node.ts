@@ -179,8 +179,9 @@ export class LocalNode {
   /** address -> its most recent signatures, oldest first (getSignaturesForAddress) */
   private readonly byAddress = new Map<string, string[]>();
   private writeVersion = 0n;
-  /** newest first, as the SlotHashes sysvar lists them */
+  /** newest first, as the SlotHashes sysvar lists them; written to LiteSVM only when a transaction needs it */
   private readonly slotHashes: { slot: bigint; hash: string }[] = [];
+  private slotHashesStale = true;
   private timer: ReturnType<typeof setInterval> | null = null;
   private readonly log: (msg: string) => void;
   readonly stats = { processed: 0, failed: 0, refused: 0 };
@@ -196,7 +197,7 @@ export class LocalNode {
     // Balances stay below 2^53: LiteSVM's setAccount takes lamports as a double.
     this.fund(this.faucet.publicKey, 4_000_000_000_000_000n);
     this.syncClock();
-    this.recordSlotHash(this.slot, this.latestBlockhash);
+    this.noteSlotHash(this.slot, this.latestBlockhash);
   }
 
   // ------------------------------------------------------------------ clock
@@ -240,7 +241,7 @@ export class LocalNode {
     this.slotTxCount = 0;
     this.newBlockhash();
     this.syncClock();
-    this.recordSlotHash(this.slot, this.latestBlockhash);
+    this.noteSlotHash(this.slot, this.latestBlockhash);
     const finalized = closed >= FINALIZATION_SLOTS ? closed - FINALIZATION_SLOTS : null;
     const blockTimeSec = Math.floor(Date.now() / 1000);
     for (const l of this.listeners) {
@@ -276,15 +277,25 @@ export class LocalNode {
   }
 
   /**
-   * Keeps the SlotHashes sysvar moving with the clock, so the lookup-table program (which checks
-   * CreateLookupTable's recent slot and deactivation against it) sees the chain's own slots. The
-   * open slot is listed too (agave lists parents only): this RPC's getSlot answers the open slot
-   * at every commitment, and a client passing it as the recent slot must not be refused.
-   * LiteSVM exposes SlotHash objects only through getSlotHashes, so entries are reused and rewritten.
+   * The SlotHashes sysvar follows the clock, so the lookup-table program (which checks
+   * CreateLookupTable's recent slot, and deactivation, against it) sees the chain's own slots.
+   * The open slot is listed too (agave lists parents only): this RPC's getSlot answers the open
+   * slot at every commitment, and a client passing it as the recent slot must not be refused.
+   * Writing the sysvar costs milliseconds (LiteSVM hands out SlotHash objects only through
+   * getSlotHashes, so entries are reused and rewritten), so a tick only notes the slot and the
+   * sysvar is written before a transaction that reads it.
    */
-  private recordSlotHash(slot: bigint, hash: string): void {
+  private noteSlotHash(slot: bigint, hash: string): void {
     this.slotHashes.unshift({ slot, hash });
     if (this.slotHashes.length > SLOT_HASHES_MAX) this.slotHashes.length = SLOT_HASHES_MAX;
+    this.slotHashesStale = true;
+  }
+
+  private syncSlotHashesFor(tx: VersionedTransaction): void {
+    if (!this.slotHashesStale) return;
+    const usesTables = tx.message.addressTableLookups.length > 0 || tx.message.staticAccountKeys.some((k) => k.equals(AddressLookupTableProgram.programId));
+    if (!usesTables) return;
+    this.slotHashesStale = false;
     let entries = this.svm.getSlotHashes();
     if (entries.length === 0) return;
     if (entries.length < this.slotHashes.length) {
@@ -553,6 +564,7 @@ export class LocalNode {
     }
     const copy = VersionedTransaction.deserialize(tx.serialize());
     if (o.coSign && verdict.signers.length) copy.sign(verdict.signers);
+    this.syncSlotHashesFor(copy);
     this.svm.withSigverify(o.sigVerify);
     try {
       const r = this.svm.simulateTransaction(copy);
@@ -630,6 +642,7 @@ export class LocalNode {
       err = forced.err;
       logs = forced.logs;
     } else {
+      this.syncSlotHashesFor(tx);
       const r = this.svm.sendTransaction(tx);
       const meta = r instanceof FailedTransactionMetadata ? r.meta() : r;
       if (r instanceof FailedTransactionMetadata) {
