@@ -7,7 +7,7 @@
  * class decides validity. Everything here is synchronous and single-threaded: a transaction is
  * validated, co-signed and executed against the same state, with no interleaving.
  */
-import { createHash, createPublicKey, verify as verifySignature, type KeyObject } from "node:crypto";
+import { createHash, createPrivateKey, createPublicKey, sign as signMessage, verify as verifySignature, type KeyObject } from "node:crypto";
 import { LiteSVM, FailedTransactionMetadata, type TransactionMetadata } from "litesvm";
 import {
   AddressLookupTableAccount,
@@ -584,8 +584,12 @@ export class LocalNode {
       instructions: [...instructions],
     }).compileToV0Message();
     const tx = new VersionedTransaction(message);
-    const needed = new Set(message.staticAccountKeys.slice(0, message.header.numRequiredSignatures).map((k) => k.toBase58()));
-    tx.sign([payer, ...signers].filter((s) => needed.has(s.publicKey.toBase58())));
+    const needed = message.staticAccountKeys.slice(0, message.header.numRequiredSignatures).map((k) => k.toBase58());
+    const bytes = message.serialize();
+    for (const s of [payer, ...signers]) {
+      const i = needed.indexOf(s.publicKey.toBase58());
+      if (i >= 0) tx.signatures[i] = ed25519Sign(s, bytes);
+    }
     const signature = bs58.encode(tx.signatures[0]!);
     const result = this.execute(tx, { failOnChain: false, trusted });
     return { signature, record: this.txs.get(signature) ?? null, err: result.landed ? result.record.err : result.err };
@@ -887,6 +891,23 @@ export function computeFee(tx: VersionedTransaction): bigint {
 const COMPUTE_BUDGET_ID = ComputeBudgetProgram.programId.toBase58();
 
 const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
+const ED25519_PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
+/** Private keys of the node's own signers (faucet, simulator traders, program keys), parsed once. */
+const signingKeys = new Map<string, KeyObject>();
+/**
+ * The node's own transactions (airdrops, simulated trades, bench load) are signed with node:crypto:
+ * web3.js's pure-JS ed25519 costs ~10 ms a signature on a busy 2-core box.
+ */
+function ed25519Sign(signer: Keypair, message: Uint8Array): Uint8Array {
+  const id = signer.publicKey.toBase58();
+  let key = signingKeys.get(id);
+  if (!key) {
+    key = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, Buffer.from(signer.secretKey.subarray(0, 32))]), format: "der", type: "pkcs8" });
+    if (signingKeys.size >= KEY_OBJECT_CACHE_LIMIT) signingKeys.clear();
+    signingKeys.set(id, key);
+  }
+  return new Uint8Array(signMessage(null, message, key));
+}
 /** Parsed public keys, reused: parsing costs more than verifying. Bounded, cleared when full. */
 const keyObjects = new Map<string, KeyObject>();
 const KEY_OBJECT_CACHE_LIMIT = 50_000;
