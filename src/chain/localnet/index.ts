@@ -1,6 +1,7 @@
 /**
  * The embedded local chain: a LiteSVM node that speaks Solana JSON-RPC and Yellowstone gRPC on
- * loopback, with a local launch program and a trade simulator. See docs/local-chain.md.
+ * loopback (and Solana PubSub over WebSocket), with a local launch program and a trade simulator.
+ * See docs/local-chain.md.
  *
  * API (the one entry point):
  *
@@ -35,10 +36,11 @@
  *   chain.launchProgram(reader: ChainReader): LaunchProgram   (kind "local")
  *   chain.programKeys       LocalProgramKeys (addresses and builders' keys; node-held secrets)
  *   chain.programConfig     { creatorFeeBps, bondThresholdLamports }
- *   chain.stop()            stops the clock, the simulator and both servers; idempotent
+ *   chain.stop()            stops the clock, the simulator and the three servers; idempotent
  *
  * The node runs inside the calling process (Bun or Node): LiteSVM is a napi module and both servers
- * are plain node:http / @grpc/grpc-js, so nothing is spawned and stop() releases everything.
+ * are plain node:http / @grpc/grpc-js (PubSub: Bun.serve, left out under Node), so nothing is
+ * spawned and stop() releases everything.
  */
 import { Keypair, LAMPORTS_PER_SOL } from "@solana/web3.js";
 import type { ChainReader, LaunchProgram } from "../ports.ts";
