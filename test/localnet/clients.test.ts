@@ -50,6 +50,7 @@ describe("web3.js against npm start's chain, given only the RPC URL", () => {
   let child: ReturnType<typeof Bun.spawn> | null = null;
   let dataDir = "";
   let rpcUrl = "";
+  let connection: Connection | null = null;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "cfl-clients-"));
@@ -75,13 +76,15 @@ describe("web3.js against npm start's chain, given only the RPC URL", () => {
     }
   });
   afterAll(async () => {
+    // web3.js has no public close; a normal close (1000) stops its reconnect loop once the chain is gone.
+    (connection as unknown as { _rpcWebSocket?: { close(): void } } | null)?._rpcWebSocket?.close();
     child?.kill("SIGTERM");
     await child?.exited;
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   test("airdrop, sendAndConfirmTransaction, getTransaction, onAccountChange, and an expired blockhash refused", async () => {
-    const connection = new Connection(rpcUrl, "confirmed");
+    connection = new Connection(rpcUrl, "confirmed");
     const payer = Keypair.generate();
     const to = Keypair.generate();
 
