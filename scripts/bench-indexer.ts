@@ -151,6 +151,9 @@ async function main(): Promise<void> {
       `  handled ${handled} of ${expected} vault updates from the stream, ${(handled / elapsedS).toFixed(0)} updates/s (the offered rate, first update to last reading); ` +
       `${indexer.state().reconnects - reconnectsBefore} reconnects; lag at end ${indexer.state().lagSlots} slots\n`,
   );
+  // A reconnect means the stream could not keep up: say why, as the indexer saw it.
+  const reconnects = indexer.state().reconnects - reconnectsBefore;
+  if (reconnects > 0) process.stdout.write(`  last stream error: ${indexer.state().lastError ?? "none recorded"}\n`);
   await indexer.stop();
 
   // Phase 2: the indexer's own ceiling. Updates are fed as fast as it takes them, in bursts

@@ -26,7 +26,7 @@ export interface Config {
   rpcUrl: string | null;
   grpcUrl: string | null;
   grpcToken: string | null;
-  localChain: { rpcPort: number; grpcPort: number; slotMs: number };
+  localChain: { rpcPort: number; grpcPort: number; slotMs: number; wsPort?: number };
   /** secret sources: a value, or a file path; read by the chain module, never printed */
   treasuryKey: string | null;
   treasuryKeyFile: string | null;
@@ -197,6 +197,7 @@ export function loadConfig(env: Env = process.env): Config {
       rpcPort: int(env, "LOCAL_CHAIN_RPC_PORT", 8899, 0, 65535),
       grpcPort: int(env, "LOCAL_CHAIN_GRPC_PORT", 10000, 0, 65535),
       slotMs: int(env, "LOCAL_CHAIN_SLOT_MS", 400, 10, 60_000),
+      wsPort: str(env, "LOCAL_CHAIN_WS_PORT") === null ? undefined : int(env, "LOCAL_CHAIN_WS_PORT", 0, 0, 65535),
     },
     treasuryKey,
     treasuryKeyFile,

@@ -20,7 +20,10 @@ const chain = await setupChain(config, (message) => log.info(message)).catch(exi
 const service = buildService(config, { chain: chain.services });
 registerJobs(service.ctx);
 if (config.demo && chain.local) {
-  await startDemo(service.ctx.db, chain, { platformBps: config.platformBps, now: service.ctx.now });
+  await startDemo(service.ctx.db, chain, {
+    platformBps: config.platformBps, now: service.ctx.now,
+    runSweep: config.jobsEnabled ? () => service.ctx.scheduler.runNow("sweep") : undefined,
+  });
 }
 // The indexer keeps readings and confirmations live between job runs; JOBS=off stops it too.
 const indexer = config.jobsEnabled ? startIndexer(service.ctx, chain) : null;

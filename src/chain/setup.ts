@@ -82,6 +82,7 @@ export async function setupChain(config: Config, log: (message: string) => void 
     const local = await startLocalChain({
       rpcPort: config.localChain.rpcPort,
       grpcPort: config.localChain.grpcPort,
+      wsPort: config.localChain.wsPort,
       slotMs: config.localChain.slotMs,
       treasury,
       log,

@@ -4,6 +4,11 @@
  * launch program and recorded through the same function a confirmed launch uses; the trade
  * simulator then trades them (and every token launched later) so fees accrue, sweeps land, and a newcomer can sign in with dev
  * login as a demo recipient and claim.
+ *
+ * Money within a minute: the simulator trades sizes that put a claimable balance (0.01 SOL) on a
+ * demo handle within seconds, and sweeps run early (from DEMO_FIRST_SWEEP_MS after start, every
+ * DEMO_SWEEP_RETRY_MS through the first minute) instead of waiting up to two minutes for the
+ * schedule. Early runs go through the scheduler like any run: same lease, same job body.
  */
 import type { Db } from "../../db/client";
 import type { ChainSetup } from "../chain/setup";
@@ -22,7 +27,18 @@ export interface DemoOptions {
   platformBps: number;
   tradesPerSecond?: number;
   now: () => number;
+  /** runs the sweep job now (the scheduler's runNow); absent when jobs are off */
+  runSweep?: () => Promise<unknown>;
 }
+
+/** Demo trade sizes: large enough that fees reach the claim threshold on a handle within seconds. */
+export const DEMO_TRADES_PER_SECOND = 4;
+export const DEMO_MIN_BUY_LAMPORTS = 50_000_000n;
+export const DEMO_MAX_BUY_LAMPORTS = 1_500_000_000n;
+/** When the first early sweep runs, how often after it, and until when; the schedule carries on after. */
+export const DEMO_FIRST_SWEEP_MS = 12_000;
+export const DEMO_SWEEP_RETRY_MS = 8_000;
+export const DEMO_EARLY_SWEEPS_UNTIL_MS = 60_000;
 
 /** Creates the demo tokens when the current chain has none of the database's tokens, then starts trading. */
 export async function startDemo(db: Db, chain: ChainSetup, options: DemoOptions): Promise<{ mints: string[]; stop(): void }> {
@@ -58,6 +74,45 @@ export async function startDemo(db: Db, chain: ChainSetup, options: DemoOptions)
   }
   // No fixed list: the simulator trades every token on the chain, so launches made through the
   // page accrue fees too.
-  local.simulator.start({ tradesPerSecond: options.tradesPerSecond ?? 2 });
-  return { mints, stop: () => local.simulator.stop() };
+  local.simulator.start({
+    tradesPerSecond: options.tradesPerSecond ?? DEMO_TRADES_PER_SECOND,
+    minBuyLamports: DEMO_MIN_BUY_LAMPORTS,
+    maxBuyLamports: DEMO_MAX_BUY_LAMPORTS,
+  });
+  const early = options.runSweep ? startEarlySweeps(options.runSweep) : null;
+  return {
+    mints,
+    stop: () => {
+      early?.stop();
+      local.simulator.stop();
+    },
+  };
+}
+
+/** Runs the sweep job every few seconds through the demo's first minute, so balances show early. */
+function startEarlySweeps(runSweep: () => Promise<unknown>): { stop(): void } {
+  const startedAt = Date.now();
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let stopped = false;
+  const tick = async () => {
+    timer = null;
+    try {
+      // A scheduled run holding the lease answers "busy": nothing lost, it sweeps the same vaults.
+      await runSweep();
+    } catch (error) {
+      log.warn("demo: early sweep failed", { error });
+    }
+    if (!stopped && Date.now() - startedAt + DEMO_SWEEP_RETRY_MS <= DEMO_EARLY_SWEEPS_UNTIL_MS) schedule(DEMO_SWEEP_RETRY_MS);
+  };
+  const schedule = (ms: number) => {
+    timer = setTimeout(() => void tick(), ms);
+    timer.unref?.();
+  };
+  schedule(DEMO_FIRST_SWEEP_MS);
+  return {
+    stop: () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    },
+  };
 }

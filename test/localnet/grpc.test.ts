@@ -212,4 +212,26 @@ describe("Yellowstone gRPC through @triton-one/yellowstone-grpc", () => {
     await waitFor("two confirmed slots", () => sub.updates.filter((u) => u.slot).length >= 2);
     expect(sub.updates.filter((u) => u.slot).map((u) => u.slot!.slot)).toEqual([start.toString(), (start + 1n).toString()]);
   }, 60_000);
+  test("1,000 accounts changing in one slot reach a confirmed subscriber without the stream being cut", async () => {
+    const vaults = Array.from({ length: 1_000 }, () => Keypair.generate().publicKey);
+    const sub = await subscribe(request({
+      accounts: { vaults: { account: vaults.map((v) => v.toBase58()), owner: [], filters: [] } },
+      slots: { head: { filterByCommitment: false } },
+      commitment: CommitmentLevel.CONFIRMED,
+    }));
+    for (let round = 1; round <= 3; round++) {
+      for (let i = 0; i < vaults.length; i += 20) {
+        const ixs = vaults.slice(i, i + 20).map((v) => SystemProgram.transfer({ fromPubkey: chain.node.faucet.publicKey, toPubkey: v, lamports: 1_000_000n + BigInt(round) }));
+        const r = chain.node.submitInstructions(ixs, chain.node.faucet);
+        expect(r.err).toBeNull();
+      }
+      chain.node.advanceSlots(1);
+      await waitFor(`round ${round} delivered`, () => sub.updates.filter((u) => u.account).length >= round * vaults.length || sub.errors.length > 0, 20_000);
+    }
+    expect(sub.errors).toEqual([]);
+    const accounts = sub.updates.filter((u) => u.account);
+    expect(accounts).toHaveLength(3 * vaults.length);
+    expect(new Set(accounts.map((u) => bs58.encode(u.account!.account!.pubkey))).size).toBe(vaults.length);
+    expect(accounts.at(-1)!.account!.account!.lamports).toBe((3_000_006).toString());
+  }, 60_000);
 });

@@ -7,8 +7,15 @@
  * Messages are the ts-proto definitions shipped in `@triton-one/yellowstone-grpc`, served by
  * `@grpc/grpc-js` over plaintext HTTP/2. Bun's node:http2 serves it well enough for the napi
  * (tonic) client, so this runs in the service process; it runs under Node unchanged too.
+ *
+ * Stream messages are batched: everything written to a subscriber in one synchronous pass (a
+ * slot's updates at confirmed, a transaction's at processed, a replay) leaves as one write.
+ * grpc-js writes each message as its own HTTP/2 DATA frame, and the napi client's h2 answers a
+ * flood of small DATA frames (about 1,000 account updates a slot) with GOAWAY
+ * "too_many_data_frames"; one write per batch makes a few full-size frames instead.
  */
 import * as grpc from "@grpc/grpc-js";
+import { BaseServerInterceptingCall } from "@grpc/grpc-js/build/src/server-interceptors.js";
 import {
   SubscribeRequest,
   SubscribeUpdate,
@@ -47,6 +54,31 @@ const SERVER_PING_MS = 15_000;
 const MAX_SUBSCRIBERS = 256;
 const MAX_FILTERS_PER_KIND = 64;
 const MAX_KEYS_PER_FILTER = 10_000;
+/** A batch this large is written at once rather than waiting for the end of the pass. */
+const MAX_BATCH_BYTES = 4 * 1024 * 1024;
+
+/** gRPC messages already length-prefixed, written to the stream as one chunk. */
+class FramedBatch {
+  constructor(readonly bytes: Buffer) {}
+}
+
+/**
+ * grpc-js length-prefixes every message in `serializeMessage`; a FramedBatch is already framed and
+ * passes through. Without that hook (another grpc-js version) messages go out one by one.
+ */
+const batching = (() => {
+  const proto = (BaseServerInterceptingCall as unknown as { prototype?: { serializeMessage?: (v: unknown) => Buffer; [key: symbol]: boolean } }).prototype;
+  const original = proto?.serializeMessage;
+  if (!proto || typeof original !== "function") return false;
+  const marker = Symbol.for("local-chain.framed-batch");
+  if (!proto[marker]) {
+    proto.serializeMessage = function (this: unknown, value: unknown): Buffer {
+      return value instanceof FramedBatch ? value.bytes : original.call(this, value);
+    };
+    proto[marker] = true;
+  }
+  return true;
+})();
 
 type MessageFns<T> = { encode(m: T): { finish(): Uint8Array }; decode(b: Uint8Array): T; fromPartial(o: object): T };
 
@@ -131,8 +163,16 @@ interface SlotEvents {
 interface Subscriber {
   call: grpc.ServerDuplexStream<SubscribeRequest, SubscribeUpdate>;
   req: SubscribeRequest | null;
+  /** the request's account filters with their keys in sets: a slot's thousand updates are matched against them */
+  accountFilters: CompiledAccountFilter[];
   commitment: CommitmentLevel;
   closed: boolean;
+  /** framed messages of the current pass, not yet written */
+  batch: Buffer[];
+  batchBytes: number;
+  flushQueued: boolean;
+  /** bytes handed to grpc-js and not yet passed to HTTP/2 (the stream is in object mode: its writableLength counts messages) */
+  unsentBytes: number;
 }
 
 export class GeyserServer {
@@ -283,7 +323,7 @@ export class GeyserServer {
   // ------------------------------------------------------------------ subscribers
 
   private subscribe(call: grpc.ServerDuplexStream<SubscribeRequest, SubscribeUpdate>): void {
-    const sub: Subscriber = { call, req: null, commitment: CommitmentLevel.PROCESSED, closed: false };
+    const sub: Subscriber = { call, req: null, accountFilters: [], commitment: CommitmentLevel.PROCESSED, closed: false, batch: [], batchBytes: 0, flushQueued: false, unsentBytes: 0 };
     if (this.subscribers.size >= MAX_SUBSCRIBERS) {
       call.emit("error", { code: grpc.status.RESOURCE_EXHAUSTED, details: "too many subscribers", metadata: new grpc.Metadata() });
       return;
@@ -315,6 +355,7 @@ export class GeyserServer {
       return;
     }
     sub.req = req;
+    sub.accountFilters = Object.entries(req.accounts).map(([name, filter]) => ({ name, filter, accounts: new Set(filter.account), owners: new Set(filter.owner) }));
     sub.commitment = commitment;
     if (req.fromSlot !== undefined) {
       const from = BigInt(req.fromSlot);
@@ -344,7 +385,10 @@ export class GeyserServer {
     this.subscribers.delete(sub);
     try {
       // grpc-js turns an 'error' event into the call's final status (see ServerDuplexStreamImpl).
-      if (code === grpc.status.OK) sub.call.end();
+      if (code === grpc.status.OK) {
+        this.flush(sub, true);
+        sub.call.end();
+      }
       else sub.call.emit("error", { code, details, metadata: new grpc.Metadata() });
     } catch {
       // already gone
@@ -353,11 +397,44 @@ export class GeyserServer {
 
   private write(sub: Subscriber, partial: Partial<SubscribeUpdate>): void {
     if (sub.closed) return;
-    if (sub.call.writableLength > MAX_BUFFERED_BYTES) {
-      this.drop(sub, grpc.status.RESOURCE_EXHAUSTED, "lagged: subscriber too slow");
+    const message = SubscribeUpdate.fromPartial({ ...partial, createdAt: new Date() });
+    if (!batching) {
+      if (this.lagging(sub)) return;
+      sub.call.write(message);
       return;
     }
-    sub.call.write(SubscribeUpdate.fromPartial({ ...partial, createdAt: new Date() }));
+    const payload = SubscribeUpdate.encode(message).finish();
+    const framed = Buffer.allocUnsafe(payload.length + 5);
+    framed.writeUInt8(0, 0);
+    framed.writeUInt32BE(payload.length, 1);
+    framed.set(payload, 5);
+    sub.batch.push(framed);
+    sub.batchBytes += framed.length;
+    if (sub.batchBytes >= MAX_BATCH_BYTES) this.flush(sub, true);
+    else if (!sub.flushQueued) {
+      sub.flushQueued = true;
+      // The end of the current synchronous pass: a slot's updates, a transaction's, a replay.
+      queueMicrotask(() => this.flush(sub, false));
+    }
+  }
+
+  private flush(sub: Subscriber, early: boolean): void {
+    if (!early) sub.flushQueued = false;
+    if (sub.closed || sub.batch.length === 0) return;
+    const bytes = sub.batch.length === 1 ? sub.batch[0]! : Buffer.concat(sub.batch, sub.batchBytes);
+    sub.batch = [];
+    sub.batchBytes = 0;
+    if (this.lagging(sub)) return;
+    sub.unsentBytes += bytes.length;
+    sub.call.write(new FramedBatch(bytes) as unknown as SubscribeUpdate, () => {
+      sub.unsentBytes -= bytes.length;
+    });
+  }
+
+  private lagging(sub: Subscriber): boolean {
+    if (sub.unsentBytes <= MAX_BUFFERED_BYTES && sub.call.writableLength <= MAX_BUFFERED_BYTES) return false;
+    this.drop(sub, grpc.status.RESOURCE_EXHAUSTED, "lagged: subscriber too slow");
+    return true;
   }
 
   private sendSlotEvents(sub: Subscriber, events: SlotEvents): void {
@@ -368,10 +445,11 @@ export class GeyserServer {
   private sendAccounts(sub: Subscriber, updates: AccountUpdate[]): void {
     const req = sub.req;
     if (!req) return;
-    const entries = Object.entries(req.accounts);
-    if (entries.length === 0) return;
+    if (sub.accountFilters.length === 0) return;
     for (const u of updates) {
-      const filters = entries.filter(([, f]) => accountMatches(f, u)).map(([name]) => name);
+      const pubkey = u.pubkey.toBase58();
+      const owner = u.owner.toBase58();
+      const filters = sub.accountFilters.filter((c) => accountMatches(c, pubkey, owner, u)).map((c) => c.name);
       if (filters.length === 0) continue;
       let data = u.data;
       if (req.accountsDataSlice.length) {
@@ -486,13 +564,20 @@ function slotStatusMatches(status: SlotStatus, commitment: CommitmentLevel): boo
     || (status === SlotStatus.SLOT_FINALIZED && commitment === CommitmentLevel.FINALIZED);
 }
 
+interface CompiledAccountFilter {
+  name: string;
+  filter: SubscribeRequestFilterAccounts;
+  accounts: Set<string>;
+  owners: Set<string>;
+}
+
 /** Yellowstone semantics: fields AND together, values within a field OR; no fields = all accounts. */
-function accountMatches(f: SubscribeRequestFilterAccounts, u: AccountUpdate): boolean {
-  if (f.account.length && !f.account.includes(u.pubkey.toBase58())) return false;
-  if (f.owner.length && !f.owner.includes(u.owner.toBase58())) return false;
-  for (const df of f.filters) {
+function accountMatches(c: CompiledAccountFilter, pubkey: string, owner: string, u: AccountUpdate): boolean {
+  if (c.accounts.size && !c.accounts.has(pubkey)) return false;
+  if (c.owners.size && !c.owners.has(owner)) return false;
+  for (const df of c.filter.filters) {
     if (df.datasize !== undefined && BigInt(u.data.length) !== BigInt(df.datasize)) return false;
-    if (df.tokenAccountState && !(u.data.length === 165 && (u.owner.toBase58().startsWith("Tokenkeg") || u.owner.toBase58().startsWith("Tokenz")))) return false;
+    if (df.tokenAccountState && !(u.data.length === 165 && (owner.startsWith("Tokenkeg") || owner.startsWith("Tokenz")))) return false;
     if (df.memcmp) {
       const bytes = df.memcmp.bytes ?? (df.memcmp.base58 !== undefined ? bs58.decode(df.memcmp.base58) : df.memcmp.base64 !== undefined ? Buffer.from(df.memcmp.base64, "base64") : new Uint8Array());
       const off = Number(df.memcmp.offset);
@@ -542,7 +627,7 @@ function txInfo(r: TxRecord): SubscribeUpdateTransactionInfo {
         recentBlockhash: new PublicKey(m.recentBlockhash).toBytes(),
         instructions: r.instructions.map((ix) => ({ programIdIndex: ix.programIdIndex, accounts: Uint8Array.from(ix.accounts), data: ix.data })),
         versioned: r.tx.version !== "legacy",
-        addressTableLookups: [],
+        addressTableLookups: m.addressTableLookups.map((l) => ({ accountKey: l.accountKey.toBytes(), writableIndexes: Uint8Array.from(l.writableIndexes), readonlyIndexes: Uint8Array.from(l.readonlyIndexes) })),
       },
     },
     meta: {
@@ -560,8 +645,8 @@ function txInfo(r: TxRecord): SubscribeUpdateTransactionInfo {
       preTokenBalances: r.preTokenBalances.map(tokenBalance),
       postTokenBalances: r.postTokenBalances.map(tokenBalance),
       rewards: [],
-      loadedWritableAddresses: [],
-      loadedReadonlyAddresses: [],
+      loadedWritableAddresses: r.loadedAddresses.writable.map((k) => k.toBytes()),
+      loadedReadonlyAddresses: r.loadedAddresses.readonly.map((k) => k.toBytes()),
       returnData: undefined,
       returnDataNone: true,
       computeUnitsConsumed: r.computeUnits.toString(),

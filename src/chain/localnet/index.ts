@@ -1,12 +1,14 @@
 /**
  * The embedded local chain: a LiteSVM node that speaks Solana JSON-RPC and Yellowstone gRPC on
- * loopback, with a local launch program and a trade simulator. See docs/local-chain.md.
+ * loopback (and Solana PubSub over WebSocket), with a local launch program and a trade simulator.
+ * See docs/local-chain.md.
  *
  * API (the one entry point):
  *
  *   const chain = await startLocalChain({
  *     rpcPort: 8899,            // 0 = a free port (tests)
  *     grpcPort: 10000,          // 0 = a free port
+ *     wsPort?: 8900,            // PubSub WebSocket; default rpcPort + 1 (with rpcPort 0: the bound port + 1 if free, else any)
  *     slotMs: 400,              // 0 = no timer; move the clock with chain.node.advanceSlots(n)
  *     treasury?: Keypair,       // funded with treasuryLamports (default 1,000,000 SOL); generated if absent
  *     treasuryLamports?: bigint,
@@ -19,7 +21,8 @@
  *
  *   chain.rpcUrl            "http://127.0.0.1:<port>"  (web3.js Connection, ChainReader/ChainSender)
  *   chain.grpcUrl           "http://127.0.0.1:<port>"  (@triton-one/yellowstone-grpc Client, no token)
- *   chain.rpcPort, grpcPort the bound ports (print them at start)
+ *   chain.wsUrl             "ws://127.0.0.1:<port>"    (PubSub; null under Node, which lacks Bun's WebSocket server)
+ *   chain.rpcPort, grpcPort, wsPort the bound ports (print them at start)
  *   chain.treasury          Keypair, funded
  *   chain.node              LocalNode: getSlot/getBlockHeight/advanceSlots(n)/getBalance/fund(pubkey, lamports)/
  *                           airdrop/getTransaction/vaultFees(kind, creator)/creatorOf(mint)/localMints()/stats
@@ -33,16 +36,18 @@
  *   chain.launchProgram(reader: ChainReader): LaunchProgram   (kind "local")
  *   chain.programKeys       LocalProgramKeys (addresses and builders' keys; node-held secrets)
  *   chain.programConfig     { creatorFeeBps, bondThresholdLamports }
- *   chain.stop()            stops the clock, the simulator and both servers; idempotent
+ *   chain.stop()            stops the clock, the simulator and the three servers; idempotent
  *
  * The node runs inside the calling process (Bun or Node): LiteSVM is a napi module and both servers
- * are plain node:http / @grpc/grpc-js, so nothing is spawned and stop() releases everything.
+ * are plain node:http / @grpc/grpc-js (PubSub: Bun.serve, left out under Node), so nothing is
+ * spawned and stop() releases everything.
  */
 import { Keypair, LAMPORTS_PER_SOL } from "@solana/web3.js";
 import type { ChainReader, LaunchProgram } from "../ports.ts";
 import { LocalNode } from "./node.ts";
 import { RpcServer } from "./rpc-server.ts";
 import { GeyserServer } from "./grpc-server.ts";
+import { PubSubServer } from "./pubsub-server.ts";
 import { LocalLaunchProgram } from "./adapter.ts";
 import { LocalLaunchHelpers, TradeSimulator } from "./launch.ts";
 import type { LocalProgramKeys, LocalProgramConfig } from "./program.ts";
@@ -50,6 +55,8 @@ import type { LocalProgramKeys, LocalProgramConfig } from "./program.ts";
 export interface LocalChainOptions {
   rpcPort: number;
   grpcPort: number;
+  /** PubSub WebSocket port; default rpcPort + 1, as solana-test-validator and web3.js assume */
+  wsPort?: number;
   slotMs?: number;
   treasury?: Keypair;
   treasuryLamports?: bigint;
@@ -78,8 +85,11 @@ export interface LocalChainFaults {
 export interface LocalChain {
   rpcUrl: string;
   grpcUrl: string;
+  /** null when running under Node (the PubSub server is Bun's) */
+  wsUrl: string | null;
   rpcPort: number;
   grpcPort: number;
+  wsPort: number | null;
   treasury: Keypair;
   node: LocalNode;
   launch: LocalLaunchHelpers;
@@ -113,12 +123,15 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
 
   const rpc = new RpcServer(node, log);
   const geyser = new GeyserServer(node, log);
+  const pubsub = typeof Bun === "undefined" ? null : new PubSubServer(node, log);
   try {
     await rpc.listen(opts.rpcPort);
     await geyser.listen(opts.grpcPort);
+    if (pubsub) listenPubSub(pubsub, opts, rpc.port);
   } catch (e) {
     await rpc.close();
     await geyser.close();
+    await pubsub?.close();
     node.stop();
     throw e;
   }
@@ -128,7 +141,8 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
 
   const rpcUrl = `http://127.0.0.1:${rpc.port}`;
   const grpcUrl = `http://127.0.0.1:${geyser.port}`;
-  log(`local chain: JSON-RPC ${rpcUrl}, Yellowstone gRPC ${grpcUrl}, slot ${slotMs || "manual"} ms, treasury ${treasury.publicKey.toBase58()}`);
+  const wsUrl = pubsub ? `ws://127.0.0.1:${pubsub.port}` : null;
+  log(`local chain: JSON-RPC ${rpcUrl}, PubSub ${wsUrl ?? "off (needs Bun)"}, Yellowstone gRPC ${grpcUrl}, slot ${slotMs || "manual"} ms, treasury ${treasury.publicKey.toBase58()}`);
 
   let stopped = false;
   const faults: LocalChainFaults = {
@@ -146,8 +160,10 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
   return {
     rpcUrl,
     grpcUrl,
+    wsUrl,
     rpcPort: rpc.port,
     grpcPort: geyser.port,
+    wsPort: pubsub?.port ?? null,
     treasury,
     node,
     launch,
@@ -161,9 +177,29 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
       stopped = true;
       simulator.stop();
       node.stop();
-      await Promise.all([rpc.close(), geyser.close()]);
+      await Promise.all([rpc.close(), geyser.close(), pubsub?.close()]);
     },
   };
+}
+
+/**
+ * web3.js and kit derive the WebSocket URL as the RPC port + 1. With a free RPC port (tests), the
+ * next port is tried first so a client given only the RPC URL still finds it; any port otherwise.
+ */
+function listenPubSub(pubsub: PubSubServer, opts: LocalChainOptions, rpcPort: number): void {
+  if (opts.wsPort !== undefined) {
+    pubsub.listen(opts.wsPort);
+    return;
+  }
+  if (opts.rpcPort !== 0) {
+    pubsub.listen(rpcPort + 1);
+    return;
+  }
+  try {
+    pubsub.listen(rpcPort + 1);
+  } catch {
+    pubsub.listen(0);
+  }
 }
 
 export { LocalNode } from "./node.ts";

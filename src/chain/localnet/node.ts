@@ -7,9 +7,11 @@
  * class decides validity. Everything here is synchronous and single-threaded: a transaction is
  * validated, co-signed and executed against the same state, with no interleaving.
  */
-import { createHash, createPublicKey, verify as verifySignature, type KeyObject } from "node:crypto";
+import { createHash, createPrivateKey, createPublicKey, sign as signMessage, verify as verifySignature, type KeyObject } from "node:crypto";
 import { LiteSVM, FailedTransactionMetadata, type TransactionMetadata } from "litesvm";
 import {
+  AddressLookupTableAccount,
+  AddressLookupTableProgram,
   Keypair,
   PublicKey,
   SystemProgram,
@@ -83,7 +85,10 @@ export interface TxRecord {
   index: number;
   blockTimeSec: number;
   tx: VersionedTransaction;
+  /** static keys, then the keys loaded from lookup tables (writable, then readonly), as agave orders them */
   accountKeys: PublicKey[];
+  /** keys a v0 transaction loaded from its lookup tables (empty otherwise) */
+  loadedAddresses: LoadedAddresses;
   writable: boolean[];
   instructions: CompiledIx[];
   err: SolanaTxError | null;
@@ -95,6 +100,11 @@ export interface TxRecord {
   logs: string[];
   innerInstructions: { index: number; instructions: CompiledIx[] }[];
   computeUnits: bigint;
+}
+
+export interface LoadedAddresses {
+  writable: PublicKey[];
+  readonly: PublicKey[];
 }
 
 export interface AccountUpdate {
@@ -139,6 +149,8 @@ const OLD_STATUS_LIMIT = 2_000_000;
 const MAX_INDEXED_ADDRESSES = 200_000;
 const SIGNATURES_PER_ADDRESS = 1_000;
 const MAX_SEND_RULES = 1_000;
+/** SlotHashes holds this many recent slots (agave's MAX_ENTRIES): CreateLookupTable's recent slot must be one. */
+const SLOT_HASHES_MAX = 512;
 
 export class LocalNode {
   readonly svm: LiteSVM;
@@ -170,6 +182,9 @@ export class LocalNode {
   /** address -> its most recent signatures, oldest first (getSignaturesForAddress) */
   private readonly byAddress = new Map<string, string[]>();
   private writeVersion = 0n;
+  /** newest first, as the SlotHashes sysvar lists them; written to LiteSVM only when a transaction needs it */
+  private readonly slotHashes: { slot: bigint; hash: string }[] = [];
+  private slotHashesStale = true;
   private timer: ReturnType<typeof setInterval> | null = null;
   private readonly log: (msg: string) => void;
   readonly stats = { processed: 0, failed: 0, refused: 0 };
@@ -185,6 +200,7 @@ export class LocalNode {
     // Balances stay below 2^53: LiteSVM's setAccount takes lamports as a double.
     this.fund(this.faucet.publicKey, 4_000_000_000_000_000n);
     this.syncClock();
+    this.noteSlotHash(this.slot, this.latestBlockhash);
   }
 
   // ------------------------------------------------------------------ clock
@@ -228,6 +244,7 @@ export class LocalNode {
     this.slotTxCount = 0;
     this.newBlockhash();
     this.syncClock();
+    this.noteSlotHash(this.slot, this.latestBlockhash);
     const finalized = closed >= FINALIZATION_SLOTS ? closed - FINALIZATION_SLOTS : null;
     const blockTimeSec = Math.floor(Date.now() / 1000);
     for (const l of this.listeners) {
@@ -260,6 +277,40 @@ export class LocalNode {
       if (last + BLOCKHASH_VALID_BLOCKS >= this.blockHeight) break;
       this.blockhashes.delete(hash);
     }
+  }
+
+  /**
+   * The SlotHashes sysvar follows the clock, so the lookup-table program (which checks
+   * CreateLookupTable's recent slot, and deactivation, against it) sees the chain's own slots.
+   * The open slot is listed too (agave lists parents only): this RPC's getSlot answers the open
+   * slot at every commitment, and a client passing it as the recent slot must not be refused.
+   * Writing the sysvar costs milliseconds (LiteSVM hands out SlotHash objects only through
+   * getSlotHashes, so entries are reused and rewritten), so a tick only notes the slot and the
+   * sysvar is written before a transaction that reads it.
+   */
+  private noteSlotHash(slot: bigint, hash: string): void {
+    this.slotHashes.unshift({ slot, hash });
+    if (this.slotHashes.length > SLOT_HASHES_MAX) this.slotHashes.length = SLOT_HASHES_MAX;
+    this.slotHashesStale = true;
+  }
+
+  private syncSlotHashesFor(tx: VersionedTransaction): void {
+    if (!this.slotHashesStale) return;
+    const usesTables = tx.message.addressTableLookups.length > 0 || tx.message.staticAccountKeys.some((k) => k.equals(AddressLookupTableProgram.programId));
+    if (!usesTables) return;
+    this.slotHashesStale = false;
+    let entries = this.svm.getSlotHashes();
+    if (entries.length === 0) return;
+    if (entries.length < this.slotHashes.length) {
+      this.svm.setSlotHashes(Array.from({ length: this.slotHashes.length }, () => entries[0]!));
+      entries = this.svm.getSlotHashes();
+    }
+    const n = Math.min(entries.length, this.slotHashes.length);
+    for (let i = 0; i < n; i++) {
+      entries[i]!.slot = this.slotHashes[i]!.slot;
+      entries[i]!.hash = this.slotHashes[i]!.hash;
+    }
+    this.svm.setSlotHashes(entries.slice(0, n));
   }
 
   private syncClock(): void {
@@ -390,9 +441,6 @@ export class LocalNode {
     } catch (e) {
       throw new RpcError(-32602, `failed to deserialize solana_transaction::versioned::VersionedTransaction: ${(e as Error).message}`);
     }
-    if (tx.message.addressTableLookups.length > 0) {
-      throw new RpcError(-32602, "invalid transaction: address lookup tables are not supported by the local chain");
-    }
     const signature = bs58.encode(tx.signatures[0] ?? new Uint8Array(64));
     this.checkSignatures(tx, wire);
     if (this.txs.has(signature) || this.oldStatuses.has(signature) || this.delayed.some((d) => d.signature === signature)) {
@@ -402,6 +450,12 @@ export class LocalNode {
     if (!this.isBlockhashValid(tx.message.recentBlockhash)) {
       if (opts.skipPreflight) return signature;
       throw preflightError("BlockhashNotFound", "Blockhash not found", []);
+    }
+    const lookupErr = this.decompile(tx).err;
+    if (lookupErr) {
+      // As a validator: a transaction whose tables do not resolve is never executed.
+      if (opts.skipPreflight) return signature;
+      throw preflightError(lookupErr, describeForPreflight(lookupErr), []);
     }
     const fault = this.takeSendFault(signature);
     if (fault?.kind === "drop") {
@@ -450,9 +504,15 @@ export class LocalNode {
     }
   }
 
-  /** The accounts, instructions and unsigned program keys of a message, decompiled to base58. */
-  private decompile(tx: VersionedTransaction): { keys: PublicKey[]; instructions: InstructionLike[]; unsigned: string[] } {
-    const keys = tx.message.staticAccountKeys;
+  /**
+   * The accounts (static, then loaded from lookup tables), instructions and unsigned program keys
+   * of a message, decompiled to base58. `err` says why lookup tables did not resolve; the keys are
+   * then the static ones only.
+   */
+  private decompile(tx: VersionedTransaction): { keys: PublicKey[]; loaded: LoadedAddresses; instructions: InstructionLike[]; unsigned: string[]; err: SolanaTxError | null } {
+    const resolved = this.resolveLookups(tx);
+    const loaded = "err" in resolved ? { writable: [], readonly: [] } : resolved;
+    const keys = [...tx.message.staticAccountKeys, ...loaded.writable, ...loaded.readonly];
     const instructions = tx.message.compiledInstructions.map((ix) => ({
       programId: keys[ix.programIdIndex]!.toBase58(),
       accounts: ix.accountKeyIndexes.map((k) => keys[k]?.toBase58() ?? ""),
@@ -462,20 +522,52 @@ export class LocalNode {
     for (let i = 0; i < tx.message.header.numRequiredSignatures; i++) {
       if (tx.signatures[i]!.every((b) => b === 0)) unsigned.push(keys[i]!.toBase58());
     }
-    return { keys, instructions, unsigned };
+    return { keys, loaded, instructions, unsigned, err: "err" in resolved ? resolved.err : null };
+  }
+
+  /**
+   * The addresses a v0 message loads, read from its tables as agave's loader does: the table must
+   * exist and belong to the lookup-table program, and addresses appended in the current slot are
+   * not usable before the next.
+   */
+  private resolveLookups(tx: VersionedTransaction): LoadedAddresses | { err: SolanaTxError } {
+    const writable: PublicKey[] = [];
+    const readonly: PublicKey[] = [];
+    for (const lookup of tx.message.addressTableLookups) {
+      const acc = this.getAccount(lookup.accountKey);
+      if (!acc) return { err: "AddressLookupTableNotFound" };
+      if (!acc.owner.equals(AddressLookupTableProgram.programId)) return { err: "InvalidAddressLookupTableOwner" };
+      let table: AddressLookupTableAccount;
+      try {
+        table = new AddressLookupTableAccount({ key: lookup.accountKey, state: AddressLookupTableAccount.deserialize(acc.data) });
+      } catch {
+        return { err: "InvalidAddressLookupTableData" };
+      }
+      if (!table.isActive() && table.state.deactivationSlot + BigInt(SLOT_HASHES_MAX) < this.slot) return { err: "AddressLookupTableNotFound" };
+      const usable = BigInt(table.state.lastExtendedSlot) < this.slot ? table.state.addresses.length : table.state.lastExtendedSlotStartIndex;
+      for (const [indexes, into] of [[lookup.writableIndexes, writable], [lookup.readonlyIndexes, readonly]] as const) {
+        for (const i of indexes) {
+          if (i >= usable) return { err: "InvalidAddressLookupTableIndex" };
+          into.push(table.state.addresses[i]!);
+        }
+      }
+    }
+    return { writable, readonly };
   }
 
   simulate(tx: VersionedTransaction, o: { sigVerify: boolean; replaceRecentBlockhash: boolean; coSign?: boolean }): { err: SolanaTxError | null; logs: string[]; unitsConsumed: bigint; innerInstructions: TxRecord["innerInstructions"] } {
     if (!o.replaceRecentBlockhash && !this.isBlockhashValid(tx.message.recentBlockhash)) {
       return { err: "BlockhashNotFound", logs: [], unitsConsumed: 0n, innerInstructions: [] };
     }
-    const { instructions, unsigned } = this.decompile(tx);
+    const { instructions, unsigned, err: lookupErr } = this.decompile(tx);
+    if (lookupErr) return { err: lookupErr, logs: [], unitsConsumed: 0n, innerInstructions: [] };
     const verdict = validateTransaction(this.programKeys, this.programConfig, this.programState, instructions, unsigned);
     if (!verdict.ok) {
       return { err: { InstructionError: [verdict.instructionIndex, { Custom: verdict.code }] }, logs: programFailureLogs(verdict.message, verdict.code), unitsConsumed: 0n, innerInstructions: [] };
     }
     const copy = VersionedTransaction.deserialize(tx.serialize());
     if (o.coSign && verdict.signers.length) copy.sign(verdict.signers);
+    this.syncSlotHashesFor(copy);
     this.svm.withSigverify(o.sigVerify);
     try {
       const r = this.svm.simulateTransaction(copy);
@@ -495,8 +587,12 @@ export class LocalNode {
       instructions: [...instructions],
     }).compileToV0Message();
     const tx = new VersionedTransaction(message);
-    const needed = new Set(message.staticAccountKeys.slice(0, message.header.numRequiredSignatures).map((k) => k.toBase58()));
-    tx.sign([payer, ...signers].filter((s) => needed.has(s.publicKey.toBase58())));
+    const needed = message.staticAccountKeys.slice(0, message.header.numRequiredSignatures).map((k) => k.toBase58());
+    const bytes = message.serialize();
+    for (const s of [payer, ...signers]) {
+      const i = needed.indexOf(s.publicKey.toBase58());
+      if (i >= 0) tx.signatures[i] = ed25519Sign(s, bytes);
+    }
     const signature = bs58.encode(tx.signatures[0]!);
     const result = this.execute(tx, { failOnChain: false, trusted });
     return { signature, record: this.txs.get(signature) ?? null, err: result.landed ? result.record.err : result.err };
@@ -512,7 +608,11 @@ export class LocalNode {
       this.stats.refused++;
       return { landed: false, err: "BlockhashNotFound" };
     }
-    const { keys, instructions, unsigned } = this.decompile(tx);
+    const { keys, loaded, instructions, unsigned, err: lookupErr } = this.decompile(tx);
+    if (lookupErr) {
+      this.stats.refused++;
+      return { landed: false, err: lookupErr };
+    }
     const writable = keys.map((_, i) => tx.message.isAccountWritable(i));
     const preBalances = keys.map((k) => this.getBalance(k));
     const programIndexes = new Set(tx.message.compiledInstructions.map((ix) => ix.programIdIndex));
@@ -549,6 +649,7 @@ export class LocalNode {
       err = forced.err;
       logs = forced.logs;
     } else {
+      this.syncSlotHashesFor(tx);
       const r = this.svm.sendTransaction(tx);
       const meta = r instanceof FailedTransactionMetadata ? r.meta() : r;
       if (r instanceof FailedTransactionMetadata) {
@@ -570,6 +671,7 @@ export class LocalNode {
       blockTimeSec: Math.floor(Date.now() / 1000),
       tx,
       accountKeys: keys,
+      loadedAddresses: loaded,
       writable,
       instructions: tx.message.compiledInstructions.map((ix) => ({
         programIdIndex: ix.programIdIndex,
@@ -829,6 +931,23 @@ export function computeFee(tx: VersionedTransaction): bigint {
 const COMPUTE_BUDGET_ID = ComputeBudgetProgram.programId.toBase58();
 
 const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
+const ED25519_PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
+/** Private keys of the node's own signers (faucet, simulator traders, program keys), parsed once. */
+const signingKeys = new Map<string, KeyObject>();
+/**
+ * The node's own transactions (airdrops, simulated trades, bench load) are signed with node:crypto:
+ * web3.js's pure-JS ed25519 costs ~10 ms a signature on a busy 2-core box.
+ */
+function ed25519Sign(signer: Keypair, message: Uint8Array): Uint8Array {
+  const id = signer.publicKey.toBase58();
+  let key = signingKeys.get(id);
+  if (!key) {
+    key = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, Buffer.from(signer.secretKey.subarray(0, 32))]), format: "der", type: "pkcs8" });
+    if (signingKeys.size >= KEY_OBJECT_CACHE_LIMIT) signingKeys.clear();
+    signingKeys.set(id, key);
+  }
+  return new Uint8Array(signMessage(null, message, key));
+}
 /** Parsed public keys, reused: parsing costs more than verifying. Bounded, cleared when full. */
 const keyObjects = new Map<string, KeyObject>();
 const KEY_OBJECT_CACHE_LIMIT = 50_000;

@@ -11,6 +11,7 @@ import bs58 from "bs58";
 import { LocalNode, RpcError, computeFee, type TxRecord, type TokenBalance } from "./node.ts";
 import { stringifyJson } from "./json.ts";
 import { readU64LE } from "./program.ts";
+import { parsedAccountData } from "./parsed.ts";
 
 export interface RpcFaultRule {
   method: string;
@@ -308,8 +309,9 @@ export class RpcServer {
     const encoding = cfg.encoding ?? "base58";
     let data = acc.data;
     if (cfg.dataSlice) data = data.subarray(cfg.dataSlice.offset, cfg.dataSlice.offset + cfg.dataSlice.length);
+    const parsed = encoding === "jsonParsed" && !cfg.dataSlice ? parsedAccountData(acc.owner, data) : null;
     return {
-      data: encoding === "base58" ? [bs58.encode(data), "base58"] : [Buffer.from(data).toString("base64"), "base64"],
+      data: parsed ?? (encoding === "base58" ? [bs58.encode(data), "base58"] : [Buffer.from(data).toString("base64"), "base64"]),
       executable: acc.executable,
       lamports: acc.lamports,
       owner: acc.owner.toBase58(),
@@ -379,7 +381,9 @@ function txJson(record: TxRecord) {
       header: m.header,
       recentBlockhash: m.recentBlockhash,
       instructions: record.instructions.map(ixJson),
-      ...(record.tx.version === 0 ? { addressTableLookups: [] } : {}),
+      ...(record.tx.version === 0
+        ? { addressTableLookups: m.addressTableLookups.map((l) => ({ accountKey: l.accountKey.toBase58(), writableIndexes: l.writableIndexes, readonlyIndexes: l.readonlyIndexes })) }
+        : {}),
     },
   };
 }
@@ -396,7 +400,7 @@ function metaJson(record: TxRecord) {
     preTokenBalances: record.preTokenBalances.map(tokenBalanceJson),
     postTokenBalances: record.postTokenBalances.map(tokenBalanceJson),
     rewards: [],
-    loadedAddresses: { writable: [], readonly: [] },
+    loadedAddresses: { writable: record.loadedAddresses.writable.map((k) => k.toBase58()), readonly: record.loadedAddresses.readonly.map((k) => k.toBase58()) },
     computeUnitsConsumed: record.computeUnits,
   };
 }

@@ -1,0 +1,498 @@
+/**
+ * Solana's PubSub WebSocket API for the local node, on the RPC port + 1 as `solana-test-validator`
+ * serves it and as `@solana/web3.js` and `@solana/kit` assume: `signatureSubscribe`,
+ * `accountSubscribe`, `programSubscribe`, `logsSubscribe`, `slotSubscribe`, `rootSubscribe` and
+ * their unsubscribes. Notification shapes and commitment handling follow agave's
+ * `rpc_subscriptions`: a `processed` subscription hears a change when the transaction executes, a
+ * `confirmed` one when its slot closes, a `finalized` one when the slot is 32 slots deep (the
+ * node's own commitment rule, so the WebSocket never runs ahead of getSignatureStatuses).
+ *
+ * Bun's own WebSocket server: the node stays plain TS, but this server needs Bun (startLocalChain
+ * leaves it out under Node).
+ */
+import type { Server, ServerWebSocket } from "bun";
+import { PublicKey } from "@solana/web3.js";
+import bs58 from "bs58";
+import type { AccountUpdate, Commitment, LocalNode, TxRecord } from "./node.ts";
+import { stringifyJson } from "./json.ts";
+import { parsedAccountData } from "./parsed.ts";
+
+const MAX_CONNECTIONS = 256;
+const MAX_SUBSCRIPTIONS_PER_CONNECTION = 1_000;
+const MAX_MESSAGE_BYTES = 64 * 1024;
+/** A client this far behind is disconnected rather than buffered without bound. */
+const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+/** Slots of pending events kept for confirmed/finalized delivery (finality is 32 slots deep). */
+const PENDING_SLOTS = 40n;
+const MAX_FILTERS = 4;
+const SYSTEM_PROGRAM = "11111111111111111111111111111111";
+
+type Encoding = "base58" | "base64" | "jsonParsed";
+
+interface Filter {
+  dataSize?: number;
+  memcmp?: { offset: number; bytes: Uint8Array };
+}
+
+type Sub =
+  | { kind: "signature"; id: number; conn: Conn; commitment: Commitment; signature: string; received: boolean }
+  | { kind: "account"; id: number; conn: Conn; commitment: Commitment; pubkey: string; encoding: Encoding }
+  | { kind: "program"; id: number; conn: Conn; commitment: Commitment; program: string; encoding: Encoding; filters: Filter[] }
+  | { kind: "logs"; id: number; conn: Conn; commitment: Commitment; mentions: string | null }
+  | { kind: "slot"; id: number; conn: Conn }
+  | { kind: "root"; id: number; conn: Conn };
+
+interface Conn {
+  ws: ServerWebSocket<Conn> | null;
+  subs: Map<number, Sub>;
+}
+
+/** What happened in one slot that a confirmed or finalized subscriber has yet to hear. */
+interface PendingSlot {
+  /** last update of each account in the slot: the slot's end state */
+  accounts: Map<string, AccountUpdate>;
+  txs: TxRecord[];
+}
+
+class SubError extends Error {
+  constructor(readonly code: number, message: string) {
+    super(message);
+  }
+}
+
+const UNSUBSCRIBE: Record<string, Sub["kind"]> = {
+  signatureUnsubscribe: "signature",
+  accountUnsubscribe: "account",
+  programUnsubscribe: "program",
+  logsUnsubscribe: "logs",
+  slotUnsubscribe: "slot",
+  rootUnsubscribe: "root",
+};
+
+export class PubSubServer {
+  private server: Server<Conn> | null = null;
+  private readonly conns = new Set<Conn>();
+  private nextId = 0;
+  private readonly signatureSubs = new Map<string, Set<Sub & { kind: "signature" }>>();
+  private readonly accountSubs = new Map<string, Set<Sub & { kind: "account" }>>();
+  private readonly programSubs = new Map<string, Set<Sub & { kind: "program" }>>();
+  private readonly logsSubs = new Set<Sub & { kind: "logs" }>();
+  private readonly slotSubs = new Set<Sub & { kind: "slot" }>();
+  private readonly rootSubs = new Set<Sub & { kind: "root" }>();
+  private readonly pending = new Map<bigint, PendingSlot>();
+  private unlisten: (() => void) | null = null;
+  port = 0;
+
+  constructor(private readonly node: LocalNode, private readonly log: (m: string) => void = () => {}) {}
+
+  listen(port: number): number {
+    this.server = Bun.serve({
+      hostname: "127.0.0.1",
+      port,
+      fetch: (req, server) => {
+        if (this.conns.size >= MAX_CONNECTIONS) return new Response("too many connections", { status: 503 });
+        const conn: Conn = { ws: null, subs: new Map() };
+        if (server.upgrade(req, { data: conn })) return undefined;
+        return new Response("expected a WebSocket upgrade", { status: 426 });
+      },
+      websocket: {
+        data: {} as Conn,
+        maxPayloadLength: MAX_MESSAGE_BYTES,
+        backpressureLimit: MAX_BUFFERED_BYTES,
+        closeOnBackpressureLimit: true,
+        idleTimeout: 120,
+        open: (ws) => {
+          ws.data.ws = ws;
+          this.conns.add(ws.data);
+        },
+        message: (ws, message) => this.onMessage(ws.data, typeof message === "string" ? message : Buffer.from(message).toString("utf8")),
+        close: (ws) => this.onClose(ws.data),
+      },
+    });
+    this.port = this.server.port ?? port;
+    this.unlisten = this.node.addListener({
+      onAccounts: (u) => this.onAccounts(u),
+      onTransaction: (r) => this.onTransaction(r),
+      onSlot: (e) => this.onSlot(e),
+    });
+    return this.port;
+  }
+
+  async close(): Promise<void> {
+    this.unlisten?.();
+    this.unlisten = null;
+    for (const c of [...this.conns]) c.ws?.close(1001, "server shutting down");
+    const server = this.server;
+    this.server = null;
+    await server?.stop(true);
+  }
+
+  connectionCount(): number {
+    return this.conns.size;
+  }
+
+  // ------------------------------------------------------------------ requests
+
+  private onMessage(conn: Conn, text: string): void {
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      this.send(conn, { jsonrpc: "2.0", error: { code: -32700, message: "Parse error" }, id: null });
+      return;
+    }
+    const calls = Array.isArray(body) ? body.slice(0, 100) : [body];
+    const answers: unknown[] = [];
+    const after: (() => void)[] = [];
+    for (const c of calls) {
+      const answer = this.call(conn, c, after);
+      if (answer !== undefined) answers.push(answer);
+    }
+    if (Array.isArray(body)) {
+      if (answers.length) this.send(conn, answers);
+    } else if (answers.length) this.send(conn, answers[0]);
+    // Notifications owed at once (a signature already at the asked commitment) follow the answer.
+    for (const f of after) f();
+  }
+
+  private call(conn: Conn, c: unknown, after: (() => void)[]): unknown {
+    const { id, method, params } = (c ?? {}) as { id?: unknown; method?: unknown; params?: unknown };
+    const p = Array.isArray(params) ? params : [];
+    try {
+      if (typeof method !== "string") throw new SubError(-32600, "Invalid request");
+      // kit's keep-alive pings carry no id: a notification, so no answer.
+      if (id === undefined && method === "ping") return undefined;
+      const unsubscribeKind = UNSUBSCRIBE[method];
+      if (unsubscribeKind) return { jsonrpc: "2.0", result: this.unsubscribe(conn, unsubscribeKind, p[0]), id: id ?? null };
+      if (conn.subs.size >= MAX_SUBSCRIPTIONS_PER_CONNECTION) throw new SubError(-32602, "Invalid params: too many subscriptions on this connection");
+      const sub = this.subscribe(conn, method, p, after);
+      return { jsonrpc: "2.0", result: sub.id, id: id ?? null };
+    } catch (e) {
+      if (e instanceof SubError) return { jsonrpc: "2.0", error: { code: e.code, message: e.message }, id: id ?? null };
+      this.log(`pubsub ${String(method)} failed: ${(e as Error).stack ?? e}`);
+      return { jsonrpc: "2.0", error: { code: -32603, message: "Internal error" }, id: id ?? null };
+    }
+  }
+
+  private subscribe(conn: Conn, method: string, p: unknown[], after: (() => void)[]): Sub {
+    const id = ++this.nextId;
+    let sub: Sub;
+    switch (method) {
+      case "signatureSubscribe": {
+        const signature = stringParam(p[0], "signature");
+        if (bs58Length(signature) !== 64) throw new SubError(-32602, "Invalid params: invalid signature");
+        const cfg = configOf(p[1]);
+        sub = { kind: "signature", id, conn, commitment: commitmentOf(cfg), signature, received: cfg.enableReceivedNotification === true };
+        const status = this.node.getSignatureStatus(signature, true);
+        if (status && reaches(status.commitment, sub.commitment)) {
+          // Already there: one notification and the subscription is spent, as agave does.
+          const s = sub;
+          after.push(() => this.notify(s, "signatureNotification", { context: { slot: status.record.slot }, value: { err: status.record.err } }));
+          return sub;
+        }
+        indexAdd(this.signatureSubs, signature, sub);
+        break;
+      }
+      case "accountSubscribe": {
+        const pubkey = pubkeyParam(p[0]);
+        const cfg = configOf(p[1]);
+        sub = { kind: "account", id, conn, commitment: commitmentOf(cfg), pubkey, encoding: encodingOf(cfg) };
+        indexAdd(this.accountSubs, pubkey, sub);
+        break;
+      }
+      case "programSubscribe": {
+        const program = pubkeyParam(p[0]);
+        const cfg = configOf(p[1]);
+        sub = { kind: "program", id, conn, commitment: commitmentOf(cfg), program, encoding: encodingOf(cfg), filters: filtersOf(cfg.filters) };
+        indexAdd(this.programSubs, program, sub);
+        break;
+      }
+      case "logsSubscribe": {
+        const cfg = configOf(p[1]);
+        sub = { kind: "logs", id, conn, commitment: commitmentOf(cfg), mentions: logsFilterOf(p[0]) };
+        this.logsSubs.add(sub);
+        break;
+      }
+      case "slotSubscribe":
+        sub = { kind: "slot", id, conn };
+        this.slotSubs.add(sub);
+        break;
+      case "rootSubscribe":
+        sub = { kind: "root", id, conn };
+        this.rootSubs.add(sub);
+        break;
+      default:
+        throw new SubError(-32601, "Method not found");
+    }
+    conn.subs.set(id, sub);
+    return sub;
+  }
+
+  private unsubscribe(conn: Conn, kind: Sub["kind"], rawId: unknown): boolean {
+    const id = typeof rawId === "number" ? rawId : typeof rawId === "string" && /^\d+$/.test(rawId) ? Number(rawId) : NaN;
+    const sub = conn.subs.get(id);
+    if (!sub || sub.kind !== kind) throw new SubError(-32602, "Invalid subscription id.");
+    this.remove(sub);
+    return true;
+  }
+
+  private remove(sub: Sub): void {
+    sub.conn.subs.delete(sub.id);
+    switch (sub.kind) {
+      case "signature": indexDelete(this.signatureSubs, sub.signature, sub); break;
+      case "account": indexDelete(this.accountSubs, sub.pubkey, sub); break;
+      case "program": indexDelete(this.programSubs, sub.program, sub); break;
+      case "logs": this.logsSubs.delete(sub); break;
+      case "slot": this.slotSubs.delete(sub); break;
+      case "root": this.rootSubs.delete(sub); break;
+    }
+  }
+
+  private onClose(conn: Conn): void {
+    for (const sub of [...conn.subs.values()]) this.remove(sub);
+    conn.ws = null;
+    this.conns.delete(conn);
+  }
+
+  // ------------------------------------------------------------------ node events
+
+  private onAccounts(updates: AccountUpdate[]): void {
+    if (this.accountSubs.size === 0 && this.programSubs.size === 0) return;
+    for (const u of updates) {
+      const pubkey = u.pubkey.toBase58();
+      const owner = u.owner.toBase58();
+      const bySub = this.accountSubs.get(pubkey);
+      const byProgram = this.programSubs.get(owner);
+      if (!bySub && !byProgram) continue;
+      let later = false;
+      for (const s of bySub ?? []) {
+        if (s.commitment === "processed") this.notifyAccount(s, u);
+        else later = true;
+      }
+      for (const s of byProgram ?? []) {
+        if (s.commitment === "processed") this.notifyProgram(s, u);
+        else later = true;
+      }
+      if (later) this.pendingSlot(u.slot).accounts.set(pubkey, u);
+    }
+  }
+
+  private onTransaction(record: TxRecord): void {
+    const waiting = this.signatureSubs.get(record.signature);
+    if (waiting) {
+      for (const s of [...waiting]) {
+        if (s.commitment === "processed") this.notifySignature(s, record);
+        else if (s.received) this.notify(s, "signatureNotification", { context: { slot: record.slot }, value: "receivedSignature" });
+      }
+    }
+    if (this.logsSubs.size === 0) return;
+    let later = false;
+    for (const s of this.logsSubs) {
+      if (s.commitment === "processed") this.notifyLogs(s, record);
+      else later = true;
+    }
+    if (later) this.pendingSlot(record.slot).txs.push(record);
+  }
+
+  private onSlot(e: { closed: bigint; opened: bigint; finalized: bigint | null }): void {
+    for (const s of this.slotSubs) this.notify(s, "slotNotification", { parent: e.closed, root: e.finalized ?? 0n, slot: e.opened });
+    if (e.finalized !== null) for (const s of this.rootSubs) this.notify(s, "rootNotification", e.finalized);
+
+    const confirmed = this.pending.get(e.closed);
+    if (confirmed) this.deliver(confirmed, "confirmed");
+    if (e.finalized !== null) {
+      const finalized = this.pending.get(e.finalized);
+      if (finalized) this.deliver(finalized, "finalized");
+    }
+    for (const slot of this.pending.keys()) {
+      if (slot + PENDING_SLOTS >= e.opened) break;
+      this.pending.delete(slot);
+    }
+
+    for (const [signature, subs] of this.signatureSubs) {
+      const status = this.node.getSignatureStatus(signature, true);
+      if (!status) continue;
+      for (const s of [...subs]) {
+        if (reaches(status.commitment, s.commitment)) this.notifySignature(s, { slot: status.record.slot, err: status.record.err });
+      }
+    }
+  }
+
+  private deliver(p: PendingSlot, commitment: Commitment): void {
+    for (const [pubkey, u] of p.accounts) {
+      for (const s of this.accountSubs.get(pubkey) ?? []) if (s.commitment === commitment) this.notifyAccount(s, u);
+      for (const s of this.programSubs.get(u.owner.toBase58()) ?? []) if (s.commitment === commitment) this.notifyProgram(s, u);
+    }
+    for (const r of p.txs) for (const s of this.logsSubs) if (s.commitment === commitment) this.notifyLogs(s, r);
+  }
+
+  private pendingSlot(slot: bigint): PendingSlot {
+    let p = this.pending.get(slot);
+    if (!p) {
+      p = { accounts: new Map(), txs: [] };
+      this.pending.set(slot, p);
+    }
+    return p;
+  }
+
+  // ------------------------------------------------------------------ notifications
+
+  private notifySignature(s: Sub & { kind: "signature" }, r: { slot: bigint; err: TxRecord["err"] }): void {
+    this.notify(s, "signatureNotification", { context: { slot: r.slot }, value: { err: r.err } });
+    // A signature subscription ends with its notification.
+    this.remove(s);
+  }
+
+  private notifyAccount(s: Sub & { kind: "account" }, u: AccountUpdate): void {
+    this.notify(s, "accountNotification", { context: { slot: u.slot }, value: accountJson(u, s.encoding) });
+  }
+
+  private notifyProgram(s: Sub & { kind: "program" }, u: AccountUpdate): void {
+    // A program's account that closed is no longer the program's: nothing to tell.
+    if (u.lamports === 0n) return;
+    if (!s.filters.every((f) => filterMatches(f, u.data))) return;
+    this.notify(s, "programNotification", { context: { slot: u.slot }, value: { pubkey: u.pubkey.toBase58(), account: accountJson(u, s.encoding) } });
+  }
+
+  private notifyLogs(s: Sub & { kind: "logs" }, r: TxRecord): void {
+    if (s.mentions !== null && !r.accountKeys.some((k) => k.toBase58() === s.mentions)) return;
+    this.notify(s, "logsNotification", { context: { slot: r.slot }, value: { signature: r.signature, err: r.err, logs: r.logs } });
+  }
+
+  private notify(s: Sub, method: string, result: unknown): void {
+    this.send(s.conn, { jsonrpc: "2.0", method, params: { result, subscription: s.id } });
+  }
+
+  private send(conn: Conn, payload: unknown): void {
+    const ws = conn.ws;
+    if (!ws) return;
+    // Bun closes a socket past backpressureLimit (closeOnBackpressureLimit); its subscriptions go with it.
+    ws.send(stringifyJson(payload));
+  }
+}
+
+// ------------------------------------------------------------------ params
+
+interface Config {
+  commitment?: unknown;
+  encoding?: unknown;
+  enableReceivedNotification?: unknown;
+  filters?: unknown;
+}
+
+function configOf(v: unknown): Config {
+  return v && typeof v === "object" && !Array.isArray(v) ? (v as Config) : {};
+}
+
+function commitmentOf(cfg: Config): Commitment {
+  const c = cfg.commitment ?? "finalized";
+  // agave still accepts the deprecated names.
+  if (c === "processed" || c === "recent") return "processed";
+  if (c === "confirmed" || c === "single" || c === "singleGossip") return "confirmed";
+  if (c === "finalized" || c === "root" || c === "max") return "finalized";
+  throw new SubError(-32602, "Invalid params: unknown commitment");
+}
+
+function encodingOf(cfg: Config): Encoding {
+  const e = cfg.encoding ?? "base58";
+  if (e === "base58" || e === "base64" || e === "jsonParsed") return e;
+  throw new SubError(-32602, `Invalid params: unsupported encoding ${String(e)}`);
+}
+
+function filtersOf(v: unknown): Filter[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v) || v.length > MAX_FILTERS) throw new SubError(-32602, `Invalid params: at most ${MAX_FILTERS} filters`);
+  return v.map((f) => {
+    const o = configOf(f) as { dataSize?: unknown; memcmp?: { offset?: unknown; bytes?: unknown; encoding?: unknown } };
+    if (typeof o.dataSize === "number" && Number.isInteger(o.dataSize) && o.dataSize >= 0) return { dataSize: o.dataSize };
+    const m = o.memcmp;
+    if (m && typeof m.offset === "number" && Number.isInteger(m.offset) && m.offset >= 0 && typeof m.bytes === "string" && m.bytes.length <= 256) {
+      try {
+        const bytes = m.encoding === "base64" ? Buffer.from(m.bytes, "base64") : bs58.decode(m.bytes);
+        return { memcmp: { offset: m.offset, bytes } };
+      } catch {
+        throw new SubError(-32602, "Invalid params: memcmp bytes");
+      }
+    }
+    throw new SubError(-32602, "Invalid params: unsupported filter");
+  });
+}
+
+function filterMatches(f: Filter, data: Uint8Array): boolean {
+  if (f.dataSize !== undefined) return data.length === f.dataSize;
+  if (f.memcmp) {
+    const { offset, bytes } = f.memcmp;
+    if (offset + bytes.length > data.length) return false;
+    for (let i = 0; i < bytes.length; i++) if (data[offset + i] !== bytes[i]) return false;
+  }
+  return true;
+}
+
+function logsFilterOf(v: unknown): string | null {
+  if (v === "all" || v === "allWithVotes") return null;
+  const mentions = (configOf(v) as { mentions?: unknown }).mentions;
+  if (Array.isArray(mentions)) {
+    // agave takes exactly one address here.
+    if (mentions.length !== 1) throw new SubError(-32602, "Invalid Request: Only 1 address supported");
+    return pubkeyParam(mentions[0]);
+  }
+  throw new SubError(-32602, "Invalid params: logs filter must be \"all\", \"allWithVotes\" or {\"mentions\": [address]}");
+}
+
+function stringParam(v: unknown, name: string): string {
+  if (typeof v !== "string") throw new SubError(-32602, `Invalid params: ${name} must be a string`);
+  return v;
+}
+
+function pubkeyParam(v: unknown): string {
+  try {
+    return new PublicKey(stringParam(v, "address")).toBase58();
+  } catch {
+    throw new SubError(-32602, "Invalid params: invalid address");
+  }
+}
+
+function bs58Length(s: string): number {
+  try {
+    return s.length <= 100 ? bs58.decode(s).length : -1;
+  } catch {
+    return -1;
+  }
+}
+
+const RANK: Record<Commitment, number> = { processed: 0, confirmed: 1, finalized: 2 };
+function reaches(have: Commitment, want: Commitment): boolean {
+  return RANK[have] >= RANK[want];
+}
+
+function accountJson(u: AccountUpdate, encoding: Encoding) {
+  // A closed account is reported as agave reports it: no lamports, no data, the system program.
+  const closed = u.lamports === 0n;
+  const data = closed ? new Uint8Array(0) : u.data;
+  // jsonParsed where there is a parser (lookup tables), else base64, as agave's does.
+  const parsed = encoding === "jsonParsed" && !closed ? parsedAccountData(u.owner, data) : null;
+  return {
+    data: parsed ?? (encoding === "base58" ? [bs58.encode(data), "base58"] : [Buffer.from(data).toString("base64"), "base64"]),
+    executable: closed ? false : u.executable,
+    lamports: u.lamports,
+    owner: closed ? SYSTEM_PROGRAM : u.owner.toBase58(),
+    rentEpoch: 18446744073709551615n,
+    space: data.length,
+  };
+}
+
+function indexAdd<K, V>(index: Map<K, Set<V>>, key: K, value: V): void {
+  let set = index.get(key);
+  if (!set) {
+    set = new Set();
+    index.set(key, set);
+  }
+  set.add(value);
+}
+
+function indexDelete<K, V>(index: Map<K, Set<V>>, key: K, value: V): void {
+  const set = index.get(key);
+  if (!set) return;
+  set.delete(value);
+  if (set.size === 0) index.delete(key);
+}
