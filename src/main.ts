@@ -10,6 +10,7 @@ import { registerJobs } from "./jobs/register";
 import { buildService } from "./service";
 import { startIndexer } from "../indexer/index";
 import { indexerMetrics } from "./metrics/routes";
+import { closeAllStreams } from "./ledger/stream";
 
 const config = loadConfigOrExit();
 setLogLevel(config.logLevel);
@@ -39,6 +40,7 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   log.info("shutting down", { signal });
   // Stop taking requests first, then let jobs reach a safe point, then close the books.
+  closeAllStreams();
   await server.server?.stop();
   await indexer?.stop();
   await service.close();

@@ -11,7 +11,7 @@ export const DOCS_PATH = "/api/docs";
 
 /** Paths the document describes; anything else the app serves is left out. */
 const NOT_A_PUBLIC_READ =
-  /^(?!\/api\/(tokens|tokens\/:mint|token-images\/:mint|idp\/:handle|stats|ledger|launch\/config|ca|proof|cron\/health|launch\/intent|launch\/metadata|launch\/confirm|rpc)$)/;
+  /^(?!\/api\/(tokens|tokens\/:mint|token-images\/:mint|idp\/:handle|stats|ledger|ledger\/stream|launch\/config|ca|proof|cron\/health|launch\/intent|launch\/metadata|launch\/confirm|rpc)$)/;
 
 export function openapiPlugin() {
   return openapi({

@@ -1,0 +1,72 @@
+/** `GET /api/ledger/stream`: the ledger feed as Server-Sent Events, live and resumable. */
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../context";
+import { clientIp } from "../http/client-ip";
+import { errorResponse } from "../http/errors";
+import { errors } from "../http/public-schemas";
+import { LedgerStreamHub, type StreamOptions } from "./stream";
+
+const STREAM_DESCRIPTION = [
+  "Server-Sent Events (`text/event-stream`). Each ledger event arrives as",
+  "`id: <cursor>`, `event: <type>`, `data: <the event JSON exactly as /api/ledger serves it>`; the cursor is",
+  "the event's time with microseconds, the same string `/api/ledger` takes as `before`.",
+  "Send the last id received as the `Last-Event-ID` header (browsers' EventSource does so by itself) or as",
+  "`?lastEventId=` to replay every event committed after it, oldest first, before live events; without it the",
+  "stream starts with the next event. Events are sent in the order they were committed, which can differ from",
+  "the order of their times (a launch carries its block time). A comment line (`: heartbeat`) is sent every",
+  "15 seconds. At most 5 open streams per client IP (429 beyond).",
+].join(" ");
+
+export function feedStreamRoutes(ctx: AppContext, options: Partial<StreamOptions> = {}) {
+  const hub = new LedgerStreamHub(ctx.db, options);
+  return new Elysia({ name: "ledger-stream", seed: options })
+    .get(
+      "/api/ledger/stream",
+      ({ request, query, server }) => {
+        const socket = server?.requestIP(request)?.address ?? null;
+        const ip = clientIp(request, socket, { trustProxyHeader: ctx.config.trustProxyHeader });
+        const lastEventId = request.headers.get("last-event-id") ?? query.lastEventId ?? null;
+        const opened = hub.open(ip, lastEventId);
+        if (!opened.ok) {
+          return errorResponse(opened.status, opened.message, opened.status === 429 ? { "retry-after": "15" } : {});
+        }
+        // Bun closes a connection idle for 10 s by default; a stream is idle between heartbeats.
+        server?.timeout(request, 0);
+        request.signal.addEventListener("abort", () => void opened.stream.cancel().catch(() => {}));
+        return new Response(opened.stream, {
+          headers: {
+            "content-type": "text/event-stream; charset=utf-8",
+            "cache-control": "no-store",
+            // Proxies such as nginx would otherwise buffer the stream.
+            "x-accel-buffering": "no",
+          },
+        });
+      },
+      {
+        query: t.Object({
+          lastEventId: t.Optional(t.String({ maxLength: 64, description: "the last event id received, when a Last-Event-ID header cannot be sent" })),
+        }),
+        response: errors(400, 429, 503),
+        detail: {
+          tags: ["public"],
+          summary: "The public ledger feed, live (Server-Sent Events)",
+          description: STREAM_DESCRIPTION,
+          responses: {
+            200: {
+              description: "An endless event stream",
+              content: { "text/event-stream": { schema: { type: "string" } } },
+            },
+          },
+          parameters: [
+            {
+              name: "Last-Event-ID",
+              in: "header",
+              required: false,
+              schema: { type: "string" },
+              description: "the id of the last event received; replays every event committed after it",
+            },
+          ],
+        },
+      },
+    );
+}
