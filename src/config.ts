@@ -57,6 +57,10 @@ export interface Config {
   ipfs: { pinataJwt: string | null; pinataApiUrl: string; gatewayUrl: string };
   marketApiUrl: string | null;
   logLevel: "debug" | "info" | "warn" | "error";
+  /** webhook destinations on loopback or private ranges are allowed (tests, local use) */
+  webhooksAllowPrivate: boolean;
+  /** webhook requests in flight at once per endpoint */
+  webhooksMaxInFlight: number;
 }
 
 export type JobNameForConfig = "sweep" | "payouts" | "burns" | "launches" | "market";
@@ -214,6 +218,8 @@ export function loadConfig(env: Env = process.env): Config {
     },
     marketApiUrl: url(env, "MARKET_API_URL", chain === "pump" ? "https://api.dexscreener.com" : null),
     logLevel: logLevel as Config["logLevel"],
+    webhooksAllowPrivate: flag(env, "WEBHOOKS_ALLOW_PRIVATE", false),
+    webhooksMaxInFlight: int(env, "WEBHOOKS_MAX_IN_FLIGHT", 4, 1, 64),
   };
 }
 

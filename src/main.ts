@@ -11,6 +11,7 @@ import { buildService } from "./service";
 import { startIndexer } from "../indexer/index";
 import { indexerMetrics } from "./metrics/routes";
 import { closeAllStreams } from "./ledger/stream";
+import { WebhookDispatcher } from "./webhooks/dispatcher";
 
 const config = loadConfigOrExit();
 setLogLevel(config.logLevel);
@@ -27,6 +28,13 @@ const indexer = config.jobsEnabled ? startIndexer(service.ctx, chain) : null;
 if (indexer) service.ctx.extraMetrics = [() => indexerMetrics(indexer.state())];
 const server = service.app.listen({ port: config.port, hostname: config.host });
 if (config.jobsEnabled) service.ctx.scheduler.start();
+// Webhook deliveries go out from the process that runs the jobs: one sender per database.
+const webhooks = config.jobsEnabled
+  ? new WebhookDispatcher(service.ctx.db, {
+      allowPrivate: config.webhooksAllowPrivate,
+      maxInFlightPerEndpoint: config.webhooksMaxInFlight,
+    }).start()
+  : null;
 log.info("service started", {
   url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${server.server?.port ?? config.port}`,
   chain: config.chain,
@@ -43,6 +51,7 @@ async function shutdown(signal: string): Promise<void> {
   closeAllStreams();
   await server.server?.stop();
   await indexer?.stop();
+  await webhooks?.stop();
   await service.close();
   await chain.stop();
   log.info("stopped");

@@ -13,6 +13,7 @@ import { statsRoutes } from "../stats/routes";
 import { accountPublicRoutes } from "../accounts/public-routes";
 import { feedRoutes } from "../ledger/feed-routes";
 import { feedStreamRoutes } from "../ledger/stream-routes";
+import { webhookRoutes } from "../webhooks/routes";
 import { launchConfigRoutes } from "../launches/config-routes";
 import { launchRoutes } from "../launches/routes";
 import { proofRoutes } from "../proof/routes";
@@ -99,6 +100,7 @@ export function createApp(ctx: AppContext) {
     .use(authRoutes(ctx))
     .use(accountRoutes(ctx))
     .use(adminRoutes(ctx))
+    .use(webhookRoutes(ctx))
     .use(webRoutes(ctx));
 }
 
