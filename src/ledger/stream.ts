@@ -17,6 +17,11 @@ export interface StreamOptions {
   maxQueuedFrames: number;
   /** safety net for writers in another process (operator scripts); in-process commits notify */
   fallbackPollMs: number;
+  /**
+   * commits notified within this window go out together: one write per stream for a burst
+   * instead of one per event, which is what keeps a thousand streams cheap
+   */
+  coalesceMs: number;
 }
 
 export const DEFAULT_STREAM_OPTIONS: StreamOptions = {
@@ -25,6 +30,7 @@ export const DEFAULT_STREAM_OPTIONS: StreamOptions = {
   maxStreams: 10_000,
   maxQueuedFrames: 10_000,
   fallbackPollMs: 5_000,
+  coalesceMs: 20,
 };
 
 const PAGE = 500;
@@ -76,7 +82,7 @@ export class LedgerStreamHub {
     options: Partial<StreamOptions> = {},
   ) {
     this.options = { ...DEFAULT_STREAM_OPTIONS, ...options };
-    this.unsubscribe = feedNotifier(db).subscribe(() => this.pump());
+    this.unsubscribe = feedNotifier(db).subscribe(() => this.schedulePump());
     hubs.add(this);
   }
 
@@ -119,11 +125,11 @@ export class LedgerStreamHub {
   }
 
   /** Frames of one replay page, and where the next page starts (null when done). */
-  replayPage(replay: Replay): { frames: string; next: Replay | null } {
+  replayPage(replay: Replay): { frames: Uint8Array[]; next: Replay | null } {
     const rows = this.read(replay.afterSeq, replay.untilSeq, replay.minAtUs);
     const last = rows[rows.length - 1];
     const next = rows.length < PAGE || !last ? null : { ...replay, afterSeq: Number(last.seq) };
-    return { frames: this.render(rows).join(""), next };
+    return { frames: this.render(rows), next };
   }
 
   release(client: StreamClient): void {
@@ -142,7 +148,19 @@ export class LedgerStreamHub {
     for (const client of [...this.clients]) client.end();
     this.unsubscribe();
     hubs.delete(this);
+    if (this.pumpTimer) clearTimeout(this.pumpTimer);
+    this.pumpTimer = null;
     this.stopTimers();
+  }
+
+  private pumpTimer: ReturnType<typeof setTimeout> | null = null;
+
+  private schedulePump(): void {
+    if (this.pumpTimer || this.clients.size === 0) return;
+    this.pumpTimer = setTimeout(() => {
+      this.pumpTimer = null;
+      this.pump();
+    }, this.options.coalesceMs);
   }
 
   /** Reads what was committed since the last look and fans it out. */
@@ -177,17 +195,19 @@ export class LedgerStreamHub {
       .all({ after: afterSeq, until: untilSeq, minAtUs, limit: PAGE } as never) as CommitRow[];
   }
 
-  private render(rows: CommitRow[]): string[] {
+  /** Encoded once, shared by every stream. */
+  private render(rows: CommitRow[]): Uint8Array[] {
     const visible = rows.filter((r) => Number(r.hidden) === 0);
-    return renderFeedRows(this.db, visible).map(
-      ({ atUs, event }) => `id: ${isoMicros(atUs)}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`,
+    return renderFeedRows(this.db, visible).map(({ atUs, event }) =>
+      encoder.encode(`id: ${isoMicros(atUs)}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`),
     );
   }
 
   private startTimers(): void {
     if (this.timers.length > 0) return;
+    const beat = [encoder.encode(": heartbeat\n\n")];
     const heartbeat = setInterval(() => {
-      for (const client of this.clients) client.push([": heartbeat\n\n"]);
+      for (const client of this.clients) client.push(beat);
     }, this.options.heartbeatMs);
     const poll = setInterval(() => this.pump(), this.options.fallbackPollMs);
     // Open streams must not keep a finished process (a test, a stopping service) alive.
@@ -204,7 +224,7 @@ export class LedgerStreamHub {
 
 class StreamClient {
   readonly stream: ReadableStream<Uint8Array>;
-  private queue: string[] = [];
+  private queue: Uint8Array[] = [];
   private wake: (() => void) | null = null;
   private ended = false;
 
@@ -222,16 +242,16 @@ class StreamClient {
         if (this.replay && !this.ended) {
           const page = this.hub.replayPage(this.replay);
           this.replay = page.next;
-          if (page.frames) {
-            controller.enqueue(encoder.encode(page.frames));
+          if (page.frames.length > 0) {
+            controller.enqueue(concat(page.frames));
             return;
           }
         }
         if (this.queue.length === 0 && !this.ended) await new Promise<void>((resolve) => (this.wake = resolve));
         if (this.queue.length > 0) {
-          const chunk = this.queue.join("");
+          const chunk = this.queue.length === 1 ? this.queue[0]! : concat(this.queue);
           this.queue = [];
-          controller.enqueue(encoder.encode(chunk));
+          controller.enqueue(chunk);
         }
         if (this.ended) {
           this.hub.release(this);
@@ -242,7 +262,7 @@ class StreamClient {
     });
   }
 
-  push(frames: string[]): void {
+  push(frames: Uint8Array[]): void {
     if (this.ended) return;
     for (const frame of frames) this.queue.push(frame);
     if (this.queue.length > this.hub.options.maxQueuedFrames) {
@@ -266,4 +286,14 @@ class StreamClient {
     this.wake = null;
     wake?.();
   }
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
 }
