@@ -418,12 +418,14 @@ export const feedCommits = sqliteTable("feed_commits", {
   atUs: int("at_us").notNull().unique(),
 });
 
-/** Webhook endpoints (Standard Webhooks). `types` is a JSON array of event types, null for all. */
+/**
+ * Webhook endpoints (Standard Webhooks). `types` is a JSON array of event types, null for all.
+ * No secret here: each is derived from the webhook key and the id (src/webhooks/key.ts).
+ */
 export const webhooks = sqliteTable("webhooks", {
   id: text("id").primaryKey(),
   url: text("url").notNull(),
   types: text("types"),
-  secret: text("secret").notNull(),
   enabled: bool("enabled").notNull(),
   createdAtMs: int("created_at_ms").notNull(),
   failingSinceMs: int("failing_since_ms"),

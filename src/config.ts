@@ -61,6 +61,9 @@ export interface Config {
   webhooksAllowPrivate: boolean;
   /** webhook requests in flight at once per endpoint */
   webhooksMaxInFlight: number;
+  /** the key webhook secrets are derived from: a value or a file (else generated in DATA_DIR) */
+  webhooksKey: string | null;
+  webhooksKeyFile: string | null;
 }
 
 export type JobNameForConfig = "sweep" | "payouts" | "burns" | "launches" | "market";
@@ -220,7 +223,15 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: logLevel as Config["logLevel"],
     webhooksAllowPrivate: flag(env, "WEBHOOKS_ALLOW_PRIVATE", false),
     webhooksMaxInFlight: int(env, "WEBHOOKS_MAX_IN_FLIGHT", 4, 1, 64),
+    webhooksKey: webhooksKey(env),
+    webhooksKeyFile: str(env, "WEBHOOKS_KEY_FILE"),
   };
+}
+
+function webhooksKey(env: Env): string | null {
+  const value = str(env, "WEBHOOKS_KEY");
+  if (value !== null && value.length < 32) throw new ConfigError("WEBHOOKS_KEY must be at least 32 characters");
+  return value;
 }
 
 /** For the process and the operator scripts: one line naming the bad setting, then exit 1. */

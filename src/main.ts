@@ -12,6 +12,7 @@ import { startIndexer } from "../indexer/index";
 import { indexerMetrics } from "./metrics/routes";
 import { closeAllStreams } from "./ledger/stream";
 import { WebhookDispatcher } from "./webhooks/dispatcher";
+import { webhookSigningKey } from "./webhooks/key";
 
 const config = loadConfigOrExit();
 setLogLevel(config.logLevel);
@@ -31,6 +32,7 @@ if (config.jobsEnabled) service.ctx.scheduler.start();
 // Webhook deliveries go out from the process that runs the jobs: one sender per database.
 const webhooks = config.jobsEnabled
   ? new WebhookDispatcher(service.ctx.db, {
+      signingKey: webhookSigningKey(config),
       allowPrivate: config.webhooksAllowPrivate,
       maxInFlightPerEndpoint: config.webhooksMaxInFlight,
     }).start()

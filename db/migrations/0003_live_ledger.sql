@@ -32,7 +32,6 @@ CREATE TABLE `webhooks` (
 	`id` text PRIMARY KEY NOT NULL,
 	`url` text NOT NULL,
 	`types` text,
-	`secret` text NOT NULL,
 	`enabled` integer NOT NULL,
 	`created_at_ms` integer NOT NULL,
 	`failing_since_ms` integer

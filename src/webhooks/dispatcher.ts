@@ -10,10 +10,13 @@ import type { Db } from "../../db/client";
 import { feedNotifier } from "../ledger/feed-notifier";
 import { log } from "../lib/log";
 import { checkDestination, DestinationError } from "./destination";
+import { webhookSecret } from "./key";
 import { webhookHeaders } from "./signing";
 import { dropDelivery, dueDeliveries, recordAttempt, renderPayload, startDelivery, type DueDelivery } from "./service";
 
 export interface DispatcherOptions {
+  /** the key the endpoints' secrets derive from (src/webhooks/key.ts) */
+  signingKey: Buffer;
   maxInFlightPerEndpoint: number;
   timeoutMs: number;
   /** first retry delay; each further one doubles, up to retryDelayMaxMs */
@@ -32,7 +35,7 @@ export interface DispatcherOptions {
 
 const DAY_MS = 24 * 3_600_000;
 
-export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
+export const DEFAULT_DISPATCHER_OPTIONS: Omit<DispatcherOptions, "signingKey"> = {
   maxInFlightPerEndpoint: 4,
   timeoutMs: 10_000,
   retryBaseMs: 5_000,
@@ -62,7 +65,7 @@ export class WebhookDispatcher {
 
   constructor(
     private readonly db: Db,
-    options: Partial<DispatcherOptions> = {},
+    options: Partial<DispatcherOptions> & Pick<DispatcherOptions, "signingKey">,
   ) {
     this.options = { ...DEFAULT_DISPATCHER_OPTIONS, ...options };
   }
@@ -149,7 +152,7 @@ export class WebhookDispatcher {
       const timestampSec = Math.floor(this.options.now() / 1000);
       const response = await this.options.fetch(delivery.url, {
         method: "POST",
-        headers: { ...webhookHeaders(delivery.secret, id, timestampSec, payload), "user-agent": "creator-fee-ledger-webhooks/1" },
+        headers: { ...webhookHeaders(webhookSecret(this.options.signingKey, delivery.webhookId), id, timestampSec, payload), "user-agent": "creator-fee-ledger-webhooks/1" },
         body: payload,
         // A redirect is a non-2xx answer: following it could lead anywhere, private ranges included.
         redirect: "manual",

@@ -10,6 +10,7 @@ import { badRequest, HttpError, notFound } from "../http/errors";
 import { bearerMatches } from "../jobs/routes";
 import { parseBefore } from "../ledger/feed-queries";
 import { checkDestination, DestinationError, parseDestination } from "./destination";
+import { webhookSigningKey } from "./key";
 import {
   createWebhook,
   deleteWebhook,
@@ -65,7 +66,7 @@ export function webhookRoutes(ctx: AppContext) {
           const url = parseDestination(body.url);
           const types = parseTypes(body.types);
           await checkDestination(url, ctx.config.webhooksAllowPrivate);
-          return createWebhook(ctx.db, { url: url.href, types, nowMs: ctx.now() });
+          return createWebhook(ctx.db, { url: url.href, types, nowMs: ctx.now(), signingKey: webhookSigningKey(ctx.config) });
         } catch (error) {
           if (error instanceof DestinationError || error instanceof WebhookInputError) throw badRequest(error.message);
           throw error;

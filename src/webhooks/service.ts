@@ -7,7 +7,7 @@ import type { Db } from "../../db/client";
 import { immediate } from "../ledger/ledger";
 import { isoMicros, renderFeedRows, type FeedType } from "../ledger/feed-queries";
 import { isoMs } from "../http/public-schemas";
-import { newWebhookSecret } from "./signing";
+import { webhookSecret } from "./key";
 
 export const EVENT_TYPES = ["launch", "sweep", "payout", "burn"] as const;
 export const MAX_WEBHOOKS = 20;
@@ -52,15 +52,15 @@ export function parseTypes(raw: unknown): string[] | null {
   return out;
 }
 
-export function createWebhook(db: Db, input: { url: string; types: string[] | null; nowMs: number }) {
+export function createWebhook(db: Db, input: { url: string; types: string[] | null; nowMs: number; signingKey: Buffer }) {
   const id = `wh_${randomBytes(12).toString("hex")}`;
-  const secret = newWebhookSecret();
+  const secret = webhookSecret(input.signingKey, id);
   immediate(db, () => {
     const count = db.$client.query("SELECT COUNT(*) AS n FROM webhooks").get() as { n: bigint };
     if (Number(count.n) >= MAX_WEBHOOKS) throw new WebhookInputError(`At most ${MAX_WEBHOOKS} webhooks; delete one first.`);
     db.$client
-      .query("INSERT INTO webhooks (id, url, types, secret, enabled, created_at_ms, failing_since_ms) VALUES (?, ?, ?, ?, 1, ?, NULL)")
-      .run(id, input.url, input.types ? JSON.stringify(input.types) : null, secret, input.nowMs);
+      .query("INSERT INTO webhooks (id, url, types, enabled, created_at_ms, failing_since_ms) VALUES (?, ?, ?, 1, ?, NULL)")
+      .run(id, input.url, input.types ? JSON.stringify(input.types) : null, input.nowMs);
   });
   return { id, url: input.url, types: input.types, secret };
 }
@@ -191,14 +191,13 @@ export interface DueDelivery {
   firstAttemptAtMs: number | null;
   payload: string | null;
   url: string;
-  secret: string;
 }
 
 export function dueDeliveries(db: Db, nowMs: number, limit: number): DueDelivery[] {
   const rows = db.$client
     .query(
       `SELECT d.id, d.webhook_id AS webhookId, d.at_us AS atUs, d.attempts, d.first_attempt_at_ms AS firstAttemptAtMs,
-         d.payload, w.url, w.secret
+         d.payload, w.url
        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
        WHERE d.status = 'pending' AND d.next_attempt_at_ms <= ? AND w.enabled = 1
        ORDER BY d.next_attempt_at_ms, d.id LIMIT ?`,
@@ -212,7 +211,6 @@ export function dueDeliveries(db: Db, nowMs: number, limit: number): DueDelivery
     firstAttemptAtMs: r.firstAttemptAtMs === null ? null : Number(r.firstAttemptAtMs),
     payload: r.payload as string | null,
     url: r.url as string,
-    secret: r.secret as string,
   }));
 }
 

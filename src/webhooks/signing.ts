@@ -2,13 +2,9 @@
  * Standard Webhooks signing (https://www.standardwebhooks.com): a `whsec_`-prefixed base64 secret;
  * `webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`.
  */
-import { createHmac, randomBytes } from "node:crypto";
+import { createHmac } from "node:crypto";
 
 const PREFIX = "whsec_";
-
-export function newWebhookSecret(): string {
-  return PREFIX + randomBytes(32).toString("base64");
-}
 
 export function signWebhook(secret: string, id: string, timestampSec: number, body: string): string {
   const key = Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, "base64");

@@ -11,6 +11,7 @@ import { immediate } from "../../src/ledger/ledger";
 import { appendFeedEvent } from "../../src/ledger/feed";
 import { buildService } from "../../src/service";
 import { WebhookDispatcher, type DispatcherOptions } from "../../src/webhooks/dispatcher";
+import { webhookSigningKey } from "../../src/webhooks/key";
 import { testService, type TestService } from "../helpers/service";
 import { launch, sweep, T0 } from "../reads/world";
 import { Receiver } from "./receiver";
@@ -35,7 +36,7 @@ function receiver(): Receiver {
 }
 
 function dispatcher(s: { ctx: TestService["ctx"] }, options: Partial<DispatcherOptions> = {}): WebhookDispatcher {
-  const d = new WebhookDispatcher(s.ctx.db, { allowPrivate: true, retryBaseMs: 50, tickMs: 20, ...options }).start();
+  const d = new WebhookDispatcher(s.ctx.db, { signingKey: webhookSigningKey(s.ctx.config), allowPrivate: true, retryBaseMs: 50, tickMs: 20, ...options }).start();
   cleanups.push(() => d.stop());
   return d;
 }
@@ -87,6 +88,12 @@ describe("webhook admin routes", () => {
       webhooks: [{ id: created.id, url: "http://127.0.0.1:9/hook", types: ["sweep", "payout"], enabled: true, createdAt: expect.any(String), failingSince: null }],
     });
     expect(JSON.stringify(list.body)).not.toContain(created.secret.slice(6));
+    // The secret is derived from the webhook key, never stored: the database holds no trace of it.
+    s.ctx.db.$client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    const file = Buffer.from(await Bun.file(s.ctx.config.databasePath).arrayBuffer()).toString("latin1");
+    expect(file).toContain(created.id);
+    expect(file).not.toContain(created.secret.slice(6));
+    expect(file).not.toContain(Buffer.from(created.secret.slice(6), "base64").toString("latin1"));
     expect(Number.isNaN(Date.parse(list.body.webhooks[0].createdAt))).toBe(false);
 
     for (const body of [{}, { url: "ftp://x.example/" }, { url: "not a url" }, { url: "http://u:p@x.example/" }, { url: "http://x.example/", types: [] }, { url: "http://x.example/", types: ["mint"] }]) {
@@ -315,7 +322,7 @@ describe("the outbox", () => {
 
     const restarted = buildService({ ...config, webhooksAllowPrivate: true });
     cleanups.push(() => restarted.close());
-    const d = new WebhookDispatcher(restarted.ctx.db, { allowPrivate: true, tickMs: 20 }).start();
+    const d = new WebhookDispatcher(restarted.ctx.db, { signingKey: webhookSigningKey(restarted.ctx.config), allowPrivate: true, tickMs: 20 }).start();
     cleanups.push(() => d.stop());
     const [got] = await r.waitFor(1);
     expect((new Webhook(hook.secret).verify(got!.body, got!.headers) as { data: { symbol: string } }).data.symbol).toBe("CRASH");
