@@ -3,7 +3,7 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { clientIp } from "../http/client-ip";
 import { errorResponse } from "../http/errors";
-import { errors } from "../http/public-schemas";
+import { ErrorSchema } from "../http/public-schemas";
 import { LedgerStreamHub, type StreamOptions } from "./stream";
 
 const STREAM_DESCRIPTION = [
@@ -46,7 +46,13 @@ export function feedStreamRoutes(ctx: AppContext, options: Partial<StreamOptions
         query: t.Object({
           lastEventId: t.Optional(t.String({ maxLength: 64, description: "the last event id received, when a Last-Event-ID header cannot be sent" })),
         }),
-        response: errors(400, 429, 503),
+        headers: t.Object({
+          "last-event-id": t.Optional(
+            t.String({ maxLength: 64, description: "the id of the last event received; replays every event committed after it" }),
+          ),
+        }),
+        // Documented here rather than as a response schema: the 200 is an endless text/event-stream,
+        // not a JSON body, and a response schema would make the generator call it JSON.
         detail: {
           tags: ["public"],
           summary: "The public ledger feed, live (Server-Sent Events)",
@@ -56,16 +62,13 @@ export function feedStreamRoutes(ctx: AppContext, options: Partial<StreamOptions
               description: "An endless event stream",
               content: { "text/event-stream": { schema: { type: "string" } } },
             },
+            ...Object.fromEntries(
+              [400, 429, 503].map((status) => [
+                status,
+                { description: ErrorSchema.description, content: { "application/json": { schema: ErrorSchema } } },
+              ]),
+            ),
           },
-          parameters: [
-            {
-              name: "Last-Event-ID",
-              in: "header",
-              required: false,
-              schema: { type: "string" },
-              description: "the id of the last event received; replays every event committed after it",
-            },
-          ],
         },
       },
     );

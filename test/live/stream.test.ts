@@ -136,6 +136,16 @@ describe("GET /api/ledger/stream", () => {
     }
   });
 
+  test("documented in OpenAPI as text/event-stream with the Last-Event-ID header", async () => {
+    const s = fresh();
+    const doc = (await s.json("/api/openapi.json")).body;
+    const op = doc.paths["/api/ledger/stream"].get;
+    expect(Object.keys(op.responses["200"].content)).toEqual(["text/event-stream"]);
+    expect(Object.keys(op.responses).sort()).toEqual(["200", "400", "429", "503"]);
+    const params = op.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`).sort();
+    expect(params).toEqual(["header:last-event-id", "query:lastEventId"]);
+  });
+
   test("a malformed Last-Event-ID is a 400 with the error envelope", async () => {
     const s = fresh();
     const response = await s.call("/api/ledger/stream", { headers: { "last-event-id": "yesterday" } });
