@@ -146,6 +146,44 @@ describe("GET /api/ledger/stream", () => {
     expect(params).toEqual(["header:last-event-id", "query:lastEventId"]);
   });
 
+  test("a long replay comes in pages without a gap or a repeat", async () => {
+    const s = fresh();
+    const live = await stream(s);
+    launch(s.ctx.db, { launchedAtMs: T0, symbol: "FIRST" });
+    const [first] = await live.events(1);
+    await live.close();
+    const n = 1_100; // more than two replay pages of 500
+    s.ctx.db.$client.transaction(() => {
+      for (let i = 0; i < n; i++) launch(s.ctx.db, { launchedAtMs: T0 + ((i * 7919) % n) * 1000, symbol: `N${i}` });
+    })();
+    const resumed = await stream(s, { headers: { "last-event-id": first!.id! } });
+    const frames = await resumed.events(n, 20_000);
+    expect(frames.map((f) => JSON.parse(f.data!).symbol)).toEqual(Array.from({ length: n }, (_, i) => `N${i}`));
+    expect(new Set(frames.map((f) => f.id)).size).toBe(n);
+    expect(await resumed.quietFor(200)).toBe(true);
+  }, 30_000);
+
+  test("a reader that falls too far behind is cut off (to resume by its last id) and frees its slot", async () => {
+    const s = fresh();
+    const app = new Elysia().use(feedStreamRoutes(s.ctx, { maxQueuedFrames: 5, maxStreamsPerIp: 1 }));
+    const open1 = await app.handle(new Request("http://localhost/api/ledger/stream"));
+    expect(open1.status).toBe(200);
+    const reader = open1.body!.getReader();
+    // Not reading while 20 events are committed.
+    for (let i = 0; i < 20; i++) launch(s.ctx.db, { launchedAtMs: T0 + i, symbol: `S${i}` });
+    await Bun.sleep(200);
+    let text = "";
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    expect((text.match(/^event: launch$/gm) ?? []).length).toBeLessThan(20);
+    const again = await app.handle(new Request("http://localhost/api/ledger/stream"));
+    expect(again.status).toBe(200);
+    await again.body!.cancel();
+  });
+
   test("a malformed Last-Event-ID is a 400 with the error envelope", async () => {
     const s = fresh();
     const response = await s.call("/api/ledger/stream", { headers: { "last-event-id": "yesterday" } });
