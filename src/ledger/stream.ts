@@ -239,7 +239,8 @@ class StreamClient {
         controller.enqueue(encoder.encode("retry: 3000\n\n"));
       },
       pull: async (controller) => {
-        if (this.replay && !this.ended) {
+        // A page can be all hidden launches (no frames): go on to the next one, not to live.
+        while (this.replay && !this.ended) {
           const page = this.hub.replayPage(this.replay);
           this.replay = page.next;
           if (page.frames.length > 0) {

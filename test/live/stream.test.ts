@@ -9,7 +9,7 @@ import { testConfig } from "../../src/config";
 import { feedStreamRoutes } from "../../src/ledger/stream-routes";
 import { buildService } from "../../src/service";
 import { testService, type TestService } from "../helpers/service";
-import { launch, payout, signIn, sweep, T0 } from "../reads/world";
+import { launch, payout, setHidden, signIn, sweep, T0 } from "../reads/world";
 import { SseReader } from "./sse";
 
 const open: { close(): Promise<void> }[] = [];
@@ -183,6 +183,22 @@ describe("GET /api/ledger/stream", () => {
     expect(again.status).toBe(200);
     await again.body!.cancel();
   });
+
+  test("launches of hidden tokens are left out of a replay, as the feed leaves them out", async () => {
+    const s = fresh();
+    const live = await stream(s);
+    launch(s.ctx.db, { launchedAtMs: T0, symbol: "H0" });
+    const [first] = await live.events(1);
+    await live.close();
+    const hidden = Array.from({ length: 600 }, (_, i) => launch(s.ctx.db, { launchedAtMs: T0 + 1 + i, symbol: `X${i}` }));
+    launch(s.ctx.db, { launchedAtMs: T0 + 5_000, symbol: "SHOWN" });
+    for (const h of hidden) setHidden(s.ctx.db, h.mint);
+    // More than a replay page of hidden launches, then one that is shown.
+    const resumed = await stream(s, { headers: { "last-event-id": first!.id! } });
+    const [next] = await resumed.events(1, 3_000);
+    expect(JSON.parse(next!.data!).symbol).toBe("SHOWN");
+    expect(await resumed.quietFor(200)).toBe(true);
+  }, 20_000);
 
   test("a malformed Last-Event-ID is a 400 with the error envelope", async () => {
     const s = fresh();
