@@ -529,3 +529,65 @@ export const tokenFeeSharing = sqliteTable("token_fee_sharing", {
   detectedAtMs: int("detected_at_ms").notNull(),
   checkedAtMs: int("checked_at_ms").notNull(),
 });
+
+// ---------------------------------------------------------------- live ledger (stream, webhooks)
+
+/**
+ * Commit order of feed events. `feed_events.at_us` is the event's own time (a launch's block time,
+ * a sweep's confirmation), so a later commit can carry an earlier time; resuming a stream by time
+ * alone would skip it. Written in the event's transaction, so `seq` order is commit order.
+ */
+export const feedCommits = sqliteTable("feed_commits", {
+  // Rows are never deleted, so the rowid only grows.
+  seq: rowId("seq"),
+  atUs: int("at_us").notNull().unique(),
+});
+
+/**
+ * Webhook endpoints (Standard Webhooks). `types` is a JSON array of event types, null for all.
+ * No secret here: each is derived from the webhook key and the id (src/webhooks/key.ts).
+ */
+export const webhooks = sqliteTable("webhooks", {
+  id: text("id").primaryKey(),
+  url: text("url").notNull(),
+  types: text("types"),
+  enabled: bool("enabled").notNull(),
+  createdAtMs: int("created_at_ms").notNull(),
+  failingSinceMs: int("failing_since_ms"),
+});
+
+/**
+ * The outbox: one row per endpoint and feed event, inserted in the event's transaction. `payload`
+ * is fixed at the first attempt so every retry of one webhook-id sends the same bytes.
+ */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: rowId("id"),
+    webhookId: text("webhook_id").notNull(),
+    atUs: int("at_us").notNull(),
+    status: text("status", { enum: ["pending", "delivered", "failed"] }).notNull(),
+    attempts: int("attempts").notNull(),
+    nextAttemptAtMs: int("next_attempt_at_ms").notNull(),
+    firstAttemptAtMs: int("first_attempt_at_ms"),
+    payload: text("payload"),
+  },
+  (t) => [
+    uniqueIndex("webhook_deliveries_event").on(t.webhookId, t.atUs),
+    index("webhook_deliveries_due").on(t.status, t.nextAttemptAtMs),
+  ],
+);
+
+export const webhookAttempts = sqliteTable(
+  "webhook_attempts",
+  {
+    id: rowId("id"),
+    deliveryId: int("delivery_id").notNull(),
+    attempt: int("attempt").notNull(),
+    atMs: int("at_ms").notNull(),
+    ok: bool("ok").notNull(),
+    httpStatus: int("http_status"),
+    error: text("error"),
+  },
+  (t) => [index("webhook_attempts_delivery").on(t.deliveryId, t.id)],
+);

@@ -71,6 +71,13 @@ export interface Config {
   uploadBytesPerIpDay: number;
   /** block-explorer link template with `{kind}` (`tx` or `account`) and `{id}`; null: no explorer links */
   explorerUrl: string | null;
+  /** webhook destinations on loopback or private ranges are allowed (tests, local use) */
+  webhooksAllowPrivate: boolean;
+  /** webhook requests in flight at once per endpoint */
+  webhooksMaxInFlight: number;
+  /** the key webhook secrets are derived from: a value or a file (else generated in DATA_DIR) */
+  webhooksKey: string | null;
+  webhooksKeyFile: string | null;
 }
 
 export type JobNameForConfig = "sweep" | "payouts" | "burns" | "launches" | "market";
@@ -246,6 +253,10 @@ export function loadConfig(env: Env = process.env): Config {
     hsts: chain === "pump",
     uploadBytesPerIpDay: int(env, "UPLOAD_BYTES_PER_IP_DAY", 64 * 1024 * 1024, 0, 1024 * 1024 * 1024),
     explorerUrl: explorerTemplate(env, chain),
+    webhooksAllowPrivate: flag(env, "WEBHOOKS_ALLOW_PRIVATE", false),
+    webhooksMaxInFlight: int(env, "WEBHOOKS_MAX_IN_FLIGHT", 4, 1, 64),
+    webhooksKey: webhooksKey(env),
+    webhooksKeyFile: str(env, "WEBHOOKS_KEY_FILE"),
   };
 }
 
@@ -263,6 +274,12 @@ function explorerTemplate(env: Env, chain: ChainKind): string | null {
     throw new ConfigError("EXPLORER_URL must be an http or https URL template containing {id}");
   }
   return raw;
+}
+
+function webhooksKey(env: Env): string | null {
+  const value = str(env, "WEBHOOKS_KEY");
+  if (value !== null && value.length < 32) throw new ConfigError("WEBHOOKS_KEY must be at least 32 characters");
+  return value;
 }
 
 /** For the process and the operator scripts: one line naming the bad setting, then exit 1. */

@@ -11,6 +11,9 @@ import { buildService } from "./service";
 import { startIndexer } from "../indexer/index";
 import { indexerMetrics } from "./metrics/routes";
 import { serverBodyMaxBytes } from "./http/body-limit";
+import { closeAllStreams } from "./ledger/stream";
+import { WebhookDispatcher } from "./webhooks/dispatcher";
+import { webhookSigningKey } from "./webhooks/key";
 
 const config = loadConfigOrExit();
 setLogLevel(config.logLevel);
@@ -31,6 +34,14 @@ if (indexer) service.ctx.extraMetrics = [() => indexerMetrics(indexer.state())];
 // Bun refuses bodies over the largest route limit itself; each route's own limit is enforced while reading.
 const server = service.app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: serverBodyMaxBytes(config) });
 if (config.jobsEnabled) service.ctx.scheduler.start();
+// Webhook deliveries go out from the process that runs the jobs: one sender per database.
+const webhooks = config.jobsEnabled
+  ? new WebhookDispatcher(service.ctx.db, {
+      signingKey: webhookSigningKey(config),
+      allowPrivate: config.webhooksAllowPrivate,
+      maxInFlightPerEndpoint: config.webhooksMaxInFlight,
+    }).start()
+  : null;
 log.info("service started", {
   url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${server.server?.port ?? config.port}`,
   chain: config.chain,
@@ -44,8 +55,10 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   log.info("shutting down", { signal });
   // Stop taking requests first, then let jobs reach a safe point, then close the books.
+  closeAllStreams();
   await server.server?.stop();
   await indexer?.stop();
+  await webhooks?.stop();
   await service.close();
   await chain.stop();
   log.info("stopped");

@@ -12,6 +12,8 @@ import { authRoutes } from "../auth/routes";
 import { statsRoutes } from "../stats/routes";
 import { accountPublicRoutes } from "../accounts/public-routes";
 import { feedRoutes } from "../ledger/feed-routes";
+import { feedStreamRoutes } from "../ledger/stream-routes";
+import { webhookRoutes } from "../webhooks/routes";
 import { launchConfigRoutes } from "../launches/config-routes";
 import { launchRoutes } from "../launches/routes";
 import { proofRoutes } from "../proof/routes";
@@ -68,6 +70,7 @@ export function createApp(ctx: AppContext) {
     .use(tokenRoutes(ctx))
     .use(accountPublicRoutes(ctx))
     .use(feedRoutes(ctx))
+    .use(feedStreamRoutes(ctx))
     .use(launchConfigRoutes(ctx))
     .use(launchRoutes(ctx))
     .use(proofRoutes(ctx))
@@ -77,6 +80,7 @@ export function createApp(ctx: AppContext) {
     .use(adminRoutes(ctx))
     .use(historyRoutes(ctx))
     .use(adminPageRoutes(ctx))
+    .use(webhookRoutes(ctx))
     .use(webRoutes(ctx));
 }
 

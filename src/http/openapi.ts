@@ -11,7 +11,7 @@ export const DOCS_PATH = "/api/docs";
 
 /** Paths the document describes; anything else the app serves is left out. */
 const NOT_A_PUBLIC_READ =
-  /^(?!\/api\/(tokens|tokens\/:mint|token-images\/:mint|idp\/:handle|idp\/:handle\/payouts|idp\/:handle\/tokens|stats|ledger|launch\/config|ca|proof|proof\/liabilities|cron\/health|launch\/intent|launch\/metadata|launch\/confirm|rpc|tokens\/:mint\/history|proof\/history|idp\/:handle\/history)$)/;
+  /^(?!\/api\/(tokens|tokens\/:mint|token-images\/:mint|idp\/:handle|idp\/:handle\/payouts|idp\/:handle\/tokens|stats|ledger|ledger\/stream|launch\/config|ca|proof|proof\/liabilities|cron\/health|launch\/intent|launch\/metadata|launch\/confirm|rpc|tokens\/:mint\/history|proof\/history|idp\/:handle\/history)$)/;
 
 export function openapiPlugin() {
   return openapi({

@@ -114,7 +114,7 @@ const DETAIL_SQL = {
     FROM burns b LEFT JOIN tokens t ON t.mint = b.mint WHERE b.id IN (SELECT value FROM json_each($ids))`,
 } as const;
 
-type FeedType = keyof typeof DETAIL_SQL;
+export type FeedType = keyof typeof DETAIL_SQL;
 
 /** Events strictly older than `beforeUs` (all when null), newest first. */
 export function feedPage(db: Db, beforeUs: number | null, limit: number): FeedPage {
@@ -124,7 +124,19 @@ export function feedPage(db: Db, beforeUs: number | null, limit: number): FeedPa
   } as never) as { atUs: bigint; type: FeedType; refId: bigint }[];
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
+  const events = renderFeedRows(db, page).map((r) => r.event);
+  const last = page[page.length - 1];
+  return { events, nextBefore: more && last ? isoMicros(Number(last.atUs)) : null };
+}
 
+/**
+ * The public JSON of feed rows, in the order given, with their microsecond keys; shared by the
+ * feed pages and the live stream so both serve the very same event.
+ */
+export function renderFeedRows(
+  db: Db,
+  page: { atUs: bigint | number; type: FeedType; refId: bigint | number }[],
+): { atUs: number; event: FeedEvent }[] {
   const idsByType = new Map<FeedType, number[]>();
   for (const row of page) {
     let ids = idsByType.get(row.type);
@@ -137,7 +149,8 @@ export function feedPage(db: Db, beforeUs: number | null, limit: number): FeedPa
     for (const d of found) details.set(`${type}:${d.id}`, d);
   }
 
-  const events: FeedEvent[] = [];
+  const events: { atUs: number; event: FeedEvent }[] = [];
+  const push = (atUs: bigint | number, event: FeedEvent) => events.push({ atUs: Number(atUs), event });
   for (const row of page) {
     const d = details.get(`${row.type}:${row.refId}`) as any;
     // The event row and its subject are written in one transaction; a missing subject is a bug
@@ -146,10 +159,10 @@ export function feedPage(db: Db, beforeUs: number | null, limit: number): FeedPa
     const at = isoMs(Number(row.atUs) / 1000);
     switch (row.type) {
       case "launch":
-        events.push({ type: "launch", at, mint: d.mint, symbol: d.symbol, signature: d.signature, recipients: Number(d.recipients) });
+        push(row.atUs, { type: "launch", at, mint: d.mint, symbol: d.symbol, signature: d.signature, recipients: Number(d.recipients) });
         break;
       case "sweep":
-        events.push({
+        push(row.atUs, {
           type: "sweep",
           at,
           mint: d.mint,
@@ -160,7 +173,7 @@ export function feedPage(db: Db, beforeUs: number | null, limit: number): FeedPa
         });
         break;
       case "payout":
-        events.push({
+        push(row.atUs, {
           type: "payout",
           at,
           handle: d.handle,
@@ -171,7 +184,7 @@ export function feedPage(db: Db, beforeUs: number | null, limit: number): FeedPa
         });
         break;
       case "burn":
-        events.push({
+        push(row.atUs, {
           type: "burn",
           at,
           mint: d.mint,
@@ -184,6 +197,5 @@ export function feedPage(db: Db, beforeUs: number | null, limit: number): FeedPa
         break;
     }
   }
-  const last = page[page.length - 1];
-  return { events, nextBefore: more && last ? isoMicros(Number(last.atUs)) : null };
+  return events;
 }

@@ -4,6 +4,8 @@
  * Call inside the transaction that creates the event.
  */
 import type { Db } from "../../db/client";
+import { enqueueWebhookDeliveries } from "../webhooks/outbox";
+import { announceFeedCommit } from "./feed-notifier";
 
 export type FeedType = "launch" | "sweep" | "payout" | "burn";
 
@@ -31,5 +33,9 @@ export function appendFeedEvent(db: Db, type: FeedType, refId: number, atMs: num
   }
   if (atUs >= Math.trunc(atMs) * 1000 + MAX_BUMPS) throw new Error("too many feed events in one millisecond");
   c.query("INSERT INTO feed_events (at_us, type, ref_id) VALUES (?, ?, ?)").run(atUs, type, refId);
+  // Live readers: the commit order for the stream, the webhook outbox, and a wake-up after commit.
+  c.query("INSERT INTO feed_commits (at_us) VALUES (?)").run(atUs);
+  enqueueWebhookDeliveries(db, type, atUs);
+  announceFeedCommit(db);
   return atUs;
 }

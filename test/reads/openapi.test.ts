@@ -51,7 +51,7 @@ describe("GET /api/openapi.json", () => {
   test("describes the public data reads and the unstable launch routes, nothing else", () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
       [
-        "/api/ca", "/api/cron/health", "/api/idp/{handle}", "/api/launch/config", "/api/ledger", "/api/proof",
+        "/api/ca", "/api/cron/health", "/api/idp/{handle}", "/api/launch/config", "/api/ledger", "/api/ledger/stream", "/api/proof",
         "/api/idp/{handle}/payouts", "/api/idp/{handle}/tokens",
         "/api/stats", "/api/token-images/{mint}", "/api/tokens", "/api/tokens/{mint}",
         "/api/launch/intent", "/api/launch/metadata", "/api/launch/confirm", "/api/rpc",

@@ -67,6 +67,15 @@ export class FakeApi {
     this.overrides.set(path, { body: { error: "Fake failure." }, times: 1, ...o });
   }
 
+  /** open /api/ledger/stream connections */
+  readonly ledgerStreams = new Set<ReadableStreamDefaultController<Uint8Array>>();
+
+  /** Sends one ledger event to every open stream, as the service's SSE frame. */
+  pushLedgerEvent(id: string, event: { type: string }): void {
+    const frame = new TextEncoder().encode(`id: ${id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    for (const c of this.ledgerStreams) c.enqueue(frame);
+  }
+
   apiCalls(path: string): Recorded[] {
     return this.requests.filter((r) => r.path === path);
   }
@@ -134,6 +143,18 @@ export class FakeApi {
     if (method === "GET" && path === "/api/stats") return json(fx.STATS);
     if (method === "GET" && path === "/api/cron/health") return json(this.health(this.now));
     if (method === "GET" && path === "/api/proof") return json(fx.PROOF);
+    if (method === "GET" && path === "/api/ledger/stream") {
+      let controller!: ReadableStreamDefaultController<Uint8Array>;
+      const stream = new ReadableStream<Uint8Array>({
+        start: (c) => {
+          controller = c;
+          c.enqueue(new TextEncoder().encode("retry: 500\n\n"));
+          this.ledgerStreams.add(c);
+        },
+        cancel: () => void this.ledgerStreams.delete(controller),
+      });
+      return new Response(stream, { headers: { "content-type": "text/event-stream", "cache-control": "no-store" } });
+    }
     if (method === "GET" && path === "/api/ledger") {
       return json(q.get("before") ? { events: [], nextBefore: null } : { events: fx.ledger(this.now, this.tokens), nextBefore: "2026-01-01T00:00:00.000001Z" });
     }

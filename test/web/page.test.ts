@@ -410,6 +410,33 @@ describe("ledger, stats and proof", () => {
   });
 });
 
+describe("the live ledger", () => {
+  test("events from the stream appear in place without a reload, once each; the view says it is live", async () => {
+    await page.goto(`${api.url}/ledger`);
+    await until(async () => (await page.locator("#ledger li").count()) === 4, "4 events");
+    await until(async () => (await text("#live-status")) === "Live", "live badge");
+    await until(() => api.ledgerStreams.size === 1, "one open stream");
+    const t = api.tokens[1]!;
+    const fresh = { type: "sweep", at: new Date(api.now + 5_000).toISOString(), mint: t.mint, symbol: t.symbol, signature: "7".repeat(87), totalLamports: "3000000000", platformLamports: "300000000" };
+    api.pushLedgerEvent("2026-01-01T00:00:10.000000Z", fresh);
+    await until(async () => (await page.locator("#ledger li").count()) === 5, "the live event");
+    expect(await page.locator("#ledger li").first().innerText()).toContain(`Swept 3 SOL from $${t.symbol}`);
+    expect(await page.locator("#ledger li").first().getAttribute("class")).toContain("live-new");
+    // A late-committed launch with an older block time goes to its place by time, not on top.
+    const late = { type: "launch", at: new Date(api.now - 2_500).toISOString(), mint: t.mint, symbol: t.symbol, signature: "8".repeat(87), recipients: 1 };
+    api.pushLedgerEvent("2026-01-01T00:00:11.000000Z", late);
+    await until(async () => (await page.locator("#ledger li").count()) === 6, "the late launch");
+    expect(await page.locator("#ledger li").evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.type))).toEqual(["sweep", "payout", "burn", "launch", "sweep", "launch"]);
+    // The same event again (a reconnect's replay) is not shown twice.
+    api.pushLedgerEvent("2026-01-01T00:00:10.000000Z", fresh);
+    await Bun.sleep(300);
+    expect(await page.locator("#ledger li").count()).toBe(6);
+    // Leaving the page closes the stream.
+    await page.goto(`${api.url}/stats`);
+    await until(() => api.ledgerStreams.size === 0, "stream closed");
+  });
+});
+
 describe("every page", () => {
   test("renders at desktop and 360 px phone widths without sideways scrolling or console errors (screenshots saved)", async () => {
     browser.errors.length = 0;

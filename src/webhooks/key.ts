@@ -1,0 +1,32 @@
+/**
+ * The key every endpoint's signing secret is derived from: secrets stay out of the database (a
+ * copy of service.db reveals none). From WEBHOOKS_KEY or WEBHOOKS_KEY_FILE; without either, a key
+ * generated once into DATA_DIR/webhooks-key (mode 600). Changing the key changes every secret.
+ */
+import { createHmac, randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { Config } from "../config";
+
+const keys = new Map<string, Buffer>();
+
+export function webhookSigningKey(config: Pick<Config, "dataDir" | "webhooksKey" | "webhooksKeyFile">): Buffer {
+  if (config.webhooksKey) return Buffer.from(config.webhooksKey, "utf8");
+  const path = config.webhooksKeyFile ?? join(config.dataDir, "webhooks-key");
+  let key = keys.get(path);
+  if (key) return key;
+  if (!config.webhooksKeyFile && !existsSync(path)) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, randomBytes(32).toString("base64"), { mode: 0o600, flag: "wx" });
+  }
+  if (!config.webhooksKeyFile) chmodSync(path, 0o600);
+  key = Buffer.from(readFileSync(path, "utf8").trim(), "utf8");
+  if (key.length < 32) throw new Error("the webhook key must be at least 32 characters");
+  keys.set(path, key);
+  return key;
+}
+
+/** The endpoint's Standard Webhooks secret: `whsec_` + base64 of 32 bytes. */
+export function webhookSecret(key: Buffer, webhookId: string): string {
+  return `whsec_${createHmac("sha256", key).update(`webhook-secret\u0000${webhookId}`).digest("base64")}`;
+}

@@ -1,0 +1,294 @@
+/**
+ * Webhook endpoints, their outbox and attempts: the plain functions behind the admin routes and
+ * the dispatcher. Every write is one synchronous transaction.
+ */
+import { randomBytes } from "node:crypto";
+import type { Db } from "../../db/client";
+import { immediate } from "../ledger/ledger";
+import { isoMicros, renderFeedRows, type FeedType } from "../ledger/feed-queries";
+import { isoMs } from "../http/public-schemas";
+import { webhookSecret } from "./key";
+
+export const EVENT_TYPES = ["launch", "sweep", "payout", "burn"] as const;
+export const MAX_WEBHOOKS = 20;
+/** events one replay call may queue; a longer history is replayed in several calls */
+export const MAX_REPLAY = 10_000;
+
+export class WebhookInputError extends Error {
+  override readonly name = "WebhookInputError";
+}
+
+export interface WebhookView {
+  id: string;
+  url: string;
+  types: string[] | null;
+  enabled: boolean;
+  createdAt: string;
+  failingSince: string | null;
+}
+
+export interface DeliveryView {
+  eventId: string;
+  attempt: number;
+  status: "pending" | "delivered" | "failed";
+  httpStatus: number | null;
+  at: string;
+  nextAttemptAt: string | null;
+  error: string | null;
+}
+
+export function parseTypes(raw: unknown): string[] | null {
+  if (raw === undefined || raw === null) return null;
+  if (!Array.isArray(raw) || raw.length === 0 || raw.length > EVENT_TYPES.length) {
+    throw new WebhookInputError(`types must be a non-empty list of ${EVENT_TYPES.join(", ")}, or left out for all.`);
+  }
+  const out: string[] = [];
+  for (const value of raw) {
+    if (typeof value !== "string" || !(EVENT_TYPES as readonly string[]).includes(value)) {
+      throw new WebhookInputError(`types may only name ${EVENT_TYPES.join(", ")}.`);
+    }
+    if (!out.includes(value)) out.push(value);
+  }
+  return out;
+}
+
+export function createWebhook(db: Db, input: { url: string; types: string[] | null; nowMs: number; signingKey: Buffer }) {
+  const id = `wh_${randomBytes(12).toString("hex")}`;
+  const secret = webhookSecret(input.signingKey, id);
+  immediate(db, () => {
+    const count = db.$client.query("SELECT COUNT(*) AS n FROM webhooks").get() as { n: bigint };
+    if (Number(count.n) >= MAX_WEBHOOKS) throw new WebhookInputError(`At most ${MAX_WEBHOOKS} webhooks; delete one first.`);
+    db.$client
+      .query("INSERT INTO webhooks (id, url, types, enabled, created_at_ms, failing_since_ms) VALUES (?, ?, ?, 1, ?, NULL)")
+      .run(id, input.url, input.types ? JSON.stringify(input.types) : null, input.nowMs);
+  });
+  return { id, url: input.url, types: input.types, secret };
+}
+
+interface WebhookRow {
+  id: string;
+  url: string;
+  types: string | null;
+  enabled: bigint;
+  createdAtMs: bigint;
+  failingSinceMs: bigint | null;
+}
+
+const view = (r: WebhookRow): WebhookView => ({
+  id: r.id,
+  url: r.url,
+  types: r.types === null ? null : (JSON.parse(r.types) as string[]),
+  enabled: Number(r.enabled) === 1,
+  createdAt: isoMs(r.createdAtMs),
+  failingSince: r.failingSinceMs === null ? null : isoMs(r.failingSinceMs),
+});
+
+const WEBHOOK_COLUMNS = "id, url, types, enabled, created_at_ms AS createdAtMs, failing_since_ms AS failingSinceMs";
+
+export function listWebhooks(db: Db): WebhookView[] {
+  const rows = db.$client.query(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks ORDER BY created_at_ms, id`).all() as WebhookRow[];
+  return rows.map(view);
+}
+
+export function webhookExists(db: Db, id: string): boolean {
+  return db.$client.query("SELECT 1 FROM webhooks WHERE id = ?").get(id) !== null;
+}
+
+/** Removes the endpoint with its outbox and attempts; false when there is no such webhook. */
+export function deleteWebhook(db: Db, id: string): boolean {
+  return immediate(db, () => {
+    const c = db.$client;
+    if (c.query("SELECT 1 FROM webhooks WHERE id = ?").get(id) === null) return false;
+    c.query("DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE webhook_id = ?)").run(id);
+    c.query("DELETE FROM webhook_deliveries WHERE webhook_id = ?").run(id);
+    c.query("DELETE FROM webhooks WHERE id = ?").run(id);
+    return true;
+  });
+}
+
+/**
+ * The newest deliveries' attempts, newest first, and for a delivery still waiting, the attempt it
+ * waits for (status `pending`). Null when there is no such webhook.
+ */
+export function listDeliveries(db: Db, id: string, limit: number, nowMs: number): DeliveryView[] | null {
+  if (!webhookExists(db, id)) return null;
+  const c = db.$client;
+  const deliveries = c
+    .query(
+      `SELECT id, at_us AS atUs, status, attempts, next_attempt_at_ms AS nextAttemptAtMs FROM webhook_deliveries
+       WHERE webhook_id = ? ORDER BY id DESC LIMIT ?`,
+    )
+    .all(id, limit) as { id: bigint; atUs: bigint; status: DeliveryView["status"]; attempts: bigint; nextAttemptAtMs: bigint }[];
+  const attemptsOf = c.query(
+    `SELECT attempt, at_ms AS atMs, ok, http_status AS httpStatus, error FROM webhook_attempts
+     WHERE delivery_id = ? ORDER BY id DESC LIMIT ?`,
+  );
+  const out: DeliveryView[] = [];
+  for (const d of deliveries) {
+    const eventId = isoMicros(Number(d.atUs));
+    const attempts = attemptsOf.all(d.id, limit) as { attempt: bigint; atMs: bigint; ok: bigint; httpStatus: bigint | null; error: string | null }[];
+    if (d.status === "pending") {
+      const due = Math.max(Number(d.nextAttemptAtMs), nowMs);
+      out.push({
+        eventId,
+        attempt: Number(d.attempts) + 1,
+        status: "pending",
+        httpStatus: null,
+        at: isoMs(attempts[0] ? attempts[0].atMs : Math.floor(Number(d.atUs) / 1000)),
+        nextAttemptAt: isoMs(due),
+        error: null,
+      });
+    }
+    for (const a of attempts) {
+      out.push({
+        eventId,
+        attempt: Number(a.attempt),
+        status: Number(a.ok) === 1 ? "delivered" : "failed",
+        httpStatus: a.httpStatus === null ? null : Number(a.httpStatus),
+        at: isoMs(a.atMs),
+        nextAttemptAt: null,
+        error: a.error,
+      });
+    }
+    if (out.length >= limit) break;
+  }
+  return out.slice(0, limit);
+}
+
+/**
+ * Queues again every event at or after `sinceUs` (of the endpoint's types) that is not already
+ * waiting: under the same webhook-id and the same body, so a receiver that already has an event
+ * can tell (Standard Webhooks' resend). Re-enables a disabled endpoint: a replay is the operator's
+ * sign that the receiver is back. Null when there is no such webhook.
+ */
+export function replayWebhook(db: Db, id: string, sinceUs: number): number | null {
+  return immediate(db, () => {
+    const c = db.$client;
+    const hook = c.query("SELECT types FROM webhooks WHERE id = ?").get(id) as { types: string | null } | null;
+    if (!hook) return null;
+    c.query("UPDATE webhooks SET enabled = 1, failing_since_ms = NULL WHERE id = ?").run(id);
+    const result = c
+      .query(
+        `INSERT INTO webhook_deliveries (webhook_id, at_us, status, attempts, next_attempt_at_ms)
+         SELECT $id, f.at_us, 'pending', 0, 0 FROM feed_events f
+         WHERE f.at_us >= $since AND ($types IS NULL OR EXISTS (SELECT 1 FROM json_each($types) WHERE value = f.type))
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = $id AND d.at_us = f.at_us AND d.status = 'pending')
+         ORDER BY f.at_us LIMIT $max
+         ON CONFLICT (webhook_id, at_us) DO UPDATE SET status = 'pending', next_attempt_at_ms = 0, first_attempt_at_ms = NULL`,
+      )
+      .run({ id, since: sinceUs, types: hook.types, max: MAX_REPLAY } as never);
+    return result.changes;
+  });
+}
+
+// ---------------------------------------------------------------- dispatcher queries
+
+export interface DueDelivery {
+  id: number;
+  webhookId: string;
+  atUs: number;
+  attempts: number;
+  firstAttemptAtMs: number | null;
+  payload: string | null;
+  url: string;
+}
+
+export function dueDeliveries(db: Db, nowMs: number, limit: number): DueDelivery[] {
+  const rows = db.$client
+    .query(
+      `SELECT d.id, d.webhook_id AS webhookId, d.at_us AS atUs, d.attempts, d.first_attempt_at_ms AS firstAttemptAtMs,
+         d.payload, w.url
+       FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+       WHERE d.status = 'pending' AND d.next_attempt_at_ms <= ? AND w.enabled = 1
+       ORDER BY d.next_attempt_at_ms, d.id LIMIT ?`,
+    )
+    .all(nowMs, limit) as Record<string, unknown>[];
+  return rows.map((r) => ({
+    id: Number(r.id),
+    webhookId: r.webhookId as string,
+    atUs: Number(r.atUs),
+    attempts: Number(r.attempts),
+    firstAttemptAtMs: r.firstAttemptAtMs === null ? null : Number(r.firstAttemptAtMs),
+    payload: r.payload as string | null,
+    url: r.url as string,
+  }));
+}
+
+/** The body every attempt of this delivery sends, or null when the event is no longer public. */
+export function renderPayload(db: Db, atUs: number): string | null {
+  const row = db.$client
+    .query(
+      `SELECT f.at_us AS atUs, f.type, f.ref_id AS refId FROM feed_events f WHERE f.at_us = ?
+         AND NOT (f.type = 'launch' AND EXISTS (SELECT 1 FROM tokens t WHERE t.id = f.ref_id AND t.hidden = 1))`,
+    )
+    .get(atUs) as { atUs: bigint; type: FeedType; refId: bigint } | null;
+  if (!row) return null;
+  const [rendered] = renderFeedRows(db, [row]);
+  if (!rendered) return null;
+  return JSON.stringify({ type: rendered.event.type, at: rendered.event.at, data: rendered.event });
+}
+
+/** Fixes the body and the start of the retry window at the first attempt. */
+export function startDelivery(db: Db, deliveryId: number, payload: string, nowMs: number): void {
+  db.$client
+    .query("UPDATE webhook_deliveries SET payload = COALESCE(payload, ?), first_attempt_at_ms = COALESCE(first_attempt_at_ms, ?) WHERE id = ?")
+    .run(payload, nowMs, deliveryId);
+}
+
+export interface AttemptOutcome {
+  deliveryId: number;
+  webhookId: string;
+  attempt: number;
+  ok: boolean;
+  httpStatus: number | null;
+  error: string | null;
+  nowMs: number;
+  /** null: no more retries, the delivery has failed */
+  nextAttemptAtMs: number | null;
+  /** the endpoint has failed for so long it is switched off */
+  disableAfterMs: number;
+}
+
+/** Records one attempt and its consequence for the delivery and the endpoint, in one transaction. */
+export function recordAttempt(db: Db, o: AttemptOutcome): void {
+  immediate(db, () => {
+    const c = db.$client;
+    // Deleted meanwhile: nothing to record.
+    const current = c.query("SELECT status FROM webhook_deliveries WHERE id = ?").get(o.deliveryId) as { status: string } | null;
+    if (!current) return;
+    c.query("INSERT INTO webhook_attempts (delivery_id, attempt, at_ms, ok, http_status, error) VALUES (?, ?, ?, ?, ?, ?)").run(
+      o.deliveryId,
+      o.attempt,
+      o.nowMs,
+      o.ok ? 1 : 0,
+      o.httpStatus,
+      o.error,
+    );
+    if (o.ok) {
+      c.query("UPDATE webhook_deliveries SET status = 'delivered', attempts = ? WHERE id = ?").run(o.attempt, o.deliveryId);
+      c.query("UPDATE webhooks SET failing_since_ms = NULL WHERE id = ?").run(o.webhookId);
+      return;
+    }
+    if (o.nextAttemptAtMs === null) {
+      c.query("UPDATE webhook_deliveries SET status = 'failed', attempts = ? WHERE id = ?").run(o.attempt, o.deliveryId);
+    } else {
+      c.query("UPDATE webhook_deliveries SET attempts = ?, next_attempt_at_ms = ? WHERE id = ?").run(o.attempt, o.nextAttemptAtMs, o.deliveryId);
+    }
+    c.query("UPDATE webhooks SET failing_since_ms = COALESCE(failing_since_ms, ?) WHERE id = ?").run(o.nowMs, o.webhookId);
+    const disabled = c
+      .query("UPDATE webhooks SET enabled = 0 WHERE id = ? AND enabled = 1 AND failing_since_ms <= ?")
+      .run(o.webhookId, o.nowMs - o.disableAfterMs);
+    // A disabled endpoint keeps nothing waiting; a replay queues its events again.
+    if (disabled.changes > 0) c.query("UPDATE webhook_deliveries SET status = 'failed' WHERE webhook_id = ? AND status = 'pending'").run(o.webhookId);
+  });
+}
+
+/** A delivery whose event is no longer public (its token was hidden) is closed without a send. */
+export function dropDelivery(db: Db, deliveryId: number, attempt: number, nowMs: number): void {
+  immediate(db, () => {
+    db.$client
+      .query("INSERT INTO webhook_attempts (delivery_id, attempt, at_ms, ok, http_status, error) VALUES (?, ?, ?, 0, NULL, ?)")
+      .run(deliveryId, attempt, nowMs, "The event is no longer public; not sent.");
+    db.$client.query("UPDATE webhook_deliveries SET status = 'failed', attempts = ? WHERE id = ?").run(attempt, deliveryId);
+  });
+}
