@@ -112,7 +112,7 @@ async function settleLiveBuy(deps: BurnJobDeps, ctx: JobContext, buy: BuyRow, re
   const treasury = deps.chain.treasury;
   if (buy.status === "sent") {
     const outcome = await deps.chain.sender.outcome(buy.signature, BigInt(buy.lvbh));
-    if (outcome.kind === "pending") waiting++;
+    if (outcome.kind === "pending" || outcome.kind === "unknown") waiting++;
     else if (outcome.kind === "confirmed") {
       const tx = await deps.chain.reader.getTransaction(buy.signature);
       if (!tx) return { waiting: waiting + 1, stop: true };
@@ -130,7 +130,7 @@ async function settleLiveBuy(deps: BurnJobDeps, ctx: JobContext, buy: BuyRow, re
   }
   if (buy.status === "burning") {
     const outcome = await deps.chain.sender.outcome(buy.burnSignature!, BigInt(buy.burnLvbh!));
-    if (outcome.kind === "pending") waiting++;
+    if (outcome.kind === "pending" || outcome.kind === "unknown") waiting++;
     else if (outcome.kind === "confirmed") {
       crashPoint("burns:burn-after-confirm");
       completeBurnBuy(deps.db, { buyId: id, tokenAmount: BigInt(buy.tokenAmount ?? 0n), atMs: outcome.blockTime?.getTime() ?? deps.now() }, ctx.assertHeld);

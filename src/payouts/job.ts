@@ -188,7 +188,8 @@ async function resolveBatch(
   let pending = 0;
   const outcome = await deps.chain.sender.outcome(batch.signature, BigInt(batch.lvbh));
   const atMs = deps.now();
-  if (outcome.kind === "pending") pending += Number(batch.n);
+  // Unknown is not an outcome: the batch waits, exactly like one still landing.
+  if (outcome.kind === "pending" || outcome.kind === "unknown") pending += Number(batch.n);
   else if (outcome.kind === "confirmed") {
     crashPoint("payouts:after-confirm");
     const n = confirmPayouts(deps.db, batch.signature, outcome.blockTime?.getTime() ?? atMs, ctx.assertHeld);
@@ -196,7 +197,7 @@ async function resolveBatch(
   } else if (outcome.kind === "failed") {
     const n = failPayouts(deps.db, batch.signature, scrubErrorText(outcome.error), atMs, ctx.assertHeld);
     if (report) report.failed += n;
-  } else {
+  } else if (outcome.kind === "expired") {
     crashPoint("payouts:after-expiry");
     const ids = replaceExpiredPayouts(deps.db, batch.signature, atMs, ctx.assertHeld);
     if (report) report.replaced += ids.length;

@@ -226,7 +226,7 @@ async function resolvePage(
       continue;
     }
     const { outcome, tx } = answer;
-    if (outcome.kind === "pending") {
+    if (outcome.kind === "pending" || outcome.kind === "unknown") {
       pending += sweeps.length;
       continue;
     }
