@@ -5,6 +5,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { adminRoutes } from "../admin/routes";
+import { setAsideRoutes } from "../admin/set-aside-routes";
 import { metricsRoutes } from "../metrics/routes";
 import { jobRoutes } from "../jobs/routes";
 import { accountRoutes } from "../accounts/routes";
@@ -97,6 +98,7 @@ export function createApp(ctx: AppContext) {
     .use(authRoutes(ctx))
     .use(accountRoutes(ctx))
     .use(adminRoutes(ctx))
+    .use(setAsideRoutes(ctx))
     .use(webRoutes(ctx));
 }
 

@@ -18,6 +18,8 @@ export interface HealthReport {
   staleAfterSec: number;
   jobs: JobHealth[];
   checkedAt: string;
+  /** tokens set aside by the money jobs; `stopped` ones (a credit mismatch) make `ok` false */
+  setAside: { tokens: number; stopped: number };
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -53,10 +55,19 @@ export function jobHealth(db: Db, nowMs = Date.now()): HealthReport {
       lastError: row?.lastError ?? null,
     };
   });
+  const aside = setAsideCounts(db);
   return {
-    ok: jobs.every((j) => !j.stale),
+    ok: jobs.every((j) => !j.stale) && aside.stopped === 0,
     staleAfterSec: STALE_AFTER_SEC,
     jobs,
     checkedAt: new Date(nowMs).toISOString(),
+    setAside: aside,
   };
+}
+
+function setAsideCounts(db: Db): { tokens: number; stopped: number } {
+  const row = db.$client
+    .query("SELECT COUNT(*) AS tokens, COALESCE(SUM(CASE WHEN retry_at_ms IS NULL THEN 1 ELSE 0 END), 0) AS stopped FROM set_aside WHERE set_aside_at_ms IS NOT NULL")
+    .get() as { tokens: bigint; stopped: bigint };
+  return { tokens: Number(row.tokens), stopped: Number(row.stopped) };
 }

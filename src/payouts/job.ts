@@ -74,6 +74,12 @@ export async function runPayoutsJob(deps: PayoutJobDeps, ctx: JobContext): Promi
   const treasury = deps.chain.treasury;
   for (const batch of await batchesOf(deps, queued)) {
     if (ctx.signal.aborted) break;
+    // A pause set while this run is sending stops the batches not yet sent (they stay queued);
+    // what is already in flight still resolves below.
+    if (getClaimsPaused(deps.db)) {
+      report.paused = true;
+      break;
+    }
     const instructions = batch.map((p) =>
       SystemProgram.transfer({ fromPubkey: treasury.publicKey, toPubkey: new PublicKey(p.wallet), lamports: BigInt(p.lamports) }),
     );
