@@ -455,7 +455,19 @@ class World {
   async settle(): Promise<string | null> {
     this.faults.clear();
     setClaimsPaused(this.db, false);
+    const live = () =>
+      Number(
+        (
+          this.db.$client
+            .query(
+              `SELECT (SELECT COUNT(*) FROM sweeps WHERE status = 'sent') + (SELECT COUNT(*) FROM payouts WHERE status IN ('sent', 'queued'))
+                    + (SELECT COUNT(*) FROM burn_buys WHERE status IN ('sent', 'bought', 'burning')) AS n`,
+            )
+            .get() as { n: bigint }
+        ).n,
+      );
     for (let round = 0; round < 12; round++) {
+      if (live() === 0) return null;
       this.nowMs += LEASE_MS + 1; // any lease a crashed run left has expired
       for (const job of JOBS) {
         const outcome = await this.runJob(job, null);
@@ -463,15 +475,8 @@ class World {
         this.node.advanceSlots(40);
         this.check();
       }
-      const live = this.db.$client
-        .query(
-          `SELECT (SELECT COUNT(*) FROM sweeps WHERE status = 'sent') + (SELECT COUNT(*) FROM payouts WHERE status IN ('sent', 'queued'))
-                + (SELECT COUNT(*) FROM burn_buys WHERE status IN ('sent', 'bought', 'burning')) AS n`,
-        )
-        .get() as { n: bigint };
-      if (Number(live.n) === 0) return null;
     }
-    return "sent items did not reach a terminal state after the faults cleared";
+    return live() === 0 ? null : "sent items did not reach a terminal state after the faults cleared";
   }
 }
 
