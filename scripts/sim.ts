@@ -323,9 +323,9 @@ class World {
       case 4:
         return { kind: "rpcError", method: this.pick(methods), count: this.int(1, 4), as: this.pick(["429", "503", "429", "503", "timeout"] as const), holdMs: 10_000 };
       case 5: {
-        const reads = ["getSignatureStatuses", "getEpochInfo", "getMultipleAccounts", "getTransaction", "getLatestBlockhash"];
-        const some = this.rand() < 0.5;
-        return { kind: "lag", slots: this.pick([5, 40, 200, 400]), share: this.pick([0.3, 0.7, 1]), ...(some ? { methods: [this.pick(reads), this.pick(reads)] } : {}), count: this.int(5, 60) };
+        const reads = ["getSignatureStatuses", "getSignatureStatuses", "getEpochInfo", "getMultipleAccounts", "getTransaction", "getLatestBlockhash"];
+        const some = this.rand() < 0.7;
+        return { kind: "lag", slots: this.pick([5, 40, 200, 400, 600]), share: this.pick([0.3, 0.7, 1, 1]), ...(some ? { methods: [this.pick(reads), this.pick(reads)] } : {}), count: this.int(5, 80) };
       }
       default:
         return { kind: "clear" };
@@ -338,7 +338,8 @@ class World {
     this.nowMs += this.int(500, 4_000);
     const roll = this.rand();
     if (roll < 0.12) {
-      const k = this.pick([1, 2, 5, 20, 40, 60, 160]);
+      // Long gaps too: a transaction landed long ago, read through a node behind, is the trap.
+      const k = this.pick([1, 2, 5, 20, 40, 60, 160, 220, 320]);
       this.node.advanceSlots(k);
       return `slots +${k}`;
     }
@@ -368,6 +369,15 @@ class World {
       return `rename ${u.id} -> ${this.rename(u)}`;
     }
     if (roll < 0.95) {
+      if (this.rand() < 0.25) {
+        // The trap of the double payout: a long gap, then statuses read through a node so far
+        // behind that whatever landed meanwhile is absent, while heights come from a node ahead.
+        const rule: FaultRule = { kind: "lag", slots: 600, share: 1, methods: ["getSignatureStatuses"], count: this.int(3, 30) };
+        this.faults.apply(rule);
+        const gap = this.int(190, 300);
+        this.node.advanceSlots(gap);
+        return `fault ${JSON.stringify(rule)} slots +${gap}`;
+      }
       const rule = this.randomRule();
       this.faults.apply(rule);
       return `fault ${JSON.stringify(rule)}`;
