@@ -128,14 +128,18 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
   const retryAfterMaxMs = options.retryAfterMaxMs ?? 10_000;
   const transport = options.fetch ?? fetch;
   const scrub = createScrubber(options.rpcUrl);
-  // The newest context slot seen per commitment: later reads ask for at least it.
-  const seen = { confirmed: 0, finalized: 0 };
-  const observe = (level: "confirmed" | "finalized", slot: number) => {
+  // The newest context slot seen per commitment: later reads ask for at least it. Levels are kept
+  // apart: a status answer's context is the node's processed slot, which its confirmed slot trails
+  // by a slot or two, so feeding it to confirmed reads would refuse every one of them meanwhile.
+  const seen = { processed: 0, confirmed: 0, finalized: 0 };
+  type Level = keyof typeof seen;
+  const observe = (level: Level, slot: number) => {
     if (Number.isSafeInteger(slot) && slot > seen[level]) seen[level] = slot;
   };
-  const minSlot = (level: "confirmed" | "finalized") => {
-    // A confirmed read is at least as new as anything finalized.
-    const floor = level === "confirmed" ? Math.max(seen.confirmed, seen.finalized) : seen.finalized;
+  const minSlot = (level: Level) => {
+    // A read is at least as new as anything seen at its level or a more final one.
+    const floor =
+      level === "processed" ? Math.max(seen.processed, seen.confirmed, seen.finalized) : level === "confirmed" ? Math.max(seen.confirmed, seen.finalized) : seen.finalized;
     return floor > 0 ? { minContextSlot: floor } : {};
   };
 
@@ -270,9 +274,9 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
       for (let i = 0; i < signatures.length; i += GET_SIGNATURE_STATUSES_MAX) {
         const chunk = signatures.slice(i, i + GET_SIGNATURE_STATUSES_MAX);
         const res = await call("getSignatureStatuses", () =>
-          connection.getSignatureStatuses([...chunk], { searchTransactionHistory: searchHistory, ...minSlot("confirmed") } as { searchTransactionHistory: boolean }),
+          connection.getSignatureStatuses([...chunk], { searchTransactionHistory: searchHistory, ...minSlot("processed") } as { searchTransactionHistory: boolean }),
         );
-        observe("confirmed", res?.context?.slot);
+        observe("processed", res?.context?.slot);
         const values = res?.value;
         if (!Array.isArray(values) || values.length !== chunk.length) {
           throw new ChainBadResponseError("getSignatureStatuses: answer does not match the signatures asked");
@@ -369,7 +373,7 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
     if (typeof contextSlot !== "number" || contextSlot < finalizedSlot) {
       return { kind: "unknown", reason: "status answered by a node behind the finalized slot" };
     }
-    observe("confirmed", contextSlot);
+    observe("processed", contextSlot);
     const values = res?.value;
     if (!Array.isArray(values) || values.length !== 1) throw new ChainBadResponseError("getSignatureStatuses: answer does not match the signature asked");
     const s = values[0];

@@ -151,4 +151,18 @@ describe("monotonic reads", () => {
     expect((await reader.getBalances([key])).get(key)).toBe(5_000n);
     expect((fake.requests[1]!.params[1] as { minContextSlot: number }).minContextSlot).toBe(900);
   });
+
+  test("a status answer (processed level) does not raise the floor of confirmed reads", async () => {
+    fake = startFakeRpc();
+    const key = Keypair.generate().publicKey.toBase58();
+    fake.handle("getSignatureStatuses", () => ({ result: { context: { slot: 1_000 }, value: [null] } }));
+    fake.handle("getMultipleAccounts", () => ({ result: { context: { slot: 999 }, value: [null] } }));
+    const { reader } = chain();
+    await reader.getSignatureStatuses(["s"], false);
+    await reader.getBalances([key]);
+    expect((fake.requests[1]!.params[1] as { minContextSlot?: number }).minContextSlot).toBeUndefined();
+    // ...but a later status read does not go back behind it.
+    await reader.getSignatureStatuses(["s"], false);
+    expect((fake.requests[2]!.params[1] as { minContextSlot?: number }).minContextSlot).toBe(1_000);
+  });
 });
