@@ -365,14 +365,22 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
     const finalizedSlot = epoch.absoluteSlot;
     observe("finalized", finalizedSlot);
     const finalizedHeight = BigInt(epoch.blockHeight ?? 0);
-    const res = await call("getSignatureStatuses", () =>
-      connection.getSignatureStatuses([signature], { searchTransactionHistory: true, minContextSlot: finalizedSlot } as { searchTransactionHistory: boolean }),
-    );
-    const contextSlot = res?.context?.slot;
-    // A provider that ignores minContextSlot is caught here: an older answer proves nothing.
-    if (typeof contextSlot !== "number" || contextSlot < finalizedSlot) {
-      return { kind: "unknown", reason: "status answered by a node behind the finalized slot" };
+    // agave ignores minContextSlot on getSignatureStatuses (its config has searchTransactionHistory
+    // only), so the answer's own context.slot is the proof; the field is still sent for nodes and
+    // providers that honour it. An answer from behind proves nothing: asked again, then unknown.
+    let res: Awaited<ReturnType<Connection["getSignatureStatuses"]>> | null = null;
+    for (let attempt = 0; attempt <= retries; attempt++) {
+      const answer = await call("getSignatureStatuses", () =>
+        connection.getSignatureStatuses([signature], { searchTransactionHistory: true, minContextSlot: finalizedSlot } as { searchTransactionHistory: boolean }),
+      );
+      if (typeof answer?.context?.slot === "number" && answer.context.slot >= finalizedSlot) {
+        res = answer;
+        break;
+      }
+      if (attempt < retries) await sleep(Math.floor(Math.min(backoffMaxMs, backoffBaseMs * 2 ** attempt) * random()));
     }
+    if (!res) return { kind: "unknown", reason: "status answered by a node behind the finalized slot" };
+    const contextSlot = res.context.slot;
     observe("processed", contextSlot);
     const values = res?.value;
     if (!Array.isArray(values) || values.length !== 1) throw new ChainBadResponseError("getSignatureStatuses: answer does not match the signature asked");

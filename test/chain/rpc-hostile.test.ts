@@ -86,6 +86,14 @@ describe("outcome against a pool of nodes", () => {
     expect((await chain().sender.outcome("sig", 150n)).kind).not.toBe("expired");
   });
 
+  test("a provider that ignores minContextSlot (as agave does for statuses): an answer from behind is asked again", async () => {
+    fake = startFakeRpc();
+    fake.handle("getEpochInfo", () => ({ result: { absoluteSlot: FINALIZED_SLOT, blockHeight: 200, epoch: 0, slotIndex: 0, slotsInEpoch: 1, transactionCount: 0 } }));
+    fake.handle("getSignatureStatuses", (_p, attempt) => ({ result: attempt === 0 ? { context: { slot: 4_900 }, value: [null] } : { context: { slot: FINALIZED_SLOT + 2 }, value: [landed] } }));
+    fake.handle("getBlockTime", () => ({ result: null }));
+    expect(await chain().sender.outcome("sig", 150n)).toEqual({ kind: "confirmed", slot: 4_990n, blockTime: null });
+  });
+
   test("confirmed is still landing: money moves only at finalized", async () => {
     fake = startFakeRpc();
     const confirmed = { ...landed, confirmations: 3, confirmationStatus: "confirmed" };
