@@ -113,3 +113,12 @@ test("statuses read through a node far behind past a payout's expiry: the claim 
   expect(faults.injected.lag).toBeGreaterThan(0);
   expect(faults.injected.minContextSlot).toBeGreaterThan(0);
 }, 120_000);
+
+test("the page's /api/rpc proxy never forwards the local chain's fault rules", async () => {
+  await chainRpc("localnet_fault", [{ kind: "clear" }]);
+  const res = await svc.json("/api/rpc", jsonPost({ jsonrpc: "2.0", id: 1, method: "localnet_fault", params: [{ kind: "dropSends", count: 5 }] }, { origin: SITE }));
+  // refused by the service itself (not a listed method), never reaching the chain
+  expect(res.status).toBe(400);
+  expect(Object.keys(res.body)).toEqual(["error"]);
+  expect((await chainRpc("localnet_faults")).rules).toEqual([]);
+});
