@@ -591,3 +591,25 @@ export const webhookAttempts = sqliteTable(
   },
   (t) => [index("webhook_attempts_delivery").on(t.deliveryId, t.id)],
 );
+
+// ---------------------------------------------------------------- set-aside tokens
+
+/**
+ * Tokens a money job keeps failing on (collect always failing, pool missing, buy too small), or
+ * stopped on a credit mismatch. Failing rows count consecutive failures; from SET_ASIDE_AFTER on
+ * the token is set aside (`setAsideAtMs`) and retried at `retryAtMs` on a back-off; a stopped
+ * token has no retry time and waits for an operator.
+ */
+export const setAside = sqliteTable(
+  "set_aside",
+  {
+    mint: text("mint").notNull(),
+    job: text("job", { enum: ["sweep", "burns"] }).notNull(),
+    reason: text("reason").notNull(),
+    failures: int("failures").notNull(),
+    sinceMs: int("since_ms").notNull(),
+    setAsideAtMs: int("set_aside_at_ms"),
+    retryAtMs: int("retry_at_ms"),
+  },
+  (t) => [primaryKey({ columns: [t.mint, t.job] })],
+);

@@ -47,7 +47,8 @@ export interface CoreOptions {
 }
 
 const RPC_FILL_CHUNK = 1_000;
-const RESOLVE_RETRY_DELAYS_MS = [100, 250, 500, 1_000, 2_000];
+// Money moves only at finalized (~13 s after landing on mainnet): the later retries cover that.
+const RESOLVE_RETRY_DELAYS_MS = [100, 250, 500, 1_000, 2_000, 4_000, 8_000, 8_000];
 
 export class IndexerCore {
   readonly cache: AccountCache;

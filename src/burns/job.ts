@@ -15,6 +15,10 @@ import { crashPoint } from "../jobs/crash-points";
 import type { JobContext } from "../jobs/scheduler";
 import { log } from "../lib/log";
 import { scrubErrorText } from "../lib/scrub";
+import { ChainUnavailableError } from "../chain/ports";
+import { LedgerInvariantError } from "../ledger/ledger";
+import { LeaseLostError } from "../jobs/lease";
+import { heldBackMints, recordTokenFailure, recordTokenSuccess } from "../jobs/set-aside";
 import { completeBurnBuy, failBurnBuy, markBurnBought, markBurnSent, pendingBurnGroups, retryBurn, startBurnBuy } from "./service";
 
 export interface BurnJobDeps {
@@ -67,10 +71,30 @@ async function advance(deps: BurnJobDeps, ctx: JobContext, report: BurnRunReport
   const treasury = deps.chain.treasury;
   for (const buy of liveBuys(deps.db)) {
     if (ctx.signal.aborted) break;
+    // Each buy on its own: an error settling or burning one mint does not stop the others.
+    try {
+      waiting += await advanceOne(deps, ctx, buy, report);
+    } catch (error) {
+      // Broken books and a lost lease are never one mint's problem: they end the run.
+      if (error instanceof LedgerInvariantError || error instanceof LeaseLostError) throw error;
+      waiting++;
+      log.warn("burn could not be advanced; the next run tries again", { mint: buy.mint, error: scrubErrorText(error) });
+      if (!(error instanceof ChainUnavailableError) && !ctx.signal.aborted) {
+        recordTokenFailure(deps.db, { mint: buy.mint, job: "burns", reason: `burn could not be built: ${scrubErrorText(error)}`, atMs: deps.now() }, ctx.assertHeld);
+      }
+    }
+  }
+  return waiting;
+}
+
+async function advanceOne(deps: BurnJobDeps, ctx: JobContext, buy: BuyRow, report: BurnRunReport): Promise<number> {
+  let waiting = 0;
+  const treasury = deps.chain.treasury;
+  {
     const id = Number(buy.id);
     const settled = await settleLiveBuy(deps, ctx, buy, report);
     waiting += settled.waiting;
-    if (settled.stop) continue;
+    if (settled.stop) return waiting;
     if (buy.status === "bought" && !ctx.signal.aborted) {
       const amount = BigInt(buy.tokenAmount ?? 0n);
       if (amount === 0n) {
@@ -78,7 +102,7 @@ async function advance(deps: BurnJobDeps, ctx: JobContext, report: BurnRunReport
         markBurnSent(deps.db, id, buy.signature, BigInt(buy.lvbh), ctx.assertHeld);
         completeBurnBuy(deps.db, { buyId: id, tokenAmount: 0n, atMs: deps.now() }, ctx.assertHeld);
         report.burned++;
-        continue;
+        return waiting;
       }
       const instructions = await deps.chain.launchProgram.buildBurn(buy.mint, treasury.publicKey, amount);
       // The burn closes the treasury's token account when it empties it, so the rent its creation
@@ -112,25 +136,27 @@ async function settleLiveBuy(deps: BurnJobDeps, ctx: JobContext, buy: BuyRow, re
   const treasury = deps.chain.treasury;
   if (buy.status === "sent") {
     const outcome = await deps.chain.sender.outcome(buy.signature, BigInt(buy.lvbh));
-    if (outcome.kind === "pending") waiting++;
+    if (outcome.kind === "pending" || outcome.kind === "unknown") waiting++;
     else if (outcome.kind === "confirmed") {
       const tx = await deps.chain.reader.getTransaction(buy.signature);
       if (!tx) return { waiting: waiting + 1, stop: true };
       crashPoint("burns:buy-after-confirm");
       const amount = deps.chain.launchProgram.decodeBoughtAmount(tx, buy.mint, treasury.publicKey.toBase58());
       markBurnBought(deps.db, id, amount, ctx.assertHeld);
+      recordTokenSuccess(deps.db, buy.mint, "burns", ctx.assertHeld);
       report.bought++;
       buy.status = "bought";
       buy.tokenAmount = amount;
     } else {
       failBurnBuy(deps.db, id, outcome.kind === "failed" ? scrubErrorText(outcome.error) : "expired without landing", ctx.assertHeld);
+      if (outcome.kind === "failed") recordTokenFailure(deps.db, { mint: buy.mint, job: "burns", reason: `buy failed on chain: ${scrubErrorText(outcome.error)}`, atMs: deps.now() }, ctx.assertHeld);
       report.failed++;
       return { waiting, stop: true };
     }
   }
   if (buy.status === "burning") {
     const outcome = await deps.chain.sender.outcome(buy.burnSignature!, BigInt(buy.burnLvbh!));
-    if (outcome.kind === "pending") waiting++;
+    if (outcome.kind === "pending" || outcome.kind === "unknown") waiting++;
     else if (outcome.kind === "confirmed") {
       crashPoint("burns:burn-after-confirm");
       completeBurnBuy(deps.db, { buyId: id, tokenAmount: BigInt(buy.tokenAmount ?? 0n), atMs: outcome.blockTime?.getTime() ?? deps.now() }, ctx.assertHeld);
@@ -183,10 +209,15 @@ export async function runBurnsJob(deps: BurnJobDeps, ctx: JobContext): Promise<B
   const report: BurnRunReport = { buysSent: 0, bought: 0, burnsSent: 0, burned: 0, failed: 0, skipped: 0 };
   await advance(deps, ctx, report);
   const busyMints = new Set(liveBuys(deps.db).map((b) => b.mint));
+  const heldBack = heldBackMints(deps.db, "burns", deps.now());
   const treasury = deps.chain.treasury;
   for (const group of pendingBurnGroups(deps.db, deps.maxMintsPerRun ?? 200)) {
     if (ctx.signal.aborted) break;
     if (busyMints.has(group.mint)) continue;
+    if (heldBack.has(group.mint)) {
+      report.skipped++;
+      continue;
+    }
     const token = deps.db.$client.query("SELECT mint, creator FROM tokens WHERE mint = ?").get(group.mint) as {
       mint: string;
       creator: string;
@@ -197,8 +228,20 @@ export async function runBurnsJob(deps: BurnJobDeps, ctx: JobContext): Promise<B
       continue;
     }
     const lamports = group.recipientLamports + group.platformLamports;
-    const plan = await deps.chain.launchProgram.buildBurnBuy(token, treasury.publicKey, lamports, deps.slippageBps ?? 500);
-    const prepared = await deps.chain.sender.prepare(plan.instructions, treasury, []);
+    let prepared;
+    try {
+      const plan = await deps.chain.launchProgram.buildBurnBuy(token, treasury.publicKey, lamports, deps.slippageBps ?? 500);
+      prepared = await deps.chain.sender.prepare(plan.instructions, treasury, []);
+    } catch (error) {
+      // One mint that cannot be bought (pool missing, buy too small...) is counted and skipped;
+      // the other mints are bought. Repeated failures set it aside (see jobs/set-aside.ts).
+      log.warn("burn buy could not be built", { mint: group.mint, error: scrubErrorText(error) });
+      report.skipped++;
+      if (!(error instanceof ChainUnavailableError)) {
+        recordTokenFailure(deps.db, { mint: group.mint, job: "burns", reason: `buy could not be built: ${scrubErrorText(error)}`, atMs: deps.now() }, ctx.assertHeld);
+      }
+      continue;
+    }
     startBurnBuy(deps.db, { group, signature: prepared.signature, lastValidBlockHeight: prepared.lastValidBlockHeight, atMs: deps.now() }, ctx.assertHeld);
     crashPoint("burns:buy-after-save");
     try {

@@ -159,3 +159,18 @@ export function retryBurn(db: Db, buyId: number, error: string, assertHeld?: () 
       .run(error.slice(0, 300), buyId);
   });
 }
+
+/**
+ * Recipients' lamports already spent by buys that landed and whose burn has not yet: they left the
+ * treasury, but the books move them from pending to burned only when the burn lands. The proof of
+ * reserves must not count them as owed (they would show as a false shortfall meanwhile).
+ */
+export function spentOnPendingBurnsLamports(db: Db): bigint {
+  const row = db.$client
+    .query(
+      `SELECT COALESCE(SUM(o.lamports), 0) AS s FROM burn_orders o JOIN burn_buys b ON b.id = o.buy_id
+        WHERE b.status IN ('bought', 'burning') AND o.status = 'buying' AND o.source = 'recipient'`,
+    )
+    .get() as { s: bigint };
+  return BigInt(row.s);
+}

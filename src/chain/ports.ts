@@ -88,6 +88,8 @@ export type TransactionOutcome =
   | { kind: "confirmed"; slot: bigint; blockTime: Date | null }
   | { kind: "failed"; slot: bigint; error: string }
   | { kind: "pending" }
+  /** the chain could not be asked (rate limited, timed out, node behind): not an outcome, ask again later */
+  | { kind: "unknown"; reason: string }
   /** block height is past lastValidBlockHeight and a history search finds nothing: it can never land */
   | { kind: "expired" };
 
@@ -100,7 +102,10 @@ export interface ChainSender {
   ): Promise<PreparedTransaction>;
   /** Sends exactly the prepared bytes (skipPreflight). Safe to call again with the same bytes. */
   send(tx: PreparedTransaction): Promise<void>;
-  /** The outcome of a saved transaction; `expired` only when provably never landing. */
+  /**
+   * The outcome of a saved transaction. `confirmed` and `failed` only once finalized; `expired`
+   * only when provably never landing; `unknown` when the chain could not be asked.
+   */
   outcome(signature: string, lastValidBlockHeight: bigint): Promise<TransactionOutcome>;
 }
 

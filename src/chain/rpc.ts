@@ -10,9 +10,18 @@
  *   errors.ts with the provider URL and any key scrubbed out; web3.js's own 429 loop (which logs)
  *   is disabled.
  * - `getAccounts`/`getBalances` batch `getMultipleAccounts` at 100 keys a call and deduplicate.
+ * - A 429 (or 503) with `retry-after` is waited out (bounded by `retryAfterMaxMs`) before the retry.
+ * - Reads are monotonic: every answer's `context.slot` is remembered per commitment and sent back
+ *   as `minContextSlot`, so a node behind the pool (a load balancer reaching a lagging node) answers
+ *   -32016 (retried) rather than an older state that would undo what was already seen.
  * - `prepare` signs without sending, so the signature (the fee payer's, always first) is saved
- *   first; `send` only ever sends those exact bytes; `outcome` reports `expired` only when the finalized block height is past
- *   `lastValidBlockHeight` and a history search still finds nothing.
+ *   first; `send` only ever sends those exact bytes.
+ * - `outcome` decides money only from answers provably at least as new as what they are compared
+ *   with: the finalized slot and block height come from one answer (getEpochInfo), and the status
+ *   search must come from a node at or past that slot (`minContextSlot`, and `context.slot`
+ *   checked). `confirmed`/`failed` only at `finalized`; `expired` only when the finalized height is
+ *   past `lastValidBlockHeight` and such a search finds nothing; a node that cannot answer (429,
+ *   timeout, behind) is `unknown`, never an outcome.
  */
 import {
   type AddressLookupTableAccount,
@@ -68,6 +77,10 @@ export interface RpcChainOptions {
   allowNodeCosigners?: boolean;
   /** extra headers some providers want for their key (never logged) */
   httpHeaders?: Record<string, string>;
+  /** longest `retry-after` honoured before a retry (a provider asking for more is retried then) */
+  retryAfterMaxMs?: number;
+  /** the HTTP transport (default: global fetch); the simulation passes the local chain's in-process one */
+  fetch?: typeof fetch;
   /** injectable for tests */
   random?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -83,10 +96,22 @@ export const GET_SIGNATURE_STATUSES_MAX = 256;
 
 /** Thrown inside our fetch so the classification survives web3.js's wrapping. */
 class HttpStatusFailure extends Error {
-  constructor(readonly status: number) {
+  constructor(readonly status: number, readonly retryAfterMs: number | null = null) {
     super(`HTTP ${status}`);
   }
 }
+
+/** `retry-after` as seconds or an HTTP date, in ms from `nowMs`; null when absent or unreadable. */
+export function retryAfterMs(header: string | null, nowMs: number): number | null {
+  if (!header) return null;
+  const text = header.trim();
+  if (/^\d{1,7}$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isFinite(at) ? Math.max(0, at - nowMs) : null;
+}
+
+/** -32016: "Minimum context slot has not been reached" (the node is behind what we already saw). */
+const MIN_CONTEXT_SLOT_NOT_REACHED = -32016;
 class RequestTimeout extends Error {}
 
 // Node-side conditions that clear by themselves (node behind, slot skipped, context slot not reached).
@@ -100,16 +125,32 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
   const commitment = options.commitment ?? "confirmed";
   const random = options.random ?? Math.random;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const retryAfterMaxMs = options.retryAfterMaxMs ?? 10_000;
+  const transport = options.fetch ?? fetch;
   const scrub = createScrubber(options.rpcUrl);
+  // The newest context slot seen per commitment: later reads ask for at least it. Levels are kept
+  // apart: a status answer's context is the node's processed slot, which its confirmed slot trails
+  // by a slot or two, so feeding it to confirmed reads would refuse every one of them meanwhile.
+  const seen = { processed: 0, confirmed: 0, finalized: 0 };
+  type Level = keyof typeof seen;
+  const observe = (level: Level, slot: number) => {
+    if (Number.isSafeInteger(slot) && slot > seen[level]) seen[level] = slot;
+  };
+  const minSlot = (level: Level) => {
+    // A read is at least as new as anything seen at its level or a more final one.
+    const floor =
+      level === "processed" ? Math.max(seen.processed, seen.confirmed, seen.finalized) : level === "confirmed" ? Math.max(seen.confirmed, seen.finalized) : seen.finalized;
+    return floor > 0 ? { minContextSlot: floor } : {};
+  };
 
   const timedFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     try {
-      const res = await fetch(input, { ...init, signal: controller.signal });
+      const res = await transport(input, { ...init, signal: controller.signal });
       // Read the body under the same timer: a provider that sends headers then stalls is a timeout too.
       const body = await res.text();
-      if (!res.ok) throw new HttpStatusFailure(res.status);
+      if (!res.ok) throw new HttpStatusFailure(res.status, retryAfterMs(res.headers.get("retry-after"), Date.now()));
       return new Response(body, { status: res.status, headers: res.headers });
     } catch (error) {
       if (controller.signal.aborted) throw new RequestTimeout();
@@ -174,7 +215,11 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
         last = error;
         if (!transient || attempt === retries) break;
         const ceiling = Math.min(backoffMaxMs, backoffBaseMs * 2 ** attempt);
-        await sleep(Math.floor(ceiling * random()));
+        // A provider that says when to come back is believed (within bounds): retrying sooner
+        // only spends the quota it is refusing.
+        const asked = findCause(raw);
+        const wait = asked instanceof HttpStatusFailure && asked.retryAfterMs !== null ? Math.min(asked.retryAfterMs, retryAfterMaxMs) : 0;
+        await sleep(Math.max(wait, Math.floor(ceiling * random())));
       }
     }
     throw last;
@@ -194,7 +239,11 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
       for (let i = 0; i < unique.length; i += GET_MULTIPLE_ACCOUNTS_MAX_KEYS) {
         const chunk = unique.slice(i, i + GET_MULTIPLE_ACCOUNTS_MAX_KEYS);
         const keys = chunk.map(toPublicKey);
-        const infos = await call("getMultipleAccounts", () => connection.getMultipleAccountsInfo(keys, { commitment }));
+        const answer = await call("getMultipleAccounts", () =>
+          connection.getMultipleAccountsInfoAndContext(keys, { commitment, ...minSlot(commitment) }),
+        );
+        observe(commitment, answer?.context?.slot);
+        const infos = answer?.value;
         if (!Array.isArray(infos) || infos.length !== chunk.length) {
           throw new ChainBadResponseError("getMultipleAccounts: answer does not match the keys asked");
         }
@@ -225,8 +274,9 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
       for (let i = 0; i < signatures.length; i += GET_SIGNATURE_STATUSES_MAX) {
         const chunk = signatures.slice(i, i + GET_SIGNATURE_STATUSES_MAX);
         const res = await call("getSignatureStatuses", () =>
-          connection.getSignatureStatuses([...chunk], { searchTransactionHistory: searchHistory }),
+          connection.getSignatureStatuses([...chunk], { searchTransactionHistory: searchHistory, ...minSlot("processed") } as { searchTransactionHistory: boolean }),
         );
+        observe("processed", res?.context?.slot);
         const values = res?.value;
         if (!Array.isArray(values) || values.length !== chunk.length) {
           throw new ChainBadResponseError("getSignatureStatuses: answer does not match the signatures asked");
@@ -253,8 +303,9 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
     },
 
     async getLatestBlockhash() {
-      const r = await call("getLatestBlockhash", () => connection.getLatestBlockhash(commitment));
-      return { blockhash: r.blockhash, lastValidBlockHeight: BigInt(r.lastValidBlockHeight) };
+      const r = await call("getLatestBlockhash", () => connection.getLatestBlockhashAndContext({ commitment, ...minSlot(commitment) }));
+      observe(commitment, r.context.slot);
+      return { blockhash: r.value.blockhash, lastValidBlockHeight: BigInt(r.value.lastValidBlockHeight) };
     },
   };
 
@@ -294,27 +345,62 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
     },
 
     async outcome(signature: string, lastValidBlockHeight: bigint): Promise<TransactionOutcome> {
-      // Height first, then status: if the status search after it finds nothing while the finalized
-      // chain is already past lastValidBlockHeight, no block that could hold the transaction remains.
-      const finalizedHeight = BigInt(await call("getBlockHeight", () => connection.getBlockHeight("finalized")));
-      const statuses = await reader.getSignatureStatuses([signature], true);
-      const status = statuses.get(signature) ?? null;
-      if (status) {
-        if (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized") {
-          if (status.err !== null) return { kind: "failed", slot: status.slot, error: status.err };
-          let blockTime: Date | null = null;
-          try {
-            const t = await call("getBlockTime", () => connection.getBlockTime(Number(status.slot)));
-            blockTime = t === null ? null : new Date(t * 1000);
-          } catch {
-            // the time is informative only; the confirmation stands without it
-          }
-          return { kind: "confirmed", slot: status.slot, blockTime };
-        }
-        return { kind: "pending" };
+      try {
+        return await decideOutcome(signature, lastValidBlockHeight);
+      } catch (error) {
+        // Rate limited, timed out, behind, down: nothing is known, and nothing may be decided.
+        if (error instanceof ChainUnavailableError) return { kind: "unknown", reason: error.message };
+        throw error;
       }
-      return finalizedHeight > lastValidBlockHeight ? { kind: "expired" } : { kind: "pending" };
     },
+  };
+
+  /**
+   * The finalized slot and block height from ONE answer, then the status search from a node at or
+   * past that slot. Two separate answers from two nodes of a pool (one ahead, one behind) would
+   * otherwise read a landed transaction as absent past its expiry: replaced, paid twice.
+   */
+  const decideOutcome = async (signature: string, lastValidBlockHeight: bigint): Promise<TransactionOutcome> => {
+    const epoch = await call("getEpochInfo", () => connection.getEpochInfo({ commitment: "finalized", ...minSlot("finalized") }));
+    const finalizedSlot = epoch.absoluteSlot;
+    observe("finalized", finalizedSlot);
+    const finalizedHeight = BigInt(epoch.blockHeight ?? 0);
+    // agave ignores minContextSlot on getSignatureStatuses (its config has searchTransactionHistory
+    // only), so the answer's own context.slot is the proof; the field is still sent for nodes and
+    // providers that honour it. An answer from behind proves nothing: asked again, then unknown.
+    let res: Awaited<ReturnType<Connection["getSignatureStatuses"]>> | null = null;
+    for (let attempt = 0; attempt <= retries; attempt++) {
+      const answer = await call("getSignatureStatuses", () =>
+        connection.getSignatureStatuses([signature], { searchTransactionHistory: true, minContextSlot: finalizedSlot } as { searchTransactionHistory: boolean }),
+      );
+      if (typeof answer?.context?.slot === "number" && answer.context.slot >= finalizedSlot) {
+        res = answer;
+        break;
+      }
+      if (attempt < retries) await sleep(Math.floor(Math.min(backoffMaxMs, backoffBaseMs * 2 ** attempt) * random()));
+    }
+    if (!res) return { kind: "unknown", reason: "status answered by a node behind the finalized slot" };
+    const contextSlot = res.context.slot;
+    observe("processed", contextSlot);
+    const values = res?.value;
+    if (!Array.isArray(values) || values.length !== 1) throw new ChainBadResponseError("getSignatureStatuses: answer does not match the signature asked");
+    const s = values[0];
+    if (s) {
+      // Money moves only at finalized (Solana's exchange guide): a confirmed block can still be
+      // dropped with its fork; until then the transaction is landing, not landed.
+      if (s.confirmationStatus !== "finalized") return { kind: "pending" };
+      const slot = BigInt(s.slot);
+      if (s.err !== null && s.err !== undefined) return { kind: "failed", slot, error: describeError(s.err) };
+      let blockTime: Date | null = null;
+      try {
+        const t = await call("getBlockTime", () => connection.getBlockTime(s.slot));
+        blockTime = t === null ? null : new Date(t * 1000);
+      } catch {
+        // the time is informative only; the confirmation stands without it
+      }
+      return { kind: "confirmed", slot, blockTime };
+    }
+    return finalizedHeight > lastValidBlockHeight ? { kind: "expired" } : { kind: "pending" };
   };
 
   return { reader, sender };

@@ -5,6 +5,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { adminRoutes } from "../admin/routes";
+import { setAsideRoutes } from "../admin/set-aside-routes";
 import { metricsRoutes } from "../metrics/routes";
 import { jobRoutes } from "../jobs/routes";
 import { accountRoutes } from "../accounts/routes";
@@ -81,6 +82,7 @@ export function createApp(ctx: AppContext) {
     .use(historyRoutes(ctx))
     .use(adminPageRoutes(ctx))
     .use(webhookRoutes(ctx))
+    .use(setAsideRoutes(ctx))
     .use(webRoutes(ctx));
 }
 

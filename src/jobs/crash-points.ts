@@ -68,8 +68,15 @@ function parse(raw: string | undefined): { name: string; hit: number } | null {
 
 const target = parse(process.env.CRASH_AT);
 let hits = 0;
+/** In-process crashes (the seeded simulation, scripts/sim.ts): the hook may throw to end the run there. */
+let hook: ((name: CrashPointName) => void) | null = null;
+
+export function setCrashHook(fn: ((name: CrashPointName) => void) | null): void {
+  hook = fn;
+}
 
 export function crashPoint(name: CrashPointName): void {
+  if (hook !== null) hook(name);
   if (target === null || target.name !== name) return;
   hits += 1;
   if (hits < target.hit) return;

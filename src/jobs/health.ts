@@ -28,6 +28,8 @@ export interface HealthReport {
   staleAfterSec: number;
   jobs: JobHealth[];
   checkedAt: string;
+  /** tokens set aside by the money jobs; `stopped` ones (a credit mismatch) make `ok` false */
+  setAside: { tokens: number; stopped: number };
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -65,11 +67,20 @@ export function jobHealth(db: Db, nowMs = Date.now(), setup: JobSetup | null = n
       nextRunAt: iso(setup?.nextRunAtMs(job, nowMs) ?? null),
     };
   });
+  const aside = setAsideCounts(db);
   return {
-    // A job with nothing to do here is not a reason to call the service unhealthy.
-    ok: jobs.every((j) => !j.stale || !j.configured),
+    // A job with nothing to do here is not a reason to call the service unhealthy; a stopped token is.
+    ok: jobs.every((j) => !j.stale || !j.configured) && aside.stopped === 0,
     staleAfterSec: STALE_AFTER_SEC,
     jobs,
     checkedAt: new Date(nowMs).toISOString(),
+    setAside: aside,
   };
+}
+
+function setAsideCounts(db: Db): { tokens: number; stopped: number } {
+  const row = db.$client
+    .query("SELECT COUNT(*) AS tokens, COALESCE(SUM(CASE WHEN retry_at_ms IS NULL THEN 1 ELSE 0 END), 0) AS stopped FROM set_aside WHERE set_aside_at_ms IS NOT NULL")
+    .get() as { tokens: bigint; stopped: bigint };
+  return { tokens: Number(row.tokens), stopped: Number(row.stopped) };
 }

@@ -55,6 +55,8 @@ export const HealthSchema = t.Object({
   jobs: t.Array(JobHealthSchema),
   checkedAt: t.String({ format: "date-time" }),
   indexer: t.Optional(IndexerHealthSchema),
+  /** Additive: tokens the money jobs set aside, and those stopped on a credit mismatch (then ok is false). */
+  setAside: t.Optional(t.Object({ tokens: Int(), stopped: Int() })),
 });
 
 export function jobRoutes(ctx: AppContext) {

@@ -74,6 +74,12 @@ export async function runPayoutsJob(deps: PayoutJobDeps, ctx: JobContext): Promi
   const treasury = deps.chain.treasury;
   for (const batch of await batchesOf(deps, queued)) {
     if (ctx.signal.aborted) break;
+    // A pause set while this run is sending stops the batches not yet sent (they stay queued);
+    // what is already in flight still resolves below.
+    if (getClaimsPaused(deps.db)) {
+      report.paused = true;
+      break;
+    }
     const instructions = batch.map((p) =>
       SystemProgram.transfer({ fromPubkey: treasury.publicKey, toPubkey: new PublicKey(p.wallet), lamports: BigInt(p.lamports) }),
     );
@@ -188,7 +194,8 @@ async function resolveBatch(
   let pending = 0;
   const outcome = await deps.chain.sender.outcome(batch.signature, BigInt(batch.lvbh));
   const atMs = deps.now();
-  if (outcome.kind === "pending") pending += Number(batch.n);
+  // Unknown is not an outcome: the batch waits, exactly like one still landing.
+  if (outcome.kind === "pending" || outcome.kind === "unknown") pending += Number(batch.n);
   else if (outcome.kind === "confirmed") {
     crashPoint("payouts:after-confirm");
     const n = confirmPayouts(deps.db, batch.signature, outcome.blockTime?.getTime() ?? atMs, ctx.assertHeld);
@@ -196,7 +203,7 @@ async function resolveBatch(
   } else if (outcome.kind === "failed") {
     const n = failPayouts(deps.db, batch.signature, scrubErrorText(outcome.error), atMs, ctx.assertHeld);
     if (report) report.failed += n;
-  } else {
+  } else if (outcome.kind === "expired") {
     crashPoint("payouts:after-expiry");
     const ids = replaceExpiredPayouts(deps.db, batch.signature, atMs, ctx.assertHeld);
     if (report) report.replaced += ids.length;

@@ -8,7 +8,7 @@ import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
 import { unavailable } from "../http/errors";
 import { errors, IsoTimeSchema, LamportsSchema } from "../http/public-schemas";
-import { ledgerTotals } from "../ledger/figures";
+import { owedForReserves } from "./reserves";
 import { log } from "../lib/log";
 
 export const TREASURY_READ_WAIT_MS = 3_000;
@@ -49,7 +49,7 @@ export function proofRoutes(ctx: AppContext) {
       if (typeof treasuryLamports !== "bigint") {
         throw unavailable("The treasury balance cannot be read right now; try again later.");
       }
-      const owed = ledgerTotals(ctx.db).owedLamports;
+      const owed = owedForReserves(ctx.db);
       const surplus = treasuryLamports - owed;
       return {
         treasury,

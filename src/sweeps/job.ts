@@ -13,7 +13,7 @@ import type { Db } from "../../db/client";
 import { packSweeps, type SweepItem } from "../chain/packing";
 import type { ConfirmedTransaction, TokenRef, TransactionOutcome, VaultReading } from "../chain/ports";
 import type { ChainServices } from "../chain/services";
-import { ledgerTotals } from "../ledger/figures";
+import { owedForReserves } from "../proof/reserves";
 import { immediate } from "../ledger/ledger";
 import { verifyLedger } from "../ledger/verify";
 import { crashPoint } from "../jobs/crash-points";
@@ -21,7 +21,10 @@ import type { JobContext } from "../jobs/scheduler";
 import { log } from "../lib/log";
 import { scrubErrorText } from "../lib/scrub";
 import { getPlatformTokenMint, setLastReconciliation } from "../settings/service";
+import { heldBackMints, recordTokenFailure, recordTokenSuccess, stopToken, suspectMints } from "../jobs/set-aside";
+import { ChainUnavailableError } from "../chain/ports";
 import { storeVaultReadings, unsweptLamports } from "./readings";
+import { transferredTo, treasuryReceived } from "./transfers";
 import { confirmSweep, failSweep, recordSweepsSent } from "./service";
 
 export interface SweepJobDeps {
@@ -51,13 +54,15 @@ export interface SweepRunReport {
   sendErrors: number;
   /** swept tokens whose stored reading disagreed with the chain after the run and was re-read */
   reread: number;
+  /** tokens not tried this run: set aside after repeated failures, or stopped */
+  heldBack: number;
 }
 
 /** Bound on sent sweeps looked at per resolution pass. */
 const RESOLVE_BATCH = 2_000;
 
 export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<SweepRunReport> {
-  const report: SweepRunReport = { tokensRead: 0, tokensSwept: 0, transactionsSent: 0, confirmed: 0, failed: 0, pending: 0, sendErrors: 0, reread: 0 };
+  const report: SweepRunReport = { tokensRead: 0, tokensSwept: 0, transactionsSent: 0, confirmed: 0, failed: 0, pending: 0, sendErrors: 0, reread: 0, heldBack: 0 };
   await resolveSentSweeps(deps, ctx, report);
   if (ctx.signal.aborted) return report;
 
@@ -67,6 +72,7 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
     ),
   );
   const batchSize = deps.readBatchSize ?? 300;
+  const heldBack = heldBackMints(deps.db, "sweep", deps.now());
   const candidates: (SweepItem & { tokenId: number })[] = [];
   const wereInFlight: { tokenId: number; token: TokenRef }[] = [];
   let afterId = 0;
@@ -96,6 +102,10 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
       const reading = byMint.get(row.mint);
       if (!reading || inFlight.has(Number(row.id))) continue;
       if (unswept(reading) < deps.sweepMinLamports || unswept(reading) === 0n) continue;
+      if (heldBack.has(row.mint)) {
+        report.heldBack += 1;
+        continue;
+      }
       candidates.push({
         tokenId: Number(row.id),
         token: { mint: row.mint, creator: row.creator },
@@ -107,15 +117,38 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
 
   crashPoint("sweep:after-read");
   const tokenIdByMint = new Map(candidates.map((c) => [c.token.mint, c.tokenId]));
-  const packed = packSweeps(candidates, { launchProgram: deps.chain.launchProgram, treasury: deps.chain.treasury.publicKey });
+  // A token that failed since it last worked goes in a transaction of its own: one mint whose
+  // collect keeps failing must not take the tokens packed with it down every run.
+  const suspects = suspectMints(deps.db, "sweep");
+  const packOptions = { launchProgram: deps.chain.launchProgram, treasury: deps.chain.treasury.publicKey };
+  const together = packSweeps(candidates.filter((c) => !suspects.has(c.token.mint)), packOptions);
+  const alone = packSweeps(candidates.filter((c) => suspects.has(c.token.mint)), { ...packOptions, maxTokensPerTransaction: 1 });
+  const packed = { batches: [...together.batches, ...alone.batches], skipped: [...together.skipped, ...alone.skipped] };
   for (const skipped of packed.skipped) {
-    if (skipped.reason === "too-large") log.warn("token cannot fit a sweep transaction", { mint: skipped.item.token.mint });
+    if (skipped.reason === "too-large") {
+      log.warn("token cannot fit a sweep transaction", { mint: skipped.item.token.mint });
+      recordTokenFailure(deps.db, { mint: skipped.item.token.mint, job: "sweep", reason: "cannot fit a sweep transaction", atMs: deps.now() }, ctx.assertHeld);
+    }
   }
   // Several batches in flight at once (each one still saved before it is sent): the run is bound
   // by round trips to the node, not by the node itself.
   await forEachLimit(packed.batches, deps.sendConcurrency ?? 8, async (batch) => {
     if (ctx.signal.aborted) return;
-    const prepared = await deps.chain.sender.prepare(batch.instructions, deps.chain.treasury, batch.signers);
+    let prepared;
+    try {
+      prepared = await deps.chain.sender.prepare(batch.instructions, deps.chain.treasury, batch.signers);
+    } catch (error) {
+      // Isolated per batch: the chain being unreachable is nobody's fault (the next run tries
+      // again); anything else counts against the batch's tokens, which then go alone.
+      report.sendErrors += 1;
+      log.warn("sweep could not be prepared", { error: scrubErrorText(error) });
+      if (!(error instanceof ChainUnavailableError)) {
+        for (const item of batch.items) {
+          recordTokenFailure(deps.db, { mint: item.token.mint, job: "sweep", reason: `could not be prepared: ${scrubErrorText(error)}`, atMs: deps.now() }, ctx.assertHeld);
+        }
+      }
+      return;
+    }
     // The signature is saved before the transaction leaves: a crash after this point is resolved
     // from the chain by the next run, never swept a second time while it might still land.
     recordSweepsSent(
@@ -166,11 +199,11 @@ export async function resolveSentSweeps(deps: SweepJobDeps, ctx: JobContext, rep
   for (let page = 0; page < 100_000 && !ctx.signal.aborted; page++) {
     const rows = deps.db.$client
       .query(
-        `SELECT s.id, s.signature, s.last_valid_block_height AS lvbh, t.creator
+        `SELECT s.id, s.signature, s.last_valid_block_height AS lvbh, t.creator, t.mint
            FROM sweeps s JOIN tokens t ON t.id = s.token_id
           WHERE s.status = 'sent' AND s.id > ? ORDER BY s.id LIMIT ?`,
       )
-      .all(afterId, deps.resolveBatchSize ?? RESOLVE_BATCH) as { id: bigint; signature: string; lvbh: bigint; creator: string }[];
+      .all(afterId, deps.resolveBatchSize ?? RESOLVE_BATCH) as SentSweepRow[];
     if (rows.length === 0) break;
     afterId = Number(rows[rows.length - 1]!.id);
     pending += await resolvePage(deps, ctx, rows, buyback, report);
@@ -186,20 +219,28 @@ export async function resolveSentSweeps(deps: SweepJobDeps, ctx: JobContext, rep
 export async function resolveSweepSignature(deps: SweepJobDeps, ctx: JobContext, signature: string): Promise<number> {
   const rows = deps.db.$client
     .query(
-      `SELECT s.id, s.signature, s.last_valid_block_height AS lvbh, t.creator
+      `SELECT s.id, s.signature, s.last_valid_block_height AS lvbh, t.creator, t.mint
          FROM sweeps s JOIN tokens t ON t.id = s.token_id
         WHERE s.status = 'sent' AND s.signature = ? ORDER BY s.id`,
     )
-    .all(signature) as { id: bigint; signature: string; lvbh: bigint; creator: string }[];
+    .all(signature) as SentSweepRow[];
   if (rows.length === 0) return 0;
   const buyback = { platformBuybackBps: deps.platformBuybackBps, platformTokenMint: getPlatformTokenMint(deps.db) };
   return resolvePage(deps, ctx, rows, buyback);
 }
 
+interface SentSweepRow {
+  id: bigint;
+  signature: string;
+  lvbh: bigint;
+  creator: string;
+  mint: string;
+}
+
 async function resolvePage(
   deps: SweepJobDeps,
   ctx: JobContext,
-  rows: { id: bigint; signature: string; lvbh: bigint; creator: string }[],
+  rows: SentSweepRow[],
   buyback: { platformBuybackBps: number; platformTokenMint: string | null },
   report?: SweepRunReport,
 ): Promise<number> {
@@ -226,13 +267,17 @@ async function resolvePage(
       continue;
     }
     const { outcome, tx } = answer;
-    if (outcome.kind === "pending") {
+    if (outcome.kind === "pending" || outcome.kind === "unknown") {
       pending += sweeps.length;
       continue;
     }
     if (outcome.kind === "failed" || outcome.kind === "expired") {
       const error = outcome.kind === "failed" ? scrubErrorText(outcome.error) : "expired without landing";
-      for (const sweep of sweeps) failSweep(deps.db, Number(sweep.id), error, ctx.assertHeld);
+      for (const sweep of sweeps) {
+        failSweep(deps.db, Number(sweep.id), error, ctx.assertHeld);
+        // A failure on chain counts against the token (an expiry is the chain's doing, not its).
+        if (outcome.kind === "failed") recordTokenFailure(deps.db, { mint: sweep.mint, job: "sweep", reason: `failed on chain: ${error}`, atMs: deps.now() }, ctx.assertHeld);
+      }
       if (report) report.failed += sweeps.length;
       continue;
     }
@@ -245,14 +290,40 @@ async function resolvePage(
     const effects = deps.chain.launchProgram.decodeSweep(tx, sweeps.map((s) => s.creator));
     const movedByCreator = new Map(effects.map((e) => [e.creator, e.movedToTreasuryLamports]));
     const atMs = outcome.blockTime ? outcome.blockTime.getTime() : deps.now();
+    // Cross-check against the chain's own figures in this very transaction: no token is credited
+    // more than its creator->treasury transfer moved, and the batch's credits add up to exactly what
+    // the treasury received net (fee and any rent it fronted included). A decoder that disagrees
+    // (a bug, a program change) stops the token(s): never credited short, never credited extra.
+    const treasury = deps.chain.treasury.publicKey.toBase58();
+    const mismatched = new Map<string, string>();
+    let creditedTotal = 0n;
+    for (const sweep of sweeps) {
+      const moved = movedByCreator.get(sweep.creator) ?? 0n;
+      const transferred = transferredTo(tx, sweep.creator, treasury);
+      creditedTotal += moved;
+      if (moved > transferred) mismatched.set(sweep.creator, `credit mismatch: decoded ${moved} lamports, its transfer moved ${transferred}`);
+    }
+    const received = treasuryReceived(tx, treasury);
+    if (mismatched.size === 0 && creditedTotal !== received) {
+      for (const sweep of sweeps) mismatched.set(sweep.creator, `credit mismatch: batch decoded ${creditedTotal} lamports, the treasury received ${received}`);
+    }
+    for (const sweep of sweeps) {
+      const reason = mismatched.get(sweep.creator);
+      if (!reason) continue;
+      log.error("sweep credit disagrees with the chain; token stopped", { mint: sweep.mint, reason });
+      stopToken(deps.db, { mint: sweep.mint, job: "sweep", reason, atMs: deps.now() }, ctx.assertHeld);
+    }
     // One database transaction for the whole batch (each confirmSweep nests as a savepoint): a
     // batch is credited all at once, and with one disk sync instead of one per token.
     immediate(deps.db, () => {
       for (const sweep of sweeps) {
+        // A stopped token's sweep stays sent (so the token is not swept again) until an operator looks.
+        if (mismatched.has(sweep.creator)) continue;
         // Credit what actually left the creator address for the treasury: fees that arrived after
         // the reading stay there and are swept (and credited) next time, never twice.
         const totalLamports = movedByCreator.get(sweep.creator) ?? 0n;
         const { applied } = confirmSweep(deps.db, { sweepId: Number(sweep.id), totalLamports, atMs, buyback }, ctx.assertHeld);
+        recordTokenSuccess(deps.db, sweep.mint, "sweep", ctx.assertHeld);
         if (applied) {
           if (report) report.confirmed += 1;
           crashPoint("sweep:mid-credit");
@@ -320,7 +391,7 @@ async function reconcile(deps: SweepJobDeps, ctx: JobContext): Promise<void> {
   const treasury = deps.chain.treasury.publicKey.toBase58();
   const balances = await deps.chain.reader.getBalances([treasury]);
   const treasuryLamports = balances.get(treasury) ?? 0n;
-  const owed = ledgerTotals(deps.db).owedLamports;
+  const owed = owedForReserves(deps.db);
   const surplus = treasuryLamports - owed;
   if (surplus < 0n) log.error("treasury holds less than is owed", { treasuryLamports, owedLamports: owed });
   immediate(deps.db, () => {

@@ -57,7 +57,8 @@ async function makeLocalHarness(): Promise<LaunchHarness> {
       await sender.send(prepared);
       // bounded: a transaction lands within a few slots or the test fails
       for (let i = 0; i < 50; i++) {
-        chain.node.advanceSlots(1);
+        // outcomes are terminal at finalized: 33 slots past the landing
+        chain.node.advanceSlots(i === 0 ? 34 : 1);
         const outcome = await sender.outcome(prepared.signature, prepared.lastValidBlockHeight);
         if (outcome.kind === "confirmed" || outcome.kind === "failed") {
           const tx = await reader.getTransaction(prepared.signature);

@@ -21,6 +21,8 @@ afterEach(async () => {
 const SOL = 1_000_000_000n;
 /** What "current within a second" allows; CI boxes are slow, so the figure is measured, not slept. */
 const LIVE_MS = 1_000;
+/** Slots from landing to finalized (the local node: depth > 32): money transitions wait for it. */
+const FINALIZE = 34;
 
 function sweepDeps(h: IndexerHarness) {
   const { ctx } = h.service;
@@ -64,7 +66,7 @@ async function aliceWithClaim(h: IndexerHarness, mint: string): Promise<{ wallet
   h.tick();
   await sendSweeps(h);
   releaseJob(h, "sweep");
-  h.tick();
+  h.tick(FINALIZE);
   await waitFor("sweep confirmed", () => sweeps(h).every((s) => s.status === "confirmed"));
   recordSignIn(h.service.ctx.db, { idpUserId: "u-alice", displayHandle: "alice", name: "alice", avatarUrl: "", followers: 0 }, Date.now());
   const wallet = Keypair.generate().publicKey.toBase58();
@@ -124,7 +126,7 @@ describe("indexer on the local chain's gRPC stream", () => {
     h.trade(a.mint, 1n * SOL);
 
     const t0 = Date.now();
-    h.tick();
+    h.tick(FINALIZE);
     await waitFor("sweep confirmed by the indexer", () => sweeps(h!)[0]!.status === "confirmed");
     expect(Date.now() - t0).toBeLessThan(LIVE_MS);
     expect(BigInt(sweeps(h)[0]!.total)).toBe(fees);
@@ -141,7 +143,7 @@ describe("indexer on the local chain's gRPC stream", () => {
     releaseJob(h, "sweep");
     expect(again).toMatchObject({ confirmed: 0, transactionsSent: 1 });
     expect(ledgerTotals(h.service.ctx.db).sweptLamports).toBe(fees);
-    h.tick();
+    h.tick(FINALIZE);
     await waitFor("second sweep confirmed", () => sweeps(h!)[1]?.status === "confirmed");
     expect(sweeps(h).map((s) => [s.status, BigInt(s.total)])).toEqual([
       ["confirmed", fees],
@@ -166,7 +168,7 @@ describe("indexer on the local chain's gRPC stream", () => {
     const fees = (await h.chainUnswept(a.mint, a.creator)) + (await h.chainUnswept(b.mint, b.creator));
     await sendSweeps(h);
     releaseJob(h, "sweep");
-    h.tick();
+    h.tick(FINALIZE);
     // The job resolves while the stream's transaction update is being handled.
     const job = runSweepJob({ ...sweepDeps(h), settleTimeoutMs: 5_000 }, h.jobContext("sweep"));
     await waitFor("both sweeps confirmed", () => sweeps(h!).length === 2 && sweeps(h!).every((s) => s.status === "confirmed"));
@@ -189,7 +191,7 @@ describe("indexer on the local chain's gRPC stream", () => {
     expect(sent).toMatchObject({ sent: 1, confirmed: 0 });
 
     const t0 = Date.now();
-    h.tick();
+    h.tick(FINALIZE);
     await waitFor("payout confirmed by the indexer", () => payouts(h!)[0]!.status === "confirmed");
     expect(Date.now() - t0).toBeLessThan(LIVE_MS);
 
@@ -222,6 +224,8 @@ describe("indexer on the local chain's gRPC stream", () => {
       h.tick();
     }
     expect(h.local.node.getSlot() - cutAt).toBe(30n);
+    // money moves at finalized: the payout's slot is finalized 33 slots after it landed
+    h.tick(4);
     // Nothing could have reached the database while the stream was down.
     expect(payouts(h)[0]!.status).toBe("sent");
 
@@ -324,7 +328,7 @@ describe("single subscriber and the RPC fallback", () => {
     const claim = await aliceWithClaim(h, a.mint);
     await sendPayouts(h);
     h.trade(a.mint, 1n * SOL);
-    h.tick();
+    h.tick(FINALIZE);
     const want = await h.chainUnswept(a.mint, a.creator);
     await waitFor("payout confirmed and reading stored by polling", () => payouts(h!)[0]!.status === "confirmed" && h!.tokenRow(a.tokenId).vaultLamports === want);
     expect(ledgerTotals(h.service.ctx.db).paidLamports).toBe(claim.lamports);

@@ -95,7 +95,7 @@ describe("money jobs on the local chain", () => {
     // Paying again does nothing: the payout is confirmed once.
     await h.run("payouts");
     expect((await h.chain.services.reader.getBalances([wallet])).get(wallet)).toBe(balance);
-  });
+  }, 30_000);
 
   test("autopay pays a whole balance above the threshold; burn routing buys and burns on chain", async () => {
     h = await moneyHarness({ AUTOPAY_MIN_LAMPORTS: "1000" });
@@ -126,5 +126,5 @@ describe("money jobs on the local chain", () => {
     expect(ledgerTotals(db).burnedLamports).toBe(erin.burnedLamports);
     void supplyBefore;
     h.checkRelations();
-  });
+  }, 30_000);
 });

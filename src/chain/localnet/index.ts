@@ -32,7 +32,10 @@
  *   chain.simulator         TradeSimulator: start({tradesPerSecond, mints?, traders?, minBuyLamports?,
  *                           maxBuyLamports?, sellRatio?, seed?}), stop(), tradeOnce(), stats, running
  *   chain.faults            dropNextSends(n, match?), delayNextSends(n, slots, match?), failNextSends(n, match?),
- *                           failRpc(method | "*", n, "error" | "timeout", holdMs?), cutStreams(), clear()
+ *                           failRpc(method | "*", n, "error" | "timeout", holdMs?), cutStreams(), clear(),
+ *                           apply(rule) / list() / injected: the hostile-chain rules of faults.ts, the
+ *                           same as JSON-RPC `localnet_fault` / `localnet_faults`
+ *   chain.fetch             an in-process fetch to the JSON-RPC (same answers and faults, no socket)
  *   chain.launchProgram(reader: ChainReader): LaunchProgram   (kind "local")
  *   chain.programKeys       LocalProgramKeys (addresses and builders' keys; node-held secrets)
  *   chain.programConfig     { creatorFeeBps, bondThresholdLamports }
@@ -46,6 +49,7 @@ import { Keypair, LAMPORTS_PER_SOL } from "@solana/web3.js";
 import type { ChainReader, LaunchProgram } from "../ports.ts";
 import { LocalNode } from "./node.ts";
 import { RpcServer } from "./rpc-server.ts";
+import { ChainFaults, type FaultRule } from "./faults.ts";
 import { GeyserServer } from "./grpc-server.ts";
 import { PubSubServer } from "./pubsub-server.ts";
 import { LocalLaunchProgram } from "./adapter.ts";
@@ -66,6 +70,8 @@ export interface LocalChainOptions {
   /** full transaction records kept for getTransaction (default 50,000); statuses are kept far longer */
   txHistoryLimit?: number;
   log?: (msg: string) => void;
+  /** seeds which reads a `lag` rule's share hits (default 1): a simulation seed reproduces them */
+  faultSeed?: number;
 }
 
 export interface LocalChainFaults {
@@ -80,6 +86,12 @@ export interface LocalChainFaults {
   /** ends every open gRPC Subscribe stream with UNAVAILABLE; returns how many were cut */
   cutStreams(): number;
   clear(): void;
+  /** applies one hostile-chain rule (faults.ts), as JSON-RPC `localnet_fault` does */
+  apply(rule: FaultRule): FaultRule;
+  /** the active rules, as `localnet_faults` lists them */
+  list(): FaultRule[];
+  /** faults actually injected so far, by kind */
+  readonly injected: Readonly<Record<string, number>>;
 }
 
 export interface LocalChain {
@@ -95,6 +107,8 @@ export interface LocalChain {
   launch: LocalLaunchHelpers;
   simulator: TradeSimulator;
   faults: LocalChainFaults;
+  /** in-process transport to the JSON-RPC (for createRpcChain's `fetch`) */
+  fetch: typeof fetch;
   programKeys: LocalProgramKeys;
   programConfig: LocalProgramConfig;
   launchProgram(reader: ChainReader): LaunchProgram;
@@ -121,7 +135,8 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
   const treasury = opts.treasury ?? Keypair.generate();
   node.fund(treasury.publicKey, opts.treasuryLamports ?? DEFAULT_TREASURY_LAMPORTS);
 
-  const rpc = new RpcServer(node, log);
+  const chainFaults = new ChainFaults(node, opts.faultSeed ?? 1);
+  const rpc = new RpcServer(node, log, chainFaults);
   const geyser = new GeyserServer(node, log);
   const pubsub = typeof Bun === "undefined" ? null : new PubSubServer(node, log);
   try {
@@ -152,8 +167,13 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
     failRpc: (method, count, mode, holdMs) => rpc.addFault({ method, remaining: count, mode, holdMs }),
     cutStreams: () => geyser.cutStreams(),
     clear: () => {
-      node.clearSendFaults();
+      chainFaults.clear();
       rpc.clearFaults();
+    },
+    apply: (rule) => chainFaults.apply(rule),
+    list: () => chainFaults.list(),
+    get injected() {
+      return chainFaults.injected;
     },
   };
 
@@ -169,6 +189,7 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
     launch,
     simulator,
     faults,
+    fetch: rpc.fetch,
     programKeys: node.programKeys,
     programConfig,
     launchProgram: (reader) => new LocalLaunchProgram(node.programKeys, programConfig, reader),
@@ -203,6 +224,7 @@ function listenPubSub(pubsub: PubSubServer, opts: LocalChainOptions, rpcPort: nu
 }
 
 export { LocalNode } from "./node.ts";
+export { ChainFaults, parseFaultRule, seededRandom, type FaultRule } from "./faults.ts";
 export { LocalLaunchProgram } from "./adapter.ts";
 export { LocalLaunchHelpers, TradeSimulator } from "./launch.ts";
 export * as localProgram from "./program.ts";

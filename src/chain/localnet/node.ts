@@ -126,8 +126,9 @@ export interface NodeListener {
 }
 
 export interface SendFaultRule {
-  kind: "drop" | "delay" | "fail";
-  /** slots to hold the transaction before it executes (delay only) */
+  /** ghost: shows as `processed` for `delaySlots` slots, then vanishes without ever landing */
+  kind: "drop" | "delay" | "fail" | "ghost";
+  /** slots to hold the transaction before it executes (delay), or to show it (ghost) */
   delaySlots?: number;
   /** how many sends the rule applies to; the rule is removed after */
   remaining: number;
@@ -151,6 +152,16 @@ const SIGNATURES_PER_ADDRESS = 1_000;
 const MAX_SEND_RULES = 1_000;
 /** SlotHashes holds this many recent slots (agave's MAX_ENTRIES): CreateLookupTable's recent slot must be one. */
 const SLOT_HASHES_MAX = 512;
+/** How far back lag views can look (the faults module caps a lag at this many slots). */
+const MAX_LAG_VIEW_SLOTS = 10_000n;
+
+interface HistoricAccount {
+  lamports: bigint;
+  owner: PublicKey;
+  executable: boolean;
+  data: Uint8Array;
+  rentEpoch: number;
+}
 
 export class LocalNode {
   readonly svm: LiteSVM;
@@ -177,6 +188,15 @@ export class LocalNode {
   private readonly txHistoryLimit: number;
   private readonly delayed: { wire: Uint8Array; signature: string; atSlot: bigint }[] = [];
   private readonly sendRules: SendFaultRule[] = [];
+  /** ghost sends: shown as processed from `slot` until `until`, never executed */
+  private readonly ghosts = new Map<string, { slot: bigint; until: bigint }>();
+  /** told of every send fault taken, by rule kind (the faults module counts them) */
+  onSendFault: ((kind: "dropSends" | "delaySends" | "failSends" | "ghostSends") => void) | null = null;
+  /**
+   * Lag views (faults.ts `lag`): per address, the state before each write, oldest first, so a read
+   * can be answered as a node `k` slots behind would. Kept only once a lag rule asked for it.
+   */
+  private accountHistory: Map<string, { slot: bigint; prev: HistoricAccount | null }[]> | null = null;
   private readonly listeners = new Set<NodeListener>();
   private readonly mintCreators = new Map<string, string>();
   /** address -> its most recent signatures, oldest first (getSignaturesForAddress) */
@@ -254,6 +274,8 @@ export class LocalNode {
         this.log(`slot listener failed: ${(e as Error).message}`);
       }
     }
+    for (const [sig, g] of this.ghosts) if (g.until < this.slot) this.ghosts.delete(sig);
+    if (this.accountHistory && this.slot % 256n === 0n) this.pruneAccountHistory();
     // Delayed sends land once their slot has come, if their blockhash still allows it.
     for (let i = 0; i < this.delayed.length;) {
       const d = this.delayed[i]!;
@@ -382,6 +404,9 @@ export class LocalNode {
   clearSendFaults(): void {
     this.sendRules.length = 0;
   }
+  activeSendFaults(): SendFaultRule[] {
+    return this.sendRules.map((r) => ({ ...r }));
+  }
 
   private takeSendFault(signature: string): SendFaultRule | null {
     const i = this.sendRules.findIndex((r) => r.remaining > 0 && (!r.match || r.match(signature)));
@@ -397,11 +422,17 @@ export class LocalNode {
   }
 
   /** Status as getSignatureStatuses reports it; null when unknown (or outside the status cache). */
-  getSignatureStatus(signature: string, searchHistory: boolean): { record: { slot: bigint; err: SolanaTxError | null }; confirmations: number | null; commitment: Commitment } | null {
+  getSignatureStatus(signature: string, searchHistory: boolean, atSlot: bigint = this.slot): { record: { slot: bigint; err: SolanaTxError | null }; confirmations: number | null; commitment: Commitment } | null {
     const record = this.txs.get(signature) ?? this.oldStatuses.get(signature);
-    if (!record) return null;
-    if (!searchHistory && this.slot - record.slot > STATUS_CACHE_SLOTS) return null;
-    const depth = this.slot - record.slot;
+    if (!record) {
+      const ghost = this.ghosts.get(signature);
+      if (ghost && ghost.slot <= atSlot) return { record: { slot: ghost.slot, err: null }, confirmations: 0, commitment: "processed" };
+      return null;
+    }
+    // A node behind (a lag view) has not seen anything newer than its own slot.
+    if (record.slot > atSlot) return null;
+    if (!searchHistory && atSlot - record.slot > STATUS_CACHE_SLOTS) return null;
+    const depth = atSlot - record.slot;
     const commitment: Commitment = depth > FINALIZATION_SLOTS ? "finalized" : depth >= 1n ? "confirmed" : "processed";
     return { record, confirmations: commitment === "finalized" ? null : Number(depth), commitment };
   }
@@ -424,9 +455,69 @@ export class LocalNode {
     return out;
   }
 
-  commitmentOf(slot: bigint): Commitment {
-    const depth = this.slot - slot;
+  commitmentOf(slot: bigint, atSlot: bigint = this.slot): Commitment {
+    const depth = atSlot - slot;
     return depth > FINALIZATION_SLOTS ? "finalized" : depth >= 1n ? "confirmed" : "processed";
+  }
+
+  // ------------------------------------------------------------------ lag views
+
+  /** Starts keeping the state before each write, so reads can be answered as of an older slot. */
+  keepAccountHistory(): void {
+    this.accountHistory ??= new Map();
+  }
+
+  /** Block height of the node as it was at `atSlot` (one block a slot here). */
+  blockHeightAt(atSlot: bigint): bigint {
+    return this.blockHeight - (this.slot - atSlot);
+  }
+
+  /** The latest blockhash of the node as it was at `atSlot`, when still remembered. */
+  blockhashAt(atSlot: bigint): { blockhash: string; lastValidBlockHeight: bigint } {
+    const wanted = this.blockHeightAt(atSlot) + BLOCKHASH_VALID_BLOCKS;
+    for (const [blockhash, last] of this.blockhashes) if (last === wanted) return { blockhash, lastValidBlockHeight: last };
+    return this.getLatestBlockhash();
+  }
+
+  /** An account as a node at `atSlot` has it: the current state with later writes undone. */
+  getAccountAt(address: PublicKey | string, atSlot: bigint): ReturnType<LocalNode["getAccount"]> {
+    const key = typeof address === "string" ? address : address.toBase58();
+    const list = atSlot < this.slot ? this.accountHistory?.get(key) : undefined;
+    const undo = list?.find((e) => e.slot > atSlot);
+    if (!undo) return this.getAccount(key);
+    return undo.prev && undo.prev.lamports > 0n ? { ...undo.prev, data: undo.prev.data } : null;
+  }
+
+  getTransactionAt(signature: string, atSlot: bigint): TxRecord | null {
+    const record = this.txs.get(signature);
+    return record && record.slot <= atSlot ? record : null;
+  }
+
+  private recordAccountHistory(keys: readonly PublicKey[], writable: readonly boolean[]): void {
+    const history = this.accountHistory;
+    if (!history) return;
+    keys.forEach((k, i) => {
+      if (!writable[i]) return;
+      const id = k.toBase58();
+      const now = this.getAccount(k);
+      let list = history.get(id);
+      if (!list) history.set(id, (list = []));
+      const last = list[list.length - 1];
+      // Only the state before the first write of a slot matters to a view of an earlier slot.
+      if (last && last.slot === this.slot) return;
+      list.push({ slot: this.slot, prev: now ? { lamports: now.lamports, owner: now.owner, executable: now.executable, data: Uint8Array.from(now.data), rentEpoch: now.rentEpoch } : null });
+    });
+  }
+
+  private pruneAccountHistory(): void {
+    const history = this.accountHistory;
+    if (!history) return;
+    const oldest = this.slot - MAX_LAG_VIEW_SLOTS;
+    for (const [id, list] of history) {
+      const keep = list.findIndex((e) => e.slot >= oldest);
+      if (keep < 0) history.delete(id);
+      else if (keep > 0) list.splice(0, keep);
+    }
   }
 
   /**
@@ -458,6 +549,12 @@ export class LocalNode {
       throw preflightError(lookupErr, describeForPreflight(lookupErr), []);
     }
     const fault = this.takeSendFault(signature);
+    if (fault) this.onSendFault?.(fault.kind === "drop" ? "dropSends" : fault.kind === "delay" ? "delaySends" : fault.kind === "fail" ? "failSends" : "ghostSends");
+    if (fault?.kind === "ghost") {
+      // Seen by one leader's fork, which is then abandoned: processed for a while, never landed.
+      this.ghosts.set(signature, { slot: this.slot, until: this.slot + BigInt(Math.max(1, fault.delaySlots ?? 3)) });
+      return signature;
+    }
     if (fault?.kind === "drop") {
       this.log(`fault: dropped ${signature}`);
       return signature;
@@ -615,6 +712,8 @@ export class LocalNode {
     }
     const writable = keys.map((_, i) => tx.message.isAccountWritable(i));
     const preBalances = keys.map((k) => this.getBalance(k));
+    this.recordAccountHistory(keys, writable);
+    this.ghosts.delete(signature);
     const programIndexes = new Set(tx.message.compiledInstructions.map((ix) => ix.programIdIndex));
     const preTokenBalances = this.tokenBalances(keys, programIndexes);
 

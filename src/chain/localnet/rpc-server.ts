@@ -8,7 +8,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { PublicKey, VersionedTransaction, VersionedMessage } from "@solana/web3.js";
 import bs58 from "bs58";
-import { LocalNode, RpcError, computeFee, type TxRecord, type TokenBalance } from "./node.ts";
+import { FINALIZATION_SLOTS, LocalNode, RpcError, computeFee, type TxRecord, type TokenBalance } from "./node.ts";
+import { ChainFaults } from "./faults.ts";
 import { stringifyJson } from "./json.ts";
 import { readU64LE } from "./program.ts";
 import { parsedAccountData } from "./parsed.ts";
@@ -29,13 +30,31 @@ const MAX_SIGNATURE_STATUSES = 256;
 const MAX_RPC_RULES = 1_000;
 const DEFAULT_HOLD_MS = 30_000;
 
+/** The node a call is answered by: `at` is its slot (behind the real one under a lag rule). */
+interface View {
+  at: bigint;
+  /** context slot at the asked commitment */
+  slot: bigint;
+}
+
+/** An HTTP answer, whichever transport carries it (node:http, or the in-process fetch). */
+export interface RpcAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
 export class RpcServer {
   private server: Server | null = null;
   private readonly rules: RpcFaultRule[] = [];
   private readonly held = new Set<ReturnType<typeof setTimeout>>();
   port = 0;
 
-  constructor(private readonly node: LocalNode, private readonly log: (m: string) => void = () => {}) {}
+  constructor(
+    private readonly node: LocalNode,
+    private readonly log: (m: string) => void = () => {},
+    readonly faults: ChainFaults = new ChainFaults(node),
+  ) {}
 
   async listen(port: number): Promise<number> {
     const server = createServer((req, res) => void this.handle(req, res));
@@ -96,37 +115,82 @@ export class RpcServer {
       }
       chunks.push(chunk as Buffer);
     }
+    let answer: RpcAnswer;
+    try {
+      answer = await this.respond(Buffer.concat(chunks).toString("utf8"));
+    } catch {
+      // held by a timeout rule until the server closed
+      return;
+    }
+    if (!res.writable || res.headersSent) return;
+    res.writeHead(answer.status, answer.headers).end(answer.body);
+  }
+
+  /**
+   * One HTTP request's answer, faults applied: the node:http server and the in-process transport
+   * (`fetch`, the simulation's) both come here, so both see the same hostile chain.
+   */
+  async respond(text: string, signal?: AbortSignal): Promise<RpcAnswer> {
     let body: unknown;
     try {
-      body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      body = JSON.parse(text);
     } catch {
-      this.reply(res, { jsonrpc: "2.0", error: { code: -32700, message: "Parse error" }, id: null });
-      return;
+      return this.json({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error" }, id: null });
     }
     const calls = Array.isArray(body) ? body.slice(0, MAX_BATCH) : [body];
     // Faults apply to the first call's method; batches are rare in web3.js.
     const first = calls[0] as { method?: unknown } | undefined;
-    const fault = typeof first?.method === "string" ? this.takeFault(first.method) : null;
-    if (fault?.mode === "error") {
-      res.writeHead(503, { "content-type": "text/plain" }).end("Service Unavailable (injected)");
-      return;
+    const method = typeof first?.method === "string" ? first.method : "";
+    const fault = method ? this.takeFault(method) : null;
+    const injected = method && !fault ? this.faults.takeError(method) : null;
+    if (fault?.mode === "error" || injected?.as === "503") {
+      return { status: 503, headers: { "content-type": "text/plain" }, body: "Service Unavailable (injected)" };
     }
-    if (fault?.mode === "timeout") {
+    if (injected?.as === "429") {
+      // As providers send it: the status, a retry-after in seconds, and a JSON-RPC error body.
+      return {
+        status: 429,
+        headers: { "content-type": "application/json", "retry-after": String(injected.retryAfterSec) },
+        body: stringifyJson({ jsonrpc: "2.0", error: { code: 429, message: "Too many requests (injected)" }, id: null }),
+      };
+    }
+    if (fault?.mode === "timeout" || injected?.as === "timeout") {
       // The client's own timeout should fire first; if it has none, a gateway-style 504 ends it
       // (a reset socket would invite a silent retry by some HTTP clients).
-      const t = setTimeout(() => {
-        this.held.delete(t);
-        if (!res.headersSent) res.writeHead(504, { "content-type": "text/plain" }).end("Gateway Timeout (injected)");
-      }, fault.holdMs ?? DEFAULT_HOLD_MS);
-      this.held.add(t);
-      return;
+      await this.hold(fault?.holdMs ?? injected?.holdMs ?? DEFAULT_HOLD_MS, signal);
+      return { status: 504, headers: { "content-type": "text/plain" }, body: "Gateway Timeout (injected)" };
     }
     const answers = calls.map((c) => this.call(c));
-    this.reply(res, Array.isArray(body) ? answers : answers[0]);
+    return this.json(Array.isArray(body) ? answers : answers[0]);
   }
 
-  private reply(res: ServerResponse, payload: unknown): void {
-    res.writeHead(200, { "content-type": "application/json" }).end(stringifyJson(payload));
+  /** A fetch over `respond`, in-process: no socket, the same answers and faults. */
+  readonly fetch = (async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const text = typeof init?.body === "string" ? init.body : input instanceof Request ? await input.text() : "";
+    const signal = init?.signal ?? undefined;
+    const answer = await this.respond(text, signal);
+    if (signal?.aborted) throw new DOMException("The operation was aborted.", "AbortError");
+    return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  }) as typeof fetch;
+
+  private hold(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(new DOMException("The operation was aborted.", "AbortError"));
+      const t = setTimeout(() => {
+        this.held.delete(t);
+        resolve();
+      }, ms);
+      this.held.add(t);
+      signal?.addEventListener("abort", () => {
+        clearTimeout(t);
+        this.held.delete(t);
+        reject(new DOMException("The operation was aborted.", "AbortError"));
+      }, { once: true });
+    });
+  }
+
+  private json(payload: unknown): RpcAnswer {
+    return { status: 200, headers: { "content-type": "application/json" }, body: stringifyJson(payload) };
   }
 
   private call(c: unknown): unknown {
@@ -135,7 +199,8 @@ export class RpcServer {
     try {
       const handler = this.methods[method];
       if (!handler) throw new RpcError(-32601, "Method not found");
-      const result = handler(Array.isArray(params) ? params : []);
+      const list = Array.isArray(params) ? params : [];
+      const result = handler(list, this.viewOf(method, list));
       return { jsonrpc: "2.0", result, id };
     } catch (e) {
       if (e instanceof RpcError) {
@@ -146,62 +211,86 @@ export class RpcServer {
     }
   }
 
-  private ctx(): { slot: bigint; apiVersion: string } {
-    return { slot: this.node.getSlot(), apiVersion: "2.2.0" };
+  /**
+   * The node answering this call: the current one, or one behind under a `lag` rule; at the asked
+   * commitment (finalized is FINALIZATION_SLOTS + 1 behind). A `minContextSlot` above it is
+   * refused with -32016, as agave refuses it.
+   */
+  private viewOf(method: string, params: unknown[]): View {
+    const lag = this.faults.viewFor(method).lagSlots;
+    const now = this.node.getSlot();
+    const at = lag >= now ? 0n : now - lag;
+    const last = params[params.length - 1];
+    const cfg = last && typeof last === "object" && !Array.isArray(last) ? (last as Config) : {};
+    const finalizedBehind = FINALIZATION_SLOTS + 1n;
+    const slot = cfg.commitment === "finalized" && method !== "getTransaction" ? (at > finalizedBehind ? at - finalizedBehind : 0n) : at;
+    const min = cfg.minContextSlot;
+    if (typeof min === "number" && Number.isFinite(min) && BigInt(Math.floor(min)) > slot) {
+      this.faults.countMinContextRefusal();
+      throw new RpcError(-32016, "Minimum context slot has not been reached", { contextSlot: slot });
+    }
+    return { at, slot };
   }
 
-  private readonly methods: Record<string, (p: unknown[]) => unknown> = {
+  private ctx(v: View): { slot: bigint; apiVersion: string } {
+    return { slot: v.slot, apiVersion: "2.2.0" };
+  }
+
+  private readonly methods: Record<string, (p: unknown[], v: View) => unknown> = {
     getHealth: () => "ok",
     getVersion: () => ({ "solana-core": "2.2.0", "feature-set": 3294202862 }),
-    getSlot: () => this.node.getSlot(),
-    getBlockHeight: () => this.node.getBlockHeight(),
+    getSlot: (_p, v) => v.slot,
+    getBlockHeight: (_p, v) => this.node.blockHeightAt(v.slot),
     getGenesisHash: () => "LocaLChain1111111111111111111111111111111111",
-    getEpochInfo: () => ({
-      absoluteSlot: this.node.getSlot(),
-      blockHeight: this.node.getBlockHeight(),
+    localnet_fault: (p) => ({ ok: true, rule: this.faults.apply(p[0]) }),
+    localnet_faults: () => ({ rules: this.faults.list(), injected: { ...this.faults.injected } }),
+    getEpochInfo: (_p, v) => ({
+      absoluteSlot: v.slot,
+      blockHeight: this.node.blockHeightAt(v.slot),
       epoch: 0,
-      slotIndex: this.node.getSlot(),
+      slotIndex: v.slot,
       slotsInEpoch: 432_000,
-      transactionCount: null,
+      // web3.js wants a number here (null fails its schema)
+      transactionCount: this.node.stats.processed + this.node.stats.failed,
     }),
-    getLatestBlockhash: () => {
-      const { blockhash, lastValidBlockHeight } = this.node.getLatestBlockhash();
-      return { context: this.ctx(), value: { blockhash, lastValidBlockHeight } };
+    getLatestBlockhash: (_p, v) => {
+      const { blockhash, lastValidBlockHeight } = v.at < this.node.getSlot() ? this.node.blockhashAt(v.at) : this.node.getLatestBlockhash();
+      return { context: this.ctx(v), value: { blockhash, lastValidBlockHeight } };
     },
-    isBlockhashValid: (p) => ({ context: this.ctx(), value: this.node.isBlockhashValid(stringParam(p[0], "blockhash")) }),
+    isBlockhashValid: (p, v) => ({ context: this.ctx(v), value: this.node.isBlockhashValid(stringParam(p[0], "blockhash")) }),
     getMinimumBalanceForRentExemption: (p) => {
       const len = Number(p[0] ?? 0);
       if (!Number.isInteger(len) || len < 0 || len > 10 * 1024 * 1024) throw new RpcError(-32602, "Invalid params: data length");
       return this.node.minimumBalanceForRentExemption(len);
     },
-    getBalance: (p) => ({ context: this.ctx(), value: this.node.getBalance(pubkeyParam(p[0])) }),
-    getAccountInfo: (p) => ({ context: this.ctx(), value: this.accountJson(pubkeyParam(p[0]), configOf(p[1])) }),
-    getMultipleAccounts: (p) => {
+    getBalance: (p, v) => ({ context: this.ctx(v), value: this.node.getAccountAt(pubkeyParam(p[0]), v.at)?.lamports ?? 0n }),
+    getAccountInfo: (p, v) => ({ context: this.ctx(v), value: this.accountJson(pubkeyParam(p[0]), configOf(p[1]), v) }),
+    getMultipleAccounts: (p, v) => {
       const list = p[0];
       if (!Array.isArray(list)) throw new RpcError(-32602, "Invalid params: expected an array of addresses");
       if (list.length > MAX_MULTIPLE_ACCOUNTS) throw new RpcError(-32602, `Too many inputs provided; max ${MAX_MULTIPLE_ACCOUNTS}`);
       const cfg = configOf(p[1]);
-      return { context: this.ctx(), value: list.map((a) => this.accountJson(pubkeyParam(a), cfg)) };
+      return { context: this.ctx(v), value: list.map((a) => this.accountJson(pubkeyParam(a), cfg, v)) };
     },
-    getTokenAccountBalance: (p) => {
+    getTokenAccountBalance: (p, v) => {
       const address = pubkeyParam(p[0]);
-      const acc = this.node.getAccount(address);
+      const acc = this.node.getAccountAt(address, v.at);
       if (!acc || acc.data.length < 165) throw new RpcError(-32602, "Invalid param: could not find account");
       const mint = new PublicKey(acc.data.subarray(0, 32));
       const mintAcc = this.node.getAccount(mint);
       if (!mintAcc) throw new RpcError(-32602, "Invalid param: could not find mint");
-      return { context: this.ctx(), value: uiAmount(readU64LE(acc.data, 64), mintAcc.data[44] ?? 0) };
+      return { context: this.ctx(v), value: uiAmount(readU64LE(acc.data, 64), mintAcc.data[44] ?? 0) };
     },
-    getFeeForMessage: (p) => {
+    getFeeForMessage: (p, v) => {
       let message: VersionedMessage;
       try {
         message = VersionedMessage.deserialize(Buffer.from(stringParam(p[0], "message"), "base64"));
       } catch {
         throw new RpcError(-32602, "Invalid params: invalid message");
       }
-      if (!this.node.isBlockhashValid(message.recentBlockhash)) return { context: this.ctx(), value: null };
+      if (!this.node.isBlockhashValid(message.recentBlockhash)) return { context: this.ctx(v), value: null };
       const fake = new VersionedTransaction(message);
-      return { context: this.ctx(), value: computeFee(fake) };
+      return { context: this.ctx(v), value: computeFee(fake) };
     },
     requestAirdrop: (p) => {
       const lamports = bigintParam(p[1], "lamports");
@@ -215,7 +304,7 @@ export class RpcServer {
       const wire = encoding === "base64" ? Buffer.from(raw, "base64") : bs58.decode(raw);
       return this.node.sendWire(wire, { skipPreflight: cfg.skipPreflight === true });
     },
-    simulateTransaction: (p) => {
+    simulateTransaction: (p, v) => {
       const cfg = configOf(p[1]);
       const raw = stringParam(p[0], "transaction");
       const wire = cfg.encoding === "base64" ? Buffer.from(raw, "base64") : bs58.decode(raw);
@@ -229,7 +318,7 @@ export class RpcServer {
       const sim = this.node.simulate(tx, { sigVerify: cfg.sigVerify === true, replaceRecentBlockhash: cfg.replaceRecentBlockhash === true, coSign: true });
       const latest = this.node.getLatestBlockhash();
       return {
-        context: this.ctx(),
+        context: this.ctx(v),
         value: {
           err: sim.err,
           logs: sim.logs,
@@ -241,15 +330,15 @@ export class RpcServer {
         },
       };
     },
-    getSignatureStatuses: (p) => {
+    getSignatureStatuses: (p, v) => {
       const sigs = p[0];
       if (!Array.isArray(sigs)) throw new RpcError(-32602, "Invalid params: expected an array of signatures");
       if (sigs.length > MAX_SIGNATURE_STATUSES) throw new RpcError(-32602, `Too many inputs provided; max ${MAX_SIGNATURE_STATUSES}`);
       const history = configOf(p[1]).searchTransactionHistory === true;
       return {
-        context: this.ctx(),
+        context: this.ctx(v),
         value: sigs.map((s) => {
-          const st = this.node.getSignatureStatus(stringParam(s, "signature"), history);
+          const st = this.node.getSignatureStatus(stringParam(s, "signature"), history, v.at);
           if (!st) return null;
           return {
             slot: st.record.slot,
@@ -261,24 +350,24 @@ export class RpcServer {
         }),
       };
     },
-    getSignaturesForAddress: (p) => {
+    getSignaturesForAddress: (p, v) => {
       const address = pubkeyParam(p[0]).toBase58();
       const cfg = configOf(p[1]) as Config & { limit?: number; before?: string; until?: string };
       const limit = cfg.limit ?? 1000;
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new RpcError(-32602, "Invalid limit; max 1000");
-      return this.node.signaturesForAddress(address, { limit, before: cfg.before, until: cfg.until }).map((r) => ({
+      return this.node.signaturesForAddress(address, { limit, before: cfg.before, until: cfg.until }).filter((r) => r.slot <= v.at).map((r) => ({
         signature: r.signature,
         slot: r.slot,
         err: r.err,
         memo: null,
         blockTime: r.blockTimeSec,
-        confirmationStatus: this.node.commitmentOf(r.slot),
+        confirmationStatus: this.node.commitmentOf(r.slot, v.at),
       }));
     },
-    getTransaction: (p) => {
+    getTransaction: (p, v) => {
       const signature = stringParam(p[0], "signature");
       const cfg = typeof p[1] === "string" ? { encoding: p[1] } : configOf(p[1]);
-      const record = this.node.getTransaction(signature);
+      const record = this.node.getTransactionAt(signature, v.at);
       if (!record) return null;
       const version = record.tx.version === "legacy" ? "legacy" : record.tx.version;
       if (version !== "legacy" && cfg.maxSupportedTransactionVersion === undefined) {
@@ -288,7 +377,7 @@ export class RpcServer {
       // returned once its slot has reached the asked commitment.
       const asked = cfg.commitment ?? "finalized";
       if (asked === "processed") throw new RpcError(-32602, "Method does not support commitment below `confirmed`");
-      const reached = this.node.commitmentOf(record.slot);
+      const reached = this.node.commitmentOf(record.slot, v.at);
       if (reached === "processed" || (asked === "finalized" && reached !== "finalized")) return null;
       const encoding = cfg.encoding ?? "json";
       if (encoding !== "json" && encoding !== "base64" && encoding !== "base58") throw new RpcError(-32602, `Invalid params: unsupported encoding ${encoding}`);
@@ -303,8 +392,8 @@ export class RpcServer {
     },
   };
 
-  private accountJson(address: PublicKey, cfg: Config): unknown {
-    const acc = this.node.getAccount(address);
+  private accountJson(address: PublicKey, cfg: Config, v: View): unknown {
+    const acc = this.node.getAccountAt(address, v.at);
     if (!acc) return null;
     const encoding = cfg.encoding ?? "base58";
     let data = acc.data;
@@ -329,6 +418,7 @@ interface Config {
   searchTransactionHistory?: boolean;
   maxSupportedTransactionVersion?: number;
   commitment?: string;
+  minContextSlot?: number;
   innerInstructions?: boolean;
   dataSlice?: { offset: number; length: number };
 }

@@ -4,7 +4,7 @@ import type { Server } from "bun";
 export type Reply =
   | { result: unknown }
   | { error: { code: number; message: string } }
-  | { status: number; body?: string }
+  | { status: number; body?: string; headers?: Record<string, string> }
   | { raw: string }
   | { delayMs: number; then?: Reply };
 
@@ -26,7 +26,7 @@ export function startFakeRpc(path = "/"): FakeRpc {
       await new Promise((r) => setTimeout(r, reply.delayMs));
       return respond(id, reply.then ?? { result: null });
     }
-    if ("status" in reply) return new Response(reply.body ?? "", { status: reply.status });
+    if ("status" in reply) return new Response(reply.body ?? "", { status: reply.status, headers: reply.headers });
     if ("raw" in reply) return new Response(reply.raw, { headers: { "content-type": "application/json" } });
     return Response.json({ jsonrpc: "2.0", id, ...reply });
   };

@@ -1,0 +1,559 @@
+/**
+ * The seeded, deterministic simulation of the money engine under a hostile chain.
+ *
+ *   bun run sim -- --seeds 200            seeds 1..200
+ *   bun run sim -- --seed 1234            one seed, its trace printed
+ *   bun run sim -- --seeds 50 --steps 80  longer schedules
+ *
+ * Each seed builds its own world in-process: the local chain (LiteSVM node, its JSON-RPC answered
+ * through the in-process transport, so every hostile rule of faults.ts applies), a fresh database,
+ * the production chain client (src/chain/rpc.ts), and runs the real money jobs (sweep, payouts,
+ * burns), the indexer's resolution entry points and the claim/routing services, driven by a
+ * schedule drawn from the seed: user actions (trades, claims, routing changes, autopay, declines,
+ * sign-ins, renames), every fault rule, crashes at the crash points, lease takeovers, clock jumps.
+ * Time is virtual: the simulation advances the chain's slots and the jobs' clock itself; the jobs
+ * settle without waiting (settleTimeoutMs 0). After every step the invariants are checked against
+ * the chain itself; at the end the faults clear and every `sent` item must reach a terminal state.
+ *
+ * The trace of a seed (actions, outcomes, a hash of the books after each step) is the same on
+ * every run: a failing seed prints itself and the one-line command that replays it.
+ */
+import { createHash } from "node:crypto";
+import { Keypair, PublicKey } from "@solana/web3.js";
+import { openDatabase, closeDatabase, type Db } from "../db/client";
+import { recordSignIn, setRouting } from "../src/accounts/identity";
+import { resolveBurnSignature, runBurnsJob } from "../src/burns/job";
+import { deriveCreatorKeypair } from "../src/chain/keys";
+import { ChainFaults, seededRandom, type FaultRule } from "../src/chain/localnet/faults";
+import { LocalLaunchProgram } from "../src/chain/localnet/adapter";
+import { LocalLaunchHelpers } from "../src/chain/localnet/launch";
+import { LocalNode } from "../src/chain/localnet/node";
+import { RpcServer } from "../src/chain/localnet/rpc-server";
+import { createRpcChain } from "../src/chain/rpc";
+import type { ChainServices } from "../src/chain/services";
+import { loadConfig, type Config } from "../src/config";
+import { CRASH_POINTS, setCrashHook, type CrashPointName } from "../src/jobs/crash-points";
+import { acquireLease, assertLeaseHeld, LeaseLostError, releaseLease, type Lease } from "../src/jobs/lease";
+import type { JobContext } from "../src/jobs/scheduler";
+import { accountFigures, ledgerTotals } from "../src/ledger/figures";
+import { LedgerInvariantError } from "../src/ledger/ledger";
+import { verifyLedger } from "../src/ledger/verify";
+import { setLogSilent } from "../src/lib/log";
+import { InsufficientBalanceError, PayoutInFlightError, queuePayout } from "../src/payouts/service";
+import { resolvePayoutSignature, runPayoutsJob } from "../src/payouts/job";
+import { owedForReserves } from "../src/proof/reserves";
+import { PLATFORM_TOKEN_MINT_KEY, setClaimsPaused } from "../src/settings/service";
+import { resolveSweepSignature, runSweepJob } from "../src/sweeps/job";
+import { recordConfirmedLaunch } from "../src/tokens/launch-record";
+
+const START_MS = 1_800_000_000_000;
+const LEASE_MS = 30_000;
+const USERS = 6;
+const TOKENS = 3;
+const TREASURY_LAMPORTS = 5_000_000_000n;
+const JOBS = ["sweep", "payouts", "burns"] as const;
+type Job = (typeof JOBS)[number];
+
+export interface SeedResult {
+  seed: number;
+  ok: boolean;
+  steps: number;
+  trace: string[];
+  /** faults injected by kind (chain rules that fired, crashes, takeovers, clock jumps) */
+  faults: Record<string, number>;
+  error?: string;
+}
+
+class SimCrash extends Error {
+  override readonly name = "SimCrash";
+}
+
+class InvariantViolation extends Error {
+  override readonly name = "InvariantViolation";
+}
+
+let sharedConfig: Config | null = null;
+function config(): Config {
+  sharedConfig ??= loadConfig({ DATA_DIR: "/tmp/cfl-sim-unused", JOBS: "0", DEMO: "0", AUTOPAY_MIN_LAMPORTS: "1000000", SWEEP_MIN_LAMPORTS: "1000000", PLATFORM_BUYBACK_BPS: "5000" });
+  return sharedConfig;
+}
+
+/** One seed's world. Everything random is drawn from `rand`, so the seed fixes the whole run. */
+class World {
+  readonly rand: () => number;
+  readonly node: LocalNode;
+  readonly faults: ChainFaults;
+  readonly rpc: RpcServer;
+  readonly db: Db;
+  readonly chain: ChainServices;
+  readonly launch: LocalLaunchHelpers;
+  readonly trader: Keypair;
+  readonly deployer: Keypair;
+  readonly users: { id: string; handle: string; wallet: string; signedIn: boolean }[] = [];
+  readonly mints: string[] = [];
+  readonly counts: Record<string, number> = {};
+  nowMs = START_MS;
+  paused = false;
+  private handleSerial = 0;
+
+  constructor(readonly seed: number) {
+    this.rand = seededRandom(seed * 2_654_435_761);
+    const bytes = () => Uint8Array.from({ length: 32 }, () => Math.floor(this.rand() * 256));
+    this.node = new LocalNode({ slotMs: 0, programSeed: bytes(), program: { creatorFeeBps: 30, bondThresholdLamports: 85_000_000_000n } });
+    this.faults = new ChainFaults(this.node, seed);
+    this.rpc = new RpcServer(this.node, () => {}, this.faults);
+    const treasury = Keypair.fromSeed(bytes());
+    const master = bytes();
+    this.node.fund(treasury.publicKey, TREASURY_LAMPORTS);
+    this.db = openDatabase(":memory:");
+    const jitter = seededRandom(seed ^ 0x5bd1e995);
+    const rpc = createRpcChain({
+      rpcUrl: "http://sim.invalid/",
+      fetch: this.rpc.fetch,
+      // Answers are in-process (microtasks): only an injected timeout ever reaches this.
+      timeoutMs: 25,
+      retries: 2,
+      backoffBaseMs: 1,
+      backoffMaxMs: 4,
+      retryAfterMaxMs: 0,
+      random: jitter,
+      sleep: async () => {},
+      allowNodeCosigners: true,
+    });
+    this.chain = {
+      reader: rpc.reader,
+      sender: rpc.sender,
+      launchProgram: new LocalLaunchProgram(this.node.programKeys, this.node.programConfig, rpc.reader),
+      treasury,
+      creatorKeypair: (i) => deriveCreatorKeypair(master, i),
+      creatorAddress: (i) => deriveCreatorKeypair(master, i).publicKey,
+    };
+    this.launch = new LocalLaunchHelpers(this.node);
+    this.trader = Keypair.fromSeed(bytes());
+    this.deployer = Keypair.fromSeed(bytes());
+    this.node.fund(this.trader.publicKey, 1_000_000_000_000n);
+    this.node.fund(this.deployer.publicKey, 100_000_000_000n);
+    for (let i = 0; i < USERS; i++) {
+      this.users.push({ id: `u${i}`, handle: `h${i}`, wallet: Keypair.fromSeed(bytes()).publicKey.toBase58(), signedIn: false });
+    }
+    for (let t = 0; t < TOKENS; t++) this.createToken(t + 1, bytes());
+    this.db.$client.query("INSERT INTO settings (key, value) VALUES (?, ?)").run(PLATFORM_TOKEN_MINT_KEY, this.mints[0]!);
+    // Fees from the start, and half the users signed in, so the first steps already move money.
+    for (const mint of this.mints) this.launch.buy({ mint, buyer: this.trader, solInLamports: BigInt(this.int(50, 300)) * 10_000_000n });
+    this.node.advanceSlots(1);
+    for (const u of this.users.slice(0, USERS / 2)) this.signIn(u);
+  }
+
+  pick<T>(list: readonly T[]): T {
+    return list[Math.floor(this.rand() * list.length)]!;
+  }
+  int(lo: number, hi: number): number {
+    return lo + Math.floor(this.rand() * (hi - lo + 1));
+  }
+  count(kind: string, n = 1): void {
+    this.counts[kind] = (this.counts[kind] ?? 0) + n;
+  }
+
+  private createToken(index: number, mintSeed: Uint8Array): void {
+    const creator = this.chain.creatorAddress(index).toBase58();
+    const mint = Keypair.fromSeed(mintSeed);
+    const created = this.launch.createToken({ name: `Sim ${index}`, symbol: `S${index}`, uri: `local://sim/${index}`, creator, payer: this.deployer, mint });
+    if (created.err) throw new Error(`sim token ${index} not created`);
+    const a = this.users[(index * 2) % USERS]!;
+    const b = this.users[(index * 2 + 1) % USERS]!;
+    const vaults = this.chain.launchProgram.vaultAddresses({ mint: created.mint, creator });
+    recordConfirmedLaunch(
+      this.db,
+      {
+        mint: created.mint, name: `Sim ${index}`, symbol: `S${index}`, description: "", website: null, twitter: null, telegram: null,
+        metadataUri: `local://sim/${index}`, imageUri: null, creatorIndex: index, creator, creatorVault: vaults.curveVault,
+        deployer: this.deployer.publicKey.toBase58(), launchSignature: created.signature, launchedAtMs: this.nowMs,
+        platformBps: [1000, 250, 0][index % 3]!, recipients: [{ handle: a.handle, bps: 6000 }, { handle: b.handle, bps: 4000 }],
+      },
+      this.nowMs,
+    );
+    this.mints.push(created.mint);
+  }
+
+  close(): void {
+    setCrashHook(null);
+    void this.rpc.close();
+    this.node.stop();
+    closeDatabase(this.db);
+  }
+
+  // ------------------------------------------------------------------ jobs
+
+  /** Runs a job as the scheduler would (lease, fencing), with an optional crash or takeover at a point. */
+  async runJob(job: Job, plan: { point: CrashPointName; hit: number; mode: "crash" | "takeover" } | null, holder = "sim-a"): Promise<string> {
+    const lease = acquireLease(this.db, job, holder, LEASE_MS, this.nowMs);
+    if (!lease) return "busy";
+    const controller = new AbortController();
+    const ctx: JobContext = { lease, signal: controller.signal, assertHeld: () => assertLeaseHeld(this.db, lease, this.nowMs) };
+    let hits = 0;
+    setCrashHook((name) => {
+      if (!plan || name !== plan.point || ++hits !== plan.hit) return;
+      if (plan.mode === "crash") {
+        this.count("crash");
+        throw new SimCrash(name);
+      }
+      // Another process takes the lease over mid-run: the clock passes the lease, B acquires it;
+      // A's next write must be refused (fencing) and A must stop.
+      this.count("leaseTakeover");
+      this.nowMs += LEASE_MS + 1;
+      const stolen = acquireLease(this.db, job, "sim-b", LEASE_MS, this.nowMs);
+      if (stolen) releaseLease(this.db, stolen, { ok: true, error: null }, this.nowMs);
+      controller.abort();
+    });
+    try {
+      const report = await this.body(job, ctx);
+      releaseLease(this.db, lease, { ok: true, error: null }, this.nowMs);
+      return `ok ${report}`;
+    } catch (error) {
+      if (error instanceof SimCrash) return `crashed@${error.message}`;
+      if (error instanceof LedgerInvariantError) throw error;
+      releaseLease(this.db, lease, { ok: false, error: String(error) }, this.nowMs);
+      if (error instanceof LeaseLostError) return "lease-lost";
+      return `error ${(error as Error).name}`;
+    } finally {
+      setCrashHook(null);
+    }
+  }
+
+  private async body(job: Job, ctx: JobContext): Promise<string> {
+    const now = () => this.nowMs;
+    const settle = { settleTimeoutMs: 0, settlePollMs: 0 };
+    if (job === "sweep") {
+      const r = await runSweepJob({ db: this.db, chain: this.chain, sweepMinLamports: config().sweepMinLamports, platformBuybackBps: config().platformBuybackBps, now, sendConcurrency: 1, ...settle }, ctx);
+      return `sent=${r.transactionsSent} confirmed=${r.confirmed} failed=${r.failed} pending=${r.pending}`;
+    }
+    if (job === "payouts") {
+      const r = await runPayoutsJob({ db: this.db, chain: this.chain, config: config(), now, ...settle }, ctx);
+      return `sent=${r.sent} confirmed=${r.confirmed} failed=${r.failed} replaced=${r.replaced} pending=${r.pending}`;
+    }
+    const r = await runBurnsJob({ db: this.db, chain: this.chain, now, ...settle }, ctx);
+    return `buys=${r.buysSent} bought=${r.bought} burned=${r.burned} failed=${r.failed}`;
+  }
+
+  /** The indexer's entry points: it resolves a signature the stream showed, as a run would. */
+  async indexerResolve(): Promise<string> {
+    const rows = this.db.$client
+      .query(
+        `SELECT 'sweep' AS k, signature AS s FROM sweeps WHERE status = 'sent'
+         UNION ALL SELECT 'payout', signature FROM payouts WHERE status = 'sent'
+         UNION ALL SELECT 'burn', signature FROM burn_buys WHERE status = 'sent'
+         UNION ALL SELECT 'burn', burn_signature FROM burn_buys WHERE status = 'burning' ORDER BY 1, 2`,
+      )
+      .all() as { k: string; s: string }[];
+    if (rows.length === 0) return "nothing";
+    const row = this.pick(rows);
+    const lease = acquireLease(this.db, "indexer-sim", "sim-indexer", LEASE_MS, this.nowMs) as Lease;
+    const ctx: JobContext = { lease, signal: new AbortController().signal, assertHeld: () => {} };
+    try {
+      const now = () => this.nowMs;
+      const settle = { settleTimeoutMs: 0, settlePollMs: 0 };
+      if (row.k === "sweep") await resolveSweepSignature({ db: this.db, chain: this.chain, sweepMinLamports: config().sweepMinLamports, platformBuybackBps: config().platformBuybackBps, now, sendConcurrency: 1, ...settle }, ctx, row.s);
+      else if (row.k === "payout") await resolvePayoutSignature({ db: this.db, chain: this.chain, config: config(), now, ...settle }, ctx, row.s);
+      else await resolveBurnSignature({ db: this.db, chain: this.chain, now, ...settle }, ctx, row.s);
+      return `resolved ${row.k}`;
+    } catch (error) {
+      if (error instanceof LedgerInvariantError) throw error;
+      return `error ${(error as Error).name}`;
+    } finally {
+      releaseLease(this.db, lease, { ok: true, error: null }, this.nowMs);
+    }
+  }
+
+  // ------------------------------------------------------------------ users
+
+  signIn(u: World["users"][number], handle = u.handle): string {
+    try {
+      recordSignIn(this.db, { idpUserId: u.id, displayHandle: handle, name: handle, avatarUrl: "", followers: 0 }, this.nowMs);
+      u.signedIn = true;
+      u.handle = handle;
+      return "ok";
+    } catch (error) {
+      return `refused ${(error as Error).name}`;
+    }
+  }
+
+  claim(u: World["users"][number]): string {
+    if (!u.signedIn) return "not signed in";
+    const balance = accountFigures(this.db, "user", u.id).balanceLamports;
+    const lamports = this.rand() < 0.6 || balance < 2n ? null : balance / 2n;
+    try {
+      const q = queuePayout(this.db, { idpUserId: u.id, lamports, wallet: u.wallet, kind: "claim", minLamports: 1n, atMs: this.nowMs });
+      return `queued ${q.lamports}`;
+    } catch (error) {
+      if (error instanceof PayoutInFlightError || error instanceof InsufficientBalanceError) return `refused ${error.name}`;
+      throw error;
+    }
+  }
+
+  route(u: World["users"][number]): string {
+    if (!u.signedIn) return "not signed in";
+    const choice = this.pick(["hold", "autopay", "burn", "declined"] as const);
+    setRouting(this.db, u.id, {
+      routing: choice === "declined" ? "burn" : choice,
+      payoutWallet: choice === "autopay" || this.rand() < 0.5 ? u.wallet : null,
+      declined: choice === "declined",
+    });
+    return choice;
+  }
+
+  rename(u: World["users"][number]): string {
+    if (!u.signedIn) return "not signed in";
+    // The same account under a new handle (a rename on the provider); credits already pinned stay.
+    return this.signIn(u, `${u.handle.split("x")[0]}x${++this.handleSerial}`);
+  }
+
+  // ------------------------------------------------------------------ faults
+
+  randomRule(): FaultRule {
+    const methods = ["getSignatureStatuses", "getEpochInfo", "getMultipleAccounts", "getLatestBlockhash", "getTransaction", "sendTransaction", "*"];
+    switch (this.int(0, 6)) {
+      case 0:
+        return { kind: "dropSends", count: this.int(1, 2) };
+      case 1:
+        return { kind: "delaySends", count: this.int(1, 2), slots: this.pick([2, 20, 80, 200]) };
+      case 2:
+        return { kind: "failSends", count: 1 };
+      case 3:
+        return { kind: "ghostSends", count: this.int(1, 2), slots: this.int(1, 5) };
+      case 4:
+        return { kind: "rpcError", method: this.pick(methods), count: this.int(1, 4), as: this.pick(["429", "503", "429", "503", "timeout"] as const), holdMs: 10_000 };
+      case 5: {
+        const reads = ["getSignatureStatuses", "getSignatureStatuses", "getEpochInfo", "getMultipleAccounts", "getTransaction", "getLatestBlockhash"];
+        const some = this.rand() < 0.7;
+        return { kind: "lag", slots: this.pick([5, 40, 200, 400, 600]), share: this.pick([0.3, 0.7, 1, 1]), ...(some ? { methods: [this.pick(reads), this.pick(reads)] } : {}), count: this.int(5, 80) };
+      }
+      default:
+        return { kind: "clear" };
+    }
+  }
+
+  // ------------------------------------------------------------------ one step
+
+  async step(): Promise<string> {
+    this.nowMs += this.int(500, 4_000);
+    const roll = this.rand();
+    if (roll < 0.12) {
+      // Long gaps too: a transaction landed long ago, read through a node behind, is the trap.
+      const k = this.pick([1, 2, 5, 20, 40, 60, 160, 220, 320]);
+      this.node.advanceSlots(k);
+      return `slots +${k}`;
+    }
+    if (roll < 0.24) {
+      const mint = this.pick(this.mints);
+      const lamports = BigInt(this.int(5, 400)) * 10_000_000n;
+      const r = this.launch.buy({ mint, buyer: this.trader, solInLamports: lamports });
+      this.node.advanceSlots(1);
+      return `trade ${this.mints.indexOf(mint)} ${lamports} ${(r as { err?: unknown }).err ? "err" : "ok"}`;
+    }
+    if (roll < 0.6) {
+      const job = this.pick(JOBS);
+      const points = CRASH_POINTS.filter((p) => p.startsWith(job === "sweep" ? "sweep:" : `${job}:`));
+      const r = this.rand();
+      const plan = r < 0.12 ? { point: this.pick(points), hit: this.int(1, 2), mode: "crash" as const } : r < 0.18 ? { point: this.pick(points), hit: 1, mode: "takeover" as const } : null;
+      const outcome = await this.runJob(job, plan);
+      this.node.advanceSlots(this.int(1, 3));
+      return `job ${job}${plan ? ` ${plan.mode}@${plan.point}#${plan.hit}` : ""} -> ${outcome}`;
+    }
+    if (roll < 0.65) return `indexer -> ${await this.indexerResolve()}`;
+    if (roll < 0.82) {
+      const u = this.pick(this.users);
+      const what = this.rand();
+      if (!u.signedIn || what < 0.1) return `signin ${u.id} -> ${this.signIn(u)}`;
+      if (what < 0.55) return `claim ${u.id} -> ${this.claim(u)}`;
+      if (what < 0.9) return `route ${u.id} -> ${this.route(u)}`;
+      return `rename ${u.id} -> ${this.rename(u)}`;
+    }
+    if (roll < 0.95) {
+      if (this.rand() < 0.25) {
+        // The trap of the double payout: a long gap, then statuses read through a node so far
+        // behind that whatever landed meanwhile is absent, while heights come from a node ahead.
+        const rule: FaultRule = { kind: "lag", slots: 600, share: 1, methods: ["getSignatureStatuses"], count: this.int(3, 30) };
+        this.faults.apply(rule);
+        const gap = this.int(190, 300);
+        this.node.advanceSlots(gap);
+        return `fault ${JSON.stringify(rule)} slots +${gap}`;
+      }
+      const rule = this.randomRule();
+      this.faults.apply(rule);
+      return `fault ${JSON.stringify(rule)}`;
+    }
+    if (roll < 0.98) {
+      const jump = this.pick([60_000, 3_600_000, 86_400_000]);
+      this.nowMs += jump;
+      this.count("clockJump");
+      return `clock +${jump}ms`;
+    }
+    this.paused = !this.paused;
+    setClaimsPaused(this.db, this.paused);
+    return this.paused ? "claims paused" : "claims resumed";
+  }
+
+  // ------------------------------------------------------------------ invariants
+
+  /** Checked after every step, against the chain itself (the node, not through the faults). */
+  check(): void {
+    const db = this.db;
+    verifyLedger(db);
+    const totals = ledgerTotals(db); // throws unless swept = owed + paid + burned + platform + buyback
+    for (const u of this.users) if (u.signedIn) accountFigures(db, "user", u.id); // credited = paid + burned + balance
+    const landedOk = (signature: string | null) => {
+      if (!signature) return false;
+      const r = this.node.getTransaction(signature);
+      return r !== null && r.err === null;
+    };
+    // No payout paid on chain more than once: each wallet holds exactly its confirmed payouts plus
+    // those landed and not yet finalized (still `sent`); a replaced or failed payout that landed breaks it.
+    const payouts = db.$client.query("SELECT wallet, status, lamports, signature FROM payouts").all() as { wallet: string; status: string; lamports: bigint; signature: string | null }[];
+    const expected = new Map<string, bigint>();
+    let sentLanded = 0n;
+    for (const p of payouts) {
+      const landed = landedOk(p.signature);
+      if ((p.status === "replaced" || p.status === "failed") && landed) throw new InvariantViolation(`payout ${p.signature} is ${p.status} but landed`);
+      const counts = p.status === "confirmed" || (p.status === "sent" && landed);
+      if (p.status === "confirmed" && !landed) throw new InvariantViolation(`payout ${p.signature} confirmed but not landed`);
+      if (p.status === "sent" && landed) sentLanded += BigInt(p.lamports);
+      if (counts) expected.set(p.wallet, (expected.get(p.wallet) ?? 0n) + BigInt(p.lamports));
+    }
+    for (const u of this.users) {
+      const onChain = this.node.getBalance(new PublicKey(u.wallet));
+      const want = expected.get(u.wallet) ?? 0n;
+      if (onChain !== want) throw new InvariantViolation(`wallet of ${u.id} holds ${onChain} on chain, its payouts say ${want}`);
+    }
+    // No lamport credited that did not reach the treasury: per confirmed sweep transaction, the
+    // credits equal what the treasury received net in it.
+    const treasury = this.chain.treasury.publicKey;
+    const bySig = db.$client.query("SELECT signature, SUM(total_lamports) AS t FROM sweeps WHERE status = 'confirmed' GROUP BY signature").all() as { signature: string; t: bigint }[];
+    for (const s of bySig) {
+      const r = this.node.getTransaction(s.signature);
+      if (!r || r.err !== null) throw new InvariantViolation(`sweep ${s.signature} credited but not landed`);
+      const i = r.accountKeys.findIndex((k) => k.equals(treasury));
+      const received = r.postBalances[i]! - r.preBalances[i]! + (i === 0 ? r.feeLamports : 0n);
+      if (received !== BigInt(s.t)) throw new InvariantViolation(`sweep ${s.signature} credited ${s.t}, the treasury received ${received}`);
+    }
+    const failedLanded = db.$client.query("SELECT signature FROM sweeps WHERE status = 'failed'").all() as { signature: string }[];
+    for (const s of failedLanded) if (landedOk(s.signature)) throw new InvariantViolation(`sweep ${s.signature} failed but landed`);
+    // Treasury >= owed, counting as paid what already left it for payouts and buys in flight.
+    const buysLanded = db.$client
+      .query("SELECT b.signature, COALESCE(SUM(CASE WHEN o.source = 'recipient' THEN o.lamports END), 0) AS r FROM burn_buys b JOIN burn_orders o ON o.buy_id = b.id WHERE b.status = 'sent' GROUP BY b.id")
+      .all() as { signature: string; r: bigint }[];
+    let buysInFlight = 0n;
+    for (const b of buysLanded) if (landedOk(b.signature)) buysInFlight += BigInt(b.r);
+    const treasuryLamports = this.node.getBalance(treasury);
+    const owed = owedForReserves(db) - sentLanded - buysInFlight;
+    if (treasuryLamports < owed) throw new InvariantViolation(`treasury ${treasuryLamports} < owed ${owed}`);
+    if (totals.sweptLamports < 0n) throw new InvariantViolation("negative swept");
+  }
+
+  /** A hash of the books (no times, no signatures): what the trace compares. */
+  booksHash(): string {
+    const h = createHash("sha256");
+    const q = (sql: string) => h.update(JSON.stringify(this.db.$client.query(sql).all(), (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
+    q("SELECT kind, ref, balance FROM ledger_accounts ORDER BY kind, ref");
+    q("SELECT id, idp_user_id, status, lamports, wallet FROM payouts ORDER BY id");
+    q("SELECT id, token_id, status, total_lamports FROM sweeps ORDER BY id");
+    q("SELECT id, mint, status, lamports, token_amount FROM burn_buys ORDER BY id");
+    q("SELECT id, mint, status, lamports FROM burn_orders ORDER BY id");
+    return h.digest("hex").slice(0, 12);
+  }
+
+  /** Faults clear; the jobs run until every sent item is terminal (bounded). */
+  async settle(): Promise<string | null> {
+    this.faults.clear();
+    setClaimsPaused(this.db, false);
+    const live = () =>
+      Number(
+        (
+          this.db.$client
+            .query(
+              `SELECT (SELECT COUNT(*) FROM sweeps WHERE status = 'sent') + (SELECT COUNT(*) FROM payouts WHERE status IN ('sent', 'queued'))
+                    + (SELECT COUNT(*) FROM burn_buys WHERE status IN ('sent', 'bought', 'burning')) AS n`,
+            )
+            .get() as { n: bigint }
+        ).n,
+      );
+    for (let round = 0; round < 12; round++) {
+      if (live() === 0) return null;
+      this.nowMs += LEASE_MS + 1; // any lease a crashed run left has expired
+      for (const job of JOBS) {
+        const outcome = await this.runJob(job, null);
+        if (outcome === "busy" || outcome.startsWith("error")) return `final ${job} run: ${outcome}`;
+        this.node.advanceSlots(40);
+        this.check();
+      }
+    }
+    return live() === 0 ? null : "sent items did not reach a terminal state after the faults cleared";
+  }
+}
+
+export async function runSeed(seed: number, options: { steps?: number } = {}): Promise<SeedResult> {
+  const steps = options.steps ?? 40;
+  const trace: string[] = [];
+  let world: World | null = null;
+  try {
+    world = new World(seed);
+    world.check();
+    for (let i = 0; i < steps; i++) {
+      const action = await world.step();
+      world.check();
+      trace.push(`${i} ${action} #${world.booksHash()}`);
+    }
+    const stuck = await world.settle();
+    world.check();
+    trace.push(`settled ${stuck ?? "ok"} #${world.booksHash()}`);
+    if (stuck) throw new InvariantViolation(stuck);
+    return { seed, ok: true, steps, trace, faults: { ...world.faults.injected, ...world.counts } };
+  } catch (error) {
+    const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    trace.push(`FAILED ${text}`);
+    return { seed, ok: false, steps, trace, faults: world ? { ...world.faults.injected, ...world.counts } : {}, error: text };
+  } finally {
+    world?.close();
+  }
+}
+
+function argValue(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+}
+
+async function main(): Promise<void> {
+  setLogSilent(true);
+  const args = process.argv.slice(2);
+  const single = argValue(args, "--seed");
+  const seedCount = Number(argValue(args, "--seeds") ?? "100");
+  const first = Number(argValue(args, "--from") ?? "1");
+  const steps = Number(argValue(args, "--steps") ?? "40");
+  if ((single !== undefined && !/^\d+$/.test(single)) || !Number.isInteger(seedCount) || seedCount < 1 || !Number.isInteger(steps) || steps < 1 || steps > 10_000) {
+    console.error("usage: bun run sim -- --seeds N [--from S] [--steps K] | --seed S [--steps K]");
+    process.exit(2);
+  }
+  const seeds = single !== undefined ? [Number(single)] : Array.from({ length: seedCount }, (_, i) => first + i);
+  const totals: Record<string, number> = {};
+  const started = performance.now();
+  let failed = 0;
+  for (const [n, seed] of seeds.entries()) {
+    const result = await runSeed(seed, { steps });
+    for (const [k, v] of Object.entries(result.faults)) totals[k] = (totals[k] ?? 0) + v;
+    if (single !== undefined) for (const line of result.trace) console.log(line);
+    if (!result.ok) {
+      failed++;
+      console.error(`seed ${seed} FAILED: ${result.error}`);
+      console.error(`  replay: bun run sim -- --seed ${seed} --steps ${steps}`);
+    }
+    if (single === undefined && (n + 1) % 100 === 0) {
+      const sec = (performance.now() - started) / 1000;
+      console.log(`${n + 1}/${seeds.length} seeds, ${failed} failed, ${sec.toFixed(1)} s (${((n + 1) / sec).toFixed(2)} seeds/s)`);
+    }
+  }
+  const sec = (performance.now() - started) / 1000;
+  console.log(`${seeds.length} seeds x ${steps} steps: ${seeds.length - failed} passed, ${failed} failed in ${sec.toFixed(1)} s`);
+  console.log(`faults injected: ${JSON.stringify(Object.fromEntries(Object.entries(totals).sort()))}`);
+  process.exit(failed === 0 ? 0 : 1);
+}
+
+if (import.meta.main) await main();

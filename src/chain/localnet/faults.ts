@@ -1,0 +1,244 @@
+/**
+ * The hostile local chain: fault rules that make the one consistent local node behave like a
+ * provider's pool of nodes (lost, late, failed and ghost sends; 429/503/timeouts; reads answered by
+ * a node behind). Callable in-process (`chain.faults.apply(rule)`) and over JSON-RPC
+ * (`localnet_fault`, `localnet_faults`), which only the embedded local chain answers.
+ *
+ * Which reads a `lag` rule's `share` hits is drawn from a seeded generator, so a simulation seed
+ * reproduces the same answers. See docs/local-chain.md.
+ */
+import type { LocalNode } from "./node.ts";
+import { RpcError } from "./node.ts";
+
+export type FaultRule =
+  | { kind: "dropSends"; count: number }
+  | { kind: "delaySends"; count: number; slots: number }
+  | { kind: "failSends"; count: number }
+  | { kind: "ghostSends"; count: number; slots?: number }
+  | { kind: "rpcError"; method: string; count: number; as: "429" | "503" | "timeout"; retryAfterSec?: number; holdMs?: number }
+  | { kind: "lag"; slots: number; share?: number; methods?: string[]; count?: number }
+  | { kind: "clear" };
+
+export type FaultKind = Exclude<FaultRule["kind"], "clear">;
+
+/** What a read is answered as: the current node, or one `lagSlots` behind. */
+export interface ReadView {
+  lagSlots: bigint;
+}
+
+export interface RpcErrorDecision {
+  as: "429" | "503" | "timeout";
+  retryAfterSec: number;
+  holdMs: number;
+}
+
+const MAX_COUNT = 1_000_000;
+const MAX_LAG_SLOTS = 10_000;
+const MAX_RULES = 1_000;
+const MAX_METHODS = 50;
+const DEFAULT_GHOST_SLOTS = 3;
+const DEFAULT_HOLD_MS = 30_000;
+const MAX_HOLD_MS = 120_000;
+
+/** Methods a `lag` rule never touches: they are not reads of chain state. */
+const NOT_READS = new Set(["sendTransaction", "requestAirdrop", "simulateTransaction", "getHealth", "getVersion", "getGenesisHash", "localnet_fault", "localnet_faults"]);
+
+interface LagRule {
+  slots: number;
+  share: number;
+  methods: string[] | null;
+  remaining: number | null;
+}
+interface ErrorRule {
+  method: string;
+  as: "429" | "503" | "timeout";
+  remaining: number;
+  retryAfterSec: number;
+  holdMs: number;
+}
+
+/** A small seeded generator (mulberry32): the same seed draws the same shares. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+export class ChainFaults {
+  private readonly lags: LagRule[] = [];
+  private readonly errors: ErrorRule[] = [];
+  private random: () => number;
+  /** faults actually injected, by kind (a rule that never fired injected nothing) */
+  readonly injected: Record<string, number> = {};
+
+  constructor(private readonly node: LocalNode, seed = 1) {
+    this.random = seededRandom(seed);
+    node.onSendFault = (kind) => this.count(kind);
+  }
+
+  reseed(seed: number): void {
+    this.random = seededRandom(seed);
+  }
+
+  /** Validates and applies one rule; throws RpcError -32602 on a malformed one. */
+  apply(raw: unknown): FaultRule {
+    const rule = parseFaultRule(raw);
+    switch (rule.kind) {
+      case "clear":
+        this.clear();
+        break;
+      case "dropSends":
+        this.node.addSendFault({ kind: "drop", remaining: rule.count });
+        break;
+      case "delaySends":
+        this.node.addSendFault({ kind: "delay", remaining: rule.count, delaySlots: rule.slots });
+        break;
+      case "failSends":
+        this.node.addSendFault({ kind: "fail", remaining: rule.count });
+        break;
+      case "ghostSends":
+        this.node.addSendFault({ kind: "ghost", remaining: rule.count, delaySlots: rule.slots ?? DEFAULT_GHOST_SLOTS });
+        break;
+      case "rpcError":
+        if (this.errors.length >= MAX_RULES) throw new RpcError(-32602, "Invalid params: too many fault rules");
+        this.errors.push({ method: rule.method, as: rule.as, remaining: rule.count, retryAfterSec: rule.retryAfterSec ?? 1, holdMs: rule.holdMs ?? DEFAULT_HOLD_MS });
+        break;
+      case "lag":
+        if (this.lags.length >= MAX_RULES) throw new RpcError(-32602, "Invalid params: too many fault rules");
+        this.node.keepAccountHistory();
+        this.lags.push({ slots: rule.slots, share: rule.share ?? 1, methods: rule.methods ?? null, remaining: rule.count ?? null });
+        break;
+    }
+    return rule;
+  }
+
+  clear(): void {
+    this.lags.length = 0;
+    this.errors.length = 0;
+    this.node.clearSendFaults();
+  }
+
+  /** The active rules, as `localnet_faults` lists them. */
+  list(): FaultRule[] {
+    return [
+      ...this.node.activeSendFaults().map((r): FaultRule => {
+        if (r.kind === "drop") return { kind: "dropSends", count: r.remaining };
+        if (r.kind === "fail") return { kind: "failSends", count: r.remaining };
+        if (r.kind === "ghost") return { kind: "ghostSends", count: r.remaining, slots: r.delaySlots ?? DEFAULT_GHOST_SLOTS };
+        return { kind: "delaySends", count: r.remaining, slots: r.delaySlots ?? 1 };
+      }),
+      ...this.errors.map((r): FaultRule => ({ kind: "rpcError", method: r.method, count: r.remaining, as: r.as, retryAfterSec: r.retryAfterSec })),
+      ...this.lags.map((r): FaultRule => ({
+        kind: "lag",
+        slots: r.slots,
+        share: r.share,
+        ...(r.methods ? { methods: [...r.methods] } : {}),
+        ...(r.remaining !== null ? { count: r.remaining } : {}),
+      })),
+    ];
+  }
+
+  /** An injected HTTP-level failure for this call, if a rule takes it. */
+  takeError(method: string): RpcErrorDecision | null {
+    const i = this.errors.findIndex((r) => r.method === method || r.method === "*");
+    if (i < 0) return null;
+    const rule = this.errors[i]!;
+    rule.remaining -= 1;
+    if (rule.remaining <= 0) this.errors.splice(i, 1);
+    this.count(`rpcError:${rule.as}`);
+    return { as: rule.as, retryAfterSec: rule.retryAfterSec, holdMs: Math.min(rule.holdMs, MAX_HOLD_MS) };
+  }
+
+  /** How far behind the node answering this read is (0n: the current node). */
+  viewFor(method: string): ReadView {
+    if (NOT_READS.has(method) || this.lags.length === 0) return { lagSlots: 0n };
+    let lag = 0;
+    for (let i = 0; i < this.lags.length; i++) {
+      const rule = this.lags[i]!;
+      if (rule.methods && !rule.methods.includes(method)) continue;
+      // One draw per matching rule keeps the sequence independent of which rules hit.
+      if (this.random() >= rule.share) continue;
+      lag = Math.max(lag, rule.slots);
+      if (rule.remaining !== null && --rule.remaining <= 0) this.lags.splice(i--, 1);
+    }
+    if (lag > 0) this.count("lag");
+    return { lagSlots: BigInt(lag) };
+  }
+
+  /** A read refused because the answering node is behind the asked minContextSlot. */
+  countMinContextRefusal(): void {
+    this.count("minContextSlot");
+  }
+
+  private count(kind: string): void {
+    this.injected[kind] = (this.injected[kind] ?? 0) + 1;
+  }
+}
+
+function invalid(message: string): RpcError {
+  return new RpcError(-32602, `Invalid params: ${message}`);
+}
+
+function countOf(v: unknown, name = "count"): number {
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > MAX_COUNT) throw invalid(`${name} must be an integer in [1, ${MAX_COUNT}]`);
+  return v;
+}
+
+function slotsOf(v: unknown): number {
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > MAX_LAG_SLOTS) throw invalid(`slots must be an integer in [1, ${MAX_LAG_SLOTS}]`);
+  return v;
+}
+
+/** The one validator of rules, for JSON-RPC and in-process callers alike. */
+export function parseFaultRule(raw: unknown): FaultRule {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw invalid("a fault rule must be an object");
+  const r = raw as Record<string, unknown>;
+  switch (r.kind) {
+    case "clear":
+      return { kind: "clear" };
+    case "dropSends":
+      return { kind: "dropSends", count: countOf(r.count) };
+    case "failSends":
+      return { kind: "failSends", count: countOf(r.count) };
+    case "delaySends":
+      return { kind: "delaySends", count: countOf(r.count), slots: slotsOf(r.slots) };
+    case "ghostSends":
+      return { kind: "ghostSends", count: countOf(r.count), ...(r.slots === undefined ? {} : { slots: slotsOf(r.slots) }) };
+    case "rpcError": {
+      if (typeof r.method !== "string" || r.method.length < 1 || r.method.length > 64) throw invalid("method must be a method name or \"*\"");
+      if (r.as !== "429" && r.as !== "503" && r.as !== "timeout") throw invalid("as must be \"429\", \"503\" or \"timeout\"");
+      const rule: FaultRule = { kind: "rpcError", method: r.method, count: countOf(r.count), as: r.as };
+      if (r.retryAfterSec !== undefined) {
+        if (typeof r.retryAfterSec !== "number" || !Number.isInteger(r.retryAfterSec) || r.retryAfterSec < 0 || r.retryAfterSec > 3_600) throw invalid("retryAfterSec must be an integer in [0, 3600]");
+        rule.retryAfterSec = r.retryAfterSec;
+      }
+      if (r.holdMs !== undefined) {
+        if (typeof r.holdMs !== "number" || !Number.isInteger(r.holdMs) || r.holdMs < 0 || r.holdMs > MAX_HOLD_MS) throw invalid(`holdMs must be an integer in [0, ${MAX_HOLD_MS}]`);
+        rule.holdMs = r.holdMs;
+      }
+      return rule;
+    }
+    case "lag": {
+      const rule: FaultRule = { kind: "lag", slots: slotsOf(r.slots) };
+      if (r.share !== undefined) {
+        if (typeof r.share !== "number" || !(r.share >= 0 && r.share <= 1)) throw invalid("share must be a number in [0, 1]");
+        rule.share = r.share;
+      }
+      if (r.methods !== undefined) {
+        if (!Array.isArray(r.methods) || r.methods.length > MAX_METHODS || !r.methods.every((m) => typeof m === "string" && m.length > 0 && m.length <= 64)) {
+          throw invalid(`methods must be an array of at most ${MAX_METHODS} method names`);
+        }
+        rule.methods = [...(r.methods as string[])];
+      }
+      if (r.count !== undefined) rule.count = countOf(r.count);
+      return rule;
+    }
+    default:
+      throw invalid("kind must be one of dropSends, delaySends, failSends, ghostSends, rpcError, lag, clear");
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * Set-aside tokens of the money jobs: one mint that cannot be swept or bought (collect always
+ * failing, pool missing, buy too small) must not fail its batch or the whole run every time. Each
+ * failure of a token is counted; from SET_ASIDE_AFTER consecutive failures on, the token is set
+ * aside and only retried on a back-off. A token whose sweep credit disagrees with the transfer that
+ * moved it is stopped outright (no retry time) until an operator looks. A success clears the row.
+ *
+ * Times are the job's clock (`atMs`), so the simulation's virtual clock drives the back-off.
+ */
+import type { Db } from "../../db/client";
+import { immediate } from "../ledger/ledger";
+
+export type SetAsideJob = "sweep" | "burns";
+
+export const SET_ASIDE_AFTER = 3;
+export const SET_ASIDE_BACKOFF_BASE_MS = 10 * 60_000;
+export const SET_ASIDE_BACKOFF_MAX_MS = 24 * 60 * 60_000;
+const REASON_MAX = 300;
+
+export interface SetAsideItem {
+  mint: string;
+  symbol: string | null;
+  job: SetAsideJob;
+  reason: string;
+  failures: number;
+  since: string;
+  retryAt: string | null;
+}
+
+interface Row {
+  mint: string;
+  job: SetAsideJob;
+  reason: string;
+  failures: bigint;
+  sinceMs: bigint;
+  setAsideAtMs: bigint | null;
+  retryAtMs: bigint | null;
+}
+
+/** The back-off after `failures` consecutive failures (the first set-aside waits the base). */
+export function setAsideBackoffMs(failures: number): number {
+  const step = Math.max(0, failures - SET_ASIDE_AFTER);
+  return Math.min(SET_ASIDE_BACKOFF_MAX_MS, SET_ASIDE_BACKOFF_BASE_MS * 2 ** Math.min(step, 20));
+}
+
+function read(db: Db, mint: string, job: SetAsideJob): Row | null {
+  return db.$client
+    .query("SELECT mint, job, reason, failures, since_ms AS sinceMs, set_aside_at_ms AS setAsideAtMs, retry_at_ms AS retryAtMs FROM set_aside WHERE mint = ? AND job = ?")
+    .get(mint, job) as Row | null;
+}
+
+/** One more failure of this token; returns whether it is (now) set aside. */
+export function recordTokenFailure(
+  db: Db,
+  f: { mint: string; job: SetAsideJob; reason: string; atMs: number },
+  assertHeld?: () => void,
+): { setAside: boolean; failures: number } {
+  return immediate(db, () => {
+    assertHeld?.();
+    const row = read(db, f.mint, f.job);
+    if (row && row.setAsideAtMs !== null && row.retryAtMs === null) return { setAside: true, failures: Number(row.failures) };
+    const failures = (row ? Number(row.failures) : 0) + 1;
+    const setAside = failures >= SET_ASIDE_AFTER;
+    const setAsideAtMs = setAside ? (row?.setAsideAtMs !== null && row?.setAsideAtMs !== undefined ? Number(row.setAsideAtMs) : f.atMs) : null;
+    const retryAtMs = setAside ? f.atMs + setAsideBackoffMs(failures) : null;
+    db.$client
+      .query(
+        `INSERT INTO set_aside (mint, job, reason, failures, since_ms, set_aside_at_ms, retry_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+         ON CONFLICT (mint, job) DO UPDATE SET reason = ?3, failures = ?4, set_aside_at_ms = ?6, retry_at_ms = ?7`,
+      )
+      .run(f.mint, f.job, f.reason.slice(0, REASON_MAX), failures, f.atMs, setAsideAtMs, retryAtMs);
+    return { setAside, failures };
+  });
+}
+
+/** Stops a token until an operator clears it (a credit that disagrees with the chain). Idempotent. */
+export function stopToken(db: Db, s: { mint: string; job: SetAsideJob; reason: string; atMs: number }, assertHeld?: () => void): void {
+  immediate(db, () => {
+    assertHeld?.();
+    const row = read(db, s.mint, s.job);
+    if (row && row.setAsideAtMs !== null && row.retryAtMs === null) return;
+    db.$client
+      .query(
+        `INSERT INTO set_aside (mint, job, reason, failures, since_ms, set_aside_at_ms, retry_at_ms) VALUES (?1, ?2, ?3, 1, ?4, ?4, NULL)
+         ON CONFLICT (mint, job) DO UPDATE SET reason = ?3, failures = failures + 1, set_aside_at_ms = ?4, retry_at_ms = NULL`,
+      )
+      .run(s.mint, s.job, s.reason.slice(0, REASON_MAX), s.atMs);
+  });
+}
+
+/** The token worked: its failures are forgotten (a stopped token stays stopped). */
+export function recordTokenSuccess(db: Db, mint: string, job: SetAsideJob, assertHeld?: () => void): void {
+  immediate(db, () => {
+    assertHeld?.();
+    db.$client.query("DELETE FROM set_aside WHERE mint = ? AND job = ? AND NOT (set_aside_at_ms IS NOT NULL AND retry_at_ms IS NULL)").run(mint, job);
+  });
+}
+
+/** Mints the job must not try now: set aside and not yet due, or stopped. */
+export function heldBackMints(db: Db, job: SetAsideJob, nowMs: number): Set<string> {
+  const rows = db.$client
+    .query("SELECT mint FROM set_aside WHERE job = ? AND set_aside_at_ms IS NOT NULL AND (retry_at_ms IS NULL OR retry_at_ms > ?)")
+    .all(job, nowMs) as { mint: string }[];
+  return new Set(rows.map((r) => r.mint));
+}
+
+/** Mints that failed at least once and have not worked since: they go in a transaction of their own. */
+export function suspectMints(db: Db, job: SetAsideJob): Set<string> {
+  const rows = db.$client.query("SELECT mint FROM set_aside WHERE job = ?").all(job) as { mint: string }[];
+  return new Set(rows.map((r) => r.mint));
+}
+
+export function stoppedCount(db: Db): number {
+  const row = db.$client.query("SELECT COUNT(*) AS n FROM set_aside WHERE set_aside_at_ms IS NOT NULL AND retry_at_ms IS NULL").get() as { n: bigint };
+  return Number(row.n);
+}
+
+/** The admin list (`GET /api/admin/set-aside`): set-aside and stopped tokens, oldest first. */
+export function listSetAside(db: Db, limit = 1_000): SetAsideItem[] {
+  const rows = db.$client
+    .query(
+      `SELECT s.mint, s.job, s.reason, s.failures, s.since_ms AS sinceMs, s.retry_at_ms AS retryAtMs, t.symbol
+         FROM set_aside s LEFT JOIN tokens t ON t.mint = s.mint
+        WHERE s.set_aside_at_ms IS NOT NULL ORDER BY s.since_ms, s.mint, s.job LIMIT ?`,
+    )
+    .all(limit) as { mint: string; job: SetAsideJob; reason: string; failures: bigint; sinceMs: bigint; retryAtMs: bigint | null; symbol: string | null }[];
+  return rows.map((r) => ({
+    mint: r.mint,
+    symbol: r.symbol ?? null,
+    job: r.job,
+    reason: r.reason,
+    failures: Number(r.failures),
+    since: new Date(Number(r.sinceMs)).toISOString(),
+    retryAt: r.retryAtMs === null ? null : new Date(Number(r.retryAtMs)).toISOString(),
+  }));
+}
