@@ -232,4 +232,19 @@ describe("local launch program", () => {
     expect(total).toBe(chain.simulator.stats.feesLamports);
     expect(total).toBeGreaterThan(0n);
   }, 60_000);
+
+  test("a token launched while the simulator runs is left alone at first, so its launcher's first buy keeps its price", async () => {
+    const old = chain.launch.createToken({ name: "O", symbol: "O", uri: "u", creator: Keypair.generate().publicKey });
+    chain.simulator.start({ tradesPerSecond: 200, seed: 9 });
+    const fresh = chain.launch.createToken({ name: "F", symbol: "F", uri: "u", creator: Keypair.generate().publicKey });
+    const before = chain.simulator.stats.trades;
+    await waitFor("twenty simulated trades", () => chain.simulator.stats.trades >= before + 20, 30_000);
+    chain.simulator.stop();
+    const [oldVault, freshVault] = await program.readVaults([
+      { mint: old.mint, creator: chain.node.creatorOf(old.mint)! },
+      { mint: fresh.mint, creator: chain.node.creatorOf(fresh.mint)! },
+    ]);
+    expect(oldVault!.curveLamports).toBeGreaterThan(0n);
+    expect(freshVault!.curveLamports + freshVault!.poolLamports).toBe(0n);
+  }, 60_000);
 });

@@ -133,8 +133,13 @@ describe("(c) burns isolate each mint", () => {
     w = await moneyWorld();
     const setup = await setupBurns(w);
     const env = { PLATFORM_BUYBACK_BPS: "5000" };
-    // A fourth mint with a burn order too small to buy anything.
+    // A fourth mint whose buy cannot be built (as when its pool is missing). Since buys spend exactly
+    // the order, even a 1-lamport order buys something on the local curve, so the failure is injected.
     const tiny = w.launch([{ handle: "holder", bps: 10_000 }], 1000);
+    const program = w.chain.launchProgram;
+    const buildBurnBuy = program.buildBurnBuy.bind(program);
+    program.buildBurnBuy = (token, ...rest) =>
+      token.mint === tiny.mint ? Promise.reject(new Error("pool missing")) : buildBurnBuy(token, ...rest);
     const sweepId = Number((w.db.$client.query("SELECT MIN(id) AS id FROM sweeps").get() as { id: bigint }).id);
     immediate(w.db, () => {
       const row = w!.db.$client
@@ -150,7 +155,7 @@ describe("(c) burns isolate each mint", () => {
     expect(await w.run("burns", env)).toMatchObject(ok);
     const list = (await http(w)("/api/admin/set-aside", true)).body.items;
     expect(list).toEqual([expect.objectContaining({ mint: tiny.mint, job: "burns", failures: 3 })]);
-    expect(list[0].reason).toContain("buy too small");
+    expect(list[0].reason).toContain("pool missing");
     w.checkRelations();
   }, 90_000);
 });

@@ -119,9 +119,18 @@ export interface SimulatorOptions {
   seed?: number;
 }
 
+/**
+ * A token launched while the simulator runs is left alone this long: its launcher's first buy is a
+ * second transaction priced on the fresh curve, and a simulated trade in between would make it fail
+ * its slippage check.
+ */
+const NEW_MINT_GRACE_MS = 30_000;
+
 /** Trades local tokens at a steady rate so creator fees accrue. */
 export class TradeSimulator {
   private timer: ReturnType<typeof setInterval> | null = null;
+  /** when the running simulator first saw each mint; mints there at start are tradeable at once */
+  private readonly firstSeenMs = new Map<string, number>();
   private traders: Keypair[] = [];
   private rng: () => number = Math.random;
   private opts: Required<Omit<SimulatorOptions, "mints" | "seed">> & { mints?: string[] } = {
@@ -152,8 +161,10 @@ export class TradeSimulator {
     // Timers fire at most every few ms; several trades per tick keep high rates honest.
     const tickMs = Math.max(10, Math.floor(1000 / options.tradesPerSecond));
     const perTick = Math.max(1, Math.round((options.tradesPerSecond * tickMs) / 1000));
+    for (const mint of this.node.localMints()) if (!this.firstSeenMs.has(mint)) this.firstSeenMs.set(mint, Number.NEGATIVE_INFINITY);
     this.timer = setInterval(() => {
-      for (let i = 0; i < perTick; i++) this.tradeOnce();
+      const mints = this.settledMints(Date.now());
+      for (let i = 0; i < perTick; i++) this.tradeOnce(mints);
     }, tickMs);
     this.timer.unref?.();
   }
@@ -163,9 +174,16 @@ export class TradeSimulator {
     this.timer = null;
   }
 
+  private settledMints(nowMs: number): string[] {
+    return (this.opts.mints ?? this.node.localMints()).filter((mint) => {
+      const seenMs = this.firstSeenMs.get(mint);
+      if (seenMs === undefined) this.firstSeenMs.set(mint, nowMs);
+      return seenMs !== undefined && nowMs - seenMs >= NEW_MINT_GRACE_MS;
+    });
+  }
+
   /** One random trade; public so tests and the demo can step it by hand. */
-  tradeOnce(): void {
-    const mints = this.opts.mints ?? this.node.localMints();
+  tradeOnce(mints: readonly string[] = this.opts.mints ?? this.node.localMints()): void {
     if (mints.length === 0 || this.traders.length === 0) return;
     const mint = mints[Math.floor(this.rng() * mints.length)]!;
     const trader = this.traders[Math.floor(this.rng() * this.traders.length)]!;
