@@ -87,6 +87,9 @@ export function sendChunked(port: number, path: string, headers: Record<string, 
       while (sent < totalBytes && answeredAt === null && !finished && !socket.destroyed) {
         const flushed = socket.write(frame);
         sent += chunk.length;
+        // Let the answer's data event in between chunks: a loop of accepted writes would otherwise
+        // send everything before it could see that the server already answered.
+        await new Promise<void>((r) => setImmediate(r));
         if (!flushed) {
           await new Promise<void>((r) => {
             const t = setTimeout(r, 200);
