@@ -13,6 +13,7 @@
  *
  * writes into DATA_DIR (default ./data) and refuses a database that already has tokens.
  */
+import { seededRandom } from "../src/chain/localnet/random";
 import bs58 from "bs58";
 import { closeDatabase, openDatabase, type Db } from "../db/client";
 import { recordSignIn, setRouting, type Routing } from "../src/accounts/identity";
@@ -58,17 +59,8 @@ export interface SeedSummary {
   samples: { mints: string[]; handles: string[]; pinnedHandles: string[]; unpinnedHandles: string[]; nameFragments: string[] };
 }
 
-/** mulberry32: small, fast and good enough for synthetic data. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Synthetic data draws from the local chain's seeded generator. */
+export const rng = seededRandom;
 
 export function base58Of(random: () => number, bytes: number): string {
   const buf = new Uint8Array(bytes);

@@ -11,6 +11,7 @@ import { h } from "../dom";
 import { lamportsToSol, solToLamports } from "../money";
 import type { AdminOverview, AdminToken } from "../../../src/admin/page-service";
 import type { AuditRow } from "../../../src/admin/service";
+import type { DeliveryView, WebhookView } from "../../../src/webhooks/service";
 import { absoluteTime } from "../time";
 import { errorBox, loading, notice, statusBadge, table, time } from "../ui";
 
@@ -23,23 +24,8 @@ interface SetAsideItem {
   since: string;
   retryAt: string | null;
 }
-interface Webhook {
-  id: string;
-  url: string;
-  types: string[] | null;
-  enabled: boolean;
-  createdAt: string;
-  failingSince: string | null;
-}
-interface Delivery {
-  eventId: string;
-  attempt: number;
-  status: "pending" | "delivered" | "failed";
-  httpStatus: number | null;
-  at: string;
-  nextAttemptAt: string | null;
-  error: string | null;
-}
+type Webhook = WebhookView;
+type Delivery = DeliveryView;
 
 const NOT_AVAILABLE = "Not available on this deployment yet.";
 

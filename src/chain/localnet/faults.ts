@@ -9,6 +9,7 @@
  */
 import type { LocalNode } from "./node.ts";
 import { RpcError } from "./node.ts";
+import { seededRandom } from "./random.ts";
 
 export type FaultRule =
   | { kind: "dropSends"; count: number }
@@ -57,17 +58,7 @@ interface ErrorRule {
   holdMs: number;
 }
 
-/** A small seeded generator (mulberry32): the same seed draws the same shares. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+export { seededRandom };
 
 export class ChainFaults {
   private readonly lags: LagRule[] = [];

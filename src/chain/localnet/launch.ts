@@ -3,6 +3,7 @@
  * makes fees accrue for the demo and benchmarks. They run in-process against the node, signing
  * with keys the caller passes; the service itself never uses them (it goes through RPC).
  */
+import { seededRandom } from "./random.ts";
 import { Keypair, PublicKey, LAMPORTS_PER_SOL } from "@solana/web3.js";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import type { LocalNode } from "./node.ts";
@@ -152,7 +153,7 @@ export class TradeSimulator {
     this.stop();
     if (!(options.tradesPerSecond > 0) || options.tradesPerSecond > 5_000) throw new Error("tradesPerSecond must be in (0, 5000]");
     this.opts = { ...this.opts, ...options, traders: Math.min(256, Math.max(1, options.traders ?? this.opts.traders)) };
-    if (options.seed !== undefined) this.rng = mulberry32(options.seed);
+    if (options.seed !== undefined) this.rng = seededRandom(options.seed);
     while (this.traders.length < this.opts.traders) {
       const kp = Keypair.generate();
       this.node.fund(kp.publicKey, 1_000_000n * BigInt(LAMPORTS_PER_SOL));
@@ -205,16 +206,5 @@ export class TradeSimulator {
       this.stats.failed++;
     }
   }
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
