@@ -49,4 +49,7 @@ export const usd = customType<{ data: number; driverData: number }>({
  * An INTEGER PRIMARY KEY (SQLite's rowid): inserting NULL makes SQLite assign the next id, and
  * the runtime default lets inserts leave it out.
  */
-export const rowId = (name: string) => int(name).primaryKey().$defaultFn(() => sql`NULL` as unknown as number);
+export const rowId = (name: string) =>
+  int(name)
+    .primaryKey()
+    .$defaultFn(() => sql`NULL` as unknown as number);

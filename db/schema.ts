@@ -4,14 +4,7 @@
  * Money is bigint lamports. The ledger tables are append-only (triggers in the migrations).
  */
 import { sql } from "drizzle-orm";
-import {
-  blob,
-  index,
-  primaryKey,
-  sqliteTable,
-  text,
-  uniqueIndex,
-} from "drizzle-orm/sqlite-core";
+import { blob, index, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { bool, int, lamports, rowId, usd } from "./columns";
 
 // ---------------------------------------------------------------- tokens
@@ -43,10 +36,7 @@ export const tokens = sqliteTable(
     vaultLamports: lamports("vault_lamports").notNull().default(sql`0`),
     vaultCheckedAtMs: int("vault_checked_at_ms").notNull(),
     /** swept + vault, kept by SQLite so the `fees` sort has an index */
-    feesLamports: lamports("fees_lamports").generatedAlwaysAs(
-      sql`swept_lamports + vault_lamports`,
-      { mode: "stored" },
-    ),
+    feesLamports: lamports("fees_lamports").generatedAlwaysAs(sql`swept_lamports + vault_lamports`, { mode: "stored" }),
     bonded: bool("bonded").notNull().default(false),
     marketCapUsd: usd("market_cap_usd"),
     volume24hUsd: usd("volume_24h_usd"),
@@ -479,7 +469,10 @@ export const liabilitySnapshots = sqliteTable(
     anchorWire: blob("anchor_wire", { mode: "buffer" }),
     anchoredAtMs: int("anchored_at_ms"),
   },
-  (t) => [uniqueIndex("liability_snapshots_at").on(t.atMs), index("liability_snapshots_anchored").on(t.anchoredAtMs, t.id)],
+  (t) => [
+    uniqueIndex("liability_snapshots_at").on(t.atMs),
+    index("liability_snapshots_anchored").on(t.anchoredAtMs, t.id),
+  ],
 );
 
 /** The leaves of a snapshot. The nonce is secret: only the account's own proof carries it. */

@@ -146,7 +146,9 @@ export class IndexerCore {
   private async track(id: number, ref: TokenRef): Promise<TrackedToken> {
     this.discover.asked.length = 0;
     await this.discover.program.readVaults([ref]);
-    const addresses = [...new Set([...this.discover.asked, this.o.chain.launchProgram.vaultAddresses(ref).bondingCurve])];
+    const addresses = [
+      ...new Set([...this.discover.asked, this.o.chain.launchProgram.vaultAddresses(ref).bondingCurve]),
+    ];
     const token: TrackedToken = { id, ref, addresses };
     this.tokens.set(id, token);
     for (const a of addresses) {
@@ -161,7 +163,13 @@ export class IndexerCore {
   // ------------------------------------------------------------------ accounts
 
   /** An account update from the stream. Unwatched addresses are ignored. */
-  onAccount(address: string, snapshot: Parameters<AccountCache["applyStream"]>[1], slot: bigint, writeVersion: bigint, seenAtMs: number): void {
+  onAccount(
+    address: string,
+    snapshot: Parameters<AccountCache["applyStream"]>[1],
+    slot: bigint,
+    writeVersion: bigint,
+    seenAtMs: number,
+  ): void {
     const ids = this.byAddress.get(address);
     if (!ids) return;
     this.accountUpdates++;
@@ -258,7 +266,14 @@ export class IndexerCore {
     const c = this.db.$client;
     if (c.query("SELECT 1 FROM sweeps WHERE signature = ? AND status = 'sent' LIMIT 1").get(signature)) return true;
     if (c.query("SELECT 1 FROM payouts WHERE signature = ? AND status = 'sent' LIMIT 1").get(signature)) return true;
-    if (c.query("SELECT 1 FROM burn_buys WHERE (signature = ?1 AND status = 'sent') OR (burn_signature = ?1 AND status = 'burning') LIMIT 1").get(signature)) return true;
+    if (
+      c
+        .query(
+          "SELECT 1 FROM burn_buys WHERE (signature = ?1 AND status = 'sent') OR (burn_signature = ?1 AND status = 'burning') LIMIT 1",
+        )
+        .get(signature)
+    )
+      return true;
     return accountKeys.some((k) => this.intentMints.has(k));
   }
 
@@ -271,7 +286,10 @@ export class IndexerCore {
 
   private async drainResolves(): Promise<void> {
     while (this.resolveQueue.size > 0 && !this.stopped) {
-      const [signature, { attempt, keys }] = this.resolveQueue.entries().next().value as [string, { attempt: number; keys: readonly string[] }];
+      const [signature, { attempt, keys }] = this.resolveQueue.entries().next().value as [
+        string,
+        { attempt: number; keys: readonly string[] },
+      ];
       this.resolveQueue.delete(signature);
       let pending = 0;
       try {
@@ -296,9 +314,9 @@ export class IndexerCore {
     const { ctx, chain, job } = this.o;
     const db = this.db;
     let pending = 0;
-    const sweptTokens = (db.$client.query("SELECT token_id AS id FROM sweeps WHERE signature = ?").all(signature) as { id: bigint }[]).map((r) =>
-      Number(r.id),
-    );
+    const sweptTokens = (
+      db.$client.query("SELECT token_id AS id FROM sweeps WHERE signature = ?").all(signature) as { id: bigint }[]
+    ).map((r) => Number(r.id));
     if (sweptTokens.length > 0) {
       pending += await resolveSweepSignature(this.sweepDeps(), job, signature);
       // A confirmation subtracts what it credited from the stored reading; if the reading was
@@ -318,7 +336,13 @@ export class IndexerCore {
 
   private sweepDeps() {
     const { ctx, chain } = this.o;
-    return { db: this.db, chain, sweepMinLamports: ctx.config.sweepMinLamports, platformBuybackBps: ctx.config.platformBuybackBps, now: ctx.now };
+    return {
+      db: this.db,
+      chain,
+      sweepMinLamports: ctx.config.sweepMinLamports,
+      platformBuybackBps: ctx.config.platformBuybackBps,
+      now: ctx.now,
+    };
   }
 
   // ------------------------------------------------------------------ catch-up
@@ -347,7 +371,9 @@ export class IndexerCore {
     await resolveSentSweeps(this.sweepDeps(), job);
     await resolveSentPayouts({ db, chain, config: ctx.config, now: ctx.now }, job);
     const burns = db.$client
-      .query("SELECT signature AS s FROM burn_buys WHERE status = 'sent' UNION SELECT burn_signature AS s FROM burn_buys WHERE status = 'burning' LIMIT 1000")
+      .query(
+        "SELECT signature AS s FROM burn_buys WHERE status = 'sent' UNION SELECT burn_signature AS s FROM burn_buys WHERE status = 'burning' LIMIT 1000",
+      )
       .all() as { s: string }[];
     for (const { s } of burns) if (!this.stopped) await resolveBurnSignature({ db, chain, now: ctx.now }, job, s);
     for (const intent of intentsWhere(db, "status = 'metadata' AND signature IS NOT NULL ORDER BY created_at_ms")) {

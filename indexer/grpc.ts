@@ -9,7 +9,12 @@
  * Either way, every (re)connection is followed by a catch-up read over RPC, so whatever a gap
  * hid is found even when the endpoint cannot replay it.
  */
-import Client, { CommitmentLevel, SlotStatus, type SubscribeRequest, type SubscribeUpdate } from "@triton-one/yellowstone-grpc";
+import Client, {
+  CommitmentLevel,
+  SlotStatus,
+  type SubscribeRequest,
+  type SubscribeUpdate,
+} from "@triton-one/yellowstone-grpc";
 import bs58 from "bs58";
 import { log } from "../src/lib/log";
 import { scrubErrorText } from "../src/lib/scrub";
@@ -112,14 +117,23 @@ export class GrpcSubscriber {
     const accounts: SubscribeRequest["accounts"] = {};
     const watched = this.core.watchedAddresses();
     for (let i = 0; i < watched.length; i += KEYS_PER_FILTER) {
-      accounts[`vaults-${i / KEYS_PER_FILTER}`] = { account: watched.slice(i, i + KEYS_PER_FILTER), owner: [], filters: [] };
+      accounts[`vaults-${i / KEYS_PER_FILTER}`] = {
+        account: watched.slice(i, i + KEYS_PER_FILTER),
+        owner: [],
+        filters: [],
+      };
     }
     const resume = withFromSlot && !this.skipFromSlot && this.core.lastSlot !== null;
     return {
       accounts,
       slots: { head: { filterByCommitment: false } },
       transactions: {
-        pending: { accountInclude: this.core.transactionAddresses(), accountExclude: [], accountRequired: [], vote: false },
+        pending: {
+          accountInclude: this.core.transactionAddresses(),
+          accountExclude: [],
+          accountRequired: [],
+          vote: false,
+        },
       },
       transactionsStatus: {},
       blocks: {},
@@ -134,7 +148,9 @@ export class GrpcSubscriber {
 
   private async session(): Promise<void> {
     if (!this.client) {
-      const client = new Client(this.o.url, this.o.token ?? undefined, { grpcMaxDecodingMessageSize: 64 * 1024 * 1024 });
+      const client = new Client(this.o.url, this.o.token ?? undefined, {
+        grpcMaxDecodingMessageSize: 64 * 1024 * 1024,
+      });
       await client.connect();
       this.client = client;
     }
@@ -193,9 +209,12 @@ export class GrpcSubscriber {
     const watchdog = new Promise<void>((_, reject) => {
       const staleMs = this.o.staleMs ?? 20_000;
       timers.push(
-        setInterval(() => {
-          if (Date.now() - lastMessageAt > staleMs) reject(new Error(`no message for ${staleMs} ms`));
-        }, Math.min(1_000, staleMs / 4)),
+        setInterval(
+          () => {
+            if (Date.now() - lastMessageAt > staleMs) reject(new Error(`no message for ${staleMs} ms`));
+          },
+          Math.min(1_000, staleMs / 4),
+        ),
       );
     });
     watchdog.catch(() => {});
@@ -215,11 +234,19 @@ export class GrpcSubscriber {
 
     try {
       // The stream is open before the catch-up starts, so nothing falls between the two.
-      await Promise.race([waitUntil(() => answered || this.stopped, 10_000, "the endpoint did not answer the subscription"), ended, watchdog]);
+      await Promise.race([
+        waitUntil(() => answered || this.stopped, 10_000, "the endpoint did not answer the subscription"),
+        ended,
+        watchdog,
+      ]);
       if (this.stopped) return;
       this.connected = true;
       this.subscribed = addressesOf(request);
-      log.info("indexer: stream open", { url: redact(this.o.url), resumedFrom: resumed ? this.core.lastSlot?.toString() : null, accounts: this.core.watchedAddresses().length });
+      log.info("indexer: stream open", {
+        url: redact(this.o.url),
+        resumedFrom: resumed ? this.core.lastSlot?.toString() : null,
+        accounts: this.core.watchedAddresses().length,
+      });
       // A failed catch-up (the RPC node down, say) keeps the healthy stream and tries again.
       for (let attempt = 1; !this.stopped && !streamDone; attempt++) {
         try {
@@ -264,7 +291,9 @@ export class GrpcSubscriber {
       const lamports = BigInt(a.lamports);
       this.core.onAccount(
         bs58.encode(a.pubkey),
-        lamports > 0n ? { lamports, owner: bs58.encode(a.owner), executable: a.executable, data: new Uint8Array(a.data) } : null,
+        lamports > 0n
+          ? { lamports, owner: bs58.encode(a.owner), executable: a.executable, data: new Uint8Array(a.data) }
+          : null,
         BigInt(u.account.slot),
         BigInt(a.writeVersion),
         u.createdAt ? u.createdAt.getTime() : Date.now(),
@@ -286,7 +315,9 @@ export class GrpcSubscriber {
   }
 
   private write(stream: Stream, request: SubscribeRequest): Promise<void> {
-    return new Promise((resolve, reject) => stream.write(request, (e: Error | null | undefined) => (e ? reject(e) : resolve())));
+    return new Promise((resolve, reject) =>
+      stream.write(request, (e: Error | null | undefined) => (e ? reject(e) : resolve())),
+    );
   }
 
   private closeStream(): void {
@@ -308,7 +339,16 @@ function addressesOf(request: SubscribeRequest): Set<string> {
 }
 
 function emptyRequest(): SubscribeRequest {
-  return { accounts: {}, slots: {}, transactions: {}, transactionsStatus: {}, blocks: {}, blocksMeta: {}, entry: {}, accountsDataSlice: [] };
+  return {
+    accounts: {},
+    slots: {},
+    transactions: {},
+    transactionsStatus: {},
+    blocks: {},
+    blocksMeta: {},
+    entry: {},
+    accountsDataSlice: [],
+  };
 }
 
 async function waitUntil(fn: () => boolean, timeoutMs: number, what: string): Promise<void> {

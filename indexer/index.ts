@@ -56,14 +56,21 @@ export interface Indexer {
   stats(): { accountUpdates: number; readingsStored: number };
 }
 
-export function startIndexer(ctx: AppContext, setup: Pick<ChainSetup, "services" | "local">, options: IndexerOptions = {}): Indexer {
+export function startIndexer(
+  ctx: AppContext,
+  setup: Pick<ChainSetup, "services" | "local">,
+  options: IndexerOptions = {},
+): Indexer {
   const chain = setup.services;
-  const grpcUrl = options.grpcUrl !== undefined ? options.grpcUrl : ctx.config.grpcUrl ?? setup.local?.grpcUrl ?? null;
+  const grpcUrl =
+    options.grpcUrl !== undefined ? options.grpcUrl : (ctx.config.grpcUrl ?? setup.local?.grpcUrl ?? null);
   const grpcToken = options.grpcToken !== undefined ? options.grpcToken : ctx.config.grpcToken;
-  const rpcUrl = options.rpcUrl !== undefined ? options.rpcUrl : ctx.config.rpcUrl ?? setup.local?.rpcUrl ?? null;
+  const rpcUrl = options.rpcUrl !== undefined ? options.rpcUrl : (ctx.config.rpcUrl ?? setup.local?.rpcUrl ?? null);
   const launchProgramOver =
     options.launchProgramOver ??
-    (setup.local ? (reader: ChainReader) => setup.local!.launchProgram(reader) : (reader: ChainReader) => createPumpLaunchProgram(reader));
+    (setup.local
+      ? (reader: ChainReader) => setup.local!.launchProgram(reader)
+      : (reader: ChainReader) => createPumpLaunchProgram(reader));
   const leaseMs = options.leaseMs ?? 15_000;
   const holder = options.holder ?? `${process.pid}-indexer-${crypto.randomUUID().slice(0, 8)}`;
 
@@ -88,7 +95,9 @@ export function startIndexer(ctx: AppContext, setup: Pick<ChainSetup, "services"
       job: { lease: held, signal: controller.signal, assertHeld: () => assertLeaseHeld(ctx.db, held) },
       onReadingsStored: options.onReadingsStored,
     });
-    source = grpcUrl ? new GrpcSubscriber(core, { url: grpcUrl, token: grpcToken, ...options.grpc }) : new RpcPoller(core, { rpcUrl, pollMs: options.pollMs });
+    source = grpcUrl
+      ? new GrpcSubscriber(core, { url: grpcUrl, token: grpcToken, ...options.grpc })
+      : new RpcPoller(core, { rpcUrl, pollMs: options.pollMs });
     source.start();
     log.info("indexer: started", { mode: grpcUrl ? "grpc" : "poll", holder });
   };

@@ -11,7 +11,13 @@
  * action is one short IMMEDIATE transaction).
  */
 import { openDatabase } from "../db/client";
-import { AdminInputError, AdminNotFoundError, auditLog, performAdminAction, type AdminAction } from "../src/admin/service";
+import {
+  AdminInputError,
+  AdminNotFoundError,
+  auditLog,
+  performAdminAction,
+  type AdminAction,
+} from "../src/admin/service";
 import { loadConfigOrExit } from "../src/config";
 import { refuseInOneLine } from "./refusal";
 

@@ -69,11 +69,14 @@ async function ensureSeeded(): Promise<void> {
   }
   rmSync(dataDir, { recursive: true, force: true });
   log(`seeding ${tokens} tokens into ${dataDir} (once; later runs reuse it)`);
-  const child = spawn([process.execPath, join(repo, "scripts/seed.ts"), "--tokens", String(tokens), "--seed", String(seed)], {
-    env: { ...process.env, DATA_DIR: dataDir },
-    stdout: "pipe",
-    stderr: "inherit",
-  });
+  const child = spawn(
+    [process.execPath, join(repo, "scripts/seed.ts"), "--tokens", String(tokens), "--seed", String(seed)],
+    {
+      env: { ...process.env, DATA_DIR: dataDir },
+      stdout: "pipe",
+      stderr: "inherit",
+    },
+  );
   const out = await new Response(child.stdout).text();
   if ((await child.exited) !== 0) throw new Error("seeding failed");
   writeFileSync(marker, out);
@@ -146,7 +149,15 @@ async function load(name: string, urls: string[], durationS: number): Promise<Re
   await Promise.all(Array.from({ length: connections }, (_, w) => worker(w)));
   latencies.sort((a, b) => a - b);
   const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
-  return { name, requests: n, errors, rps: n / durationS, p50: q(0.5), p99: q(0.99), bytes: n ? Math.round(bytes / n) : 0 };
+  return {
+    name,
+    requests: n,
+    errors,
+    rps: n / durationS,
+    p50: q(0.5),
+    p99: q(0.99),
+    bytes: n ? Math.round(bytes / n) : 0,
+  };
 }
 
 async function json(url: string): Promise<any> {
@@ -203,7 +214,9 @@ try {
     const urls = [`${base}/api/tokens?sort=${sort}`];
     let cursor: string | null = null;
     for (let p = 0; p < pages; p++) {
-      const body: any = await json(`${base}/api/tokens?sort=${sort}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      const body: any = await json(
+        `${base}/api/tokens?sort=${sort}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      );
       cursor = body.nextCursor;
       if (!cursor) break;
       urls.push(`${base}/api/tokens?sort=${sort}&cursor=${encodeURIComponent(cursor)}`);
@@ -222,7 +235,9 @@ try {
     // Positions spread deep into the feed: every 20th page of 100 events, up to 100,000 events back.
     let before: string | null = null;
     for (let p = 0; p < 1000; p++) {
-      const body: any = await json(`${base}/api/ledger?limit=100${before ? `&before=${encodeURIComponent(before)}` : ""}`);
+      const body: any = await json(
+        `${base}/api/ledger?limit=100${before ? `&before=${encodeURIComponent(before)}` : ""}`,
+      );
       before = body.nextBefore;
       if (!before) break;
       if (p % 20 === 19) ledgerUrls.push(`${base}/api/ledger?before=${encodeURIComponent(before)}`);
@@ -232,7 +247,14 @@ try {
     { name: "tokens sort=new", urls: await cursorsOf("new", 40) },
     { name: "tokens sort=fees", urls: await cursorsOf("fees", 40) },
     { name: "tokens sort=mcap", urls: await cursorsOf("mcap", 40) },
-    { name: "tokens q=", urls: [...fragments.map((q) => `${base}/api/tokens?q=${q}`), ...handles.slice(0, 20).map((h) => `${base}/api/tokens?q=%40${h}`), ...mints.slice(0, 10).map((m) => `${base}/api/tokens?q=${m}`)] },
+    {
+      name: "tokens q=",
+      urls: [
+        ...fragments.map((q) => `${base}/api/tokens?q=${q}`),
+        ...handles.slice(0, 20).map((h) => `${base}/api/tokens?q=%40${h}`),
+        ...mints.slice(0, 10).map((m) => `${base}/api/tokens?q=${m}`),
+      ],
+    },
     { name: "token detail", urls: mints.map((m) => `${base}/api/tokens/${m}`) },
     { name: "account", urls: handles.map((h) => `${base}/api/idp/${h}`) },
     { name: "stats", urls: [`${base}/api/stats`] },
@@ -247,7 +269,9 @@ try {
     const { Database } = await import("bun:sqlite");
     const writer = new Database(join(dataDir, "service.db"));
     writer.exec("PRAGMA busy_timeout = 1000");
-    const tick = writer.prepare("INSERT INTO settings (key, value) VALUES ('bench_tick', ?1) ON CONFLICT (key) DO UPDATE SET value = ?1");
+    const tick = writer.prepare(
+      "INSERT INTO settings (key, value) VALUES ('bench_tick', ?1) ON CONFLICT (key) DO UPDATE SET value = ?1",
+    );
     let n = 0;
     churn = setInterval(() => tick.run(String(n++)), churnMs);
   }
@@ -277,7 +301,9 @@ try {
   }
   const rssMet = peakMb < 300;
   allMet &&= rssMet;
-  lines.push(`server RSS ${rssMb.toFixed(0)} MB now, ${peakMb.toFixed(0)} MB peak  ${rssMet ? "ok" : "MISSED"} (target < 300 MB)`);
+  lines.push(
+    `server RSS ${rssMb.toFixed(0)} MB now, ${peakMb.toFixed(0)} MB peak  ${rssMet ? "ok" : "MISSED"} (target < 300 MB)`,
+  );
   lines.push(allMet ? "all targets met" : "some targets missed");
   process.stdout.write(`${lines.join("\n")}\n`);
   process.exitCode = allMet ? 0 : 1;

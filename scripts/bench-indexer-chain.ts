@@ -18,13 +18,23 @@ async function chainProcess(vaults: number): Promise<void> {
   const tokens: { mint: string; creator: string; vault: Keypair["publicKey"] }[] = [];
   for (let i = 0; i < vaults; i++) {
     const creator = Keypair.generate().publicKey.toBase58();
-    const created = chain.launch.createToken({ name: `Bench ${i}`, symbol: `B${i}`, uri: `local://bench/${i}`, creator });
+    const created = chain.launch.createToken({
+      name: `Bench ${i}`,
+      symbol: `B${i}`,
+      uri: `local://bench/${i}`,
+      creator,
+    });
     if (created.err) throw new Error(`create failed: ${JSON.stringify(created.err)}`);
     tokens.push({ mint: created.mint, creator, vault: chain.programKeys.curveVault(creator).publicKey });
   }
   chain.node.advanceSlots(1);
   const say = (o: object) => process.stdout.write(`${JSON.stringify(o)}\n`);
-  say({ ready: true, rpcUrl: chain.rpcUrl, grpcUrl: chain.grpcUrl, tokens: tokens.map(({ mint, creator }) => ({ mint, creator })) });
+  say({
+    ready: true,
+    rpcUrl: chain.rpcUrl,
+    grpcUrl: chain.grpcUrl,
+    tokens: tokens.map(({ mint, creator }) => ({ mint, creator })),
+  });
 
   const lines = createInterface({ input: process.stdin });
   for await (const line of lines) {
@@ -41,9 +51,15 @@ async function chainProcess(vaults: number): Promise<void> {
       const genStart = performance.now();
       // Transfers batched into transactions, so generating 1000 vault changes takes a fraction of a slot.
       for (let i = 0; i < tokens.length; i += TRANSFERS_PER_TX) {
-        const ixs = tokens.slice(i, i + TRANSFERS_PER_TX).map((t) =>
-          SystemProgram.transfer({ fromPubkey: chain.node.faucet.publicKey, toPubkey: t.vault, lamports: 1_000n + BigInt(s) }),
-        );
+        const ixs = tokens
+          .slice(i, i + TRANSFERS_PER_TX)
+          .map((t) =>
+            SystemProgram.transfer({
+              fromPubkey: chain.node.faucet.publicKey,
+              toPubkey: t.vault,
+              lamports: 1_000n + BigInt(s),
+            }),
+          );
         const r = chain.node.submitInstructions(ixs, chain.node.faucet);
         if (r.err) throw new Error(`transfer failed: ${JSON.stringify(r.err)}`);
         // Yield between transactions so the endpoint keeps sending the previous slot meanwhile.
@@ -58,7 +74,6 @@ async function chainProcess(vaults: number): Promise<void> {
   await chain.stop();
   process.exit(0);
 }
-
 
 const i = process.argv.indexOf("--vaults");
 await chainProcess(Number(process.argv[i + 1] ?? 1000));

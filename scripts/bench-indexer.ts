@@ -42,12 +42,15 @@ async function main(): Promise<void> {
   setLogSilent(true);
 
   const seed = crypto.getRandomValues(new Uint8Array(32));
-  const child = Bun.spawn([process.execPath, new URL("./bench-indexer-chain.ts", import.meta.url).pathname, "--vaults", String(VAULTS)], {
-    env: { ...process.env, BENCH_PROGRAM_SEED: Buffer.from(seed).toString("hex") },
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "inherit",
-  });
+  const child = Bun.spawn(
+    [process.execPath, new URL("./bench-indexer-chain.ts", import.meta.url).pathname, "--vaults", String(VAULTS)],
+    {
+      env: { ...process.env, BENCH_PROGRAM_SEED: Buffer.from(seed).toString("hex") },
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "inherit",
+    },
+  );
   const messages: Record<string, unknown>[] = [];
   const waiters: (() => void)[] = [];
   void (async () => {
@@ -97,10 +100,23 @@ async function main(): Promise<void> {
     recordConfirmedLaunch(
       service.ctx.db,
       {
-        mint: t.mint, name: `Bench ${i}`, symbol: `B${i}`, description: "", website: null, twitter: null, telegram: null,
-        metadataUri: `local://bench/${i}`, imageUri: null, creatorIndex: i + 1, creator: t.creator,
-        creatorVault: services.launchProgram.vaultAddresses(t).curveVault, deployer: treasury.publicKey.toBase58(),
-        launchSignature: bs58Signature(i), launchedAtMs: now, platformBps: 1000, recipients: [{ handle: `h${i}`, bps: 10_000 }],
+        mint: t.mint,
+        name: `Bench ${i}`,
+        symbol: `B${i}`,
+        description: "",
+        website: null,
+        twitter: null,
+        telegram: null,
+        metadataUri: `local://bench/${i}`,
+        imageUri: null,
+        creatorIndex: i + 1,
+        creator: t.creator,
+        creatorVault: services.launchProgram.vaultAddresses(t).curveVault,
+        deployer: treasury.publicKey.toBase58(),
+        launchSignature: bs58Signature(i),
+        launchedAtMs: now,
+        platformBps: 1000,
+        recipients: [{ handle: `h${i}`, bps: 10_000 }],
       },
       now,
     );
@@ -108,14 +124,18 @@ async function main(): Promise<void> {
 
   let delays: number[] = [];
   let lastStoredAt = 0;
-  const indexer = startIndexer(service.ctx, { services, local: null }, {
-    grpcUrl: ready.grpcUrl,
-    launchProgramOver: program,
-    onReadingsStored: (d) => {
-      for (const x of d) delays.push(x);
-      lastStoredAt = performance.now();
+  const indexer = startIndexer(
+    service.ctx,
+    { services, local: null },
+    {
+      grpcUrl: ready.grpcUrl,
+      launchProgramOver: program,
+      onReadingsStored: (d) => {
+        for (const x of d) delays.push(x);
+        lastStoredAt = performance.now();
+      },
     },
-  });
+  );
   const deadline = Date.now() + 60_000;
   while (!indexer.state().connected || indexer.state().lastUpdateAt === null) {
     if (Date.now() > deadline) throw new Error("the indexer did not connect");
@@ -174,7 +194,9 @@ async function main(): Promise<void> {
     await core.catchUp(0n);
     await core.idle();
     satDelays.length = 0;
-    const vaults = ready.tokens.map((t: { mint: string; creator: string }) => services.launchProgram.vaultAddresses(t).curveVault as string);
+    const vaults = ready.tokens.map(
+      (t: { mint: string; creator: string }) => services.launchProgram.vaultAddresses(t).curveVault as string,
+    );
     const snapshots = await rpc.reader.getAccounts(vaults);
     const startUpdates = core.accountUpdates;
     const s0 = performance.now();
@@ -182,7 +204,13 @@ async function main(): Promise<void> {
       const slot = 10_000_000n + BigInt(round);
       for (let i = 0; i < vaults.length; i++) {
         const snap = snapshots.get(vaults[i]!)!;
-        core.onAccount(vaults[i]!, { ...snap, lamports: snap.lamports + BigInt(round) }, slot, BigInt(i + 1), Date.now());
+        core.onAccount(
+          vaults[i]!,
+          { ...snap, lamports: snap.lamports + BigInt(round) },
+          slot,
+          BigInt(i + 1),
+          Date.now(),
+        );
         if (i % 100 === 99) await new Promise((r) => setImmediate(r));
       }
     }

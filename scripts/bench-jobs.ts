@@ -49,23 +49,46 @@ try {
   local.node.fund(trader.publicKey, 1_000_000_000_000_000n);
   for (let i = 1; i <= TOKENS; i++) {
     const creator = chain.services.creatorAddress(i).toBase58();
-    const created = local.launch.createToken({ name: `Bench ${i}`, symbol: `B${i}`, uri: `local://bench/${i}`, creator });
+    const created = local.launch.createToken({
+      name: `Bench ${i}`,
+      symbol: `B${i}`,
+      uri: `local://bench/${i}`,
+      creator,
+    });
     if (created.err) throw new Error(`create ${i} failed`);
     const vaults = chain.services.launchProgram.vaultAddresses({ mint: created.mint, creator });
     recordConfirmedLaunch(
       db,
       {
-        mint: created.mint, name: `Bench ${i}`, symbol: `B${i}`, description: "", website: null, twitter: null, telegram: null,
-        metadataUri: `local://bench/${i}`, imageUri: null, creatorIndex: i, creator, creatorVault: vaults.curveVault,
-        deployer: local.launch.deployer.publicKey.toBase58(), launchSignature: created.signature, launchedAtMs: Date.now(),
-        platformBps: 1000, recipients: [{ handle: `bench${i}`, bps: 10_000 }],
+        mint: created.mint,
+        name: `Bench ${i}`,
+        symbol: `B${i}`,
+        description: "",
+        website: null,
+        twitter: null,
+        telegram: null,
+        metadataUri: `local://bench/${i}`,
+        imageUri: null,
+        creatorIndex: i,
+        creator,
+        creatorVault: vaults.curveVault,
+        deployer: local.launch.deployer.publicKey.toBase58(),
+        launchSignature: created.signature,
+        launchedAtMs: Date.now(),
+        platformBps: 1000,
+        recipients: [{ handle: `bench${i}`, bps: 10_000 }],
       },
       Date.now(),
     );
     // 0.3 % of 2 SOL: 6,000,000 lamports of fees, above the 5,000,000 sweep minimum.
     const trade = local.launch.buy({ mint: created.mint, buyer: trader, solInLamports: 2_000_000_000n + BigInt(i) });
     if ((trade as { err: unknown }).err) throw new Error(`trade ${i} failed`);
-    if (i <= PAYOUTS) recordSignIn(db, { idpUserId: `u-bench${i}`, displayHandle: `bench${i}`, name: `bench${i}`, avatarUrl: "", followers: 0 }, Date.now());
+    if (i <= PAYOUTS)
+      recordSignIn(
+        db,
+        { idpUserId: `u-bench${i}`, displayHandle: `bench${i}`, name: `bench${i}`, avatarUrl: "", followers: 0 },
+        Date.now(),
+      );
   }
   db.$client.exec("PRAGMA synchronous = FULL");
   say(`setup: ${TOKENS} tokens launched and traded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -75,7 +98,9 @@ try {
   const sweepRun = await service.ctx.scheduler.runNow("sweep");
   const sweepSeconds = (performance.now() - t0) / 1000;
   if (!sweepRun.ran || !sweepRun.ok) throw new Error(`sweep run failed: ${JSON.stringify(sweepRun)}`);
-  const swept = db.$client.query("SELECT COUNT(*) AS n, COUNT(DISTINCT signature) AS tx FROM sweeps WHERE status = 'confirmed'").get() as { n: bigint; tx: bigint };
+  const swept = db.$client
+    .query("SELECT COUNT(*) AS n, COUNT(DISTINCT signature) AS tx FROM sweeps WHERE status = 'confirmed'")
+    .get() as { n: bigint; tx: bigint };
   const sweptTokens = Number(swept.n);
   const sweepTx = Number(swept.tx);
   verifyLedger(db);
@@ -86,13 +111,22 @@ try {
 
   // ---------------------------------------------------------------- payouts
   for (let i = 1; i <= PAYOUTS; i++) {
-    queuePayout(db, { idpUserId: `u-bench${i}`, lamports: null, wallet: Keypair.generate().publicKey.toBase58(), kind: "claim", minLamports: 1n, atMs: Date.now() });
+    queuePayout(db, {
+      idpUserId: `u-bench${i}`,
+      lamports: null,
+      wallet: Keypair.generate().publicKey.toBase58(),
+      kind: "claim",
+      minLamports: 1n,
+      atMs: Date.now(),
+    });
   }
   t0 = performance.now();
   const payoutRun = await service.ctx.scheduler.runNow("payouts");
   const payoutSeconds = (performance.now() - t0) / 1000;
   if (!payoutRun.ran || !payoutRun.ok) throw new Error(`payouts run failed: ${JSON.stringify(payoutRun)}`);
-  const paid = db.$client.query("SELECT COUNT(*) AS n, COUNT(DISTINCT signature) AS tx FROM payouts WHERE status = 'confirmed'").get() as { n: bigint; tx: bigint };
+  const paid = db.$client
+    .query("SELECT COUNT(*) AS n, COUNT(DISTINCT signature) AS tx FROM payouts WHERE status = 'confirmed'")
+    .get() as { n: bigint; tx: bigint };
   const paidCount = Number(paid.n);
   const payoutTx = Number(paid.tx);
   verifyLedger(db);
@@ -102,7 +136,8 @@ try {
 
   const misses: string[] = [];
   if (sweptTokens !== TOKENS) misses.push(`swept ${sweptTokens} of ${TOKENS} tokens in one run`);
-  if (sweepSeconds * 1000 > config.jobLeaseMs) misses.push(`sweep run took ${sweepSeconds.toFixed(1)} s, over the ${config.jobLeaseMs / 1000} s lease`);
+  if (sweepSeconds * 1000 > config.jobLeaseMs)
+    misses.push(`sweep run took ${sweepSeconds.toFixed(1)} s, over the ${config.jobLeaseMs / 1000} s lease`);
   if (paidCount !== PAYOUTS) misses.push(`confirmed ${paidCount} of ${PAYOUTS} payouts in one run`);
   if (paidCount / payoutTx < 10) misses.push("fewer than 10 transfers per payout transaction");
   say(misses.length === 0 ? "targets: met" : `targets: MISSED: ${misses.join("; ")}`);

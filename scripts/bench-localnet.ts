@@ -8,7 +8,15 @@
  * signature checks, program validation, LiteSVM execution, recording, notifications), not the
  * client's signing. Every transaction is checked to have landed before a rate is printed.
  */
-import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, TransactionMessage, VersionedTransaction, type TransactionInstruction } from "@solana/web3.js";
+import {
+  Connection,
+  Keypair,
+  LAMPORTS_PER_SOL,
+  SystemProgram,
+  TransactionMessage,
+  VersionedTransaction,
+  type TransactionInstruction,
+} from "@solana/web3.js";
 import bs58 from "bs58";
 import { startLocalChain, type LocalChain } from "../src/chain/localnet/index.ts";
 import { buildCollectOp } from "../src/chain/localnet/program.ts";
@@ -25,11 +33,22 @@ const CONCURRENCY = arg("concurrency", 64);
 const SLOT_MS = arg("slot-ms", 400);
 const SOL = BigInt(LAMPORTS_PER_SOL);
 
-function sign(chain: LocalChain, instructions: TransactionInstruction[], payer: Keypair, signers: Keypair[] = []): { wire: Uint8Array; signature: string } {
+function sign(
+  chain: LocalChain,
+  instructions: TransactionInstruction[],
+  payer: Keypair,
+  signers: Keypair[] = [],
+): { wire: Uint8Array; signature: string } {
   const { blockhash } = chain.node.getLatestBlockhash();
-  const message = new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: blockhash, instructions }).compileToV0Message();
+  const message = new TransactionMessage({
+    payerKey: payer.publicKey,
+    recentBlockhash: blockhash,
+    instructions,
+  }).compileToV0Message();
   const tx = new VersionedTransaction(message);
-  const required = new Set(message.staticAccountKeys.slice(0, message.header.numRequiredSignatures).map((k) => k.toBase58()));
+  const required = new Set(
+    message.staticAccountKeys.slice(0, message.header.numRequiredSignatures).map((k) => k.toBase58()),
+  );
   tx.sign([payer, ...signers].filter((s) => required.has(s.publicKey.toBase58())));
   return { wire: tx.serialize(), signature: bs58.encode(tx.signatures[0]!) };
 }
@@ -58,20 +77,40 @@ async function run(label: string, chain: LocalChain, txs: { wire: Uint8Array; si
       if (s?.err) failed++;
     }
   }
-  if (landed !== txs.length || failed !== 0) throw new Error(`${label}: ${landed}/${txs.length} landed, ${failed} failed`);
-  console.log(`${label.padEnd(34)} ${String(txs.length).padStart(6)} tx in ${elapsedSec.toFixed(2)} s = ${(txs.length / elapsedSec).toFixed(0).padStart(6)} tx/s`);
+  if (landed !== txs.length || failed !== 0)
+    throw new Error(`${label}: ${landed}/${txs.length} landed, ${failed} failed`);
+  console.log(
+    `${label.padEnd(34)} ${String(txs.length).padStart(6)} tx in ${elapsedSec.toFixed(2)} s = ${(txs.length / elapsedSec).toFixed(0).padStart(6)} tx/s`,
+  );
 }
 
-const chain = await startLocalChain({ rpcPort: 0, grpcPort: 0, slotMs: SLOT_MS, bondThresholdLamports: 1_000_000n * SOL });
+const chain = await startLocalChain({
+  rpcPort: 0,
+  grpcPort: 0,
+  slotMs: SLOT_MS,
+  bondThresholdLamports: 1_000_000n * SOL,
+});
 try {
-  console.log(`local chain bench: ${COUNT} transactions per kind, ${CONCURRENCY} concurrent senders, ${SLOT_MS} ms slots, runtime ${typeof Bun !== "undefined" ? `bun ${Bun.version}` : `node ${process.version}`}`);
+  console.log(
+    `local chain bench: ${COUNT} transactions per kind, ${CONCURRENCY} concurrent senders, ${SLOT_MS} ms slots, runtime ${typeof Bun !== "undefined" ? `bun ${Bun.version}` : `node ${process.version}`}`,
+  );
 
   // Simple transfers: many payers so no single account is a hot spot.
   const payers = Array.from({ length: 64 }, () => Keypair.generate());
   for (const p of payers) chain.node.fund(p.publicKey, 1_000n * SOL);
   const recipients = Array.from({ length: 256 }, () => Keypair.generate().publicKey);
   const transfers = Array.from({ length: COUNT }, (_, i) =>
-    sign(chain, [SystemProgram.transfer({ fromPubkey: payers[i % payers.length]!.publicKey, toPubkey: recipients[i % recipients.length]!, lamports: 1_000_000n + BigInt(i) })], payers[i % payers.length]!),
+    sign(
+      chain,
+      [
+        SystemProgram.transfer({
+          fromPubkey: payers[i % payers.length]!.publicKey,
+          toPubkey: recipients[i % recipients.length]!,
+          lamports: 1_000_000n + BigInt(i),
+        }),
+      ],
+      payers[i % payers.length]!,
+    ),
   );
   await run("transfers (JSON-RPC)", chain, transfers);
 
@@ -79,7 +118,12 @@ try {
   // creator address and move it to the treasury (treasury pays, creator and node co-sign).
   const tokens = Array.from({ length: 200 }, (_, i) => {
     const creator = Keypair.generate();
-    const { mint, err } = chain.launch.createToken({ name: `Bench ${i}`, symbol: "BNCH", uri: "https://bench.local", creator: creator.publicKey });
+    const { mint, err } = chain.launch.createToken({
+      name: `Bench ${i}`,
+      symbol: "BNCH",
+      uri: "https://bench.local",
+      creator: creator.publicKey,
+    });
     if (err) throw new Error(`create failed: ${JSON.stringify(err)}`);
     return { mint, creator };
   });
@@ -95,8 +139,16 @@ try {
     return sign(
       chain,
       [
-        ...buildCollectOp(chain.programKeys, { creator: t.creator.publicKey, vault: "curve", amountLamports: perCollect }),
-        SystemProgram.transfer({ fromPubkey: t.creator.publicKey, toPubkey: chain.treasury.publicKey, lamports: perCollect }),
+        ...buildCollectOp(chain.programKeys, {
+          creator: t.creator.publicKey,
+          vault: "curve",
+          amountLamports: perCollect,
+        }),
+        SystemProgram.transfer({
+          fromPubkey: t.creator.publicKey,
+          toPubkey: chain.treasury.publicKey,
+          lamports: perCollect,
+        }),
       ],
       chain.treasury,
       [t.creator],
@@ -106,12 +158,24 @@ try {
 
   // For reference: the same work without HTTP, straight into the node.
   const inProcess = Array.from({ length: COUNT }, (_, i) =>
-    sign(chain, [SystemProgram.transfer({ fromPubkey: payers[i % payers.length]!.publicKey, toPubkey: recipients[i % recipients.length]!, lamports: 2_000_000n + BigInt(i) })], payers[i % payers.length]!),
+    sign(
+      chain,
+      [
+        SystemProgram.transfer({
+          fromPubkey: payers[i % payers.length]!.publicKey,
+          toPubkey: recipients[i % recipients.length]!,
+          lamports: 2_000_000n + BigInt(i),
+        }),
+      ],
+      payers[i % payers.length]!,
+    ),
   );
   const started = performance.now();
   for (const t of inProcess) chain.node.sendWire(t.wire, { skipPreflight: true });
   const sec = (performance.now() - started) / 1000;
-  console.log(`${"transfers (in-process, no HTTP)".padEnd(34)} ${String(COUNT).padStart(6)} tx in ${sec.toFixed(2)} s = ${(COUNT / sec).toFixed(0).padStart(6)} tx/s`);
+  console.log(
+    `${"transfers (in-process, no HTTP)".padEnd(34)} ${String(COUNT).padStart(6)} tx in ${sec.toFixed(2)} s = ${(COUNT / sec).toFixed(0).padStart(6)} tx/s`,
+  );
 } finally {
   await chain.stop();
 }

@@ -38,7 +38,12 @@ if (args.includes("--server")) {
   const { recordConfirmedLaunch } = await import("../src/tokens/launch-record");
   const { base58Of, rng } = await import("./seed");
   const port = Number(arg("--port", "31900"));
-  const config = testConfig({ DATA_DIR: arg("--dir", ""), PORT: String(port), RATE_LIMIT: "0", TRUST_PROXY: "x-forwarded-for" });
+  const config = testConfig({
+    DATA_DIR: arg("--dir", ""),
+    PORT: String(port),
+    RATE_LIMIT: "0",
+    TRUST_PROXY: "x-forwarded-for",
+  });
   const service = buildService(config);
   const server = service.app.listen({ port, hostname: "127.0.0.1" });
   const random = rng(7);
@@ -52,7 +57,11 @@ if (args.includes("--server")) {
       const command = JSON.parse(line) as { write?: { rate: number; seconds: number }; rss?: true; stop?: true };
       if (command.rss) {
         peakRss = Math.max(peakRss, process.memoryUsage().rss);
-        say({ rss: process.memoryUsage().rss, peakRss, cpuMs: Math.round((process.cpuUsage().user + process.cpuUsage().system) / 1000) });
+        say({
+          rss: process.memoryUsage().rss,
+          peakRss,
+          cpuMs: Math.round((process.cpuUsage().user + process.cpuUsage().system) / 1000),
+        });
       }
       if (command.stop) {
         await server.server?.stop(true);
@@ -71,12 +80,29 @@ if (args.includes("--server")) {
           // `at` of a launch event is its block time: here the commit time, so a client can time it.
           const mint = base58Of(random, 32);
           const commitStarted = performance.now();
-          recordConfirmedLaunch(service.ctx.db, {
-            mint, name: `Bench ${index}`, symbol: `B${index % 100_000}`, description: "bench", website: null, twitter: null,
-            telegram: null, metadataUri: `ipfs://bench-${mint}`, imageUri: null, creatorIndex: ++index, creator: base58Of(random, 32),
-            creatorVault: base58Of(random, 32), deployer: base58Of(random, 32), launchSignature: base58Of(random, 64),
-            launchedAtMs: Date.now(), platformBps: 1000, recipients: [{ handle: "bench", bps: 10_000 }],
-          }, Date.now());
+          recordConfirmedLaunch(
+            service.ctx.db,
+            {
+              mint,
+              name: `Bench ${index}`,
+              symbol: `B${index % 100_000}`,
+              description: "bench",
+              website: null,
+              twitter: null,
+              telegram: null,
+              metadataUri: `ipfs://bench-${mint}`,
+              imageUri: null,
+              creatorIndex: ++index,
+              creator: base58Of(random, 32),
+              creatorVault: base58Of(random, 32),
+              deployer: base58Of(random, 32),
+              launchSignature: base58Of(random, 64),
+              launchedAtMs: Date.now(),
+              platformBps: 1000,
+              recipients: [{ handle: "bench", bps: 10_000 }],
+            },
+            Date.now(),
+          );
           commitMs.push(performance.now() - commitStarted);
         }
         commitMs.sort((a, b) => a - b);
@@ -146,9 +172,12 @@ async function openStreams(n: number, offset: number): Promise<Client[]> {
     const client: Client = { controller: new AbortController(), delaysMs: [], received: 0 };
     clients.push(client);
     // One client IP per stream, as a crowd of browsers: the per-IP limit is 5.
-    const ip = `10.${(offset + i) >> 16 & 255}.${(offset + i) >> 8 & 255}.${(offset + i) & 255}`;
+    const ip = `10.${((offset + i) >> 16) & 255}.${((offset + i) >> 8) & 255}.${(offset + i) & 255}`;
     opening.push(
-      fetch(`http://127.0.0.1:${port}/api/ledger/stream`, { headers: { "x-forwarded-for": ip }, signal: client.controller.signal }).then(async (response) => {
+      fetch(`http://127.0.0.1:${port}/api/ledger/stream`, {
+        headers: { "x-forwarded-for": ip },
+        signal: client.controller.signal,
+      }).then(async (response) => {
         if (response.status !== 200) throw new Error(`stream refused: ${response.status}`);
         void consume(response, client);
       }),
@@ -183,7 +212,8 @@ async function consume(response: Response, client: Client): Promise<void> {
   }
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 async function phase(n: number, offset: number) {
   const clients = await openStreams(n, offset);

@@ -15,5 +15,7 @@ if (!name || !available.includes(name)) {
 }
 const script = join(import.meta.dir, `bench-${name}.ts`);
 if (!existsSync(script)) process.exit(2);
-const child = Bun.spawn([process.execPath, "run", script, ...process.argv.slice(3)], { stdio: ["inherit", "inherit", "inherit"] });
+const child = Bun.spawn([process.execPath, "run", script, ...process.argv.slice(3)], {
+  stdio: ["inherit", "inherit", "inherit"],
+});
 process.exit(await child.exited);

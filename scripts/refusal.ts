@@ -7,7 +7,8 @@ export function refuseInOneLine(command: string): void {
   const refuse = (error: unknown) => {
     const reason = error instanceof Error ? error.message : String(error);
     process.stderr.write(`${command}: ${reason.split("\n")[0]}\n`);
-    if (process.env.CLI_TRACE === "1" && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    if (process.env.CLI_TRACE === "1" && error instanceof Error && error.stack)
+      process.stderr.write(`${error.stack}\n`);
     process.exit(1);
   };
   process.on("uncaughtException", refuse);

@@ -21,13 +21,15 @@ export function restoreDatabase(backupPath: string, databasePath: string, nowMs 
       const held = live
         .query("SELECT COUNT(*) AS n FROM job_leases WHERE holder IS NOT NULL AND expires_at_ms > ?")
         .get(nowMs) as { n: bigint } | null;
-      if (held && Number(held.n) > 0) throw new Error("refused: the service looks alive (a job lease is held); stop it, then restore");
+      if (held && Number(held.n) > 0)
+        throw new Error("refused: the service looks alive (a job lease is held); stop it, then restore");
     } finally {
       live.close();
     }
     kept = `${databasePath}.before-restore-${nowMs}`;
     renameSync(databasePath, kept);
-    for (const suffix of ["-wal", "-shm"]) if (existsSync(databasePath + suffix)) renameSync(databasePath + suffix, kept + suffix);
+    for (const suffix of ["-wal", "-shm"])
+      if (existsSync(databasePath + suffix)) renameSync(databasePath + suffix, kept + suffix);
   }
   mkdirSync(dirname(databasePath), { recursive: true });
   copyFileSync(backupPath, `${databasePath}.restoring`);
@@ -44,5 +46,7 @@ if (import.meta.main) {
   }
   const config = loadConfigOrExit();
   const kept = restoreDatabase(resolve(source), config.databasePath);
-  process.stdout.write(`restored ${resolve(source)} to ${config.databasePath}${kept ? `; the previous database is kept at ${kept}` : ""}\n`);
+  process.stdout.write(
+    `restored ${resolve(source)} to ${config.databasePath}${kept ? `; the previous database is kept at ${kept}` : ""}\n`,
+  );
 }

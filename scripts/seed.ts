@@ -56,7 +56,13 @@ export interface SeedSummary {
   burns: number;
   feedEvents: number;
   /** a few handles, mints and names the bench and tests can query */
-  samples: { mints: string[]; handles: string[]; pinnedHandles: string[]; unpinnedHandles: string[]; nameFragments: string[] };
+  samples: {
+    mints: string[];
+    handles: string[];
+    pinnedHandles: string[];
+    unpinnedHandles: string[];
+    nameFragments: string[];
+  };
 }
 
 /** Synthetic data draws from the local chain's seeded generator. */
@@ -71,13 +77,53 @@ export function base58Of(random: () => number, bytes: number): string {
 }
 
 const WORDS = [
-  "pepe", "doge", "moon", "frog", "cat", "based", "chad", "wojak", "bonk", "shib", "floki", "mog", "giga", "brain",
-  "rocket", "lambo", "degen", "ape", "bull", "bear", "sol", "pump", "fren", "gm", "wagmi", "hodl", "banana", "pizza",
-  "laser", "eyes", "diamond", "hands", "turbo", "mega", "ultra", "hyper", "neo", "retro", "cyber", "pixel",
+  "pepe",
+  "doge",
+  "moon",
+  "frog",
+  "cat",
+  "based",
+  "chad",
+  "wojak",
+  "bonk",
+  "shib",
+  "floki",
+  "mog",
+  "giga",
+  "brain",
+  "rocket",
+  "lambo",
+  "degen",
+  "ape",
+  "bull",
+  "bear",
+  "sol",
+  "pump",
+  "fren",
+  "gm",
+  "wagmi",
+  "hodl",
+  "banana",
+  "pizza",
+  "laser",
+  "eyes",
+  "diamond",
+  "hands",
+  "turbo",
+  "mega",
+  "ultra",
+  "hyper",
+  "neo",
+  "retro",
+  "cyber",
+  "pixel",
 ];
 
 /** A tiny RIFF/WEBP header: the preview route serves bytes, it does not decode them. */
-const FAKE_WEBP = new Uint8Array([0x52, 0x49, 0x46, 0x46, 0x1a, 0, 0, 0, 0x57, 0x45, 0x42, 0x50, 0x56, 0x50, 0x38, 0x4c, 0x0d, 0, 0, 0, 0x2f, 0, 0, 0, 0x10, 0x07, 0x10, 0x11, 0x11, 0x88, 0x88, 0xfe, 0x07, 0]);
+const FAKE_WEBP = new Uint8Array([
+  0x52, 0x49, 0x46, 0x46, 0x1a, 0, 0, 0, 0x57, 0x45, 0x42, 0x50, 0x56, 0x50, 0x38, 0x4c, 0x0d, 0, 0, 0, 0x2f, 0, 0, 0,
+  0x10, 0x07, 0x10, 0x11, 0x11, 0x88, 0x88, 0xfe, 0x07, 0,
+]);
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -184,7 +230,11 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
 
   // The platform token is one of the launched tokens, so some buys pay both sources.
   const platformToken = seeded[Math.floor(seeded.length / 3)]!;
-  performAdminAction(db, { actor: "seed", reason: "synthetic history", nowMs: startMs }, { action: "set_platform_token", mint: platformToken.mint });
+  performAdminAction(
+    db,
+    { actor: "seed", reason: "synthetic history", nowMs: startMs },
+    { action: "set_platform_token", mint: platformToken.mint },
+  );
   const buyback = { platformBuybackBps: 2000, platformTokenMint: platformToken.mint };
 
   // ------------------------------------------------------------ sweeps, in two halves around sign-ins
@@ -208,7 +258,12 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
   }
   // The platform token is swept late too, so its buys pay recipient orders and the buyback together.
   for (let k = 0; k < 5; k++) {
-    plan.push({ tokenId: platformToken.tokenId, atMs: nowMs - (k + 2) * DAY, lamports: 2_000_000_000n, fate: "confirmed" });
+    plan.push({
+      tokenId: platformToken.tokenId,
+      atMs: nowMs - (k + 2) * DAY,
+      lamports: 2_000_000_000n,
+      fate: "confirmed",
+    });
   }
   plan.sort((a, b) => a.atMs - b.atMs);
   // The burns job runs every few minutes, so orders are bought in small groups as sweeps land.
@@ -217,10 +272,20 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
       const groups = pendingBurnGroups(db, 1000);
       if (groups.length === 0) return;
       batched(db, groups, 500, (group) => {
-        const buyId = startBurnBuy(db, { group, signature: base58Of(random, 64), lastValidBlockHeight: BigInt(atMs), atMs });
+        const buyId = startBurnBuy(db, {
+          group,
+          signature: base58Of(random, 64),
+          lastValidBlockHeight: BigInt(atMs),
+          atMs,
+        });
         // A few buys fail once; their orders wait for the next pass.
         if (pass === 0 && random() < 0.05) failBurnBuy(db, buyId, "slippage exceeded");
-        else completeBurnBuy(db, { buyId, tokenAmount: BigInt(between(1_000, 5_000_000)) * 1_000_000n, atMs: atMs + 5_000 });
+        else
+          completeBurnBuy(db, {
+            buyId,
+            tokenAmount: BigInt(between(1_000, 5_000_000)) * 1_000_000n,
+            atMs: atMs + 5_000,
+          });
       });
     }
   };
@@ -228,9 +293,15 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
   const runSweeps = (list: PlannedSweep[]) =>
     batched(db, list, 2000, (s) => {
       const [sweepId] = recordSweepsSent(db, [
-        { tokenId: s.tokenId, signature: base58Of(random, 64), lastValidBlockHeight: BigInt(s.atMs), atMs: s.atMs - 20_000 },
+        {
+          tokenId: s.tokenId,
+          signature: base58Of(random, 64),
+          lastValidBlockHeight: BigInt(s.atMs),
+          atMs: s.atMs - 20_000,
+        },
       ]);
-      if (s.fate === "confirmed") confirmSweep(db, { sweepId: sweepId!, totalLamports: s.lamports, atMs: s.atMs, buyback });
+      if (s.fate === "confirmed")
+        confirmSweep(db, { sweepId: sweepId!, totalLamports: s.lamports, atMs: s.atMs, buyback });
       else if (s.fate === "failed") failSweep(db, sweepId!, "expired before landing");
       sweepCount++;
       if (sweepCount % 20_000 === 0) burnPending(s.atMs + 60_000);
@@ -248,12 +319,26 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
   batched(db, signInHandles, 2000, (display, i) => {
     const idpUserId = `u${1_000_000 + i}`;
     const atMs = midMs + between(0, 10 * DAY);
-    recordSignIn(db, { idpUserId, displayHandle: display, name: display, avatarUrl: `https://avatars.example/${display}.png`, followers: between(0, 50_000) }, atMs);
+    recordSignIn(
+      db,
+      {
+        idpUserId,
+        displayHandle: display,
+        name: display,
+        avatarUrl: `https://avatars.example/${display}.png`,
+        followers: between(0, 50_000),
+      },
+      atMs,
+    );
     userOf.set(display.toLowerCase(), idpUserId);
     signIns++;
     const routing = pick(routings);
     const declined = routing === "burn" && random() < 0.2;
-    setRouting(db, idpUserId, { routing, payoutWallet: routing === "autopay" || random() < 0.5 ? base58Of(random, 32) : null, declined });
+    setRouting(db, idpUserId, {
+      routing,
+      payoutWallet: routing === "autopay" || random() < 0.5 ? base58Of(random, 32) : null,
+      declined,
+    });
   });
   // Someone the platform token names burns their credits.
   {
@@ -266,14 +351,23 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
   // Renames: an account signs in again under another handle some token names; both show the same totals.
   const unpinned = handles.filter((h) => !userOf.has(h.toLowerCase()));
   const renameCount = Math.min(Math.floor(signInHandles.length * 0.05), Math.floor(unpinned.length / 2));
-  batched(db, Array.from({ length: renameCount }, (_, i) => i), 2000, (i) => {
-    const oldHandle = signInHandles[i]!;
-    const newHandle = unpinned[i]!;
-    const idpUserId = userOf.get(oldHandle.toLowerCase())!;
-    recordSignIn(db, { idpUserId, displayHandle: newHandle, name: newHandle, avatarUrl: "", followers: between(0, 5000) }, midMs + 11 * DAY);
-    userOf.set(newHandle.toLowerCase(), idpUserId);
-    renamed.push(newHandle.toLowerCase());
-  });
+  batched(
+    db,
+    Array.from({ length: renameCount }, (_, i) => i),
+    2000,
+    (i) => {
+      const oldHandle = signInHandles[i]!;
+      const newHandle = unpinned[i]!;
+      const idpUserId = userOf.get(oldHandle.toLowerCase())!;
+      recordSignIn(
+        db,
+        { idpUserId, displayHandle: newHandle, name: newHandle, avatarUrl: "", followers: between(0, 5000) },
+        midMs + 11 * DAY,
+      );
+      userOf.set(newHandle.toLowerCase(), idpUserId);
+      renamed.push(newHandle.toLowerCase());
+    },
+  );
 
   runSweeps(plan.filter((s) => s.atMs >= midMs));
 
@@ -288,7 +382,14 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
       if (balance < 10_000_000n) return;
       const lamports = kind === "claim" && random() < 0.5 && balance / 2n >= 10_000_000n ? balance / 2n : null;
       const atMs = payoutAt();
-      const q = queuePayout(db, { idpUserId, lamports, wallet: base58Of(random, 32), kind, minLamports: 10_000_000n, atMs });
+      const q = queuePayout(db, {
+        idpUserId,
+        lamports,
+        wallet: base58Of(random, 32),
+        kind,
+        minLamports: 10_000_000n,
+        atMs,
+      });
       payoutIds.push({ id: q.payoutId, atMs });
     });
   say(`paying out (${users.length} accounts)`);
@@ -307,7 +408,11 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
     for (let i = 0; i < queued.length; ) {
       const group = queued.slice(i, i + between(1, 12));
       i += group.length;
-      batches.push({ ids: group.map((p) => p.id), atMs: Math.max(...group.map((p) => p.atMs)) + 60_000, fate: fates[batches.length % fates.length]! });
+      batches.push({
+        ids: group.map((p) => p.id),
+        atMs: Math.max(...group.map((p) => p.atMs)) + 60_000,
+        fate: fates[batches.length % fates.length]!,
+      });
     }
     batched(db, batches, 500, (b) => {
       if (b.fate === "queued") return;
@@ -318,7 +423,12 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
       else if (b.fate === "replaced") {
         const replacements = replaceExpiredPayouts(db, signature, b.atMs + 120_000);
         const sig2 = base58Of(random, 64);
-        markPayoutsSent(db, { payoutIds: replacements, signature: sig2, lastValidBlockHeight: BigInt(b.atMs), atMs: b.atMs + 180_000 });
+        markPayoutsSent(db, {
+          payoutIds: replacements,
+          signature: sig2,
+          lastValidBlockHeight: BigInt(b.atMs),
+          atMs: b.atMs + 180_000,
+        });
         confirmPayouts(db, sig2, b.atMs + 200_000);
       } else confirmPayouts(db, signature, b.atMs + 30_000);
     });
@@ -338,11 +448,21 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
   batched(db, seeded, 5000, (t) => {
     if (random() < 0.75) {
       const cap = Math.round(4000 * Math.exp(random() * 9) * 100) / 100;
-      setMarket.run(cap, random() < 0.8 ? Math.round(cap * random() * 30) / 100 : null, nowMs - between(0, 15 * 60_000), cap > 69_000 ? 1 : 0, t.tokenId);
+      setMarket.run(
+        cap,
+        random() < 0.8 ? Math.round(cap * random() * 30) / 100 : null,
+        nowMs - between(0, 15 * 60_000),
+        cap > 69_000 ? 1 : 0,
+        t.tokenId,
+      );
     }
     setVault.run(BigInt(between(0, 6_000_000)), nowMs - between(0, 5 * 60_000), t.tokenId);
     if (random() < 0.01) {
-      performAdminAction(db, { actor: "seed", reason: "synthetic moderation", nowMs }, { action: "hide_token", mint: t.mint });
+      performAdminAction(
+        db,
+        { actor: "seed", reason: "synthetic moderation", nowMs },
+        { action: "hide_token", mint: t.mint },
+      );
       hidden++;
     }
   });
@@ -393,7 +513,9 @@ if (import.meta.main) {
   try {
     const summary = seedDatabase(db, { tokens, seed, days, log: (line) => process.stderr.write(`seed: ${line}\n`) });
     const { samples: _samples, ...counts } = summary;
-    process.stdout.write(`${JSON.stringify({ database: config.databasePath, ...counts, seconds: Math.round((performance.now() - started) / 100) / 10 })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ database: config.databasePath, ...counts, seconds: Math.round((performance.now() - started) / 100) / 10 })}\n`,
+    );
   } catch (error) {
     process.stderr.write(`seed failed: ${(error as Error).message}\n`);
     process.exitCode = 1;

@@ -74,7 +74,14 @@ class InvariantViolation extends Error {
 
 let sharedConfig: Config | null = null;
 function config(): Config {
-  sharedConfig ??= loadConfig({ DATA_DIR: "/tmp/cfl-sim-unused", JOBS: "0", DEMO: "0", AUTOPAY_MIN_LAMPORTS: "1000000", SWEEP_MIN_LAMPORTS: "1000000", PLATFORM_BUYBACK_BPS: "5000" });
+  sharedConfig ??= loadConfig({
+    DATA_DIR: "/tmp/cfl-sim-unused",
+    JOBS: "0",
+    DEMO: "0",
+    AUTOPAY_MIN_LAMPORTS: "1000000",
+    SWEEP_MIN_LAMPORTS: "1000000",
+    PLATFORM_BUYBACK_BPS: "5000",
+  });
   return sharedConfig;
 }
 
@@ -99,7 +106,11 @@ class World {
   constructor(readonly seed: number) {
     this.rand = seededRandom(seed * 2_654_435_761);
     const bytes = () => Uint8Array.from({ length: 32 }, () => Math.floor(this.rand() * 256));
-    this.node = new LocalNode({ slotMs: 0, programSeed: bytes(), program: { creatorFeeBps: 30, bondThresholdLamports: 85_000_000_000n } });
+    this.node = new LocalNode({
+      slotMs: 0,
+      programSeed: bytes(),
+      program: { creatorFeeBps: 30, bondThresholdLamports: 85_000_000_000n },
+    });
     this.faults = new ChainFaults(this.node, seed);
     this.rpc = new RpcServer(this.node, () => {}, this.faults);
     const treasury = Keypair.fromSeed(bytes());
@@ -134,12 +145,20 @@ class World {
     this.node.fund(this.trader.publicKey, 1_000_000_000_000n);
     this.node.fund(this.deployer.publicKey, 100_000_000_000n);
     for (let i = 0; i < USERS; i++) {
-      this.users.push({ id: `u${i}`, handle: `h${i}`, wallet: Keypair.fromSeed(bytes()).publicKey.toBase58(), signedIn: false });
+      this.users.push({
+        id: `u${i}`,
+        handle: `h${i}`,
+        wallet: Keypair.fromSeed(bytes()).publicKey.toBase58(),
+        signedIn: false,
+      });
     }
     for (let t = 0; t < TOKENS; t++) this.createToken(t + 1, bytes());
-    this.db.$client.query("INSERT INTO settings (key, value) VALUES (?, ?)").run(PLATFORM_TOKEN_MINT_KEY, this.mints[0]!);
+    this.db.$client
+      .query("INSERT INTO settings (key, value) VALUES (?, ?)")
+      .run(PLATFORM_TOKEN_MINT_KEY, this.mints[0]!);
     // Fees from the start, and half the users signed in, so the first steps already move money.
-    for (const mint of this.mints) this.launch.buy({ mint, buyer: this.trader, solInLamports: BigInt(this.int(50, 300)) * 10_000_000n });
+    for (const mint of this.mints)
+      this.launch.buy({ mint, buyer: this.trader, solInLamports: BigInt(this.int(50, 300)) * 10_000_000n });
     this.node.advanceSlots(1);
     for (const u of this.users.slice(0, USERS / 2)) this.signIn(u);
   }
@@ -157,7 +176,14 @@ class World {
   private createToken(index: number, mintSeed: Uint8Array): void {
     const creator = this.chain.creatorAddress(index).toBase58();
     const mint = Keypair.fromSeed(mintSeed);
-    const created = this.launch.createToken({ name: `Sim ${index}`, symbol: `S${index}`, uri: `local://sim/${index}`, creator, payer: this.deployer, mint });
+    const created = this.launch.createToken({
+      name: `Sim ${index}`,
+      symbol: `S${index}`,
+      uri: `local://sim/${index}`,
+      creator,
+      payer: this.deployer,
+      mint,
+    });
     if (created.err) throw new Error(`sim token ${index} not created`);
     const a = this.users[(index * 2) % USERS]!;
     const b = this.users[(index * 2 + 1) % USERS]!;
@@ -165,10 +191,26 @@ class World {
     recordConfirmedLaunch(
       this.db,
       {
-        mint: created.mint, name: `Sim ${index}`, symbol: `S${index}`, description: "", website: null, twitter: null, telegram: null,
-        metadataUri: `local://sim/${index}`, imageUri: null, creatorIndex: index, creator, creatorVault: vaults.curveVault,
-        deployer: this.deployer.publicKey.toBase58(), launchSignature: created.signature, launchedAtMs: this.nowMs,
-        platformBps: [1000, 250, 0][index % 3]!, recipients: [{ handle: a.handle, bps: 6000 }, { handle: b.handle, bps: 4000 }],
+        mint: created.mint,
+        name: `Sim ${index}`,
+        symbol: `S${index}`,
+        description: "",
+        website: null,
+        twitter: null,
+        telegram: null,
+        metadataUri: `local://sim/${index}`,
+        imageUri: null,
+        creatorIndex: index,
+        creator,
+        creatorVault: vaults.curveVault,
+        deployer: this.deployer.publicKey.toBase58(),
+        launchSignature: created.signature,
+        launchedAtMs: this.nowMs,
+        platformBps: [1000, 250, 0][index % 3]!,
+        recipients: [
+          { handle: a.handle, bps: 6000 },
+          { handle: b.handle, bps: 4000 },
+        ],
       },
       this.nowMs,
     );
@@ -185,11 +227,19 @@ class World {
   // ------------------------------------------------------------------ jobs
 
   /** Runs a job as the scheduler would (lease, fencing), with an optional crash or takeover at a point. */
-  async runJob(job: Job, plan: { point: CrashPointName; hit: number; mode: "crash" | "takeover" } | null, holder = "sim-a"): Promise<string> {
+  async runJob(
+    job: Job,
+    plan: { point: CrashPointName; hit: number; mode: "crash" | "takeover" } | null,
+    holder = "sim-a",
+  ): Promise<string> {
     const lease = acquireLease(this.db, job, holder, LEASE_MS, this.nowMs);
     if (!lease) return "busy";
     const controller = new AbortController();
-    const ctx: JobContext = { lease, signal: controller.signal, assertHeld: () => assertLeaseHeld(this.db, lease, this.nowMs) };
+    const ctx: JobContext = {
+      lease,
+      signal: controller.signal,
+      assertHeld: () => assertLeaseHeld(this.db, lease, this.nowMs),
+    };
     let hits = 0;
     setCrashHook((name) => {
       if (!plan || name !== plan.point || ++hits !== plan.hit) return;
@@ -224,7 +274,18 @@ class World {
     const now = () => this.nowMs;
     const settle = { settleTimeoutMs: 0, settlePollMs: 0 };
     if (job === "sweep") {
-      const r = await runSweepJob({ db: this.db, chain: this.chain, sweepMinLamports: config().sweepMinLamports, platformBuybackBps: config().platformBuybackBps, now, sendConcurrency: 1, ...settle }, ctx);
+      const r = await runSweepJob(
+        {
+          db: this.db,
+          chain: this.chain,
+          sweepMinLamports: config().sweepMinLamports,
+          platformBuybackBps: config().platformBuybackBps,
+          now,
+          sendConcurrency: 1,
+          ...settle,
+        },
+        ctx,
+      );
       return `sent=${r.transactionsSent} confirmed=${r.confirmed} failed=${r.failed} pending=${r.pending}`;
     }
     if (job === "payouts") {
@@ -252,8 +313,22 @@ class World {
     try {
       const now = () => this.nowMs;
       const settle = { settleTimeoutMs: 0, settlePollMs: 0 };
-      if (row.k === "sweep") await resolveSweepSignature({ db: this.db, chain: this.chain, sweepMinLamports: config().sweepMinLamports, platformBuybackBps: config().platformBuybackBps, now, sendConcurrency: 1, ...settle }, ctx, row.s);
-      else if (row.k === "payout") await resolvePayoutSignature({ db: this.db, chain: this.chain, config: config(), now, ...settle }, ctx, row.s);
+      if (row.k === "sweep")
+        await resolveSweepSignature(
+          {
+            db: this.db,
+            chain: this.chain,
+            sweepMinLamports: config().sweepMinLamports,
+            platformBuybackBps: config().platformBuybackBps,
+            now,
+            sendConcurrency: 1,
+            ...settle,
+          },
+          ctx,
+          row.s,
+        );
+      else if (row.k === "payout")
+        await resolvePayoutSignature({ db: this.db, chain: this.chain, config: config(), now, ...settle }, ctx, row.s);
       else await resolveBurnSignature({ db: this.db, chain: this.chain, now, ...settle }, ctx, row.s);
       return `resolved ${row.k}`;
     } catch (error) {
@@ -268,7 +343,11 @@ class World {
 
   signIn(u: World["users"][number], handle = u.handle): string {
     try {
-      recordSignIn(this.db, { idpUserId: u.id, displayHandle: handle, name: handle, avatarUrl: "", followers: 0 }, this.nowMs);
+      recordSignIn(
+        this.db,
+        { idpUserId: u.id, displayHandle: handle, name: handle, avatarUrl: "", followers: 0 },
+        this.nowMs,
+      );
       u.signedIn = true;
       u.handle = handle;
       return "ok";
@@ -282,10 +361,18 @@ class World {
     const balance = accountFigures(this.db, "user", u.id).balanceLamports;
     const lamports = this.rand() < 0.6 || balance < 2n ? null : balance / 2n;
     try {
-      const q = queuePayout(this.db, { idpUserId: u.id, lamports, wallet: u.wallet, kind: "claim", minLamports: 1n, atMs: this.nowMs });
+      const q = queuePayout(this.db, {
+        idpUserId: u.id,
+        lamports,
+        wallet: u.wallet,
+        kind: "claim",
+        minLamports: 1n,
+        atMs: this.nowMs,
+      });
       return `queued ${q.lamports}`;
     } catch (error) {
-      if (error instanceof PayoutInFlightError || error instanceof InsufficientBalanceError) return `refused ${error.name}`;
+      if (error instanceof PayoutInFlightError || error instanceof InsufficientBalanceError)
+        return `refused ${error.name}`;
       throw error;
     }
   }
@@ -310,7 +397,15 @@ class World {
   // ------------------------------------------------------------------ faults
 
   randomRule(): FaultRule {
-    const methods = ["getSignatureStatuses", "getEpochInfo", "getMultipleAccounts", "getLatestBlockhash", "getTransaction", "sendTransaction", "*"];
+    const methods = [
+      "getSignatureStatuses",
+      "getEpochInfo",
+      "getMultipleAccounts",
+      "getLatestBlockhash",
+      "getTransaction",
+      "sendTransaction",
+      "*",
+    ];
     switch (this.int(0, 6)) {
       case 0:
         return { kind: "dropSends", count: this.int(1, 2) };
@@ -321,11 +416,30 @@ class World {
       case 3:
         return { kind: "ghostSends", count: this.int(1, 2), slots: this.int(1, 5) };
       case 4:
-        return { kind: "rpcError", method: this.pick(methods), count: this.int(1, 4), as: this.pick(["429", "503", "429", "503", "timeout"] as const), holdMs: 10_000 };
+        return {
+          kind: "rpcError",
+          method: this.pick(methods),
+          count: this.int(1, 4),
+          as: this.pick(["429", "503", "429", "503", "timeout"] as const),
+          holdMs: 10_000,
+        };
       case 5: {
-        const reads = ["getSignatureStatuses", "getSignatureStatuses", "getEpochInfo", "getMultipleAccounts", "getTransaction", "getLatestBlockhash"];
+        const reads = [
+          "getSignatureStatuses",
+          "getSignatureStatuses",
+          "getEpochInfo",
+          "getMultipleAccounts",
+          "getTransaction",
+          "getLatestBlockhash",
+        ];
         const some = this.rand() < 0.7;
-        return { kind: "lag", slots: this.pick([5, 40, 200, 400, 600]), share: this.pick([0.3, 0.7, 1, 1]), ...(some ? { methods: [this.pick(reads), this.pick(reads)] } : {}), count: this.int(5, 80) };
+        return {
+          kind: "lag",
+          slots: this.pick([5, 40, 200, 400, 600]),
+          share: this.pick([0.3, 0.7, 1, 1]),
+          ...(some ? { methods: [this.pick(reads), this.pick(reads)] } : {}),
+          count: this.int(5, 80),
+        };
       }
       default:
         return { kind: "clear" };
@@ -354,7 +468,12 @@ class World {
       const job = this.pick(JOBS);
       const points = CRASH_POINTS.filter((p) => p.startsWith(job === "sweep" ? "sweep:" : `${job}:`));
       const r = this.rand();
-      const plan = r < 0.12 ? { point: this.pick(points), hit: this.int(1, 2), mode: "crash" as const } : r < 0.18 ? { point: this.pick(points), hit: 1, mode: "takeover" as const } : null;
+      const plan =
+        r < 0.12
+          ? { point: this.pick(points), hit: this.int(1, 2), mode: "crash" as const }
+          : r < 0.18
+            ? { point: this.pick(points), hit: 1, mode: "takeover" as const }
+            : null;
       const outcome = await this.runJob(job, plan);
       this.node.advanceSlots(this.int(1, 3));
       return `job ${job}${plan ? ` ${plan.mode}@${plan.point}#${plan.hit}` : ""} -> ${outcome}`;
@@ -372,7 +491,13 @@ class World {
       if (this.rand() < 0.25) {
         // The trap of the double payout: a long gap, then statuses read through a node so far
         // behind that whatever landed meanwhile is absent, while heights come from a node ahead.
-        const rule: FaultRule = { kind: "lag", slots: 600, share: 1, methods: ["getSignatureStatuses"], count: this.int(3, 30) };
+        const rule: FaultRule = {
+          kind: "lag",
+          slots: 600,
+          share: 1,
+          methods: ["getSignatureStatuses"],
+          count: this.int(3, 30),
+        };
         this.faults.apply(rule);
         const gap = this.int(190, 300);
         this.node.advanceSlots(gap);
@@ -408,38 +533,54 @@ class World {
     };
     // No payout paid on chain more than once: each wallet holds exactly its confirmed payouts plus
     // those landed and not yet finalized (still `sent`); a replaced or failed payout that landed breaks it.
-    const payouts = db.$client.query("SELECT wallet, status, lamports, signature FROM payouts").all() as { wallet: string; status: string; lamports: bigint; signature: string | null }[];
+    const payouts = db.$client.query("SELECT wallet, status, lamports, signature FROM payouts").all() as {
+      wallet: string;
+      status: string;
+      lamports: bigint;
+      signature: string | null;
+    }[];
     const expected = new Map<string, bigint>();
     let sentLanded = 0n;
     for (const p of payouts) {
       const landed = landedOk(p.signature);
-      if ((p.status === "replaced" || p.status === "failed") && landed) throw new InvariantViolation(`payout ${p.signature} is ${p.status} but landed`);
+      if ((p.status === "replaced" || p.status === "failed") && landed)
+        throw new InvariantViolation(`payout ${p.signature} is ${p.status} but landed`);
       const counts = p.status === "confirmed" || (p.status === "sent" && landed);
-      if (p.status === "confirmed" && !landed) throw new InvariantViolation(`payout ${p.signature} confirmed but not landed`);
+      if (p.status === "confirmed" && !landed)
+        throw new InvariantViolation(`payout ${p.signature} confirmed but not landed`);
       if (p.status === "sent" && landed) sentLanded += BigInt(p.lamports);
       if (counts) expected.set(p.wallet, (expected.get(p.wallet) ?? 0n) + BigInt(p.lamports));
     }
     for (const u of this.users) {
       const onChain = this.node.getBalance(new PublicKey(u.wallet));
       const want = expected.get(u.wallet) ?? 0n;
-      if (onChain !== want) throw new InvariantViolation(`wallet of ${u.id} holds ${onChain} on chain, its payouts say ${want}`);
+      if (onChain !== want)
+        throw new InvariantViolation(`wallet of ${u.id} holds ${onChain} on chain, its payouts say ${want}`);
     }
     // No lamport credited that did not reach the treasury: per confirmed sweep transaction, the
     // credits equal what the treasury received net in it.
     const treasury = this.chain.treasury.publicKey;
-    const bySig = db.$client.query("SELECT signature, SUM(total_lamports) AS t FROM sweeps WHERE status = 'confirmed' GROUP BY signature").all() as { signature: string; t: bigint }[];
+    const bySig = db.$client
+      .query("SELECT signature, SUM(total_lamports) AS t FROM sweeps WHERE status = 'confirmed' GROUP BY signature")
+      .all() as { signature: string; t: bigint }[];
     for (const s of bySig) {
       const r = this.node.getTransaction(s.signature);
       if (!r || r.err !== null) throw new InvariantViolation(`sweep ${s.signature} credited but not landed`);
       const i = r.accountKeys.findIndex((k) => k.equals(treasury));
       const received = r.postBalances[i]! - r.preBalances[i]! + (i === 0 ? r.feeLamports : 0n);
-      if (received !== BigInt(s.t)) throw new InvariantViolation(`sweep ${s.signature} credited ${s.t}, the treasury received ${received}`);
+      if (received !== BigInt(s.t))
+        throw new InvariantViolation(`sweep ${s.signature} credited ${s.t}, the treasury received ${received}`);
     }
-    const failedLanded = db.$client.query("SELECT signature FROM sweeps WHERE status = 'failed'").all() as { signature: string }[];
-    for (const s of failedLanded) if (landedOk(s.signature)) throw new InvariantViolation(`sweep ${s.signature} failed but landed`);
+    const failedLanded = db.$client.query("SELECT signature FROM sweeps WHERE status = 'failed'").all() as {
+      signature: string;
+    }[];
+    for (const s of failedLanded)
+      if (landedOk(s.signature)) throw new InvariantViolation(`sweep ${s.signature} failed but landed`);
     // Treasury >= owed, counting as paid what already left it for payouts and buys in flight.
     const buysLanded = db.$client
-      .query("SELECT b.signature, COALESCE(SUM(CASE WHEN o.source = 'recipient' THEN o.lamports END), 0) AS r FROM burn_buys b JOIN burn_orders o ON o.buy_id = b.id WHERE b.status = 'sent' GROUP BY b.id")
+      .query(
+        "SELECT b.signature, COALESCE(SUM(CASE WHEN o.source = 'recipient' THEN o.lamports END), 0) AS r FROM burn_buys b JOIN burn_orders o ON o.buy_id = b.id WHERE b.status = 'sent' GROUP BY b.id",
+      )
       .all() as { signature: string; r: bigint }[];
     let buysInFlight = 0n;
     for (const b of buysLanded) if (landedOk(b.signature)) buysInFlight += BigInt(b.r);
@@ -452,7 +593,8 @@ class World {
   /** A hash of the books (no times, no signatures): what the trace compares. */
   booksHash(): string {
     const h = createHash("sha256");
-    const q = (sql: string) => h.update(JSON.stringify(this.db.$client.query(sql).all(), (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
+    const q = (sql: string) =>
+      h.update(JSON.stringify(this.db.$client.query(sql).all(), (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
     q("SELECT kind, ref, balance FROM ledger_accounts ORDER BY kind, ref");
     q("SELECT id, idp_user_id, status, lamports, wallet FROM payouts ORDER BY id");
     q("SELECT id, token_id, status, total_lamports FROM sweeps ORDER BY id");
@@ -510,7 +652,14 @@ export async function runSeed(seed: number, options: { steps?: number } = {}): P
   } catch (error) {
     const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     trace.push(`FAILED ${text}`);
-    return { seed, ok: false, steps, trace, faults: world ? { ...world.faults.injected, ...world.counts } : {}, error: text };
+    return {
+      seed,
+      ok: false,
+      steps,
+      trace,
+      faults: world ? { ...world.faults.injected, ...world.counts } : {},
+      error: text,
+    };
   } finally {
     world?.close();
   }
@@ -528,7 +677,14 @@ async function main(): Promise<void> {
   const seedCount = Number(argValue(args, "--seeds") ?? "100");
   const first = Number(argValue(args, "--from") ?? "1");
   const steps = Number(argValue(args, "--steps") ?? "40");
-  if ((single !== undefined && !/^\d+$/.test(single)) || !Number.isInteger(seedCount) || seedCount < 1 || !Number.isInteger(steps) || steps < 1 || steps > 10_000) {
+  if (
+    (single !== undefined && !/^\d+$/.test(single)) ||
+    !Number.isInteger(seedCount) ||
+    seedCount < 1 ||
+    !Number.isInteger(steps) ||
+    steps < 1 ||
+    steps > 10_000
+  ) {
     console.error("usage: bun run sim -- --seeds N [--from S] [--steps K] | --seed S [--steps K]");
     process.exit(2);
   }
@@ -547,11 +703,15 @@ async function main(): Promise<void> {
     }
     if (single === undefined && (n + 1) % 100 === 0) {
       const sec = (performance.now() - started) / 1000;
-      console.log(`${n + 1}/${seeds.length} seeds, ${failed} failed, ${sec.toFixed(1)} s (${((n + 1) / sec).toFixed(2)} seeds/s)`);
+      console.log(
+        `${n + 1}/${seeds.length} seeds, ${failed} failed, ${sec.toFixed(1)} s (${((n + 1) / sec).toFixed(2)} seeds/s)`,
+      );
     }
   }
   const sec = (performance.now() - started) / 1000;
-  console.log(`${seeds.length} seeds x ${steps} steps: ${seeds.length - failed} passed, ${failed} failed in ${sec.toFixed(1)} s`);
+  console.log(
+    `${seeds.length} seeds x ${steps} steps: ${seeds.length - failed} passed, ${failed} failed in ${sec.toFixed(1)} s`,
+  );
   console.log(`faults injected: ${JSON.stringify(Object.fromEntries(Object.entries(totals).sort()))}`);
   process.exit(failed === 0 ? 0 : 1);
 }

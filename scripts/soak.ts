@@ -23,8 +23,16 @@ const env: Record<string, string> = {};
 for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
 const child = Bun.spawn([process.execPath, "run", join(import.meta.dir, "..", "src", "main.ts")], {
   env: {
-    ...env, DATA_DIR: dataDir, PORT: String(port), LOCAL_CHAIN_RPC_PORT: "0", LOCAL_CHAIN_GRPC_PORT: "0", RATE_LIMIT: "off",
-    LOG_LEVEL: "warn", SWEEP_SCHEDULE: "*/5 * * * * *", PAYOUTS_SCHEDULE: "*/5 * * * * *", BURNS_SCHEDULE: "*/10 * * * * *",
+    ...env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    LOCAL_CHAIN_RPC_PORT: "0",
+    LOCAL_CHAIN_GRPC_PORT: "0",
+    RATE_LIMIT: "off",
+    LOG_LEVEL: "warn",
+    SWEEP_SCHEDULE: "*/5 * * * * *",
+    PAYOUTS_SCHEDULE: "*/5 * * * * *",
+    BURNS_SCHEDULE: "*/10 * * * * *",
     SWEEP_MIN_LAMPORTS: "1",
   },
   stdout: "ignore",
@@ -32,13 +40,30 @@ const child = Bun.spawn([process.execPath, "run", join(import.meta.dir, "..", "s
 });
 const base = `http://127.0.0.1:${port}`;
 for (let i = 0; i < 200; i++) {
-  if (await fetch(`${base}/api/cron/health`).then((r) => r.ok, () => false)) break;
+  if (
+    await fetch(`${base}/api/cron/health`).then(
+      (r) => r.ok,
+      () => false,
+    )
+  )
+    break;
   await Bun.sleep(100);
 }
-const mints = ((await (await fetch(`${base}/api/tokens`)).json()) as { tokens: { mint: string }[] }).tokens.map((t) => t.mint);
+const mints = ((await (await fetch(`${base}/api/tokens`)).json()) as { tokens: { mint: string }[] }).tokens.map(
+  (t) => t.mint,
+);
 const paths = [
-  "/api/tokens", "/api/tokens?sort=fees", "/api/tokens?sort=mcap", "/api/tokens?q=demo", "/api/stats", "/api/ledger",
-  "/api/ledger?limit=100", "/api/cron/health", "/api/idp/alice_demo", "/api/proof", ...mints.map((m) => `/api/tokens/${m}`),
+  "/api/tokens",
+  "/api/tokens?sort=fees",
+  "/api/tokens?sort=mcap",
+  "/api/tokens?q=demo",
+  "/api/stats",
+  "/api/ledger",
+  "/api/ledger?limit=100",
+  "/api/cron/health",
+  "/api/idp/alice_demo",
+  "/api/proof",
+  ...mints.map((m) => `/api/tokens/${m}`),
 ];
 
 let errors = 0;
@@ -67,15 +92,43 @@ async function worker(): Promise<void> {
 
 const reporter = setInterval(async () => {
   const sorted = window.sort((a, b) => a - b);
-  const rss = await fetch(`${base}/api/cron/health`).then(() => Number(Bun.spawnSync(["ps", "-o", "rss=", "-p", String(child.pid)]).stdout.toString().trim()) / 1024, () => -1);
-  console.log(JSON.stringify({ at: new Date().toISOString(), requests, errors, limited, windowRequests: sorted.length, p50ms: +pct(sorted, 0.5).toFixed(2), p99ms: +pct(sorted, 0.99).toFixed(2), rssMB: +rss.toFixed(1) }));
+  const rss = await fetch(`${base}/api/cron/health`).then(
+    () =>
+      Number(
+        Bun.spawnSync(["ps", "-o", "rss=", "-p", String(child.pid)])
+          .stdout.toString()
+          .trim(),
+      ) / 1024,
+    () => -1,
+  );
+  console.log(
+    JSON.stringify({
+      at: new Date().toISOString(),
+      requests,
+      errors,
+      limited,
+      windowRequests: sorted.length,
+      p50ms: +pct(sorted, 0.5).toFixed(2),
+      p99ms: +pct(sorted, 0.99).toFixed(2),
+      rssMB: +rss.toFixed(1),
+    }),
+  );
   window = [];
 }, 60_000);
 
 await Promise.all(Array.from({ length: concurrency }, worker));
 clearInterval(reporter);
 const stats = await (await fetch(`${base}/api/stats`)).json();
-console.log(JSON.stringify({ done: true, minutes, requests, errors, limited, sweptLamports: (stats as { sweptLamports: string }).sweptLamports }));
+console.log(
+  JSON.stringify({
+    done: true,
+    minutes,
+    requests,
+    errors,
+    limited,
+    sweptLamports: (stats as { sweptLamports: string }).sweptLamports,
+  }),
+);
 child.kill("SIGTERM");
 await child.exited;
 rmSync(dataDir, { recursive: true, force: true });

@@ -14,7 +14,9 @@ const U64_MAX = 2n ** 64n - 1n;
 const HEX32 = /^[0-9a-f]{64}$/;
 const DECIMAL = /^(0|[1-9][0-9]{0,19})$/;
 
-export type Verdict = { ok: true; lamports: bigint; totalLamports: bigint; root: string } | { ok: false; reason: string };
+export type Verdict =
+  | { ok: true; lamports: bigint; totalLamports: bigint; root: string }
+  | { ok: false; reason: string };
 
 function u64(value: bigint): Buffer {
   const out = Buffer.alloc(8);

@@ -119,7 +119,12 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be on or off (1/0, true/false)`);
 }
 
-function url(env: Env, name: string, fallback: string | null, protocols: string[] = ["http:", "https:"]): string | null {
+function url(
+  env: Env,
+  name: string,
+  fallback: string | null,
+  protocols: string[] = ["http:", "https:"],
+): string | null {
   const raw = str(env, name) ?? fallback;
   if (raw === null) return null;
   let parsed: URL;
@@ -173,7 +178,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (trustProxyHeader !== null && !/^[a-z0-9-]{1,64}$/.test(trustProxyHeader)) {
     throw new ConfigError("TRUST_PROXY must name a header, e.g. x-forwarded-for");
   }
-  const trustedProxies = (str(env, "TRUSTED_PROXIES") ?? "127.0.0.0/8,::1/128").split(",").map((c) => c.trim()).filter(Boolean);
+  const trustedProxies = (str(env, "TRUSTED_PROXIES") ?? "127.0.0.0/8,::1/128")
+    .split(",")
+    .map((c) => c.trim())
+    .filter(Boolean);
   try {
     parseTrustedProxies(trustedProxies);
   } catch {
@@ -181,10 +189,12 @@ export function loadConfig(env: Env = process.env): Config {
   }
   for (const name of ["CRON_SECRET", "ADMIN_SECRET", "METRICS_SECRET"]) {
     const secret = str(env, name);
-    if (secret !== null && secret.length < MIN_BEARER_SECRET_CHARS) throw new ConfigError(`${name} must be at least ${MIN_BEARER_SECRET_CHARS} characters`);
+    if (secret !== null && secret.length < MIN_BEARER_SECRET_CHARS)
+      throw new ConfigError(`${name} must be at least ${MIN_BEARER_SECRET_CHARS} characters`);
   }
   const publicUrl = url(env, "PUBLIC_URL", `http://localhost:${port}`)!;
-  if (chain === "pump" && !publicUrl.startsWith("https://")) throw new ConfigError("PUBLIC_URL must be an https URL on a real chain");
+  if (chain === "pump" && !publicUrl.startsWith("https://"))
+    throw new ConfigError("PUBLIC_URL must be an https URL on a real chain");
   const logLevel = (str(env, "LOG_LEVEL") ?? "info").toLowerCase();
   if (!["debug", "info", "warn", "error"].includes(logLevel)) {
     throw new ConfigError("LOG_LEVEL must be debug, info, warn or error");

@@ -24,7 +24,8 @@ const service = buildService(config, { chain: chain.services });
 registerJobs(service.ctx);
 if (config.demo && chain.local) {
   await startDemo(service.ctx.db, chain, {
-    platformBps: config.platformBps, now: service.ctx.now,
+    platformBps: config.platformBps,
+    now: service.ctx.now,
     runSweep: config.jobsEnabled ? () => service.ctx.scheduler.runNow("sweep") : undefined,
   });
 }
@@ -32,7 +33,11 @@ if (config.demo && chain.local) {
 const indexer = config.jobsEnabled ? startIndexer(service.ctx, chain) : null;
 if (indexer) service.ctx.extraMetrics = [() => indexerMetrics(indexer.state())];
 // Bun refuses bodies over the largest route limit itself; each route's own limit is enforced while reading.
-const server = service.app.listen({ port: config.port, hostname: config.host, maxRequestBodySize: serverBodyMaxBytes(config) });
+const server = service.app.listen({
+  port: config.port,
+  hostname: config.host,
+  maxRequestBodySize: serverBodyMaxBytes(config),
+});
 if (config.jobsEnabled) service.ctx.scheduler.start();
 // Webhook deliveries go out from the process that runs the jobs: one sender per database.
 const webhooks = config.jobsEnabled

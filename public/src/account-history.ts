@@ -10,11 +10,18 @@ import { errorBox, handleLink, loading, time } from "./ui";
 import { absoluteTime } from "./time";
 
 export function handleHistorySection(handle: string, signal: AbortSignal): HTMLElement {
-  const section = h("section", { id: "handle-history", "aria-labelledby": "handle-history-title" }, h("h2", { id: "handle-history-title" }, "History"), loading());
+  const section = h(
+    "section",
+    { id: "handle-history", "aria-labelledby": "handle-history-title" },
+    h("h2", { id: "handle-history-title" }, "History"),
+    loading(),
+  );
   void (async () => {
     let entries: HandleHistoryEntry[];
     try {
-      entries = (await api<{ entries: HandleHistoryEntry[] }>(`/api/idp/${encodeURIComponent(handle)}/history`, { signal })).entries;
+      entries = (
+        await api<{ entries: HandleHistoryEntry[] }>(`/api/idp/${encodeURIComponent(handle)}/history`, { signal })
+      ).entries;
     } catch (error) {
       if (!signal.aborted) section.replaceChildren(section.firstChild!, errorBox(error));
       return;
@@ -22,7 +29,10 @@ export function handleHistorySection(handle: string, signal: AbortSignal): HTMLE
     if (signal.aborted) return;
     const heading = section.firstChild!;
     if (entries.length === 0) {
-      section.replaceChildren(heading, h("p", { className: "empty" }, "Not pinned to an account yet: nobody has signed in with this handle."));
+      section.replaceChildren(
+        heading,
+        h("p", { className: "empty" }, "Not pinned to an account yet: nobody has signed in with this handle."),
+      );
       return;
     }
     section.replaceChildren(

@@ -4,7 +4,10 @@
  * page never hangs forever on a busy server).
  */
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -94,9 +97,10 @@ export function retryAfterSeconds(header: string | null): number {
 
 /** The server's sentence when it sent one; otherwise a plain one for the status. */
 function errorMessage(status: number, body: unknown): string {
-  const sentence = body && typeof body === "object" && typeof (body as { error?: unknown }).error === "string"
-    ? (body as { error: string }).error
-    : null;
+  const sentence =
+    body && typeof body === "object" && typeof (body as { error?: unknown }).error === "string"
+      ? (body as { error: string }).error
+      : null;
   if (sentence) return sentence;
   if (status === 404) return "Not found.";
   if (status === 429) return "Too many requests right now; wait a minute and try again.";

@@ -25,7 +25,8 @@ export interface ProofHistory {
 const solForPlot = (lamports: string): number => Number(lamports) / 1e9;
 
 /** Exact SOL of a signed lamport string (a surplus can be negative). */
-const signedSol = (lamports: string): string => (lamports.startsWith("-") ? `-${lamportsToSol(lamports.slice(1))}` : lamportsToSol(lamports));
+const signedSol = (lamports: string): string =>
+  lamports.startsWith("-") ? `-${lamportsToSol(lamports.slice(1))}` : lamportsToSol(lamports);
 
 function cssColor(name: string, fallback: string): string {
   const value = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
@@ -45,7 +46,12 @@ function legend(items: { label: string; color: string }[]): HTMLElement {
 }
 
 /** Mounts a uPlot chart that follows its box's width (down to a 360 px phone). */
-function mount(box: HTMLElement, options: Omit<uPlot.Options, "width" | "height">, data: uPlot.AlignedData, signal: AbortSignal): void {
+function mount(
+  box: HTMLElement,
+  options: Omit<uPlot.Options, "width" | "height">,
+  data: uPlot.AlignedData,
+  signal: AbortSignal,
+): void {
   const width = () => Math.max(240, Math.floor(box.clientWidth || box.getBoundingClientRect().width || 320));
   const plot = new uPlot({ ...options, width: width(), height: CHART_HEIGHT_PX }, data, box);
   const observer = new ResizeObserver(() => plot.setSize({ width: width(), height: CHART_HEIGHT_PX }));
@@ -62,7 +68,15 @@ function axes(text: string, line: string, yLabel: string): uPlot.Axis[] {
   const base = { stroke: text, font: axisFont, grid: { stroke: line, width: 1 }, ticks: { stroke: line, width: 1 } };
   return [
     { ...base, space: 70 },
-    { ...base, size: 56, label: yLabel, labelFont: axisFont, labelSize: 18, values: (_u, splits) => splits.map((v) => (Math.abs(v) >= 1000 ? `${(v / 1000).toFixed(1)}k` : String(+v.toPrecision(3)))) },
+    {
+      ...base,
+      size: 56,
+      label: yLabel,
+      labelFont: axisFont,
+      labelSize: 18,
+      values: (_u, splits) =>
+        splits.map((v) => (Math.abs(v) >= 1000 ? `${(v / 1000).toFixed(1)}k` : String(+v.toPrecision(3)))),
+    },
   ];
 }
 
@@ -70,7 +84,12 @@ const dayStartSec = (day: string) => Date.parse(`${day}T00:00:00Z`) / 1000;
 
 /** The token page's daily fees: recipients' and platform's parts stacked, with the figures as a table. */
 export function feeChart(mint: string, signal: AbortSignal, days = 90): HTMLElement {
-  const section = h("section", { className: "chart", "aria-labelledby": "fee-chart-title", id: "fee-chart" }, h("h2", { id: "fee-chart-title" }, `Fees per day, last ${days} days`), loading());
+  const section = h(
+    "section",
+    { className: "chart", "aria-labelledby": "fee-chart-title", id: "fee-chart" },
+    h("h2", { id: "fee-chart-title" }, `Fees per day, last ${days} days`),
+    loading(),
+  );
   void (async () => {
     let history: TokenHistory;
     try {
@@ -85,7 +104,8 @@ export function feeChart(mint: string, signal: AbortSignal, days = 90): HTMLElem
       section.replaceChildren(heading, h("p", { className: "empty" }, `No fees swept in the last ${days} days.`));
       return;
     }
-    const recipientsPart = (p: TokenHistory["points"][number]) => (BigInt(p.sweptLamports) - BigInt(p.platformLamports)).toString();
+    const recipientsPart = (p: TokenHistory["points"][number]) =>
+      (BigInt(p.sweptLamports) - BigInt(p.platformLamports)).toString();
     const total = history.points.reduce((n, p) => n + BigInt(p.sweptLamports), 0n);
     const best = history.points.reduce((a, b) => (BigInt(b.sweptLamports) > BigInt(a.sweptLamports) ? b : a));
     const summary =
@@ -97,7 +117,10 @@ export function feeChart(mint: string, signal: AbortSignal, days = 90): HTMLElem
     section.replaceChildren(
       heading,
       h("p", { className: "muted chart-summary" }, summary),
-      legend([{ label: "Recipients' part", color: accent }, { label: "Platform's part", color: warn }]),
+      legend([
+        { label: "Recipients' part", color: accent },
+        { label: "Platform's part", color: warn },
+      ]),
       box,
       h(
         "details",
@@ -105,7 +128,13 @@ export function feeChart(mint: string, signal: AbortSignal, days = 90): HTMLElem
         h("summary", null, "Show the figures as a table"),
         table(
           ["Day (UTC)", "Swept", "Recipients' part", "Platform's part", "Sweeps"],
-          history.points.map((p) => [p.day, `${lamportsToSol(p.sweptLamports)} SOL`, `${lamportsToSol(recipientsPart(p))} SOL`, `${lamportsToSol(p.platformLamports)} SOL`, String(p.sweeps)]),
+          history.points.map((p) => [
+            p.day,
+            `${lamportsToSol(p.sweptLamports)} SOL`,
+            `${lamportsToSol(recipientsPart(p))} SOL`,
+            `${lamportsToSol(p.platformLamports)} SOL`,
+            String(p.sweeps),
+          ]),
           "Fees swept per UTC day",
         ),
       ),
@@ -118,7 +147,10 @@ export function feeChart(mint: string, signal: AbortSignal, days = 90): HTMLElem
       {
         legend: { show: false },
         cursor: { show: true, points: { show: false } },
-        scales: { x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+        scales: {
+          x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] },
+          y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+        },
         axes: axes(cssColor("--muted", "#9aa3b5"), cssColor("--line", "#2a2f3a"), "SOL"),
         series: [
           {},
@@ -139,7 +171,12 @@ export function feeChart(mint: string, signal: AbortSignal, days = 90): HTMLElem
 
 /** The proof page's solvency over time: the treasury against what was owed, with the figures as a table. */
 export function solvencyChart(signal: AbortSignal, days = 30): HTMLElement {
-  const section = h("section", { className: "chart", "aria-labelledby": "solvency-chart-title", id: "solvency-chart" }, h("h2", { id: "solvency-chart-title" }, `Over the last ${days} days`), loading());
+  const section = h(
+    "section",
+    { className: "chart", "aria-labelledby": "solvency-chart-title", id: "solvency-chart" },
+    h("h2", { id: "solvency-chart-title" }, `Over the last ${days} days`),
+    loading(),
+  );
   void (async () => {
     let history: ProofHistory;
     try {
@@ -152,7 +189,14 @@ export function solvencyChart(signal: AbortSignal, days = 30): HTMLElement {
     const heading = section.firstChild!;
     const points = history.points;
     if (points.length === 0) {
-      section.replaceChildren(heading, h("p", { className: "empty" }, "No snapshots yet. One is taken after every sweep and payout run, and at least hourly."));
+      section.replaceChildren(
+        heading,
+        h(
+          "p",
+          { className: "empty" },
+          "No snapshots yet. One is taken after every sweep and payout run, and at least hourly.",
+        ),
+      );
       return;
     }
     const short = points.filter((p) => !p.solvent);
@@ -168,7 +212,10 @@ export function solvencyChart(signal: AbortSignal, days = 30): HTMLElement {
     section.replaceChildren(
       heading,
       h("p", { className: `chart-summary ${short.length ? "bad" : "muted"}` }, summary),
-      legend([{ label: "Treasury", color: ok }, { label: "Owed to recipients", color: bad }]),
+      legend([
+        { label: "Treasury", color: ok },
+        { label: "Owed to recipients", color: bad },
+      ]),
       box,
       h(
         "details",
@@ -176,7 +223,15 @@ export function solvencyChart(signal: AbortSignal, days = 30): HTMLElement {
         h("summary", null, "Show the figures as a table"),
         table(
           ["Time (UTC)", "Treasury", "Owed", "Surplus", "Solvent"],
-          [...points].reverse().map((p) => [absoluteTime(p.at), `${lamportsToSol(p.treasuryLamports)} SOL`, `${lamportsToSol(p.owedLamports)} SOL`, `${signedSol(p.surplusLamports)} SOL`, p.solvent ? "yes" : "no"]),
+          [...points]
+            .reverse()
+            .map((p) => [
+              absoluteTime(p.at),
+              `${lamportsToSol(p.treasuryLamports)} SOL`,
+              `${lamportsToSol(p.owedLamports)} SOL`,
+              `${signedSol(p.surplusLamports)} SOL`,
+              p.solvent ? "yes" : "no",
+            ]),
           "Solvency snapshots, newest first",
         ),
       ),
@@ -191,10 +246,20 @@ export function solvencyChart(signal: AbortSignal, days = 30): HTMLElement {
         series: [
           {},
           { label: "Treasury", stroke: ok, width: 2, points: { show: points.length < 60, size: 5, fill: ok } },
-          { label: "Owed", stroke: bad, width: 2, dash: [6, 4], points: { show: points.length < 60, size: 5, fill: bad } },
+          {
+            label: "Owed",
+            stroke: bad,
+            width: 2,
+            dash: [6, 4],
+            points: { show: points.length < 60, size: 5, fill: bad },
+          },
         ],
       },
-      [points.map((p) => Date.parse(p.at) / 1000), points.map((p) => solForPlot(p.treasuryLamports)), points.map((p) => solForPlot(p.owedLamports))],
+      [
+        points.map((p) => Date.parse(p.at) / 1000),
+        points.map((p) => solForPlot(p.treasuryLamports)),
+        points.map((p) => solForPlot(p.owedLamports)),
+      ],
       signal,
     );
   })();

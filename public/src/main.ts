@@ -40,7 +40,9 @@ export async function refreshSession(): Promise<Me | null> {
   try {
     const me = await api<Me>("/api/me");
     slot.replaceChildren(
-      me.signedIn ? h("a", { href: "/me", className: "session-link" }, `@${me.displayHandle}`) : h("a", { href: "/me", className: "session-link" }, "Sign in"),
+      me.signedIn
+        ? h("a", { href: "/me", className: "session-link" }, `@${me.displayHandle}`)
+        : h("a", { href: "/me", className: "session-link" }, "Sign in"),
     );
     return me;
   } catch {

@@ -58,7 +58,9 @@ export function usd(value: number | null | undefined): string {
 /** Basis points as a percentage, exact: 3333 -> "33.33%". */
 export function bpsToPercent(bps: number): string {
   const whole = Math.trunc(bps / 100);
-  const frac = String(bps % 100).padStart(2, "0").replace(/0+$/, "");
+  const frac = String(bps % 100)
+    .padStart(2, "0")
+    .replace(/0+$/, "");
   return `${whole}${frac ? `.${frac}` : ""}%`;
 }
 

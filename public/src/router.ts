@@ -70,7 +70,15 @@ export async function render(): Promise<void> {
 
 export function startRouter(): void {
   document.addEventListener("click", (event) => {
-    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if (
+      event.defaultPrevented ||
+      event.button !== 0 ||
+      event.metaKey ||
+      event.ctrlKey ||
+      event.shiftKey ||
+      event.altKey
+    )
+      return;
     const a = (event.target as Element | null)?.closest?.("a");
     if (!a || a.target || a.hasAttribute("download")) return;
     const url = new URL(a.href, location.href);

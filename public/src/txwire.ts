@@ -34,7 +34,8 @@ export function parseTransaction(wire: Uint8Array): ParsedTransaction {
   at += 3;
   const [keyCount, keySize] = readShortVec(message, at);
   at += keySize;
-  if (required > keyCount || required !== signatureCount) throw new Error("The transaction's signer list is inconsistent.");
+  if (required > keyCount || required !== signatureCount)
+    throw new Error("The transaction's signer list is inconsistent.");
   const signers: string[] = [];
   for (let i = 0; i < required; i++) signers.push(bs58.encode(message.subarray(at + i * 32, at + (i + 1) * 32)));
   return { signatureCount, signaturesAt, message, signers };

@@ -38,4 +38,3 @@ export interface LaunchConfig {
   maxImageBytes: number;
   handlesPinnedAtLaunch: boolean;
 }
-

@@ -40,9 +40,13 @@ export function tokenImage(url: string | null, alt: string, size = 64): HTMLImag
     className: "token-img",
   });
   // A missing preview must not leave a broken-image icon (or a console error loop).
-  img.addEventListener("error", () => {
-    if (img.src !== PLACEHOLDER) img.src = PLACEHOLDER;
-  }, { once: true });
+  img.addEventListener(
+    "error",
+    () => {
+      if (img.src !== PLACEHOLDER) img.src = PLACEHOLDER;
+    },
+    { once: true },
+  );
   return img;
 }
 
@@ -110,10 +114,13 @@ export function explorerAccount(address: string): HTMLElement {
 export function copyable(text: string): HTMLElement {
   const button = h("button", { type: "button", className: "copy", "aria-label": `Copy ${text}` }, "Copy");
   button.addEventListener("click", () => {
-    void navigator.clipboard?.writeText(text).then(() => {
-      button.textContent = "Copied";
-      setTimeout(() => (button.textContent = "Copy"), 1500);
-    }, () => {});
+    void navigator.clipboard?.writeText(text).then(
+      () => {
+        button.textContent = "Copied";
+        setTimeout(() => (button.textContent = "Copy"), 1500);
+      },
+      () => {},
+    );
   });
   return h("span", { className: "copyable" }, h("code", { className: "mono break" }, text), button);
 }
@@ -125,7 +132,11 @@ export function statusBadge(status: string): HTMLElement {
 
 /** A definition list of label/value rows. */
 export function facts(rows: [string, Node | string][]): HTMLElement {
-  return h("dl", { className: "facts" }, rows.map(([k, v]) => h("div", null, h("dt", null, k), h("dd", null, v))));
+  return h(
+    "dl",
+    { className: "facts" },
+    rows.map(([k, v]) => h("div", null, h("dt", null, k), h("dd", null, v))),
+  );
 }
 
 export function table(head: string[], rows: (Node | string)[][], caption?: string): HTMLElement {
@@ -136,8 +147,26 @@ export function table(head: string[], rows: (Node | string)[][], caption?: strin
       "table",
       null,
       caption ? h("caption", null, caption) : null,
-      h("thead", null, h("tr", null, head.map((c) => h("th", { scope: "col" }, c)))),
-      h("tbody", null, rows.map((r) => h("tr", null, r.map((c, i) => h("td", { "data-label": head[i] ?? "" }, c))))),
+      h(
+        "thead",
+        null,
+        h(
+          "tr",
+          null,
+          head.map((c) => h("th", { scope: "col" }, c)),
+        ),
+      ),
+      h(
+        "tbody",
+        null,
+        rows.map((r) =>
+          h(
+            "tr",
+            null,
+            r.map((c, i) => h("td", { "data-label": head[i] ?? "" }, c)),
+          ),
+        ),
+      ),
     ),
   );
 }

@@ -18,7 +18,12 @@ export interface LaunchWallet {
 }
 
 /** Minimal Wallet Standard shapes (the standard's own types would add a dependency for nothing). */
-interface StdAccount { address: string; publicKey: Uint8Array; chains: readonly string[]; features: readonly string[] }
+interface StdAccount {
+  address: string;
+  publicKey: Uint8Array;
+  chains: readonly string[];
+  features: readonly string[];
+}
 interface StdWallet {
   name: string;
   icon: string;
@@ -62,7 +67,9 @@ export function onWalletsChanged(fn: () => void): () => void {
 
 function usable(w: StdWallet): boolean {
   return Boolean(
-    w.features["standard:connect"] && w.features["solana:signMessage"] && w.features["solana:signTransaction"] &&
+    w.features["standard:connect"] &&
+      w.features["solana:signMessage"] &&
+      w.features["solana:signTransaction"] &&
       w.chains.some((c) => c.startsWith("solana:")),
   );
 }
@@ -98,7 +105,10 @@ export function standardWallets(): { name: string; icon: string | null; connect:
 
 /** An ed25519 key held by WebCrypto; its private part is stored as JWK in localStorage. */
 export class LocalKey {
-  private constructor(readonly privateKey: CryptoKey, readonly address: string) {}
+  private constructor(
+    readonly privateKey: CryptoKey,
+    readonly address: string,
+  ) {}
 
   static async generate(): Promise<{ key: LocalKey; jwk: JsonWebKey }> {
     const pair = (await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"])) as CryptoKeyPair;
@@ -109,7 +119,10 @@ export class LocalKey {
   static async fromJwk(jwk: JsonWebKey): Promise<LocalKey> {
     const privateKey = await crypto.subtle.importKey("jwk", jwk, { name: "Ed25519" }, true, ["sign"]);
     const x = jwk.x!;
-    const raw = Uint8Array.from(atob(x.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (x.length % 4)) % 4)), (c) => c.charCodeAt(0));
+    const raw = Uint8Array.from(
+      atob(x.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (x.length % 4)) % 4)),
+      (c) => c.charCodeAt(0),
+    );
     return new LocalKey(privateKey, bs58.encode(raw));
   }
 

@@ -31,7 +31,13 @@ export function upsertIdentity(db: Db, profile: IdpProfile, options: { signIn: b
         first_sign_in_at_ms = COALESCE(first_sign_in_at_ms, ?8),
         last_sign_in_at_ms = COALESCE(?8, last_sign_in_at_ms)`,
   ).run(
-    profile.idpUserId, handle, profile.displayHandle, profile.name, profile.avatarUrl, profile.followers, options.atMs,
+    profile.idpUserId,
+    handle,
+    profile.displayHandle,
+    profile.name,
+    profile.avatarUrl,
+    profile.followers,
+    options.atMs,
     options.signIn ? options.atMs : null,
   );
 }
@@ -56,7 +62,11 @@ export function pinHandle(db: Db, profile: IdpProfile, atMs: number): PinResult 
   } | null;
   if (row?.idpUserId === profile.idpUserId) {
     c.query("UPDATE handles SET display_handle = ?, name = ?, avatar_url = ?, followers = ? WHERE handle = ?").run(
-      profile.displayHandle, profile.name, profile.avatarUrl, profile.followers, handle,
+      profile.displayHandle,
+      profile.name,
+      profile.avatarUrl,
+      profile.followers,
+      handle,
     );
     return { firstPin: false, previousIdpUserId: null };
   }
@@ -84,7 +94,15 @@ export function pinHandleAtLaunch(db: Db, profile: IdpProfile, atMs: number): Pi
       `INSERT INTO identities (idp_user_id, handle, display_handle, name, avatar_url, followers, created_at_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idp_user_id) DO NOTHING`,
     )
-    .run(profile.idpUserId, profile.displayHandle.toLowerCase(), profile.displayHandle, profile.name, profile.avatarUrl, profile.followers, atMs);
+    .run(
+      profile.idpUserId,
+      profile.displayHandle.toLowerCase(),
+      profile.displayHandle,
+      profile.name,
+      profile.avatarUrl,
+      profile.followers,
+      atMs,
+    );
   return pinHandle(db, profile, atMs);
 }
 
@@ -129,7 +147,9 @@ export type CurrentHandleLookup = (idpUserId: string) => Promise<string | null>;
 
 /** The id a handle is pinned to, or null when unpinned (or never seen). */
 export function pinnedIdOf(db: Db, handle: string): string | null {
-  const row = db.$client.query("SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?").get(handle.toLowerCase()) as {
+  const row = db.$client
+    .query("SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?")
+    .get(handle.toLowerCase()) as {
     idpUserId: string | null;
   } | null;
   return row?.idpUserId ?? null;
@@ -149,7 +169,9 @@ export function handleHasBeenPaid(db: Db, handle: string): boolean {
     .get(key);
   if (credited) return true;
   const pinned = pinnedIdOf(db, key);
-  return pinned !== null && db.$client.query("SELECT 1 FROM payouts WHERE idp_user_id = ? LIMIT 1").get(pinned) !== null;
+  return (
+    pinned !== null && db.$client.query("SELECT 1 FROM payouts WHERE idp_user_id = ? LIMIT 1").get(pinned) !== null
+  );
 }
 
 /**

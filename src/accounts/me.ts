@@ -75,7 +75,9 @@ export function meOf(db: Db, config: Config, idpUserId: string): SignedIn | Sign
     if (record) break;
   }
   const figures = accountFigures(db, "user", idpUserId);
-  const payouts = record ? { payouts: record.payouts, nextCursor: record.payoutsNextCursor } : payoutsPage(db, idpUserId, null, ACCOUNT_PAGE_SIZE);
+  const payouts = record
+    ? { payouts: record.payouts, nextCursor: record.payoutsNextCursor }
+    : payoutsPage(db, idpUserId, null, ACCOUNT_PAGE_SIZE);
   const settings = settingsInForce(db, config);
   return {
     ...signedOut(config),

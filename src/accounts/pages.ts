@@ -43,7 +43,13 @@ export function parsePayoutCursor(cursor: string): number {
 
 export function parseTokenCursor(cursor: string): TokenPosition {
   const [kind, launchedAtMs, mint] = parse(cursor);
-  if (kind !== "t" || typeof launchedAtMs !== "number" || !Number.isSafeInteger(launchedAtMs) || typeof mint !== "string" || !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(mint)) {
+  if (
+    kind !== "t" ||
+    typeof launchedAtMs !== "number" ||
+    !Number.isSafeInteger(launchedAtMs) ||
+    typeof mint !== "string" ||
+    !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(mint)
+  ) {
     throw refuse();
   }
   return { launchedAtMs, mint };
@@ -52,6 +58,7 @@ export function parseTokenCursor(cursor: string): TokenPosition {
 /** `limit` from a query: 1 to 100, default 100. */
 export function pageLimit(raw: string | undefined): number {
   if (raw === undefined) return ACCOUNT_PAGE_SIZE;
-  if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > ACCOUNT_PAGE_SIZE) throw badRequest(`limit must be a whole number from 1 to ${ACCOUNT_PAGE_SIZE}.`);
+  if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > ACCOUNT_PAGE_SIZE)
+    throw badRequest(`limit must be a whole number from 1 to ${ACCOUNT_PAGE_SIZE}.`);
   return Number(raw);
 }

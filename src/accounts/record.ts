@@ -81,9 +81,16 @@ interface TokenRow {
  * read every entry and its posting.
  */
 const MONEY_MEMO_MAX = 20_000;
-const moneyMemo = new WeakMap<Db, Map<string, { stamp: bigint; figures: MoneyFigures; credits: Map<number, bigint> }>>();
+const moneyMemo = new WeakMap<
+  Db,
+  Map<string, { stamp: bigint; figures: MoneyFigures; credits: Map<number, bigint> }>
+>();
 
-function moneyOf(db: Db, kind: "user" | "handle", ref: string): { figures: MoneyFigures; credits: Map<number, bigint> } {
+function moneyOf(
+  db: Db,
+  kind: "user" | "handle",
+  ref: string,
+): { figures: MoneyFigures; credits: Map<number, bigint> } {
   let memo = moneyMemo.get(db);
   if (!memo) moneyMemo.set(db, (memo = new Map()));
   const stamp = BigInt(
@@ -107,15 +114,25 @@ function moneyOf(db: Db, kind: "user" | "handle", ref: string): { figures: Money
 }
 
 /** Every payout of a user id, newest first (SPEC Payout); or one page of them, strictly older than `beforeId`. */
-export function payoutsOf(db: Db, idpUserId: string, page: { beforeId?: number | null; limit?: number } = {}): Payout[] {
+export function payoutsOf(
+  db: Db,
+  idpUserId: string,
+  page: { beforeId?: number | null; limit?: number } = {},
+): Payout[] {
   const rows = db.$client
     .query(
       `SELECT id, lamports, wallet, kind, status, signature, created_at_ms AS createdAtMs, confirmed_at_ms AS confirmedAtMs
          FROM payouts WHERE idp_user_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
     )
     .all(idpUserId, page.beforeId ?? Number.MAX_SAFE_INTEGER, page.limit ?? -1) as {
-    id: bigint; lamports: bigint; wallet: string; kind: Payout["kind"]; status: Payout["status"];
-    signature: string | null; createdAtMs: bigint; confirmedAtMs: bigint | null;
+    id: bigint;
+    lamports: bigint;
+    wallet: string;
+    kind: Payout["kind"];
+    status: Payout["status"];
+    signature: string | null;
+    createdAtMs: bigint;
+    confirmedAtMs: bigint | null;
   }[];
   return rows.map((p) => ({
     id: Number(p.id),
@@ -130,7 +147,12 @@ export function payoutsOf(db: Db, idpUserId: string, page: { beforeId?: number |
 }
 
 /** One page of payouts and the cursor of the next (null on the last page). */
-export function payoutsPage(db: Db, idpUserId: string, beforeId: number | null, limit: number): { payouts: Payout[]; nextCursor: string | null } {
+export function payoutsPage(
+  db: Db,
+  idpUserId: string,
+  beforeId: number | null,
+  limit: number,
+): { payouts: Payout[]; nextCursor: string | null } {
   const rows = payoutsOf(db, idpUserId, { beforeId, limit: limit + 1 });
   const payouts = rows.slice(0, limit);
   return { payouts, nextCursor: rows.length > limit ? payoutCursor(payouts[payouts.length - 1]!.id) : null };
@@ -146,12 +168,16 @@ export function accountTokensPage(
   owner: { idpUserId: string | null; handle: string },
   after: TokenPosition | null,
   limit: number,
-  credits: Map<number, bigint> = owner.idpUserId ? moneyOf(db, "user", owner.idpUserId).credits : moneyOf(db, "handle", owner.handle).credits,
+  credits: Map<number, bigint> = owner.idpUserId
+    ? moneyOf(db, "user", owner.idpUserId).credits
+    : moneyOf(db, "handle", owner.handle).credits,
 ): { tokens: AccountToken[]; nextCursor: string | null } {
   const c = db.$client;
   const afterMs = after?.launchedAtMs ?? Number.MAX_SAFE_INTEGER;
   const afterMint = after?.mint ?? "";
-  const keyset = after ? "(t.launched_at_ms < ?2 OR (t.launched_at_ms = ?2 AND t.mint < ?3))" : "(?2 IS NOT NULL AND ?3 IS NOT NULL)";
+  const keyset = after
+    ? "(t.launched_at_ms < ?2 OR (t.launched_at_ms = ?2 AND t.mint < ?3))"
+    : "(?2 IS NOT NULL AND ?3 IS NOT NULL)";
   const tokenRows = (
     owner.idpUserId
       ? c.query(
@@ -180,7 +206,10 @@ export function accountTokensPage(
       bps: Number(r.bps),
       creditedLamports: (credits.get(Number(r.tokenId)) ?? 0n).toString(),
     })),
-    nextCursor: tokenRows.length > limit && last ? tokenCursor({ launchedAtMs: Number(last.launchedAtMs), mint: last.mint }) : null,
+    nextCursor:
+      tokenRows.length > limit && last
+        ? tokenCursor({ launchedAtMs: Number(last.launchedAtMs), mint: last.mint })
+        : null,
   };
 }
 
@@ -188,7 +217,9 @@ export function accountTokensPage(
 export function accountOwnerOf(db: Db, handle: string): { idpUserId: string | null; handle: string } | undefined {
   const named = db.$client.query("SELECT 1 FROM token_recipients WHERE handle = ? LIMIT 1").get(handle);
   if (!named) return undefined;
-  const row = db.$client.query("SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?").get(handle) as { idpUserId: string | null } | null;
+  const row = db.$client.query("SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?").get(handle) as {
+    idpUserId: string | null;
+  } | null;
   return { idpUserId: row?.idpUserId ?? null, handle };
 }
 

@@ -163,12 +163,12 @@ export function accountRoutes(ctx: AppContext) {
           const saved = ctx.db.$client
             .query("SELECT payout_wallet AS payoutWallet FROM identities WHERE idp_user_id = ?")
             .get(session.idpUserId) as { payoutWallet: string | null } | null;
-          const wallet = input.wallet === undefined ? saved?.payoutWallet ?? null : (input.wallet as string | null);
+          const wallet = input.wallet === undefined ? (saved?.payoutWallet ?? null) : (input.wallet as string | null);
           if (routing === "autopay" && wallet === null) throw badRequest("Autopay needs a wallet to pay.");
-          if (getClaimsPaused(ctx.db)) throw unavailable("Payouts are paused for now; routing cannot change. Try again later.");
+          if (getClaimsPaused(ctx.db))
+            throw unavailable("Payouts are paused for now; routing cannot change. Try again later.");
 
-          const payoutWallet =
-            typeof input.wallet === "string" ? await checkPayoutWallet(ctx, input.wallet) : wallet;
+          const payoutWallet = typeof input.wallet === "string" ? await checkPayoutWallet(ctx, input.wallet) : wallet;
           setRouting(ctx.db, session.idpUserId, { routing: routing as Routing, payoutWallet, declined });
           return { ok: true as const, routing, payoutWallet, declined };
         }),

@@ -16,5 +16,7 @@ export function adminEnabled(ctx: Pick<AppContext, "config">): boolean {
 }
 
 export function adminAuthorized(ctx: Pick<AppContext, "config" | "db" | "now">, request: Request): boolean {
-  return bearerMatches(request.headers.get("authorization"), ctx.config.adminSecret) || pageSessionAuthorized(ctx, request);
+  return (
+    bearerMatches(request.headers.get("authorization"), ctx.config.adminSecret) || pageSessionAuthorized(ctx, request)
+  );
 }

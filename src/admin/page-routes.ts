@@ -11,7 +11,13 @@ import { CACHE } from "../http/cache";
 import { badRequest, forbidden, notFound, unauthorized } from "../http/errors";
 import { adminOverview, adminTokens, auditPageEvent } from "./page-service";
 import {
-  ADMIN_SESSION_TTL_MS, adminCookie, adminSessionValid, createAdminSession, deleteAdminSession, sameOriginWrite, secretMatches,
+  ADMIN_SESSION_TTL_MS,
+  adminCookie,
+  adminSessionValid,
+  createAdminSession,
+  deleteAdminSession,
+  sameOriginWrite,
+  secretMatches,
 } from "./session";
 import { adminAuthorized } from "./authorized";
 
@@ -41,7 +47,8 @@ export function adminPageRoutes(ctx: AppContext) {
         // Signing in from another site's form would plant an operator session: same origin only.
         if (!sameOriginWrite(request, ctx.config)) throw forbidden();
         const input = jsonObject(request, body);
-        if (typeof input.secret !== "string" || input.secret.length === 0 || input.secret.length > 1024) throw badRequest("Enter the admin key.");
+        if (typeof input.secret !== "string" || input.secret.length === 0 || input.secret.length > 1024)
+          throw badRequest("Enter the admin key.");
         if (!secretMatches(input.secret, ctx.config.adminSecret)) throw unauthorized("That is not the admin key.");
         const nowMs = ctx.now();
         const { token } = createAdminSession(ctx.db, nowMs);

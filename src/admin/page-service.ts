@@ -26,7 +26,13 @@ export interface JobRun {
 export interface AdminOverview {
   health: HealthReport;
   runs: JobRun[];
-  settings: { minClaimLamports: string; autopayMinLamports: string; claimsPaused: boolean; launchesPaused: boolean; platformTokenMint: string | null };
+  settings: {
+    minClaimLamports: string;
+    autopayMinLamports: string;
+    claimsPaused: boolean;
+    launchesPaused: boolean;
+    platformTokenMint: string | null;
+  };
 }
 
 export function adminOverview(db: Db, config: Config, nowMs: number): AdminOverview {
@@ -35,7 +41,14 @@ export function adminOverview(db: Db, config: Config, nowMs: number): AdminOverv
       `SELECT id, job, started_at_ms AS startedAtMs, finished_at_ms AS finishedAtMs, ok, error
          FROM job_runs ORDER BY id DESC LIMIT ?`,
     )
-    .all(RECENT_RUNS) as { id: bigint; job: string; startedAtMs: bigint; finishedAtMs: bigint | null; ok: bigint | null; error: string | null }[];
+    .all(RECENT_RUNS) as {
+    id: bigint;
+    job: string;
+    startedAtMs: bigint;
+    finishedAtMs: bigint | null;
+    ok: bigint | null;
+    error: string | null;
+  }[];
   const s = settingsInForce(db, config);
   return {
     health: jobHealth(db, nowMs),
@@ -74,12 +87,26 @@ export function adminTokens(db: Db, q: string | null): AdminToken[] {
         WHERE ?1 IS NULL OR mint LIKE ?2 ESCAPE '\\' OR name LIKE ?1 ESCAPE '\\' OR symbol LIKE ?1 ESCAPE '\\'
         ORDER BY hidden DESC, launched_at_ms DESC, id DESC LIMIT ?3`,
     )
-    .all(like, q ? `${q.replace(/[\\%_]/g, (m) => `\\${m}`)}%` : null, TOKEN_ROWS) as { mint: string; name: string; symbol: string; hidden: bigint; launchedAtMs: bigint }[];
-  return rows.map((r) => ({ mint: r.mint, name: r.name, symbol: r.symbol, hidden: Number(r.hidden) === 1, launchedAt: isoMs(r.launchedAtMs) }));
+    .all(like, q ? `${q.replace(/[\\%_]/g, (m) => `\\${m}`)}%` : null, TOKEN_ROWS) as {
+    mint: string;
+    name: string;
+    symbol: string;
+    hidden: bigint;
+    launchedAtMs: bigint;
+  }[];
+  return rows.map((r) => ({
+    mint: r.mint,
+    name: r.name,
+    symbol: r.symbol,
+    hidden: Number(r.hidden) === 1,
+    launchedAt: isoMs(r.launchedAtMs),
+  }));
 }
 
 export function auditPageEvent(db: Db, action: "admin_sign_in" | "admin_sign_out", nowMs: number): void {
   immediate(db, () => {
-    db.$client.query("INSERT INTO admin_audit (at_ms, actor, action, subject, reason) VALUES (?, ?, ?, NULL, NULL)").run(nowMs, ADMIN_PAGE_ACTOR, action);
+    db.$client
+      .query("INSERT INTO admin_audit (at_ms, actor, action, subject, reason) VALUES (?, ?, ?, NULL, NULL)")
+      .run(nowMs, ADMIN_PAGE_ACTOR, action);
   });
 }

@@ -15,11 +15,13 @@ function parseBody(body: unknown): { reason: string | null; mint?: string; lampo
   if (body === undefined || body === null || body === "") return { reason: null };
   if (typeof body !== "object" || Array.isArray(body)) throw badRequest("The body must be a JSON object.");
   const b = body as Record<string, unknown>;
-  if (b.reason !== undefined && b.reason !== null && typeof b.reason !== "string") throw badRequest("The reason must be a string.");
+  if (b.reason !== undefined && b.reason !== null && typeof b.reason !== "string")
+    throw badRequest("The reason must be a string.");
   if (b.mint !== undefined && typeof b.mint !== "string") throw badRequest("The mint must be a string.");
   let lamports: bigint | undefined;
   if (b.lamports !== undefined) {
-    if (typeof b.lamports !== "string" || !/^\d{1,19}$/.test(b.lamports)) throw badRequest("lamports must be a decimal string of whole lamports.");
+    if (typeof b.lamports !== "string" || !/^\d{1,19}$/.test(b.lamports))
+      throw badRequest("lamports must be a decimal string of whole lamports.");
     lamports = BigInt(b.lamports);
   }
   return { reason: (b.reason as string | undefined) ?? null, mint: b.mint as string | undefined, lamports };
@@ -36,7 +38,17 @@ export function adminRoutes(ctx: AppContext) {
     const action = build(parsed);
     try {
       const meta = requestMeta(request);
-      performAdminAction(ctx.db, { actor: "admin-api", reason: parsed.reason, nowMs: ctx.now(), requestId: meta?.id ?? null, clientIp: meta?.ip ?? null }, action);
+      performAdminAction(
+        ctx.db,
+        {
+          actor: "admin-api",
+          reason: parsed.reason,
+          nowMs: ctx.now(),
+          requestId: meta?.id ?? null,
+          clientIp: meta?.ip ?? null,
+        },
+        action,
+      );
     } catch (error) {
       if (error instanceof AdminInputError) throw badRequest(error.message);
       if (error instanceof AdminNotFoundError) throw notFound(error.message);
@@ -57,15 +69,49 @@ export function adminRoutes(ctx: AppContext) {
     .onAfterHandle(({ set }) => {
       set.headers["cache-control"] = CACHE.noStore;
     })
-    .post("/api/admin/tokens/:mint/hide", ({ request, body, params }) => run(request, body, (b) => ({ action: "hide_token", mint: needMint(b, params.mint) })), { detail: { hide: true } })
-    .post("/api/admin/tokens/:mint/unhide", ({ request, body, params }) => run(request, body, (b) => ({ action: "unhide_token", mint: needMint(b, params.mint) })), { detail: { hide: true } })
-    .post("/api/admin/claims/pause", ({ request, body }) => run(request, body, () => ({ action: "pause_claims" })), { detail: { hide: true } })
-    .post("/api/admin/claims/resume", ({ request, body }) => run(request, body, () => ({ action: "resume_claims" })), { detail: { hide: true } })
-    .post("/api/admin/launches/pause", ({ request, body }) => run(request, body, () => ({ action: "pause_launches" })), { detail: { hide: true } })
-    .post("/api/admin/launches/resume", ({ request, body }) => run(request, body, () => ({ action: "resume_launches" })), { detail: { hide: true } })
-    .post("/api/admin/platform-token", ({ request, body }) => run(request, body, (b) => ({ action: "set_platform_token", mint: needMint(b) })), { detail: { hide: true } })
-    .post("/api/admin/min-claim", ({ request, body }) => run(request, body, (b) => ({ action: "set_min_claim", lamports: needLamports(b) })), { detail: { hide: true } })
-    .post("/api/admin/autopay-min", ({ request, body }) => run(request, body, (b) => ({ action: "set_autopay_min", lamports: needLamports(b) })), { detail: { hide: true } })
+    .post(
+      "/api/admin/tokens/:mint/hide",
+      ({ request, body, params }) =>
+        run(request, body, (b) => ({ action: "hide_token", mint: needMint(b, params.mint) })),
+      { detail: { hide: true } },
+    )
+    .post(
+      "/api/admin/tokens/:mint/unhide",
+      ({ request, body, params }) =>
+        run(request, body, (b) => ({ action: "unhide_token", mint: needMint(b, params.mint) })),
+      { detail: { hide: true } },
+    )
+    .post("/api/admin/claims/pause", ({ request, body }) => run(request, body, () => ({ action: "pause_claims" })), {
+      detail: { hide: true },
+    })
+    .post("/api/admin/claims/resume", ({ request, body }) => run(request, body, () => ({ action: "resume_claims" })), {
+      detail: { hide: true },
+    })
+    .post(
+      "/api/admin/launches/pause",
+      ({ request, body }) => run(request, body, () => ({ action: "pause_launches" })),
+      { detail: { hide: true } },
+    )
+    .post(
+      "/api/admin/launches/resume",
+      ({ request, body }) => run(request, body, () => ({ action: "resume_launches" })),
+      { detail: { hide: true } },
+    )
+    .post(
+      "/api/admin/platform-token",
+      ({ request, body }) => run(request, body, (b) => ({ action: "set_platform_token", mint: needMint(b) })),
+      { detail: { hide: true } },
+    )
+    .post(
+      "/api/admin/min-claim",
+      ({ request, body }) => run(request, body, (b) => ({ action: "set_min_claim", lamports: needLamports(b) })),
+      { detail: { hide: true } },
+    )
+    .post(
+      "/api/admin/autopay-min",
+      ({ request, body }) => run(request, body, (b) => ({ action: "set_autopay_min", lamports: needLamports(b) })),
+      { detail: { hide: true } },
+    )
     .get(
       "/api/admin/audit",
       ({ request, query }) => {

@@ -7,12 +7,7 @@ import { PublicKey } from "@solana/web3.js";
 import type { Db } from "../../db/client";
 import { immediate } from "../ledger/ledger";
 import { setPlatformToken } from "../launches/platform-token";
-import {
-  setAutopayMinLamports,
-  setClaimsPaused,
-  setLaunchesPaused,
-  setMinClaimLamports,
-} from "../settings/service";
+import { setAutopayMinLamports, setClaimsPaused, setLaunchesPaused, setMinClaimLamports } from "../settings/service";
 
 export class AdminInputError extends Error {
   override readonly name = "AdminInputError";
@@ -46,7 +41,9 @@ const I64_MAX = 9_223_372_036_854_775_807n;
 
 function audit(db: Db, who: AdminActor, action: string, subject: string | null): void {
   db.$client
-    .query("INSERT INTO admin_audit (at_ms, actor, action, subject, reason, request_id, client_ip) VALUES (?, ?, ?, ?, ?, ?, ?)")
+    .query(
+      "INSERT INTO admin_audit (at_ms, actor, action, subject, reason, request_id, client_ip) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    )
     .run(who.nowMs, who.actor, action, subject, who.reason, who.requestId ?? null, who.clientIp ?? null);
 }
 
@@ -67,20 +64,27 @@ function checkMint(mint: string): void {
 export const RENT_EXEMPT_MINIMUM_LAMPORTS = 890_880n;
 
 function checkLamports(value: bigint): void {
-  if (typeof value !== "bigint" || value < 0n || value > I64_MAX) throw new AdminInputError("The amount must be a whole number of lamports.");
+  if (typeof value !== "bigint" || value < 0n || value > I64_MAX)
+    throw new AdminInputError("The amount must be a whole number of lamports.");
   if (value < RENT_EXEMPT_MINIMUM_LAMPORTS) {
-    throw new AdminInputError(`A threshold below ${RENT_EXEMPT_MINIMUM_LAMPORTS} lamports (a new wallet's rent-exempt minimum) would make payouts fail.`);
+    throw new AdminInputError(
+      `A threshold below ${RENT_EXEMPT_MINIMUM_LAMPORTS} lamports (a new wallet's rent-exempt minimum) would make payouts fail.`,
+    );
   }
 }
 
 export function performAdminAction(db: Db, who: AdminActor, request: AdminAction): void {
-  if (who.reason !== null && who.reason.length > MAX_REASON) throw new AdminInputError(`The reason is longer than ${MAX_REASON} characters.`);
+  if (who.reason !== null && who.reason.length > MAX_REASON)
+    throw new AdminInputError(`The reason is longer than ${MAX_REASON} characters.`);
   if (who.actor.trim() === "") throw new AdminInputError("An admin action needs an actor.");
   switch (request.action) {
     case "set_platform_token":
       checkMint(request.mint);
       // Writes its own audit row in its own transaction.
-      setPlatformToken(db, request.mint, who.actor, who.reason, who.nowMs, { requestId: who.requestId, clientIp: who.clientIp });
+      setPlatformToken(db, request.mint, who.actor, who.reason, who.nowMs, {
+        requestId: who.requestId,
+        clientIp: who.clientIp,
+      });
       return;
     case "hide_token":
     case "unhide_token": {
@@ -133,12 +137,27 @@ export interface AuditRow {
 
 export function auditLog(db: Db, limit: number): AuditRow[] {
   const rows = db.$client
-    .query("SELECT id, at_ms AS atMs, actor, action, subject, reason, request_id AS requestId, client_ip AS clientIp FROM admin_audit ORDER BY id DESC LIMIT ?")
+    .query(
+      "SELECT id, at_ms AS atMs, actor, action, subject, reason, request_id AS requestId, client_ip AS clientIp FROM admin_audit ORDER BY id DESC LIMIT ?",
+    )
     .all(Math.min(Math.max(1, limit), 500)) as {
-    id: bigint; atMs: bigint; actor: string; action: string; subject: string | null; reason: string | null; requestId: string | null; clientIp: string | null;
+    id: bigint;
+    atMs: bigint;
+    actor: string;
+    action: string;
+    subject: string | null;
+    reason: string | null;
+    requestId: string | null;
+    clientIp: string | null;
   }[];
   return rows.map((r) => ({
-    id: Number(r.id), at: new Date(Number(r.atMs)).toISOString(), actor: r.actor, action: r.action, subject: r.subject, reason: r.reason,
-    requestId: r.requestId, clientIp: r.clientIp,
+    id: Number(r.id),
+    at: new Date(Number(r.atMs)).toISOString(),
+    actor: r.actor,
+    action: r.action,
+    subject: r.subject,
+    reason: r.reason,
+    requestId: r.requestId,
+    clientIp: r.clientIp,
   }));
 }

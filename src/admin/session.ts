@@ -37,7 +37,11 @@ export function createAdminSession(db: Db, nowMs: number): { token: string; expi
   const expiresAtMs = nowMs + ADMIN_SESSION_TTL_MS;
   const c = db.$client;
   c.query("DELETE FROM admin_sessions WHERE expires_at_ms <= ?").run(nowMs);
-  c.query("INSERT INTO admin_sessions (id, created_at_ms, expires_at_ms) VALUES (?, ?, ?)").run(idOf(token), nowMs, expiresAtMs);
+  c.query("INSERT INTO admin_sessions (id, created_at_ms, expires_at_ms) VALUES (?, ?, ?)").run(
+    idOf(token),
+    nowMs,
+    expiresAtMs,
+  );
   return { token, expiresAtMs };
 }
 
@@ -46,7 +50,9 @@ export function adminSessionValid(db: Db, config: Config, request: Request, nowM
   if (!config.adminSecret) return false;
   const token = readCookie(request, adminCookieName(config));
   if (!token || !TOKEN_SHAPE.test(token)) return false;
-  const row = db.$client.query("SELECT expires_at_ms AS expiresAtMs FROM admin_sessions WHERE id = ?").get(idOf(token)) as { expiresAtMs: bigint } | null;
+  const row = db.$client
+    .query("SELECT expires_at_ms AS expiresAtMs FROM admin_sessions WHERE id = ?")
+    .get(idOf(token)) as { expiresAtMs: bigint } | null;
   return row !== null && Number(row.expiresAtMs) > nowMs;
 }
 

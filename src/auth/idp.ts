@@ -62,9 +62,10 @@ export function toProfile(user: XUser | undefined): IdpProfile {
     idpUserId: user.id,
     displayHandle: user.username,
     name: typeof user.name === "string" && user.name.trim() !== "" ? user.name.slice(0, 100) : user.username,
-    avatarUrl: typeof user.profile_image_url === "string" && /^https?:\/\//.test(user.profile_image_url)
-      ? user.profile_image_url.slice(0, 500)
-      : "",
+    avatarUrl:
+      typeof user.profile_image_url === "string" && /^https?:\/\//.test(user.profile_image_url)
+        ? user.profile_image_url.slice(0, 500)
+        : "",
     followers: typeof followers === "number" && Number.isSafeInteger(followers) && followers >= 0 ? followers : 0,
   };
 }
@@ -108,7 +109,13 @@ export function createIdpClient(config: Config): IdpClient | null {
 
   return {
     authorizationUrl(state, codeVerifier) {
-      return client.createAuthorizationURLWithPKCE(authorizeUrl, state, CodeChallengeMethod.S256, codeVerifier, IDP_SCOPES);
+      return client.createAuthorizationURLWithPKCE(
+        authorizeUrl,
+        state,
+        CodeChallengeMethod.S256,
+        codeVerifier,
+        IDP_SCOPES,
+      );
     },
 
     async exchangeCode(code, codeVerifier) {

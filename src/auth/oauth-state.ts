@@ -24,7 +24,9 @@ export interface OAuthRoundTrip {
   issuedAtMs: number;
 }
 
-export type OAuthCheck = { ok: true; trip: OAuthRoundTrip } | { ok: false; reason: "missing" | "mismatch" | "expired" | "replayed" };
+export type OAuthCheck =
+  | { ok: true; trip: OAuthRoundTrip }
+  | { ok: false; reason: "missing" | "mismatch" | "expired" | "replayed" };
 
 const B64URL = /^[A-Za-z0-9_-]+$/;
 

@@ -59,7 +59,11 @@ async function completeSignIn(
 }
 
 function clearedOAuthCookie(ctx: AppContext): string {
-  return serializeCookie(OAUTH_COOKIE, "", { secure: cookiesSecure(ctx.config), path: OAUTH_COOKIE_PATH, maxAgeSec: 0 });
+  return serializeCookie(OAUTH_COOKIE, "", {
+    secure: cookiesSecure(ctx.config),
+    path: OAUTH_COOKIE_PATH,
+    maxAgeSec: 0,
+  });
 }
 
 export function authRoutes(ctx: AppContext, options: { idp?: IdpClient | null } = {}) {
@@ -189,4 +193,3 @@ export function authRoutes(ctx: AppContext, options: { idp?: IdpClient | null } 
       { parse: "text", detail: { hide: true } },
     );
 }
-

@@ -19,7 +19,15 @@ import { ChainUnavailableError } from "../chain/ports";
 import { LedgerInvariantError } from "../ledger/ledger";
 import { LeaseLostError } from "../jobs/lease";
 import { heldBackMints, recordTokenFailure, recordTokenSuccess } from "../jobs/set-aside";
-import { completeBurnBuy, failBurnBuy, markBurnBought, markBurnSent, pendingBurnGroups, retryBurn, startBurnBuy } from "./service";
+import {
+  completeBurnBuy,
+  failBurnBuy,
+  markBurnBought,
+  markBurnSent,
+  pendingBurnGroups,
+  retryBurn,
+  startBurnBuy,
+} from "./service";
 
 export interface BurnJobDeps {
   db: Db;
@@ -78,9 +86,21 @@ async function advance(deps: BurnJobDeps, ctx: JobContext, report: BurnRunReport
       // Broken books and a lost lease are never one mint's problem: they end the run.
       if (error instanceof LedgerInvariantError || error instanceof LeaseLostError) throw error;
       waiting++;
-      log.warn("burn could not be advanced; the next run tries again", { mint: buy.mint, error: scrubErrorText(error) });
+      log.warn("burn could not be advanced; the next run tries again", {
+        mint: buy.mint,
+        error: scrubErrorText(error),
+      });
       if (!(error instanceof ChainUnavailableError) && !ctx.signal.aborted) {
-        recordTokenFailure(deps.db, { mint: buy.mint, job: "burns", reason: `burn could not be built: ${scrubErrorText(error)}`, atMs: deps.now() }, ctx.assertHeld);
+        recordTokenFailure(
+          deps.db,
+          {
+            mint: buy.mint,
+            job: "burns",
+            reason: `burn could not be built: ${scrubErrorText(error)}`,
+            atMs: deps.now(),
+          },
+          ctx.assertHeld,
+        );
       }
     }
   }
@@ -108,7 +128,8 @@ async function advanceOne(deps: BurnJobDeps, ctx: JobContext, buy: BuyRow, repor
       // The burn closes the treasury's token account when it empties it, so the rent its creation
       // in the buy took comes back (the ledger does not carry rent). A retry after a burn that
       // failed on chain burns without closing: a close can never hold a burn back.
-      if (buy.error === null || buy.error === EXPIRED) instructions.push(...(await closeIfEmptied(deps, instructions, amount)));
+      if (buy.error === null || buy.error === EXPIRED)
+        instructions.push(...(await closeIfEmptied(deps, instructions, amount)));
       const prepared = await deps.chain.sender.prepare(instructions, treasury, []);
       markBurnSent(deps.db, id, prepared.signature, prepared.lastValidBlockHeight, ctx.assertHeld);
       crashPoint("burns:burn-after-save");
@@ -130,7 +151,12 @@ async function advanceOne(deps: BurnJobDeps, ctx: JobContext, buy: BuyRow, repor
  * becomes `bought`, a landed burn completes, a failed or expired one is handled as the job does.
  * `stop` means the caller has nothing more to do with this buy in this pass.
  */
-async function settleLiveBuy(deps: BurnJobDeps, ctx: JobContext, buy: BuyRow, report: BurnRunReport): Promise<{ waiting: number; stop: boolean }> {
+async function settleLiveBuy(
+  deps: BurnJobDeps,
+  ctx: JobContext,
+  buy: BuyRow,
+  report: BurnRunReport,
+): Promise<{ waiting: number; stop: boolean }> {
   let waiting = 0;
   const id = Number(buy.id);
   const treasury = deps.chain.treasury;
@@ -148,8 +174,23 @@ async function settleLiveBuy(deps: BurnJobDeps, ctx: JobContext, buy: BuyRow, re
       buy.status = "bought";
       buy.tokenAmount = amount;
     } else {
-      failBurnBuy(deps.db, id, outcome.kind === "failed" ? scrubErrorText(outcome.error) : "expired without landing", ctx.assertHeld);
-      if (outcome.kind === "failed") recordTokenFailure(deps.db, { mint: buy.mint, job: "burns", reason: `buy failed on chain: ${scrubErrorText(outcome.error)}`, atMs: deps.now() }, ctx.assertHeld);
+      failBurnBuy(
+        deps.db,
+        id,
+        outcome.kind === "failed" ? scrubErrorText(outcome.error) : "expired without landing",
+        ctx.assertHeld,
+      );
+      if (outcome.kind === "failed")
+        recordTokenFailure(
+          deps.db,
+          {
+            mint: buy.mint,
+            job: "burns",
+            reason: `buy failed on chain: ${scrubErrorText(outcome.error)}`,
+            atMs: deps.now(),
+          },
+          ctx.assertHeld,
+        );
       report.failed++;
       return { waiting, stop: true };
     }
@@ -159,10 +200,19 @@ async function settleLiveBuy(deps: BurnJobDeps, ctx: JobContext, buy: BuyRow, re
     if (outcome.kind === "pending" || outcome.kind === "unknown") waiting++;
     else if (outcome.kind === "confirmed") {
       crashPoint("burns:burn-after-confirm");
-      completeBurnBuy(deps.db, { buyId: id, tokenAmount: BigInt(buy.tokenAmount ?? 0n), atMs: outcome.blockTime?.getTime() ?? deps.now() }, ctx.assertHeld);
+      completeBurnBuy(
+        deps.db,
+        { buyId: id, tokenAmount: BigInt(buy.tokenAmount ?? 0n), atMs: outcome.blockTime?.getTime() ?? deps.now() },
+        ctx.assertHeld,
+      );
       report.burned++;
     } else {
-      retryBurn(deps.db, id, outcome.kind === "failed" ? scrubErrorText(outcome.error) : "expired without landing", ctx.assertHeld);
+      retryBurn(
+        deps.db,
+        id,
+        outcome.kind === "failed" ? scrubErrorText(outcome.error) : "expired without landing",
+        ctx.assertHeld,
+      );
       buy.status = "bought";
     }
   }
@@ -193,7 +243,11 @@ export async function resolveBurnSignature(deps: BurnJobDeps, ctx: JobContext, s
  * amount (nothing else of the mint would be left in it). The burn instruction is the last one the
  * launch program built: its first account is the token account, its program the token program.
  */
-async function closeIfEmptied(deps: BurnJobDeps, burn: readonly TransactionInstruction[], amount: bigint): Promise<TransactionInstruction[]> {
+async function closeIfEmptied(
+  deps: BurnJobDeps,
+  burn: readonly TransactionInstruction[],
+  amount: bigint,
+): Promise<TransactionInstruction[]> {
   const last = burn[burn.length - 1];
   const account = last?.keys[0]?.pubkey;
   if (!last || !account) return [];
@@ -230,7 +284,12 @@ export async function runBurnsJob(deps: BurnJobDeps, ctx: JobContext): Promise<B
     const lamports = group.recipientLamports + group.platformLamports;
     let prepared;
     try {
-      const plan = await deps.chain.launchProgram.buildBurnBuy(token, treasury.publicKey, lamports, deps.slippageBps ?? 500);
+      const plan = await deps.chain.launchProgram.buildBurnBuy(
+        token,
+        treasury.publicKey,
+        lamports,
+        deps.slippageBps ?? 500,
+      );
       prepared = await deps.chain.sender.prepare(plan.instructions, treasury, []);
     } catch (error) {
       // One mint that cannot be bought (pool missing, buy too small...) is counted and skipped;
@@ -238,11 +297,24 @@ export async function runBurnsJob(deps: BurnJobDeps, ctx: JobContext): Promise<B
       log.warn("burn buy could not be built", { mint: group.mint, error: scrubErrorText(error) });
       report.skipped++;
       if (!(error instanceof ChainUnavailableError)) {
-        recordTokenFailure(deps.db, { mint: group.mint, job: "burns", reason: `buy could not be built: ${scrubErrorText(error)}`, atMs: deps.now() }, ctx.assertHeld);
+        recordTokenFailure(
+          deps.db,
+          {
+            mint: group.mint,
+            job: "burns",
+            reason: `buy could not be built: ${scrubErrorText(error)}`,
+            atMs: deps.now(),
+          },
+          ctx.assertHeld,
+        );
       }
       continue;
     }
-    startBurnBuy(deps.db, { group, signature: prepared.signature, lastValidBlockHeight: prepared.lastValidBlockHeight, atMs: deps.now() }, ctx.assertHeld);
+    startBurnBuy(
+      deps.db,
+      { group, signature: prepared.signature, lastValidBlockHeight: prepared.lastValidBlockHeight, atMs: deps.now() },
+      ctx.assertHeld,
+    );
     crashPoint("burns:buy-after-save");
     try {
       await deps.chain.sender.send(prepared);

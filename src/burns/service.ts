@@ -29,7 +29,8 @@ export function pendingBurnGroups(db: Db, limit: number): PendingBurnGroup[] {
   const groups = new Map<string, PendingBurnGroup>();
   for (const row of rows) {
     let group = groups.get(row.mint);
-    if (!group) groups.set(row.mint, (group = { mint: row.mint, orderIds: [], recipientLamports: 0n, platformLamports: 0n }));
+    if (!group)
+      groups.set(row.mint, (group = { mint: row.mint, orderIds: [], recipientLamports: 0n, platformLamports: 0n }));
     group.orderIds.push(Number(row.id));
     if (row.source === "platform") group.platformLamports += BigInt(row.lamports);
     else group.recipientLamports += BigInt(row.lamports);
@@ -56,7 +57,9 @@ export function startBurnBuy(
     let sum = 0n;
     for (const orderId of buy.group.orderIds) {
       const order = c
-        .query("UPDATE burn_orders SET status = 'buying', buy_id = ? WHERE id = ? AND status = 'pending' AND mint = ? RETURNING lamports")
+        .query(
+          "UPDATE burn_orders SET status = 'buying', buy_id = ? WHERE id = ? AND status = 'pending' AND mint = ? RETURNING lamports",
+        )
         .get(buyId, orderId, buy.group.mint) as { lamports: bigint } | null;
       if (!order) throw new LedgerInvariantError(`burn order ${orderId} is not pending`);
       sum += BigInt(order.lamports);
@@ -82,9 +85,12 @@ export function completeBurnBuy(
     if (!buy) throw new LedgerInvariantError(`no burn buy ${done.buyId}`);
     if (buy.status === "confirmed") return { applied: false };
     // `sent`: a buy and burn in one transaction; `burning`: the burn of tokens bought earlier.
-    if (buy.status !== "sent" && buy.status !== "burning") throw new LedgerInvariantError(`burn buy ${done.buyId} is ${buy.status}`);
+    if (buy.status !== "sent" && buy.status !== "burning")
+      throw new LedgerInvariantError(`burn buy ${done.buyId} is ${buy.status}`);
     const sums = c
-      .query("SELECT source, SUM(lamports) AS lamports FROM burn_orders WHERE buy_id = ? AND status = 'buying' GROUP BY source")
+      .query(
+        "SELECT source, SUM(lamports) AS lamports FROM burn_orders WHERE buy_id = ? AND status = 'buying' GROUP BY source",
+      )
       .all(done.buyId) as { source: string; lamports: bigint }[];
     const recipientLamports = BigInt(sums.find((s) => s.source === "recipient")?.lamports ?? 0n);
     const platformLamports = BigInt(sums.find((s) => s.source === "platform")?.lamports ?? 0n);
@@ -95,7 +101,9 @@ export function completeBurnBuy(
     const platformTokens = done.tokenAmount - recipientTokens;
     completeBurn(db, { buyId: done.buyId, mint: buy.mint, recipientLamports, platformLamports, atMs: done.atMs });
     c.query("UPDATE burn_buys SET status = 'confirmed', token_amount = ?, landed_at_ms = ? WHERE id = ?").run(
-      done.tokenAmount, done.atMs, done.buyId,
+      done.tokenAmount,
+      done.atMs,
+      done.buyId,
     );
     c.query("UPDATE burn_orders SET status = 'done' WHERE buy_id = ?").run(done.buyId);
     for (const [source, lamports, tokens] of [
@@ -125,7 +133,9 @@ export function failBurnBuy(db: Db, buyId: number, error: string, assertHeld?: (
     if (buy.status === "failed") return { applied: false };
     if (buy.status !== "sent") throw new LedgerInvariantError(`burn buy ${buyId} is ${buy.status}; it cannot fail`);
     c.query("UPDATE burn_buys SET status = 'failed', error = ? WHERE id = ?").run(error.slice(0, 300), buyId);
-    c.query("UPDATE burn_orders SET status = 'pending', buy_id = NULL WHERE buy_id = ? AND status = 'buying'").run(buyId);
+    c.query("UPDATE burn_orders SET status = 'pending', buy_id = NULL WHERE buy_id = ? AND status = 'buying'").run(
+      buyId,
+    );
     return { applied: true };
   });
 }
@@ -135,16 +145,26 @@ export function markBurnBought(db: Db, buyId: number, tokenAmount: bigint, asser
   if (tokenAmount < 0n) throw new LedgerInvariantError("a bought amount cannot be negative");
   immediate(db, () => {
     assertHeld?.();
-    db.$client.query("UPDATE burn_buys SET status = 'bought', token_amount = ? WHERE id = ? AND status = 'sent'").run(tokenAmount, buyId);
+    db.$client
+      .query("UPDATE burn_buys SET status = 'bought', token_amount = ? WHERE id = ? AND status = 'sent'")
+      .run(tokenAmount, buyId);
   });
 }
 
 /** Saved before the burn transaction is sent. */
-export function markBurnSent(db: Db, buyId: number, signature: string, lastValidBlockHeight: bigint, assertHeld?: () => void): void {
+export function markBurnSent(
+  db: Db,
+  buyId: number,
+  signature: string,
+  lastValidBlockHeight: bigint,
+  assertHeld?: () => void,
+): void {
   immediate(db, () => {
     assertHeld?.();
     const result = db.$client
-      .query("UPDATE burn_buys SET status = 'burning', burn_signature = ?, burn_last_valid_block_height = ? WHERE id = ? AND status = 'bought'")
+      .query(
+        "UPDATE burn_buys SET status = 'burning', burn_signature = ?, burn_last_valid_block_height = ? WHERE id = ? AND status = 'bought'",
+      )
       .run(signature, lastValidBlockHeight, buyId);
     if (result.changes !== 1) throw new LedgerInvariantError(`burn buy ${buyId} is not waiting for its burn`);
   });
@@ -155,7 +175,9 @@ export function retryBurn(db: Db, buyId: number, error: string, assertHeld?: () 
   immediate(db, () => {
     assertHeld?.();
     db.$client
-      .query("UPDATE burn_buys SET status = 'bought', burn_signature = NULL, burn_last_valid_block_height = NULL, error = ? WHERE id = ? AND status = 'burning'")
+      .query(
+        "UPDATE burn_buys SET status = 'bought', burn_signature = NULL, burn_last_valid_block_height = NULL, error = ? WHERE id = ? AND status = 'burning'",
+      )
       .run(error.slice(0, 300), buyId);
   });
 }

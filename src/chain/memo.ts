@@ -10,14 +10,21 @@ export const SPL_MEMO_PROGRAM_ID = new PublicKey("MemoSq4gqABAXKb96qnH8TysNcWxMy
 /** What fits comfortably in one transaction next to a signature and the keys. */
 export const MEMO_MAX_BYTES = 500;
 
-export function memoInstruction(text: string, signer: PublicKey, programId = SPL_MEMO_PROGRAM_ID): TransactionInstruction {
+export function memoInstruction(
+  text: string,
+  signer: PublicKey,
+  programId = SPL_MEMO_PROGRAM_ID,
+): TransactionInstruction {
   const data = Buffer.from(text, "utf8");
   if (data.length === 0 || data.length > MEMO_MAX_BYTES) throw new RangeError(`a memo is 1 to ${MEMO_MAX_BYTES} bytes`);
   return new TransactionInstruction({ programId, keys: [{ pubkey: signer, isSigner: true, isWritable: false }], data });
 }
 
 /** The memo texts of a transaction's top-level instructions, with the signers each one names. */
-export function memoTexts(tx: ConfirmedTransaction, programId = SPL_MEMO_PROGRAM_ID): { text: string; signers: string[] }[] {
+export function memoTexts(
+  tx: ConfirmedTransaction,
+  programId = SPL_MEMO_PROGRAM_ID,
+): { text: string; signers: string[] }[] {
   const id = programId.toBase58();
   const decoder = new TextDecoder("utf-8", { fatal: false });
   return tx.instructions

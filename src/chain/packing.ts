@@ -142,7 +142,8 @@ export function packSweeps(items: readonly SweepItem[], options: PackOptions): P
   const maxTokens = options.maxTokensPerTransaction ?? Number.POSITIVE_INFINITY;
   // A fee-sharing distribution (with the AMM consolidation before it) costs up to another pool collect.
   const cuFor = (item: SweepItem) =>
-    (item.reading.poolLamports > 0n ? cuPool : cuCurve) + ((item.reading.feeSharing?.shareLamports ?? 0n) > 0n ? cuPool : 0);
+    (item.reading.poolLamports > 0n ? cuPool : cuCurve) +
+    ((item.reading.feeSharing?.shareLamports ?? 0n) > 0n ? cuPool : 0);
 
   const build = (batch: readonly SweepItem[]): PackedSweep | null => {
     const sweep = options.launchProgram.sweepInstructions(
@@ -169,7 +170,10 @@ export function packSweeps(items: readonly SweepItem[], options: PackOptions): P
 
   // One pass over the items; each is tried once with the open batch and at most once alone.
   for (const item of items) {
-    const alone = options.launchProgram.sweepInstructions([{ token: item.token, reading: item.reading }], options.treasury);
+    const alone = options.launchProgram.sweepInstructions(
+      [{ token: item.token, reading: item.reading }],
+      options.treasury,
+    );
     if (alone.length === 0) {
       skipped.push({ item, reason: "nothing-to-sweep" });
       continue;

@@ -211,12 +211,7 @@ export interface LaunchProgram {
     expected: { mint: string; creator: string; uri: string },
   ): { ok: true; create: VerifiedCreate } | { ok: false; reason: string };
   /** Buy `lamports` worth of the token for `buyer`, on the curve or the pool, bounded by slippage. */
-  buildBurnBuy(
-    token: TokenRef,
-    buyer: PublicKey,
-    lamports: bigint,
-    slippageBps: number,
-  ): Promise<BurnBuyPlan>;
+  buildBurnBuy(token: TokenRef, buyer: PublicKey, lamports: bigint, slippageBps: number): Promise<BurnBuyPlan>;
   /** Burn `amount` base units held by `owner` on the mint's own token program. */
   buildBurn(mint: string, owner: PublicKey, amount: bigint): Promise<TransactionInstruction[]>;
   /** Token amount a confirmed buy delivered to `owner` (post - pre of its token account). */

@@ -96,7 +96,10 @@ export const GET_SIGNATURE_STATUSES_MAX = 256;
 
 /** Thrown inside our fetch so the classification survives web3.js's wrapping. */
 class HttpStatusFailure extends Error {
-  constructor(readonly status: number, readonly retryAfterMs: number | null = null) {
+  constructor(
+    readonly status: number,
+    readonly retryAfterMs: number | null = null,
+  ) {
     super(`HTTP ${status}`);
   }
 }
@@ -139,7 +142,11 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
   const minSlot = (level: Level) => {
     // A read is at least as new as anything seen at its level or a more final one.
     const floor =
-      level === "processed" ? Math.max(seen.processed, seen.confirmed, seen.finalized) : level === "confirmed" ? Math.max(seen.confirmed, seen.finalized) : seen.finalized;
+      level === "processed"
+        ? Math.max(seen.processed, seen.confirmed, seen.finalized)
+        : level === "confirmed"
+          ? Math.max(seen.confirmed, seen.finalized)
+          : seen.finalized;
     return floor > 0 ? { minContextSlot: floor } : {};
   };
 
@@ -177,8 +184,10 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
       return { error: new ChainTimeoutError(`${method}: no answer within ${timeoutMs} ms`), transient: true };
     }
     if (found instanceof HttpStatusFailure) {
-      if (found.status === 429) return { error: new ChainRateLimitedError(`${method}: rate limited (HTTP 429)`), transient: true };
-      if (found.status >= 500) return { error: new ChainProviderError(`${method}: provider error (HTTP ${found.status})`), transient: true };
+      if (found.status === 429)
+        return { error: new ChainRateLimitedError(`${method}: rate limited (HTTP 429)`), transient: true };
+      if (found.status >= 500)
+        return { error: new ChainProviderError(`${method}: provider error (HTTP ${found.status})`), transient: true };
       // 401/403/404/413 and the like: configuration or request problems a retry cannot fix
       return { error: new ChainRejectedError(`${method}: refused (HTTP ${found.status})`), transient: false };
     }
@@ -198,7 +207,10 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
       }
       return { error: new ChainRejectedError(`${method}: ${detail}`), transient: false };
     }
-    if (/Expected|StructError|JSON|Unexpected token|invalid json|Server responded|parse/i.test(detail) && !/fetch failed|ECONN|connect/i.test(detail)) {
+    if (
+      /Expected|StructError|JSON|Unexpected token|invalid json|Server responded|parse/i.test(detail) &&
+      !/fetch failed|ECONN|connect/i.test(detail)
+    ) {
       return { error: new ChainBadResponseError(`${method}: malformed answer: ${detail}`), transient: true };
     }
     return { error: new ChainProviderError(`${method}: ${detail}`), transient: true };
@@ -218,14 +230,20 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
         // A provider that says when to come back is believed (within bounds): retrying sooner
         // only spends the quota it is refusing.
         const asked = findCause(raw);
-        const wait = asked instanceof HttpStatusFailure && asked.retryAfterMs !== null ? Math.min(asked.retryAfterMs, retryAfterMaxMs) : 0;
+        const wait =
+          asked instanceof HttpStatusFailure && asked.retryAfterMs !== null
+            ? Math.min(asked.retryAfterMs, retryAfterMaxMs)
+            : 0;
         await sleep(Math.max(wait, Math.floor(ceiling * random())));
       }
     }
     throw last;
   };
 
-  const toSnapshot = (method: string, info: { lamports: number; owner: PublicKey; executable: boolean; data: Buffer }): AccountSnapshot => ({
+  const toSnapshot = (
+    method: string,
+    info: { lamports: number; owner: PublicKey; executable: boolean; data: Buffer },
+  ): AccountSnapshot => ({
     lamports: exactLamports(method, info.lamports),
     owner: info.owner.toBase58(),
     executable: info.executable,
@@ -274,7 +292,10 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
       for (let i = 0; i < signatures.length; i += GET_SIGNATURE_STATUSES_MAX) {
         const chunk = signatures.slice(i, i + GET_SIGNATURE_STATUSES_MAX);
         const res = await call("getSignatureStatuses", () =>
-          connection.getSignatureStatuses([...chunk], { searchTransactionHistory: searchHistory, ...minSlot("processed") } as { searchTransactionHistory: boolean }),
+          connection.getSignatureStatuses([...chunk], {
+            searchTransactionHistory: searchHistory,
+            ...minSlot("processed"),
+          } as { searchTransactionHistory: boolean }),
         );
         observe("processed", res?.context?.slot);
         const values = res?.value;
@@ -303,7 +324,9 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
     },
 
     async getLatestBlockhash() {
-      const r = await call("getLatestBlockhash", () => connection.getLatestBlockhashAndContext({ commitment, ...minSlot(commitment) }));
+      const r = await call("getLatestBlockhash", () =>
+        connection.getLatestBlockhashAndContext({ commitment, ...minSlot(commitment) }),
+      );
       observe(commitment, r.context.slot);
       return { blockhash: r.value.blockhash, lastValidBlockHeight: BigInt(r.value.lastValidBlockHeight) };
     },
@@ -361,7 +384,9 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
    * otherwise read a landed transaction as absent past its expiry: replaced, paid twice.
    */
   const decideOutcome = async (signature: string, lastValidBlockHeight: bigint): Promise<TransactionOutcome> => {
-    const epoch = await call("getEpochInfo", () => connection.getEpochInfo({ commitment: "finalized", ...minSlot("finalized") }));
+    const epoch = await call("getEpochInfo", () =>
+      connection.getEpochInfo({ commitment: "finalized", ...minSlot("finalized") }),
+    );
     const finalizedSlot = epoch.absoluteSlot;
     observe("finalized", finalizedSlot);
     const finalizedHeight = BigInt(epoch.blockHeight ?? 0);
@@ -371,7 +396,10 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
     let res: Awaited<ReturnType<Connection["getSignatureStatuses"]>> | null = null;
     for (let attempt = 0; attempt <= retries; attempt++) {
       const answer = await call("getSignatureStatuses", () =>
-        connection.getSignatureStatuses([signature], { searchTransactionHistory: true, minContextSlot: finalizedSlot } as { searchTransactionHistory: boolean }),
+        connection.getSignatureStatuses([signature], {
+          searchTransactionHistory: true,
+          minContextSlot: finalizedSlot,
+        } as { searchTransactionHistory: boolean }),
       );
       if (typeof answer?.context?.slot === "number" && answer.context.slot >= finalizedSlot) {
         res = answer;
@@ -383,7 +411,8 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
     const contextSlot = res.context.slot;
     observe("processed", contextSlot);
     const values = res?.value;
-    if (!Array.isArray(values) || values.length !== 1) throw new ChainBadResponseError("getSignatureStatuses: answer does not match the signature asked");
+    if (!Array.isArray(values) || values.length !== 1)
+      throw new ChainBadResponseError("getSignatureStatuses: answer does not match the signature asked");
     const s = values[0];
     if (s) {
       // Money moves only at finalized (Solana's exchange guide): a confirmed block can still be

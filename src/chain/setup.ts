@@ -38,14 +38,17 @@ function secretsFor(config: Config): { treasury: Keypair; masterSecret: Uint8Arr
     const masterSource =
       config.masterSecret ??
       config.masterSecretFile ??
-      (config.chain === "local"
-        ? join(config.dataDir, "master-secret")
-        : null);
+      (config.chain === "local" ? join(config.dataDir, "master-secret") : null);
     const treasurySource =
-      config.treasuryKey ?? config.treasuryKeyFile ?? (config.chain === "local" ? join(config.dataDir, "treasury.json") : null);
-    if (!masterSource || !treasurySource) throw new ConfigError("MASTER_SECRET and TREASURY_KEY are required on a real chain");
+      config.treasuryKey ??
+      config.treasuryKeyFile ??
+      (config.chain === "local" ? join(config.dataDir, "treasury.json") : null);
+    if (!masterSource || !treasurySource)
+      throw new ConfigError("MASTER_SECRET and TREASURY_KEY are required on a real chain");
     if (config.chain === "local" && !config.masterSecret && !config.masterSecretFile) {
-      readOrCreateSecretFile(masterSource, () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex"));
+      readOrCreateSecretFile(masterSource, () =>
+        Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex"),
+      );
     }
     if (config.chain === "local" && !config.treasuryKey && !config.treasuryKeyFile) {
       readOrCreateSecretFile(treasurySource, () => {

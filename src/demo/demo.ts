@@ -16,11 +16,33 @@ import { log } from "../lib/log";
 import { recordConfirmedLaunch } from "../tokens/launch-record";
 
 export const DEMO_TOKENS = [
-  { name: "Demo Sunrise", symbol: "SUN", recipients: [{ handle: "alice_demo", bps: 6000 }, { handle: "bob_demo", bps: 4000 }] },
+  {
+    name: "Demo Sunrise",
+    symbol: "SUN",
+    recipients: [
+      { handle: "alice_demo", bps: 6000 },
+      { handle: "bob_demo", bps: 4000 },
+    ],
+  },
   { name: "Demo Harbor", symbol: "HRBR", recipients: [{ handle: "carol_demo", bps: 10_000 }] },
-  { name: "Demo Lantern", symbol: "LNTN", recipients: [{ handle: "alice_demo", bps: 2500 }, { handle: "dave_demo", bps: 2500 }, { handle: "erin_demo", bps: 5000 }] },
+  {
+    name: "Demo Lantern",
+    symbol: "LNTN",
+    recipients: [
+      { handle: "alice_demo", bps: 2500 },
+      { handle: "dave_demo", bps: 2500 },
+      { handle: "erin_demo", bps: 5000 },
+    ],
+  },
   { name: "Demo Orchard", symbol: "ORCH", recipients: [{ handle: "bob_demo", bps: 10_000 }] },
-  { name: "Demo Comet", symbol: "CMT", recipients: [{ handle: "carol_demo", bps: 5000 }, { handle: "erin_demo", bps: 5000 }] },
+  {
+    name: "Demo Comet",
+    symbol: "CMT",
+    recipients: [
+      { handle: "carol_demo", bps: 5000 },
+      { handle: "erin_demo", bps: 5000 },
+    ],
+  },
 ] as const;
 
 export interface DemoOptions {
@@ -41,16 +63,26 @@ export const DEMO_SWEEP_RETRY_MS = 8_000;
 export const DEMO_EARLY_SWEEPS_UNTIL_MS = 60_000;
 
 /** Creates the demo tokens when the current chain has none of the database's tokens, then starts trading. */
-export async function startDemo(db: Db, chain: ChainSetup, options: DemoOptions): Promise<{ mints: string[]; stop(): void }> {
+export async function startDemo(
+  db: Db,
+  chain: ChainSetup,
+  options: DemoOptions,
+): Promise<{ mints: string[]; stop(): void }> {
   const local = chain.local;
   if (!local) throw new Error("the demo runs only on the embedded local chain");
-  const known = (db.$client.query("SELECT mint FROM tokens ORDER BY id LIMIT 100").all() as { mint: string }[]).map((r) => r.mint);
+  const known = (db.$client.query("SELECT mint FROM tokens ORDER BY id LIMIT 100").all() as { mint: string }[]).map(
+    (r) => r.mint,
+  );
   const onChain = known.length > 0 ? await chain.services.reader.getAccounts(known) : new Map();
   let mints = known.filter((m) => onChain.get(m));
   if (mints.length === 0) {
     mints = [];
     for (const demo of DEMO_TOKENS) {
-      const used = db.$client.query("SELECT MAX(creator_index) AS m FROM (SELECT creator_index FROM tokens UNION ALL SELECT creator_index FROM launch_intents)").get() as { m: bigint | null };
+      const used = db.$client
+        .query(
+          "SELECT MAX(creator_index) AS m FROM (SELECT creator_index FROM tokens UNION ALL SELECT creator_index FROM launch_intents)",
+        )
+        .get() as { m: bigint | null };
       const creatorIndex = used.m === null ? 1 : Number(used.m) + 1;
       const creator = chain.services.creatorAddress(creatorIndex).toBase58();
       const uri = `local://demo/${demo.symbol.toLowerCase()}.json`;
@@ -60,11 +92,23 @@ export async function startDemo(db: Db, chain: ChainSetup, options: DemoOptions)
       recordConfirmedLaunch(
         db,
         {
-          mint: created.mint, name: demo.name, symbol: demo.symbol, description: "A demo token on the embedded local chain.",
-          website: null, twitter: null, telegram: null, metadataUri: uri, imageUri: null, creatorIndex, creator,
+          mint: created.mint,
+          name: demo.name,
+          symbol: demo.symbol,
+          description: "A demo token on the embedded local chain.",
+          website: null,
+          twitter: null,
+          telegram: null,
+          metadataUri: uri,
+          imageUri: null,
+          creatorIndex,
+          creator,
           creatorVault: chain.services.launchProgram.vaultAddresses({ mint: created.mint, creator }).curveVault,
-          deployer: local.launch.deployer.publicKey.toBase58(), launchSignature: created.signature, launchedAtMs,
-          platformBps: options.platformBps, recipients: demo.recipients.map((r) => ({ ...r })),
+          deployer: local.launch.deployer.publicKey.toBase58(),
+          launchSignature: created.signature,
+          launchedAtMs,
+          platformBps: options.platformBps,
+          recipients: demo.recipients.map((r) => ({ ...r })),
         },
         launchedAtMs,
       );
@@ -102,7 +146,8 @@ function startEarlySweeps(runSweep: () => Promise<unknown>): { stop(): void } {
     } catch (error) {
       log.warn("demo: early sweep failed", { error });
     }
-    if (!stopped && Date.now() - startedAt + DEMO_SWEEP_RETRY_MS <= DEMO_EARLY_SWEEPS_UNTIL_MS) schedule(DEMO_SWEEP_RETRY_MS);
+    if (!stopped && Date.now() - startedAt + DEMO_SWEEP_RETRY_MS <= DEMO_EARLY_SWEEPS_UNTIL_MS)
+      schedule(DEMO_SWEEP_RETRY_MS);
   };
   const schedule = (ms: number) => {
     timer = setTimeout(() => void tick(), ms);

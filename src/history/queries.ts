@@ -61,12 +61,16 @@ export const PROOF_HISTORY_MAX_POINTS = 500;
 export function proofHistory(db: Db, days: number, nowMs: number): SolvencyPoint[] {
   const c = db.$client;
   const from = nowMs - days * DAY_MS;
-  const count = Number((c.query("SELECT COUNT(*) AS n FROM solvency_snapshots WHERE at_ms >= ?").get(from) as { n: bigint }).n);
+  const count = Number(
+    (c.query("SELECT COUNT(*) AS n FROM solvency_snapshots WHERE at_ms >= ?").get(from) as { n: bigint }).n,
+  );
   type Row = { atMs: bigint; treasury: bigint; owed: bigint };
   let rows: Row[];
   if (count <= PROOF_HISTORY_MAX_POINTS) {
     rows = c
-      .query("SELECT at_ms AS atMs, treasury_lamports AS treasury, owed_lamports AS owed FROM solvency_snapshots WHERE at_ms >= ? ORDER BY at_ms, id")
+      .query(
+        "SELECT at_ms AS atMs, treasury_lamports AS treasury, owed_lamports AS owed FROM solvency_snapshots WHERE at_ms >= ? ORDER BY at_ms, id",
+      )
       .all(from) as Row[];
   } else {
     const bucketMs = Math.ceil((days * DAY_MS) / PROOF_HISTORY_MAX_POINTS);
@@ -110,7 +114,9 @@ export interface HandleHistoryEntry {
 export function handleHistory(db: Db, handle: string): HandleHistoryEntry[] | null {
   const c = db.$client;
   if (!c.query("SELECT 1 FROM token_recipients WHERE handle = ? LIMIT 1").get(handle)) return null;
-  const pinned = c.query("SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?").get(handle) as { idpUserId: string | null } | null;
+  const pinned = c.query("SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?").get(handle) as {
+    idpUserId: string | null;
+  } | null;
   if (!pinned?.idpUserId) return [];
   const rows = c
     .query(

@@ -18,7 +18,13 @@ export const HISTORY_DAYS_MAX = 365;
 
 const DaysQuery = (fallback: number) =>
   t.Object({
-    days: t.Optional(t.Integer({ minimum: 1, maximum: HISTORY_DAYS_MAX, description: `UTC days back, 1 to ${HISTORY_DAYS_MAX}; default ${fallback}` })),
+    days: t.Optional(
+      t.Integer({
+        minimum: 1,
+        maximum: HISTORY_DAYS_MAX,
+        description: `UTC days back, 1 to ${HISTORY_DAYS_MAX}; default ${fallback}`,
+      }),
+    ),
   });
 
 export const TokenHistorySchema = t.Object(
@@ -26,7 +32,10 @@ export const TokenHistorySchema = t.Object(
     points: t.Array(
       t.Object({
         day: t.String({ pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", description: "UTC day" }),
-        sweptLamports: { ...LamportsSchema, description: "confirmed sweeps that day, recipients' and platform's parts together" },
+        sweptLamports: {
+          ...LamportsSchema,
+          description: "confirmed sweeps that day, recipients' and platform's parts together",
+        },
         platformLamports: { ...LamportsSchema, description: "the platform's part of sweptLamports" },
         sweeps: Int({ minimum: 1 }),
       }),
@@ -92,7 +101,11 @@ export function historyRoutes(ctx: AppContext) {
         params: t.Object({ mint: t.String({ description: "base58 token address, case-sensitive" }) }),
         query: DaysQuery(TOKEN_HISTORY_DAYS_DEFAULT),
         response: { 200: TokenHistorySchema, ...errors(400, 404, 429) },
-        detail: { tags: ["public"], summary: "A token's swept fees per UTC day", description: "Hidden tokens answer too." },
+        detail: {
+          tags: ["public"],
+          summary: "A token's swept fees per UTC day",
+          description: "Hidden tokens answer too.",
+        },
       },
     )
     .get(

@@ -25,20 +25,25 @@ export interface SnapshotResult {
  * Writes one snapshot with `owed` read in the same transaction, so the pair is what the books held
  * at one instant. `hourly` writes only when the newest snapshot is an hour old.
  */
-export function recordSolvencySnapshot(db: Db, input: { treasuryLamports: bigint; atMs: number; trigger: SnapshotTrigger }): SnapshotResult {
+export function recordSolvencySnapshot(
+  db: Db,
+  input: { treasuryLamports: bigint; atMs: number; trigger: SnapshotTrigger },
+): SnapshotResult {
   if (input.treasuryLamports < 0n) throw new RangeError("a balance cannot be negative");
   return immediate(db, () => {
     const c = db.$client;
     const owed = ledgerTotals(db).owedLamports;
     const last = c
-      .query("SELECT at_ms AS atMs, treasury_lamports AS treasury, owed_lamports AS owed FROM solvency_snapshots ORDER BY at_ms DESC, id DESC LIMIT 1")
+      .query(
+        "SELECT at_ms AS atMs, treasury_lamports AS treasury, owed_lamports AS owed FROM solvency_snapshots ORDER BY at_ms DESC, id DESC LIMIT 1",
+      )
       .get() as { atMs: bigint; treasury: bigint; owed: bigint } | null;
     const fresh = last !== null && input.atMs - Number(last.atMs) < SNAPSHOT_EVERY_MS;
     const same = last !== null && BigInt(last.treasury) === input.treasuryLamports && BigInt(last.owed) === owed;
     if (fresh && (same || input.trigger === "hourly")) return { written: false, atMs: input.atMs };
-    c.query("INSERT INTO solvency_snapshots (at_ms, treasury_lamports, owed_lamports, trigger) VALUES (?, ?, ?, ?)").run(
-      input.atMs, input.treasuryLamports, owed, input.trigger,
-    );
+    c.query(
+      "INSERT INTO solvency_snapshots (at_ms, treasury_lamports, owed_lamports, trigger) VALUES (?, ?, ?, ?)",
+    ).run(input.atMs, input.treasuryLamports, owed, input.trigger);
     c.query("DELETE FROM solvency_snapshots WHERE at_ms < ?").run(input.atMs - SNAPSHOT_RETENTION_MS);
     return { written: true, atMs: input.atMs };
   });

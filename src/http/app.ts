@@ -36,10 +36,13 @@ export function createApp(ctx: AppContext) {
     .onRequest((c) => screenRequest(c))
     .onError(({ code, error, set, request }) => {
       const headers = Object.fromEntries(
-        Object.entries(set.headers).filter(([k]) => k.startsWith("x-ratelimit-") || k === "x-request-id" || k === "strict-transport-security"),
+        Object.entries(set.headers).filter(
+          ([k]) => k.startsWith("x-ratelimit-") || k === "x-request-id" || k === "strict-transport-security",
+        ),
       ) as Record<string, string>;
       if (bodyWasTooLarge(request)) return errorResponse(413, "The request body is too large.", headers);
-      if (error instanceof HttpError) return errorResponse(error.status, error.message, { ...headers, ...error.headers });
+      if (error instanceof HttpError)
+        return errorResponse(error.status, error.message, { ...headers, ...error.headers });
       switch (code) {
         case "NOT_FOUND":
           return errorResponse(404, "No such route.", headers);
@@ -48,7 +51,12 @@ export function createApp(ctx: AppContext) {
         case "PARSE":
           return errorResponse(400, "The request body could not be read; send a JSON object.", headers);
         default: {
-          log.error("request failed", { requestId: requestMeta(request)?.id, method: request.method, path: new URL(request.url).pathname, error });
+          log.error("request failed", {
+            requestId: requestMeta(request)?.id,
+            method: request.method,
+            path: new URL(request.url).pathname,
+            error,
+          });
           return errorResponse(500, "Something went wrong on our side; try again later.", headers);
         }
       }
@@ -62,7 +70,13 @@ export function createApp(ctx: AppContext) {
       const pattern = route || "unmatched";
       ctx.metrics.requests.inc({ route: pattern, method: request.method, status: String(status) });
       ctx.metrics.requestSeconds.observe({ route: pattern }, seconds);
-      log.debug("request", { requestId: info.id, method: request.method, route: pattern, status, ms: Math.round(seconds * 1000) });
+      log.debug("request", {
+        requestId: info.id,
+        method: request.method,
+        route: pattern,
+        status,
+        ms: Math.round(seconds * 1000),
+      });
     })
     .use(openapiPlugin())
     .use(metricsRoutes(ctx))

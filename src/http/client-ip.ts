@@ -32,7 +32,10 @@ export function clientIp(request: Request, socketAddress: string | null, options
   if (options.trustProxyHeader && socketIsTrusted(socketAddress, options.trustedProxies)) {
     const raw = request.headers.get(options.trustProxyHeader);
     if (raw) {
-      const parts = raw.split(",").map((p) => p.trim()).filter(Boolean);
+      const parts = raw
+        .split(",")
+        .map((p) => p.trim())
+        .filter(Boolean);
       const last = parts[parts.length - 1];
       if (last && last.length <= 45 && isIP(last)) return normalize(last);
     }
@@ -51,7 +54,8 @@ export function limitKeyOf(ip: string): string {
   const right = tail ? tail.split(":") : [];
   // An embedded IPv4 tail (::a.b.c.d forms) takes two groups; only the first four groups matter anyway.
   const rightGroups = right.reduce((n, g) => n + (g.includes(".") ? 2 : 1), 0);
-  const groups = tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - rightGroups)).fill("0"), ...right];
+  const groups =
+    tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - rightGroups)).fill("0"), ...right];
   const prefix = groups.slice(0, 4).map((g) => (parseInt(g, 16) || 0).toString(16));
   return `${prefix.join(":")}::/64`;
 }

@@ -34,14 +34,24 @@ export function operatorKindOf(pathname: string): OperatorKind | null {
   return null;
 }
 
-function operatorCheck(ctx: AppContext, kind: OperatorKind, request: Request): { enabled: boolean; authorized: boolean } {
+function operatorCheck(
+  ctx: AppContext,
+  kind: OperatorKind,
+  request: Request,
+): { enabled: boolean; authorized: boolean } {
   switch (kind) {
     case "admin":
       return { enabled: adminEnabled(ctx), authorized: adminAuthorized(ctx, request) };
     case "cron":
-      return { enabled: ctx.config.cronSecret !== null, authorized: bearerMatches(request.headers.get("authorization"), ctx.config.cronSecret) };
+      return {
+        enabled: ctx.config.cronSecret !== null,
+        authorized: bearerMatches(request.headers.get("authorization"), ctx.config.cronSecret),
+      };
     case "metrics":
-      return { enabled: ctx.config.metricsSecret !== null, authorized: bearerMatches(request.headers.get("authorization"), ctx.config.metricsSecret) };
+      return {
+        enabled: ctx.config.metricsSecret !== null,
+        authorized: bearerMatches(request.headers.get("authorization"), ctx.config.metricsSecret),
+      };
   }
 }
 
@@ -76,7 +86,10 @@ export function createFrontDoor(ctx: AppContext) {
       if (!check.enabled) return early(404, "No such route.");
       const rule = operatorFailureRule(kind);
       const before = ctx.limiter.peek(rule, key);
-      if (!before.allowed) return early(429, "Too many requests; retry after the time in retry-after.", { "retry-after": before.headers["retry-after"]! });
+      if (!before.allowed)
+        return early(429, "Too many requests; retry after the time in retry-after.", {
+          "retry-after": before.headers["retry-after"]!,
+        });
       const signIn = kind === "admin" && path.replace(/\/$/, "") === ADMIN_SIGN_IN_PATH;
       if (!check.authorized && !signIn) {
         ctx.limiter.hit(rule, key);
@@ -95,7 +108,8 @@ export function createFrontDoor(ctx: AppContext) {
       if (rule) {
         const decision = ctx.limiter.hit(rule, key);
         Object.assign(set.headers, decision.headers);
-        if (!decision.allowed) return early(429, "Too many requests; retry after the time in retry-after.", decision.headers);
+        if (!decision.allowed)
+          return early(429, "Too many requests; retry after the time in retry-after.", decision.headers);
       }
     }
 

@@ -80,7 +80,9 @@ export function jobHealth(db: Db, nowMs = Date.now(), setup: JobSetup | null = n
 
 function setAsideCounts(db: Db): { tokens: number; stopped: number } {
   const row = db.$client
-    .query("SELECT COUNT(*) AS tokens, COALESCE(SUM(CASE WHEN retry_at_ms IS NULL THEN 1 ELSE 0 END), 0) AS stopped FROM set_aside WHERE set_aside_at_ms IS NOT NULL")
+    .query(
+      "SELECT COUNT(*) AS tokens, COALESCE(SUM(CASE WHEN retry_at_ms IS NULL THEN 1 ELSE 0 END), 0) AS stopped FROM set_aside WHERE set_aside_at_ms IS NOT NULL",
+    )
     .get() as { tokens: bigint; stopped: bigint };
   return { tokens: Number(row.tokens), stopped: Number(row.stopped) };
 }

@@ -22,7 +22,9 @@ export function acquireLease(db: Db, job: string, holder: string, leaseMs: numbe
   return immediate(db, () => {
     const c = db.$client;
     c.query("INSERT OR IGNORE INTO job_leases (job, generation, expires_at_ms, runs) VALUES (?, 0, 0, 0)").run(job);
-    const row = c.query("SELECT holder, generation, expires_at_ms AS expiresAtMs FROM job_leases WHERE job = ?").get(job) as {
+    const row = c
+      .query("SELECT holder, generation, expires_at_ms AS expiresAtMs FROM job_leases WHERE job = ?")
+      .get(job) as {
       holder: string | null;
       generation: bigint;
       expiresAtMs: bigint;

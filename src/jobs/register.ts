@@ -19,7 +19,13 @@ export function registerJobs(ctx: AppContext): void {
   const { db, config, scheduler } = ctx;
   scheduler.register("sweep", async (job) => {
     const report = await runSweepJob(
-      { db, chain, sweepMinLamports: config.sweepMinLamports, platformBuybackBps: config.platformBuybackBps, now: ctx.now },
+      {
+        db,
+        chain,
+        sweepMinLamports: config.sweepMinLamports,
+        platformBuybackBps: config.platformBuybackBps,
+        now: ctx.now,
+      },
       job,
     );
     log.info("sweep run", { ...report });

@@ -78,8 +78,10 @@ export function jobRoutes(ctx: AppContext) {
         if (!isJobName(params.job)) throw notFound();
         set.headers["cache-control"] = CACHE.noStore;
         const result = await ctx.scheduler.runNow(params.job);
-        if (!result.ran && result.reason === "busy") throw conflict("That job is running already; try again when it finishes.");
-        if (!result.ran && result.reason === "not_registered") throw unavailable("That job is not available on this deployment yet.");
+        if (!result.ran && result.reason === "busy")
+          throw conflict("That job is running already; try again when it finishes.");
+        if (!result.ran && result.reason === "not_registered")
+          throw unavailable("That job is not available on this deployment yet.");
         if (!result.ran) throw unavailable("The service is shutting down.");
         return { job: params.job, ok: result.ok, error: result.error, durationMs: result.durationMs };
       },

@@ -123,7 +123,12 @@ export class Scheduler {
     const keep = this.options.keepRunsPerJob ?? 1000;
     immediate(this.db, () => {
       const c = this.db.$client;
-      c.query("UPDATE job_runs SET finished_at_ms = ?, ok = ?, error = ? WHERE id = ?").run(finishedAtMs, ok ? 1 : 0, error, runId);
+      c.query("UPDATE job_runs SET finished_at_ms = ?, ok = ?, error = ? WHERE id = ?").run(
+        finishedAtMs,
+        ok ? 1 : 0,
+        error,
+        runId,
+      );
       c.query("DELETE FROM job_runs WHERE job = ? AND id <= ?").run(job, runId - keep);
     });
     releaseLease(this.db, lease, { ok, error }, finishedAtMs);

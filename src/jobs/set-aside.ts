@@ -45,7 +45,9 @@ export function setAsideBackoffMs(failures: number): number {
 
 function read(db: Db, mint: string, job: SetAsideJob): Row | null {
   return db.$client
-    .query("SELECT mint, job, reason, failures, since_ms AS sinceMs, set_aside_at_ms AS setAsideAtMs, retry_at_ms AS retryAtMs FROM set_aside WHERE mint = ? AND job = ?")
+    .query(
+      "SELECT mint, job, reason, failures, since_ms AS sinceMs, set_aside_at_ms AS setAsideAtMs, retry_at_ms AS retryAtMs FROM set_aside WHERE mint = ? AND job = ?",
+    )
     .get(mint, job) as Row | null;
 }
 
@@ -58,10 +60,15 @@ export function recordTokenFailure(
   return immediate(db, () => {
     assertHeld?.();
     const row = read(db, f.mint, f.job);
-    if (row && row.setAsideAtMs !== null && row.retryAtMs === null) return { setAside: true, failures: Number(row.failures) };
+    if (row && row.setAsideAtMs !== null && row.retryAtMs === null)
+      return { setAside: true, failures: Number(row.failures) };
     const failures = (row ? Number(row.failures) : 0) + 1;
     const setAside = failures >= SET_ASIDE_AFTER;
-    const setAsideAtMs = setAside ? (row?.setAsideAtMs !== null && row?.setAsideAtMs !== undefined ? Number(row.setAsideAtMs) : f.atMs) : null;
+    const setAsideAtMs = setAside
+      ? row?.setAsideAtMs !== null && row?.setAsideAtMs !== undefined
+        ? Number(row.setAsideAtMs)
+        : f.atMs
+      : null;
     const retryAtMs = setAside ? f.atMs + setAsideBackoffMs(failures) : null;
     db.$client
       .query(
@@ -74,7 +81,11 @@ export function recordTokenFailure(
 }
 
 /** Stops a token until an operator clears it (a credit that disagrees with the chain). Idempotent. */
-export function stopToken(db: Db, s: { mint: string; job: SetAsideJob; reason: string; atMs: number }, assertHeld?: () => void): void {
+export function stopToken(
+  db: Db,
+  s: { mint: string; job: SetAsideJob; reason: string; atMs: number },
+  assertHeld?: () => void,
+): void {
   immediate(db, () => {
     assertHeld?.();
     const row = read(db, s.mint, s.job);
@@ -92,14 +103,20 @@ export function stopToken(db: Db, s: { mint: string; job: SetAsideJob; reason: s
 export function recordTokenSuccess(db: Db, mint: string, job: SetAsideJob, assertHeld?: () => void): void {
   immediate(db, () => {
     assertHeld?.();
-    db.$client.query("DELETE FROM set_aside WHERE mint = ? AND job = ? AND NOT (set_aside_at_ms IS NOT NULL AND retry_at_ms IS NULL)").run(mint, job);
+    db.$client
+      .query(
+        "DELETE FROM set_aside WHERE mint = ? AND job = ? AND NOT (set_aside_at_ms IS NOT NULL AND retry_at_ms IS NULL)",
+      )
+      .run(mint, job);
   });
 }
 
 /** Mints the job must not try now: set aside and not yet due, or stopped. */
 export function heldBackMints(db: Db, job: SetAsideJob, nowMs: number): Set<string> {
   const rows = db.$client
-    .query("SELECT mint FROM set_aside WHERE job = ? AND set_aside_at_ms IS NOT NULL AND (retry_at_ms IS NULL OR retry_at_ms > ?)")
+    .query(
+      "SELECT mint FROM set_aside WHERE job = ? AND set_aside_at_ms IS NOT NULL AND (retry_at_ms IS NULL OR retry_at_ms > ?)",
+    )
     .all(job, nowMs) as { mint: string }[];
   return new Set(rows.map((r) => r.mint));
 }
@@ -111,7 +128,9 @@ export function suspectMints(db: Db, job: SetAsideJob): Set<string> {
 }
 
 export function stoppedCount(db: Db): number {
-  const row = db.$client.query("SELECT COUNT(*) AS n FROM set_aside WHERE set_aside_at_ms IS NOT NULL AND retry_at_ms IS NULL").get() as { n: bigint };
+  const row = db.$client
+    .query("SELECT COUNT(*) AS n FROM set_aside WHERE set_aside_at_ms IS NOT NULL AND retry_at_ms IS NULL")
+    .get() as { n: bigint };
   return Number(row.n);
 }
 
@@ -123,7 +142,15 @@ export function listSetAside(db: Db, limit = 1_000): SetAsideItem[] {
          FROM set_aside s LEFT JOIN tokens t ON t.mint = s.mint
         WHERE s.set_aside_at_ms IS NOT NULL ORDER BY s.since_ms, s.mint, s.job LIMIT ?`,
     )
-    .all(limit) as { mint: string; job: SetAsideJob; reason: string; failures: bigint; sinceMs: bigint; retryAtMs: bigint | null; symbol: string | null }[];
+    .all(limit) as {
+    mint: string;
+    job: SetAsideJob;
+    reason: string;
+    failures: bigint;
+    sinceMs: bigint;
+    retryAtMs: bigint | null;
+    symbol: string | null;
+  }[];
   return rows.map((r) => ({
     mint: r.mint,
     symbol: r.symbol ?? null,

@@ -22,10 +22,13 @@ export const LaunchConfigSchema = t.Object(
     platformBps: Int({ description: "platform share of each sweep for new launches" }),
     maxRecipients: Int(),
     maxFirstBuyLamports: LamportsSchema,
-    creatorFeeBps: t.Union([Int(), t.Null()], { description: "the launch program's creator fee, read live; null when unknown" }),
+    creatorFeeBps: t.Union([Int(), t.Null()], {
+      description: "the launch program's creator fee, read live; null when unknown",
+    }),
     maxImageBytes: Int(),
     handlesPinnedAtLaunch: t.Boolean({
-      description: "true when each named handle is checked on X and pinned to its account at launch; false: pinned when its owner first signs in",
+      description:
+        "true when each named handle is checked on X and pinned to its account at launch; false: pinned when its owner first signs in",
     }),
   },
   { title: "LaunchConfig" },
@@ -62,7 +65,10 @@ export function launchConfigRoutes(ctx: AppContext) {
         fee.pending = null;
       });
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([fee.pending, new Promise<void>((resolve) => (timer = setTimeout(resolve, CREATOR_FEE_WAIT_MS)))]);
+    await Promise.race([
+      fee.pending,
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, CREATOR_FEE_WAIT_MS))),
+    ]);
     clearTimeout(timer);
     return fee.bps;
   }

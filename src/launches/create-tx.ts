@@ -70,7 +70,8 @@ async function instructionGroups(chain: ChainServices, p: CreateParams): Promise
     } catch (error) {
       // The pump builder reads the program's global state: a provider failure is an upstream one.
       log.warn("launch: create builder failed", { error });
-      if (error instanceof ChainUnavailableError) throw badGateway("The chain could not be reached to prepare the transaction; try again.");
+      if (error instanceof ChainUnavailableError)
+        throw badGateway("The chain could not be reached to prepare the transaction; try again.");
       throw unavailable("The create transaction could not be prepared; try again later.");
     }
   }
@@ -86,7 +87,15 @@ async function instructionGroups(chain: ChainServices, p: CreateParams): Promise
   const tokensOut = (quoted * BigInt(10_000 - FIRST_BUY_SLIPPAGE_BPS)) / 10_000n;
   if (tokensOut <= 0n) return [create];
   const feeLamports = feeFor(p.firstBuyLamports, await program.creatorFeeBps());
-  const buy = buildBuyOp(keys, { buyer: deployer, mint, creator, vault: "curve", solInLamports: p.firstBuyLamports, tokensOut, feeLamports });
+  const buy = buildBuyOp(keys, {
+    buyer: deployer,
+    mint,
+    creator,
+    vault: "curve",
+    solInLamports: p.firstBuyLamports,
+    tokensOut,
+    feeLamports,
+  });
   return [create, buy];
 }
 

@@ -20,8 +20,14 @@ const LinkSchema = t.Union([t.String({ maxLength: LINK_MAX_CHARS, description: "
 
 export const DraftRecipientSchema = t.Object(
   {
-    handle: t.String({ description: "identity-provider handle, 1 to 15 letters, digits or underscores, optional leading @" }),
-    bps: t.Integer({ minimum: 1, maximum: 10_000, description: "share of the recipients' part; all recipients sum to 10000" }),
+    handle: t.String({
+      description: "identity-provider handle, 1 to 15 letters, digits or underscores, optional leading @",
+    }),
+    bps: t.Integer({
+      minimum: 1,
+      maximum: 10_000,
+      description: "share of the recipients' part; all recipients sum to 10000",
+    }),
   },
   { title: "LaunchDraftRecipient" },
 );
@@ -36,7 +42,10 @@ export const DraftSchema = t.Object(
     telegram: t.Optional(LinkSchema),
     recipients: t.Array(DraftRecipientSchema, { description: "1 to maxRecipients (see /api/launch/config)" }),
     firstBuyLamports: t.Optional(
-      t.String({ pattern: "^[0-9]{1,20}$", description: "SOL the deployer buys in the create transaction; up to maxFirstBuyLamports; default 0" }),
+      t.String({
+        pattern: "^[0-9]{1,20}$",
+        description: "SOL the deployer buys in the create transaction; up to maxFirstBuyLamports; default 0",
+      }),
     ),
   },
   { title: "LaunchDraft", additionalProperties: false },
@@ -109,11 +118,13 @@ export function checkDraft(input: DraftInput, config: Pick<Config, "maxRecipient
   let sum = 0;
   const recipients = list.map((r) => {
     const handle = r.handle.trim().replace(/^@/, "");
-    if (!HANDLE_PATTERN.test(handle)) throw badRequest("A recipient handle is not valid (1 to 15 letters, digits or underscores).");
+    if (!HANDLE_PATTERN.test(handle))
+      throw badRequest("A recipient handle is not valid (1 to 15 letters, digits or underscores).");
     const key = handle.toLowerCase();
     if (seen.has(key)) throw badRequest("A recipient is named twice.");
     seen.add(key);
-    if (!Number.isInteger(r.bps) || r.bps < 1 || r.bps > 10_000) throw badRequest("Each recipient's bps must be a whole number from 1 to 10000.");
+    if (!Number.isInteger(r.bps) || r.bps < 1 || r.bps > 10_000)
+      throw badRequest("Each recipient's bps must be a whole number from 1 to 10000.");
     sum += r.bps;
     return { handle, bps: r.bps };
   });
@@ -150,4 +161,3 @@ export function isAddress(value: unknown): value is string {
 export function isWalletAddress(value: unknown): value is string {
   return isAddress(value) && PublicKey.isOnCurve(new PublicKey(value).toBytes());
 }
-

@@ -24,7 +24,10 @@ export function handlesPinnedAtLaunch(config: Config): boolean {
  * 400 naming the first handle X does not know; 503 when X cannot be asked (nothing is launched on
  * a guess: the page can try again).
  */
-export async function resolveLaunchHandles(config: Config, handles: readonly string[]): Promise<Map<string, IdpProfile> | null> {
+export async function resolveLaunchHandles(
+  config: Config,
+  handles: readonly string[],
+): Promise<Map<string, IdpProfile> | null> {
   const bearer = config.idp.appBearer;
   if (bearer === null) return null;
   const out = new Map<string, IdpProfile>();
@@ -43,11 +46,16 @@ export async function resolveLaunchHandles(config: Config, handles: readonly str
     }
     const missing = page.find((h) => !out.has(h.toLowerCase()));
     if (missing !== undefined) {
-      const errors: { value?: unknown; type?: unknown; title?: unknown }[] = Array.isArray(body?.errors) ? body.errors : [];
+      const errors: { value?: unknown; type?: unknown; title?: unknown }[] = Array.isArray(body?.errors)
+        ? body.errors
+        : [];
       const notFound = errors.some(
         (e) =>
-          typeof e.value === "string" && e.value.toLowerCase() === missing.toLowerCase() &&
-          ((typeof e.type === "string" && e.type.endsWith("/resource-not-found")) || e.title === "Not Found Error" || e.title === "Forbidden"),
+          typeof e.value === "string" &&
+          e.value.toLowerCase() === missing.toLowerCase() &&
+          ((typeof e.type === "string" && e.type.endsWith("/resource-not-found")) ||
+            e.title === "Not Found Error" ||
+            e.title === "Forbidden"),
       );
       // Suspended accounts answer "Forbidden": nobody could ever sign in to claim for them either.
       if (notFound) throw badRequest(`The handle @${missing} does not exist on X.`);
@@ -61,7 +69,10 @@ async function usersByUsernames(apiUrl: string, bearer: string, usernames: reado
   const url = `${apiUrl}/users/by?usernames=${usernames.map(encodeURIComponent).join(",")}&user.fields=profile_image_url,public_metrics`;
   let response: Response;
   try {
-    response = await fetch(url, { headers: { authorization: `Bearer ${bearer}`, accept: "application/json" }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    response = await fetch(url, {
+      headers: { authorization: `Bearer ${bearer}`, accept: "application/json" },
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
   } catch {
     throw unavailable("X could not be reached to check the named handles; try again.");
   }

@@ -27,7 +27,8 @@ export function sniffImageType(bytes: Uint8Array): ImageType | null {
   const at = (offset: number, ...values: number[]) => values.every((v, i) => b[offset + i] === v);
   if (b.length >= 8 && at(0, 0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return "png";
   if (b.length >= 3 && at(0, 0xff, 0xd8, 0xff)) return "jpeg";
-  if (b.length >= 6 && (at(0, 0x47, 0x49, 0x46, 0x38, 0x37, 0x61) || at(0, 0x47, 0x49, 0x46, 0x38, 0x39, 0x61))) return "gif";
+  if (b.length >= 6 && (at(0, 0x47, 0x49, 0x46, 0x38, 0x37, 0x61) || at(0, 0x47, 0x49, 0x46, 0x38, 0x39, 0x61)))
+    return "gif";
   if (b.length >= 12 && at(0, 0x52, 0x49, 0x46, 0x46) && at(8, 0x57, 0x45, 0x42, 0x50)) return "webp";
   return null;
 }
@@ -77,5 +78,4 @@ export async function makePreview(bytes: Uint8Array, type: ImageType): Promise<U
   }
 }
 
-const bombRefused = () =>
-  new HttpError(413, `The image has too many pixels; the limit is ${MAX_IMAGE_PIXELS} pixels.`);
+const bombRefused = () => new HttpError(413, `The image has too many pixels; the limit is ${MAX_IMAGE_PIXELS} pixels.`);

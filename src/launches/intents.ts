@@ -80,22 +80,18 @@ export interface NewIntent {
  * I/O), so it may run inside the transaction. 409 when the mint is already used; an earlier intent
  * for the same mint that expired before any transaction was handed out does not count.
  */
-export function insertIntent(
-  db: Db,
-  input: NewIntent,
-  creatorFor: (index: number) => string,
-  nowMs: number,
-): Intent {
+export function insertIntent(db: Db, input: NewIntent, creatorFor: (index: number) => string, nowMs: number): Intent {
   return immediate(db, () => {
     const c = db.$client;
     if (c.query("SELECT 1 FROM tokens WHERE mint = ?").get(input.mint)) {
       throw conflict("That token address is already used; generate a new one.");
     }
-    const earlier = c.query("SELECT id, status, expires_at_ms AS expiresAtMs FROM launch_intents WHERE mint = ?").get(input.mint) as
-      | { id: string; status: IntentStatus; expiresAtMs: bigint }
-      | null;
+    const earlier = c
+      .query("SELECT id, status, expires_at_ms AS expiresAtMs FROM launch_intents WHERE mint = ?")
+      .get(input.mint) as { id: string; status: IntentStatus; expiresAtMs: bigint } | null;
     if (earlier) {
-      const abandoned = earlier.status === "expired" || (earlier.status === "prepared" && Number(earlier.expiresAtMs) <= nowMs);
+      const abandoned =
+        earlier.status === "expired" || (earlier.status === "prepared" && Number(earlier.expiresAtMs) <= nowMs);
       // Only an intent that never got a transaction may go: one that did may still land on chain,
       // and its creator index must stay findable.
       const noTransaction = earlier.status === "prepared" || earlier.status === "expired";
@@ -105,10 +101,9 @@ export function insertIntent(
       c.query("DELETE FROM launch_intents WHERE id = ?").run(earlier.id);
     }
     const index = nextCreatorIndex(db);
-    c.query("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(
-      SETTING_NEXT_CREATOR_INDEX,
-      String(index + 1),
-    );
+    c.query(
+      "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    ).run(SETTING_NEXT_CREATOR_INDEX, String(index + 1));
     const intent: Intent = {
       id: crypto.randomUUID(),
       wallet: input.wallet,
@@ -128,14 +123,26 @@ export function insertIntent(
     c.query(
       `INSERT INTO launch_intents (id, wallet, mint, digest, draft, creator_index, creator, status, created_at_ms, expires_at_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?, 'prepared', ?, ?)`,
-    ).run(intent.id, intent.wallet, intent.mint, intent.digest, JSON.stringify(intent.draft), index, intent.creator, nowMs, intent.expiresAtMs);
+    ).run(
+      intent.id,
+      intent.wallet,
+      intent.mint,
+      intent.digest,
+      JSON.stringify(intent.draft),
+      index,
+      intent.creator,
+      nowMs,
+      intent.expiresAtMs,
+    );
     return intent;
   });
 }
 
 /** An intent whose metadata step ran has handed out a create transaction (metadata_uri is set then). */
 function hadTransaction(db: Db, id: string): boolean {
-  const row = db.$client.query("SELECT metadata_uri AS uri FROM launch_intents WHERE id = ?").get(id) as { uri: string | null } | null;
+  const row = db.$client.query("SELECT metadata_uri AS uri FROM launch_intents WHERE id = ?").get(id) as {
+    uri: string | null;
+  } | null;
   return row?.uri != null;
 }
 
@@ -145,7 +152,9 @@ function hadTransaction(db: Db, id: string): boolean {
  */
 function nextCreatorIndex(db: Db): number {
   const c = db.$client;
-  const setting = c.query("SELECT value FROM settings WHERE key = ?").get(SETTING_NEXT_CREATOR_INDEX) as { value: string } | null;
+  const setting = c.query("SELECT value FROM settings WHERE key = ?").get(SETTING_NEXT_CREATOR_INDEX) as {
+    value: string;
+  } | null;
   const used = c
     .query(
       `SELECT MAX(m) AS m FROM (SELECT MAX(creator_index) AS m FROM tokens UNION ALL SELECT MAX(creator_index) FROM launch_intents)`,
@@ -197,7 +206,9 @@ export function savePreview(db: Db, intentId: string, webp: Uint8Array, nowMs: n
 }
 
 export function loadPreview(db: Db, intentId: string): Uint8Array | null {
-  const row = db.$client.query("SELECT body FROM local_objects WHERE cid = ?").get(PREVIEW_KEY_PREFIX + intentId) as { body: Uint8Array } | null;
+  const row = db.$client.query("SELECT body FROM local_objects WHERE cid = ?").get(PREVIEW_KEY_PREFIX + intentId) as {
+    body: Uint8Array;
+  } | null;
   return row?.body ?? null;
 }
 

@@ -18,7 +18,10 @@ export const BONDED_BATCH = 100;
 
 type JobHandle = Pick<JobContext, "signal" | "assertHeld">;
 
-export async function runLaunchesJob(ctx: AppContext, job: JobHandle): Promise<{ confirmed: number; failed: number; expired: number; bonded: number }> {
+export async function runLaunchesJob(
+  ctx: AppContext,
+  job: JobHandle,
+): Promise<{ confirmed: number; failed: number; expired: number; bonded: number }> {
   const db = ctx.db;
   const counts = { confirmed: 0, failed: 0, expired: 0, bonded: 0 };
   const expireBefore = ctx.now();
@@ -28,9 +31,13 @@ export async function runLaunchesJob(ctx: AppContext, job: JobHandle): Promise<{
   counts.expired += immediate(db, () => {
     job.assertHeld();
     const c = db.$client;
-    const a = c.query("UPDATE launch_intents SET status = 'expired' WHERE status = 'prepared' AND expires_at_ms < ?").run(expireBefore).changes;
+    const a = c
+      .query("UPDATE launch_intents SET status = 'expired' WHERE status = 'prepared' AND expires_at_ms < ?")
+      .run(expireBefore).changes;
     const b = c
-      .query("UPDATE launch_intents SET status = 'expired' WHERE status = 'metadata' AND signature IS NULL AND expires_at_ms < ?")
+      .query(
+        "UPDATE launch_intents SET status = 'expired' WHERE status = 'metadata' AND signature IS NULL AND expires_at_ms < ?",
+      )
       .run(expireBefore - LANDING_GRACE_MS).changes;
     // Housekeeping rides along: sessions past their seven days are refused anyway; drop the rows.
     deleteExpiredSessions(db, expireBefore);
@@ -55,10 +62,15 @@ export async function runLaunchesJob(ctx: AppContext, job: JobHandle): Promise<{
       const result = await settleIntent(ctx, chain, intent, intent.signature!);
       if (result.kind === "confirmed") counts.confirmed++;
       else if (result.kind === "failed") counts.failed++;
-      else if ((result.kind === "not_found" || result.kind === "rejected") && ctx.now() > intent.expiresAtMs + LANDING_GRACE_MS) {
+      else if (
+        (result.kind === "not_found" || result.kind === "rejected") &&
+        ctx.now() > intent.expiresAtMs + LANDING_GRACE_MS
+      ) {
         immediate(db, () => {
           job.assertHeld();
-          db.$client.query("UPDATE launch_intents SET status = 'expired' WHERE id = ? AND status = 'metadata'").run(intent.id);
+          db.$client
+            .query("UPDATE launch_intents SET status = 'expired' WHERE id = ? AND status = 'metadata'")
+            .run(intent.id);
         });
         counts.expired++;
       }
@@ -68,7 +80,10 @@ export async function runLaunchesJob(ctx: AppContext, job: JobHandle): Promise<{
     }
   }
 
-  const unbonded = db.$client.query("SELECT mint, creator FROM tokens WHERE bonded = 0 ORDER BY id").all() as { mint: string; creator: string }[];
+  const unbonded = db.$client.query("SELECT mint, creator FROM tokens WHERE bonded = 0 ORDER BY id").all() as {
+    mint: string;
+    creator: string;
+  }[];
   for (let i = 0; i < unbonded.length; i += BONDED_BATCH) {
     if (job.signal.aborted) break;
     const batch = unbonded.slice(i, i + BONDED_BATCH);
@@ -94,11 +109,20 @@ export async function runLaunchesJob(ctx: AppContext, job: JobHandle): Promise<{
 }
 
 /** Registers the `launches` and `market` job bodies. Without MARKET_API_URL the market job does nothing. */
-export function registerLaunchJobs(scheduler: Scheduler, ctx: AppContext, options: { market?: MarketData | null } = {}): void {
+export function registerLaunchJobs(
+  scheduler: Scheduler,
+  ctx: AppContext,
+  options: { market?: MarketData | null } = {},
+): void {
   scheduler.register("launches", async (job) => {
     await runLaunchesJob(ctx, job);
   });
-  const market = options.market !== undefined ? options.market : ctx.config.marketApiUrl ? new DexScreenerMarket(ctx.config.marketApiUrl) : null;
+  const market =
+    options.market !== undefined
+      ? options.market
+      : ctx.config.marketApiUrl
+        ? new DexScreenerMarket(ctx.config.marketApiUrl)
+        : null;
   scheduler.register("market", async (job) => {
     if (!market) return;
     await refreshMarket(ctx.db, market, job, ctx.now);

@@ -20,7 +20,10 @@ export function setPlatformToken(
   if (actor.trim() === "") throw new RangeError("an admin action needs an actor");
   immediate(db, () => {
     const c = db.$client;
-    c.query("INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2").run(PLATFORM_TOKEN_MINT_KEY, mint);
+    c.query("INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2").run(
+      PLATFORM_TOKEN_MINT_KEY,
+      mint,
+    );
     c.query(
       "INSERT INTO admin_audit (at_ms, actor, action, subject, reason, request_id, client_ip) VALUES (?, ?, 'set_platform_token', ?, ?, ?, ?)",
     ).run(nowMs, actor, mint, reason, origin.requestId ?? null, origin.clientIp ?? null);

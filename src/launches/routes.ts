@@ -81,7 +81,9 @@ const MetadataBodySchema = t.Object(
     intent: t.String(),
     signature: t.String({ description: "the wallet's ed25519 signature of the intent's message, base58 or base64" }),
     image: t.File({ description: "PNG, JPEG, GIF or WebP; at most maxImageBytes" }),
-    thumbnail: t.Optional(t.File({ description: "optional; checked like the image, the preview is made from the image" })),
+    thumbnail: t.Optional(
+      t.File({ description: "optional; checked like the image, the preview is made from the image" }),
+    ),
   },
   { title: "LaunchMetadataUpload" },
 );
@@ -124,7 +126,10 @@ export function launchRoutes(ctx: AppContext) {
       {
         body: IntentRequestSchema,
         response: { 200: IntentResponseSchema, ...errors(400, 409, 410, 429, 503) },
-        detail: detail("Prepare a launch", "Validates the draft, allocates the token's creator address, opens a 10-minute window."),
+        detail: detail(
+          "Prepare a launch",
+          "Validates the draft, allocates the token's creator address, opens a 10-minute window.",
+        ),
       },
     )
     .post(
@@ -137,9 +142,16 @@ export function launchRoutes(ctx: AppContext) {
         if (typeof b.intent !== "string" || typeof b.signature !== "string" || !image) {
           throw badRequest("Send multipart parts intent, signature and image.");
         }
-        if (b.thumbnail !== undefined && b.thumbnail !== "" && !thumbnail) throw badRequest("The thumbnail part must be a file.");
+        if (b.thumbnail !== undefined && b.thumbnail !== "" && !thumbnail)
+          throw badRequest("The thumbnail part must be a file.");
         const ip = requestMeta(request)?.ip;
-        return uploadMetadata(ctx, { intent: b.intent, signature: b.signature, image, thumbnail, clientKey: ip ? limitKeyOf(ip) : undefined });
+        return uploadMetadata(ctx, {
+          intent: b.intent,
+          signature: b.signature,
+          image,
+          thumbnail,
+          clientKey: ip ? limitKeyOf(ip) : undefined,
+        });
       },
       {
         // Parsed but not validated by schema: a wrong image must answer 413/415, not a generic 400.
@@ -194,7 +206,10 @@ export function launchRoutes(ctx: AppContext) {
           ),
           responses: {
             200: { description: "the provider's JSON-RPC answer (result or error)" },
-            400: { description: "not an allowed method or parameter shape, or not the create/first buy of an open launch of this site" },
+            400: {
+              description:
+                "not an allowed method or parameter shape, or not the create/first buy of an open launch of this site",
+            },
             403: { description: "request from another site" },
             429: { description: "rate limited" },
             502: { description: "the provider failed" },

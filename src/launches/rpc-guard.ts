@@ -40,7 +40,10 @@ function isSignatureText(value: unknown): value is string {
 }
 
 /** An options object with only the listed keys, each checked; anything else is refused. */
-function options(value: unknown, allowed: Record<string, (v: unknown) => boolean>): Record<string, unknown> | undefined {
+function options(
+  value: unknown,
+  allowed: Record<string, (v: unknown) => boolean>,
+): Record<string, unknown> | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "object" || Array.isArray(value)) throw refuse("the options must be an object");
   const out: Record<string, unknown> = {};
@@ -56,16 +59,19 @@ function options(value: unknown, allowed: Record<string, (v: unknown) => boolean
 const commitment = (v: unknown) => typeof v === "string" && COMMITMENTS.has(v);
 const encoding = (v: unknown) => v === "base64" || v === "base58";
 const bool = (v: unknown) => typeof v === "boolean";
-const smallInt = (max: number) => (v: unknown) => typeof v === "number" && Number.isSafeInteger(v) && v >= 0 && v <= max;
+const smallInt = (max: number) => (v: unknown) =>
+  typeof v === "number" && Number.isSafeInteger(v) && v >= 0 && v <= max;
 
 function arity(params: unknown[], min: number, max: number): void {
-  if (params.length < min || params.length > max) throw refuse(`expected ${min === max ? min : `${min} to ${max}`} params`);
+  if (params.length < min || params.length > max)
+    throw refuse(`expected ${min === max ? min : `${min} to ${max}`} params`);
 }
 
 /** The params the provider gets: only the shapes the page uses, rebuilt from checked values. */
 export function checkedParams(method: string, raw: unknown[] | undefined): unknown[] {
   const params = raw ?? [];
-  const withOptions = (first: unknown[], opts: Record<string, unknown> | undefined) => (opts ? [...first, opts] : first);
+  const withOptions = (first: unknown[], opts: Record<string, unknown> | undefined) =>
+    opts ? [...first, opts] : first;
   switch (method) {
     case "getGenesisHash":
       arity(params, 0, 0);
@@ -73,7 +79,10 @@ export function checkedParams(method: string, raw: unknown[] | undefined): unkno
     case "getBalance":
       arity(params, 1, 2);
       if (!isAddressText(params[0])) throw refuse("not an address");
-      return withOptions([params[0]], options(params[1], { commitment, minContextSlot: smallInt(Number.MAX_SAFE_INTEGER) }));
+      return withOptions(
+        [params[0]],
+        options(params[1], { commitment, minContextSlot: smallInt(Number.MAX_SAFE_INTEGER) }),
+      );
     case "getSignatureStatuses": {
       arity(params, 1, 2);
       const list = params[0];
@@ -86,16 +95,26 @@ export function checkedParams(method: string, raw: unknown[] | undefined): unkno
       arity(params, 1, 2);
       return withOptions(
         [params[0]],
-        options(params[1], { encoding, preflightCommitment: commitment, skipPreflight: bool, maxRetries: smallInt(10), minContextSlot: smallInt(Number.MAX_SAFE_INTEGER) }),
+        options(params[1], {
+          encoding,
+          preflightCommitment: commitment,
+          skipPreflight: bool,
+          maxRetries: smallInt(10),
+          minContextSlot: smallInt(Number.MAX_SAFE_INTEGER),
+        }),
       );
     case "simulateTransaction":
       arity(params, 1, 2);
       // No `accounts` (it would read any account through the provider) and no inner instructions.
-      return withOptions([params[0]], options(params[1], { encoding, commitment, sigVerify: bool, replaceRecentBlockhash: bool }));
+      return withOptions(
+        [params[0]],
+        options(params[1], { encoding, commitment, sigVerify: bool, replaceRecentBlockhash: bool }),
+      );
     case "requestAirdrop":
       arity(params, 2, 2);
       if (!isAddressText(params[0])) throw refuse("not an address");
-      if (!smallInt(MAX_AIRDROP_LAMPORTS)(params[1]) || (params[1] as number) <= 0) throw refuse("not an airdrop amount");
+      if (!smallInt(MAX_AIRDROP_LAMPORTS)(params[1]) || (params[1] as number) <= 0)
+        throw refuse("not an airdrop amount");
       return [params[0], params[1]];
     default:
       throw badRequest("That JSON-RPC method is not available here.");
@@ -122,7 +141,10 @@ const PUMP_BUY_EXACT_SOL_IN = "38fc74089edfcd5f";
  * The launch-program instructions of a transaction and what each does. Program ids and the mint
  * are read from the static keys only: an address from a lookup table is not resolved (unknown).
  */
-export function launchOpsOf(tx: VersionedTransaction, program: { kind: "pump" | "local"; programId: string }): LaunchOp[] {
+export function launchOpsOf(
+  tx: VersionedTransaction,
+  program: { kind: "pump" | "local"; programId: string },
+): LaunchOp[] {
   const keys = tx.message.staticAccountKeys.map((k) => k.toBase58());
   const ops: LaunchOp[] = [];
   for (const ix of tx.message.compiledInstructions) {
@@ -133,8 +155,10 @@ export function launchOpsOf(tx: VersionedTransaction, program: { kind: "pump" | 
       const disc = Buffer.from(ix.data.slice(0, 8)).toString("hex");
       if (PUMP_CREATE.includes(disc)) ops.push({ kind: "create", mint: accounts[0] || null });
       // buy: amount, max_sol_cost; buy_exact_sol_in: spendable_sol_in, min_tokens_out (PUMP.md §4).
-      else if (disc === PUMP_BUY) ops.push({ kind: "buy", mint: accounts[2] || null, maxSolLamports: u64At(ix.data, 16) });
-      else if (disc === PUMP_BUY_EXACT_SOL_IN) ops.push({ kind: "buy", mint: accounts[2] || null, maxSolLamports: u64At(ix.data, 8) });
+      else if (disc === PUMP_BUY)
+        ops.push({ kind: "buy", mint: accounts[2] || null, maxSolLamports: u64At(ix.data, 16) });
+      else if (disc === PUMP_BUY_EXACT_SOL_IN)
+        ops.push({ kind: "buy", mint: accounts[2] || null, maxSolLamports: u64At(ix.data, 8) });
       else ops.push({ kind: "other", mint: null });
       continue;
     }
@@ -143,7 +167,8 @@ export function launchOpsOf(tx: VersionedTransaction, program: { kind: "pump" | 
     const event = decodeEvent({ programId: programKey ?? "", accounts, data: ix.data }, program.programId);
     if (!event) continue;
     if (event.e === "create") ops.push({ kind: "create", mint: event.m });
-    else if (event.e === "buy") ops.push({ kind: "buy", mint: event.m, maxSolLamports: /^\d{1,20}$/.test(event.sol) ? BigInt(event.sol) : null });
+    else if (event.e === "buy")
+      ops.push({ kind: "buy", mint: event.m, maxSolLamports: /^\d{1,20}$/.test(event.sol) ? BigInt(event.sol) : null });
     else ops.push({ kind: "other", mint: null });
   }
   return ops;
@@ -156,10 +181,15 @@ export function launchOpsOf(tx: VersionedTransaction, program: { kind: "pump" | 
  * confirm on the local chain): the draft has a first buy, the buy spends at most that, and the
  * window, plus the landing grace confirm also allows, has not closed.
  */
-export function checkLaunchTransaction(ctx: AppContext, tx: VersionedTransaction, program: { kind: "pump" | "local"; programId: string }): Intent {
+export function checkLaunchTransaction(
+  ctx: AppContext,
+  tx: VersionedTransaction,
+  program: { kind: "pump" | "local"; programId: string },
+): Intent {
   const ops = launchOpsOf(tx, program);
   if (ops.length === 0) throw badRequest("Only launch transactions can be sent or simulated here.");
-  const notOurs = () => badRequest("Only the create and first buy of a launch prepared on this site, within its window, can be sent here.");
+  const notOurs = () =>
+    badRequest("Only the create and first buy of a launch prepared on this site, within its window, can be sent here.");
   if (ops.some((op) => op.kind === "other" || op.mint === null)) throw notOurs();
   const mints = new Set(ops.map((op) => op.mint!));
   if (mints.size !== 1) throw notOurs();

@@ -57,7 +57,8 @@ function parseRequest(body: unknown): JsonRpcRequest {
   const b = body as Record<string, unknown>;
   if (b.jsonrpc !== "2.0" || typeof b.method !== "string") throw badRequest("The body must be a JSON-RPC 2.0 request.");
   const id = b.id ?? null;
-  if (id !== null && typeof id !== "string" && typeof id !== "number") throw badRequest("The JSON-RPC id must be a string or a number.");
+  if (id !== null && typeof id !== "string" && typeof id !== "number")
+    throw badRequest("The JSON-RPC id must be a string or a number.");
   if (b.params !== undefined && !Array.isArray(b.params)) throw badRequest("The JSON-RPC params must be an array.");
   return { jsonrpc: "2.0", id, method: b.method, params: b.params as unknown[] | undefined };
 }
@@ -65,8 +66,9 @@ function parseRequest(body: unknown): JsonRpcRequest {
 function decodeTransaction(params: unknown[] | undefined): VersionedTransaction {
   const encoded = params?.[0];
   const options = (params?.[1] ?? {}) as { encoding?: unknown };
-  if (typeof encoded !== "string" || encoded.length > MAX_ENCODED_TX_CHARS) throw badRequest("The transaction is missing or too large.");
-  const encoding = options && typeof options === "object" ? options.encoding ?? "base58" : "base58";
+  if (typeof encoded !== "string" || encoded.length > MAX_ENCODED_TX_CHARS)
+    throw badRequest("The transaction is missing or too large.");
+  const encoding = options && typeof options === "object" ? (options.encoding ?? "base58") : "base58";
   let bytes: Uint8Array;
   try {
     if (encoding === "base64") bytes = new Uint8Array(Buffer.from(encoded, "base64"));
@@ -95,7 +97,10 @@ export function callsLaunchProgram(tx: VersionedTransaction, programId: string, 
 export async function proxyRpc(ctx: AppContext, request: Request, body: unknown): Promise<unknown> {
   checkOrigin(ctx, request);
   const rpc = parseRequest(body);
-  const localOnly = LOCAL_CHAIN_ONLY_METHODS.has(rpc.method) && ctx.config.chain === "local" && ctx.chain?.launchProgram.kind === "local";
+  const localOnly =
+    LOCAL_CHAIN_ONLY_METHODS.has(rpc.method) &&
+    ctx.config.chain === "local" &&
+    ctx.chain?.launchProgram.kind === "local";
   if (!ALLOWED_METHODS.has(rpc.method) && !localOnly) throw badRequest("That JSON-RPC method is not available here.");
   rpc.params = checkedParams(rpc.method, rpc.params);
   if (TRANSACTION_METHODS.has(rpc.method)) {
@@ -131,8 +136,11 @@ export async function proxyRpc(ctx: AppContext, request: Request, body: unknown)
   } catch {
     throw badGateway("The chain provider failed; try again.");
   }
-  if (typeof answer !== "object" || answer === null || Array.isArray(answer)) throw badGateway("The chain provider failed; try again.");
+  if (typeof answer !== "object" || answer === null || Array.isArray(answer))
+    throw badGateway("The chain provider failed; try again.");
   // Only the JSON-RPC fields go back: a provider may add fields naming itself.
   const a = answer as Record<string, unknown>;
-  return "error" in a ? { jsonrpc: "2.0", id: rpc.id, error: a.error } : { jsonrpc: "2.0", id: rpc.id, result: a.result ?? null };
+  return "error" in a
+    ? { jsonrpc: "2.0", id: rpc.id, error: a.error }
+    : { jsonrpc: "2.0", id: rpc.id, result: a.result ?? null };
 }

@@ -17,15 +17,7 @@ import { checkDraft, isAddress, isWalletAddress, toStoredDraft, type Draft, type
 import { resolveLaunchHandles } from "./handle-resolver";
 import type { IdpProfile } from "../accounts/identity";
 import { checkImage, CONTENT_TYPES, makePreview } from "./image";
-import {
-  dropPreview,
-  getIntent,
-  insertIntent,
-  loadPreview,
-  savePreview,
-  transition,
-  type Intent,
-} from "./intents";
+import { dropPreview, getIntent, insertIntent, loadPreview, savePreview, transition, type Intent } from "./intents";
 import { launchMessage, verifyWalletSignature } from "./message";
 import { objectStoreFor } from "./storage";
 import { publishLaunchObjects, refundOnFailure, releaseUploadBytes, reserveUploadBytes } from "./uploads";
@@ -65,7 +57,14 @@ async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | null> {
 }
 
 const messageFor = (ctx: AppContext, i: Pick<Intent, "id" | "mint" | "wallet" | "digest" | "expiresAtMs">) =>
-  launchMessage({ site: ctx.config.publicUrl, intentId: i.id, mint: i.mint, wallet: i.wallet, digest: i.digest, expiresAtMs: i.expiresAtMs });
+  launchMessage({
+    site: ctx.config.publicUrl,
+    intentId: i.id,
+    mint: i.mint,
+    wallet: i.wallet,
+    digest: i.digest,
+    expiresAtMs: i.expiresAtMs,
+  });
 
 // ---------------------------------------------------------------- intent
 
@@ -96,7 +95,13 @@ export async function prepareLaunch(ctx: AppContext, req: IntentRequest): Promis
   if (!/^[0-9a-f]{64}$/.test(digest)) throw badRequest("The digest must be the image's SHA-256 in hex.");
   const checked = checkDraft(req.draft, ctx.config);
   // With IDP_APP_BEARER: X says which id holds each handle now (400 for one that does not exist).
-  const draft = pinnedDraft(checked, await resolveLaunchHandles(ctx.config, checked.recipients.map((r) => r.handle)));
+  const draft = pinnedDraft(
+    checked,
+    await resolveLaunchHandles(
+      ctx.config,
+      checked.recipients.map((r) => r.handle),
+    ),
+  );
 
   // An address already on chain can never be created again; say so now rather than at confirm.
   try {
@@ -263,7 +268,10 @@ export function isTransactionSignature(value: unknown): value is string {
   }
 }
 
-export async function confirmLaunch(ctx: AppContext, req: { intent: string; signature: string }): Promise<ConfirmOutcome> {
+export async function confirmLaunch(
+  ctx: AppContext,
+  req: { intent: string; signature: string },
+): Promise<ConfirmOutcome> {
   if (!isTransactionSignature(req.signature)) throw badRequest("The signature is not a transaction signature.");
   const intent = loadOpenIntent(ctx, req.intent);
   const signature = req.signature;
@@ -277,10 +285,14 @@ export async function confirmLaunch(ctx: AppContext, req: { intent: string; sign
       return confirmed(ctx, intent, signature);
     case "failed":
       if (intent.signature === signature) {
-        return { httpStatus: 200, body: { status: "failed", intent: intent.id, signature, error: intent.error ?? "failed on chain" } };
+        return {
+          httpStatus: 200,
+          body: { status: "failed", intent: intent.id, signature, error: intent.error ?? "failed on chain" },
+        };
       }
       // A new attempt after a failed transaction is allowed while its transaction could still land.
-      if (ctx.now() > intent.expiresAtMs + LANDING_GRACE_MS) throw gone("The signing window has expired; prepare the launch again.");
+      if (ctx.now() > intent.expiresAtMs + LANDING_GRACE_MS)
+        throw gone("The signing window has expired; prepare the launch again.");
       break;
     case "metadata":
       break;
@@ -316,7 +328,12 @@ export type SettleResult =
  * failed on chain. A transaction that does something else changes nothing (it may be a mistake,
  * or somebody else's), so the real one can still be confirmed. Used by confirm and the job.
  */
-export async function settleIntent(ctx: AppContext, chain: ChainServices, intent: Intent, signature: string): Promise<SettleResult> {
+export async function settleIntent(
+  ctx: AppContext,
+  chain: ChainServices,
+  intent: Intent,
+  signature: string,
+): Promise<SettleResult> {
   let status;
   try {
     status = (await chain.reader.getSignatureStatuses([signature], true)).get(signature) ?? null;
@@ -351,7 +368,11 @@ export async function settleIntent(ctx: AppContext, chain: ChainServices, intent
     return { kind: "failed", error };
   }
   if (!intent.metadataUri) return { kind: "rejected", reason: "no metadata was uploaded" };
-  const verdict = chain.launchProgram.verifyCreate(tx, { mint: intent.mint, creator: intent.creator, uri: intent.metadataUri });
+  const verdict = chain.launchProgram.verifyCreate(tx, {
+    mint: intent.mint,
+    creator: intent.creator,
+    uri: intent.metadataUri,
+  });
   if (!verdict.ok) return { kind: "rejected", reason: verdict.reason };
   const create = verdict.create;
   if (create.deployer !== intent.wallet) return { kind: "rejected", reason: "another wallet paid for it" };
@@ -391,5 +412,6 @@ export async function settleIntent(ctx: AppContext, chain: ChainServices, intent
 
 /** The job finishes launches whose page stopped polling, so the last signature given is kept. */
 function remember(ctx: AppContext, intent: Intent, signature: string): void {
-  if (intent.signature !== signature) transition(ctx.db, intent.id, ["metadata", "failed"], "metadata", { signature, error: null });
+  if (intent.signature !== signature)
+    transition(ctx.db, intent.id, ["metadata", "failed"], "metadata", { signature, error: null });
 }

@@ -111,15 +111,16 @@ export class LocalStore implements ObjectStore {
 }
 
 export function objectStoreFor(config: Config, db: Db, now: () => number, intentId: string | null = null): ObjectStore {
-  if (config.ipfs.pinataJwt) return new PinataStore(config.ipfs.pinataApiUrl, config.ipfs.pinataJwt, config.ipfs.gatewayUrl);
+  if (config.ipfs.pinataJwt)
+    return new PinataStore(config.ipfs.pinataApiUrl, config.ipfs.pinataJwt, config.ipfs.gatewayUrl);
   return new LocalStore(db, config.publicUrl, now, intentId);
 }
 
 export function readLocalObject(db: Db, cid: string): { contentType: string; body: Uint8Array } | null {
   if (!/^[0-9a-f]{64}$/.test(cid)) return null;
   // Pending objects belong to a launch not confirmed yet: not served.
-  const row = db.$client.query("SELECT content_type AS contentType, body FROM local_objects WHERE cid = ? AND pending = 0").get(cid) as
-    | { contentType: string; body: Uint8Array }
-    | null;
+  const row = db.$client
+    .query("SELECT content_type AS contentType, body FROM local_objects WHERE cid = ? AND pending = 0")
+    .get(cid) as { contentType: string; body: Uint8Array } | null;
   return row;
 }

@@ -25,11 +25,15 @@ export function localCidOf(uri: string | null): string | null {
 export function reserveUploadBytes(db: Db, clientKey: string, bytes: number, limitBytes: number, nowMs: number): void {
   const day = Math.floor(nowMs / DAY_MS);
   const allowed = immediate(db, () => {
-    const row = db.$client.query("SELECT bytes FROM upload_usage WHERE client_key = ? AND day = ?").get(clientKey, day) as { bytes: number | bigint } | null;
+    const row = db.$client
+      .query("SELECT bytes FROM upload_usage WHERE client_key = ? AND day = ?")
+      .get(clientKey, day) as { bytes: number | bigint } | null;
     const used = Number(row?.bytes ?? 0);
     if (used + bytes > limitBytes) return false;
     db.$client
-      .query("INSERT INTO upload_usage (client_key, day, bytes) VALUES (?1, ?2, ?3) ON CONFLICT (client_key, day) DO UPDATE SET bytes = bytes + ?3")
+      .query(
+        "INSERT INTO upload_usage (client_key, day, bytes) VALUES (?1, ?2, ?3) ON CONFLICT (client_key, day) DO UPDATE SET bytes = bytes + ?3",
+      )
       .run(clientKey, day, bytes);
     // Yesterday's counts and older are of no use: the table stays one row per active client.
     db.$client.query("DELETE FROM upload_usage WHERE day < ?").run(day - 1);
@@ -37,14 +41,18 @@ export function reserveUploadBytes(db: Db, clientKey: string, bytes: number, lim
   });
   if (!allowed) {
     const retryAfterSec = Math.max(1, Math.ceil(((day + 1) * DAY_MS - nowMs) / 1000));
-    throw new HttpError(429, "The upload allowance of your address for today is used up; try again tomorrow.", { "retry-after": String(retryAfterSec) });
+    throw new HttpError(429, "The upload allowance of your address for today is used up; try again tomorrow.", {
+      "retry-after": String(retryAfterSec),
+    });
   }
 }
 
 /** Gives back a reservation whose upload failed, so a provider outage does not eat the allowance. */
 export function releaseUploadBytes(db: Db, clientKey: string, bytes: number, nowMs: number): void {
   const day = Math.floor(nowMs / DAY_MS);
-  db.$client.query("UPDATE upload_usage SET bytes = MAX(0, bytes - ?) WHERE client_key = ? AND day = ?").run(bytes, clientKey, day);
+  db.$client
+    .query("UPDATE upload_usage SET bytes = MAX(0, bytes - ?) WHERE client_key = ? AND day = ?")
+    .run(bytes, clientKey, day);
 }
 
 /** The store, giving the reservation back once if a put fails (an IPFS outage must not eat the allowance). */

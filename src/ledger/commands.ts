@@ -95,27 +95,58 @@ function twoLegs(from: AccountRef, to: AccountRef, lamports: bigint): EntrySpec[
 
 /** The claimed or autopaid amount leaves the balance the moment the payout is queued. */
 export function reservePayout(db: Db, payoutId: number, idpUserId: string, lamports: bigint, atMs: number) {
-  return post(db, `payout_reserve:${payoutId}`, "payout_reserve", atMs, twoLegs(accounts.user(idpUserId), accounts.payout(payoutId), lamports));
+  return post(
+    db,
+    `payout_reserve:${payoutId}`,
+    "payout_reserve",
+    atMs,
+    twoLegs(accounts.user(idpUserId), accounts.payout(payoutId), lamports),
+  );
 }
 
 export function confirmPayout(db: Db, payoutId: number, lamports: bigint, atMs: number) {
-  return post(db, `payout_confirm:${payoutId}`, "payout_confirm", atMs, twoLegs(accounts.payout(payoutId), accounts.paidOut(), lamports));
+  return post(
+    db,
+    `payout_confirm:${payoutId}`,
+    "payout_confirm",
+    atMs,
+    twoLegs(accounts.payout(payoutId), accounts.paidOut(), lamports),
+  );
 }
 
 /** A payout that failed on chain: its amount is back in the balance. */
 export function failPayout(db: Db, payoutId: number, idpUserId: string, lamports: bigint, atMs: number) {
-  return post(db, `payout_fail:${payoutId}`, "payout_fail", atMs, twoLegs(accounts.payout(payoutId), accounts.user(idpUserId), lamports));
+  return post(
+    db,
+    `payout_fail:${payoutId}`,
+    "payout_fail",
+    atMs,
+    twoLegs(accounts.payout(payoutId), accounts.user(idpUserId), lamports),
+  );
 }
 
 /** A payout that provably expired: the new payout owes its amount. */
 export function replacePayout(db: Db, oldPayoutId: number, newPayoutId: number, lamports: bigint, atMs: number) {
-  return post(db, `payout_replace:${oldPayoutId}`, "payout_replace", atMs, twoLegs(accounts.payout(oldPayoutId), accounts.payout(newPayoutId), lamports));
+  return post(
+    db,
+    `payout_replace:${oldPayoutId}`,
+    "payout_replace",
+    atMs,
+    twoLegs(accounts.payout(oldPayoutId), accounts.payout(newPayoutId), lamports),
+  );
 }
 
 /** Credits routed to burn (or a platform buyback) wait for the burns job's buy. */
 export function orderBurn(
   db: Db,
-  order: { orderId: number; source: "recipient" | "platform"; idpUserId: string | null; mint: string; lamports: bigint; atMs: number },
+  order: {
+    orderId: number;
+    source: "recipient" | "platform";
+    idpUserId: string | null;
+    mint: string;
+    lamports: bigint;
+    atMs: number;
+  },
 ) {
   const from = order.source === "platform" ? accounts.platform() : accounts.user(requireUser(order.idpUserId));
   const to = order.source === "platform" ? accounts.buybackPending(order.mint) : accounts.burnPending(order.mint);
@@ -128,8 +159,10 @@ export function completeBurn(
   burn: { buyId: number; mint: string; recipientLamports: bigint; platformLamports: bigint; atMs: number },
 ) {
   const entries: EntrySpec[] = [];
-  if (burn.recipientLamports > 0n) entries.push({ account: accounts.burnPending(burn.mint), amount: -burn.recipientLamports });
-  if (burn.platformLamports > 0n) entries.push({ account: accounts.buybackPending(burn.mint), amount: -burn.platformLamports });
+  if (burn.recipientLamports > 0n)
+    entries.push({ account: accounts.burnPending(burn.mint), amount: -burn.recipientLamports });
+  if (burn.platformLamports > 0n)
+    entries.push({ account: accounts.buybackPending(burn.mint), amount: -burn.platformLamports });
   const total = burn.recipientLamports + burn.platformLamports;
   if (total <= 0n || burn.recipientLamports < 0n || burn.platformLamports < 0n) {
     throw new LedgerInvariantError("a burn must spend a positive amount");

@@ -145,7 +145,10 @@ export function renderFeedRows(
   }
   const details = new Map<string, Record<string, unknown>>();
   for (const [type, ids] of idsByType) {
-    const found = prepared(db, DETAIL_SQL[type]).all({ ids: JSON.stringify(ids) } as never) as Record<string, unknown>[];
+    const found = prepared(db, DETAIL_SQL[type]).all({ ids: JSON.stringify(ids) } as never) as Record<
+      string,
+      unknown
+    >[];
     for (const d of found) details.set(`${type}:${d.id}`, d);
   }
 
@@ -159,7 +162,14 @@ export function renderFeedRows(
     const at = isoMs(Number(row.atUs) / 1000);
     switch (row.type) {
       case "launch":
-        push(row.atUs, { type: "launch", at, mint: d.mint, symbol: d.symbol, signature: d.signature, recipients: Number(d.recipients) });
+        push(row.atUs, {
+          type: "launch",
+          at,
+          mint: d.mint,
+          symbol: d.symbol,
+          signature: d.signature,
+          recipients: Number(d.recipients),
+        });
         break;
       case "sweep":
         push(row.atUs, {

@@ -13,10 +13,20 @@ const common = { at: IsoTimeSchema, mint: t.String(), signature: t.String() };
 
 export const LaunchEventSchema = t.Object(
   { type: t.Literal("launch"), ...common, symbol: t.String(), recipients: Int({ minimum: 1 }) },
-  { title: "LaunchEvent", description: "A confirmed launch; launches of hidden tokens are left out. `at` is the create transaction's block time" },
+  {
+    title: "LaunchEvent",
+    description:
+      "A confirmed launch; launches of hidden tokens are left out. `at` is the create transaction's block time",
+  },
 );
 export const SweepEventSchema = t.Object(
-  { type: t.Literal("sweep"), ...common, symbol: t.String(), totalLamports: LamportsSchema, platformLamports: LamportsSchema },
+  {
+    type: t.Literal("sweep"),
+    ...common,
+    symbol: t.String(),
+    totalLamports: LamportsSchema,
+    platformLamports: LamportsSchema,
+  },
   { title: "SweepEvent", description: "A confirmed sweep; `at` is when it confirmed" },
 );
 export const PayoutEventSchema = t.Object(
@@ -62,7 +72,8 @@ export function feedRoutes(ctx: AppContext) {
       let beforeUs: number | null = null;
       if (query.before !== undefined) {
         beforeUs = parseBefore(query.before);
-        if (beforeUs === null) throw badRequest("The 'before' parameter must be an ISO 8601 time, as given in nextBefore.");
+        if (beforeUs === null)
+          throw badRequest("The 'before' parameter must be an ISO 8601 time, as given in nextBefore.");
       }
       const limit = query.limit ?? DEFAULT_FEED_LIMIT;
       const key = `ledger\u0000${limit}\u0000${beforeUs ?? ""}`;
@@ -76,7 +87,9 @@ export function feedRoutes(ctx: AppContext) {
     {
       query: t.Object({
         limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: "1 to 100, default 50" })),
-        before: t.Optional(t.String({ description: "the previous page's nextBefore, as it came (ISO 8601 with microseconds)" })),
+        before: t.Optional(
+          t.String({ description: "the previous page's nextBefore, as it came (ISO 8601 with microseconds)" }),
+        ),
       }),
       response: { 200: FeedPageSchema, ...errors(400, 429) },
       detail: { tags: ["public"], summary: "The public ledger feed", description: "Clients switch on `type`." },

@@ -108,9 +108,10 @@ export interface LedgerTotals {
 }
 
 export function ledgerTotals(db: Db): LedgerTotals {
-  const rows = db.$client
-    .query("SELECT kind, SUM(balance) AS total FROM ledger_accounts GROUP BY kind")
-    .all() as { kind: string; total: bigint }[];
+  const rows = db.$client.query("SELECT kind, SUM(balance) AS total FROM ledger_accounts GROUP BY kind").all() as {
+    kind: string;
+    total: bigint;
+  }[];
   const by = new Map(rows.map((r) => [r.kind, BigInt(r.total)]));
   const get = (kind: string) => by.get(kind) ?? 0n;
   const unclaimed = get("user") + get("handle");
@@ -125,7 +126,11 @@ export function ledgerTotals(db: Db): LedgerTotals {
   };
   // Every lamport swept is somewhere: owed, paid, burned, or the platform's.
   const accounted =
-    totals.owedLamports + totals.paidLamports + totals.burnedLamports + totals.platformLamports + totals.buybackPendingLamports;
+    totals.owedLamports +
+    totals.paidLamports +
+    totals.burnedLamports +
+    totals.platformLamports +
+    totals.buybackPendingLamports;
   if (accounted !== totals.sweptLamports) {
     throw new LedgerInvariantError("ledger totals do not add up to what was swept");
   }

@@ -86,16 +86,12 @@ function statements(client: Database): Statements {
       "INSERT INTO ledger_postings (command_key, kind, at_ms) VALUES (?, ?, ?) RETURNING id",
     ),
     findAccount: client.prepare("SELECT id FROM ledger_accounts WHERE kind = ? AND ref = ?"),
-    insertAccount: client.prepare(
-      "INSERT INTO ledger_accounts (kind, ref, balance) VALUES (?, ?, 0) RETURNING id",
-    ),
+    insertAccount: client.prepare("INSERT INTO ledger_accounts (kind, ref, balance) VALUES (?, ?, 0) RETURNING id"),
     insertEntry: client.prepare(
       "INSERT INTO ledger_entries (posting_id, account_id, amount, token_id, handle) VALUES (?, ?, ?, ?, ?)",
     ),
     addBalance: client.prepare("UPDATE ledger_accounts SET balance = balance + ? WHERE id = ?"),
-    readAccount: client.prepare(
-      "SELECT balance, kind, entry_sum AS entrySum FROM ledger_accounts WHERE id = ?",
-    ),
+    readAccount: client.prepare("SELECT balance, kind, entry_sum AS entrySum FROM ledger_accounts WHERE id = ?"),
     postingSum: client.prepare(
       "SELECT COALESCE(SUM(amount), 0) AS total, COUNT(*) AS n FROM ledger_entries WHERE posting_id = ?",
     ),

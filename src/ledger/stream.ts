@@ -99,10 +99,19 @@ export class LedgerStreamHub {
     let afterAtUs: number | null = null;
     if (lastEventId !== null && lastEventId !== "") {
       afterAtUs = parseBefore(lastEventId);
-      if (afterAtUs === null) return { ok: false, status: 400, message: "Last-Event-ID must be an event id this stream sent (ISO 8601 with microseconds)." };
+      if (afterAtUs === null)
+        return {
+          ok: false,
+          status: 400,
+          message: "Last-Event-ID must be an event id this stream sent (ISO 8601 with microseconds).",
+        };
     }
     if ((this.perIp.get(ip) ?? 0) >= this.options.maxStreamsPerIp) {
-      return { ok: false, status: 429, message: `At most ${this.options.maxStreamsPerIp} open streams per client; close one first.` };
+      return {
+        ok: false,
+        status: 429,
+        message: `At most ${this.options.maxStreamsPerIp} open streams per client; close one first.`,
+      };
     }
     if (this.clients.size >= this.options.maxStreams) {
       return { ok: false, status: 503, message: "Too many open streams; try again later." };
@@ -174,7 +183,9 @@ export class LedgerStreamHub {
 
   private catchUp(): void {
     if (!this.tracking) {
-      const row = this.db.$client.query("SELECT COALESCE(MAX(seq), 0) AS top FROM feed_commits").get() as { top: bigint };
+      const row = this.db.$client.query("SELECT COALESCE(MAX(seq), 0) AS top FROM feed_commits").get() as {
+        top: bigint;
+      };
       this.lastSeq = Number(row.top);
       this.tracking = true;
       return;

@@ -36,7 +36,13 @@ export async function anchorSnapshots(db: Db, chain: ChainServices, options: Anc
       `SELECT id, memo, anchor_signature AS signature, anchor_last_valid_block_height AS lastValidBlockHeight, anchor_wire AS wire
          FROM liability_snapshots WHERE anchored_at_ms IS NULL ORDER BY id DESC LIMIT ?`,
     )
-    .all(ANCHOR_BATCH) as { id: bigint; memo: string; signature: string | null; lastValidBlockHeight: bigint | null; wire: Uint8Array | null }[];
+    .all(ANCHOR_BATCH) as {
+    id: bigint;
+    memo: string;
+    signature: string | null;
+    lastValidBlockHeight: bigint | null;
+    wire: Uint8Array | null;
+  }[];
   let anchored = 0;
   for (const raw of rows) {
     const row: Unanchored = { ...raw, id: Number(raw.id) };
@@ -72,11 +78,18 @@ async function anchorOne(
   for (;;) {
     const outcome = await chain.sender.outcome(signature, BigInt(lastValidBlockHeight));
     if (outcome.kind === "confirmed") {
-      c.query("UPDATE liability_snapshots SET anchored_at_ms = ? WHERE id = ? AND anchor_signature = ?").run(options.nowMs(), row.id, signature);
+      c.query("UPDATE liability_snapshots SET anchored_at_ms = ? WHERE id = ? AND anchor_signature = ?").run(
+        options.nowMs(),
+        row.id,
+        signature,
+      );
       return true;
     }
     if (outcome.kind === "failed" || outcome.kind === "expired") {
-      log.warn("liability anchor did not land; preparing it again next pass", { snapshotId: row.id, outcome: outcome.kind });
+      log.warn("liability anchor did not land; preparing it again next pass", {
+        snapshotId: row.id,
+        outcome: outcome.kind,
+      });
       c.query(
         `UPDATE liability_snapshots SET anchor_signature = NULL, anchor_last_valid_block_height = NULL, anchor_wire = NULL
           WHERE id = ? AND anchor_signature = ?`,
@@ -93,6 +106,8 @@ export async function readAnchorMemo(chain: ChainServices, signature: string): P
   const tx = await chain.reader.getTransaction(signature);
   if (!tx || tx.err !== null) return null;
   const treasury = chain.treasury.publicKey.toBase58();
-  const memo = chain.launchProgram.decodeMemos(tx).find((m) => m.text.startsWith("liabilities:") && m.signers.includes(treasury));
+  const memo = chain.launchProgram
+    .decodeMemos(tx)
+    .find((m) => m.text.startsWith("liabilities:") && m.signers.includes(treasury));
   return memo?.text ?? null;
 }

@@ -17,7 +17,12 @@ export async function snapshotLiabilitiesAfterRun(ctx: AppContext, job: "payouts
   try {
     const result = takeSnapshot(ctx.db, ctx.now());
     if (result.taken) {
-      log.info("liability snapshot", { after: job, snapshotId: result.snapshotId, leaves: result.leafCount, totalLamports: result.totalLamports.toString() });
+      log.info("liability snapshot", {
+        after: job,
+        snapshotId: result.snapshotId,
+        leaves: result.leafCount,
+        totalLamports: result.totalLamports.toString(),
+      });
       rememberTree(ctx.db, result.snapshotId, result.tree);
       pruneSnapshots(ctx.db, ctx.now());
     } else if (result.reason === "incident") {

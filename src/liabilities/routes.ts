@@ -25,7 +25,8 @@ export const LiabilitiesSchema = t.Object(
     leaves: Int({ minimum: 0, description: "number of leaves (accounts owed something)" }),
     anchorSignature: {
       ...NullableString,
-      description: "the treasury's Memo transaction `liabilities:<root>:<totalLamports>:<at>`; null until it is confirmed",
+      description:
+        "the treasury's Memo transaction `liabilities:<root>:<totalLamports>:<at>`; null until it is confirmed",
     },
   },
   { title: "Liabilities" },

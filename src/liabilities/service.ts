@@ -25,9 +25,14 @@ export function snapshotAt(db: Db, atMs: number | null): SnapshotSummary | null 
               CASE WHEN anchored_at_ms IS NULL THEN NULL ELSE anchor_signature END AS anchorSignature
          FROM liability_snapshots WHERE at_ms <= ? ORDER BY at_ms DESC LIMIT 1`,
     )
-    .get(atMs ?? Number.MAX_SAFE_INTEGER) as
-    | { id: bigint; atMs: bigint; root: string; totalLamports: bigint; leafCount: bigint; anchorSignature: string | null }
-    | null;
+    .get(atMs ?? Number.MAX_SAFE_INTEGER) as {
+    id: bigint;
+    atMs: bigint;
+    root: string;
+    totalLamports: bigint;
+    leafCount: bigint;
+    anchorSignature: string | null;
+  } | null;
   if (!row) return null;
   return {
     id: Number(row.id),

@@ -59,7 +59,15 @@ export function currentLiabilities(db: Db): AccountLiability[] {
 }
 
 export type SnapshotResult =
-  | { taken: true; snapshotId: number; atMs: number; root: string; totalLamports: bigint; leafCount: number; tree: SumTree }
+  | {
+      taken: true;
+      snapshotId: number;
+      atMs: number;
+      root: string;
+      totalLamports: bigint;
+      leafCount: number;
+      tree: SumTree;
+    }
   | { taken: false; reason: "unchanged" | "same_instant" }
   | { taken: false; reason: "incident"; owedLamports: bigint; treeLamports: bigint | null; detail: string };
 
@@ -72,13 +80,17 @@ interface SnapshotRead {
 }
 
 function latestSnapshot(db: Db): { atMs: number; postingId: number } | null {
-  const row = db.$client.query("SELECT at_ms AS atMs, posting_id AS postingId FROM liability_snapshots ORDER BY at_ms DESC LIMIT 1").get() as
-    | { atMs: bigint; postingId: bigint }
-    | null;
+  const row = db.$client
+    .query("SELECT at_ms AS atMs, posting_id AS postingId FROM liability_snapshots ORDER BY at_ms DESC LIMIT 1")
+    .get() as { atMs: bigint; postingId: bigint } | null;
   return row ? { atMs: Number(row.atMs), postingId: Number(row.postingId) } : null;
 }
 
-function skipReason(latest: { atMs: number; postingId: number } | null, atMs: number, postingId: number): "same_instant" | "unchanged" | null {
+function skipReason(
+  latest: { atMs: number; postingId: number } | null,
+  atMs: number,
+  postingId: number,
+): "same_instant" | "unchanged" | null {
   if (!latest) return null;
   if (latest.atMs >= atMs) return "same_instant";
   const due = atMs - latest.atMs >= SNAPSHOT_EVERY_MS;
@@ -95,7 +107,9 @@ export function takeSnapshot(db: Db, atMs: number): SnapshotResult {
   const c = db.$client;
   const read = c
     .transaction((): SnapshotRead | "same_instant" | "unchanged" => {
-      const postingId = Number((c.query("SELECT COALESCE(MAX(id), 0) AS id FROM ledger_postings").get() as { id: bigint }).id);
+      const postingId = Number(
+        (c.query("SELECT COALESCE(MAX(id), 0) AS id FROM ledger_postings").get() as { id: bigint }).id,
+      );
       const skip = skipReason(latestSnapshot(db), atMs, postingId);
       if (skip) return skip;
       const owedLamports = ledgerTotals(db).owedLamports;
@@ -140,7 +154,13 @@ export function takeSnapshot(db: Db, atMs: number): SnapshotResult {
   });
 }
 
-function incident(db: Db, atMs: number, owedLamports: bigint, treeLamports: bigint | null, detail: string): SnapshotResult {
+function incident(
+  db: Db,
+  atMs: number,
+  owedLamports: bigint,
+  treeLamports: bigint | null,
+  detail: string,
+): SnapshotResult {
   db.$client
     .query("INSERT INTO liability_incidents (at_ms, owed_lamports, tree_lamports, detail) VALUES (?, ?, ?, ?)")
     .run(atMs, owedLamports, treeLamports, detail);
@@ -151,7 +171,9 @@ function incident(db: Db, atMs: number, owedLamports: bigint, treeLamports: bigi
 export function pruneSnapshots(db: Db, nowMs: number): number {
   return immediate(db, () => {
     const cutoff = nowMs - SNAPSHOT_KEEP_MS;
-    db.$client.query("DELETE FROM liability_leaves WHERE snapshot_id IN (SELECT id FROM liability_snapshots WHERE at_ms < ?)").run(cutoff);
+    db.$client
+      .query("DELETE FROM liability_leaves WHERE snapshot_id IN (SELECT id FROM liability_snapshots WHERE at_ms < ?)")
+      .run(cutoff);
     return db.$client.query("DELETE FROM liability_snapshots WHERE at_ms < ?").run(cutoff).changes;
   });
 }

@@ -74,7 +74,8 @@ export function parentNode(left: TreeNode, right: TreeNode): TreeNode {
   checkU64(right.sumLamports);
   const sumLamports = left.sumLamports + right.sumLamports;
   if (sumLamports > U64_MAX) throw new LiabilityTreeError("a node's sum is over 2^64 - 1");
-  if (left.hash.length !== HASH_BYTES || right.hash.length !== HASH_BYTES) throw new LiabilityTreeError("a node hash is 32 bytes");
+  if (left.hash.length !== HASH_BYTES || right.hash.length !== HASH_BYTES)
+    throw new LiabilityTreeError("a node hash is 32 bytes");
   // 0x01 ‖ leftHash ‖ u64be(leftSum) ‖ rightHash ‖ u64be(rightSum)
   const message = Buffer.allocUnsafe(1 + 2 * (HASH_BYTES + 8));
   message[0] = 0x01;
@@ -113,7 +114,8 @@ export function buildTree(leaves: readonly TreeNode[]): SumTree {
   }
   const ordered = [...byKey.keys()].sort().map((key) => byKey.get(key)!);
   for (const leaf of ordered) {
-    if (leaf.sumLamports <= 0n || leaf.sumLamports > U64_MAX) throw new LiabilityTreeError("a leaf holds a positive u64 amount");
+    if (leaf.sumLamports <= 0n || leaf.sumLamports > U64_MAX)
+      throw new LiabilityTreeError("a leaf holds a positive u64 amount");
   }
   if (ordered.length === 0) return { levels: [[]], root: ZERO_NODE };
   const levels: TreeNode[][] = [ordered];
@@ -182,7 +184,8 @@ export function verifyInclusion(leaf: Leaf, path: readonly PathStep[], root: Tre
 export const toHex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex");
 
 export function fromHex(hex: string, bytes: number): Uint8Array {
-  if (!new RegExp(`^[0-9a-f]{${bytes * 2}}$`).test(hex)) throw new LiabilityTreeError(`expected ${bytes} bytes of lowercase hex`);
+  if (!new RegExp(`^[0-9a-f]{${bytes * 2}}$`).test(hex))
+    throw new LiabilityTreeError(`expected ${bytes} bytes of lowercase hex`);
   return new Uint8Array(Buffer.from(hex, "hex"));
 }
 

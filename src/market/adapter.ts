@@ -36,7 +36,11 @@ const finite = (v: unknown): number | null => (typeof v === "number" && Number.i
  * Per mint, the pair with the most liquidity gives the market cap (its price is the one that
  * holds), and 24 h volume is summed over every pair of the mint, since each trade happens on one.
  */
-export function figuresFromPairs(pairs: readonly Pair[], mints: readonly string[], chainId: string): Map<string, MarketFigures> {
+export function figuresFromPairs(
+  pairs: readonly Pair[],
+  mints: readonly string[],
+  chainId: string,
+): Map<string, MarketFigures> {
   const wanted = new Set(mints);
   const best = new Map<string, { liquidity: number; cap: number | null }>();
   const volume = new Map<string, number>();
@@ -48,7 +52,8 @@ export function figuresFromPairs(pairs: readonly Pair[], mints: readonly string[
     const liquidity = finite(pair.liquidity?.usd) ?? 0;
     const cap = finite(pair.marketCap) ?? finite(pair.fdv);
     const current = best.get(mint);
-    if (!current || liquidity > current.liquidity || (current.cap === null && cap !== null)) best.set(mint, { liquidity, cap });
+    if (!current || liquidity > current.liquidity || (current.cap === null && cap !== null))
+      best.set(mint, { liquidity, cap });
     const h24 = finite(pair.volume?.h24);
     if (h24 !== null) volume.set(mint, (volume.get(mint) ?? 0) + h24);
   }
@@ -86,7 +91,11 @@ export class DexScreenerMarket implements MarketData {
       throw new MarketUnavailableError("market data answered something that is not JSON");
     }
     // The older `/latest/dex/tokens` shape wraps the same pairs in {pairs}.
-    const pairs = Array.isArray(body) ? body : Array.isArray((body as { pairs?: unknown })?.pairs) ? (body as { pairs: Pair[] }).pairs : null;
+    const pairs = Array.isArray(body)
+      ? body
+      : Array.isArray((body as { pairs?: unknown })?.pairs)
+        ? (body as { pairs: Pair[] }).pairs
+        : null;
     if (!pairs) {
       log.warn("market data answer has no pairs");
       return new Map();

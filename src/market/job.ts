@@ -9,8 +9,15 @@ import { immediate } from "../ledger/ledger";
 import { log } from "../lib/log";
 import type { MarketData } from "./adapter";
 
-export async function refreshMarket(db: Db, market: MarketData, job: Pick<JobContext, "signal" | "assertHeld">, nowMs: () => number): Promise<{ updated: number; failedBatches: number }> {
-  const mints = (db.$client.query("SELECT mint FROM tokens ORDER BY id").all() as { mint: string }[]).map((r) => r.mint);
+export async function refreshMarket(
+  db: Db,
+  market: MarketData,
+  job: Pick<JobContext, "signal" | "assertHeld">,
+  nowMs: () => number,
+): Promise<{ updated: number; failedBatches: number }> {
+  const mints = (db.$client.query("SELECT mint FROM tokens ORDER BY id").all() as { mint: string }[]).map(
+    (r) => r.mint,
+  );
   let updated = 0;
   let failedBatches = 0;
   let lastError: unknown = null;

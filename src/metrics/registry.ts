@@ -4,7 +4,9 @@
  * pattern, never by the raw path).
  */
 const MAX_SERIES = 2_000;
-export const LATENCY_BUCKETS_SEC = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+export const LATENCY_BUCKETS_SEC = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300,
+];
 
 type Labels = Record<string, string>;
 
@@ -17,7 +19,10 @@ function key(labels: Labels): string {
 
 export class Counter {
   private readonly values = new Map<string, number>();
-  constructor(readonly name: string, readonly help: string) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+  ) {}
   inc(labels: Labels = {}, by = 1): void {
     const k = key(labels);
     if (!this.values.has(k) && this.values.size >= MAX_SERIES) return;
@@ -32,7 +37,11 @@ export class Counter {
 
 export class Histogram {
   private readonly series = new Map<string, { buckets: number[]; sum: number; count: number }>();
-  constructor(readonly name: string, readonly help: string, readonly bounds: number[] = LATENCY_BUCKETS_SEC) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly bounds: number[] = LATENCY_BUCKETS_SEC,
+  ) {}
   observe(labels: Labels, value: number): void {
     const k = key(labels);
     let s = this.series.get(k);

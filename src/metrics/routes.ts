@@ -27,14 +27,18 @@ export function renderMetrics(ctx: AppContext): string {
       { labels: { figure: "platform" }, value: totals.platformLamports },
     ]),
   ];
-  const row = ctx.db.$client.query("SELECT value FROM settings WHERE key = 'last_reconciliation'").get() as { value: string } | null;
+  const row = ctx.db.$client.query("SELECT value FROM settings WHERE key = 'last_reconciliation'").get() as {
+    value: string;
+  } | null;
   if (row) {
     const last = JSON.parse(row.value) as { treasuryLamports: string; owedLamports: string; checkedAtMs: number };
     parts.push(
       gauge("treasury_surplus_lamports", "Treasury balance minus what is owed, at the last reconciliation", [
         { value: BigInt(last.treasuryLamports) - BigInt(last.owedLamports) },
       ]),
-      gauge("treasury_checked_timestamp_seconds", "When the treasury was last reconciled", [{ value: Math.floor(last.checkedAtMs / 1000) }]),
+      gauge("treasury_checked_timestamp_seconds", "When the treasury was last reconciled", [
+        { value: Math.floor(last.checkedAtMs / 1000) },
+      ]),
     );
   }
   const health = jobHealth(ctx.db, ctx.now());
@@ -63,11 +67,22 @@ export function metricsRoutes(ctx: AppContext) {
 }
 
 /** The indexer's lag and connection as gauges, for the process that runs it. */
-export function indexerMetrics(state: { connected: boolean; lagSlots: number | null; lastSlot: number | null; reconnects: number }): string {
+export function indexerMetrics(state: {
+  connected: boolean;
+  lagSlots: number | null;
+  lastSlot: number | null;
+  reconnects: number;
+}): string {
   return [
-    gauge("indexer_connected", "1 when the indexer's stream (or poll) reaches the node", [{ value: state.connected ? 1 : 0 }]),
-    gauge("indexer_lag_slots", "Slots between the newest seen and the last applied (-1: unknown)", [{ value: state.lagSlots ?? -1 }]),
-    gauge("indexer_last_slot", "Last slot whose updates were applied (-1: none yet)", [{ value: state.lastSlot ?? -1 }]),
+    gauge("indexer_connected", "1 when the indexer's stream (or poll) reaches the node", [
+      { value: state.connected ? 1 : 0 },
+    ]),
+    gauge("indexer_lag_slots", "Slots between the newest seen and the last applied (-1: unknown)", [
+      { value: state.lagSlots ?? -1 },
+    ]),
+    gauge("indexer_last_slot", "Last slot whose updates were applied (-1: none yet)", [
+      { value: state.lastSlot ?? -1 },
+    ]),
     gauge("indexer_reconnects", "Stream reconnects since start", [{ value: state.reconnects }]),
   ].join("\n");
 }

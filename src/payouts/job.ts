@@ -57,7 +57,17 @@ export interface PayoutRunReport {
 }
 
 export async function runPayoutsJob(deps: PayoutJobDeps, ctx: JobContext): Promise<PayoutRunReport> {
-  const report: PayoutRunReport = { autopayQueued: 0, sent: 0, transactions: 0, confirmed: 0, failed: 0, replaced: 0, pending: 0, sendErrors: 0, paused: false };
+  const report: PayoutRunReport = {
+    autopayQueued: 0,
+    sent: 0,
+    transactions: 0,
+    confirmed: 0,
+    failed: 0,
+    replaced: 0,
+    pending: 0,
+    sendErrors: 0,
+    paused: false,
+  };
   await resolveSentPayouts(deps, ctx, report);
   if (getClaimsPaused(deps.db)) {
     report.paused = true;
@@ -81,12 +91,21 @@ export async function runPayoutsJob(deps: PayoutJobDeps, ctx: JobContext): Promi
       break;
     }
     const instructions = batch.map((p) =>
-      SystemProgram.transfer({ fromPubkey: treasury.publicKey, toPubkey: new PublicKey(p.wallet), lamports: BigInt(p.lamports) }),
+      SystemProgram.transfer({
+        fromPubkey: treasury.publicKey,
+        toPubkey: new PublicKey(p.wallet),
+        lamports: BigInt(p.lamports),
+      }),
     );
     const prepared = await deps.chain.sender.prepare(instructions, treasury, []);
     markPayoutsSent(
       deps.db,
-      { payoutIds: batch.map((p) => Number(p.id)), signature: prepared.signature, lastValidBlockHeight: prepared.lastValidBlockHeight, atMs: deps.now() },
+      {
+        payoutIds: batch.map((p) => Number(p.id)),
+        signature: prepared.signature,
+        lastValidBlockHeight: prepared.lastValidBlockHeight,
+        atMs: deps.now(),
+      },
       ctx.assertHeld,
     );
     crashPoint("payouts:after-save");
@@ -129,7 +148,11 @@ async function queueAutopay(deps: PayoutJobDeps, ctx: JobContext, report: Payout
     if (balance < min) continue;
     if (balance < RENT_EXEMPT_MINIMUM_LAMPORTS && (wallets.get(row.wallet) ?? 0n) === 0n) continue;
     try {
-      queuePayout(deps.db, { idpUserId: row.id, lamports: null, wallet: row.wallet, kind: "autopay", minLamports: min, atMs: deps.now() }, ctx.assertHeld);
+      queuePayout(
+        deps.db,
+        { idpUserId: row.id, lamports: null, wallet: row.wallet, kind: "autopay", minLamports: min, atMs: deps.now() },
+        ctx.assertHeld,
+      );
       report.autopayQueued += 1;
     } catch (error) {
       // A claim raced in, or the balance moved: the next run looks again.
@@ -144,9 +167,15 @@ async function queueAutopay(deps: PayoutJobDeps, ctx: JobContext, report: Payout
  * below the rent-exempt minimum to a wallet that does not exist yet (the system program refuses
  * to create an account it leaves below rent) goes in a transaction of its own.
  */
-async function batchesOf<T extends { wallet: string; lamports: bigint }>(deps: PayoutJobDeps, queued: readonly T[]): Promise<T[][]> {
+async function batchesOf<T extends { wallet: string; lamports: bigint }>(
+  deps: PayoutJobDeps,
+  queued: readonly T[],
+): Promise<T[][]> {
   const small = queued.filter((p) => BigInt(p.lamports) < RENT_EXEMPT_MINIMUM_LAMPORTS);
-  const balances = small.length > 0 ? await deps.chain.reader.getBalances([...new Set(small.map((p) => p.wallet))]) : new Map<string, bigint>();
+  const balances =
+    small.length > 0
+      ? await deps.chain.reader.getBalances([...new Set(small.map((p) => p.wallet))])
+      : new Map<string, bigint>();
   const alone: T[][] = [];
   const together: T[] = [];
   for (const p of queued) {
@@ -154,12 +183,17 @@ async function batchesOf<T extends { wallet: string; lamports: bigint }>(deps: P
     else together.push(p);
   }
   const batches: T[][] = [];
-  for (let i = 0; i < together.length; i += TRANSFERS_PER_TRANSACTION) batches.push(together.slice(i, i + TRANSFERS_PER_TRANSACTION));
+  for (let i = 0; i < together.length; i += TRANSFERS_PER_TRANSACTION)
+    batches.push(together.slice(i, i + TRANSFERS_PER_TRANSACTION));
   return [...batches, ...alone];
 }
 
 /** Resolves every sent batch whose outcome the chain can tell now; returns how many stay pending. */
-export async function resolveSentPayouts(deps: PayoutJobDeps, ctx: JobContext, report?: PayoutRunReport): Promise<number> {
+export async function resolveSentPayouts(
+  deps: PayoutJobDeps,
+  ctx: JobContext,
+  report?: PayoutRunReport,
+): Promise<number> {
   const batches = deps.db.$client
     .query(
       "SELECT signature, MAX(last_valid_block_height) AS lvbh, COUNT(*) AS n FROM payouts WHERE status = 'sent' GROUP BY signature LIMIT 2000",
@@ -180,7 +214,9 @@ export async function resolveSentPayouts(deps: PayoutJobDeps, ctx: JobContext, r
  */
 export async function resolvePayoutSignature(deps: PayoutJobDeps, ctx: JobContext, signature: string): Promise<number> {
   const batch = deps.db.$client
-    .query("SELECT signature, MAX(last_valid_block_height) AS lvbh, COUNT(*) AS n FROM payouts WHERE status = 'sent' AND signature = ? GROUP BY signature")
+    .query(
+      "SELECT signature, MAX(last_valid_block_height) AS lvbh, COUNT(*) AS n FROM payouts WHERE status = 'sent' AND signature = ? GROUP BY signature",
+    )
     .get(signature) as { signature: string; lvbh: bigint; n: bigint } | null;
   return batch ? resolveBatch(deps, ctx, batch) : 0;
 }

@@ -88,7 +88,9 @@ interface SentRow {
 
 function sentWith(db: Db, signature: string): SentRow[] {
   return db.$client
-    .query("SELECT id, idp_user_id AS idpUserId, lamports, wallet, kind FROM payouts WHERE signature = ? AND status = 'sent'")
+    .query(
+      "SELECT id, idp_user_id AS idpUserId, lamports, wallet, kind FROM payouts WHERE signature = ? AND status = 'sent'",
+    )
     .all(signature) as SentRow[];
 }
 

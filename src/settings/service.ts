@@ -61,11 +61,14 @@ export const getAutopayMinLamports = (db: Db, config: Config): bigint =>
 export const getClaimsPaused = (db: Db): boolean => readFlag(db, SETTING_KEYS.claimsPaused);
 export const getLaunchesPaused = (db: Db): boolean => readFlag(db, SETTING_KEYS.launchesPaused);
 
-export const setMinClaimLamports = (db: Db, value: bigint): void => write(db, SETTING_KEYS.minClaimLamports, checkLamports(value));
+export const setMinClaimLamports = (db: Db, value: bigint): void =>
+  write(db, SETTING_KEYS.minClaimLamports, checkLamports(value));
 export const setAutopayMinLamports = (db: Db, value: bigint): void =>
   write(db, SETTING_KEYS.autopayMinLamports, checkLamports(value));
-export const setClaimsPaused = (db: Db, paused: boolean): void => write(db, SETTING_KEYS.claimsPaused, paused ? "1" : "0");
-export const setLaunchesPaused = (db: Db, paused: boolean): void => write(db, SETTING_KEYS.launchesPaused, paused ? "1" : "0");
+export const setClaimsPaused = (db: Db, paused: boolean): void =>
+  write(db, SETTING_KEYS.claimsPaused, paused ? "1" : "0");
+export const setLaunchesPaused = (db: Db, paused: boolean): void =>
+  write(db, SETTING_KEYS.launchesPaused, paused ? "1" : "0");
 
 export interface SettingsInForce {
   minClaimLamports: bigint;
@@ -89,15 +92,24 @@ export const PLATFORM_TOKEN_MINT_KEY = "platform_token_mint";
 export const LAST_RECONCILIATION_KEY = "last_reconciliation";
 
 export function getPlatformTokenMint(db: Db): string | null {
-  const row = db.$client.query("SELECT value FROM settings WHERE key = ?").get(PLATFORM_TOKEN_MINT_KEY) as { value: string } | null;
+  const row = db.$client.query("SELECT value FROM settings WHERE key = ?").get(PLATFORM_TOKEN_MINT_KEY) as {
+    value: string;
+  } | null;
   return row?.value ?? null;
 }
 
-export function setLastReconciliation(db: Db, value: { treasuryLamports: bigint; owedLamports: bigint; checkedAtMs: number }): void {
+export function setLastReconciliation(
+  db: Db,
+  value: { treasuryLamports: bigint; owedLamports: bigint; checkedAtMs: number },
+): void {
   db.$client
     .query("INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2")
     .run(
       LAST_RECONCILIATION_KEY,
-      JSON.stringify({ treasuryLamports: value.treasuryLamports.toString(), owedLamports: value.owedLamports.toString(), checkedAtMs: value.checkedAtMs }),
+      JSON.stringify({
+        treasuryLamports: value.treasuryLamports.toString(),
+        owedLamports: value.owedLamports.toString(),
+        checkedAtMs: value.checkedAtMs,
+      }),
     );
 }

@@ -19,8 +19,7 @@ export const STATS_MEMO_MS = 10_000;
 
 export function computeStats(db: Db, nowMs: number): Stats {
   const c = db.$client;
-  const count = (sql: string, ...args: (string | number)[]) =>
-    Number((c.query(sql).get(...args) as { n: bigint }).n);
+  const count = (sql: string, ...args: (string | number)[]) => Number((c.query(sql).get(...args) as { n: bigint }).n);
   const totals = ledgerTotals(db);
   return {
     tokens: count("SELECT COUNT(*) AS n FROM tokens"),

@@ -62,14 +62,26 @@ export interface SweepRunReport {
 const RESOLVE_BATCH = 2_000;
 
 export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<SweepRunReport> {
-  const report: SweepRunReport = { tokensRead: 0, tokensSwept: 0, transactionsSent: 0, confirmed: 0, failed: 0, pending: 0, sendErrors: 0, reread: 0, heldBack: 0 };
+  const report: SweepRunReport = {
+    tokensRead: 0,
+    tokensSwept: 0,
+    transactionsSent: 0,
+    confirmed: 0,
+    failed: 0,
+    pending: 0,
+    sendErrors: 0,
+    reread: 0,
+    heldBack: 0,
+  };
   await resolveSentSweeps(deps, ctx, report);
   if (ctx.signal.aborted) return report;
 
   const inFlight = new Set(
-    (deps.db.$client.query("SELECT DISTINCT token_id AS id FROM sweeps WHERE status = 'sent'").all() as { id: bigint }[]).map((r) =>
-      Number(r.id),
-    ),
+    (
+      deps.db.$client.query("SELECT DISTINCT token_id AS id FROM sweeps WHERE status = 'sent'").all() as {
+        id: bigint;
+      }[]
+    ).map((r) => Number(r.id)),
   );
   const batchSize = deps.readBatchSize ?? 300;
   const heldBack = heldBackMints(deps.db, "sweep", deps.now());
@@ -92,10 +104,13 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
     storeReadings(
       deps,
       ctx,
-      rows.filter((r) => !inFlight.has(Number(r.id))).map((r) => ({ tokenId: Number(r.id), reading: byMint.get(r.mint) ?? null })),
+      rows
+        .filter((r) => !inFlight.has(Number(r.id)))
+        .map((r) => ({ tokenId: Number(r.id), reading: byMint.get(r.mint) ?? null })),
     );
     for (const r of rows) {
-      if (inFlight.has(Number(r.id))) wereInFlight.push({ tokenId: Number(r.id), token: { mint: r.mint, creator: r.creator } });
+      if (inFlight.has(Number(r.id)))
+        wereInFlight.push({ tokenId: Number(r.id), token: { mint: r.mint, creator: r.creator } });
     }
     report.tokensRead += rows.length;
     for (const row of rows) {
@@ -121,13 +136,23 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
   // collect keeps failing must not take the tokens packed with it down every run.
   const suspects = suspectMints(deps.db, "sweep");
   const packOptions = { launchProgram: deps.chain.launchProgram, treasury: deps.chain.treasury.publicKey };
-  const together = packSweeps(candidates.filter((c) => !suspects.has(c.token.mint)), packOptions);
-  const alone = packSweeps(candidates.filter((c) => suspects.has(c.token.mint)), { ...packOptions, maxTokensPerTransaction: 1 });
+  const together = packSweeps(
+    candidates.filter((c) => !suspects.has(c.token.mint)),
+    packOptions,
+  );
+  const alone = packSweeps(
+    candidates.filter((c) => suspects.has(c.token.mint)),
+    { ...packOptions, maxTokensPerTransaction: 1 },
+  );
   const packed = { batches: [...together.batches, ...alone.batches], skipped: [...together.skipped, ...alone.skipped] };
   for (const skipped of packed.skipped) {
     if (skipped.reason === "too-large") {
       log.warn("token cannot fit a sweep transaction", { mint: skipped.item.token.mint });
-      recordTokenFailure(deps.db, { mint: skipped.item.token.mint, job: "sweep", reason: "cannot fit a sweep transaction", atMs: deps.now() }, ctx.assertHeld);
+      recordTokenFailure(
+        deps.db,
+        { mint: skipped.item.token.mint, job: "sweep", reason: "cannot fit a sweep transaction", atMs: deps.now() },
+        ctx.assertHeld,
+      );
     }
   }
   // Several batches in flight at once (each one still saved before it is sent): the run is bound
@@ -144,7 +169,16 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
       log.warn("sweep could not be prepared", { error: scrubErrorText(error) });
       if (!(error instanceof ChainUnavailableError)) {
         for (const item of batch.items) {
-          recordTokenFailure(deps.db, { mint: item.token.mint, job: "sweep", reason: `could not be prepared: ${scrubErrorText(error)}`, atMs: deps.now() }, ctx.assertHeld);
+          recordTokenFailure(
+            deps.db,
+            {
+              mint: item.token.mint,
+              job: "sweep",
+              reason: `could not be prepared: ${scrubErrorText(error)}`,
+              atMs: deps.now(),
+            },
+            ctx.assertHeld,
+          );
         }
       }
       return;
@@ -185,7 +219,11 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
 
 const unswept = unsweptLamports;
 
-function storeReadings(deps: SweepJobDeps, ctx: JobContext, readings: { tokenId: number; reading: VaultReading | null }[]): void {
+function storeReadings(
+  deps: SweepJobDeps,
+  ctx: JobContext,
+  readings: { tokenId: number; reading: VaultReading | null }[],
+): void {
   storeVaultReadings(deps.db, readings, deps.now(), ctx.assertHeld);
 }
 
@@ -276,7 +314,12 @@ async function resolvePage(
       for (const sweep of sweeps) {
         failSweep(deps.db, Number(sweep.id), error, ctx.assertHeld);
         // A failure on chain counts against the token (an expiry is the chain's doing, not its).
-        if (outcome.kind === "failed") recordTokenFailure(deps.db, { mint: sweep.mint, job: "sweep", reason: `failed on chain: ${error}`, atMs: deps.now() }, ctx.assertHeld);
+        if (outcome.kind === "failed")
+          recordTokenFailure(
+            deps.db,
+            { mint: sweep.mint, job: "sweep", reason: `failed on chain: ${error}`, atMs: deps.now() },
+            ctx.assertHeld,
+          );
       }
       if (report) report.failed += sweeps.length;
       continue;
@@ -287,7 +330,10 @@ async function resolvePage(
       continue;
     }
     crashPoint("sweep:after-confirm");
-    const effects = deps.chain.launchProgram.decodeSweep(tx, sweeps.map((s) => s.creator));
+    const effects = deps.chain.launchProgram.decodeSweep(
+      tx,
+      sweeps.map((s) => s.creator),
+    );
     const movedByCreator = new Map(effects.map((e) => [e.creator, e.movedToTreasuryLamports]));
     const atMs = outcome.blockTime ? outcome.blockTime.getTime() : deps.now();
     // Cross-check against the chain's own figures in this very transaction: no token is credited
@@ -301,11 +347,16 @@ async function resolvePage(
       const moved = movedByCreator.get(sweep.creator) ?? 0n;
       const transferred = transferredTo(tx, sweep.creator, treasury);
       creditedTotal += moved;
-      if (moved > transferred) mismatched.set(sweep.creator, `credit mismatch: decoded ${moved} lamports, its transfer moved ${transferred}`);
+      if (moved > transferred)
+        mismatched.set(sweep.creator, `credit mismatch: decoded ${moved} lamports, its transfer moved ${transferred}`);
     }
     const received = treasuryReceived(tx, treasury);
     if (mismatched.size === 0 && creditedTotal !== received) {
-      for (const sweep of sweeps) mismatched.set(sweep.creator, `credit mismatch: batch decoded ${creditedTotal} lamports, the treasury received ${received}`);
+      for (const sweep of sweeps)
+        mismatched.set(
+          sweep.creator,
+          `credit mismatch: batch decoded ${creditedTotal} lamports, the treasury received ${received}`,
+        );
     }
     for (const sweep of sweeps) {
       const reason = mismatched.get(sweep.creator);
@@ -322,7 +373,11 @@ async function resolvePage(
         // Credit what actually left the creator address for the treasury: fees that arrived after
         // the reading stay there and are swept (and credited) next time, never twice.
         const totalLamports = movedByCreator.get(sweep.creator) ?? 0n;
-        const { applied } = confirmSweep(deps.db, { sweepId: Number(sweep.id), totalLamports, atMs, buyback }, ctx.assertHeld);
+        const { applied } = confirmSweep(
+          deps.db,
+          { sweepId: Number(sweep.id), totalLamports, atMs, buyback },
+          ctx.assertHeld,
+        );
         recordTokenSuccess(deps.db, sweep.mint, "sweep", ctx.assertHeld);
         if (applied) {
           if (report) report.confirmed += 1;
@@ -353,7 +408,11 @@ async function settle(deps: SweepJobDeps, ctx: JobContext, report: SweepRunRepor
  * A token whose sweep is still in flight keeps its reading: its confirmation subtracts the
  * credited total from it.
  */
-async function rereadSwept(deps: SweepJobDeps, ctx: JobContext, swept: readonly { tokenId: number; token: TokenRef }[]): Promise<number> {
+async function rereadSwept(
+  deps: SweepJobDeps,
+  ctx: JobContext,
+  swept: readonly { tokenId: number; token: TokenRef }[],
+): Promise<number> {
   const batchSize = deps.readBatchSize ?? 300;
   let changed = 0;
   for (let i = 0; i < swept.length && !ctx.signal.aborted; i += batchSize) {

@@ -68,7 +68,13 @@ export function confirmSweep(db: Db, confirmation: SweepConfirmation, assertHeld
         `SELECT s.id, s.status, s.token_id AS tokenId, t.mint, t.platform_bps AS platformBps
            FROM sweeps s JOIN tokens t ON t.id = s.token_id WHERE s.id = ?`,
       )
-      .get(confirmation.sweepId) as { id: bigint; status: string; tokenId: bigint; mint: string; platformBps: bigint } | null;
+      .get(confirmation.sweepId) as {
+      id: bigint;
+      status: string;
+      tokenId: bigint;
+      mint: string;
+      platformBps: bigint;
+    } | null;
     if (!sweep) throw new LedgerInvariantError(`no sweep ${confirmation.sweepId}`);
     if (sweep.status === "confirmed") return { applied: false };
     if (sweep.status === "failed") {
@@ -91,7 +97,9 @@ export function confirmSweep(db: Db, confirmation: SweepConfirmation, assertHeld
       mint: sweep.mint,
       totalLamports: confirmation.totalLamports,
       platformBps: Number(sweep.platformBps),
-      recipients: recipients.map((r): SweepRecipient => ({ handle: r.handle, bps: Number(r.bps), idpUserId: r.idpUserId })),
+      recipients: recipients.map(
+        (r): SweepRecipient => ({ handle: r.handle, bps: Number(r.bps), idpUserId: r.idpUserId }),
+      ),
       atMs: confirmation.atMs,
     });
 
@@ -109,8 +117,23 @@ export function confirmSweep(db: Db, confirmation: SweepConfirmation, assertHeld
       const lamports = credit.recipientLamports[i]!;
       if (lamports === 0n || !r.idpUserId) return;
       if (r.routing !== "burn" && Number(r.declined ?? 0) !== 1) return;
-      const orderId = insertBurnOrder(db, "recipient", r.idpUserId, sweep.mint, lamports, confirmation.sweepId, confirmation.atMs);
-      orderBurn(db, { orderId, source: "recipient", idpUserId: r.idpUserId, mint: sweep.mint, lamports, atMs: confirmation.atMs });
+      const orderId = insertBurnOrder(
+        db,
+        "recipient",
+        r.idpUserId,
+        sweep.mint,
+        lamports,
+        confirmation.sweepId,
+        confirmation.atMs,
+      );
+      orderBurn(db, {
+        orderId,
+        source: "recipient",
+        idpUserId: r.idpUserId,
+        mint: sweep.mint,
+        lamports,
+        atMs: confirmation.atMs,
+      });
     });
     const { platformBuybackBps, platformTokenMint } = confirmation.buyback;
     // Only a token launched here can be bought through the launch-program port; orders for any
@@ -120,8 +143,23 @@ export function confirmSweep(db: Db, confirmation: SweepConfirmation, assertHeld
     if (platformTokenMint && buybackLaunchedHere && platformBuybackBps > 0) {
       const lamports = (credit.platformLamports * BigInt(platformBuybackBps)) / 10_000n;
       if (lamports > 0n) {
-        const orderId = insertBurnOrder(db, "platform", null, platformTokenMint, lamports, confirmation.sweepId, confirmation.atMs);
-        orderBurn(db, { orderId, source: "platform", idpUserId: null, mint: platformTokenMint, lamports, atMs: confirmation.atMs });
+        const orderId = insertBurnOrder(
+          db,
+          "platform",
+          null,
+          platformTokenMint,
+          lamports,
+          confirmation.sweepId,
+          confirmation.atMs,
+        );
+        orderBurn(db, {
+          orderId,
+          source: "platform",
+          idpUserId: null,
+          mint: platformTokenMint,
+          lamports,
+          atMs: confirmation.atMs,
+        });
       }
     }
     appendFeedEvent(db, "sweep", confirmation.sweepId, confirmation.atMs);
@@ -155,10 +193,9 @@ export function failSweep(db: Db, sweepId: number, error: string, assertHeld?: (
     if (!row) throw new LedgerInvariantError(`no sweep ${sweepId}`);
     if (row.status === "failed") return { applied: false };
     if (row.status === "confirmed") throw new LedgerInvariantError(`sweep ${sweepId} is confirmed; it cannot fail`);
-    db.$client.query("UPDATE sweeps SET status = 'failed', error = ?, confirmed_at_ms = NULL WHERE id = ?").run(
-      error.slice(0, 300),
-      sweepId,
-    );
+    db.$client
+      .query("UPDATE sweeps SET status = 'failed', error = ?, confirmed_at_ms = NULL WHERE id = ?")
+      .run(error.slice(0, 300), sweepId);
     return { applied: true };
   });
 }

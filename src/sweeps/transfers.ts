@@ -13,7 +13,8 @@ export function transferredTo(tx: ConfirmedTransaction, from: string, to: string
   if (tx.err !== null) return 0n;
   let total = 0n;
   for (const ix of [...tx.instructions, ...tx.innerInstructions]) {
-    if (ix.programId !== SYSTEM_PROGRAM || ix.data.length !== 12 || ix.accounts[0] !== from || ix.accounts[1] !== to) continue;
+    if (ix.programId !== SYSTEM_PROGRAM || ix.data.length !== 12 || ix.accounts[0] !== from || ix.accounts[1] !== to)
+      continue;
     const view = new DataView(ix.data.buffer, ix.data.byteOffset, ix.data.byteLength);
     if (view.getUint32(0, true) !== TRANSFER) continue;
     total += view.getBigUint64(4, true);

@@ -22,23 +22,41 @@ export interface FeeSharingState {
  * Stores what a reading said (call inside `immediate`). `undefined` means the adapter did not
  * look and changes nothing; `null` means the creator is the derived key (again).
  */
-export function recordFeeSharing(db: Db, tokenId: number, reading: FeeSharingReading | null | undefined, atMs: number): void {
+export function recordFeeSharing(
+  db: Db,
+  tokenId: number,
+  reading: FeeSharingReading | null | undefined,
+  atMs: number,
+): void {
   if (reading === undefined) return;
   const c = db.$client;
   if (reading === null) {
     c.query("DELETE FROM token_fee_sharing WHERE token_id = ?").run(tokenId);
     return;
   }
-  const before = c.query("SELECT blocked_reason AS reason FROM token_fee_sharing WHERE token_id = ?").get(tokenId) as { reason: string | null } | null;
+  const before = c.query("SELECT blocked_reason AS reason FROM token_fee_sharing WHERE token_id = ?").get(tokenId) as {
+    reason: string | null;
+  } | null;
   c.query(
     `INSERT INTO token_fee_sharing (token_id, current_creator, is_sharing_config, service_share_bps, blocked_reason, detected_at_ms, checked_at_ms)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
      ON CONFLICT (token_id) DO UPDATE SET current_creator = ?2, is_sharing_config = ?3, service_share_bps = ?4,
         blocked_reason = ?5, checked_at_ms = ?6`,
-  ).run(tokenId, reading.currentCreator, reading.isSharingConfig ? 1 : 0, reading.serviceShareBps, reading.blockedReason, atMs);
+  ).run(
+    tokenId,
+    reading.currentCreator,
+    reading.isSharingConfig ? 1 : 0,
+    reading.serviceShareBps,
+    reading.blockedReason,
+    atMs,
+  );
   if (!before || before.reason !== reading.blockedReason) {
     // An operator should hear about this once, not on every reading.
-    log.warn("token creator moved off its derived key", { tokenId, sharingConfig: reading.isSharingConfig, reason: reading.blockedReason ?? "distributing" });
+    log.warn("token creator moved off its derived key", {
+      tokenId,
+      sharingConfig: reading.isSharingConfig,
+      reason: reading.blockedReason ?? "distributing",
+    });
   }
 }
 
@@ -49,7 +67,13 @@ export const FEE_SHARING_COLUMN = `(SELECT json_object('currentCreator', f.curre
 
 export function feeSharingFromJson(json: string | null | undefined): FeeSharingState | null {
   if (!json) return null;
-  const f = JSON.parse(json) as { currentCreator: string; isSharingConfig: number; serviceShareBps: number; reason: string | null; detectedAtMs: number };
+  const f = JSON.parse(json) as {
+    currentCreator: string;
+    isSharingConfig: number;
+    serviceShareBps: number;
+    reason: string | null;
+    detectedAtMs: number;
+  };
   return {
     status: f.reason === null ? "distributing" : "stopped",
     currentCreator: f.currentCreator,
@@ -77,5 +101,10 @@ export function listFeeSharing(db: Db, limit = 500): FeeSharingAdminItem[] {
         ORDER BY f.detected_at_ms DESC, f.token_id DESC LIMIT ?`,
     )
     .all(limit) as { mint: string; symbol: string; checkedAtMs: number; json: string }[];
-  return rows.map((r) => ({ mint: r.mint, symbol: r.symbol, checkedAt: new Date(Number(r.checkedAtMs)).toISOString(), ...feeSharingFromJson(r.json)! }));
+  return rows.map((r) => ({
+    mint: r.mint,
+    symbol: r.symbol,
+    checkedAt: new Date(Number(r.checkedAtMs)).toISOString(),
+    ...feeSharingFromJson(r.json)!,
+  }));
 }

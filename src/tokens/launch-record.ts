@@ -45,7 +45,11 @@ export interface ConfirmedLaunch {
 
 export const HANDLE_PATTERN = /^[A-Za-z0-9_]{1,15}$/;
 
-export function recordConfirmedLaunch(db: Db, launch: ConfirmedLaunch, nowMs: number): { tokenId: number; created: boolean } {
+export function recordConfirmedLaunch(
+  db: Db,
+  launch: ConfirmedLaunch,
+  nowMs: number,
+): { tokenId: number; created: boolean } {
   if (launch.recipients.length === 0) throw new RangeError("a launch names at least one recipient");
   const bpsSum = launch.recipients.reduce((sum, r) => sum + r.bps, 0);
   if (bpsSum !== 10_000) throw new RangeError("recipient bps must sum to 10000");
@@ -70,27 +74,53 @@ export function recordConfirmedLaunch(db: Db, launch: ConfirmedLaunch, nowMs: nu
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, 0, 0) RETURNING id`,
       )
       .get(
-        launch.mint, launch.name, launch.symbol, launch.description, launch.website, launch.twitter, launch.telegram,
-        launch.metadataUri, launch.imageUri, launch.creatorIndex, launch.creator, launch.creatorVault, launch.deployer,
-        launch.launchSignature, launch.launchedAtMs, launch.platformBps, nowMs,
+        launch.mint,
+        launch.name,
+        launch.symbol,
+        launch.description,
+        launch.website,
+        launch.twitter,
+        launch.telegram,
+        launch.metadataUri,
+        launch.imageUri,
+        launch.creatorIndex,
+        launch.creator,
+        launch.creatorVault,
+        launch.deployer,
+        launch.launchSignature,
+        launch.launchedAtMs,
+        launch.platformBps,
+        nowMs,
       ) as { id: bigint };
     const tokenId = Number(row.id);
     launch.recipients.forEach((r, position) => {
       const handle = r.handle.toLowerCase();
-      c.query("INSERT INTO token_recipients (token_id, position, handle, display_handle, bps) VALUES (?, ?, ?, ?, ?)").run(
-        tokenId, position, handle, r.handle, r.bps,
-      );
+      c.query(
+        "INSERT INTO token_recipients (token_id, position, handle, display_handle, bps) VALUES (?, ?, ?, ?, ?)",
+      ).run(tokenId, position, handle, r.handle, r.bps);
       c.query(
         `INSERT INTO handles (handle, display_handle, name, avatar_url, followers) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (handle) DO NOTHING`,
       ).run(handle, r.handle, r.name ?? r.handle, r.avatarUrl ?? "", r.followers ?? 0);
       if (r.idpUserId) {
-        pinHandleAtLaunch(db, { idpUserId: r.idpUserId, displayHandle: r.handle, name: r.name ?? r.handle, avatarUrl: r.avatarUrl ?? "", followers: r.followers ?? 0 }, nowMs);
+        pinHandleAtLaunch(
+          db,
+          {
+            idpUserId: r.idpUserId,
+            displayHandle: r.handle,
+            name: r.name ?? r.handle,
+            avatarUrl: r.avatarUrl ?? "",
+            followers: r.followers ?? 0,
+          },
+          nowMs,
+        );
       }
     });
     if (launch.imageWebp) {
       c.query("INSERT INTO token_images (token_id, webp, sha256) VALUES (?, ?, ?)").run(
-        tokenId, launch.imageWebp, launch.imageSha256 ?? "",
+        tokenId,
+        launch.imageWebp,
+        launch.imageSha256 ?? "",
       );
     }
     appendFeedEvent(db, "launch", tokenId, launch.launchedAtMs);

@@ -182,19 +182,39 @@ function searchPlan(db: Db, typed: string): SearchPlan {
   if (!short) {
     const ids = new Set<number>();
     const collect = (rows: unknown[]) => rows.forEach((r) => ids.add(Number((r as { id: bigint }).id)));
-    if (address) collect(prepared(db, "SELECT id FROM tokens WHERE mint = $q UNION SELECT id FROM tokens WHERE creator = $q").all({ q } as never));
-    if (handle) collect(prepared(db, "SELECT token_id AS id FROM token_recipients WHERE handle = $h").all({ h: handle } as never));
+    if (address)
+      collect(
+        prepared(db, "SELECT id FROM tokens WHERE mint = $q UNION SELECT id FROM tokens WHERE creator = $q").all({
+          q,
+        } as never),
+      );
+    if (handle)
+      collect(
+        prepared(db, "SELECT token_id AS id FROM token_recipients WHERE handle = $h").all({ h: handle } as never),
+      );
     if (mintPrefix) {
-      collect(prepared(db, `SELECT id FROM tokens WHERE mint >= $qPrefix AND mint < $qPrefixEnd LIMIT ${SEARCH_LIST_MAX + 1}`).all(mintPrefix as never));
+      collect(
+        prepared(
+          db,
+          `SELECT id FROM tokens WHERE mint >= $qPrefix AND mint < $qPrefixEnd LIMIT ${SEARCH_LIST_MAX + 1}`,
+        ).all(mintPrefix as never),
+      );
     }
     collect(
-      prepared(db, `SELECT rowid AS id FROM tokens_search WHERE tokens_search MATCH $phrase LIMIT ${SEARCH_LIST_MAX + 1}`).all({
+      prepared(
+        db,
+        `SELECT rowid AS id FROM tokens_search WHERE tokens_search MATCH $phrase LIMIT ${SEARCH_LIST_MAX + 1}`,
+      ).all({
         phrase,
       } as never),
     );
     if (ids.size <= SEARCH_LIST_MAX) {
       // CROSS JOIN fixes the join order: read the matches, never walk the whole index for them.
-      return { from: "json_each($qIds) j CROSS JOIN tokens t ON t.id = j.value", where: null, params: { qIds: JSON.stringify([...ids]) } };
+      return {
+        from: "json_each($qIds) j CROSS JOIN tokens t ON t.id = j.value",
+        where: null,
+        params: { qIds: JSON.stringify([...ids]) },
+      };
     }
   }
   const terms: string[] = [];
@@ -402,7 +422,11 @@ function creditsOf(db: Db, stamps: readonly CreditStamp[]): Map<number, Map<stri
        FROM ledger_entries e JOIN ledger_postings p ON p.id = e.posting_id
       WHERE e.token_id IN (SELECT value FROM json_each($ids)) AND e.handle IS NOT NULL AND p.kind = 'sweep'
       GROUP BY e.token_id, e.handle`,
-  ).all({ ids: JSON.stringify(missing.map((m) => m.tokenId)) } as never) as { tokenId: bigint; handle: string; credited: bigint }[];
+  ).all({ ids: JSON.stringify(missing.map((m) => m.tokenId)) } as never) as {
+    tokenId: bigint;
+    handle: string;
+    credited: bigint;
+  }[];
   for (const m of missing) out.set(m.tokenId, new Map());
   for (const r of rows) out.get(Number(r.tokenId))!.set(r.handle, BigInt(r.credited));
   for (const m of missing) {

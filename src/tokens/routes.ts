@@ -104,7 +104,10 @@ export function tokenRoutes(ctx: AppContext) {
           tags: ["public"],
           summary: "Stored WebP preview of a token image",
           responses: {
-            200: { description: "WebP image", content: { "image/webp": { schema: { type: "string", format: "binary" } } } },
+            200: {
+              description: "WebP image",
+              content: { "image/webp": { schema: { type: "string", format: "binary" } } },
+            },
             400: { description: "Not a base58 address" },
             404: { description: "No stored image for the token" },
             429: { description: "Rate limited" },

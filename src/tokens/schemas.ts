@@ -48,11 +48,16 @@ const tokenFields = {
       t.Object(
         {
           status: t.Union([t.Literal("distributing"), t.Literal("stopped")], {
-            description: "distributing: the service's share of the sharing config reaches the treasury and is credited; stopped: it cannot (see reason), the token no longer accrues here",
+            description:
+              "distributing: the service's share of the sharing config reaches the treasury and is credited; stopped: it cannot (see reason), the token no longer accrues here",
           }),
           currentCreator: t.String({ description: "the creator the launch program pays now" }),
           isSharingConfig: t.Boolean({ description: "the current creator is the coin's pump.fun fee-sharing config" }),
-          serviceShareBps: Int({ minimum: 0, maximum: 10_000, description: "the token's own creator key's share in that config" }),
+          serviceShareBps: Int({
+            minimum: 0,
+            maximum: 10_000,
+            description: "the token's own creator key's share in that config",
+          }),
           reason: NullableString,
           since: IsoTimeSchema,
         },
@@ -60,7 +65,10 @@ const tokenFields = {
       ),
       t.Null(),
     ],
-    { description: "set when the launch program's creator is no longer the token's own creator key (pump.fun fee sharing); null while it is, or before the first reading" },
+    {
+      description:
+        "set when the launch program's creator is no longer the token's own creator key (pump.fun fee sharing); null while it is, or before the first reading",
+    },
   ),
 };
 
@@ -107,13 +115,15 @@ export const TokenPageSchema = t.Object(
 export const TokenListQuerySchema = t.Object({
   sort: t.Optional(
     t.Union([t.Literal("new"), t.Literal("fees"), t.Literal("mcap")], {
-      description: "new (default): by launch time; fees: swept plus vault; mcap: market cap, unknown last. Always descending",
+      description:
+        "new (default): by launch time; fees: swept plus vault; mcap: market cap, unknown last. Always descending",
     }),
   ),
   q: t.Optional(
     t.String({
       maxLength: 64,
-      description: "exact mint or creator address, substring of name or ticker, or a recipient handle with or without @",
+      description:
+        "exact mint or creator address, substring of name or ticker, or a recipient handle with or without @",
     }),
   ),
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 60, description: "1 to 60, default 24" })),

@@ -71,7 +71,10 @@ async function docsAsset(name: string): Promise<Response> {
   const file = Bun.file(join(SWAGGER_DIR, entry.file!));
   if (!(await file.exists())) {
     log.error("docs viewer file missing", { file: entry.file });
-    return errorResponse(503, "The API reference page is not available right now; the document is at /api/openapi.json.");
+    return errorResponse(
+      503,
+      "The API reference page is not available right now; the document is at /api/openapi.json.",
+    );
   }
   return new Response(file, { headers });
 }
@@ -79,6 +82,10 @@ async function docsAsset(name: string): Promise<Response> {
 export function docsRoutes() {
   return new Elysia({ name: "docs" })
     .get(DOCS_PATH, () => new Response(HTML, { headers: DOCS_HEADERS }), { detail: { hide: true } })
-    .get(`${DOCS_PATH}/assets/:version/:file`, ({ params }) =>
-      params.version === SWAGGER_VERSION ? docsAsset(params.file) : errorResponse(404, "No such file."), { detail: { hide: true } });
+    .get(
+      `${DOCS_PATH}/assets/:version/:file`,
+      ({ params }) =>
+        params.version === SWAGGER_VERSION ? docsAsset(params.file) : errorResponse(404, "No such file."),
+      { detail: { hide: true } },
+    );
 }

@@ -15,7 +15,17 @@ import { docsRoutes } from "./docs";
 const PUBLIC_DIR = join(import.meta.dir, "..", "..", "public");
 
 /** Page paths of the router in public/src/main.ts. */
-export const PAGE_PATHS = ["/", "/token/:mint", "/idp/:handle", "/me", "/launch", "/ledger", "/stats", "/proof", "/admin"] as const;
+export const PAGE_PATHS = [
+  "/",
+  "/token/:mint",
+  "/idp/:handle",
+  "/me",
+  "/launch",
+  "/ledger",
+  "/stats",
+  "/proof",
+  "/admin",
+] as const;
 
 interface Asset {
   body: Uint8Array;
@@ -73,16 +83,28 @@ async function buildBundle(): Promise<Bundle> {
   const css = new Uint8Array(await Bun.file(join(PUBLIC_DIR, "styles.css")).arrayBuffer());
   const stylesPath = `/assets/styles-${Bun.hash(css).toString(36)}.css`;
   assets.set(stylesPath, { body: css, type: "text/css; charset=utf-8" });
-  assets.set("/favicon.svg", { body: new Uint8Array(await Bun.file(join(PUBLIC_DIR, "favicon.svg")).arrayBuffer()), type: "image/svg+xml" });
+  assets.set("/favicon.svg", {
+    body: new Uint8Array(await Bun.file(join(PUBLIC_DIR, "favicon.svg")).arrayBuffer()),
+    type: "image/svg+xml",
+  });
 
-  const html = (await Bun.file(join(PUBLIC_DIR, "index.html")).text()).replace("%APP%", appPath).replace("%STYLES%", stylesPath);
-  log.info("web bundle built", { ms: Math.round(performance.now() - started), bytes: assets.get(appPath)!.body.length });
+  const html = (await Bun.file(join(PUBLIC_DIR, "index.html")).text())
+    .replace("%APP%", appPath)
+    .replace("%STYLES%", stylesPath);
+  log.info("web bundle built", {
+    ms: Math.round(performance.now() - started),
+    bytes: assets.get(appPath)!.body.length,
+  });
   return { html, assets };
 }
 
 /** The page's HTML for one deployment: the explorer link template rides in a meta tag. */
 export function pageHtml(bundle: Bundle, explorerUrl: string | null): string {
-  const escaped = (explorerUrl ?? "").replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  const escaped = (explorerUrl ?? "")
+    .replace(/&/g, "&amp;")
+    .replace(/"/g, "&quot;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;");
   return bundle.html.replace("%EXPLORER%", escaped);
 }
 
@@ -129,10 +151,15 @@ export function webRoutes(ctx: AppContext) {
     .use(docsRoutes());
   for (const path of PAGE_PATHS) app.get(path, () => page(explorerUrl), { detail: { hide: true } });
   // A mistyped page path gets the page's own not-found view (status 404); the API and assets keep JSON.
-  app.get("/*", ({ request }) => {
-    const path = new URL(request.url).pathname;
-    if (path.startsWith("/api/") || path === "/api" || path.startsWith("/assets/")) return errorResponse(404, "No such route.");
-    return page(explorerUrl, 404);
-  }, { detail: { hide: true } });
+  app.get(
+    "/*",
+    ({ request }) => {
+      const path = new URL(request.url).pathname;
+      if (path.startsWith("/api/") || path === "/api" || path.startsWith("/assets/"))
+        return errorResponse(404, "No such route.");
+      return page(explorerUrl, 404);
+    },
+    { detail: { hide: true } },
+  );
   return app;
 }

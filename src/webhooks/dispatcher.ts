@@ -152,7 +152,10 @@ export class WebhookDispatcher {
       const timestampSec = Math.floor(this.options.now() / 1000);
       const response = await this.options.fetch(delivery.url, {
         method: "POST",
-        headers: { ...webhookHeaders(webhookSecret(this.options.signingKey, delivery.webhookId), id, timestampSec, payload), "user-agent": "creator-fee-ledger-webhooks/1" },
+        headers: {
+          ...webhookHeaders(webhookSecret(this.options.signingKey, delivery.webhookId), id, timestampSec, payload),
+          "user-agent": "creator-fee-ledger-webhooks/1",
+        },
         body: payload,
         // A redirect is a non-2xx answer: following it could lead anywhere, private ranges included.
         redirect: "manual",

@@ -33,7 +33,8 @@ async function readJsonObject(request: Request): Promise<Record<string, unknown>
   } catch {
     throw badRequest("The request body could not be read; send a JSON object.");
   }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest("The body must be a JSON object.");
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw badRequest("The body must be a JSON object.");
   return body as Record<string, unknown>;
 }
 
@@ -66,7 +67,12 @@ export function webhookRoutes(ctx: AppContext) {
           const url = parseDestination(body.url);
           const types = parseTypes(body.types);
           await checkDestination(url, ctx.config.webhooksAllowPrivate);
-          return createWebhook(ctx.db, { url: url.href, types, nowMs: ctx.now(), signingKey: webhookSigningKey(ctx.config) });
+          return createWebhook(ctx.db, {
+            url: url.href,
+            types,
+            nowMs: ctx.now(),
+            signingKey: webhookSigningKey(ctx.config),
+          });
         } catch (error) {
           if (error instanceof DestinationError || error instanceof WebhookInputError) throw badRequest(error.message);
           throw error;
@@ -88,7 +94,8 @@ export function webhookRoutes(ctx: AppContext) {
       ({ request, params, query }) => {
         guard(request);
         const raw = (query as Record<string, string | undefined>).limit ?? "100";
-        if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > 500) throw badRequest("limit must be a whole number from 1 to 500.");
+        if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > 500)
+          throw badRequest("limit must be a whole number from 1 to 500.");
         const deliveries = listDeliveries(ctx.db, knownId(params.id), Number(raw), ctx.now());
         if (deliveries === null) throw notFound("No such webhook.");
         return { deliveries };

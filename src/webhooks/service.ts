@@ -52,14 +52,20 @@ export function parseTypes(raw: unknown): string[] | null {
   return out;
 }
 
-export function createWebhook(db: Db, input: { url: string; types: string[] | null; nowMs: number; signingKey: Buffer }) {
+export function createWebhook(
+  db: Db,
+  input: { url: string; types: string[] | null; nowMs: number; signingKey: Buffer },
+) {
   const id = `wh_${randomBytes(12).toString("hex")}`;
   const secret = webhookSecret(input.signingKey, id);
   immediate(db, () => {
     const count = db.$client.query("SELECT COUNT(*) AS n FROM webhooks").get() as { n: bigint };
-    if (Number(count.n) >= MAX_WEBHOOKS) throw new WebhookInputError(`At most ${MAX_WEBHOOKS} webhooks; delete one first.`);
+    if (Number(count.n) >= MAX_WEBHOOKS)
+      throw new WebhookInputError(`At most ${MAX_WEBHOOKS} webhooks; delete one first.`);
     db.$client
-      .query("INSERT INTO webhooks (id, url, types, enabled, created_at_ms, failing_since_ms) VALUES (?, ?, ?, 1, ?, NULL)")
+      .query(
+        "INSERT INTO webhooks (id, url, types, enabled, created_at_ms, failing_since_ms) VALUES (?, ?, ?, 1, ?, NULL)",
+      )
       .run(id, input.url, input.types ? JSON.stringify(input.types) : null, input.nowMs);
   });
   return { id, url: input.url, types: input.types, secret };
@@ -86,7 +92,9 @@ const view = (r: WebhookRow): WebhookView => ({
 const WEBHOOK_COLUMNS = "id, url, types, enabled, created_at_ms AS createdAtMs, failing_since_ms AS failingSinceMs";
 
 export function listWebhooks(db: Db): WebhookView[] {
-  const rows = db.$client.query(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks ORDER BY created_at_ms, id`).all() as WebhookRow[];
+  const rows = db.$client
+    .query(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks ORDER BY created_at_ms, id`)
+    .all() as WebhookRow[];
   return rows.map(view);
 }
 
@@ -99,7 +107,9 @@ export function deleteWebhook(db: Db, id: string): boolean {
   return immediate(db, () => {
     const c = db.$client;
     if (c.query("SELECT 1 FROM webhooks WHERE id = ?").get(id) === null) return false;
-    c.query("DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE webhook_id = ?)").run(id);
+    c.query(
+      "DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE webhook_id = ?)",
+    ).run(id);
     c.query("DELETE FROM webhook_deliveries WHERE webhook_id = ?").run(id);
     c.query("DELETE FROM webhooks WHERE id = ?").run(id);
     return true;
@@ -118,7 +128,13 @@ export function listDeliveries(db: Db, id: string, limit: number, nowMs: number)
       `SELECT id, at_us AS atUs, status, attempts, next_attempt_at_ms AS nextAttemptAtMs FROM webhook_deliveries
        WHERE webhook_id = ? ORDER BY id DESC LIMIT ?`,
     )
-    .all(id, limit) as { id: bigint; atUs: bigint; status: DeliveryView["status"]; attempts: bigint; nextAttemptAtMs: bigint }[];
+    .all(id, limit) as {
+    id: bigint;
+    atUs: bigint;
+    status: DeliveryView["status"];
+    attempts: bigint;
+    nextAttemptAtMs: bigint;
+  }[];
   const attemptsOf = c.query(
     `SELECT attempt, at_ms AS atMs, ok, http_status AS httpStatus, error FROM webhook_attempts
      WHERE delivery_id = ? ORDER BY id DESC LIMIT ?`,
@@ -126,7 +142,13 @@ export function listDeliveries(db: Db, id: string, limit: number, nowMs: number)
   const out: DeliveryView[] = [];
   for (const d of deliveries) {
     const eventId = isoMicros(Number(d.atUs));
-    const attempts = attemptsOf.all(d.id, limit) as { attempt: bigint; atMs: bigint; ok: bigint; httpStatus: bigint | null; error: string | null }[];
+    const attempts = attemptsOf.all(d.id, limit) as {
+      attempt: bigint;
+      atMs: bigint;
+      ok: bigint;
+      httpStatus: bigint | null;
+      error: string | null;
+    }[];
     if (d.status === "pending") {
       const due = Math.max(Number(d.nextAttemptAtMs), nowMs);
       out.push({
@@ -231,7 +253,9 @@ export function renderPayload(db: Db, atUs: number): string | null {
 /** Fixes the body and the start of the retry window at the first attempt. */
 export function startDelivery(db: Db, deliveryId: number, payload: string, nowMs: number): void {
   db.$client
-    .query("UPDATE webhook_deliveries SET payload = COALESCE(payload, ?), first_attempt_at_ms = COALESCE(first_attempt_at_ms, ?) WHERE id = ?")
+    .query(
+      "UPDATE webhook_deliveries SET payload = COALESCE(payload, ?), first_attempt_at_ms = COALESCE(first_attempt_at_ms, ?) WHERE id = ?",
+    )
     .run(payload, nowMs, deliveryId);
 }
 
@@ -254,32 +278,45 @@ export function recordAttempt(db: Db, o: AttemptOutcome): void {
   immediate(db, () => {
     const c = db.$client;
     // Deleted meanwhile: nothing to record.
-    const current = c.query("SELECT status FROM webhook_deliveries WHERE id = ?").get(o.deliveryId) as { status: string } | null;
+    const current = c.query("SELECT status FROM webhook_deliveries WHERE id = ?").get(o.deliveryId) as {
+      status: string;
+    } | null;
     if (!current) return;
-    c.query("INSERT INTO webhook_attempts (delivery_id, attempt, at_ms, ok, http_status, error) VALUES (?, ?, ?, ?, ?, ?)").run(
-      o.deliveryId,
-      o.attempt,
-      o.nowMs,
-      o.ok ? 1 : 0,
-      o.httpStatus,
-      o.error,
-    );
+    c.query(
+      "INSERT INTO webhook_attempts (delivery_id, attempt, at_ms, ok, http_status, error) VALUES (?, ?, ?, ?, ?, ?)",
+    ).run(o.deliveryId, o.attempt, o.nowMs, o.ok ? 1 : 0, o.httpStatus, o.error);
     if (o.ok) {
-      c.query("UPDATE webhook_deliveries SET status = 'delivered', attempts = ? WHERE id = ?").run(o.attempt, o.deliveryId);
+      c.query("UPDATE webhook_deliveries SET status = 'delivered', attempts = ? WHERE id = ?").run(
+        o.attempt,
+        o.deliveryId,
+      );
       c.query("UPDATE webhooks SET failing_since_ms = NULL WHERE id = ?").run(o.webhookId);
       return;
     }
     if (o.nextAttemptAtMs === null) {
-      c.query("UPDATE webhook_deliveries SET status = 'failed', attempts = ? WHERE id = ?").run(o.attempt, o.deliveryId);
+      c.query("UPDATE webhook_deliveries SET status = 'failed', attempts = ? WHERE id = ?").run(
+        o.attempt,
+        o.deliveryId,
+      );
     } else {
-      c.query("UPDATE webhook_deliveries SET attempts = ?, next_attempt_at_ms = ? WHERE id = ?").run(o.attempt, o.nextAttemptAtMs, o.deliveryId);
+      c.query("UPDATE webhook_deliveries SET attempts = ?, next_attempt_at_ms = ? WHERE id = ?").run(
+        o.attempt,
+        o.nextAttemptAtMs,
+        o.deliveryId,
+      );
     }
-    c.query("UPDATE webhooks SET failing_since_ms = COALESCE(failing_since_ms, ?) WHERE id = ?").run(o.nowMs, o.webhookId);
+    c.query("UPDATE webhooks SET failing_since_ms = COALESCE(failing_since_ms, ?) WHERE id = ?").run(
+      o.nowMs,
+      o.webhookId,
+    );
     const disabled = c
       .query("UPDATE webhooks SET enabled = 0 WHERE id = ? AND enabled = 1 AND failing_since_ms <= ?")
       .run(o.webhookId, o.nowMs - o.disableAfterMs);
     // A disabled endpoint keeps nothing waiting; a replay queues its events again.
-    if (disabled.changes > 0) c.query("UPDATE webhook_deliveries SET status = 'failed' WHERE webhook_id = ? AND status = 'pending'").run(o.webhookId);
+    if (disabled.changes > 0)
+      c.query("UPDATE webhook_deliveries SET status = 'failed' WHERE webhook_id = ? AND status = 'pending'").run(
+        o.webhookId,
+      );
   });
 }
 
@@ -287,8 +324,12 @@ export function recordAttempt(db: Db, o: AttemptOutcome): void {
 export function dropDelivery(db: Db, deliveryId: number, attempt: number, nowMs: number): void {
   immediate(db, () => {
     db.$client
-      .query("INSERT INTO webhook_attempts (delivery_id, attempt, at_ms, ok, http_status, error) VALUES (?, ?, ?, 0, NULL, ?)")
+      .query(
+        "INSERT INTO webhook_attempts (delivery_id, attempt, at_ms, ok, http_status, error) VALUES (?, ?, ?, 0, NULL, ?)",
+      )
       .run(deliveryId, attempt, nowMs, "The event is no longer public; not sent.");
-    db.$client.query("UPDATE webhook_deliveries SET status = 'failed', attempts = ? WHERE id = ?").run(attempt, deliveryId);
+    db.$client
+      .query("UPDATE webhook_deliveries SET status = 'failed', attempts = ? WHERE id = ?")
+      .run(attempt, deliveryId);
   });
 }

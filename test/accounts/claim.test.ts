@@ -3,8 +3,21 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { setClaimsPaused, setMinClaimLamports } from "../../src/settings/service";
 import type { TestService } from "../helpers/service";
 import {
-  balanceOfUser, devLogin, fakeChain, freshWallet, launchToken, ledgerSnapshot, ORIGIN, pdaAddress, postJson,
-  programAccount, serviceWith, sweep, systemAccount, tokenAccount, type FakeChain,
+  balanceOfUser,
+  devLogin,
+  fakeChain,
+  freshWallet,
+  launchToken,
+  ledgerSnapshot,
+  ORIGIN,
+  pdaAddress,
+  postJson,
+  programAccount,
+  serviceWith,
+  sweep,
+  systemAccount,
+  tokenAccount,
+  type FakeChain,
 } from "./support";
 
 let svc: TestService;
@@ -78,7 +91,10 @@ describe("200 queued", () => {
     const bob = launchToken(svc.ctx.db, [{ handle: "bob", bps: 10_000 }]);
     sweep(svc.ctx.db, bob.tokenId, SOL);
     await devLogin(svc, "bob", ip());
-    const r = await claim({ wallet: freshWallet(), idpUserId: "dev-bob", handle: "bob", lamports: "100000000" }, cookie);
+    const r = await claim(
+      { wallet: freshWallet(), idpUserId: "dev-bob", handle: "bob", lamports: "100000000" },
+      cookie,
+    );
     expect(r.status).toBe(200);
     expect(balanceOfUser(svc.ctx.db, "dev-alice")).toBe(2n * SOL - 100_000_000n);
     expect(balanceOfUser(svc.ctx.db, "dev-bob")).toBe(SOL);
@@ -88,7 +104,16 @@ describe("200 queued", () => {
 describe("400", () => {
   test("not a wallet address", async () => {
     const { cookie } = await aliceWithBalance();
-    for (const wallet of ["", "not-an-address", "0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl", "1111", "2".repeat(60), 12345, null, ["x"]]) {
+    for (const wallet of [
+      "",
+      "not-an-address",
+      "0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl",
+      "1111",
+      "2".repeat(60),
+      12345,
+      null,
+      ["x"],
+    ]) {
       await refused(400, { wallet }, cookie);
     }
     await refused(400, {}, cookie);
@@ -114,7 +139,9 @@ describe("400", () => {
     await refused(400, { wallet: chain.treasury.publicKey.toBase58() }, cookie);
     await refused(400, { wallet: token.mint }, cookie);
     await refused(400, { wallet: token.creator }, cookie);
-    const vault = svc.ctx.db.$client.query("SELECT creator_vault AS v FROM tokens WHERE id = ?").get(token.tokenId) as { v: string };
+    const vault = svc.ctx.db.$client.query("SELECT creator_vault AS v FROM tokens WHERE id = ?").get(token.tokenId) as {
+      v: string;
+    };
     await refused(400, { wallet: vault.v }, cookie);
   });
 
@@ -158,7 +185,7 @@ describe("400", () => {
   test("body not a JSON object", async () => {
     const { cookie } = await aliceWithBalance();
     await refused(400, "[1,2]", cookie);
-    await refused(400, "\"wallet\"", cookie);
+    await refused(400, '"wallet"', cookie);
     await refused(400, "null", cookie);
     await refused(400, "{not json", cookie);
     const before = ledgerSnapshot(svc.ctx.db);
@@ -206,7 +233,9 @@ describe("409, 503", () => {
     const { cookie } = await aliceWithBalance();
     expect((await claim({ wallet: freshWallet(), lamports: "100000000" }, cookie)).status).toBe(200);
     await refused(409, { wallet: freshWallet(), lamports: "100000000" }, cookie);
-    svc.ctx.db.$client.query("UPDATE payouts SET status = 'sent', signature = 'sig' WHERE idp_user_id = 'dev-alice'").run();
+    svc.ctx.db.$client
+      .query("UPDATE payouts SET status = 'sent', signature = 'sig' WHERE idp_user_id = 'dev-alice'")
+      .run();
     await refused(409, { wallet: freshWallet(), lamports: "100000000" }, cookie);
   });
 

@@ -48,7 +48,10 @@ describe("renames", () => {
     const first = await signInThroughIdp(svc, idp, "2001");
     expect(first.callback.status).toBe(302);
     expect(accountFigures(db, "user", "2001").balanceLamports).toBe(SOL);
-    expect((await postJson(svc, "/api/claim", { wallet: freshWallet(), lamports: "200000000" }, { cookie: first.session })).status).toBe(200);
+    expect(
+      (await postJson(svc, "/api/claim", { wallet: freshWallet(), lamports: "200000000" }, { cookie: first.session }))
+        .status,
+    ).toBe(200);
 
     // renamed on the provider; a token names the new handle before she signs in with it
     idp.rename("2001", "Alice_Renamed");
@@ -61,7 +64,10 @@ describe("renames", () => {
 
     const user = accountFigures(db, "user", "2001");
     expect(user).toEqual({
-      creditedLamports: 1_800_000_000n, paidLamports: 200_000_000n, burnedLamports: 0n, balanceLamports: 1_600_000_000n,
+      creditedLamports: 1_800_000_000n,
+      paidLamports: 200_000_000n,
+      burnedLamports: 0n,
+      balanceLamports: 1_600_000_000n,
     });
     const old = accountRecord(db, "alice")!;
     const renamed = accountRecord(db, "alice_renamed")!;
@@ -98,7 +104,10 @@ describe("a handle that changed hands", () => {
     const c = launchToken(db, [{ handle: "carol", bps: 10_000 }]);
     sweep(db, c.tokenId, SOL);
     const v = await signInThroughIdp(svc, idp, "3001");
-    expect((await postJson(svc, "/api/claim", { wallet: freshWallet(), lamports: "200000000" }, { cookie: v.session })).status).toBe(200);
+    expect(
+      (await postJson(svc, "/api/claim", { wallet: freshWallet(), lamports: "200000000" }, { cookie: v.session }))
+        .status,
+    ).toBe(200);
     return { db, c, v };
   }
 
@@ -112,7 +121,10 @@ describe("a handle that changed hands", () => {
 
     // what V was credited stays V's, payout included
     expect(accountFigures(db, "user", "3001")).toEqual({
-      creditedLamports: SOL, paidLamports: 200_000_000n, burnedLamports: 0n, balanceLamports: 800_000_000n,
+      creditedLamports: SOL,
+      paidLamports: 200_000_000n,
+      burnedLamports: 0n,
+      balanceLamports: 800_000_000n,
     });
     expect(accountFigures(db, "user", "3002").creditedLamports).toBe(0n);
     sweep(db, c.tokenId, 400_000_000n);
@@ -183,6 +195,8 @@ describe("a handle that changed hands", () => {
     idp.users.set("5002", fakeUser("5002", "erin"));
     const u = await signInThroughIdp(svc, idp, "5002");
     expect(u.callback.status).toBe(302);
-    expect(db.$client.query("SELECT idp_user_id AS id FROM handles WHERE handle = 'erin'").get()).toEqual({ id: "5002" });
+    expect(db.$client.query("SELECT idp_user_id AS id FROM handles WHERE handle = 'erin'").get()).toEqual({
+      id: "5002",
+    });
   });
 });

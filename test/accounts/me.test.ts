@@ -24,7 +24,10 @@ describe("GET /api/me", () => {
 
   test("signed in: every field of SPEC with its type", async () => {
     ({ svc } = serviceWith());
-    const t = launchToken(svc.ctx.db, [{ handle: "Dana", bps: 6000 }, { handle: "eve", bps: 4000 }]);
+    const t = launchToken(svc.ctx.db, [
+      { handle: "Dana", bps: 6000 },
+      { handle: "eve", bps: 4000 },
+    ]);
     sweep(svc.ctx.db, t.tokenId, 1_000_000_000n);
     setAutopayMinLamports(svc.ctx.db, 50_000_000n);
     const cookie = await devLogin(svc, "Dana");
@@ -35,27 +38,82 @@ describe("GET /api/me", () => {
     const b = r.body;
     expect(Object.keys(b).sort()).toEqual(
       [
-        "signedIn", "idpConfigured", "devLogin", "idpUserId", "handle", "displayHandle", "name", "avatarUrl", "routing",
-        "payoutWallet", "declined", "creditedLamports", "paidLamports", "burnedLamports", "balanceLamports", "handles",
-        "tokens", "payouts", "tokensNextCursor", "payoutsNextCursor", "minClaimLamports", "autopayMinLamports", "claimsPaused",
+        "signedIn",
+        "idpConfigured",
+        "devLogin",
+        "idpUserId",
+        "handle",
+        "displayHandle",
+        "name",
+        "avatarUrl",
+        "routing",
+        "payoutWallet",
+        "declined",
+        "creditedLamports",
+        "paidLamports",
+        "burnedLamports",
+        "balanceLamports",
+        "handles",
+        "tokens",
+        "payouts",
+        "tokensNextCursor",
+        "payoutsNextCursor",
+        "minClaimLamports",
+        "autopayMinLamports",
+        "claimsPaused",
       ].sort(),
     );
     expect(b).toMatchObject({
-      signedIn: true, idpConfigured: false, devLogin: true, idpUserId: "dev-dana", handle: "dana", displayHandle: "Dana",
-      name: "Dana", avatarUrl: "", routing: "hold", payoutWallet: null, declined: false,
-      creditedLamports: "600000000", paidLamports: "100000000", burnedLamports: "0", balanceLamports: "500000000",
-      handles: ["dana"], minClaimLamports: "10000000", autopayMinLamports: "50000000", claimsPaused: false,
+      signedIn: true,
+      idpConfigured: false,
+      devLogin: true,
+      idpUserId: "dev-dana",
+      handle: "dana",
+      displayHandle: "Dana",
+      name: "Dana",
+      avatarUrl: "",
+      routing: "hold",
+      payoutWallet: null,
+      declined: false,
+      creditedLamports: "600000000",
+      paidLamports: "100000000",
+      burnedLamports: "0",
+      balanceLamports: "500000000",
+      handles: ["dana"],
+      minClaimLamports: "10000000",
+      autopayMinLamports: "50000000",
+      claimsPaused: false,
     });
-    for (const k of ["creditedLamports", "paidLamports", "burnedLamports", "balanceLamports", "minClaimLamports", "autopayMinLamports"]) {
+    for (const k of [
+      "creditedLamports",
+      "paidLamports",
+      "burnedLamports",
+      "balanceLamports",
+      "minClaimLamports",
+      "autopayMinLamports",
+    ]) {
       expect(b[k]).toMatch(LAMPORTS);
     }
     expect(b.tokens).toEqual([
-      { mint: t.mint, name: expect.any(String), symbol: expect.any(String), imageUrl: null, bps: 6000, creditedLamports: "600000000" },
+      {
+        mint: t.mint,
+        name: expect.any(String),
+        symbol: expect.any(String),
+        imageUrl: null,
+        bps: 6000,
+        creditedLamports: "600000000",
+      },
     ]);
     expect(b.payouts).toEqual([
       {
-        id: expect.any(Number), lamports: "100000000", wallet: expect.any(String), kind: "claim", status: "queued",
-        signature: null, createdAt: expect.stringMatching(/Z$/), confirmedAt: null,
+        id: expect.any(Number),
+        lamports: "100000000",
+        wallet: expect.any(String),
+        kind: "claim",
+        status: "queued",
+        signature: null,
+        createdAt: expect.stringMatching(/Z$/),
+        confirmedAt: null,
       },
     ]);
   });
@@ -64,7 +122,14 @@ describe("GET /api/me", () => {
     ({ svc } = serviceWith());
     const cookie = await devLogin(svc, "nobody");
     const b = (await svc.json("/api/me", { headers: { cookie } })).body;
-    expect(b).toMatchObject({ signedIn: true, creditedLamports: "0", balanceLamports: "0", tokens: [], payouts: [], handles: ["nobody"] });
+    expect(b).toMatchObject({
+      signedIn: true,
+      creditedLamports: "0",
+      balanceLamports: "0",
+      tokens: [],
+      payouts: [],
+      handles: ["nobody"],
+    });
   });
 });
 
@@ -83,7 +148,9 @@ describe("dev login", () => {
     const a = (await svc.json("/api/me", { headers: { cookie: first } })).body;
     const b = (await svc.json("/api/me", { headers: { cookie: again } })).body;
     expect(a.idpUserId).toBe(b.idpUserId);
-    expect((await postJson(svc, "/api/auth/dev-login", { handle: "frank" }, { origin: "https://evil.example" })).status).toBe(403);
+    expect(
+      (await postJson(svc, "/api/auth/dev-login", { handle: "frank" }, { origin: "https://evil.example" })).status,
+    ).toBe(403);
     expect((await postJson(svc, "/api/auth/dev-login", { handle: "not a handle!" })).status).toBe(400);
   });
 });
@@ -123,7 +190,8 @@ describe("rate limits with their headers", () => {
     const cookie = await devLogin(svc, "gina");
     await exhaust("/api/claim", 10, (ip = "198.51.100.9") =>
       svc.call("/api/claim", {
-        method: "POST", ip,
+        method: "POST",
+        ip,
         headers: { "content-type": "application/json", origin: ORIGIN, cookie },
         body: JSON.stringify({ wallet: freshWallet() }),
       }),
@@ -135,7 +203,8 @@ describe("rate limits with their headers", () => {
     const cookie = await devLogin(svc, "hank");
     await exhaust("/api/routing", 20, (ip = "198.51.100.9") =>
       svc.call("/api/routing", {
-        method: "POST", ip,
+        method: "POST",
+        ip,
         headers: { "content-type": "application/json", origin: ORIGIN, cookie },
         body: JSON.stringify({ routing: "hold" }),
       }),

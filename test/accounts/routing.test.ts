@@ -3,8 +3,17 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { setClaimsPaused } from "../../src/settings/service";
 import type { TestService } from "../helpers/service";
 import {
-  balanceOfUser, devLogin, freshWallet, launchToken, ledgerSnapshot, pdaAddress, postJson, serviceWith, sweep,
-  tokenAccount, type FakeChain,
+  balanceOfUser,
+  devLogin,
+  freshWallet,
+  launchToken,
+  ledgerSnapshot,
+  pdaAddress,
+  postJson,
+  serviceWith,
+  sweep,
+  tokenAccount,
+  type FakeChain,
 } from "./support";
 
 let svc: TestService;
@@ -33,12 +42,20 @@ const identity = () =>
     .get() as { routing: string | null; wallet: string | null; declined: bigint };
 
 async function refused(status: number, body: unknown, cookie: string | null, extra: { origin?: string | null } = {}) {
-  const before = { ledger: ledgerSnapshot(svc.ctx.db), identity: identity(), balance: balanceOfUser(svc.ctx.db, "dev-alice") };
+  const before = {
+    ledger: ledgerSnapshot(svc.ctx.db),
+    identity: identity(),
+    balance: balanceOfUser(svc.ctx.db, "dev-alice"),
+  };
   const r = await route(body, cookie, extra);
   expect(r.status).toBe(status);
   expect(Object.keys(r.body)).toEqual(["error"]);
   expect(r.headers.get("cache-control")).toBe("private, no-store");
-  expect({ ledger: ledgerSnapshot(svc.ctx.db), identity: identity(), balance: balanceOfUser(svc.ctx.db, "dev-alice") }).toEqual(before);
+  expect({
+    ledger: ledgerSnapshot(svc.ctx.db),
+    identity: identity(),
+    balance: balanceOfUser(svc.ctx.db, "dev-alice"),
+  }).toEqual(before);
   return r;
 }
 
@@ -103,7 +120,7 @@ describe("400", () => {
 
   test("body not a JSON object", async () => {
     const cookie = await alice();
-    await refused(400, "[\"hold\"]", cookie);
+    await refused(400, '["hold"]', cookie);
     await refused(400, "hold", cookie);
   });
 });

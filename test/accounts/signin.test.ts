@@ -57,7 +57,14 @@ describe("start", () => {
 
   test("returnTo is limited to this site's own paths", async () => {
     fresh();
-    for (const bad of ["//evil.example/x", "https://evil.example/", "/\\evil.example", "javascript:alert(1)", "evil", "/%0d%0aSet-Cookie:x=1".replace("%0d%0a", "\r\n")]) {
+    for (const bad of [
+      "//evil.example/x",
+      "https://evil.example/",
+      "/\\evil.example",
+      "javascript:alert(1)",
+      "evil",
+      "/%0d%0aSet-Cookie:x=1".replace("%0d%0a", "\r\n"),
+    ]) {
       const r = await svc.json(`/api/auth/idp/start?returnTo=${encodeURIComponent(bad)}`);
       expect(r.status).toBe(400);
       expect(Object.keys(r.body)).toEqual(["error"]);
@@ -137,7 +144,9 @@ describe("callback", () => {
     const code = back.searchParams.get("code")!;
     const state = back.searchParams.get("state")!;
 
-    const foreignState = await svc.json(`/api/auth/idp/callback?code=${code}&state=${"x".repeat(43)}`, { headers: { cookie } });
+    const foreignState = await svc.json(`/api/auth/idp/callback?code=${code}&state=${"x".repeat(43)}`, {
+      headers: { cookie },
+    });
     expect(foreignState.status).toBe(400);
     const noCookie = await svc.json(`/api/auth/idp/callback?code=${code}&state=${state}`);
     expect(noCookie.status).toBe(400);
@@ -147,12 +156,16 @@ describe("callback", () => {
     const otherCookie = cookieFrom(otherStart, "idp_oauth")!;
     const otherState = new URL(otherStart.headers.get("location")!).searchParams.get("state")!;
     await other.cleanup();
-    const forged = await svc.json(`/api/auth/idp/callback?code=${code}&state=${otherState}`, { headers: { cookie: otherCookie } });
+    const forged = await svc.json(`/api/auth/idp/callback?code=${code}&state=${otherState}`, {
+      headers: { cookie: otherCookie },
+    });
     expect(forged.status).toBe(400);
     // a tampered cookie (state swapped, MAC kept) is refused
     const parts = cookie.split("=")[1]!.split(".");
     parts[0] = otherState;
-    const tampered = await svc.json(`/api/auth/idp/callback?code=${code}&state=${otherState}`, { headers: { cookie: `idp_oauth=${parts.join(".")}` } });
+    const tampered = await svc.json(`/api/auth/idp/callback?code=${code}&state=${otherState}`, {
+      headers: { cookie: `idp_oauth=${parts.join(".")}` },
+    });
     expect(tampered.status).toBe(400);
     expect(svc.ctx.db.$client.query("SELECT COUNT(*) AS n FROM sessions").get()).toEqual({ n: 0n });
     // the genuine pair still works once
@@ -234,8 +247,15 @@ describe("sessions", () => {
     const r = await me(flipped);
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ signedIn: false, idpConfigured: true, devLogin: true });
-    expect(setCookieLine(await svc.call("/api/me", { headers: { cookie: flipped } }), "session")).toContain("Max-Age=0");
-    const claim = await postJson(svc, "/api/claim", { wallet: "11111111111111111111111111111111" }, { cookie: flipped });
+    expect(setCookieLine(await svc.call("/api/me", { headers: { cookie: flipped } }), "session")).toContain(
+      "Max-Age=0",
+    );
+    const claim = await postJson(
+      svc,
+      "/api/claim",
+      { wallet: "11111111111111111111111111111111" },
+      { cookie: flipped },
+    );
     expect(claim.status).toBe(401);
     // the real cookie still works
     expect((await me(session)).body.signedIn).toBe(true);
@@ -261,7 +281,9 @@ describe("sessions", () => {
     const oauth = cookieFrom(start, "idp_oauth")!;
     const consent = await fetch(start.headers.get("location")!, { redirect: "manual" });
     const back = new URL(consent.headers.get("location")!);
-    const callback = await svc.call(`${back.pathname}${back.search}`, { headers: { cookie: `${oauth}; ${first.session}` } });
+    const callback = await svc.call(`${back.pathname}${back.search}`, {
+      headers: { cookie: `${oauth}; ${first.session}` },
+    });
     expect(callback.status).toBe(302);
     expect((await me(first.session)).body.signedIn).toBe(false);
     expect((await me(cookieFrom(callback, "session"))).body.idpUserId).toBe("1002");

@@ -59,13 +59,22 @@ export function fakeChain(): FakeChain {
 }
 
 export const systemAccount = (lamports = 1_000_000n): AccountSnapshot => ({
-  lamports, owner: SYSTEM_PROGRAM, executable: false, data: new Uint8Array(0),
+  lamports,
+  owner: SYSTEM_PROGRAM,
+  executable: false,
+  data: new Uint8Array(0),
 });
 export const tokenAccount = (): AccountSnapshot => ({
-  lamports: 2_039_280n, owner: TOKEN_PROGRAM, executable: false, data: new Uint8Array(165),
+  lamports: 2_039_280n,
+  owner: TOKEN_PROGRAM,
+  executable: false,
+  data: new Uint8Array(165),
 });
 export const programAccount = (): AccountSnapshot => ({
-  lamports: 1_141_440n, owner: "BPFLoaderUpgradeab1e11111111111111111111111", executable: true, data: new Uint8Array(36),
+  lamports: 1_141_440n,
+  owner: "BPFLoaderUpgradeab1e11111111111111111111111",
+  executable: true,
+  data: new Uint8Array(36),
 });
 
 /** A fresh on-curve address nobody uses. */
@@ -77,17 +86,34 @@ export const pdaAddress = () =>
 
 let nextIndex = 1;
 
-export function launchToken(db: Db, recipients: { handle: string; bps: number }[], opts: { platformBps?: number } = {}) {
+export function launchToken(
+  db: Db,
+  recipients: { handle: string; bps: number }[],
+  opts: { platformBps?: number } = {},
+) {
   const index = nextIndex++;
   const mint = Keypair.generate().publicKey.toBase58();
   const creator = Keypair.generate().publicKey.toBase58();
   const { tokenId } = recordConfirmedLaunch(
     db,
     {
-      mint, name: `Token ${index}`, symbol: `T${index}`, description: "", website: null, twitter: null, telegram: null,
-      metadataUri: "local://m", imageUri: null, creatorIndex: index, creator, creatorVault: pdaAddress(),
-      deployer: freshWallet(), launchSignature: `launch-${index}-${mint}`, launchedAtMs: 1_000 + index,
-      platformBps: opts.platformBps ?? 0, recipients,
+      mint,
+      name: `Token ${index}`,
+      symbol: `T${index}`,
+      description: "",
+      website: null,
+      twitter: null,
+      telegram: null,
+      metadataUri: "local://m",
+      imageUri: null,
+      creatorIndex: index,
+      creator,
+      creatorVault: pdaAddress(),
+      deployer: freshWallet(),
+      launchSignature: `launch-${index}-${mint}`,
+      launchedAtMs: 1_000 + index,
+      platformBps: opts.platformBps ?? 0,
+      recipients,
     },
     1_000,
   );
@@ -99,7 +125,12 @@ let nextSweep = 1;
 export function sweep(db: Db, tokenId: number, total: bigint, atMs = 5_000) {
   const sig = `sweep-sig-${nextSweep++}`;
   const [id] = recordSweepsSent(db, [{ tokenId, signature: sig, lastValidBlockHeight: 50n, atMs }]);
-  confirmSweep(db, { sweepId: id!, totalLamports: total, atMs, buyback: { platformBuybackBps: 0, platformTokenMint: null } });
+  confirmSweep(db, {
+    sweepId: id!,
+    totalLamports: total,
+    atMs,
+    buyback: { platformBuybackBps: 0, platformTokenMint: null },
+  });
   return id!;
 }
 
@@ -108,7 +139,8 @@ export const balanceOfUser = (db: Db, idpUserId: string) => accountFigures(db, "
 /** Everything a refused request must leave as it was: every ledger row and every payout row. */
 export function ledgerSnapshot(db: Db) {
   const c = db.$client;
-  const one = (sql: string) => JSON.stringify(c.query(sql).all(), (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+  const one = (sql: string) =>
+    JSON.stringify(c.query(sql).all(), (_k, v) => (typeof v === "bigint" ? v.toString() : v));
   return {
     entries: one("SELECT * FROM ledger_entries ORDER BY id"),
     accounts: one("SELECT kind, ref, balance FROM ledger_accounts ORDER BY id"),
@@ -154,7 +186,12 @@ export interface IdpSignIn {
 }
 
 /** The whole browser round trip: start, the provider's consent, the callback. */
-export async function signInThroughIdp(svc: TestService, idp: FakeIdp, userId: string, returnTo = "/me"): Promise<IdpSignIn> {
+export async function signInThroughIdp(
+  svc: TestService,
+  idp: FakeIdp,
+  userId: string,
+  returnTo = "/me",
+): Promise<IdpSignIn> {
   idp.signInAs(userId);
   const start = await svc.call(`/api/auth/idp/start?returnTo=${encodeURIComponent(returnTo)}`);
   if (start.status !== 302) throw new Error(`start answered ${start.status}: ${await start.text()}`);
@@ -167,14 +204,27 @@ export async function signInThroughIdp(svc: TestService, idp: FakeIdp, userId: s
   return { callback, session: cookieFrom(callback, "session"), oauthCookie, callbackPath };
 }
 
-export function postJson(svc: TestService, path: string, body: unknown, init: { cookie?: string | null; origin?: string | null; ip?: string } = {}) {
+export function postJson(
+  svc: TestService,
+  path: string,
+  body: unknown,
+  init: { cookie?: string | null; origin?: string | null; ip?: string } = {},
+) {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (init.origin !== null) headers.origin = init.origin ?? ORIGIN;
   if (init.cookie) headers.cookie = init.cookie;
-  return svc.json(path, { method: "POST", headers, body: typeof body === "string" ? body : JSON.stringify(body), ip: init.ip });
+  return svc.json(path, {
+    method: "POST",
+    headers,
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    ip: init.ip,
+  });
 }
 
-export function serviceWith(env: Record<string, string> = {}, opts: { chain?: FakeChain | null; now?: () => number } = {}) {
+export function serviceWith(
+  env: Record<string, string> = {},
+  opts: { chain?: FakeChain | null; now?: () => number } = {},
+) {
   const chain = opts.chain === undefined ? fakeChain() : opts.chain;
   const svc = testService(env, { chain, now: opts.now });
   return { svc, chain };

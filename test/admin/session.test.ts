@@ -98,7 +98,9 @@ describe("the operator page's session", () => {
     const bearer = await svc.json("/api/admin/audit", { headers: { authorization: `Bearer ${SECRET}` } });
     expect(bearer.status).toBe(200);
     expect(bearer.body.entries.map((e: { action: string }) => e.action)).toEqual(["admin_sign_out", "admin_sign_in"]);
-    expect((await svc.json("/api/admin/overview", { headers: { authorization: `Bearer ${SECRET}` } })).status).toBe(200);
+    expect((await svc.json("/api/admin/overview", { headers: { authorization: `Bearer ${SECRET}` } })).status).toBe(
+      200,
+    );
   });
 
   test("an expired session is refused", async () => {
@@ -114,6 +116,12 @@ describe("the operator page's session", () => {
     start({});
     expect((await svc.json("/api/admin/session")).status).toBe(404);
     expect((await signIn()).status).toBe(404);
-    expect((await svc.json("/api/admin/overview", { headers: { cookie: "__Secure-admin=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" } })).status).toBe(404);
+    expect(
+      (
+        await svc.json("/api/admin/overview", {
+          headers: { cookie: "__Secure-admin=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" },
+        })
+      ).status,
+    ).toBe(404);
   });
 });

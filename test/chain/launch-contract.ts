@@ -36,7 +36,11 @@ export interface LaunchHarness {
    * coin's sharing config, with these shareholders, becomes its launch-program creator, and later
    * fees (`accrue`) go to the sharing config's vaults.
    */
-  migrateToSharing(token: TokenRef, shareholders: { address: string; shareBps: number }[], options?: { active?: boolean }): Promise<void>;
+  migrateToSharing(
+    token: TokenRef,
+    shareholders: { address: string; shareBps: number }[],
+    options?: { active?: boolean },
+  ): Promise<void>;
   /** false when the emulation cannot execute the launch program's buys (burn-buy cases are skipped there) */
   supportsBuys?: boolean;
   /** network fee the payer was charged for this transaction */
@@ -67,7 +71,11 @@ export function describeLaunchProgramContract(name: string, makeHarness: () => P
     /** What the sweep job does: read, pack, submit, decode. */
     const sweep = async (tokens: { token: TokenRef; creator: Keypair }[]) => {
       const readings = await h.launch.readVaults(tokens.map((t) => t.token));
-      const items: SweepItem[] = tokens.map((t, i) => ({ token: t.token, reading: readings[i]!, creatorSigner: t.creator }));
+      const items: SweepItem[] = tokens.map((t, i) => ({
+        token: t.token,
+        reading: readings[i]!,
+        creatorSigner: t.creator,
+      }));
       const { batches } = packSweeps(items, { launchProgram: h.launch, treasury: h.treasury.publicKey });
       const effects: SweepEffect[] = [];
       const txs: ConfirmedTransaction[] = [];
@@ -75,7 +83,12 @@ export function describeLaunchProgramContract(name: string, makeHarness: () => P
         const tx = await h.submit(batch.instructions, batch.signers);
         expect(tx.err).toBeNull();
         txs.push(tx);
-        effects.push(...h.launch.decodeSweep(tx, batch.items.map((it) => it.token.creator)));
+        effects.push(
+          ...h.launch.decodeSweep(
+            tx,
+            batch.items.map((it) => it.token.creator),
+          ),
+        );
       }
       return { effects, txs, readings };
     };
@@ -99,7 +112,15 @@ export function describeLaunchProgramContract(name: string, makeHarness: () => P
       expect(moved).toBeLessThanOrEqual(accrued);
       expect(accrued - moved).toBeLessThanOrEqual(MAX_RESERVE_LAMPORTS * 3n);
       // decoding the same transaction again gives the same answer (a replay is recognisable, not new money)
-      for (const tx of txs) expect(h.launch.decodeSweep(tx, tokens.map((t) => t.token.creator)).filter((e) => e.collectedLamports > 0n)).toEqual(effects.filter((e) => e.collectedLamports > 0n && tx.accountKeys.includes(e.creator)));
+      for (const tx of txs)
+        expect(
+          h.launch
+            .decodeSweep(
+              tx,
+              tokens.map((t) => t.token.creator),
+            )
+            .filter((e) => e.collectedLamports > 0n),
+        ).toEqual(effects.filter((e) => e.collectedLamports > 0n && tx.accountKeys.includes(e.creator)));
       const after = await h.launch.readVaults(tokens.map((t) => t.token));
       expect(after.map((r) => r.curveLamports)).toEqual([0n, 0n, 0n]);
     });
@@ -169,7 +190,10 @@ export function describeLaunchProgramContract(name: string, makeHarness: () => P
       const before = await h.accrue(t.token, "curve", 7_000_000n);
       const other = deriveCreatorKeypair(MASTER, 9_999).publicKey.toBase58();
       await h.gift(other, 1_000_000n); // shareholders must exist to be paid
-      await h.migrateToSharing(t.token, [{ address: t.token.creator, shareBps: 7_500 }, { address: other, shareBps: 2_500 }]);
+      await h.migrateToSharing(t.token, [
+        { address: t.token.creator, shareBps: 7_500 },
+        { address: other, shareBps: 2_500 },
+      ]);
       const after = await h.accrue(t.token, "curve", 40_000_000n);
       const [reading] = await h.launch.readVaults([t.token]);
       expect(reading!.feeSharing).not.toBeNull();
@@ -253,7 +277,13 @@ export function describeLaunchProgramContract(name: string, makeHarness: () => P
       // burn it and close the account, as the burns job does, so the account's rent comes back
       const burn = await h.launch.buildBurn(t.token.mint, h.treasury.publicKey, bought);
       const account = burn[0]!.keys[0]!.pubkey;
-      const burnTx = await h.submit([...burn, createCloseAccountInstruction(account, h.treasury.publicKey, h.treasury.publicKey, [], burn[0]!.programId)], []);
+      const burnTx = await h.submit(
+        [
+          ...burn,
+          createCloseAccountInstruction(account, h.treasury.publicKey, h.treasury.publicKey, [], burn[0]!.programId),
+        ],
+        [],
+      );
       expect(burnTx.err).toBeNull();
       const after = (await h.reader.getBalances([treasury])).get(treasury)!;
       const networkFees = h.feeLamports(buy) + h.feeLamports(burnTx);
@@ -265,10 +295,15 @@ export function describeLaunchProgramContract(name: string, makeHarness: () => P
       await h.accrue(t.token, "curve", 5_000_000n);
       const [reading] = await h.launch.readVaults([t.token]);
       // a stale reading claiming lamports the creator address does not have: the transfer must fail
-      const ixs = h.launch.sweepInstructions([{ token: t.token, reading: { ...reading!, creatorLamports: 50_000_000_000n } }], h.treasury.publicKey);
+      const ixs = h.launch.sweepInstructions(
+        [{ token: t.token, reading: { ...reading!, creatorLamports: 50_000_000_000n } }],
+        h.treasury.publicKey,
+      );
       const tx = await h.submit(ixs, [t.creator]);
       expect(tx.err).not.toBeNull();
-      expect(h.launch.decodeSweep(tx, [t.token.creator])).toEqual([{ creator: t.token.creator, collectedLamports: 0n, movedToTreasuryLamports: 0n }]);
+      expect(h.launch.decodeSweep(tx, [t.token.creator])).toEqual([
+        { creator: t.token.creator, collectedLamports: 0n, movedToTreasuryLamports: 0n },
+      ]);
       const [still] = await h.launch.readVaults([t.token]);
       expect(still!.curveLamports).toBe(reading!.curveLamports);
     });

@@ -10,8 +10,18 @@ import { type LaunchHarness, describeLaunchProgramContract } from "./launch-cont
 const LAMPORTS_PER_SIGNATURE = 5_000n;
 
 async function makeLocalHarness(): Promise<LaunchHarness> {
-  const chain = await startLocalChain({ rpcPort: 0, grpcPort: 0, slotMs: 0, bondThresholdLamports: 2n * BigInt(LAMPORTS_PER_SOL) });
-  const { reader, sender } = createRpcChain({ rpcUrl: chain.rpcUrl, timeoutMs: 5_000, retries: 0, allowNodeCosigners: true });
+  const chain = await startLocalChain({
+    rpcPort: 0,
+    grpcPort: 0,
+    slotMs: 0,
+    bondThresholdLamports: 2n * BigInt(LAMPORTS_PER_SOL),
+  });
+  const { reader, sender } = createRpcChain({
+    rpcUrl: chain.rpcUrl,
+    timeoutMs: 5_000,
+    retries: 0,
+    allowNodeCosigners: true,
+  });
   const launch = chain.launchProgram(reader);
   const trader = Keypair.generate();
   chain.node.fund(trader.publicKey, 1_000n * BigInt(LAMPORTS_PER_SOL));
@@ -27,7 +37,12 @@ async function makeLocalHarness(): Promise<LaunchHarness> {
     supportsPool: true,
     supportsBuys: true,
     async createToken(creator) {
-      const r = chain.launch.createToken({ name: "Contract", symbol: "CTR", uri: "https://example.test/c.json", creator: creator.publicKey });
+      const r = chain.launch.createToken({
+        name: "Contract",
+        symbol: "CTR",
+        uri: "https://example.test/c.json",
+        creator: creator.publicKey,
+      });
       if (r.err) throw new Error("local create failed");
       return { mint: r.mint, creator: creator.publicKey.toBase58() };
     },
@@ -53,7 +68,10 @@ async function makeLocalHarness(): Promise<LaunchHarness> {
     },
     async submit(instructions, signers) {
       const prepared = await sender.prepare(instructions, chain.treasury, signers);
-      fees.set(prepared.signature, LAMPORTS_PER_SIGNATURE * BigInt(VersionedTransaction.deserialize(prepared.wire).signatures.length));
+      fees.set(
+        prepared.signature,
+        LAMPORTS_PER_SIGNATURE * BigInt(VersionedTransaction.deserialize(prepared.wire).signatures.length),
+      );
       await sender.send(prepared);
       // bounded: a transaction lands within a few slots or the test fails
       for (let i = 0; i < 50; i++) {

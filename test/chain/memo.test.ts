@@ -27,7 +27,18 @@ const adapters: [string, LaunchProgram][] = [
 ];
 
 function confirmed(instructions: ConfirmedTransaction["instructions"]): ConfirmedTransaction {
-  return { signature: "s", slot: 1n, blockTime: null, err: null, accountKeys: [], preBalances: [], postBalances: [], instructions, innerInstructions: [], logMessages: [] };
+  return {
+    signature: "s",
+    slot: 1n,
+    blockTime: null,
+    err: null,
+    accountKeys: [],
+    preBalances: [],
+    postBalances: [],
+    instructions,
+    innerInstructions: [],
+    logMessages: [],
+  };
 }
 
 for (const [name, program] of adapters) {
@@ -41,7 +52,11 @@ for (const [name, program] of adapters) {
       expect(Buffer.from(ix.data).toString("utf8")).toBe(text);
       const transfer = SystemProgram.transfer({ fromPubkey: treasury, toPubkey: treasury, lamports: 1 });
       const tx = confirmed([
-        { programId: transfer.programId.toBase58(), accounts: [treasury.toBase58()], data: new Uint8Array(transfer.data) },
+        {
+          programId: transfer.programId.toBase58(),
+          accounts: [treasury.toBase58()],
+          data: new Uint8Array(transfer.data),
+        },
         { programId: MEMO, accounts: [treasury.toBase58()], data: new Uint8Array(ix.data) },
       ]);
       expect(program.decodeMemos(tx)).toEqual([{ text, signers: [treasury.toBase58()] }]);

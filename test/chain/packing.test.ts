@@ -28,7 +28,13 @@ function items(n: number, reading: { curve: bigint; pool: bigint; creator: bigin
     const mint = Keypair.generate().publicKey.toBase58();
     return {
       token: { mint, creator: creatorSigner.publicKey.toBase58() },
-      reading: { mint, curveLamports: reading.curve, poolLamports: reading.pool, creatorLamports: reading.creator, bonded: reading.pool > 0n },
+      reading: {
+        mint,
+        curveLamports: reading.curve,
+        poolLamports: reading.pool,
+        creatorLamports: reading.creator,
+        bonded: reading.pool > 0n,
+      },
       creatorSigner,
     };
   });
@@ -50,7 +56,13 @@ function lookupTableFor(list: SweepItem[]): AddressLookupTableAccount[] {
     tables.push(
       new AddressLookupTableAccount({
         key: Keypair.generate().publicKey,
-        state: { deactivationSlot: 2n ** 64n - 1n, lastExtendedSlot: 0, lastExtendedSlotStartIndex: 0, authority: undefined, addresses: all.slice(i, i + 256) },
+        state: {
+          deactivationSlot: 2n ** 64n - 1n,
+          lastExtendedSlot: 0,
+          lastExtendedSlotStartIndex: 0,
+          authority: undefined,
+          addresses: all.slice(i, i + 256),
+        },
       }),
     );
   }
@@ -62,7 +74,12 @@ function checkBatch(batch: PackedSweep, tables?: AddressLookupTableAccount[]) {
   expect(batch.sizeBytes).toBeLessThanOrEqual(MAX_TRANSACTION_BYTES);
   expect(batch.accountCount).toBeLessThanOrEqual(MAX_TRANSACTION_ACCOUNTS);
   expect(batch.computeUnitLimit).toBeLessThanOrEqual(MAX_COMPUTE_UNITS);
-  const tx = compileTransaction({ instructions: batch.instructions, payer: treasury.publicKey, recentBlockhash: Keypair.generate().publicKey.toBase58(), lookupTables: tables });
+  const tx = compileTransaction({
+    instructions: batch.instructions,
+    payer: treasury.publicKey,
+    recentBlockhash: Keypair.generate().publicKey.toBase58(),
+    lookupTables: tables,
+  });
   tx.sign([treasury, ...batch.signers]);
   expect(tx.signatures.every((s) => s.some((b) => b !== 0))).toBe(true);
   const wire = tx.serialize();
@@ -99,30 +116,53 @@ describe("packSweeps", () => {
     const list = items(12, { curve: FEES, pool: FEES, creator: 0n });
     const { batches } = packSweeps(list, { launchProgram: launch, treasury: treasury.publicKey });
     const first = batches[0]!;
-    const grown = packSweeps(list.slice(0, first.items.length + 1), { launchProgram: launch, treasury: treasury.publicKey, maxTokensPerTransaction: first.items.length + 1 });
+    const grown = packSweeps(list.slice(0, first.items.length + 1), {
+      launchProgram: launch,
+      treasury: treasury.publicKey,
+      maxTokensPerTransaction: first.items.length + 1,
+    });
     expect(grown.batches.length).toBe(2);
   });
 
   test("tokens with nothing above the creator reserve are skipped, not sent", () => {
     const dust = items(3, { curve: 100n, pool: 0n, creator: 0n });
     const real = items(2, { curve: FEES, pool: 0n, creator: 0n });
-    const { batches, skipped } = packSweeps([dust[0]!, real[0]!, dust[1]!, real[1]!, dust[2]!], { launchProgram: launch, treasury: treasury.publicKey });
+    const { batches, skipped } = packSweeps([dust[0]!, real[0]!, dust[1]!, real[1]!, dust[2]!], {
+      launchProgram: launch,
+      treasury: treasury.publicKey,
+    });
     expect(skipped.map((s) => s.reason)).toEqual(["nothing-to-sweep", "nothing-to-sweep", "nothing-to-sweep"]);
     expect(batches.flatMap((b) => b.items)).toEqual(real);
   });
 
   test("mixed readings and a priority fee still respect every limit; maxTokensPerTransaction caps batches", () => {
-    const list = [...items(7, { curve: FEES, pool: 0n, creator: 0n }), ...items(5, { curve: FEES, pool: FEES, creator: FEES }), ...items(6, { curve: 0n, pool: 0n, creator: FEES })];
-    const { batches } = packSweeps(list, { launchProgram: launch, treasury: treasury.publicKey, computeUnitPriceMicroLamports: 10_000n });
+    const list = [
+      ...items(7, { curve: FEES, pool: 0n, creator: 0n }),
+      ...items(5, { curve: FEES, pool: FEES, creator: FEES }),
+      ...items(6, { curve: 0n, pool: 0n, creator: FEES }),
+    ];
+    const { batches } = packSweeps(list, {
+      launchProgram: launch,
+      treasury: treasury.publicKey,
+      computeUnitPriceMicroLamports: 10_000n,
+    });
     for (const b of batches) checkBatch(b);
     expect(batches.flatMap((b) => b.items)).toEqual(list);
-    const capped = packSweeps(list, { launchProgram: launch, treasury: treasury.publicKey, maxTokensPerTransaction: 2 });
+    const capped = packSweeps(list, {
+      launchProgram: launch,
+      treasury: treasury.publicKey,
+      maxTokensPerTransaction: 2,
+    });
     expect(Math.max(...capped.batches.map((b) => b.items.length))).toBe(2);
   });
 
   test("the compute budget bounds a batch too", () => {
     const list = items(20, { curve: 0n, pool: 0n, creator: FEES });
-    const { batches } = packSweeps(list, { launchProgram: launch, treasury: treasury.publicKey, computeUnitsCurveOnly: 400_000 });
+    const { batches } = packSweeps(list, {
+      launchProgram: launch,
+      treasury: treasury.publicKey,
+      computeUnitsCurveOnly: 400_000,
+    });
     expect(batches[0]!.items.length).toBe(3); // 3 × 400k ≤ 1.4M < 4 × 400k
   });
 });

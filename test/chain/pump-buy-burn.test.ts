@@ -22,21 +22,70 @@ import { Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruc
 import { LiteSVM } from "litesvm";
 import type { AccountSnapshot } from "../../src/chain/ports";
 import { createPumpLaunchProgram } from "../../src/chain/pump";
-import { PUMP_AMM_PROGRAM_ID, PUMP_FEE_PROGRAM_ID, PUMP_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, pumpPdas } from "../../src/chain/pump/layout";
-import { AMM_IDL, PUMP_IDL, ammProgram, bondingCurveBytes, confirmedTx, idlAccountDisc, idlInstruction, mapReader, matchesIdl, pumpProgram, viewOf } from "./support/fixtures";
+import {
+  PUMP_AMM_PROGRAM_ID,
+  PUMP_FEE_PROGRAM_ID,
+  PUMP_PROGRAM_ID,
+  TOKEN_2022_PROGRAM_ID,
+  pumpPdas,
+} from "../../src/chain/pump/layout";
+import {
+  AMM_IDL,
+  PUMP_IDL,
+  ammProgram,
+  bondingCurveBytes,
+  confirmedTx,
+  idlAccountDisc,
+  idlInstruction,
+  mapReader,
+  matchesIdl,
+  pumpProgram,
+  viewOf,
+} from "./support/fixtures";
 
 const SYSTEM = SystemProgram.programId.toBase58();
-const snap = (owner: PublicKey, data: Uint8Array, lamports = 1_000_000n): AccountSnapshot => ({ lamports, owner: owner.toBase58(), executable: false, data });
+const snap = (owner: PublicKey, data: Uint8Array, lamports = 1_000_000n): AccountSnapshot => ({
+  lamports,
+  owner: owner.toBase58(),
+  executable: false,
+  data,
+});
 
 function mintBytes(supply: bigint, decimals = 6): Uint8Array {
   const b = Buffer.alloc(MINT_SIZE);
-  MintLayout.encode({ mintAuthorityOption: 0, mintAuthority: PublicKey.default, supply, decimals, isInitialized: true, freezeAuthorityOption: 0, freezeAuthority: PublicKey.default }, b);
+  MintLayout.encode(
+    {
+      mintAuthorityOption: 0,
+      mintAuthority: PublicKey.default,
+      supply,
+      decimals,
+      isInitialized: true,
+      freezeAuthorityOption: 0,
+      freezeAuthority: PublicKey.default,
+    },
+    b,
+  );
   return new Uint8Array(b);
 }
 
 function tokenAccountBytes(mint: PublicKey, owner: PublicKey, amount: bigint): Uint8Array {
   const b = Buffer.alloc(ACCOUNT_SIZE);
-  AccountLayout.encode({ mint, owner, amount, delegateOption: 0, delegate: PublicKey.default, state: 1, isNativeOption: 0, isNative: 0n, delegatedAmount: 0n, closeAuthorityOption: 0, closeAuthority: PublicKey.default }, b);
+  AccountLayout.encode(
+    {
+      mint,
+      owner,
+      amount,
+      delegateOption: 0,
+      delegate: PublicKey.default,
+      state: 1,
+      isNativeOption: 0,
+      isNative: 0n,
+      delegatedAmount: 0n,
+      closeAuthorityOption: 0,
+      closeAuthority: PublicKey.default,
+    },
+    b,
+  );
   return new Uint8Array(b);
 }
 
@@ -56,7 +105,8 @@ function globalBytes(options: { buyback?: boolean } = {}): Uint8Array {
   g.writeBigUInt64LE(95n, 105); // protocol fee bps
   g.writeBigUInt64LE(30n, 154); // creator fee bps
   for (let i = 0; i < 7; i++) feeRecipient.toBuffer().copy(g, 162 + 32 * i);
-  if (options.buyback !== false) buybackRecipients.forEach((k, i) => k.toBuffer().copy(g, BUYBACK_RECIPIENTS_OFFSET + 32 * i));
+  if (options.buyback !== false)
+    buybackRecipients.forEach((k, i) => k.toBuffer().copy(g, BUYBACK_RECIPIENTS_OFFSET + 32 * i));
   return new Uint8Array(g);
 }
 
@@ -77,21 +127,52 @@ describe("buy for a burn on the bonding curve", () => {
   test("buy_exact_sol_in: IDL accounts + 2 remaining, spends exactly the budget, min out bounded by slippage", async () => {
     const launch = setup(TOKEN_2022_PROGRAM_ID);
     const lamports = 1_000_000_000n;
-    const plan = await launch.buildBurnBuy({ mint: mint.toBase58(), creator: creator.toBase58() }, buyer, lamports, 300);
-    const global = PUMP_SDK.decodeGlobal({ data: Buffer.from(globalBytes()), owner: PUMP_PROGRAM_ID, lamports: 0, executable: false });
-    const curve = PUMP_SDK.decodeBondingCurve({ data: Buffer.from(bondingCurveBytes({ complete: false, creator })), owner: PUMP_PROGRAM_ID, lamports: 0, executable: false });
-    const quoted = BigInt(getBuyTokenAmountFromSolAmount({ global, feeConfig: null, mintSupply: new BN("1000000000000000"), bondingCurve: curve, amount: new BN(lamports.toString()), quoteMint: NATIVE_MINT }).toString());
+    const plan = await launch.buildBurnBuy(
+      { mint: mint.toBase58(), creator: creator.toBase58() },
+      buyer,
+      lamports,
+      300,
+    );
+    const global = PUMP_SDK.decodeGlobal({
+      data: Buffer.from(globalBytes()),
+      owner: PUMP_PROGRAM_ID,
+      lamports: 0,
+      executable: false,
+    });
+    const curve = PUMP_SDK.decodeBondingCurve({
+      data: Buffer.from(bondingCurveBytes({ complete: false, creator })),
+      owner: PUMP_PROGRAM_ID,
+      lamports: 0,
+      executable: false,
+    });
+    const quoted = BigInt(
+      getBuyTokenAmountFromSolAmount({
+        global,
+        feeConfig: null,
+        mintSupply: new BN("1000000000000000"),
+        bondingCurve: curve,
+        amount: new BN(lamports.toString()),
+        quoteMint: NATIVE_MINT,
+      }).toString(),
+    );
     expect(quoted).toBeGreaterThan(0n);
     expect(plan.minTokenOut).toBe((quoted * 9_700n) / 10_000n);
 
     const [ata, buy] = plan.instructions as [TransactionInstruction, TransactionInstruction];
-    expect(ata.keys[1]!.pubkey.equals(getAssociatedTokenAddressSync(mint, buyer, true, TOKEN_2022_PROGRAM_ID))).toBe(true);
+    expect(ata.keys[1]!.pubkey.equals(getAssociatedTokenAddressSync(mint, buyer, true, TOKEN_2022_PROGRAM_ID))).toBe(
+      true,
+    );
     matchesIdl(buy, idlInstruction(PUMP_IDL, "buy_exact_sol_in"), {
       global: pumpPdas.global(),
       fee_recipient: feeRecipient,
       mint,
       bonding_curve: pumpPdas.bondingCurve(mint),
-      associated_bonding_curve: getAssociatedTokenAddressSync(mint, pumpPdas.bondingCurve(mint), true, TOKEN_2022_PROGRAM_ID),
+      associated_bonding_curve: getAssociatedTokenAddressSync(
+        mint,
+        pumpPdas.bondingCurve(mint),
+        true,
+        TOKEN_2022_PROGRAM_ID,
+      ),
       associated_user: getAssociatedTokenAddressSync(mint, buyer, true, TOKEN_2022_PROGRAM_ID),
       user: buyer,
       token_program: TOKEN_2022_PROGRAM_ID,
@@ -113,18 +194,38 @@ describe("buy for a burn on the bonding curve", () => {
   });
 
   test("the buyback fee recipient comes from Global.buyback_fee_recipients, as the program checks it", async () => {
-    const decoded = PUMP_SDK.decodeGlobal({ data: Buffer.from(globalBytes()), owner: PUMP_PROGRAM_ID, lamports: 0, executable: false });
+    const decoded = PUMP_SDK.decodeGlobal({
+      data: Buffer.from(globalBytes()),
+      owner: PUMP_PROGRAM_ID,
+      lamports: 0,
+      executable: false,
+    });
     expect(decoded.buybackFeeRecipients.map((k) => k.toBase58())).toEqual(buybackRecipients.map((k) => k.toBase58()));
     const token = { mint: mint.toBase58(), creator: creator.toBase58() };
-    for (const [r, index] of [[0, 0], [0.99, 7], [0.5, 4]] as const) {
+    for (const [r, index] of [
+      [0, 0],
+      [0.99, 7],
+      [0.5, 4],
+    ] as const) {
       const accounts = new Map<string, AccountSnapshot>([
         [mint.toBase58(), snap(TOKEN_2022_PROGRAM_ID, mintBytes(1_000_000_000_000_000n))],
-        [pumpPdas.bondingCurve(mint).toBase58(), snap(PUMP_PROGRAM_ID, bondingCurveBytes({ complete: false, creator }))],
+        [
+          pumpPdas.bondingCurve(mint).toBase58(),
+          snap(PUMP_PROGRAM_ID, bondingCurveBytes({ complete: false, creator })),
+        ],
         [pumpPdas.global().toBase58(), snap(PUMP_PROGRAM_ID, globalBytes())],
       ]);
-      const plan = await createPumpLaunchProgram(mapReader(accounts), { random: () => r }).buildBurnBuy(token, buyer, 10_000_000n, 100);
+      const plan = await createPumpLaunchProgram(mapReader(accounts), { random: () => r }).buildBurnBuy(
+        token,
+        buyer,
+        10_000_000n,
+        100,
+      );
       const buy = plan.instructions.at(-1)!;
-      expect([buy.keys[17]!.pubkey.toBase58(), buy.keys[17]!.isWritable]).toEqual([buybackRecipients[index]!.toBase58(), true]);
+      expect([buy.keys[17]!.pubkey.toBase58(), buy.keys[17]!.isWritable]).toEqual([
+        buybackRecipients[index]!.toBase58(),
+        true,
+      ]);
     }
     // a Global written before the field existed: the SDK's own choice, never the zero key
     const old = new Map<string, AccountSnapshot>([
@@ -132,12 +233,22 @@ describe("buy for a burn on the bonding curve", () => {
       [pumpPdas.bondingCurve(mint).toBase58(), snap(PUMP_PROGRAM_ID, bondingCurveBytes({ complete: false, creator }))],
       [pumpPdas.global().toBase58(), snap(PUMP_PROGRAM_ID, globalBytes({ buyback: false }))],
     ]);
-    const plan = await createPumpLaunchProgram(mapReader(old), { random: () => 0 }).buildBurnBuy(token, buyer, 10_000_000n, 100);
+    const plan = await createPumpLaunchProgram(mapReader(old), { random: () => 0 }).buildBurnBuy(
+      token,
+      buyer,
+      10_000_000n,
+      100,
+    );
     expect(plan.instructions.at(-1)!.keys[17]!.pubkey.equals(PublicKey.default)).toBe(false);
   });
 
   test("a legacy (SPL Token) coin buys through SPL Token", async () => {
-    const plan = await setup(TOKEN_PROGRAM_ID).buildBurnBuy({ mint: mint.toBase58(), creator: creator.toBase58() }, buyer, 10_000_000n, 100);
+    const plan = await setup(TOKEN_PROGRAM_ID).buildBurnBuy(
+      { mint: mint.toBase58(), creator: creator.toBase58() },
+      buyer,
+      10_000_000n,
+      100,
+    );
     const buy = plan.instructions.at(-1)!;
     expect(buy.keys[8]!.pubkey.equals(TOKEN_PROGRAM_ID)).toBe(true);
   });
@@ -161,24 +272,50 @@ describe("buy for a burn on the PumpSwap pool (migrated)", () => {
 
   test("AMM buy_exact_quote_in: IDL accounts, base out bounded by slippage, spends exactly the budget, WSOL wrapped and closed", async () => {
     const pool = await ammProgram.coder.accounts.encode("pool", {
-      poolBump: 255, index: 0, creator: pumpPdas.poolAuthority(mint), baseMint: mint, quoteMint: NATIVE_MINT,
-      lpMint: Keypair.generate().publicKey, poolBaseTokenAccount: poolBase, poolQuoteTokenAccount: poolQuote,
-      lpSupply: new BN(1), coinCreator: creator, isMayhemMode: false, isCashbackCoin: false,
-      virtualQuoteReserves: new BN(0), creatorFeeBps: new BN(0), canEditCreatorFee: false,
+      poolBump: 255,
+      index: 0,
+      creator: pumpPdas.poolAuthority(mint),
+      baseMint: mint,
+      quoteMint: NATIVE_MINT,
+      lpMint: Keypair.generate().publicKey,
+      poolBaseTokenAccount: poolBase,
+      poolQuoteTokenAccount: poolQuote,
+      lpSupply: new BN(1),
+      coinCreator: creator,
+      isMayhemMode: false,
+      isCashbackCoin: false,
+      virtualQuoteReserves: new BN(0),
+      creatorFeeBps: new BN(0),
+      canEditCreatorFee: false,
     });
     expect(pool.length).toBeLessThanOrEqual(POOL_SIZE);
     const globalConfig = await ammProgram.coder.accounts.encode("globalConfig", {
-      admin: PublicKey.default, lpFeeBasisPoints: new BN(20), protocolFeeBasisPoints: new BN(5), disableFlags: 0,
-      protocolFeeRecipients: new Array(8).fill(protocolRecipient), coinCreatorFeeBasisPoints: new BN(5),
-      adminSetCoinCreatorAuthority: PublicKey.default, whitelistPda: PublicKey.default, reservedFeeRecipient: protocolRecipient,
-      mayhemModeEnabled: false, reservedFeeRecipients: new Array(7).fill(protocolRecipient), isCashbackEnabled: false,
-      buybackFeeRecipients: new Array(8).fill(protocolRecipient), buybackBasisPoints: new BN(0), boostAuthority: PublicKey.default,
-      boostEnabled: false, creatorFeeConfigurable: false, maxConfigurableCreatorFeeBps: new BN(0),
+      admin: PublicKey.default,
+      lpFeeBasisPoints: new BN(20),
+      protocolFeeBasisPoints: new BN(5),
+      disableFlags: 0,
+      protocolFeeRecipients: new Array(8).fill(protocolRecipient),
+      coinCreatorFeeBasisPoints: new BN(5),
+      adminSetCoinCreatorAuthority: PublicKey.default,
+      whitelistPda: PublicKey.default,
+      reservedFeeRecipient: protocolRecipient,
+      mayhemModeEnabled: false,
+      reservedFeeRecipients: new Array(7).fill(protocolRecipient),
+      isCashbackEnabled: false,
+      buybackFeeRecipients: new Array(8).fill(protocolRecipient),
+      buybackBasisPoints: new BN(0),
+      boostAuthority: PublicKey.default,
+      boostEnabled: false,
+      creatorFeeConfigurable: false,
+      maxConfigurableCreatorFeeBps: new BN(0),
     });
     const poolAddress = pumpPdas.canonicalPool(mint);
     const accounts = new Map<string, AccountSnapshot>([
       [mint.toBase58(), snap(TOKEN_2022_PROGRAM_ID, mintBytes(1_000_000_000_000_000n))],
-      [pumpPdas.bondingCurve(mint).toBase58(), snap(PUMP_PROGRAM_ID, bondingCurveBytes({ complete: true, creator, realTokenReserves: 0n }))],
+      [
+        pumpPdas.bondingCurve(mint).toBase58(),
+        snap(PUMP_PROGRAM_ID, bondingCurveBytes({ complete: true, creator, realTokenReserves: 0n })),
+      ],
       [pumpPdas.global().toBase58(), snap(PUMP_PROGRAM_ID, globalBytes())],
       [poolAddress.toBase58(), snap(PUMP_AMM_PROGRAM_ID, new Uint8Array(pool))],
       ["ADyA8hdefvWN2dbGGWFotbzWxrAvLW83WG6QCVXvJKqw", snap(PUMP_AMM_PROGRAM_ID, new Uint8Array(globalConfig))],
@@ -188,14 +325,23 @@ describe("buy for a burn on the PumpSwap pool (migrated)", () => {
     ]);
     const launch = createPumpLaunchProgram(mapReader(accounts));
     const lamports = 500_000_000n;
-    const plan = await launch.buildBurnBuy({ mint: mint.toBase58(), creator: creator.toBase58() }, buyer, lamports, 500);
+    const plan = await launch.buildBurnBuy(
+      { mint: mint.toBase58(), creator: creator.toBase58() },
+      buyer,
+      lamports,
+      500,
+    );
     // constant product, fees ignored: an upper bound on what the budget can buy
     const noFeeOut = (200_000_000_000_000n * lamports) / (85_000_000_000n + lamports);
     expect(plan.minTokenOut).toBeGreaterThan(0n);
     expect(plan.minTokenOut).toBeLessThan((noFeeOut * 9_500n) / 10_000n + 1n);
     expect(plan.minTokenOut).toBeGreaterThan((noFeeOut * 9_000n) / 10_000n);
 
-    const buy = plan.instructions.find((ix) => ix.programId.equals(PUMP_AMM_PROGRAM_ID) && Buffer.from(ix.data.subarray(0, 8)).toString("hex") === "c62e1552b4d9e870")!;
+    const buy = plan.instructions.find(
+      (ix) =>
+        ix.programId.equals(PUMP_AMM_PROGRAM_ID) &&
+        Buffer.from(ix.data.subarray(0, 8)).toString("hex") === "c62e1552b4d9e870",
+    )!;
     expect(buy).toBeDefined();
     // buy_exact_quote_in shares buy's account list (the SDK's own simulation test swaps only the data)
     matchesIdl(buy, idlInstruction(AMM_IDL, "buy_exact_quote_in"), {
@@ -220,7 +366,13 @@ describe("buy for a burn on the PumpSwap pool (migrated)", () => {
     });
     expect(Buffer.from(buy.data).toString("hex")).toBe(encoded.toString("hex"));
     // no exact-out `buy` is left in the bundle: it would leave the slippage allowance unspent
-    expect(plan.instructions.some((ix) => ix.programId.equals(PUMP_AMM_PROGRAM_ID) && Buffer.from(ix.data.subarray(0, 8)).toString("hex") === "66063d1201daebea")).toBe(false);
+    expect(
+      plan.instructions.some(
+        (ix) =>
+          ix.programId.equals(PUMP_AMM_PROGRAM_ID) &&
+          Buffer.from(ix.data.subarray(0, 8)).toString("hex") === "66063d1201daebea",
+      ),
+    ).toBe(false);
     // WSOL: wrapped before the buy (exactly the budget), closed after
     const wrap = plan.instructions.find((ix) => ix.programId.toBase58() === SYSTEM)!;
     expect(Buffer.from(wrap.data).readBigUInt64LE(4)).toBe(lamports);
@@ -258,9 +410,21 @@ describe("burn", () => {
     };
     send(
       [
-        SystemProgram.createAccount({ fromPubkey: payer.publicKey, newAccountPubkey: mint.publicKey, lamports: Number(svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE))), space: MINT_SIZE, programId: TOKEN_2022_PROGRAM_ID }),
+        SystemProgram.createAccount({
+          fromPubkey: payer.publicKey,
+          newAccountPubkey: mint.publicKey,
+          lamports: Number(svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE))),
+          space: MINT_SIZE,
+          programId: TOKEN_2022_PROGRAM_ID,
+        }),
         createInitializeMint2Instruction(mint.publicKey, 6, payer.publicKey, null, TOKEN_2022_PROGRAM_ID),
-        createAssociatedTokenAccountIdempotentInstruction(payer.publicKey, ata, payer.publicKey, mint.publicKey, TOKEN_2022_PROGRAM_ID),
+        createAssociatedTokenAccountIdempotentInstruction(
+          payer.publicKey,
+          ata,
+          payer.publicKey,
+          mint.publicKey,
+          TOKEN_2022_PROGRAM_ID,
+        ),
         createMintToInstruction(mint.publicKey, ata, payer.publicKey, 1_000_000n, [], TOKEN_2022_PROGRAM_ID),
       ],
       [payer, mint],
@@ -280,7 +444,15 @@ describe("create for the launch page (buildCreate)", () => {
   const mint = Keypair.generate().publicKey;
   const creator = Keypair.generate().publicKey;
   const deployer = Keypair.generate().publicKey;
-  const params = { mint: mint.toBase58(), creator: creator.toBase58(), deployer: deployer.toBase58(), name: "Name", symbol: "SYM", uri: "https://example.test/m.json", firstBuyLamports: 0n };
+  const params = {
+    mint: mint.toBase58(),
+    creator: creator.toBase58(),
+    deployer: deployer.toBase58(),
+    name: "Name",
+    symbol: "SYM",
+    uri: "https://example.test/m.json",
+    firstBuyLamports: 0n,
+  };
   const launch = createPumpLaunchProgram(
     mapReader(new Map([[pumpPdas.global().toBase58(), snap(PUMP_PROGRAM_ID, globalBytes())]])),
     { random: () => 0 },
@@ -289,13 +461,31 @@ describe("create for the launch page (buildCreate)", () => {
   test("create_v2 byte-identical to the SDK, and what verifyCreate accepts afterwards", async () => {
     const ixs = await launch.buildCreate!(params);
     expect(ixs.length).toBe(1);
-    const sdk = await PUMP_SDK.createV2Instruction({ mint, name: "Name", symbol: "SYM", uri: params.uri, creator, user: deployer, mayhemMode: false });
-    expect(ixs[0]!.keys.map((k) => [k.pubkey.toBase58(), k.isSigner, k.isWritable])).toEqual(sdk.keys.map((k) => [k.pubkey.toBase58(), k.isSigner, k.isWritable]));
+    const sdk = await PUMP_SDK.createV2Instruction({
+      mint,
+      name: "Name",
+      symbol: "SYM",
+      uri: params.uri,
+      creator,
+      user: deployer,
+      mayhemMode: false,
+    });
+    expect(ixs[0]!.keys.map((k) => [k.pubkey.toBase58(), k.isSigner, k.isWritable])).toEqual(
+      sdk.keys.map((k) => [k.pubkey.toBase58(), k.isSigner, k.isWritable]),
+    );
     expect(Buffer.from(ixs[0]!.data).toString("hex")).toBe(Buffer.from(sdk.data).toString("hex"));
-    matchesIdl(ixs[0]!, idlInstruction(PUMP_IDL, "create_v2"), { mint, user: deployer, token_program: TOKEN_2022_PROGRAM_ID });
+    matchesIdl(ixs[0]!, idlInstruction(PUMP_IDL, "create_v2"), {
+      mint,
+      user: deployer,
+      token_program: TOKEN_2022_PROGRAM_ID,
+    });
     // the creator is named, not a signer (PUMP.md §2)
     expect(ixs[0]!.keys.some((k) => k.isSigner && k.pubkey.equals(creator))).toBe(false);
-    const verified = launch.verifyCreate(confirmedTx({ instructions: [viewOf(ixs[0]!)] }), { mint: params.mint, creator: params.creator, uri: params.uri });
+    const verified = launch.verifyCreate(confirmedTx({ instructions: [viewOf(ixs[0]!)] }), {
+      mint: params.mint,
+      creator: params.creator,
+      uri: params.uri,
+    });
     expect(verified.ok && verified.create.deployer).toBe(deployer.toBase58());
   });
 
@@ -310,7 +500,11 @@ describe("create for the launch page (buildCreate)", () => {
       creator_vault: pumpPdas.creatorVault(creator),
       associated_user: getAssociatedTokenAddressSync(mint, deployer, true, TOKEN_2022_PROGRAM_ID),
     });
-    const args = (pumpProgram.coder.instruction as unknown as { decode(d: Buffer): { data: { spendableSolIn: BN; minTokensOut: BN } } }).decode(Buffer.from(buy.data));
+    const args = (
+      pumpProgram.coder.instruction as unknown as {
+        decode(d: Buffer): { data: { spendableSolIn: BN; minTokensOut: BN } };
+      }
+    ).decode(Buffer.from(buy.data));
     expect(args.data.spendableSolIn.toString()).toBe("250000000");
     expect(BigInt(args.data.minTokensOut.toString())).toBeGreaterThan(0n);
   });

@@ -26,7 +26,11 @@ async function makePumpHarness(): Promise<LaunchHarness> {
       return lamports;
     },
     async migrateToSharing(token, shareholders, options) {
-      sim.migrateToSharing(new PublicKey(token.mint), shareholders.map((h) => ({ address: new PublicKey(h.address), shareBps: h.shareBps })), options?.active ?? true);
+      sim.migrateToSharing(
+        new PublicKey(token.mint),
+        shareholders.map((h) => ({ address: new PublicKey(h.address), shareBps: h.shareBps })),
+        options?.active ?? true,
+      );
     },
     async gift(address, lamports) {
       sim.fund(address, lamports);

@@ -54,12 +54,37 @@ describe("discriminators", () => {
     const cases: [Uint8Array, number[] | Uint8Array, string, string][] = [
       [DISC.create, idlInstruction(PUMP_IDL, "create").discriminator, "global:create", "181ec828051c0777"],
       [DISC.createV2, idlInstruction(PUMP_IDL, "create_v2").discriminator, "global:create_v2", "d6904cec5f8b31b4"],
-      [DISC.collectCreatorFee, idlInstruction(PUMP_IDL, "collect_creator_fee").discriminator, "global:collect_creator_fee", "1416567bc61cdb84"],
-      [DISC.collectCoinCreatorFee, idlInstruction(AMM_IDL, "collect_coin_creator_fee").discriminator, "global:collect_coin_creator_fee", "a039592ab58b2b42"],
+      [
+        DISC.collectCreatorFee,
+        idlInstruction(PUMP_IDL, "collect_creator_fee").discriminator,
+        "global:collect_creator_fee",
+        "1416567bc61cdb84",
+      ],
+      [
+        DISC.collectCoinCreatorFee,
+        idlInstruction(AMM_IDL, "collect_coin_creator_fee").discriminator,
+        "global:collect_coin_creator_fee",
+        "a039592ab58b2b42",
+      ],
       [DISC.buy, idlInstruction(PUMP_IDL, "buy").discriminator, "global:buy", "66063d1201daebea"],
-      [DISC.buyExactSolIn, idlInstruction(PUMP_IDL, "buy_exact_sol_in").discriminator, "global:buy_exact_sol_in", "38fc74089edfcd5f"],
-      [DISC.collectCreatorFeeEvent, idlEventDisc(PUMP_IDL, "CollectCreatorFeeEvent"), "event:CollectCreatorFeeEvent", "7a027f010ebf0caf"],
-      [DISC.collectCoinCreatorFeeEvent, idlEventDisc(AMM_IDL, "CollectCoinCreatorFeeEvent"), "event:CollectCoinCreatorFeeEvent", "e8f5c2eeeada3a59"],
+      [
+        DISC.buyExactSolIn,
+        idlInstruction(PUMP_IDL, "buy_exact_sol_in").discriminator,
+        "global:buy_exact_sol_in",
+        "38fc74089edfcd5f",
+      ],
+      [
+        DISC.collectCreatorFeeEvent,
+        idlEventDisc(PUMP_IDL, "CollectCreatorFeeEvent"),
+        "event:CollectCreatorFeeEvent",
+        "7a027f010ebf0caf",
+      ],
+      [
+        DISC.collectCoinCreatorFeeEvent,
+        idlEventDisc(AMM_IDL, "CollectCoinCreatorFeeEvent"),
+        "event:CollectCoinCreatorFeeEvent",
+        "e8f5c2eeeada3a59",
+      ],
       [DISC.createEvent, idlEventDisc(PUMP_IDL, "CreateEvent"), "event:CreateEvent", "1b72a94ddeeb6376"],
       [DISC.bondingCurveAccount, idlAccountDisc(PUMP_IDL, "BondingCurve"), "account:BondingCurve", "17b7f83760d8ac60"],
     ];
@@ -107,7 +132,12 @@ describe("collect instructions", () => {
         ours,
         await pumpProgram.methods
           .collectCreatorFeeV2()
-          .accountsPartial({ creator, quoteMint, quoteTokenProgram: program, creatorVault: pumpPdas.creatorVault(creator) })
+          .accountsPartial({
+            creator,
+            quoteMint,
+            quoteTokenProgram: program,
+            creatorVault: pumpPdas.creatorVault(creator),
+          })
           .instruction(),
       );
     }
@@ -129,7 +159,12 @@ describe("collect instructions", () => {
       ours,
       await ammProgram.methods
         .collectCoinCreatorFee()
-        .accountsPartial({ coinCreator: creator, coinCreatorTokenAccount: pumpPdas.creatorWsolAta(creator), quoteMint: NATIVE_MINT, quoteTokenProgram: TOKEN_PROGRAM_ID })
+        .accountsPartial({
+          coinCreator: creator,
+          coinCreatorTokenAccount: pumpPdas.creatorWsolAta(creator),
+          quoteMint: NATIVE_MINT,
+          quoteTokenProgram: TOKEN_PROGRAM_ID,
+        })
         .instruction(),
     );
   });
@@ -166,7 +201,12 @@ describe("collect instructions", () => {
     const launch = createPumpLaunchProgram(mapReader(new Map()));
     const mint = Keypair.generate().publicKey.toBase58();
     const ixs = launch.sweepInstructions(
-      [{ token: { mint, creator: creator.toBase58() }, reading: { mint, curveLamports: 5_000_000n, poolLamports: 7_000_000n, creatorLamports: 0n, bonded: true } }],
+      [
+        {
+          token: { mint, creator: creator.toBase58() },
+          reading: { mint, curveLamports: 5_000_000n, poolLamports: 7_000_000n, creatorLamports: 0n, bonded: true },
+        },
+      ],
       treasury,
     );
     expect(ixs.map((ix) => ix.programId.toBase58())).toEqual([
@@ -190,7 +230,8 @@ describe("collect events", () => {
   const creator = Keypair.generate().publicKey;
   const creatorAta = pumpPdas.creatorWsolAta(creator).toBase58();
   const launch = createPumpLaunchProgram(mapReader(new Map()));
-  const programData = (ix: { data: Uint8Array }) => `Program data: ${Buffer.from(ix.data.subarray(8)).toString("base64")}`;
+  const programData = (ix: { data: Uint8Array }) =>
+    `Program data: ${Buffer.from(ix.data.subarray(8)).toString("base64")}`;
 
   test("decode to the right amounts, each counted once even when also logged as Program data", () => {
     const curve = curveEventIx(creator, 1_234_567n);
@@ -227,7 +268,10 @@ describe("collect events", () => {
     const forgedAuthority = { ...curveEventIx(creator, 99n), accounts: [Keypair.generate().publicKey.toBase58()] };
     const wrongProgram = { ...curveEventIx(creator, 99n), programId: Keypair.generate().publicKey.toBase58() };
     const tx = confirmedTx({
-      innerInstructions: [forgedAuthority, wrongProgram, curveEventIx(other, 99n)].map((ix) => ({ ...ix, outerIndex: 0 })),
+      innerInstructions: [forgedAuthority, wrongProgram, curveEventIx(other, 99n)].map((ix) => ({
+        ...ix,
+        outerIndex: 0,
+      })),
     });
     expect(launch.decodeSweep(tx, [creator.toBase58()])[0]!.collectedLamports).toBe(0n);
   });
@@ -259,10 +303,25 @@ describe("create verification", () => {
       ...DISC.eventIxTag,
       ...DISC.createEvent,
       ...pumpProgram.coder.types.encode("createEvent", {
-        name: "Name", symbol: "SYM", uri: over.uri ?? uri, mint, bondingCurve: pumpPdas.bondingCurve(mint), user,
-        creator: over.creator ?? creator, timestamp: new BN(1), virtualTokenReserves: new BN(1), virtualSolReserves: new BN(1),
-        realTokenReserves: new BN(1), tokenTotalSupply: new BN(1), tokenProgram: TOKEN_PROGRAM_ID, isMayhemMode: false,
-        isCashbackEnabled: false, quoteMint: PublicKey.default, virtualQuoteReserves: new BN(1), creatorFeeBps: new BN(0), isHolderReward: false,
+        name: "Name",
+        symbol: "SYM",
+        uri: over.uri ?? uri,
+        mint,
+        bondingCurve: pumpPdas.bondingCurve(mint),
+        user,
+        creator: over.creator ?? creator,
+        timestamp: new BN(1),
+        virtualTokenReserves: new BN(1),
+        virtualSolReserves: new BN(1),
+        realTokenReserves: new BN(1),
+        tokenTotalSupply: new BN(1),
+        tokenProgram: TOKEN_PROGRAM_ID,
+        isMayhemMode: false,
+        isCashbackEnabled: false,
+        quoteMint: PublicKey.default,
+        virtualQuoteReserves: new BN(1),
+        creatorFeeBps: new BN(0),
+        isHolderReward: false,
       }),
     ]),
     outerIndex: 0,
@@ -271,15 +330,35 @@ describe("create verification", () => {
   test("create (legacy) built by the SDK verifies; fields come from the instruction", async () => {
     const ix = await PUMP_SDK.createInstruction({ mint, name: "Name", symbol: "SYM", uri, creator, user });
     matchesIdl(ix, idlInstruction(PUMP_IDL, "create"), { mint, bonding_curve: pumpPdas.bondingCurve(mint), user });
-    const result = launch.verifyCreate(confirmedTx({ instructions: [viewOf(ix)], innerInstructions: [await createEventIx()] }), expected);
+    const result = launch.verifyCreate(
+      confirmedTx({ instructions: [viewOf(ix)], innerInstructions: [await createEventIx()] }),
+      expected,
+    );
     expect(result).toEqual({
       ok: true,
-      create: { mint: mint.toBase58(), creator: creator.toBase58(), uri, name: "Name", symbol: "SYM", deployer: user.toBase58(), slot: 100n, blockTime: new Date(1_760_000_000_000) },
+      create: {
+        mint: mint.toBase58(),
+        creator: creator.toBase58(),
+        uri,
+        name: "Name",
+        symbol: "SYM",
+        deployer: user.toBase58(),
+        slot: 100n,
+        blockTime: new Date(1_760_000_000_000),
+      },
     });
   });
 
   test("create_v2 (Token-2022) verifies, also when CPI'd from another program", async () => {
-    const ix = await PUMP_SDK.createV2Instruction({ mint, name: "Name", symbol: "SYM", uri, creator, user, mayhemMode: false });
+    const ix = await PUMP_SDK.createV2Instruction({
+      mint,
+      name: "Name",
+      symbol: "SYM",
+      uri,
+      creator,
+      user,
+      mayhemMode: false,
+    });
     matchesIdl(ix, idlInstruction(PUMP_IDL, "create_v2"), { mint, bonding_curve: pumpPdas.bondingCurve(mint), user });
     const top = launch.verifyCreate(confirmedTx({ instructions: [viewOf(ix)] }), expected);
     expect(top.ok && top.create.deployer).toBe(user.toBase58());
@@ -296,11 +375,24 @@ describe("create verification", () => {
       launch.verifyCreate(ok, { ...expected, uri: uri + "x" }),
       launch.verifyCreate(ok, { ...expected, mint: Keypair.generate().publicKey.toBase58() }),
       launch.verifyCreate(
-        confirmedTx({ instructions: [{ ...viewOf(ix), accounts: viewOf(ix).accounts.map((a, i) => (i === 2 ? Keypair.generate().publicKey.toBase58() : a)) }] }),
+        confirmedTx({
+          instructions: [
+            {
+              ...viewOf(ix),
+              accounts: viewOf(ix).accounts.map((a, i) => (i === 2 ? Keypair.generate().publicKey.toBase58() : a)),
+            },
+          ],
+        }),
         expected,
       ),
-      launch.verifyCreate(confirmedTx({ instructions: [viewOf(ix)], innerInstructions: [await createEventIx({ creator: user })] }), expected),
-      launch.verifyCreate(confirmedTx({ instructions: [{ ...viewOf(ix), programId: Keypair.generate().publicKey.toBase58() }] }), expected),
+      launch.verifyCreate(
+        confirmedTx({ instructions: [viewOf(ix)], innerInstructions: [await createEventIx({ creator: user })] }),
+        expected,
+      ),
+      launch.verifyCreate(
+        confirmedTx({ instructions: [{ ...viewOf(ix), programId: Keypair.generate().publicKey.toBase58() }] }),
+        expected,
+      ),
     ];
     for (const r of reasons) expect(r.ok).toBe(false);
   });
@@ -314,11 +406,19 @@ describe("BondingCurve", () => {
     for (const length of [49, 81, 82, 83, 115, 124, 125, 151]) {
       const data = full.subarray(0, length);
       const ours = decodeBondingCurve(data);
-      const sdk = PUMP_SDK.decodeBondingCurve({ data: Buffer.from(data), owner: PUMP_PROGRAM_ID, lamports: 0, executable: false });
+      const sdk = PUMP_SDK.decodeBondingCurve({
+        data: Buffer.from(data),
+        owner: PUMP_PROGRAM_ID,
+        lamports: 0,
+        executable: false,
+      });
       expect([length, ours.complete]).toEqual([length, true]);
       expect([length, ours.complete]).toEqual([length, sdk.complete]);
       expect([length, ours.creator]).toEqual([length, sdk.creator.toBase58()]);
-      expect([length, ours.creator]).toEqual([length, length >= 81 ? creator.toBase58() : PublicKey.default.toBase58()]);
+      expect([length, ours.creator]).toEqual([
+        length,
+        length >= 81 ? creator.toBase58() : PublicKey.default.toBase58(),
+      ]);
       expect([length, ours.virtualTokenReserves]).toEqual([length, BigInt(sdk.virtualTokenReserves.toString())]);
       expect([length, ours.creatorFeeBps]).toEqual([length, length >= 123 ? 30n : 0n]);
       expect([length, ours.isMayhemMode]).toEqual([length, length >= 82]);
@@ -337,7 +437,10 @@ describe("fee sharing (coins whose creator moved to their sharing config)", () =
   const mint = Keypair.generate().publicKey;
   const ours = Keypair.generate().publicKey;
   const other = Keypair.generate().publicKey;
-  const shareholders = [{ address: ours, shareBps: 6_000 }, { address: other, shareBps: 4_000 }];
+  const shareholders = [
+    { address: ours, shareBps: 6_000 },
+    { address: other, shareBps: 4_000 },
+  ];
 
   test("the sharing config PDA is the SDK's", async () => {
     const { feeSharingConfigPda } = await import("@pump-fun/pump-sdk");
@@ -347,10 +450,17 @@ describe("fee sharing (coins whose creator moved to their sharing config)", () =
   test("SharingConfig decodes as the SDK decodes it", () => {
     for (const active of [true, false]) {
       const bytes = sharingConfigBytes(mint, shareholders, active);
-      const sdk = PUMP_SDK.decodeSharingConfig({ data: Buffer.from(bytes), owner: PUMP_FEE_PROGRAM_ID, lamports: 0, executable: false });
+      const sdk = PUMP_SDK.decodeSharingConfig({
+        data: Buffer.from(bytes),
+        owner: PUMP_FEE_PROGRAM_ID,
+        lamports: 0,
+        executable: false,
+      });
       const decoded = decodeSharingConfig(bytes);
       expect(decoded.mint).toBe(sdk.mint.toBase58());
-      expect(decoded.shareholders).toEqual(sdk.shareholders.map((h) => ({ address: h.address.toBase58(), shareBps: h.shareBps })));
+      expect(decoded.shareholders).toEqual(
+        sdk.shareholders.map((h) => ({ address: h.address.toBase58(), shareBps: h.shareBps })),
+      );
       expect(decoded.active).toBe(Object.keys((sdk as unknown as { status: object }).status)[0] === "active");
       expect(decoded.active).toBe(active);
     }
@@ -358,7 +468,10 @@ describe("fee sharing (coins whose creator moved to their sharing config)", () =
   });
 
   test("distribute_creator_fees: IDL order, shareholders as writable remaining accounts, byte-identical to the SDK's builder", async () => {
-    const ix = distributeCreatorFeesInstruction(mint, shareholders.map((h) => h.address));
+    const ix = distributeCreatorFeesInstruction(
+      mint,
+      shareholders.map((h) => h.address),
+    );
     const config = pumpPdas.sharingConfig(mint);
     matchesIdl(ix, idlInstruction(PUMP_IDL, "distribute_creator_fees"), {
       mint,
@@ -369,8 +482,16 @@ describe("fee sharing (coins whose creator moved to their sharing config)", () =
       program: PUMP_PROGRAM_ID,
     });
     expect(ix.keys.some((k) => k.isSigner)).toBe(false); // permissionless (PUMP.md §7)
-    const sdkConfig = PUMP_SDK.decodeSharingConfig({ data: Buffer.from(sharingConfigBytes(mint, shareholders)), owner: PUMP_FEE_PROGRAM_ID, lamports: 0, executable: false });
-    sameInstruction(ix, await PUMP_SDK.distributeCreatorFees({ mint, sharingConfig: sdkConfig, sharingConfigAddress: config }));
+    const sdkConfig = PUMP_SDK.decodeSharingConfig({
+      data: Buffer.from(sharingConfigBytes(mint, shareholders)),
+      owner: PUMP_FEE_PROGRAM_ID,
+      lamports: 0,
+      executable: false,
+    });
+    sameInstruction(
+      ix,
+      await PUMP_SDK.distributeCreatorFees({ mint, sharingConfig: sdkConfig, sharingConfigAddress: config }),
+    );
   });
 
   test("transfer_creator_fees_to_pump: IDL order, byte-identical to the SDK's builder (as its distribution helper calls it)", async () => {
@@ -387,7 +508,10 @@ describe("fee sharing (coins whose creator moved to their sharing config)", () =
     });
     sameInstruction(
       ix,
-      await ammProgram.methods.transferCreatorFeesToPump().accountsPartial({ wsolMint: NATIVE_MINT, tokenProgram: TOKEN_PROGRAM_ID, coinCreator: config }).instruction(),
+      await ammProgram.methods
+        .transferCreatorFeesToPump()
+        .accountsPartial({ wsolMint: NATIVE_MINT, tokenProgram: TOKEN_PROGRAM_ID, coinCreator: config })
+        .instruction(),
     );
   });
 
@@ -395,18 +519,55 @@ describe("fee sharing (coins whose creator moved to their sharing config)", () =
     const curve = pumpPdas.bondingCurve(mint);
     const config = pumpPdas.sharingConfig(mint);
     const accounts = new Map([
-      [curve.toBase58(), { lamports: 1_000_000n, owner: PUMP_PROGRAM_ID.toBase58(), executable: false, data: bondingCurveBytes({ complete: false, creator: config }) }],
-      [config.toBase58(), { lamports: 2_000_000n, owner: PUMP_FEE_PROGRAM_ID.toBase58(), executable: false, data: sharingConfigBytes(mint, shareholders) }],
-      [pumpPdas.creatorVault(config).toBase58(), { lamports: 890_880n + 10_000_000n, owner: SystemProgram.programId.toBase58(), executable: false, data: new Uint8Array() }],
-      [ours.toBase58(), { lamports: 5_000_000n, owner: SystemProgram.programId.toBase58(), executable: false, data: new Uint8Array() }],
+      [
+        curve.toBase58(),
+        {
+          lamports: 1_000_000n,
+          owner: PUMP_PROGRAM_ID.toBase58(),
+          executable: false,
+          data: bondingCurveBytes({ complete: false, creator: config }),
+        },
+      ],
+      [
+        config.toBase58(),
+        {
+          lamports: 2_000_000n,
+          owner: PUMP_FEE_PROGRAM_ID.toBase58(),
+          executable: false,
+          data: sharingConfigBytes(mint, shareholders),
+        },
+      ],
+      [
+        pumpPdas.creatorVault(config).toBase58(),
+        {
+          lamports: 890_880n + 10_000_000n,
+          owner: SystemProgram.programId.toBase58(),
+          executable: false,
+          data: new Uint8Array(),
+        },
+      ],
+      [
+        ours.toBase58(),
+        { lamports: 5_000_000n, owner: SystemProgram.programId.toBase58(), executable: false, data: new Uint8Array() },
+      ],
     ]);
     const launch = createPumpLaunchProgram(mapReader(accounts));
     const token = { mint: mint.toBase58(), creator: ours.toBase58() };
     const [reading] = await launch.readVaults([token]);
-    expect(reading!.feeSharing).toMatchObject({ currentCreator: config.toBase58(), isSharingConfig: true, serviceShareBps: 6_000, distributableLamports: 10_000_000n, shareLamports: 6_000_000n, blockedReason: null });
+    expect(reading!.feeSharing).toMatchObject({
+      currentCreator: config.toBase58(),
+      isSharingConfig: true,
+      serviceShareBps: 6_000,
+      distributableLamports: 10_000_000n,
+      shareLamports: 6_000_000n,
+      blockedReason: null,
+    });
     const treasury = Keypair.generate().publicKey;
     const ixs = launch.sweepInstructions([{ token, reading: reading! }], treasury);
-    expect(ixs.map((ix) => ix.programId.toBase58())).toEqual([PUMP_PROGRAM_ID.toBase58(), SystemProgram.programId.toBase58()]);
+    expect(ixs.map((ix) => ix.programId.toBase58())).toEqual([
+      PUMP_PROGRAM_ID.toBase58(),
+      SystemProgram.programId.toBase58(),
+    ]);
     sameInstruction(ixs[0]!, distributeCreatorFeesInstruction(mint, [ours, other]));
     // creator 5,000,000 + planned share (6,000,000 less 1 lamport of rounding slack per shareholder) - reserve
     expect(Buffer.from(ixs[1]!.data).readBigUInt64LE(4)).toBe(5_000_000n + 6_000_000n - 2n - 890_880n);
@@ -415,7 +576,12 @@ describe("fee sharing (coins whose creator moved to their sharing config)", () =
       const data = Buffer.alloc(12);
       data.writeUInt32LE(2, 0);
       data.writeBigUInt64LE(amount, 4);
-      return { programId: SystemProgram.programId.toBase58(), accounts: [pumpPdas.creatorVault(config).toBase58(), ours.toBase58()], data: new Uint8Array(data), outerIndex };
+      return {
+        programId: SystemProgram.programId.toBase58(),
+        accounts: [pumpPdas.creatorVault(config).toBase58(), ours.toBase58()],
+        data: new Uint8Array(data),
+        outerIndex,
+      };
     };
     const tx = confirmedTx({
       instructions: [viewOf(ixs[0]!), viewOf(ixs[1]!)],

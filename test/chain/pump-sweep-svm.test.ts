@@ -34,18 +34,31 @@ describe("pool sweep under real System/SPL Token execution", () => {
       svm.airdrop(vaultOwner.publicKey, 10_000_000_000n);
       if (preexisting > 0n) svm.airdrop(creator.publicKey, preexisting);
       const send = (ixs: TransactionInstruction[], payer: Keypair, signers: Keypair[]) => {
-        const tx = compileTransaction({ instructions: ixs, payer: payer.publicKey, recentBlockhash: svm.latestBlockhash() });
+        const tx = compileTransaction({
+          instructions: ixs,
+          payer: payer.publicKey,
+          recentBlockhash: svm.latestBlockhash(),
+        });
         tx.sign([payer, ...signers]);
         return svm.sendTransaction(tx);
       };
       // the "vault": a WSOL account holding the pool fees
       const poolFees = 7_000_000n;
       const vault = getAssociatedTokenAddressSync(NATIVE_MINT, vaultOwner.publicKey);
-      const setup = send([
-        createAssociatedTokenAccountIdempotentInstruction(vaultOwner.publicKey, vault, vaultOwner.publicKey, NATIVE_MINT),
-        SystemProgram.transfer({ fromPubkey: vaultOwner.publicKey, toPubkey: vault, lamports: poolFees }),
-        createSyncNativeInstruction(vault),
-      ], vaultOwner, []);
+      const setup = send(
+        [
+          createAssociatedTokenAccountIdempotentInstruction(
+            vaultOwner.publicKey,
+            vault,
+            vaultOwner.publicKey,
+            NATIVE_MINT,
+          ),
+          SystemProgram.transfer({ fromPubkey: vaultOwner.publicKey, toPubkey: vault, lamports: poolFees }),
+          createSyncNativeInstruction(vault),
+        ],
+        vaultOwner,
+        [],
+      );
       expect("err" in setup ? String(setup.err()) : "ok").toBe("ok");
 
       const mint = Keypair.generate().publicKey.toBase58();
@@ -59,7 +72,11 @@ describe("pool sweep under real System/SPL Token execution", () => {
             ? createTransferInstruction(vault, creatorAta, vaultOwner.publicKey, poolFees, [], TOKEN_PROGRAM_ID)
             : ix,
         );
-      const tx = compileTransaction({ instructions: sweep, payer: treasury.publicKey, recentBlockhash: svm.latestBlockhash() });
+      const tx = compileTransaction({
+        instructions: sweep,
+        payer: treasury.publicKey,
+        recentBlockhash: svm.latestBlockhash(),
+      });
       tx.sign([treasury, creator, vaultOwner]);
       const keys = tx.message.staticAccountKeys;
       const pre = keys.map((k) => svm.getBalance(k) ?? 0n);

@@ -47,7 +47,16 @@ function pool(route: (method: string, attempt: number) => "ahead" | "behind") {
   fake.handle("getEpochInfo", (p, a) => {
     const node = route("getEpochInfo", a);
     if (node === "behind" && behindMin(p, 0)) return minNotReached;
-    return { result: { absoluteSlot: slot(node), blockHeight: height(node), epoch: 0, slotIndex: 0, slotsInEpoch: 432_000, transactionCount: 0 } };
+    return {
+      result: {
+        absoluteSlot: slot(node),
+        blockHeight: height(node),
+        epoch: 0,
+        slotIndex: 0,
+        slotsInEpoch: 432_000,
+        transactionCount: 0,
+      },
+    };
   });
   fake.handle("getSignatureStatuses", (p, a) => {
     const node = route("getSignatureStatuses", a);
@@ -80,7 +89,16 @@ describe("outcome against a pool of nodes", () => {
 
   test("a provider that ignores minContextSlot and answers from behind proves nothing", async () => {
     fake = startFakeRpc();
-    fake.handle("getEpochInfo", () => ({ result: { absoluteSlot: FINALIZED_SLOT, blockHeight: 200, epoch: 0, slotIndex: 0, slotsInEpoch: 1, transactionCount: 0 } }));
+    fake.handle("getEpochInfo", () => ({
+      result: {
+        absoluteSlot: FINALIZED_SLOT,
+        blockHeight: 200,
+        epoch: 0,
+        slotIndex: 0,
+        slotsInEpoch: 1,
+        transactionCount: 0,
+      },
+    }));
     fake.handle("getBlockHeight", () => ({ result: 200 }));
     fake.handle("getSignatureStatuses", () => ({ result: { context: { slot: 4_900 }, value: [null] } }));
     expect((await chain().sender.outcome("sig", 150n)).kind).not.toBe("expired");
@@ -88,8 +106,22 @@ describe("outcome against a pool of nodes", () => {
 
   test("a provider that ignores minContextSlot (as agave does for statuses): an answer from behind is asked again", async () => {
     fake = startFakeRpc();
-    fake.handle("getEpochInfo", () => ({ result: { absoluteSlot: FINALIZED_SLOT, blockHeight: 200, epoch: 0, slotIndex: 0, slotsInEpoch: 1, transactionCount: 0 } }));
-    fake.handle("getSignatureStatuses", (_p, attempt) => ({ result: attempt === 0 ? { context: { slot: 4_900 }, value: [null] } : { context: { slot: FINALIZED_SLOT + 2 }, value: [landed] } }));
+    fake.handle("getEpochInfo", () => ({
+      result: {
+        absoluteSlot: FINALIZED_SLOT,
+        blockHeight: 200,
+        epoch: 0,
+        slotIndex: 0,
+        slotsInEpoch: 1,
+        transactionCount: 0,
+      },
+    }));
+    fake.handle("getSignatureStatuses", (_p, attempt) => ({
+      result:
+        attempt === 0
+          ? { context: { slot: 4_900 }, value: [null] }
+          : { context: { slot: FINALIZED_SLOT + 2 }, value: [landed] },
+    }));
     fake.handle("getBlockTime", () => ({ result: null }));
     expect(await chain().sender.outcome("sig", 150n)).toEqual({ kind: "confirmed", slot: 4_990n, blockTime: null });
   });
@@ -99,9 +131,20 @@ describe("outcome against a pool of nodes", () => {
     const confirmed = { ...landed, confirmations: 3, confirmationStatus: "confirmed" };
     const failedConfirmed = { ...confirmed, err: { InstructionError: [0, { Custom: 1 }] }, status: { Err: {} } };
     let status: unknown = confirmed;
-    fake.handle("getEpochInfo", () => ({ result: { absoluteSlot: FINALIZED_SLOT, blockHeight: 100, epoch: 0, slotIndex: 0, slotsInEpoch: 1, transactionCount: 0 } }));
+    fake.handle("getEpochInfo", () => ({
+      result: {
+        absoluteSlot: FINALIZED_SLOT,
+        blockHeight: 100,
+        epoch: 0,
+        slotIndex: 0,
+        slotsInEpoch: 1,
+        transactionCount: 0,
+      },
+    }));
     fake.handle("getBlockHeight", () => ({ result: 100 }));
-    fake.handle("getSignatureStatuses", () => ({ result: { context: { slot: FINALIZED_SLOT + 40 }, value: [status] } }));
+    fake.handle("getSignatureStatuses", () => ({
+      result: { context: { slot: FINALIZED_SLOT + 40 }, value: [status] },
+    }));
     fake.handle("getBlockTime", () => ({ result: null }));
     const { sender } = chain();
     expect(await sender.outcome("sig", 150n)).toEqual({ kind: "pending" });
@@ -126,7 +169,12 @@ describe("429 with retry-after", () => {
     fake.handle("getLatestBlockhash", (_p, attempt) =>
       attempt === 0
         ? { status: 429, body: "slow down", headers: { "retry-after": "2" } }
-        : { result: { context: { slot: 10 }, value: { blockhash: Keypair.generate().publicKey.toBase58(), lastValidBlockHeight: 160 } } },
+        : {
+            result: {
+              context: { slot: 10 },
+              value: { blockhash: Keypair.generate().publicKey.toBase58(), lastValidBlockHeight: 160 },
+            },
+          },
     );
     const { reader, sleeps } = chain();
     expect((await reader.getLatestBlockhash()).lastValidBlockHeight).toBe(160n);
@@ -146,12 +194,22 @@ describe("monotonic reads", () => {
   test("after seeing slot N, reads ask for at least N; a node behind (-32016) is retried, not believed", async () => {
     fake = startFakeRpc();
     const key = Keypair.generate().publicKey.toBase58();
-    const acc = (lamports: number) => ({ lamports, owner: "11111111111111111111111111111111", executable: false, rentEpoch: 0, space: 0, data: ["", "base64"] });
+    const acc = (lamports: number) => ({
+      lamports,
+      owner: "11111111111111111111111111111111",
+      executable: false,
+      rentEpoch: 0,
+      space: 0,
+      data: ["", "base64"],
+    });
     fake.handle("getMultipleAccounts", (params, attempt) => {
       const min = (params[1] as { minContextSlot?: number }).minContextSlot;
       if (attempt === 0) return { result: { context: { slot: 900 }, value: [acc(5_000)] } };
       // the second read reaches a node at slot 800 first: it must refuse, not answer its old state
-      if (attempt === 1) return min !== undefined && min > 800 ? { error: { code: -32016, message: "Minimum context slot has not been reached" } } : { result: { context: { slot: 800 }, value: [acc(1_000)] } };
+      if (attempt === 1)
+        return min !== undefined && min > 800
+          ? { error: { code: -32016, message: "Minimum context slot has not been reached" } }
+          : { result: { context: { slot: 800 }, value: [acc(1_000)] } };
       return { result: { context: { slot: 901 }, value: [acc(5_000)] } };
     });
     const { reader } = chain();

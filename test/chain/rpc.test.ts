@@ -52,7 +52,14 @@ function expectScrubbed(error: Error) {
   expect(text).not.toContain(new URL(fake.url).host);
 }
 
-const account = (lamports: number) => ({ lamports, owner: SystemProgram.programId.toBase58(), executable: false, rentEpoch: 0, space: 0, data: ["", "base64"] });
+const account = (lamports: number) => ({
+  lamports,
+  owner: SystemProgram.programId.toBase58(),
+  executable: false,
+  rentEpoch: 0,
+  space: 0,
+  data: ["", "base64"],
+});
 
 describe("reader", () => {
   test("getAccounts batches 100 keys a call, deduplicates, and maps missing accounts to null", async () => {
@@ -60,7 +67,9 @@ describe("reader", () => {
     const keys = Array.from({ length: 250 }, () => Keypair.generate().publicKey.toBase58());
     // even-numbered keys exist, with 1,000 + their number of lamports
     fake.handle("getMultipleAccounts", (params) =>
-      context((params[0] as string[]).map((k) => (keys.indexOf(k) % 2 === 0 ? account(1_000 + keys.indexOf(k)) : null))),
+      context(
+        (params[0] as string[]).map((k) => (keys.indexOf(k) % 2 === 0 ? account(1_000 + keys.indexOf(k)) : null)),
+      ),
     );
     const { reader } = chain();
     const accounts = await reader.getAccounts([...keys, ...keys.slice(0, 10)]);
@@ -75,7 +84,9 @@ describe("reader", () => {
 
   test("lamports above 2^53 are refused rather than rounded", async () => {
     fake = startFakeRpc();
-    fake.handle("getMultipleAccounts", () => ({ raw: `{"jsonrpc":"2.0","id":1,"result":{"context":{"slot":1},"value":[{"lamports":9007199254740993,"owner":"11111111111111111111111111111111","executable":false,"rentEpoch":0,"space":0,"data":["","base64"]}]}}` }));
+    fake.handle("getMultipleAccounts", () => ({
+      raw: `{"jsonrpc":"2.0","id":1,"result":{"context":{"slot":1},"value":[{"lamports":9007199254740993,"owner":"11111111111111111111111111111111","executable":false,"rentEpoch":0,"space":0,"data":["","base64"]}]}}`,
+    }));
     const err = await failure(chain({ retries: 0 }).reader.getAccounts([Keypair.generate().publicKey.toBase58()]));
     expect(err).toBeInstanceOf(ChainBadResponseError);
   });
@@ -128,7 +139,9 @@ describe("reader", () => {
 
   test("a request the node refuses is not retried, and the echoed URL/key is scrubbed", async () => {
     fake = startFakeRpc(`/${SECRET}`);
-    fake.handle("getBlockHeight", () => ({ error: { code: -32602, message: `Invalid params (node ${fake.url}, key ${SECRET})` } }));
+    fake.handle("getBlockHeight", () => ({
+      error: { code: -32602, message: `Invalid params (node ${fake.url}, key ${SECRET})` },
+    }));
     const { reader } = chain();
     const err = await failure(reader.getBlockHeight());
     expect(err).toBeInstanceOf(ChainRejectedError);
@@ -169,7 +182,13 @@ describe("reader", () => {
       context([
         { slot: 9, confirmations: null, err: null, confirmationStatus: "finalized", status: { Ok: null } },
         null,
-        { slot: 10, confirmations: 1, err: { InstructionError: [0, { Custom: 1 }] }, confirmationStatus: "confirmed", status: { Err: {} } },
+        {
+          slot: 10,
+          confirmations: 1,
+          err: { InstructionError: [0, { Custom: 1 }] },
+          confirmationStatus: "confirmed",
+          status: { Err: {} },
+        },
       ]),
     );
     fake.handle("getTransaction", () => ({
@@ -184,7 +203,9 @@ describe("reader", () => {
             accountKeys: [payer, program],
             recentBlockhash: PublicKey.default.toBase58(),
             instructions: [{ programIdIndex: 1, accounts: [0, 2, 3], data: bs58.encode([1, 2, 3]), stackHeight: null }],
-            addressTableLookups: [{ accountKey: Keypair.generate().publicKey.toBase58(), writableIndexes: [0], readonlyIndexes: [1] }],
+            addressTableLookups: [
+              { accountKey: Keypair.generate().publicKey.toBase58(), writableIndexes: [0], readonlyIndexes: [1] },
+            ],
           },
         },
         meta: {
@@ -192,10 +213,23 @@ describe("reader", () => {
           fee: 5000,
           preBalances: [10_000, 1, 2, 3],
           postBalances: [5_000, 1, 2, 3],
-          innerInstructions: [{ index: 0, instructions: [{ programIdIndex: 1, accounts: [3], data: bs58.encode([9, 9]), stackHeight: 2 }] }],
+          innerInstructions: [
+            {
+              index: 0,
+              instructions: [{ programIdIndex: 1, accounts: [3], data: bs58.encode([9, 9]), stackHeight: 2 }],
+            },
+          ],
           logMessages: ["Program log: hi"],
           preTokenBalances: [],
-          postTokenBalances: [{ accountIndex: 2, mint: program, owner: payer, programId: program, uiTokenAmount: { amount: "123456789012345678", decimals: 6, uiAmount: 1, uiAmountString: "1" } }],
+          postTokenBalances: [
+            {
+              accountIndex: 2,
+              mint: program,
+              owner: payer,
+              programId: program,
+              uiTokenAmount: { amount: "123456789012345678", decimals: 6, uiAmount: 1, uiAmountString: "1" },
+            },
+          ],
           loadedAddresses: { writable: [loadedW], readonly: [loadedR] },
           rewards: [],
           status: { Ok: null },
@@ -211,11 +245,17 @@ describe("reader", () => {
     expect(statuses.get("c")!.err).toContain("Custom");
     const tx = (await reader.getTransaction("sig"))!;
     expect(tx.accountKeys).toEqual([payer, program, loadedW, loadedR]);
-    expect(tx.instructions).toEqual([{ programId: program, accounts: [payer, loadedW, loadedR], data: Uint8Array.from([1, 2, 3]) }]);
-    expect(tx.innerInstructions).toEqual([{ programId: program, accounts: [loadedR], data: Uint8Array.from([9, 9]), outerIndex: 0 }]);
+    expect(tx.instructions).toEqual([
+      { programId: program, accounts: [payer, loadedW, loadedR], data: Uint8Array.from([1, 2, 3]) },
+    ]);
+    expect(tx.innerInstructions).toEqual([
+      { programId: program, accounts: [loadedR], data: Uint8Array.from([9, 9]), outerIndex: 0 },
+    ]);
     expect(tx.preBalances).toEqual([10_000n, 1n, 2n, 3n]);
     expect(tx.postBalances[0]).toBe(5_000n);
-    expect(tx.postTokenBalances).toEqual([{ accountIndex: 2, mint: program, owner: payer, amount: 123456789012345678n }]);
+    expect(tx.postTokenBalances).toEqual([
+      { accountIndex: 2, mint: program, owner: payer, amount: 123456789012345678n },
+    ]);
     expect(tx.blockTime).toEqual(new Date(1_760_000_000_000));
     expect(tx.slot).toBe(42n);
   });
@@ -224,7 +264,11 @@ describe("reader", () => {
 describe("sender", () => {
   const payer = Keypair.generate();
   const blockhash = Keypair.generate().publicKey.toBase58();
-  const ix = SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1n });
+  const ix = SystemProgram.transfer({
+    fromPubkey: payer.publicKey,
+    toPubkey: Keypair.generate().publicKey,
+    lamports: 1n,
+  });
 
   test("prepare signs without sending; send sends exactly those bytes; a resend is harmless", async () => {
     fake = startFakeRpc();
@@ -233,7 +277,14 @@ describe("sender", () => {
     fake.handle("sendTransaction", (params) => {
       sends++;
       const tx = VersionedTransaction.deserialize(Buffer.from(params[0] as string, "base64"));
-      return sends === 1 ? { result: bs58.encode(tx.signatures[0]!) } : { error: { code: -32002, message: "Transaction simulation failed: This transaction has already been processed" } };
+      return sends === 1
+        ? { result: bs58.encode(tx.signatures[0]!) }
+        : {
+            error: {
+              code: -32002,
+              message: "Transaction simulation failed: This transaction has already been processed",
+            },
+          };
     });
     const { sender } = chain();
     const prepared = await sender.prepare([ix], payer, []);
@@ -265,14 +316,33 @@ describe("sender", () => {
     fake = startFakeRpc();
     let status: unknown = null;
     let finalizedHeight = 100;
-    fake.handle("getEpochInfo", () => ({ result: { absoluteSlot: 500, blockHeight: finalizedHeight, epoch: 0, slotIndex: 0, slotsInEpoch: 1, transactionCount: 0 } }));
+    fake.handle("getEpochInfo", () => ({
+      result: {
+        absoluteSlot: 500,
+        blockHeight: finalizedHeight,
+        epoch: 0,
+        slotIndex: 0,
+        slotsInEpoch: 1,
+        transactionCount: 0,
+      },
+    }));
     fake.handle("getSignatureStatuses", () => ({ result: { context: { slot: 540 }, value: [status] } }));
     fake.handle("getBlockTime", () => ({ result: 1_760_000_000 }));
     const { sender } = chain();
 
     status = { slot: 5, confirmations: null, err: null, confirmationStatus: "finalized", status: { Ok: null } };
-    expect(await sender.outcome("s", 150n)).toEqual({ kind: "confirmed", slot: 5n, blockTime: new Date(1_760_000_000_000) });
-    status = { slot: 6, confirmations: null, err: { InstructionError: [1, { Custom: 6049 }] }, confirmationStatus: "finalized", status: { Err: {} } };
+    expect(await sender.outcome("s", 150n)).toEqual({
+      kind: "confirmed",
+      slot: 5n,
+      blockTime: new Date(1_760_000_000_000),
+    });
+    status = {
+      slot: 6,
+      confirmations: null,
+      err: { InstructionError: [1, { Custom: 6049 }] },
+      confirmationStatus: "finalized",
+      status: { Err: {} },
+    };
     const failed = await sender.outcome("s", 150n);
     expect(failed.kind).toBe("failed");
     // processed and confirmed are still landing: money moves at finalized
@@ -298,7 +368,9 @@ describe("sender", () => {
 
   test("an outage while checking is unknown, never 'expired'", async () => {
     fake = startFakeRpc();
-    fake.handle("getEpochInfo", () => ({ result: { absoluteSlot: 500, blockHeight: 10_000, epoch: 0, slotIndex: 0, slotsInEpoch: 1, transactionCount: 0 } }));
+    fake.handle("getEpochInfo", () => ({
+      result: { absoluteSlot: 500, blockHeight: 10_000, epoch: 0, slotIndex: 0, slotsInEpoch: 1, transactionCount: 0 },
+    }));
     fake.handle("getSignatureStatuses", () => ({ status: 502 }));
     expect((await chain().sender.outcome("s", 1n)).kind).toBe("unknown");
   });

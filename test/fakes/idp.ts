@@ -88,7 +88,7 @@ export function startFakeIdp(): FakeIdp {
 
   const bearerUser = (req: Request): string | null => {
     const m = /^Bearer (.+)$/.exec(req.headers.get("authorization") ?? "");
-    return m ? tokens.get(m[1]!) ?? null : null;
+    return m ? (tokens.get(m[1]!) ?? null) : null;
   };
 
   const server = Bun.serve({
@@ -130,37 +130,71 @@ export function startFakeIdp(): FakeIdp {
         const basic = (req.headers.get("authorization") ?? "").replace(/^Basic /, "");
         const [id, secret] = Buffer.from(basic, "base64").toString().split(":");
         if (id !== clientId || secret !== clientSecret) {
-          return Response.json({ error: "unauthorized_client", error_description: "Missing valid authorization header" }, { status: 401 });
+          return Response.json(
+            { error: "unauthorized_client", error_description: "Missing valid authorization header" },
+            { status: 401 },
+          );
         }
         const code = form.get("code") ?? "";
         const verifier = form.get("code_verifier");
         const issued = codes.get(code);
         const verifierHash = verifier ? b64url(createHash("sha256").update(verifier).digest()) : null;
-        const record: TokenRequestRecord = { code, verifier, verifierHash, challenge: issued?.challenge ?? null, accepted: false };
+        const record: TokenRequestRecord = {
+          code,
+          verifier,
+          verifierHash,
+          challenge: issued?.challenge ?? null,
+          accepted: false,
+        };
         tokenRequests.push(record);
         const invalid = () =>
-          Response.json({ error: "invalid_request", error_description: "Value passed for the authorization code was invalid." }, { status: 400 });
+          Response.json(
+            { error: "invalid_request", error_description: "Value passed for the authorization code was invalid." },
+            { status: 400 },
+          );
         if (form.get("grant_type") !== "authorization_code" || !issued || issued.used) return invalid();
         issued.used = true;
         if (form.get("redirect_uri") !== issued.redirectUri || verifierHash !== issued.challenge) return invalid();
         const accessToken = b64url(randomBytes(24));
         tokens.set(accessToken, issued.userId);
         record.accepted = true;
-        return Response.json({ token_type: "bearer", expires_in: 7200, access_token: accessToken, scope: issued.scope });
+        return Response.json({
+          token_type: "bearer",
+          expires_in: 7200,
+          access_token: accessToken,
+          scope: issued.scope,
+        });
       }
-      if (req.method === "GET" && (url.pathname === "/2/users/by" || url.pathname.startsWith("/2/users/by/username/"))) {
+      if (
+        req.method === "GET" &&
+        (url.pathname === "/2/users/by" || url.pathname.startsWith("/2/users/by/username/"))
+      ) {
         // users by username (app-only bearer): the launch resolves named handles to ids
-        if (req.headers.get("authorization") !== `Bearer ${appBearer}`) return Response.json({ title: "Unauthorized", status: 401 }, { status: 401 });
+        if (req.headers.get("authorization") !== `Bearer ${appBearer}`)
+          return Response.json({ title: "Unauthorized", status: 401 }, { status: 401 });
         if (state.failUsernameLookups) return Response.json({ title: "Service Unavailable" }, { status: 503 });
         const many = url.pathname === "/2/users/by";
-        const names = many ? (url.searchParams.get("usernames") ?? "").split(",").filter(Boolean) : [decodeURIComponent(url.pathname.slice("/2/users/by/username/".length))];
+        const names = many
+          ? (url.searchParams.get("usernames") ?? "").split(",").filter(Boolean)
+          : [decodeURIComponent(url.pathname.slice("/2/users/by/username/".length))];
         usernameLookups.push(...names);
-        if (names.length === 0 || names.length > 100) return Response.json({ title: "Invalid Request" }, { status: 400 });
-        const found = names.map((n) => [...users.values()].find((u) => u.username.toLowerCase() === n.toLowerCase()) ?? null);
+        if (names.length === 0 || names.length > 100)
+          return Response.json({ title: "Invalid Request" }, { status: 400 });
+        const found = names.map(
+          (n) => [...users.values()].find((u) => u.username.toLowerCase() === n.toLowerCase()) ?? null,
+        );
         const data = found.filter((u): u is FakeUser => u !== null).map(userJson);
         const errors = names
           .filter((_, i) => found[i] === null)
-          .map((n) => ({ value: n, detail: `Could not find user with usernames: [${n}].`, title: "Not Found Error", resource_type: "user", parameter: "usernames", resource_id: n, type: "https://api.twitter.com/2/problems/resource-not-found" }));
+          .map((n) => ({
+            value: n,
+            detail: `Could not find user with usernames: [${n}].`,
+            title: "Not Found Error",
+            resource_type: "user",
+            parameter: "usernames",
+            resource_id: n,
+            type: "https://api.twitter.com/2/problems/resource-not-found",
+          }));
         if (!many) return Response.json(data[0] ? { data: data[0] } : { errors });
         return Response.json({ ...(data.length ? { data } : {}), ...(errors.length ? { errors } : {}) });
       }
@@ -176,7 +210,17 @@ export function startFakeIdp(): FakeIdp {
         const user = users.get(id);
         if (!user) {
           return Response.json({
-            errors: [{ value: id, detail: `Could not find user with id: [${id}].`, title: "Not Found Error", resource_type: "user", parameter: "id", resource_id: id, type: "https://api.twitter.com/2/problems/resource-not-found" }],
+            errors: [
+              {
+                value: id,
+                detail: `Could not find user with id: [${id}].`,
+                title: "Not Found Error",
+                resource_type: "user",
+                parameter: "id",
+                resource_id: id,
+                type: "https://api.twitter.com/2/problems/resource-not-found",
+              },
+            ],
           });
         }
         return Response.json({ data: userJson(user) });

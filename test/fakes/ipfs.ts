@@ -40,10 +40,13 @@ export function startFakeIpfs(): FakeIpfs {
       const url = new URL(request.url);
       if (request.method === "GET" && url.pathname.startsWith("/ipfs/")) {
         const pin = pins.get(url.pathname.slice(6));
-        return pin ? new Response(new Uint8Array(pin.body), { headers: { "content-type": pin.contentType } }) : new Response("not found", { status: 404 });
+        return pin
+          ? new Response(new Uint8Array(pin.body), { headers: { "content-type": pin.contentType } })
+          : new Response("not found", { status: 404 });
       }
       if (state.down) return new Response(JSON.stringify({ error: "internal" }), { status: 500 });
-      if (request.headers.get("authorization") !== `Bearer ${jwt}`) return Response.json({ error: "unauthorized" }, { status: 401 });
+      if (request.headers.get("authorization") !== `Bearer ${jwt}`)
+        return Response.json({ error: "unauthorized" }, { status: 401 });
       let pin: Pinned;
       if (url.pathname === "/pinning/pinFileToIPFS") {
         const form = await request.formData();
@@ -51,12 +54,24 @@ export function startFakeIpfs(): FakeIpfs {
         if (!(file instanceof Blob)) return Response.json({ error: "file missing" }, { status: 400 });
         const body = new Uint8Array(await file.arrayBuffer());
         const meta = form.get("pinataMetadata");
-        pin = { cid: cidOf(body), kind: "file", contentType: file.type, body, name: typeof meta === "string" ? JSON.parse(meta).name ?? null : null };
+        pin = {
+          cid: cidOf(body),
+          kind: "file",
+          contentType: file.type,
+          body,
+          name: typeof meta === "string" ? (JSON.parse(meta).name ?? null) : null,
+        };
       } else if (url.pathname === "/pinning/pinJSONToIPFS") {
         const parsed = (await request.json()) as { pinataContent?: unknown; pinataMetadata?: { name?: string } };
         if (parsed.pinataContent === undefined) return Response.json({ error: "content missing" }, { status: 400 });
         const body = new TextEncoder().encode(JSON.stringify(parsed.pinataContent));
-        pin = { cid: cidOf(body), kind: "json", contentType: "application/json", body, name: parsed.pinataMetadata?.name ?? null };
+        pin = {
+          cid: cidOf(body),
+          kind: "json",
+          contentType: "application/json",
+          body,
+          name: parsed.pinataMetadata?.name ?? null,
+        };
       } else {
         return new Response("not found", { status: 404 });
       }

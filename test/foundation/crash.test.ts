@@ -44,7 +44,9 @@ describe("crash safety", () => {
       expect(integrity.integrity_check).toBe("ok");
       verifyLedger(db);
       const partial = db.$client
-        .query("SELECT COUNT(*) AS n FROM ledger_postings p WHERE (SELECT COUNT(*) FROM ledger_entries e WHERE e.posting_id = p.id) < 2")
+        .query(
+          "SELECT COUNT(*) AS n FROM ledger_postings p WHERE (SELECT COUNT(*) FROM ledger_entries e WHERE e.posting_id = p.id) < 2",
+        )
         .get() as { n: bigint };
       expect(Number(partial.n)).toBe(0);
       // Sweeps confirmed without credit, or credited without confirming, would break this.

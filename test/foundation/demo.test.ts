@@ -23,7 +23,15 @@ describe("the demo on the embedded defaults", () => {
     // The README's start on its defaults (jobs, schedules, slot time, sweep minimum); only the
     // ports and the data directory are the test's own.
     const child = Bun.spawn([process.execPath, "run", main], {
-      env: { ...env, DATA_DIR: dataDir, PORT: String(port), PUBLIC_URL: base, LOCAL_CHAIN_RPC_PORT: "0", LOCAL_CHAIN_GRPC_PORT: "0", LOG_LEVEL: "warn" },
+      env: {
+        ...env,
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        PUBLIC_URL: base,
+        LOCAL_CHAIN_RPC_PORT: "0",
+        LOCAL_CHAIN_GRPC_PORT: "0",
+        LOG_LEVEL: "warn",
+      },
       stdout: "ignore",
       stderr: "inherit",
     });
@@ -31,7 +39,12 @@ describe("the demo on the embedded defaults", () => {
       const deadline = startedAt + 60_000;
       let tokens: { mint: string; recipients: { handle: string }[] }[] = [];
       while (Date.now() < deadline && tokens.length === 0) {
-        tokens = await fetch(`${base}/api/tokens`).then((r) => (r.ok ? r.json() : { tokens: [] }), () => ({ tokens: [] })).then((b) => b.tokens);
+        tokens = await fetch(`${base}/api/tokens`)
+          .then(
+            (r) => (r.ok ? r.json() : { tokens: [] }),
+            () => ({ tokens: [] }),
+          )
+          .then((b) => b.tokens);
         if (tokens.length === 0) await Bun.sleep(200);
       }
       expect(tokens.length).toBe(5);

@@ -35,8 +35,13 @@ describe("GET /api/stats", () => {
     expect((await svc.json("/api/stats")).body.sweptLamports).toBe("0");
     immediate(svc.ctx.db, () =>
       creditSweep(svc.ctx.db, {
-        sweepId: 1, tokenId: 1, mint: "M", totalLamports: 9_007_199_254_740_993n, platformBps: 1000,
-        recipients: [{ handle: "alice", bps: 10_000, idpUserId: null }], atMs: now,
+        sweepId: 1,
+        tokenId: 1,
+        mint: "M",
+        totalLamports: 9_007_199_254_740_993n,
+        platformBps: 1000,
+        recipients: [{ handle: "alice", bps: 10_000, idpUserId: null }],
+        atMs: now,
       }),
     );
     expect((await svc.json("/api/stats")).body.sweptLamports).toBe("0");
@@ -61,8 +66,16 @@ describe("GET /api/cron/health", () => {
     for (const job of body.jobs) {
       // The local chain has no market data source: that job says so (issue 22) rather than look broken.
       expect(job).toEqual({
-        job: job.job, lastRunAt: null, lastOkAt: null, secondsSinceOk: null, stale: true, running: false, runs: 0, lastError: null,
-        configured: job.job !== "market", nextRunAt: null,
+        job: job.job,
+        lastRunAt: null,
+        lastOkAt: null,
+        secondsSinceOk: null,
+        stale: true,
+        running: false,
+        runs: 0,
+        lastError: null,
+        configured: job.job !== "market",
+        nextRunAt: null,
       });
     }
   });
@@ -74,7 +87,7 @@ describe("GET /api/cron/health", () => {
       if (!svc.ctx.scheduler.isRegistered(job)) svc.ctx.scheduler.register(job, async () => {});
     }
     svc.ctx.db.$client.run(
-      "INSERT OR REPLACE INTO job_leases (job, holder, expires_at_ms, generation, runs, last_run_at_ms, last_ok_at_ms) SELECT value, NULL, 0, 1, 1, ?, ? FROM json_each('[\"sweep\",\"payouts\",\"burns\",\"launches\"]')",
+      'INSERT OR REPLACE INTO job_leases (job, holder, expires_at_ms, generation, runs, last_run_at_ms, last_ok_at_ms) SELECT value, NULL, 0, 1, 1, ?, ? FROM json_each(\'["sweep","payouts","burns","launches"]\')',
       [now - 1000, now - 1000],
     );
     const { body } = await svc.json("/api/cron/health");
@@ -120,21 +133,48 @@ describe("cron routes", () => {
   test("answer 404 when the secret is unset, missing or wrong, and for unknown jobs", async () => {
     svc = testService();
     svc.ctx.scheduler.register("sweep", async () => {});
-    expect((await svc.call("/api/cron/sweep", { method: "POST", headers: { authorization: "Bearer x" } })).status).toBe(404);
+    expect((await svc.call("/api/cron/sweep", { method: "POST", headers: { authorization: "Bearer x" } })).status).toBe(
+      404,
+    );
     await svc.cleanup();
     svc = testService({ CRON_SECRET: "right-secret-for-tests-0123456789abc" });
     svc.ctx.scheduler.register("sweep", async () => {});
     expect((await svc.call("/api/cron/sweep", { method: "POST" })).status).toBe(404);
-    expect((await svc.call("/api/cron/sweep", { method: "POST", headers: { authorization: "Bearer wrong-secret-for-tests-0123456789abc" } })).status).toBe(404);
-    expect((await svc.call("/api/cron/nope", { method: "POST", headers: { authorization: "Bearer right-secret-for-tests-0123456789abc" } })).status).toBe(404);
-    expect((await svc.call("/api/cron/sweep", { method: "POST", headers: { authorization: "Bearer right-secret-for-tests-0123456789abc" } })).status).toBe(200);
+    expect(
+      (
+        await svc.call("/api/cron/sweep", {
+          method: "POST",
+          headers: { authorization: "Bearer wrong-secret-for-tests-0123456789abc" },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await svc.call("/api/cron/nope", {
+          method: "POST",
+          headers: { authorization: "Bearer right-secret-for-tests-0123456789abc" },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await svc.call("/api/cron/sweep", {
+          method: "POST",
+          headers: { authorization: "Bearer right-secret-for-tests-0123456789abc" },
+        })
+      ).status,
+    ).toBe(200);
   });
 });
 
 describe("errors", () => {
   test("unknown routes and wrong methods answer the {error} envelope", async () => {
     svc = testService();
-    for (const [path, method] of [["/api/nope", "GET"], ["/api/stats", "DELETE"], ["/nowhere", "POST"]] as const) {
+    for (const [path, method] of [
+      ["/api/nope", "GET"],
+      ["/api/stats", "DELETE"],
+      ["/nowhere", "POST"],
+    ] as const) {
       const response = await svc.call(path, { method });
       expect(response.status).toBe(404);
       expect(response.headers.get("content-type")).toContain("application/json");

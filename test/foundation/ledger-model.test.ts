@@ -47,23 +47,57 @@ const bpsSplit = (n: number) =>
   });
 
 const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
-  { weight: 4, arbitrary: fc.integer({ min: 1, max: 3 }).chain((n) =>
-      fc.record({
-        t: fc.constant("credit" as const),
-        mint: fc.integer({ min: 0, max: MINTS.length - 1 }),
-        total: fc.oneof(fc.bigInt({ min: 0n, max: 10n ** 10n }), fc.bigInt({ min: 0n, max: 2n ** 40n })),
-        platformBps: fc.integer({ min: 0, max: 5000 }),
-        handles: fc.uniqueArray(fc.integer({ min: 0, max: HANDLES.length - 1 }), { minLength: n, maxLength: n }),
-        bps: bpsSplit(n),
-      }).filter((c) => c.bps.every((b) => b > 0)),
-    ) },
-  { weight: 2, arbitrary: fc.record({ t: fc.constant("pin" as const), handle: fc.nat(HANDLES.length - 1), user: fc.nat(USERS.length - 1) }) },
-  { weight: 3, arbitrary: fc.record({ t: fc.constant("reserve" as const), user: fc.nat(USERS.length - 1), fraction: fc.integer({ min: 1, max: 100 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.integer({ min: 1, max: 3 }).chain((n) =>
+      fc
+        .record({
+          t: fc.constant("credit" as const),
+          mint: fc.integer({ min: 0, max: MINTS.length - 1 }),
+          total: fc.oneof(fc.bigInt({ min: 0n, max: 10n ** 10n }), fc.bigInt({ min: 0n, max: 2n ** 40n })),
+          platformBps: fc.integer({ min: 0, max: 5000 }),
+          handles: fc.uniqueArray(fc.integer({ min: 0, max: HANDLES.length - 1 }), { minLength: n, maxLength: n }),
+          bps: bpsSplit(n),
+        })
+        .filter((c) => c.bps.every((b) => b > 0)),
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      t: fc.constant("pin" as const),
+      handle: fc.nat(HANDLES.length - 1),
+      user: fc.nat(USERS.length - 1),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      t: fc.constant("reserve" as const),
+      user: fc.nat(USERS.length - 1),
+      fraction: fc.integer({ min: 1, max: 100 }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ t: fc.constant("confirm" as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("fail" as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("replace" as const), pick: fc.nat() }) },
-  { weight: 2, arbitrary: fc.record({ t: fc.constant("burnOrder" as const), user: fc.nat(USERS.length - 1), mint: fc.nat(MINTS.length - 1), fraction: fc.integer({ min: 1, max: 100 }) }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant("buyback" as const), mint: fc.nat(MINTS.length - 1), fraction: fc.integer({ min: 1, max: 100 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      t: fc.constant("burnOrder" as const),
+      user: fc.nat(USERS.length - 1),
+      mint: fc.nat(MINTS.length - 1),
+      fraction: fc.integer({ min: 1, max: 100 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      t: fc.constant("buyback" as const),
+      mint: fc.nat(MINTS.length - 1),
+      fraction: fc.integer({ min: 1, max: 100 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("burn" as const), mint: fc.nat(MINTS.length - 1) }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant("replay" as const), pick: fc.nat() }) },
 );
@@ -74,7 +108,10 @@ class Model {
   handleCredited = new Map<string, bigint>();
   pinnedTo = new Map<string, string>();
   everPinned = new Set<string>();
-  user = new Map<string, { balance: bigint; credited: bigint; paid: bigint; burned: bigint; byToken: Map<number, bigint> }>();
+  user = new Map<
+    string,
+    { balance: bigint; credited: bigint; paid: bigint; burned: bigint; byToken: Map<number, bigint> }
+  >();
   handleByToken = new Map<string, Map<number, bigint>>();
   livePayouts = new Map<number, { user: string; lamports: bigint }>();
   burnPending = new Map<string, { recipient: bigint; platform: bigint }>();
@@ -117,10 +154,22 @@ function runSequence(db: Db, cmds: Cmd[]): void {
           return { handle, bps: cmd.bps[i]!, idpUserId: model.pinnedTo.get(handle) ?? null };
         });
         const sweepId = nextSweepId++;
-        const args = { sweepId, tokenId, mint, totalLamports: cmd.total, platformBps: cmd.platformBps, recipients, atMs: now };
+        const args = {
+          sweepId,
+          tokenId,
+          mint,
+          totalLamports: cmd.total,
+          platformBps: cmd.platformBps,
+          recipients,
+          atMs: now,
+        };
         const run = () => immediate(db, () => creditSweep(db, args));
         const result = run();
-        const split = splitSweep(cmd.total, cmd.platformBps, recipients.map((r, i) => ({ key: i, bps: r.bps })));
+        const split = splitSweep(
+          cmd.total,
+          cmd.platformBps,
+          recipients.map((r, i) => ({ key: i, bps: r.bps })),
+        );
         expect(result.platformLamports).toBe(split.platformLamports);
         model.swept += cmd.total;
         model.platform += split.platformLamports;
@@ -169,7 +218,9 @@ function runSequence(db: Db, cmds: Cmd[]): void {
         const id = nextPayoutId++;
         if (amount === 0n) {
           // More than the balance can never be reserved, and the refusal changes nothing.
-          expect(() => immediate(db, () => reservePayout(db, id, userId, u.balance + 1n, now))).toThrow(LedgerInvariantError);
+          expect(() => immediate(db, () => reservePayout(db, id, userId, u.balance + 1n, now))).toThrow(
+            LedgerInvariantError,
+          );
           break;
         }
         const run = () => immediate(db, () => reservePayout(db, id, userId, amount, now));
@@ -213,7 +264,10 @@ function runSequence(db: Db, cmds: Cmd[]): void {
         const amount = (u.balance * BigInt(cmd.fraction)) / 100n;
         if (amount === 0n) break;
         const orderId = nextOrderId++;
-        const run = () => immediate(db, () => orderBurn(db, { orderId, source: "recipient", idpUserId: userId, mint, lamports: amount, atMs: now }));
+        const run = () =>
+          immediate(db, () =>
+            orderBurn(db, { orderId, source: "recipient", idpUserId: userId, mint, lamports: amount, atMs: now }),
+          );
         run();
         u.balance -= amount;
         u.burned += amount;
@@ -226,7 +280,10 @@ function runSequence(db: Db, cmds: Cmd[]): void {
         const amount = (model.platform * BigInt(cmd.fraction)) / 100n;
         if (amount === 0n) break;
         const orderId = nextOrderId++;
-        const run = () => immediate(db, () => orderBurn(db, { orderId, source: "platform", idpUserId: null, mint, lamports: amount, atMs: now }));
+        const run = () =>
+          immediate(db, () =>
+            orderBurn(db, { orderId, source: "platform", idpUserId: null, mint, lamports: amount, atMs: now }),
+          );
         run();
         model.platform -= amount;
         model.pending(mint).platform += amount;
@@ -315,7 +372,15 @@ describe("ledger against a reference model", () => {
   test("a posting that would overdraw an account is refused and leaves the books unchanged", () => {
     const db = openDatabase(":memory:");
     immediate(db, () =>
-      creditSweep(db, { sweepId: 1, tokenId: 1, mint: "M", totalLamports: 1000n, platformBps: 0, recipients: [{ handle: "a", bps: 10_000, idpUserId: "u" }], atMs: 1 }),
+      creditSweep(db, {
+        sweepId: 1,
+        tokenId: 1,
+        mint: "M",
+        totalLamports: 1000n,
+        platformBps: 0,
+        recipients: [{ handle: "a", bps: 10_000, idpUserId: "u" }],
+        atMs: 1,
+      }),
     );
     expect(() => immediate(db, () => reservePayout(db, 1, "u", 1001n, 2))).toThrow(LedgerInvariantError);
     expect(accountFigures(db, "user", "u").balanceLamports).toBe(1000n);

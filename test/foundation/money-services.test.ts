@@ -7,7 +7,13 @@ import { appendFeedEvent } from "../../src/ledger/feed";
 import { accountFigures, ledgerTotals, recipientCredits } from "../../src/ledger/figures";
 import { verifyLedger } from "../../src/ledger/verify";
 import {
-  confirmPayouts, failPayouts, InsufficientBalanceError, markPayoutsSent, PayoutInFlightError, queuePayout, replaceExpiredPayouts,
+  confirmPayouts,
+  failPayouts,
+  InsufficientBalanceError,
+  markPayoutsSent,
+  PayoutInFlightError,
+  queuePayout,
+  replaceExpiredPayouts,
 } from "../../src/payouts/service";
 import { confirmSweep, failSweep, recordSweepsSent, type BuybackPolicy } from "../../src/sweeps/service";
 import { recordConfirmedLaunch } from "../../src/tokens/launch-record";
@@ -18,9 +24,23 @@ function launch(db: Db, mint: string, recipients: { handle: string; bps: number 
   return recordConfirmedLaunch(
     db,
     {
-      mint, name: mint, symbol: mint.slice(0, 4), description: "", website: null, twitter: null, telegram: null,
-      metadataUri: "local://m", imageUri: null, creatorIndex: index, creator: `C${mint}`, creatorVault: `V${mint}`,
-      deployer: "D", launchSignature: `L${mint}`, launchedAtMs: 1_000, platformBps, recipients,
+      mint,
+      name: mint,
+      symbol: mint.slice(0, 4),
+      description: "",
+      website: null,
+      twitter: null,
+      telegram: null,
+      metadataUri: "local://m",
+      imageUri: null,
+      creatorIndex: index,
+      creator: `C${mint}`,
+      creatorVault: `V${mint}`,
+      deployer: "D",
+      launchSignature: `L${mint}`,
+      launchedAtMs: 1_000,
+      platformBps,
+      recipients,
     },
     1_000,
   ).tokenId;
@@ -31,25 +51,40 @@ function sweep(db: Db, tokenId: number, total: bigint, sig: string, buyback = no
   return { id: id!, result: confirmSweep(db, { sweepId: id!, totalLamports: total, atMs: 3_000, buyback }) };
 }
 
-const profile = (id: string, handle: string) => ({ idpUserId: id, displayHandle: handle, name: handle, avatarUrl: "", followers: 0 });
+const profile = (id: string, handle: string) => ({
+  idpUserId: id,
+  displayHandle: handle,
+  name: handle,
+  avatarUrl: "",
+  followers: 0,
+});
 
 describe("sweeps", () => {
   test("a confirmed sweep credits the split to the lamport, once, and updates the token", () => {
     const db = openDatabase(":memory:");
-    const tokenId = launch(db, "MintA", [{ handle: "Alice", bps: 3333 }, { handle: "bob", bps: 6667 }]);
+    const tokenId = launch(db, "MintA", [
+      { handle: "Alice", bps: 3333 },
+      { handle: "bob", bps: 6667 },
+    ]);
     const { id, result } = sweep(db, tokenId, 1_000_000_007n, "S1");
     expect(result.applied).toBe(true);
     // Replays (the job and the indexer both seeing it) change nothing.
-    expect(confirmSweep(db, { sweepId: id, totalLamports: 1_000_000_007n, atMs: 3_000, buyback: noBuyback }).applied).toBe(false);
+    expect(
+      confirmSweep(db, { sweepId: id, totalLamports: 1_000_000_007n, atMs: 3_000, buyback: noBuyback }).applied,
+    ).toBe(false);
     const credits = recipientCredits(db, tokenId);
     // platform = floor(T*10%) = 100000000; R = 900000007; alice floor(R*.3333)=299970002, bob floor(R*.6667)=600030004
     expect(credits.get("alice")).toBe(299_970_002n);
     expect(credits.get("bob")).toBe(600_030_004n);
-    const row = db.$client.query("SELECT total_lamports, platform_lamports, status FROM sweeps WHERE id = ?").get(id) as any;
+    const row = db.$client
+      .query("SELECT total_lamports, platform_lamports, status FROM sweeps WHERE id = ?")
+      .get(id) as any;
     expect(row.status).toBe("confirmed");
     expect(BigInt(row.platform_lamports)).toBe(100_000_000n + 1n); // dust 1
     expect(BigInt(row.total_lamports)).toBe(1_000_000_007n);
-    const token = db.$client.query("SELECT swept_lamports, last_swept_at_ms FROM tokens WHERE id = ?").get(tokenId) as any;
+    const token = db.$client
+      .query("SELECT swept_lamports, last_swept_at_ms FROM tokens WHERE id = ?")
+      .get(tokenId) as any;
     expect(BigInt(token.swept_lamports)).toBe(1_000_000_007n);
     expect(Number(token.last_swept_at_ms)).toBe(3_000);
     expect(ledgerTotals(db).unclaimedLamports).toBe(299_970_002n + 600_030_004n);
@@ -68,7 +103,15 @@ describe("sweeps", () => {
 
   test("credits of pinned accounts follow the user id; burn routing and declines become burn orders", () => {
     const db = openDatabase(":memory:");
-    const tokenId = launch(db, "MintA", [{ handle: "alice", bps: 5000 }, { handle: "bob", bps: 5000 }], 0);
+    const tokenId = launch(
+      db,
+      "MintA",
+      [
+        { handle: "alice", bps: 5000 },
+        { handle: "bob", bps: 5000 },
+      ],
+      0,
+    );
     sweep(db, tokenId, 1000n, "S1");
     recordSignIn(db, profile("u-alice", "alice"), 4_000);
     recordSignIn(db, profile("u-bob", "bob"), 4_000);
@@ -92,7 +135,14 @@ describe("payouts", () => {
     sweep(db, tokenId, 100_000_000n, "S1");
     recordSignIn(db, profile("u-alice", "alice"), 4_000);
   }
-  const claim = (lamports: bigint | null) => ({ idpUserId: "u-alice", lamports, wallet: "W", kind: "claim" as const, minLamports: 10n, atMs: 5_000 });
+  const claim = (lamports: bigint | null) => ({
+    idpUserId: "u-alice",
+    lamports,
+    wallet: "W",
+    kind: "claim" as const,
+    minLamports: 10n,
+    atMs: 5_000,
+  });
 
   test("queue, send, confirm: paid once, counted in stats only when confirmed", () => {
     const db = openDatabase(":memory:");

@@ -19,7 +19,11 @@ describe("configuration", () => {
     ["SWEEP_MIN_LAMPORTS", "1.5", "SWEEP_MIN_LAMPORTS"],
     ["RATE_LIMIT", "sometimes", "RATE_LIMIT"],
   ])("a bad %s stops the service with one line naming it", async (name, value, expected) => {
-    const child = Bun.spawn([process.execPath, "run", main], { env: baseEnv({ [name]: value }), stderr: "pipe", stdout: "pipe" });
+    const child = Bun.spawn([process.execPath, "run", main], {
+      env: baseEnv({ [name]: value }),
+      stderr: "pipe",
+      stdout: "pipe",
+    });
     const code = await child.exited;
     const stderr = await new Response(child.stderr).text();
     expect(code).toBe(1);
@@ -31,7 +35,11 @@ describe("configuration", () => {
 
   test("a real chain without its secrets is refused without echoing any secret", async () => {
     const child = Bun.spawn([process.execPath, "run", main], {
-      env: baseEnv({ CHAIN: "pump", RPC_URL: "https://rpc.example.com/?api-key=topsecretkey", MASTER_SECRET: "x".repeat(40) }),
+      env: baseEnv({
+        CHAIN: "pump",
+        RPC_URL: "https://rpc.example.com/?api-key=topsecretkey",
+        MASTER_SECRET: "x".repeat(40),
+      }),
       stderr: "pipe",
       stdout: "pipe",
     });
@@ -44,7 +52,13 @@ describe("configuration", () => {
 
   test("dev login is refused on a real chain", async () => {
     const child = Bun.spawn([process.execPath, "run", main], {
-      env: baseEnv({ CHAIN: "pump", RPC_URL: "https://rpc.example.com", MASTER_SECRET: "y".repeat(40), TREASURY_KEY: "abc", DEV_LOGIN: "1" }),
+      env: baseEnv({
+        CHAIN: "pump",
+        RPC_URL: "https://rpc.example.com",
+        MASTER_SECRET: "y".repeat(40),
+        TREASURY_KEY: "abc",
+        DEV_LOGIN: "1",
+      }),
       stderr: "pipe",
       stdout: "pipe",
     });
@@ -78,8 +92,15 @@ describe("start", () => {
     }
     expect(stats).not.toBeNull();
     expect(stats).toMatchObject({
-      tokens: 0, recipients: 0, claimedAccounts: 0, sweptLamports: "0", paidLamports: "0", burnedLamports: "0",
-      owedLamports: "0", unclaimedLamports: "0", launches24h: 0,
+      tokens: 0,
+      recipients: 0,
+      claimedAccounts: 0,
+      sweptLamports: "0",
+      paidLamports: "0",
+      burnedLamports: "0",
+      owedLamports: "0",
+      unclaimedLamports: "0",
+      launches24h: 0,
     });
     const health = await (await fetch(`http://127.0.0.1:${port}/api/cron/health`)).json();
     expect(health.jobs.map((j: { job: string }) => j.job)).toEqual(["sweep", "payouts", "burns", "launches", "market"]);

@@ -21,16 +21,22 @@ describe("job leases", () => {
     for (const c of children) expect(await c.exited).toBe(0);
 
     const db = openDatabase(dbPath);
-    const intervals = (db.$client.query("SELECT holder, start_us AS s, end_us AS e FROM test_intervals ORDER BY start_us").all() as {
-      holder: string; s: bigint; e: bigint;
-    }[]).map((r) => ({ holder: r.holder, s: Number(r.s), e: Number(r.e) }));
+    const intervals = (
+      db.$client.query("SELECT holder, start_us AS s, end_us AS e FROM test_intervals ORDER BY start_us").all() as {
+        holder: string;
+        s: bigint;
+        e: bigint;
+      }[]
+    ).map((r) => ({ holder: r.holder, s: Number(r.s), e: Number(r.e) }));
     expect(intervals.length).toBe(outputs[0].ran + outputs[1].ran);
     for (let i = 1; i < intervals.length; i++) expect(intervals[i]!.s).toBeGreaterThanOrEqual(intervals[i - 1]!.e);
     // Both processes got runs, and both were turned away at least once: they really contended.
     expect(new Set(intervals.map((i) => i.holder)).size).toBe(2);
     expect(outputs[0].busy + outputs[1].busy).toBeGreaterThan(0);
     const lease = db.$client.query("SELECT runs, generation, holder FROM job_leases WHERE job = 'sweep'").get() as {
-      runs: bigint; generation: bigint; holder: string | null;
+      runs: bigint;
+      generation: bigint;
+      holder: string | null;
     };
     expect(Number(lease.runs)).toBe(intervals.length);
     expect(lease.holder).toBeNull();
@@ -84,7 +90,9 @@ describe("job leases", () => {
     await scheduler.stop();
     await run;
     expect(sawAbort).toBe(true);
-    const lease = db.$client.query("SELECT holder FROM job_leases WHERE job = 'sweep'").get() as { holder: string | null };
+    const lease = db.$client.query("SELECT holder FROM job_leases WHERE job = 'sweep'").get() as {
+      holder: string | null;
+    };
     expect(lease.holder).toBeNull();
   });
 });

@@ -63,7 +63,11 @@ describe("HEAD counts as GET", () => {
 describe("body limits", () => {
   test("a Content-Length over the route's limit is 413 at once; a chunked body is cut while read", async () => {
     svc = testService();
-    const big = await svc.call("/api/launch/intent", { method: "POST", headers: { "content-type": "application/json", "content-length": String(40 * MB) }, body: "{}" });
+    const big = await svc.call("/api/launch/intent", {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-length": String(40 * MB) },
+      body: "{}",
+    });
     expect(big.status).toBe(413);
     expect(await big.json()).toEqual({ error: expect.any(String) });
     // No Content-Length: a stream that would go on for 40 MB is refused after the route's 64 KB.
@@ -75,12 +79,21 @@ describe("body limits", () => {
         controller.enqueue(new Uint8Array(16 * 1024).fill(32));
       },
     });
-    const chunked = await svc.call("/api/launch/intent", { method: "POST", headers: { "content-type": "application/json" }, body: stream, duplex: "half" } as RequestInit);
+    const chunked = await svc.call("/api/launch/intent", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
     expect(chunked.status).toBe(413);
     expect(chunked.headers.get("x-request-id")).toBeTruthy();
     expect(pulled).toBeLessThan(1 * MB);
     // A body within the limit still reaches the route (a validation 400, not a 413).
-    const small = await svc.call("/api/launch/intent", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ draft: {} }) });
+    const small = await svc.call("/api/launch/intent", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ draft: {} }),
+    });
     expect(small.status).toBe(400);
   });
 
@@ -115,17 +128,37 @@ describe("body limits", () => {
 describe("operator routes", () => {
   test("admin, cron and metrics not configured: 404 to anything, a malformed body included", async () => {
     svc = testService();
-    for (const [path, method] of [["/api/admin/claims/pause", "POST"], ["/api/admin/audit", "GET"], ["/api/admin/nope", "DELETE"], ["/api/cron/sweep", "POST"], ["/metrics", "GET"], ["/metrics", "HEAD"], ["//api//admin/min-claim", "POST"]] as const) {
-      const response = await svc.call(path, { method, headers: { "content-type": "application/json" }, body: method === "GET" || method === "HEAD" ? undefined : "{not json" });
+    for (const [path, method] of [
+      ["/api/admin/claims/pause", "POST"],
+      ["/api/admin/audit", "GET"],
+      ["/api/admin/nope", "DELETE"],
+      ["/api/cron/sweep", "POST"],
+      ["/metrics", "GET"],
+      ["/metrics", "HEAD"],
+      ["//api//admin/min-claim", "POST"],
+    ] as const) {
+      const response = await svc.call(path, {
+        method,
+        headers: { "content-type": "application/json" },
+        body: method === "GET" || method === "HEAD" ? undefined : "{not json",
+      });
       expect({ path, method, status: response.status }).toEqual({ path, method, status: 404 });
     }
   });
 
   test("with the secret configured, a wrong secret is 404 before the body is read (a malformed body never shows as 400)", async () => {
     svc = testService({ ADMIN_SECRET: ADMIN });
-    const wrong = await svc.call("/api/admin/min-claim", { method: "POST", headers: { authorization: "Bearer wrong", "content-type": "application/json" }, body: "{not json" });
+    const wrong = await svc.call("/api/admin/min-claim", {
+      method: "POST",
+      headers: { authorization: "Bearer wrong", "content-type": "application/json" },
+      body: "{not json",
+    });
     expect(wrong.status).toBe(404);
-    const right = await svc.call("/api/admin/min-claim", { method: "POST", headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" }, body: "{not json" });
+    const right = await svc.call("/api/admin/min-claim", {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+      body: "{not json",
+    });
     expect(right.status).toBe(400);
   });
 
@@ -133,15 +166,33 @@ describe("operator routes", () => {
     svc = testService({ ADMIN_SECRET: ADMIN, CRON_SECRET: CRON, METRICS_SECRET: METRICS });
     frozen(svc);
     svc.ctx.scheduler.register("sweep", async () => {});
-    for (const [path, method, secret] of [["/api/admin/audit", "GET", ADMIN], ["/api/cron/sweep", "POST", CRON], ["/metrics", "GET", METRICS]] as const) {
+    for (const [path, method, secret] of [
+      ["/api/admin/audit", "GET", ADMIN],
+      ["/api/cron/sweep", "POST", CRON],
+      ["/metrics", "GET", METRICS],
+    ] as const) {
       // Successes do not count.
-      for (let i = 0; i < 5; i++) expect((await svc.call(path, { method, headers: { authorization: `Bearer ${secret}` }, ip: "198.51.100.20" })).status).toBe(200);
-      for (let i = 0; i < 30; i++) expect((await svc.call(path, { method, headers: { authorization: `Bearer guess-${i}` }, ip: "198.51.100.20" })).status).toBe(404);
-      const blocked = await svc.call(path, { method, headers: { authorization: `Bearer ${secret}` }, ip: "198.51.100.20" });
+      for (let i = 0; i < 5; i++)
+        expect(
+          (await svc.call(path, { method, headers: { authorization: `Bearer ${secret}` }, ip: "198.51.100.20" }))
+            .status,
+        ).toBe(200);
+      for (let i = 0; i < 30; i++)
+        expect(
+          (await svc.call(path, { method, headers: { authorization: `Bearer guess-${i}` }, ip: "198.51.100.20" }))
+            .status,
+        ).toBe(404);
+      const blocked = await svc.call(path, {
+        method,
+        headers: { authorization: `Bearer ${secret}` },
+        ip: "198.51.100.20",
+      });
       expect(blocked.status).toBe(429);
       expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
       expect(await blocked.json()).toEqual({ error: expect.any(String) });
-      expect((await svc.call(path, { method, headers: { authorization: `Bearer ${secret}` }, ip: "198.51.100.21" })).status).toBe(200);
+      expect(
+        (await svc.call(path, { method, headers: { authorization: `Bearer ${secret}` }, ip: "198.51.100.21" })).status,
+      ).toBe(200);
     }
   });
 
@@ -154,10 +205,16 @@ describe("operator routes", () => {
       ip: "2001:db8::7",
     });
     expect(done.status).toBe(200);
-    const row = svc.ctx.db.$client.query("SELECT action, request_id AS requestId, client_ip AS clientIp FROM admin_audit").get();
+    const row = svc.ctx.db.$client
+      .query("SELECT action, request_id AS requestId, client_ip AS clientIp FROM admin_audit")
+      .get();
     expect(row).toEqual({ action: "pause_claims", requestId: "req-audit-1", clientIp: "2001:db8::7" });
     const listed = await svc.json("/api/admin/audit", { headers: { authorization: `Bearer ${ADMIN}` } });
-    expect(listed.body.entries[0]).toMatchObject({ action: "pause_claims", requestId: "req-audit-1", clientIp: "2001:db8::7" });
+    expect(listed.body.entries[0]).toMatchObject({
+      action: "pause_claims",
+      requestId: "req-audit-1",
+      clientIp: "2001:db8::7",
+    });
   });
 });
 
@@ -165,7 +222,11 @@ describe("limits added by the hardening", () => {
   test("sign-in start and callback 30 a minute per IP; launch objects 600 a minute", async () => {
     svc = testService();
     frozen(svc);
-    for (const [path, limit] of [["/api/auth/idp/start", 30], ["/api/auth/idp/callback?code=a&state=b", 30], [`/api/launch/objects/${"a".repeat(64)}`, 600]] as const) {
+    for (const [path, limit] of [
+      ["/api/auth/idp/start", 30],
+      ["/api/auth/idp/callback?code=a&state=b", 30],
+      [`/api/launch/objects/${"a".repeat(64)}`, 600],
+    ] as const) {
       let last: Response | null = null;
       for (let i = 0; i < limit; i++) last = await svc.call(path);
       expect(last!.status).not.toBe(429);
@@ -197,7 +258,8 @@ describe("client addresses", () => {
   test("IPv6 clients share one bucket per /64; another /64 has its own", async () => {
     svc = testService();
     frozen(svc);
-    for (let i = 0; i < 120; i++) expect((await svc.call("/api/stats", { ip: `2001:db8:aa:bb:${i.toString(16)}::1` })).status).toBe(200);
+    for (let i = 0; i < 120; i++)
+      expect((await svc.call("/api/stats", { ip: `2001:db8:aa:bb:${i.toString(16)}::1` })).status).toBe(200);
     expect((await svc.call("/api/stats", { ip: "2001:db8:aa:bb:ffff:ffff:ffff:ffff" })).status).toBe(429);
     expect((await svc.call("/api/stats", { ip: "2001:db8:aa:bc::1" })).status).toBe(200);
     // An IPv4 client seen through a dual-stack socket is the IPv4 client.
@@ -210,7 +272,8 @@ describe("client addresses", () => {
     svc = testService({ TRUSTED_PROXIES: "10.0.0.0/8" });
     let server = listen(svc);
     stopServer = server.stop;
-    const spoof = (port: number, i: number) => fetch(`http://127.0.0.1:${port}/api/stats`, { headers: { "x-forwarded-for": `198.51.100.${i}` } });
+    const spoof = (port: number, i: number) =>
+      fetch(`http://127.0.0.1:${port}/api/stats`, { headers: { "x-forwarded-for": `198.51.100.${i}` } });
     for (let i = 0; i < 120; i++) expect((await spoof(server.port, i)).status).toBe(200);
     expect((await spoof(server.port, 200)).status).toBe(429);
     server.stop();
@@ -253,20 +316,30 @@ describe("client addresses", () => {
 
 describe("HSTS on a real chain", () => {
   const pumpEnv = {
-    CHAIN: "pump", RPC_URL: "http://127.0.0.1:9", MASTER_SECRET: "m".repeat(40), TREASURY_KEY: "unused-in-this-test",
-    DEV_LOGIN: "0", DEMO: "0",
+    CHAIN: "pump",
+    RPC_URL: "http://127.0.0.1:9",
+    MASTER_SECRET: "m".repeat(40),
+    TREASURY_KEY: "unused-in-this-test",
+    DEV_LOGIN: "0",
+    DEMO: "0",
   };
 
   test("PUBLIC_URL must be https on a real chain", () => {
     expect(() => loadConfig({ DATA_DIR: "/tmp/cfl-unused", ...pumpEnv })).toThrow("PUBLIC_URL must be an https URL");
-    expect(() => loadConfig({ DATA_DIR: "/tmp/cfl-unused", ...pumpEnv, PUBLIC_URL: "http://fees.example" })).toThrow(ConfigError);
+    expect(() => loadConfig({ DATA_DIR: "/tmp/cfl-unused", ...pumpEnv, PUBLIC_URL: "http://fees.example" })).toThrow(
+      ConfigError,
+    );
     expect(loadConfig({ DATA_DIR: "/tmp/cfl-unused", ...pumpEnv, PUBLIC_URL: "https://fees.example" }).hsts).toBe(true);
     expect(loadConfig({ DATA_DIR: "/tmp/cfl-unused" }).hsts).toBe(false);
   });
 
   test("every answer carries Strict-Transport-Security there, errors and early refusals included; none on the local chain", async () => {
     svc = testService({ ...pumpEnv, PUBLIC_URL: "https://fees.example" }, { chain: null });
-    for (const [path, status] of [["/api/stats", 200], ["/api/nope", 404], ["/metrics", 404]] as const) {
+    for (const [path, status] of [
+      ["/api/stats", 200],
+      ["/api/nope", 404],
+      ["/metrics", 404],
+    ] as const) {
       const response = await svc.call(path);
       expect(response.status).toBe(status);
       expect(response.headers.get("strict-transport-security")).toBe("max-age=63072000; includeSubDomains");

@@ -24,7 +24,10 @@ async function autopayAccount(s: TestService) {
   const mints: string[] = [];
   for (let i = 0; i < TOKENS; i++) {
     // Pairs of launches in the same millisecond: the mint breaks the tie.
-    const t = launch(db, { recipients: [{ handle: "carol", bps: 10_000 }], launchedAtMs: T0 + Math.floor(i / 2) * 1000 });
+    const t = launch(db, {
+      recipients: [{ handle: "carol", bps: 10_000 }],
+      launchedAtMs: T0 + Math.floor(i / 2) * 1000,
+    });
     mints.push(t.mint);
     if (i === 0) sweep(db, t.tokenId, 10_000_000_000n, T0 + 500);
   }
@@ -32,7 +35,13 @@ async function autopayAccount(s: TestService) {
   return { cookie, mints };
 }
 
-async function follow(s: TestService, first: { items: any[]; cursor: string | null }, path: (cursor: string) => string, key: "tokens" | "payouts", init: RequestInit = {}) {
+async function follow(
+  s: TestService,
+  first: { items: any[]; cursor: string | null },
+  path: (cursor: string) => string,
+  key: "tokens" | "payouts",
+  init: RequestInit = {},
+) {
   const items = [...first.items];
   let cursor = first.cursor;
   let pages = 1;
@@ -61,14 +70,24 @@ describe("paging of payouts and tokens", () => {
     // Figures still cover everything, not the page.
     expect(record.body.paidLamports).toBe(String(1000 * PAYOUTS));
 
-    const payouts = await follow(svc, { items: record.body.payouts, cursor: record.body.payoutsNextCursor }, (c) => `/api/idp/carol/payouts?cursor=${c}`, "payouts");
+    const payouts = await follow(
+      svc,
+      { items: record.body.payouts, cursor: record.body.payoutsNextCursor },
+      (c) => `/api/idp/carol/payouts?cursor=${c}`,
+      "payouts",
+    );
     expect(payouts.pages).toBe(3);
     const ids = payouts.items.map((p: { id: number }) => p.id);
     expect(ids).toHaveLength(PAYOUTS);
     expect(new Set(ids).size).toBe(PAYOUTS);
     expect([...ids].sort((a, b) => b - a)).toEqual(ids);
 
-    const tokens = await follow(svc, { items: record.body.tokens, cursor: record.body.tokensNextCursor }, (c) => `/api/idp/carol/tokens?cursor=${c}&limit=7`, "tokens");
+    const tokens = await follow(
+      svc,
+      { items: record.body.tokens, cursor: record.body.tokensNextCursor },
+      (c) => `/api/idp/carol/tokens?cursor=${c}&limit=7`,
+      "tokens",
+    );
     expect(tokens.pages).toBe(1 + Math.ceil(30 / 7));
     const mints = tokens.items.map((t: { mint: string }) => t.mint);
     expect(new Set(mints).size).toBe(TOKENS);
@@ -84,7 +103,14 @@ describe("paging of payouts and tokens", () => {
     const next = await svc.json(`/api/idp/carol/payouts?cursor=${record.body.payoutsNextCursor}`);
     expect(next.body.payouts[0].id).toBe(firstIds[99] - 1);
 
-    for (const path of ["/api/idp/carol/payouts?cursor=nope", "/api/idp/carol/payouts", `/api/idp/carol/payouts?cursor=${record.body.tokensNextCursor}`, `/api/idp/carol/tokens?cursor=${record.body.payoutsNextCursor}`, `/api/idp/carol/tokens?cursor=${record.body.tokensNextCursor}&limit=101`, "/api/idp/not-a-handle!/tokens?cursor=x"]) {
+    for (const path of [
+      "/api/idp/carol/payouts?cursor=nope",
+      "/api/idp/carol/payouts",
+      `/api/idp/carol/payouts?cursor=${record.body.tokensNextCursor}`,
+      `/api/idp/carol/tokens?cursor=${record.body.payoutsNextCursor}`,
+      `/api/idp/carol/tokens?cursor=${record.body.tokensNextCursor}&limit=101`,
+      "/api/idp/not-a-handle!/tokens?cursor=x",
+    ]) {
       const res = await svc.json(path);
       expect({ path, status: res.status }).toEqual({ path, status: 400 });
       expect(Object.keys(res.body)).toEqual(["error"]);
@@ -99,9 +125,21 @@ describe("paging of payouts and tokens", () => {
     expect(me.body.signedIn).toBe(true);
     expect(me.body.tokens).toHaveLength(100);
     expect(me.body.payouts).toHaveLength(100);
-    const payouts = await follow(svc, { items: me.body.payouts, cursor: me.body.payoutsNextCursor }, (c) => `/api/me/payouts?cursor=${c}`, "payouts", { headers: { cookie } });
+    const payouts = await follow(
+      svc,
+      { items: me.body.payouts, cursor: me.body.payoutsNextCursor },
+      (c) => `/api/me/payouts?cursor=${c}`,
+      "payouts",
+      { headers: { cookie } },
+    );
     expect(new Set(payouts.items.map((p: { id: number }) => p.id)).size).toBe(PAYOUTS);
-    const tokens = await follow(svc, { items: me.body.tokens, cursor: me.body.tokensNextCursor }, (c) => `/api/me/tokens?cursor=${c}`, "tokens", { headers: { cookie } });
+    const tokens = await follow(
+      svc,
+      { items: me.body.tokens, cursor: me.body.tokensNextCursor },
+      (c) => `/api/me/tokens?cursor=${c}`,
+      "tokens",
+      { headers: { cookie } },
+    );
     expect(new Set(tokens.items.map((t: { mint: string }) => t.mint)).size).toBe(TOKENS);
     const signedOut = await svc.json(`/api/me/payouts?cursor=${me.body.payoutsNextCursor}`);
     expect(signedOut.status).toBe(401);

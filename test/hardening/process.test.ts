@@ -11,7 +11,15 @@ const MB = 1024 * 1024;
 function baseEnv(extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  return { ...env, LOG_LEVEL: "error", LOCAL_CHAIN_RPC_PORT: "0", LOCAL_CHAIN_GRPC_PORT: "0", DEMO: "0", JOBS: "0", ...extra };
+  return {
+    ...env,
+    LOG_LEVEL: "error",
+    LOCAL_CHAIN_RPC_PORT: "0",
+    LOCAL_CHAIN_GRPC_PORT: "0",
+    DEMO: "0",
+    JOBS: "0",
+    ...extra,
+  };
 }
 
 async function refusedAtStart(extra: Record<string, string>): Promise<string> {
@@ -27,7 +35,15 @@ describe("refused at start", () => {
     expect(line.split("\n")).toHaveLength(1);
     expect(line).toContain("ADMIN_SECRET");
     expect(line).not.toContain(short);
-    const http = await refusedAtStart({ CHAIN: "pump", RPC_URL: "https://rpc.example.com", MASTER_SECRET: "z".repeat(40), TREASURY_KEY: "abc", DEV_LOGIN: "0", DEMO: "0", PUBLIC_URL: "http://fees.example" });
+    const http = await refusedAtStart({
+      CHAIN: "pump",
+      RPC_URL: "https://rpc.example.com",
+      MASTER_SECRET: "z".repeat(40),
+      TREASURY_KEY: "abc",
+      DEV_LOGIN: "0",
+      DEMO: "0",
+      PUBLIC_URL: "http://fees.example",
+    });
     expect(http).toContain("PUBLIC_URL");
   }, 30_000);
 });
@@ -40,7 +56,11 @@ describe("the running process", () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "cfl-hardening-"));
-    child = Bun.spawn([process.execPath, "run", main], { env: baseEnv({ DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1" }), stdout: "ignore", stderr: "inherit" });
+    child = Bun.spawn([process.execPath, "run", main], {
+      env: baseEnv({ DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1" }),
+      stdout: "ignore",
+      stderr: "inherit",
+    });
     const started = Date.now();
     while (Date.now() - started < 30_000) {
       try {
@@ -64,7 +84,9 @@ describe("the running process", () => {
     expect(head.status).toBe(200);
     expect(head.headers.get("x-ratelimit-limit")).toBe("120");
     const get = await fetch(`${base}/api/stats`);
-    expect(Number(get.headers.get("x-ratelimit-remaining"))).toBe(Number(head.headers.get("x-ratelimit-remaining")) - 1);
+    expect(Number(get.headers.get("x-ratelimit-remaining"))).toBe(
+      Number(head.headers.get("x-ratelimit-remaining")) - 1,
+    );
   });
 
   test("40 MB chunked bodies are answered before they are sent whole: admin off 404, claim and intent 413", async () => {
@@ -74,7 +96,12 @@ describe("the running process", () => {
       ["/api/launch/intent", 413, "application/json"],
       ["/api/launch/metadata", 413, "multipart/form-data; boundary=x"],
     ] as const) {
-      const result = await sendChunked(port, path, { "content-type": type, origin: `http://localhost:${port}` }, 40 * MB);
+      const result = await sendChunked(
+        port,
+        path,
+        { "content-type": type, origin: `http://localhost:${port}` },
+        40 * MB,
+      );
       expect({ path, status: result.status }).toEqual({ path, status });
       expect(JSON.parse(result.body)).toEqual({ error: expect.any(String) });
       expect(result.bytesSentBeforeAnswer).toBeLessThan(20 * MB);
@@ -83,7 +110,10 @@ describe("the running process", () => {
 
   test("a Content-Length over the limit is refused at once, with no body sent at all", async () => {
     for (const path of ["/api/launch/metadata", "/api/launch/intent"]) {
-      const answer = await sendHeadOnly(port, path, { "content-type": "multipart/form-data; boundary=x", "content-length": String(40 * MB) });
+      const answer = await sendHeadOnly(port, path, {
+        "content-type": "multipart/form-data; boundary=x",
+        "content-length": String(40 * MB),
+      });
       expect({ path, status: answer.status }).toEqual({ path, status: 413 });
     }
   });

@@ -34,7 +34,12 @@ export interface ChunkedResult {
  * Streams `totalBytes` of chunked body (64 KiB chunks, honouring backpressure) and stops as soon as
  * the server answers: what the server read is at most what was sent by then.
  */
-export function sendChunked(port: number, path: string, headers: Record<string, string>, totalBytes: number): Promise<ChunkedResult> {
+export function sendChunked(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  totalBytes: number,
+): Promise<ChunkedResult> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, "127.0.0.1");
     let received = "";
@@ -80,7 +85,12 @@ export function sendChunked(port: number, path: string, headers: Record<string, 
       }
     });
     socket.on("connect", async () => {
-      const lines = [`POST ${path} HTTP/1.1`, "Host: 127.0.0.1", "Transfer-Encoding: chunked", ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+      const lines = [
+        `POST ${path} HTTP/1.1`,
+        "Host: 127.0.0.1",
+        "Transfer-Encoding: chunked",
+        ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      ];
       socket.write(`${lines.join("\r\n")}\r\n\r\n`);
       const chunk = Buffer.alloc(64 * 1024, "a");
       const frame = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")]);
@@ -115,7 +125,11 @@ export function sendHeadOnly(port: number, path: string, headers: Record<string,
       reject(new Error("no answer to the head alone"));
     }, 10_000);
     socket.on("connect", () => {
-      const lines = [`POST ${path} HTTP/1.1`, "Host: 127.0.0.1", ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+      const lines = [
+        `POST ${path} HTTP/1.1`,
+        "Host: 127.0.0.1",
+        ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      ];
       socket.write(`${lines.join("\r\n")}\r\n\r\n`);
     });
     socket.on("data", (data) => {

@@ -31,12 +31,18 @@ function service(env: Record<string, string> = {}, now?: () => number): TestServ
 }
 
 const objects = (svc: TestService) =>
-  svc.ctx.db.$client.query("SELECT cid, pending FROM local_objects WHERE cid NOT LIKE 'preview:%' ORDER BY cid").all() as { cid: string; pending: number }[];
+  svc.ctx.db.$client
+    .query("SELECT cid, pending FROM local_objects WHERE cid NOT LIKE 'preview:%' ORDER BY cid")
+    .all() as { cid: string; pending: number }[];
 const pathOf = (uri: string) => new URL(uri).pathname;
 
 async function noisyPng(side: number): Promise<Uint8Array> {
   const raw = Buffer.from(crypto.getRandomValues(new Uint8Array(side * side * 3)));
-  return new Uint8Array(await sharp(raw, { raw: { width: side, height: side, channels: 3 } }).png().toBuffer());
+  return new Uint8Array(
+    await sharp(raw, { raw: { width: side, height: side, channels: 3 } })
+      .png()
+      .toBuffer(),
+  );
 }
 
 describe("launch objects stored here", () => {
@@ -88,7 +94,8 @@ describe("launch objects stored here", () => {
     expect(secondUpload.imageUri).toBe(firstUpload.imageUri);
     now += 5 * 60_000;
     await svc.ctx.scheduler.runNow("launches");
-    const status = (id: string) => (svc.ctx.db.$client.query("SELECT status FROM launch_intents WHERE id = ?").get(id) as { status: string }).status;
+    const status = (id: string) =>
+      (svc.ctx.db.$client.query("SELECT status FROM launch_intents WHERE id = ?").get(id) as { status: string }).status;
     expect(status(first.intent)).toBe("expired");
     expect(status(second.intent)).toBe("metadata");
     const cids = objects(svc).map((o) => o.cid);
@@ -100,7 +107,10 @@ describe("launch objects stored here", () => {
 describe("bytes stored per client per day", () => {
   test("over the allowance: 429 with retry-after, nothing stored; another client and the next day may upload", async () => {
     let now = Date.UTC(2026, 10, 22, 12, 0, 0);
-    const svc = service({ UPLOAD_BYTES_PER_IP_DAY: String(200 * 1024), MAX_IMAGE_BYTES: String(120 * 1024) }, () => now);
+    const svc = service(
+      { UPLOAD_BYTES_PER_IP_DAY: String(200 * 1024), MAX_IMAGE_BYTES: String(120 * 1024) },
+      () => now,
+    );
     const wallet = Keypair.generate();
     const image = await noisyPng(150);
     expect(image.length).toBeGreaterThan(60 * 1024);

@@ -10,7 +10,10 @@ import { buildService, type Service } from "../../src/service";
 
 export interface TestService extends Service {
   call(path: string, init?: RequestInit & { ip?: string }): Promise<Response>;
-  json<T = any>(path: string, init?: RequestInit & { ip?: string }): Promise<{ status: number; body: T; headers: Headers }>;
+  json<T = any>(
+    path: string,
+    init?: RequestInit & { ip?: string },
+  ): Promise<{ status: number; body: T; headers: Headers }>;
   cleanup(): Promise<void>;
 }
 
@@ -46,7 +49,9 @@ export function testService(
 }
 
 /** The same harness with the service's own embedded local chain (free ports, fast slots). */
-export async function testServiceWithChain(env: Record<string, string> = {}): Promise<TestService & { chain: ChainSetup }> {
+export async function testServiceWithChain(
+  env: Record<string, string> = {},
+): Promise<TestService & { chain: ChainSetup }> {
   const { setupChain } = await import("../../src/chain/setup");
   const config = testConfig({
     TRUST_PROXY: "x-forwarded-for",

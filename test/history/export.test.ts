@@ -39,7 +39,14 @@ describe("GET /api/me/export.csv", () => {
     svc = testService();
     const db = svc.ctx.db;
     const a = launch(db, { symbol: "=SUM(A1)", recipients: [{ handle: "carol", bps: 10_000 }], launchedAtMs: T0 });
-    const b = launch(db, { symbol: 'Q"T,1', recipients: [{ handle: "carol", bps: 6000 }, { handle: "dan", bps: 4000 }], launchedAtMs: T0 });
+    const b = launch(db, {
+      symbol: 'Q"T,1',
+      recipients: [
+        { handle: "carol", bps: 6000 },
+        { handle: "dan", bps: 4000 },
+      ],
+      launchedAtMs: T0,
+    });
     // Credited to the handle before anyone signed in; moved to the id at the pin.
     sweep(db, a.tokenId, 9_007_199_254_740_993n, T0 + 10);
     sweep(db, b.tokenId, 3_333_333_333n, T0 + 20);
@@ -62,10 +69,15 @@ describe("GET /api/me/export.csv", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toBe("private, no-store");
     expect(response.headers.get("content-type")).toStartWith("text/csv");
-    expect(response.headers.get("content-disposition")).toMatch(/^attachment; filename="fee-ledger-\d{4}-\d{2}-\d{2}\.csv"$/);
+    expect(response.headers.get("content-disposition")).toMatch(
+      /^attachment; filename="fee-ledger-\d{4}-\d{2}-\d{2}\.csv"$/,
+    );
     expect(text.split("\r\n")[0]).toBe("at,type,mint,symbol,lamports,status,signature,wallet,sol");
 
-    const rows = parse(text, { columns: true, skip_empty_lines: true }) as Record<(typeof CSV_HEADER)[number], string>[];
+    const rows = parse(text, { columns: true, skip_empty_lines: true }) as Record<
+      (typeof CSV_HEADER)[number],
+      string
+    >[];
     const sum = (list: typeof rows) => list.reduce((n, r) => n + BigInt(r.lamports), 0n);
     const credits = rows.filter((r) => r.type === "credit");
     const payouts = rows.filter((r) => r.type === "payout");
@@ -110,7 +122,7 @@ describe("GET /api/me/export.csv", () => {
     expect(csvCell('a"b,c')).toBe('"a""b,c"');
     expect(csvCell("line\nbreak")).toBe('"line\nbreak"');
     expect(csvCell("+cmd", true)).toBe("'+cmd");
-    expect(csvCell("@x,y", true)).toBe("\"'@x,y\"");
+    expect(csvCell("@x,y", true)).toBe('"\'@x,y"');
     expect(solDecimal(0n)).toBe("0");
     expect(solDecimal(1n)).toBe("0.000000001");
     expect(solDecimal(1_500_000_000n)).toBe("1.5");

@@ -36,7 +36,9 @@ async function conforms(url: string, path: string, status: number): Promise<any>
 }
 
 test("the three history reads are documented and answer what the document says", async () => {
-  expect((await conforms(`/api/tokens/${mint}/history?days=30`, "/api/tokens/{mint}/history", 200)).points).toHaveLength(1);
+  expect(
+    (await conforms(`/api/tokens/${mint}/history?days=30`, "/api/tokens/{mint}/history", 200)).points,
+  ).toHaveLength(1);
   await conforms(`/api/tokens/${"1".repeat(32)}/history`, "/api/tokens/{mint}/history", 404);
   await conforms(`/api/tokens/x/history`, "/api/tokens/{mint}/history", 400);
   expect((await conforms("/api/proof/history", "/api/proof/history", 200)).points).toHaveLength(1);

@@ -53,7 +53,8 @@ describe("GET /api/tokens/:mint/history", () => {
     sweep(db, t.tokenId, 1000n, T0 + 8 * DAY + 1); // 2026-01-09
     sweep(db, t.tokenId, 1000n, T0 + 9 * DAY + 1); // 2026-01-10
     sweep(db, t.tokenId, 1000n, T0 + 10 * DAY + 1); // today, 2026-01-11
-    const days = async (n: number) => (await svc.json(`/api/tokens/${t.mint}/history?days=${n}`)).body.points.map((p: any) => p.day);
+    const days = async (n: number) =>
+      (await svc.json(`/api/tokens/${t.mint}/history?days=${n}`)).body.points.map((p: any) => p.day);
     expect(await days(1)).toEqual(["2026-01-11"]);
     expect(await days(2)).toEqual(["2026-01-10", "2026-01-11"]);
     expect(await days(365)).toEqual(["2026-01-09", "2026-01-10", "2026-01-11"]);
@@ -108,12 +109,39 @@ describe("GET /api/proof/history", () => {
     recordSolvencySnapshot(db, { treasuryLamports: 4_000n, atMs: NOW - 1000, trigger: "payouts" });
     const { body } = await svc.json("/api/proof/history");
     expect(body.points).toEqual([
-      { at: new Date(NOW - 3 * DAY).toISOString(), treasuryLamports: "0", owedLamports: "0", surplusLamports: "0", solvent: true },
-      { at: new Date(NOW - 2 * DAY).toISOString(), treasuryLamports: "10000", owedLamports: "9000", surplusLamports: "1000", solvent: true },
-      { at: new Date(NOW - DAY + 10).toISOString(), treasuryLamports: "5000", owedLamports: "5000", surplusLamports: "0", solvent: true },
-      { at: new Date(NOW - 1000).toISOString(), treasuryLamports: "4000", owedLamports: "5000", surplusLamports: "-1000", solvent: false },
+      {
+        at: new Date(NOW - 3 * DAY).toISOString(),
+        treasuryLamports: "0",
+        owedLamports: "0",
+        surplusLamports: "0",
+        solvent: true,
+      },
+      {
+        at: new Date(NOW - 2 * DAY).toISOString(),
+        treasuryLamports: "10000",
+        owedLamports: "9000",
+        surplusLamports: "1000",
+        solvent: true,
+      },
+      {
+        at: new Date(NOW - DAY + 10).toISOString(),
+        treasuryLamports: "5000",
+        owedLamports: "5000",
+        surplusLamports: "0",
+        solvent: true,
+      },
+      {
+        at: new Date(NOW - 1000).toISOString(),
+        treasuryLamports: "4000",
+        owedLamports: "5000",
+        surplusLamports: "-1000",
+        solvent: false,
+      },
     ]);
-    expect((await svc.json("/api/proof/history?days=1")).body.points.map((p: any) => p.treasuryLamports)).toEqual(["5000", "4000"]);
+    expect((await svc.json("/api/proof/history?days=1")).body.points.map((p: any) => p.treasuryLamports)).toEqual([
+      "5000",
+      "4000",
+    ]);
     expect((await svc.json("/api/proof/history?days=0")).status).toBe(400);
     expect((await svc.json("/api/proof/history?days=366")).status).toBe(400);
   });
@@ -122,10 +150,18 @@ describe("GET /api/proof/history", () => {
     svc = testService({}, { now: at(NOW) });
     const db = svc.ctx.db;
     expect(recordSolvencySnapshot(db, { treasuryLamports: 5n, atMs: NOW, trigger: "sweep" }).written).toBe(true);
-    expect(recordSolvencySnapshot(db, { treasuryLamports: 5n, atMs: NOW + 60_000, trigger: "payouts" }).written).toBe(false);
-    expect(recordSolvencySnapshot(db, { treasuryLamports: 6n, atMs: NOW + 120_000, trigger: "payouts" }).written).toBe(true);
-    expect(recordSolvencySnapshot(db, { treasuryLamports: 7n, atMs: NOW + 180_000, trigger: "hourly" }).written).toBe(false);
-    expect(recordSolvencySnapshot(db, { treasuryLamports: 6n, atMs: NOW + 120_000 + 3_600_000, trigger: "hourly" }).written).toBe(true);
+    expect(recordSolvencySnapshot(db, { treasuryLamports: 5n, atMs: NOW + 60_000, trigger: "payouts" }).written).toBe(
+      false,
+    );
+    expect(recordSolvencySnapshot(db, { treasuryLamports: 6n, atMs: NOW + 120_000, trigger: "payouts" }).written).toBe(
+      true,
+    );
+    expect(recordSolvencySnapshot(db, { treasuryLamports: 7n, atMs: NOW + 180_000, trigger: "hourly" }).written).toBe(
+      false,
+    );
+    expect(
+      recordSolvencySnapshot(db, { treasuryLamports: 6n, atMs: NOW + 120_000 + 3_600_000, trigger: "hourly" }).written,
+    ).toBe(true);
   });
 
   test("snapshots older than a year are dropped", () => {
@@ -134,20 +170,26 @@ describe("GET /api/proof/history", () => {
     recordSolvencySnapshot(db, { treasuryLamports: 1n, atMs: NOW - SNAPSHOT_RETENTION_MS - 1, trigger: "sweep" });
     recordSolvencySnapshot(db, { treasuryLamports: 2n, atMs: NOW - SNAPSHOT_RETENTION_MS + 1, trigger: "sweep" });
     recordSolvencySnapshot(db, { treasuryLamports: 3n, atMs: NOW, trigger: "sweep" });
-    const left = db.$client.query("SELECT treasury_lamports AS t FROM solvency_snapshots ORDER BY at_ms").all() as { t: bigint }[];
+    const left = db.$client.query("SELECT treasury_lamports AS t FROM solvency_snapshots ORDER BY at_ms").all() as {
+      t: bigint;
+    }[];
     expect(left.map((r) => Number(r.t))).toEqual([2, 3]);
   });
 
   test("a long window is thinned to each stretch's lowest surplus, so a shortfall is never hidden", async () => {
     svc = testService({}, { now: at(NOW) });
     const db = svc.ctx.db;
-    const insert = db.$client.prepare("INSERT INTO solvency_snapshots (at_ms, treasury_lamports, owed_lamports, trigger) VALUES (?, ?, 0, 'sweep')");
+    const insert = db.$client.prepare(
+      "INSERT INTO solvency_snapshots (at_ms, treasury_lamports, owed_lamports, trigger) VALUES (?, ?, 0, 'sweep')",
+    );
     const count = 3000;
     const shortAt = 1777;
     db.$client.transaction(() => {
       for (let i = 0; i < count; i++) insert.run(NOW - 29 * DAY + i * 600_000, 1_000_000n + BigInt(i));
     })();
-    db.$client.query("UPDATE solvency_snapshots SET owed_lamports = 2000000 WHERE at_ms = ?").run(NOW - 29 * DAY + shortAt * 600_000);
+    db.$client
+      .query("UPDATE solvency_snapshots SET owed_lamports = 2000000 WHERE at_ms = ?")
+      .run(NOW - 29 * DAY + shortAt * 600_000);
     const { body } = await svc.json("/api/proof/history?days=30");
     expect(body.points.length).toBeLessThanOrEqual(PROOF_HISTORY_MAX_POINTS);
     expect(body.points.length).toBeGreaterThan(PROOF_HISTORY_MAX_POINTS / 2);
@@ -167,8 +209,15 @@ describe("GET /api/proof/history", () => {
     svc = testService({}, { now: at(NOW) });
     const db = svc.ctx.db;
     const good = fakeChain({ treasuryLamports: 42n });
-    expect(await takeSolvencySnapshot({ db, chain: good, now: at(NOW) }, "sweep")).toEqual({ written: true, atMs: NOW });
-    const broken = fakeChain({ treasuryLamports: async () => { throw new Error("rpc down"); } });
+    expect(await takeSolvencySnapshot({ db, chain: good, now: at(NOW) }, "sweep")).toEqual({
+      written: true,
+      atMs: NOW,
+    });
+    const broken = fakeChain({
+      treasuryLamports: async () => {
+        throw new Error("rpc down");
+      },
+    });
     expect(await takeSolvencySnapshot({ db, chain: broken, now: at(NOW + 2 * 3_600_000) }, "hourly")).toBeNull();
     expect((await svc.json("/api/proof/history")).body.points.map((p: any) => p.treasuryLamports)).toEqual(["42"]);
   });
@@ -195,7 +244,12 @@ describe("GET /api/idp/:handle/history", () => {
     signIn(db, "u-2", "stranger", T0 + 4 * DAY);
     const expected = {
       entries: [
-        { handle: "newname", displayHandle: "NewName", pinnedAt: new Date(T0 + 3 * DAY).toISOString(), event: "renamed" },
+        {
+          handle: "newname",
+          displayHandle: "NewName",
+          pinnedAt: new Date(T0 + 3 * DAY).toISOString(),
+          event: "renamed",
+        },
         { handle: "oldname", displayHandle: "OldName", pinnedAt: new Date(T0 + DAY).toISOString(), event: "pinned" },
       ],
     };

@@ -35,7 +35,9 @@ test("sweep and payout runs record the treasury against what is owed", async () 
   await h.run("burns");
   expect(rows()).toHaveLength(1);
 
-  const { body } = await service.app.handle(new Request("http://localhost/api/proof/history")).then(async (r) => ({ body: await r.json() as any }));
+  const { body } = await service.app
+    .handle(new Request("http://localhost/api/proof/history"))
+    .then(async (r) => ({ body: (await r.json()) as any }));
   expect(body.points).toEqual([
     {
       at: expect.any(String),

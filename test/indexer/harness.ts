@@ -125,28 +125,50 @@ export async function indexerHarness(env: Record<string, string> = {}): Promise<
     proxy,
     indexer: null,
     startIndexer(options = {}) {
-      h.indexer = startIndexer(service.ctx, { services: chain, local }, {
-        grpcUrl: proxy.url,
-        leaseMs: 3_000,
-        grpc: { backoffBaseMs: 50, backoffMaxMs: 500, syncMs: 50, pingMs: 1_000, staleMs: 10_000 },
-        pollMs: 200,
-        ...options,
-      });
+      h.indexer = startIndexer(
+        service.ctx,
+        { services: chain, local },
+        {
+          grpcUrl: proxy.url,
+          leaseMs: 3_000,
+          grpc: { backoffBaseMs: 50, backoffMaxMs: 500, syncMs: 50, pingMs: 1_000, staleMs: 10_000 },
+          pollMs: 200,
+          ...options,
+        },
+      );
       return h.indexer;
     },
     async launch(handle = "alice") {
       const creatorIndex = nextIndex++;
       const creator = chain.creatorAddress(creatorIndex).toBase58();
-      const created = local.launch.createToken({ name: `Token ${creatorIndex}`, symbol: `T${creatorIndex}`, uri: `local://meta/${creatorIndex}`, creator });
+      const created = local.launch.createToken({
+        name: `Token ${creatorIndex}`,
+        symbol: `T${creatorIndex}`,
+        uri: `local://meta/${creatorIndex}`,
+        creator,
+      });
       expect(created.err).toBeNull();
       const vaults = chain.launchProgram.vaultAddresses({ mint: created.mint, creator });
       const { tokenId } = recordConfirmedLaunch(
         service.ctx.db,
         {
-          mint: created.mint, name: `Token ${creatorIndex}`, symbol: `T${creatorIndex}`, description: "", website: null,
-          twitter: null, telegram: null, metadataUri: `local://meta/${creatorIndex}`, imageUri: null, creatorIndex, creator,
-          creatorVault: vaults.curveVault, deployer: local.launch.deployer.publicKey.toBase58(), launchSignature: created.signature,
-          launchedAtMs: Date.now(), platformBps: 1000, recipients: [{ handle, bps: 10_000 }],
+          mint: created.mint,
+          name: `Token ${creatorIndex}`,
+          symbol: `T${creatorIndex}`,
+          description: "",
+          website: null,
+          twitter: null,
+          telegram: null,
+          metadataUri: `local://meta/${creatorIndex}`,
+          imageUri: null,
+          creatorIndex,
+          creator,
+          creatorVault: vaults.curveVault,
+          deployer: local.launch.deployer.publicKey.toBase58(),
+          launchSignature: created.signature,
+          launchedAtMs: Date.now(),
+          platformBps: 1000,
+          recipients: [{ handle, bps: 10_000 }],
         },
         Date.now(),
       );
@@ -175,13 +197,17 @@ export async function indexerHarness(env: Record<string, string> = {}): Promise<
       return r!.curveLamports + r!.poolLamports + r!.creatorLamports;
     },
     async getToken(mint) {
-      const res = await service.app.handle(new Request(`http://localhost/api/tokens/${mint}`, { headers: { "x-forwarded-for": "203.0.113.9" } }));
+      const res = await service.app.handle(
+        new Request(`http://localhost/api/tokens/${mint}`, { headers: { "x-forwarded-for": "203.0.113.9" } }),
+      );
       return { status: res.status, body: await res.json() };
     },
     checkBooks() {
       verifyLedger(service.ctx.db);
       const t = ledgerTotals(service.ctx.db);
-      expect(t.sweptLamports).toBe(t.owedLamports + t.paidLamports + t.burnedLamports + t.platformLamports + t.buybackPendingLamports);
+      expect(t.sweptLamports).toBe(
+        t.owedLamports + t.paidLamports + t.burnedLamports + t.platformLamports + t.buybackPendingLamports,
+      );
     },
     async close() {
       await h.indexer?.stop();
@@ -195,7 +221,11 @@ export async function indexerHarness(env: Record<string, string> = {}): Promise<
 }
 
 /** Polls a condition with a generous bound (2-core CI); never a fixed sleep. */
-export async function waitFor<T>(what: string, fn: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 15_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  fn: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

@@ -39,7 +39,9 @@ function releaseJob(h: IndexerHarness, job: string) {
 }
 
 function sweeps(h: IndexerHarness) {
-  return h.service.ctx.db.$client.query("SELECT id, token_id AS tokenId, status, total_lamports AS total FROM sweeps ORDER BY id").all() as {
+  return h.service.ctx.db.$client
+    .query("SELECT id, token_id AS tokenId, status, total_lamports AS total FROM sweeps ORDER BY id")
+    .all() as {
     id: bigint;
     tokenId: bigint;
     status: string;
@@ -57,7 +59,10 @@ function payouts(h: IndexerHarness) {
 }
 
 function feedCount(h: IndexerHarness, kind: string): number {
-  return Number((h.service.ctx.db.$client.query("SELECT COUNT(*) AS n FROM feed_events WHERE type = ?").get(kind) as { n: bigint }).n);
+  return Number(
+    (h.service.ctx.db.$client.query("SELECT COUNT(*) AS n FROM feed_events WHERE type = ?").get(kind) as { n: bigint })
+      .n,
+  );
 }
 
 /** Credits alice through a swept and confirmed fee, signs her in, and queues her claim. */
@@ -68,15 +73,29 @@ async function aliceWithClaim(h: IndexerHarness, mint: string): Promise<{ wallet
   releaseJob(h, "sweep");
   h.tick(FINALIZE);
   await waitFor("sweep confirmed", () => sweeps(h).every((s) => s.status === "confirmed"));
-  recordSignIn(h.service.ctx.db, { idpUserId: "u-alice", displayHandle: "alice", name: "alice", avatarUrl: "", followers: 0 }, Date.now());
+  recordSignIn(
+    h.service.ctx.db,
+    { idpUserId: "u-alice", displayHandle: "alice", name: "alice", avatarUrl: "", followers: 0 },
+    Date.now(),
+  );
   const wallet = Keypair.generate().publicKey.toBase58();
-  const q = queuePayout(h.service.ctx.db, { idpUserId: "u-alice", lamports: null, wallet, kind: "claim", minLamports: 1n, atMs: Date.now() });
+  const q = queuePayout(h.service.ctx.db, {
+    idpUserId: "u-alice",
+    lamports: null,
+    wallet,
+    kind: "claim",
+    minLamports: 1n,
+    atMs: Date.now(),
+  });
   return { wallet, lamports: q.lamports };
 }
 
 async function sendPayouts(h: IndexerHarness) {
   const { ctx } = h.service;
-  const report = await runPayoutsJob({ db: ctx.db, chain: h.chain, config: ctx.config, now: ctx.now, settleTimeoutMs: 0 }, h.jobContext("payouts"));
+  const report = await runPayoutsJob(
+    { db: ctx.db, chain: h.chain, config: ctx.config, now: ctx.now, settleTimeoutMs: 0 },
+    h.jobContext("payouts"),
+  );
   releaseJob(h, "payouts");
   return report;
 }
@@ -171,7 +190,10 @@ describe("indexer on the local chain's gRPC stream", () => {
     h.tick(FINALIZE);
     // The job resolves while the stream's transaction update is being handled.
     const job = runSweepJob({ ...sweepDeps(h), settleTimeoutMs: 5_000 }, h.jobContext("sweep"));
-    await waitFor("both sweeps confirmed", () => sweeps(h!).length === 2 && sweeps(h!).every((s) => s.status === "confirmed"));
+    await waitFor(
+      "both sweeps confirmed",
+      () => sweeps(h!).length === 2 && sweeps(h!).every((s) => s.status === "confirmed"),
+    );
     await job;
     await ix.idle();
     expect(ledgerTotals(h.service.ctx.db).sweptLamports).toBe(fees);
@@ -234,7 +256,10 @@ describe("indexer on the local chain's gRPC stream", () => {
     await waitFor("payout confirmed after the gap", () => payouts(h!)[0]!.status === "confirmed");
     const wantA = await h.chainUnswept(a.mint, a.creator);
     const wantB = await h.chainUnswept(b.mint, b.creator);
-    await waitFor("readings caught up", () => h!.tokenRow(a.tokenId).vaultLamports === wantA && h!.tokenRow(b.tokenId).vaultLamports === wantB);
+    await waitFor(
+      "readings caught up",
+      () => h!.tokenRow(a.tokenId).vaultLamports === wantA && h!.tokenRow(b.tokenId).vaultLamports === wantB,
+    );
     await ix.idle();
 
     expect(payouts(h).map((p) => p.status)).toEqual(["confirmed"]);
@@ -302,7 +327,11 @@ describe("single subscriber and the RPC fallback", () => {
     const first = h.startIndexer();
     await waitFor("first streams", () => first.state().connected);
     const { startIndexer } = await import("../../indexer/index");
-    const second = startIndexer(h.service.ctx, { services: h.chain, local: h.local }, { grpcUrl: h.proxy.url, leaseMs: 3_000 });
+    const second = startIndexer(
+      h.service.ctx,
+      { services: h.chain, local: h.local },
+      { grpcUrl: h.proxy.url, leaseMs: 3_000 },
+    );
     try {
       // Its first try at the lease runs at start; give it a few ticks of its lease loop to misbehave.
       await Bun.sleep(300);
@@ -330,7 +359,10 @@ describe("single subscriber and the RPC fallback", () => {
     h.trade(a.mint, 1n * SOL);
     h.tick(FINALIZE);
     const want = await h.chainUnswept(a.mint, a.creator);
-    await waitFor("payout confirmed and reading stored by polling", () => payouts(h!)[0]!.status === "confirmed" && h!.tokenRow(a.tokenId).vaultLamports === want);
+    await waitFor(
+      "payout confirmed and reading stored by polling",
+      () => payouts(h!)[0]!.status === "confirmed" && h!.tokenRow(a.tokenId).vaultLamports === want,
+    );
     expect(ledgerTotals(h.service.ctx.db).paidLamports).toBe(claim.lamports);
     expect(ix.state().lastSlot).toBeGreaterThan(0);
     h.checkBooks();
@@ -345,7 +377,10 @@ describe("resuming after a long gap", () => {
     await waitFor("stream open", () => ix.state().connected);
     h.trade(a.mint, 1n * SOL);
     h.tick();
-    await waitFor("first reading", async () => h!.tokenRow(a.tokenId).vaultLamports === (await h!.chainUnswept(a.mint, a.creator)));
+    await waitFor(
+      "first reading",
+      async () => h!.tokenRow(a.tokenId).vaultLamports === (await h!.chainUnswept(a.mint, a.creator)),
+    );
 
     h.proxy.down();
     await waitFor("indexer sees the cut", () => !ix.state().connected);
@@ -363,9 +398,21 @@ describe("resuming after a long gap", () => {
 describe("reconnect backoff", () => {
   test("grows exponentially to its bound, with full jitter", async () => {
     const { GrpcSubscriber } = await import("../../indexer/grpc");
-    const top = new GrpcSubscriber(null as never, { url: "http://127.0.0.1:1", token: null, backoffBaseMs: 100, backoffMaxMs: 1_000, random: () => 0.999999 });
+    const top = new GrpcSubscriber(null as never, {
+      url: "http://127.0.0.1:1",
+      token: null,
+      backoffBaseMs: 100,
+      backoffMaxMs: 1_000,
+      random: () => 0.999999,
+    });
     expect([1, 2, 3, 4, 5, 10, 60].map((n) => top.backoff(n))).toEqual([99, 199, 399, 799, 999, 999, 999]);
-    const bottom = new GrpcSubscriber(null as never, { url: "http://127.0.0.1:1", token: null, backoffBaseMs: 100, backoffMaxMs: 1_000, random: () => 0 });
+    const bottom = new GrpcSubscriber(null as never, {
+      url: "http://127.0.0.1:1",
+      token: null,
+      backoffBaseMs: 100,
+      backoffMaxMs: 1_000,
+      random: () => 0,
+    });
     expect(bottom.backoff(7)).toBe(0);
   });
 });

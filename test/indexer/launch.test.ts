@@ -7,7 +7,15 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
 import { startIndexer, type Indexer } from "../../indexer/index";
 import { testService, type TestService } from "../helpers/service";
-import { draft, localLaunchChain, png, prepare, signReturned, upload, type LocalLaunchChain } from "../launches/support";
+import {
+  draft,
+  localLaunchChain,
+  png,
+  prepare,
+  signReturned,
+  upload,
+  type LocalLaunchChain,
+} from "../launches/support";
 import { waitFor } from "./harness";
 
 let chain: LocalLaunchChain;
@@ -16,7 +24,10 @@ let indexer: Indexer | null = null;
 
 beforeAll(async () => {
   chain = await localLaunchChain();
-  svc = testService({ PUBLIC_URL: "http://localhost", RPC_URL: chain.local.rpcUrl, RATE_LIMIT: "0" }, { chain: chain.services });
+  svc = testService(
+    { PUBLIC_URL: "http://localhost", RPC_URL: chain.local.rpcUrl, RATE_LIMIT: "0" },
+    { chain: chain.services },
+  );
 });
 afterAll(async () => {
   await indexer?.stop();
@@ -50,8 +61,14 @@ test("a launch confirmed on chain is recorded within 1 s without the page confir
     return res.status === 200 ? res.body : null;
   });
   expect(Date.now() - t0).toBeLessThan(1_000);
-  expect(token).toMatchObject({ mint: mint.publicKey.toBase58(), creator: intent.body.creator, deployer: wallet.publicKey.toBase58() });
-  const row = svc.ctx.db.$client.query("SELECT status FROM launch_intents WHERE id = ?").get(intent.body.intent) as { status: string };
+  expect(token).toMatchObject({
+    mint: mint.publicKey.toBase58(),
+    creator: intent.body.creator,
+    deployer: wallet.publicKey.toBase58(),
+  });
+  const row = svc.ctx.db.$client.query("SELECT status FROM launch_intents WHERE id = ?").get(intent.body.intent) as {
+    status: string;
+  };
   expect(row.status).toBe("confirmed");
   // No job ran: the only lease ever taken is the indexer's.
   const ran = svc.ctx.db.$client.query("SELECT job FROM job_leases WHERE runs > 0").all() as { job: string }[];
@@ -65,6 +82,9 @@ test("a launch confirmed on chain is recorded within 1 s without the page confir
   const want = reading!.curveLamports + reading!.poolLamports + reading!.creatorLamports;
   expect(want).toBeGreaterThan(0n);
   chain.local.node.advanceSlots(1);
-  await waitFor("its reading stored", async () => (await svc.json(`/api/tokens/${token.mint}`)).body.vaultLamports === want.toString());
+  await waitFor(
+    "its reading stored",
+    async () => (await svc.json(`/api/tokens/${token.mint}`)).body.vaultLamports === want.toString(),
+  );
   expect(indexer.state().reconnects).toBe(0);
 }, 30_000);

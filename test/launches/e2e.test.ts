@@ -6,14 +6,30 @@
  * the launches job finishes a launch whose page stopped polling.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Keypair, PublicKey, SystemProgram, TransactionMessage, VersionedTransaction, type TransactionInstruction } from "@solana/web3.js";
+import {
+  Keypair,
+  PublicKey,
+  SystemProgram,
+  TransactionMessage,
+  VersionedTransaction,
+  type TransactionInstruction,
+} from "@solana/web3.js";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import bs58 from "bs58";
 import sharp from "sharp";
 import { buildCreateOp, MINT_RENT_LAMPORTS, TOKEN_PROGRAM_ID } from "../../src/chain/localnet/program";
 import { runLaunchesJob } from "../../src/launches/jobs";
 import { testService, type TestService } from "../helpers/service";
-import { draft, jsonPost, localLaunchChain, png, prepare, signReturned, upload, type LocalLaunchChain } from "./support";
+import {
+  draft,
+  jsonPost,
+  localLaunchChain,
+  png,
+  prepare,
+  signReturned,
+  upload,
+  type LocalLaunchChain,
+} from "./support";
 
 const SITE = "http://localhost";
 let chain: LocalLaunchChain;
@@ -39,7 +55,12 @@ async function sendThroughProxy(tx: VersionedTransaction): Promise<string> {
   const res = await svc.json(
     "/api/rpc",
     jsonPost(
-      { jsonrpc: "2.0", id: 1, method: "sendTransaction", params: [Buffer.from(tx.serialize()).toString("base64"), { encoding: "base64" }] },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "sendTransaction",
+        params: [Buffer.from(tx.serialize()).toString("base64"), { encoding: "base64" }],
+      },
       { origin: SITE },
     ),
   );
@@ -53,9 +74,15 @@ const confirm = (intent: string, signature: string) => svc.json("/api/launch/con
 /** A transaction signed and sent straight to the chain (not through the service), for forgeries. */
 async function sendDirect(instructions: TransactionInstruction[], payer: Keypair, signers: Keypair[]): Promise<string> {
   const { blockhash } = chain.local.node.getLatestBlockhash();
-  const message = new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: blockhash, instructions }).compileToV0Message();
+  const message = new TransactionMessage({
+    payerKey: payer.publicKey,
+    recentBlockhash: blockhash,
+    instructions,
+  }).compileToV0Message();
   const tx = new VersionedTransaction(message);
-  const required = new Set(message.staticAccountKeys.slice(0, message.header.numRequiredSignatures).map((k) => k.toBase58()));
+  const required = new Set(
+    message.staticAccountKeys.slice(0, message.header.numRequiredSignatures).map((k) => k.toBase58()),
+  );
   tx.sign([payer, ...signers].filter((s) => required.has(s.publicKey.toBase58())));
   chain.local.node.sendWire(tx.serialize(), { skipPreflight: true });
   return bs58.encode(tx.signatures[0]!);
@@ -105,7 +132,13 @@ describe("launch end to end on the local chain", () => {
       imageUrl: `/api/token-images/${mint.publicKey.toBase58()}`,
       website: "https://example.com/split",
     });
-    expect(token.recipients.map((r: { handle: string; displayHandle: string; bps: number }) => [r.handle, r.displayHandle, r.bps])).toEqual([
+    expect(
+      token.recipients.map((r: { handle: string; displayHandle: string; bps: number }) => [
+        r.handle,
+        r.displayHandle,
+        r.bps,
+      ]),
+    ).toEqual([
       ["alice_1", "Alice_1", 6000],
       ["bob", "bob", 4000],
     ]);
@@ -130,8 +163,17 @@ describe("launch end to end on the local chain", () => {
     expect([meta.width, meta.height]).toEqual([256, 256]);
 
     const ledger = await svc.json("/api/ledger");
-    const launch = ledger.body.events.find((e: { type: string; mint?: string }) => e.type === "launch" && e.mint === token.mint);
-    expect(launch).toMatchObject({ type: "launch", mint: token.mint, symbol: "SPLIT", signature, recipients: 2, at: token.launchedAt });
+    const launch = ledger.body.events.find(
+      (e: { type: string; mint?: string }) => e.type === "launch" && e.mint === token.mint,
+    );
+    expect(launch).toMatchObject({
+      type: "launch",
+      mint: token.mint,
+      symbol: "SPLIT",
+      signature,
+      recipients: 2,
+      at: token.launchedAt,
+    });
 
     // A used mint cannot be prepared again.
     const reuse = await prepare(svc, wallet, mint, await png());
@@ -155,7 +197,10 @@ describe("launch end to end on the local chain", () => {
     const wallet = Keypair.generate();
     const res = await svc.json(
       "/api/rpc",
-      jsonPost({ jsonrpc: "2.0", id: 3, method: "requestAirdrop", params: [wallet.publicKey.toBase58(), 2_000_000_000] }, { origin: SITE }),
+      jsonPost(
+        { jsonrpc: "2.0", id: 3, method: "requestAirdrop", params: [wallet.publicKey.toBase58(), 2_000_000_000] },
+        { origin: SITE },
+      ),
     );
     expect(res.status).toBe(200);
     expect(typeof res.body.result).toBe("string");
@@ -178,7 +223,13 @@ describe("launch end to end on the local chain", () => {
       if (what === "program") {
         // Creates the mint account, but not through the launch program.
         instructions = [
-          SystemProgram.createAccount({ fromPubkey: wallet.publicKey, newAccountPubkey: mint.publicKey, lamports: Number(MINT_RENT_LAMPORTS), space: 82, programId: TOKEN_PROGRAM_ID }),
+          SystemProgram.createAccount({
+            fromPubkey: wallet.publicKey,
+            newAccountPubkey: mint.publicKey,
+            lamports: Number(MINT_RENT_LAMPORTS),
+            space: 82,
+            programId: TOKEN_PROGRAM_ID,
+          }),
         ];
       } else {
         instructions = buildCreateOp(keys, {
@@ -205,7 +256,17 @@ describe("launch end to end on the local chain", () => {
 
     // A signature of an unrelated transaction changes nothing: the real create still confirms.
     const { wallet, mint, intent, metadata } = await preparedAndUploaded();
-    const unrelated = await sendDirect([SystemProgram.transfer({ fromPubkey: wallet.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1_000_000 })], wallet, []);
+    const unrelated = await sendDirect(
+      [
+        SystemProgram.transfer({
+          fromPubkey: wallet.publicKey,
+          toPubkey: Keypair.generate().publicKey,
+          lamports: 1_000_000,
+        }),
+      ],
+      wallet,
+      [],
+    );
     chain.local.node.advanceSlots(1);
     expect((await confirm(intent.intent, unrelated)).status).toBe(400);
     const signature = await sendThroughProxy(signReturned(metadata.transactions[0], [wallet, mint]));

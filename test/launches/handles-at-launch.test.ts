@@ -14,7 +14,16 @@ import { verifyLedger } from "../../src/ledger/verify";
 import { signInThroughIdp, sweep } from "../accounts/support";
 import { fakeUser, startFakeIdp, type FakeIdp } from "../fakes/idp";
 import { testService, type TestService } from "../helpers/service";
-import { draft, jsonPost, localLaunchChain, png, prepare, signReturned, upload, type LocalLaunchChain } from "./support";
+import {
+  draft,
+  jsonPost,
+  localLaunchChain,
+  png,
+  prepare,
+  signReturned,
+  upload,
+  type LocalLaunchChain,
+} from "./support";
 
 const SITE = "http://localhost";
 const SOL = 1_000_000_000n;
@@ -38,7 +47,10 @@ afterEach(async () => {
 });
 
 const service = (env: Record<string, string>) =>
-  (svc = testService({ PUBLIC_URL: SITE, RPC_URL: chain.local.rpcUrl, RATE_LIMIT: "0", ...env }, { chain: chain.services }));
+  (svc = testService(
+    { PUBLIC_URL: SITE, RPC_URL: chain.local.rpcUrl, RATE_LIMIT: "0", ...env },
+    { chain: chain.services },
+  ));
 
 /** Prepare, upload, sign and send the create, confirm: the launched token's record. */
 async function launch(d: unknown) {
@@ -53,15 +65,23 @@ async function launch(d: unknown) {
   const tx = signReturned(metadata.body.transactions[0], [wallet, mint]);
   chain.local.node.sendWire(tx.serialize(), { skipPreflight: true });
   chain.local.node.advanceSlots(1);
-  const done = await svc.json("/api/launch/confirm", jsonPost({ intent: intent.body.intent, signature: bs58.encode(tx.signatures[0]!) }));
+  const done = await svc.json(
+    "/api/launch/confirm",
+    jsonPost({ intent: intent.body.intent, signature: bs58.encode(tx.signatures[0]!) }),
+  );
   expect(done.status).toBe(200);
   expect(done.body.status).toBe("confirmed");
   return done.body.token as { mint: string; recipients: { handle: string; claimed: boolean; name: string }[] };
 }
 
 const pinOf = (handle: string) =>
-  (svc.ctx.db.$client.query("SELECT idp_user_id AS id FROM handles WHERE handle = ?").get(handle) as { id: string | null } | null)?.id ?? null;
-const tokenIdOf = (mint: string) => Number((svc.ctx.db.$client.query("SELECT id FROM tokens WHERE mint = ?").get(mint) as { id: bigint }).id);
+  (
+    svc.ctx.db.$client.query("SELECT idp_user_id AS id FROM handles WHERE handle = ?").get(handle) as {
+      id: string | null;
+    } | null
+  )?.id ?? null;
+const tokenIdOf = (mint: string) =>
+  Number((svc.ctx.db.$client.query("SELECT id FROM tokens WHERE mint = ?").get(mint) as { id: bigint }).id);
 
 describe("with an app-only X token (IDP_APP_BEARER)", () => {
   test("a handle that does not exist on X is refused at the intent, naming it; nothing is stored", async () => {

@@ -50,7 +50,9 @@ describe("POST /api/launch/intent", () => {
     const b = await prepare(svc, wallet, Keypair.generate(), image);
     expect(b.status).toBe(200);
     expect(b.body.creator).not.toBe(a.body.creator);
-    const counter = svc.ctx.db.$client.query("SELECT value FROM settings WHERE key = 'next_creator_index'").get() as { value: string };
+    const counter = svc.ctx.db.$client.query("SELECT value FROM settings WHERE key = 'next_creator_index'").get() as {
+      value: string;
+    };
     expect(counter.value).toBe("2");
   });
 
@@ -59,12 +61,22 @@ describe("POST /api/launch/intent", () => {
     const image = await png();
     const four = [1, 2, 3, 4].map((i) => ({ handle: `user${i}`, bps: 2500 }));
     const cases: Record<string, unknown> = {
-      "bps not summing to 10000": draft({ recipients: [{ handle: "a", bps: 5000 }, { handle: "b", bps: 4000 }] }),
+      "bps not summing to 10000": draft({
+        recipients: [
+          { handle: "a", bps: 5000 },
+          { handle: "b", bps: 4000 },
+        ],
+      }),
       "no recipients": draft({ recipients: [] }),
       "more than maxRecipients": draft({ recipients: four }),
       "handle too long": draft({ recipients: [{ handle: "abcdefghijklmnop", bps: 10000 }] }),
       "handle with a dash": draft({ recipients: [{ handle: "a-b", bps: 10000 }] }),
-      "same handle twice, other casing": draft({ recipients: [{ handle: "Bob", bps: 5000 }, { handle: "@bob", bps: 5000 }] }),
+      "same handle twice, other casing": draft({
+        recipients: [
+          { handle: "Bob", bps: 5000 },
+          { handle: "@bob", bps: 5000 },
+        ],
+      }),
       "http link": draft({ website: "http://example.com" }),
       "javascript link": draft({ twitter: "javascript:alert(1)" }),
       "first buy above the maximum": draft({ firstBuyLamports: "1000000001" }),
@@ -77,12 +89,37 @@ describe("POST /api/launch/intent", () => {
       expect({ why, status: res.status }).toEqual({ why, status: 400 });
       expect(Object.keys(res.body)).toEqual(["error"]);
     }
-    const badWallet = await svc.json("/api/launch/intent", jsonPost({ draft: draft(), wallet: "not-a-wallet", mint: Keypair.generate().publicKey.toBase58(), digest: sha256hex(image) }));
+    const badWallet = await svc.json(
+      "/api/launch/intent",
+      jsonPost({
+        draft: draft(),
+        wallet: "not-a-wallet",
+        mint: Keypair.generate().publicKey.toBase58(),
+        digest: sha256hex(image),
+      }),
+    );
     expect(badWallet.status).toBe(400);
-    const badDigest = await svc.json("/api/launch/intent", jsonPost({ draft: draft(), wallet: Keypair.generate().publicKey.toBase58(), mint: Keypair.generate().publicKey.toBase58(), digest: "abc" }));
+    const badDigest = await svc.json(
+      "/api/launch/intent",
+      jsonPost({
+        draft: draft(),
+        wallet: Keypair.generate().publicKey.toBase58(),
+        mint: Keypair.generate().publicKey.toBase58(),
+        digest: "abc",
+      }),
+    );
     expect(badDigest.status).toBe(400);
     // The largest first buy and the largest recipient count are allowed.
-    const edge = await prepare(svc, Keypair.generate(), Keypair.generate(), image, draft({ firstBuyLamports: "1000000000", recipients: four.slice(0, 3).map((r, i) => ({ ...r, bps: i === 0 ? 3334 : 3333 })) }));
+    const edge = await prepare(
+      svc,
+      Keypair.generate(),
+      Keypair.generate(),
+      image,
+      draft({
+        firstBuyLamports: "1000000000",
+        recipients: four.slice(0, 3).map((r, i) => ({ ...r, bps: i === 0 ? 3334 : 3333 })),
+      }),
+    );
     expect(edge.status).toBe(200);
   });
 
@@ -96,20 +133,55 @@ describe("POST /api/launch/intent", () => {
     expect(again.status).toBe(409);
 
     const launched = Keypair.generate().publicKey.toBase58();
-    recordConfirmedLaunch(svc.ctx.db, {
-      mint: launched, name: "L", symbol: "L", description: "", website: null, twitter: null, telegram: null, metadataUri: "https://x/m",
-      imageUri: null, creatorIndex: 500, creator: Keypair.generate().publicKey.toBase58(), creatorVault: Keypair.generate().publicKey.toBase58(),
-      deployer: Keypair.generate().publicKey.toBase58(), launchSignature: "sig", launchedAtMs: Date.now(), platformBps: 1000,
-      recipients: [{ handle: "a", bps: 10000 }],
-    }, Date.now());
-    const used = await svc.json("/api/launch/intent", jsonPost({ draft: draft(), wallet: Keypair.generate().publicKey.toBase58(), mint: launched, digest: sha256hex(image) }));
+    recordConfirmedLaunch(
+      svc.ctx.db,
+      {
+        mint: launched,
+        name: "L",
+        symbol: "L",
+        description: "",
+        website: null,
+        twitter: null,
+        telegram: null,
+        metadataUri: "https://x/m",
+        imageUri: null,
+        creatorIndex: 500,
+        creator: Keypair.generate().publicKey.toBase58(),
+        creatorVault: Keypair.generate().publicKey.toBase58(),
+        deployer: Keypair.generate().publicKey.toBase58(),
+        launchSignature: "sig",
+        launchedAtMs: Date.now(),
+        platformBps: 1000,
+        recipients: [{ handle: "a", bps: 10000 }],
+      },
+      Date.now(),
+    );
+    const used = await svc.json(
+      "/api/launch/intent",
+      jsonPost({
+        draft: draft(),
+        wallet: Keypair.generate().publicKey.toBase58(),
+        mint: launched,
+        digest: sha256hex(image),
+      }),
+    );
     expect(used.status).toBe(409);
-    const chainUsed = await svc.json("/api/launch/intent", jsonPost({ draft: draft(), wallet: Keypair.generate().publicKey.toBase58(), mint: onChain, digest: sha256hex(image) }));
+    const chainUsed = await svc.json(
+      "/api/launch/intent",
+      jsonPost({
+        draft: draft(),
+        wallet: Keypair.generate().publicKey.toBase58(),
+        mint: onChain,
+        digest: sha256hex(image),
+      }),
+    );
     expect(chainUsed.status).toBe(409);
 
     // The creator index counter never hands out an index a recorded token holds.
     const next = await prepare(svc, Keypair.generate(), Keypair.generate(), image);
-    const row = svc.ctx.db.$client.query("SELECT creator_index AS i FROM launch_intents WHERE id = ?").get(next.body.intent) as { i: bigint };
+    const row = svc.ctx.db.$client
+      .query("SELECT creator_index AS i FROM launch_intents WHERE id = ?")
+      .get(next.body.intent) as { i: bigint };
     expect(row.i).toBe(501n);
   });
 
@@ -156,7 +228,12 @@ describe("POST /api/launch/metadata", () => {
       description: "Fees go to the people named here.",
       image: res.body.imageUri,
       website: "https://example.com/split",
-      extensions: { split: [{ handle: "Alice_1", bps: 6000 }, { handle: "bob", bps: 4000 }] },
+      extensions: {
+        split: [
+          { handle: "Alice_1", bps: 6000 },
+          { handle: "bob", bps: 4000 },
+        ],
+      },
     });
     const pinnedImage = ipfs.pins.get(res.body.imageUri.split("/").pop())!;
     expect(sha256hex(pinnedImage.body)).toBe(sha256hex(image));
@@ -184,7 +261,10 @@ describe("POST /api/launch/metadata", () => {
     expect(served.status).toBe(200);
     expect(served.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     const metadata = await served.json();
-    expect(metadata.extensions.split).toEqual([{ handle: "Alice_1", bps: 6000 }, { handle: "bob", bps: 4000 }]);
+    expect(metadata.extensions.split).toEqual([
+      { handle: "Alice_1", bps: 6000 },
+      { handle: "bob", bps: 4000 },
+    ]);
     const img = await svc.call(new URL(metadata.image).pathname);
     expect(img.headers.get("content-type")).toBe("image/png");
     expect(sha256hex(new Uint8Array(await img.arrayBuffer()))).toBe(sha256hex(image));
@@ -195,11 +275,20 @@ describe("POST /api/launch/metadata", () => {
     const wallet = Keypair.generate();
     const image = await png();
     const intent = (await prepare(svc, wallet, Keypair.generate(), image)).body;
-    const otherKey = await svc.json("/api/launch/metadata", metadataForm({ intent: intent.intent, signature: signMessage(Keypair.generate(), intent.message), image }));
+    const otherKey = await svc.json(
+      "/api/launch/metadata",
+      metadataForm({ intent: intent.intent, signature: signMessage(Keypair.generate(), intent.message), image }),
+    );
     expect(otherKey.status).toBe(401);
-    const otherText = await svc.json("/api/launch/metadata", metadataForm({ intent: intent.intent, signature: signMessage(wallet, `${intent.message}\n`), image }));
+    const otherText = await svc.json(
+      "/api/launch/metadata",
+      metadataForm({ intent: intent.intent, signature: signMessage(wallet, `${intent.message}\n`), image }),
+    );
     expect(otherText.status).toBe(401);
-    const garbage = await svc.json("/api/launch/metadata", metadataForm({ intent: intent.intent, signature: "not a signature", image }));
+    const garbage = await svc.json(
+      "/api/launch/metadata",
+      metadataForm({ intent: intent.intent, signature: "not a signature", image }),
+    );
     expect(garbage.status).toBe(401);
     expect(ipfs.pins.size === 0 || [...ipfs.pins.values()].every((p) => p.name !== `${intent.mint}.json`)).toBe(true);
   });
@@ -208,14 +297,24 @@ describe("POST /api/launch/metadata", () => {
     const svc = service({ ...ipfs.env(), MAX_IMAGE_BYTES: "20000" });
     const wallet = Keypair.generate();
 
-    const noisy = new Uint8Array(await sharp(Buffer.from(crypto.getRandomValues(new Uint8Array(120 * 120 * 3))), { raw: { width: 120, height: 120, channels: 3 } }).png().toBuffer());
+    const noisy = new Uint8Array(
+      await sharp(Buffer.from(crypto.getRandomValues(new Uint8Array(120 * 120 * 3))), {
+        raw: { width: 120, height: 120, channels: 3 },
+      })
+        .png()
+        .toBuffer(),
+    );
     expect(noisy.length).toBeGreaterThan(20000);
     const big = (await prepare(svc, wallet, Keypair.generate(), noisy)).body;
     expect((await upload(svc, big, wallet, noisy)).status).toBe(413);
 
     // 10000 x 10000 of one colour: well under the default byte limit, 100 megapixels once decoded.
     const roomy = service(ipfs.env());
-    const bomb = new Uint8Array(await sharp({ create: { width: 10_000, height: 10_000, channels: 3, background: { r: 0, g: 0, b: 0 } } }).png({ compressionLevel: 9 }).toBuffer());
+    const bomb = new Uint8Array(
+      await sharp({ create: { width: 10_000, height: 10_000, channels: 3, background: { r: 0, g: 0, b: 0 } } })
+        .png({ compressionLevel: 9 })
+        .toBuffer(),
+    );
     expect(bomb.length).toBeLessThan(roomy.ctx.config.maxImageBytes);
     const bombIntent = (await prepare(roomy, wallet, Keypair.generate(), bomb)).body;
     const bombed = await upload(roomy, bombIntent, wallet, bomb);
@@ -224,7 +323,15 @@ describe("POST /api/launch/metadata", () => {
 
     const pdf = new TextEncoder().encode("%PDF-1.7\n% not an image at all\n");
     const pdfIntent = (await prepare(svc, wallet, Keypair.generate(), pdf)).body;
-    const refused = await svc.json("/api/launch/metadata", metadataForm({ intent: pdfIntent.intent, signature: signMessage(wallet, pdfIntent.message), image: pdf, imageType: "image/png" }));
+    const refused = await svc.json(
+      "/api/launch/metadata",
+      metadataForm({
+        intent: pdfIntent.intent,
+        signature: signMessage(wallet, pdfIntent.message),
+        image: pdf,
+        imageType: "image/png",
+      }),
+    );
     expect(refused.status).toBe(415);
 
     // PNG magic with nothing behind it: the type sniffs, the decode does not.
@@ -234,7 +341,11 @@ describe("POST /api/launch/metadata", () => {
 
     // JPEG, GIF and WebP are all accepted.
     for (const format of ["jpeg", "gif", "webp"] as const) {
-      const bytes = new Uint8Array(await sharp({ create: { width: 32, height: 32, channels: 3, background: { r: 9, g: 99, b: 199 } } })[format]().toBuffer());
+      const bytes = new Uint8Array(
+        await sharp({ create: { width: 32, height: 32, channels: 3, background: { r: 9, g: 99, b: 199 } } })
+          [format]()
+          .toBuffer(),
+      );
       const i = (await prepare(svc, wallet, Keypair.generate(), bytes)).body;
       expect({ format, status: (await upload(svc, i, wallet, bytes)).status }).toEqual({ format, status: 200 });
     }
@@ -299,9 +410,15 @@ describe("POST /api/launch/metadata", () => {
     const wallet = Keypair.generate();
     const image = await png();
     const intent = (await prepare(svc, wallet, Keypair.generate(), image)).body;
-    const missing = await svc.json("/api/launch/metadata", metadataForm({ intent: intent.intent, signature: signMessage(wallet, intent.message), image: null }));
+    const missing = await svc.json(
+      "/api/launch/metadata",
+      metadataForm({ intent: intent.intent, signature: signMessage(wallet, intent.message), image: null }),
+    );
     expect(missing.status).toBe(400);
-    const unknown = await svc.json("/api/launch/metadata", metadataForm({ intent: crypto.randomUUID(), signature: signMessage(wallet, intent.message), image }));
+    const unknown = await svc.json(
+      "/api/launch/metadata",
+      metadataForm({ intent: crypto.randomUUID(), signature: signMessage(wallet, intent.message), image }),
+    );
     expect(unknown.status).toBe(404);
     setLaunchesPaused(svc.ctx.db, true);
     expect((await upload(svc, intent, wallet, image)).status).toBe(503);
@@ -311,7 +428,8 @@ describe("POST /api/launch/metadata", () => {
     const svc = testService({}, { chain: stubChain() });
     services.push(svc);
     const form = () => metadataForm({ intent: "x", signature: "y", image: null });
-    for (let i = 0; i < 20; i++) expect((await svc.call("/api/launch/metadata", { ...form(), ip: "198.51.100.9" })).status).toBe(400);
+    for (let i = 0; i < 20; i++)
+      expect((await svc.call("/api/launch/metadata", { ...form(), ip: "198.51.100.9" })).status).toBe(400);
     const limited = await svc.call("/api/launch/metadata", { ...form(), ip: "198.51.100.9" });
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(60);

@@ -41,11 +41,23 @@ function launchToken(svc: TestService, symbol: string): string {
   recordConfirmedLaunch(
     svc.ctx.db,
     {
-      mint, name: `Token ${symbol}`, symbol, description: "", website: null, twitter: null, telegram: null,
-      metadataUri: `https://ipfs.example/${symbol}`, imageUri: null, creatorIndex: nextIndex++,
-      creator: Keypair.generate().publicKey.toBase58(), creatorVault: Keypair.generate().publicKey.toBase58(),
-      deployer: Keypair.generate().publicKey.toBase58(), launchSignature: `sig-${symbol}-${mint}`, launchedAtMs: Date.now(),
-      platformBps: 1000, recipients: [{ handle: "alice", bps: 10000 }],
+      mint,
+      name: `Token ${symbol}`,
+      symbol,
+      description: "",
+      website: null,
+      twitter: null,
+      telegram: null,
+      metadataUri: `https://ipfs.example/${symbol}`,
+      imageUri: null,
+      creatorIndex: nextIndex++,
+      creator: Keypair.generate().publicKey.toBase58(),
+      creatorVault: Keypair.generate().publicKey.toBase58(),
+      deployer: Keypair.generate().publicKey.toBase58(),
+      launchSignature: `sig-${symbol}-${mint}`,
+      launchedAtMs: Date.now(),
+      platformBps: 1000,
+      recipients: [{ handle: "alice", bps: 10000 }],
     },
     Date.now(),
   );
@@ -87,7 +99,9 @@ describe("market job", () => {
   test("a failing source fails the run and keeps the last figures", async () => {
     const svc = service({ MARKET_API_URL: market.url });
     const mint = launchToken(svc, "KEEP");
-    market.pairs.set(mint, [{ baseToken: { address: mint }, marketCap: 777, volume: { h24: 7 }, liquidity: { usd: 1 } }]);
+    market.pairs.set(mint, [
+      { baseToken: { address: mint }, marketCap: 777, volume: { h24: 7 }, liquidity: { usd: 1 } },
+    ]);
     expect(await svc.ctx.scheduler.runNow("market")).toMatchObject({ ran: true, ok: true });
     market.down = true;
     const failed = await svc.ctx.scheduler.runNow("market");
@@ -118,7 +132,8 @@ describe("launches job", () => {
     expect((await upload(svc, uploaded, wallet, image)).status).toBe(200);
     now += 11 * 60_000;
     expect(await svc.ctx.scheduler.runNow("launches")).toMatchObject({ ran: true, ok: true });
-    const status = (id: string) => (svc.ctx.db.$client.query("SELECT status FROM launch_intents WHERE id = ?").get(id) as { status: string }).status;
+    const status = (id: string) =>
+      (svc.ctx.db.$client.query("SELECT status FROM launch_intents WHERE id = ?").get(id) as { status: string }).status;
     expect(status(stale.intent)).toBe("expired");
     // It was handed a transaction that could still land for a while: not yet.
     expect(status(uploaded.intent)).toBe("metadata");
@@ -153,8 +168,12 @@ describe("platform token", () => {
     const mint = Keypair.generate().publicKey.toBase58();
     setPlatformToken(svc.ctx.db, mint, "admin", "launch day", 1_700_000_000_000);
     expect((await svc.json("/api/ca")).body).toEqual({ mint });
-    const audit = svc.ctx.db.$client.query("SELECT actor, action, subject, reason, at_ms AS atMs FROM admin_audit").all();
-    expect(audit).toEqual([{ actor: "admin", action: "set_platform_token", subject: mint, reason: "launch day", atMs: 1_700_000_000_000n }]);
+    const audit = svc.ctx.db.$client
+      .query("SELECT actor, action, subject, reason, at_ms AS atMs FROM admin_audit")
+      .all();
+    expect(audit).toEqual([
+      { actor: "admin", action: "set_platform_token", subject: mint, reason: "launch day", atMs: 1_700_000_000_000n },
+    ]);
     expect(() => setPlatformToken(svc.ctx.db, "not-a-mint", "admin", null)).toThrow();
     expect((await svc.json("/api/ca")).body).toEqual({ mint });
   });

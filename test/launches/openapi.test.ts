@@ -58,16 +58,25 @@ test("shows the draft's shape and the response bodies", () => {
   expect(Object.keys(schemaOf(draftSchema.properties.recipients.items).properties).sort()).toEqual(["bps", "handle"]);
 
   const intentOk = schemaOf(doc.paths["/api/launch/intent"].post.responses["200"].content["application/json"].schema);
-  expect(Object.keys(intentOk.properties)).toEqual(expect.arrayContaining(["intent", "creator", "message", "expiresAt"]));
-  const metadataOk = schemaOf(doc.paths["/api/launch/metadata"].post.responses["200"].content["application/json"].schema);
-  expect(Object.keys(metadataOk.properties)).toEqual(expect.arrayContaining(["metadataUri", "imageUri", "transactions"]));
+  expect(Object.keys(intentOk.properties)).toEqual(
+    expect.arrayContaining(["intent", "creator", "message", "expiresAt"]),
+  );
+  const metadataOk = schemaOf(
+    doc.paths["/api/launch/metadata"].post.responses["200"].content["application/json"].schema,
+  );
+  expect(Object.keys(metadataOk.properties)).toEqual(
+    expect.arrayContaining(["metadataUri", "imageUri", "transactions"]),
+  );
   const upload = doc.paths["/api/launch/metadata"].post.requestBody.content["multipart/form-data"].schema;
   expect(Object.keys(schemaOf(upload).properties).sort()).toEqual(["image", "intent", "signature", "thumbnail"]);
   const confirm = doc.paths["/api/launch/confirm"].post.responses;
   expect(schemaOf(confirm["202"].content["application/json"].schema).properties.status.const).toBe("pending");
   expect(JSON.stringify(schemaOf(confirm["200"].content["application/json"].schema))).toContain("failed");
   for (const status of ["409", "410", "503"]) {
-    expect(schemaOf(doc.paths["/api/launch/intent"].post.responses[status].content["application/json"].schema).required).toEqual(["error"]);
+    expect(
+      schemaOf(doc.paths["/api/launch/intent"].post.responses[status].content["application/json"].schema).required,
+    ).toEqual(["error"]);
   }
-  for (const status of ["401", "413", "415", "502"]) expect(doc.paths["/api/launch/metadata"].post.responses[status]).toBeDefined();
+  for (const status of ["401", "413", "415", "502"])
+    expect(doc.paths["/api/launch/metadata"].post.responses[status]).toBeDefined();
 });

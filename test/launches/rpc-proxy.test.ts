@@ -4,7 +4,14 @@
  * the provider's URL never comes back.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { Keypair, PublicKey, SystemProgram, TransactionInstruction, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
+import {
+  Keypair,
+  PublicKey,
+  SystemProgram,
+  TransactionInstruction,
+  TransactionMessage,
+  VersionedTransaction,
+} from "@solana/web3.js";
 import bs58 from "bs58";
 import { testService, type TestService } from "../helpers/service";
 import { draft, jsonPost, png, prepare, PUMP_PROGRAM_ID, stubChain, upload } from "./support";
@@ -25,7 +32,13 @@ beforeAll(() => {
       received.push({ path: new URL(request.url).pathname, body });
       if (providerMode === "error") return new Response("bad gateway", { status: 503 });
       if (body.method === "sendTransaction") return Response.json({ jsonrpc: "2.0", id: body.id, result: "SiGnAtUrE" });
-      if (body.method === "getBalance") return Response.json({ jsonrpc: "2.0", id: body.id, result: { context: { slot: 5 }, value: 42 }, provider: `https://rpc.example/${KEY}` });
+      if (body.method === "getBalance")
+        return Response.json({
+          jsonrpc: "2.0",
+          id: body.id,
+          result: { context: { slot: 5 }, value: 42 },
+          provider: `https://rpc.example/${KEY}`,
+        });
       return Response.json({ jsonrpc: "2.0", id: body.id, error: { code: -32601, message: "Method not found" } });
     },
   });
@@ -40,7 +53,10 @@ afterEach(async () => {
 });
 
 function service(env: Record<string, string> = {}, now?: () => number): TestService {
-  const svc = testService({ PUBLIC_URL: SITE, RPC_URL: `http://127.0.0.1:${provider.port}/${KEY}`, RATE_LIMIT: "0", ...env }, { chain: stubChain(), now });
+  const svc = testService(
+    { PUBLIC_URL: SITE, RPC_URL: `http://127.0.0.1:${provider.port}/${KEY}`, RATE_LIMIT: "0", ...env },
+    { chain: stubChain(), now },
+  );
   services.push(svc);
   return svc;
 }
@@ -48,8 +64,16 @@ function service(env: Record<string, string> = {}, now?: () => number): TestServ
 const rpc = (svc: TestService, method: string, params: unknown[] = [], origin: string | null = SITE) =>
   svc.json("/api/rpc", jsonPost({ jsonrpc: "2.0", id: 7, method, params }, origin ? { origin } : {}));
 
-function encodedTx(instructions: TransactionInstruction[], payer: Keypair, encoding: "base58" | "base64" = "base64"): string {
-  const message = new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: bs58.encode(new Uint8Array(32).fill(4)), instructions }).compileToV0Message();
+function encodedTx(
+  instructions: TransactionInstruction[],
+  payer: Keypair,
+  encoding: "base58" | "base64" = "base64",
+): string {
+  const message = new TransactionMessage({
+    payerKey: payer.publicKey,
+    recentBlockhash: bs58.encode(new Uint8Array(32).fill(4)),
+    instructions,
+  }).compileToV0Message();
   const tx = new VersionedTransaction(message);
   tx.sign([payer]);
   const bytes = tx.serialize();
@@ -57,8 +81,13 @@ function encodedTx(instructions: TransactionInstruction[], payer: Keypair, encod
 }
 
 const launchIx = (payer: Keypair) =>
-  new TransactionInstruction({ programId: new PublicKey(PUMP_PROGRAM_ID), keys: [{ pubkey: payer.publicKey, isSigner: true, isWritable: true }], data: Buffer.from([1]) });
-const transferIx = (payer: Keypair) => SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1 });
+  new TransactionInstruction({
+    programId: new PublicKey(PUMP_PROGRAM_ID),
+    keys: [{ pubkey: payer.publicKey, isSigner: true, isWritable: true }],
+    data: Buffer.from([1]),
+  });
+const transferIx = (payer: Keypair) =>
+  SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1 });
 
 describe("POST /api/rpc", () => {
   test("forwards an allowed method and answers only its JSON-RPC fields, never the provider's address", async () => {
@@ -80,12 +109,20 @@ describe("POST /api/rpc", () => {
 
   test("refuses methods off the list, batches and malformed requests with 400, before the provider sees them", async () => {
     const svc = service();
-    for (const method of ["getProgramAccounts", "requestAirdrop", "getSignaturesForAddress", "getTransaction", "constructor"]) {
+    for (const method of [
+      "getProgramAccounts",
+      "requestAirdrop",
+      "getSignaturesForAddress",
+      "getTransaction",
+      "constructor",
+    ]) {
       const res = await rpc(svc, method);
       expect({ method, status: res.status }).toEqual({ method, status: 400 });
       expect(Object.keys(res.body)).toEqual(["error"]);
     }
-    expect((await svc.json("/api/rpc", jsonPost([{ jsonrpc: "2.0", id: 1, method: "getSlot" }], { origin: SITE }))).status).toBe(400);
+    expect(
+      (await svc.json("/api/rpc", jsonPost([{ jsonrpc: "2.0", id: 1, method: "getSlot" }], { origin: SITE }))).status,
+    ).toBe(400);
     expect((await svc.json("/api/rpc", jsonPost({ id: 1, method: "getSlot" }, { origin: SITE }))).status).toBe(400);
     expect(received).toHaveLength(0);
   });
@@ -109,7 +146,14 @@ describe("POST /api/rpc", () => {
     }
     expect((await rpc(svc, "sendTransaction", ["%%%not a transaction%%%"])).status).toBe(400);
     // A launch-program instruction is not enough: it must be the create of a launch prepared here.
-    expect((await rpc(svc, "sendTransaction", [encodedTx([launchIx(payer), transferIx(payer)], payer), { encoding: "base64" }])).status).toBe(400);
+    expect(
+      (
+        await rpc(svc, "sendTransaction", [
+          encodedTx([launchIx(payer), transferIx(payer)], payer),
+          { encoding: "base64" },
+        ])
+      ).status,
+    ).toBe(400);
     expect(received).toHaveLength(0);
   });
 
@@ -128,10 +172,20 @@ describe("POST /api/rpc", () => {
   });
 
   test("120 a minute per IP", async () => {
-    const svc = testService({ PUBLIC_URL: SITE, RPC_URL: `http://127.0.0.1:${provider.port}/${KEY}` }, { chain: stubChain() });
+    const svc = testService(
+      { PUBLIC_URL: SITE, RPC_URL: `http://127.0.0.1:${provider.port}/${KEY}` },
+      { chain: stubChain() },
+    );
     services.push(svc);
-    for (let i = 0; i < 120; i++) await svc.call("/api/rpc", { ...jsonPost({ jsonrpc: "2.0", id: 1, method: "nope" }, { origin: SITE }), ip: "198.51.100.3" });
-    const limited = await svc.call("/api/rpc", { ...jsonPost({ jsonrpc: "2.0", id: 1, method: "getSlot" }, { origin: SITE }), ip: "198.51.100.3" });
+    for (let i = 0; i < 120; i++)
+      await svc.call("/api/rpc", {
+        ...jsonPost({ jsonrpc: "2.0", id: 1, method: "nope" }, { origin: SITE }),
+        ip: "198.51.100.3",
+      });
+    const limited = await svc.call("/api/rpc", {
+      ...jsonPost({ jsonrpc: "2.0", id: 1, method: "getSlot" }, { origin: SITE }),
+      ip: "198.51.100.3",
+    });
     expect(limited.status).toBe(429);
   });
 });
@@ -151,10 +205,30 @@ const pumpIx = (disc: string, keys: PublicKey[], solLamports = 0n) => {
   });
 };
 /** create_v2: account 0 is the mint; buy/sell: account 2 is the mint. */
-const createOf = (mint: PublicKey, user: PublicKey) => pumpIx(CREATE_V2, [mint, Keypair.generate().publicKey, Keypair.generate().publicKey, Keypair.generate().publicKey, Keypair.generate().publicKey, user]);
+const createOf = (mint: PublicKey, user: PublicKey) =>
+  pumpIx(CREATE_V2, [
+    mint,
+    Keypair.generate().publicKey,
+    Keypair.generate().publicKey,
+    Keypair.generate().publicKey,
+    Keypair.generate().publicKey,
+    user,
+  ]);
 const FIRST_BUY = 250_000_000n;
 const buyOf = (mint: PublicKey, user: PublicKey, disc = BUY_EXACT_SOL_IN, solLamports = FIRST_BUY) =>
-  pumpIx(disc, [Keypair.generate().publicKey, Keypair.generate().publicKey, mint, Keypair.generate().publicKey, Keypair.generate().publicKey, Keypair.generate().publicKey, user], solLamports);
+  pumpIx(
+    disc,
+    [
+      Keypair.generate().publicKey,
+      Keypair.generate().publicKey,
+      mint,
+      Keypair.generate().publicKey,
+      Keypair.generate().publicKey,
+      Keypair.generate().publicKey,
+      user,
+    ],
+    solLamports,
+  );
 
 describe("POST /api/rpc: only the create and first buy of an open launch of this site", () => {
   async function openLaunch(svc: TestService) {
@@ -172,7 +246,10 @@ describe("POST /api/rpc: only the create and first buy of an open launch of this
     let now = Date.now();
     const svc = service({}, () => now);
     const { wallet, mint } = await openLaunch(svc);
-    const create = await rpc(svc, "sendTransaction", [encodedTx([createOf(mint.publicKey, wallet.publicKey), buyOf(mint.publicKey, wallet.publicKey)], wallet), { encoding: "base64", preflightCommitment: "confirmed" }]);
+    const create = await rpc(svc, "sendTransaction", [
+      encodedTx([createOf(mint.publicKey, wallet.publicKey), buyOf(mint.publicKey, wallet.publicKey)], wallet),
+      { encoding: "base64", preflightCommitment: "confirmed" },
+    ]);
     expect(create.status).toBe(200);
     expect(create.body.result).toBe("SiGnAtUrE");
     expect(received.map((r) => r.body.method)).toEqual(["sendTransaction"]);
@@ -184,7 +261,10 @@ describe("POST /api/rpc: only the create and first buy of an open launch of this
       ["buy by another wallet", encodedTx([buyOf(mint.publicKey, trader.publicKey)], trader)],
       ["buy of a mint with no intent", encodedTx([buyOf(other, wallet.publicKey)], wallet)],
       ["sell by the deployer", encodedTx([buyOf(mint.publicKey, wallet.publicKey, SELL)], wallet)],
-      ["create plus a buy of another mint", encodedTx([createOf(mint.publicKey, wallet.publicKey), buyOf(other, wallet.publicKey)], wallet)],
+      [
+        "create plus a buy of another mint",
+        encodedTx([createOf(mint.publicKey, wallet.publicKey), buyOf(other, wallet.publicKey)], wallet),
+      ],
     ] as const) {
       for (const method of ["sendTransaction", "simulateTransaction"]) {
         const refused = await rpc(svc, method, [tx, { encoding: "base64" }]);
@@ -196,7 +276,10 @@ describe("POST /api/rpc: only the create and first buy of an open launch of this
 
     // Past the intent's ten-minute window, even its own create is refused.
     now += 10 * 60_000 + 1;
-    const late = await rpc(svc, "sendTransaction", [encodedTx([createOf(mint.publicKey, wallet.publicKey)], wallet), { encoding: "base64" }]);
+    const late = await rpc(svc, "sendTransaction", [
+      encodedTx([createOf(mint.publicKey, wallet.publicKey)], wallet),
+      { encoding: "base64" },
+    ]);
     expect(late.status).toBe(400);
     expect(received).toHaveLength(1);
   });
@@ -207,17 +290,46 @@ describe("POST /api/rpc: only the create and first buy of an open launch of this
     const wallet = Keypair.generate();
     const early = Keypair.generate();
     expect((await prepare(svc, wallet, early, await png())).status).toBe(200);
-    expect((await rpc(svc, "sendTransaction", [encodedTx([createOf(early.publicKey, wallet.publicKey)], wallet), { encoding: "base64" }])).status).toBe(400);
+    expect(
+      (
+        await rpc(svc, "sendTransaction", [
+          encodedTx([createOf(early.publicKey, wallet.publicKey)], wallet),
+          { encoding: "base64" },
+        ])
+      ).status,
+    ).toBe(400);
 
     const { mint, wallet: w } = await openLaunch(svc);
-    svc.ctx.db.$client.query("UPDATE launch_intents SET status = 'confirmed' WHERE mint = ?").run(mint.publicKey.toBase58());
+    svc.ctx.db.$client
+      .query("UPDATE launch_intents SET status = 'confirmed' WHERE mint = ?")
+      .run(mint.publicKey.toBase58());
     // Confirmed: the create again is refused; the first buy (the page sends it after confirm) passes, priced as drafted.
-    expect((await rpc(svc, "sendTransaction", [encodedTx([createOf(mint.publicKey, w.publicKey)], w), { encoding: "base64" }])).status).toBe(400);
-    expect((await rpc(svc, "sendTransaction", [encodedTx([buyOf(mint.publicKey, w.publicKey, BUY_EXACT_SOL_IN, FIRST_BUY * 2n)], w), { encoding: "base64" }])).status).toBe(400);
-    expect((await rpc(svc, "sendTransaction", [encodedTx([buyOf(mint.publicKey, w.publicKey)], w), { encoding: "base64" }])).status).toBe(200);
+    expect(
+      (
+        await rpc(svc, "sendTransaction", [
+          encodedTx([createOf(mint.publicKey, w.publicKey)], w),
+          { encoding: "base64" },
+        ])
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await rpc(svc, "sendTransaction", [
+          encodedTx([buyOf(mint.publicKey, w.publicKey, BUY_EXACT_SOL_IN, FIRST_BUY * 2n)], w),
+          { encoding: "base64" },
+        ])
+      ).status,
+    ).toBe(400);
+    expect(
+      (await rpc(svc, "sendTransaction", [encodedTx([buyOf(mint.publicKey, w.publicKey)], w), { encoding: "base64" }]))
+        .status,
+    ).toBe(200);
     // After the window and the landing grace, not even that.
     now += 16 * 60_000;
-    expect((await rpc(svc, "sendTransaction", [encodedTx([buyOf(mint.publicKey, w.publicKey)], w), { encoding: "base64" }])).status).toBe(400);
+    expect(
+      (await rpc(svc, "sendTransaction", [encodedTx([buyOf(mint.publicKey, w.publicKey)], w), { encoding: "base64" }]))
+        .status,
+    ).toBe(400);
     expect(received).toHaveLength(1);
   });
 
@@ -228,8 +340,22 @@ describe("POST /api/rpc: only the create and first buy of an open launch of this
     const image = await png();
     const intent = await prepare(svc, wallet, mint, image);
     expect((await upload(svc, intent.body, wallet, image)).status).toBe(200);
-    expect((await rpc(svc, "sendTransaction", [encodedTx([createOf(mint.publicKey, wallet.publicKey), buyOf(mint.publicKey, wallet.publicKey)], wallet), { encoding: "base64" }])).status).toBe(400);
-    expect((await rpc(svc, "sendTransaction", [encodedTx([createOf(mint.publicKey, wallet.publicKey)], wallet), { encoding: "base64" }])).status).toBe(200);
+    expect(
+      (
+        await rpc(svc, "sendTransaction", [
+          encodedTx([createOf(mint.publicKey, wallet.publicKey), buyOf(mint.publicKey, wallet.publicKey)], wallet),
+          { encoding: "base64" },
+        ])
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await rpc(svc, "sendTransaction", [
+          encodedTx([createOf(mint.publicKey, wallet.publicKey)], wallet),
+          { encoding: "base64" },
+        ])
+      ).status,
+    ).toBe(200);
   });
 
   test("only the parameter shapes the page uses: no simulate `accounts`, no extra options or params", async () => {
@@ -261,6 +387,10 @@ describe("POST /api/rpc: only the create and first buy of an open launch of this
     expect((await rpc(svc, "getBalance", [address, { commitment: "confirmed" }])).status).toBe(200);
     expect((await rpc(svc, "getSignatureStatuses", [[signature]])).status).toBe(200);
     expect((await rpc(svc, "simulateTransaction", [tx, { encoding: "base64", sigVerify: false }])).status).toBe(200);
-    expect(received.map((r) => r.body.params)).toEqual([[address, { commitment: "confirmed" }], [[signature]], [tx, { encoding: "base64", sigVerify: false }]]);
+    expect(received.map((r) => r.body.params)).toEqual([
+      [address, { commitment: "confirmed" }],
+      [[signature]],
+      [tx, { encoding: "base64", sigVerify: false }],
+    ]);
   });
 });

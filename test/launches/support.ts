@@ -31,7 +31,11 @@ export function signMessage(wallet: Keypair, message: string): string {
 export const sha256hex = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
 export async function png(width = 64, height = 64, rgb = { r: 200, g: 40, b: 90 }): Promise<Uint8Array> {
-  return new Uint8Array(await sharp({ create: { width, height, channels: 3, background: rgb } }).png().toBuffer());
+  return new Uint8Array(
+    await sharp({ create: { width, height, channels: 3, background: rgb } })
+      .png()
+      .toBuffer(),
+  );
 }
 
 export function draft(overrides: Record<string, unknown> = {}) {
@@ -57,7 +61,9 @@ export const SECRET = new Uint8Array(32).fill(7);
  * A chain that answers only what intent and metadata need: the creator address (the real
  * derivation), "is this mint on chain", a blockhash, and a create builder.
  */
-export function stubChain(options: { mintsOnChain?: string[]; bonded?: Set<string>; vaultsDown?: () => boolean } = {}): ChainServices {
+export function stubChain(
+  options: { mintsOnChain?: string[]; bonded?: Set<string>; vaultsDown?: () => boolean } = {},
+): ChainServices {
   const creatorKeypair = (i: number) => deriveCreatorKeypair(SECRET, i);
   const blockhash = bs58.encode(new Uint8Array(32).fill(3));
   const reader = {
@@ -65,7 +71,9 @@ export function stubChain(options: { mintsOnChain?: string[]; bonded?: Set<strin
       return new Map(
         addresses.map((a) => [
           a,
-          options.mintsOnChain?.includes(a) ? { lamports: 1n, owner: PUMP_PROGRAM_ID, executable: false, data: new Uint8Array() } : null,
+          options.mintsOnChain?.includes(a)
+            ? { lamports: 1n, owner: PUMP_PROGRAM_ID, executable: false, data: new Uint8Array() }
+            : null,
         ]),
       );
     },
@@ -81,7 +89,13 @@ export function stubChain(options: { mintsOnChain?: string[]; bonded?: Set<strin
     },
     async readVaults(tokens: readonly { mint: string }[]) {
       if (options.vaultsDown?.()) throw new Error("node unavailable");
-      return tokens.map((t) => ({ mint: t.mint, curveLamports: 0n, poolLamports: 0n, creatorLamports: 0n, bonded: options.bonded?.has(t.mint) ?? false }));
+      return tokens.map((t) => ({
+        mint: t.mint,
+        curveLamports: 0n,
+        poolLamports: 0n,
+        creatorLamports: 0n,
+        bonded: options.bonded?.has(t.mint) ?? false,
+      }));
     },
     async buildCreate(p: { mint: string; deployer: string; uri: string }) {
       return [
@@ -148,25 +162,49 @@ export function metadataForm(parts: {
   const form = new FormData();
   form.append("intent", parts.intent);
   form.append("signature", parts.signature);
-  if (parts.image) form.append("image", new Blob([new Uint8Array(parts.image)], { type: parts.imageType ?? "image/png" }), "image.png");
-  if (parts.thumbnail) form.append("thumbnail", new Blob([new Uint8Array(parts.thumbnail)], { type: "image/png" }), "thumb.png");
+  if (parts.image)
+    form.append(
+      "image",
+      new Blob([new Uint8Array(parts.image)], { type: parts.imageType ?? "image/png" }),
+      "image.png",
+    );
+  if (parts.thumbnail)
+    form.append("thumbnail", new Blob([new Uint8Array(parts.thumbnail)], { type: "image/png" }), "thumb.png");
   return { method: "POST", body: form };
 }
 
 /** The prepare step as the page calls it. */
 export function prepare(svc: TestService, wallet: Keypair, mint: Keypair, image: Uint8Array, d: unknown = draft()) {
-  return svc.json("/api/launch/intent", jsonPost({ draft: d, wallet: wallet.publicKey.toBase58(), mint: mint.publicKey.toBase58(), digest: sha256hex(image) }));
+  return svc.json(
+    "/api/launch/intent",
+    jsonPost({
+      draft: d,
+      wallet: wallet.publicKey.toBase58(),
+      mint: mint.publicKey.toBase58(),
+      digest: sha256hex(image),
+    }),
+  );
 }
 
 /** The metadata step as the page calls it, with the wallet's signature of the intent's message. */
-export function upload(svc: TestService, intent: { intent: string; message: string }, wallet: Keypair, image: Uint8Array) {
-  return svc.json("/api/launch/metadata", metadataForm({ intent: intent.intent, signature: signMessage(wallet, intent.message), image }));
+export function upload(
+  svc: TestService,
+  intent: { intent: string; message: string },
+  wallet: Keypair,
+  image: Uint8Array,
+) {
+  return svc.json(
+    "/api/launch/metadata",
+    metadataForm({ intent: intent.intent, signature: signMessage(wallet, intent.message), image }),
+  );
 }
 
 /** Signs a returned unsigned transaction with the wallet and the mint key, as the page does. */
 export function signReturned(base64: string, signers: Keypair[]): VersionedTransaction {
   const tx = VersionedTransaction.deserialize(Buffer.from(base64, "base64"));
-  const required = new Set(tx.message.staticAccountKeys.slice(0, tx.message.header.numRequiredSignatures).map((k) => k.toBase58()));
+  const required = new Set(
+    tx.message.staticAccountKeys.slice(0, tx.message.header.numRequiredSignatures).map((k) => k.toBase58()),
+  );
   tx.sign(signers.filter((s) => required.has(s.publicKey.toBase58())));
   return tx;
 }

@@ -31,13 +31,19 @@ describe("anchoring liability roots", () => {
     // Alice signs in (her credit moves to her user id: the books moved). The payouts run has
     // nothing to pay, takes a snapshot, and the node drops its memo: the run waits, sees it
     // expire, and leaves it for the next pass.
-    recordSignIn(db, { idpUserId: "u-alice", displayHandle: "alice", name: "alice", avatarUrl: "", followers: 0 }, Date.now());
+    recordSignIn(
+      db,
+      { idpUserId: "u-alice", displayHandle: "alice", name: "alice", avatarUrl: "", followers: 0 },
+      Date.now(),
+    );
     h.local.faults.dropNextSends(1);
     await h.run("payouts");
     const second = snapshotAt(db, null)!;
     expect(second.id).toBeGreaterThan(first.id);
     expect(second.anchorSignature).toBeNull();
-    expect(db.$client.query("SELECT anchor_signature FROM liability_snapshots WHERE id = ?").get(second.id)).toEqual({ anchor_signature: null });
+    expect(db.$client.query("SELECT anchor_signature FROM liability_snapshots WHERE id = ?").get(second.id)).toEqual({
+      anchor_signature: null,
+    });
 
     // The next pass prepares it again and it lands.
     expect(await anchorSnapshots(db, chain, { nowMs: Date.now })).toBe(1);
@@ -49,7 +55,9 @@ describe("anchoring liability roots", () => {
     );
     // Nothing left to anchor: a further pass sends nothing.
     expect(await anchorSnapshots(db, chain, { nowMs: Date.now })).toBe(0);
-    expect(db.$client.query("SELECT COUNT(*) AS n FROM liability_snapshots WHERE anchored_at_ms IS NULL").get()).toEqual({ n: 0n });
+    expect(
+      db.$client.query("SELECT COUNT(*) AS n FROM liability_snapshots WHERE anchored_at_ms IS NULL").get(),
+    ).toEqual({ n: 0n });
   }, 60_000);
 
   test("a crash after the memo's signature was saved: the next pass sends those same bytes", async () => {
@@ -59,15 +67,27 @@ describe("anchoring liability roots", () => {
     const t = await h.launch([{ handle: "bob", bps: 10_000 }]);
     h.trade(t.mint, 2_000_000_000n);
     await h.run("sweep");
-    recordSignIn(db, { idpUserId: "u-bob", displayHandle: "bob", name: "bob", avatarUrl: "", followers: 0 }, Date.now());
+    recordSignIn(
+      db,
+      { idpUserId: "u-bob", displayHandle: "bob", name: "bob", avatarUrl: "", followers: 0 },
+      Date.now(),
+    );
     const taken = takeSnapshot(db, Date.now());
     expect(taken.taken).toBe(true);
     const snapshot = snapshotAt(db, null)!;
     // As if the process died between saving the prepared memo and sending it.
-    const { memo } = db.$client.query("SELECT memo FROM liability_snapshots WHERE id = ?").get(snapshot.id) as { memo: string };
-    const prepared = await chain.sender.prepare([chain.launchProgram.buildMemo(memo, chain.treasury.publicKey)], chain.treasury, []);
+    const { memo } = db.$client.query("SELECT memo FROM liability_snapshots WHERE id = ?").get(snapshot.id) as {
+      memo: string;
+    };
+    const prepared = await chain.sender.prepare(
+      [chain.launchProgram.buildMemo(memo, chain.treasury.publicKey)],
+      chain.treasury,
+      [],
+    );
     db.$client
-      .query("UPDATE liability_snapshots SET anchor_signature = ?, anchor_last_valid_block_height = ?, anchor_wire = ? WHERE id = ?")
+      .query(
+        "UPDATE liability_snapshots SET anchor_signature = ?, anchor_last_valid_block_height = ?, anchor_wire = ? WHERE id = ?",
+      )
       .run(prepared.signature, prepared.lastValidBlockHeight, prepared.wire, snapshot.id);
     expect(await chain.reader.getTransaction(prepared.signature)).toBeNull();
     expect(await anchorSnapshots(db, chain, { nowMs: Date.now })).toBe(1);

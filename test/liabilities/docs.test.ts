@@ -32,7 +32,11 @@ describe("docs/proof-of-liabilities.md", () => {
       path: proofPath(tree, indexOfLeaf(tree, nodes[0]!.hash)),
     });
     expect(onPage).toEqual(computed);
-    expect(verifyLiabilityProof(onPage)).toMatchObject({ ok: true, lamports: 52_300_000n, totalLamports: 1_052_307_000n });
+    expect(verifyLiabilityProof(onPage)).toMatchObject({
+      ok: true,
+      lamports: 52_300_000n,
+      totalLamports: 1_052_307_000n,
+    });
     expect(example).toContain(anchorMemo(toHex(tree.root.hash), tree.root.sumLamports, onPage.at));
   });
 });

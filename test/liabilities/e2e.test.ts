@@ -25,7 +25,11 @@ async function freePort(): Promise<number> {
 async function verifyWithScript(dir: string, name: string, proof: unknown): Promise<{ code: number; out: string }> {
   const file = join(dir, `${name}.json`);
   writeFileSync(file, JSON.stringify(proof));
-  const child = Bun.spawn([process.execPath, "run", "verify-liabilities", file], { cwd: root, stdout: "pipe", stderr: "pipe" });
+  const child = Bun.spawn([process.execPath, "run", "verify-liabilities", file], {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
   return { code: await child.exited, out: out + err };
 }
@@ -40,15 +44,28 @@ describe("proof of liabilities on the local chain", () => {
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
     const child = Bun.spawn([process.execPath, "run", main], {
       env: {
-        ...env, DATA_DIR: dataDir, PORT: String(port), PUBLIC_URL: base, LOCAL_CHAIN_RPC_PORT: String(rpcPort), LOCAL_CHAIN_GRPC_PORT: "0",
-        LOCAL_CHAIN_SLOT_MS: "100", CRON_SECRET: "pol-cron-secret-0123456789abcdef0123", SWEEP_MIN_LAMPORTS: "1", MIN_CLAIM_LAMPORTS: "1", LOG_LEVEL: "warn", JOBS: "0",
+        ...env,
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        PUBLIC_URL: base,
+        LOCAL_CHAIN_RPC_PORT: String(rpcPort),
+        LOCAL_CHAIN_GRPC_PORT: "0",
+        LOCAL_CHAIN_SLOT_MS: "100",
+        CRON_SECRET: "pol-cron-secret-0123456789abcdef0123",
+        SWEEP_MIN_LAMPORTS: "1",
+        MIN_CLAIM_LAMPORTS: "1",
+        LOG_LEVEL: "warn",
+        JOBS: "0",
         RATE_LIMIT: "off",
       },
       stdout: "ignore",
       stderr: "inherit",
     });
     const cron = async (job: string) => {
-      const r = await fetch(`${base}/api/cron/${job}`, { method: "POST", headers: { authorization: "Bearer pol-cron-secret-0123456789abcdef0123" } });
+      const r = await fetch(`${base}/api/cron/${job}`, {
+        method: "POST",
+        headers: { authorization: "Bearer pol-cron-secret-0123456789abcdef0123" },
+      });
       expect(r.status).toBe(200);
       expect((await r.json()).ok).toBe(true);
     };
@@ -65,13 +82,19 @@ describe("proof of liabilities on the local chain", () => {
       const deadline = Date.now() + 20_000;
       let tokens: unknown[] = [];
       while (Date.now() < deadline && tokens.length === 0) {
-        tokens = await fetch(`${base}/api/tokens`).then((r) => (r.ok ? r.json() : { tokens: [] }), () => ({ tokens: [] })).then((b) => b.tokens);
+        tokens = await fetch(`${base}/api/tokens`)
+          .then(
+            (r) => (r.ok ? r.json() : { tokens: [] }),
+            () => ({ tokens: [] }),
+          )
+          .then((b) => b.tokens);
         if (tokens.length === 0) await Bun.sleep(200);
       }
       expect(tokens.length).toBeGreaterThan(0);
 
       // Sweep until two demo recipients have been credited.
-      const credited = async (handle: string) => BigInt((await (await fetch(`${base}/api/idp/${handle}`)).json()).creditedLamports);
+      const credited = async (handle: string) =>
+        BigInt((await (await fetch(`${base}/api/idp/${handle}`)).json()).creditedLamports);
       for (let i = 0; i < 40 && ((await credited("alice_demo")) === 0n || (await credited("bob_demo")) === 0n); i++) {
         await Bun.sleep(500);
         await cron("sweep");
@@ -97,7 +120,9 @@ describe("proof of liabilities on the local chain", () => {
       expect(claim.status).toBe(200);
       await cron("payouts");
       const me = await (await fetch(`${base}/api/me`, { headers: { cookie: alice } })).json();
-      expect(me.payouts.map((p: { status: string; lamports: string }) => [p.status, p.lamports])).toEqual([["confirmed", (balance / 2n).toString()]]);
+      expect(me.payouts.map((p: { status: string; lamports: string }) => [p.status, p.lamports])).toEqual([
+        ["confirmed", (balance / 2n).toString()],
+      ]);
 
       const published = await (await fetch(`${base}/api/proof/liabilities`)).json();
       expect(published.anchorSignature).toEqual(expect.any(String));
@@ -106,19 +131,31 @@ describe("proof of liabilities on the local chain", () => {
       expect(published.totalLamports).toBe(reserves.owedLamports);
 
       // The memo, read back from the chain: the treasury signed it and it names this root and total.
-      const tx = await connection.getTransaction(published.anchorSignature, { maxSupportedTransactionVersion: 0, commitment: "confirmed" });
+      const tx = await connection.getTransaction(published.anchorSignature, {
+        maxSupportedTransactionVersion: 0,
+        commitment: "confirmed",
+      });
       expect(tx?.meta?.err).toBeNull();
       const keys = tx!.transaction.message.staticAccountKeys.map((k) => k.toBase58());
       const memos = tx!.transaction.message.compiledInstructions
         .filter((ix) => keys[ix.programIdIndex] === MEMO_PROGRAM)
-        .map((ix) => ({ text: Buffer.from(ix.data).toString("utf8"), signers: ix.accountKeyIndexes.map((i) => keys[i]) }));
+        .map((ix) => ({
+          text: Buffer.from(ix.data).toString("utf8"),
+          signers: ix.accountKeyIndexes.map((i) => keys[i]),
+        }));
       expect(memos).toEqual([
-        { text: `liabilities:${published.root}:${published.totalLamports}:${published.at}`, signers: [reserves.treasury] },
+        {
+          text: `liabilities:${published.root}:${published.totalLamports}:${published.at}`,
+          signers: [reserves.treasury],
+        },
       ]);
       expect(keys[0]).toBe(reserves.treasury);
 
       // Each demo recipient's own proof verifies with the independent verifier.
-      for (const [name, cookie] of [["alice", alice], ["bob", bob]] as const) {
+      for (const [name, cookie] of [
+        ["alice", alice],
+        ["bob", bob],
+      ] as const) {
         const r = await fetch(`${base}/api/me/proof`, { headers: { cookie } });
         expect(r.status).toBe(200);
         expect(r.headers.get("cache-control")).toBe("private, no-store");
@@ -129,15 +166,22 @@ describe("proof of liabilities on the local chain", () => {
         expect(proof.leaf.lamports).toBe(account.balanceLamports);
         const verdict = await verifyWithScript(dataDir, name, proof);
         expect(verdict).toMatchObject({ code: 0 });
-        expect(verdict.out).toContain(`OK: ${proof.leaf.lamports} lamports are inside the total of ${published.totalLamports}`);
+        expect(verdict.out).toContain(
+          `OK: ${proof.leaf.lamports} lamports are inside the total of ${published.totalLamports}`,
+        );
         expect(JSON.stringify(published)).not.toContain(proof.leaf.nonce);
         // One lamport more, or a sibling changed, and it fails.
-        const more = await verifyWithScript(dataDir, `${name}-more`, { ...proof, leaf: { ...proof.leaf, lamports: (BigInt(proof.leaf.lamports) + 1n).toString() } });
+        const more = await verifyWithScript(dataDir, `${name}-more`, {
+          ...proof,
+          leaf: { ...proof.leaf, lamports: (BigInt(proof.leaf.lamports) + 1n).toString() },
+        });
         expect(more.code).toBe(1);
         expect(more.out).toContain("NOT VERIFIED");
       }
       const left = balance - balance / 2n;
-      expect(BigInt((await (await fetch(`${base}/api/me`, { headers: { cookie: alice } })).json()).balanceLamports)).toBe(left);
+      expect(
+        BigInt((await (await fetch(`${base}/api/me`, { headers: { cookie: alice } })).json()).balanceLamports),
+      ).toBe(left);
 
       // The signed-in page checks the same proof in the browser and says so in words.
       const browser = await launchBrowser();
@@ -149,9 +193,17 @@ describe("proof of liabilities on the local chain", () => {
         await page.waitForSelector("#liability-proof-result[data-verified]");
         expect(await page.locator("#liability-proof-result").getAttribute("data-verified")).toBe("true");
         const words = await page.locator("#liability-proof-result").innerText();
-        const solText = (lamports: bigint) => `${lamports / 1_000_000_000n}.${(lamports % 1_000_000_000n).toString().padStart(9, "0")}`.replace(/\.?0+$/, "");
-        expect(words).toContain(`your ${solText(left)} SOL is inside the published total of ${solText(BigInt(published.totalLamports))} SOL`);
-        expect(await page.locator("#liability-proof-result [title]").first().getAttribute("title")).toBe(published.anchorSignature);
+        const solText = (lamports: bigint) =>
+          `${lamports / 1_000_000_000n}.${(lamports % 1_000_000_000n).toString().padStart(9, "0")}`.replace(
+            /\.?0+$/,
+            "",
+          );
+        expect(words).toContain(
+          `your ${solText(left)} SOL is inside the published total of ${solText(BigInt(published.totalLamports))} SOL`,
+        );
+        expect(await page.locator("#liability-proof-result [title]").first().getAttribute("title")).toBe(
+          published.anchorSignature,
+        );
         expect(browser.errors).toEqual([]);
       } finally {
         await browser.close();

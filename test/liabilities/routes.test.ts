@@ -32,7 +32,14 @@ function history(s: TestService) {
   signIn(db, "u-alice", "alice", T0);
   signIn(db, "u-bob", "bob", T0, { routing: "burn" });
   signIn(db, "u-dave", "dave", T0);
-  const t = launch(db, { recipients: [{ handle: "alice", bps: 5000 }, { handle: "bob", bps: 3000 }, { handle: "carol", bps: 2000 }], platformBps: 1000 });
+  const t = launch(db, {
+    recipients: [
+      { handle: "alice", bps: 5000 },
+      { handle: "bob", bps: 3000 },
+      { handle: "carol", bps: 2000 },
+    ],
+    platformBps: 1000,
+  });
   sweep(db, t.tokenId, 1_000_000_007n, T0 + 1000);
   payout(db, "u-alice", 100_000_000n, T0 + 2000, "queued");
   return t;
@@ -54,14 +61,21 @@ describe("proof of liabilities routes", () => {
     expect(pub.headers.get("cache-control")).toBe("public, max-age=0, s-maxage=15, stale-while-revalidate=45");
     expect(pub.headers.get("x-ratelimit-limit")).toBe("60");
     expect(Object.keys(pub.body).sort()).toEqual(["anchorSignature", "at", "leaves", "root", "totalLamports"]);
-    expect(pub.body).toMatchObject({ at: new Date(T0 + 3000).toISOString(), totalLamports: owed.toString(), leaves: 3, anchorSignature: null });
+    expect(pub.body).toMatchObject({
+      at: new Date(T0 + 3000).toISOString(),
+      totalLamports: owed.toString(),
+      leaves: 3,
+      anchorSignature: null,
+    });
 
     const alice = await svc.json("/api/me/proof", { headers: { cookie: cookieFor(svc, "u-alice") } });
     expect(alice.status).toBe(200);
     expect(alice.headers.get("cache-control")).toBe("private, no-store");
     expect(alice.headers.get("x-ratelimit-limit")).toBe("60");
     // Her balance plus the payout still in flight: both are what she is owed.
-    expect(alice.body.leaf.lamports).toBe((accountFigures(db, "user", "u-alice").balanceLamports + 100_000_000n).toString());
+    expect(alice.body.leaf.lamports).toBe(
+      (accountFigures(db, "user", "u-alice").balanceLamports + 100_000_000n).toString(),
+    );
     expect(alice.body.root).toBe(pub.body.root);
     expect(alice.body.totalLamports).toBe(pub.body.totalLamports);
     expect(verifyLiabilityProof(alice.body)).toMatchObject({ ok: true });
@@ -89,7 +103,9 @@ describe("proof of liabilities routes", () => {
 
     // Carol signs in later: her handle's leaf in the earlier snapshot is hers.
     signIn(db, "u-carol", "carol", T0 + 4000);
-    const carol = await svc.json(`/api/me/proof?at=${new Date(T0 + 3000).toISOString()}`, { headers: { cookie: cookieFor(svc, "u-carol") } });
+    const carol = await svc.json(`/api/me/proof?at=${new Date(T0 + 3000).toISOString()}`, {
+      headers: { cookie: cookieFor(svc, "u-carol") },
+    });
     expect(carol.status).toBe(200);
     expect(verifyLiabilityProof(carol.body)).toMatchObject({ ok: true });
     const carolCredit = accountFigures(db, "user", "u-carol").balanceLamports;
@@ -127,7 +143,9 @@ describe("proof of liabilities routes", () => {
     expect(p1.body.root).toBe(first.body.root);
     expect(p1.body.leaf.nonce).not.toBe(p2.body.leaf.nonce);
     // A proof from one snapshot does not verify against another's root.
-    expect(verifyLiabilityProof({ ...p1.body, root: p2.body.root, totalLamports: p2.body.totalLamports }).ok).toBe(false);
+    expect(verifyLiabilityProof({ ...p1.body, root: p2.body.root, totalLamports: p2.body.totalLamports }).ok).toBe(
+      false,
+    );
 
     expect((await svc.json(`/api/proof/liabilities?at=${new Date(T0).toISOString()}`)).status).toBe(404);
     for (const bad of ["yesterday", "2026-13-45T00:00:00Z", "1700000000"]) {
@@ -139,7 +157,11 @@ describe("proof of liabilities routes", () => {
     // Kept a year: older snapshots and their leaves go.
     expect(pruneSnapshots(db, T0 + 3000 + SNAPSHOT_KEEP_MS + 1)).toBe(1);
     expect((await svc.json(`/api/proof/liabilities?at=${new Date(T0 + 5999).toISOString()}`)).status).toBe(404);
-    const leaves = db.$client.query("SELECT COUNT(*) AS n FROM liability_leaves l LEFT JOIN liability_snapshots s ON s.id = l.snapshot_id WHERE s.id IS NULL").get() as { n: bigint };
+    const leaves = db.$client
+      .query(
+        "SELECT COUNT(*) AS n FROM liability_leaves l LEFT JOIN liability_snapshots s ON s.id = l.snapshot_id WHERE s.id IS NULL",
+      )
+      .get() as { n: bigint };
     expect(leaves.n).toBe(0n);
   });
 
@@ -149,12 +171,22 @@ describe("proof of liabilities routes", () => {
     history(svc);
     // A burn order no ledger entry backs: the tree would promise more than the books owe.
     db.$client
-      .query("INSERT INTO burn_orders (source, idp_user_id, mint, lamports, status, created_at_ms) VALUES ('recipient', 'u-dave', 'x', 5, 'pending', ?)")
+      .query(
+        "INSERT INTO burn_orders (source, idp_user_id, mint, lamports, status, created_at_ms) VALUES ('recipient', 'u-dave', 'x', 5, 'pending', ?)",
+      )
       .run(T0);
     const result = takeSnapshot(db, T0 + 3000);
-    expect(result).toMatchObject({ taken: false, reason: "incident", owedLamports: ledgerTotals(db).owedLamports, treeLamports: ledgerTotals(db).owedLamports + 5n });
+    expect(result).toMatchObject({
+      taken: false,
+      reason: "incident",
+      owedLamports: ledgerTotals(db).owedLamports,
+      treeLamports: ledgerTotals(db).owedLamports + 5n,
+    });
     expect((await svc.json("/api/proof/liabilities")).status).toBe(404);
-    const incidents = db.$client.query("SELECT owed_lamports, tree_lamports FROM liability_incidents").all() as { owed_lamports: bigint; tree_lamports: bigint }[];
+    const incidents = db.$client.query("SELECT owed_lamports, tree_lamports FROM liability_incidents").all() as {
+      owed_lamports: bigint;
+      tree_lamports: bigint;
+    }[];
     expect(incidents).toHaveLength(1);
     expect(incidents[0]!.tree_lamports - incidents[0]!.owed_lamports).toBe(5n);
   });
@@ -184,7 +216,9 @@ describe("proof of liabilities routes", () => {
     expect(ok.status).toBe(200);
     conforms(200, ok.body);
     // An anchored snapshot shows its signature, and still conforms.
-    svc.ctx.db.$client.query("UPDATE liability_snapshots SET anchor_signature = ?, anchored_at_ms = ?").run("5".repeat(88), T0 + 4000);
+    svc.ctx.db.$client
+      .query("UPDATE liability_snapshots SET anchor_signature = ?, anchored_at_ms = ?")
+      .run("5".repeat(88), T0 + 4000);
     const anchored = await svc.json("/api/proof/liabilities");
     expect(anchored.body.anchorSignature).toBe("5".repeat(88));
     conforms(200, anchored.body);

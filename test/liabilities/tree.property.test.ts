@@ -45,8 +45,7 @@ function proofOf(leaves: Leaf[], i: number) {
   });
 }
 
-const flipHexChar = (hex: string, at: number) =>
-  hex.slice(0, at) + (hex[at] === "0" ? "1" : "0") + hex.slice(at + 1);
+const flipHexChar = (hex: string, at: number) => hex.slice(0, at) + (hex[at] === "0" ? "1" : "0") + hex.slice(at + 1);
 
 describe("Merkle sum tree of liabilities", () => {
   test("every leaf verifies and the root's sum is the total", () => {
@@ -57,7 +56,12 @@ describe("Merkle sum tree of liabilities", () => {
         expect(tree.root.sumLamports).toBe(total);
         for (let i = 0; i < leaves.length; i++) {
           const verdict = verifyLiabilityProof(proofOf(leaves, i));
-          expect(verdict).toEqual({ ok: true, lamports: leaves[i]!.lamports, totalLamports: total, root: toHex(tree.root.hash) });
+          expect(verdict).toEqual({
+            ok: true,
+            lamports: leaves[i]!.lamports,
+            totalLamports: total,
+            root: toHex(tree.root.hash),
+          });
         }
       }),
       { numRuns: 150 },
@@ -67,21 +71,28 @@ describe("Merkle sum tree of liabilities", () => {
   test("counts 0, 1, 2 and odd counts all build and verify", () => {
     for (const count of [0, 1, 2, 3, 5, 7, 9, 33]) {
       fc.assert(
-        fc.property(fc.array(nonceArb, { minLength: count, maxLength: count }), fc.array(amountArb, { minLength: count, maxLength: count }), (nonces, amounts) => {
-          // Two amounts near 2^63 would overflow: keep the big ones to the first leaf.
-          const leaves = nonces.map((nonce, i) => ({ nonce, lamports: i === 0 ? amounts[i]! : (amounts[i]! % 1_000_000_000n) + 1n }));
-          fc.pre(new Set(nonces.map(toHex)).size === count);
-          const tree = buildTree(leaves.map(leafNode));
-          expect(tree.root.sumLamports).toBe(leaves.reduce((s, l) => s + l.lamports, 0n));
-          if (count === 0) expect(tree.root).toEqual(ZERO_NODE);
-          // One leaf is already the single node left: it is the root, with an empty path.
-          if (count === 1) expect(toHex(tree.root.hash)).toBe(toHex(leafNode(leaves[0]!).hash));
-          for (let i = 0; i < count; i++) {
-            const proof = proofOf(leaves, i);
-            expect(proof.path).toHaveLength(Math.ceil(Math.log2(count)));
-            expect(verifyLiabilityProof(proof).ok).toBe(true);
-          }
-        }),
+        fc.property(
+          fc.array(nonceArb, { minLength: count, maxLength: count }),
+          fc.array(amountArb, { minLength: count, maxLength: count }),
+          (nonces, amounts) => {
+            // Two amounts near 2^63 would overflow: keep the big ones to the first leaf.
+            const leaves = nonces.map((nonce, i) => ({
+              nonce,
+              lamports: i === 0 ? amounts[i]! : (amounts[i]! % 1_000_000_000n) + 1n,
+            }));
+            fc.pre(new Set(nonces.map(toHex)).size === count);
+            const tree = buildTree(leaves.map(leafNode));
+            expect(tree.root.sumLamports).toBe(leaves.reduce((s, l) => s + l.lamports, 0n));
+            if (count === 0) expect(tree.root).toEqual(ZERO_NODE);
+            // One leaf is already the single node left: it is the root, with an empty path.
+            if (count === 1) expect(toHex(tree.root.hash)).toBe(toHex(leafNode(leaves[0]!).hash));
+            for (let i = 0; i < count; i++) {
+              const proof = proofOf(leaves, i);
+              expect(proof.path).toHaveLength(Math.ceil(Math.log2(count)));
+              expect(verifyLiabilityProof(proof).ok).toBe(true);
+            }
+          },
+        ),
         { numRuns: 20 },
       );
     }
@@ -101,11 +112,28 @@ describe("Merkle sum tree of liabilities", () => {
           const step = stepPick % proof.path.length;
           const variants: unknown[] = [
             { ...proof, leaf: { ...proof.leaf, lamports: (BigInt(proof.leaf.lamports) + delta).toString() } },
-            { ...proof, leaf: { ...proof.leaf, lamports: (BigInt(proof.leaf.lamports) > delta ? BigInt(proof.leaf.lamports) - delta : BigInt(proof.leaf.lamports) + delta).toString() } },
+            {
+              ...proof,
+              leaf: {
+                ...proof.leaf,
+                lamports: (BigInt(proof.leaf.lamports) > delta
+                  ? BigInt(proof.leaf.lamports) - delta
+                  : BigInt(proof.leaf.lamports) + delta
+                ).toString(),
+              },
+            },
             { ...proof, leaf: { ...proof.leaf, nonce: flipHexChar(proof.leaf.nonce, hexAt) } },
             { ...proof, path: proof.path.map((s, k) => (k === step ? { ...s, hash: flipHexChar(s.hash, hexAt) } : s)) },
-            { ...proof, path: proof.path.map((s, k) => (k === step ? { ...s, sumLamports: (BigInt(s.sumLamports) + delta).toString() } : s)) },
-            { ...proof, path: proof.path.map((s, k) => (k === step ? { ...s, side: s.side === "left" ? "right" : "left" } : s)) },
+            {
+              ...proof,
+              path: proof.path.map((s, k) =>
+                k === step ? { ...s, sumLamports: (BigInt(s.sumLamports) + delta).toString() } : s,
+              ),
+            },
+            {
+              ...proof,
+              path: proof.path.map((s, k) => (k === step ? { ...s, side: s.side === "left" ? "right" : "left" } : s)),
+            },
             { ...proof, path: proof.path.slice(0, -1) },
             { ...proof, totalLamports: (BigInt(proof.totalLamports) + delta).toString() },
             { ...proof, root: flipHexChar(proof.root, hexAt) },
@@ -145,4 +173,3 @@ describe("Merkle sum tree of liabilities", () => {
     }
   });
 });
-

@@ -26,7 +26,11 @@ function fresh(): TestService {
   return s;
 }
 
-async function stream(s: { call: TestService["call"] }, init: RequestInit & { ip?: string } = {}, query = ""): Promise<SseReader> {
+async function stream(
+  s: { call: TestService["call"] },
+  init: RequestInit & { ip?: string } = {},
+  query = "",
+): Promise<SseReader> {
   const response = await s.call(`/api/ledger/stream${query}`, init);
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toStartWith("text/event-stream");
@@ -112,8 +116,10 @@ describe("GET /api/ledger/stream", () => {
 
   test("resume with Last-Event-ID across a restart of the service", async () => {
     const config = testConfig({ TRUST_PROXY: "x-forwarded-for" });
-    const call = (svc: ReturnType<typeof buildService>) => (path: string, init: RequestInit = {}) =>
-      svc.app.handle(new Request(`http://localhost${path}`, init));
+    const call =
+      (svc: ReturnType<typeof buildService>) =>
+      (path: string, init: RequestInit = {}) =>
+        svc.app.handle(new Request(`http://localhost${path}`, init));
     try {
       const first = buildService(config);
       const reader1 = await stream({ call: call(first) });
@@ -190,7 +196,9 @@ describe("GET /api/ledger/stream", () => {
     launch(s.ctx.db, { launchedAtMs: T0, symbol: "H0" });
     const [first] = await live.events(1);
     await live.close();
-    const hidden = Array.from({ length: 600 }, (_, i) => launch(s.ctx.db, { launchedAtMs: T0 + 1 + i, symbol: `X${i}` }));
+    const hidden = Array.from({ length: 600 }, (_, i) =>
+      launch(s.ctx.db, { launchedAtMs: T0 + 1 + i, symbol: `X${i}` }),
+    );
     launch(s.ctx.db, { launchedAtMs: T0 + 5_000, symbol: "SHOWN" });
     for (const h of hidden) setHidden(s.ctx.db, h.mint);
     // More than a replay page of hidden launches, then one that is shown.

@@ -27,15 +27,31 @@ async function startService() {
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   const child = Bun.spawn([process.execPath, "run", main], {
     env: {
-      ...env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", LOCAL_CHAIN_RPC_PORT: "0", LOCAL_CHAIN_GRPC_PORT: "0",
-      LOCAL_CHAIN_SLOT_MS: "50", ADMIN_SECRET: "admin-secret-for-tests-0123456789abcdef", WEBHOOKS_ALLOW_PRIVATE: "1", DEMO: "0", JOBS: "1", LOG_LEVEL: "warn",
+      ...env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      LOCAL_CHAIN_RPC_PORT: "0",
+      LOCAL_CHAIN_GRPC_PORT: "0",
+      LOCAL_CHAIN_SLOT_MS: "50",
+      ADMIN_SECRET: "admin-secret-for-tests-0123456789abcdef",
+      WEBHOOKS_ALLOW_PRIVATE: "1",
+      DEMO: "0",
+      JOBS: "1",
+      LOG_LEVEL: "warn",
     },
     stdout: "ignore",
     stderr: "inherit",
   });
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (await fetch(`http://127.0.0.1:${port}/api/stats`).then((r) => r.ok, () => false)) return child;
+    if (
+      await fetch(`http://127.0.0.1:${port}/api/stats`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return child;
     if (Date.now() > deadline) throw new Error("the service did not start");
     await Bun.sleep(100);
   }
@@ -65,12 +81,21 @@ describe("webhooks across a SIGKILL", () => {
     const [, second] = await receiver.waitFor(2, 15_000);
     expect(second!.headers["webhook-id"]).toBe(first!.headers["webhook-id"]);
     expect(second!.body).toBe(first!.body);
-    const payload = new Webhook(hook.secret).verify(second!.body, second!.headers) as { type: string; data: { symbol: string } };
+    const payload = new Webhook(hook.secret).verify(second!.body, second!.headers) as {
+      type: string;
+      data: { symbol: string };
+    };
     expect(payload).toMatchObject({ type: "launch", data: { symbol: "KILL" } });
     const deliveries = async () =>
-      ((await (await fetch(`http://127.0.0.1:${port}/api/admin/webhooks/${hook.id}/deliveries`, { headers: { authorization: "Bearer admin-secret-for-tests-0123456789abcdef" } })).json()) as {
-        deliveries: { status: string }[];
-      }).deliveries;
+      (
+        (await (
+          await fetch(`http://127.0.0.1:${port}/api/admin/webhooks/${hook.id}/deliveries`, {
+            headers: { authorization: "Bearer admin-secret-for-tests-0123456789abcdef" },
+          })
+        ).json()) as {
+          deliveries: { status: string }[];
+        }
+      ).deliveries;
     const deadline = Date.now() + 5_000;
     while ((await deliveries())[0]?.status !== "delivered" && Date.now() < deadline) await Bun.sleep(50);
     expect((await deliveries()).map((d) => d.status)).toEqual(["delivered"]);

@@ -24,7 +24,11 @@ afterEach(async () => {
 });
 
 function fresh(env: Record<string, string> = {}): TestService {
-  const s = testService({ ADMIN_SECRET: "admin-secret-for-tests-0123456789abcdef", WEBHOOKS_ALLOW_PRIVATE: "1", ...env });
+  const s = testService({
+    ADMIN_SECRET: "admin-secret-for-tests-0123456789abcdef",
+    WEBHOOKS_ALLOW_PRIVATE: "1",
+    ...env,
+  });
   cleanups.push(() => s.cleanup());
   return s;
 }
@@ -36,7 +40,13 @@ function receiver(): Receiver {
 }
 
 function dispatcher(s: { ctx: TestService["ctx"] }, options: Partial<DispatcherOptions> = {}): WebhookDispatcher {
-  const d = new WebhookDispatcher(s.ctx.db, { signingKey: webhookSigningKey(s.ctx.config), allowPrivate: true, retryBaseMs: 50, tickMs: 20, ...options }).start();
+  const d = new WebhookDispatcher(s.ctx.db, {
+    signingKey: webhookSigningKey(s.ctx.config),
+    allowPrivate: true,
+    retryBaseMs: 50,
+    tickMs: 20,
+    ...options,
+  }).start();
   cleanups.push(() => d.stop());
   return d;
 }
@@ -54,7 +64,15 @@ async function register(s: TestService, url: string, types?: string[]) {
 async function deliveries(s: TestService, id: string) {
   const r = await s.json(`/api/admin/webhooks/${id}/deliveries`, { headers: ADMIN });
   expect(r.status).toBe(200);
-  return r.body.deliveries as { eventId: string; attempt: number; status: string; httpStatus: number | null; at: string; nextAttemptAt: string | null; error: string | null }[];
+  return r.body.deliveries as {
+    eventId: string;
+    attempt: number;
+    status: string;
+    httpStatus: number | null;
+    at: string;
+    nextAttemptAt: string | null;
+    error: string | null;
+  }[];
 }
 
 async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
@@ -69,7 +87,10 @@ describe("webhook admin routes", () => {
   test("404 without the admin secret, as every admin route", async () => {
     const s = fresh();
     expect((await s.call("/api/admin/webhooks")).status).toBe(404);
-    expect((await s.call("/api/admin/webhooks", { method: "POST", body: "{}", headers: { authorization: "Bearer wrong" } })).status).toBe(404);
+    expect(
+      (await s.call("/api/admin/webhooks", { method: "POST", body: "{}", headers: { authorization: "Bearer wrong" } }))
+        .status,
+    ).toBe(404);
     const unconfigured = testService({});
     cleanups.push(() => unconfigured.cleanup());
     expect((await unconfigured.call("/api/admin/webhooks", { headers: ADMIN })).status).toBe(404);
@@ -85,7 +106,16 @@ describe("webhook admin routes", () => {
 
     const list = await s.json("/api/admin/webhooks", { headers: ADMIN });
     expect(list.body).toEqual({
-      webhooks: [{ id: created.id, url: "http://127.0.0.1:9/hook", types: ["sweep", "payout"], enabled: true, createdAt: expect.any(String), failingSince: null }],
+      webhooks: [
+        {
+          id: created.id,
+          url: "http://127.0.0.1:9/hook",
+          types: ["sweep", "payout"],
+          enabled: true,
+          createdAt: expect.any(String),
+          failingSince: null,
+        },
+      ],
     });
     expect(JSON.stringify(list.body)).not.toContain(created.secret.slice(6));
     // The secret is derived from the webhook key, never stored: the database holds no trace of it.
@@ -96,14 +126,23 @@ describe("webhook admin routes", () => {
     expect(file).not.toContain(Buffer.from(created.secret.slice(6), "base64").toString("latin1"));
     expect(Number.isNaN(Date.parse(list.body.webhooks[0].createdAt))).toBe(false);
 
-    for (const body of [{}, { url: "ftp://x.example/" }, { url: "not a url" }, { url: "http://u:p@x.example/" }, { url: "http://x.example/", types: [] }, { url: "http://x.example/", types: ["mint"] }]) {
+    for (const body of [
+      {},
+      { url: "ftp://x.example/" },
+      { url: "not a url" },
+      { url: "http://u:p@x.example/" },
+      { url: "http://x.example/", types: [] },
+      { url: "http://x.example/", types: ["mint"] },
+    ]) {
       const r = await s.json("/api/admin/webhooks", { method: "POST", headers: ADMIN, body: JSON.stringify(body) });
       expect(r.status).toBe(400);
       expect(Object.keys(r.body)).toEqual(["error"]);
     }
     expect((await s.json("/api/admin/webhooks", { method: "POST", headers: ADMIN, body: "[1" })).status).toBe(400);
 
-    expect((await s.json(`/api/admin/webhooks/${created.id}`, { method: "DELETE", headers: ADMIN })).body).toEqual({ ok: true });
+    expect((await s.json(`/api/admin/webhooks/${created.id}`, { method: "DELETE", headers: ADMIN })).body).toEqual({
+      ok: true,
+    });
     expect((await s.json(`/api/admin/webhooks/${created.id}`, { method: "DELETE", headers: ADMIN })).status).toBe(404);
     expect((await s.json(`/api/admin/webhooks/${created.id}/deliveries`, { headers: ADMIN })).status).toBe(404);
     expect((await s.json("/api/admin/webhooks", { headers: ADMIN })).body).toEqual({ webhooks: [] });
@@ -111,13 +150,28 @@ describe("webhook admin routes", () => {
 
   test("loopback, private and link-local destinations are refused unless WEBHOOKS_ALLOW_PRIVATE=1", async () => {
     const s = fresh({ WEBHOOKS_ALLOW_PRIVATE: "0" });
-    for (const url of ["http://127.0.0.1/", "http://localhost:8080/", "http://10.1.2.3/", "http://192.168.0.10/", "http://172.16.5.4/", "http://169.254.169.254/latest", "http://[::1]/", "http://[::ffff:127.0.0.1]/", "http://0.0.0.0/", "http://100.64.0.1/"]) {
+    for (const url of [
+      "http://127.0.0.1/",
+      "http://localhost:8080/",
+      "http://10.1.2.3/",
+      "http://192.168.0.10/",
+      "http://172.16.5.4/",
+      "http://169.254.169.254/latest",
+      "http://[::1]/",
+      "http://[::ffff:127.0.0.1]/",
+      "http://0.0.0.0/",
+      "http://100.64.0.1/",
+    ]) {
       const r = await s.json("/api/admin/webhooks", { method: "POST", headers: ADMIN, body: JSON.stringify({ url }) });
       expect({ url, status: r.status }).toEqual({ url, status: 400 });
       expect(r.body.error).toContain("private or loopback");
     }
     // A public address is accepted (nothing is sent at registration).
-    const ok = await s.json("/api/admin/webhooks", { method: "POST", headers: ADMIN, body: JSON.stringify({ url: "https://93.184.215.14/hook" }) });
+    const ok = await s.json("/api/admin/webhooks", {
+      method: "POST",
+      headers: ADMIN,
+      body: JSON.stringify({ url: "https://93.184.215.14/hook" }),
+    });
     expect(ok.status).toBe(200);
   });
 });
@@ -133,7 +187,9 @@ describe("webhook delivery", () => {
     const got = await r.waitFor(2);
     const feed = (await s.json("/api/ledger")).body.events as { type: string }[];
     const verifier = new Webhook(hook.secret);
-    const payloads = got.map((g) => verifier.verify(g.body, g.headers) as { type: string; at: string; data: { type: string; at: string } });
+    const payloads = got.map(
+      (g) => verifier.verify(g.body, g.headers) as { type: string; at: string; data: { type: string; at: string } },
+    );
     const byType = new Map(payloads.map((p) => [p.type, p]));
     for (const event of feed) {
       const p = byType.get(event.type)!;
@@ -147,7 +203,9 @@ describe("webhook delivery", () => {
     }
     expect(new Set(got.map((g) => g.headers["webhook-id"])).size).toBe(2);
     // A wrong secret or a changed body does not verify.
-    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString("base64")}`).verify(got[0]!.body, got[0]!.headers)).toThrow();
+    expect(() =>
+      new Webhook(`whsec_${Buffer.alloc(32, 1).toString("base64")}`).verify(got[0]!.body, got[0]!.headers),
+    ).toThrow();
     expect(() => verifier.verify(got[0]!.body.replace(/SIG|9000000/, "XXX"), got[0]!.headers)).toThrow();
     await until(async () => (await deliveries(s, hook.id)).every((d) => d.status === "delivered"));
   });
@@ -242,7 +300,9 @@ describe("webhook delivery", () => {
     // The next failure, a day after the first one, disables the endpoint.
     launch(s.ctx.db, { launchedAtMs: T0 + 5, symbol: "LATE" });
     await r.waitFor(5);
-    await until(async () => (await s.json("/api/admin/webhooks", { headers: ADMIN })).body.webhooks[0].enabled === false);
+    await until(
+      async () => (await s.json("/api/admin/webhooks", { headers: ADMIN })).body.webhooks[0].enabled === false,
+    );
     expect((await deliveries(s, hook.id)).some((x) => x.status === "pending")).toBe(false);
     // Disabled: new events are not queued for it, nothing is sent.
     launch(s.ctx.db, { launchedAtMs: T0 + 6, symbol: "OFF" });
@@ -253,12 +313,24 @@ describe("webhook delivery", () => {
 
     // The receiver is back: a replay re-enables the endpoint and sends both events.
     r.answers = [200];
-    const replay = await s.json(`/api/admin/webhooks/${hook.id}/replay`, { method: "POST", headers: ADMIN, body: JSON.stringify({ since: new Date(T0).toISOString() }) });
+    const replay = await s.json(`/api/admin/webhooks/${hook.id}/replay`, {
+      method: "POST",
+      headers: ADMIN,
+      body: JSON.stringify({ since: new Date(T0).toISOString() }),
+    });
     expect(replay.body).toEqual({ queued: 3 });
     d.wake();
     const got = await r.waitFor(8);
-    expect(got.slice(5).map((g) => JSON.parse(g.body).data.symbol).sort()).toEqual(["DAY", "LATE", "OFF"]);
-    expect((await s.json("/api/admin/webhooks", { headers: ADMIN })).body.webhooks[0]).toMatchObject({ enabled: true, failingSince: null });
+    expect(
+      got
+        .slice(5)
+        .map((g) => JSON.parse(g.body).data.symbol)
+        .sort(),
+    ).toEqual(["DAY", "LATE", "OFF"]);
+    expect((await s.json("/api/admin/webhooks", { headers: ADMIN })).body.webhooks[0]).toMatchObject({
+      enabled: true,
+      failingSince: null,
+    });
   });
 
   test("replay re-sends under the same webhook-id and body; events from before the endpoint existed too", async () => {
@@ -273,15 +345,27 @@ describe("webhook delivery", () => {
     expect(firstTwo.map((g) => JSON.parse(g.body).data.symbol).sort()).toEqual(["P1", "P2"]);
     await until(async () => (await deliveries(s, hook.id)).every((x) => x.status === "delivered"));
 
-    const bad = await s.json(`/api/admin/webhooks/${hook.id}/replay`, { method: "POST", headers: ADMIN, body: JSON.stringify({ since: "soon" }) });
+    const bad = await s.json(`/api/admin/webhooks/${hook.id}/replay`, {
+      method: "POST",
+      headers: ADMIN,
+      body: JSON.stringify({ since: "soon" }),
+    });
     expect(bad.status).toBe(400);
-    const replay = await s.json(`/api/admin/webhooks/${hook.id}/replay`, { method: "POST", headers: ADMIN, body: JSON.stringify({ since: new Date(T0 + 500).toISOString() }) });
+    const replay = await s.json(`/api/admin/webhooks/${hook.id}/replay`, {
+      method: "POST",
+      headers: ADMIN,
+      body: JSON.stringify({ since: new Date(T0 + 500).toISOString() }),
+    });
     expect(replay.body).toEqual({ queued: 2 });
     const again = (await r.waitFor(4)).slice(2);
     const byId = (list: typeof again) => new Map(list.map((g) => [g.headers["webhook-id"], g.body]));
     expect(byId(again)).toEqual(byId(firstTwo));
 
-    const all = await s.json(`/api/admin/webhooks/${hook.id}/replay`, { method: "POST", headers: ADMIN, body: JSON.stringify({ since: new Date(T0 - 1).toISOString() }) });
+    const all = await s.json(`/api/admin/webhooks/${hook.id}/replay`, {
+      method: "POST",
+      headers: ADMIN,
+      body: JSON.stringify({ since: new Date(T0 - 1).toISOString() }),
+    });
     expect(all.body).toEqual({ queued: 3 });
     const third = (await r.waitFor(7)).slice(4);
     expect(third.map((g) => JSON.parse(g.body).data.symbol).sort()).toEqual(["P1", "P2", "PRE"]);
@@ -310,11 +394,25 @@ describe("the outbox", () => {
     cleanups.push(() => rmSync(config.dataDir, { recursive: true, force: true }));
     const r = receiver();
     const first = buildService(config);
-    const created = await first.app.handle(new Request("http://localhost/api/admin/webhooks", { method: "POST", headers: ADMIN, body: JSON.stringify({ url: r.url }) }));
+    const created = await first.app.handle(
+      new Request("http://localhost/api/admin/webhooks", {
+        method: "POST",
+        headers: ADMIN,
+        body: JSON.stringify({ url: r.url }),
+      }),
+    );
     expect(created.status).toBe(400); // loopback refused without WEBHOOKS_ALLOW_PRIVATE
     const allowed = buildService({ ...config, webhooksAllowPrivate: true });
     await first.close();
-    const hook = (await (await allowed.app.handle(new Request("http://localhost/api/admin/webhooks", { method: "POST", headers: ADMIN, body: JSON.stringify({ url: r.url }) }))).json()) as { id: string; secret: string };
+    const hook = (await (
+      await allowed.app.handle(
+        new Request("http://localhost/api/admin/webhooks", {
+          method: "POST",
+          headers: ADMIN,
+          body: JSON.stringify({ url: r.url }),
+        }),
+      )
+    ).json()) as { id: string; secret: string };
     // Committed, and the process goes away before any dispatcher saw it.
     launch(allowed.ctx.db, { launchedAtMs: T0, symbol: "CRASH" });
     await allowed.close();
@@ -322,10 +420,16 @@ describe("the outbox", () => {
 
     const restarted = buildService({ ...config, webhooksAllowPrivate: true });
     cleanups.push(() => restarted.close());
-    const d = new WebhookDispatcher(restarted.ctx.db, { signingKey: webhookSigningKey(restarted.ctx.config), allowPrivate: true, tickMs: 20 }).start();
+    const d = new WebhookDispatcher(restarted.ctx.db, {
+      signingKey: webhookSigningKey(restarted.ctx.config),
+      allowPrivate: true,
+      tickMs: 20,
+    }).start();
     cleanups.push(() => d.stop());
     const [got] = await r.waitFor(1);
-    expect((new Webhook(hook.secret).verify(got!.body, got!.headers) as { data: { symbol: string } }).data.symbol).toBe("CRASH");
+    expect((new Webhook(hook.secret).verify(got!.body, got!.headers) as { data: { symbol: string } }).data.symbol).toBe(
+      "CRASH",
+    );
     await Bun.sleep(300);
     expect(r.received).toHaveLength(1);
   });

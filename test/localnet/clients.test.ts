@@ -61,15 +61,30 @@ describe("web3.js against npm start's chain, given only the RPC URL", () => {
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
     child = Bun.spawn([process.execPath, "run", main], {
       env: {
-        ...env, DATA_DIR: dataDir, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, LOCAL_CHAIN_RPC_PORT: String(rpcPort),
-        LOCAL_CHAIN_GRPC_PORT: "0", LOCAL_CHAIN_SLOT_MS: "20", DEMO: "0", JOBS: "0", LOG_LEVEL: "warn",
+        ...env,
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+        LOCAL_CHAIN_RPC_PORT: String(rpcPort),
+        LOCAL_CHAIN_GRPC_PORT: "0",
+        LOCAL_CHAIN_SLOT_MS: "20",
+        DEMO: "0",
+        JOBS: "0",
+        LOG_LEVEL: "warn",
       },
       stdout: "ignore",
       stderr: "inherit",
     });
     const deadline = Date.now() + 20_000;
     for (;;) {
-      const ok = await fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: '{"jsonrpc":"2.0","id":1,"method":"getHealth"}' }).then((r) => r.ok, () => false);
+      const ok = await fetch(rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: '{"jsonrpc":"2.0","id":1,"method":"getHealth"}',
+      }).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       if (Date.now() > deadline) throw new Error("the service did not start");
       await Bun.sleep(100);
@@ -95,16 +110,23 @@ describe("web3.js against npm start's chain, given only the RPC URL", () => {
     expect(await connection.getBalance(payer.publicKey)).toBe(2 * LAMPORTS_PER_SOL);
 
     const changes: AccountInfo<Buffer>[] = [];
-    const subscription = connection.onAccountChange(to.publicKey, (info) => changes.push(info), { commitment: "confirmed" });
+    const subscription = connection.onAccountChange(to.publicKey, (info) => changes.push(info), {
+      commitment: "confirmed",
+    });
 
     const signature = await sendAndConfirmTransaction(
       connection,
-      new Transaction().add(SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to.publicKey, lamports: 50_000_000 })),
+      new Transaction().add(
+        SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to.publicKey, lamports: 50_000_000 }),
+      ),
       [payer],
     );
     expect(await connection.getBalance(to.publicKey)).toBe(50_000_000);
 
-    const read = await connection.getTransaction(signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 });
+    const read = await connection.getTransaction(signature, {
+      commitment: "confirmed",
+      maxSupportedTransactionVersion: 0,
+    });
     expect(read?.meta?.err).toBeNull();
     expect(read?.meta?.fee).toBe(5000);
     const keys = read!.transaction.message.staticAccountKeys.map((k) => k.toBase58());
@@ -121,7 +143,9 @@ describe("web3.js against npm start's chain, given only the RPC URL", () => {
     // Finalized: sendAndConfirmTransaction at the strictest commitment resolves too.
     const finalSig = await sendAndConfirmTransaction(
       connection,
-      new Transaction().add(SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to.publicKey, lamports: 1_000_000 })),
+      new Transaction().add(
+        SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to.publicKey, lamports: 1_000_000 }),
+      ),
       [payer],
       { commitment: "finalized" },
     );
@@ -129,7 +153,9 @@ describe("web3.js against npm start's chain, given only the RPC URL", () => {
 
     // A transaction whose blockhash expired is refused, not silently accepted.
     const old = await connection.getLatestBlockhash();
-    const stale = new Transaction({ feePayer: payer.publicKey, ...old }).add(SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to.publicKey, lamports: 1 }));
+    const stale = new Transaction({ feePayer: payer.publicKey, ...old }).add(
+      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to.publicKey, lamports: 1 }),
+    );
     stale.sign(payer);
     const expiry = Date.now() + 15_000;
     while ((await connection.isBlockhashValid(old.blockhash)).value && Date.now() < expiry) await Bun.sleep(100);
@@ -174,8 +200,14 @@ describe("@solana/kit against the embedded chain", () => {
     const rpcSubscriptions = createSolanaRpcSubscriptions(chain.wsUrl!);
     const payer = await generateKeyPairSigner();
     const to = await generateKeyPairSigner();
-    await airdropFactory({ rpc, rpcSubscriptions })({ recipientAddress: payer.address, lamports: lamports(1_000_000_000n), commitment: "confirmed" });
-    expect((await rpc.getBalance(payer.address, { commitment: "confirmed" }).send()).value).toBe(lamports(1_000_000_000n));
+    await airdropFactory({ rpc, rpcSubscriptions })({
+      recipientAddress: payer.address,
+      lamports: lamports(1_000_000_000n),
+      commitment: "confirmed",
+    });
+    expect((await rpc.getBalance(payer.address, { commitment: "confirmed" }).send()).value).toBe(
+      lamports(1_000_000_000n),
+    );
 
     const { value: latestBlockhash } = await rpc.getLatestBlockhash().send();
     const message = pipe(
@@ -190,14 +222,18 @@ describe("@solana/kit against the embedded chain", () => {
     const signature = getSignatureFromTransaction(signed);
 
     expect((await rpc.getBalance(to.address, { commitment: "confirmed" }).send()).value).toBe(lamports(25_000_000n));
-    const tx = await rpc.getTransaction(signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0, encoding: "json" }).send();
+    const tx = await rpc
+      .getTransaction(signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0, encoding: "json" })
+      .send();
     expect(tx?.meta?.err).toBeNull();
     expect(tx?.version).toBe(0);
     expect(tx?.meta?.fee).toBe(lamports(5000n));
 
     // A subscription through kit hears the next credit.
     const abort = new AbortController();
-    const notifications = await rpcSubscriptions.accountNotifications(to.address, { commitment: "confirmed", encoding: "base64" }).subscribe({ abortSignal: abort.signal });
+    const notifications = await rpcSubscriptions
+      .accountNotifications(to.address, { commitment: "confirmed", encoding: "base64" })
+      .subscribe({ abortSignal: abort.signal });
     chain.node.airdrop(new PublicKey(to.address), 5_000_000n);
     for await (const n of notifications) {
       expect(n.value.lamports).toBe(lamports(30_000_000n));
@@ -208,10 +244,19 @@ describe("@solana/kit against the embedded chain", () => {
     // A v0 transaction through a lookup table: the table is made by the lookup-table program
     // (set up here with web3.js's instruction builders), the message compressed by kit.
     const recipients = Array.from({ length: 30 }, () => Keypair.generate().publicKey);
-    const [create, table] = AddressLookupTableProgram.createLookupTable({ authority: chain.treasury.publicKey, payer: chain.treasury.publicKey, recentSlot: chain.node.getSlot() });
+    const [create, table] = AddressLookupTableProgram.createLookupTable({
+      authority: chain.treasury.publicKey,
+      payer: chain.treasury.publicKey,
+      recentSlot: chain.node.getSlot(),
+    });
     expect(chain.node.submitInstructions([create], chain.treasury).err).toBeNull();
     for (let i = 0; i < recipients.length; i += 15) {
-      const extend = AddressLookupTableProgram.extendLookupTable({ lookupTable: table, authority: chain.treasury.publicKey, payer: chain.treasury.publicKey, addresses: recipients.slice(i, i + 15) });
+      const extend = AddressLookupTableProgram.extendLookupTable({
+        lookupTable: table,
+        authority: chain.treasury.publicKey,
+        payer: chain.treasury.publicKey,
+        addresses: recipients.slice(i, i + 15),
+      });
       expect(chain.node.submitInstructions([extend], chain.treasury).err).toBeNull();
     }
     const extendedAt = chain.node.getSlot();
@@ -221,7 +266,11 @@ describe("@solana/kit against the embedded chain", () => {
       createTransactionMessage({ version: 0 }),
       (m) => setTransactionMessageFeePayerSigner(payer, m),
       (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash2, m),
-      (m) => appendTransactionMessageInstructions(recipients.map((r) => transferInstruction(payer.address, address(r.toBase58()), 1_000_000n)), m),
+      (m) =>
+        appendTransactionMessageInstructions(
+          recipients.map((r) => transferInstruction(payer.address, address(r.toBase58()), 1_000_000n)),
+          m,
+        ),
     );
     // kit reads the table itself (getMultipleAccounts, jsonParsed)
     const tables = await fetchAddressesForLookupTables([address(table.toBase58())], rpc, { commitment: "confirmed" });
@@ -230,12 +279,23 @@ describe("@solana/kit against the embedded chain", () => {
     const signedV0 = await signTransactionMessageWithSigners(compressed);
     assertIsTransactionWithBlockhashLifetime(signedV0);
     await sendAndConfirmTransactionFactory({ rpc, rpcSubscriptions })(signedV0, { commitment: "confirmed" });
-    const v0 = await rpc.getTransaction(getSignatureFromTransaction(signedV0), { commitment: "confirmed", maxSupportedTransactionVersion: 0, encoding: "json" }).send();
+    const v0 = await rpc
+      .getTransaction(getSignatureFromTransaction(signedV0), {
+        commitment: "confirmed",
+        maxSupportedTransactionVersion: 0,
+        encoding: "json",
+      })
+      .send();
     expect(v0?.meta?.err).toBeNull();
-    const lookups = (v0?.transaction.message as { addressTableLookups?: readonly { accountKey: string }[] }).addressTableLookups;
+    const lookups = (v0?.transaction.message as { addressTableLookups?: readonly { accountKey: string }[] })
+      .addressTableLookups;
     expect(lookups?.map((l) => l.accountKey)).toEqual([address(table.toBase58())]);
     // kit orders the loaded keys its own way; the set is what the table held
-    expect([...(v0?.meta?.loadedAddresses?.writable ?? [])].map(String).sort()).toEqual(recipients.map((r) => r.toBase58()).sort());
-    expect((await rpc.getBalance(address(recipients[29]!.toBase58()), { commitment: "confirmed" }).send()).value).toBe(lamports(1_000_000n));
+    expect([...(v0?.meta?.loadedAddresses?.writable ?? [])].map(String).sort()).toEqual(
+      recipients.map((r) => r.toBase58()).sort(),
+    );
+    expect((await rpc.getBalance(address(recipients[29]!.toBase58()), { commitment: "confirmed" }).send()).value).toBe(
+      lamports(1_000_000n),
+    );
   }, 30_000);
 });

@@ -16,7 +16,11 @@ afterEach(async () => {
 
 async function transferTx(lamports = 1_000_000n) {
   const to = Keypair.generate().publicKey;
-  const t = await signedTx(connection, [SystemProgram.transfer({ fromPubkey: chain.treasury.publicKey, toPubkey: to, lamports })], chain.treasury);
+  const t = await signedTx(
+    connection,
+    [SystemProgram.transfer({ fromPubkey: chain.treasury.publicKey, toPubkey: to, lamports })],
+    chain.treasury,
+  );
   return { ...t, to };
 }
 
@@ -84,7 +88,10 @@ describe("fault injection", () => {
 
     // a client with its own timeout gives up; the node answers nothing in time
     chain.faults.failRpc("getSlot", 1, "timeout", 10_000);
-    const patient = new Connection(chain.rpcUrl, { commitment: "confirmed", fetch: ((url: string, init?: RequestInit) => fetch(url, { ...init, signal: AbortSignal.timeout(300) })) as never });
+    const patient = new Connection(chain.rpcUrl, {
+      commitment: "confirmed",
+      fetch: ((url: string, init?: RequestInit) => fetch(url, { ...init, signal: AbortSignal.timeout(300) })) as never,
+    });
     await expect(patient.getSlot()).rejects.toThrow();
     expect(await connection.getSlot()).toBeGreaterThan(0);
     // a client without one gets a 504 once the hold ends

@@ -18,7 +18,11 @@ afterEach(async () => {
 });
 
 async function rpc(method: string, params: unknown[] = []): Promise<{ status: number; headers: Headers; json: any }> {
-  const res = await fetch(chain.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const res = await fetch(chain.rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
   const text = await res.text();
   let json: unknown = null;
   try {
@@ -32,15 +36,26 @@ const fault = (rule: unknown) => rpc("localnet_fault", [rule]);
 
 async function transfer(lamports = 1_000_000n) {
   const to = Keypair.generate().publicKey;
-  const t = await signedTx(connection, [SystemProgram.transfer({ fromPubkey: chain.treasury.publicKey, toPubkey: to, lamports })], chain.treasury);
+  const t = await signedTx(
+    connection,
+    [SystemProgram.transfer({ fromPubkey: chain.treasury.publicKey, toPubkey: to, lamports })],
+    chain.treasury,
+  );
   await connection.sendRawTransaction(t.tx.serialize(), { skipPreflight: true });
   return { ...t, to };
 }
-const statusOf = async (signature: string) => (await rpc("getSignatureStatuses", [[signature], { searchTransactionHistory: true }])).json.result;
+const statusOf = async (signature: string) =>
+  (await rpc("getSignatureStatuses", [[signature], { searchTransactionHistory: true }])).json.result;
 
 describe("localnet_fault over JSON-RPC", () => {
   test("rules are validated, listed with localnet_faults, and cleared", async () => {
-    for (const bad of [null, { kind: "nope" }, { kind: "dropSends", count: 0 }, { kind: "lag", slots: 5, share: 2 }, { kind: "rpcError", method: "getSlot", count: 1, as: "418" }]) {
+    for (const bad of [
+      null,
+      { kind: "nope" },
+      { kind: "dropSends", count: 0 },
+      { kind: "lag", slots: 5, share: 2 },
+      { kind: "rpcError", method: "getSlot", count: 1, as: "418" },
+    ]) {
       const r = await fault(bad);
       expect(r.json.error.code).toBe(-32602);
     }
@@ -101,7 +116,12 @@ describe("localnet_fault over JSON-RPC", () => {
 
   test("lag: a node k slots behind has its own slot and height, lacks newer transactions and balances, refuses minContextSlot above it", async () => {
     chain.node.advanceSlots(50);
-    await fault({ kind: "lag", slots: 20, share: 1, methods: ["getSignatureStatuses", "getBalance", "getSlot", "getEpochInfo", "getTransaction"] });
+    await fault({
+      kind: "lag",
+      slots: 20,
+      share: 1,
+      methods: ["getSignatureStatuses", "getBalance", "getSlot", "getEpochInfo", "getTransaction"],
+    });
     const { signature, to } = await transfer();
     chain.node.advanceSlots(5);
     const slot = Number(chain.node.getSlot());
@@ -113,11 +133,19 @@ describe("localnet_fault over JSON-RPC", () => {
     const epoch = (await rpc("getEpochInfo", [{ commitment: "finalized" }])).json.result;
     expect(epoch.absoluteSlot).toBe(slot - 20 - 33);
     expect(epoch.blockHeight).toBe(Number(chain.node.getBlockHeight()) - 20 - 33);
-    expect((await rpc("getTransaction", [signature, { maxSupportedTransactionVersion: 0, commitment: "confirmed" }])).json.result).toBeNull();
-    const refused = await rpc("getSignatureStatuses", [[signature], { searchTransactionHistory: true, minContextSlot: slot }]);
+    expect(
+      (await rpc("getTransaction", [signature, { maxSupportedTransactionVersion: 0, commitment: "confirmed" }])).json
+        .result,
+    ).toBeNull();
+    const refused = await rpc("getSignatureStatuses", [
+      [signature],
+      { searchTransactionHistory: true, minContextSlot: slot },
+    ]);
     expect(refused.json.error.code).toBe(-32016);
     // methods not named are answered by the current node
-    expect((await rpc("getMultipleAccounts", [[to.toBase58()], { encoding: "base64" }])).json.result.value[0].lamports).toBe(1_000_000);
+    expect(
+      (await rpc("getMultipleAccounts", [[to.toBase58()], { encoding: "base64" }])).json.result.value[0].lamports,
+    ).toBe(1_000_000);
     await fault({ kind: "clear" });
     expect((await statusOf(signature)).value[0].confirmationStatus).toBe("confirmed");
     expect((await rpc("getBalance", [to.toBase58()])).json.result.value).toBe(1_000_000);
@@ -131,7 +159,10 @@ describe("localnet_fault over JSON-RPC", () => {
       c.faults.apply({ kind: "lag", slots: 5, share: 0.3, methods: ["getSlot"] });
       const out: boolean[] = [];
       for (let i = 0; i < 200; i++) {
-        const r = await c.fetch(c.rpcUrl, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getSlot", params: [] }) });
+        const r = await c.fetch(c.rpcUrl, {
+          method: "POST",
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getSlot", params: [] }),
+        });
         out.push(((await r.json()) as { result: number }).result !== Number(c.node.getSlot()));
       }
       return out;
@@ -154,13 +185,22 @@ describe("localnet_fault over JSON-RPC", () => {
 describe("in-process", () => {
   test("the same rules through chain.faults, and the in-process fetch sees them", async () => {
     chain.faults.apply({ kind: "rpcError", method: "getSlot", count: 1, as: "503" });
-    const direct = await chain.fetch(chain.rpcUrl, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getSlot", params: [] }) });
+    const direct = await chain.fetch(chain.rpcUrl, {
+      method: "POST",
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getSlot", params: [] }),
+    });
     expect(direct.status).toBe(503);
     expect(chain.faults.injected["rpcError:503"]).toBe(1);
     // a timeout rule holds until the caller gives up
     chain.faults.apply({ kind: "rpcError", method: "getSlot", count: 1, as: "timeout", holdMs: 60_000 });
     const started = Date.now();
-    await expect(chain.fetch(chain.rpcUrl, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getSlot", params: [] }), signal: AbortSignal.timeout(100) })).rejects.toThrow();
+    await expect(
+      chain.fetch(chain.rpcUrl, {
+        method: "POST",
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getSlot", params: [] }),
+        signal: AbortSignal.timeout(100),
+      }),
+    ).rejects.toThrow();
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(chain.faults.list()).toEqual([]);
   });

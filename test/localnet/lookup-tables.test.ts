@@ -39,18 +39,35 @@ afterEach(async () => {
 /** Creates a table owned by the treasury and extends it, 20 addresses a transaction; the slot closes after each. */
 async function createTable(addresses: PublicKey[]): Promise<PublicKey> {
   const payer = chain.treasury;
-  const [create, table] = AddressLookupTableProgram.createLookupTable({ authority: payer.publicKey, payer: payer.publicKey, recentSlot: await connection.getSlot() });
+  const [create, table] = AddressLookupTableProgram.createLookupTable({
+    authority: payer.publicKey,
+    payer: payer.publicKey,
+    recentSlot: await connection.getSlot(),
+  });
   await sendAndConfirm(chain, connection, [create], payer);
   for (let i = 0; i < addresses.length; i += 20) {
-    const extend = AddressLookupTableProgram.extendLookupTable({ lookupTable: table, authority: payer.publicKey, payer: payer.publicKey, addresses: addresses.slice(i, i + 20) });
+    const extend = AddressLookupTableProgram.extendLookupTable({
+      lookupTable: table,
+      authority: payer.publicKey,
+      payer: payer.publicKey,
+      addresses: addresses.slice(i, i + 20),
+    });
     await sendAndConfirm(chain, connection, [extend], payer);
   }
   return table;
 }
 
-async function v0With(instructions: TransactionInstruction[], payer: Keypair, tables: AddressLookupTableAccount[]): Promise<{ tx: VersionedTransaction; signature: string }> {
+async function v0With(
+  instructions: TransactionInstruction[],
+  payer: Keypair,
+  tables: AddressLookupTableAccount[],
+): Promise<{ tx: VersionedTransaction; signature: string }> {
   const { blockhash } = await connection.getLatestBlockhash();
-  const tx = new VersionedTransaction(new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: blockhash, instructions }).compileToV0Message(tables));
+  const tx = new VersionedTransaction(
+    new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: blockhash, instructions }).compileToV0Message(
+      tables,
+    ),
+  );
   tx.sign([payer]);
   return { tx, signature: bs58.encode(tx.signatures[0]!) };
 }
@@ -67,15 +84,25 @@ describe("address lookup tables", () => {
     const info = await connection.getAccountInfo(table);
     expect(info?.owner.toBase58()).toBe(AddressLookupTableProgram.programId.toBase58());
     // A recent slot the chain never had is refused by the program itself.
-    const [bad] = AddressLookupTableProgram.createLookupTable({ authority: chain.treasury.publicKey, payer: chain.treasury.publicKey, recentSlot: 5 });
-    await expect(sendAndConfirm(chain, connection, [bad], chain.treasury).then(async (sig) => (await connection.getSignatureStatus(sig)).value?.err)).resolves.toBeTruthy();
+    const [bad] = AddressLookupTableProgram.createLookupTable({
+      authority: chain.treasury.publicKey,
+      payer: chain.treasury.publicKey,
+      recentSlot: 5,
+    });
+    await expect(
+      sendAndConfirm(chain, connection, [bad], chain.treasury).then(
+        async (sig) => (await connection.getSignatureStatus(sig)).value?.err,
+      ),
+    ).resolves.toBeTruthy();
   });
 
   test("a v0 transaction loading 40 recipients from a table lands, and getTransaction returns its loadedAddresses", async () => {
     const recipients = Array.from({ length: 40 }, () => Keypair.generate().publicKey);
     const table = await createTable(recipients);
     const lut = (await connection.getAddressLookupTable(table)).value!;
-    const transfers = recipients.map((to, i) => SystemProgram.transfer({ fromPubkey: chain.treasury.publicKey, toPubkey: to, lamports: 1_000_000 + i }));
+    const transfers = recipients.map((to, i) =>
+      SystemProgram.transfer({ fromPubkey: chain.treasury.publicKey, toPubkey: to, lamports: 1_000_000 + i }),
+    );
     // Without the table the same transfers do not fit in one transaction.
     await expect(v0With(transfers, chain.treasury, []).then(({ tx }) => tx.serialize())).rejects.toThrow();
     const { tx, signature } = await v0With(transfers, chain.treasury, [lut]);
@@ -83,7 +110,10 @@ describe("address lookup tables", () => {
     expect(await connection.sendRawTransaction(tx.serialize())).toBe(signature);
     chain.node.advanceSlots(1);
 
-    const read = await connection.getTransaction(signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 });
+    const read = await connection.getTransaction(signature, {
+      commitment: "confirmed",
+      maxSupportedTransactionVersion: 0,
+    });
     expect(read?.version).toBe(0);
     expect(read?.meta?.err).toBeNull();
     expect(read!.meta!.loadedAddresses!.writable.map((k) => k.toBase58())).toEqual(recipients.map((r) => r.toBase58()));
@@ -103,19 +133,34 @@ describe("address lookup tables", () => {
     const recipients = Array.from({ length: 3 }, () => Keypair.generate().publicKey);
     const table = await createTable(recipients);
     const lut = (await connection.getAddressLookupTable(table)).value!;
-    const pay = (to: PublicKey) => SystemProgram.transfer({ fromPubkey: chain.treasury.publicKey, toPubkey: to, lamports: 1_000_000 });
+    const pay = (to: PublicKey) =>
+      SystemProgram.transfer({ fromPubkey: chain.treasury.publicKey, toPubkey: to, lamports: 1_000_000 });
 
     const missing = new AddressLookupTableAccount({ key: Keypair.generate().publicKey, state: lut.state });
     const { tx: noTable } = await v0With([pay(recipients[0]!)], chain.treasury, [missing]);
     await expect(connection.sendRawTransaction(noTable.serialize())).rejects.toThrow(/AddressLookupTableNotFound/);
 
-    const pastEnd = new AddressLookupTableAccount({ key: table, state: { ...lut.state, addresses: [...lut.state.addresses, Keypair.generate().publicKey] } });
+    const pastEnd = new AddressLookupTableAccount({
+      key: table,
+      state: { ...lut.state, addresses: [...lut.state.addresses, Keypair.generate().publicKey] },
+    });
     const { tx: badIndex } = await v0With([pay(pastEnd.state.addresses[3]!)], chain.treasury, [pastEnd]);
     await expect(connection.sendRawTransaction(badIndex.serialize())).rejects.toThrow(/InvalidAddressLookupTableIndex/);
 
     // Extend now; in the same slot the new address is not usable yet, in the next it is.
     const fresh = Keypair.generate().publicKey;
-    const { tx: extend } = await v0With([AddressLookupTableProgram.extendLookupTable({ lookupTable: table, authority: chain.treasury.publicKey, payer: chain.treasury.publicKey, addresses: [fresh] })], chain.treasury, []);
+    const { tx: extend } = await v0With(
+      [
+        AddressLookupTableProgram.extendLookupTable({
+          lookupTable: table,
+          authority: chain.treasury.publicKey,
+          payer: chain.treasury.publicKey,
+          addresses: [fresh],
+        }),
+      ],
+      chain.treasury,
+      [],
+    );
     await connection.sendRawTransaction(extend.serialize());
     const extended = (await connection.getAddressLookupTable(table)).value!;
     const { tx: tooSoon } = await v0With([pay(fresh)], chain.treasury, [extended]);
@@ -141,7 +186,10 @@ describe("address lookup tables", () => {
     // Every key the sweeps name except signers, programs and the payer (a table cannot serve those).
     const keys = new Set<string>();
     const programs = new Set<string>();
-    for (const ix of pump.sweepInstructions(items.map(({ token, reading }) => ({ token, reading })), chain.treasury.publicKey)) {
+    for (const ix of pump.sweepInstructions(
+      items.map(({ token, reading }) => ({ token, reading })),
+      chain.treasury.publicKey,
+    )) {
       programs.add(ix.programId.toBase58());
       for (const k of ix.keys) if (!k.isSigner) keys.add(k.pubkey.toBase58());
     }
@@ -170,4 +218,3 @@ describe("address lookup tables", () => {
     }
   });
 });
-

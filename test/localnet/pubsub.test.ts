@@ -79,7 +79,10 @@ class WsClient {
 }
 
 function transfer(to: Keypair["publicKey"], lamports: bigint): string {
-  const r = chain.node.submitInstructions([SystemProgram.transfer({ fromPubkey: chain.treasury.publicKey, toPubkey: to, lamports })], chain.treasury);
+  const r = chain.node.submitInstructions(
+    [SystemProgram.transfer({ fromPubkey: chain.treasury.publicKey, toPubkey: to, lamports })],
+    chain.treasury,
+  );
   if (r.err) throw new Error(JSON.stringify(r.err));
   return r.signature;
 }
@@ -93,7 +96,13 @@ describe("PubSub WebSocket", () => {
     expect((await ws.call("nopeSubscribe", [])).error?.code).toBe(-32601);
     expect((await ws.call("accountSubscribe", ["not-an-address"])).error?.code).toBe(-32602);
     expect((await ws.call("accountUnsubscribe", [12345])).error?.message).toBe("Invalid subscription id.");
-    expect((await ws.call("logsSubscribe", [{ mentions: [Keypair.generate().publicKey.toBase58(), Keypair.generate().publicKey.toBase58()] }])).error?.code).toBe(-32602);
+    expect(
+      (
+        await ws.call("logsSubscribe", [
+          { mentions: [Keypair.generate().publicKey.toBase58(), Keypair.generate().publicKey.toBase58()] },
+        ])
+      ).error?.code,
+    ).toBe(-32602);
   });
 
   test("signatureSubscribe notifies at the asked commitment, once, with receivedSignature first when asked", async () => {
@@ -108,7 +117,10 @@ describe("PubSub WebSocket", () => {
     tx.sign(chain.treasury);
     const signature = bs58.encode(tx.signature!);
     const processed = await ws.subscribe("signatureSubscribe", [signature, { commitment: "processed" }]);
-    const confirmed = await ws.subscribe("signatureSubscribe", [signature, { commitment: "confirmed", enableReceivedNotification: true }]);
+    const confirmed = await ws.subscribe("signatureSubscribe", [
+      signature,
+      { commitment: "confirmed", enableReceivedNotification: true },
+    ]);
     const finalized = await ws.subscribe("signatureSubscribe", [signature, { commitment: "finalized" }]);
     chain.node.sendWire(tx.serialize(), { skipPreflight: false });
     const slot = Number(chain.node.getSlot());
@@ -121,7 +133,10 @@ describe("PubSub WebSocket", () => {
     expect(ws.notifications(confirmed)).toHaveLength(0);
 
     chain.node.advanceSlots(1);
-    expect((await ws.take((m) => m.params?.subscription === confirmed)).params!.result).toEqual({ context: { slot }, value: { err: null } });
+    expect((await ws.take((m) => m.params?.subscription === confirmed)).params!.result).toEqual({
+      context: { slot },
+      value: { err: null },
+    });
     await ws.settle();
     expect(ws.notifications(finalized)).toHaveLength(0);
 
@@ -130,7 +145,9 @@ describe("PubSub WebSocket", () => {
     // spent: no second notification, and unsubscribing a spent subscription is refused
     chain.node.advanceSlots(2);
     await ws.settle();
-    expect(ws.notifications(processed).length + ws.notifications(confirmed).length + ws.notifications(finalized).length).toBe(0);
+    expect(
+      ws.notifications(processed).length + ws.notifications(confirmed).length + ws.notifications(finalized).length,
+    ).toBe(0);
     expect((await ws.call("signatureUnsubscribe", [confirmed])).error).toBeDefined();
 
     // A signature already confirmed is notified right after the subscribe answer.
@@ -141,8 +158,14 @@ describe("PubSub WebSocket", () => {
   test("accountSubscribe sends the account's new state per commitment, in the asked encoding, until unsubscribed", async () => {
     const ws = await WsClient.open(chain.wsUrl!);
     const who = Keypair.generate().publicKey;
-    const processed = await ws.subscribe("accountSubscribe", [who.toBase58(), { commitment: "processed", encoding: "base64" }]);
-    const confirmed = await ws.subscribe("accountSubscribe", [who.toBase58(), { commitment: "confirmed", encoding: "jsonParsed" }]);
+    const processed = await ws.subscribe("accountSubscribe", [
+      who.toBase58(),
+      { commitment: "processed", encoding: "base64" },
+    ]);
+    const confirmed = await ws.subscribe("accountSubscribe", [
+      who.toBase58(),
+      { commitment: "confirmed", encoding: "jsonParsed" },
+    ]);
     transfer(who, 1_000_000n);
     transfer(who, 2_000_000n);
     const slot = Number(chain.node.getSlot());
@@ -151,7 +174,14 @@ describe("PubSub WebSocket", () => {
     expect(second.method).toBe("accountNotification");
     expect(second.params!.result).toEqual({
       context: { slot },
-      value: { data: ["", "base64"], executable: false, lamports: 3_000_000, owner: SystemProgram.programId.toBase58(), rentEpoch: 18446744073709551615, space: 0 },
+      value: {
+        data: ["", "base64"],
+        executable: false,
+        lamports: 3_000_000,
+        owner: SystemProgram.programId.toBase58(),
+        rentEpoch: 18446744073709551615,
+        space: 0,
+      },
     });
     await ws.settle();
     expect(ws.notifications(confirmed)).toHaveLength(0);
@@ -173,8 +203,14 @@ describe("PubSub WebSocket", () => {
     const a = Keypair.generate().publicKey;
     const b = Keypair.generate().publicKey;
     const system = SystemProgram.programId.toBase58();
-    const program = await ws.subscribe("programSubscribe", [system, { commitment: "processed", encoding: "base64", filters: [{ dataSize: 0 }] }]);
-    const none = await ws.subscribe("programSubscribe", [system, { commitment: "processed", filters: [{ dataSize: 165 }] }]);
+    const program = await ws.subscribe("programSubscribe", [
+      system,
+      { commitment: "processed", encoding: "base64", filters: [{ dataSize: 0 }] },
+    ]);
+    const none = await ws.subscribe("programSubscribe", [
+      system,
+      { commitment: "processed", filters: [{ dataSize: 165 }] },
+    ]);
     const all = await ws.subscribe("logsSubscribe", ["all", { commitment: "confirmed" }]);
     const mentions = await ws.subscribe("logsSubscribe", [{ mentions: [b.toBase58()] }, { commitment: "processed" }]);
     const slots = await ws.subscribe("slotSubscribe", []);
@@ -182,7 +218,9 @@ describe("PubSub WebSocket", () => {
 
     const sigA = transfer(a, 7_000_000n);
     const sigB = transfer(b, 8_000_000n);
-    const pa = await ws.take((m) => m.params?.subscription === program && m.params.result.value.pubkey === a.toBase58());
+    const pa = await ws.take(
+      (m) => m.params?.subscription === program && m.params.result.value.pubkey === a.toBase58(),
+    );
     expect(pa.method).toBe("programNotification");
     expect(pa.params!.result.value.account.lamports).toBe(7_000_000);
     const mb = await ws.take((m) => m.params?.subscription === mentions);
@@ -200,8 +238,13 @@ describe("PubSub WebSocket", () => {
     const s = await ws.take((m) => m.params?.subscription === slots);
     expect(s.method).toBe("slotNotification");
     expect(s.params!.result).toEqual({ parent: closed, root: closed - Number(FINALIZATION_SLOTS), slot: closed + 1 });
-    expect((await ws.take((m) => m.params?.subscription === roots)).params!.result).toBe(closed - Number(FINALIZATION_SLOTS));
-    const logged = [await ws.take((m) => m.params?.subscription === all), await ws.take((m) => m.params?.subscription === all)].map((m) => m.params!.result.value.signature);
+    expect((await ws.take((m) => m.params?.subscription === roots)).params!.result).toBe(
+      closed - Number(FINALIZATION_SLOTS),
+    );
+    const logged = [
+      await ws.take((m) => m.params?.subscription === all),
+      await ws.take((m) => m.params?.subscription === all),
+    ].map((m) => m.params!.result.value.signature);
     expect(logged.sort()).toEqual([sigA, sigB].sort());
 
     expect((await ws.call("slotUnsubscribe", [slots])).result).toBe(true);

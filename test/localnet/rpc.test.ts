@@ -1,5 +1,13 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { ComputeBudgetProgram, Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, SendTransactionError, Transaction } from "@solana/web3.js";
+import {
+  ComputeBudgetProgram,
+  Connection,
+  Keypair,
+  LAMPORTS_PER_SOL,
+  SystemProgram,
+  SendTransactionError,
+  Transaction,
+} from "@solana/web3.js";
 import { startLocalChain, type LocalChain } from "../../src/chain/localnet/index.ts";
 import { startTestChain, signedTx } from "./helpers.ts";
 
@@ -17,13 +25,19 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
   test("a transfer is sent, confirmed, and read back with getTransaction and getSignatureStatuses", async () => {
     const to = Keypair.generate().publicKey;
     const before = BigInt(await connection.getBalance(chain.treasury.publicKey));
-    const { tx, signature } = await signedTx(connection, [SystemProgram.transfer({ fromPubkey: chain.treasury.publicKey, toPubkey: to, lamports: 1_234_567n })], chain.treasury);
+    const { tx, signature } = await signedTx(
+      connection,
+      [SystemProgram.transfer({ fromPubkey: chain.treasury.publicKey, toPubkey: to, lamports: 1_234_567n })],
+      chain.treasury,
+    );
     expect(await connection.sendRawTransaction(tx.serialize(), { skipPreflight: false })).toBe(signature);
 
     const processed = await connection.getSignatureStatuses([signature]);
     expect(processed.value[0]?.confirmationStatus).toBe("processed");
     // as on a validator, getTransaction answers only once the slot reached the asked commitment
-    expect(await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: "confirmed" })).toBeNull();
+    expect(
+      await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: "confirmed" }),
+    ).toBeNull();
     chain.node.advanceSlots(1);
     const confirmed = await connection.getSignatureStatuses([signature], { searchTransactionHistory: true });
     expect(confirmed.value[0]?.confirmationStatus).toBe("confirmed");
@@ -32,7 +46,10 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
     expect(await connection.getBalance(to)).toBe(1_234_567);
     expect(BigInt(await connection.getBalance(chain.treasury.publicKey))).toBe(before - 1_234_567n - 5000n);
 
-    const read = await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: "confirmed" });
+    const read = await connection.getTransaction(signature, {
+      maxSupportedTransactionVersion: 0,
+      commitment: "confirmed",
+    });
     expect(read?.meta?.err).toBeNull();
     expect(read?.meta?.fee).toBe(5000);
     expect(read?.transaction.signatures[0]).toBe(signature);
@@ -47,13 +64,32 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
     expect(raw?.slot).toBe(read!.slot);
 
     // base64 encoding round-trips to the same signed bytes
-    const res = await fetch(chain.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getTransaction", params: [signature, { encoding: "base64", maxSupportedTransactionVersion: 0, commitment: "confirmed" }] }) });
+    const res = await fetch(chain.rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "getTransaction",
+        params: [signature, { encoding: "base64", maxSupportedTransactionVersion: 0, commitment: "confirmed" }],
+      }),
+    });
     const body = (await res.json()) as { result: { transaction: [string, string] } };
     expect(body.result.transaction[1]).toBe("base64");
     expect(Buffer.from(body.result.transaction[0], "base64").equals(Buffer.from(tx.serialize()))).toBe(true);
 
     // the RPC default commitment is finalized: 32 slots later
-    const byDefault = (sig: string) => fetch(chain.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getTransaction", params: [sig, { maxSupportedTransactionVersion: 0 }] }) }).then((r) => r.json() as Promise<{ result: unknown }>);
+    const byDefault = (sig: string) =>
+      fetch(chain.rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "getTransaction",
+          params: [sig, { maxSupportedTransactionVersion: 0 }],
+        }),
+      }).then((r) => r.json() as Promise<{ result: unknown }>);
     expect((await byDefault(signature)).result).toBeNull();
     chain.node.advanceSlots(32);
     expect((await byDefault(signature)).result).not.toBeNull();
@@ -61,12 +97,25 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
     // beyond the status cache only a history search finds it
     chain.node.advanceSlots(301);
     expect((await connection.getSignatureStatuses([signature])).value[0]).toBeNull();
-    expect((await connection.getSignatureStatuses([signature], { searchTransactionHistory: true })).value[0]?.confirmationStatus).toBe("finalized");
+    expect(
+      (await connection.getSignatureStatuses([signature], { searchTransactionHistory: true })).value[0]
+        ?.confirmationStatus,
+    ).toBe("finalized");
   }, 60_000);
 
   test("a transaction whose blockhash expired is refused and its signature is never found", async () => {
     const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash();
-    const { tx, signature } = await signedTx(connection, [SystemProgram.transfer({ fromPubkey: chain.treasury.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1000 })], chain.treasury);
+    const { tx, signature } = await signedTx(
+      connection,
+      [
+        SystemProgram.transfer({
+          fromPubkey: chain.treasury.publicKey,
+          toPubkey: Keypair.generate().publicKey,
+          lamports: 1000,
+        }),
+      ],
+      chain.treasury,
+    );
     expect(tx.message.recentBlockhash).toBe(blockhash);
     expect(lastValidBlockHeight).toBe((await connection.getBlockHeight()) + 150);
 
@@ -88,7 +137,9 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
     // skipPreflight: the node answers with the signature, and the transaction never lands
     expect(await connection.sendRawTransaction(tx.serialize(), { skipPreflight: true })).toBe(signature);
     chain.node.advanceSlots(3);
-    expect((await connection.getSignatureStatuses([signature], { searchTransactionHistory: true })).value[0]).toBeNull();
+    expect(
+      (await connection.getSignatureStatuses([signature], { searchTransactionHistory: true })).value[0],
+    ).toBeNull();
     expect(await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0 })).toBeNull();
   }, 60_000);
 
@@ -112,7 +163,11 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
     expect(b).toBeNull();
     expect(await connection.getAccountInfo(Keypair.generate().publicKey)).toBeNull();
 
-    const { tx } = await signedTx(connection, [SystemProgram.transfer({ fromPubkey: who.publicKey, toPubkey: chain.treasury.publicKey, lamports: 1 })], who);
+    const { tx } = await signedTx(
+      connection,
+      [SystemProgram.transfer({ fromPubkey: who.publicKey, toPubkey: chain.treasury.publicKey, lamports: 1 })],
+      who,
+    );
     expect((await connection.getFeeForMessage(tx.message)).value).toBe(5000);
     const sim = await connection.simulateTransaction(tx);
     expect(sim.value.err).toBeNull();
@@ -121,7 +176,9 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
     expect(await connection.getBalance(who.publicKey)).toBe(2 * LAMPORTS_PER_SOL);
 
     // a wallet's legacy transaction, sent the way web3.js sends one
-    const legacy = new Transaction().add(SystemProgram.transfer({ fromPubkey: who.publicKey, toPubkey: chain.treasury.publicKey, lamports: 1_000 }));
+    const legacy = new Transaction().add(
+      SystemProgram.transfer({ fromPubkey: who.publicKey, toPubkey: chain.treasury.publicKey, lamports: 1_000 }),
+    );
     const legacySig = await connection.sendTransaction(legacy, [who]);
     chain.node.advanceSlots(1);
     const read = await connection.getTransaction(legacySig, { maxSupportedTransactionVersion: 0 });
@@ -133,7 +190,11 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
   test("a failed transaction lands with its error and charges the fee", async () => {
     const poor = Keypair.generate();
     await connection.requestAirdrop(poor.publicKey, 1_000_000);
-    const { tx, signature } = await signedTx(connection, [SystemProgram.transfer({ fromPubkey: poor.publicKey, toPubkey: chain.treasury.publicKey, lamports: 5_000_000 })], poor);
+    const { tx, signature } = await signedTx(
+      connection,
+      [SystemProgram.transfer({ fromPubkey: poor.publicKey, toPubkey: chain.treasury.publicKey, lamports: 5_000_000 })],
+      poor,
+    );
     await expect(connection.sendRawTransaction(tx.serialize())).rejects.toThrow("custom program error: 0x1");
     expect((await connection.getSignatureStatuses([signature])).value[0]).toBeNull();
     await connection.sendRawTransaction(tx.serialize(), { skipPreflight: true });
@@ -145,10 +206,18 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
 
   test("the recorded fee is what the payer paid, priority fee included, and getFeeForMessage agrees", async () => {
     const before = BigInt(await connection.getBalance(chain.treasury.publicKey));
-    const { tx, signature } = await signedTx(connection, [
-      ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 50_000 }),
-      SystemProgram.transfer({ fromPubkey: chain.treasury.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1_000_000n }),
-    ], chain.treasury);
+    const { tx, signature } = await signedTx(
+      connection,
+      [
+        ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 50_000 }),
+        SystemProgram.transfer({
+          fromPubkey: chain.treasury.publicKey,
+          toPubkey: Keypair.generate().publicKey,
+          lamports: 1_000_000n,
+        }),
+      ],
+      chain.treasury,
+    );
     const quoted = (await connection.getFeeForMessage(tx.message)).value;
     await connection.sendRawTransaction(tx.serialize());
     chain.node.advanceSlots(1);
@@ -162,7 +231,17 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
     const who = Keypair.generate();
     const sigs: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const { tx, signature } = await signedTx(connection, [SystemProgram.transfer({ fromPubkey: chain.treasury.publicKey, toPubkey: who.publicKey, lamports: 1_000_000 + i })], chain.treasury);
+      const { tx, signature } = await signedTx(
+        connection,
+        [
+          SystemProgram.transfer({
+            fromPubkey: chain.treasury.publicKey,
+            toPubkey: who.publicKey,
+            lamports: 1_000_000 + i,
+          }),
+        ],
+        chain.treasury,
+      );
       await connection.sendRawTransaction(tx.serialize());
       chain.node.advanceSlots(1);
       sigs.push(signature);
@@ -180,7 +259,17 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
       const c = new Connection(small.rpcUrl, "confirmed");
       const sigs: string[] = [];
       for (let i = 0; i < 4; i++) {
-        const { tx, signature } = await signedTx(c, [SystemProgram.transfer({ fromPubkey: small.treasury.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1_000_000 })], small.treasury);
+        const { tx, signature } = await signedTx(
+          c,
+          [
+            SystemProgram.transfer({
+              fromPubkey: small.treasury.publicKey,
+              toPubkey: Keypair.generate().publicKey,
+              lamports: 1_000_000,
+            }),
+          ],
+          small.treasury,
+        );
         await c.sendRawTransaction(tx.serialize());
         sigs.push(signature);
       }
@@ -196,7 +285,13 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
 
   test("a missing or bad signature is refused like a validator's RPC refuses it", async () => {
     const other = Keypair.generate();
-    const { tx } = await signedTx(connection, [SystemProgram.transfer({ fromPubkey: other.publicKey, toPubkey: chain.treasury.publicKey, lamports: 1 })], chain.treasury);
-    await expect(connection.sendRawTransaction(tx.serialize(), { skipPreflight: true })).rejects.toThrow("signature verification failure");
+    const { tx } = await signedTx(
+      connection,
+      [SystemProgram.transfer({ fromPubkey: other.publicKey, toPubkey: chain.treasury.publicKey, lamports: 1 })],
+      chain.treasury,
+    );
+    await expect(connection.sendRawTransaction(tx.serialize(), { skipPreflight: true })).rejects.toThrow(
+      "signature verification failure",
+    );
   }, 60_000);
 });

@@ -30,7 +30,8 @@ afterEach(async () => {
 
 const ok = { ran: true, ok: true };
 const ADMIN = "admin-secret-for-audit-tests-0123456789";
-const count = (world: World, sql: string, ...args: (string | number)[]) => Number((world.db.$client.query(sql).get(...args) as { n: bigint }).n);
+const count = (world: World, sql: string, ...args: (string | number)[]) =>
+  Number((world.db.$client.query(sql).get(...args) as { n: bigint }).n);
 
 /** The HTTP service on the world's own database and chain. */
 function http(world: World) {
@@ -56,9 +57,14 @@ describe("(a) sweep credit checked against the chain", () => {
     const [good, bad] = setup.tokens;
     const decode = w.launchProgram.decodeSweep.bind(w.launchProgram);
     w.launchProgram.decodeSweep = (tx: ConfirmedTransaction, creators: readonly string[]): SweepEffect[] =>
-      decode(tx, creators).map((e) => (e.creator === bad!.creator ? { ...e, movedToTreasuryLamports: e.movedToTreasuryLamports + 1_000n } : e));
+      decode(tx, creators).map((e) =>
+        e.creator === bad!.creator ? { ...e, movedToTreasuryLamports: e.movedToTreasuryLamports + 1_000n } : e,
+      );
     expect(await w.run("sweep", {}, { settleTimeoutMs: 5_000 })).toMatchObject(ok);
-    const status = (tokenId: number) => (w!.db.$client.query("SELECT status FROM sweeps WHERE token_id = ?").all(tokenId) as { status: string }[]).map((r) => r.status);
+    const status = (tokenId: number) =>
+      (w!.db.$client.query("SELECT status FROM sweeps WHERE token_id = ?").all(tokenId) as { status: string }[]).map(
+        (r) => r.status,
+      );
     expect(status(good!.tokenId)).toEqual(["confirmed"]);
     expect(status(bad!.tokenId)).toEqual(["sent"]);
     // Nothing credited that did not reach the treasury: only the good token's collected fees.
@@ -67,7 +73,13 @@ describe("(a) sweep credit checked against the chain", () => {
     const list = await call("/api/admin/set-aside", true);
     expect(list.status).toBe(200);
     expect(list.body.items).toHaveLength(1);
-    expect(list.body.items[0]).toMatchObject({ mint: bad!.mint, symbol: expect.any(String), job: "sweep", retryAt: null, failures: 1 });
+    expect(list.body.items[0]).toMatchObject({
+      mint: bad!.mint,
+      symbol: expect.any(String),
+      job: "sweep",
+      retryAt: null,
+      failures: 1,
+    });
     expect(list.body.items[0].reason).toContain("credit mismatch");
     const health = await call("/api/cron/health");
     expect(health.body.ok).toBe(false);
@@ -83,7 +95,9 @@ describe("(a) sweep credit checked against the chain", () => {
     const setup = await setupSweep(w, 2);
     const decode = w.launchProgram.decodeSweep.bind(w.launchProgram);
     w.launchProgram.decodeSweep = (tx: ConfirmedTransaction, creators: readonly string[]): SweepEffect[] =>
-      decode(tx, creators).map((e, i) => (i === 0 ? { ...e, movedToTreasuryLamports: e.movedToTreasuryLamports - 1_000n } : e));
+      decode(tx, creators).map((e, i) =>
+        i === 0 ? { ...e, movedToTreasuryLamports: e.movedToTreasuryLamports - 1_000n } : e,
+      );
     expect(await w.run("sweep", {}, { settleTimeoutMs: 5_000 })).toMatchObject(ok);
     expect(count(w, "SELECT COUNT(*) AS n FROM sweeps WHERE status = 'confirmed'")).toBe(0);
     expect(ledgerTotals(w.db).sweptLamports).toBe(0n);
@@ -109,7 +123,9 @@ describe("(b) a mint that keeps failing is set aside", () => {
     // Second run: the failing token went alone, the others were swept.
     for (const t of setup.tokens) {
       if (t === bad) continue;
-      expect(count(w, "SELECT COUNT(*) AS n FROM sweeps WHERE token_id = ? AND status = 'confirmed'", t.tokenId)).toBe(1);
+      expect(count(w, "SELECT COUNT(*) AS n FROM sweeps WHERE token_id = ? AND status = 'confirmed'", t.tokenId)).toBe(
+        1,
+      );
     }
     expect(await w.run("sweep")).toMatchObject(ok);
     const call = http(w);
@@ -143,9 +159,18 @@ describe("(c) burns isolate each mint", () => {
     const sweepId = Number((w.db.$client.query("SELECT MIN(id) AS id FROM sweeps").get() as { id: bigint }).id);
     immediate(w.db, () => {
       const row = w!.db.$client
-        .query("INSERT INTO burn_orders (source, idp_user_id, mint, lamports, sweep_id, status, created_at_ms) VALUES ('recipient', 'u-hold', ?, 1, ?, 'pending', ?) RETURNING id")
+        .query(
+          "INSERT INTO burn_orders (source, idp_user_id, mint, lamports, sweep_id, status, created_at_ms) VALUES ('recipient', 'u-hold', ?, 1, ?, 'pending', ?) RETURNING id",
+        )
         .get(tiny.mint, sweepId, Date.now()) as { id: bigint };
-      orderBurn(w!.db, { orderId: Number(row.id), source: "recipient", idpUserId: "u-hold", mint: tiny.mint, lamports: 1n, atMs: Date.now() });
+      orderBurn(w!.db, {
+        orderId: Number(row.id),
+        source: "recipient",
+        idpUserId: "u-hold",
+        mint: tiny.mint,
+        lamports: 1n,
+        atMs: Date.now(),
+      });
     });
     expect(await w.run("burns", env)).toMatchObject(ok);
     for (const mint of setup.mints) {
@@ -164,7 +189,10 @@ describe("(d) proof of reserves while a burn is pending", () => {
   test("what left the treasury for a bought-but-not-burned token is not owed: no false shortfall", async () => {
     w = await moneyWorld();
     await setupBurns(w);
-    const orders = w.db.$client.query("SELECT source, SUM(lamports) AS s FROM burn_orders GROUP BY source").all() as { source: string; s: bigint }[];
+    const orders = w.db.$client.query("SELECT source, SUM(lamports) AS s FROM burn_orders GROUP BY source").all() as {
+      source: string;
+      s: bigint;
+    }[];
     const recipientOrdered = BigInt(orders.find((o) => o.source === "recipient")!.s);
     const platformOrdered = BigInt(orders.find((o) => o.source === "platform")?.s ?? 0n);
     // Leave the treasury holding what is owed plus the buys' rent, fees, the platform part and
@@ -172,7 +200,16 @@ describe("(d) proof of reserves while a burn is pending", () => {
     const owed = ledgerTotals(w.db).owedLamports;
     const margin = 3n * 2_039_280n + 200_000n + platformOrdered + recipientOrdered / 2n;
     const drain = w.treasuryLamports() - owed - margin;
-    const r = w.local.node.submitInstructions([SystemProgram.transfer({ fromPubkey: w.treasury.publicKey, toPubkey: Keypair.generate().publicKey, lamports: drain })], w.treasury);
+    const r = w.local.node.submitInstructions(
+      [
+        SystemProgram.transfer({
+          fromPubkey: w.treasury.publicKey,
+          toPubkey: Keypair.generate().publicKey,
+          lamports: drain,
+        }),
+      ],
+      w.treasury,
+    );
     expect(r.err).toBeNull();
     // Burns never land: the buys do.
     const sender = w.chain.sender;

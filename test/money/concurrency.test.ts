@@ -20,8 +20,13 @@ afterEach(async () => {
 
 function runsOf(world: World): { job: string; holder: string; start: number; end: number | null }[] {
   return (
-    world.db.$client.query("SELECT job, holder, started_at_ms AS s, finished_at_ms AS e FROM job_runs ORDER BY job, started_at_ms").all() as {
-      job: string; holder: string; s: bigint; e: bigint | null;
+    world.db.$client
+      .query("SELECT job, holder, started_at_ms AS s, finished_at_ms AS e FROM job_runs ORDER BY job, started_at_ms")
+      .all() as {
+      job: string;
+      holder: string;
+      s: bigint;
+      e: bigint | null;
     }[]
   ).map((r) => ({ job: r.job, holder: r.holder, start: Number(r.s), end: r.e === null ? null : Number(r.e) }));
 }
@@ -30,7 +35,9 @@ describe("one job never overlaps itself", () => {
   test("two processes running sweep and payouts against one database: runs never overlap, money moves once", async () => {
     w = await moneyWorld();
     const race = async (job: string) => {
-      const workers = [0, 1].map((i) => w!.spawnWorker({ jobs: [job], runs: 3, env: { NO_WAIT: "1", HOLDER: `worker-${i}` } }));
+      const workers = [0, 1].map((i) =>
+        w!.spawnWorker({ jobs: [job], runs: 3, env: { NO_WAIT: "1", HOLDER: `worker-${i}` } }),
+      );
       const done = await Promise.all(workers.map((x) => x.done));
       for (const r of done) expect(r.exitCode).toBe(0);
       const results = done.flatMap((r) => r.results);
@@ -60,16 +67,26 @@ describe("one job never overlaps itself", () => {
   test("the cron route fired during a scheduled run answers 409 and runs nothing; after it, it runs the job", async () => {
     w = await moneyWorld();
     const setup = await setupPayouts(w, 2, 0);
-    const config = testConfig({ DATA_DIR: w.dir, CRON_SECRET: "cron-secret-for-tests-0123456789", JOB_LEASE_MS: "2000" });
+    const config = testConfig({
+      DATA_DIR: w.dir,
+      CRON_SECRET: "cron-secret-for-tests-0123456789",
+      JOB_LEASE_MS: "2000",
+    });
     service = buildService(config, { chain: w.chain });
     registerJobs(service.ctx);
     const cron = () =>
-      service!.app.handle(new Request("http://localhost/api/cron/payouts", { method: "POST", headers: { authorization: "Bearer cron-secret-for-tests-0123456789" } }));
+      service!.app.handle(
+        new Request("http://localhost/api/cron/payouts", {
+          method: "POST",
+          headers: { authorization: "Bearer cron-secret-for-tests-0123456789" },
+        }),
+      );
     // A scheduled run in another process, held in flight by a delayed confirmation.
     w.local.faults.delayNextSends(1, 100);
     const scheduled = w.spawnWorker({ jobs: ["payouts"] });
     const deadline = Date.now() + 15_000;
-    while (Date.now() < deadline && !w.db.$client.query("SELECT 1 FROM payouts WHERE status = 'sent'").get()) await Bun.sleep(20);
+    while (Date.now() < deadline && !w.db.$client.query("SELECT 1 FROM payouts WHERE status = 'sent'").get())
+      await Bun.sleep(20);
     expect(w.db.$client.query("SELECT COUNT(*) AS n FROM payouts WHERE status = 'sent'").get()).toEqual({ n: 2n });
     const during = await cron();
     expect(during.status).toBe(409);

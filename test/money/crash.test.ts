@@ -7,7 +7,14 @@
  * every burn order bought and burned exactly once, and the books and SPEC's relations hold.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { checkBurnedExactlyOnce, checkPaidExactlyOnce, checkSweptExactlyOnce, setupBurns, setupPayouts, setupSweep } from "./scenarios";
+import {
+  checkBurnedExactlyOnce,
+  checkPaidExactlyOnce,
+  checkSweptExactlyOnce,
+  setupBurns,
+  setupPayouts,
+  setupSweep,
+} from "./scenarios";
 import { moneyWorld, type World } from "./world";
 
 let w: World | null = null;
@@ -16,10 +23,19 @@ afterEach(async () => {
   w = null;
 });
 
-async function crashThenRecover(world: World, job: string, crashAt: string, env: Record<string, string> = {}): Promise<void> {
+async function crashThenRecover(
+  world: World,
+  job: string,
+  crashAt: string,
+  env: Record<string, string> = {},
+): Promise<void> {
   const crashed = await world.worker({ jobs: [job], crashAt, env });
   // The point was reached and the process died there, without finishing its run.
-  expect({ crashAt, signal: crashed.signalCode, results: crashed.results.length }).toEqual({ crashAt, signal: "SIGKILL", results: 0 });
+  expect({ crashAt, signal: crashed.signalCode, results: crashed.results.length }).toEqual({
+    crashAt,
+    signal: "SIGKILL",
+    results: 0,
+  });
   world.checkRelations();
   // Two runs: the first resolves what the dead run left (an unsent transaction is only given up
   // once provably expired), the second does what that freed.
@@ -75,7 +91,9 @@ describe("payouts: SIGKILL at every step boundary, then restart", () => {
     // The batch never lands; the run proves it expired and dies before replacing it.
     w.local.faults.dropNextSends(1);
     await crashThenRecover(w, "payouts", "payouts:after-expiry");
-    expect(w.db.$client.query("SELECT status, COUNT(*) AS n FROM payouts GROUP BY status ORDER BY status").all()).toEqual([
+    expect(
+      w.db.$client.query("SELECT status, COUNT(*) AS n FROM payouts GROUP BY status ORDER BY status").all(),
+    ).toEqual([
       { status: "confirmed", n: 3n },
       { status: "replaced", n: 3n },
     ]);

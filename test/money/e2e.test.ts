@@ -17,7 +17,13 @@ afterEach(async () => {
   h = null;
 });
 
-const profile = (id: string, handle: string) => ({ idpUserId: id, displayHandle: handle, name: handle, avatarUrl: "", followers: 0 });
+const profile = (id: string, handle: string) => ({
+  idpUserId: id,
+  displayHandle: handle,
+  name: handle,
+  avatarUrl: "",
+  followers: 0,
+});
 
 async function treasuryBalance(h: MoneyHarness): Promise<bigint> {
   const key = h.chain.services.treasury.publicKey.toBase58();
@@ -29,10 +35,15 @@ async function feesPaidBy(h: MoneyHarness, table: "sweeps" | "payouts" | "liabil
   const connection = new Connection(h.local.rpcUrl, "confirmed");
   // The liability snapshots' anchor memos are paid by the treasury too (docs/proof-of-liabilities.md).
   const column = table === "liability_snapshots" ? "anchor_signature" : "signature";
-  const sigs = h.service.ctx.db.$client.query(`SELECT DISTINCT ${column} AS signature FROM ${table} WHERE ${column} IS NOT NULL`).all() as { signature: string }[];
+  const sigs = h.service.ctx.db.$client
+    .query(`SELECT DISTINCT ${column} AS signature FROM ${table} WHERE ${column} IS NOT NULL`)
+    .all() as { signature: string }[];
   let fees = 0n;
   for (const { signature } of sigs) {
-    const tx = await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: "confirmed" });
+    const tx = await connection.getTransaction(signature, {
+      maxSupportedTransactionVersion: 0,
+      commitment: "confirmed",
+    });
     if (tx?.meta) fees += BigInt(tx.meta.fee);
   }
   return fees;
@@ -41,7 +52,13 @@ async function feesPaidBy(h: MoneyHarness, table: "sweeps" | "payouts" | "liabil
 describe("money jobs on the local chain", () => {
   test("sweep credits exactly the collected fees; a claim is paid once; treasury moves match the ledger", async () => {
     h = await moneyHarness();
-    const a = await h.launch([{ handle: "alice", bps: 7000 }, { handle: "bob", bps: 3000 }], 1000);
+    const a = await h.launch(
+      [
+        { handle: "alice", bps: 7000 },
+        { handle: "bob", bps: 3000 },
+      ],
+      1000,
+    );
     const b = await h.launch([{ handle: "carol", bps: 10_000 }], 250);
     for (let i = 0; i < 5; i++) h.trade(a.mint, 2_000_000_000n + BigInt(i) * 7n);
     h.trade(b.mint, 3_333_333_333n);
@@ -53,12 +70,17 @@ describe("money jobs on the local chain", () => {
     await h.run("sweep");
     h.checkRelations();
     const db = h.service.ctx.db;
-    const sweeps = db.$client.query("SELECT token_id, status, total_lamports FROM sweeps ORDER BY token_id").all() as any[];
+    const sweeps = db.$client
+      .query("SELECT token_id, status, total_lamports FROM sweeps ORDER BY token_id")
+      .all() as any[];
     expect(sweeps.map((s) => s.status)).toEqual(["confirmed", "confirmed"]);
     expect(BigInt(sweeps[0].total_lamports)).toBe(unswept.get(a.mint)!);
     expect(BigInt(sweeps[1].total_lamports)).toBe(unswept.get(b.mint)!);
     // Split to the lamport (DESIGN §2).
-    const splitA = splitSweep(unswept.get(a.mint)!, 1000, [{ key: "alice", bps: 7000 }, { key: "bob", bps: 3000 }]);
+    const splitA = splitSweep(unswept.get(a.mint)!, 1000, [
+      { key: "alice", bps: 7000 },
+      { key: "bob", bps: 3000 },
+    ]);
     const creditsA = recipientCredits(db, a.tokenId);
     expect(creditsA.get("alice")).toBe(splitA.recipients[0]!.lamports);
     expect(creditsA.get("bob")).toBe(splitA.recipients[1]!.lamports);
@@ -67,7 +89,9 @@ describe("money jobs on the local chain", () => {
     for (const r of after) expect(r.curveLamports + r.poolLamports + r.creatorLamports).toBe(0n);
     const swept = ledgerTotals(db).sweptLamports;
     expect(swept).toBe(unswept.get(a.mint)! + unswept.get(b.mint)!);
-    expect((await treasuryBalance(h)) - treasuryBefore).toBe(swept - (await feesPaidBy(h, "sweeps")) - (await feesPaidBy(h, "liability_snapshots")));
+    expect((await treasuryBalance(h)) - treasuryBefore).toBe(
+      swept - (await feesPaidBy(h, "sweeps")) - (await feesPaidBy(h, "liability_snapshots")),
+    );
 
     // A second sweep with nothing new collects nothing and credits nothing.
     await h.run("sweep");
@@ -77,7 +101,14 @@ describe("money jobs on the local chain", () => {
     recordSignIn(db, profile("u-alice", "alice"), Date.now());
     const wallet = Keypair.generate().publicKey.toBase58();
     const balance = accountFigures(db, "user", "u-alice").balanceLamports;
-    const queued = queuePayout(db, { idpUserId: "u-alice", lamports: null, wallet, kind: "claim", minLamports: 1n, atMs: Date.now() });
+    const queued = queuePayout(db, {
+      idpUserId: "u-alice",
+      lamports: null,
+      wallet,
+      kind: "claim",
+      minLamports: 1n,
+      atMs: Date.now(),
+    });
     expect(queued.lamports).toBe(balance);
     h.checkRelations();
     expect(ledgerTotals(db).owedLamports - ledgerTotals(db).unclaimedLamports).toBe(balance);
@@ -99,7 +130,13 @@ describe("money jobs on the local chain", () => {
 
   test("autopay pays a whole balance above the threshold; burn routing buys and burns on chain", async () => {
     h = await moneyHarness({ AUTOPAY_MIN_LAMPORTS: "1000" });
-    const t = await h.launch([{ handle: "dan", bps: 5000 }, { handle: "erin", bps: 5000 }], 0);
+    const t = await h.launch(
+      [
+        { handle: "dan", bps: 5000 },
+        { handle: "erin", bps: 5000 },
+      ],
+      0,
+    );
     const db = h.service.ctx.db;
     recordSignIn(db, profile("u-dan", "dan"), Date.now());
     recordSignIn(db, profile("u-erin", "erin"), Date.now());

@@ -9,7 +9,14 @@ import { Keypair, PublicKey } from "@solana/web3.js";
 import { accountFigures, ledgerTotals } from "../../src/ledger/figures";
 import { queuePayout } from "../../src/payouts/service";
 import { LAST_RECONCILIATION_KEY, setClaimsPaused } from "../../src/settings/service";
-import { checkBurnedExactlyOnce, checkPaidExactlyOnce, checkSweptExactlyOnce, setupBurns, setupPayouts, setupSweep } from "./scenarios";
+import {
+  checkBurnedExactlyOnce,
+  checkPaidExactlyOnce,
+  checkSweptExactlyOnce,
+  setupBurns,
+  setupPayouts,
+  setupSweep,
+} from "./scenarios";
 import { moneyWorld, type World } from "./world";
 
 let w: World | null = null;
@@ -19,7 +26,8 @@ afterEach(async () => {
 });
 
 const ok = { ran: true, ok: true };
-const count = (world: World, sql: string, ...args: (string | number)[]) => Number((world.db.$client.query(sql).get(...args) as { n: bigint }).n);
+const count = (world: World, sql: string, ...args: (string | number)[]) =>
+  Number((world.db.$client.query(sql).get(...args) as { n: bigint }).n);
 
 describe("sweep under faults", () => {
   test("a dropped sweep is failed once provably expired, credits nothing, and the next run sweeps it", async () => {
@@ -27,11 +35,15 @@ describe("sweep under faults", () => {
     const setup = await setupSweep(w, 3);
     w.local.faults.dropNextSends(1);
     expect(await w.run("sweep")).toMatchObject(ok);
-    const failed = w.db.$client.query("SELECT token_id, total_lamports AS t, confirmed_at_ms AS c FROM sweeps WHERE status = 'failed'").all() as any[];
+    const failed = w.db.$client
+      .query("SELECT token_id, total_lamports AS t, confirmed_at_ms AS c FROM sweeps WHERE status = 'failed'")
+      .all() as any[];
     expect(failed.length).toBeGreaterThan(0);
     for (const f of failed) expect([BigInt(f.t), f.c]).toEqual([0n, null]);
     // What the dropped sweep held is still in its vaults, and not credited.
-    const stillThere = await w.unswept(setup.tokens.filter((t) => failed.some((f) => Number(f.token_id) === t.tokenId)));
+    const stillThere = await w.unswept(
+      setup.tokens.filter((t) => failed.some((f) => Number(f.token_id) === t.tokenId)),
+    );
     for (const v of stillThere.values()) expect(v).toBeGreaterThan(0n);
     w.checkRelations();
     expect(await w.run("sweep")).toMatchObject(ok);
@@ -110,7 +122,10 @@ describe("payouts under faults", () => {
     const setup = await setupPayouts(w, 3, 0);
     w.local.faults.failNextSends(1);
     expect(await w.run("payouts")).toMatchObject(ok);
-    const rows = w.db.$client.query("SELECT idp_user_id AS id, status FROM payouts").all() as { id: string; status: string }[];
+    const rows = w.db.$client.query("SELECT idp_user_id AS id, status FROM payouts").all() as {
+      id: string;
+      status: string;
+    }[];
     expect(rows.map((r) => r.status)).toEqual(["failed", "failed", "failed"]);
     for (const [id, amount] of setup.amounts) {
       expect(w.local.node.getBalance(new PublicKey(setup.wallets.get(id)!))).toBe(0n);
@@ -122,13 +137,23 @@ describe("payouts under faults", () => {
     expect(t.paidLamports).toBe(0n);
     expect(t.owedLamports).toBe(t.unclaimedLamports);
     // Claimed again, paid once.
-    const failedFees = w.feesOf((w.db.$client.query("SELECT signature FROM payouts").all() as { signature: string }[]).map((r) => r.signature));
+    const failedFees = w.feesOf(
+      (w.db.$client.query("SELECT signature FROM payouts").all() as { signature: string }[]).map((r) => r.signature),
+    );
     expect(failedFees).toBeGreaterThan(0n);
     for (const id of setup.amounts.keys()) {
-      queuePayout(w.db, { idpUserId: id, lamports: null, wallet: setup.wallets.get(id)!, kind: "claim", minLamports: 1n, atMs: Date.now() });
+      queuePayout(w.db, {
+        idpUserId: id,
+        lamports: null,
+        wallet: setup.wallets.get(id)!,
+        kind: "claim",
+        minLamports: 1n,
+        atMs: Date.now(),
+      });
     }
     expect(await w.run("payouts")).toMatchObject(ok);
-    for (const [id, amount] of setup.amounts) expect(w.local.node.getBalance(new PublicKey(setup.wallets.get(id)!))).toBe(amount);
+    for (const [id, amount] of setup.amounts)
+      expect(w.local.node.getBalance(new PublicKey(setup.wallets.get(id)!))).toBe(amount);
     expect(w.checkRelations().paidLamports).toBe([...setup.amounts.values()].reduce((a, b) => a + b, 0n));
   }, 30_000);
 
@@ -138,7 +163,9 @@ describe("payouts under faults", () => {
     w.local.faults.dropNextSends(1);
     expect(await w.run("payouts")).toMatchObject(ok);
     expect(count(w, "SELECT COUNT(*) AS n FROM payouts WHERE status = 'replaced'")).toBe(12);
-    expect(count(w, "SELECT COUNT(*) AS n FROM payouts p WHERE status = 'queued' AND replaces_id IS NOT NULL")).toBe(12);
+    expect(count(w, "SELECT COUNT(*) AS n FROM payouts p WHERE status = 'queued' AND replaces_id IS NOT NULL")).toBe(
+      12,
+    );
     w.checkRelations();
     expect(await w.run("payouts")).toMatchObject(ok);
     checkPaidExactlyOnce(w, setup);
@@ -177,7 +204,14 @@ describe("payouts under faults", () => {
     w.signIn("u-big1", "big1");
     w.signIn("u-big2", "big2");
     w.signIn("u-auto", "auto", { routing: "autopay", wallet: wallets.auto });
-    const t = w.launch([{ handle: "small", bps: 3000 }, { handle: "big1", bps: 3000 }, { handle: "big2", bps: 4000 }], 1000);
+    const t = w.launch(
+      [
+        { handle: "small", bps: 3000 },
+        { handle: "big1", bps: 3000 },
+        { handle: "big2", bps: 4000 },
+      ],
+      1000,
+    );
     const u = w.launch([{ handle: "auto", bps: 10_000 }], 1000);
     w.trade(t.mint, 3_000_000_000n);
     w.trade(u.mint, 200_000_000n);
@@ -192,7 +226,11 @@ describe("payouts under faults", () => {
     const big1 = claim("u-big1", wallets.big1, null);
     const big2 = claim("u-big2", wallets.big2, null);
     expect(await w.run("payouts")).toMatchObject(ok);
-    const status = (id: number) => w!.db.$client.query("SELECT status, signature FROM payouts WHERE id = ?").get(id) as { status: string; signature: string };
+    const status = (id: number) =>
+      w!.db.$client.query("SELECT status, signature FROM payouts WHERE id = ?").get(id) as {
+        status: string;
+        signature: string;
+      };
     // The tiny one failed on chain in a transaction of its own; its amount is back in the balance.
     expect(status(tiny.payoutId).status).toBe("failed");
     expect(w.local.node.getBalance(new PublicKey(wallets.small))).toBe(0n);
@@ -203,7 +241,9 @@ describe("payouts under faults", () => {
     expect(w.local.node.getBalance(new PublicKey(wallets.big1))).toBe(big1.lamports);
     expect(w.local.node.getBalance(new PublicKey(wallets.big2))).toBe(big2.lamports);
     // No autopay that could only fail was queued.
-    expect(w.db.$client.query("SELECT COUNT(*) AS n FROM payouts WHERE idp_user_id = 'u-auto'").get()).toEqual({ n: 0n });
+    expect(w.db.$client.query("SELECT COUNT(*) AS n FROM payouts WHERE idp_user_id = 'u-auto'").get()).toEqual({
+      n: 0n,
+    });
     w.checkRelations();
     // Once the wallet exists, the autopay is queued and paid.
     w.local.node.fund(new PublicKey(wallets.auto), 1_000_000_000n);
@@ -217,7 +257,10 @@ describe("payouts under faults", () => {
     const setup = await setupPayouts(w, 2, 1);
     setClaimsPaused(w.db, true);
     expect(await w.run("payouts")).toMatchObject(ok);
-    expect(w.db.$client.query("SELECT status FROM payouts").all()).toEqual([{ status: "queued" }, { status: "queued" }]);
+    expect(w.db.$client.query("SELECT status FROM payouts").all()).toEqual([
+      { status: "queued" },
+      { status: "queued" },
+    ]);
     for (const wallet of setup.wallets.values()) expect(w.local.node.getBalance(new PublicKey(wallet))).toBe(0n);
     setClaimsPaused(w.db, false);
     expect(await w.run("payouts")).toMatchObject(ok);
@@ -243,8 +286,6 @@ describe("burns under faults", () => {
   }, 40_000);
 });
 
-
-
 describe("reconciliation in every sweep run", () => {
   test("fees arriving while a sweep is in flight: the reading is re-read from the chain; reserves recorded", async () => {
     w = await moneyWorld();
@@ -253,19 +294,28 @@ describe("reconciliation in every sweep run", () => {
     w.local.faults.delayNextSends(1, 30);
     const run = w.run("sweep");
     const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline && count(w, "SELECT COUNT(*) AS n FROM sweeps WHERE status = 'sent'") === 0) await Bun.sleep(5);
+    while (Date.now() < deadline && count(w, "SELECT COUNT(*) AS n FROM sweeps WHERE status = 'sent'") === 0)
+      await Bun.sleep(5);
     // A trade lands between the reading and the sweep: its fee stays in the vault.
     w.trade(token.mint, 1_000_000_000n);
     expect(await run).toMatchObject(ok);
-    const swept = w.db.$client.query("SELECT status, total_lamports AS t FROM sweeps").all() as { status: string; t: bigint }[];
+    const swept = w.db.$client.query("SELECT status, total_lamports AS t FROM sweeps").all() as {
+      status: string;
+      t: bigint;
+    }[];
     expect(swept).toEqual([{ status: "confirmed", t: setup.before.get(token.mint)! }]);
     const onChain = (await w.unswept([token])).get(token.mint)!;
     expect(onChain).toBeGreaterThan(0n);
     // The stored reading is the chain's, not "reading minus credited" (which would say 0).
-    const stored = w.db.$client.query("SELECT vault_lamports AS v FROM tokens WHERE id = ?").get(token.tokenId) as { v: bigint };
+    const stored = w.db.$client.query("SELECT vault_lamports AS v FROM tokens WHERE id = ?").get(token.tokenId) as {
+      v: bigint;
+    };
     expect(BigInt(stored.v)).toBe(onChain);
     // The proof of reserves: the treasury balance read from the chain against what is owed.
-    const reconciliation = JSON.parse((w.db.$client.query("SELECT value FROM settings WHERE key = ?").get(LAST_RECONCILIATION_KEY) as { value: string }).value);
+    const reconciliation = JSON.parse(
+      (w.db.$client.query("SELECT value FROM settings WHERE key = ?").get(LAST_RECONCILIATION_KEY) as { value: string })
+        .value,
+    );
     const totals = w.checkRelations();
     expect(BigInt(reconciliation.treasuryLamports)).toBe(w.treasuryLamports());
     expect(BigInt(reconciliation.owedLamports)).toBe(totals.owedLamports);

@@ -25,7 +25,11 @@ describe("fee-sharing migration in the sweep job", () => {
   const sweptOf = (tokenId: number) =>
     BigInt((w.db.$client.query("SELECT swept_lamports AS s FROM tokens WHERE id = ?").get(tokenId) as { s: bigint }).s);
   const sweepSignatures = () =>
-    (w.db.$client.query("SELECT DISTINCT signature FROM sweeps WHERE status = 'confirmed'").all() as { signature: string }[]).map((r) => r.signature);
+    (
+      w.db.$client.query("SELECT DISTINCT signature FROM sweeps WHERE status = 'confirmed'").all() as {
+        signature: string;
+      }[]
+    ).map((r) => r.signature);
 
   test("a migrated creator naming the service's key: detected, distributed, credited exactly what reached the treasury", async () => {
     const a = w.launch([{ handle: "alice", bps: 10_000 }]);
@@ -52,7 +56,12 @@ describe("fee-sharing migration in the sweep job", () => {
     expect(credited).toBe(w.treasuryLamports() - treasuryBefore + w.feesOf(newSignatures));
 
     const record = tokenDetail(w.db, a.mint)!.detail;
-    expect(record.feeSharing).toMatchObject({ status: "distributing", isSharingConfig: true, serviceShareBps: 10_000, reason: null });
+    expect(record.feeSharing).toMatchObject({
+      status: "distributing",
+      isSharingConfig: true,
+      serviceShareBps: 10_000,
+      reason: null,
+    });
     expect(record.feeSharing!.currentCreator).not.toBe(a.creator);
     expect(BigInt(record.vaultLamports)).toBe(0n);
     w.checkRelations();

@@ -19,7 +19,10 @@ export interface MoneyHarness {
   service: Service;
   chain: ChainSetup;
   local: NonNullable<ChainSetup["local"]>;
-  launch(recipients: { handle: string; bps: number }[], platformBps?: number): Promise<{ mint: string; tokenId: number; creator: string }>;
+  launch(
+    recipients: { handle: string; bps: number }[],
+    platformBps?: number,
+  ): Promise<{ mint: string; tokenId: number; creator: string }>;
   trade(mint: string, lamports: bigint): void;
   run(job: JobName): Promise<void>;
   checkRelations(): void;
@@ -48,16 +51,34 @@ export async function moneyHarness(env: Record<string, string> = {}): Promise<Mo
     async launch(recipients, platformBps = 1000) {
       const creatorIndex = nextIndex++;
       const creator = chain.services.creatorAddress(creatorIndex).toBase58();
-      const created = local.launch.createToken({ name: `Token ${creatorIndex}`, symbol: `T${creatorIndex}`, uri: `local://meta/${creatorIndex}`, creator });
+      const created = local.launch.createToken({
+        name: `Token ${creatorIndex}`,
+        symbol: `T${creatorIndex}`,
+        uri: `local://meta/${creatorIndex}`,
+        creator,
+      });
       expect(created.err).toBeNull();
       const vaults = chain.services.launchProgram.vaultAddresses({ mint: created.mint, creator });
       const { tokenId } = recordConfirmedLaunch(
         service.ctx.db,
         {
-          mint: created.mint, name: `Token ${creatorIndex}`, symbol: `T${creatorIndex}`, description: "", website: null,
-          twitter: null, telegram: null, metadataUri: `local://meta/${creatorIndex}`, imageUri: null, creatorIndex, creator,
-          creatorVault: vaults.curveVault, deployer: local.launch.deployer.publicKey.toBase58(), launchSignature: created.signature,
-          launchedAtMs: Date.now(), platformBps, recipients,
+          mint: created.mint,
+          name: `Token ${creatorIndex}`,
+          symbol: `T${creatorIndex}`,
+          description: "",
+          website: null,
+          twitter: null,
+          telegram: null,
+          metadataUri: `local://meta/${creatorIndex}`,
+          imageUri: null,
+          creatorIndex,
+          creator,
+          creatorVault: vaults.curveVault,
+          deployer: local.launch.deployer.publicKey.toBase58(),
+          launchSignature: created.signature,
+          launchedAtMs: Date.now(),
+          platformBps,
+          recipients,
         },
         Date.now(),
       );
@@ -75,7 +96,9 @@ export async function moneyHarness(env: Record<string, string> = {}): Promise<Mo
       verifyLedger(service.ctx.db);
       const t = ledgerTotals(service.ctx.db);
       expect(t.owedLamports).toBeGreaterThanOrEqual(t.unclaimedLamports);
-      expect(t.sweptLamports).toBe(t.owedLamports + t.paidLamports + t.burnedLamports + t.platformLamports + t.buybackPendingLamports);
+      expect(t.sweptLamports).toBe(
+        t.owedLamports + t.paidLamports + t.burnedLamports + t.platformLamports + t.buybackPendingLamports,
+      );
     },
     async close() {
       await service.close();

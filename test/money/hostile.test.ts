@@ -29,14 +29,17 @@ describe("status reads answered by a node 400 slots behind", () => {
     const setup = await setupPayouts(w, 3, 0);
     w.local.faults.apply({ kind: "lag", slots: 400, share: 1, methods: ["getSignatureStatuses"] });
     expect(await w.run("payouts", {}, { settleTimeoutMs: 500 })).toMatchObject(ok);
-    const sent = w.db.$client.query("SELECT signature, last_valid_block_height AS lvbh FROM payouts WHERE status = 'sent' LIMIT 1").get() as { signature: string; lvbh: bigint };
+    const sent = w.db.$client
+      .query("SELECT signature, last_valid_block_height AS lvbh FROM payouts WHERE status = 'sent' LIMIT 1")
+      .get() as { signature: string; lvbh: bigint };
     expect(w.landed(sent.signature)?.ok).toBe(true);
     // Well past the batch's expiry height, still read through the node behind.
     await pastHeight(w, BigInt(sent.lvbh), 40n);
     expect(await w.run("payouts", {}, { settleTimeoutMs: 500 })).toMatchObject(ok);
     expect(count(w, "SELECT COUNT(*) AS n FROM payouts WHERE status = 'replaced'")).toBe(0);
     expect(await w.run("payouts", {}, { settleTimeoutMs: 500 })).toMatchObject(ok);
-    for (const [id, amount] of setup.amounts) expect(w.local.node.getBalance(new PublicKey(setup.wallets.get(id)!))).toBe(amount);
+    for (const [id, amount] of setup.amounts)
+      expect(w.local.node.getBalance(new PublicKey(setup.wallets.get(id)!))).toBe(amount);
     // The pool recovers: the batch is confirmed, once.
     w.local.faults.clear();
     expect(await w.run("payouts")).toMatchObject(ok);
@@ -48,7 +51,9 @@ describe("status reads answered by a node 400 slots behind", () => {
     const setup = await setupSweep(w, 2);
     w.local.faults.apply({ kind: "lag", slots: 400, share: 1, methods: ["getSignatureStatuses"] });
     expect(await w.run("sweep", {}, { settleTimeoutMs: 500 })).toMatchObject(ok);
-    const sent = w.db.$client.query("SELECT last_valid_block_height AS lvbh FROM sweeps WHERE status = 'sent' LIMIT 1").get() as { lvbh: bigint };
+    const sent = w.db.$client
+      .query("SELECT last_valid_block_height AS lvbh FROM sweeps WHERE status = 'sent' LIMIT 1")
+      .get() as { lvbh: bigint };
     await pastHeight(w, BigInt(sent.lvbh), 40n);
     expect(await w.run("sweep", {}, { settleTimeoutMs: 500 })).toMatchObject(ok);
     expect(count(w, "SELECT COUNT(*) AS n FROM sweeps WHERE status = 'failed'")).toBe(0);

@@ -22,12 +22,34 @@ let svc: TestService;
 
 beforeAll(async () => {
   local = await startLocalChain({ rpcPort: 0, grpcPort: 0, slotMs: 10 });
-  const rpc = createRpcChain({ rpcUrl: local.rpcUrl, timeoutMs: 5_000, retries: 3, backoffBaseMs: 20, allowNodeCosigners: true });
+  const rpc = createRpcChain({
+    rpcUrl: local.rpcUrl,
+    timeoutMs: 5_000,
+    retries: 3,
+    backoffBaseMs: 20,
+    allowNodeCosigners: true,
+  });
   const secret = crypto.getRandomValues(new Uint8Array(32));
   const creatorKeypair = (i: number) => deriveCreatorKeypair(secret, i);
   svc = testService(
-    { PUBLIC_URL: SITE, RPC_URL: local.rpcUrl, RATE_LIMIT: "0", CRON_SECRET: CRON, SWEEP_MIN_LAMPORTS: "1000000", MIN_CLAIM_LAMPORTS: "1000000" },
-    { chain: { reader: rpc.reader, sender: rpc.sender, launchProgram: local.launchProgram(rpc.reader), treasury: local.treasury, creatorKeypair, creatorAddress: (i) => creatorKeypair(i).publicKey } },
+    {
+      PUBLIC_URL: SITE,
+      RPC_URL: local.rpcUrl,
+      RATE_LIMIT: "0",
+      CRON_SECRET: CRON,
+      SWEEP_MIN_LAMPORTS: "1000000",
+      MIN_CLAIM_LAMPORTS: "1000000",
+    },
+    {
+      chain: {
+        reader: rpc.reader,
+        sender: rpc.sender,
+        launchProgram: local.launchProgram(rpc.reader),
+        treasury: local.treasury,
+        creatorKeypair,
+        creatorAddress: (i) => creatorKeypair(i).publicKey,
+      },
+    },
   );
   // As src/main.ts wires them; they run only when the cron route asks (JOBS=0: no schedule).
   registerJobs(svc.ctx);
@@ -38,13 +60,18 @@ afterAll(async () => {
 });
 
 async function chainRpc(method: string, params: unknown[] = []): Promise<any> {
-  const res = await fetch(local.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const res = await fetch(local.rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
   const body = (await res.json()) as { result?: unknown; error?: { message: string } };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result;
 }
 
-const cron = (job: string) => svc.json(`/api/cron/${job}`, { method: "POST", headers: { authorization: `Bearer ${CRON}` } });
+const cron = (job: string) =>
+  svc.json(`/api/cron/${job}`, { method: "POST", headers: { authorization: `Bearer ${CRON}` } });
 
 async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -69,11 +96,26 @@ test("statuses read through a node far behind past a payout's expiry: the claim 
   let signature = "";
   for (const returned of metadata.body.transactions as string[]) {
     const tx = signReturned(returned, [wallet, mint]);
-    const sent = await svc.json("/api/rpc", jsonPost({ jsonrpc: "2.0", id: 1, method: "sendTransaction", params: [Buffer.from(tx.serialize()).toString("base64"), { encoding: "base64" }] }, { origin: SITE }));
+    const sent = await svc.json(
+      "/api/rpc",
+      jsonPost(
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "sendTransaction",
+          params: [Buffer.from(tx.serialize()).toString("base64"), { encoding: "base64" }],
+        },
+        { origin: SITE },
+      ),
+    );
     expect(sent.body.error).toBeUndefined();
     signature ||= sent.body.result as string;
   }
-  await until("the launch confirmed", async () => (await svc.json("/api/launch/confirm", jsonPost({ intent: intent.body.intent, signature }))).status === 200);
+  await until(
+    "the launch confirmed",
+    async () =>
+      (await svc.json("/api/launch/confirm", jsonPost({ intent: intent.body.intent, signature }))).status === 200,
+  );
 
   // The fee is swept and credited; alice_1 signs in and claims all of it to a fresh wallet.
   const swept = await cron("sweep");
@@ -85,7 +127,11 @@ test("statuses read through a node far behind past a payout's expiry: the claim 
   const payTo = Keypair.generate().publicKey.toBase58();
 
   // From now on every status read reaches a node 1,000 slots behind (for its next 40 answers).
-  expect(await chainRpc("localnet_fault", [{ kind: "lag", slots: 1_000, share: 1, methods: ["getSignatureStatuses"], count: 40 }])).toMatchObject({ ok: true });
+  expect(
+    await chainRpc("localnet_fault", [
+      { kind: "lag", slots: 1_000, share: 1, methods: ["getSignatureStatuses"], count: 40 },
+    ]),
+  ).toMatchObject({ ok: true });
   const claim = await postJson(svc, "/api/claim", { wallet: payTo }, { cookie });
   expect([claim.status, claim.body]).toEqual([200, expect.anything()]);
   expect(claim.body.lamports).toBe(credited.toString());
@@ -93,7 +139,10 @@ test("statuses read through a node far behind past a payout's expiry: the claim 
   // The batch lands at once; its blockhash expires ~150 blocks later, well inside the lag.
   expect((await cron("payouts")).body).toMatchObject({ ok: true });
   const startHeight = BigInt(await chainRpc("getBlockHeight"));
-  await until("the payout's blockhash long expired", async () => BigInt(await chainRpc("getBlockHeight", [{ commitment: "finalized" }])) > startHeight + 200n);
+  await until(
+    "the payout's blockhash long expired",
+    async () => BigInt(await chainRpc("getBlockHeight", [{ commitment: "finalized" }])) > startHeight + 200n,
+  );
   expect((await cron("payouts")).body).toMatchObject({ ok: true });
   expect((await cron("payouts")).body).toMatchObject({ ok: true });
 
@@ -104,7 +153,11 @@ test("statuses read through a node far behind past a payout's expiry: the claim 
     const payouts = (await svc.json("/api/me", { headers: { cookie } })).body.payouts as { status: string }[];
     return payouts.some((p) => p.status === "confirmed");
   });
-  const payouts = (await svc.json("/api/me", { headers: { cookie } })).body.payouts as { status: string; lamports: string; wallet: string }[];
+  const payouts = (await svc.json("/api/me", { headers: { cookie } })).body.payouts as {
+    status: string;
+    lamports: string;
+    wallet: string;
+  }[];
   // Exactly one payout, confirmed; none replaced and paid again.
   expect(payouts.map((p) => [p.status, p.lamports, p.wallet])).toEqual([["confirmed", credited.toString(), payTo]]);
   const balance = await chainRpc("getBalance", [payTo, { commitment: "confirmed" }]);
@@ -116,7 +169,13 @@ test("statuses read through a node far behind past a payout's expiry: the claim 
 
 test("the page's /api/rpc proxy never forwards the local chain's fault rules", async () => {
   await chainRpc("localnet_fault", [{ kind: "clear" }]);
-  const res = await svc.json("/api/rpc", jsonPost({ jsonrpc: "2.0", id: 1, method: "localnet_fault", params: [{ kind: "dropSends", count: 5 }] }, { origin: SITE }));
+  const res = await svc.json(
+    "/api/rpc",
+    jsonPost(
+      { jsonrpc: "2.0", id: 1, method: "localnet_fault", params: [{ kind: "dropSends", count: 5 }] },
+      { origin: SITE },
+    ),
+  );
   // refused by the service itself (not a listed method), never reaching the chain
   expect(res.status).toBe(400);
   expect(Object.keys(res.body)).toEqual(["error"]);

@@ -30,22 +30,39 @@ describe("routing at each sweep", () => {
       { handle: "dave", bps: 1000 },
     ];
     const t = w.launch(recipients, 500);
-    const credit = (total: bigint) => new Map(splitSweep(total, 500, recipients.map((r) => ({ key: r.handle, bps: r.bps }))).recipients.map((r) => [r.key, r.lamports]));
+    const credit = (total: bigint) =>
+      new Map(
+        splitSweep(
+          total,
+          500,
+          recipients.map((r) => ({ key: r.handle, bps: r.bps })),
+        ).recipients.map((r) => [r.key, r.lamports]),
+      );
 
     w.trade(t.mint, 4_000_000_000n);
     const first = (await w.unswept([t])).get(t.mint)!;
     expect(await w.run("sweep")).toMatchObject({ ran: true, ok: true });
     const c1 = credit(first);
-    expect(accountFigures(w.db, "user", "u-alice")).toMatchObject({ creditedLamports: c1.get("alice"), balanceLamports: c1.get("alice"), burnedLamports: 0n });
+    expect(accountFigures(w.db, "user", "u-alice")).toMatchObject({
+      creditedLamports: c1.get("alice"),
+      balanceLamports: c1.get("alice"),
+      burnedLamports: 0n,
+    });
     expect(accountFigures(w.db, "user", "u-bob").balanceLamports).toBe(c1.get("bob")!);
-    expect(accountFigures(w.db, "user", "u-carol")).toMatchObject({ creditedLamports: c1.get("carol"), burnedLamports: c1.get("carol"), balanceLamports: 0n });
+    expect(accountFigures(w.db, "user", "u-carol")).toMatchObject({
+      creditedLamports: c1.get("carol"),
+      burnedLamports: c1.get("carol"),
+      balanceLamports: 0n,
+    });
     expect(accountFigures(w.db, "handle", "dave").balanceLamports).toBe(c1.get("dave")!);
     w.checkRelations();
 
     // Autopay pays bob's whole balance on the next payout run.
     expect(await w.run("payouts")).toMatchObject({ ran: true, ok: true });
     expect(w.local.node.getBalance(new PublicKey(wallet))).toBe(c1.get("bob")!);
-    expect(w.db.$client.query("SELECT kind, status FROM payouts").all()).toEqual([{ kind: "autopay", status: "confirmed" }]);
+    expect(w.db.$client.query("SELECT kind, status FROM payouts").all()).toEqual([
+      { kind: "autopay", status: "confirmed" },
+    ]);
 
     // Alice switches to burn: her next credits are burn orders; what she holds stays hers.
     setRouting(w.db, "u-alice", { routing: "burn", payoutWallet: null, declined: false });
@@ -58,7 +75,9 @@ describe("routing at each sweep", () => {
       burnedLamports: c2.get("alice"),
       balanceLamports: c1.get("alice"),
     });
-    const orders = w.db.$client.query("SELECT idp_user_id AS id, SUM(lamports) AS s FROM burn_orders GROUP BY idp_user_id ORDER BY id").all();
+    const orders = w.db.$client
+      .query("SELECT idp_user_id AS id, SUM(lamports) AS s FROM burn_orders GROUP BY idp_user_id ORDER BY id")
+      .all();
     expect(orders).toEqual([
       { id: "u-alice", s: c2.get("alice")! },
       { id: "u-carol", s: c1.get("carol")! + c2.get("carol")! },

@@ -27,10 +27,17 @@ export async function setupSweep(w: World, count = 6): Promise<SweepSetup> {
   for (let i = 0; i < count; i++) {
     const recipients =
       i % 3 === 0
-        ? [{ handle: `a${i}`, bps: 7000 }, { handle: `b${i}`, bps: 3000 }]
+        ? [
+            { handle: `a${i}`, bps: 7000 },
+            { handle: `b${i}`, bps: 3000 },
+          ]
         : i % 3 === 1
           ? [{ handle: `c${i}`, bps: 10_000 }]
-          : [{ handle: `d${i}`, bps: 3333 }, { handle: `e${i}`, bps: 3333 }, { handle: `f${i}`, bps: 3334 }];
+          : [
+              { handle: `d${i}`, bps: 3333 },
+              { handle: `e${i}`, bps: 3333 },
+              { handle: `f${i}`, bps: 3334 },
+            ];
     const platformBps = [1000, 250, 0][i % 3]!;
     const t = w.launch(recipients, platformBps);
     tokens.push({ ...t, recipients, platformBps });
@@ -60,16 +67,25 @@ export async function checkSweptExactlyOnce(w: World, s: SweepSetup): Promise<vo
       .all(t.tokenId) as { total: bigint }[];
     // One confirmed sweep per token, crediting exactly what was collected.
     expect(confirmed.map((c) => BigInt(c.total))).toEqual([collected]);
-    const token = db.$client.query("SELECT swept_lamports AS s, last_swept_at_ms AS at FROM tokens WHERE id = ?").get(t.tokenId) as { s: bigint; at: bigint | null };
+    const token = db.$client
+      .query("SELECT swept_lamports AS s, last_swept_at_ms AS at FROM tokens WHERE id = ?")
+      .get(t.tokenId) as { s: bigint; at: bigint | null };
     expect(BigInt(token.s)).toBe(collected);
     expect(token.at).not.toBeNull();
-    const split = splitSweep(collected, t.platformBps, t.recipients.map((r) => ({ key: r.handle, bps: r.bps })));
+    const split = splitSweep(
+      collected,
+      t.platformBps,
+      t.recipients.map((r) => ({ key: r.handle, bps: r.bps })),
+    );
     const credits = recipientCredits(db, t.tokenId);
     for (const r of split.recipients) expect(credits.get(r.key) ?? 0n).toBe(r.lamports);
   }
   // The chain agrees: every sweep transaction that landed is confirmed in the books, every one
   // the books call failed never landed successfully.
-  const rows = db.$client.query("SELECT signature, status FROM sweeps").all() as { signature: string; status: string }[];
+  const rows = db.$client.query("SELECT signature, status FROM sweeps").all() as {
+    signature: string;
+    status: string;
+  }[];
   for (const r of rows) {
     const landed = w.landed(r.signature);
     if (r.status === "confirmed") expect(landed?.ok).toBe(true);
@@ -108,14 +124,27 @@ export async function setupPayouts(w: World, claimers: number, autopayers: numbe
   }
   // Two recipients a token, so sweeps batch several tokens.
   for (let i = 0; i < ids.length; i += 2) {
-    const recipients = i + 1 < ids.length ? [{ handle: `p${i}`, bps: 5000 }, { handle: `p${i + 1}`, bps: 5000 }] : [{ handle: `p${i}`, bps: 10_000 }];
+    const recipients =
+      i + 1 < ids.length
+        ? [
+            { handle: `p${i}`, bps: 5000 },
+            { handle: `p${i + 1}`, bps: 5000 },
+          ]
+        : [{ handle: `p${i}`, bps: 10_000 }];
     const t = w.launch(recipients, 1000);
     w.trade(t.mint, 2_000_000_000n + BigInt(i) * 1_000_003n);
   }
   expect(await w.run("sweep")).toMatchObject({ ran: true, ok: true });
   const amounts = new Map<string, bigint>();
   for (const id of ids.slice(0, claimers)) {
-    const q = queuePayout(w.db, { idpUserId: id, lamports: null, wallet: wallets.get(id)!, kind: "claim", minLamports: 1n, atMs: Date.now() });
+    const q = queuePayout(w.db, {
+      idpUserId: id,
+      lamports: null,
+      wallet: wallets.get(id)!,
+      kind: "claim",
+      minLamports: 1n,
+      atMs: Date.now(),
+    });
     amounts.set(id, q.lamports);
   }
   for (const id of ids.slice(claimers)) amounts.set(id, accountFigures(w.db, "user", id).balanceLamports);
@@ -132,13 +161,19 @@ export function checkPaidExactlyOnce(w: World, s: PayoutSetup): void {
     const wallet = s.wallets.get(id)!;
     expect(w.local.node.getBalance(new PublicKey(wallet))).toBe(amount);
     total += amount;
-    const rows = db.$client.query("SELECT status, lamports FROM payouts WHERE idp_user_id = ? ORDER BY id").all(id) as { status: string; lamports: bigint }[];
+    const rows = db.$client.query("SELECT status, lamports FROM payouts WHERE idp_user_id = ? ORDER BY id").all(id) as {
+      status: string;
+      lamports: bigint;
+    }[];
     // Exactly one confirmed payout; the others in its chain were replaced after a proven expiry.
     expect(rows.filter((r) => r.status === "confirmed").map((r) => BigInt(r.lamports))).toEqual([amount]);
     for (const r of rows) expect(["confirmed", "replaced"]).toContain(r.status);
     expect(accountFigures(db, "user", id).balanceLamports).toBe(0n);
   }
-  const rows = db.$client.query("SELECT signature, status FROM payouts WHERE signature IS NOT NULL").all() as { signature: string; status: string }[];
+  const rows = db.$client.query("SELECT signature, status FROM payouts WHERE signature IS NOT NULL").all() as {
+    signature: string;
+    status: string;
+  }[];
   for (const r of rows) {
     const landed = w.landed(r.signature);
     if (r.status === "confirmed") expect(landed?.ok).toBe(true);
@@ -169,22 +204,44 @@ export async function setupBurns(w: World): Promise<BurnSetup> {
   w.signIn("u-burn", "burner", { routing: "burn" });
   w.signIn("u-decl", "decliner", { routing: "burn", declined: true });
   w.signIn("u-hold", "holder");
-  const a = w.launch([{ handle: "burner", bps: 6000 }, { handle: "holder", bps: 4000 }], 1000);
+  const a = w.launch(
+    [
+      { handle: "burner", bps: 6000 },
+      { handle: "holder", bps: 4000 },
+    ],
+    1000,
+  );
   const b = w.launch([{ handle: "decliner", bps: 10_000 }], 1000);
-  const platform = w.launch([{ handle: "burner", bps: 5000 }, { handle: "holder", bps: 5000 }], 1000);
-  w.db.$client.query("INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2").run(PLATFORM_TOKEN_MINT_KEY, platform.mint);
+  const platform = w.launch(
+    [
+      { handle: "burner", bps: 5000 },
+      { handle: "holder", bps: 5000 },
+    ],
+    1000,
+  );
+  w.db.$client
+    .query("INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2")
+    .run(PLATFORM_TOKEN_MINT_KEY, platform.mint);
   w.trade(a.mint, 3_000_000_000n);
   w.trade(b.mint, 2_000_000_000n);
   w.trade(platform.mint, 1_000_000_000n);
   expect(await w.run("sweep", { PLATFORM_BUYBACK_BPS: "5000" })).toMatchObject({ ran: true, ok: true });
   const mints = [a.mint, b.mint, platform.mint];
   const ordered = new Map<string, bigint>();
-  for (const row of w.db.$client.query("SELECT mint, SUM(lamports) AS s FROM burn_orders GROUP BY mint").all() as { mint: string; s: bigint }[]) {
+  for (const row of w.db.$client.query("SELECT mint, SUM(lamports) AS s FROM burn_orders GROUP BY mint").all() as {
+    mint: string;
+    s: bigint;
+  }[]) {
     ordered.set(row.mint, BigInt(row.s));
   }
   expect([...ordered.keys()].sort()).toEqual([...mints].sort());
   w.checkRelations();
-  return { mints, supplyBefore: new Map(mints.map((m) => [m, w.mintSupply(m)])), ordered, treasuryBefore: w.treasuryLamports() };
+  return {
+    mints,
+    supplyBefore: new Map(mints.map((m) => [m, w.mintSupply(m)])),
+    ordered,
+    treasuryBefore: w.treasuryLamports(),
+  };
 }
 
 /** One landed buy per mint, its tokens burned once, the records and the books agree with the chain. */
@@ -193,8 +250,14 @@ export function checkBurnedExactlyOnce(w: World, s: BurnSetup): void {
   expect(db.$client.query("SELECT COUNT(*) AS n FROM burn_orders WHERE status <> 'done'").get()).toEqual({ n: 0n });
   let spent = 0n;
   for (const mint of s.mints) {
-    const buys = db.$client.query("SELECT id, signature, status, lamports, token_amount AS amount FROM burn_buys WHERE mint = ?").all(mint) as {
-      id: bigint; signature: string; status: string; lamports: bigint; amount: bigint | null;
+    const buys = db.$client
+      .query("SELECT id, signature, status, lamports, token_amount AS amount FROM burn_buys WHERE mint = ?")
+      .all(mint) as {
+      id: bigint;
+      signature: string;
+      status: string;
+      lamports: bigint;
+      amount: bigint | null;
     }[];
     // Exactly one buy landed on chain for the mint's orders, and it is the confirmed one.
     const landedBuys = buys.filter((b) => w.landed(b.signature)?.ok);
@@ -216,8 +279,12 @@ export function checkBurnedExactlyOnce(w: World, s: BurnSetup): void {
     expect(BigInt(buy.lamports) - paid).toBeLessThan(3n);
     spent += paid;
     // What was bought was burned: the treasury holds none, the supply fell by the burned amount.
-    const burns = db.$client.query("SELECT source, lamports, token_amount AS amount FROM burns WHERE buy_id = ?").all(buy.id) as {
-      source: string; lamports: bigint; amount: bigint;
+    const burns = db.$client
+      .query("SELECT source, lamports, token_amount AS amount FROM burns WHERE buy_id = ?")
+      .all(buy.id) as {
+      source: string;
+      lamports: bigint;
+      amount: bigint;
     }[];
     const burnedTokens = burns.reduce((n, b) => n + BigInt(b.amount), 0n);
     expect(burnedTokens).toBe(BigInt(buy.amount!));

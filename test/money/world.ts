@@ -34,7 +34,16 @@ const WORKER = join(import.meta.dir, "fixtures", "job-worker.ts");
 export interface WorkerRun {
   exitCode: number | null;
   signalCode: string | null;
-  results: { job: string; ran: boolean; ok?: boolean; error?: string | null; reason?: string; startedAt: number; finishedAt: number; holder: string }[];
+  results: {
+    job: string;
+    ran: boolean;
+    ok?: boolean;
+    error?: string | null;
+    reason?: string;
+    startedAt: number;
+    finishedAt: number;
+    holder: string;
+  }[];
   stderr: string;
 }
 
@@ -62,10 +71,18 @@ export interface World {
   launchProgram: LaunchProgram;
   launch(recipients: { handle: string; bps: number }[], platformBps?: number): Token;
   trade(mint: string, lamports: bigint): void;
-  signIn(id: string, handle: string, routing?: { routing: "hold" | "autopay" | "burn"; wallet?: string | null; declined?: boolean }): void;
+  signIn(
+    id: string,
+    handle: string,
+    routing?: { routing: "hold" | "autopay" | "burn"; wallet?: string | null; declined?: boolean },
+  ): void;
   worker(options: WorkerOptions): Promise<WorkerRun>;
   /** runs one job in this process, under its lease, as the service would (setup steps) */
-  run(job: JobName, env?: Record<string, string>, settle?: { settleTimeoutMs?: number; settlePollMs?: number; resolveBatchSize?: number }): Promise<RunResult>;
+  run(
+    job: JobName,
+    env?: Record<string, string>,
+    settle?: { settleTimeoutMs?: number; settlePollMs?: number; resolveBatchSize?: number },
+  ): Promise<RunResult>;
   chain: ChainServices;
   /** starts a worker without waiting: the caller awaits `done` */
   spawnWorker(options: WorkerOptions): { done: Promise<WorkerRun>; kill(): void };
@@ -87,9 +104,21 @@ export async function moneyWorld(options: { slotMs?: number; rpcTimeoutMs?: numb
   const seed = crypto.getRandomValues(new Uint8Array(32));
   const master = crypto.getRandomValues(new Uint8Array(32));
   const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
-  const local = await startLocalChain({ rpcPort: 0, grpcPort: 0, slotMs: options.slotMs ?? 10, treasury, programSeed: seed });
+  const local = await startLocalChain({
+    rpcPort: 0,
+    grpcPort: 0,
+    slotMs: options.slotMs ?? 10,
+    treasury,
+    programSeed: seed,
+  });
   const db = openDatabase(dbPath);
-  const rpc = createRpcChain({ rpcUrl: local.rpcUrl, timeoutMs: options.rpcTimeoutMs ?? 10_000, retries: 3, backoffBaseMs: 50, allowNodeCosigners: true });
+  const rpc = createRpcChain({
+    rpcUrl: local.rpcUrl,
+    timeoutMs: options.rpcTimeoutMs ?? 10_000,
+    retries: 3,
+    backoffBaseMs: 50,
+    allowNodeCosigners: true,
+  });
   const launchProgram = local.launchProgram(rpc.reader);
   const chain: ChainServices = {
     reader: rpc.reader,
@@ -114,14 +143,23 @@ export async function moneyWorld(options: { slotMs?: number; rpcTimeoutMs?: numb
   };
 
   const spawnWorker = (o: WorkerOptions) => {
-    const env: Record<string, string> = { ...(process.env as Record<string, string>), ...baseEnv, JOBS: o.jobs.join(","), RUNS: String(o.runs ?? 1), ...o.env };
+    const env: Record<string, string> = {
+      ...(process.env as Record<string, string>),
+      ...baseEnv,
+      JOBS: o.jobs.join(","),
+      RUNS: String(o.runs ?? 1),
+      ...o.env,
+    };
     delete env.CRASH_AT;
     if (o.crashAt) env.CRASH_AT = o.crashAt;
     const child = Bun.spawn([process.execPath, "run", WORKER], { env, stdout: "pipe", stderr: "pipe" });
     children.add(child);
     const timer = setTimeout(() => child.kill("SIGKILL"), o.timeoutMs ?? 60_000);
     const done = (async (): Promise<WorkerRun> => {
-      const [stdout, stderr] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
+      const [stdout, stderr] = await Promise.all([
+        new Response(child.stdout).text(),
+        new Response(child.stderr).text(),
+      ]);
       await child.exited;
       clearTimeout(timer);
       children.delete(child);
@@ -129,7 +167,12 @@ export async function moneyWorld(options: { slotMs?: number; rpcTimeoutMs?: numb
         .split("\n")
         .filter((l) => l.startsWith("RESULT "))
         .map((l) => JSON.parse(l.slice(7)));
-      return { exitCode: child.exitCode, signalCode: child.signalCode === null ? null : String(child.signalCode), results, stderr };
+      return {
+        exitCode: child.exitCode,
+        signalCode: child.signalCode === null ? null : String(child.signalCode),
+        results,
+        stderr,
+      };
     })();
     return { done, kill: () => child.kill("SIGKILL") };
   };
@@ -145,16 +188,34 @@ export async function moneyWorld(options: { slotMs?: number; rpcTimeoutMs?: numb
       const creatorIndex = nextIndex++;
       const creator = deriveCreatorKeypair(master, creatorIndex).publicKey.toBase58();
       const name = `Token ${creatorIndex}`;
-      const created = local.launch.createToken({ name, symbol: `T${creatorIndex}`, uri: `local://meta/${creatorIndex}`, creator });
+      const created = local.launch.createToken({
+        name,
+        symbol: `T${creatorIndex}`,
+        uri: `local://meta/${creatorIndex}`,
+        creator,
+      });
       expect(created.err).toBeNull();
       const vaults = launchProgram.vaultAddresses({ mint: created.mint, creator });
       const { tokenId } = recordConfirmedLaunch(
         db,
         {
-          mint: created.mint, name, symbol: `T${creatorIndex}`, description: "", website: null, twitter: null, telegram: null,
-          metadataUri: `local://meta/${creatorIndex}`, imageUri: null, creatorIndex, creator, creatorVault: vaults.curveVault,
-          deployer: local.launch.deployer.publicKey.toBase58(), launchSignature: created.signature, launchedAtMs: Date.now(),
-          platformBps, recipients,
+          mint: created.mint,
+          name,
+          symbol: `T${creatorIndex}`,
+          description: "",
+          website: null,
+          twitter: null,
+          telegram: null,
+          metadataUri: `local://meta/${creatorIndex}`,
+          imageUri: null,
+          creatorIndex,
+          creator,
+          creatorVault: vaults.curveVault,
+          deployer: local.launch.deployer.publicKey.toBase58(),
+          launchSignature: created.signature,
+          launchedAtMs: Date.now(),
+          platformBps,
+          recipients,
         },
         Date.now(),
       );
@@ -166,13 +227,26 @@ export async function moneyWorld(options: { slotMs?: number; rpcTimeoutMs?: numb
     },
     signIn(id, handle, routing) {
       recordSignIn(db, { idpUserId: id, displayHandle: handle, name: handle, avatarUrl: "", followers: 0 }, Date.now());
-      if (routing) setRouting(db, id, { routing: routing.routing, payoutWallet: routing.wallet ?? null, declined: routing.declined ?? false });
+      if (routing)
+        setRouting(db, id, {
+          routing: routing.routing,
+          payoutWallet: routing.wallet ?? null,
+          declined: routing.declined ?? false,
+        });
     },
     spawnWorker,
     worker: (o) => spawnWorker(o).done,
     chain,
     async run(job, env = {}, settle = {}) {
-      const config = loadConfig({ DATA_DIR: dir, JOBS: "0", DEMO: "0", JOB_LEASE_MS: "1000", SWEEP_MIN_LAMPORTS: "1", AUTOPAY_MIN_LAMPORTS: "1000", ...env });
+      const config = loadConfig({
+        DATA_DIR: dir,
+        JOBS: "0",
+        DEMO: "0",
+        JOB_LEASE_MS: "1000",
+        SWEEP_MIN_LAMPORTS: "1",
+        AUTOPAY_MIN_LAMPORTS: "1000",
+        ...env,
+      });
       const scheduler = new Scheduler(db, { leaseMs: config.jobLeaseMs });
       registerMoneyJobs(scheduler, { db, chain, config, ...settle });
       const deadline = Date.now() + 30_000;
@@ -220,15 +294,23 @@ export async function moneyWorld(options: { slotMs?: number; rpcTimeoutMs?: numb
         .query("SELECT COALESCE(SUM(lamports), 0) AS s FROM payouts WHERE status IN ('queued', 'sent')")
         .get() as { s: bigint };
       const burnWaiting = db.$client
-        .query("SELECT COALESCE(SUM(lamports), 0) AS s FROM burn_orders WHERE source = 'recipient' AND status IN ('pending', 'buying')")
+        .query(
+          "SELECT COALESCE(SUM(lamports), 0) AS s FROM burn_orders WHERE source = 'recipient' AND status IN ('pending', 'buying')",
+        )
         .get() as { s: bigint };
       expect(t.owedLamports - t.unclaimedLamports).toBe(BigInt(inFlight.s) + BigInt(burnWaiting.s));
       expect(t.unclaimedLamports).toBeGreaterThanOrEqual(0n);
-      expect(t.sweptLamports).toBe(t.owedLamports + t.paidLamports + t.burnedLamports + t.platformLamports + t.buybackPendingLamports);
+      expect(t.sweptLamports).toBe(
+        t.owedLamports + t.paidLamports + t.burnedLamports + t.platformLamports + t.buybackPendingLamports,
+      );
       // Confirmed payouts are the paid figure; sweeps' totals are the swept figure.
-      const paid = db.$client.query("SELECT COALESCE(SUM(lamports), 0) AS s FROM payouts WHERE status = 'confirmed'").get() as { s: bigint };
+      const paid = db.$client
+        .query("SELECT COALESCE(SUM(lamports), 0) AS s FROM payouts WHERE status = 'confirmed'")
+        .get() as { s: bigint };
       expect(t.paidLamports).toBe(BigInt(paid.s));
-      const swept = db.$client.query("SELECT COALESCE(SUM(total_lamports), 0) AS s FROM sweeps WHERE status = 'confirmed'").get() as { s: bigint };
+      const swept = db.$client
+        .query("SELECT COALESCE(SUM(total_lamports), 0) AS s FROM sweeps WHERE status = 'confirmed'")
+        .get() as { s: bigint };
       expect(t.sweptLamports).toBe(BigInt(swept.s));
       return t;
     },
@@ -251,5 +333,7 @@ export function signaturesOf(db: Db, table: "sweeps" | "payouts" | "burn_buys" |
       : table === "liability_snapshots"
         ? "anchor_signature AS s FROM liability_snapshots"
         : `signature AS s FROM ${table}`;
-  return (db.$client.query(`SELECT ${col}`).all() as { s: string | null }[]).map((r) => r.s).filter((s): s is string => !!s);
+  return (db.$client.query(`SELECT ${col}`).all() as { s: string | null }[])
+    .map((r) => r.s)
+    .filter((s): s is string => !!s);
 }

@@ -17,29 +17,53 @@ test("a token whose creator moved is flagged for admins and on its public record
   const { tokenId } = recordConfirmedLaunch(
     svc.ctx.db,
     {
-      mint: MINT, name: "Shared", symbol: "SHR", description: "", website: null, twitter: null, telegram: null,
-      metadataUri: "local://m", imageUri: null, creatorIndex: 1, creator: "11111111111111111111111111111112",
-      creatorVault: "11111111111111111111111111111113", deployer: "D", launchSignature: "L", launchedAtMs: Date.now(),
-      platformBps: 0, recipients: [{ handle: "alice", bps: 10_000 }],
+      mint: MINT,
+      name: "Shared",
+      symbol: "SHR",
+      description: "",
+      website: null,
+      twitter: null,
+      telegram: null,
+      metadataUri: "local://m",
+      imageUri: null,
+      creatorIndex: 1,
+      creator: "11111111111111111111111111111112",
+      creatorVault: "11111111111111111111111111111113",
+      deployer: "D",
+      launchSignature: "L",
+      launchedAtMs: Date.now(),
+      platformBps: 0,
+      recipients: [{ handle: "alice", bps: 10_000 }],
     },
     Date.now(),
   );
   expect((await svc.json(`/api/tokens/${MINT}`)).body.feeSharing).toBeNull();
   expect((await svc.json("/api/admin/fee-sharing", { headers: auth })).body).toEqual({ items: [] });
   const reading = {
-    currentCreator: CONFIG, isSharingConfig: true, shareholders: [{ address: "x", shareBps: 10_000 }], serviceShareBps: 0,
-    distributableLamports: 5n, poolDistributableLamports: 0n, shareLamports: 0n,
+    currentCreator: CONFIG,
+    isSharingConfig: true,
+    shareholders: [{ address: "x", shareBps: 10_000 }],
+    serviceShareBps: 0,
+    distributableLamports: 5n,
+    poolDistributableLamports: 0n,
+    shareLamports: 0n,
     blockedReason: "the coin's sharing config does not name the service's key as a shareholder",
   };
   immediate(svc.ctx.db, () => recordFeeSharing(svc.ctx.db, tokenId, reading, 1_700_000_000_000));
   const record = (await svc.json(`/api/tokens/${MINT}`)).body;
   expect(record.feeSharing).toEqual({
-    status: "stopped", currentCreator: CONFIG, isSharingConfig: true, serviceShareBps: 0,
-    reason: reading.blockedReason, since: new Date(1_700_000_000_000).toISOString(),
+    status: "stopped",
+    currentCreator: CONFIG,
+    isSharingConfig: true,
+    serviceShareBps: 0,
+    reason: reading.blockedReason,
+    since: new Date(1_700_000_000_000).toISOString(),
   });
   expect((await svc.json("/api/tokens")).body.tokens[0].feeSharing.status).toBe("stopped");
   const admin = await svc.json("/api/admin/fee-sharing", { headers: auth });
-  expect(admin.body.items).toEqual([{ mint: MINT, symbol: "SHR", checkedAt: new Date(1_700_000_000_000).toISOString(), ...record.feeSharing }]);
+  expect(admin.body.items).toEqual([
+    { mint: MINT, symbol: "SHR", checkedAt: new Date(1_700_000_000_000).toISOString(), ...record.feeSharing },
+  ]);
   // without the secret the route does not exist
   expect((await svc.call("/api/admin/fee-sharing")).status).toBe(404);
   // the creator back on the derived key: the flag goes away

@@ -43,7 +43,9 @@ describe("backup and restore", () => {
     const restoredPath = join(dir, "restored", "service.db");
     expect(restoreDatabase(target, restoredPath)).toBeNull();
     const restored = openDatabase(restoredPath);
-    expect((restored.$client.query("PRAGMA integrity_check").get() as { integrity_check: string }).integrity_check).toBe("ok");
+    expect(
+      (restored.$client.query("PRAGMA integrity_check").get() as { integrity_check: string }).integrity_check,
+    ).toBe("ok");
     verifyLedger(restored);
     const totals = ledgerTotals(restored);
     // The snapshot holds at least the first sweep's money and at most the second's.

@@ -7,7 +7,10 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 
 const text = await Bun.file(join(import.meta.dir, "..", "..", "Dockerfile")).text();
-const lines = text.split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
+const lines = text
+  .split("\n")
+  .map((l) => l.trim())
+  .filter((l) => l && !l.startsWith("#"));
 
 describe("Dockerfile", () => {
   test("builds from a Bun image with a production install", () => {
@@ -32,6 +35,7 @@ describe("Dockerfile", () => {
   });
 
   test("copies every folder the service needs at run time", () => {
-    for (const folder of ["src", "db", "public", "indexer"]) expect(text).toMatch(new RegExp(`COPY ${folder} \\./${folder}`));
+    for (const folder of ["src", "db", "public", "indexer"])
+      expect(text).toMatch(new RegExp(`COPY ${folder} \\./${folder}`));
   });
 });

@@ -11,8 +11,14 @@ describe("housekeeping", () => {
     svc = testService();
     registerJobs(svc.ctx);
     const db = svc.ctx.db;
-    recordSignIn(db, { idpUserId: "u1", displayHandle: "alice", name: "Alice", avatarUrl: "", followers: 0 }, Date.now());
-    const insert = db.$client.query("INSERT INTO sessions (id, idp_user_id, created_at_ms, expires_at_ms) VALUES (?, 'u1', ?, ?)");
+    recordSignIn(
+      db,
+      { idpUserId: "u1", displayHandle: "alice", name: "Alice", avatarUrl: "", followers: 0 },
+      Date.now(),
+    );
+    const insert = db.$client.query(
+      "INSERT INTO sessions (id, idp_user_id, created_at_ms, expires_at_ms) VALUES (?, 'u1', ?, ?)",
+    );
     insert.run("expired-session-hash", Date.now() - 8 * 86_400_000, Date.now() - 86_400_000);
     insert.run("live-session-hash", Date.now(), Date.now() + 86_400_000);
     expect(await svc.ctx.scheduler.runNow("launches")).toMatchObject({ ran: true, ok: true });

@@ -16,7 +16,9 @@ describe("/metrics and request ids", () => {
     await svc.ctx.scheduler.runNow("sweep");
     // Request metrics are recorded after the response has gone out.
     await Bun.sleep(50);
-    const response = await svc.call("/metrics", { headers: { authorization: "Bearer metrics-secret-for-tests-0123456789ab" } });
+    const response = await svc.call("/metrics", {
+      headers: { authorization: "Bearer metrics-secret-for-tests-0123456789ab" },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("text/plain");
     const text = await response.text();
@@ -27,7 +29,9 @@ describe("/metrics and request ids", () => {
     expect(text).toContain('job_seconds_since_ok{job="payouts"} -1');
     // The indexer's lag appears once the process running it registers it.
     svc.ctx.extraMetrics = [() => indexerMetrics({ connected: true, lagSlots: 2, lastSlot: 90, reconnects: 1 })];
-    const withIndexer = await (await svc.call("/metrics", { headers: { authorization: "Bearer metrics-secret-for-tests-0123456789ab" } })).text();
+    const withIndexer = await (
+      await svc.call("/metrics", { headers: { authorization: "Bearer metrics-secret-for-tests-0123456789ab" } })
+    ).text();
     expect(withIndexer).toContain("indexer_lag_slots 2");
     expect(withIndexer).toContain("indexer_connected 1");
   });

@@ -39,14 +39,20 @@ describe("operator refusals", () => {
   test("restore while the service runs: one line, exit 1, nothing touched", async () => {
     const dataDir = tempDir();
     const db = openDatabase(join(dataDir, "service.db"));
-    db.$client.run("INSERT OR REPLACE INTO job_leases (job, holder, generation, expires_at_ms) VALUES ('sweep', 'live-process', 1, ?)", [Date.now() + 600_000]);
+    db.$client.run(
+      "INSERT OR REPLACE INTO job_leases (job, holder, generation, expires_at_ms) VALUES ('sweep', 'live-process', 1, ?)",
+      [Date.now() + 600_000],
+    );
     db.$client.run("PRAGMA wal_checkpoint(TRUNCATE)");
     const backup = join(dataDir, "backup.db");
     db.$client.run(`VACUUM INTO '${backup}'`);
     db.$client.close();
     const result = await run("restore.ts", [backup], dataDir);
     expect(result.code).toBe(1);
-    expectOneLine(result.stderr, /^restore: refused: the service looks alive \(a job lease is held\); stop it, then restore$/);
+    expectOneLine(
+      result.stderr,
+      /^restore: refused: the service looks alive \(a job lease is held\); stop it, then restore$/,
+    );
     expect(result.stdout).toBe("");
   });
 
@@ -72,7 +78,11 @@ describe("operator refusals", () => {
   test("admin: an unknown mint, a bad amount, an unknown command, an unreadable database: one line each, non-zero", async () => {
     const dataDir = tempDir();
     openDatabase(join(dataDir, "service.db")).$client.close();
-    const unknownMint = await run("admin.ts", ["hide", "So11111111111111111111111111111111111111112", "--reason", "test"], dataDir);
+    const unknownMint = await run(
+      "admin.ts",
+      ["hide", "So11111111111111111111111111111111111111112", "--reason", "test"],
+      dataDir,
+    );
     expect(unknownMint.code).toBe(1);
     expectOneLine(unknownMint.stderr, /^admin: /);
     const badAmount = await run("admin.ts", ["min-claim", "1.5"], dataDir);

@@ -18,10 +18,23 @@ function seed(s: TestService) {
   recordConfirmedLaunch(
     s.ctx.db,
     {
-      mint: MINT, name: "Safe", symbol: "SAFE", description: "", website: null, twitter: null, telegram: null,
-      metadataUri: "local://m", imageUri: null, creatorIndex: 1, creator: "11111111111111111111111111111112",
-      creatorVault: "11111111111111111111111111111113", deployer: "D", launchSignature: "L", launchedAtMs: Date.now(),
-      platformBps: 0, recipients: [{ handle: "alice", bps: 10_000 }],
+      mint: MINT,
+      name: "Safe",
+      symbol: "SAFE",
+      description: "",
+      website: null,
+      twitter: null,
+      telegram: null,
+      metadataUri: "local://m",
+      imageUri: null,
+      creatorIndex: 1,
+      creator: "11111111111111111111111111111112",
+      creatorVault: "11111111111111111111111111111113",
+      deployer: "D",
+      launchSignature: "L",
+      launchedAtMs: Date.now(),
+      platformBps: 0,
+      recipients: [{ handle: "alice", bps: 10_000 }],
     },
     Date.now(),
   );
@@ -35,7 +48,11 @@ describe("security", () => {
       const spoofed = (i: number) =>
         service.app.handle(
           new Request("http://localhost/api/stats", {
-            headers: { "x-forwarded-for": `10.0.${i >> 8}.${i & 255}`, "x-real-ip": `10.1.0.${i & 255}`, forwarded: `for=10.2.0.${i & 255}` },
+            headers: {
+              "x-forwarded-for": `10.0.${i >> 8}.${i & 255}`,
+              "x-real-ip": `10.1.0.${i & 255}`,
+              forwarded: `for=10.2.0.${i & 255}`,
+            },
           }),
         );
       for (let i = 0; i < 120; i++) expect((await spoofed(i)).status).toBe(200);
@@ -76,7 +93,15 @@ describe("security", () => {
   test("SQL metacharacters in q are plain text: no error, no match, tables intact", async () => {
     svc = testService();
     seed(svc);
-    for (const q of ["' OR 1=1 --", "\"; DROP TABLE tokens; --", "%' OR '%'='", "SAFE' UNION SELECT * FROM sessions --", "*", "\"", "NEAR(a b)"]) {
+    for (const q of [
+      "' OR 1=1 --",
+      '"; DROP TABLE tokens; --',
+      "%' OR '%'='",
+      "SAFE' UNION SELECT * FROM sessions --",
+      "*",
+      '"',
+      "NEAR(a b)",
+    ]) {
       const { status, body } = await svc.json(`/api/tokens?q=${encodeURIComponent(q)}`);
       expect(status).toBe(200);
       expect(body.tokens.length).toBeLessThanOrEqual(1);

@@ -19,8 +19,16 @@ describe("graceful shutdown", () => {
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
     const child = Bun.spawn([process.execPath, "run", main], {
       env: {
-        ...env, DATA_DIR: dataDir, PORT: String(port), LOCAL_CHAIN_RPC_PORT: "0", LOCAL_CHAIN_GRPC_PORT: "0",
-        LOCAL_CHAIN_SLOT_MS: "50", CRON_SECRET: "cron-secret-for-tests-0123456789abcd", SWEEP_MIN_LAMPORTS: "1", LOG_LEVEL: "warn", JOBS: "0",
+        ...env,
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        LOCAL_CHAIN_RPC_PORT: "0",
+        LOCAL_CHAIN_GRPC_PORT: "0",
+        LOCAL_CHAIN_SLOT_MS: "50",
+        CRON_SECRET: "cron-secret-for-tests-0123456789abcd",
+        SWEEP_MIN_LAMPORTS: "1",
+        LOG_LEVEL: "warn",
+        JOBS: "0",
       },
       stdout: "ignore",
       stderr: "inherit",
@@ -28,28 +36,45 @@ describe("graceful shutdown", () => {
     const deadline = Date.now() + 20_000;
     let ready = false;
     while (!ready && Date.now() < deadline) {
-      ready = await fetch(`http://127.0.0.1:${port}/api/cron/health`).then((r) => r.ok, () => false);
+      ready = await fetch(`http://127.0.0.1:${port}/api/cron/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (!ready) await Bun.sleep(100);
     }
     expect(ready).toBe(true);
     // Let the demo trade a little, then start a sweep and stop the process while it runs.
     await Bun.sleep(1500);
-    const sweep = fetch(`http://127.0.0.1:${port}/api/cron/sweep`, { method: "POST", headers: { authorization: "Bearer cron-secret-for-tests-0123456789abcd" } }).catch(() => null);
+    const sweep = fetch(`http://127.0.0.1:${port}/api/cron/sweep`, {
+      method: "POST",
+      headers: { authorization: "Bearer cron-secret-for-tests-0123456789abcd" },
+    }).catch(() => null);
     await Bun.sleep(30);
     child.kill("SIGTERM");
     expect(await child.exited).toBe(0);
     await sweep;
     // No new connections are accepted once it has stopped.
-    expect(await fetch(`http://127.0.0.1:${port}/api/stats`).then(() => "answered", () => "refused")).toBe("refused");
+    expect(
+      await fetch(`http://127.0.0.1:${port}/api/stats`).then(
+        () => "answered",
+        () => "refused",
+      ),
+    ).toBe("refused");
     const dbPath = join(dataDir, "service.db");
     // A clean close checkpoints the WAL: nothing left for a recovery.
     expect(!existsSync(`${dbPath}-wal`) || statSync(`${dbPath}-wal`).size === 0).toBe(true);
     const db = openDatabase(dbPath);
-    expect((db.$client.query("PRAGMA integrity_check").get() as { integrity_check: string }).integrity_check).toBe("ok");
+    expect((db.$client.query("PRAGMA integrity_check").get() as { integrity_check: string }).integrity_check).toBe(
+      "ok",
+    );
     verifyLedger(db);
-    const held = db.$client.query("SELECT COUNT(*) AS n FROM job_leases WHERE holder IS NOT NULL").get() as { n: bigint };
+    const held = db.$client.query("SELECT COUNT(*) AS n FROM job_leases WHERE holder IS NOT NULL").get() as {
+      n: bigint;
+    };
     expect(Number(held.n)).toBe(0);
-    const unfinished = db.$client.query("SELECT COUNT(*) AS n FROM job_runs WHERE finished_at_ms IS NULL").get() as { n: bigint };
+    const unfinished = db.$client.query("SELECT COUNT(*) AS n FROM job_runs WHERE finished_at_ms IS NULL").get() as {
+      n: bigint;
+    };
     expect(Number(unfinished.n)).toBe(0);
     db.$client.close();
     rmSync(dataDir, { recursive: true, force: true });

@@ -11,8 +11,20 @@ describe("GET /api/idp/:handle", () => {
   test("a handle nobody signed in with shows its own credits, per token, and no payouts", async () => {
     svc = testService();
     const db = svc.ctx.db;
-    const a = launch(db, { name: "A", recipients: [{ handle: "Carol_X", bps: 10_000 }], launchedAtMs: T0, image: true });
-    const b = launch(db, { name: "B", recipients: [{ handle: "dave", bps: 4000 }, { handle: "carol_x", bps: 6000 }], launchedAtMs: T0 + 1 });
+    const a = launch(db, {
+      name: "A",
+      recipients: [{ handle: "Carol_X", bps: 10_000 }],
+      launchedAtMs: T0,
+      image: true,
+    });
+    const b = launch(db, {
+      name: "B",
+      recipients: [
+        { handle: "dave", bps: 4000 },
+        { handle: "carol_x", bps: 6000 },
+      ],
+      launchedAtMs: T0 + 1,
+    });
     sweep(db, a.tokenId, 1_000_000n, T0 + 10);
     sweep(db, b.tokenId, 2_000_000n, T0 + 20);
     const { status, body, headers } = await svc.json("/api/idp/carol_x");
@@ -34,8 +46,22 @@ describe("GET /api/idp/:handle", () => {
       burnedLamports: "0",
       balanceLamports: (fromA + fromB).toString(),
       tokens: [
-        { mint: b.mint, name: "B", symbol: expect.any(String), imageUrl: `ipfs://image-${b.mint}`, bps: 6000, creditedLamports: fromB.toString() },
-        { mint: a.mint, name: "A", symbol: expect.any(String), imageUrl: `/api/token-images/${a.mint}`, bps: 10_000, creditedLamports: fromA.toString() },
+        {
+          mint: b.mint,
+          name: "B",
+          symbol: expect.any(String),
+          imageUrl: `ipfs://image-${b.mint}`,
+          bps: 6000,
+          creditedLamports: fromB.toString(),
+        },
+        {
+          mint: a.mint,
+          name: "A",
+          symbol: expect.any(String),
+          imageUrl: `/api/token-images/${a.mint}`,
+          bps: 10_000,
+          creditedLamports: fromA.toString(),
+        },
       ],
       payouts: [],
       // Paging (hardening): both lists are whole here, so no cursor.
@@ -79,7 +105,14 @@ describe("GET /api/idp/:handle", () => {
     svc = testService();
     const db = svc.ctx.db;
     const t1 = launch(db, { name: "One", recipients: [{ handle: "oldname", bps: 10_000 }], launchedAtMs: T0 });
-    const t2 = launch(db, { name: "Two", recipients: [{ handle: "NewName", bps: 5000 }, { handle: "other", bps: 5000 }], launchedAtMs: T0 + 1 });
+    const t2 = launch(db, {
+      name: "Two",
+      recipients: [
+        { handle: "NewName", bps: 5000 },
+        { handle: "other", bps: 5000 },
+      ],
+      launchedAtMs: T0 + 1,
+    });
     sweep(db, t1.tokenId, 10_000_000_000n, T0 + 10); // credited to the handle before any sign-in
     signIn(db, "u-1", "oldname", T0 + 20, { routing: "hold" });
     sweep(db, t2.tokenId, 4_000_000_000n, T0 + 30); // "newname" is not pinned yet: accrues to the handle
@@ -104,24 +137,56 @@ describe("GET /api/idp/:handle", () => {
         burnedLamports: "0",
         balanceLamports: (credited - paid).toString(),
       });
-      expect(body.tokens.map((t: { mint: string; bps: number; creditedLamports: string }) => [t.mint, t.bps, t.creditedLamports])).toEqual([
+      expect(
+        body.tokens.map((t: { mint: string; bps: number; creditedLamports: string }) => [
+          t.mint,
+          t.bps,
+          t.creditedLamports,
+        ]),
+      ).toEqual([
         [t2.mint, 5000, split(4_000_000_000n, 5000n).toString()],
         [t1.mint, 10_000, (split(10_000_000_000n, 10_000n) + split(1_000_000_000n, 10_000n)).toString()],
       ]);
       // Newest first: the replacement, the replaced one, the failed one, the confirmed one.
-      expect(body.payouts.map((p: { status: string }) => p.status)).toEqual(["queued", "replaced", "failed", "confirmed"]);
-      expect(body.payouts[3]).toMatchObject({ id: queued.payoutId, lamports: "1000000000", kind: "claim", status: "confirmed", createdAt: new Date(T0 + 100).toISOString(), confirmedAt: new Date(T0 + 102).toISOString() });
+      expect(body.payouts.map((p: { status: string }) => p.status)).toEqual([
+        "queued",
+        "replaced",
+        "failed",
+        "confirmed",
+      ]);
+      expect(body.payouts[3]).toMatchObject({
+        id: queued.payoutId,
+        lamports: "1000000000",
+        kind: "claim",
+        status: "confirmed",
+        createdAt: new Date(T0 + 100).toISOString(),
+        confirmedAt: new Date(T0 + 102).toISOString(),
+      });
       expect(typeof body.payouts[3].signature).toBe("string");
-      expect(body.payouts[0]).toMatchObject({ status: "queued", signature: null, confirmedAt: null, lamports: "500000000" });
+      expect(body.payouts[0]).toMatchObject({
+        status: "queued",
+        signature: null,
+        confirmedAt: null,
+        lamports: "500000000",
+      });
       expect(body.payouts[2].id).toBe(failed.payoutId);
       expect(body.payouts[1].id).toBe(replaced.payoutId);
     }
     // Profile fields stay per handle.
     expect(old.body.handle).toBe("oldname");
-    expect(renamed.body).toMatchObject({ handle: "newname", displayHandle: "NewName", name: "NewName Name", followers: 1234 });
+    expect(renamed.body).toMatchObject({
+      handle: "newname",
+      displayHandle: "NewName",
+      name: "NewName Name",
+      followers: 1234,
+    });
     // A co-recipient nobody signed in as keeps its own figures.
     const other = await svc.json("/api/idp/other");
-    expect(other.body).toMatchObject({ claimed: false, creditedLamports: split(4_000_000_000n, 5000n).toString(), payouts: [] });
+    expect(other.body).toMatchObject({
+      claimed: false,
+      creditedLamports: split(4_000_000_000n, 5000n).toString(),
+      payouts: [],
+    });
   });
 
   test("credits routed to burn count as burned, and a public decline shows", async () => {

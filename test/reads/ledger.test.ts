@@ -10,7 +10,9 @@ async function feedAll(limit: number): Promise<any[]> {
   const events: any[] = [];
   let before: string | null = null;
   do {
-    const { status, body }: { status: number; body: any } = await svc.json(`/api/ledger?limit=${limit}${before ? `&before=${encodeURIComponent(before)}` : ""}`);
+    const { status, body }: { status: number; body: any } = await svc.json(
+      `/api/ledger?limit=${limit}${before ? `&before=${encodeURIComponent(before)}` : ""}`,
+    );
     expect(status).toBe(200);
     events.push(...body.events);
     before = body.nextBefore;
@@ -30,7 +32,14 @@ describe("GET /api/ledger", () => {
   test("launches, confirmed sweeps, payouts in every status and completed burns, newest first, with their fields", async () => {
     svc = testService();
     const db = svc.ctx.db;
-    const a = launch(db, { symbol: "AAA", recipients: [{ handle: "alice", bps: 6000 }, { handle: "bob", bps: 4000 }], launchedAtMs: T0 });
+    const a = launch(db, {
+      symbol: "AAA",
+      recipients: [
+        { handle: "alice", bps: 6000 },
+        { handle: "bob", bps: 4000 },
+      ],
+      launchedAtMs: T0,
+    });
     const hidden = launch(db, { symbol: "HID", recipients: [{ handle: "alice", bps: 10_000 }], launchedAtMs: T0 + 1 });
     setHidden(db, hidden.mint);
     signIn(db, "u-a", "alice", T0 + 2, { routing: "hold" });
@@ -61,15 +70,40 @@ describe("GET /api/ledger", () => {
     expect([...ats].sort((x, y) => y - x)).toEqual(ats);
 
     const launchEvent = body.events.find((e: any) => e.type === "launch" && e.mint === a.mint);
-    expect(launchEvent).toEqual({ type: "launch", at: new Date(T0).toISOString(), mint: a.mint, symbol: "AAA", signature: expect.any(String), recipients: 2 });
+    expect(launchEvent).toEqual({
+      type: "launch",
+      at: new Date(T0).toISOString(),
+      mint: a.mint,
+      symbol: "AAA",
+      signature: expect.any(String),
+      recipients: 2,
+    });
     const sweeps = body.events.filter((e: any) => e.type === "sweep" && e.mint !== c.mint);
-    expect(sweeps[0]).toEqual({ type: "sweep", at: new Date(T0 + 13).toISOString(), mint: hidden.mint, symbol: "HID", signature: s2.signature, totalLamports: "2000000000", platformLamports: "200000000" });
-    expect(sweeps[1]).toMatchObject({ mint: a.mint, signature: s1.signature, totalLamports: "1000000000", platformLamports: "100000000" });
+    expect(sweeps[0]).toEqual({
+      type: "sweep",
+      at: new Date(T0 + 13).toISOString(),
+      mint: hidden.mint,
+      symbol: "HID",
+      signature: s2.signature,
+      totalLamports: "2000000000",
+      platformLamports: "200000000",
+    });
+    expect(sweeps[1]).toMatchObject({
+      mint: a.mint,
+      signature: s1.signature,
+      totalLamports: "1000000000",
+      platformLamports: "100000000",
+    });
 
     // One buy, two burns: bob's order (40% of 900000000) and the buyback (half the platform part).
     const burns = body.events.filter((e: any) => e.type === "burn");
     const bySource = Object.fromEntries(burns.map((b: any) => [b.source, b]));
-    expect(bySource.recipient).toMatchObject({ mint: a.mint, symbol: "AAA", lamports: "360000000", at: new Date(T0 + 21).toISOString() });
+    expect(bySource.recipient).toMatchObject({
+      mint: a.mint,
+      symbol: "AAA",
+      lamports: "360000000",
+      at: new Date(T0 + 21).toISOString(),
+    });
     expect(bySource.platform).toMatchObject({ mint: a.mint, symbol: "AAA", lamports: "50000000" });
     expect(BigInt(bySource.recipient.tokenAmount) + BigInt(bySource.platform.tokenAmount)).toBe(1_000_000n);
     expect(bySource.recipient.signature).toBe(bySource.platform.signature);
@@ -106,17 +140,24 @@ describe("GET /api/ledger", () => {
     expect(await feedAll(100)).toHaveLength(120);
   });
 
-  test.each(["limit=0", "limit=101", "limit=x", "limit=2.5", "before=yesterday", "before=2026-13-01T00:00:00Z", "before=2026-01-01", "before=1700000000", "before="])(
-    "%s is 400 with the error envelope and the rate-limit headers",
-    async (query) => {
-      svc = testService();
-      const { status, body, headers } = await svc.json(`/api/ledger?${query}`);
-      expect(status).toBe(400);
-      expect(Object.keys(body)).toEqual(["error"]);
-      expect(headers.get("x-ratelimit-limit")).toBe("120");
-      expect(headers.get("retry-after")).toBeNull();
-    },
-  );
+  test.each([
+    "limit=0",
+    "limit=101",
+    "limit=x",
+    "limit=2.5",
+    "before=yesterday",
+    "before=2026-13-01T00:00:00Z",
+    "before=2026-01-01",
+    "before=1700000000",
+    "before=",
+  ])("%s is 400 with the error envelope and the rate-limit headers", async (query) => {
+    svc = testService();
+    const { status, body, headers } = await svc.json(`/api/ledger?${query}`);
+    expect(status).toBe(400);
+    expect(Object.keys(body)).toEqual(["error"]);
+    expect(headers.get("x-ratelimit-limit")).toBe("120");
+    expect(headers.get("retry-after")).toBeNull();
+  });
 
   test("before accepts any ISO 8601 UTC or offset time; digits past the microsecond never skip an event", () => {
     const us = Date.UTC(2026, 0, 1) * 1000 + 123_456;

@@ -20,13 +20,48 @@ interface Route {
 }
 
 const ROUTES: Route[] = [
-  { name: "tokens", limit: 120, cache: PUBLIC_READ, ok: () => "/api/tokens", bad: "/api/tokens?limit=0", badStatus: 400 },
-  { name: "token", limit: 60, cache: PUBLIC_READ, ok: (m) => `/api/tokens/${m}`, bad: "/api/tokens/nope", badStatus: 400 },
+  {
+    name: "tokens",
+    limit: 120,
+    cache: PUBLIC_READ,
+    ok: () => "/api/tokens",
+    bad: "/api/tokens?limit=0",
+    badStatus: 400,
+  },
+  {
+    name: "token",
+    limit: 60,
+    cache: PUBLIC_READ,
+    ok: (m) => `/api/tokens/${m}`,
+    bad: "/api/tokens/nope",
+    badStatus: 400,
+  },
   { name: "idp", limit: 120, cache: PUBLIC_READ, ok: () => "/api/idp/alice", bad: "/api/idp/nobody", badStatus: 404 },
   { name: "stats", limit: 120, cache: PUBLIC_READ, ok: () => "/api/stats", bad: "", badStatus: 0 },
-  { name: "ledger", limit: 120, cache: "public, max-age=0, s-maxage=5, stale-while-revalidate=15", ok: () => "/api/ledger", bad: "/api/ledger?before=x", badStatus: 400 },
-  { name: "proof", limit: 60, cache: "public, max-age=0, s-maxage=15, stale-while-revalidate=45", ok: () => "/api/proof", bad: "", badStatus: 0 },
-  { name: "token-images", limit: 600, cache: "public, max-age=31536000, immutable", ok: (m) => `/api/token-images/${m}`, bad: `/api/token-images/${"1".repeat(44)}`, badStatus: 404 },
+  {
+    name: "ledger",
+    limit: 120,
+    cache: "public, max-age=0, s-maxage=5, stale-while-revalidate=15",
+    ok: () => "/api/ledger",
+    bad: "/api/ledger?before=x",
+    badStatus: 400,
+  },
+  {
+    name: "proof",
+    limit: 60,
+    cache: "public, max-age=0, s-maxage=15, stale-while-revalidate=45",
+    ok: () => "/api/proof",
+    bad: "",
+    badStatus: 0,
+  },
+  {
+    name: "token-images",
+    limit: 600,
+    cache: "public, max-age=31536000, immutable",
+    ok: (m) => `/api/token-images/${m}`,
+    bad: `/api/token-images/${"1".repeat(44)}`,
+    badStatus: 404,
+  },
   { name: "launch-config", limit: 60, cache: PUBLIC_READ, ok: () => "/api/launch/config", bad: "", badStatus: 0 },
 ];
 
@@ -41,7 +76,11 @@ describe("rate limits and cache headers of the public reads", () => {
       svc = testService({}, { chain: fakeChain({ treasuryLamports: 10n }) });
       const nowMs = Date.UTC(2026, 5, 1, 12, 0, 30);
       freezeLimiter(svc, nowMs);
-      const { mint } = launch(svc.ctx.db, { image: true, recipients: [{ handle: "alice", bps: 10_000 }], launchedAtMs: T0 });
+      const { mint } = launch(svc.ctx.db, {
+        image: true,
+        recipients: [{ handle: "alice", bps: 10_000 }],
+        launchedAtMs: T0,
+      });
       const resetSec = String(Date.UTC(2026, 5, 1, 12, 1, 0) / 1000);
 
       const ok = await svc.call(route.ok(mint));
@@ -139,7 +178,16 @@ describe("GET /api/proof", () => {
     expect(none.status).toBe(503);
     expect(Object.keys(none.body)).toEqual(["error"]);
     await svc.cleanup();
-    svc = testService({}, { chain: fakeChain({ treasuryLamports: async () => { throw new Error("429 from https://rpc.example/?api-key=SECRET"); } }) });
+    svc = testService(
+      {},
+      {
+        chain: fakeChain({
+          treasuryLamports: async () => {
+            throw new Error("429 from https://rpc.example/?api-key=SECRET");
+          },
+        }),
+      },
+    );
     const failing = await svc.json("/api/proof");
     expect(failing.status).toBe(503);
     expect(failing.body.error).not.toContain("SECRET");
@@ -173,11 +221,22 @@ describe("GET /api/proof", () => {
 
 describe("GET /api/launch/config and /api/ca", () => {
   test("serves the launch settings with the creator fee read live", async () => {
-    svc = testService({ PLATFORM_BPS: "750", MAX_RECIPIENTS: "6" }, { chain: fakeChain({ creatorFeeBps: async () => 95 }) });
+    svc = testService(
+      { PLATFORM_BPS: "750", MAX_RECIPIENTS: "6" },
+      { chain: fakeChain({ creatorFeeBps: async () => 95 }) },
+    );
     const { status, body, headers } = await svc.json("/api/launch/config");
     expect(status).toBe(200);
     expect(headers.get("cache-control")).toBe(PUBLIC_READ);
-    expect(body).toEqual({ launchesOpen: true, platformBps: 750, maxRecipients: 6, maxFirstBuyLamports: "5000000000", creatorFeeBps: 95, maxImageBytes: 4_194_304, handlesPinnedAtLaunch: false });
+    expect(body).toEqual({
+      launchesOpen: true,
+      platformBps: 750,
+      maxRecipients: 6,
+      maxFirstBuyLamports: "5000000000",
+      creatorFeeBps: 95,
+      maxImageBytes: 4_194_304,
+      handlesPinnedAtLaunch: false,
+    });
     svc.ctx.db.$client.query("INSERT INTO settings (key, value) VALUES ('launches_paused', '1')").run();
     expect((await svc.json("/api/launch/config")).body.launchesOpen).toBe(false);
   });

@@ -51,11 +51,26 @@ describe("GET /api/openapi.json", () => {
   test("describes the public data reads and the unstable launch routes, nothing else", () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
       [
-        "/api/ca", "/api/cron/health", "/api/idp/{handle}", "/api/launch/config", "/api/ledger", "/api/ledger/stream", "/api/proof",
-        "/api/idp/{handle}/payouts", "/api/idp/{handle}/tokens",
-        "/api/stats", "/api/token-images/{mint}", "/api/tokens", "/api/tokens/{mint}",
-        "/api/launch/intent", "/api/launch/metadata", "/api/launch/confirm", "/api/rpc",
-        "/api/tokens/{mint}/history", "/api/proof/history", "/api/idp/{handle}/history",
+        "/api/ca",
+        "/api/cron/health",
+        "/api/idp/{handle}",
+        "/api/launch/config",
+        "/api/ledger",
+        "/api/ledger/stream",
+        "/api/proof",
+        "/api/idp/{handle}/payouts",
+        "/api/idp/{handle}/tokens",
+        "/api/stats",
+        "/api/token-images/{mint}",
+        "/api/tokens",
+        "/api/tokens/{mint}",
+        "/api/launch/intent",
+        "/api/launch/metadata",
+        "/api/launch/confirm",
+        "/api/rpc",
+        "/api/tokens/{mint}/history",
+        "/api/proof/history",
+        "/api/idp/{handle}/history",
         "/api/proof/liabilities",
       ].sort(),
     );
@@ -80,7 +95,10 @@ describe("the public reads answer what the document says", () => {
     for (const sort of ["new", "fees", "mcap"]) {
       let body = await expectConforms(`/api/tokens?sort=${sort}&limit=60`, "/api/tokens");
       expect(body.tokens.length).toBeGreaterThan(0);
-      body = await expectConforms(`/api/tokens?sort=${sort}&limit=60&cursor=${encodeURIComponent(body.nextCursor)}`, "/api/tokens");
+      body = await expectConforms(
+        `/api/tokens?sort=${sort}&limit=60&cursor=${encodeURIComponent(body.nextCursor)}`,
+        "/api/tokens",
+      );
     }
     for (const q of [samples.nameFragments[0]!, `@${samples.handles[0]}`, samples.mints[0]!, "x"]) {
       await expectConforms(`/api/tokens?q=${encodeURIComponent(q)}`, "/api/tokens");
@@ -90,7 +108,9 @@ describe("the public reads answer what the document says", () => {
 
   test("token detail, hidden ones included, and its errors", async () => {
     for (const mint of samples.mints) await expectConforms(`/api/tokens/${mint}`, "/api/tokens/{mint}");
-    const hidden = svc.ctx.db.$client.query("SELECT mint FROM tokens WHERE hidden = 1 LIMIT 1").get() as { mint: string } | null;
+    const hidden = svc.ctx.db.$client.query("SELECT mint FROM tokens WHERE hidden = 1 LIMIT 1").get() as {
+      mint: string;
+    } | null;
     if (hidden) await expectConforms(`/api/tokens/${hidden.mint}`, "/api/tokens/{mint}");
     await expectConforms("/api/tokens/bad", "/api/tokens/{mint}", 400);
     await expectConforms(`/api/tokens/${"2".repeat(44)}`, "/api/tokens/{mint}", 404);
@@ -116,7 +136,10 @@ describe("the public reads answer what the document says", () => {
     let before: string | null = null;
     let pages = 0;
     do {
-      const body: any = await expectConforms(`/api/ledger?limit=100${before ? `&before=${encodeURIComponent(before)}` : ""}`, "/api/ledger");
+      const body: any = await expectConforms(
+        `/api/ledger?limit=100${before ? `&before=${encodeURIComponent(before)}` : ""}`,
+        "/api/ledger",
+      );
       for (const e of body.events) types.add(e.type);
       before = body.nextBefore;
       pages++;

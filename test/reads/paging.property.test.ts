@@ -11,7 +11,14 @@ import { launch, payout, setMarket, setVault, signIn, sweep, T0 } from "./world"
 /** Launch times from a small set, so ties (broken by mint) are common. */
 const timeArb = fc.integer({ min: 0, max: 6 }).map((k) => T0 + k * 1000);
 const landingArb = fc.record({
-  launches: fc.array(fc.record({ at: timeArb, cap: fc.option(fc.integer({ min: 1, max: 5 }), { nil: null }), fees: fc.integer({ min: 0, max: 4 }) }), { maxLength: 3 }),
+  launches: fc.array(
+    fc.record({
+      at: timeArb,
+      cap: fc.option(fc.integer({ min: 1, max: 5 }), { nil: null }),
+      fees: fc.integer({ min: 0, max: 4 }),
+    }),
+    { maxLength: 3 },
+  ),
   sweepsOnOld: fc.integer({ min: 0, max: 2 }),
 });
 
@@ -20,7 +27,10 @@ interface Seeded {
   mint: string;
 }
 
-function landNewTokens(svc: TestService, landing: { launches: { at: number; cap: number | null; fees: number }[] }): Seeded[] {
+function landNewTokens(
+  svc: TestService,
+  landing: { launches: { at: number; cap: number | null; fees: number }[] },
+): Seeded[] {
   return landing.launches.map((l) => {
     const t = launch(svc.ctx.db, { launchedAtMs: l.at });
     // A new token may arrive with a reading and a market cap, equal to existing keys or not.
@@ -35,27 +45,40 @@ describe("paging while things land", () => {
     test(`/api/tokens?sort=${sort} never skips or repeats a token that existed when paging began`, async () => {
       await fc.assert(
         fc.asyncProperty(
-          fc.array(fc.record({ at: timeArb, cap: fc.option(fc.integer({ min: 1, max: 5 }), { nil: null }), fees: fc.integer({ min: 0, max: 4 }) }), { maxLength: 25 }),
+          fc.array(
+            fc.record({
+              at: timeArb,
+              cap: fc.option(fc.integer({ min: 1, max: 5 }), { nil: null }),
+              fees: fc.integer({ min: 0, max: 4 }),
+            }),
+            { maxLength: 25 },
+          ),
           fc.integer({ min: 1, max: 7 }),
           fc.array(landingArb, { minLength: 1, maxLength: 30 }),
           async (initial, limit, landings) => {
             const svc = testService({ RATE_LIMIT: "off" });
             try {
               const existing = landNewTokens(svc, { launches: initial });
-              const before = (await svc.json(`/api/tokens?sort=${sort}&limit=60`)).body.tokens.map((t: { mint: string }) => t.mint);
+              const before = (await svc.json(`/api/tokens?sort=${sort}&limit=60`)).body.tokens.map(
+                (t: { mint: string }) => t.mint,
+              );
               expect(before).toHaveLength(existing.length);
               const seen: string[] = [];
               let cursor: string | null = null;
               let page = 0;
               do {
-                const { status, body }: { status: number; body: any } = await svc.json(`/api/tokens?sort=${sort}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+                const { status, body }: { status: number; body: any } = await svc.json(
+                  `/api/tokens?sort=${sort}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+                );
                 expect(status).toBe(200);
                 seen.push(...body.tokens.map((t: { mint: string }) => t.mint));
                 cursor = body.nextCursor;
                 const landing = landings[page++ % landings.length]!;
                 landNewTokens(svc, landing);
                 // Sweeps on existing tokens move no launch time; other sorts' keys move only for new tokens here.
-                if (sort === "new") for (let i = 0; i < landing.sweepsOnOld && i < existing.length; i++) sweep(svc.ctx.db, existing[i]!.tokenId, 1000n, T0 + 99_000);
+                if (sort === "new")
+                  for (let i = 0; i < landing.sweepsOnOld && i < existing.length; i++)
+                    sweep(svc.ctx.db, existing[i]!.tokenId, 1000n, T0 + 99_000);
               } while (cursor);
               expect(new Set(seen).size).toBe(seen.length);
               const original = new Set(before);
@@ -77,7 +100,14 @@ describe("paging while things land", () => {
       fc.asyncProperty(
         fc.array(timeArb, { minLength: 0, maxLength: 25 }),
         fc.integer({ min: 1, max: 7 }),
-        fc.array(fc.record({ launches: fc.array(timeArb, { maxLength: 3 }), sweeps: fc.integer({ min: 0, max: 2 }), payouts: fc.integer({ min: 0, max: 1 }) }), { minLength: 1, maxLength: 30 }),
+        fc.array(
+          fc.record({
+            launches: fc.array(timeArb, { maxLength: 3 }),
+            sweeps: fc.integer({ min: 0, max: 2 }),
+            payouts: fc.integer({ min: 0, max: 1 }),
+          }),
+          { minLength: 1, maxLength: 30 },
+        ),
         async (initialTimes, limit, landings) => {
           const svc = testService({ RATE_LIMIT: "off" });
           try {
@@ -91,7 +121,9 @@ describe("paging while things land", () => {
             {
               let before: string | null = null;
               do {
-                const r: any = await svc.json(`/api/ledger?limit=100${before ? `&before=${encodeURIComponent(before)}` : ""}`);
+                const r: any = await svc.json(
+                  `/api/ledger?limit=100${before ? `&before=${encodeURIComponent(before)}` : ""}`,
+                );
                 snapshot.push(...r.body.events.map((e: unknown) => JSON.stringify(e)));
                 before = r.body.nextBefore;
               } while (before);
@@ -100,7 +132,9 @@ describe("paging while things land", () => {
             let before: string | null = null;
             let page = 0;
             do {
-              const r: any = await svc.json(`/api/ledger?limit=${limit}${before ? `&before=${encodeURIComponent(before)}` : ""}`);
+              const r: any = await svc.json(
+                `/api/ledger?limit=${limit}${before ? `&before=${encodeURIComponent(before)}` : ""}`,
+              );
               expect(r.status).toBe(200);
               seen.push(...r.body.events.map((e: unknown) => JSON.stringify(e)));
               before = r.body.nextBefore;

@@ -13,16 +13,33 @@ test("seedDatabase writes a varied, audited history through the services", () =>
   const count = (sql: string) => Number((c.query(sql).get() as { n: bigint }).n);
   expect(summary.tokens).toBe(300);
   expect(count("SELECT COUNT(*) AS n FROM tokens WHERE hidden = 1")).toBeGreaterThan(0);
-  expect(values("SELECT DISTINCT COUNT(*) AS v FROM token_recipients GROUP BY token_id").map(Number).sort((a, b) => a - b).at(-1)).toBeGreaterThanOrEqual(4);
+  expect(
+    values("SELECT DISTINCT COUNT(*) AS v FROM token_recipients GROUP BY token_id")
+      .map(Number)
+      .sort((a, b) => a - b)
+      .at(-1),
+  ).toBeGreaterThanOrEqual(4);
   expect(values("SELECT DISTINCT status AS v FROM sweeps")).toEqual(["confirmed", "failed", "sent"]);
-  expect(values("SELECT DISTINCT status AS v FROM payouts")).toEqual(["confirmed", "failed", "queued", "replaced", "sent"]);
+  expect(values("SELECT DISTINCT status AS v FROM payouts")).toEqual([
+    "confirmed",
+    "failed",
+    "queued",
+    "replaced",
+    "sent",
+  ]);
   expect(values("SELECT DISTINCT kind AS v FROM payouts")).toEqual(["autopay", "claim"]);
   expect(values("SELECT DISTINCT source AS v FROM burns")).toEqual(["platform", "recipient"]);
   // A buy that paid both sources shows twice.
-  expect(count("SELECT COUNT(*) AS n FROM (SELECT buy_id FROM burns GROUP BY buy_id HAVING COUNT(*) = 2)")).toBeGreaterThan(0);
+  expect(
+    count("SELECT COUNT(*) AS n FROM (SELECT buy_id FROM burns GROUP BY buy_id HAVING COUNT(*) = 2)"),
+  ).toBeGreaterThan(0);
   // Pinned and unpinned handles, and renames: two handles pinned to one id.
   expect(count("SELECT COUNT(*) AS n FROM handles WHERE idp_user_id IS NULL")).toBeGreaterThan(0);
-  expect(count("SELECT COUNT(*) AS n FROM (SELECT idp_user_id FROM handles WHERE idp_user_id IS NOT NULL GROUP BY idp_user_id HAVING COUNT(*) > 1)")).toBeGreaterThan(0);
+  expect(
+    count(
+      "SELECT COUNT(*) AS n FROM (SELECT idp_user_id FROM handles WHERE idp_user_id IS NOT NULL GROUP BY idp_user_id HAVING COUNT(*) > 1)",
+    ),
+  ).toBeGreaterThan(0);
   expect(values("SELECT DISTINCT routing AS v FROM identities")).toEqual(["autopay", "burn", "hold"]);
   expect(count("SELECT COUNT(*) AS n FROM identities WHERE declined = 1")).toBeGreaterThan(0);
   expect(count("SELECT COUNT(*) AS n FROM tokens WHERE market_cap_usd IS NULL")).toBeGreaterThan(0);

@@ -35,7 +35,16 @@ describe("GET /api/tokens", () => {
   test("a token carries every SPEC field, money as decimal strings and unknowns as null", async () => {
     svc = testService();
     const db = svc.ctx.db;
-    const a = launch(db, { name: "Pepe Moon", symbol: "PEPE", image: true, recipients: [{ handle: "Alice", bps: 7000 }, { handle: "bob_2", bps: 3000 }], launchedAtMs: T0 });
+    const a = launch(db, {
+      name: "Pepe Moon",
+      symbol: "PEPE",
+      image: true,
+      recipients: [
+        { handle: "Alice", bps: 7000 },
+        { handle: "bob_2", bps: 3000 },
+      ],
+      launchedAtMs: T0,
+    });
     signIn(db, "u-alice", "Alice", T0 + 10, { routing: "burn", declined: true });
     sweep(db, a.tokenId, 9_007_199_254_740_993n, T0 + 1000);
     setVault(db, a.mint, 5n, T0 + 2000);
@@ -43,7 +52,25 @@ describe("GET /api/tokens", () => {
     expect(body.nextCursor).toBeNull();
     const token = body.tokens[0];
     expect(Object.keys(token).sort()).toEqual(
-      ["mint", "name", "symbol", "imageUrl", "creator", "deployer", "launchedAt", "recipients", "platformBps", "sweptLamports", "vaultLamports", "vaultCheckedAt", "bonded", "marketCapUsd", "volume24hUsd", "lastSweptAt", "feeSharing"].sort(),
+      [
+        "mint",
+        "name",
+        "symbol",
+        "imageUrl",
+        "creator",
+        "deployer",
+        "launchedAt",
+        "recipients",
+        "platformBps",
+        "sweptLamports",
+        "vaultLamports",
+        "vaultCheckedAt",
+        "bonded",
+        "marketCapUsd",
+        "volume24hUsd",
+        "lastSweptAt",
+        "feeSharing",
+      ].sort(),
     );
     expect(token).toMatchObject({
       mint: a.mint,
@@ -66,12 +93,26 @@ describe("GET /api/tokens", () => {
     const part = 9_007_199_254_740_993n - 900_719_925_474_099n;
     expect(token.recipients).toEqual([
       {
-        handle: "alice", displayHandle: "Alice", bps: 7000, name: "Alice Name", avatarUrl: "https://a.example/Alice",
-        claimed: true, routing: "burn", declined: true, creditedLamports: ((part * 7000n) / 10000n).toString(),
+        handle: "alice",
+        displayHandle: "Alice",
+        bps: 7000,
+        name: "Alice Name",
+        avatarUrl: "https://a.example/Alice",
+        claimed: true,
+        routing: "burn",
+        declined: true,
+        creditedLamports: ((part * 7000n) / 10000n).toString(),
       },
       {
-        handle: "bob_2", displayHandle: "bob_2", bps: 3000, name: "bob_2", avatarUrl: "",
-        claimed: false, routing: null, declined: false, creditedLamports: ((part * 3000n) / 10000n).toString(),
+        handle: "bob_2",
+        displayHandle: "bob_2",
+        bps: 3000,
+        name: "bob_2",
+        avatarUrl: "",
+        claimed: false,
+        routing: null,
+        declined: false,
+        creditedLamports: ((part * 3000n) / 10000n).toString(),
       },
     ]);
   });
@@ -134,7 +175,12 @@ describe("GET /api/tokens", () => {
     setVault(db, vaultOnly.mint, 400n, T0 + 10);
     sweep(db, both.tokenId, 200n, T0 + 10);
     setVault(db, both.mint, 150n, T0 + 11);
-    expect(mints((await svc.json("/api/tokens?sort=fees")).body)).toEqual([vaultOnly.mint, both.mint, swept.mint, nothing.mint]);
+    expect(mints((await svc.json("/api/tokens?sort=fees")).body)).toEqual([
+      vaultOnly.mint,
+      both.mint,
+      swept.mint,
+      nothing.mint,
+    ]);
   });
 
   test("sort=mcap is descending with unknown caps last, through every page", async () => {
@@ -148,7 +194,10 @@ describe("GET /api/tokens", () => {
     const { body } = await svc.json("/api/tokens?sort=mcap");
     const caps = body.tokens.map((t: { marketCapUsd: number | null }) => t.marketCapUsd);
     expect(caps).toEqual([90_000, 1000.5, 1000.5, 5, null, null, null]);
-    expect(body.tokens[caps.indexOf(1000.5)].volume24hUsd === 12 || body.tokens[caps.indexOf(1000.5) + 1].volume24hUsd === 12).toBe(true);
+    expect(
+      body.tokens[caps.indexOf(1000.5)].volume24hUsd === 12 ||
+        body.tokens[caps.indexOf(1000.5) + 1].volume24hUsd === 12,
+    ).toBe(true);
     // Paging two at a time crosses from known to unknown caps without a skip or a repeat.
     expect(await pageAll("/api/tokens", "sort=mcap")).toEqual(mints(body));
   });
@@ -197,7 +246,12 @@ describe("GET /api/tokens", () => {
     // A flipped character in the payload or the signature, a made-up cursor, and one of another deployment.
     const [payload, sig] = cursor.split(".") as [string, string];
     const flip = (s: string) => (s[0] === "A" ? "B" : "A") + s.slice(1);
-    for (const bad of [`${flip(payload)}.${sig}`, `${payload}.${flip(sig)}`, "nonsense", `${Buffer.from('["new",1,"x"]').toString("base64url")}.AAAA`]) {
+    for (const bad of [
+      `${flip(payload)}.${sig}`,
+      `${payload}.${flip(sig)}`,
+      "nonsense",
+      `${Buffer.from('["new",1,"x"]').toString("base64url")}.AAAA`,
+    ]) {
       expect((await svc.json(`/api/tokens?cursor=${encodeURIComponent(bad)}`)).status).toBe(400);
     }
     const other = testService();
@@ -215,7 +269,9 @@ describe("GET /api/tokens", () => {
     svc = testService({ MASTER_SECRET: secret });
     const other = testService({ MASTER_SECRET: secret });
     try {
-      for (const s of [svc, other]) for (let i = 0; i < 3; i++) launch(s.ctx.db, { launchedAtMs: T0 + i, mint: `Mint${i}111111111111111111111111111111111` });
+      for (const s of [svc, other])
+        for (let i = 0; i < 3; i++)
+          launch(s.ctx.db, { launchedAtMs: T0 + i, mint: `Mint${i}111111111111111111111111111111111` });
       const cursor: string = (await svc.json("/api/tokens?limit=1")).body.nextCursor;
       // Same secret, same data: the other instance accepts it and pages on identically.
       const here = await svc.json(`/api/tokens?limit=1&cursor=${encodeURIComponent(cursor)}`);
@@ -231,8 +287,18 @@ describe("GET /api/tokens", () => {
     test("matches an exact mint or creator, a name or ticker substring, or a handle with or without @", async () => {
       svc = testService();
       const db = svc.ctx.db;
-      const pepe = launch(db, { name: "Pepe Moon", symbol: "PPM", recipients: [{ handle: "Frog_King", bps: 10_000 }], launchedAtMs: T0 });
-      const doge = launch(db, { name: "Doge Rocket", symbol: "DOGR", recipients: [{ handle: "shiba", bps: 10_000 }], launchedAtMs: T0 + 1 });
+      const pepe = launch(db, {
+        name: "Pepe Moon",
+        symbol: "PPM",
+        recipients: [{ handle: "Frog_King", bps: 10_000 }],
+        launchedAtMs: T0,
+      });
+      const doge = launch(db, {
+        name: "Doge Rocket",
+        symbol: "DOGR",
+        recipients: [{ handle: "shiba", bps: 10_000 }],
+        launchedAtMs: T0 + 1,
+      });
       const cat = launch(db, { name: "Cat", symbol: "MEOW", launchedAtMs: T0 + 2 });
       const q = async (value: string) => mints((await svc.json(`/api/tokens?q=${encodeURIComponent(value)}`)).body);
       expect(await q(pepe.mint)).toEqual([pepe.mint]);
@@ -258,11 +324,13 @@ describe("GET /api/tokens", () => {
       expect(await q("$CMT")).toEqual([comet.mint]);
       expect(await q("$cmt")).toEqual([comet.mint]);
       expect(await q("CMT")).toEqual([comet.mint]);
-      for (const length of [4, 8, 20, comet.mint.length - 1]) expect(await q(comet.mint.slice(0, length))).toEqual([comet.mint]);
+      for (const length of [4, 8, 20, comet.mint.length - 1])
+        expect(await q(comet.mint.slice(0, length))).toEqual([comet.mint]);
       expect(await q(other.mint.slice(0, 6))).toEqual([other.mint]);
       // A prefix is case-sensitive like the address itself, and a lone "$" matches nothing special.
       const flipped = comet.mint.slice(0, 6).replace(/[a-z]/g, (c) => c.toUpperCase());
-      if (flipped !== comet.mint.slice(0, 6) && !other.mint.startsWith(flipped)) expect(await q(flipped)).not.toContain(comet.mint);
+      if (flipped !== comet.mint.slice(0, 6) && !other.mint.startsWith(flipped))
+        expect(await q(flipped)).not.toContain(comet.mint);
       expect((await svc.json("/api/tokens?q=%24")).status).toBe(200);
     });
 
@@ -272,13 +340,19 @@ describe("GET /api/tokens", () => {
       db.$client.transaction(() => {
         for (let i = 0; i < 2100; i++) launch(db, { name: `Common ${i}`, launchedAtMs: T0 + (i % 97) });
       })();
-      const rare = launch(db, { name: "Rare Commonality", recipients: [{ handle: "rarest", bps: 10_000 }], launchedAtMs: T0 - 1 });
+      const rare = launch(db, {
+        name: "Rare Commonality",
+        recipients: [{ handle: "rarest", bps: 10_000 }],
+        launchedAtMs: T0 - 1,
+      });
       for (const sort of ["new", "fees", "mcap"]) {
         const all = await pageAll("/api/tokens?q=common", `sort=${sort}`, 60);
         expect(all).toHaveLength(2101);
         expect(new Set(all).size).toBe(2101);
       }
-      const newest = (await svc.json("/api/tokens?q=COMMON&limit=60")).body.tokens.map((t: { launchedAt: string }) => t.launchedAt);
+      const newest = (await svc.json("/api/tokens?q=COMMON&limit=60")).body.tokens.map(
+        (t: { launchedAt: string }) => t.launchedAt,
+      );
       expect([...newest].sort().reverse()).toEqual(newest);
       expect(mints((await svc.json("/api/tokens?q=@rarest")).body)).toEqual([rare.mint]);
       expect(mints((await svc.json("/api/tokens?q=commonality")).body)).toEqual([rare.mint]);
@@ -302,7 +376,16 @@ describe("GET /api/tokens/:mint", () => {
     const db = svc.ctx.db;
     const a = launch(db, { image: true, launchedAtMs: T0 });
     const sweeps = [];
-    for (let i = 0; i < 27; i++) sweeps.push(sweep(db, a.tokenId, BigInt(1000 + i), T0 + 1000 * (i + 1), i === 26 ? "sent" : i === 25 ? "failed" : "confirmed"));
+    for (let i = 0; i < 27; i++)
+      sweeps.push(
+        sweep(
+          db,
+          a.tokenId,
+          BigInt(1000 + i),
+          T0 + 1000 * (i + 1),
+          i === 26 ? "sent" : i === 25 ? "failed" : "confirmed",
+        ),
+      );
     setHidden(db, a.mint);
     setVault(db, a.mint, 77n, Date.now());
     const { status, body, headers } = await svc.json(`/api/tokens/${a.mint}`);
@@ -319,11 +402,28 @@ describe("GET /api/tokens/:mint", () => {
     });
     for (const k of ["launchSignature", "creatorVault", "deployer", "creator"]) expect(typeof body[k]).toBe("string");
     expect(body.sweeps).toHaveLength(25);
-    expect(body.sweeps.map((s: { id: number }) => s.id)).toEqual(sweeps.slice(2).reverse().map((s) => s.sweepId));
+    expect(body.sweeps.map((s: { id: number }) => s.id)).toEqual(
+      sweeps
+        .slice(2)
+        .reverse()
+        .map((s) => s.sweepId),
+    );
     const [sent, failed, confirmed] = body.sweeps;
-    expect(sent).toMatchObject({ status: "sent", totalLamports: "0", platformLamports: "0", confirmedAt: null, mint: a.mint, symbol: body.symbol });
+    expect(sent).toMatchObject({
+      status: "sent",
+      totalLamports: "0",
+      platformLamports: "0",
+      confirmedAt: null,
+      mint: a.mint,
+      symbol: body.symbol,
+    });
     expect(failed).toMatchObject({ status: "failed", totalLamports: "0", platformLamports: "0", confirmedAt: null });
-    expect(confirmed).toMatchObject({ status: "confirmed", totalLamports: "1024", platformLamports: "102", confirmedAt: new Date(T0 + 25_000).toISOString() });
+    expect(confirmed).toMatchObject({
+      status: "confirmed",
+      totalLamports: "1024",
+      platformLamports: "102",
+      confirmedAt: new Date(T0 + 25_000).toISOString(),
+    });
     expect(typeof sent.signature).toBe("string");
     expect(sent.createdAt).toBe(new Date(T0 + 27_000 - 1000).toISOString());
     expect(body.sweptLamports).toBe(String(Array.from({ length: 25 }, (_, i) => 1000 + i).reduce((x, y) => x + y, 0)));
@@ -347,7 +447,8 @@ describe("GET /api/tokens/:mint", () => {
   test("a reading older than a minute is refreshed through the chain before answering", async () => {
     let now = T0 + 3_600_000;
     const chain = fakeChain({
-      readVaults: async (mints) => mints.map((mint) => ({ mint, curveLamports: 100n, poolLamports: 20n, creatorLamports: 3n, bonded: true })),
+      readVaults: async (mints) =>
+        mints.map((mint) => ({ mint, curveLamports: 100n, poolLamports: 20n, creatorLamports: 3n, bonded: true })),
     });
     svc = testService({}, { now: () => now, chain });
     const a = launch(svc.ctx.db, { launchedAtMs: T0 });
@@ -379,7 +480,11 @@ describe("GET /api/tokens/:mint", () => {
   });
 
   test("a failing node also leaves the stored reading in place", async () => {
-    const chain = fakeChain({ readVaults: async () => { throw new Error("connect ECONNREFUSED http://rpc.example/?key=1"); } });
+    const chain = fakeChain({
+      readVaults: async () => {
+        throw new Error("connect ECONNREFUSED http://rpc.example/?key=1");
+      },
+    });
     svc = testService({}, { chain });
     const a = launch(svc.ctx.db, { launchedAtMs: T0 });
     setVault(svc.ctx.db, a.mint, 42n, T0);

@@ -8,7 +8,13 @@ import { recordSignIn, setRouting, type Routing } from "../../src/accounts/ident
 import { completeBurnBuy, pendingBurnGroups, startBurnBuy } from "../../src/burns/service";
 import type { ChainServices } from "../../src/chain/services";
 import type { VaultReading } from "../../src/chain/ports";
-import { confirmPayouts, failPayouts, markPayoutsSent, queuePayout, replaceExpiredPayouts } from "../../src/payouts/service";
+import {
+  confirmPayouts,
+  failPayouts,
+  markPayoutsSent,
+  queuePayout,
+  replaceExpiredPayouts,
+} from "../../src/payouts/service";
 import { performAdminAction } from "../../src/admin/service";
 import { confirmSweep, failSweep, recordSweepsSent } from "../../src/sweeps/service";
 import { recordConfirmedLaunch } from "../../src/tokens/launch-record";
@@ -81,15 +87,43 @@ export function sweep(
   return { sweepId: sweepId!, signature: sig };
 }
 
-export function signIn(db: Db, idpUserId: string, displayHandle: string, atMs = T0, extra: { routing?: Routing; declined?: boolean } = {}) {
-  recordSignIn(db, { idpUserId, displayHandle, name: `${displayHandle} Name`, avatarUrl: `https://a.example/${displayHandle}`, followers: 1234 }, atMs);
-  if (extra.routing) setRouting(db, idpUserId, { routing: extra.routing, payoutWallet: extra.routing === "autopay" ? address() : null, declined: extra.declined ?? false });
+export function signIn(
+  db: Db,
+  idpUserId: string,
+  displayHandle: string,
+  atMs = T0,
+  extra: { routing?: Routing; declined?: boolean } = {},
+) {
+  recordSignIn(
+    db,
+    {
+      idpUserId,
+      displayHandle,
+      name: `${displayHandle} Name`,
+      avatarUrl: `https://a.example/${displayHandle}`,
+      followers: 1234,
+    },
+    atMs,
+  );
+  if (extra.routing)
+    setRouting(db, idpUserId, {
+      routing: extra.routing,
+      payoutWallet: extra.routing === "autopay" ? address() : null,
+      declined: extra.declined ?? false,
+    });
 }
 
 export type PayoutFate = "queued" | "sent" | "confirmed" | "failed" | "replaced";
 
 /** Queues a payout and walks it to `fate`; `replaced` leaves its replacement queued. */
-export function payout(db: Db, idpUserId: string, lamports: bigint | null, atMs: number, fate: PayoutFate, kind: "claim" | "autopay" = "claim") {
+export function payout(
+  db: Db,
+  idpUserId: string,
+  lamports: bigint | null,
+  atMs: number,
+  fate: PayoutFate,
+  kind: "claim" | "autopay" = "claim",
+) {
   const q = queuePayout(db, { idpUserId, lamports, wallet: address(), kind, minLamports: 1n, atMs });
   if (fate === "queued") return q;
   const sig = signature();
@@ -119,11 +153,15 @@ export function setHidden(db: Db, mint: string) {
 }
 
 export function setMarket(db: Db, mint: string, capUsd: number | null, volumeUsd: number | null = null) {
-  db.$client.query("UPDATE tokens SET market_cap_usd = ?, volume_24h_usd = ? WHERE mint = ?").run(capUsd, volumeUsd, mint);
+  db.$client
+    .query("UPDATE tokens SET market_cap_usd = ?, volume_24h_usd = ? WHERE mint = ?")
+    .run(capUsd, volumeUsd, mint);
 }
 
 export function setVault(db: Db, mint: string, lamports: bigint, checkedAtMs: number) {
-  db.$client.query("UPDATE tokens SET vault_lamports = ?, vault_checked_at_ms = ? WHERE mint = ?").run(lamports, checkedAtMs, mint);
+  db.$client
+    .query("UPDATE tokens SET vault_lamports = ?, vault_checked_at_ms = ? WHERE mint = ?")
+    .run(lamports, checkedAtMs, mint);
 }
 
 export interface FakeChainOptions {
@@ -133,7 +171,9 @@ export interface FakeChainOptions {
 }
 
 /** Only what the public reads ask of the chain; anything else throws. */
-export function fakeChain(o: FakeChainOptions = {}): ChainServices & { calls: { readVaults: number; getBalances: number } } {
+export function fakeChain(
+  o: FakeChainOptions = {},
+): ChainServices & { calls: { readVaults: number; getBalances: number } } {
   const treasury = Keypair.generate();
   const calls = { readVaults: 0, getBalances: 0 };
   const unsupported = () => {
@@ -145,7 +185,8 @@ export function fakeChain(o: FakeChainOptions = {}): ChainServices & { calls: { 
     reader: {
       async getBalances(addresses: readonly string[]) {
         calls.getBalances++;
-        const value = typeof o.treasuryLamports === "function" ? await o.treasuryLamports() : (o.treasuryLamports ?? 0n);
+        const value =
+          typeof o.treasuryLamports === "function" ? await o.treasuryLamports() : (o.treasuryLamports ?? 0n);
         return new Map(addresses.map((a) => [a, value]));
       },
     } as unknown as ChainServices["reader"],
@@ -156,7 +197,13 @@ export function fakeChain(o: FakeChainOptions = {}): ChainServices & { calls: { 
       async readVaults(tokens: readonly { mint: string }[]) {
         calls.readVaults++;
         if (o.readVaults) return o.readVaults(tokens.map((t) => t.mint));
-        return tokens.map((t) => ({ mint: t.mint, curveLamports: 0n, poolLamports: 0n, creatorLamports: 0n, bonded: false }));
+        return tokens.map((t) => ({
+          mint: t.mint,
+          curveLamports: 0n,
+          poolLamports: 0n,
+          creatorLamports: 0n,
+          bonded: false,
+        }));
       },
       creatorFeeBps: o.creatorFeeBps ?? (async () => 30),
     } as unknown as ChainServices["launchProgram"],

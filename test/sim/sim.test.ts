@@ -32,7 +32,19 @@ describe("seeded simulation", () => {
     }
     expect(failures).toEqual([]);
     // A simulation that injected nothing proves nothing.
-    for (const kind of ["dropSends", "delaySends", "failSends", "ghostSends", "lag", "minContextSlot", "rpcError:429", "rpcError:503", "crash", "leaseTakeover", "clockJump"]) {
+    for (const kind of [
+      "dropSends",
+      "delaySends",
+      "failSends",
+      "ghostSends",
+      "lag",
+      "minContextSlot",
+      "rpcError:429",
+      "rpcError:503",
+      "crash",
+      "leaseTakeover",
+      "clockJump",
+    ]) {
       expect({ kind, injected: (totals[kind] ?? 0) > 0 }).toEqual({ kind, injected: true });
     }
   }, 600_000);

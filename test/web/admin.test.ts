@@ -59,7 +59,11 @@ test("the operator signs in, hides a token, and Explore no longer shows it", asy
   expect(await page.getByText("Hide Me Coin").count()).toBe(0);
   // The secret went in a request body, never a URL.
   expect(urls.filter((u) => u.includes(site.adminSecret))).toEqual([]);
-  expect(browser.errors.filter((e) => !e.includes("ERR_NAME_NOT_RESOLVED") && !e.includes("status of 401") && !e.includes("status of 404"))).toEqual([]);
+  expect(
+    browser.errors.filter(
+      (e) => !e.includes("ERR_NAME_NOT_RESOLVED") && !e.includes("status of 401") && !e.includes("status of 404"),
+    ),
+  ).toEqual([]);
   await page.close();
 });
 

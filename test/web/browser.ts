@@ -29,7 +29,16 @@ export async function launchBrowser(): Promise<Browser> {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--no-sandbox",
+      "--headless",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
     viewport: DESKTOP,
   });
   const errors: string[] = [];
@@ -66,7 +75,8 @@ export async function overflowsHorizontally(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const width = document.documentElement.clientWidth;
     const wide: string[] = [];
-    if (document.documentElement.scrollWidth > width) wide.push(`document ${document.documentElement.scrollWidth}px > ${width}px`);
+    if (document.documentElement.scrollWidth > width)
+      wide.push(`document ${document.documentElement.scrollWidth}px > ${width}px`);
     return wide;
   });
 }

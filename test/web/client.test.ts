@@ -37,9 +37,7 @@ describe("SOL formatting", () => {
     expect(solToLamports("0.0000000001")).toBeNull();
     expect(solToLamports("abc")).toBeNull();
     expect(solToLamports(".")).toBeNull();
-    fc.assert(
-      fc.property(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), (n) => solToLamports(lamportsToSol(n)) === n),
-    );
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), (n) => solToLamports(lamportsToSol(n)) === n));
   });
 
   test("shares in basis points are exact percentages", () => {
@@ -104,7 +102,11 @@ describe("API client", () => {
 
   test("retrying gives up after three 429s and shows the server's sentence", async () => {
     setSleep(async () => {});
-    const limited = () => Response.json({ error: "Too many requests; retry after the time in retry-after." }, { status: 429, headers: { "retry-after": "1" } });
+    const limited = () =>
+      Response.json(
+        { error: "Too many requests; retry after the time in retry-after." },
+        { status: 429, headers: { "retry-after": "1" } },
+      );
     answers(limited(), limited(), limited(), limited());
     const error = await failure(api("/api/tokens"));
     expect(error).toBeInstanceOf(ApiError);
@@ -116,11 +118,15 @@ describe("API client", () => {
     answers(Response.json({ error: "No token with that mint was launched here." }, { status: 404 }));
     expect((await failure(api("/api/tokens/x"))).message).toBe("No token with that mint was launched here.");
     answers(new Response("<html>bad gateway</html>", { status: 502 }));
-    expect((await failure(api("/api/tokens"))).message).toBe("The service is having trouble right now; try again shortly.");
+    expect((await failure(api("/api/tokens"))).message).toBe(
+      "The service is having trouble right now; try again shortly.",
+    );
     globalThis.fetch = (async () => {
       throw new TypeError("Failed to fetch");
     }) as unknown as typeof fetch;
-    expect((await failure(api("/api/tokens"))).message).toBe("The service could not be reached. Check your connection and try again.");
+    expect((await failure(api("/api/tokens"))).message).toBe(
+      "The service could not be reached. Check your connection and try again.",
+    );
   });
 
   test("retry-after is bounded and defaults to a second", () => {
@@ -140,7 +146,11 @@ describe("transaction signing without web3.js", () => {
       keys: [{ pubkey: new PublicKey(mint.address), isSigner: true, isWritable: true }],
       data: Buffer.from("x"),
     });
-    const message = new TransactionMessage({ payerKey: wallet.publicKey, recentBlockhash: Keypair.generate().publicKey.toBase58(), instructions: [ix] }).compileToV0Message();
+    const message = new TransactionMessage({
+      payerKey: wallet.publicKey,
+      recentBlockhash: Keypair.generate().publicKey.toBase58(),
+      instructions: [ix],
+    }).compileToV0Message();
     const unsigned = new VersionedTransaction(message).serialize();
     expect(parseTransaction(unsigned).signers).toEqual([wallet.publicKey.toBase58(), mint.address]);
 
@@ -155,8 +165,14 @@ describe("transaction signing without web3.js", () => {
 
   test("a key that is not a signer is refused", async () => {
     const wallet = Keypair.generate();
-    const message = new TransactionMessage({ payerKey: wallet.publicKey, recentBlockhash: Keypair.generate().publicKey.toBase58(), instructions: [] }).compileToV0Message();
+    const message = new TransactionMessage({
+      payerKey: wallet.publicKey,
+      recentBlockhash: Keypair.generate().publicKey.toBase58(),
+      instructions: [],
+    }).compileToV0Message();
     const wire = new VersionedTransaction(message).serialize();
-    expect(() => withSignature(wire, Keypair.generate().publicKey.toBase58(), new Uint8Array(64))).toThrow("is not a signer");
+    expect(() => withSignature(wire, Keypair.generate().publicKey.toBase58(), new Uint8Array(64))).toThrow(
+      "is not a signer",
+    );
   });
 });

@@ -21,10 +21,13 @@ beforeAll(async () => {
   browser = await launchBrowser();
   // The network is "down": anything not on loopback is refused and remembered.
   const loopback = (url: URL) => url.hostname === "127.0.0.1" || url.hostname === "localhost";
-  await browser.context.route((url) => !loopback(url), (route) => {
-    blocked.push(route.request().url());
-    return route.abort("internetdisconnected");
-  });
+  await browser.context.route(
+    (url) => !loopback(url),
+    (route) => {
+      blocked.push(route.request().url());
+      return route.abort("internetdisconnected");
+    },
+  );
   browser.context.on("response", (response) => {
     if (response.status() >= 400) missing.push(`${response.status()} ${response.url()}`);
   });
@@ -39,7 +42,10 @@ describe("the API reference with the network blocked", () => {
   test("the test's network block refuses other hosts", async () => {
     const page = await browser.newPage();
     await page.goto(`http://127.0.0.1:${server.port}/api/docs`);
-    const outcome = await page.goto("https://cdn.jsdelivr.net/npm/x").then(() => "loaded", () => "refused");
+    const outcome = await page.goto("https://cdn.jsdelivr.net/npm/x").then(
+      () => "loaded",
+      () => "refused",
+    );
     expect(outcome).toBe("refused");
     expect(blocked).toEqual(["https://cdn.jsdelivr.net/npm/x"]);
     blocked.length = 0;
@@ -47,7 +53,10 @@ describe("the API reference with the network blocked", () => {
     await page.close();
   });
 
-  for (const [label, viewport] of [["1280", DESKTOP], ["390", PHONE_390]] as const) {
+  for (const [label, viewport] of [
+    ["1280", DESKTOP],
+    ["390", PHONE_390],
+  ] as const) {
     test(`renders every documented route at ${label} px`, async () => {
       const errorsBefore = browser.errors.length;
       const page = await browser.newPage(viewport);
@@ -56,24 +65,38 @@ describe("the API reference with the network blocked", () => {
       expect(await page.locator(".info .title").innerText()).toContain("Creator-fee ledger: public reads");
       const paths = await page.locator(".opblock-summary-path").allInnerTexts();
       const cleaned = paths.map((p) => p.replace(/\u200b/g, "").trim());
-      for (const path of ["/api/tokens", "/api/tokens/{mint}", "/api/stats", "/api/ledger", "/api/proof", "/api/cron/health"]) {
+      for (const path of [
+        "/api/tokens",
+        "/api/tokens/{mint}",
+        "/api/stats",
+        "/api/ledger",
+        "/api/proof",
+        "/api/cron/health",
+      ]) {
         expect(cleaned).toContain(path);
       }
       // One operation opens and shows its responses.
-      await page.locator(".opblock-summary-path", { hasText: /^\/api\/stats$/ }).first().click();
+      await page
+        .locator(".opblock-summary-path", { hasText: /^\/api\/stats$/ })
+        .first()
+        .click();
       await page.locator(".responses-wrapper").first().waitFor();
       await screenshot(page, `docs-offline-${label}`);
       // The favicon the page names loads.
       // Both the icon the page names and /favicon.ico (which browsers ask for on their own) load as images.
       const icons = await page.evaluate(async () => {
-        const load = (src: string) => new Promise<number>((resolve) => {
-          const img = new Image();
-          img.onload = () => resolve(img.naturalWidth);
-          img.onerror = () => resolve(0);
-          img.src = src;
-        });
+        const load = (src: string) =>
+          new Promise<number>((resolve) => {
+            const img = new Image();
+            img.onload = () => resolve(img.naturalWidth);
+            img.onerror = () => resolve(0);
+            img.src = src;
+          });
         // A query string keeps Chromium's favicon cache out of the check.
-        return [await load(`${(document.querySelector("link[rel=icon]") as HTMLLinkElement).href}?check`), await load("/favicon.ico?check")];
+        return [
+          await load(`${(document.querySelector("link[rel=icon]") as HTMLLinkElement).href}?check`),
+          await load("/favicon.ico?check"),
+        ];
       });
       expect(icons[0]).toBeGreaterThan(0);
       expect(icons[1]).toBeGreaterThan(0);

@@ -34,7 +34,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function until<T>(fn: () => Promise<T | null | undefined | false>, what: string, ms = 30_000, everyMs = 250): Promise<T> {
+async function until<T>(
+  fn: () => Promise<T | null | undefined | false>,
+  what: string,
+  ms = 30_000,
+  everyMs = 250,
+): Promise<T> {
   const end = Date.now() + ms;
   let last: unknown = null;
   while (Date.now() < end) {
@@ -46,7 +51,9 @@ async function until<T>(fn: () => Promise<T | null | undefined | false>, what: s
     }
     await Bun.sleep(everyMs);
   }
-  throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ""}${stderr ? `\nservice stderr:\n${stderr.slice(-2000)}` : ""}`);
+  throw new Error(
+    `timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ""}${stderr ? `\nservice stderr:\n${stderr.slice(-2000)}` : ""}`,
+  );
 }
 
 async function getJson(path: string): Promise<any> {
@@ -56,9 +63,13 @@ async function getJson(path: string): Promise<any> {
 }
 
 async function runJob(job: string): Promise<void> {
-  const response = await fetch(`${base}/api/cron/${job}`, { method: "POST", headers: { authorization: `Bearer ${CRON_SECRET}` } });
+  const response = await fetch(`${base}/api/cron/${job}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${CRON_SECRET}` },
+  });
   // 409: that job is already running; the next call runs it again.
-  if (response.status !== 200 && response.status !== 409) throw new Error(`cron ${job}: ${response.status} ${await response.text()}`);
+  if (response.status !== 200 && response.status !== 409)
+    throw new Error(`cron ${job}: ${response.status} ${await response.text()}`);
 }
 
 beforeAll(async () => {
@@ -95,7 +106,12 @@ beforeAll(async () => {
       stderr += decoder.decode(value);
     }
   })();
-  await until(async () => (await fetch(`${base}/api/cron/health`)).status === 200, "the service to answer /api/cron/health", 45_000, 200);
+  await until(
+    async () => (await fetch(`${base}/api/cron/health`)).status === 200,
+    "the service to answer /api/cron/health",
+    45_000,
+    200,
+  );
   browser = await launchBrowser();
   page = await browser.newPage(DESKTOP);
 }, 90_000);
@@ -128,7 +144,13 @@ describe("the whole flow on the local chain", () => {
     await page.locator("#wallet-connected").waitFor();
     await screenshot(page, "e2e-launch-desktop");
     await page.getByRole("button", { name: "Launch", exact: true }).click();
-    await until(async () => (await page.locator("#launched-link").count()) > 0 || (await page.locator("#launch-status [role=alert]").count()) > 0, "the launch to finish", 60_000);
+    await until(
+      async () =>
+        (await page.locator("#launched-link").count()) > 0 ||
+        (await page.locator("#launch-status [role=alert]").count()) > 0,
+      "the launch to finish",
+      60_000,
+    );
     const failure = await page.locator("#launch-status [role=alert]").count();
     if (failure) throw new Error(`launch failed on the page: ${await text("#launch-status")}`);
     await screenshot(page, "e2e-launched-desktop");
@@ -142,11 +164,16 @@ describe("the whole flow on the local chain", () => {
   test("fees accrue and a sweep through the cron route credits the recipient", async () => {
     expect(mint).not.toBe("");
     // The sweep job reads the vaults itself; the stored reading refreshes only once a minute.
-    const swept = await until(async () => {
-      await runJob("sweep");
-      const token = await getJson(`/api/tokens/${mint}`);
-      return token.sweeps.some((s: any) => s.status === "confirmed") ? token : null;
-    }, "a confirmed sweep", 45_000, 1000);
+    const swept = await until(
+      async () => {
+        await runJob("sweep");
+        const token = await getJson(`/api/tokens/${mint}`);
+        return token.sweeps.some((s: any) => s.status === "confirmed") ? token : null;
+      },
+      "a confirmed sweep",
+      45_000,
+      1000,
+    );
     expect(BigInt(swept.sweptLamports)).toBeGreaterThan(0n);
     expect(BigInt(swept.recipients[0].creditedLamports)).toBeGreaterThan(0n);
     await page.goto(`${base}/token/${mint}`);
@@ -168,15 +195,23 @@ describe("the whole flow on the local chain", () => {
     const wallet = Keypair.generate().publicKey.toBase58();
     await page.getByLabel("Wallet address").fill(wallet);
     await page.getByRole("button", { name: "Claim", exact: true }).click();
-    await until(async () => (await text("#claim-status")).length > 0 && !(await text("#claim-status")).includes("Queueing"), "the claim answer");
+    await until(
+      async () => (await text("#claim-status")).length > 0 && !(await text("#claim-status")).includes("Queueing"),
+      "the claim answer",
+    );
     expect(await text("#claim-status")).toContain("queued");
     await until(async () => (await page.locator("#payouts-slot [data-status]").count()) > 0, "the payout row");
     await screenshot(page, "e2e-me-claimed-desktop");
 
-    await until(async () => {
-      await runJob("payouts");
-      return (await page.locator("#payouts-slot [data-status]").first().innerText()) === "confirmed";
-    }, "the payout to show confirmed without a reload", 60_000, 1500);
+    await until(
+      async () => {
+        await runJob("payouts");
+        return (await page.locator("#payouts-slot [data-status]").first().innerText()) === "confirmed";
+      },
+      "the payout to show confirmed without a reload",
+      60_000,
+      1500,
+    );
     expect(await text('[data-field="balance"]')).toBe("0 SOL");
     await screenshot(page, "e2e-me-confirmed-desktop");
   }, 90_000);
@@ -187,16 +222,27 @@ describe("the whole flow on the local chain", () => {
     await page.locator("#token-list > li").first().waitFor();
     for (const sort of ["Most fees", "Market cap", "Newest"]) {
       await page.getByRole("button", { name: sort }).click();
-      await until(async () => (await page.getByRole("button", { name: sort }).getAttribute("aria-pressed")) === "true" && (await page.locator("#token-list > li").count()) > 0, `the ${sort} list`);
+      await until(
+        async () =>
+          (await page.getByRole("button", { name: sort }).getAttribute("aria-pressed")) === "true" &&
+          (await page.locator("#token-list > li").count()) > 0,
+        `the ${sort} list`,
+      );
     }
     await page.getByLabel("Search tokens").fill("E2E");
     await page.getByLabel("Search tokens").press("Enter");
-    await until(async () => (await page.locator("#token-list > li h2").allInnerTexts()).join() === "E2E Coin", "the search result");
+    await until(
+      async () => (await page.locator("#token-list > li h2").allInnerTexts()).join() === "E2E Coin",
+      "the search result",
+    );
     // The ticker as the cards show it, and the start of the mint, find it too (issue 22).
     for (const typed of ["$E2E", mint.slice(0, 8)]) {
       await page.getByLabel("Search tokens").fill(typed);
       await page.getByLabel("Search tokens").press("Enter");
-      await until(async () => (await page.locator("#token-list > li").first().getAttribute("data-mint")) === mint, `the search for ${typed}`);
+      await until(
+        async () => (await page.locator("#token-list > li").first().getAttribute("data-mint")) === mint,
+        `the search for ${typed}`,
+      );
     }
     await screenshot(page, "e2e-explore-desktop");
     await page.setViewportSize(PHONE);

@@ -86,7 +86,8 @@ export class FakeApi {
     if (!path.startsWith("/api/")) {
       const bundle = await webBundle();
       const html = pageHtml(bundle, this.explorerUrl);
-      if (pagePatterns.some((p) => p.test(path))) return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
+      if (pagePatterns.some((p) => p.test(path)))
+        return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
       const asset = bundle.assets.get(path);
       if (asset) return new Response(asset.body as BodyInit, { headers: { "content-type": asset.type } });
       if (path.startsWith("/assets/")) return Response.json({ error: "No such route." }, { status: 404 });
@@ -118,8 +119,15 @@ export class FakeApi {
       const needle = raw.toLowerCase().replace(/^@/, "");
       let list = fx.sortTokens(this.tokens, q.get("sort") ?? "new");
       if (needle) {
-        list = list.filter((t) => t.mint === raw || (raw.length >= 4 && t.mint.startsWith(raw)) || t.creator === raw || t.name.toLowerCase().includes(needle) ||
-          t.symbol.toLowerCase().includes(needle) || t.recipients.some((r) => r.handle === needle));
+        list = list.filter(
+          (t) =>
+            t.mint === raw ||
+            (raw.length >= 4 && t.mint.startsWith(raw)) ||
+            t.creator === raw ||
+            t.name.toLowerCase().includes(needle) ||
+            t.symbol.toLowerCase().includes(needle) ||
+            t.recipients.some((r) => r.handle === needle),
+        );
       }
       const start = Number(q.get("cursor") ?? "0");
       const limit = Number(q.get("limit") ?? "24");
@@ -156,10 +164,15 @@ export class FakeApi {
       return new Response(stream, { headers: { "content-type": "text/event-stream", "cache-control": "no-store" } });
     }
     if (method === "GET" && path === "/api/ledger") {
-      return json(q.get("before") ? { events: [], nextBefore: null } : { events: fx.ledger(this.now, this.tokens), nextBefore: "2026-01-01T00:00:00.000001Z" });
+      return json(
+        q.get("before")
+          ? { events: [], nextBefore: null }
+          : { events: fx.ledger(this.now, this.tokens), nextBefore: "2026-01-01T00:00:00.000001Z" },
+      );
     }
     if (method === "GET" && path === "/api/me") return json(this.me());
-    if (method === "GET" && path === "/api/proof/liabilities") return json(fakeLiabilities(this.balance, this.now).published);
+    if (method === "GET" && path === "/api/proof/liabilities")
+      return json(fakeLiabilities(this.balance, this.now).published);
     if (method === "GET" && path === "/api/me/proof") {
       if (!this.signedInAs) return json({ error: "Sign in first." }, 401);
       const { proof } = fakeLiabilities(this.balance, this.now);
@@ -178,22 +191,46 @@ export class FakeApi {
       const lamports = body?.lamports === undefined ? this.balance : BigInt(body.lamports);
       if (lamports > this.balance) return json({ error: "The amount is above your balance." }, 400);
       this.balance -= lamports;
-      const payout = { id: this.payouts.length + 10, lamports: lamports.toString(), wallet: body.wallet, kind: "claim", status: "queued", signature: null, createdAt: new Date().toISOString(), confirmedAt: null, reads: 0 };
+      const payout = {
+        id: this.payouts.length + 10,
+        lamports: lamports.toString(),
+        wallet: body.wallet,
+        kind: "claim",
+        status: "queued",
+        signature: null,
+        createdAt: new Date().toISOString(),
+        confirmedAt: null,
+        reads: 0,
+      };
       this.payouts.unshift(payout);
       return json({ payoutId: payout.id, lamports: payout.lamports, status: "queued" });
     }
     if (method === "POST" && path === "/api/routing") {
-      return json({ ok: true, routing: body.routing, payoutWallet: body.wallet ?? null, declined: body.declined ?? false });
+      return json({
+        ok: true,
+        routing: body.routing,
+        payoutWallet: body.wallet ?? null,
+        declined: body.declined ?? false,
+      });
     }
     if (method === "GET" && path === "/api/launch/config") return json(fx.LAUNCH_CONFIG);
     if (method === "POST" && path === "/api/launch/intent") {
       this.intentMint = body.mint;
-      return json({ intent: "intent-1", mint: body.mint, wallet: body.wallet, creator: fx.WALLET, platformBps: 1000, message: `Launch ${body.mint}`, expiresAt: new Date(Date.now() + 600_000).toISOString() });
+      return json({
+        intent: "intent-1",
+        mint: body.mint,
+        wallet: body.wallet,
+        creator: fx.WALLET,
+        platformBps: 1000,
+        message: `Launch ${body.mint}`,
+        expiresAt: new Date(Date.now() + 600_000).toISOString(),
+      });
     }
     if (method === "POST" && path === "/api/launch/metadata") return this.metadata(body);
     if (method === "POST" && path === "/api/launch/confirm") {
       this.confirmCalls++;
-      if (this.confirmCalls < 2) return json({ status: "pending", intent: body.intent, signature: body.signature }, 202);
+      if (this.confirmCalls < 2)
+        return json({ status: "pending", intent: body.intent, signature: body.signature }, 202);
       const detail = fx.tokenDetail({ ...this.tokens[1]!, mint: this.intentMint }, this.now);
       return json({ status: "confirmed", intent: body.intent, signature: body.signature, token: detail });
     }
@@ -245,14 +282,32 @@ export class FakeApi {
     if (!verifySignature(new PublicKey(intentWallet.wallet).toBytes(), message, signature)) {
       return Response.json({ error: "The message signature does not match the wallet." }, { status: 401 });
     }
-    if (!(body.image instanceof Blob) || !(body.thumbnail instanceof Blob)) return Response.json({ error: "Send the image and thumbnail." }, { status: 400 });
+    if (!(body.image instanceof Blob) || !(body.thumbnail instanceof Blob))
+      return Response.json({ error: "Send the image and thumbnail." }, { status: 400 });
     // A create that needs the wallet and the mint to sign, like the real one.
     const wallet = new PublicKey(intentWallet.wallet);
     const mint = new PublicKey(intentWallet.mint);
-    const ix = new TransactionInstruction({ programId: MEMO, keys: [{ pubkey: mint, isSigner: true, isWritable: true }], data: Buffer.from("create") });
-    const message0 = new TransactionMessage({ payerKey: wallet, recentBlockhash: bs58.encode(new Uint8Array(32).fill(9)), instructions: [ix] }).compileToV0Message();
+    const ix = new TransactionInstruction({
+      programId: MEMO,
+      keys: [{ pubkey: mint, isSigner: true, isWritable: true }],
+      data: Buffer.from("create"),
+    });
+    const message0 = new TransactionMessage({
+      payerKey: wallet,
+      recentBlockhash: bs58.encode(new Uint8Array(32).fill(9)),
+      instructions: [ix],
+    }).compileToV0Message();
     const tx = Buffer.from(new VersionedTransaction(message0).serialize()).toString("base64");
-    return Response.json({ intent: "intent-1", mint: mint.toBase58(), creator: fx.WALLET, metadataUri: "https://example.com/m.json", imageUri: "https://example.com/i.png", transactions: [tx], lastValidBlockHeight: "1000", expiresAt: new Date(Date.now() + 600_000).toISOString() });
+    return Response.json({
+      intent: "intent-1",
+      mint: mint.toBase58(),
+      creator: fx.WALLET,
+      metadataUri: "https://example.com/m.json",
+      imageUri: "https://example.com/i.png",
+      transactions: [tx],
+      lastValidBlockHeight: "1000",
+      expiresAt: new Date(Date.now() + 600_000).toISOString(),
+    });
   }
 
   private rpc(body: any): unknown {
@@ -265,14 +320,27 @@ export class FakeApi {
       case "requestAirdrop":
         return answer("8".repeat(87));
       case "getSignatureStatuses":
-        return answer({ context: { slot: 1 }, value: body.params[0].map(() => ({ slot: 1, confirmations: null, err: null, confirmationStatus: "confirmed" })) });
+        return answer({
+          context: { slot: 1 },
+          value: body.params[0].map(() => ({
+            slot: 1,
+            confirmations: null,
+            err: null,
+            confirmationStatus: "confirmed",
+          })),
+        });
       case "sendTransaction": {
         const tx = VersionedTransaction.deserialize(Buffer.from(body.params[0], "base64"));
         const bytes = tx.message.serialize();
         const signers = tx.message.staticAccountKeys.slice(0, tx.message.header.numRequiredSignatures);
         const allSigned = signers.every((k, i) => verifySignature(k.toBytes(), bytes, tx.signatures[i]!));
         this.sent.push({ signers: signers.map((k) => k.toBase58()), allSigned });
-        if (!allSigned) return { jsonrpc: "2.0", id: body.id, error: { code: -32003, message: "Transaction signature verification failure" } };
+        if (!allSigned)
+          return {
+            jsonrpc: "2.0",
+            id: body.id,
+            error: { code: -32003, message: "Transaction signature verification failure" },
+          };
         return answer(bs58.encode(tx.signatures[0]!));
       }
       default:

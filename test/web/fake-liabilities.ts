@@ -26,7 +26,13 @@ export function fakeLiabilities(balanceLamports: bigint, atMs: number) {
   };
   const proof =
     balanceLamports > 0n
-      ? inclusionProofJson({ at, root: tree.root.hash, totalLamports: tree.root.sumLamports, leaf: leaves[0]!, path: proofPath(tree, indexOfLeaf(tree, nodes[0]!.hash)) })
+      ? inclusionProofJson({
+          at,
+          root: tree.root.hash,
+          totalLamports: tree.root.sumLamports,
+          leaf: leaves[0]!,
+          path: proofPath(tree, indexOfLeaf(tree, nodes[0]!.hash)),
+        })
       : null;
   return { published, proof };
 }

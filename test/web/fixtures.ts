@@ -56,7 +56,13 @@ export function makeTokens(now: number): FakeToken[] {
       creator: address(100 + i),
       deployer: address(200 + i),
       launchedAt: new Date(now - i * 3_600_000).toISOString(),
-      recipients: i === 0 ? [recipient("Alice", 6000), recipient("bob_unclaimed", 4000, { claimed: false, routing: null, creditedLamports: "1" })] : [recipient(`user${i}`, 10_000)],
+      recipients:
+        i === 0
+          ? [
+              recipient("Alice", 6000),
+              recipient("bob_unclaimed", 4000, { claimed: false, routing: null, creditedLamports: "1" }),
+            ]
+          : [recipient(`user${i}`, 10_000)],
       platformBps: 1000,
       // Token 0 carries the big amount; the fee ranking puts Token 29 first.
       sweptLamports: i === 0 ? BIG_LAMPORTS : String(1_000_000 * i),
@@ -92,13 +98,44 @@ export function tokenDetail(token: FakeToken, now: number) {
     metadataUri: "https://example.com/meta.json",
     launchSignature: "5".repeat(87),
     creatorVault: address(250),
-    recipients: token.recipients.length > 1
-      ? [...token.recipients, recipient("Declined_Dan", 0, { declined: true, routing: "burn" })]
-      : token.recipients,
+    recipients:
+      token.recipients.length > 1
+        ? [...token.recipients, recipient("Declined_Dan", 0, { declined: true, routing: "burn" })]
+        : token.recipients,
     sweeps: [
-      { id: 3, mint: token.mint, symbol: token.symbol, signature: "3".repeat(87), status: "sent", totalLamports: "0", platformLamports: "0", createdAt: new Date(now - 10_000).toISOString(), confirmedAt: null },
-      { id: 2, mint: token.mint, symbol: token.symbol, signature: "2".repeat(87), status: "confirmed", totalLamports: "5000000000", platformLamports: "500000001", createdAt: new Date(now - 120_000).toISOString(), confirmedAt: new Date(now - 119_000).toISOString() },
-      { id: 1, mint: token.mint, symbol: token.symbol, signature: "1".repeat(87), status: "failed", totalLamports: "0", platformLamports: "0", createdAt: new Date(now - 7_200_000).toISOString(), confirmedAt: null },
+      {
+        id: 3,
+        mint: token.mint,
+        symbol: token.symbol,
+        signature: "3".repeat(87),
+        status: "sent",
+        totalLamports: "0",
+        platformLamports: "0",
+        createdAt: new Date(now - 10_000).toISOString(),
+        confirmedAt: null,
+      },
+      {
+        id: 2,
+        mint: token.mint,
+        symbol: token.symbol,
+        signature: "2".repeat(87),
+        status: "confirmed",
+        totalLamports: "5000000000",
+        platformLamports: "500000001",
+        createdAt: new Date(now - 120_000).toISOString(),
+        confirmedAt: new Date(now - 119_000).toISOString(),
+      },
+      {
+        id: 1,
+        mint: token.mint,
+        symbol: token.symbol,
+        signature: "1".repeat(87),
+        status: "failed",
+        totalLamports: "0",
+        platformLamports: "0",
+        createdAt: new Date(now - 7_200_000).toISOString(),
+        confirmedAt: null,
+      },
     ],
   };
 }
@@ -117,9 +154,29 @@ export function account(handle: string, token: FakeToken, claimed: boolean) {
     paidLamports: claimed ? "1000000000" : "0",
     burnedLamports: "0",
     balanceLamports: claimed ? "2000000000" : "3000000000",
-    tokens: [{ mint: token.mint, name: token.name, symbol: token.symbol, imageUrl: token.imageUrl, bps: 6000, creditedLamports: "3000000000" }],
+    tokens: [
+      {
+        mint: token.mint,
+        name: token.name,
+        symbol: token.symbol,
+        imageUrl: token.imageUrl,
+        bps: 6000,
+        creditedLamports: "3000000000",
+      },
+    ],
     payouts: claimed
-      ? [{ id: 1, lamports: "1000000000", wallet: address(77), kind: "claim", status: "confirmed", signature: "4".repeat(87), createdAt: new Date(Date.now() - 86_400_000).toISOString(), confirmedAt: new Date(Date.now() - 86_300_000).toISOString() }]
+      ? [
+          {
+            id: 1,
+            lamports: "1000000000",
+            wallet: address(77),
+            kind: "claim",
+            status: "confirmed",
+            signature: "4".repeat(87),
+            createdAt: new Date(Date.now() - 86_400_000).toISOString(),
+            confirmedAt: new Date(Date.now() - 86_300_000).toISOString(),
+          },
+        ]
       : [],
   };
 }
@@ -175,10 +232,42 @@ export const PROOF = {
 export function ledger(now: number, tokens: FakeToken[]) {
   const t = tokens[0]!;
   return [
-    { type: "payout", at: new Date(now - 1_000).toISOString(), handle: "alice", lamports: "1000000000", kind: "claim", status: "confirmed", signature: "4".repeat(87) },
-    { type: "burn", at: new Date(now - 2_000).toISOString(), mint: t.mint, symbol: t.symbol, signature: "6".repeat(87), lamports: "250000000", tokenAmount: "123456", source: "platform" },
-    { type: "sweep", at: new Date(now - 3_000).toISOString(), mint: t.mint, symbol: t.symbol, signature: "2".repeat(87), totalLamports: "5000000000", platformLamports: "500000001" },
-    { type: "launch", at: new Date(now - 4_000).toISOString(), mint: t.mint, symbol: t.symbol, signature: "5".repeat(87), recipients: 2 },
+    {
+      type: "payout",
+      at: new Date(now - 1_000).toISOString(),
+      handle: "alice",
+      lamports: "1000000000",
+      kind: "claim",
+      status: "confirmed",
+      signature: "4".repeat(87),
+    },
+    {
+      type: "burn",
+      at: new Date(now - 2_000).toISOString(),
+      mint: t.mint,
+      symbol: t.symbol,
+      signature: "6".repeat(87),
+      lamports: "250000000",
+      tokenAmount: "123456",
+      source: "platform",
+    },
+    {
+      type: "sweep",
+      at: new Date(now - 3_000).toISOString(),
+      mint: t.mint,
+      symbol: t.symbol,
+      signature: "2".repeat(87),
+      totalLamports: "5000000000",
+      platformLamports: "500000001",
+    },
+    {
+      type: "launch",
+      at: new Date(now - 4_000).toISOString(),
+      mint: t.mint,
+      symbol: t.symbol,
+      signature: "5".repeat(87),
+      recipients: 2,
+    },
   ];
 }
 

@@ -38,8 +38,23 @@ export async function seededSite(): Promise<SeededSite> {
   const chain = fakeChain({ treasuryLamports: async () => ledgerTotals(svc.ctx.db).owedLamports + owedExtra });
   const svc = testService({ PUBLIC_URL: url, ADMIN_SECRET: adminSecret, RATE_LIMIT: "off" }, { chain });
   const db = svc.ctx.db;
-  const token = launch(db, { name: "Chart Coin", symbol: "CHART", image: true, recipients: [{ handle: "Chartist", bps: 7000 }, { handle: "helper", bps: 3000 }], launchedAtMs: now - 40 * DAY });
-  const other = launch(db, { name: "Hide Me Coin", symbol: "HIDE", image: true, recipients: [{ handle: "helper", bps: 10_000 }], launchedAtMs: now - 39 * DAY });
+  const token = launch(db, {
+    name: "Chart Coin",
+    symbol: "CHART",
+    image: true,
+    recipients: [
+      { handle: "Chartist", bps: 7000 },
+      { handle: "helper", bps: 3000 },
+    ],
+    launchedAtMs: now - 40 * DAY,
+  });
+  const other = launch(db, {
+    name: "Hide Me Coin",
+    symbol: "HIDE",
+    image: true,
+    recipients: [{ handle: "helper", bps: 10_000 }],
+    launchedAtMs: now - 39 * DAY,
+  });
   signIn(db, "u-chartist", "Chartist", now - 35 * DAY, { routing: "hold" });
   for (let i = 0; i < 14; i++) {
     const atMs = now - (28 - 2 * i) * DAY;
@@ -47,7 +62,11 @@ export async function seededSite(): Promise<SeededSite> {
     if (i % 3 === 0) sweep(db, token.tokenId, 123_456_789n, atMs + 3_600_000);
     // The treasury runs a little ahead of what is owed, and was short once.
     owedExtra = i === 6 ? -200_000_000n : BigInt(500_000_000 + i * 10_000_000);
-    recordSolvencySnapshot(db, { treasuryLamports: ledgerTotals(db).owedLamports + owedExtra, atMs: atMs + 7_200_000, trigger: "sweep" });
+    recordSolvencySnapshot(db, {
+      treasuryLamports: ledgerTotals(db).owedLamports + owedExtra,
+      atMs: atMs + 7_200_000,
+      trigger: "sweep",
+    });
     if (i === 9) payout(db, "u-chartist", 2_000_000_000n, atMs + 7_300_000, "confirmed");
   }
   sweep(db, other.tokenId, 42_000_000n, now - DAY);

@@ -41,7 +41,10 @@ async function canvasWidth(page: Page, selector: string): Promise<number> {
 }
 
 describe("charts", () => {
-  for (const [name, viewport] of [["desktop", DESKTOP], ["phone", PHONE]] as const) {
+  for (const [name, viewport] of [
+    ["desktop", DESKTOP],
+    ["phone", PHONE],
+  ] as const) {
     test(`the token's fee chart at ${viewport.width} px`, async () => {
       browser.errors.length = 0;
       const page = await browser.newPage(viewport);
@@ -52,12 +55,16 @@ describe("charts", () => {
       expect(width).toBeLessThanOrEqual(viewport.width);
       expect(width).toBeGreaterThan(viewport.width / 2);
       const label = await page.locator("#fee-chart [role=img]").getAttribute("aria-label");
-      const history = (await (await fetch(`${site.url}/api/tokens/${site.mint}/history`)).json()) as { points: { sweptLamports: string }[] };
+      const history = (await (await fetch(`${site.url}/api/tokens/${site.mint}/history`)).json()) as {
+        points: { sweptLamports: string }[];
+      };
       expect(history.points.length).toBe(14);
       expect(label).toContain("Fees swept on 14 of the last 90 days");
       await page.locator("#fee-chart summary").click();
       expect(await page.locator("#fee-chart table tbody tr").count()).toBe(14);
-      expect(await page.locator("#fee-chart table tbody tr").first().locator("td").nth(1).innerText()).toBe("1.123456789 SOL");
+      expect(await page.locator("#fee-chart table tbody tr").first().locator("td").nth(1).innerText()).toBe(
+        "1.123456789 SOL",
+      );
       expect(await overflowsHorizontally(page)).toEqual([]);
       await screenshot(page, `history-token-chart-${name}`);
       // The seeded avatars name a host that does not resolve offline; anything else is a page error.
@@ -99,7 +106,10 @@ describe("the signed-in page", () => {
     const text = readFileSync((await download.path())!, "utf8");
     const rows = parse(text, { columns: true }) as { type: string; lamports: string; status: string }[];
     const me = await page.evaluate(async () => (await fetch("/api/me")).json());
-    const sum = (type: string) => rows.filter((r) => r.type === type && r.status !== "failed" && r.status !== "replaced").reduce((n, r) => n + BigInt(r.lamports), 0n);
+    const sum = (type: string) =>
+      rows
+        .filter((r) => r.type === type && r.status !== "failed" && r.status !== "replaced")
+        .reduce((n, r) => n + BigInt(r.lamports), 0n);
     expect(rows.filter((r) => r.type === "credit").length).toBe(19);
     expect(sum("credit").toString()).toBe(me.creditedLamports);
     expect(sum("payout").toString()).toBe(me.paidLamports);

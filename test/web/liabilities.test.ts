@@ -40,7 +40,9 @@ async function signInAsAlice(): Promise<void> {
 
 async function verdict(): Promise<{ verified: string | null; text: string }> {
   const result = page.locator("#liability-proof-result");
-  await page.waitForFunction(() => !document.querySelector("#liability-proof-result")?.textContent?.includes("Checking"));
+  await page.waitForFunction(
+    () => !document.querySelector("#liability-proof-result")?.textContent?.includes("Checking"),
+  );
   return { verified: await result.getAttribute("data-verified"), text: (await result.innerText()).trim() };
 }
 
@@ -75,10 +77,26 @@ describe("proof of liabilities on the signed-in page", () => {
   test("a tampered amount, nonce or sibling, or a root other than the published one, is reported as not verified", async () => {
     const { proof } = fakeLiabilities(api.balance, api.now);
     const tampered: [string, unknown, string][] = [
-      ["amount", { ...proof!, leaf: { ...proof!.leaf, lamports: (BigInt(proof!.leaf.lamports) + 1n).toString() } }, "do not hash to the published root"],
-      ["nonce", { ...proof!, leaf: { ...proof!.leaf, nonce: flip(proof!.leaf.nonce) } }, "do not hash to the published root"],
-      ["sibling", { ...proof!, path: [{ ...proof!.path[0]!, hash: flip(proof!.path[0]!.hash) }, ...proof!.path.slice(1)] }, "do not hash to the published root"],
-      ["sibling sum", { ...proof!, path: [{ ...proof!.path[0]!, sumLamports: "8" }, ...proof!.path.slice(1)] }, "do not hash to the published root"],
+      [
+        "amount",
+        { ...proof!, leaf: { ...proof!.leaf, lamports: (BigInt(proof!.leaf.lamports) + 1n).toString() } },
+        "do not hash to the published root",
+      ],
+      [
+        "nonce",
+        { ...proof!, leaf: { ...proof!.leaf, nonce: flip(proof!.leaf.nonce) } },
+        "do not hash to the published root",
+      ],
+      [
+        "sibling",
+        { ...proof!, path: [{ ...proof!.path[0]!, hash: flip(proof!.path[0]!.hash) }, ...proof!.path.slice(1)] },
+        "do not hash to the published root",
+      ],
+      [
+        "sibling sum",
+        { ...proof!, path: [{ ...proof!.path[0]!, sumLamports: "8" }, ...proof!.path.slice(1)] },
+        "do not hash to the published root",
+      ],
       ["root", { ...proof!, root: flip(proof!.root) }, "not the one published for everyone"],
     ];
     for (const [what, body, reason] of tampered) {
@@ -93,7 +111,10 @@ describe("proof of liabilities on the signed-in page", () => {
   });
 
   test("an account owed nothing at the snapshot is told so", async () => {
-    api.override("/api/me/proof", { status: 404, body: { error: "Your account was owed nothing at that snapshot, so it has no leaf in it." } });
+    api.override("/api/me/proof", {
+      status: 404,
+      body: { error: "Your account was owed nothing at that snapshot, so it has no leaf in it." },
+    });
     await signInAsAlice();
     const v = await verdict();
     expect(v.verified).toBeNull();

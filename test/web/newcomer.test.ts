@@ -95,11 +95,17 @@ for (const [label, viewport] of WIDTHS) {
 
       await page.getByLabel("Search tokens").fill("$ALPHA");
       await page.getByLabel("Search tokens").press("Enter");
-      await until(async () => (await page.locator("#token-list > li h2").allInnerTexts()).join() === "Alpha Dog", "$ticker match");
+      await until(
+        async () => (await page.locator("#token-list > li h2").allInnerTexts()).join() === "Alpha Dog",
+        "$ticker match",
+      );
       const mint = api.tokens[5]!.mint;
       await page.getByLabel("Search tokens").fill(mint.slice(0, 6));
       await page.getByLabel("Search tokens").press("Enter");
-      await until(async () => (await page.locator("#token-list > li").first().getAttribute("data-mint")) === mint, "mint prefix match");
+      await until(
+        async () => (await page.locator("#token-list > li").first().getAttribute("data-mint")) === mint,
+        "mint prefix match",
+      );
       expect(api.apiCalls("/api/tokens").at(-1)!.search.get("q")).toBe(mint.slice(0, 6));
       await screenshot(page, `issue22-explore-search-${label}`);
       expect(await overflowsHorizontally(page)).toEqual([]);
@@ -112,7 +118,9 @@ for (const [label, viewport] of WIDTHS) {
       await page.locator("#load-more").focus();
       await page.keyboard.press("Enter");
       await until(async () => (await cards().count()) === 30, "second page");
-      const focused = await page.evaluate(() => (document.activeElement as HTMLElement | null)?.closest("li")?.dataset.mint ?? null);
+      const focused = await page.evaluate(
+        () => (document.activeElement as HTMLElement | null)?.closest("li")?.dataset.mint ?? null,
+      );
       expect(focused).toBe(await cards().nth(24).getAttribute("data-mint"));
       expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(0);
     });
@@ -130,7 +138,9 @@ for (const [label, viewport] of WIDTHS) {
       api.balance = 5_000_000n; // below the 0.01 SOL minimum
       await devLogin(viewport);
       expect(await page.getByRole("button", { name: "Claim", exact: true }).isDisabled()).toBe(true);
-      expect(await text("#claim-below-min")).toBe("Your balance (0.005 SOL) is below the smallest claim of 0.01 SOL; you can claim once it reaches that.");
+      expect(await text("#claim-below-min")).toBe(
+        "Your balance (0.005 SOL) is below the smallest claim of 0.01 SOL; you can claim once it reaches that.",
+      );
       await screenshot(page, `issue22-claim-below-minimum-${label}`);
       await page.close();
 
@@ -145,7 +155,10 @@ for (const [label, viewport] of WIDTHS) {
       expect(await text("#claim-status")).not.toContain("lamports");
       expect(api.apiCalls("/api/claim")).toHaveLength(0);
       // A minimum raised after the page loaded comes back from the API in lamports; the form says SOL.
-      api.override("/api/claim", { status: 400, body: { error: "The amount is below the minimum claim of 20000000 lamports." } });
+      api.override("/api/claim", {
+        status: 400,
+        body: { error: "The amount is below the minimum claim of 20000000 lamports." },
+      });
       await page.getByLabel("Amount in SOL").fill("0.015");
       await page.getByRole("button", { name: "Claim", exact: true }).click();
       await until(async () => (await text("#claim-status")).includes("0.02 SOL"), "API minimum in SOL");
@@ -156,7 +169,11 @@ for (const [label, viewport] of WIDTHS) {
       await until(async () => (await text("#claim-status")).includes("queued"), "queued note");
       // The payouts job's next run (fixtures: 40 s after the fake started) is in the note.
       expect(await text("#claim-status")).toMatch(/It is sent on the next payout run \(in [1-4]?\d seconds\)/);
-      await until(async () => (await text("#claim-status")).includes("is confirmed on chain"), "confirmed note", 15_000);
+      await until(
+        async () => (await text("#claim-status")).includes("is confirmed on chain"),
+        "confirmed note",
+        15_000,
+      );
       expect(await text("#claim-status")).toBe("Your claim of 0.5 SOL (payout #10) is confirmed on chain.");
       await screenshot(page, `issue22-claim-confirmed-${label}`);
       // Chromium logs the 400 this test asked the fake for; nothing else.
@@ -171,13 +188,17 @@ for (const [label, viewport] of WIDTHS) {
       await until(async () => (await text('[data-field="paid-pending"]')) === "0.5 SOL", "payout on its way");
       // The fake's paidLamports counts the queued payout, as SPEC's does; confirmed stays 1 SOL.
       expect(await text('[data-field="paid"]')).toBe("1 SOL");
-      expect(await page.locator("#totals dt").allInnerTexts()).toEqual(expect.arrayContaining(["Paid out (confirmed)", "Payouts on their way", "Routed to burn"]));
+      expect(await page.locator("#totals dt").allInnerTexts()).toEqual(
+        expect.arrayContaining(["Paid out (confirmed)", "Payouts on their way", "Routed to burn"]),
+      );
       await screenshot(page, `issue22-figures-me-${label}`);
       await until(async () => (await text('[data-field="paid-pending"]')) === "0 SOL", "payout confirmed", 15_000);
       expect(await text('[data-field="paid"]')).toBe("1.5 SOL");
       await page.goto(`${api.url}/stats`);
       await page.locator('[data-field="burned"]').waitFor();
-      expect(await page.locator(".facts dt").allInnerTexts()).toEqual(expect.arrayContaining(["Paid out (confirmed)", "Burned (bought and burned)"]));
+      expect(await page.locator(".facts dt").allInnerTexts()).toEqual(
+        expect.arrayContaining(["Paid out (confirmed)", "Burned (bought and burned)"]),
+      );
     });
 
     test("5. Stats on a fresh install: a job with nothing to do says so, health is not red, no doubled times", async () => {
@@ -201,14 +222,17 @@ for (const [label, viewport] of WIDTHS) {
         page = await browser.newPage(viewport);
         await page.goto(`${api.url}${path}`);
         await page.locator("main .mono").first().waitFor();
-        const external = await page.locator("main a[href^='http']").evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href));
+        const external = await page
+          .locator("main a[href^='http']")
+          .evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href));
         // Only the token's own website link (a https link the creator gave) may leave the site.
         expect(external.filter((href) => !href.startsWith("https://example.com"))).toEqual([]);
         expect(await page.locator("a[href*='solscan'], a[href*='explorer']").count()).toBe(0);
         await screenshot(page, `issue22-local-explorer${path.replace(/\//g, "-").slice(0, 20)}-${label}`);
         await page.close();
       }
-      api.explorerUrl = "https://explorer.solana.com/{kind}/{id}?cluster=custom&customUrl=http%3A%2F%2F127.0.0.1%3A8899";
+      api.explorerUrl =
+        "https://explorer.solana.com/{kind}/{id}?cluster=custom&customUrl=http%3A%2F%2F127.0.0.1%3A8899";
       await open(viewport, "/ledger");
       await page.locator("#ledger a.mono").first().waitFor();
       expect(await page.locator("#ledger a.mono").first().getAttribute("href")).toBe(
@@ -244,7 +268,9 @@ for (const [label, viewport] of WIDTHS) {
       expect(await page.locator("#launch-symbol").getAttribute("aria-invalid")).toBe("true");
       const error = page.locator("#launch-symbol-error");
       expect(await error.innerText()).toContain("without the $");
-      expect((await page.locator("#launch-symbol").getAttribute("aria-describedby"))!.split(" ")).toContain("launch-symbol-error");
+      expect((await page.locator("#launch-symbol").getAttribute("aria-describedby"))!.split(" ")).toContain(
+        "launch-symbol-error",
+      );
       // At the field: right under the ticker's block, above the steps.
       const errorBox = (await error.boundingBox())!;
       const symbolBox = (await page.locator("#launch-symbol").boundingBox())!;
@@ -315,7 +341,9 @@ for (const [label, viewport] of WIDTHS) {
       await page.close();
       await devLogin(viewport);
       await page.emulateMedia({ colorScheme: "light" });
-      expect(await page.getByRole("radio", { name: /^Autopay/ }).evaluate((r) => getComputedStyle(r).colorScheme)).toBe("dark");
+      expect(await page.getByRole("radio", { name: /^Autopay/ }).evaluate((r) => getComputedStyle(r).colorScheme)).toBe(
+        "dark",
+      );
       await screenshot(page, `issue22-light-mode-me-${label}`);
     });
   });

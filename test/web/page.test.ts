@@ -48,7 +48,7 @@ describe("Explore", () => {
   test("shows a page of token cards with exact SOL figures, then the next page on scroll", async () => {
     await page.goto(`${api.url}/`);
     await until(async () => (await cards().count()) === 24, "24 cards");
-    const first = page.locator('#token-list > li[data-mint]').first();
+    const first = page.locator("#token-list > li[data-mint]").first();
     expect(await first.locator("h2").innerText()).toBe("Alpha Dog");
     expect(await first.locator(".ticker").innerText()).toBe("$ALPHA");
     expect(await first.locator('[data-figure="swept"] dd').innerText()).toBe(BIG_SOL);
@@ -127,7 +127,11 @@ describe("Explore", () => {
   });
 
   test("a 429 is retried after retry-after and the list still appears", async () => {
-    api.override("/api/tokens", { status: 429, body: { error: "Too many requests; retry after the time in retry-after." }, headers: { "retry-after": "1" } });
+    api.override("/api/tokens", {
+      status: 429,
+      body: { error: "Too many requests; retry after the time in retry-after." },
+      headers: { "retry-after": "1" },
+    });
     const started = Date.now();
     await page.goto(`${api.url}/`);
     await until(async () => (await cards().count()) === 24, "cards after retry", 10_000);
@@ -223,7 +227,9 @@ describe("signed-in area", () => {
   test("signed out, the page offers sign-in with X and, on the local chain, dev login", async () => {
     await page.goto(`${api.url}/me`);
     await page.getByRole("link", { name: "Sign in with X" }).waitFor();
-    expect(await page.getByRole("link", { name: "Sign in with X" }).getAttribute("href")).toBe("/api/auth/idp/start?returnTo=%2Fme");
+    expect(await page.getByRole("link", { name: "Sign in with X" }).getAttribute("href")).toBe(
+      "/api/auth/idp/start?returnTo=%2Fme",
+    );
     expect(await page.getByRole("button", { name: "Sign in as this handle" }).isVisible()).toBe(true);
   });
 
@@ -243,7 +249,11 @@ describe("signed-in area", () => {
     await until(async () => (await text('[data-field="balance"]')) === "1.5 SOL", "balance after claim");
     const navigations: string[] = [];
     page.on("framenavigated", (f) => navigations.push(f.url()));
-    await until(async () => (await page.locator("#payouts-slot [data-status]").first().innerText()) === "confirmed", "payout confirmed", 15_000);
+    await until(
+      async () => (await page.locator("#payouts-slot [data-status]").first().innerText()) === "confirmed",
+      "payout confirmed",
+      15_000,
+    );
     expect(navigations).toEqual([]);
 
     await page.getByRole("button", { name: "Sign out" }).click();
@@ -265,7 +275,10 @@ describe("signed-in area", () => {
     api.override("/api/claim", { status: 409, body: { error: "A payout is already queued or in flight." } });
     await page.getByLabel("Amount in SOL").fill("");
     await page.getByRole("button", { name: "Claim", exact: true }).click();
-    await until(async () => (await text("#claim-status")).includes("A payout is already queued or in flight."), "409 message");
+    await until(
+      async () => (await text("#claim-status")).includes("A payout is already queued or in flight."),
+      "409 message",
+    );
     expect(api.apiCalls("/api/claim")[0]!.body).toEqual({ wallet: WALLET });
   });
 
@@ -320,7 +333,9 @@ describe("launch", () => {
     await fillForm(["60", "30"]);
     expect(await text("#recipients-total")).toBe("Total: 90% (must be 100%)");
     // no app-only X token on this server: the page says when handles are pinned
-    expect(await text("#recipients-pinning")).toBe("Each handle is pinned to its X account when its owner first signs in.");
+    expect(await text("#recipients-pinning")).toBe(
+      "Each handle is pinned to its X account when its owner first signs in.",
+    );
     await page.getByRole("button", { name: "Local wallet (local chain)" }).click();
     await page.locator("#wallet-connected").waitFor();
     await page.getByRole("button", { name: "Launch", exact: true }).click();
@@ -340,13 +355,24 @@ describe("launch", () => {
     await page.locator("#wallet-connected").waitFor();
     await page.getByRole("button", { name: "Launch", exact: true }).click();
     await page.locator("#launched-link").waitFor({ timeout: 15_000 });
-    const states = await page.locator("#launch-steps li:visible").evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.state));
+    const states = await page
+      .locator("#launch-steps li:visible")
+      .evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.state));
     expect(states).toEqual(["done", "done", "done", "done", "done", "done"]);
 
     const intent = api.apiCalls("/api/launch/intent")[0]!.body as any;
     expect(intent.draft).toEqual({
-      name: "Test Coin", symbol: "TEST", description: "Made by a test.", website: "https://example.com", twitter: null, telegram: null,
-      recipients: [{ handle: "alice", bps: 6667 }, { handle: "user1", bps: 3333 }], firstBuyLamports: "0",
+      name: "Test Coin",
+      symbol: "TEST",
+      description: "Made by a test.",
+      website: "https://example.com",
+      twitter: null,
+      telegram: null,
+      recipients: [
+        { handle: "alice", bps: 6667 },
+        { handle: "user1", bps: 3333 },
+      ],
+      firstBuyLamports: "0",
     });
     expect(intent.digest).toBe(new Bun.CryptoHasher("sha256").update(PNG).digest("hex"));
     const metadata = api.apiCalls("/api/launch/metadata")[0]!.body as any;
@@ -365,12 +391,19 @@ describe("ledger, stats and proof", () => {
   test("the ledger lists every event type and pages with nextBefore", async () => {
     await page.goto(`${api.url}/ledger`);
     await until(async () => (await page.locator("#ledger li").count()) === 4, "4 events");
-    expect(await page.locator("#ledger li").evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.type))).toEqual(["payout", "burn", "sweep", "launch"]);
-    expect(await page.locator("#ledger li").nth(2).innerText()).toContain("Swept 5 SOL from $ALPHA (platform part 0.500000001 SOL)");
+    expect(
+      await page.locator("#ledger li").evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.type)),
+    ).toEqual(["payout", "burn", "sweep", "launch"]);
+    expect(await page.locator("#ledger li").nth(2).innerText()).toContain(
+      "Swept 5 SOL from $ALPHA (platform part 0.500000001 SOL)",
+    );
     await page.getByRole("button", { name: "Load older events" }).click();
     await until(() => api.apiCalls("/api/ledger").length === 2, "second page");
     expect(api.apiCalls("/api/ledger")[1]!.search.get("before")).toBe("2026-01-01T00:00:00.000001Z");
-    await until(async () => !(await page.getByRole("button", { name: "Load older events" }).isVisible()), "no more pages");
+    await until(
+      async () => !(await page.getByRole("button", { name: "Load older events" }).isVisible()),
+      "no more pages",
+    );
   });
 
   test("stats show exact totals and the health of each job", async () => {
@@ -392,7 +425,9 @@ describe("ledger, stats and proof", () => {
     api.override("/api/stats", { status: 500, body: { error: "Something went wrong on our side; try again later." } });
     await page.goto(`${api.url}/stats`);
     await until(() => page.getByRole("alert").first().isVisible(), "alert");
-    expect(await page.getByRole("alert").first().innerText()).toContain("Something went wrong on our side; try again later.");
+    expect(await page.getByRole("alert").first().innerText()).toContain(
+      "Something went wrong on our side; try again later.",
+    );
   });
 
   test("proof of reserves says solvent with treasury, owed and surplus; an unreadable treasury is explained", async () => {
@@ -417,16 +452,33 @@ describe("the live ledger", () => {
     await until(async () => (await text("#live-status")) === "Live", "live badge");
     await until(() => api.ledgerStreams.size === 1, "one open stream");
     const t = api.tokens[1]!;
-    const fresh = { type: "sweep", at: new Date(api.now + 5_000).toISOString(), mint: t.mint, symbol: t.symbol, signature: "7".repeat(87), totalLamports: "3000000000", platformLamports: "300000000" };
+    const fresh = {
+      type: "sweep",
+      at: new Date(api.now + 5_000).toISOString(),
+      mint: t.mint,
+      symbol: t.symbol,
+      signature: "7".repeat(87),
+      totalLamports: "3000000000",
+      platformLamports: "300000000",
+    };
     api.pushLedgerEvent("2026-01-01T00:00:10.000000Z", fresh);
     await until(async () => (await page.locator("#ledger li").count()) === 5, "the live event");
     expect(await page.locator("#ledger li").first().innerText()).toContain(`Swept 3 SOL from $${t.symbol}`);
     expect(await page.locator("#ledger li").first().getAttribute("class")).toContain("live-new");
     // A late-committed launch with an older block time goes to its place by time, not on top.
-    const late = { type: "launch", at: new Date(api.now - 2_500).toISOString(), mint: t.mint, symbol: t.symbol, signature: "8".repeat(87), recipients: 1 };
+    const late = {
+      type: "launch",
+      at: new Date(api.now - 2_500).toISOString(),
+      mint: t.mint,
+      symbol: t.symbol,
+      signature: "8".repeat(87),
+      recipients: 1,
+    };
     api.pushLedgerEvent("2026-01-01T00:00:11.000000Z", late);
     await until(async () => (await page.locator("#ledger li").count()) === 6, "the late launch");
-    expect(await page.locator("#ledger li").evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.type))).toEqual(["sweep", "payout", "burn", "launch", "sweep", "launch"]);
+    expect(
+      await page.locator("#ledger li").evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.type)),
+    ).toEqual(["sweep", "payout", "burn", "launch", "sweep", "launch"]);
     // The same event again (a reconnect's replay) is not shown twice.
     api.pushLedgerEvent("2026-01-01T00:00:10.000000Z", fresh);
     await Bun.sleep(300);
@@ -453,13 +505,20 @@ describe("every page", () => {
       ["proof", "/proof", "#verdict"],
     ];
     for (const [name, path, ready] of pages) {
-      for (const [label, viewport] of [["desktop", DESKTOP], ["phone", PHONE]] as const) {
+      for (const [label, viewport] of [
+        ["desktop", DESKTOP],
+        ["phone", PHONE],
+      ] as const) {
         await page.setViewportSize(viewport);
         await page.goto(`${api.url}${path}`);
         await page.locator(ready).first().waitFor();
         await page.waitForLoadState("networkidle");
         await screenshot(page, `${name}-${label}`);
-        expect({ page: name, viewport: label, overflow: await overflowsHorizontally(page) }).toEqual({ page: name, viewport: label, overflow: [] });
+        expect({ page: name, viewport: label, overflow: await overflowsHorizontally(page) }).toEqual({
+          page: name,
+          viewport: label,
+          overflow: [],
+        });
       }
     }
     // The signed-in area too.
@@ -467,7 +526,10 @@ describe("every page", () => {
     await page.getByLabel("Handle").fill("alice");
     await page.getByRole("button", { name: "Sign in as this handle" }).click();
     await page.locator('[data-field="balance"]').waitFor();
-    for (const [label, viewport] of [["desktop", DESKTOP], ["phone", PHONE]] as const) {
+    for (const [label, viewport] of [
+      ["desktop", DESKTOP],
+      ["phone", PHONE],
+    ] as const) {
       await page.setViewportSize(viewport);
       await screenshot(page, `me-${label}`);
       expect(await overflowsHorizontally(page)).toEqual([]);

@@ -12,21 +12,27 @@ afterAll(async () => {
 });
 
 describe("web routes", () => {
-  test.each(["/", "/token/So11111111111111111111111111111111111111112", "/idp/alice", "/me", "/launch", "/ledger", "/stats", "/proof"])(
-    "%s serves the page with a strict content policy",
-    async (path) => {
-      const response = await service.call(path);
-      expect(response.status).toBe(200);
-      expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
-      expect(response.headers.get("content-security-policy")).toContain("default-src 'self'");
-      expect(response.headers.get("content-security-policy")).toContain("connect-src 'self'");
-      const html = await response.text();
-      expect(html).toContain('<main id="main"');
-      expect(html).not.toContain("%APP%");
-      // Nothing from another site: no CDN scripts, styles or fonts.
-      expect(html).not.toMatch(/(src|href)="https?:/);
-    },
-  );
+  test.each([
+    "/",
+    "/token/So11111111111111111111111111111111111111112",
+    "/idp/alice",
+    "/me",
+    "/launch",
+    "/ledger",
+    "/stats",
+    "/proof",
+  ])("%s serves the page with a strict content policy", async (path) => {
+    const response = await service.call(path);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(response.headers.get("content-security-policy")).toContain("default-src 'self'");
+    expect(response.headers.get("content-security-policy")).toContain("connect-src 'self'");
+    const html = await response.text();
+    expect(html).toContain('<main id="main"');
+    expect(html).not.toContain("%APP%");
+    // Nothing from another site: no CDN scripts, styles or fonts.
+    expect(html).not.toMatch(/(src|href)="https?:/);
+  });
 
   test("the bundle and styles are served under hashed names, cached for a year", async () => {
     const html = await (await service.call("/")).text();
@@ -46,7 +52,13 @@ describe("web routes", () => {
   });
 
   test("unknown API paths and unknown assets answer the JSON error envelope", async () => {
-    for (const path of ["/api/nope", "/api/tokens/x/y", "/assets/app-old.js", "/api", "/api/docs/assets/0.0.0/swagger-ui-bundle.js"]) {
+    for (const path of [
+      "/api/nope",
+      "/api/tokens/x/y",
+      "/assets/app-old.js",
+      "/api",
+      "/api/docs/assets/0.0.0/swagger-ui-bundle.js",
+    ]) {
       const response = await service.call(path);
       expect(response.status).toBe(404);
       expect(response.headers.get("content-type")).toContain("application/json");
@@ -86,7 +98,9 @@ describe("web routes", () => {
 
   test("explorer links: none on the local chain, EXPLORER_URL when set, solscan by default on a real chain", async () => {
     expect(await (await service.call("/")).text()).toContain('<meta name="explorer-url" content="">');
-    const custom = testService({ EXPLORER_URL: "https://explorer.solana.com/{kind}/{id}?cluster=custom&customUrl=http%3A%2F%2F127.0.0.1%3A8899" });
+    const custom = testService({
+      EXPLORER_URL: "https://explorer.solana.com/{kind}/{id}?cluster=custom&customUrl=http%3A%2F%2F127.0.0.1%3A8899",
+    });
     try {
       expect(await (await custom.call("/ledger")).text()).toContain(
         '<meta name="explorer-url" content="https://explorer.solana.com/{kind}/{id}?cluster=custom&amp;customUrl=http%3A%2F%2F127.0.0.1%3A8899">',
@@ -94,7 +108,13 @@ describe("web routes", () => {
     } finally {
       await custom.cleanup();
     }
-    const pump = { CHAIN: "pump", RPC_URL: "https://rpc.example.com", MASTER_SECRET: "m".repeat(32), TREASURY_KEY: "x", PUBLIC_URL: "https://fees.example.com" };
+    const pump = {
+      CHAIN: "pump",
+      RPC_URL: "https://rpc.example.com",
+      MASTER_SECRET: "m".repeat(32),
+      TREASURY_KEY: "x",
+      PUBLIC_URL: "https://fees.example.com",
+    };
     expect(loadConfig(pump).explorerUrl).toBe("https://solscan.io/{kind}/{id}");
     expect(loadConfig({ ...pump, EXPLORER_URL: "off" }).explorerUrl).toBeNull();
     expect(() => loadConfig({ EXPLORER_URL: "https://solscan.io/tx/" })).toThrow(ConfigError);

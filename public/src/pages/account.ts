@@ -3,11 +3,27 @@ import { api } from "../api";
 import { h } from "../dom";
 import { bpsToPercent } from "../money";
 import type { AccountRecord, AccountToken, Payout } from "../types";
-import { avatar, errorBox, explorerTx, facts, loading, money, notice, statusBadge, table, time, tokenLink } from "../ui";
+import {
+  avatar,
+  errorBox,
+  explorerTx,
+  facts,
+  loading,
+  money,
+  notice,
+  statusBadge,
+  table,
+  time,
+  tokenLink,
+} from "../ui";
 import { routingLabel } from "./token";
 import { handleHistorySection } from "../account-history";
 
-export async function accountPage(root: HTMLElement, params: Record<string, string>, signal: AbortSignal): Promise<void> {
+export async function accountPage(
+  root: HTMLElement,
+  params: Record<string, string>,
+  signal: AbortSignal,
+): Promise<void> {
   const handle = params.handle!.replace(/^@/, "");
   root.append(h("h1", null, `@${handle}`), loading());
   let account: AccountRecord;
@@ -29,12 +45,18 @@ export async function accountPage(root: HTMLElement, params: Record<string, stri
         "div",
         null,
         h("h1", null, account.name || `@${account.displayHandle}`),
-        h("p", { className: "muted" }, `@${account.displayHandle} · ${account.followers.toLocaleString("en-US")} followers`),
+        h(
+          "p",
+          { className: "muted" },
+          `@${account.displayHandle} · ${account.followers.toLocaleString("en-US")} followers`,
+        ),
         h("p", null, "Routing: ", routingLabel(account)),
       ),
     ),
     account.claimed ? "" : unclaimedNotice(account.displayHandle),
-    account.declined ? notice(`@${account.displayHandle} declined publicly: their credits are bought back and burned.`, "info") : "",
+    account.declined
+      ? notice(`@${account.displayHandle} declined publicly: their credits are bought back and burned.`, "info")
+      : "",
     h("h2", null, "Totals"),
     facts([
       ["Credited", money(account.creditedLamports, { "data-field": "credited" })],
@@ -57,7 +79,9 @@ const ON_THE_WAY = new Set(["queued", "sent"]);
  * confirmed ones only. The two parts are shown apart so the figures agree.
  */
 export function paidRows(account: { paidLamports: string; payouts: Payout[] }): [string, HTMLElement][] {
-  const onTheWay = account.payouts.filter((p) => ON_THE_WAY.has(p.status)).reduce((sum, p) => sum + BigInt(p.lamports), 0n);
+  const onTheWay = account.payouts
+    .filter((p) => ON_THE_WAY.has(p.status))
+    .reduce((sum, p) => sum + BigInt(p.lamports), 0n);
   const confirmed = BigInt(account.paidLamports) - onTheWay;
   return [
     ["Paid out (confirmed)", money((confirmed < 0n ? 0n : confirmed).toString(), { "data-field": "paid" })],
@@ -69,7 +93,12 @@ export function paidRows(account: { paidLamports: string; payouts: Payout[] }): 
 export function burnedRow(account: { burnedLamports: string }): [string, HTMLElement] {
   return [
     "Routed to burn",
-    h("span", null, money(account.burnedLamports, { "data-field": "burned" }), h("span", { className: "muted small" }, " (bought and burned by the burns job)")),
+    h(
+      "span",
+      null,
+      money(account.burnedLamports, { "data-field": "burned" }),
+      h("span", { className: "muted small" }, " (bought and burned by the burns job)"),
+    ),
   ];
 }
 

@@ -29,7 +29,11 @@ type Delivery = DeliveryView;
 
 const NOT_AVAILABLE = "Not available on this deployment yet.";
 
-export async function adminPage(root: HTMLElement, _params: Record<string, string>, signal: AbortSignal): Promise<void> {
+export async function adminPage(
+  root: HTMLElement,
+  _params: Record<string, string>,
+  signal: AbortSignal,
+): Promise<void> {
   root.append(h("h1", null, "Operator"), loading());
   let signedIn: boolean;
   try {
@@ -38,7 +42,9 @@ export async function adminPage(root: HTMLElement, _params: Record<string, strin
     if (signal.aborted) return;
     root.replaceChildren(
       h("h1", null, "Operator"),
-      error instanceof ApiError && error.status === 404 ? notice("The operator page is off: ADMIN_SECRET is not set on this deployment.", "info") : errorBox(error),
+      error instanceof ApiError && error.status === 404
+        ? notice("The operator page is off: ADMIN_SECRET is not set on this deployment.", "info")
+        : errorBox(error),
     );
     return;
   }
@@ -48,7 +54,13 @@ export async function adminPage(root: HTMLElement, _params: Record<string, strin
 }
 
 function signInForm(root: HTMLElement, signal: AbortSignal): void {
-  const secret = h("input", { type: "password", id: "admin-secret", name: "secret", autocomplete: "current-password", required: true });
+  const secret = h("input", {
+    type: "password",
+    id: "admin-secret",
+    name: "secret",
+    autocomplete: "current-password",
+    required: true,
+  });
   const status = h("div", { "aria-live": "polite" });
   const form = h(
     "form",
@@ -70,11 +82,20 @@ function signInForm(root: HTMLElement, signal: AbortSignal): void {
       status.replaceChildren(errorBox(error));
     }
   });
-  root.replaceChildren(h("h1", null, "Operator"), h("p", { className: "muted" }, "For the team running this service."), form);
+  root.replaceChildren(
+    h("h1", null, "Operator"),
+    h("p", { className: "muted" }, "For the team running this service."),
+    form,
+  );
 }
 
 /** A section whose body is rebuilt by `load`, with the function that rebuilds it. */
-function section(id: string, title: string, load: (body: HTMLElement) => Promise<void>, signal: AbortSignal): { el: HTMLElement; reload: () => void } {
+function section(
+  id: string,
+  title: string,
+  load: (body: HTMLElement) => Promise<void>,
+  signal: AbortSignal,
+): { el: HTMLElement; reload: () => void } {
   const body = h("div", null, loading());
   const reload = () => {
     void (async () => {
@@ -86,7 +107,10 @@ function section(id: string, title: string, load: (body: HTMLElement) => Promise
     })();
   };
   reload();
-  return { el: h("section", { id, "aria-labelledby": `${id}-title` }, h("h2", { id: `${id}-title` }, title), body), reload };
+  return {
+    el: h("section", { id, "aria-labelledby": `${id}-title` }, h("h2", { id: `${id}-title` }, title), body),
+    reload,
+  };
 }
 
 /** Runs an admin action and shows its outcome next to the control. */
@@ -119,63 +143,107 @@ function dashboard(root: HTMLElement, signal: AbortSignal): void {
   };
 
   const controls = h("div", { id: "admin-controls" }, loading());
-  const overview = section("admin-jobs", "Jobs", async (body) => {
-    const o = await api<AdminOverview>("/api/admin/overview", { signal });
-    body.replaceChildren(
-      table(
-        ["Job", "State", "Last run", "Last success", "Runs", "Last error"],
-        o.health.jobs.map((j) => [
-          j.job,
-          j.running ? statusBadge("running") : j.stale ? h("span", { className: "badge bad" }, "stale") : h("span", { className: "badge ok" }, "fresh"),
-          time(j.lastRunAt),
-          time(j.lastOkAt),
-          String(j.runs),
-          j.lastError ?? "–",
-        ]),
-        "Job health",
-      ),
-      h("h3", null, "Recent runs"),
-      o.runs.length === 0
-        ? h("p", { className: "empty" }, "No runs yet.")
-        : table(
-            ["Job", "Started", "Outcome", "Error"],
-            o.runs.map((r) => [r.job, absoluteTime(r.startedAt), r.ok === null ? statusBadge("running") : r.ok ? h("span", { className: "badge ok" }, "ok") : h("span", { className: "badge bad" }, "failed"), r.error ?? "–"]),
-            "The most recent job runs, newest first",
-          ),
-    );
-    controls.replaceChildren(pauses(o, reloadAll), thresholds(o, reloadAll));
-  }, signal);
+  const overview = section(
+    "admin-jobs",
+    "Jobs",
+    async (body) => {
+      const o = await api<AdminOverview>("/api/admin/overview", { signal });
+      body.replaceChildren(
+        table(
+          ["Job", "State", "Last run", "Last success", "Runs", "Last error"],
+          o.health.jobs.map((j) => [
+            j.job,
+            j.running
+              ? statusBadge("running")
+              : j.stale
+                ? h("span", { className: "badge bad" }, "stale")
+                : h("span", { className: "badge ok" }, "fresh"),
+            time(j.lastRunAt),
+            time(j.lastOkAt),
+            String(j.runs),
+            j.lastError ?? "–",
+          ]),
+          "Job health",
+        ),
+        h("h3", null, "Recent runs"),
+        o.runs.length === 0
+          ? h("p", { className: "empty" }, "No runs yet.")
+          : table(
+              ["Job", "Started", "Outcome", "Error"],
+              o.runs.map((r) => [
+                r.job,
+                absoluteTime(r.startedAt),
+                r.ok === null
+                  ? statusBadge("running")
+                  : r.ok
+                    ? h("span", { className: "badge ok" }, "ok")
+                    : h("span", { className: "badge bad" }, "failed"),
+                r.error ?? "–",
+              ]),
+              "The most recent job runs, newest first",
+            ),
+      );
+      controls.replaceChildren(pauses(o, reloadAll), thresholds(o, reloadAll));
+    },
+    signal,
+  );
 
-  const setAside = section("admin-set-aside", "Tokens set aside by the jobs", async (body) => {
-    let items: SetAsideItem[];
-    try {
-      items = (await api<{ items: SetAsideItem[] }>("/api/admin/set-aside", { signal })).items;
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 404) {
-        body.replaceChildren(h("p", { className: "empty", "data-unavailable": "set-aside" }, NOT_AVAILABLE));
-        return;
+  const setAside = section(
+    "admin-set-aside",
+    "Tokens set aside by the jobs",
+    async (body) => {
+      let items: SetAsideItem[];
+      try {
+        items = (await api<{ items: SetAsideItem[] }>("/api/admin/set-aside", { signal })).items;
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 404) {
+          body.replaceChildren(h("p", { className: "empty", "data-unavailable": "set-aside" }, NOT_AVAILABLE));
+          return;
+        }
+        throw error;
       }
-      throw error;
-    }
-    body.replaceChildren(
-      items.length === 0
-        ? h("p", { className: "empty" }, "None: every token is being swept and burned normally.")
-        : table(
-            ["Token", "Job", "Why", "Failures", "Since", "Next try"],
-            items.map((i) => [h("span", null, i.symbol ? `$${i.symbol} ` : "", h("code", { className: "mono", title: i.mint }, `${i.mint.slice(0, 4)}…${i.mint.slice(-4)}`)), i.job, i.reason, String(i.failures), time(i.since), i.retryAt ? time(i.retryAt) : "not scheduled"]),
-            "Tokens the money jobs skip for now",
-          ),
-    );
-  }, signal);
+      body.replaceChildren(
+        items.length === 0
+          ? h("p", { className: "empty" }, "None: every token is being swept and burned normally.")
+          : table(
+              ["Token", "Job", "Why", "Failures", "Since", "Next try"],
+              items.map((i) => [
+                h(
+                  "span",
+                  null,
+                  i.symbol ? `$${i.symbol} ` : "",
+                  h("code", { className: "mono", title: i.mint }, `${i.mint.slice(0, 4)}…${i.mint.slice(-4)}`),
+                ),
+                i.job,
+                i.reason,
+                String(i.failures),
+                time(i.since),
+                i.retryAt ? time(i.retryAt) : "not scheduled",
+              ]),
+              "Tokens the money jobs skip for now",
+            ),
+      );
+    },
+    signal,
+  );
 
-  const audit = section("admin-audit", "Audit log", async (body) => {
-    const { entries } = await api<{ entries: AuditRow[] }>("/api/admin/audit?limit=50", { signal });
-    body.replaceChildren(
-      entries.length === 0
-        ? h("p", { className: "empty" }, "No admin actions yet.")
-        : table(["When", "Who", "Action", "Subject", "Reason"], entries.map((e) => [time(e.at), e.actor, e.action, e.subject ?? "–", e.reason ?? "–"]), "Admin actions, newest first"),
-    );
-  }, signal);
+  const audit = section(
+    "admin-audit",
+    "Audit log",
+    async (body) => {
+      const { entries } = await api<{ entries: AuditRow[] }>("/api/admin/audit?limit=50", { signal });
+      body.replaceChildren(
+        entries.length === 0
+          ? h("p", { className: "empty" }, "No admin actions yet.")
+          : table(
+              ["When", "Who", "Action", "Subject", "Reason"],
+              entries.map((e) => [time(e.at), e.actor, e.action, e.subject ?? "–", e.reason ?? "–"]),
+              "Admin actions, newest first",
+            ),
+      );
+    },
+    signal,
+  );
 
   root.replaceChildren(
     h("header", { className: "account-head" }, h("h1", null, "Operator"), signOut),
@@ -191,19 +259,49 @@ function dashboard(root: HTMLElement, signal: AbortSignal): void {
 function pauses(o: AdminOverview, after: () => void): HTMLElement {
   const status = h("div", { "aria-live": "polite" });
   const toggle = (what: "claims" | "launches", paused: boolean) => {
-    const button = h("button", { type: "button", className: paused ? "" : "secondary", id: `admin-${what}-toggle` }, paused ? `Resume ${what}` : `Pause ${what}`);
-    button.addEventListener("click", () =>
-      void act(status, () => api(`/api/admin/${what}/${paused ? "resume" : "pause"}`, { method: "POST", body: {} }), `${what[0]!.toUpperCase()}${what.slice(1)} ${paused ? "resumed" : "paused"}.`, after),
+    const button = h(
+      "button",
+      { type: "button", className: paused ? "" : "secondary", id: `admin-${what}-toggle` },
+      paused ? `Resume ${what}` : `Pause ${what}`,
     );
-    return h("p", null, h("strong", null, `${what[0]!.toUpperCase()}${what.slice(1)}: `), paused ? h("span", { className: "badge bad" }, "paused") : h("span", { className: "badge ok" }, "open"), " ", button);
+    button.addEventListener(
+      "click",
+      () =>
+        void act(
+          status,
+          () => api(`/api/admin/${what}/${paused ? "resume" : "pause"}`, { method: "POST", body: {} }),
+          `${what[0]!.toUpperCase()}${what.slice(1)} ${paused ? "resumed" : "paused"}.`,
+          after,
+        ),
+    );
+    return h(
+      "p",
+      null,
+      h("strong", null, `${what[0]!.toUpperCase()}${what.slice(1)}: `),
+      paused ? h("span", { className: "badge bad" }, "paused") : h("span", { className: "badge ok" }, "open"),
+      " ",
+      button,
+    );
   };
-  return h("section", { id: "admin-pauses", "aria-labelledby": "admin-pauses-title" }, h("h2", { id: "admin-pauses-title" }, "Pauses"), toggle("claims", o.settings.claimsPaused), toggle("launches", o.settings.launchesPaused), status);
+  return h(
+    "section",
+    { id: "admin-pauses", "aria-labelledby": "admin-pauses-title" },
+    h("h2", { id: "admin-pauses-title" }, "Pauses"),
+    toggle("claims", o.settings.claimsPaused),
+    toggle("launches", o.settings.launchesPaused),
+    status,
+  );
 }
 
 function thresholds(o: AdminOverview, after: () => void): HTMLElement {
   const status = h("div", { "aria-live": "polite" });
   const row = (id: string, label: string, lamports: string, route: string) => {
-    const input = h("input", { id, inputmode: "decimal", value: lamportsToSol(lamports).replace(/,/g, ""), "aria-describedby": `${id}-hint` });
+    const input = h("input", {
+      id,
+      inputmode: "decimal",
+      value: lamportsToSol(lamports).replace(/,/g, ""),
+      "aria-describedby": `${id}-hint`,
+    });
     const save = h("button", { type: "button", className: "secondary" }, "Save");
     save.addEventListener("click", () => {
       const value = solToLamports(input.value);
@@ -211,9 +309,20 @@ function thresholds(o: AdminOverview, after: () => void): HTMLElement {
         status.replaceChildren(errorBox(new Error("Enter an amount in SOL with at most nine decimals.")));
         return;
       }
-      void act(status, () => api(route, { method: "POST", body: { lamports: value.toString() } }), `${label} set to ${lamportsToSol(value)} SOL.`, after);
+      void act(
+        status,
+        () => api(route, { method: "POST", body: { lamports: value.toString() } }),
+        `${label} set to ${lamportsToSol(value)} SOL.`,
+        after,
+      );
     });
-    return h("div", { className: "field" }, h("label", { for: id }, `${label} (SOL)`), h("div", { className: "inline" }, input, save), h("p", { className: "muted", id: `${id}-hint` }, `Now ${lamportsToSol(lamports)} SOL.`));
+    return h(
+      "div",
+      { className: "field" },
+      h("label", { for: id }, `${label} (SOL)`),
+      h("div", { className: "inline" }, input, save),
+      h("p", { className: "muted", id: `${id}-hint` }, `Now ${lamportsToSol(lamports)} SOL.`),
+    );
   };
   return h(
     "section",
@@ -232,27 +341,48 @@ function tokenSection(signal: AbortSignal, after: () => void): HTMLElement {
   const status = h("div", { "aria-live": "polite" });
   const load = async () => {
     try {
-      const { tokens } = await api<{ tokens: AdminToken[] }>(`/api/admin/tokens?q=${encodeURIComponent(search.value.trim())}`, { signal });
+      const { tokens } = await api<{ tokens: AdminToken[] }>(
+        `/api/admin/tokens?q=${encodeURIComponent(search.value.trim())}`,
+        { signal },
+      );
       list.replaceChildren(
         tokens.length === 0
           ? h("p", { className: "empty" }, "No token matches.")
           : table(
               ["Token", "Mint", "Launched", "Explore", ""],
               tokens.map((t) => {
-                const button = h("button", { type: "button", className: t.hidden ? "" : "secondary", "data-mint": t.mint }, t.hidden ? "Unhide" : "Hide");
-                button.setAttribute("aria-label", `${t.hidden ? "Unhide" : "Hide"} ${t.name}`);
-                button.addEventListener("click", () =>
-                  void act(
-                    status,
-                    () => api(`/api/admin/tokens/${encodeURIComponent(t.mint)}/${t.hidden ? "unhide" : "hide"}`, { method: "POST", body: { reason: reason.value.trim() || null } }),
-                    `${t.name} is ${t.hidden ? "shown on Explore again" : "hidden from Explore"}.`,
-                    () => {
-                      void load();
-                      after();
-                    },
-                  ),
+                const button = h(
+                  "button",
+                  { type: "button", className: t.hidden ? "" : "secondary", "data-mint": t.mint },
+                  t.hidden ? "Unhide" : "Hide",
                 );
-                return [`${t.name} ($${t.symbol})`, h("code", { className: "mono", title: t.mint }, `${t.mint.slice(0, 4)}…${t.mint.slice(-4)}`), time(t.launchedAt), t.hidden ? h("span", { className: "badge bad" }, "hidden") : h("span", { className: "badge ok" }, "listed"), button];
+                button.setAttribute("aria-label", `${t.hidden ? "Unhide" : "Hide"} ${t.name}`);
+                button.addEventListener(
+                  "click",
+                  () =>
+                    void act(
+                      status,
+                      () =>
+                        api(`/api/admin/tokens/${encodeURIComponent(t.mint)}/${t.hidden ? "unhide" : "hide"}`, {
+                          method: "POST",
+                          body: { reason: reason.value.trim() || null },
+                        }),
+                      `${t.name} is ${t.hidden ? "shown on Explore again" : "hidden from Explore"}.`,
+                      () => {
+                        void load();
+                        after();
+                      },
+                    ),
+                );
+                return [
+                  `${t.name} ($${t.symbol})`,
+                  h("code", { className: "mono", title: t.mint }, `${t.mint.slice(0, 4)}…${t.mint.slice(-4)}`),
+                  time(t.launchedAt),
+                  t.hidden
+                    ? h("span", { className: "badge bad" }, "hidden")
+                    : h("span", { className: "badge ok" }, "listed"),
+                  button,
+                ];
               }),
               "Tokens, hidden ones first",
             ),
@@ -272,7 +402,12 @@ function tokenSection(signal: AbortSignal, after: () => void): HTMLElement {
     { id: "admin-tokens", "aria-labelledby": "admin-tokens-title" },
     h("h2", { id: "admin-tokens-title" }, "Tokens"),
     h("div", { className: "field" }, h("label", { for: "admin-token-search" }, "Find a token"), search),
-    h("div", { className: "field" }, h("label", { for: "admin-token-reason" }, "Reason for hiding or unhiding"), reason),
+    h(
+      "div",
+      { className: "field" },
+      h("label", { for: "admin-token-reason" }, "Reason for hiding or unhiding"),
+      reason,
+    ),
     status,
     list,
   );
@@ -288,20 +423,53 @@ function webhookSection(signal: AbortSignal, after: () => void): HTMLElement {
       hooks = (await api<{ webhooks: Webhook[] }>("/api/admin/webhooks", { signal })).webhooks;
     } catch (error) {
       if (signal.aborted) return;
-      body.replaceChildren(error instanceof ApiError && error.status === 404 ? h("p", { className: "empty", "data-unavailable": "webhooks" }, NOT_AVAILABLE) : errorBox(error));
+      body.replaceChildren(
+        error instanceof ApiError && error.status === 404
+          ? h("p", { className: "empty", "data-unavailable": "webhooks" }, NOT_AVAILABLE)
+          : errorBox(error),
+      );
       return;
     }
-    const url = h("input", { type: "url", id: "admin-webhook-url", placeholder: "https://example.com/hook", required: true });
+    const url = h("input", {
+      type: "url",
+      id: "admin-webhook-url",
+      placeholder: "https://example.com/hook",
+      required: true,
+    });
     const types = h("input", { id: "admin-webhook-types", placeholder: "all event types" });
-    const add = h("form", { className: "inline" }, h("label", { for: "admin-webhook-url" }, "URL"), url, h("label", { for: "admin-webhook-types" }, "Types (comma-separated)"), types, h("button", { type: "submit" }, "Add webhook"));
+    const add = h(
+      "form",
+      { className: "inline" },
+      h("label", { for: "admin-webhook-url" }, "URL"),
+      url,
+      h("label", { for: "admin-webhook-types" }, "Types (comma-separated)"),
+      types,
+      h("button", { type: "submit" }, "Add webhook"),
+    );
     add.addEventListener("submit", (event) => {
       event.preventDefault();
-      const list = types.value.split(",").map((s) => s.trim()).filter(Boolean);
+      const list = types.value
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
       void (async () => {
         status.replaceChildren(loading("Adding…"));
         try {
-          const created = await api<{ id: string; secret: string }>("/api/admin/webhooks", { method: "POST", body: list.length ? { url: url.value, types: list } : { url: url.value } });
-          status.replaceChildren(notice(h("span", null, "Added. Its signing secret, shown once: ", h("code", { className: "break" }, created.secret)), "ok"));
+          const created = await api<{ id: string; secret: string }>("/api/admin/webhooks", {
+            method: "POST",
+            body: list.length ? { url: url.value, types: list } : { url: url.value },
+          });
+          status.replaceChildren(
+            notice(
+              h(
+                "span",
+                null,
+                "Added. Its signing secret, shown once: ",
+                h("code", { className: "break" }, created.secret),
+              ),
+              "ok",
+            ),
+          );
           void load();
           after();
         } catch (error) {
@@ -320,15 +488,24 @@ function webhookSection(signal: AbortSignal, after: () => void): HTMLElement {
               const remove = h("button", { type: "button", className: "secondary" }, "Delete");
               remove.addEventListener("click", () => {
                 if (!confirm(`Delete the webhook to ${w.url}?`)) return;
-                void act(status, () => api(`/api/admin/webhooks/${encodeURIComponent(w.id)}`, { method: "DELETE" }), "Webhook deleted.", () => {
-                  void load();
-                  after();
-                });
+                void act(
+                  status,
+                  () => api(`/api/admin/webhooks/${encodeURIComponent(w.id)}`, { method: "DELETE" }),
+                  "Webhook deleted.",
+                  () => {
+                    void load();
+                    after();
+                  },
+                );
               });
               return [
                 h("span", { className: "break" }, w.url),
                 w.types ? w.types.join(", ") : "all",
-                !w.enabled ? h("span", { className: "badge" }, "disabled") : w.failingSince ? h("span", { className: "badge bad", title: absoluteTime(w.failingSince) }, "failing") : h("span", { className: "badge ok" }, "ok"),
+                !w.enabled
+                  ? h("span", { className: "badge" }, "disabled")
+                  : w.failingSince
+                    ? h("span", { className: "badge bad", title: absoluteTime(w.failingSince) }, "failing")
+                    : h("span", { className: "badge ok" }, "ok"),
                 time(w.createdAt),
                 h("span", null, show, " ", remove),
               ];
@@ -341,17 +518,38 @@ function webhookSection(signal: AbortSignal, after: () => void): HTMLElement {
   const showDeliveries = async (w: Webhook) => {
     deliveries.replaceChildren(loading());
     try {
-      const list = (await api<{ deliveries: Delivery[] }>(`/api/admin/webhooks/${encodeURIComponent(w.id)}/deliveries`, { signal })).deliveries;
+      const list = (
+        await api<{ deliveries: Delivery[] }>(`/api/admin/webhooks/${encodeURIComponent(w.id)}/deliveries`, { signal })
+      ).deliveries;
       deliveries.replaceChildren(
         h("h3", null, `Deliveries to ${w.url}`),
         list.length === 0
           ? h("p", { className: "empty" }, "No deliveries yet.")
-          : table(["Event", "Attempt", "Status", "HTTP", "When", "Next attempt", "Error"], list.map((d) => [d.eventId, String(d.attempt), statusBadge(d.status), d.httpStatus === null ? "–" : String(d.httpStatus), time(d.at), d.nextAttemptAt ? time(d.nextAttemptAt) : "–", d.error ?? "–"]), "Recent deliveries"),
+          : table(
+              ["Event", "Attempt", "Status", "HTTP", "When", "Next attempt", "Error"],
+              list.map((d) => [
+                d.eventId,
+                String(d.attempt),
+                statusBadge(d.status),
+                d.httpStatus === null ? "–" : String(d.httpStatus),
+                time(d.at),
+                d.nextAttemptAt ? time(d.nextAttemptAt) : "–",
+                d.error ?? "–",
+              ]),
+              "Recent deliveries",
+            ),
       );
     } catch (error) {
       deliveries.replaceChildren(errorBox(error));
     }
   };
   void load();
-  return h("section", { id: "admin-webhooks", "aria-labelledby": "admin-webhooks-title" }, h("h2", { id: "admin-webhooks-title" }, "Webhooks"), body, status, deliveries);
+  return h(
+    "section",
+    { id: "admin-webhooks", "aria-labelledby": "admin-webhooks-title" },
+    h("h2", { id: "admin-webhooks-title" }, "Webhooks"),
+    body,
+    status,
+    deliveries,
+  );
 }

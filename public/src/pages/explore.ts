@@ -18,14 +18,22 @@ const PAGE_SIZE = 24;
 /** A sort or search re-renders the page; this puts keyboard focus back on the control used. */
 let refocus: string | null = null;
 
-export async function explorePage(root: HTMLElement, _params: Record<string, string>, signal: AbortSignal): Promise<void> {
+export async function explorePage(
+  root: HTMLElement,
+  _params: Record<string, string>,
+  signal: AbortSignal,
+): Promise<void> {
   const url = new URL(location.href);
   const sort = SORTS.some((s) => s.key === url.searchParams.get("sort")) ? url.searchParams.get("sort")! : "new";
   const q = (url.searchParams.get("q") ?? "").slice(0, 64);
 
   const go = (next: { sort?: string; q?: string }) => {
     const active = document.activeElement as HTMLElement | null;
-    refocus = active?.dataset.sort ? `[data-sort="${next.sort ?? active.dataset.sort}"]` : active?.id === "search" ? "#search" : null;
+    refocus = active?.dataset.sort
+      ? `[data-sort="${next.sort ?? active.dataset.sort}"]`
+      : active?.id === "search"
+        ? "#search"
+        : null;
     const s = next.sort ?? sort;
     const query = next.q ?? q;
     navigate(`/${qs({ sort: s === "new" ? null : s, q: query.trim() || null })}`);
@@ -43,7 +51,14 @@ export async function explorePage(root: HTMLElement, _params: Record<string, str
   });
   const form = h(
     "form",
-    { className: "search", role: "search", onsubmit: (e: Event) => { e.preventDefault(); go({ q: search.value }); } },
+    {
+      className: "search",
+      role: "search",
+      onsubmit: (e: Event) => {
+        e.preventDefault();
+        go({ q: search.value });
+      },
+    },
     h("label", { for: "search", className: "visually-hidden" }, "Search tokens"),
     search,
     h("button", { type: "submit" }, "Search"),
@@ -53,7 +68,16 @@ export async function explorePage(root: HTMLElement, _params: Record<string, str
     "div",
     { className: "sorts", role: "group", "aria-label": "Sort tokens by" },
     SORTS.map((s) =>
-      h("button", { type: "button", "aria-pressed": String(s.key === sort), "data-sort": s.key, onclick: () => go({ sort: s.key }) }, s.label),
+      h(
+        "button",
+        {
+          type: "button",
+          "aria-pressed": String(s.key === sort),
+          "data-sort": s.key,
+          onclick: () => go({ sort: s.key }),
+        },
+        s.label,
+      ),
     ),
   );
   const list = h("ul", { className: "cards", id: "token-list", "aria-label": "Tokens" });
@@ -92,7 +116,9 @@ export async function explorePage(root: HTMLElement, _params: Record<string, str
       cursor = page.nextCursor;
       done = cursor === null;
       if (list.children.length === 0) {
-        status.replaceChildren(h("p", { className: "empty" }, q ? `No tokens match “${q}”.` : "No tokens launched yet."));
+        status.replaceChildren(
+          h("p", { className: "empty" }, q ? `No tokens match “${q}”.` : "No tokens launched yet."),
+        );
       } else if (done) {
         status.replaceChildren(h("p", { className: "muted end" }, "That is every token."));
       } else {
@@ -110,9 +136,12 @@ export async function explorePage(root: HTMLElement, _params: Record<string, str
   more.addEventListener("click", () => void loadPage(true));
 
   root.append(sentinel);
-  const observer = new IntersectionObserver((entries) => {
-    if (entries.some((e) => e.isIntersecting)) void loadPage();
-  }, { rootMargin: "600px" });
+  const observer = new IntersectionObserver(
+    (entries) => {
+      if (entries.some((e) => e.isIntersecting)) void loadPage();
+    },
+    { rootMargin: "600px" },
+  );
   observer.observe(sentinel);
   signal.addEventListener("abort", () => observer.disconnect());
   await loadPage();
@@ -133,16 +162,24 @@ export function tokenCard(token: Token): HTMLElement {
         h("h2", null, h("a", { href, className: "stretch" }, token.name)),
         h("span", { className: "ticker" }, `$${token.symbol}`),
       ),
-      token.bonded ? h("span", { className: "badge ok", title: "The bonding curve completed; it trades on the swap venue" }, "Bonded") : null,
+      token.bonded
+        ? h(
+            "span",
+            { className: "badge ok", title: "The bonding curve completed; it trades on the swap venue" },
+            "Bonded",
+          )
+        : null,
     ),
     h(
       "p",
       { className: "recipients" },
-      token.recipients.length === 0 ? "No recipients" : token.recipients.flatMap((r, i) => [
-        i > 0 ? ", " : "",
-        handleLink(r.handle, r.displayHandle),
-        ` ${bpsToPercent(r.bps)}`,
-      ]),
+      token.recipients.length === 0
+        ? "No recipients"
+        : token.recipients.flatMap((r, i) => [
+            i > 0 ? ", " : "",
+            handleLink(r.handle, r.displayHandle),
+            ` ${bpsToPercent(r.bps)}`,
+          ]),
     ),
     h(
       "dl",

@@ -12,7 +12,14 @@ import { LOCAL_CHAIN_GENESIS, rpc } from "../rpc";
 import { firstSignature, fromBase64, parseTransaction, toBase64 } from "../txwire";
 import type { LaunchConfig, Me } from "../types";
 import { errorBox, loading, notice } from "../ui";
-import { discoverWallets, LocalKey, localWallet, onWalletsChanged, standardWallets, type LaunchWallet } from "../wallet";
+import {
+  discoverWallets,
+  LocalKey,
+  localWallet,
+  onWalletsChanged,
+  standardWallets,
+  type LaunchWallet,
+} from "../wallet";
 
 const HANDLE = /^@?[A-Za-z0-9_]{1,15}$/;
 const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
@@ -36,7 +43,11 @@ const STEPS = [
 ] as const;
 type Step = (typeof STEPS)[number][0];
 
-export async function launchPage(root: HTMLElement, _params: Record<string, string>, signal: AbortSignal): Promise<void> {
+export async function launchPage(
+  root: HTMLElement,
+  _params: Record<string, string>,
+  signal: AbortSignal,
+): Promise<void> {
   root.append(h("h1", null, "Launch a token"), loading());
   let config: LaunchConfig;
   let localChain = false;
@@ -54,28 +65,54 @@ export async function launchPage(root: HTMLElement, _params: Record<string, stri
 
   const form = launchForm(config);
   const walletSlot = h("div", { className: "wallets", id: "wallets" });
-  const steps = h("ol", { className: "steps", id: "launch-steps", "aria-label": "Launch progress" },
+  const steps = h(
+    "ol",
+    { className: "steps", id: "launch-steps", "aria-label": "Launch progress" },
     // The first-buy step shows once a launch with a first buy starts.
-    STEPS.map(([key, label]) => h("li", { "data-step": key, "data-state": "todo", hidden: key === "buy" }, label)));
+    STEPS.map(([key, label]) => h("li", { "data-step": key, "data-state": "todo", hidden: key === "buy" }, label)),
+  );
   const status = h("div", { id: "launch-status", "aria-live": "polite" });
 
   let wallet: LaunchWallet | null = null;
   const paintWallets = () => {
     const choices = standardWallets().map((w) =>
-      h("button", { type: "button", className: "secondary wallet-choice", onclick: () => void choose(w.connect) },
-        w.icon ? h("img", { src: w.icon, alt: "", width: 20, height: 20 }) : null, ` ${w.name}`),
+      h(
+        "button",
+        { type: "button", className: "secondary wallet-choice", onclick: () => void choose(w.connect) },
+        w.icon ? h("img", { src: w.icon, alt: "", width: 20, height: 20 }) : null,
+        ` ${w.name}`,
+      ),
     );
     if (localChain) {
-      choices.push(h("button", { type: "button", className: "secondary wallet-choice", id: "use-local-wallet", onclick: () => void choose(localWallet) }, "Local wallet (local chain)"));
+      choices.push(
+        h(
+          "button",
+          {
+            type: "button",
+            className: "secondary wallet-choice",
+            id: "use-local-wallet",
+            onclick: () => void choose(localWallet),
+          },
+          "Local wallet (local chain)",
+        ),
+      );
     }
     walletSlot.replaceChildren(
       h("h2", null, "Wallet"),
       wallet
-        ? h("p", { id: "wallet-connected" }, `Connected: ${wallet.name} `, h("code", { className: "mono break" }, wallet.address))
+        ? h(
+            "p",
+            { id: "wallet-connected" },
+            `Connected: ${wallet.name} `,
+            h("code", { className: "mono break" }, wallet.address),
+          )
         : h("p", { className: "muted" }, "The wallet pays for the launch and signs it."),
       choices.length
         ? h("div", { className: "row wrap" }, choices)
-        : notice("No Solana wallet found in this browser. Install Phantom, Solflare or Backpack, then reload this page.", "warn"),
+        : notice(
+            "No Solana wallet found in this browser. Install Phantom, Solflare or Backpack, then reload this page.",
+            "warn",
+          ),
     );
   };
   const choose = async (connect: () => Promise<LaunchWallet>) => {
@@ -91,12 +128,19 @@ export async function launchPage(root: HTMLElement, _params: Record<string, stri
   signal.addEventListener("abort", unsubscribe);
   paintWallets();
 
-  const submit = h("button", { type: "submit", form: "launch-form", id: "launch-submit", disabled: !config.launchesOpen }, "Launch");
+  const submit = h(
+    "button",
+    { type: "submit", form: "launch-form", id: "launch-submit", disabled: !config.launchesOpen },
+    "Launch",
+  );
   root.replaceChildren(
     h("h1", null, "Launch a token"),
     config.launchesOpen ? "" : notice("Launches are paused right now. Try again later.", "warn"),
-    h("p", { className: "muted" },
-      `The fees the launch program pays its creator (${bpsToPercent(config.creatorFeeBps)} of trading volume) are split: the platform keeps ${bpsToPercent(config.platformBps)}, the recipients you name share the rest.`),
+    h(
+      "p",
+      { className: "muted" },
+      `The fees the launch program pays its creator (${bpsToPercent(config.creatorFeeBps)} of trading volume) are split: the platform keeps ${bpsToPercent(config.platformBps)}, the recipients you name share the rest.`,
+    ),
     form.element,
     walletSlot,
     h("div", { className: "row launch-actions" }, submit),
@@ -123,9 +167,25 @@ export async function launchPage(root: HTMLElement, _params: Record<string, stri
     for (const [key] of STEPS) if (key !== "wallet") setStep(steps, key, "todo");
     steps.querySelector<HTMLElement>('[data-step="buy"]')!.hidden = draft.draft.firstBuyLamports === "0";
     try {
-      const mint = await runLaunch({ draft: draft.draft, image: draft.image, wallet, localChain, steps, status, signal });
+      const mint = await runLaunch({
+        draft: draft.draft,
+        image: draft.image,
+        wallet,
+        localChain,
+        steps,
+        status,
+        signal,
+      });
       status.replaceChildren(
-        notice(h("span", null, "Launched. ", h("a", { href: `/token/${encodeURIComponent(mint)}`, id: "launched-link" }, "Open the token page")), "ok"),
+        notice(
+          h(
+            "span",
+            null,
+            "Launched. ",
+            h("a", { href: `/token/${encodeURIComponent(mint)}`, id: "launched-link" }, "Open the token page"),
+          ),
+          "ok",
+        ),
       );
     } catch (error) {
       if (signal.aborted) return;
@@ -183,10 +243,14 @@ async function runLaunch({ draft, image, wallet, localChain, steps, signal }: Ru
   // The mint is a fresh key made here; the service never sees its private half.
   const { key: mintKey } = await LocalKey.generate();
 
-  if (localChain && wallet.id === "local") await fundLocalWallet(wallet.address, BigInt(draft.firstBuyLamports ?? "0"), steps);
+  if (localChain && wallet.id === "local")
+    await fundLocalWallet(wallet.address, BigInt(draft.firstBuyLamports ?? "0"), steps);
 
   setStep(steps, "intent", "active");
-  const intent = await api<Record<string, unknown>>("/api/launch/intent", { body: { draft, wallet: wallet.address, mint: mintKey.address, digest }, signal });
+  const intent = await api<Record<string, unknown>>("/api/launch/intent", {
+    body: { draft, wallet: wallet.address, mint: mintKey.address, digest },
+    signal,
+  });
   const intentId = typeof intent.intent === "string" ? intent.intent : "";
   const message = typeof intent.message === "string" ? intent.message : null;
   if (!intentId || !message) throw new Error("The service's launch answer is missing its intent or message.");
@@ -206,12 +270,16 @@ async function runLaunch({ draft, image, wallet, localChain, steps, signal }: Ru
   setStep(steps, "metadata", "done");
 
   setStep(steps, "transaction", "active", "approve it in your wallet");
-  const texts = Array.isArray(metadata.transactions) ? metadata.transactions.filter((t): t is string => typeof t === "string") : [];
+  const texts = Array.isArray(metadata.transactions)
+    ? metadata.transactions.filter((t): t is string => typeof t === "string")
+    : [];
   if (texts.length === 0) throw new Error("The service did not return a transaction to sign.");
   // The wallet signs first: some wallets refuse or re-sign transactions that already carry signatures.
   const walletSigned = await wallet.signTransactions(texts.map(fromBase64));
   const signed = await Promise.all(
-    walletSigned.map((wire) => (parseTransaction(wire).signers.includes(mintKey.address) ? mintKey.signTransaction(wire) : wire)),
+    walletSigned.map((wire) =>
+      parseTransaction(wire).signers.includes(mintKey.address) ? mintKey.signTransaction(wire) : wire,
+    ),
   );
   const [create, ...rest] = signed;
   const createSignature = await send(create!);
@@ -233,14 +301,20 @@ async function runLaunch({ draft, image, wallet, localChain, steps, signal }: Ru
 }
 
 async function send(wire: Uint8Array): Promise<string> {
-  const sent = await rpc<string>("sendTransaction", [toBase64(wire), { encoding: "base64", preflightCommitment: "confirmed" }]);
+  const sent = await rpc<string>("sendTransaction", [
+    toBase64(wire),
+    { encoding: "base64", preflightCommitment: "confirmed" },
+  ]);
   return typeof sent === "string" && sent ? sent : firstSignature(wire);
 }
 
 /** null once confirmed, or the chain's error text; throws when it never shows up. */
 async function waitForSignature(signature: string): Promise<string | null> {
   for (let i = 0; i < 120; i++) {
-    const statuses = await rpc<{ value: ({ confirmationStatus?: string; err?: unknown } | null)[] }>("getSignatureStatuses", [[signature]]);
+    const statuses = await rpc<{ value: ({ confirmationStatus?: string; err?: unknown } | null)[] }>(
+      "getSignatureStatuses",
+      [[signature]],
+    );
     const s = statuses.value[0];
     if (s?.err) return JSON.stringify(s.err);
     if (s && (s.confirmationStatus === "confirmed" || s.confirmationStatus === "finalized")) return null;
@@ -249,17 +323,28 @@ async function waitForSignature(signature: string): Promise<string | null> {
   throw new Error("The transaction did not confirm within a minute.");
 }
 
-async function pollConfirm(intentId: string, signature: string, steps: HTMLElement, signal: AbortSignal): Promise<string> {
+async function pollConfirm(
+  intentId: string,
+  signature: string,
+  steps: HTMLElement,
+  signal: AbortSignal,
+): Promise<string> {
   const started = Date.now();
   for (;;) {
-    const { status, body } = await apiRaw<{ status?: string; error?: string; token?: { mint?: string } }>("/api/launch/confirm", {
-      body: { intent: intentId, signature },
-      signal,
-    });
-    if (status === 200 && body?.status === "failed") throw new Error(`The launch transaction failed on chain: ${body.error ?? "no reason given"}.`);
+    const { status, body } = await apiRaw<{ status?: string; error?: string; token?: { mint?: string } }>(
+      "/api/launch/confirm",
+      {
+        body: { intent: intentId, signature },
+        signal,
+      },
+    );
+    if (status === 200 && body?.status === "failed")
+      throw new Error(`The launch transaction failed on chain: ${body.error ?? "no reason given"}.`);
     if (status === 200 && body?.token?.mint) return body.token.mint;
     if (Date.now() - started > CONFIRM_TIMEOUT_MS) {
-      throw new Error("The launch is still not confirmed after two minutes. It may still land; check the ledger shortly.");
+      throw new Error(
+        "The launch is still not confirmed after two minutes. It may still land; check the ledger shortly.",
+      );
     }
     setStep(steps, "confirm", "active", `waiting ${Math.round((Date.now() - started) / 1000)} s`);
     await new Promise((r) => setTimeout(r, CONFIRM_POLL_MS));
@@ -316,16 +401,58 @@ interface LaunchForm {
 
 function launchForm(config: LaunchConfig): LaunchForm {
   const field = (id: string, label: string, input: HTMLElement, help?: string) =>
-    h("div", { className: "field" }, h("label", { for: id }, label), input, help ? h("p", { className: "muted", id: `${id}-help` }, help) : null);
+    h(
+      "div",
+      { className: "field" },
+      h("label", { for: id }, label),
+      input,
+      help ? h("p", { className: "muted", id: `${id}-help` }, help) : null,
+    );
   const name = h("input", { id: "launch-name", name: "name", required: true, maxlength: 32, autocomplete: "off" });
-  const symbol = h("input", { id: "launch-symbol", name: "symbol", required: true, maxlength: 13, autocomplete: "off" });
+  const symbol = h("input", {
+    id: "launch-symbol",
+    name: "symbol",
+    required: true,
+    maxlength: 13,
+    autocomplete: "off",
+  });
   const description = h("textarea", { id: "launch-description", name: "description", rows: 3, maxlength: 1000 });
-  const website = h("input", { id: "launch-website", name: "website", type: "url", placeholder: "https://", inputmode: "url" });
-  const twitter = h("input", { id: "launch-twitter", name: "twitter", type: "url", placeholder: "https://x.com/…", inputmode: "url" });
-  const telegram = h("input", { id: "launch-telegram", name: "telegram", type: "url", placeholder: "https://t.me/…", inputmode: "url" });
-  const image = h("input", { id: "launch-image", name: "image", type: "file", accept: IMAGE_TYPES.join(","), required: true });
+  const website = h("input", {
+    id: "launch-website",
+    name: "website",
+    type: "url",
+    placeholder: "https://",
+    inputmode: "url",
+  });
+  const twitter = h("input", {
+    id: "launch-twitter",
+    name: "twitter",
+    type: "url",
+    placeholder: "https://x.com/…",
+    inputmode: "url",
+  });
+  const telegram = h("input", {
+    id: "launch-telegram",
+    name: "telegram",
+    type: "url",
+    placeholder: "https://t.me/…",
+    inputmode: "url",
+  });
+  const image = h("input", {
+    id: "launch-image",
+    name: "image",
+    type: "file",
+    accept: IMAGE_TYPES.join(","),
+    required: true,
+  });
   const preview = h("img", { className: "preview", alt: "", hidden: true, width: 96, height: 96 });
-  const firstBuy = h("input", { id: "launch-first-buy", name: "firstBuy", inputmode: "decimal", value: "0", autocomplete: "off" });
+  const firstBuy = h("input", {
+    id: "launch-first-buy",
+    name: "firstBuy",
+    inputmode: "decimal",
+    value: "0",
+    autocomplete: "off",
+  });
   const recipients = h("div", { id: "recipients", className: "stack" });
   const total = h("p", { id: "recipients-total", "aria-live": "polite" });
   const addButton = h("button", { type: "button", className: "secondary", id: "add-recipient" }, "Add recipient");
@@ -349,14 +476,30 @@ function launchForm(config: LaunchConfig): LaunchForm {
       if (bps === null) valid = false;
       else sum += bps;
     }
-    total.textContent = valid ? `Total: ${bpsToPercent(sum)}${sum === 10_000 ? "" : " (must be 100%)"}` : "Total: a share is not a valid percentage";
+    total.textContent = valid
+      ? `Total: ${bpsToPercent(sum)}${sum === 10_000 ? "" : " (must be 100%)"}`
+      : "Total: a share is not a valid percentage";
     total.className = valid && sum === 10_000 ? "ok" : "bad";
     addButton.disabled = rows().length >= config.maxRecipients;
   };
   const addRow = (handle = "", share = "") => {
     const n = ++rowCount;
-    const handleInput = h("input", { id: `recipient-handle-${n}`, "data-handle": "", placeholder: "@handle", autocomplete: "off", value: handle, maxlength: 16 });
-    const shareInput = h("input", { id: `recipient-share-${n}`, "data-share": "", inputmode: "decimal", placeholder: "50", value: share, size: 6 });
+    const handleInput = h("input", {
+      id: `recipient-handle-${n}`,
+      "data-handle": "",
+      placeholder: "@handle",
+      autocomplete: "off",
+      value: handle,
+      maxlength: 16,
+    });
+    const shareInput = h("input", {
+      id: `recipient-share-${n}`,
+      "data-share": "",
+      inputmode: "decimal",
+      placeholder: "50",
+      value: share,
+      size: 6,
+    });
     const row = h(
       "div",
       { className: "recipient-row row" },
@@ -365,16 +508,20 @@ function launchForm(config: LaunchConfig): LaunchForm {
       h("label", { for: `recipient-share-${n}`, className: "visually-hidden" }, `Recipient ${n} share in percent`),
       shareInput,
       h("span", { "aria-hidden": "true" }, "%"),
-      h("button", {
-        type: "button",
-        className: "secondary",
-        "aria-label": `Remove recipient ${n}`,
-        onclick: () => {
-          row.remove();
-          updateTotal();
-          addButton.focus();
+      h(
+        "button",
+        {
+          type: "button",
+          className: "secondary",
+          "aria-label": `Remove recipient ${n}`,
+          onclick: () => {
+            row.remove();
+            updateTotal();
+            addButton.focus();
+          },
         },
-      }, "Remove"),
+        "Remove",
+      ),
     );
     shareInput.addEventListener("input", updateTotal);
     recipients.append(row);
@@ -392,17 +539,40 @@ function launchForm(config: LaunchConfig): LaunchForm {
     field("launch-name", "Name", name, "Up to 32 characters."),
     field("launch-symbol", "Ticker", symbol, "Up to 13 characters."),
     field("launch-description", "Description", description),
-    field("launch-image", "Image", h("div", { className: "row" }, image, preview), `PNG, JPEG, GIF or WebP, up to ${Math.floor(config.maxImageBytes / 1024 / 1024 * 10) / 10} MB.`),
-    h("fieldset", null, h("legend", null, "Links (optional, https only)"), field("launch-website", "Website", website), field("launch-twitter", "X", twitter), field("launch-telegram", "Telegram", telegram)),
+    field(
+      "launch-image",
+      "Image",
+      h("div", { className: "row" }, image, preview),
+      `PNG, JPEG, GIF or WebP, up to ${Math.floor((config.maxImageBytes / 1024 / 1024) * 10) / 10} MB.`,
+    ),
+    h(
+      "fieldset",
+      null,
+      h("legend", null, "Links (optional, https only)"),
+      field("launch-website", "Website", website),
+      field("launch-twitter", "X", twitter),
+      field("launch-telegram", "Telegram", telegram),
+    ),
     h(
       "fieldset",
       null,
       h("legend", null, `Recipients (up to ${config.maxRecipients}); shares must total 100%`),
       recipients,
       h("div", { className: "row" }, addButton, total),
-      config.handlesPinnedAtLaunch ? "" : h("p", { className: "muted", id: "recipients-pinning" }, "Each handle is pinned to its X account when its owner first signs in."),
+      config.handlesPinnedAtLaunch
+        ? ""
+        : h(
+            "p",
+            { className: "muted", id: "recipients-pinning" },
+            "Each handle is pinned to its X account when its owner first signs in.",
+          ),
     ),
-    field("launch-first-buy", "First buy in SOL", firstBuy, `Optional: bought by your wallet in the launch transaction; at most ${sol(config.maxFirstBuyLamports)}.`),
+    field(
+      "launch-first-buy",
+      "First buy in SOL",
+      firstBuy,
+      `Optional: bought by your wallet in the launch transaction; at most ${sol(config.maxFirstBuyLamports)}.`,
+    ),
   );
 
   const fail = (field: HTMLElement, error: string): FieldError => ({ field, error });
@@ -422,7 +592,9 @@ function launchForm(config: LaunchConfig): LaunchForm {
       for (const message of Array.from(element.querySelectorAll(".field-error"))) message.remove();
       for (const field of Array.from(element.querySelectorAll<HTMLElement>("[aria-invalid]"))) {
         field.removeAttribute("aria-invalid");
-        const rest = (field.getAttribute("aria-describedby") ?? "").split(" ").filter((x) => x && !x.endsWith("-error"));
+        const rest = (field.getAttribute("aria-describedby") ?? "")
+          .split(" ")
+          .filter((x) => x && !x.endsWith("-error"));
         if (rest.length) field.setAttribute("aria-describedby", rest.join(" "));
         else field.removeAttribute("aria-describedby");
       }
@@ -433,9 +605,14 @@ function launchForm(config: LaunchConfig): LaunchForm {
       if (!nameText || nameText.length > 32) return fail(name, "Give the token a name of 1 to 32 characters.");
       if (!symbolText || symbolText.length > 13) return fail(symbol, "Give the token a ticker of 1 to 13 characters.");
       if (/\s/.test(symbolText)) return fail(symbol, "The ticker must not contain spaces.");
-      if (symbolText.startsWith("$")) return fail(symbol, "Type the ticker without the $: the page adds it where the ticker is shown.");
+      if (symbolText.startsWith("$"))
+        return fail(symbol, "Type the ticker without the $: the page adds it where the ticker is shown.");
       const links: Record<string, string | null> = {};
-      for (const [key, input, label] of [["website", website, "website"], ["twitter", twitter, "X link"], ["telegram", telegram, "Telegram link"]] as const) {
+      for (const [key, input, label] of [
+        ["website", website, "website"],
+        ["twitter", twitter, "X link"],
+        ["telegram", telegram, "Telegram link"],
+      ] as const) {
         const value = input.value.trim();
         if (!value) links[key] = null;
         else {
@@ -450,27 +627,39 @@ function launchForm(config: LaunchConfig): LaunchForm {
       const file = image.files?.[0];
       if (!file) return fail(image, "Choose an image.");
       if (!IMAGE_TYPES.includes(file.type)) return fail(image, "The image must be PNG, JPEG, GIF or WebP.");
-      if (file.size > config.maxImageBytes) return fail(image, `The image is larger than ${Math.floor(config.maxImageBytes / 1024)} kB.`);
+      if (file.size > config.maxImageBytes)
+        return fail(image, `The image is larger than ${Math.floor(config.maxImageBytes / 1024)} kB.`);
       const list: { handle: string; bps: number }[] = [];
       for (const row of rows()) {
         const handleInput = row.querySelector<HTMLInputElement>("input[data-handle]")!;
         const shareInput = row.querySelector<HTMLInputElement>("input[data-share]")!;
         const handle = handleInput.value.trim();
         const shareText = shareInput.value;
-        if (!HANDLE.test(handle)) return fail(handleInput, `“${handle || "(empty)"}” is not an X handle (1 to 15 letters, digits or underscores).`);
+        if (!HANDLE.test(handle))
+          return fail(
+            handleInput,
+            `“${handle || "(empty)"}” is not an X handle (1 to 15 letters, digits or underscores).`,
+          );
         const bps = percentToBps(shareText);
-        if (bps === null || bps === 0) return fail(shareInput, `Give @${handle.replace(/^@/, "")} a share above 0% with at most two decimals.`);
+        if (bps === null || bps === 0)
+          return fail(shareInput, `Give @${handle.replace(/^@/, "")} a share above 0% with at most two decimals.`);
         const key = handle.replace(/^@/, "").toLowerCase();
         if (list.some((r) => r.handle === key)) return fail(handleInput, `@${key} is named twice.`);
         list.push({ handle: key, bps });
       }
       if (list.length === 0) return fail(addButton, "Name at least one recipient.");
-      if (list.length > config.maxRecipients) return fail(addButton, `Name at most ${config.maxRecipients} recipients.`);
+      if (list.length > config.maxRecipients)
+        return fail(addButton, `Name at most ${config.maxRecipients} recipients.`);
       const sum = list.reduce((a, r) => a + r.bps, 0);
-      if (sum !== 10_000) return fail(rows()[0]!.querySelector<HTMLInputElement>("input[data-share]")!, `The shares add up to ${bpsToPercent(sum)}; they must total 100%.`);
+      if (sum !== 10_000)
+        return fail(
+          rows()[0]!.querySelector<HTMLInputElement>("input[data-share]")!,
+          `The shares add up to ${bpsToPercent(sum)}; they must total 100%.`,
+        );
       const buy = firstBuy.value.trim() ? solToLamports(firstBuy.value) : 0n;
       if (buy === null) return fail(firstBuy, "The first buy must be an amount in SOL with at most nine decimals.");
-      if (buy > BigInt(config.maxFirstBuyLamports)) return fail(firstBuy, `The first buy can be at most ${lamportsToSol(config.maxFirstBuyLamports)} SOL.`);
+      if (buy > BigInt(config.maxFirstBuyLamports))
+        return fail(firstBuy, `The first buy can be at most ${lamportsToSol(config.maxFirstBuyLamports)} SOL.`);
       return {
         draft: {
           name: nameText,
@@ -487,4 +676,3 @@ function launchForm(config: LaunchConfig): LaunchForm {
     },
   };
 }
-

@@ -7,10 +7,18 @@ import { h } from "../dom";
 import type { LedgerEvent } from "../types";
 import { errorBox, explorerTx, handleLink, loading, money, statusBadge, time, tokenLink } from "../ui";
 
-export async function ledgerPage(root: HTMLElement, _params: Record<string, string>, signal: AbortSignal): Promise<void> {
+export async function ledgerPage(
+  root: HTMLElement,
+  _params: Record<string, string>,
+  signal: AbortSignal,
+): Promise<void> {
   const list = h("ol", { className: "feed", id: "ledger", "aria-label": "Ledger events, newest first" });
   const status = h("div", { "aria-live": "polite" });
-  const more = h("button", { type: "button", className: "secondary", hidden: true, id: "load-older" }, "Load older events");
+  const more = h(
+    "button",
+    { type: "button", className: "secondary", hidden: true, id: "load-older" },
+    "Load older events",
+  );
   const live = h("span", { id: "live-status", className: "badge", "aria-live": "polite", hidden: true }, "");
   root.append(
     h("h1", null, "Ledger ", live),
@@ -46,11 +54,16 @@ export async function ledgerPage(root: HTMLElement, _params: Record<string, stri
     more.hidden = true;
     status.replaceChildren(loading());
     try {
-      const page = await api<{ events: LedgerEvent[]; nextBefore: string | null }>(`/api/ledger${qs({ limit: 50, before })}`, { signal });
+      const page = await api<{ events: LedgerEvent[]; nextBefore: string | null }>(
+        `/api/ledger${qs({ limit: 50, before })}`,
+        { signal },
+      );
       if (signal.aborted) return;
       list.append(...show(page.events));
       before = page.nextBefore;
-      status.replaceChildren(list.children.length === 0 ? h("p", { className: "empty" }, "Nothing has happened yet.") : "");
+      status.replaceChildren(
+        list.children.length === 0 ? h("p", { className: "empty" }, "Nothing has happened yet.") : "",
+      );
       more.hidden = before === null;
     } catch (error) {
       if (signal.aborted) return;
@@ -105,16 +118,41 @@ function eventItem(e: LedgerEvent): HTMLElement {
   const body: (Node | string)[] = [];
   switch (e.type) {
     case "launch":
-      body.push("Launched ", tokenLink(e.mint, `$${e.symbol}`), ` with ${e.recipients} recipient${e.recipients === 1 ? "" : "s"}`);
+      body.push(
+        "Launched ",
+        tokenLink(e.mint, `$${e.symbol}`),
+        ` with ${e.recipients} recipient${e.recipients === 1 ? "" : "s"}`,
+      );
       break;
     case "sweep":
-      body.push("Swept ", money(e.totalLamports), " from ", tokenLink(e.mint, `$${e.symbol}`), " (platform part ", money(e.platformLamports), ")");
+      body.push(
+        "Swept ",
+        money(e.totalLamports),
+        " from ",
+        tokenLink(e.mint, `$${e.symbol}`),
+        " (platform part ",
+        money(e.platformLamports),
+        ")",
+      );
       break;
     case "payout":
-      body.push(e.kind === "autopay" ? "Autopaid " : "Claimed ", money(e.lamports), " to ", handleLink(e.handle), " ", statusBadge(e.status));
+      body.push(
+        e.kind === "autopay" ? "Autopaid " : "Claimed ",
+        money(e.lamports),
+        " to ",
+        handleLink(e.handle),
+        " ",
+        statusBadge(e.status),
+      );
       break;
     case "burn":
-      body.push("Burned ", tokenLink(e.mint, `$${e.symbol}`), " bought with ", money(e.lamports), e.source === "platform" ? " (platform buyback)" : " (recipients' burn)");
+      body.push(
+        "Burned ",
+        tokenLink(e.mint, `$${e.symbol}`),
+        " bought with ",
+        money(e.lamports),
+        e.source === "platform" ? " (platform buyback)" : " (recipients' burn)",
+      );
       break;
     default:
       return h("li", { className: "event" }, "Unknown event");

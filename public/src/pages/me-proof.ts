@@ -59,7 +59,11 @@ const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.e
  * Folds the leaf and its path into a root and compares it with `root`/`totalLamports`. Returns null
  * when it holds, or the reason it does not.
  */
-export async function checkInclusion(proof: InclusionProofJson, root: string, totalLamports: string): Promise<string | null> {
+export async function checkInclusion(
+  proof: InclusionProofJson,
+  root: string,
+  totalLamports: string,
+): Promise<string | null> {
   try {
     const lamports = amount(proof.leaf.lamports, "your amount");
     if (lamports === 0n) return "a leaf of 0 lamports is never in the tree";
@@ -71,12 +75,15 @@ export async function checkInclusion(proof: InclusionProofJson, root: string, to
       const siblingSum = amount(step.sumLamports, "a path sum");
       const sum = nodeSum + siblingSum;
       if (sum > U64_MAX) return "the path adds up to more than 64 bits";
-      if (step.side === "left") nodeHash = await sha256(Uint8Array.of(0x01), siblingHash, u64be(siblingSum), nodeHash, u64be(nodeSum));
-      else if (step.side === "right") nodeHash = await sha256(Uint8Array.of(0x01), nodeHash, u64be(nodeSum), siblingHash, u64be(siblingSum));
+      if (step.side === "left")
+        nodeHash = await sha256(Uint8Array.of(0x01), siblingHash, u64be(siblingSum), nodeHash, u64be(nodeSum));
+      else if (step.side === "right")
+        nodeHash = await sha256(Uint8Array.of(0x01), nodeHash, u64be(nodeSum), siblingHash, u64be(siblingSum));
       else return "a path step has no side";
       nodeSum = sum;
     }
-    if (!sameBytes(nodeHash, hexBytes(root, "the root"))) return "your leaf and its path do not hash to the published root";
+    if (!sameBytes(nodeHash, hexBytes(root, "the root")))
+      return "your leaf and its path do not hash to the published root";
     if (nodeSum !== amount(totalLamports, "the total")) return "the root's sum is not the published total";
     return null;
   } catch (error) {
@@ -91,7 +98,13 @@ function byHand(proof: InclusionProofJson | null): HTMLElement {
       "ol",
       null,
       h("li", null, "Download your proof below (it holds your secret nonce: keep it to yourself)."),
-      h("li", null, "Run the independent verifier from the service's source: ", h("code", null, "bun run verify-liabilities proof.json"), ", or hash it yourself:"),
+      h(
+        "li",
+        null,
+        "Run the independent verifier from the service's source: ",
+        h("code", null, "bun run verify-liabilities proof.json"),
+        ", or hash it yourself:",
+      ),
       h(
         "li",
         { className: "muted" },
@@ -99,13 +112,37 @@ function byHand(proof: InclusionProofJson | null): HTMLElement {
         "node = SHA-256(0x01 ‖ left hash ‖ left sum ‖ right hash ‖ right sum), the sibling on the side the step names; ",
         "the last node must be the published root, and its sum the published total.",
       ),
-      h("li", null, "Compare the root and total with ", h("a", { href: "/api/proof/liabilities" }, "/api/proof/liabilities"), " and with the memo of the anchor transaction, signed by the treasury."),
-      h("li", null, "The full format and a worked example are in docs/proof-of-liabilities.md of the service's source."),
+      h(
+        "li",
+        null,
+        "Compare the root and total with ",
+        h("a", { href: "/api/proof/liabilities" }, "/api/proof/liabilities"),
+        " and with the memo of the anchor transaction, signed by the treasury.",
+      ),
+      h(
+        "li",
+        null,
+        "The full format and a worked example are in docs/proof-of-liabilities.md of the service's source.",
+      ),
     ),
   ];
   if (proof) {
     const file = URL.createObjectURL(new Blob([JSON.stringify(proof, null, 2)], { type: "application/json" }));
-    parts.push(h("p", null, h("a", { href: file, download: `liabilities-proof-${proof.at.slice(0, 19).replace(/:/g, "")}.json`, id: "liability-proof-download" }, "Download your proof (JSON)")));
+    parts.push(
+      h(
+        "p",
+        null,
+        h(
+          "a",
+          {
+            href: file,
+            download: `liabilities-proof-${proof.at.slice(0, 19).replace(/:/g, "")}.json`,
+            id: "liability-proof-download",
+          },
+          "Download your proof (JSON)",
+        ),
+      ),
+    );
   }
   return h("details", { id: "check-by-hand" }, ...parts);
 }
@@ -114,7 +151,11 @@ const FINAL_PAYOUT = new Set(["confirmed", "failed", "replaced"]);
 
 /** A self-contained block for the signed-in page; it loads and checks on its own. */
 export function liabilityProofBlock(me: SignedInMe, signal: AbortSignal): HTMLElement {
-  const result = h("div", { id: "liability-proof-result", "aria-live": "polite" }, loading("Checking that your balance is counted…"));
+  const result = h(
+    "div",
+    { id: "liability-proof-result", "aria-live": "polite" },
+    loading("Checking that your balance is counted…"),
+  );
   const hand = h("div");
   const section = h(
     "section",
@@ -131,7 +172,9 @@ export function liabilityProofBlock(me: SignedInMe, signal: AbortSignal): HTMLEl
   });
   // Owed nothing now (no balance, no payout on its way): the latest snapshot has no leaf of ours.
   if (BigInt(me.balanceLamports) === 0n && me.payouts.every((p) => FINAL_PAYOUT.has(p.status))) {
-    result.replaceChildren(notice("You are owed nothing right now, so there is no amount of yours to check in the published total.", "info"));
+    result.replaceChildren(
+      notice("You are owed nothing right now, so there is no amount of yours to check in the published total.", "info"),
+    );
     return section;
   }
   void (async () => {
@@ -141,7 +184,12 @@ export function liabilityProofBlock(me: SignedInMe, signal: AbortSignal): HTMLEl
     } catch (error) {
       if (signal.aborted) return;
       if (error instanceof ApiError && error.status === 404) {
-        result.replaceChildren(notice("You were owed nothing at the latest published snapshot, so there is nothing of yours to check in it yet.", "info"));
+        result.replaceChildren(
+          notice(
+            "You were owed nothing at the latest published snapshot, so there is nothing of yours to check in it yet.",
+            "info",
+          ),
+        );
       } else {
         result.replaceChildren(errorBox(error));
       }
@@ -149,7 +197,9 @@ export function liabilityProofBlock(me: SignedInMe, signal: AbortSignal): HTMLEl
     }
     let published: PublishedLiabilities;
     try {
-      published = await api<PublishedLiabilities>(`/api/proof/liabilities?at=${encodeURIComponent(proof.at)}`, { signal });
+      published = await api<PublishedLiabilities>(`/api/proof/liabilities?at=${encodeURIComponent(proof.at)}`, {
+        signal,
+      });
     } catch (error) {
       if (!signal.aborted) result.replaceChildren(errorBox(error));
       return;
@@ -157,7 +207,9 @@ export function liabilityProofBlock(me: SignedInMe, signal: AbortSignal): HTMLEl
     if (signal.aborted) return;
     hand.replaceChildren(byHand(proof));
     if (!globalThis.crypto?.subtle) {
-      result.replaceChildren(notice("This browser cannot hash here (WebCrypto needs https); check it by hand below.", "warn"));
+      result.replaceChildren(
+        notice("This browser cannot hash here (WebCrypto needs https); check it by hand below.", "warn"),
+      );
       return;
     }
     const failure =
@@ -166,7 +218,9 @@ export function liabilityProofBlock(me: SignedInMe, signal: AbortSignal): HTMLEl
         : await checkInclusion(proof, published.root, published.totalLamports);
     if (signal.aborted) return;
     if (failure) {
-      result.replaceChildren(notice(`Not verified: ${failure}. Please tell the operator, and keep your proof file.`, "warn"));
+      result.replaceChildren(
+        notice(`Not verified: ${failure}. Please tell the operator, and keep your proof file.`, "warn"),
+      );
       result.dataset.verified = "false";
       return;
     }

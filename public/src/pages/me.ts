@@ -23,7 +23,10 @@ export async function mePage(root: HTMLElement, _params: Record<string, string>,
     me = await api<Me>("/api/me", { signal });
   } catch (error) {
     if (signal.aborted) return;
-    root.replaceChildren(h("h1", null, "Your account"), errorBox(error, () => void render()));
+    root.replaceChildren(
+      h("h1", null, "Your account"),
+      errorBox(error, () => void render()),
+    );
     return;
   }
   if (signal.aborted) return;
@@ -39,13 +42,34 @@ function sessionChanged(): void {
 function signedOut(root: HTMLElement, me: Extract<Me, { signedIn: false }>): void {
   const parts: Node[] = [
     h("h1", null, "Sign in"),
-    h("p", null, "Recipients sign in with the X account a token names. Signing in shows your balance and lets you claim it to a wallet or choose what happens to new fees."),
+    h(
+      "p",
+      null,
+      "Recipients sign in with the X account a token names. Signing in shows your balance and lets you claim it to a wallet or choose what happens to new fees.",
+    ),
   ];
   if (me.idpConfigured) {
-    parts.push(h("p", null, h("a", { className: "button", href: `/api/auth/idp/start?returnTo=${encodeURIComponent("/me")}`, id: "signin-x" }, "Sign in with X")));
+    parts.push(
+      h(
+        "p",
+        null,
+        h(
+          "a",
+          { className: "button", href: `/api/auth/idp/start?returnTo=${encodeURIComponent("/me")}`, id: "signin-x" },
+          "Sign in with X",
+        ),
+      ),
+    );
   }
   if (me.devLogin) {
-    const input = h("input", { id: "dev-handle", name: "handle", required: true, maxlength: 16, pattern: "@?[A-Za-z0-9_]{1,15}", autocomplete: "off" });
+    const input = h("input", {
+      id: "dev-handle",
+      name: "handle",
+      required: true,
+      maxlength: 16,
+      pattern: "@?[A-Za-z0-9_]{1,15}",
+      autocomplete: "off",
+    });
     const status = h("div", { "aria-live": "polite" });
     const form = h(
       "form",
@@ -83,7 +107,12 @@ function signedIn(root: HTMLElement, first: SignedInMe, signal: AbortSignal): vo
 
   const paint = () => {
     banner.replaceChildren(
-      me.claimsPaused ? notice("Claims and payouts are paused right now. Your balance is safe; queued payouts are sent once they resume.", "warn") : "",
+      me.claimsPaused
+        ? notice(
+            "Claims and payouts are paused right now. Your balance is safe; queued payouts are sent once they resume.",
+            "warn",
+          )
+        : "",
     );
     totals.replaceChildren(
       facts([
@@ -146,7 +175,11 @@ function signedIn(root: HTMLElement, first: SignedInMe, signal: AbortSignal): vo
     ),
     banner,
     totals,
-    claimForm(() => me, refresh, (sync) => (syncClaim = sync)),
+    claimForm(
+      () => me,
+      refresh,
+      (sync) => (syncClaim = sync),
+    ),
     routingForm(() => me, refresh),
     h("h2", null, "Payouts"),
     payouts,
@@ -176,10 +209,28 @@ function inSol(error: unknown): unknown {
   return text === error.message ? error : new Error(text);
 }
 
-function claimForm(get: () => SignedInMe, refresh: () => Promise<void>, onSync: (sync: () => void) => void): HTMLElement {
+function claimForm(
+  get: () => SignedInMe,
+  refresh: () => Promise<void>,
+  onSync: (sync: () => void) => void,
+): HTMLElement {
   const me = get();
-  const amount = h("input", { id: "claim-amount", name: "amount", inputmode: "decimal", autocomplete: "off", "aria-describedby": "claim-amount-help" });
-  const wallet = h("input", { id: "claim-wallet", name: "wallet", required: true, autocomplete: "off", spellcheck: "false", value: me.payoutWallet ?? "", className: "mono" });
+  const amount = h("input", {
+    id: "claim-amount",
+    name: "amount",
+    inputmode: "decimal",
+    autocomplete: "off",
+    "aria-describedby": "claim-amount-help",
+  });
+  const wallet = h("input", {
+    id: "claim-wallet",
+    name: "wallet",
+    required: true,
+    autocomplete: "off",
+    spellcheck: "false",
+    value: me.payoutWallet ?? "",
+    className: "mono",
+  });
   const status = h("div", { id: "claim-status", "aria-live": "polite" });
   const button = h("button", { type: "submit", "aria-describedby": "claim-below-min" }, "Claim");
   const belowMin = h("p", { className: "notice info", id: "claim-below-min", hidden: true });
@@ -191,7 +242,11 @@ function claimForm(get: () => SignedInMe, refresh: () => Promise<void>, onSync: 
     h("h2", null, "Claim"),
     h("label", { for: "claim-amount" }, "Amount in SOL"),
     amount,
-    h("p", { className: "muted", id: "claim-amount-help" }, `Leave empty to claim the whole balance. At least ${sol(me.minClaimLamports)}.`),
+    h(
+      "p",
+      { className: "muted", id: "claim-amount-help" },
+      `Leave empty to claim the whole balance. At least ${sol(me.minClaimLamports)}.`,
+    ),
     h("label", { for: "claim-wallet" }, "Wallet address"),
     wallet,
     belowMin,
@@ -203,14 +258,19 @@ function claimForm(get: () => SignedInMe, refresh: () => Promise<void>, onSync: 
     // Under the minimum the form says so up front instead of failing on submit.
     const below = BigInt(current.balanceLamports) < BigInt(current.minClaimLamports);
     belowMin.hidden = !below;
-    belowMin.textContent = below ? `Your balance (${sol(current.balanceLamports)}) is below the smallest claim of ${sol(current.minClaimLamports)}; you can claim once it reaches that.` : "";
+    belowMin.textContent = below
+      ? `Your balance (${sol(current.balanceLamports)}) is below the smallest claim of ${sol(current.minClaimLamports)}; you can claim once it reaches that.`
+      : "";
     button.disabled = below;
     const payout = queued && current.payouts.find((p) => p.id === queued!.id);
     if (queued && payout && FINAL_PAYOUT.has(payout.status)) {
       status.replaceChildren(
         payout.status === "confirmed"
           ? notice(`Your claim of ${sol(payout.lamports)} (payout #${payout.id}) is confirmed on chain.`, "ok")
-          : notice(`Your claim of ${sol(payout.lamports)} (payout #${payout.id}) ${payout.status === "failed" ? "failed" : "was replaced"}; the amount is back in your balance unless a replacement was sent.`, "warn"),
+          : notice(
+              `Your claim of ${sol(payout.lamports)} (payout #${payout.id}) ${payout.status === "failed" ? "failed" : "was replaced"}; the amount is back in your balance unless a replacement was sent.`,
+              "warn",
+            ),
       );
       queued = null;
     }
@@ -227,7 +287,9 @@ function claimForm(get: () => SignedInMe, refresh: () => Promise<void>, onSync: 
     if (amount.value.trim()) {
       const lamports = solToLamports(amount.value);
       if (lamports === null || lamports === 0n) {
-        status.replaceChildren(errorBox(new Error("Enter an amount in SOL with at most nine decimals, or leave it empty.")));
+        status.replaceChildren(
+          errorBox(new Error("Enter an amount in SOL with at most nine decimals, or leave it empty.")),
+        );
         amount.focus();
         return;
       }
@@ -237,7 +299,9 @@ function claimForm(get: () => SignedInMe, refresh: () => Promise<void>, onSync: 
         return;
       }
       if (lamports > BigInt(current.balanceLamports)) {
-        status.replaceChildren(errorBox(new Error(`That is more than your balance of ${sol(current.balanceLamports)}.`)));
+        status.replaceChildren(
+          errorBox(new Error(`That is more than your balance of ${sol(current.balanceLamports)}.`)),
+        );
         amount.focus();
         return;
       }
@@ -250,11 +314,23 @@ function claimForm(get: () => SignedInMe, refresh: () => Promise<void>, onSync: 
       queued = { id: result.payoutId, lamports: result.lamports };
       const next = await nextPayoutRun();
       // A refresh meanwhile may already have shown the payout final; that message stays.
-      if (queued?.id === result.payoutId) status.replaceChildren(notice(`Claim of ${sol(result.lamports)} queued (payout #${result.payoutId}). It is sent on the next payout run${next ? ` (${next})` : ""}; its status updates below.`, "ok"));
+      if (queued?.id === result.payoutId)
+        status.replaceChildren(
+          notice(
+            `Claim of ${sol(result.lamports)} queued (payout #${result.payoutId}). It is sent on the next payout run${next ? ` (${next})` : ""}; its status updates below.`,
+            "ok",
+          ),
+        );
       amount.value = "";
       await refresh();
     } catch (error) {
-      status.replaceChildren(errorBox(error instanceof ApiError && error.status === 401 ? new Error("Your session ended; sign in again.") : inSol(error)));
+      status.replaceChildren(
+        errorBox(
+          error instanceof ApiError && error.status === 401
+            ? new Error("Your session ended; sign in again.")
+            : inSol(error),
+        ),
+      );
     } finally {
       button.disabled = BigInt(get().balanceLamports) < BigInt(get().minClaimLamports);
     }
@@ -282,14 +358,25 @@ function routingForm(get: () => SignedInMe, refresh: () => Promise<void>): HTMLE
       h("input", { type: "radio", name: "routing", value, checked: choice === value }),
       h("span", null, h("strong", null, label), h("span", { className: "muted" }, ` ${help}`)),
     );
-  const wallet = h("input", { id: "routing-wallet", name: "wallet", autocomplete: "off", spellcheck: "false", value: me.payoutWallet ?? "", className: "mono" });
+  const wallet = h("input", {
+    id: "routing-wallet",
+    name: "wallet",
+    autocomplete: "off",
+    spellcheck: "false",
+    value: me.payoutWallet ?? "",
+    className: "mono",
+  });
   const walletRow = h("div", { className: "stack" }, h("label", { for: "routing-wallet" }, "Autopay wallet"), wallet);
   const ack = h("input", { type: "checkbox", id: "decline-ack" });
   const declineRow = h(
     "div",
     { className: "decline-ack" },
     ack,
-    h("label", { for: "decline-ack" }, " I decline publicly: everything credited to me from now on is bought back and burned, and my public page says so."),
+    h(
+      "label",
+      { for: "decline-ack" },
+      " I decline publicly: everything credited to me from now on is bought back and burned, and my public page says so.",
+    ),
   );
   const status = h("div", { id: "routing-status", "aria-live": "polite" });
   const button = h("button", { type: "submit" }, "Save routing");
@@ -297,7 +384,11 @@ function routingForm(get: () => SignedInMe, refresh: () => Promise<void>): HTMLE
     "dialog",
     { id: "decline-dialog", "aria-labelledby": "decline-title" },
     h("h2", { id: "decline-title" }, "Decline publicly?"),
-    h("p", null, "Your credits will be bought back and burned instead of paid to you. This is shown on your public page."),
+    h(
+      "p",
+      null,
+      "Your credits will be bought back and burned instead of paid to you. This is shown on your public page.",
+    ),
     h(
       "form",
       { method: "dialog", className: "row" },
@@ -324,7 +415,7 @@ function routingForm(get: () => SignedInMe, refresh: () => Promise<void>): HTMLE
     status,
     confirmDialog,
   );
-  const selected = () => (form.querySelector<HTMLInputElement>('input[name="routing"]:checked')?.value ?? "hold");
+  const selected = () => form.querySelector<HTMLInputElement>('input[name="routing"]:checked')?.value ?? "hold";
   const sync = () => {
     walletRow.hidden = selected() !== "autopay";
     declineRow.hidden = selected() !== "decline";
@@ -364,10 +455,14 @@ function routingForm(get: () => SignedInMe, refresh: () => Promise<void>): HTMLE
       }
       confirmDialog.returnValue = "";
       confirmDialog.showModal();
-      confirmDialog.addEventListener("close", () => {
-        if (confirmDialog.returnValue === "confirm") void save("burn", true);
-        else status.replaceChildren(notice("Nothing changed.", "info"));
-      }, { once: true });
+      confirmDialog.addEventListener(
+        "close",
+        () => {
+          if (confirmDialog.returnValue === "confirm") void save("burn", true);
+          else status.replaceChildren(notice("Nothing changed.", "info"));
+        },
+        { once: true },
+      );
       return;
     }
     void save(value as Routing, false);

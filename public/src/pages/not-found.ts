@@ -6,6 +6,14 @@ export function notFoundView(root: HTMLElement, reason = "There is no page at th
   root.replaceChildren(
     h("h1", { tabindex: -1, id: "not-found" }, "Page not found"),
     h("p", null, reason),
-    h("p", null, "Try ", h("a", { href: "/" }, "Explore"), " to find a token by name, $ticker, @handle or mint, or the ", h("a", { href: "/ledger" }, "Ledger"), " for everything that happened."),
+    h(
+      "p",
+      null,
+      "Try ",
+      h("a", { href: "/" }, "Explore"),
+      " to find a token by name, $ticker, @handle or mint, or the ",
+      h("a", { href: "/ledger" }, "Ledger"),
+      " for everything that happened.",
+    ),
   );
 }

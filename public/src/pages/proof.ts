@@ -5,11 +5,19 @@ import type { Proof } from "../types";
 import { errorBox, explorerAccount, facts, loading, money, time } from "../ui";
 import { solvencyChart } from "../charts";
 
-export async function proofPage(root: HTMLElement, _params: Record<string, string>, signal: AbortSignal): Promise<void> {
+export async function proofPage(
+  root: HTMLElement,
+  _params: Record<string, string>,
+  signal: AbortSignal,
+): Promise<void> {
   const slot = h("div", null, loading());
   root.append(
     h("h1", null, "Proof of reserves"),
-    h("p", { className: "muted" }, "The treasury's balance, read from the chain, against everything credited to recipients and not yet paid out or burned."),
+    h(
+      "p",
+      { className: "muted" },
+      "The treasury's balance, read from the chain, against everything credited to recipients and not yet paid out or burned.",
+    ),
     slot,
     solvencyChart(signal),
   );
@@ -20,7 +28,9 @@ export async function proofPage(root: HTMLElement, _params: Record<string, strin
       h(
         "p",
         { className: `verdict ${p.solvent ? "ok" : "bad"}`, id: "verdict", role: "status" },
-        p.solvent ? "Solvent: the treasury holds at least what is owed." : "Not solvent: the treasury holds less than what is owed.",
+        p.solvent
+          ? "Solvent: the treasury holds at least what is owed."
+          : "Not solvent: the treasury holds less than what is owed.",
       ),
       facts([
         ["Treasury", explorerAccount(p.treasury)],
@@ -33,7 +43,11 @@ export async function proofPage(root: HTMLElement, _params: Record<string, strin
   } catch (error) {
     if (signal.aborted) return;
     slot.replaceChildren(
-      errorBox(error instanceof ApiError && error.status === 503 ? new Error("The treasury balance cannot be read from the chain right now; try again in a minute.") : error),
+      errorBox(
+        error instanceof ApiError && error.status === 503
+          ? new Error("The treasury balance cannot be read from the chain right now; try again in a minute.")
+          : error,
+      ),
     );
   }
 }

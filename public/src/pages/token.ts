@@ -6,7 +6,19 @@ import { absoluteTime } from "../time";
 import { feeChart } from "../charts";
 import type { Recipient, TokenDetail } from "../types";
 import {
-  avatar, copyable, errorBox, explorerAccount, explorerTx, facts, handleLink, loading, money, statusBadge, table, time, tokenImage,
+  avatar,
+  copyable,
+  errorBox,
+  explorerAccount,
+  explorerTx,
+  facts,
+  handleLink,
+  loading,
+  money,
+  statusBadge,
+  table,
+  time,
+  tokenImage,
 } from "../ui";
 import { notFoundView } from "./not-found";
 
@@ -19,14 +31,27 @@ export async function tokenPage(root: HTMLElement, params: Record<string, string
   } catch (error) {
     if (signal.aborted) return;
     // Trying again cannot make a mint that was never launched here appear.
-    if (error instanceof ApiError && (error.status === 404 || error.status === 400)) return notFoundView(root, error.message);
-    root.replaceChildren(h("h1", null, "Token"), errorBox(error, () => { root.replaceChildren(); void tokenPage(root, params, signal); }));
+    if (error instanceof ApiError && (error.status === 404 || error.status === 400))
+      return notFoundView(root, error.message);
+    root.replaceChildren(
+      h("h1", null, "Token"),
+      errorBox(error, () => {
+        root.replaceChildren();
+        void tokenPage(root, params, signal);
+      }),
+    );
     return;
   }
   if (signal.aborted) return;
   document.title = `${token.name} ($${token.symbol}) · Fee Ledger`;
 
-  const links = ([["Website", token.website], ["X", token.twitter], ["Telegram", token.telegram]] as const)
+  const links = (
+    [
+      ["Website", token.website],
+      ["X", token.twitter],
+      ["Telegram", token.telegram],
+    ] as const
+  )
     .map(([label, url]) => [label, safeUrl(url)] as const)
     .filter(([, url]) => url !== null)
     .map(([label, url]) => h("a", { href: url!, target: "_blank", rel: "noopener noreferrer nofollow" }, label));
@@ -40,16 +65,33 @@ export async function tokenPage(root: HTMLElement, params: Record<string, string
         "div",
         null,
         h("h1", null, token.name, " ", h("span", { className: "ticker" }, `$${token.symbol}`)),
-        token.bonded ? h("span", { className: "badge ok" }, "Bonded") : h("span", { className: "badge" }, "On the bonding curve"),
+        token.bonded
+          ? h("span", { className: "badge ok" }, "Bonded")
+          : h("span", { className: "badge" }, "On the bonding curve"),
         h("p", { className: "mint" }, copyable(token.mint)),
-        links.length ? h("p", { className: "links" }, links.flatMap((a, i) => (i ? [" · ", a] : [a]))) : null,
+        links.length
+          ? h(
+              "p",
+              { className: "links" },
+              links.flatMap((a, i) => (i ? [" · ", a] : [a])),
+            )
+          : null,
       ),
     ),
     token.description ? h("p", { className: "description" }, token.description) : "",
     h("h2", null, "Fees"),
     facts([
       ["Swept, all time", money(token.sweptLamports, { "data-field": "swept" })],
-      ["Unswept in the vaults", h("span", null, money(token.vaultLamports, { "data-field": "unswept" }), " ", h("span", { className: "muted", "data-field": "vault-age" }, "read ", time(token.vaultCheckedAt)))],
+      [
+        "Unswept in the vaults",
+        h(
+          "span",
+          null,
+          money(token.vaultLamports, { "data-field": "unswept" }),
+          " ",
+          h("span", { className: "muted", "data-field": "vault-age" }, "read ", time(token.vaultCheckedAt)),
+        ),
+      ],
       ["Last sweep", time(token.lastSweptAt)],
       ["Platform share", bpsToPercent(token.platformBps)],
       ["Market cap", usd(token.marketCapUsd)],
@@ -80,7 +122,12 @@ export async function tokenPage(root: HTMLElement, params: Record<string, string
       ["Creator vault", explorerAccount(token.creatorVault)],
       ["Deployer", explorerAccount(token.deployer)],
       ["Launch transaction", explorerTx(token.launchSignature)],
-      ["Metadata", safeUrl(token.metadataUri) ? h("a", { href: safeUrl(token.metadataUri)!, target: "_blank", rel: "noopener noreferrer" }, "metadata") : h("code", { className: "break" }, token.metadataUri)],
+      [
+        "Metadata",
+        safeUrl(token.metadataUri)
+          ? h("a", { href: safeUrl(token.metadataUri)!, target: "_blank", rel: "noopener noreferrer" }, "metadata")
+          : h("code", { className: "break" }, token.metadataUri),
+      ],
     ]),
   );
 }
@@ -89,11 +136,22 @@ function recipientsTable(recipients: Recipient[]): HTMLElement {
   return table(
     ["Recipient", "Share", "Routing", "Status", "Credited"],
     recipients.map((r) => [
-      h("span", { className: "who" }, avatar(r.avatarUrl, "", 28), " ", handleLink(r.handle, r.displayHandle), h("span", { className: "muted" }, ` ${r.name}`)),
+      h(
+        "span",
+        { className: "who" },
+        avatar(r.avatarUrl, "", 28),
+        " ",
+        handleLink(r.handle, r.displayHandle),
+        h("span", { className: "muted" }, ` ${r.name}`),
+      ),
       bpsToPercent(r.bps),
       routingLabel(r),
       r.declined
-        ? h("span", { className: "badge bad", title: "Declined publicly; their credits are bought back and burned" }, "Declined")
+        ? h(
+            "span",
+            { className: "badge bad", title: "Declined publicly; their credits are bought back and burned" },
+            "Declined",
+          )
         : r.claimed
           ? h("span", { className: "badge ok" }, "Claimed")
           : h("span", { className: "badge", title: "Has not signed in yet; credits wait for them" }, "Not claimed yet"),
@@ -106,9 +164,13 @@ function recipientsTable(recipients: Recipient[]): HTMLElement {
 export function routingLabel(r: { routing: string | null; declined: boolean }): string {
   if (r.declined) return "Burn (declined)";
   switch (r.routing) {
-    case "hold": return "Hold";
-    case "autopay": return "Autopay";
-    case "burn": return "Burn";
-    default: return "Not chosen yet";
+    case "hold":
+      return "Hold";
+    case "autopay":
+      return "Autopay";
+    case "burn":
+      return "Burn";
+    default:
+      return "Not chosen yet";
   }
 }

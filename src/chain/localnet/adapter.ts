@@ -81,7 +81,11 @@ export class LocalLaunchProgram implements LaunchProgram {
     const moved = [...new Set(current.filter((c): c is string => c !== null))];
     const second = moved.length
       ? await this.reader.getAccounts(
-          moved.flatMap((c) => [c, this.keys.curveVault(c).publicKey.toBase58(), this.keys.poolVault(c).publicKey.toBase58()]),
+          moved.flatMap((c) => [
+            c,
+            this.keys.curveVault(c).publicKey.toBase58(),
+            this.keys.poolVault(c).publicKey.toBase58(),
+          ]),
         )
       : new Map<string, AccountSnapshot | null>();
     return tokens.map((t, i) => {
@@ -104,40 +108,88 @@ export class LocalLaunchProgram implements LaunchProgram {
     // Only the share op moves the mint authority (to the sharing config); any other authority is a
     // mint this program did not create, which says nothing about a creator.
     const authority = mintAuthorityOf(mintData);
-    return authority !== null && authority === this.keys.sharingConfig(token.mint).publicKey.toBase58() ? authority : null;
+    return authority !== null && authority === this.keys.sharingConfig(token.mint).publicKey.toBase58()
+      ? authority
+      : null;
   }
 
-  private feeSharingReading(token: TokenRef, currentCreator: string, accounts: Map<string, AccountSnapshot | null>): FeeSharingReading {
-    const curveFees = unsweptLamports(accounts.get(this.keys.curveVault(currentCreator).publicKey.toBase58())?.lamports ?? 0n);
-    const poolFees = unsweptLamports(accounts.get(this.keys.poolVault(currentCreator).publicKey.toBase58())?.lamports ?? 0n);
-    const base = { currentCreator, distributableLamports: curveFees + poolFees, poolDistributableLamports: poolFees, shareholders: [] as FeeSharingReading["shareholders"], serviceShareBps: 0, shareLamports: 0n };
+  private feeSharingReading(
+    token: TokenRef,
+    currentCreator: string,
+    accounts: Map<string, AccountSnapshot | null>,
+  ): FeeSharingReading {
+    const curveFees = unsweptLamports(
+      accounts.get(this.keys.curveVault(currentCreator).publicKey.toBase58())?.lamports ?? 0n,
+    );
+    const poolFees = unsweptLamports(
+      accounts.get(this.keys.poolVault(currentCreator).publicKey.toBase58())?.lamports ?? 0n,
+    );
+    const base = {
+      currentCreator,
+      distributableLamports: curveFees + poolFees,
+      poolDistributableLamports: poolFees,
+      shareholders: [] as FeeSharingReading["shareholders"],
+      serviceShareBps: 0,
+      shareLamports: 0n,
+    };
     const account = accounts.get(currentCreator);
     const isSharingConfig =
-      currentCreator === this.keys.sharingConfig(token.mint).publicKey.toBase58() && account?.owner === this.keys.feeProgram.toBase58();
-    if (!isSharingConfig) return { ...base, isSharingConfig: false, blockedReason: "the launch program's creator was changed to a key that is not the coin's sharing config" };
+      currentCreator === this.keys.sharingConfig(token.mint).publicKey.toBase58() &&
+      account?.owner === this.keys.feeProgram.toBase58();
+    if (!isSharingConfig)
+      return {
+        ...base,
+        isSharingConfig: false,
+        blockedReason: "the launch program's creator was changed to a key that is not the coin's sharing config",
+      };
     const config = decodeLocalSharingConfig(account!.data);
     if (!config) return { ...base, isSharingConfig: true, blockedReason: "the coin's sharing config cannot be read" };
-    const serviceShareBps = config.shareholders.filter((h) => h.address === token.creator).reduce((n, h) => n + h.shareBps, 0);
+    const serviceShareBps = config.shareholders
+      .filter((h) => h.address === token.creator)
+      .reduce((n, h) => n + h.shareBps, 0);
     const reading = { ...base, isSharingConfig: true, shareholders: config.shareholders, serviceShareBps };
-    if (serviceShareBps === 0) return { ...reading, blockedReason: "the coin's sharing config does not name the service's key as a shareholder" };
+    if (serviceShareBps === 0)
+      return {
+        ...reading,
+        blockedReason: "the coin's sharing config does not name the service's key as a shareholder",
+      };
     if (!config.active) return { ...reading, blockedReason: "the coin's sharing config is paused" };
     // exactly what the distribute ops below pay the creator key: per vault, rounded down per shareholder
-    const ours = (fees: bigint) => sharesOf(fees, config.shareholders).filter(([a]) => a === token.creator).reduce((n, [, l]) => n + l, 0n);
+    const ours = (fees: bigint) =>
+      sharesOf(fees, config.shareholders)
+        .filter(([a]) => a === token.creator)
+        .reduce((n, [, l]) => n + l, 0n);
     return { ...reading, shareLamports: ours(curveFees) + ours(poolFees), blockedReason: null };
   }
 
-  sweepInstructions(items: readonly { token: TokenRef; reading: VaultReading }[], treasury: PublicKey): TransactionInstruction[] {
+  sweepInstructions(
+    items: readonly { token: TokenRef; reading: VaultReading }[],
+    treasury: PublicKey,
+  ): TransactionInstruction[] {
     const out: TransactionInstruction[] = [];
     for (const { token, reading } of items) {
       const creator = new PublicKey(token.creator);
-      if (reading.curveLamports > 0n) out.push(...buildCollectOp(this.keys, { creator, vault: "curve", amountLamports: reading.curveLamports }));
-      if (reading.poolLamports > 0n) out.push(...buildCollectOp(this.keys, { creator, vault: "pool", amountLamports: reading.poolLamports }));
+      if (reading.curveLamports > 0n)
+        out.push(...buildCollectOp(this.keys, { creator, vault: "curve", amountLamports: reading.curveLamports }));
+      if (reading.poolLamports > 0n)
+        out.push(...buildCollectOp(this.keys, { creator, vault: "pool", amountLamports: reading.poolLamports }));
       const sharing = reading.feeSharing;
       let shared = 0n;
       if (sharing && sharing.blockedReason === null && sharing.shareLamports > 0n) {
         const curveFees = sharing.distributableLamports - sharing.poolDistributableLamports;
-        for (const [vault, fees] of [["curve", curveFees], ["pool", sharing.poolDistributableLamports]] as const) {
-          if (fees > 0n) out.push(...buildDistributeOp(this.keys, { mint: new PublicKey(token.mint), vault, distributedLamports: fees, shareholders: sharing.shareholders }));
+        for (const [vault, fees] of [
+          ["curve", curveFees],
+          ["pool", sharing.poolDistributableLamports],
+        ] as const) {
+          if (fees > 0n)
+            out.push(
+              ...buildDistributeOp(this.keys, {
+                mint: new PublicKey(token.mint),
+                vault,
+                distributedLamports: fees,
+                shareholders: sharing.shareholders,
+              }),
+            );
         }
         shared = sharing.shareLamports;
       }
@@ -162,7 +214,13 @@ export class LocalLaunchProgram implements LaunchProgram {
           if (index >= tx.instructions.length) continue; // ops are top-level; an inner copy is not ours
           for (const payout of tx.instructions.slice(Math.max(0, index - ev.n), index)) {
             const to = payout.accounts[1];
-            if (payout.programId !== SystemProgram.programId.toBase58() || !to || !collected.has(to) || payout.data.length < 12) continue;
+            if (
+              payout.programId !== SystemProgram.programId.toBase58() ||
+              !to ||
+              !collected.has(to) ||
+              payout.data.length < 12
+            )
+              continue;
             collected.set(to, collected.get(to)! + readU64LE(payout.data, 4));
           }
           continue;
@@ -193,7 +251,8 @@ export class LocalLaunchProgram implements LaunchProgram {
     const ev = decodeEvent(tx.instructions[idx]!, this.eventAuthority) as Extract<LaunchEvent, { e: "create" }>;
     // The op's first instruction creates the mint account: accounts [payer, mint].
     const createAccount = tx.instructions[idx - 6];
-    if (!createAccount || createAccount.accounts[1] !== expected.mint) return { ok: false, reason: "create op does not create this mint" };
+    if (!createAccount || createAccount.accounts[1] !== expected.mint)
+      return { ok: false, reason: "create op does not create this mint" };
     if (ev.c !== expected.creator) return { ok: false, reason: "creator differs" };
     if (ev.u !== expected.uri) return { ok: false, reason: "uri differs" };
     return {
@@ -212,7 +271,8 @@ export class LocalLaunchProgram implements LaunchProgram {
   }
 
   async buildBurnBuy(token: TokenRef, buyer: PublicKey, lamports: bigint, slippageBps: number): Promise<BurnBuyPlan> {
-    if (!Number.isInteger(slippageBps) || slippageBps < 0 || slippageBps > MAX_SLIPPAGE_BPS) throw new Error("slippageBps out of range");
+    if (!Number.isInteger(slippageBps) || slippageBps < 0 || slippageBps > MAX_SLIPPAGE_BPS)
+      throw new Error("slippageBps out of range");
     const state = await this.curveState(token.mint);
     // `lamports` is the whole spend, exactly: what goes into the curve plus the creator fee on it,
     // so the burned figure booked for the order is what left the buyer.
@@ -250,7 +310,8 @@ export class LocalLaunchProgram implements LaunchProgram {
       if (ev?.e !== "buy" || ev.m !== mint) continue;
       // The op's last body instruction is TransferChecked(curve ATA -> buyer ATA): [source, mint, dest, authority].
       const transfer = tx.instructions[i - 1];
-      if (!transfer || transfer.programId !== tokenProgram || transfer.accounts[2] !== ata || transfer.data[0] !== 12) continue;
+      if (!transfer || transfer.programId !== tokenProgram || transfer.accounts[2] !== ata || transfer.data[0] !== 12)
+        continue;
       total += readU64LE(transfer.data, 1);
     }
     return total;

@@ -16,7 +16,14 @@ export type FaultRule =
   | { kind: "delaySends"; count: number; slots: number }
   | { kind: "failSends"; count: number }
   | { kind: "ghostSends"; count: number; slots?: number }
-  | { kind: "rpcError"; method: string; count: number; as: "429" | "503" | "timeout"; retryAfterSec?: number; holdMs?: number }
+  | {
+      kind: "rpcError";
+      method: string;
+      count: number;
+      as: "429" | "503" | "timeout";
+      retryAfterSec?: number;
+      holdMs?: number;
+    }
   | { kind: "lag"; slots: number; share?: number; methods?: string[]; count?: number }
   | { kind: "clear" };
 
@@ -42,7 +49,16 @@ const DEFAULT_HOLD_MS = 30_000;
 const MAX_HOLD_MS = 120_000;
 
 /** Methods a `lag` rule never touches: they are not reads of chain state. */
-const NOT_READS = new Set(["sendTransaction", "requestAirdrop", "simulateTransaction", "getHealth", "getVersion", "getGenesisHash", "localnet_fault", "localnet_faults"]);
+const NOT_READS = new Set([
+  "sendTransaction",
+  "requestAirdrop",
+  "simulateTransaction",
+  "getHealth",
+  "getVersion",
+  "getGenesisHash",
+  "localnet_fault",
+  "localnet_faults",
+]);
 
 interface LagRule {
   slots: number;
@@ -67,7 +83,10 @@ export class ChainFaults {
   /** faults actually injected, by kind (a rule that never fired injected nothing) */
   readonly injected: Record<string, number> = {};
 
-  constructor(private readonly node: LocalNode, seed = 1) {
+  constructor(
+    private readonly node: LocalNode,
+    seed = 1,
+  ) {
     this.random = seededRandom(seed);
     node.onSendFault = (kind) => this.count(kind);
   }
@@ -97,12 +116,23 @@ export class ChainFaults {
         break;
       case "rpcError":
         if (this.errors.length >= MAX_RULES) throw new RpcError(-32602, "Invalid params: too many fault rules");
-        this.errors.push({ method: rule.method, as: rule.as, remaining: rule.count, retryAfterSec: rule.retryAfterSec ?? 1, holdMs: rule.holdMs ?? DEFAULT_HOLD_MS });
+        this.errors.push({
+          method: rule.method,
+          as: rule.as,
+          remaining: rule.count,
+          retryAfterSec: rule.retryAfterSec ?? 1,
+          holdMs: rule.holdMs ?? DEFAULT_HOLD_MS,
+        });
         break;
       case "lag":
         if (this.lags.length >= MAX_RULES) throw new RpcError(-32602, "Invalid params: too many fault rules");
         this.node.keepAccountHistory();
-        this.lags.push({ slots: rule.slots, share: rule.share ?? 1, methods: rule.methods ?? null, remaining: rule.count ?? null });
+        this.lags.push({
+          slots: rule.slots,
+          share: rule.share ?? 1,
+          methods: rule.methods ?? null,
+          remaining: rule.count ?? null,
+        });
         break;
     }
     return rule;
@@ -120,17 +150,28 @@ export class ChainFaults {
       ...this.node.activeSendFaults().map((r): FaultRule => {
         if (r.kind === "drop") return { kind: "dropSends", count: r.remaining };
         if (r.kind === "fail") return { kind: "failSends", count: r.remaining };
-        if (r.kind === "ghost") return { kind: "ghostSends", count: r.remaining, slots: r.delaySlots ?? DEFAULT_GHOST_SLOTS };
+        if (r.kind === "ghost")
+          return { kind: "ghostSends", count: r.remaining, slots: r.delaySlots ?? DEFAULT_GHOST_SLOTS };
         return { kind: "delaySends", count: r.remaining, slots: r.delaySlots ?? 1 };
       }),
-      ...this.errors.map((r): FaultRule => ({ kind: "rpcError", method: r.method, count: r.remaining, as: r.as, retryAfterSec: r.retryAfterSec })),
-      ...this.lags.map((r): FaultRule => ({
-        kind: "lag",
-        slots: r.slots,
-        share: r.share,
-        ...(r.methods ? { methods: [...r.methods] } : {}),
-        ...(r.remaining !== null ? { count: r.remaining } : {}),
-      })),
+      ...this.errors.map(
+        (r): FaultRule => ({
+          kind: "rpcError",
+          method: r.method,
+          count: r.remaining,
+          as: r.as,
+          retryAfterSec: r.retryAfterSec,
+        }),
+      ),
+      ...this.lags.map(
+        (r): FaultRule => ({
+          kind: "lag",
+          slots: r.slots,
+          share: r.share,
+          ...(r.methods ? { methods: [...r.methods] } : {}),
+          ...(r.remaining !== null ? { count: r.remaining } : {}),
+        }),
+      ),
     ];
   }
 
@@ -176,12 +217,14 @@ function invalid(message: string): RpcError {
 }
 
 function countOf(v: unknown, name = "count"): number {
-  if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > MAX_COUNT) throw invalid(`${name} must be an integer in [1, ${MAX_COUNT}]`);
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > MAX_COUNT)
+    throw invalid(`${name} must be an integer in [1, ${MAX_COUNT}]`);
   return v;
 }
 
 function slotsOf(v: unknown): number {
-  if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > MAX_LAG_SLOTS) throw invalid(`slots must be an integer in [1, ${MAX_LAG_SLOTS}]`);
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > MAX_LAG_SLOTS)
+    throw invalid(`slots must be an integer in [1, ${MAX_LAG_SLOTS}]`);
   return v;
 }
 
@@ -199,17 +242,29 @@ export function parseFaultRule(raw: unknown): FaultRule {
     case "delaySends":
       return { kind: "delaySends", count: countOf(r.count), slots: slotsOf(r.slots) };
     case "ghostSends":
-      return { kind: "ghostSends", count: countOf(r.count), ...(r.slots === undefined ? {} : { slots: slotsOf(r.slots) }) };
+      return {
+        kind: "ghostSends",
+        count: countOf(r.count),
+        ...(r.slots === undefined ? {} : { slots: slotsOf(r.slots) }),
+      };
     case "rpcError": {
-      if (typeof r.method !== "string" || r.method.length < 1 || r.method.length > 64) throw invalid("method must be a method name or \"*\"");
-      if (r.as !== "429" && r.as !== "503" && r.as !== "timeout") throw invalid("as must be \"429\", \"503\" or \"timeout\"");
+      if (typeof r.method !== "string" || r.method.length < 1 || r.method.length > 64)
+        throw invalid('method must be a method name or "*"');
+      if (r.as !== "429" && r.as !== "503" && r.as !== "timeout") throw invalid('as must be "429", "503" or "timeout"');
       const rule: FaultRule = { kind: "rpcError", method: r.method, count: countOf(r.count), as: r.as };
       if (r.retryAfterSec !== undefined) {
-        if (typeof r.retryAfterSec !== "number" || !Number.isInteger(r.retryAfterSec) || r.retryAfterSec < 0 || r.retryAfterSec > 3_600) throw invalid("retryAfterSec must be an integer in [0, 3600]");
+        if (
+          typeof r.retryAfterSec !== "number" ||
+          !Number.isInteger(r.retryAfterSec) ||
+          r.retryAfterSec < 0 ||
+          r.retryAfterSec > 3_600
+        )
+          throw invalid("retryAfterSec must be an integer in [0, 3600]");
         rule.retryAfterSec = r.retryAfterSec;
       }
       if (r.holdMs !== undefined) {
-        if (typeof r.holdMs !== "number" || !Number.isInteger(r.holdMs) || r.holdMs < 0 || r.holdMs > MAX_HOLD_MS) throw invalid(`holdMs must be an integer in [0, ${MAX_HOLD_MS}]`);
+        if (typeof r.holdMs !== "number" || !Number.isInteger(r.holdMs) || r.holdMs < 0 || r.holdMs > MAX_HOLD_MS)
+          throw invalid(`holdMs must be an integer in [0, ${MAX_HOLD_MS}]`);
         rule.holdMs = r.holdMs;
       }
       return rule;
@@ -217,11 +272,16 @@ export function parseFaultRule(raw: unknown): FaultRule {
     case "lag": {
       const rule: FaultRule = { kind: "lag", slots: slotsOf(r.slots) };
       if (r.share !== undefined) {
-        if (typeof r.share !== "number" || !(r.share >= 0 && r.share <= 1)) throw invalid("share must be a number in [0, 1]");
+        if (typeof r.share !== "number" || !(r.share >= 0 && r.share <= 1))
+          throw invalid("share must be a number in [0, 1]");
         rule.share = r.share;
       }
       if (r.methods !== undefined) {
-        if (!Array.isArray(r.methods) || r.methods.length > MAX_METHODS || !r.methods.every((m) => typeof m === "string" && m.length > 0 && m.length <= 64)) {
+        if (
+          !Array.isArray(r.methods) ||
+          r.methods.length > MAX_METHODS ||
+          !r.methods.every((m) => typeof m === "string" && m.length > 0 && m.length <= 64)
+        ) {
           throw invalid(`methods must be an array of at most ${MAX_METHODS} method names`);
         }
         rule.methods = [...(r.methods as string[])];

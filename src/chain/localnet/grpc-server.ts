@@ -67,7 +67,11 @@ class FramedBatch {
  * passes through. Without that hook (another grpc-js version) messages go out one by one.
  */
 const batching = (() => {
-  const proto = (BaseServerInterceptingCall as unknown as { prototype?: { serializeMessage?: (v: unknown) => Buffer; [key: symbol]: boolean } }).prototype;
+  const proto = (
+    BaseServerInterceptingCall as unknown as {
+      prototype?: { serializeMessage?: (v: unknown) => Buffer; [key: symbol]: boolean };
+    }
+  ).prototype;
   const original = proto?.serializeMessage;
   if (!proto || typeof original !== "function") return false;
   const marker = Symbol.for("local-chain.framed-batch");
@@ -82,7 +86,12 @@ const batching = (() => {
 
 type MessageFns<T> = { encode(m: T): { finish(): Uint8Array }; decode(b: Uint8Array): T; fromPartial(o: object): T };
 
-function method<Req, Res>(path: string, req: MessageFns<Req>, res: MessageFns<Res>, streaming: boolean): grpc.MethodDefinition<Req, Res> {
+function method<Req, Res>(
+  path: string,
+  req: MessageFns<Req>,
+  res: MessageFns<Res>,
+  streaming: boolean,
+): grpc.MethodDefinition<Req, Res> {
   return {
     path: `/geyser.Geyser/${path}`,
     requestStream: streaming,
@@ -100,7 +109,15 @@ function method<Req, Res>(path: string, req: MessageFns<Req>, res: MessageFns<Re
  */
 function decodeSubscribeRequest(bytes: Buffer): SubscribeRequest {
   const req = SubscribeRequest.decode(bytes);
-  const mapFields: Record<number, keyof SubscribeRequest> = { 1: "accounts", 2: "slots", 3: "transactions", 10: "transactionsStatus", 4: "blocks", 5: "blocksMeta", 8: "entry" };
+  const mapFields: Record<number, keyof SubscribeRequest> = {
+    1: "accounts",
+    2: "slots",
+    3: "transactions",
+    10: "transactionsStatus",
+    4: "blocks",
+    5: "blocksMeta",
+    8: "entry",
+  };
   const empty: Record<string, () => object> = {
     accounts: () => ({ account: [], owner: [], filters: [] }),
     transactions: () => ({ accountInclude: [], accountExclude: [], accountRequired: [] }),
@@ -127,7 +144,10 @@ function decodeSubscribeRequest(bytes: Buffer): SubscribeRequest {
   return req;
 }
 
-function forEachField(buf: Uint8Array, fn: (field: number, wireType: number, value: bigint | Uint8Array) => void): void {
+function forEachField(
+  buf: Uint8Array,
+  fn: (field: number, wireType: number, value: bigint | Uint8Array) => void,
+): void {
   let pos = 0;
   const varint = (): bigint => {
     let result = 0n;
@@ -141,7 +161,8 @@ function forEachField(buf: Uint8Array, fn: (field: number, wireType: number, val
   };
   while (pos < buf.length) {
     const tag = Number(varint());
-    const field = tag >>> 3, wireType = tag & 7;
+    const field = tag >>> 3,
+      wireType = tag & 7;
     if (wireType === 0) fn(field, wireType, varint());
     else if (wireType === 2) {
       const len = Number(varint());
@@ -186,42 +207,79 @@ export class GeyserServer {
   private pingTimer: ReturnType<typeof setInterval> | null = null;
   port = 0;
 
-  constructor(private readonly node: LocalNode, private readonly log: (m: string) => void = () => {}) {}
+  constructor(
+    private readonly node: LocalNode,
+    private readonly log: (m: string) => void = () => {},
+  ) {}
 
   async listen(port: number): Promise<number> {
-    const server = new grpc.Server({ "grpc.max_send_message_length": 64 * 1024 * 1024, "grpc.max_receive_message_length": 16 * 1024 * 1024 });
-    const unary = <Req, Res>(fn: (r: Req) => Res) => (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>) => {
-      try {
-        cb(null, fn(call.request));
-      } catch (e) {
-        cb({ code: grpc.status.INTERNAL, details: (e as Error).message });
-      }
-    };
+    const server = new grpc.Server({
+      "grpc.max_send_message_length": 64 * 1024 * 1024,
+      "grpc.max_receive_message_length": 16 * 1024 * 1024,
+    });
+    const unary =
+      <Req, Res>(fn: (r: Req) => Res) =>
+      (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>) => {
+        try {
+          cb(null, fn(call.request));
+        } catch (e) {
+          cb({ code: grpc.status.INTERNAL, details: (e as Error).message });
+        }
+      };
     const service: grpc.ServiceDefinition = {
-      Subscribe: method("Subscribe", { ...SubscribeRequest, decode: (b: Uint8Array) => decodeSubscribeRequest(Buffer.from(b)) } as MessageFns<SubscribeRequest>, SubscribeUpdate as MessageFns<SubscribeUpdate>, true),
+      Subscribe: method(
+        "Subscribe",
+        {
+          ...SubscribeRequest,
+          decode: (b: Uint8Array) => decodeSubscribeRequest(Buffer.from(b)),
+        } as MessageFns<SubscribeRequest>,
+        SubscribeUpdate as MessageFns<SubscribeUpdate>,
+        true,
+      ),
       Ping: method("Ping", PingRequest, PongResponse, false),
       GetLatestBlockhash: method("GetLatestBlockhash", GetLatestBlockhashRequest, GetLatestBlockhashResponse, false),
       GetBlockHeight: method("GetBlockHeight", GetBlockHeightRequest, GetBlockHeightResponse, false),
       GetSlot: method("GetSlot", GetSlotRequest, GetSlotResponse, false),
       GetVersion: method("GetVersion", GetVersionRequest, GetVersionResponse, false),
       IsBlockhashValid: method("IsBlockhashValid", IsBlockhashValidRequest, IsBlockhashValidResponse, false),
-      SubscribeReplayInfo: method("SubscribeReplayInfo", SubscribeReplayInfoRequest, SubscribeReplayInfoResponse, false),
+      SubscribeReplayInfo: method(
+        "SubscribeReplayInfo",
+        SubscribeReplayInfoRequest,
+        SubscribeReplayInfoResponse,
+        false,
+      ),
     };
     server.addService(service, {
       Subscribe: (call: grpc.ServerDuplexStream<SubscribeRequest, SubscribeUpdate>) => this.subscribe(call),
       Ping: unary((r: PingRequest) => ({ count: r.count })),
       GetLatestBlockhash: unary(() => {
         const { blockhash, lastValidBlockHeight } = this.node.getLatestBlockhash();
-        return { slot: this.node.getSlot().toString(), blockhash, lastValidBlockHeight: lastValidBlockHeight.toString() };
+        return {
+          slot: this.node.getSlot().toString(),
+          blockhash,
+          lastValidBlockHeight: lastValidBlockHeight.toString(),
+        };
       }),
       GetBlockHeight: unary(() => ({ blockHeight: this.node.getBlockHeight().toString() })),
       GetSlot: unary(() => ({ slot: this.node.getSlot().toString() })),
-      GetVersion: unary(() => ({ version: JSON.stringify({ package: "local-chain", version: "7.0.1", solana: "2.2.0" }) })),
-      IsBlockhashValid: unary((r: IsBlockhashValidRequest) => ({ slot: this.node.getSlot().toString(), valid: this.node.isBlockhashValid(r.blockhash) })),
-      SubscribeReplayInfo: unary(() => ({ firstAvailable: (this.prunedThrough !== null ? this.prunedThrough + 1n : this.oldestSlot() ?? this.node.getSlot()).toString() })),
+      GetVersion: unary(() => ({
+        version: JSON.stringify({ package: "local-chain", version: "7.0.1", solana: "2.2.0" }),
+      })),
+      IsBlockhashValid: unary((r: IsBlockhashValidRequest) => ({
+        slot: this.node.getSlot().toString(),
+        valid: this.node.isBlockhashValid(r.blockhash),
+      })),
+      SubscribeReplayInfo: unary(() => ({
+        firstAvailable: (this.prunedThrough !== null
+          ? this.prunedThrough + 1n
+          : (this.oldestSlot() ?? this.node.getSlot())
+        ).toString(),
+      })),
     });
     this.port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+      server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (e, p) =>
+        e ? reject(e) : resolve(p),
+      ),
     );
     this.server = server;
     this.unlisten = this.node.addListener({
@@ -296,13 +354,26 @@ export class GeyserServer {
   private onTransaction(record: TxRecord): void {
     this.slotEvents(record.slot).txs.push(record);
     this.retainedEvents += 1;
-    for (const s of this.subscribers) if (s.commitment === CommitmentLevel.PROCESSED) this.sendTransactions(s, [record]);
+    for (const s of this.subscribers)
+      if (s.commitment === CommitmentLevel.PROCESSED) this.sendTransactions(s, [record]);
     if (this.retainedEvents > RETAIN_EVENTS) this.prune();
   }
 
-  private onSlot(ev: { closed: bigint; opened: bigint; finalized: bigint | null; blockhash: string; blockHeight: bigint; blockTimeSec: number }): void {
+  private onSlot(ev: {
+    closed: bigint;
+    opened: bigint;
+    finalized: bigint | null;
+    blockhash: string;
+    blockHeight: bigint;
+    blockTimeSec: number;
+  }): void {
     const closed = this.slotEvents(ev.closed);
-    closed.meta = { blockhash: ev.blockhash, blockHeight: ev.blockHeight - 1n, blockTimeSec: ev.blockTimeSec, parentSlot: ev.closed - 1n };
+    closed.meta = {
+      blockhash: ev.blockhash,
+      blockHeight: ev.blockHeight - 1n,
+      blockTimeSec: ev.blockTimeSec,
+      parentSlot: ev.closed - 1n,
+    };
     this.slotEvents(ev.opened);
     // A slot is announced only once all its updates went out: resuming clients (the napi
     // reconnect layer among them) treat an announced slot as delivered.
@@ -323,9 +394,23 @@ export class GeyserServer {
   // ------------------------------------------------------------------ subscribers
 
   private subscribe(call: grpc.ServerDuplexStream<SubscribeRequest, SubscribeUpdate>): void {
-    const sub: Subscriber = { call, req: null, accountFilters: [], commitment: CommitmentLevel.PROCESSED, closed: false, batch: [], batchBytes: 0, flushQueued: false, unsentBytes: 0 };
+    const sub: Subscriber = {
+      call,
+      req: null,
+      accountFilters: [],
+      commitment: CommitmentLevel.PROCESSED,
+      closed: false,
+      batch: [],
+      batchBytes: 0,
+      flushQueued: false,
+      unsentBytes: 0,
+    };
     if (this.subscribers.size >= MAX_SUBSCRIBERS) {
-      call.emit("error", { code: grpc.status.RESOURCE_EXHAUSTED, details: "too many subscribers", metadata: new grpc.Metadata() });
+      call.emit("error", {
+        code: grpc.status.RESOURCE_EXHAUSTED,
+        details: "too many subscribers",
+        metadata: new grpc.Metadata(),
+      });
       return;
     }
     this.subscribers.add(sub);
@@ -341,7 +426,15 @@ export class GeyserServer {
 
   private onRequest(sub: Subscriber, req: SubscribeRequest): void {
     if (req.ping) this.write(sub, { filters: [], pong: { id: req.ping.id } });
-    const hasFilters = [req.accounts, req.slots, req.transactions, req.transactionsStatus, req.blocks, req.blocksMeta, req.entry].some((m) => Object.keys(m).length > 0);
+    const hasFilters = [
+      req.accounts,
+      req.slots,
+      req.transactions,
+      req.transactionsStatus,
+      req.blocks,
+      req.blocksMeta,
+      req.entry,
+    ].some((m) => Object.keys(m).length > 0);
     // A request that only pings keeps the current filters, as Yellowstone does.
     if (req.ping && !hasFilters && sub.req) return;
     const problem = validateRequest(req);
@@ -350,29 +443,51 @@ export class GeyserServer {
       return;
     }
     const commitment = req.commitment ?? CommitmentLevel.PROCESSED;
-    if (commitment !== CommitmentLevel.PROCESSED && commitment !== CommitmentLevel.CONFIRMED && commitment !== CommitmentLevel.FINALIZED) {
+    if (
+      commitment !== CommitmentLevel.PROCESSED &&
+      commitment !== CommitmentLevel.CONFIRMED &&
+      commitment !== CommitmentLevel.FINALIZED
+    ) {
       this.drop(sub, grpc.status.INVALID_ARGUMENT, "unknown commitment level");
       return;
     }
     sub.req = req;
-    sub.accountFilters = Object.entries(req.accounts).map(([name, filter]) => ({ name, filter, accounts: new Set(filter.account), owners: new Set(filter.owner) }));
+    sub.accountFilters = Object.entries(req.accounts).map(([name, filter]) => ({
+      name,
+      filter,
+      accounts: new Set(filter.account),
+      owners: new Set(filter.owner),
+    }));
     sub.commitment = commitment;
     if (req.fromSlot !== undefined) {
       const from = BigInt(req.fromSlot);
       // Slots before the chain's first one never existed; only slots dropped from retention are lost.
       if (this.prunedThrough !== null && from <= this.prunedThrough) {
-        this.drop(sub, grpc.status.INVALID_ARGUMENT, `broadcast from ${from} is not available, last available: ${this.prunedThrough + 1n}`);
+        this.drop(
+          sub,
+          grpc.status.INVALID_ARGUMENT,
+          `broadcast from ${from} is not available, last available: ${this.prunedThrough + 1n}`,
+        );
         return;
       }
       for (const [slot, events] of this.slots) {
         if (slot < from) continue;
         const reached = this.node.commitmentOf(slot);
-        const ok = commitment === CommitmentLevel.PROCESSED || (commitment === CommitmentLevel.CONFIRMED && reached !== "processed") || (commitment === CommitmentLevel.FINALIZED && reached === "finalized");
+        const ok =
+          commitment === CommitmentLevel.PROCESSED ||
+          (commitment === CommitmentLevel.CONFIRMED && reached !== "processed") ||
+          (commitment === CommitmentLevel.FINALIZED && reached === "finalized");
         if (!ok) continue;
         // Replay a slot as it went out live: its updates, then its status and its block meta.
         this.sendSlotEvents(sub, events);
         if (reached !== "processed") {
-          this.sendSlot(sub, slot, reached === "finalized" && commitment === CommitmentLevel.FINALIZED ? SlotStatus.SLOT_FINALIZED : SlotStatus.SLOT_CONFIRMED);
+          this.sendSlot(
+            sub,
+            slot,
+            reached === "finalized" && commitment === CommitmentLevel.FINALIZED
+              ? SlotStatus.SLOT_FINALIZED
+              : SlotStatus.SLOT_CONFIRMED,
+          );
           this.sendBlockMeta(sub, slot, events);
         }
       }
@@ -388,8 +503,7 @@ export class GeyserServer {
       if (code === grpc.status.OK) {
         this.flush(sub, true);
         sub.call.end();
-      }
-      else sub.call.emit("error", { code, details, metadata: new grpc.Metadata() });
+      } else sub.call.emit("error", { code, details, metadata: new grpc.Metadata() });
     } catch {
       // already gone
     }
@@ -453,7 +567,9 @@ export class GeyserServer {
       if (filters.length === 0) continue;
       let data = u.data;
       if (req.accountsDataSlice.length) {
-        data = concat(req.accountsDataSlice.map((s) => u.data.subarray(Number(s.offset), Number(s.offset) + Number(s.length))));
+        data = concat(
+          req.accountsDataSlice.map((s) => u.data.subarray(Number(s.offset), Number(s.offset) + Number(s.length))),
+        );
       }
       this.write(sub, {
         filters,
@@ -484,7 +600,8 @@ export class GeyserServer {
     for (const r of records) {
       const keys = r.accountKeys.map((k) => k.toBase58());
       const fullNames = full.filter(([, f]) => txMatches(f, r, keys)).map(([n]) => n);
-      if (fullNames.length) this.write(sub, { filters: fullNames, transaction: { transaction: txInfo(r), slot: r.slot.toString() } });
+      if (fullNames.length)
+        this.write(sub, { filters: fullNames, transaction: { transaction: txInfo(r), slot: r.slot.toString() } });
       const statusNames = status.filter(([, f]) => txMatches(f, r, keys)).map(([n]) => n);
       if (statusNames.length) {
         this.write(sub, {
@@ -546,7 +663,8 @@ function validateRequest(req: SubscribeRequest): string | null {
     if (all.length > MAX_KEYS_PER_FILTER) return "too many keys in a transactions filter";
     for (const k of all) if (!isPubkey(k)) return `invalid pubkey ${k}`;
   }
-  if (Object.keys(req.blocks).length || Object.keys(req.entry).length) return "blocks and entry subscriptions are not supported by the local chain";
+  if (Object.keys(req.blocks).length || Object.keys(req.entry).length)
+    return "blocks and entry subscriptions are not supported by the local chain";
   return null;
 }
 
@@ -559,9 +677,11 @@ function isPubkey(s: string): boolean {
 }
 
 function slotStatusMatches(status: SlotStatus, commitment: CommitmentLevel): boolean {
-  return (status === SlotStatus.SLOT_PROCESSED && commitment === CommitmentLevel.PROCESSED)
-    || (status === SlotStatus.SLOT_CONFIRMED && commitment === CommitmentLevel.CONFIRMED)
-    || (status === SlotStatus.SLOT_FINALIZED && commitment === CommitmentLevel.FINALIZED);
+  return (
+    (status === SlotStatus.SLOT_PROCESSED && commitment === CommitmentLevel.PROCESSED) ||
+    (status === SlotStatus.SLOT_CONFIRMED && commitment === CommitmentLevel.CONFIRMED) ||
+    (status === SlotStatus.SLOT_FINALIZED && commitment === CommitmentLevel.FINALIZED)
+  );
 }
 
 interface CompiledAccountFilter {
@@ -577,9 +697,19 @@ function accountMatches(c: CompiledAccountFilter, pubkey: string, owner: string,
   if (c.owners.size && !c.owners.has(owner)) return false;
   for (const df of c.filter.filters) {
     if (df.datasize !== undefined && BigInt(u.data.length) !== BigInt(df.datasize)) return false;
-    if (df.tokenAccountState && !(u.data.length === 165 && (owner.startsWith("Tokenkeg") || owner.startsWith("Tokenz")))) return false;
+    if (
+      df.tokenAccountState &&
+      !(u.data.length === 165 && (owner.startsWith("Tokenkeg") || owner.startsWith("Tokenz")))
+    )
+      return false;
     if (df.memcmp) {
-      const bytes = df.memcmp.bytes ?? (df.memcmp.base58 !== undefined ? bs58.decode(df.memcmp.base58) : df.memcmp.base64 !== undefined ? Buffer.from(df.memcmp.base64, "base64") : new Uint8Array());
+      const bytes =
+        df.memcmp.bytes ??
+        (df.memcmp.base58 !== undefined
+          ? bs58.decode(df.memcmp.base58)
+          : df.memcmp.base64 !== undefined
+            ? Buffer.from(df.memcmp.base64, "base64")
+            : new Uint8Array());
       const off = Number(df.memcmp.offset);
       if (off + bytes.length > u.data.length) return false;
       for (let i = 0; i < bytes.length; i++) if (u.data[off + i] !== bytes[i]) return false;
@@ -610,7 +740,18 @@ function tokenBalance(b: TokenBalance) {
   const whole = s.slice(0, s.length - b.decimals);
   const frac = b.decimals ? s.slice(s.length - b.decimals).replace(/0+$/, "") : "";
   const uiAmountString = frac ? `${whole}.${frac}` : whole;
-  return { accountIndex: b.accountIndex, mint: b.mint, owner: b.owner, programId: b.programId, uiTokenAmount: { uiAmount: Number(uiAmountString), decimals: b.decimals, amount: b.amount.toString(), uiAmountString } };
+  return {
+    accountIndex: b.accountIndex,
+    mint: b.mint,
+    owner: b.owner,
+    programId: b.programId,
+    uiTokenAmount: {
+      uiAmount: Number(uiAmountString),
+      decimals: b.decimals,
+      amount: b.amount.toString(),
+      uiAmountString,
+    },
+  };
 }
 
 function txInfo(r: TxRecord): SubscribeUpdateTransactionInfo {
@@ -625,9 +766,17 @@ function txInfo(r: TxRecord): SubscribeUpdateTransactionInfo {
         header: m.header,
         accountKeys: m.staticAccountKeys.map((k) => k.toBytes()),
         recentBlockhash: new PublicKey(m.recentBlockhash).toBytes(),
-        instructions: r.instructions.map((ix) => ({ programIdIndex: ix.programIdIndex, accounts: Uint8Array.from(ix.accounts), data: ix.data })),
+        instructions: r.instructions.map((ix) => ({
+          programIdIndex: ix.programIdIndex,
+          accounts: Uint8Array.from(ix.accounts),
+          data: ix.data,
+        })),
         versioned: r.tx.version !== "legacy",
-        addressTableLookups: m.addressTableLookups.map((l) => ({ accountKey: l.accountKey.toBytes(), writableIndexes: Uint8Array.from(l.writableIndexes), readonlyIndexes: Uint8Array.from(l.readonlyIndexes) })),
+        addressTableLookups: m.addressTableLookups.map((l) => ({
+          accountKey: l.accountKey.toBytes(),
+          writableIndexes: Uint8Array.from(l.writableIndexes),
+          readonlyIndexes: Uint8Array.from(l.readonlyIndexes),
+        })),
       },
     },
     meta: {
@@ -637,7 +786,12 @@ function txInfo(r: TxRecord): SubscribeUpdateTransactionInfo {
       postBalances: r.postBalances.map(String),
       innerInstructions: r.innerInstructions.map((ii) => ({
         index: ii.index,
-        instructions: ii.instructions.map((ix) => ({ programIdIndex: ix.programIdIndex, accounts: Uint8Array.from(ix.accounts), data: ix.data, stackHeight: ix.stackHeight ?? undefined })),
+        instructions: ii.instructions.map((ix) => ({
+          programIdIndex: ix.programIdIndex,
+          accounts: Uint8Array.from(ix.accounts),
+          data: ix.data,
+          stackHeight: ix.stackHeight ?? undefined,
+        })),
       })),
       innerInstructionsNone: false,
       logMessages: r.logs,

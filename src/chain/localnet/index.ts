@@ -128,10 +128,20 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
     creatorFeeBps: opts.creatorFeeBps ?? DEFAULT_CREATOR_FEE_BPS,
     bondThresholdLamports: opts.bondThresholdLamports ?? DEFAULT_BOND_THRESHOLD_LAMPORTS,
   };
-  if (!Number.isInteger(programConfig.creatorFeeBps) || programConfig.creatorFeeBps < 0 || programConfig.creatorFeeBps > 1_000) {
+  if (
+    !Number.isInteger(programConfig.creatorFeeBps) ||
+    programConfig.creatorFeeBps < 0 ||
+    programConfig.creatorFeeBps > 1_000
+  ) {
     throw new Error("creatorFeeBps must be an integer in [0, 1000]");
   }
-  const node = new LocalNode({ slotMs, programSeed: opts.programSeed, program: programConfig, txHistoryLimit: opts.txHistoryLimit, log });
+  const node = new LocalNode({
+    slotMs,
+    programSeed: opts.programSeed,
+    program: programConfig,
+    txHistoryLimit: opts.txHistoryLimit,
+    log,
+  });
   const treasury = opts.treasury ?? Keypair.generate();
   node.fund(treasury.publicKey, opts.treasuryLamports ?? DEFAULT_TREASURY_LAMPORTS);
 
@@ -157,12 +167,15 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
   const rpcUrl = `http://127.0.0.1:${rpc.port}`;
   const grpcUrl = `http://127.0.0.1:${geyser.port}`;
   const wsUrl = pubsub ? `ws://127.0.0.1:${pubsub.port}` : null;
-  log(`local chain: JSON-RPC ${rpcUrl}, PubSub ${wsUrl ?? "off (needs Bun)"}, Yellowstone gRPC ${grpcUrl}, slot ${slotMs || "manual"} ms, treasury ${treasury.publicKey.toBase58()}`);
+  log(
+    `local chain: JSON-RPC ${rpcUrl}, PubSub ${wsUrl ?? "off (needs Bun)"}, Yellowstone gRPC ${grpcUrl}, slot ${slotMs || "manual"} ms, treasury ${treasury.publicKey.toBase58()}`,
+  );
 
   let stopped = false;
   const faults: LocalChainFaults = {
     dropNextSends: (count, match) => node.addSendFault({ kind: "drop", remaining: count, match }),
-    delayNextSends: (count, slots, match) => node.addSendFault({ kind: "delay", remaining: count, delaySlots: slots, match }),
+    delayNextSends: (count, slots, match) =>
+      node.addSendFault({ kind: "delay", remaining: count, delaySlots: slots, match }),
     failNextSends: (count, match) => node.addSendFault({ kind: "fail", remaining: count, match }),
     failRpc: (method, count, mode, holdMs) => rpc.addFault({ method, remaining: count, mode, holdMs }),
     cutStreams: () => geyser.cutStreams(),

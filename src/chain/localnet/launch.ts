@@ -39,7 +39,14 @@ export class LocalLaunchHelpers {
     node.fund(this.deployer.publicKey, 1_000_000n * BigInt(LAMPORTS_PER_SOL));
   }
 
-  createToken(p: { name: string; symbol: string; uri: string; creator: PublicKey | string; payer?: Keypair; mint?: Keypair }): { mint: string; signature: string; err: SolanaTxError | null } {
+  createToken(p: {
+    name: string;
+    symbol: string;
+    uri: string;
+    creator: PublicKey | string;
+    payer?: Keypair;
+    mint?: Keypair;
+  }): { mint: string; signature: string; err: SolanaTxError | null } {
     const mint = p.mint ?? Keypair.generate();
     const payer = p.payer ?? this.deployer;
     const ops = buildCreateOp(this.node.programKeys, {
@@ -143,7 +150,10 @@ export class TradeSimulator {
   };
   readonly stats = { trades: 0, failed: 0, feesLamports: 0n };
 
-  constructor(private readonly node: LocalNode, private readonly launch: LocalLaunchHelpers) {}
+  constructor(
+    private readonly node: LocalNode,
+    private readonly launch: LocalLaunchHelpers,
+  ) {}
 
   get running(): boolean {
     return this.timer !== null;
@@ -151,7 +161,8 @@ export class TradeSimulator {
 
   start(options: SimulatorOptions): void {
     this.stop();
-    if (!(options.tradesPerSecond > 0) || options.tradesPerSecond > 5_000) throw new Error("tradesPerSecond must be in (0, 5000]");
+    if (!(options.tradesPerSecond > 0) || options.tradesPerSecond > 5_000)
+      throw new Error("tradesPerSecond must be in (0, 5000]");
     this.opts = { ...this.opts, ...options, traders: Math.min(256, Math.max(1, options.traders ?? this.opts.traders)) };
     if (options.seed !== undefined) this.rng = seededRandom(options.seed);
     while (this.traders.length < this.opts.traders) {
@@ -162,7 +173,8 @@ export class TradeSimulator {
     // Timers fire at most every few ms; several trades per tick keep high rates honest.
     const tickMs = Math.max(10, Math.floor(1000 / options.tradesPerSecond));
     const perTick = Math.max(1, Math.round((options.tradesPerSecond * tickMs) / 1000));
-    for (const mint of this.node.localMints()) if (!this.firstSeenMs.has(mint)) this.firstSeenMs.set(mint, Number.NEGATIVE_INFINITY);
+    for (const mint of this.node.localMints())
+      if (!this.firstSeenMs.has(mint)) this.firstSeenMs.set(mint, Number.NEGATIVE_INFINITY);
     this.timer = setInterval(() => {
       const mints = this.settledMints(Date.now());
       for (let i = 0; i < perTick; i++) this.tradeOnce(mints);
@@ -196,7 +208,9 @@ export class TradeSimulator {
         r = this.launch.sell({ mint, seller: trader, tokensIn: (held * portion) / 1000n || held });
       } else {
         const span = this.opts.maxBuyLamports - this.opts.minBuyLamports;
-        const amount = this.opts.minBuyLamports + (span > 0n ? (span * BigInt(Math.floor(this.rng() * 1_000_000))) / 1_000_000n : 0n);
+        const amount =
+          this.opts.minBuyLamports +
+          (span > 0n ? (span * BigInt(Math.floor(this.rng() * 1_000_000))) / 1_000_000n : 0n);
         r = this.launch.buy({ mint, buyer: trader, solInLamports: amount });
       }
       this.stats.trades++;
@@ -207,4 +221,3 @@ export class TradeSimulator {
     }
   }
 }
-

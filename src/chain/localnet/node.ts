@@ -7,7 +7,14 @@
  * class decides validity. Everything here is synchronous and single-threaded: a transaction is
  * validated, co-signed and executed against the same state, with no interleaving.
  */
-import { createHash, createPrivateKey, createPublicKey, sign as signMessage, verify as verifySignature, type KeyObject } from "node:crypto";
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  sign as signMessage,
+  verify as verifySignature,
+  type KeyObject,
+} from "node:crypto";
 import { LiteSVM, FailedTransactionMetadata, type TransactionMetadata } from "litesvm";
 import {
   AddressLookupTableAccount,
@@ -54,7 +61,11 @@ const TOKEN_2022 = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
 
 /** A JSON-RPC error with Solana's code, message and data, raised by the node and sent as-is. */
 export class RpcError extends Error {
-  constructor(readonly code: number, message: string, readonly data?: unknown) {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
     super(message);
   }
 }
@@ -122,7 +133,14 @@ export interface NodeListener {
   onTransaction?(record: TxRecord): void;
   onAccounts?(updates: AccountUpdate[]): void;
   /** slot `closed` is now confirmed; `opened` started; `finalized` (if any) reached finality */
-  onSlot?(e: { closed: bigint; opened: bigint; finalized: bigint | null; blockhash: string; blockHeight: bigint; blockTimeSec: number }): void;
+  onSlot?(e: {
+    closed: bigint;
+    opened: bigint;
+    finalized: bigint | null;
+    blockhash: string;
+    blockHeight: bigint;
+    blockTimeSec: number;
+  }): void;
 }
 
 export interface SendFaultRule {
@@ -269,7 +287,14 @@ export class LocalNode {
     const blockTimeSec = Math.floor(Date.now() / 1000);
     for (const l of this.listeners) {
       try {
-        l.onSlot?.({ closed, opened: this.slot, finalized, blockhash: this.latestBlockhash, blockHeight: this.blockHeight, blockTimeSec });
+        l.onSlot?.({
+          closed,
+          opened: this.slot,
+          finalized,
+          blockhash: this.latestBlockhash,
+          blockHeight: this.blockHeight,
+          blockTimeSec,
+        });
       } catch (e) {
         this.log(`slot listener failed: ${(e as Error).message}`);
       }
@@ -277,7 +302,7 @@ export class LocalNode {
     for (const [sig, g] of this.ghosts) if (g.until < this.slot) this.ghosts.delete(sig);
     if (this.accountHistory && this.slot % 256n === 0n) this.pruneAccountHistory();
     // Delayed sends land once their slot has come, if their blockhash still allows it.
-    for (let i = 0; i < this.delayed.length;) {
+    for (let i = 0; i < this.delayed.length; ) {
       const d = this.delayed[i]!;
       if (d.atSlot <= this.slot) {
         this.delayed.splice(i, 1);
@@ -318,7 +343,9 @@ export class LocalNode {
 
   private syncSlotHashesFor(tx: VersionedTransaction): void {
     if (!this.slotHashesStale) return;
-    const usesTables = tx.message.addressTableLookups.length > 0 || tx.message.staticAccountKeys.some((k) => k.equals(AddressLookupTableProgram.programId));
+    const usesTables =
+      tx.message.addressTableLookups.length > 0 ||
+      tx.message.staticAccountKeys.some((k) => k.equals(AddressLookupTableProgram.programId));
     if (!usesTables) return;
     this.slotHashesStale = false;
     let entries = this.svm.getSlotHashes();
@@ -346,7 +373,8 @@ export class LocalNode {
 
   fund(address: PublicKey, lamports: bigint): void {
     const existing = this.svm.getAccount(address);
-    if (lamports + (this.svm.getBalance(address) ?? 0n) > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error("balance would exceed 2^53 lamports");
+    if (lamports + (this.svm.getBalance(address) ?? 0n) > BigInt(Number.MAX_SAFE_INTEGER))
+      throw new Error("balance would exceed 2^53 lamports");
     this.svm.setAccount(address, {
       lamports: Number(lamports + BigInt(existing?.lamports ?? 0)),
       data: existing?.data ?? new Uint8Array(0),
@@ -356,7 +384,9 @@ export class LocalNode {
     });
   }
 
-  getAccount(address: PublicKey | string): { lamports: bigint; owner: PublicKey; executable: boolean; data: Uint8Array; rentEpoch: number } | null {
+  getAccount(
+    address: PublicKey | string,
+  ): { lamports: bigint; owner: PublicKey; executable: boolean; data: Uint8Array; rentEpoch: number } | null {
     const acc = this.svm.getAccount(typeof address === "string" ? new PublicKey(address) : address);
     if (!acc) return null;
     // A zero-lamport account does not exist on a real chain; LiteSVM may keep the husk.
@@ -422,11 +452,20 @@ export class LocalNode {
   }
 
   /** Status as getSignatureStatuses reports it; null when unknown (or outside the status cache). */
-  getSignatureStatus(signature: string, searchHistory: boolean, atSlot: bigint = this.slot): { record: { slot: bigint; err: SolanaTxError | null }; confirmations: number | null; commitment: Commitment } | null {
+  getSignatureStatus(
+    signature: string,
+    searchHistory: boolean,
+    atSlot: bigint = this.slot,
+  ): {
+    record: { slot: bigint; err: SolanaTxError | null };
+    confirmations: number | null;
+    commitment: Commitment;
+  } | null {
     const record = this.txs.get(signature) ?? this.oldStatuses.get(signature);
     if (!record) {
       const ghost = this.ghosts.get(signature);
-      if (ghost && ghost.slot <= atSlot) return { record: { slot: ghost.slot, err: null }, confirmations: 0, commitment: "processed" };
+      if (ghost && ghost.slot <= atSlot)
+        return { record: { slot: ghost.slot, err: null }, confirmations: 0, commitment: "processed" };
       return null;
     }
     // A node behind (a lag view) has not seen anything newer than its own slot.
@@ -475,7 +514,8 @@ export class LocalNode {
   /** The latest blockhash of the node as it was at `atSlot`, when still remembered. */
   blockhashAt(atSlot: bigint): { blockhash: string; lastValidBlockHeight: bigint } {
     const wanted = this.blockHeightAt(atSlot) + BLOCKHASH_VALID_BLOCKS;
-    for (const [blockhash, last] of this.blockhashes) if (last === wanted) return { blockhash, lastValidBlockHeight: last };
+    for (const [blockhash, last] of this.blockhashes)
+      if (last === wanted) return { blockhash, lastValidBlockHeight: last };
     return this.getLatestBlockhash();
   }
 
@@ -505,7 +545,18 @@ export class LocalNode {
       const last = list[list.length - 1];
       // Only the state before the first write of a slot matters to a view of an earlier slot.
       if (last && last.slot === this.slot) return;
-      list.push({ slot: this.slot, prev: now ? { lamports: now.lamports, owner: now.owner, executable: now.executable, data: Uint8Array.from(now.data), rentEpoch: now.rentEpoch } : null });
+      list.push({
+        slot: this.slot,
+        prev: now
+          ? {
+              lamports: now.lamports,
+              owner: now.owner,
+              executable: now.executable,
+              data: Uint8Array.from(now.data),
+              rentEpoch: now.rentEpoch,
+            }
+          : null,
+      });
     });
   }
 
@@ -530,11 +581,18 @@ export class LocalNode {
     try {
       tx = VersionedTransaction.deserialize(wire);
     } catch (e) {
-      throw new RpcError(-32602, `failed to deserialize solana_transaction::versioned::VersionedTransaction: ${(e as Error).message}`);
+      throw new RpcError(
+        -32602,
+        `failed to deserialize solana_transaction::versioned::VersionedTransaction: ${(e as Error).message}`,
+      );
     }
     const signature = bs58.encode(tx.signatures[0] ?? new Uint8Array(64));
     this.checkSignatures(tx, wire);
-    if (this.txs.has(signature) || this.oldStatuses.has(signature) || this.delayed.some((d) => d.signature === signature)) {
+    if (
+      this.txs.has(signature) ||
+      this.oldStatuses.has(signature) ||
+      this.delayed.some((d) => d.signature === signature)
+    ) {
       if (opts.skipPreflight) return signature;
       throw preflightError("AlreadyProcessed", "This transaction has already been processed", []);
     }
@@ -549,7 +607,16 @@ export class LocalNode {
       throw preflightError(lookupErr, describeForPreflight(lookupErr), []);
     }
     const fault = this.takeSendFault(signature);
-    if (fault) this.onSendFault?.(fault.kind === "drop" ? "dropSends" : fault.kind === "delay" ? "delaySends" : fault.kind === "fail" ? "failSends" : "ghostSends");
+    if (fault)
+      this.onSendFault?.(
+        fault.kind === "drop"
+          ? "dropSends"
+          : fault.kind === "delay"
+            ? "delaySends"
+            : fault.kind === "fail"
+              ? "failSends"
+              : "ghostSends",
+      );
     if (fault?.kind === "ghost") {
       // Seen by one leader's fork, which is then abandoned: processed for a while, never landed.
       this.ghosts.set(signature, { slot: this.slot, until: this.slot + BigInt(Math.max(1, fault.delaySlots ?? 3)) });
@@ -561,7 +628,11 @@ export class LocalNode {
     }
     if (fault?.kind === "delay") {
       if (this.delayed.length >= MAX_DELAYED) throw new RpcError(-32005, "Node is behind: delayed queue full");
-      this.delayed.push({ wire: Uint8Array.from(wire), signature, atSlot: this.slot + BigInt(Math.max(1, fault.delaySlots ?? 1)) });
+      this.delayed.push({
+        wire: Uint8Array.from(wire),
+        signature,
+        atSlot: this.slot + BigInt(Math.max(1, fault.delaySlots ?? 1)),
+      });
       return signature;
     }
     if (!opts.skipPreflight && fault?.kind !== "fail") {
@@ -584,7 +655,8 @@ export class LocalNode {
     const message = tx.signatures.length < 128 ? wire.subarray(1 + 64 * tx.signatures.length) : tx.message.serialize();
     const keys = tx.message.staticAccountKeys;
     const required = tx.message.header.numRequiredSignatures;
-    if (tx.signatures.length !== required) throw new RpcError(-32602, "invalid transaction: wrong number of signatures");
+    if (tx.signatures.length !== required)
+      throw new RpcError(-32602, "invalid transaction: wrong number of signatures");
     let mayCosign: Set<string> | null = null;
     for (let i = 0; i < required; i++) {
       const sig = tx.signatures[i]!;
@@ -606,7 +678,13 @@ export class LocalNode {
    * of a message, decompiled to base58. `err` says why lookup tables did not resolve; the keys are
    * then the static ones only.
    */
-  private decompile(tx: VersionedTransaction): { keys: PublicKey[]; loaded: LoadedAddresses; instructions: InstructionLike[]; unsigned: string[]; err: SolanaTxError | null } {
+  private decompile(tx: VersionedTransaction): {
+    keys: PublicKey[];
+    loaded: LoadedAddresses;
+    instructions: InstructionLike[];
+    unsigned: string[];
+    err: SolanaTxError | null;
+  } {
     const resolved = this.resolveLookups(tx);
     const loaded = "err" in resolved ? { writable: [], readonly: [] } : resolved;
     const keys = [...tx.message.staticAccountKeys, ...loaded.writable, ...loaded.readonly];
@@ -636,13 +714,23 @@ export class LocalNode {
       if (!acc.owner.equals(AddressLookupTableProgram.programId)) return { err: "InvalidAddressLookupTableOwner" };
       let table: AddressLookupTableAccount;
       try {
-        table = new AddressLookupTableAccount({ key: lookup.accountKey, state: AddressLookupTableAccount.deserialize(acc.data) });
+        table = new AddressLookupTableAccount({
+          key: lookup.accountKey,
+          state: AddressLookupTableAccount.deserialize(acc.data),
+        });
       } catch {
         return { err: "InvalidAddressLookupTableData" };
       }
-      if (!table.isActive() && table.state.deactivationSlot + BigInt(SLOT_HASHES_MAX) < this.slot) return { err: "AddressLookupTableNotFound" };
-      const usable = BigInt(table.state.lastExtendedSlot) < this.slot ? table.state.addresses.length : table.state.lastExtendedSlotStartIndex;
-      for (const [indexes, into] of [[lookup.writableIndexes, writable], [lookup.readonlyIndexes, readonly]] as const) {
+      if (!table.isActive() && table.state.deactivationSlot + BigInt(SLOT_HASHES_MAX) < this.slot)
+        return { err: "AddressLookupTableNotFound" };
+      const usable =
+        BigInt(table.state.lastExtendedSlot) < this.slot
+          ? table.state.addresses.length
+          : table.state.lastExtendedSlotStartIndex;
+      for (const [indexes, into] of [
+        [lookup.writableIndexes, writable],
+        [lookup.readonlyIndexes, readonly],
+      ] as const) {
         for (const i of indexes) {
           if (i >= usable) return { err: "InvalidAddressLookupTableIndex" };
           into.push(table.state.addresses[i]!);
@@ -652,15 +740,34 @@ export class LocalNode {
     return { writable, readonly };
   }
 
-  simulate(tx: VersionedTransaction, o: { sigVerify: boolean; replaceRecentBlockhash: boolean; coSign?: boolean }): { err: SolanaTxError | null; logs: string[]; unitsConsumed: bigint; innerInstructions: TxRecord["innerInstructions"] } {
+  simulate(
+    tx: VersionedTransaction,
+    o: { sigVerify: boolean; replaceRecentBlockhash: boolean; coSign?: boolean },
+  ): {
+    err: SolanaTxError | null;
+    logs: string[];
+    unitsConsumed: bigint;
+    innerInstructions: TxRecord["innerInstructions"];
+  } {
     if (!o.replaceRecentBlockhash && !this.isBlockhashValid(tx.message.recentBlockhash)) {
       return { err: "BlockhashNotFound", logs: [], unitsConsumed: 0n, innerInstructions: [] };
     }
     const { instructions, unsigned, err: lookupErr } = this.decompile(tx);
     if (lookupErr) return { err: lookupErr, logs: [], unitsConsumed: 0n, innerInstructions: [] };
-    const verdict = validateTransaction(this.programKeys, this.programConfig, this.programState, instructions, unsigned);
+    const verdict = validateTransaction(
+      this.programKeys,
+      this.programConfig,
+      this.programState,
+      instructions,
+      unsigned,
+    );
     if (!verdict.ok) {
-      return { err: { InstructionError: [verdict.instructionIndex, { Custom: verdict.code }] }, logs: programFailureLogs(verdict.message, verdict.code), unitsConsumed: 0n, innerInstructions: [] };
+      return {
+        err: { InstructionError: [verdict.instructionIndex, { Custom: verdict.code }] },
+        logs: programFailureLogs(verdict.message, verdict.code),
+        unitsConsumed: 0n,
+        innerInstructions: [],
+      };
     }
     const copy = VersionedTransaction.deserialize(tx.serialize());
     if (o.coSign && verdict.signers.length) copy.sign(verdict.signers);
@@ -670,14 +777,24 @@ export class LocalNode {
       const r = this.svm.simulateTransaction(copy);
       const meta: TransactionMetadata = r instanceof FailedTransactionMetadata ? r.meta() : r.meta();
       const err = r instanceof FailedTransactionMetadata ? fromLitesvmError(r.err()) : null;
-      return { err, logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed(), innerInstructions: convertInner(meta) };
+      return {
+        err,
+        logs: meta.logs(),
+        unitsConsumed: meta.computeUnitsConsumed(),
+        innerInstructions: convertInner(meta),
+      };
     } finally {
       this.svm.withSigverify(true);
     }
   }
 
   /** Builds, signs (payer first) and executes a transaction in-process, as the node's own client. */
-  submitInstructions(instructions: readonly TransactionInstruction[], payer: Keypair, signers: readonly Keypair[] = [], trusted = false): { signature: string; record: TxRecord | null; err: SolanaTxError | null } {
+  submitInstructions(
+    instructions: readonly TransactionInstruction[],
+    payer: Keypair,
+    signers: readonly Keypair[] = [],
+    trusted = false,
+  ): { signature: string; record: TxRecord | null; err: SolanaTxError | null } {
     const message = new TransactionMessage({
       payerKey: payer.publicKey,
       recentBlockhash: this.latestBlockhash,
@@ -696,7 +813,10 @@ export class LocalNode {
   }
 
   /** Executes and records one transaction. Not landed = refused before execution (no fee, no record). */
-  execute(tx: VersionedTransaction, o: { failOnChain: boolean; trusted?: boolean }): { landed: true; record: TxRecord } | { landed: false; err: SolanaTxError } {
+  execute(
+    tx: VersionedTransaction,
+    o: { failOnChain: boolean; trusted?: boolean },
+  ): { landed: true; record: TxRecord } | { landed: false; err: SolanaTxError } {
     const signature = bs58.encode(tx.signatures[0]!);
     const existing = this.txs.get(signature);
     if (existing) return { landed: true, record: existing };
@@ -720,11 +840,17 @@ export class LocalNode {
     let forced: { err: SolanaTxError; logs: string[] } | null = null;
     let verdict: ReturnType<typeof validateTransaction> | null = null;
     if (o.failOnChain) {
-      forced = { err: { InstructionError: [0, { Custom: 1 }] }, logs: ["Program log: injected failure (local chain fault)"] };
+      forced = {
+        err: { InstructionError: [0, { Custom: 1 }] },
+        logs: ["Program log: injected failure (local chain fault)"],
+      };
     } else if (!o.trusted) {
       verdict = validateTransaction(this.programKeys, this.programConfig, this.programState, instructions, unsigned);
       if (!verdict.ok) {
-        forced = { err: { InstructionError: [verdict.instructionIndex, { Custom: verdict.code }] }, logs: programFailureLogs(verdict.message, verdict.code) };
+        forced = {
+          err: { InstructionError: [verdict.instructionIndex, { Custom: verdict.code }] },
+          logs: programFailureLogs(verdict.message, verdict.code),
+        };
       } else if (verdict.signers.length) {
         tx.sign(verdict.signers);
       }
@@ -868,9 +994,19 @@ export class LocalNode {
     const poolVault = this.programKeys.poolVault(creator).publicKey;
     const have = this.getBalance(poolVault);
     const topUp = have >= SYSTEM_ACCOUNT_RENT_LAMPORTS ? 0n : SYSTEM_ACCOUNT_RENT_LAMPORTS - have;
-    const ops = buildCompleteOp(this.programKeys, { mint: new PublicKey(mint), creator: new PublicKey(creator), payer: this.programPayer.publicKey, poolVaultTopUpLamports: topUp });
+    const ops = buildCompleteOp(this.programKeys, {
+      mint: new PublicKey(mint),
+      creator: new PublicKey(creator),
+      payer: this.programPayer.publicKey,
+      poolVaultTopUpLamports: topUp,
+    });
     // The program's own op, signed with its own keys: not subject to the checks for outside ops.
-    const r = this.submitInstructions(ops, this.programPayer, [this.programKeys.bondingCurve(mint), this.programKeys.eventAuthority], true);
+    const r = this.submitInstructions(
+      ops,
+      this.programPayer,
+      [this.programKeys.bondingCurve(mint), this.programKeys.eventAuthority],
+      true,
+    );
     if (r.err) this.log(`completing curve of ${mint} failed: ${JSON.stringify(r.err)}`);
     else this.log(`curve of ${mint} completed at ${state.realSolLamports} lamports`);
   }
@@ -881,10 +1017,17 @@ export class LocalNode {
    * vaults; collecting as the config fails, and money leaves only through a distribute op to the
    * shareholders written here. The node plays the fee program: it writes the config account.
    */
-  shareCreatorFees(mint: string, shareholders: readonly { address: string; shareBps: number }[], options: { active?: boolean } = {}): string {
+  shareCreatorFees(
+    mint: string,
+    shareholders: readonly { address: string; shareBps: number }[],
+    options: { active?: boolean } = {},
+  ): string {
     if (!this.creatorOf(mint)) throw new Error(`mint ${mint} was not created by the local program`);
     if (shareholders.length === 0 || shareholders.length > 10) throw new Error("1 to 10 shareholders");
-    if (shareholders.reduce((n, h) => n + h.shareBps, 0) !== 10_000 || shareholders.some((h) => !Number.isInteger(h.shareBps) || h.shareBps <= 0)) {
+    if (
+      shareholders.reduce((n, h) => n + h.shareBps, 0) !== 10_000 ||
+      shareholders.some((h) => !Number.isInteger(h.shareBps) || h.shareBps <= 0)
+    ) {
       throw new Error("shares must be positive and sum to 10000 bps");
     }
     const config = this.programKeys.sharingConfig(mint);
@@ -898,7 +1041,12 @@ export class LocalNode {
       curveVaultTopUpLamports: topUp(this.programKeys.curveVault(config.publicKey).publicKey),
       poolVaultTopUpLamports: topUp(this.programKeys.poolVault(config.publicKey).publicKey),
     });
-    const r = this.submitInstructions(ops, this.programPayer, [this.programKeys.bondingCurve(mint), this.programKeys.eventAuthority], true);
+    const r = this.submitInstructions(
+      ops,
+      this.programPayer,
+      [this.programKeys.bondingCurve(mint), this.programKeys.eventAuthority],
+      true,
+    );
     if (r.err) throw new Error(`sharing creator fees of ${mint} failed: ${JSON.stringify(r.err)}`);
     const data = encodeSharingConfig(new PublicKey(mint), shareholders, options.active ?? true);
     this.svm.setAccount(config.publicKey, {
@@ -914,7 +1062,10 @@ export class LocalNode {
 
   /** Transfers from the faucet through a real transaction, so airdrops have a signature to confirm. */
   airdrop(to: PublicKey, lamports: bigint): string {
-    const r = this.submitInstructions([SystemProgram.transfer({ fromPubkey: this.faucet.publicKey, toPubkey: to, lamports })], this.faucet);
+    const r = this.submitInstructions(
+      [SystemProgram.transfer({ fromPubkey: this.faucet.publicKey, toPubkey: to, lamports })],
+      this.faucet,
+    );
     if (r.err) throw new RpcError(-32603, `airdrop failed: ${JSON.stringify(r.err)}`);
     return r.signature;
   }
@@ -956,7 +1107,12 @@ function convertInner(meta: TransactionMetadata): TxRecord["innerInstructions"] 
       index,
       instructions: list.map((ii) => {
         const c = ii.instruction();
-        return { programIdIndex: c.programIdIndex(), accounts: [...c.accounts()], data: Uint8Array.from(c.data()), stackHeight: ii.stackHeight() };
+        return {
+          programIdIndex: c.programIdIndex(),
+          accounts: [...c.accounts()],
+          data: Uint8Array.from(c.data()),
+          stackHeight: ii.stackHeight(),
+        };
       }),
     });
   });
@@ -965,7 +1121,11 @@ function convertInner(meta: TransactionMetadata): TxRecord["innerInstructions"] 
 
 function programFailureLogs(message: string, code: number): string[] {
   const id = MEMO_PROGRAM_ID.toBase58();
-  return [`Program ${id} invoke [1]`, `Program log: local launch program: ${message}`, `Program ${id} failed: custom program error: 0x${code.toString(16)}`];
+  return [
+    `Program ${id} invoke [1]`,
+    `Program log: local launch program: ${message}`,
+    `Program ${id} failed: custom program error: 0x${code.toString(16)}`,
+  ];
 }
 
 function preflightError(err: SolanaTxError, what: string, logs: string[], unitsConsumed = 0n): RpcError {
@@ -986,7 +1146,10 @@ function describeForPreflight(err: SolanaTxError): string {
   if (err === "InsufficientFundsForFee") return "Attempt to debit an account but found no record of a prior credit.";
   if (typeof err === "object" && "InstructionError" in err) {
     const [index, e] = err.InstructionError as [number, unknown];
-    const text = typeof e === "object" && e && "Custom" in e ? `custom program error: 0x${Number((e as { Custom: number }).Custom).toString(16)}` : String(e);
+    const text =
+      typeof e === "object" && e && "Custom" in e
+        ? `custom program error: 0x${Number((e as { Custom: number }).Custom).toString(16)}`
+        : String(e);
     return `Error processing Instruction ${index}: ${text}`;
   }
   return typeof err === "string" ? err : JSON.stringify(err);
@@ -1020,7 +1183,8 @@ export function computeFee(tx: VersionedTransaction): bigint {
     if (program !== COMPUTE_BUDGET_ID) continue;
     const d = ix.data;
     if (d[0] === 2 && d.length >= 5) unitLimit = BigInt(new DataView(d.buffer, d.byteOffset + 1, 4).getUint32(0, true));
-    if (d[0] === 3 && d.length >= 9) microLamportsPerUnit = new DataView(d.buffer, d.byteOffset + 1, 8).getBigUint64(0, true);
+    if (d[0] === 3 && d.length >= 9)
+      microLamportsPerUnit = new DataView(d.buffer, d.byteOffset + 1, 8).getBigUint64(0, true);
   }
   const limit = unitLimit ?? defaultLimit;
   const cappedLimit = limit > 1_400_000n ? 1_400_000n : limit;
@@ -1041,7 +1205,11 @@ function ed25519Sign(signer: Keypair, message: Uint8Array): Uint8Array {
   const id = signer.publicKey.toBase58();
   let key = signingKeys.get(id);
   if (!key) {
-    key = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, Buffer.from(signer.secretKey.subarray(0, 32))]), format: "der", type: "pkcs8" });
+    key = createPrivateKey({
+      key: Buffer.concat([ED25519_PKCS8_PREFIX, Buffer.from(signer.secretKey.subarray(0, 32))]),
+      format: "der",
+      type: "pkcs8",
+    });
     if (signingKeys.size >= KEY_OBJECT_CACHE_LIMIT) signingKeys.clear();
     signingKeys.set(id, key);
   }
@@ -1055,7 +1223,11 @@ function ed25519Verify(key: PublicKey, message: Uint8Array, signature: Uint8Arra
     const id = key.toBase58();
     let keyObject = keyObjects.get(id);
     if (!keyObject) {
-      keyObject = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, key.toBuffer()]), format: "der", type: "spki" });
+      keyObject = createPublicKey({
+        key: Buffer.concat([ED25519_SPKI_PREFIX, key.toBuffer()]),
+        format: "der",
+        type: "spki",
+      });
       if (keyObjects.size >= KEY_OBJECT_CACHE_LIMIT) keyObjects.clear();
       keyObjects.set(id, keyObject);
     }

@@ -201,7 +201,10 @@ export function feeForCeil(amountLamports: bigint, feeBps: number): bigint {
  * exactly `budgetLamports` (an exact-input buy): the largest input whose rounded-down fee fits,
  * with the fee taking the rest (never more than the rounded-up fee).
  */
-export function splitExactSpend(budgetLamports: bigint, feeBps: number): { solInLamports: bigint; feeLamports: bigint } {
+export function splitExactSpend(
+  budgetLamports: bigint,
+  feeBps: number,
+): { solInLamports: bigint; feeLamports: bigint } {
   let solIn = (budgetLamports * 10_000n) / (10_000n + BigInt(feeBps));
   while (solIn + 1n + feeFor(solIn + 1n, feeBps) <= budgetLamports) solIn++;
   return { solInLamports: solIn, feeLamports: budgetLamports - solIn };
@@ -246,15 +249,34 @@ export function buildCreateOp(
 
 export function buildBuyOp(
   keys: LocalProgramKeys,
-  p: { buyer: PublicKey; mint: PublicKey; creator: PublicKey; vault: VaultKind; solInLamports: bigint; tokensOut: bigint; feeLamports: bigint },
+  p: {
+    buyer: PublicKey;
+    mint: PublicKey;
+    creator: PublicKey;
+    vault: VaultKind;
+    solInLamports: bigint;
+    tokensOut: bigint;
+    feeLamports: bigint;
+  },
 ): TransactionInstruction[] {
   const curve = keys.bondingCurve(p.mint).publicKey;
   const buyerAta = getAssociatedTokenAddressSync(p.mint, p.buyer, true);
   return [
     createAssociatedTokenAccountIdempotentInstruction(p.buyer, buyerAta, p.buyer, p.mint),
     SystemProgram.transfer({ fromPubkey: p.buyer, toPubkey: curve, lamports: p.solInLamports }),
-    SystemProgram.transfer({ fromPubkey: p.buyer, toPubkey: keys.vault(p.vault, p.creator).publicKey, lamports: p.feeLamports }),
-    createTransferCheckedInstruction(keys.curveTokenAccount(p.mint), p.mint, buyerAta, curve, p.tokensOut, TOKEN_DECIMALS),
+    SystemProgram.transfer({
+      fromPubkey: p.buyer,
+      toPubkey: keys.vault(p.vault, p.creator).publicKey,
+      lamports: p.feeLamports,
+    }),
+    createTransferCheckedInstruction(
+      keys.curveTokenAccount(p.mint),
+      p.mint,
+      buyerAta,
+      curve,
+      p.tokensOut,
+      TOKEN_DECIMALS,
+    ),
     memoEvent(keys, {
       e: "buy",
       m: p.mint.toBase58(),
@@ -270,14 +292,33 @@ export function buildBuyOp(
 /** `solOutLamports` is what the seller receives; the fee is paid from the reserves on top of it. */
 export function buildSellOp(
   keys: LocalProgramKeys,
-  p: { seller: PublicKey; mint: PublicKey; creator: PublicKey; vault: VaultKind; tokensIn: bigint; solOutLamports: bigint; feeLamports: bigint },
+  p: {
+    seller: PublicKey;
+    mint: PublicKey;
+    creator: PublicKey;
+    vault: VaultKind;
+    tokensIn: bigint;
+    solOutLamports: bigint;
+    feeLamports: bigint;
+  },
 ): TransactionInstruction[] {
   const curve = keys.bondingCurve(p.mint).publicKey;
   const sellerAta = getAssociatedTokenAddressSync(p.mint, p.seller, true);
   return [
-    createTransferCheckedInstruction(sellerAta, p.mint, keys.curveTokenAccount(p.mint), p.seller, p.tokensIn, TOKEN_DECIMALS),
+    createTransferCheckedInstruction(
+      sellerAta,
+      p.mint,
+      keys.curveTokenAccount(p.mint),
+      p.seller,
+      p.tokensIn,
+      TOKEN_DECIMALS,
+    ),
     SystemProgram.transfer({ fromPubkey: curve, toPubkey: p.seller, lamports: p.solOutLamports }),
-    SystemProgram.transfer({ fromPubkey: curve, toPubkey: keys.vault(p.vault, p.creator).publicKey, lamports: p.feeLamports }),
+    SystemProgram.transfer({
+      fromPubkey: curve,
+      toPubkey: keys.vault(p.vault, p.creator).publicKey,
+      lamports: p.feeLamports,
+    }),
     memoEvent(keys, {
       e: "sell",
       m: p.mint.toBase58(),
@@ -313,7 +354,11 @@ export function buildCompleteOp(
   const curve = keys.bondingCurve(p.mint).publicKey;
   return [
     createSetAuthorityInstruction(p.mint, curve, AuthorityType.FreezeAccount, null),
-    SystemProgram.transfer({ fromPubkey: p.payer, toPubkey: keys.poolVault(p.creator).publicKey, lamports: p.poolVaultTopUpLamports }),
+    SystemProgram.transfer({
+      fromPubkey: p.payer,
+      toPubkey: keys.poolVault(p.creator).publicKey,
+      lamports: p.poolVaultTopUpLamports,
+    }),
     memoEvent(keys, { e: "complete", m: p.mint.toBase58() }),
   ];
 }
@@ -331,33 +376,61 @@ export function buildShareOp(
   const config = keys.sharingConfig(p.mint).publicKey;
   return [
     createSetAuthorityInstruction(p.mint, curve, AuthorityType.MintTokens, config),
-    SystemProgram.transfer({ fromPubkey: p.payer, toPubkey: keys.curveVault(config).publicKey, lamports: p.curveVaultTopUpLamports }),
-    SystemProgram.transfer({ fromPubkey: p.payer, toPubkey: keys.poolVault(config).publicKey, lamports: p.poolVaultTopUpLamports }),
+    SystemProgram.transfer({
+      fromPubkey: p.payer,
+      toPubkey: keys.curveVault(config).publicKey,
+      lamports: p.curveVaultTopUpLamports,
+    }),
+    SystemProgram.transfer({
+      fromPubkey: p.payer,
+      toPubkey: keys.poolVault(config).publicKey,
+      lamports: p.poolVaultTopUpLamports,
+    }),
     memoEvent(keys, { e: "share", m: p.mint.toBase58(), sc: config.toBase58() }),
   ];
 }
 
 /** Each shareholder's part of `distributedLamports`, rounded down as pump's program does. */
-export function sharesOf(distributedLamports: bigint, shareholders: readonly { address: string; shareBps: number }[]): [string, bigint][] {
+export function sharesOf(
+  distributedLamports: bigint,
+  shareholders: readonly { address: string; shareBps: number }[],
+): [string, bigint][] {
   return shareholders.map((h) => [h.address, (distributedLamports * BigInt(h.shareBps)) / 10_000n]);
 }
 
 /** Permissionless (pump's distribute_creator_fees): pays `distributedLamports` of a sharing config's vault to its shareholders. */
 export function buildDistributeOp(
   keys: LocalProgramKeys,
-  p: { mint: PublicKey; vault: VaultKind; distributedLamports: bigint; shareholders: readonly { address: string; shareBps: number }[] },
+  p: {
+    mint: PublicKey;
+    vault: VaultKind;
+    distributedLamports: bigint;
+    shareholders: readonly { address: string; shareBps: number }[];
+  },
 ): TransactionInstruction[] {
   const config = keys.sharingConfig(p.mint).publicKey;
   const from = keys.vault(p.vault, config).publicKey;
   const shares = sharesOf(p.distributedLamports, p.shareholders);
   return [
-    ...shares.map(([address, lamports]) => SystemProgram.transfer({ fromPubkey: from, toPubkey: new PublicKey(address), lamports })),
-    memoEvent(keys, { e: "distribute", m: p.mint.toBase58(), v: p.vault, fee: p.distributedLamports.toString(), n: shares.length }),
+    ...shares.map(([address, lamports]) =>
+      SystemProgram.transfer({ fromPubkey: from, toPubkey: new PublicKey(address), lamports }),
+    ),
+    memoEvent(keys, {
+      e: "distribute",
+      m: p.mint.toBase58(),
+      v: p.vault,
+      fee: p.distributedLamports.toString(),
+      n: shares.length,
+    }),
   ];
 }
 
 /** The SharingConfig account as pump's fee program lays it out, so one decoder reads both chains. */
-export function encodeSharingConfig(mint: PublicKey, shareholders: readonly { address: string; shareBps: number }[], active: boolean): Uint8Array {
+export function encodeSharingConfig(
+  mint: PublicKey,
+  shareholders: readonly { address: string; shareBps: number }[],
+  active: boolean,
+): Uint8Array {
   const b = Buffer.alloc(8 + 3 + 32 + 32 + 1 + 4 + 34 * shareholders.length);
   Buffer.from("d84a0900388c5d4b", "hex").copy(b, 0);
   b.writeUInt8(255, 8);
@@ -472,8 +545,10 @@ export function programSignersNamedBy(keys: LocalProgramKeys, instructions: read
     if (!ev) continue;
     out.add(eventAuthority);
     try {
-      if (ev.e === "collect" && (ev.v === "curve" || ev.v === "pool")) out.add(keys.vault(ev.v, ev.c).publicKey.toBase58());
-      else if (ev.e === "distribute" && (ev.v === "curve" || ev.v === "pool")) out.add(keys.vault(ev.v, keys.sharingConfig(ev.m).publicKey).publicKey.toBase58());
+      if (ev.e === "collect" && (ev.v === "curve" || ev.v === "pool"))
+        out.add(keys.vault(ev.v, ev.c).publicKey.toBase58());
+      else if (ev.e === "distribute" && (ev.v === "curve" || ev.v === "pool"))
+        out.add(keys.vault(ev.v, keys.sharingConfig(ev.m).publicKey).publicKey.toBase58());
       else if (ev.e !== "collect" && ev.e !== "distribute") out.add(keys.bondingCurve(ev.m).publicKey.toBase58());
     } catch {
       // a malformed key in an event: validation will fail the op on chain
@@ -542,7 +617,12 @@ export function validateTransaction(
   const created: { mint: string; creator: string }[] = [];
   const tradedMints: string[] = [];
   const collectedPerVault = new Map<string, bigint>();
-  const fail = (code: number, instructionIndex: number, message: string): Validation => ({ ok: false, code, instructionIndex, message });
+  const fail = (code: number, instructionIndex: number, message: string): Validation => ({
+    ok: false,
+    code,
+    instructionIndex,
+    message,
+  });
 
   for (let i = 0; i < instructions.length; i++) {
     const ix = instructions[i]!;
@@ -557,15 +637,33 @@ export function validateTransaction(
     switch (ev.e) {
       case "create": {
         const payer = body[0]!.accounts[0];
-        if (!isPubkey(ev.m) || !isPubkey(ev.c) || !isPubkey(payer)) return fail(LaunchError.InvalidArguments, i, "bad create keys");
-        if (typeof ev.n !== "string" || typeof ev.s !== "string" || typeof ev.u !== "string"
-          || [...ev.n].length > NAME_MAX_CHARS || [...ev.s].length > SYMBOL_MAX_CHARS || [...ev.u].length > URI_MAX_CHARS
-          || ev.n.length === 0 || ev.s.length === 0 || ev.c === PublicKey.default.toBase58()) {
+        if (!isPubkey(ev.m) || !isPubkey(ev.c) || !isPubkey(payer))
+          return fail(LaunchError.InvalidArguments, i, "bad create keys");
+        if (
+          typeof ev.n !== "string" ||
+          typeof ev.s !== "string" ||
+          typeof ev.u !== "string" ||
+          [...ev.n].length > NAME_MAX_CHARS ||
+          [...ev.s].length > SYMBOL_MAX_CHARS ||
+          [...ev.u].length > URI_MAX_CHARS ||
+          ev.n.length === 0 ||
+          ev.s.length === 0 ||
+          ev.c === PublicKey.default.toBase58()
+        ) {
           return fail(LaunchError.InvalidArguments, i, "name, symbol, uri or creator out of bounds");
         }
-        const p = { payer: new PublicKey(payer), mint: new PublicKey(ev.m), creator: new PublicKey(ev.c), name: ev.n, symbol: ev.s, uri: ev.u };
-        if (!matches(buildCreateOp(keys, p))) return fail(LaunchError.InvalidOp, i, "create op does not match the program");
-        if (state.account(ev.m) || created.some((c) => c.mint === ev.m)) return fail(LaunchError.MintAlreadyExists, i, "mint exists");
+        const p = {
+          payer: new PublicKey(payer),
+          mint: new PublicKey(ev.m),
+          creator: new PublicKey(ev.c),
+          name: ev.n,
+          symbol: ev.s,
+          uri: ev.u,
+        };
+        if (!matches(buildCreateOp(keys, p)))
+          return fail(LaunchError.InvalidOp, i, "create op does not match the program");
+        if (state.account(ev.m) || created.some((c) => c.mint === ev.m))
+          return fail(LaunchError.MintAlreadyExists, i, "mint exists");
         const curve = keys.bondingCurve(ev.m);
         authorised.set(curve.publicKey.toBase58(), curve);
         created.push({ mint: ev.m, creator: ev.c });
@@ -573,9 +671,13 @@ export function validateTransaction(
       }
       case "buy":
       case "sell": {
-        if (!isPubkey(ev.m) || !isPubkey(ev.c) || (ev.v !== "curve" && ev.v !== "pool")) return fail(LaunchError.InvalidArguments, i, "bad trade keys");
-        const sol = bigintField(ev.sol), tok = bigintField(ev.tok), fee = bigintField(ev.fee);
-        if (sol === null || tok === null || fee === null) return fail(LaunchError.InvalidArguments, i, "bad trade amounts");
+        if (!isPubkey(ev.m) || !isPubkey(ev.c) || (ev.v !== "curve" && ev.v !== "pool"))
+          return fail(LaunchError.InvalidArguments, i, "bad trade keys");
+        const sol = bigintField(ev.sol),
+          tok = bigintField(ev.tok),
+          fee = bigintField(ev.fee);
+        if (sol === null || tok === null || fee === null)
+          return fail(LaunchError.InvalidArguments, i, "bad trade amounts");
         if (state.creatorOf(ev.m) !== ev.c) return fail(LaunchError.UnknownMint, i, "mint not created by this program");
         if (tradedMints.includes(ev.m)) return fail(LaunchError.InvalidOp, i, "one trade per mint per transaction");
         const curveState = curveStateOf(keys, state, ev.m);
@@ -584,24 +686,35 @@ export function validateTransaction(
         if (!isPubkey(trader)) return fail(LaunchError.InvalidOp, i, "bad trader");
         const common = { mint: new PublicKey(ev.m), creator: new PublicKey(ev.c), vault: ev.v, feeLamports: fee };
         if (ev.e === "buy") {
-          if (!matches(buildBuyOp(keys, { ...common, buyer: new PublicKey(trader), solInLamports: sol, tokensOut: tok }))) {
+          if (
+            !matches(buildBuyOp(keys, { ...common, buyer: new PublicKey(trader), solInLamports: sol, tokensOut: tok }))
+          ) {
             return fail(LaunchError.InvalidOp, i, "buy op does not match the program");
           }
-          if ((curveState.bonded ? "pool" : "curve") !== ev.v) return fail(LaunchError.WrongFeeVault, i, "fee vault does not match the curve state");
+          if ((curveState.bonded ? "pool" : "curve") !== ev.v)
+            return fail(LaunchError.WrongFeeVault, i, "fee vault does not match the curve state");
           if (fee < feeFor(sol, config.creatorFeeBps) || fee > feeForCeil(sol, config.creatorFeeBps)) {
             return fail(LaunchError.InvalidArguments, i, "wrong creator fee");
           }
           if (tok === 0n) return fail(LaunchError.NothingToTrade, i, "zero tokens out");
-          if (tok > quoteBuy(curveState, sol)) return fail(LaunchError.SlippageExceeded, i, "slippage: too many tokens asked");
+          if (tok > quoteBuy(curveState, sol))
+            return fail(LaunchError.SlippageExceeded, i, "slippage: too many tokens asked");
         } else {
-          if (!matches(buildSellOp(keys, { ...common, seller: new PublicKey(trader), tokensIn: tok, solOutLamports: sol }))) {
+          if (
+            !matches(
+              buildSellOp(keys, { ...common, seller: new PublicKey(trader), tokensIn: tok, solOutLamports: sol }),
+            )
+          ) {
             return fail(LaunchError.InvalidOp, i, "sell op does not match the program");
           }
-          if ((curveState.bonded ? "pool" : "curve") !== ev.v) return fail(LaunchError.WrongFeeVault, i, "fee vault does not match the curve state");
+          if ((curveState.bonded ? "pool" : "curve") !== ev.v)
+            return fail(LaunchError.WrongFeeVault, i, "fee vault does not match the curve state");
           const gross = sol + fee;
-          if (fee !== feeFor(gross, config.creatorFeeBps)) return fail(LaunchError.InvalidArguments, i, "wrong creator fee");
+          if (fee !== feeFor(gross, config.creatorFeeBps))
+            return fail(LaunchError.InvalidArguments, i, "wrong creator fee");
           if (gross === 0n) return fail(LaunchError.NothingToTrade, i, "zero lamports out");
-          if (gross > quoteSell(curveState, tok)) return fail(LaunchError.SlippageExceeded, i, "slippage: too many lamports asked");
+          if (gross > quoteSell(curveState, tok))
+            return fail(LaunchError.SlippageExceeded, i, "slippage: too many lamports asked");
         }
         const curve = keys.bondingCurve(ev.m);
         authorised.set(curve.publicKey.toBase58(), curve);
@@ -609,7 +722,8 @@ export function validateTransaction(
         break;
       }
       case "collect": {
-        if (!isPubkey(ev.c) || (ev.v !== "curve" && ev.v !== "pool")) return fail(LaunchError.InvalidArguments, i, "bad collect keys");
+        if (!isPubkey(ev.c) || (ev.v !== "curve" && ev.v !== "pool"))
+          return fail(LaunchError.InvalidArguments, i, "bad collect keys");
         const amount = bigintField(ev.fee);
         if (amount === null) return fail(LaunchError.InvalidArguments, i, "bad collect amount");
         if (!matches(buildCollectOp(keys, { creator: new PublicKey(ev.c), vault: ev.v, amountLamports: amount }))) {
@@ -617,7 +731,13 @@ export function validateTransaction(
         }
         // pump: CreatorMigratedToSharingConfig (curve) / CreatorVaultMigratedToSharingConfig (AMM)
         if (state.account(ev.c)?.owner === keys.feeProgram.toBase58()) {
-          return fail(ev.v === "curve" ? LaunchError.CreatorMigratedToSharingConfig : LaunchError.CreatorVaultMigratedToSharingConfig, i, "creator has been migrated to sharing config");
+          return fail(
+            ev.v === "curve"
+              ? LaunchError.CreatorMigratedToSharingConfig
+              : LaunchError.CreatorVaultMigratedToSharingConfig,
+            i,
+            "creator has been migrated to sharing config",
+          );
         }
         const vault = keys.vault(ev.v, ev.c);
         const vaultAddress = vault.publicKey.toBase58();
@@ -635,20 +755,36 @@ export function validateTransaction(
       case "share":
         return fail(LaunchError.UnauthorizedSigner, i, "share is the program's own op");
       case "distribute": {
-        if (!isPubkey(ev.m) || (ev.v !== "curve" && ev.v !== "pool")) return fail(LaunchError.InvalidArguments, i, "bad distribute keys");
+        if (!isPubkey(ev.m) || (ev.v !== "curve" && ev.v !== "pool"))
+          return fail(LaunchError.InvalidArguments, i, "bad distribute keys");
         const distributed = bigintField(ev.fee);
         if (distributed === null) return fail(LaunchError.InvalidArguments, i, "bad distribute amount");
         const sc = keys.sharingConfig(ev.m).publicKey.toBase58();
         if (state.creatorOf(ev.m) !== sc) {
-          return fail(LaunchError.BondingCurveAndSharingConfigCreatorMismatch, i, "bonding curve creator does not match sharing config");
+          return fail(
+            LaunchError.BondingCurveAndSharingConfigCreatorMismatch,
+            i,
+            "bonding curve creator does not match sharing config",
+          );
         }
         const configAccount = state.account(sc);
-        if (!configAccount || configAccount.owner !== keys.feeProgram.toBase58()) return fail(LaunchError.UnknownMint, i, "no sharing config");
+        if (!configAccount || configAccount.owner !== keys.feeProgram.toBase58())
+          return fail(LaunchError.UnknownMint, i, "no sharing config");
         const config = decodeLocalSharingConfig(configAccount.data);
         if (!config) return fail(LaunchError.UnknownMint, i, "unreadable sharing config");
         if (!config.active) return fail(LaunchError.SharingConfigNotActive, i, "sharing config is not active");
-        const expected = buildDistributeOp(keys, { mint: new PublicKey(ev.m), vault: ev.v, distributedLamports: distributed, shareholders: config.shareholders });
-        if (!matches(expected)) return fail(LaunchError.ShareholdersAndRemainingAccountsMismatch, i, "distribute op does not match the config's shareholders");
+        const expected = buildDistributeOp(keys, {
+          mint: new PublicKey(ev.m),
+          vault: ev.v,
+          distributedLamports: distributed,
+          shareholders: config.shareholders,
+        });
+        if (!matches(expected))
+          return fail(
+            LaunchError.ShareholdersAndRemainingAccountsMismatch,
+            i,
+            "distribute op does not match the config's shareholders",
+          );
         const vault = keys.vault(ev.v, sc);
         const vaultAddress = vault.publicKey.toBase58();
         const total = (collectedPerVault.get(vaultAddress) ?? 0n) + distributed;
@@ -675,7 +811,9 @@ export function validateTransaction(
 }
 
 /** The SharingConfig layout (encodeSharingConfig); null when it is not one. */
-export function decodeLocalSharingConfig(data: Uint8Array): { active: boolean; shareholders: { address: string; shareBps: number }[] } | null {
+export function decodeLocalSharingConfig(
+  data: Uint8Array,
+): { active: boolean; shareholders: { address: string; shareBps: number }[] } | null {
   try {
     const { active, shareholders } = decodeSharingConfig(data);
     return { active, shareholders };

@@ -37,7 +37,15 @@ interface Filter {
 type Sub =
   | { kind: "signature"; id: number; conn: Conn; commitment: Commitment; signature: string; received: boolean }
   | { kind: "account"; id: number; conn: Conn; commitment: Commitment; pubkey: string; encoding: Encoding }
-  | { kind: "program"; id: number; conn: Conn; commitment: Commitment; program: string; encoding: Encoding; filters: Filter[] }
+  | {
+      kind: "program";
+      id: number;
+      conn: Conn;
+      commitment: Commitment;
+      program: string;
+      encoding: Encoding;
+      filters: Filter[];
+    }
   | { kind: "logs"; id: number; conn: Conn; commitment: Commitment; mentions: string | null }
   | { kind: "slot"; id: number; conn: Conn }
   | { kind: "root"; id: number; conn: Conn };
@@ -55,7 +63,10 @@ interface PendingSlot {
 }
 
 class SubError extends Error {
-  constructor(readonly code: number, message: string) {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -83,7 +94,10 @@ export class PubSubServer {
   private unlisten: (() => void) | null = null;
   port = 0;
 
-  constructor(private readonly node: LocalNode, private readonly log: (m: string) => void = () => {}) {}
+  constructor(
+    private readonly node: LocalNode,
+    private readonly log: (m: string) => void = () => {},
+  ) {}
 
   listen(port: number): number {
     this.server = Bun.serve({
@@ -105,7 +119,8 @@ export class PubSubServer {
           ws.data.ws = ws;
           this.conns.add(ws.data);
         },
-        message: (ws, message) => this.onMessage(ws.data, typeof message === "string" ? message : Buffer.from(message).toString("utf8")),
+        message: (ws, message) =>
+          this.onMessage(ws.data, typeof message === "string" ? message : Buffer.from(message).toString("utf8")),
         close: (ws) => this.onClose(ws.data),
       },
     });
@@ -163,8 +178,10 @@ export class PubSubServer {
       // kit's keep-alive pings carry no id: a notification, so no answer.
       if (id === undefined && method === "ping") return undefined;
       const unsubscribeKind = UNSUBSCRIBE[method];
-      if (unsubscribeKind) return { jsonrpc: "2.0", result: this.unsubscribe(conn, unsubscribeKind, p[0]), id: id ?? null };
-      if (conn.subs.size >= MAX_SUBSCRIPTIONS_PER_CONNECTION) throw new SubError(-32602, "Invalid params: too many subscriptions on this connection");
+      if (unsubscribeKind)
+        return { jsonrpc: "2.0", result: this.unsubscribe(conn, unsubscribeKind, p[0]), id: id ?? null };
+      if (conn.subs.size >= MAX_SUBSCRIPTIONS_PER_CONNECTION)
+        throw new SubError(-32602, "Invalid params: too many subscriptions on this connection");
       const sub = this.subscribe(conn, method, p, after);
       return { jsonrpc: "2.0", result: sub.id, id: id ?? null };
     } catch (e) {
@@ -182,12 +199,24 @@ export class PubSubServer {
         const signature = stringParam(p[0], "signature");
         if (bs58Length(signature) !== 64) throw new SubError(-32602, "Invalid params: invalid signature");
         const cfg = configOf(p[1]);
-        sub = { kind: "signature", id, conn, commitment: commitmentOf(cfg), signature, received: cfg.enableReceivedNotification === true };
+        sub = {
+          kind: "signature",
+          id,
+          conn,
+          commitment: commitmentOf(cfg),
+          signature,
+          received: cfg.enableReceivedNotification === true,
+        };
         const status = this.node.getSignatureStatus(signature, true);
         if (status && reaches(status.commitment, sub.commitment)) {
           // Already there: one notification and the subscription is spent, as agave does.
           const s = sub;
-          after.push(() => this.notify(s, "signatureNotification", { context: { slot: status.record.slot }, value: { err: status.record.err } }));
+          after.push(() =>
+            this.notify(s, "signatureNotification", {
+              context: { slot: status.record.slot },
+              value: { err: status.record.err },
+            }),
+          );
           return sub;
         }
         indexAdd(this.signatureSubs, signature, sub);
@@ -203,7 +232,15 @@ export class PubSubServer {
       case "programSubscribe": {
         const program = pubkeyParam(p[0]);
         const cfg = configOf(p[1]);
-        sub = { kind: "program", id, conn, commitment: commitmentOf(cfg), program, encoding: encodingOf(cfg), filters: filtersOf(cfg.filters) };
+        sub = {
+          kind: "program",
+          id,
+          conn,
+          commitment: commitmentOf(cfg),
+          program,
+          encoding: encodingOf(cfg),
+          filters: filtersOf(cfg.filters),
+        };
         indexAdd(this.programSubs, program, sub);
         break;
       }
@@ -229,7 +266,8 @@ export class PubSubServer {
   }
 
   private unsubscribe(conn: Conn, kind: Sub["kind"], rawId: unknown): boolean {
-    const id = typeof rawId === "number" ? rawId : typeof rawId === "string" && /^\d+$/.test(rawId) ? Number(rawId) : NaN;
+    const id =
+      typeof rawId === "number" ? rawId : typeof rawId === "string" && /^\d+$/.test(rawId) ? Number(rawId) : NaN;
     const sub = conn.subs.get(id);
     if (!sub || sub.kind !== kind) throw new SubError(-32602, "Invalid subscription id.");
     this.remove(sub);
@@ -239,12 +277,24 @@ export class PubSubServer {
   private remove(sub: Sub): void {
     sub.conn.subs.delete(sub.id);
     switch (sub.kind) {
-      case "signature": indexDelete(this.signatureSubs, sub.signature, sub); break;
-      case "account": indexDelete(this.accountSubs, sub.pubkey, sub); break;
-      case "program": indexDelete(this.programSubs, sub.program, sub); break;
-      case "logs": this.logsSubs.delete(sub); break;
-      case "slot": this.slotSubs.delete(sub); break;
-      case "root": this.rootSubs.delete(sub); break;
+      case "signature":
+        indexDelete(this.signatureSubs, sub.signature, sub);
+        break;
+      case "account":
+        indexDelete(this.accountSubs, sub.pubkey, sub);
+        break;
+      case "program":
+        indexDelete(this.programSubs, sub.program, sub);
+        break;
+      case "logs":
+        this.logsSubs.delete(sub);
+        break;
+      case "slot":
+        this.slotSubs.delete(sub);
+        break;
+      case "root":
+        this.rootSubs.delete(sub);
+        break;
     }
   }
 
@@ -282,7 +332,8 @@ export class PubSubServer {
     if (waiting) {
       for (const s of [...waiting]) {
         if (s.commitment === "processed") this.notifySignature(s, record);
-        else if (s.received) this.notify(s, "signatureNotification", { context: { slot: record.slot }, value: "receivedSignature" });
+        else if (s.received)
+          this.notify(s, "signatureNotification", { context: { slot: record.slot }, value: "receivedSignature" });
       }
     }
     if (this.logsSubs.size === 0) return;
@@ -295,7 +346,8 @@ export class PubSubServer {
   }
 
   private onSlot(e: { closed: bigint; opened: bigint; finalized: bigint | null }): void {
-    for (const s of this.slotSubs) this.notify(s, "slotNotification", { parent: e.closed, root: e.finalized ?? 0n, slot: e.opened });
+    for (const s of this.slotSubs)
+      this.notify(s, "slotNotification", { parent: e.closed, root: e.finalized ?? 0n, slot: e.opened });
     if (e.finalized !== null) for (const s of this.rootSubs) this.notify(s, "rootNotification", e.finalized);
 
     const confirmed = this.pending.get(e.closed);
@@ -313,7 +365,8 @@ export class PubSubServer {
       const status = this.node.getSignatureStatus(signature, true);
       if (!status) continue;
       for (const s of [...subs]) {
-        if (reaches(status.commitment, s.commitment)) this.notifySignature(s, { slot: status.record.slot, err: status.record.err });
+        if (reaches(status.commitment, s.commitment))
+          this.notifySignature(s, { slot: status.record.slot, err: status.record.err });
       }
     }
   }
@@ -321,7 +374,8 @@ export class PubSubServer {
   private deliver(p: PendingSlot, commitment: Commitment): void {
     for (const [pubkey, u] of p.accounts) {
       for (const s of this.accountSubs.get(pubkey) ?? []) if (s.commitment === commitment) this.notifyAccount(s, u);
-      for (const s of this.programSubs.get(u.owner.toBase58()) ?? []) if (s.commitment === commitment) this.notifyProgram(s, u);
+      for (const s of this.programSubs.get(u.owner.toBase58()) ?? [])
+        if (s.commitment === commitment) this.notifyProgram(s, u);
     }
     for (const r of p.txs) for (const s of this.logsSubs) if (s.commitment === commitment) this.notifyLogs(s, r);
   }
@@ -351,12 +405,18 @@ export class PubSubServer {
     // A program's account that closed is no longer the program's: nothing to tell.
     if (u.lamports === 0n) return;
     if (!s.filters.every((f) => filterMatches(f, u.data))) return;
-    this.notify(s, "programNotification", { context: { slot: u.slot }, value: { pubkey: u.pubkey.toBase58(), account: accountJson(u, s.encoding) } });
+    this.notify(s, "programNotification", {
+      context: { slot: u.slot },
+      value: { pubkey: u.pubkey.toBase58(), account: accountJson(u, s.encoding) },
+    });
   }
 
   private notifyLogs(s: Sub & { kind: "logs" }, r: TxRecord): void {
     if (s.mentions !== null && !r.accountKeys.some((k) => k.toBase58() === s.mentions)) return;
-    this.notify(s, "logsNotification", { context: { slot: r.slot }, value: { signature: r.signature, err: r.err, logs: r.logs } });
+    this.notify(s, "logsNotification", {
+      context: { slot: r.slot },
+      value: { signature: r.signature, err: r.err, logs: r.logs },
+    });
   }
 
   private notify(s: Sub, method: string, result: unknown): void {
@@ -401,12 +461,21 @@ function encodingOf(cfg: Config): Encoding {
 
 function filtersOf(v: unknown): Filter[] {
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v) || v.length > MAX_FILTERS) throw new SubError(-32602, `Invalid params: at most ${MAX_FILTERS} filters`);
+  if (!Array.isArray(v) || v.length > MAX_FILTERS)
+    throw new SubError(-32602, `Invalid params: at most ${MAX_FILTERS} filters`);
   return v.map((f) => {
     const o = configOf(f) as { dataSize?: unknown; memcmp?: { offset?: unknown; bytes?: unknown; encoding?: unknown } };
-    if (typeof o.dataSize === "number" && Number.isInteger(o.dataSize) && o.dataSize >= 0) return { dataSize: o.dataSize };
+    if (typeof o.dataSize === "number" && Number.isInteger(o.dataSize) && o.dataSize >= 0)
+      return { dataSize: o.dataSize };
     const m = o.memcmp;
-    if (m && typeof m.offset === "number" && Number.isInteger(m.offset) && m.offset >= 0 && typeof m.bytes === "string" && m.bytes.length <= 256) {
+    if (
+      m &&
+      typeof m.offset === "number" &&
+      Number.isInteger(m.offset) &&
+      m.offset >= 0 &&
+      typeof m.bytes === "string" &&
+      m.bytes.length <= 256
+    ) {
       try {
         const bytes = m.encoding === "base64" ? Buffer.from(m.bytes, "base64") : bs58.decode(m.bytes);
         return { memcmp: { offset: m.offset, bytes } };
@@ -436,7 +505,7 @@ function logsFilterOf(v: unknown): string | null {
     if (mentions.length !== 1) throw new SubError(-32602, "Invalid Request: Only 1 address supported");
     return pubkeyParam(mentions[0]);
   }
-  throw new SubError(-32602, "Invalid params: logs filter must be \"all\", \"allWithVotes\" or {\"mentions\": [address]}");
+  throw new SubError(-32602, 'Invalid params: logs filter must be "all", "allWithVotes" or {"mentions": [address]}');
 }
 
 function stringParam(v: unknown, name: string): string {
@@ -472,7 +541,9 @@ function accountJson(u: AccountUpdate, encoding: Encoding) {
   // jsonParsed where there is a parser (lookup tables), else base64, as agave's does.
   const parsed = encoding === "jsonParsed" && !closed ? parsedAccountData(u.owner, data) : null;
   return {
-    data: parsed ?? (encoding === "base58" ? [bs58.encode(data), "base58"] : [Buffer.from(data).toString("base64"), "base64"]),
+    data:
+      parsed ??
+      (encoding === "base58" ? [bs58.encode(data), "base58"] : [Buffer.from(data).toString("base64"), "base64"]),
     executable: closed ? false : u.executable,
     lamports: u.lamports,
     owner: closed ? SYSTEM_PROGRAM : u.owner.toBase58(),

@@ -151,7 +151,11 @@ export class RpcServer {
       return {
         status: 429,
         headers: { "content-type": "application/json", "retry-after": String(injected.retryAfterSec) },
-        body: stringifyJson({ jsonrpc: "2.0", error: { code: 429, message: "Too many requests (injected)" }, id: null }),
+        body: stringifyJson({
+          jsonrpc: "2.0",
+          error: { code: 429, message: "Too many requests (injected)" },
+          id: null,
+        }),
       };
     }
     if (fault?.mode === "timeout" || injected?.as === "timeout") {
@@ -181,11 +185,15 @@ export class RpcServer {
         resolve();
       }, ms);
       this.held.add(t);
-      signal?.addEventListener("abort", () => {
-        clearTimeout(t);
-        this.held.delete(t);
-        reject(new DOMException("The operation was aborted.", "AbortError"));
-      }, { once: true });
+      signal?.addEventListener(
+        "abort",
+        () => {
+          clearTimeout(t);
+          this.held.delete(t);
+          reject(new DOMException("The operation was aborted.", "AbortError"));
+        },
+        { once: true },
+      );
     });
   }
 
@@ -204,7 +212,14 @@ export class RpcServer {
       return { jsonrpc: "2.0", result, id };
     } catch (e) {
       if (e instanceof RpcError) {
-        return { jsonrpc: "2.0", error: e.data === undefined ? { code: e.code, message: e.message } : { code: e.code, message: e.message, data: e.data }, id };
+        return {
+          jsonrpc: "2.0",
+          error:
+            e.data === undefined
+              ? { code: e.code, message: e.message }
+              : { code: e.code, message: e.message, data: e.data },
+          id,
+        };
       }
       this.log(`rpc ${method} failed: ${(e as Error).stack ?? e}`);
       return { jsonrpc: "2.0", error: { code: -32603, message: `Internal error: ${(e as Error).message}` }, id };
@@ -223,7 +238,12 @@ export class RpcServer {
     const last = params[params.length - 1];
     const cfg = last && typeof last === "object" && !Array.isArray(last) ? (last as Config) : {};
     const finalizedBehind = FINALIZATION_SLOTS + 1n;
-    const slot = cfg.commitment === "finalized" && method !== "getTransaction" ? (at > finalizedBehind ? at - finalizedBehind : 0n) : at;
+    const slot =
+      cfg.commitment === "finalized" && method !== "getTransaction"
+        ? at > finalizedBehind
+          ? at - finalizedBehind
+          : 0n
+        : at;
     const min = cfg.minContextSlot;
     if (typeof min === "number" && Number.isFinite(min) && BigInt(Math.floor(min)) > slot) {
       this.faults.countMinContextRefusal();
@@ -254,21 +274,30 @@ export class RpcServer {
       transactionCount: this.node.stats.processed + this.node.stats.failed,
     }),
     getLatestBlockhash: (_p, v) => {
-      const { blockhash, lastValidBlockHeight } = v.at < this.node.getSlot() ? this.node.blockhashAt(v.at) : this.node.getLatestBlockhash();
+      const { blockhash, lastValidBlockHeight } =
+        v.at < this.node.getSlot() ? this.node.blockhashAt(v.at) : this.node.getLatestBlockhash();
       return { context: this.ctx(v), value: { blockhash, lastValidBlockHeight } };
     },
-    isBlockhashValid: (p, v) => ({ context: this.ctx(v), value: this.node.isBlockhashValid(stringParam(p[0], "blockhash")) }),
+    isBlockhashValid: (p, v) => ({
+      context: this.ctx(v),
+      value: this.node.isBlockhashValid(stringParam(p[0], "blockhash")),
+    }),
     getMinimumBalanceForRentExemption: (p) => {
       const len = Number(p[0] ?? 0);
-      if (!Number.isInteger(len) || len < 0 || len > 10 * 1024 * 1024) throw new RpcError(-32602, "Invalid params: data length");
+      if (!Number.isInteger(len) || len < 0 || len > 10 * 1024 * 1024)
+        throw new RpcError(-32602, "Invalid params: data length");
       return this.node.minimumBalanceForRentExemption(len);
     },
-    getBalance: (p, v) => ({ context: this.ctx(v), value: this.node.getAccountAt(pubkeyParam(p[0]), v.at)?.lamports ?? 0n }),
+    getBalance: (p, v) => ({
+      context: this.ctx(v),
+      value: this.node.getAccountAt(pubkeyParam(p[0]), v.at)?.lamports ?? 0n,
+    }),
     getAccountInfo: (p, v) => ({ context: this.ctx(v), value: this.accountJson(pubkeyParam(p[0]), configOf(p[1]), v) }),
     getMultipleAccounts: (p, v) => {
       const list = p[0];
       if (!Array.isArray(list)) throw new RpcError(-32602, "Invalid params: expected an array of addresses");
-      if (list.length > MAX_MULTIPLE_ACCOUNTS) throw new RpcError(-32602, `Too many inputs provided; max ${MAX_MULTIPLE_ACCOUNTS}`);
+      if (list.length > MAX_MULTIPLE_ACCOUNTS)
+        throw new RpcError(-32602, `Too many inputs provided; max ${MAX_MULTIPLE_ACCOUNTS}`);
       const cfg = configOf(p[1]);
       return { context: this.ctx(v), value: list.map((a) => this.accountJson(pubkeyParam(a), cfg, v)) };
     },
@@ -314,8 +343,13 @@ export class RpcServer {
       } catch {
         throw new RpcError(-32602, "invalid transaction: failed to deserialize");
       }
-      if (cfg.sigVerify && cfg.replaceRecentBlockhash) throw new RpcError(-32602, "sigVerify may not be used with replaceRecentBlockhash");
-      const sim = this.node.simulate(tx, { sigVerify: cfg.sigVerify === true, replaceRecentBlockhash: cfg.replaceRecentBlockhash === true, coSign: true });
+      if (cfg.sigVerify && cfg.replaceRecentBlockhash)
+        throw new RpcError(-32602, "sigVerify may not be used with replaceRecentBlockhash");
+      const sim = this.node.simulate(tx, {
+        sigVerify: cfg.sigVerify === true,
+        replaceRecentBlockhash: cfg.replaceRecentBlockhash === true,
+        coSign: true,
+      });
       const latest = this.node.getLatestBlockhash();
       return {
         context: this.ctx(v),
@@ -325,7 +359,9 @@ export class RpcServer {
           accounts: null,
           unitsConsumed: sim.unitsConsumed,
           returnData: null,
-          innerInstructions: cfg.innerInstructions ? sim.innerInstructions.map((i) => ({ index: i.index, instructions: i.instructions.map(ixJson) })) : null,
+          innerInstructions: cfg.innerInstructions
+            ? sim.innerInstructions.map((i) => ({ index: i.index, instructions: i.instructions.map(ixJson) }))
+            : null,
           replacementBlockhash: cfg.replaceRecentBlockhash ? latest : null,
         },
       };
@@ -333,7 +369,8 @@ export class RpcServer {
     getSignatureStatuses: (p, v) => {
       const sigs = p[0];
       if (!Array.isArray(sigs)) throw new RpcError(-32602, "Invalid params: expected an array of signatures");
-      if (sigs.length > MAX_SIGNATURE_STATUSES) throw new RpcError(-32602, `Too many inputs provided; max ${MAX_SIGNATURE_STATUSES}`);
+      if (sigs.length > MAX_SIGNATURE_STATUSES)
+        throw new RpcError(-32602, `Too many inputs provided; max ${MAX_SIGNATURE_STATUSES}`);
       const history = configOf(p[1]).searchTransactionHistory === true;
       return {
         context: this.ctx(v),
@@ -355,14 +392,17 @@ export class RpcServer {
       const cfg = configOf(p[1]) as Config & { limit?: number; before?: string; until?: string };
       const limit = cfg.limit ?? 1000;
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new RpcError(-32602, "Invalid limit; max 1000");
-      return this.node.signaturesForAddress(address, { limit, before: cfg.before, until: cfg.until }).filter((r) => r.slot <= v.at).map((r) => ({
-        signature: r.signature,
-        slot: r.slot,
-        err: r.err,
-        memo: null,
-        blockTime: r.blockTimeSec,
-        confirmationStatus: this.node.commitmentOf(r.slot, v.at),
-      }));
+      return this.node
+        .signaturesForAddress(address, { limit, before: cfg.before, until: cfg.until })
+        .filter((r) => r.slot <= v.at)
+        .map((r) => ({
+          signature: r.signature,
+          slot: r.slot,
+          err: r.err,
+          memo: null,
+          blockTime: r.blockTimeSec,
+          confirmationStatus: this.node.commitmentOf(r.slot, v.at),
+        }));
     },
     getTransaction: (p, v) => {
       const signature = stringParam(p[0], "signature");
@@ -371,7 +411,10 @@ export class RpcServer {
       if (!record) return null;
       const version = record.tx.version === "legacy" ? "legacy" : record.tx.version;
       if (version !== "legacy" && cfg.maxSupportedTransactionVersion === undefined) {
-        throw new RpcError(-32015, "Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: \"maxSupportedTransactionVersion\": 0");
+        throw new RpcError(
+          -32015,
+          'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
+        );
       }
       // As agave: "processed" is refused, the default is "finalized", and a transaction is only
       // returned once its slot has reached the asked commitment.
@@ -380,13 +423,19 @@ export class RpcServer {
       const reached = this.node.commitmentOf(record.slot, v.at);
       if (reached === "processed" || (asked === "finalized" && reached !== "finalized")) return null;
       const encoding = cfg.encoding ?? "json";
-      if (encoding !== "json" && encoding !== "base64" && encoding !== "base58") throw new RpcError(-32602, `Invalid params: unsupported encoding ${encoding}`);
+      if (encoding !== "json" && encoding !== "base64" && encoding !== "base58")
+        throw new RpcError(-32602, `Invalid params: unsupported encoding ${encoding}`);
       const wire = record.tx.serialize();
       return {
         slot: record.slot,
         blockTime: record.blockTimeSec,
         version: cfg.maxSupportedTransactionVersion === undefined ? undefined : version,
-        transaction: encoding === "json" ? txJson(record) : encoding === "base64" ? [Buffer.from(wire).toString("base64"), "base64"] : [bs58.encode(wire), "base58"],
+        transaction:
+          encoding === "json"
+            ? txJson(record)
+            : encoding === "base64"
+              ? [Buffer.from(wire).toString("base64"), "base64"]
+              : [bs58.encode(wire), "base58"],
         meta: metaJson(record),
       };
     },
@@ -400,7 +449,9 @@ export class RpcServer {
     if (cfg.dataSlice) data = data.subarray(cfg.dataSlice.offset, cfg.dataSlice.offset + cfg.dataSlice.length);
     const parsed = encoding === "jsonParsed" && !cfg.dataSlice ? parsedAccountData(acc.owner, data) : null;
     return {
-      data: parsed ?? (encoding === "base58" ? [bs58.encode(data), "base58"] : [Buffer.from(data).toString("base64"), "base64"]),
+      data:
+        parsed ??
+        (encoding === "base58" ? [bs58.encode(data), "base58"] : [Buffer.from(data).toString("base64"), "base64"]),
       executable: acc.executable,
       lamports: acc.lamports,
       owner: acc.owner.toBase58(),
@@ -455,11 +506,22 @@ function uiAmount(amount: bigint, decimals: number) {
 }
 
 function ixJson(ix: { programIdIndex: number; accounts: number[]; data: Uint8Array; stackHeight: number | null }) {
-  return { programIdIndex: ix.programIdIndex, accounts: ix.accounts, data: bs58.encode(ix.data), stackHeight: ix.stackHeight };
+  return {
+    programIdIndex: ix.programIdIndex,
+    accounts: ix.accounts,
+    data: bs58.encode(ix.data),
+    stackHeight: ix.stackHeight,
+  };
 }
 
 function tokenBalanceJson(b: TokenBalance) {
-  return { accountIndex: b.accountIndex, mint: b.mint, owner: b.owner, programId: b.programId, uiTokenAmount: uiAmount(b.amount, b.decimals) };
+  return {
+    accountIndex: b.accountIndex,
+    mint: b.mint,
+    owner: b.owner,
+    programId: b.programId,
+    uiTokenAmount: uiAmount(b.amount, b.decimals),
+  };
 }
 
 function txJson(record: TxRecord) {
@@ -472,7 +534,13 @@ function txJson(record: TxRecord) {
       recentBlockhash: m.recentBlockhash,
       instructions: record.instructions.map(ixJson),
       ...(record.tx.version === 0
-        ? { addressTableLookups: m.addressTableLookups.map((l) => ({ accountKey: l.accountKey.toBase58(), writableIndexes: l.writableIndexes, readonlyIndexes: l.readonlyIndexes })) }
+        ? {
+            addressTableLookups: m.addressTableLookups.map((l) => ({
+              accountKey: l.accountKey.toBase58(),
+              writableIndexes: l.writableIndexes,
+              readonlyIndexes: l.readonlyIndexes,
+            })),
+          }
         : {}),
     },
   };
@@ -485,12 +553,18 @@ function metaJson(record: TxRecord) {
     fee: record.feeLamports,
     preBalances: record.preBalances,
     postBalances: record.postBalances,
-    innerInstructions: record.innerInstructions.map((i) => ({ index: i.index, instructions: i.instructions.map(ixJson) })),
+    innerInstructions: record.innerInstructions.map((i) => ({
+      index: i.index,
+      instructions: i.instructions.map(ixJson),
+    })),
     logMessages: record.logs,
     preTokenBalances: record.preTokenBalances.map(tokenBalanceJson),
     postTokenBalances: record.postTokenBalances.map(tokenBalanceJson),
     rewards: [],
-    loadedAddresses: { writable: record.loadedAddresses.writable.map((k) => k.toBase58()), readonly: record.loadedAddresses.readonly.map((k) => k.toBase58()) },
+    loadedAddresses: {
+      writable: record.loadedAddresses.writable.map((k) => k.toBase58()),
+      readonly: record.loadedAddresses.readonly.map((k) => k.toBase58()),
+    },
     computeUnitsConsumed: record.computeUnits,
   };
 }

@@ -123,7 +123,10 @@ function asAccountInfo(s: AccountSnapshot): AccountInfo<Buffer> {
   return { data: Buffer.from(s.data), owner: pk(s.owner), executable: s.executable, lamports: 0 };
 }
 
-export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunchProgramOptions = {}): PumpLaunchProgram {
+export function createPumpLaunchProgram(
+  reader: ChainReader,
+  options: PumpLaunchProgramOptions = {},
+): PumpLaunchProgram {
   const random = options.random ?? Math.random;
 
   const vaultAddresses = (token: TokenRef): VaultAddresses => {
@@ -165,12 +168,23 @@ export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunch
       );
       // The creator as the programs read it (PUMP.md §7: never cached): the curve's creator, and
       // the pool's coin creator once migrated. Fee sharing moves both to the sharing config.
-      const currentCreators = rows.map((r) => currentCreatorOf(r.token, accounts.get(r.bondingCurve), accounts.get(r.pool)));
+      const currentCreators = rows.map((r) =>
+        currentCreatorOf(r.token, accounts.get(r.bondingCurve), accounts.get(r.pool)),
+      );
       const moved = [...new Set(currentCreators.filter((c): c is string => c !== null))];
       const second = moved.length
         ? await reader.getAccounts(
-            [...new Set(rows.flatMap((r, i) => (currentCreators[i] ? [pumpPdas.sharingConfig(pk(r.token.mint)).toBase58()] : [])))].concat(
-              moved.flatMap((c) => [pumpPdas.creatorVault(pk(c)).toBase58(), pumpPdas.ammCreatorVaultWsolAta(pk(c)).toBase58()]),
+            [
+              ...new Set(
+                rows.flatMap((r, i) =>
+                  currentCreators[i] ? [pumpPdas.sharingConfig(pk(r.token.mint)).toBase58()] : [],
+                ),
+              ),
+            ].concat(
+              moved.flatMap((c) => [
+                pumpPdas.creatorVault(pk(c)).toBase58(),
+                pumpPdas.ammCreatorVaultWsolAta(pk(c)).toBase58(),
+              ]),
             ),
           )
         : new Map<string, AccountSnapshot | null>();
@@ -228,7 +242,9 @@ export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunch
           // so everything the distribution brought moves on (`move` assumed the reserve came out of
           // the fees); the treasury's net gain, and so the credit, is the fees less that reserve.
           if (empty) {
-            out.push(SystemProgram.transfer({ fromPubkey: treasury, toPubkey: creator, lamports: CREATOR_RESERVE_LAMPORTS }));
+            out.push(
+              SystemProgram.transfer({ fromPubkey: treasury, toPubkey: creator, lamports: CREATOR_RESERVE_LAMPORTS }),
+            );
             rentBack += CREATOR_RESERVE_LAMPORTS;
           }
           out.push(...distributeInstructions(token, sharing));
@@ -245,7 +261,12 @@ export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunch
           if (!collected.has(event.creator)) continue;
           if (event.kind === "collectCreatorFee") {
             // only SOL: a non-SOL quote pays tokens into an ATA, not lamports
-            if (event.quoteMint !== null && event.quoteMint !== PublicKey.default.toBase58() && event.quoteMint !== NATIVE_MINT.toBase58()) continue;
+            if (
+              event.quoteMint !== null &&
+              event.quoteMint !== PublicKey.default.toBase58() &&
+              event.quoteMint !== NATIVE_MINT.toBase58()
+            )
+              continue;
             collected.set(event.creator, collected.get(event.creator)! + event.feeLamports);
           } else if (event.kind === "collectCoinCreatorFee") {
             if (event.vaultAta !== pumpPdas.ammCreatorVaultWsolAta(pk(event.creator)).toBase58()) continue;
@@ -293,7 +314,9 @@ export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunch
       if (
         createEvent &&
         createEvent.kind === "create" &&
-        (createEvent.creator !== args.creator || createEvent.uri !== args.uri || createEvent.bondingCurve !== bondingCurve)
+        (createEvent.creator !== args.creator ||
+          createEvent.uri !== args.uri ||
+          createEvent.bondingCurve !== bondingCurve)
       ) {
         return { ok: false, reason: "CreateEvent disagrees with the instruction" };
       }
@@ -366,7 +389,10 @@ export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunch
         buyIx.data = encodeBuyExactSolIn(lamports, minTokenOut);
         const ata = getAssociatedTokenAddressSync(mint, buyer, true, tokenProgram);
         return {
-          instructions: [createAssociatedTokenAccountIdempotentInstruction(buyer, ata, buyer, mint, tokenProgram), buyIx],
+          instructions: [
+            createAssociatedTokenAccountIdempotentInstruction(buyer, ata, buyer, mint, tokenProgram),
+            buyIx,
+          ],
           minTokenOut,
         };
       }
@@ -389,13 +415,19 @@ export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunch
       const userBaseAccount = more.get(userBase.toBase58());
       const userQuoteAccount = more.get(userQuote.toBase58());
       const state: SwapSolanaState = {
-        globalConfig: PUMP_AMM_SDK.decodeGlobalConfig(asAccountInfo(mustGet(more, GLOBAL_CONFIG_PDA.toBase58(), "AMM global config"))),
+        globalConfig: PUMP_AMM_SDK.decodeGlobalConfig(
+          asAccountInfo(mustGet(more, GLOBAL_CONFIG_PDA.toBase58(), "AMM global config")),
+        ),
         feeConfig: ammFeeConfig ? PUMP_AMM_SDK.decodeFeeConfig(asAccountInfo(ammFeeConfig)) : null,
         poolKey: pk(poolAddr),
         poolAccountInfo: asAccountInfo(poolAccount),
         pool,
-        poolBaseAmount: toBN(AccountLayout.decode(mustGet(more, pool.poolBaseTokenAccount.toBase58(), "pool base account").data).amount),
-        poolQuoteAmount: toBN(AccountLayout.decode(mustGet(more, pool.poolQuoteTokenAccount.toBase58(), "pool quote account").data).amount),
+        poolBaseAmount: toBN(
+          AccountLayout.decode(mustGet(more, pool.poolBaseTokenAccount.toBase58(), "pool base account").data).amount,
+        ),
+        poolQuoteAmount: toBN(
+          AccountLayout.decode(mustGet(more, pool.poolQuoteTokenAccount.toBase58(), "pool quote account").data).amount,
+        ),
         baseTokenProgram: tokenProgram,
         quoteTokenProgram: pk(mustGet(more, pool.quoteMint.toBase58(), "quote mint").owner),
         baseMint: mint,
@@ -429,7 +461,9 @@ export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunch
       // while the whole order is booked as burned. buy_exact_quote_in takes the same accounts and
       // spends exactly `spendable_quote_in` (fees included), so what is booked is what left.
       const instructions = await PUMP_AMM_SDK.buyInstructions(state, toBN(minTokenOut), toBN(lamports));
-      const buyIx = instructions.find((ix) => ix.programId.equals(PUMP_AMM_PROGRAM_ID) && startsWith(ix.data, DISC.buy));
+      const buyIx = instructions.find(
+        (ix) => ix.programId.equals(PUMP_AMM_PROGRAM_ID) && startsWith(ix.data, DISC.buy),
+      );
       if (!buyIx) throw new LaunchProgramError("the AMM buy instruction is missing");
       buyIx.data = encodeBuyExactQuoteIn(lamports, minTokenOut);
       return { instructions, minTokenOut };
@@ -553,7 +587,11 @@ export function createPumpLaunchProgram(reader: ChainReader, options: PumpLaunch
  * curve's `creator`, else the pool's `coin_creator` (a coin can be migrated on either). null when
  * both still name the derived key (or cannot be read: nothing is concluded from a missing account).
  */
-function currentCreatorOf(token: TokenRef, curve: AccountSnapshot | null | undefined, pool: AccountSnapshot | null | undefined): string | null {
+function currentCreatorOf(
+  token: TokenRef,
+  curve: AccountSnapshot | null | undefined,
+  pool: AccountSnapshot | null | undefined,
+): string | null {
   const zero = PublicKey.default.toBase58();
   if (curve && curve.owner === PUMP_PROGRAM_ID.toBase58()) {
     try {
@@ -570,18 +608,35 @@ function currentCreatorOf(token: TokenRef, curve: AccountSnapshot | null | undef
   return null;
 }
 
-function feeSharingReading(token: TokenRef, currentCreator: string, accounts: Map<string, AccountSnapshot | null>): FeeSharingReading {
+function feeSharingReading(
+  token: TokenRef,
+  currentCreator: string,
+  accounts: Map<string, AccountSnapshot | null>,
+): FeeSharingReading {
   const creatorKey = pk(currentCreator);
   const curveVault = accounts.get(pumpPdas.creatorVault(creatorKey).toBase58());
   const poolVault = accounts.get(pumpPdas.ammCreatorVaultWsolAta(creatorKey).toBase58());
-  const poolDistributableLamports = poolVault && poolVault.owner === TOKEN_PROGRAM_ID.toBase58() ? tokenAccountAmount(poolVault.data) : 0n;
+  const poolDistributableLamports =
+    poolVault && poolVault.owner === TOKEN_PROGRAM_ID.toBase58() ? tokenAccountAmount(poolVault.data) : 0n;
   const distributableLamports =
-    (curveVault && curveVault.lamports > RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS ? curveVault.lamports - RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS : 0n) +
-    poolDistributableLamports;
+    (curveVault && curveVault.lamports > RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS
+      ? curveVault.lamports - RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS
+      : 0n) + poolDistributableLamports;
   const sharingAddress = pumpPdas.sharingConfig(pk(token.mint)).toBase58();
-  const base = { currentCreator, distributableLamports, poolDistributableLamports, shareholders: [] as FeeSharingReading["shareholders"], serviceShareBps: 0, shareLamports: 0n };
+  const base = {
+    currentCreator,
+    distributableLamports,
+    poolDistributableLamports,
+    shareholders: [] as FeeSharingReading["shareholders"],
+    serviceShareBps: 0,
+    shareLamports: 0n,
+  };
   if (currentCreator !== sharingAddress) {
-    return { ...base, isSharingConfig: false, blockedReason: "the launch program's creator was changed to a key that is not the coin's sharing config" };
+    return {
+      ...base,
+      isSharingConfig: false,
+      blockedReason: "the launch program's creator was changed to a key that is not the coin's sharing config",
+    };
   }
   const account = accounts.get(sharingAddress);
   let config: SharingConfigState | null = null;
@@ -592,12 +647,20 @@ function feeSharingReading(token: TokenRef, currentCreator: string, accounts: Ma
       config = null;
     }
   }
-  if (!config || config.mint !== token.mint) return { ...base, isSharingConfig: true, blockedReason: "the coin's sharing config cannot be read" };
-  const serviceShareBps = config.shareholders.filter((h) => h.address === token.creator).reduce((n, h) => n + h.shareBps, 0);
+  if (!config || config.mint !== token.mint)
+    return { ...base, isSharingConfig: true, blockedReason: "the coin's sharing config cannot be read" };
+  const serviceShareBps = config.shareholders
+    .filter((h) => h.address === token.creator)
+    .reduce((n, h) => n + h.shareBps, 0);
   const reading = { ...base, isSharingConfig: true, shareholders: config.shareholders, serviceShareBps };
-  if (serviceShareBps === 0) return { ...reading, blockedReason: "the coin's sharing config does not name the service's key as a shareholder" };
+  if (serviceShareBps === 0)
+    return { ...reading, blockedReason: "the coin's sharing config does not name the service's key as a shareholder" };
   if (!config.active) return { ...reading, blockedReason: "the coin's sharing config is paused" };
-  return { ...reading, shareLamports: (distributableLamports * BigInt(serviceShareBps)) / 10_000n, blockedReason: null };
+  return {
+    ...reading,
+    shareLamports: (distributableLamports * BigInt(serviceShareBps)) / 10_000n,
+    blockedReason: null,
+  };
 }
 
 /** transfer_creator_fees_to_pump when the sharing config's AMM vault holds fees, then distribute. */
@@ -606,7 +669,12 @@ function distributeInstructions(token: TokenRef, sharing: FeeSharingReading): Tr
   const config = pk(sharing.currentCreator);
   // As the SDK does: graduated fees are first consolidated from the AMM vault into the Pump vault.
   if (sharing.poolDistributableLamports > 0n) out.push(transferCreatorFeesToPumpInstruction(config));
-  out.push(distributeCreatorFeesInstruction(pk(token.mint), sharing.shareholders.map((h) => pk(h.address))));
+  out.push(
+    distributeCreatorFeesInstruction(
+      pk(token.mint),
+      sharing.shareholders.map((h) => pk(h.address)),
+    ),
+  );
   return out;
 }
 
@@ -623,7 +691,15 @@ function distributedTo(tx: ConfirmedTransaction, creators: Set<string>): Map<str
   for (const ix of tx.innerInstructions) {
     const outer = tx.instructions[ix.outerIndex];
     if (!outer || outer.programId !== pumpId || !startsWith(outer.data, DISC.distributeCreatorFees)) continue;
-    if (ix.programId !== system || ix.data.length < 12 || ix.data[0] !== 2 || ix.data[1] !== 0 || ix.data[2] !== 0 || ix.data[3] !== 0) continue;
+    if (
+      ix.programId !== system ||
+      ix.data.length < 12 ||
+      ix.data[0] !== 2 ||
+      ix.data[1] !== 0 ||
+      ix.data[2] !== 0 ||
+      ix.data[3] !== 0
+    )
+      continue;
     const to = ix.accounts[1];
     if (!to || !creators.has(to) || ix.accounts[0] !== outer.accounts[3]) continue;
     const amount = new DataView(ix.data.buffer, ix.data.byteOffset + 4, 8).getBigUint64(0, true);

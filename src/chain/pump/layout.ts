@@ -55,7 +55,9 @@ export const TOKEN_ACCOUNT_RENT_LAMPORTS = 2_039_280n;
 const pdaCache = new Map<string, PublicKey>();
 const PDA_CACHE_MAX = 50_000;
 function pda(programId: PublicKey, seeds: (string | PublicKey | Uint8Array)[]): PublicKey {
-  const bytes = seeds.map((s) => (typeof s === "string" ? new TextEncoder().encode(s) : s instanceof PublicKey ? s.toBytes() : s));
+  const bytes = seeds.map((s) =>
+    typeof s === "string" ? new TextEncoder().encode(s) : s instanceof PublicKey ? s.toBytes() : s,
+  );
   const key = programId.toBase58() + ":" + bytes.map((b) => Buffer.from(b).toString("hex")).join(":");
   const hit = pdaCache.get(key);
   if (hit) return hit;
@@ -110,15 +112,27 @@ export function collectCreatorFeeInstruction(creator: PublicKey): TransactionIns
  * the creator vault, which only `collect_creator_fee` drains (the SDK collects SOL the same way),
  * so the sweep uses v1 for them; v2 is for token-quoted coins, which this service does not launch.
  */
-export function collectCreatorFeeV2Instruction(creator: PublicKey, quoteMint: PublicKey, quoteTokenProgram: PublicKey): TransactionInstruction {
+export function collectCreatorFeeV2Instruction(
+  creator: PublicKey,
+  quoteMint: PublicKey,
+  quoteTokenProgram: PublicKey,
+): TransactionInstruction {
   const vault = pumpPdas.creatorVault(creator);
   return new TransactionInstruction({
     programId: PUMP_PROGRAM_ID,
     keys: [
       { pubkey: creator, isSigner: false, isWritable: true },
-      { pubkey: getAssociatedTokenAddressSync(quoteMint, creator, true, quoteTokenProgram), isSigner: false, isWritable: true },
+      {
+        pubkey: getAssociatedTokenAddressSync(quoteMint, creator, true, quoteTokenProgram),
+        isSigner: false,
+        isWritable: true,
+      },
       { pubkey: vault, isSigner: false, isWritable: true },
-      { pubkey: getAssociatedTokenAddressSync(quoteMint, vault, true, quoteTokenProgram), isSigner: false, isWritable: true },
+      {
+        pubkey: getAssociatedTokenAddressSync(quoteMint, vault, true, quoteTokenProgram),
+        isSigner: false,
+        isWritable: true,
+      },
       { pubkey: quoteMint, isSigner: false, isWritable: false },
       { pubkey: quoteTokenProgram, isSigner: false, isWritable: false },
       { pubkey: ASSOCIATED_TOKEN_PROGRAM_ID, isSigner: false, isWritable: false },
@@ -170,7 +184,10 @@ export function collectPoolIntoCreatorInstructions(creator: PublicKey, payer: Pu
  * 3 creator_vault[w] of the sharing config, 4 system, 5 event_authority, 6 program; the
  * shareholders follow as writable remaining accounts, in the config's order. Permissionless.
  */
-export function distributeCreatorFeesInstruction(mint: PublicKey, shareholders: readonly PublicKey[]): TransactionInstruction {
+export function distributeCreatorFeesInstruction(
+  mint: PublicKey,
+  shareholders: readonly PublicKey[],
+): TransactionInstruction {
   const sharingConfig = pumpPdas.sharingConfig(mint);
   return new TransactionInstruction({
     programId: PUMP_PROGRAM_ID,
@@ -290,7 +307,16 @@ export function decodeCreateArgs(data: Uint8Array): CreateArgs | null {
 export type PumpEvent =
   | { kind: "collectCreatorFee"; creator: string; feeLamports: bigint; quoteMint: string | null }
   | { kind: "collectCoinCreatorFee"; creator: string; feeLamports: bigint; vaultAta: string; destination: string }
-  | { kind: "create"; name: string; symbol: string; uri: string; mint: string; bondingCurve: string; user: string; creator: string };
+  | {
+      kind: "create";
+      name: string;
+      symbol: string;
+      uri: string;
+      mint: string;
+      bondingCurve: string;
+      user: string;
+      creator: string;
+    };
 
 /** Decodes `disc ‖ borsh body` of the events the service reads; anything else is null. */
 export function decodeEvent(payload: Uint8Array): PumpEvent | null {

@@ -4,13 +4,26 @@ import { getPumpProgram, pumpIdl } from "@pump-fun/pump-sdk";
 import { getPumpAmmProgram, pumpAmmJson } from "@pump-fun/pump-swap-sdk";
 import { expect } from "bun:test";
 import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
-import type { AccountSnapshot, ChainReader, CompiledInstructionView, ConfirmedTransaction } from "../../../src/chain/ports";
+import type {
+  AccountSnapshot,
+  ChainReader,
+  CompiledInstructionView,
+  ConfirmedTransaction,
+} from "../../../src/chain/ports";
 import { DISC, PUMP_AMM_PROGRAM_ID, PUMP_PROGRAM_ID, pumpPdas } from "../../../src/chain/pump/layout";
 
 export const pumpProgram = getPumpProgram(null as never);
 export const ammProgram = getPumpAmmProgram(null as never);
 
-type Idl = { instructions: { name: string; discriminator: number[]; accounts: { name: string; writable?: boolean; signer?: boolean; address?: string }[] }[]; events: { name: string; discriminator: number[] }[]; accounts: { name: string; discriminator: number[] }[] };
+type Idl = {
+  instructions: {
+    name: string;
+    discriminator: number[];
+    accounts: { name: string; writable?: boolean; signer?: boolean; address?: string }[];
+  }[];
+  events: { name: string; discriminator: number[] }[];
+  accounts: { name: string; discriminator: number[] }[];
+};
 export const PUMP_IDL = pumpIdl as unknown as Idl;
 export const AMM_IDL = pumpAmmJson as unknown as Idl;
 
@@ -19,15 +32,21 @@ export const idlInstruction = (idl: Idl, name: string) => {
   if (!ix) throw new Error(`IDL has no ${name}`);
   return ix;
 };
-export const idlEventDisc = (idl: Idl, name: string) => Uint8Array.from(idl.events.find((e) => e.name === name)!.discriminator);
-export const idlAccountDisc = (idl: Idl, name: string) => Uint8Array.from(idl.accounts.find((e) => e.name === name)!.discriminator);
+export const idlEventDisc = (idl: Idl, name: string) =>
+  Uint8Array.from(idl.events.find((e) => e.name === name)!.discriminator);
+export const idlAccountDisc = (idl: Idl, name: string) =>
+  Uint8Array.from(idl.accounts.find((e) => e.name === name)!.discriminator);
 
 /** `EVENT_IX_TAG ‖ disc ‖ body`, the data of an #[event_cpi] self-invocation. */
 export function eventCpiData(eventDisc: Uint8Array, body: Uint8Array): Uint8Array {
   return Uint8Array.from([...DISC.eventIxTag, ...eventDisc, ...body]);
 }
 
-export function encodeCollectCreatorFeeEvent(creator: PublicKey, feeLamports: bigint, withQuoteMint = true): Uint8Array {
+export function encodeCollectCreatorFeeEvent(
+  creator: PublicKey,
+  feeLamports: bigint,
+  withQuoteMint = true,
+): Uint8Array {
   const body = pumpProgram.coder.types.encode("collectCreatorFeeEvent", {
     timestamp: new BN(1_760_000_000),
     creator,
@@ -54,7 +73,10 @@ export function curveEventIx(creator: PublicKey, feeLamports: bigint, withQuoteM
   return {
     programId: PUMP_PROGRAM_ID.toBase58(),
     accounts: [pumpPdas.eventAuthority().toBase58()],
-    data: eventCpiData(idlEventDisc(PUMP_IDL, "CollectCreatorFeeEvent"), encodeCollectCreatorFeeEvent(creator, feeLamports, withQuoteMint)),
+    data: eventCpiData(
+      idlEventDisc(PUMP_IDL, "CollectCreatorFeeEvent"),
+      encodeCollectCreatorFeeEvent(creator, feeLamports, withQuoteMint),
+    ),
   };
 }
 
@@ -62,15 +84,24 @@ export function poolEventIx(creator: PublicKey, feeLamports: bigint): CompiledIn
   return {
     programId: PUMP_AMM_PROGRAM_ID.toBase58(),
     accounts: [pumpPdas.ammEventAuthority().toBase58()],
-    data: eventCpiData(idlEventDisc(AMM_IDL, "CollectCoinCreatorFeeEvent"), encodeCollectCoinCreatorFeeEvent(creator, feeLamports)),
+    data: eventCpiData(
+      idlEventDisc(AMM_IDL, "CollectCoinCreatorFeeEvent"),
+      encodeCollectCoinCreatorFeeEvent(creator, feeLamports),
+    ),
   };
 }
 
 export function viewOf(ix: TransactionInstruction): CompiledInstructionView {
-  return { programId: ix.programId.toBase58(), accounts: ix.keys.map((k) => k.pubkey.toBase58()), data: new Uint8Array(ix.data) };
+  return {
+    programId: ix.programId.toBase58(),
+    accounts: ix.keys.map((k) => k.pubkey.toBase58()),
+    data: new Uint8Array(ix.data),
+  };
 }
 
-export function confirmedTx(parts: Partial<ConfirmedTransaction> & { balances?: Record<string, [bigint, bigint]> }): ConfirmedTransaction {
+export function confirmedTx(
+  parts: Partial<ConfirmedTransaction> & { balances?: Record<string, [bigint, bigint]> },
+): ConfirmedTransaction {
   const keys = [...(parts.accountKeys ?? [])];
   const pre: bigint[] = [...(parts.preBalances ?? keys.map(() => 0n))];
   const post: bigint[] = [...(parts.postBalances ?? keys.map(() => 0n))];
@@ -96,7 +127,16 @@ export function confirmedTx(parts: Partial<ConfirmedTransaction> & { balances?: 
 }
 
 /** BondingCurve bytes with every field of the 125-byte layout set, extended to 151 as `extend_account` does. */
-export function bondingCurveBytes(fields: { complete: boolean; creator: PublicKey; virtualTokenReserves?: bigint; virtualQuoteReserves?: bigint; realTokenReserves?: bigint; tokenTotalSupply?: bigint; creatorFeeBps?: bigint; isMayhemMode?: boolean }): Uint8Array {
+export function bondingCurveBytes(fields: {
+  complete: boolean;
+  creator: PublicKey;
+  virtualTokenReserves?: bigint;
+  virtualQuoteReserves?: bigint;
+  realTokenReserves?: bigint;
+  tokenTotalSupply?: bigint;
+  creatorFeeBps?: bigint;
+  isMayhemMode?: boolean;
+}): Uint8Array {
   const b = Buffer.alloc(151);
   Buffer.from(idlAccountDisc(PUMP_IDL, "BondingCurve")).copy(b, 0);
   b.writeBigUInt64LE(fields.virtualTokenReserves ?? 1_073_000_000_000_000n, 8);
@@ -112,7 +152,11 @@ export function bondingCurveBytes(fields: { complete: boolean; creator: PublicKe
 }
 
 /** Pump Fees `SharingConfig` bytes as the program writes them (the golden test decodes them with the SDK too). */
-export function sharingConfigBytes(mint: PublicKey, shareholders: { address: PublicKey; shareBps: number }[], active = true): Uint8Array {
+export function sharingConfigBytes(
+  mint: PublicKey,
+  shareholders: { address: PublicKey; shareBps: number }[],
+  active = true,
+): Uint8Array {
   const b = Buffer.alloc(8 + 3 + 32 + 32 + 1 + 4 + 34 * shareholders.length);
   Buffer.from("d84a0900388c5d4b", "hex").copy(b, 0);
   b.writeUInt8(254, 8); // bump
@@ -130,15 +174,31 @@ export function sharingConfigBytes(mint: PublicKey, shareholders: { address: Pub
 }
 
 /** A canonical PumpSwap Pool (SOL quote) as the AMM's coder writes it. */
-export function poolBytes(mint: PublicKey, coinCreator: PublicKey, poolBase: PublicKey, poolQuote: PublicKey): Uint8Array {
+export function poolBytes(
+  mint: PublicKey,
+  coinCreator: PublicKey,
+  poolBase: PublicKey,
+  poolQuote: PublicKey,
+): Uint8Array {
   const NATIVE = new PublicKey("So11111111111111111111111111111111111111112");
   return new Uint8Array(
-      encodeAccountSync("pool", {
-        poolBump: 255, index: 0, creator: pumpPdas.poolAuthority(mint), baseMint: mint, quoteMint: NATIVE,
-        lpMint: PublicKey.unique(), poolBaseTokenAccount: poolBase, poolQuoteTokenAccount: poolQuote,
-        lpSupply: new BN(1), coinCreator, isMayhemMode: false, isCashbackCoin: false,
-        virtualQuoteReserves: new BN(0), creatorFeeBps: new BN(0), canEditCreatorFee: false,
-      }),
+    encodeAccountSync("pool", {
+      poolBump: 255,
+      index: 0,
+      creator: pumpPdas.poolAuthority(mint),
+      baseMint: mint,
+      quoteMint: NATIVE,
+      lpMint: PublicKey.unique(),
+      poolBaseTokenAccount: poolBase,
+      poolQuoteTokenAccount: poolQuote,
+      lpSupply: new BN(1),
+      coinCreator,
+      isMayhemMode: false,
+      isCashbackCoin: false,
+      virtualQuoteReserves: new BN(0),
+      creatorFeeBps: new BN(0),
+      canEditCreatorFee: false,
+    }),
   );
 }
 
@@ -147,12 +207,24 @@ export function ammGlobalConfigBytes(): Uint8Array {
   const recipient = new PublicKey("62qc2CNXwrYqQScmEdiZFFAnJR262PxWEuNQtxfafNgV");
   return new Uint8Array(
     encodeAccountSync("globalConfig", {
-      admin: PublicKey.default, lpFeeBasisPoints: new BN(20), protocolFeeBasisPoints: new BN(5), disableFlags: 0,
-      protocolFeeRecipients: new Array(8).fill(recipient), coinCreatorFeeBasisPoints: new BN(5),
-      adminSetCoinCreatorAuthority: PublicKey.default, whitelistPda: PublicKey.default, reservedFeeRecipient: recipient,
-      mayhemModeEnabled: false, reservedFeeRecipients: new Array(7).fill(recipient), isCashbackEnabled: false,
-      buybackFeeRecipients: new Array(8).fill(recipient), buybackBasisPoints: new BN(0), boostAuthority: PublicKey.default,
-      boostEnabled: false, creatorFeeConfigurable: false, maxConfigurableCreatorFeeBps: new BN(0),
+      admin: PublicKey.default,
+      lpFeeBasisPoints: new BN(20),
+      protocolFeeBasisPoints: new BN(5),
+      disableFlags: 0,
+      protocolFeeRecipients: new Array(8).fill(recipient),
+      coinCreatorFeeBasisPoints: new BN(5),
+      adminSetCoinCreatorAuthority: PublicKey.default,
+      whitelistPda: PublicKey.default,
+      reservedFeeRecipient: recipient,
+      mayhemModeEnabled: false,
+      reservedFeeRecipients: new Array(7).fill(recipient),
+      isCashbackEnabled: false,
+      buybackFeeRecipients: new Array(8).fill(recipient),
+      buybackBasisPoints: new BN(0),
+      boostAuthority: PublicKey.default,
+      boostEnabled: false,
+      creatorFeeConfigurable: false,
+      maxConfigurableCreatorFeeBps: new BN(0),
     }),
   );
 }
@@ -208,7 +280,11 @@ export function sameInstruction(a: TransactionInstruction, b: TransactionInstruc
 }
 
 /** Our accounts against the IDL's order, writability, signer flags and fixed addresses. */
-export function matchesIdl(ix: TransactionInstruction, idlIx: ReturnType<typeof idlInstruction>, named: Record<string, PublicKey> = {}) {
+export function matchesIdl(
+  ix: TransactionInstruction,
+  idlIx: ReturnType<typeof idlInstruction>,
+  named: Record<string, PublicKey> = {},
+) {
   expect(ix.keys.length).toBeGreaterThanOrEqual(idlIx.accounts.length);
   idlIx.accounts.forEach((acc, i) => {
     const key = ix.keys[i]!;

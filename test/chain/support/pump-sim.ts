@@ -7,12 +7,31 @@
  * Solana's rules that matter here are enforced: signatures, atomicity, the fee payer pays
  * 5,000 lamports per signature, and no system account may end between 0 and rent-exempt.
  */
-import { ACCOUNT_SIZE, AccountLayout, MINT_SIZE, MintLayout, NATIVE_MINT, TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from "@solana/spl-token";
+import {
+  ACCOUNT_SIZE,
+  AccountLayout,
+  MINT_SIZE,
+  MintLayout,
+  NATIVE_MINT,
+  TOKEN_PROGRAM_ID,
+  getAssociatedTokenAddressSync,
+} from "@solana/spl-token";
 import { GLOBAL_CONFIG_PDA, POOL_ACCOUNT_NEW_SIZE } from "@pump-fun/pump-swap-sdk";
-import { ComputeBudgetProgram, type Keypair, PublicKey, SystemProgram, type TransactionInstruction } from "@solana/web3.js";
+import {
+  ComputeBudgetProgram,
+  type Keypair,
+  PublicKey,
+  SystemProgram,
+  type TransactionInstruction,
+} from "@solana/web3.js";
 import bs58 from "bs58";
 import { compileTransaction } from "../../../src/chain/packing";
-import type { AccountSnapshot, ChainReader, CompiledInstructionView, ConfirmedTransaction } from "../../../src/chain/ports";
+import type {
+  AccountSnapshot,
+  ChainReader,
+  CompiledInstructionView,
+  ConfirmedTransaction,
+} from "../../../src/chain/ports";
 import {
   DISC,
   PUMP_AMM_PROGRAM_ID,
@@ -37,7 +56,19 @@ class SimError extends Error {}
 function tokenAccount(mint: PublicKey, owner: PublicKey, amount: bigint, native: boolean): Uint8Array {
   const b = Buffer.alloc(ACCOUNT_SIZE);
   AccountLayout.encode(
-    { mint, owner, amount, delegateOption: 0, delegate: PublicKey.default, state: 1, isNativeOption: native ? 1 : 0, isNative: native ? TOKEN_ACCOUNT_RENT_LAMPORTS : 0n, delegatedAmount: 0n, closeAuthorityOption: 0, closeAuthority: PublicKey.default },
+    {
+      mint,
+      owner,
+      amount,
+      delegateOption: 0,
+      delegate: PublicKey.default,
+      state: 1,
+      isNativeOption: native ? 1 : 0,
+      isNative: native ? TOKEN_ACCOUNT_RENT_LAMPORTS : 0n,
+      delegatedAmount: 0n,
+      closeAuthorityOption: 0,
+      closeAuthority: PublicKey.default,
+    },
     b,
   );
   return new Uint8Array(b);
@@ -45,7 +76,18 @@ function tokenAccount(mint: PublicKey, owner: PublicKey, amount: bigint, native:
 
 function mintData(supply: bigint, decimals: number): Uint8Array {
   const b = Buffer.alloc(MINT_SIZE);
-  MintLayout.encode({ mintAuthorityOption: 0, mintAuthority: PublicKey.default, supply, decimals, isInitialized: true, freezeAuthorityOption: 0, freezeAuthority: PublicKey.default }, b);
+  MintLayout.encode(
+    {
+      mintAuthorityOption: 0,
+      mintAuthority: PublicKey.default,
+      supply,
+      decimals,
+      isInitialized: true,
+      freezeAuthorityOption: 0,
+      freezeAuthority: PublicKey.default,
+    },
+    b,
+  );
   return new Uint8Array(b);
 }
 
@@ -72,7 +114,11 @@ export class PumpSim {
 
   createToken(mint: PublicKey, creator: PublicKey): void {
     // create_v2: a Token-2022 mint of 6 decimals
-    this.accounts.set(mint.toBase58(), { lamports: 1_461_600n, owner: TOKEN_2022_PROGRAM_ID.toBase58(), data: mintData(1_000_000_000_000_000n, 6) });
+    this.accounts.set(mint.toBase58(), {
+      lamports: 1_461_600n,
+      owner: TOKEN_2022_PROGRAM_ID.toBase58(),
+      data: mintData(1_000_000_000_000_000n, 6),
+    });
     this.accounts.set(pumpPdas.bondingCurve(mint).toBase58(), {
       lamports: 1_500_000n,
       owner: PUMP_PROGRAM_ID.toBase58(),
@@ -90,11 +136,19 @@ export class PumpSim {
    * What create_fee_sharing_config (or the global admin) does: the coin's sharing config is created
    * under Pump Fees and becomes the curve's creator; new fees accrue to its vaults from now on.
    */
-  migrateToSharing(mint: PublicKey, shareholders: { address: PublicKey; shareBps: number }[], active = true): PublicKey {
+  migrateToSharing(
+    mint: PublicKey,
+    shareholders: { address: PublicKey; shareBps: number }[],
+    active = true,
+  ): PublicKey {
     const config = pumpPdas.sharingConfig(mint);
     const curve = this.accounts.get(pumpPdas.bondingCurve(mint).toBase58())!;
     config.toBuffer().copy(Buffer.from(curve.data.buffer, curve.data.byteOffset, curve.data.length), 49);
-    this.accounts.set(config.toBase58(), { lamports: 2_000_000n, owner: PUMP_FEE_PROGRAM_ID.toBase58(), data: sharingConfigBytes(mint, shareholders, active) });
+    this.accounts.set(config.toBase58(), {
+      lamports: 2_000_000n,
+      owner: PUMP_FEE_PROGRAM_ID.toBase58(),
+      data: sharingConfigBytes(mint, shareholders, active),
+    });
     return config;
   }
 
@@ -127,17 +181,37 @@ export class PumpSim {
     const base = getAssociatedTokenAddressSync(mint, poolKey, true, TOKEN_2022_PROGRAM_ID);
     const quote = getAssociatedTokenAddressSync(NATIVE_MINT, poolKey, true, TOKEN_PROGRAM_ID);
     const curve = this.accounts.get(pumpPdas.bondingCurve(mint).toBase58())!;
-    curve.data = bondingCurveBytes({ complete: true, creator: new PublicKey(curve.data.subarray(49, 81)), realTokenReserves: 0n });
+    curve.data = bondingCurveBytes({
+      complete: true,
+      creator: new PublicKey(curve.data.subarray(49, 81)),
+      realTokenReserves: 0n,
+    });
     const data = new Uint8Array(POOL_ACCOUNT_NEW_SIZE);
     data.set(poolBytes(mint, creator, base, quote));
     this.accounts.set(poolKey.toBase58(), { lamports: 3_000_000n, owner: PUMP_AMM_PROGRAM_ID.toBase58(), data });
-    this.accounts.set(base.toBase58(), { lamports: TOKEN_ACCOUNT_RENT_LAMPORTS, owner: TOKEN_2022_PROGRAM_ID.toBase58(), data: tokenAccount(mint, poolKey, 200_000_000_000_000n, false) });
-    this.accounts.set(quote.toBase58(), { lamports: TOKEN_ACCOUNT_RENT_LAMPORTS + 85_000_000_000n, owner: TOKEN_PROGRAM_ID.toBase58(), data: tokenAccount(NATIVE_MINT, poolKey, 85_000_000_000n, true) });
+    this.accounts.set(base.toBase58(), {
+      lamports: TOKEN_ACCOUNT_RENT_LAMPORTS,
+      owner: TOKEN_2022_PROGRAM_ID.toBase58(),
+      data: tokenAccount(mint, poolKey, 200_000_000_000_000n, false),
+    });
+    this.accounts.set(quote.toBase58(), {
+      lamports: TOKEN_ACCOUNT_RENT_LAMPORTS + 85_000_000_000n,
+      owner: TOKEN_PROGRAM_ID.toBase58(),
+      data: tokenAccount(NATIVE_MINT, poolKey, 85_000_000_000n, true),
+    });
     if (!this.accounts.has(GLOBAL_CONFIG_PDA.toBase58())) {
-      this.accounts.set(GLOBAL_CONFIG_PDA.toBase58(), { lamports: 2_000_000n, owner: PUMP_AMM_PROGRAM_ID.toBase58(), data: ammGlobalConfigBytes() });
+      this.accounts.set(GLOBAL_CONFIG_PDA.toBase58(), {
+        lamports: 2_000_000n,
+        owner: PUMP_AMM_PROGRAM_ID.toBase58(),
+        data: ammGlobalConfigBytes(),
+      });
     }
     if (!this.accounts.has(NATIVE_MINT.toBase58())) {
-      this.accounts.set(NATIVE_MINT.toBase58(), { lamports: 1_461_600n, owner: TOKEN_PROGRAM_ID.toBase58(), data: mintData(0n, 9) });
+      this.accounts.set(NATIVE_MINT.toBase58(), {
+        lamports: 1_461_600n,
+        owner: TOKEN_PROGRAM_ID.toBase58(),
+        data: mintData(0n, 9),
+      });
     }
   }
 
@@ -157,18 +231,31 @@ export class PumpSim {
       getBalances: async (addresses) => new Map(addresses.map((x) => [x, this.balance(x)])),
       getTransaction: async (signature) => this.txs.get(signature) ?? null,
       getSignatureStatuses: async (signatures) =>
-        new Map(signatures.map((s) => {
-          const tx = this.txs.get(s);
-          return [s, tx ? { slot: tx.slot, err: tx.err, confirmationStatus: "finalized" as const } : null];
-        })),
+        new Map(
+          signatures.map((s) => {
+            const tx = this.txs.get(s);
+            return [s, tx ? { slot: tx.slot, err: tx.err, confirmationStatus: "finalized" as const } : null];
+          }),
+        ),
       getBlockHeight: async () => this.slot,
-      getLatestBlockhash: async () => ({ blockhash: bs58.encode(new Uint8Array(32).fill(Number(this.slot % 250n) + 1)), lastValidBlockHeight: this.slot + 150n }),
+      getLatestBlockhash: async () => ({
+        blockhash: bs58.encode(new Uint8Array(32).fill(Number(this.slot % 250n) + 1)),
+        lastValidBlockHeight: this.slot + 150n,
+      }),
     };
   }
 
   /** Executes atomically; the payer's fee is charged even when an instruction fails. */
-  execute(instructions: readonly TransactionInstruction[], payer: Keypair, signers: readonly Keypair[]): ConfirmedTransaction {
-    const tx = compileTransaction({ instructions, payer: payer.publicKey, recentBlockhash: bs58.encode(new Uint8Array(32).fill(5)) });
+  execute(
+    instructions: readonly TransactionInstruction[],
+    payer: Keypair,
+    signers: readonly Keypair[],
+  ): ConfirmedTransaction {
+    const tx = compileTransaction({
+      instructions,
+      payer: payer.publicKey,
+      recentBlockhash: bs58.encode(new Uint8Array(32).fill(5)),
+    });
     tx.sign([payer, ...signers]);
     const keys = tx.message.staticAccountKeys.map((k) => k.toBase58());
     const signed = new Set(keys.slice(0, tx.message.header.numRequiredSignatures));
@@ -187,7 +274,13 @@ export class PumpSim {
       instructions.forEach((ix, index) => this.run(working, ix, index, signed, inner, logs));
       for (const k of keys) {
         const a = working.get(k);
-        if (a && a.owner === SYSTEM && a.data.length === 0 && a.lamports > 0n && a.lamports < RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS) {
+        if (
+          a &&
+          a.owner === SYSTEM &&
+          a.data.length === 0 &&
+          a.lamports > 0n &&
+          a.lamports < RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS
+        ) {
           throw new SimError(`{"InsufficientFundsForRent":{"account_index":${keys.indexOf(k)}}}`);
         }
       }
@@ -228,7 +321,12 @@ export class PumpSim {
     const out: NonNullable<ConfirmedTransaction["preTokenBalances"]> = [];
     keys.forEach((k, accountIndex) => {
       const a = this.accounts.get(k);
-      if (!a || a.data.length < 165 || (a.owner !== TOKEN_PROGRAM_ID.toBase58() && a.owner !== TOKEN_2022_PROGRAM_ID.toBase58())) return;
+      if (
+        !a ||
+        a.data.length < 165 ||
+        (a.owner !== TOKEN_PROGRAM_ID.toBase58() && a.owner !== TOKEN_2022_PROGRAM_ID.toBase58())
+      )
+        return;
       const d = AccountLayout.decode(a.data);
       out.push({ accountIndex, mint: d.mint.toBase58(), owner: d.owner.toBase58(), amount: d.amount });
     });
@@ -247,7 +345,14 @@ export class PumpSim {
     state.set(address, a);
   }
 
-  private emit(programId: PublicKey, authority: PublicKey, outerIndex: number, payload: Uint8Array, inner: ConfirmedTransaction["innerInstructions"], logs: string[]) {
+  private emit(
+    programId: PublicKey,
+    authority: PublicKey,
+    outerIndex: number,
+    payload: Uint8Array,
+    inner: ConfirmedTransaction["innerInstructions"],
+    logs: string[],
+  ) {
     const view: CompiledInstructionView = {
       programId: programId.toBase58(),
       accounts: [authority.toBase58()],
@@ -257,7 +362,14 @@ export class PumpSim {
     logs.push(`Program data: ${Buffer.from(payload).toString("base64")}`);
   }
 
-  private run(state: Map<string, Account>, ix: TransactionInstruction, index: number, signed: Set<string>, inner: ConfirmedTransaction["innerInstructions"], logs: string[]): void {
+  private run(
+    state: Map<string, Account>,
+    ix: TransactionInstruction,
+    index: number,
+    signed: Set<string>,
+    inner: ConfirmedTransaction["innerInstructions"],
+    logs: string[],
+  ): void {
     const program = ix.programId.toBase58();
     const key = (i: number) => ix.keys[i]!.pubkey.toBase58();
     const fail = (why: string) => {
@@ -281,14 +393,22 @@ export class PumpSim {
       const mint = ix.keys[3]!.pubkey;
       const tokenProgram = ix.keys[5]!.pubkey;
       if (!state.has(mint.toBase58()) && !mint.equals(NATIVE_MINT)) fail("UnsupportedMint");
-      if (!getAssociatedTokenAddressSync(mint, ix.keys[2]!.pubkey, true, tokenProgram).equals(ix.keys[1]!.pubkey)) fail("InvalidSeeds");
+      if (!getAssociatedTokenAddressSync(mint, ix.keys[2]!.pubkey, true, tokenProgram).equals(ix.keys[1]!.pubkey))
+        fail("InvalidSeeds");
       const payer = state.get(key(0));
       if (!payer || payer.lamports < TOKEN_ACCOUNT_RENT_LAMPORTS) fail("InsufficientFunds");
       payer!.lamports -= TOKEN_ACCOUNT_RENT_LAMPORTS;
-      state.set(ata, { lamports: TOKEN_ACCOUNT_RENT_LAMPORTS, owner: tokenProgram.toBase58(), data: tokenAccount(mint, ix.keys[2]!.pubkey, 0n, mint.equals(NATIVE_MINT)) });
+      state.set(ata, {
+        lamports: TOKEN_ACCOUNT_RENT_LAMPORTS,
+        owner: tokenProgram.toBase58(),
+        data: tokenAccount(mint, ix.keys[2]!.pubkey, 0n, mint.equals(NATIVE_MINT)),
+      });
       return;
     }
-    if ((program === TOKEN_PROGRAM_ID.toBase58() || program === TOKEN_2022_PROGRAM_ID.toBase58()) && ix.data[0] === 17) {
+    if (
+      (program === TOKEN_PROGRAM_ID.toBase58() || program === TOKEN_2022_PROGRAM_ID.toBase58()) &&
+      ix.data[0] === 17
+    ) {
       // SyncNative: the WSOL amount follows the lamports above rent
       const account = state.get(key(0));
       if (!account) fail("UninitializedAccount");
@@ -297,7 +417,10 @@ export class PumpSim {
       account!.data = tokenAccount(d.mint, d.owner, account!.lamports - TOKEN_ACCOUNT_RENT_LAMPORTS, true);
       return;
     }
-    if ((program === TOKEN_PROGRAM_ID.toBase58() || program === TOKEN_2022_PROGRAM_ID.toBase58()) && ix.data[0] === 15) {
+    if (
+      (program === TOKEN_PROGRAM_ID.toBase58() || program === TOKEN_2022_PROGRAM_ID.toBase58()) &&
+      ix.data[0] === 15
+    ) {
       // BurnChecked: account, mint, owner; amount u64, decimals u8
       const account = state.get(key(0));
       const mint = state.get(key(1));
@@ -322,7 +445,10 @@ export class PumpSim {
       state.delete(key(0));
       return;
     }
-    if (program === PUMP_PROGRAM_ID.toBase58() && Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.distributeCreatorFees))) {
+    if (
+      program === PUMP_PROGRAM_ID.toBase58() &&
+      Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.distributeCreatorFees))
+    ) {
       const mint = ix.keys[0]!.pubkey;
       const config = pumpPdas.sharingConfig(mint);
       if (key(1) !== pumpPdas.bondingCurve(mint).toBase58() || key(2) !== config.toBase58()) fail("ConstraintSeeds");
@@ -334,9 +460,13 @@ export class PumpSim {
       const { active, shareholders } = decodeSharingConfig(configAccount!.data);
       if (!active) fail("Custom(6051)"); // SharingConfigNotActive
       const remaining = ix.keys.slice(7).map((k) => k.pubkey.toBase58());
-      if (remaining.length !== shareholders.length || remaining.some((r, i) => r !== shareholders[i]!.address)) fail("Custom(6054)");
+      if (remaining.length !== shareholders.length || remaining.some((r, i) => r !== shareholders[i]!.address))
+        fail("Custom(6054)");
       const vault = state.get(key(3));
-      const amount = vault && vault.lamports > RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS ? vault.lamports - RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS : 0n;
+      const amount =
+        vault && vault.lamports > RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS
+          ? vault.lamports - RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS
+          : 0n;
       let distributed = 0n;
       for (const holder of shareholders) {
         if (!state.has(holder.address)) fail("Custom(6070)"); // UnableToDistributeCreatorFeesToUninitializedAccount
@@ -349,25 +479,64 @@ export class PumpSim {
         const data = Buffer.alloc(12);
         data.writeUInt32LE(2, 0);
         data.writeBigUInt64LE(share, 4);
-        inner.push({ programId: SYSTEM, accounts: [key(3), holder.address], data: new Uint8Array(data), outerIndex: index });
+        inner.push({
+          programId: SYSTEM,
+          accounts: [key(3), holder.address],
+          data: new Uint8Array(data),
+          outerIndex: index,
+        });
       }
-      this.emit(PUMP_PROGRAM_ID, pumpPdas.eventAuthority(), index, eventBody([Uint8Array.from(DISC.distributeCreatorFeesEvent), u64(1_760_000_000n), mint.toBytes(), u64(distributed)]), inner, logs);
+      this.emit(
+        PUMP_PROGRAM_ID,
+        pumpPdas.eventAuthority(),
+        index,
+        eventBody([
+          Uint8Array.from(DISC.distributeCreatorFeesEvent),
+          u64(1_760_000_000n),
+          mint.toBytes(),
+          u64(distributed),
+        ]),
+        inner,
+        logs,
+      );
       return;
     }
-    if (program === PUMP_PROGRAM_ID.toBase58() && Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.collectCreatorFee))) {
+    if (
+      program === PUMP_PROGRAM_ID.toBase58() &&
+      Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.collectCreatorFee))
+    ) {
       const creator = ix.keys[0]!.pubkey;
       if (key(1) !== pumpPdas.creatorVault(creator).toBase58()) fail("ConstraintSeeds");
       if (state.get(creator.toBase58())?.owner === PUMP_FEE_PROGRAM_ID.toBase58()) fail("Custom(6049)"); // CreatorMigratedToSharingConfig
       const vault = state.get(key(1));
-      const amount = vault && vault.lamports > RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS ? vault.lamports - RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS : 0n;
+      const amount =
+        vault && vault.lamports > RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS
+          ? vault.lamports - RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS
+          : 0n;
       if (amount > 0n) {
         vault!.lamports -= amount;
         this.credit(state, creator.toBase58(), amount);
       }
-      this.emit(PUMP_PROGRAM_ID, pumpPdas.eventAuthority(), index, eventBody([Uint8Array.from(DISC.collectCreatorFeeEvent), u64(1_760_000_000n), creator.toBytes(), u64(amount), PublicKey.default.toBytes()]), inner, logs);
+      this.emit(
+        PUMP_PROGRAM_ID,
+        pumpPdas.eventAuthority(),
+        index,
+        eventBody([
+          Uint8Array.from(DISC.collectCreatorFeeEvent),
+          u64(1_760_000_000n),
+          creator.toBytes(),
+          u64(amount),
+          PublicKey.default.toBytes(),
+        ]),
+        inner,
+        logs,
+      );
       return;
     }
-    if (program === PUMP_AMM_PROGRAM_ID.toBase58() && Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.buyExactQuoteIn))) {
+    if (
+      program === PUMP_AMM_PROGRAM_ID.toBase58() &&
+      Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.buyExactQuoteIn))
+    ) {
       // Spends exactly spendable_quote_in of the user's WSOL (fees left out: this emulation only
       // has to move the quote the program would take), base out by constant product.
       const spendable = ix.data.readBigUInt64LE(8);
@@ -393,10 +562,17 @@ export class PumpSim {
       userBase!.data = tokenAccount(ub.mint, ub.owner, ub.amount + out, false);
       return;
     }
-    if (program === PUMP_AMM_PROGRAM_ID.toBase58() && Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.transferCreatorFeesToPump))) {
+    if (
+      program === PUMP_AMM_PROGRAM_ID.toBase58() &&
+      Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.transferCreatorFeesToPump))
+    ) {
       // WSOL of the coin creator's AMM vault, unwrapped into its Pump creator vault
       const creator = ix.keys[4]!.pubkey;
-      if (key(6) !== pumpPdas.ammCreatorVaultWsolAta(creator).toBase58() || key(7) !== pumpPdas.creatorVault(creator).toBase58()) fail("ConstraintSeeds");
+      if (
+        key(6) !== pumpPdas.ammCreatorVaultWsolAta(creator).toBase58() ||
+        key(7) !== pumpPdas.creatorVault(creator).toBase58()
+      )
+        fail("ConstraintSeeds");
       const vault = state.get(key(6));
       const amount = vault ? AccountLayout.decode(vault.data).amount : 0n;
       if (amount > 0n) {
@@ -407,7 +583,10 @@ export class PumpSim {
       }
       return;
     }
-    if (program === PUMP_AMM_PROGRAM_ID.toBase58() && Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.collectCoinCreatorFee))) {
+    if (
+      program === PUMP_AMM_PROGRAM_ID.toBase58() &&
+      Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.collectCoinCreatorFee))
+    ) {
       const creator = ix.keys[2]!.pubkey;
       if (state.get(creator.toBase58())?.owner === PUMP_FEE_PROGRAM_ID.toBase58()) fail("Custom(6048)"); // CreatorVaultMigratedToSharingConfig
       if (key(4) !== pumpPdas.ammCreatorVaultWsolAta(creator).toBase58()) fail("ConstraintSeeds");
@@ -422,7 +601,21 @@ export class PumpSim {
         dest!.lamports += amount;
         dest!.data = tokenAccount(NATIVE_MINT, d.owner, d.amount + amount, true);
       }
-      this.emit(PUMP_AMM_PROGRAM_ID, pumpPdas.ammEventAuthority(), index, eventBody([Uint8Array.from(DISC.collectCoinCreatorFeeEvent), u64(1_760_000_000n), creator.toBytes(), u64(amount), pumpPdas.ammCreatorVaultWsolAta(creator).toBytes(), pumpPdas.creatorWsolAta(creator).toBytes()]), inner, logs);
+      this.emit(
+        PUMP_AMM_PROGRAM_ID,
+        pumpPdas.ammEventAuthority(),
+        index,
+        eventBody([
+          Uint8Array.from(DISC.collectCoinCreatorFeeEvent),
+          u64(1_760_000_000n),
+          creator.toBytes(),
+          u64(amount),
+          pumpPdas.ammCreatorVaultWsolAta(creator).toBytes(),
+          pumpPdas.creatorWsolAta(creator).toBytes(),
+        ]),
+        inner,
+        logs,
+      );
       return;
     }
     fail("UnsupportedProgram");
