@@ -26,7 +26,8 @@ import { openapiPlugin } from "./openapi";
 import { log } from "../lib/log";
 import { webRoutes } from "../web";
 import { bodyWasTooLarge } from "./body-limit";
-import { errorResponse, HttpError } from "./errors";
+import { AppError } from "../lib/errors";
+import { appErrorResponse, errorResponse, HttpError } from "./errors";
 import { createFrontDoor } from "./front-door";
 import { requestMeta } from "./request-meta";
 
@@ -43,6 +44,10 @@ export function createApp(ctx: AppContext) {
       if (bodyWasTooLarge(request)) return errorResponse(413, "The request body is too large.", headers);
       if (error instanceof HttpError)
         return errorResponse(error.status, error.message, { ...headers, ...error.headers });
+      if (error instanceof AppError) {
+        const mapped = appErrorResponse(error, headers);
+        if (mapped) return mapped;
+      }
       switch (code) {
         case "NOT_FOUND":
           return errorResponse(404, "No such route.", headers);

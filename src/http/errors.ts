@@ -1,7 +1,10 @@
 /**
- * The one error shape of SPEC: `{error: sentence}` with the status. Services throw HttpError with a
- * sentence fit for a user; anything else becomes a 500 whose details go only to the log.
+ * The one error shape of SPEC: `{error: sentence}` with the status. Services throw `AppError`
+ * (src/lib/errors.ts) and its kind picks the status here; `HttpError` is for the HTTP edge itself
+ * (front door, route guards). Anything else becomes a 500 whose details go only to the log.
  */
+import type { AppError, ErrorKind } from "../lib/errors";
+
 export class HttpError extends Error {
   override readonly name = "HttpError";
   constructor(
@@ -27,4 +30,28 @@ export function errorResponse(status: number, message: string, headers: Record<s
     status,
     headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
   });
+}
+
+/** The HTTP status of each error kind: the one place a domain failure becomes HTTP. */
+export const STATUS_BY_KIND: Record<ErrorKind, number> = {
+  input: 400,
+  auth: 401,
+  forbidden: 403,
+  missing: 404,
+  conflict: 409,
+  gone: 410,
+  tooLarge: 413,
+  limited: 429,
+  upstream: 502,
+  unavailable: 503,
+  internal: 500,
+};
+
+/** The response for an AppError, or null when it is internal (the caller logs it and answers 500). */
+export function appErrorResponse(error: AppError, headers: Record<string, string>): Response | null {
+  if (error.kind === "internal") return null;
+  const retryAfter = error.context.retryAfterSeconds;
+  const extra: Record<string, string> =
+    retryAfter === undefined ? {} : { "retry-after": String(Math.max(1, Math.ceil(retryAfter))) };
+  return errorResponse(STATUS_BY_KIND[error.kind], error.message, { ...headers, ...extra });
 }

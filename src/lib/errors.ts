@@ -1,0 +1,82 @@
+/**
+ * The one error model (after `@solana/kit`'s `SolanaError`): one class, a code from one table, a
+ * context object and the `cause` it wraps. Services throw `AppError`; only the HTTP edge
+ * (`src/http/errors.ts`) turns a code into a status, so nothing below the routes knows about HTTP.
+ *
+ * The `message` of a code whose kind is public is the sentence a user reads in SPEC's `{error}`
+ * envelope; the message of an internal code goes only to the log.
+ */
+
+/**
+ * Every code, with what it means to a caller. `kind` decides the HTTP status at the edge:
+ * input → 400, auth → 401, forbidden → 403, missing → 404, conflict → 409, gone → 410,
+ * tooLarge → 413, limited → 429, upstream → 502, unavailable → 503, internal → 500 (message hidden).
+ * Append codes to the section of the feature that throws them.
+ */
+export const ERROR_CODES = {
+  // shared
+  INVALID_INPUT: "input",
+  SIGN_IN_REQUIRED: "auth",
+  FORBIDDEN: "forbidden",
+  NOT_FOUND: "missing",
+  CONFLICT: "conflict",
+  GONE: "gone",
+  PAYLOAD_TOO_LARGE: "tooLarge",
+  RATE_LIMITED: "limited",
+  UPSTREAM_FAILED: "upstream",
+  UNAVAILABLE: "unavailable",
+  INTERNAL: "internal",
+  CONFIG_INVALID: "internal",
+  // chain
+  CHAIN_UNAVAILABLE: "unavailable",
+  CHAIN_TIMEOUT: "unavailable",
+  CHAIN_RATE_LIMITED: "unavailable",
+  CHAIN_PROVIDER_FAILED: "unavailable",
+  CHAIN_BAD_RESPONSE: "unavailable",
+  CHAIN_REJECTED: "internal",
+  // ledger
+  LEDGER_INVARIANT: "internal",
+  // accounts, auth, payouts
+  // launches, tokens, market
+  // admin, webhooks, liabilities
+} as const satisfies Record<string, ErrorKind>;
+
+export type ErrorKind =
+  | "input"
+  | "auth"
+  | "forbidden"
+  | "missing"
+  | "conflict"
+  | "gone"
+  | "tooLarge"
+  | "limited"
+  | "upstream"
+  | "unavailable"
+  | "internal";
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** What a failure carries besides its sentence; `retryAfterSeconds` becomes `retry-after` at the edge. */
+export type ErrorContext = { readonly retryAfterSeconds?: number } & Readonly<Record<string, unknown>>;
+
+export class AppError<C extends ErrorCode = ErrorCode> extends Error {
+  override readonly name = "AppError";
+  readonly code: C;
+  readonly context: ErrorContext;
+
+  constructor(code: C, message: string, context: ErrorContext = {}, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.context = context;
+  }
+
+  get kind(): ErrorKind {
+    return ERROR_CODES[this.code];
+  }
+}
+
+/** Narrows to an AppError, of one of `codes` when given (kit's `isSolanaError(e, code)`). */
+export function isAppError<C extends ErrorCode>(error: unknown, ...codes: C[]): error is AppError<C> {
+  if (!(error instanceof AppError)) return false;
+  return codes.length === 0 || (codes as ErrorCode[]).includes(error.code);
+}
