@@ -13,17 +13,17 @@
  * fenced by the indexer's lease.
  */
 import type { Db } from "../db/client";
-import { resolveBurnSignature } from "../src/burns/job";
+import { resolveBurnSignature } from "../src/burns";
 import type { ChainReader, LaunchProgram, TokenRef, VaultAddresses } from "../src/chain/ports";
 import type { ChainServices } from "../src/chain/services";
 import type { AppContext } from "../src/context";
-import type { JobContext } from "../src/jobs/scheduler";
-import { intentsWhere } from "../src/launches/intents";
-import { settleIntent } from "../src/launches/service";
+import type { JobContext } from "../src/jobs";
+import { intentsWhere } from "../src/launches";
+import { settleIntent } from "../src/launches";
 import { log } from "../src/lib/log";
-import { resolvePayoutSignature, resolveSentPayouts } from "../src/payouts/job";
-import { storeVaultReadings } from "../src/sweeps/readings";
-import { resolveSentSweeps, resolveSweepSignature } from "../src/sweeps/job";
+import { resolvePayoutSignature, resolveSentPayouts } from "../src/payouts";
+import { storeVaultReadings } from "../src/tokens";
+import { resolveSentSweeps, resolveSweepSignature } from "../src/sweeps";
 import { AccountCache } from "./cache";
 
 export interface TrackedToken {

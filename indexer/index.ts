@@ -16,15 +16,15 @@ import type { ChainSetup } from "../src/chain/setup";
 import type { ChainReader, LaunchProgram } from "../src/chain/ports";
 import { createPumpLaunchProgram } from "../src/chain/pump/adapter";
 import type { AppContext } from "../src/context";
-import { acquireLease, assertLeaseHeld, releaseLease, renewLease, type Lease } from "../src/jobs/lease";
+import { acquireLease, assertLeaseHeld, releaseLease, renewLease, type Lease } from "../src/jobs";
 import { log } from "../src/lib/log";
 import { scrubErrorText } from "../src/lib/scrub";
 import { IndexerCore } from "./core";
 import { GrpcSubscriber, type GrpcOptions } from "./grpc";
 import { RpcPoller } from "./poller";
-import { registerIndexerState, type IndexerState } from "./state";
+import { registerIndexerState, type IndexerState } from "../src/jobs";
 
-export type { IndexerState } from "./state";
+export type { IndexerState } from "../src/jobs";
 
 export const INDEXER_LEASE = "indexer";
 

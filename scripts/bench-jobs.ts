@@ -11,10 +11,10 @@
  */
 import { Keypair } from "@solana/web3.js";
 import { rmSync } from "node:fs";
-import { recordSignIn } from "../src/accounts/identity";
+import { recordSignIn } from "../src/auth/identity";
 import { setupChain } from "../src/chain/setup";
 import { testConfig } from "../src/config";
-import { registerJobs } from "../src/jobs/register";
+import { registerJobs } from "../src/register-jobs";
 import { ledgerTotals } from "../src/ledger/figures";
 import { verifyLedger } from "../src/ledger/verify";
 import { setLogSilent } from "../src/lib/log";

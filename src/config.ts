@@ -4,7 +4,7 @@
  * secrets must not reach a log. With nothing set the service runs on its embedded defaults.
  */
 import { join, resolve } from "node:path";
-import { parseTrustedProxies } from "./http/client-ip";
+import { parseTrustedProxies } from "./lib/trusted-proxies";
 
 /** Bearer secrets shorter than this are refused at start: guessable within the failed-attempt limit's reach. */
 export const MIN_BEARER_SECRET_CHARS = 32;

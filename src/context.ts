@@ -6,13 +6,11 @@ import type { Db } from "../db/client";
 import type { ChainServices } from "./chain/services";
 import type { Config } from "./config";
 import type { RateLimiter } from "./http/rate-limit";
-import type { ServiceMetrics } from "./metrics/registry";
-import type { Scheduler } from "./jobs/scheduler";
+import type { ServiceMetrics } from "./lib/metrics";
 
 export interface AppContext {
   config: Config;
   db: Db;
-  scheduler: Scheduler;
   limiter: RateLimiter;
   metrics: ServiceMetrics;
   /** more Prometheus text blocks, e.g. the indexer's lag, registered by the parts that own them */

@@ -5,15 +5,14 @@
 import { exitOnConfigError, loadConfigOrExit } from "./config";
 import { log, setLogLevel } from "./lib/log";
 import { setupChain } from "./chain/setup";
-import { startDemo } from "./demo/demo";
-import { registerJobs } from "./jobs/register";
+import { startDemo } from "./demo";
+import { registerJobs } from "./register-jobs";
 import { buildService } from "./service";
-import { startIndexer } from "../indexer/index";
-import { indexerMetrics } from "./metrics/routes";
+import { startIndexer } from "../indexer";
+import { indexerMetrics } from "./metrics";
 import { serverBodyMaxBytes } from "./http/body-limit";
-import { closeAllStreams } from "./ledger/stream";
-import { WebhookDispatcher } from "./webhooks/dispatcher";
-import { webhookSigningKey } from "./webhooks/key";
+import { closeAllStreams } from "./ledger";
+import { WebhookDispatcher, webhookSigningKey } from "./webhooks";
 
 const config = loadConfigOrExit();
 setLogLevel(config.logLevel);

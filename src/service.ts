@@ -1,20 +1,29 @@
 /**
  * Builds the whole service from a Config: database, scheduler, HTTP app. `main.ts` starts it as a
- * process; tests build it in-process with a fresh data dir.
+ * process; tests build it in-process with a fresh data dir. Part of the composition root: the one
+ * place (with app.ts, main.ts, register-jobs.ts) that knows every feature and wires them together.
  */
 import { closeDatabase, openDatabase } from "../db/client";
 import type { ChainServices } from "./chain/services";
 import type { Config } from "./config";
-import type { AppContext } from "./context";
-import { createApp } from "./http/app";
+import { createApp } from "./app";
 import { LIMITER_SWEEP_MS, RateLimiter } from "./http/rate-limit";
-import { createServiceMetrics } from "./metrics/registry";
-import { Scheduler } from "./jobs/scheduler";
-import { verifyLedger } from "./ledger/verify";
+import { createServiceMetrics } from "./lib/metrics";
+import { Scheduler, type SchedulingContext } from "./jobs";
+import { onFeedEvent, verifyLedger } from "./ledger";
 import { log } from "./lib/log";
+import { enqueueWebhookDeliveries } from "./webhooks";
+
+/**
+ * What reacts inside the transaction of every new feed event: the webhook outbox. Every process
+ * that writes feed events connects them once; `buildService` does.
+ */
+export function connectFeedListeners(): void {
+  onFeedEvent(enqueueWebhookDeliveries);
+}
 
 export interface Service {
-  ctx: AppContext;
+  ctx: SchedulingContext;
   app: ReturnType<typeof createApp>;
   /** stops schedules, waits for running jobs, closes the database */
   close(): Promise<void>;
@@ -24,6 +33,7 @@ export function buildService(
   config: Config,
   options: { now?: () => number; chain?: ChainServices | null } = {},
 ): Service {
+  connectFeedListeners();
   const db = openDatabase(config.databasePath);
   // Refuse to serve balances from books that do not add up.
   verifyLedger(db);
@@ -39,7 +49,7 @@ export function buildService(
       else log.warn("job failed", { job, error: result.error, durationMs: result.durationMs });
     },
   });
-  const ctx: AppContext = {
+  const ctx: SchedulingContext = {
     config,
     db,
     scheduler,

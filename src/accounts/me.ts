@@ -5,10 +5,10 @@
  */
 import type { Db } from "../../db/client";
 import type { Config } from "../config";
-import { accountFigures } from "../ledger/figures";
-import { settingsInForce } from "../settings/service";
-import { idpConfigured } from "../auth/idp";
-import { handlesOf, type Routing } from "./identity";
+import { accountFigures } from "../ledger";
+import { settingsInForce } from "../settings";
+import { idpConfigured } from "../auth";
+import { handlesOf, type Routing } from "../auth";
 import { accountRecord, payoutsPage, type AccountToken, type Payout } from "./record";
 import { ACCOUNT_PAGE_SIZE } from "./pages";
 

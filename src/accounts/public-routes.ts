@@ -13,7 +13,7 @@ import {
   NullableString,
 } from "../http/public-schemas";
 import { jsonBody, readMemo } from "../http/read-memo";
-import { RoutingSchema } from "../tokens/schemas";
+import { RoutingSchema } from "../tokens";
 import { accountOwnerOf, accountRecord, accountTokensPage, payoutsPage } from "./record";
 import { pageLimit, parsePayoutCursor, parseTokenCursor } from "./pages";
 

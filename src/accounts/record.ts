@@ -5,9 +5,9 @@
  * credits and no payouts.
  */
 import type { Db } from "../../db/client";
-import { accountFigures, creditsByToken, type MoneyFigures } from "../ledger/figures";
+import { accountFigures, creditsByToken, type MoneyFigures } from "../ledger";
 import { isoMs, isoMsOrNull } from "../http/public-schemas";
-import { imageUrlOf } from "../tokens/queries";
+import { imageUrlOf } from "../tokens";
 import { ACCOUNT_PAGE_SIZE, payoutCursor, tokenCursor, type TokenPosition } from "./pages";
 
 export interface AccountToken {

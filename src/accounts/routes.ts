@@ -4,16 +4,16 @@
  */
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
-import { appendSetCookie, readCookie } from "../auth/cookies";
-import { jsonObject, privately, requireSession } from "../auth/guard";
-import { assertSameSite } from "../auth/origin";
-import { clearedSessionCookie, sessionCookieName, sessionFromRequest } from "../auth/sessions";
+import { appendSetCookie, readCookie } from "../auth";
+import { jsonObject, privately, requireSession } from "../auth";
+import { assertSameSite } from "../auth";
+import { clearedSessionCookie, sessionCookieName, sessionFromRequest } from "../auth";
 import { CACHE } from "../http/cache";
 import { badRequest, conflict, unavailable } from "../http/errors";
-import { accounts, balanceOf } from "../ledger/ledger";
-import { InsufficientBalanceError, PayoutInFlightError, queuePayout } from "../payouts/service";
-import { getClaimsPaused, getMinClaimLamports } from "../settings/service";
-import { setRouting, type Routing } from "./identity";
+import { accounts, balanceOf } from "../ledger";
+import { InsufficientBalanceError, PayoutInFlightError, queuePayout } from "../payouts";
+import { getClaimsPaused, getMinClaimLamports } from "../settings";
+import { setRouting, type Routing } from "../auth";
 import { meOf, signedOut } from "./me";
 import { pageLimit, parsePayoutCursor, parseTokenCursor } from "./pages";
 import { accountTokensPage, payoutsPage } from "./record";

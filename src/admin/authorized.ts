@@ -4,7 +4,7 @@
  * curl) or the /admin page's session cookie.
  */
 import type { AppContext } from "../context";
-import { bearerMatches } from "../jobs/routes";
+import { bearerMatches } from "../http/bearer";
 import { pageSessionAuthorized } from "./session";
 
 /** The page's sign-in takes the key in its body (and has its own limit): the one admin route reached without a credential. */

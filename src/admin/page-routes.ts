@@ -5,8 +5,8 @@
  */
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
-import { appendSetCookie } from "../auth/cookies";
-import { jsonObject } from "../auth/guard";
+import { appendSetCookie } from "../auth";
+import { jsonObject } from "../auth";
 import { CACHE } from "../http/cache";
 import { badRequest, forbidden, notFound, unauthorized } from "../http/errors";
 import { adminOverview, adminTokens, auditPageEvent } from "./page-service";

@@ -5,9 +5,9 @@
  */
 import type { Db } from "../../db/client";
 import type { Config } from "../config";
-import { jobHealth, type HealthReport } from "../jobs/health";
-import { immediate } from "../ledger/ledger";
-import { getPlatformTokenMint, settingsInForce } from "../settings/service";
+import { jobHealth, type HealthReport } from "../jobs";
+import { immediate } from "../../db/transaction";
+import { getPlatformTokenMint, settingsInForce } from "../settings";
 import { isoMs, isoMsOrNull } from "../http/public-schemas";
 
 export const ADMIN_PAGE_ACTOR = "admin-page";

@@ -8,7 +8,7 @@ import { CACHE } from "../http/cache";
 import { badRequest, notFound } from "../http/errors";
 import { requestMeta } from "../http/request-meta";
 import { adminAuthorized } from "./authorized";
-import { listFeeSharing } from "../tokens/fee-sharing";
+import { listFeeSharing } from "../tokens";
 import { AdminInputError, AdminNotFoundError, auditLog, performAdminAction, type AdminAction } from "./service";
 
 function parseBody(body: unknown): { reason: string | null; mint?: string; lamports?: bigint } {

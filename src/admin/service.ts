@@ -5,9 +5,9 @@
  */
 import { PublicKey } from "@solana/web3.js";
 import type { Db } from "../../db/client";
-import { immediate } from "../ledger/ledger";
-import { setPlatformToken } from "../launches/platform-token";
-import { setAutopayMinLamports, setClaimsPaused, setLaunchesPaused, setMinClaimLamports } from "../settings/service";
+import { immediate } from "../../db/transaction";
+import { setPlatformToken } from "../launches";
+import { setAutopayMinLamports, setClaimsPaused, setLaunchesPaused, setMinClaimLamports } from "../settings";
 
 export class AdminInputError extends Error {
   override readonly name = "AdminInputError";

@@ -10,7 +10,7 @@ import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from "@oslojs/enco
 import { timingSafeEqual } from "node:crypto";
 import type { Db } from "../../db/client";
 import type { Config } from "../config";
-import { cookiesSecure, readCookie } from "../auth/cookies";
+import { cookiesSecure, readCookie } from "../auth";
 
 export const ADMIN_SESSION_TTL_MS = 8 * 60 * 60 * 1000;
 export const ADMIN_COOKIE_PATH = "/api/admin";

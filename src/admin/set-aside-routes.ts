@@ -7,8 +7,8 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
 import { notFound } from "../http/errors";
-import { bearerMatches } from "../jobs/routes";
-import { listSetAside } from "../jobs/set-aside";
+import { bearerMatches } from "../http/bearer";
+import { listSetAside } from "../jobs";
 
 export function setAsideRoutes(ctx: AppContext) {
   return new Elysia({ name: "admin-set-aside" }).get(

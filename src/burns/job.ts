@@ -11,14 +11,14 @@ import { createCloseAccountInstruction } from "@solana/spl-token";
 import type { TransactionInstruction } from "@solana/web3.js";
 import type { Db } from "../../db/client";
 import type { ChainServices } from "../chain/services";
-import { crashPoint } from "../jobs/crash-points";
-import type { JobContext } from "../jobs/scheduler";
+import { crashPoint } from "../jobs";
+import type { JobContext } from "../jobs";
 import { log } from "../lib/log";
 import { scrubErrorText } from "../lib/scrub";
 import { ChainUnavailableError } from "../chain/ports";
-import { LedgerInvariantError } from "../ledger/ledger";
-import { LeaseLostError } from "../jobs/lease";
-import { heldBackMints, recordTokenFailure, recordTokenSuccess } from "../jobs/set-aside";
+import { LedgerInvariantError } from "../ledger";
+import { LeaseLostError } from "../jobs";
+import { heldBackMints, recordTokenFailure, recordTokenSuccess } from "../jobs";
 import {
   completeBurnBuy,
   failBurnBuy,

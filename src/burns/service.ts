@@ -6,9 +6,10 @@
  * to `pending`.
  */
 import type { Db } from "../../db/client";
-import { completeBurn } from "../ledger/commands";
-import { appendFeedEvent } from "../ledger/feed";
-import { immediate, LedgerInvariantError } from "../ledger/ledger";
+import { completeBurn } from "../ledger";
+import { appendFeedEvent } from "../ledger";
+import { immediate } from "../../db/transaction";
+import { LedgerInvariantError } from "../ledger";
 
 export interface PendingBurnGroup {
   mint: string;

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { Config } from "../config";
 import { ConfigError } from "../config";
 import { deriveCreatorKeypair, KeyConfigError, loadMasterSecret, loadTreasuryKeypair } from "./keys";
-import { startLocalChain, type LocalChain } from "./localnet/index";
+import { startLocalChain, type LocalChain } from "./localnet";
 import { createPumpLaunchProgram } from "./pump/adapter";
 import { createRpcChain } from "./rpc";
 import type { ChainServices } from "./services";

@@ -13,7 +13,7 @@
 import type { Db } from "../../db/client";
 import type { ChainSetup } from "../chain/setup";
 import { log } from "../lib/log";
-import { recordConfirmedLaunch } from "../tokens/launch-record";
+import { recordConfirmedLaunch } from "../tokens";
 
 export const DEMO_TOKENS = [
   {

@@ -4,7 +4,7 @@
  */
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
-import { privately, requireSession } from "../auth/guard";
+import { privately, requireSession } from "../auth";
 import { CACHE } from "../http/cache";
 import { badRequest, notFound } from "../http/errors";
 import { errors, handleKey, Int, IsoTimeSchema, LamportsSchema, looksLikeAddress } from "../http/public-schemas";

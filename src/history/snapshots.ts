@@ -6,8 +6,8 @@
  */
 import type { Db } from "../../db/client";
 import type { ChainServices } from "../chain/services";
-import { immediate } from "../ledger/ledger";
-import { ledgerTotals } from "../ledger/figures";
+import { immediate } from "../../db/transaction";
+import { ledgerTotals } from "../ledger";
 import { log } from "../lib/log";
 
 export const SNAPSHOT_EVERY_MS = 3_600_000;

@@ -5,7 +5,7 @@
  * writes call `assertLeaseHeld` inside their own transaction, which refuses a stale generation.
  */
 import type { Db } from "../../db/client";
-import { immediate } from "../ledger/ledger";
+import { immediate } from "../../db/transaction";
 
 export interface Lease {
   job: string;

@@ -4,24 +4,14 @@
  * Without the secret, or with a wrong one, the route does not exist (404).
  */
 import { Elysia, t } from "elysia";
-import { timingSafeEqual } from "node:crypto";
-import type { AppContext } from "../context";
+import { bearerMatches } from "../http/bearer";
 import { CACHE } from "../http/cache";
 import { Int } from "../http/public-schemas";
 import { conflict, notFound, unavailable } from "../http/errors";
-import { indexerStateOf } from "../../indexer/state";
+import { indexerStateOf } from "./indexer-state";
 import { jobHealth } from "./health";
-import { jobSetup } from "./setup";
+import { jobSetup, type SchedulingContext } from "./setup";
 import { isJobName, JOB_NAMES } from "./names";
-
-export function bearerMatches(header: string | null, secret: string | null): boolean {
-  if (!secret || !header) return false;
-  const match = /^Bearer (.+)$/.exec(header);
-  if (!match) return false;
-  const given = Buffer.from(match[1]!);
-  const expected = Buffer.from(secret);
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
 
 const JobHealthSchema = t.Object({
   job: t.String(),
@@ -59,7 +49,7 @@ export const HealthSchema = t.Object({
   setAside: t.Optional(t.Object({ tokens: Int(), stopped: Int() })),
 });
 
-export function jobRoutes(ctx: AppContext) {
+export function jobRoutes(ctx: SchedulingContext) {
   return new Elysia({ name: "jobs" })
     .get(
       "/api/cron/health",

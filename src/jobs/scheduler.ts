@@ -7,7 +7,7 @@
 import { Cron } from "croner";
 import type { Db } from "../../db/client";
 import { scrubErrorText } from "../lib/scrub";
-import { immediate } from "../ledger/ledger";
+import { immediate } from "../../db/transaction";
 import { acquireLease, assertLeaseHeld, releaseLease, renewLease, type Lease } from "./lease";
 import { JOB_NAMES, type JobName } from "./names";
 

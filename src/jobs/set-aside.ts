@@ -8,7 +8,7 @@
  * Times are the job's clock (`atMs`), so the simulation's virtual clock drives the back-off.
  */
 import type { Db } from "../../db/client";
-import { immediate } from "../ledger/ledger";
+import { immediate } from "../../db/transaction";
 
 export type SetAsideJob = "sweep" | "burns";
 

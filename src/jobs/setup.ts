@@ -3,8 +3,12 @@ import { Cron } from "croner";
 import type { AppContext } from "../context";
 import type { JobSetup } from "./health";
 import type { JobName } from "./names";
+import type { Scheduler } from "./scheduler";
 
-export function jobSetup(ctx: AppContext): JobSetup {
+/** The service's context plus the scheduler the composition root built (src/service.ts). */
+export type SchedulingContext = AppContext & { scheduler: Scheduler };
+
+export function jobSetup(ctx: SchedulingContext): JobSetup {
   const { config, scheduler } = ctx;
   // Without a market data source the market job runs but has nothing to refresh.
   const notConfigured: JobName[] = config.marketApiUrl === null ? ["market"] : [];
@@ -14,7 +18,10 @@ export function jobSetup(ctx: AppContext): JobSetup {
     nextRunAtMs(job, nowMs) {
       if (!config.jobsEnabled || !scheduler.isRegistered(job)) return null;
       let cron = crons.get(job);
-      if (!cron) crons.set(job, (cron = new Cron(config.schedules[job], { paused: true })));
+      if (!cron) {
+        cron = new Cron(config.schedules[job], { paused: true });
+        crons.set(job, cron);
+      }
       return cron.nextRun(new Date(nowMs))?.getTime() ?? null;
     },
   };

@@ -9,7 +9,7 @@ import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
 import { errors, Int, LamportsSchema } from "../http/public-schemas";
 import { log } from "../lib/log";
-import { getLaunchesPaused, getPlatformTokenMint } from "../settings/service";
+import { getLaunchesPaused, getPlatformTokenMint } from "../settings";
 import { handlesPinnedAtLaunch } from "./handle-resolver";
 
 export const CREATOR_FEE_WAIT_MS = 2_000;

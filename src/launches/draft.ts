@@ -8,7 +8,7 @@ import { PublicKey } from "@solana/web3.js";
 import { t, type Static } from "elysia";
 import type { Config } from "../config";
 import { badRequest } from "../http/errors";
-import { HANDLE_PATTERN, type LaunchRecipientInput } from "../tokens/launch-record";
+import { HANDLE_PATTERN, type LaunchRecipientInput } from "../tokens";
 
 /** The launch program's own limits (PUMP.md §2): name ≤32, symbol ≤13, uri ≤200 characters. */
 export const NAME_MAX_CHARS = 32;

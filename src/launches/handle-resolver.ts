@@ -6,8 +6,8 @@
  * are pinned at first sign-in, as before.
  */
 import type { Config } from "../config";
-import type { IdpProfile } from "../accounts/identity";
-import { toProfile } from "../auth/idp";
+import type { IdpProfile } from "../auth";
+import { toProfile } from "../auth";
 import { badRequest, unavailable } from "../http/errors";
 import { log } from "../lib/log";
 

@@ -4,7 +4,7 @@
  * that stores the intent, so two launches can never share a creator address.
  */
 import type { Db } from "../../db/client";
-import { immediate } from "../ledger/ledger";
+import { immediate } from "../../db/transaction";
 import { conflict } from "../http/errors";
 import type { StoredDraft } from "./draft";
 

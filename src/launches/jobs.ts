@@ -2,13 +2,13 @@
  * The `launches` job (DESIGN §5): finalises launches whose page stopped polling, expires stale
  * intents, and refreshes the `bonded` flag. `registerLaunchJobs` also registers the `market` job.
  */
-import { deleteExpiredSessions } from "../auth/sessions";
+import { deleteExpiredSessions } from "../auth";
 import type { AppContext } from "../context";
-import type { JobContext, Scheduler } from "../jobs/scheduler";
-import { immediate } from "../ledger/ledger";
+import type { JobContext, Scheduler } from "../jobs";
+import { immediate } from "../../db/transaction";
 import { log } from "../lib/log";
-import { DexScreenerMarket, type MarketData } from "../market/adapter";
-import { refreshMarket } from "../market/job";
+import { DexScreenerMarket, type MarketData } from "../market";
+import { refreshMarket } from "../market";
 import { intentsWhere, PREVIEW_KEY_PREFIX } from "./intents";
 import { LANDING_GRACE_MS, settleIntent } from "./service";
 import { deleteDeadLaunchObjects } from "./uploads";

@@ -4,8 +4,8 @@
  */
 import type { Db } from "../../db/client";
 import { badRequest } from "../http/errors";
-import { immediate } from "../ledger/ledger";
-import { PLATFORM_TOKEN_MINT_KEY } from "../settings/service";
+import { immediate } from "../../db/transaction";
+import { PLATFORM_TOKEN_MINT_KEY } from "../settings";
 import { isAddress } from "./draft";
 
 export function setPlatformToken(

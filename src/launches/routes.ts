@@ -10,7 +10,7 @@ import { badRequest, notFound } from "../http/errors";
 import { errors, IsoTimeSchema } from "../http/public-schemas";
 import { limitKeyOf } from "../http/client-ip";
 import { requestMeta } from "../http/request-meta";
-import { TokenDetailSchema } from "../tokens/schemas";
+import { TokenDetailSchema } from "../tokens";
 import { DraftSchema } from "./draft";
 import { proxyRpc } from "./rpc-proxy";
 import { confirmLaunch, prepareLaunch, uploadMetadata } from "./service";

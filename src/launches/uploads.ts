@@ -6,7 +6,7 @@
  */
 import type { Db } from "../../db/client";
 import { HttpError } from "../http/errors";
-import { immediate } from "../ledger/ledger";
+import { immediate } from "../../db/transaction";
 import type { ObjectStore } from "./storage";
 
 const DAY_MS = 86_400_000;

@@ -4,10 +4,23 @@
  * Call inside the transaction that creates the event.
  */
 import type { Db } from "../../db/client";
-import { enqueueWebhookDeliveries } from "../webhooks/outbox";
 import { announceFeedCommit } from "./feed-notifier";
 
 export type FeedType = "launch" | "sweep" | "payout" | "burn";
+
+/**
+ * Called inside the event's own transaction, so a committed event always has what the listener
+ * wrote and a rolled-back one never does: the webhook outbox, connected by the composition root
+ * (src/service.ts), so the ledger does not know who listens.
+ */
+export type FeedEventListener = (db: Db, type: FeedType, atUs: number) => void;
+
+const feedEventListeners = new Set<FeedEventListener>();
+
+/** Adds a listener to every feed event from now on, in this process; adding the same one again changes nothing. */
+export function onFeedEvent(listener: FeedEventListener): void {
+  feedEventListeners.add(listener);
+}
 
 /** Bounded: a burst of more than this many events in one millisecond is not a real workload. */
 const MAX_BUMPS = 100_000;
@@ -35,7 +48,7 @@ export function appendFeedEvent(db: Db, type: FeedType, refId: number, atMs: num
   c.query("INSERT INTO feed_events (at_us, type, ref_id) VALUES (?, ?, ?)").run(atUs, type, refId);
   // Live readers: the commit order for the stream, the webhook outbox, and a wake-up after commit.
   c.query("INSERT INTO feed_commits (at_us) VALUES (?)").run(atUs);
-  enqueueWebhookDeliveries(db, type, atUs);
+  for (const listener of feedEventListeners) listener(db, type, atUs);
   announceFeedCommit(db);
   return atUs;
 }

@@ -100,22 +100,6 @@ function statements(client: Database): Statements {
   return cached;
 }
 
-/**
- * Runs `work` in one BEGIN IMMEDIATE transaction. `work` must be synchronous: a promise would let
- * the transaction commit before the work is done, so it is refused (and rolled back).
- */
-export function immediate<T>(db: Db, work: () => T): T {
-  const client = db.$client;
-  const run = client.transaction(() => {
-    const result = work();
-    if (result instanceof Promise) {
-      throw new LedgerInvariantError("money writes must be synchronous: no await inside a transaction");
-    }
-    return result;
-  });
-  return run.immediate();
-}
-
 function accountId(s: Statements, account: AccountRef): number {
   const found = s.findAccount.get(account.kind, account.ref) as { id: bigint } | null;
   if (found) return Number(found.id);

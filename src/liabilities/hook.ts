@@ -7,7 +7,7 @@
  * do not add up).
  */
 import type { AppContext } from "../context";
-import { LedgerInvariantError } from "../ledger/ledger";
+import { LedgerInvariantError } from "../ledger";
 import { log } from "../lib/log";
 import { anchorSnapshots } from "./anchor";
 import { rememberTree } from "./service";

@@ -9,7 +9,7 @@
  */
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
-import { privately, requireSession } from "../auth/guard";
+import { privately, requireSession } from "../auth";
 import { CACHE } from "../http/cache";
 import { badRequest, notFound } from "../http/errors";
 import { errors, Int, IsoTimeSchema, LamportsSchema, NullableString } from "../http/public-schemas";

@@ -3,7 +3,7 @@
  * account) and one account's inclusion proof (its own nonce, its path to the root).
  */
 import type { Db } from "../../db/client";
-import { LedgerInvariantError } from "../ledger/ledger";
+import { LedgerInvariantError } from "../ledger";
 import { inclusionProofJson, type InclusionProofJson } from "./document";
 import { buildTree, compareBytes, indexOfLeaf, proofPath, toHex, type SumTree } from "./tree";
 

@@ -8,8 +8,9 @@
  * `owedLamports` (user + handle + payout + burn_pending balances), attributed to whom they are owed.
  */
 import type { Db } from "../../db/client";
-import { ledgerTotals } from "../ledger/figures";
-import { immediate, LedgerInvariantError } from "../ledger/ledger";
+import { ledgerTotals } from "../ledger";
+import { immediate } from "../../db/transaction";
+import { LedgerInvariantError } from "../ledger";
 import { buildTree, leafNode, LiabilityTreeError, randomNonce, toHex, type SumTree } from "./tree";
 import { anchorMemo } from "./document";
 

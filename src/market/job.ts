@@ -4,8 +4,8 @@
  * fails keeps its tokens' last figures and fails the run, after the other batches were written.
  */
 import type { Db } from "../../db/client";
-import type { JobContext } from "../jobs/scheduler";
-import { immediate } from "../ledger/ledger";
+import type { JobContext } from "../jobs";
+import { immediate } from "../../db/transaction";
 import { log } from "../lib/log";
 import type { MarketData } from "./adapter";
 

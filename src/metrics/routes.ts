@@ -6,10 +6,10 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { notFound } from "../http/errors";
-import { jobHealth } from "../jobs/health";
-import { bearerMatches } from "../jobs/routes";
-import { ledgerTotals } from "../ledger/figures";
-import { gauge } from "./registry";
+import { jobHealth } from "../jobs";
+import { bearerMatches } from "../http/bearer";
+import { ledgerTotals } from "../ledger";
+import { gauge } from "../lib/metrics";
 
 export function renderMetrics(ctx: AppContext): string {
   const totals = ledgerTotals(ctx.db);

@@ -12,12 +12,12 @@
 import { PublicKey, SystemProgram } from "@solana/web3.js";
 import type { Db } from "../../db/client";
 import type { ChainServices } from "../chain/services";
-import { accounts, balanceOf } from "../ledger/ledger";
-import { crashPoint } from "../jobs/crash-points";
-import type { JobContext } from "../jobs/scheduler";
+import { accounts, balanceOf } from "../ledger";
+import { crashPoint } from "../jobs";
+import type { JobContext } from "../jobs";
 import { log } from "../lib/log";
 import { scrubErrorText } from "../lib/scrub";
-import { getAutopayMinLamports, getClaimsPaused } from "../settings/service";
+import { getAutopayMinLamports, getClaimsPaused } from "../settings";
 import type { Config } from "../config";
 import {
   confirmPayouts,

@@ -5,9 +5,10 @@
  * per account at a time.
  */
 import type { Db } from "../../db/client";
-import { confirmPayout, failPayout, replacePayout, reservePayout } from "../ledger/commands";
-import { appendFeedEvent } from "../ledger/feed";
-import { accounts, balanceOf, immediate, LedgerInvariantError } from "../ledger/ledger";
+import { confirmPayout, failPayout, replacePayout, reservePayout } from "../ledger";
+import { appendFeedEvent } from "../ledger";
+import { accounts, balanceOf, LedgerInvariantError } from "../ledger";
+import { immediate } from "../../db/transaction";
 
 export class PayoutInFlightError extends Error {
   override readonly name = "PayoutInFlightError";

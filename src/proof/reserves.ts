@@ -3,8 +3,8 @@
  * the treasury for a burn that is bought and not yet burned (the books still hold it as pending).
  */
 import type { Db } from "../../db/client";
-import { spentOnPendingBurnsLamports } from "../burns/service";
-import { ledgerTotals } from "../ledger/figures";
+import { spentOnPendingBurnsLamports } from "../burns";
+import { ledgerTotals } from "../ledger";
 
 export function owedForReserves(db: Db): bigint {
   return ledgerTotals(db).owedLamports - spentOnPendingBurnsLamports(db);

@@ -1,6 +1,6 @@
 /** SPEC's Stats, derived from the ledger and the token tables; memoised up to 10 s per process. */
 import type { Db } from "../../db/client";
-import { ledgerTotals } from "../ledger/figures";
+import { ledgerTotals } from "../ledger";
 
 export interface Stats {
   tokens: number;

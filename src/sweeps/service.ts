@@ -4,9 +4,10 @@
  * these functions; each is idempotent, so a confirmation seen twice is a no-op.
  */
 import type { Db } from "../../db/client";
-import { creditSweep, orderBurn, type SweepRecipient } from "../ledger/commands";
-import { appendFeedEvent } from "../ledger/feed";
-import { immediate, LedgerInvariantError } from "../ledger/ledger";
+import { creditSweep, orderBurn, type SweepRecipient } from "../ledger";
+import { appendFeedEvent } from "../ledger";
+import { immediate } from "../../db/transaction";
+import { LedgerInvariantError } from "../ledger";
 
 export interface SweepSent {
   tokenId: number;

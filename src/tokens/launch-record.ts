@@ -4,9 +4,9 @@
  * come through here. Idempotent on the mint.
  */
 import type { Db } from "../../db/client";
-import { pinHandleAtLaunch } from "../accounts/identity";
-import { appendFeedEvent } from "../ledger/feed";
-import { immediate } from "../ledger/ledger";
+import { pinHandleAtLaunch } from "../auth";
+import { appendFeedEvent } from "../ledger";
+import { immediate } from "../../db/transaction";
 
 export interface LaunchRecipientInput {
   /** as given, any casing, without '@' */

@@ -7,7 +7,7 @@
  */
 import type { AppContext } from "../context";
 import { log } from "../lib/log";
-import { unsweptLamports } from "../sweeps/readings";
+import { unsweptLamports } from "./readings";
 
 export const VAULT_STALE_MS = 60_000;
 export const VAULT_REFRESH_WAIT_MS = 3_000;

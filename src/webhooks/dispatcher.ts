@@ -7,7 +7,7 @@
  * One dispatcher per database: it runs in the process that runs the jobs (main.ts, JOBS on).
  */
 import type { Db } from "../../db/client";
-import { feedNotifier } from "../ledger/feed-notifier";
+import { feedNotifier } from "../ledger";
 import { log } from "../lib/log";
 import { checkDestination, DestinationError } from "./destination";
 import { webhookSecret } from "./key";

@@ -7,8 +7,8 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
 import { badRequest, HttpError, notFound } from "../http/errors";
-import { bearerMatches } from "../jobs/routes";
-import { parseBefore } from "../ledger/feed-queries";
+import { bearerMatches } from "../http/bearer";
+import { parseBefore } from "../ledger";
 import { checkDestination, DestinationError, parseDestination } from "./destination";
 import { webhookSigningKey } from "./key";
 import {

@@ -4,8 +4,8 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Db } from "../../db/client";
-import { immediate } from "../ledger/ledger";
-import { isoMicros, renderFeedRows, type FeedType } from "../ledger/feed-queries";
+import { immediate } from "../../db/transaction";
+import { isoMicros, renderFeedRows, type FeedType } from "../ledger";
 import { isoMs } from "../http/public-schemas";
 import { webhookSecret } from "./key";
 

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { Keypair, SystemProgram } from "@solana/web3.js";
 import { LocalLaunchProgram } from "../../src/chain/localnet/adapter";
-import { DEFAULT_BOND_THRESHOLD_LAMPORTS, DEFAULT_CREATOR_FEE_BPS } from "../../src/chain/localnet/index";
+import { DEFAULT_BOND_THRESHOLD_LAMPORTS, DEFAULT_CREATOR_FEE_BPS } from "../../src/chain/localnet";
 import { LocalProgramKeys } from "../../src/chain/localnet/program";
 import { MEMO_MAX_BYTES } from "../../src/chain/memo";
 import type { ConfirmedTransaction, LaunchProgram } from "../../src/chain/ports";

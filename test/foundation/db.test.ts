@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { openDatabase } from "../../db/client";
 import { settings, tokens, ledgerEntries } from "../../db/schema";
-import { accounts, immediate, post } from "../../src/ledger/ledger";
+import { accounts, post } from "../../src/ledger/ledger";
+import { immediate } from "../../db/transaction";
 
 function insertToken(db: ReturnType<typeof openDatabase>, mint: string, swept: bigint) {
   return db

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { testService, type TestService } from "../helpers/service";
 import { JOB_NAMES } from "../../src/jobs/names";
-import { immediate } from "../../src/ledger/ledger";
+import { immediate } from "../../db/transaction";
 import { creditSweep } from "../../src/ledger/commands";
 import { forgetStats } from "../../src/stats/service";
 

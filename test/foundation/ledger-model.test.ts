@@ -17,7 +17,8 @@ import {
   reservePayout,
 } from "../../src/ledger/commands";
 import { accountFigures, creditsByToken, ledgerTotals } from "../../src/ledger/figures";
-import { immediate, LedgerInvariantError } from "../../src/ledger/ledger";
+import { immediate } from "../../db/transaction";
+import { LedgerInvariantError } from "../../src/ledger/ledger";
 import { splitSweep } from "../../src/ledger/split";
 import { verifyLedger } from "../../src/ledger/verify";
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { openDatabase } from "../../db/client";
 import { acquireLease, assertLeaseHeld, LeaseLostError, releaseLease, renewLease } from "../../src/jobs/lease";
 import { Scheduler } from "../../src/jobs/scheduler";
-import { immediate } from "../../src/ledger/ledger";
+import { immediate } from "../../db/transaction";
 
 const worker = join(import.meta.dir, "fixtures", "scheduler-worker.ts");
 

@@ -9,7 +9,7 @@ import { rmSync } from "node:fs";
 import net from "node:net";
 import { expect } from "bun:test";
 import { deriveCreatorKeypair } from "../../src/chain/keys";
-import { startLocalChain, type LocalChain } from "../../src/chain/localnet/index";
+import { startLocalChain, type LocalChain } from "../../src/chain/localnet";
 import { createRpcChain } from "../../src/chain/rpc";
 import type { ChainServices } from "../../src/chain/services";
 import { testConfig } from "../../src/config";
@@ -19,7 +19,7 @@ import { ledgerTotals } from "../../src/ledger/figures";
 import { verifyLedger } from "../../src/ledger/verify";
 import { buildService, type Service } from "../../src/service";
 import { recordConfirmedLaunch } from "../../src/tokens/launch-record";
-import { startIndexer, type Indexer, type IndexerOptions } from "../../indexer/index";
+import { startIndexer, type Indexer, type IndexerOptions } from "../../indexer";
 
 export interface TcpProxy {
   url: string;

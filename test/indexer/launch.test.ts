@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
-import { startIndexer, type Indexer } from "../../indexer/index";
+import { startIndexer, type Indexer } from "../../indexer";
 import { testService, type TestService } from "../helpers/service";
 import {
   draft,

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { openDatabase } from "../../db/client";
+import { connectFeedListeners } from "../../src/service";
 import { launch, T0 } from "../reads/world";
 import { Receiver } from "./receiver";
 
@@ -70,6 +71,8 @@ describe("webhooks across a SIGKILL", () => {
 
     // The first request hangs: the event is committed and sent, the receiver has not answered.
     receiver.answers = ["hang", 200];
+    // This process writes the event itself, so it connects the webhook outbox as the service does.
+    connectFeedListeners();
     const db = openDatabase(join(dataDir, "service.db"));
     launch(db, { launchedAtMs: T0, symbol: "KILL" });
     db.$client.close();

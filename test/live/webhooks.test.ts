@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { Webhook } from "standardwebhooks";
 import { testConfig } from "../../src/config";
-import { immediate } from "../../src/ledger/ledger";
+import { immediate } from "../../db/transaction";
 import { appendFeedEvent } from "../../src/ledger/feed";
 import { buildService } from "../../src/service";
 import { WebhookDispatcher, type DispatcherOptions } from "../../src/webhooks/dispatcher";

@@ -4,8 +4,8 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Connection, Keypair, SystemProgram } from "@solana/web3.js";
-import type { LocalChain } from "../../src/chain/localnet/index.ts";
-import { signedTx, startTestChain } from "./helpers.ts";
+import type { LocalChain } from "../../src/chain/localnet";
+import { signedTx, startTestChain } from "./helpers";
 
 let chain: LocalChain;
 let connection: Connection;

@@ -11,7 +11,7 @@ import { Keypair, PublicKey, SystemProgram, type TransactionInstruction } from "
 import type { ChainServices } from "../../src/chain/services";
 import type { ConfirmedTransaction, PreparedTransaction, SweepEffect } from "../../src/chain/ports";
 import { orderBurn } from "../../src/ledger/commands";
-import { immediate } from "../../src/ledger/ledger";
+import { immediate } from "../../db/transaction";
 import { ledgerTotals } from "../../src/ledger/figures";
 import { setClaimsPaused } from "../../src/settings/service";
 import { buildService } from "../../src/service";

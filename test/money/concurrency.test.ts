@@ -3,7 +3,7 @@
  * lease: no job ever overlaps itself, and the money still moves exactly once.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { registerJobs } from "../../src/jobs/register";
+import { registerJobs } from "../../src/register-jobs";
 import { buildService, type Service } from "../../src/service";
 import { testConfig } from "../../src/config";
 import { checkPaidExactlyOnce, checkSweptExactlyOnce, setupPayouts, setupSweep } from "./scenarios";

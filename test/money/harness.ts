@@ -8,7 +8,7 @@ import { rmSync } from "node:fs";
 import { setupChain, type ChainSetup } from "../../src/chain/setup";
 import { testConfig } from "../../src/config";
 import type { JobName } from "../../src/jobs/names";
-import { registerJobs } from "../../src/jobs/register";
+import { registerJobs } from "../../src/register-jobs";
 import { ledgerTotals } from "../../src/ledger/figures";
 import { verifyLedger } from "../../src/ledger/verify";
 import { buildService, type Service } from "../../src/service";

@@ -1,6 +1,6 @@
 /** The admin flag of tokens whose creator moved to a fee-sharing config, and the public field on the token record. */
 import { afterEach, expect, test } from "bun:test";
-import { immediate } from "../../src/ledger/ledger";
+import { immediate } from "../../db/transaction";
 import { recordFeeSharing } from "../../src/tokens/fee-sharing";
 import { recordConfirmedLaunch } from "../../src/tokens/launch-record";
 import { testService, type TestService } from "../helpers/service";

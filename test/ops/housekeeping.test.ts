@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { recordSignIn } from "../../src/accounts/identity";
-import { registerJobs } from "../../src/jobs/register";
+import { recordSignIn } from "../../src/auth/identity";
+import { registerJobs } from "../../src/register-jobs";
 import { testService, type TestService } from "../helpers/service";
 
 let svc: TestService;

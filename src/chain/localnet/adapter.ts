@@ -17,7 +17,7 @@ import type {
   VaultAddresses,
   VaultReading,
   VerifiedCreate,
-} from "../ports.ts";
+} from "../ports";
 import {
   LocalProgramKeys,
   buildBuyOp,
@@ -38,9 +38,9 @@ import {
   type CurveState,
   type LocalProgramConfig,
   type LaunchEvent,
-} from "./program.ts";
-import { MEMO_PROGRAM_ID } from "./program.ts";
-import { memoInstruction, memoTexts } from "../memo.ts";
+} from "./program";
+import { MEMO_PROGRAM_ID } from "./program";
+import { memoInstruction, memoTexts } from "../memo";
 
 const MAX_SLIPPAGE_BPS = 5_000;
 

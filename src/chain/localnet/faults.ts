@@ -7,9 +7,9 @@
  * Which reads a `lag` rule's `share` hits is drawn from a seeded generator, so a simulation seed
  * reproduces the same answers. See docs/local-chain.md.
  */
-import type { LocalNode } from "./node.ts";
-import { RpcError } from "./node.ts";
-import { seededRandom } from "./random.ts";
+import type { LocalNode } from "./node";
+import { RpcError } from "./node";
+import { seededRandom } from "./random";
 
 export type FaultRule =
   | { kind: "dropSends"; count: number }

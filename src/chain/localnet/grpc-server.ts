@@ -41,8 +41,8 @@ import {
 } from "@triton-one/yellowstone-grpc";
 import { PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
-import type { LocalNode, AccountUpdate, TxRecord, TokenBalance } from "./node.ts";
-import { toBincode } from "./errors.ts";
+import type { LocalNode, AccountUpdate, TxRecord, TokenBalance } from "./node";
+import { toBincode } from "./errors";
 
 /** Slots of history kept for `fromSlot` replay and for delivering at confirmed/finalized. */
 const RETAIN_SLOTS = 300n;

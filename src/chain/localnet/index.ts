@@ -46,15 +46,15 @@
  * spawned and stop() releases everything.
  */
 import { Keypair, LAMPORTS_PER_SOL } from "@solana/web3.js";
-import type { ChainReader, LaunchProgram } from "../ports.ts";
-import { LocalNode } from "./node.ts";
-import { RpcServer } from "./rpc-server.ts";
-import { ChainFaults, type FaultRule } from "./faults.ts";
-import { GeyserServer } from "./grpc-server.ts";
-import { PubSubServer } from "./pubsub-server.ts";
-import { LocalLaunchProgram } from "./adapter.ts";
-import { LocalLaunchHelpers, TradeSimulator } from "./launch.ts";
-import type { LocalProgramKeys, LocalProgramConfig } from "./program.ts";
+import type { ChainReader, LaunchProgram } from "../ports";
+import { LocalNode } from "./node";
+import { RpcServer } from "./rpc-server";
+import { ChainFaults, type FaultRule } from "./faults";
+import { GeyserServer } from "./grpc-server";
+import { PubSubServer } from "./pubsub-server";
+import { LocalLaunchProgram } from "./adapter";
+import { LocalLaunchHelpers, TradeSimulator } from "./launch";
+import type { LocalProgramKeys, LocalProgramConfig } from "./program";
 
 export interface LocalChainOptions {
   rpcPort: number;
@@ -236,8 +236,8 @@ function listenPubSub(pubsub: PubSubServer, opts: LocalChainOptions, rpcPort: nu
   }
 }
 
-export { LocalNode } from "./node.ts";
-export { ChainFaults, parseFaultRule, seededRandom, type FaultRule } from "./faults.ts";
-export { LocalLaunchProgram } from "./adapter.ts";
-export { LocalLaunchHelpers, TradeSimulator } from "./launch.ts";
-export * as localProgram from "./program.ts";
+export { LocalNode } from "./node";
+export { ChainFaults, parseFaultRule, seededRandom, type FaultRule } from "./faults";
+export { LocalLaunchProgram } from "./adapter";
+export { LocalLaunchHelpers, TradeSimulator } from "./launch";
+export * as localProgram from "./program";

@@ -3,11 +3,11 @@
  * makes fees accrue for the demo and benchmarks. They run in-process against the node, signing
  * with keys the caller passes; the service itself never uses them (it goes through RPC).
  */
-import { seededRandom } from "./random.ts";
+import { seededRandom } from "./random";
 import { Keypair, PublicKey, LAMPORTS_PER_SOL } from "@solana/web3.js";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
-import type { LocalNode } from "./node.ts";
-import type { SolanaTxError } from "./errors.ts";
+import type { LocalNode } from "./node";
+import type { SolanaTxError } from "./errors";
 import {
   buildBuyOp,
   buildCreateOp,
@@ -18,7 +18,7 @@ import {
   quoteSell,
   readU64LE,
   type CurveState,
-} from "./program.ts";
+} from "./program";
 
 export interface TradeResult {
   signature: string;

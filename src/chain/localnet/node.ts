@@ -28,7 +28,7 @@ import {
   ComputeBudgetProgram,
 } from "@solana/web3.js";
 import bs58 from "bs58";
-import { fromLitesvmError, errorLands, type SolanaTxError } from "./errors.ts";
+import { fromLitesvmError, errorLands, type SolanaTxError } from "./errors";
 import {
   LocalProgramKeys,
   validateTransaction,
@@ -47,7 +47,7 @@ import {
   MEMO_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
   readU64LE,
-} from "./program.ts";
+} from "./program";
 
 export const LAMPORTS_PER_SIGNATURE = 5000n;
 /** As mainnet: a blockhash is usable for 150 blocks after the one that produced it. */

@@ -21,7 +21,7 @@
  */
 import { createHmac } from "node:crypto";
 import { Keypair, PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js";
-import { decodeSharingConfig } from "../pump/layout.ts";
+import { decodeSharingConfig } from "../pump/layout";
 import {
   AuthorityType,
   TOKEN_PROGRAM_ID,

@@ -13,9 +13,9 @@
 import type { Server, ServerWebSocket } from "bun";
 import { PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
-import type { AccountUpdate, Commitment, LocalNode, TxRecord } from "./node.ts";
-import { stringifyJson } from "./json.ts";
-import { parsedAccountData } from "./parsed.ts";
+import type { AccountUpdate, Commitment, LocalNode, TxRecord } from "./node";
+import { stringifyJson } from "./json";
+import { parsedAccountData } from "./parsed";
 
 const MAX_CONNECTIONS = 256;
 const MAX_SUBSCRIPTIONS_PER_CONNECTION = 1_000;

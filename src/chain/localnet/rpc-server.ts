@@ -8,11 +8,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { PublicKey, VersionedTransaction, VersionedMessage } from "@solana/web3.js";
 import bs58 from "bs58";
-import { FINALIZATION_SLOTS, LocalNode, RpcError, computeFee, type TxRecord, type TokenBalance } from "./node.ts";
-import { ChainFaults } from "./faults.ts";
-import { stringifyJson } from "./json.ts";
-import { readU64LE } from "./program.ts";
-import { parsedAccountData } from "./parsed.ts";
+import { FINALIZATION_SLOTS, LocalNode, RpcError, computeFee, type TxRecord, type TokenBalance } from "./node";
+import { ChainFaults } from "./faults";
+import { stringifyJson } from "./json";
+import { readU64LE } from "./program";
+import { parsedAccountData } from "./parsed";
 
 export interface RpcFaultRule {
   method: string;

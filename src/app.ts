@@ -1,37 +1,32 @@
 /**
  * The HTTP API: one Elysia app, one onError that maps every failure to SPEC's `{error}` envelope,
- * per-IP rate limits on the routes of SPEC's Limits table, and the feature route plugins.
+ * per-IP rate limits on the routes of SPEC's Limits table, and the feature route plugins. Part of
+ * the composition root: it knows every feature's routes; no feature knows it.
  */
 import { Elysia } from "elysia";
-import type { AppContext } from "../context";
-import { adminRoutes } from "../admin/routes";
-import { setAsideRoutes } from "../admin/set-aside-routes";
-import { metricsRoutes } from "../metrics/routes";
-import { jobRoutes } from "../jobs/routes";
-import { accountRoutes } from "../accounts/routes";
-import { authRoutes } from "../auth/routes";
-import { statsRoutes } from "../stats/routes";
-import { accountPublicRoutes } from "../accounts/public-routes";
-import { feedRoutes } from "../ledger/feed-routes";
-import { feedStreamRoutes } from "../ledger/stream-routes";
-import { webhookRoutes } from "../webhooks/routes";
-import { launchConfigRoutes } from "../launches/config-routes";
-import { launchRoutes } from "../launches/routes";
-import { proofRoutes } from "../proof/routes";
-import { liabilityRoutes } from "../liabilities/routes";
-import { tokenRoutes } from "../tokens/routes";
-import { historyRoutes } from "../history/routes";
-import { adminPageRoutes } from "../admin/page-routes";
-import { openapiPlugin } from "./openapi";
-import { log } from "../lib/log";
-import { webRoutes } from "../web";
-import { bodyWasTooLarge } from "./body-limit";
-import { AppError } from "../lib/errors";
-import { appErrorResponse, errorResponse, HttpError } from "./errors";
+import { accountPublicRoutes, accountRoutes } from "./accounts";
+import { adminPageRoutes, adminRoutes, setAsideRoutes } from "./admin";
+import { authRoutes } from "./auth";
 import { createFrontDoor } from "./front-door";
-import { requestMeta } from "./request-meta";
+import { historyRoutes } from "./history";
+import { bodyWasTooLarge } from "./http/body-limit";
+import { appErrorResponse, errorResponse, HttpError } from "./http/errors";
+import { requestMeta } from "./http/request-meta";
+import { jobRoutes, type SchedulingContext } from "./jobs";
+import { launchConfigRoutes, launchRoutes } from "./launches";
+import { feedRoutes, feedStreamRoutes } from "./ledger";
+import { liabilityRoutes } from "./liabilities";
+import { AppError } from "./lib/errors";
+import { log } from "./lib/log";
+import { metricsRoutes } from "./metrics";
+import { openapiPlugin } from "./openapi";
+import { proofRoutes } from "./proof";
+import { statsRoutes } from "./stats";
+import { tokenRoutes } from "./tokens";
+import { webRoutes } from "./web";
+import { webhookRoutes } from "./webhooks";
 
-export function createApp(ctx: AppContext) {
+export function createApp(ctx: SchedulingContext) {
   const screenRequest = createFrontDoor(ctx);
   return new Elysia({ normalize: true })
     .onRequest((c) => screenRequest(c))

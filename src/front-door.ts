@@ -5,14 +5,15 @@
  * too many failures), and the per-IP rate limits (HEAD counted as GET).
  */
 import type { BlockList } from "node:net";
-import type { AppContext } from "../context";
-import { ADMIN_SIGN_IN_PATH, adminAuthorized, adminEnabled } from "../admin/authorized";
-import { bearerMatches } from "../jobs/routes";
-import { bodyLimitFor, withBodyLimit } from "./body-limit";
-import { clientIp, limitKeyOf, parseTrustedProxies } from "./client-ip";
-import { errorResponse } from "./errors";
-import { limitRuleFor, operatorFailureRule } from "./rate-limit";
-import { setRequestMeta } from "./request-meta";
+import type { AppContext } from "./context";
+import { ADMIN_SIGN_IN_PATH, adminAuthorized, adminEnabled } from "./admin";
+import { bearerMatches } from "./http/bearer";
+import { bodyLimitFor, withBodyLimit } from "./http/body-limit";
+import { clientIp, limitKeyOf } from "./http/client-ip";
+import { parseTrustedProxies } from "./lib/trusted-proxies";
+import { errorResponse } from "./http/errors";
+import { limitRuleFor, operatorFailureRule } from "./http/rate-limit";
+import { setRequestMeta } from "./http/request-meta";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 export const HSTS_VALUE = "max-age=63072000; includeSubDomains";

@@ -5,8 +5,8 @@
  */
 import type { Db } from "../../db/client";
 import type { VaultReading } from "../chain/ports";
-import { immediate } from "../ledger/ledger";
-import { recordFeeSharing } from "../tokens/fee-sharing";
+import { immediate } from "../../db/transaction";
+import { recordFeeSharing } from "./fee-sharing";
 
 /**
  * Unswept fees: both vaults plus what somebody else already collected into the creator address,

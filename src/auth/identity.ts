@@ -4,8 +4,8 @@
  * accrued moves to that id in one posting.
  */
 import type { Db } from "../../db/client";
-import { pinHandleCredits } from "../ledger/commands";
-import { immediate } from "../ledger/ledger";
+import { pinHandleCredits } from "../ledger";
+import { immediate } from "../../db/transaction";
 
 export type Routing = "hold" | "autopay" | "burn";
 

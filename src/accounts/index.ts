@@ -1,0 +1,2 @@
+export { accountPublicRoutes } from "./public-routes";
+export { accountRoutes } from "./routes";

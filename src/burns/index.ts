@@ -1,0 +1,2 @@
+export { resolveBurnSignature, runBurnsJob } from "./job";
+export { spentOnPendingBurnsLamports } from "./service";

@@ -1,0 +1,1 @@
+export { startDemo } from "./demo";

@@ -1,0 +1,2 @@
+export { historyRoutes } from "./routes";
+export { takeSolvencySnapshot } from "./snapshots";

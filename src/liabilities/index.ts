@@ -1,0 +1,2 @@
+export { snapshotLiabilitiesAfterRun } from "./hook";
+export { liabilityRoutes } from "./routes";

@@ -1,0 +1,3 @@
+export { DexScreenerMarket } from "./adapter";
+export type { MarketData } from "./adapter";
+export { refreshMarket } from "./job";

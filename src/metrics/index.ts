@@ -1,0 +1,1 @@
+export { indexerMetrics, metricsRoutes } from "./routes";

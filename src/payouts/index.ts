@@ -1,0 +1,2 @@
+export { resolvePayoutSignature, resolveSentPayouts, runPayoutsJob } from "./job";
+export { InsufficientBalanceError, PayoutInFlightError, queuePayout } from "./service";

@@ -1,0 +1,2 @@
+export { owedForReserves } from "./reserves";
+export { proofRoutes } from "./routes";

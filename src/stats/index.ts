@@ -1,0 +1,1 @@
+export { statsRoutes } from "./routes";

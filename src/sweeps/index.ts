@@ -1,0 +1,1 @@
+export { resolveSentSweeps, resolveSweepSignature, runSweepJob } from "./job";

@@ -1,0 +1,8 @@
+export { listFeeSharing } from "./fee-sharing";
+export { HANDLE_PATTERN, recordConfirmedLaunch } from "./launch-record";
+export type { LaunchRecipientInput } from "./launch-record";
+export { imageUrlOf, tokenDetail } from "./queries";
+export type { TokenDetail } from "./queries";
+export { storeVaultReadings, unsweptLamports } from "./readings";
+export { tokenRoutes } from "./routes";
+export { RoutingSchema, TokenDetailSchema } from "./schemas";

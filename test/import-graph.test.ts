@@ -1,0 +1,216 @@
+/**
+ * Dependencies point one way (issue #21). Every relative import, `export … from` and dynamic
+ * `import()` in src/, indexer/ and db/ (type-only ones too: they couple the code just the same)
+ * becomes an edge between nodes: a folder `src/<name>`, the top folders `indexer` and `db`, and each
+ * root file of src (`config`, `context`, `app`, `main`, ...) on its own. Three layers:
+ *
+ * - the shared bottom: `lib`, `db`, `config`, `chain` (the port), `http` (edge helpers that know no
+ *   feature) and `context` (plain values every feature is handed). They import only each other.
+ * - the features (every other folder, and `indexer`): one imports another only through the
+ *   other's `index.ts`, its small public surface, so a feature's files can be moved, split or
+ *   renamed without touching its neighbours. Imports of the shared bottom need no surface: those
+ *   folders are the vocabulary everything speaks, and wrapping them in a barrel would say nothing.
+ *   `chain` is the one bottom folder with internals: its adapters (`chain/<adapter>/`) are chosen
+ *   in `chain/setup.ts` and reached by nobody else, so only its top-level files may be imported.
+ * - the composition root: the other root files of src (`app.ts` builds the HTTP app, `main.ts` the
+ *   process, ...). Nothing but the root imports the root.
+ *
+ * And no cycle between nodes at all. Run directly, this file prints the node graph.
+ */
+import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dir, "..");
+const SCANNED = ["src", "indexer", "db"];
+
+/** The shared bottom. Root files of src other than these two are the composition root. */
+const BOTTOM = new Set(["lib", "db", "config", "chain", "http", "context"]);
+
+/**
+ * Imports into a chain adapter from outside the chain, waiting for the closed chain port (#21
+ * part 2, the chain branch: `buildCreate` on the port, adapters picked once in chain/setup.ts).
+ * Each entry must still exist: delete it with the import it names.
+ */
+const PENDING_CHAIN_LEAKS = new Set([
+  "src/launches/create-tx.ts -> src/chain/localnet/adapter.ts",
+  "src/launches/create-tx.ts -> src/chain/localnet/program.ts",
+  "src/launches/rpc-guard.ts -> src/chain/localnet/program.ts",
+  "indexer/index.ts -> src/chain/pump/adapter.ts",
+]);
+
+interface Edge {
+  from: string;
+  to: string;
+  fromNode: string;
+  toNode: string;
+}
+
+function walk(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) walk(path, out);
+    else if (name.endsWith(".ts")) out.push(path);
+  }
+  return out;
+}
+
+/** `import x from "./a"`, `import type {…} from`, `import "./a"`, `export … from "./a"`, `import("./a")`. */
+const SPECIFIERS = [
+  /\b(?:import|export)\s+(?:type\s+)?[^'";]*?\bfrom\s*["']([^"']+)["']/g,
+  /\bimport\s*["']([^"']+)["']/g,
+  /\bimport\(\s*["']([^"']+)["']\s*\)/g,
+];
+
+/** Comment lines out (a doc comment may show an import); a string holding `/*` must not eat code. */
+function withoutComments(source: string): string {
+  return source
+    .split("\n")
+    .filter((line) => !/^\s*(\/\/|\/\*|\*)/.test(line))
+    .join("\n");
+}
+
+function resolveImport(fromFile: string, specifier: string): string | null {
+  if (!specifier.startsWith(".")) return null;
+  const base = resolve(dirname(fromFile), specifier);
+  for (const candidate of [base, `${base}.ts`, join(base, "index.ts")]) {
+    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+  }
+  throw new Error(`${relative(ROOT, fromFile)}: cannot resolve ${specifier}`);
+}
+
+/** The node a file belongs to; null outside the scanned folders (tests, scripts, public/). */
+function nodeOf(file: string): string | null {
+  const parts = relative(ROOT, file).split("/");
+  if (parts[0] === "indexer" || parts[0] === "db") return parts[0];
+  if (parts[0] !== "src") return null;
+  return parts.length > 2 ? parts[1]! : parts[1]!.replace(/\.ts$/, "");
+}
+
+function readGraph(): { edges: Edge[]; nodes: Set<string> } {
+  const edges: Edge[] = [];
+  const nodes = new Set<string>();
+  for (const top of SCANNED) {
+    for (const file of walk(join(ROOT, top))) {
+      const fromNode = nodeOf(file)!;
+      nodes.add(fromNode);
+      const source = withoutComments(readFileSync(file, "utf8"));
+      const seen = new Set<string>();
+      for (const pattern of SPECIFIERS) {
+        for (const match of source.matchAll(pattern)) {
+          const target = resolveImport(file, match[1]!);
+          if (!target || seen.has(target)) continue;
+          seen.add(target);
+          const toNode = nodeOf(target);
+          if (toNode === null)
+            throw new Error(`${relative(ROOT, file)} imports ${match[1]} outside src/, indexer/, db/`);
+          edges.push({ from: relative(ROOT, file), to: relative(ROOT, target), fromNode, toNode });
+        }
+      }
+    }
+  }
+  return { edges, nodes };
+}
+
+function nodeGraph(edges: Edge[]): Map<string, Map<string, Edge>> {
+  const graph = new Map<string, Map<string, Edge>>();
+  for (const edge of edges) {
+    if (edge.fromNode === edge.toNode) continue;
+    if (!graph.has(edge.fromNode)) graph.set(edge.fromNode, new Map());
+    const targets = graph.get(edge.fromNode)!;
+    if (!targets.has(edge.toNode)) targets.set(edge.toNode, edge);
+  }
+  return graph;
+}
+
+/** The first cycle found, as nodes, or null. Iterative-enough DFS over a few dozen nodes. */
+function findCycle(graph: Map<string, Map<string, Edge>>): string[] | null {
+  const state = new Map<string, "open" | "done">();
+  const stack: string[] = [];
+  const visit = (node: string): string[] | null => {
+    state.set(node, "open");
+    stack.push(node);
+    for (const next of [...(graph.get(node)?.keys() ?? [])].sort()) {
+      if (state.get(next) === "open") return [...stack.slice(stack.indexOf(next)), next];
+      if (!state.has(next)) {
+        const found = visit(next);
+        if (found) return found;
+      }
+    }
+    stack.pop();
+    state.set(node, "done");
+    return null;
+  };
+  for (const node of [...graph.keys()].sort()) {
+    if (state.has(node)) continue;
+    const found = visit(node);
+    if (found) return found;
+  }
+  return null;
+}
+
+const { edges, nodes } = readGraph();
+const rootFiles = new Set(
+  readdirSync(join(ROOT, "src"))
+    .filter((name) => name.endsWith(".ts"))
+    .map((name) => name.replace(/\.ts$/, "")),
+);
+const folders = new Set(
+  readdirSync(join(ROOT, "src")).filter((name) => statSync(join(ROOT, "src", name)).isDirectory()),
+);
+const isCompositionRoot = (node: string) => rootFiles.has(node) && !BOTTOM.has(node);
+
+/** Why an edge breaks the layering, or null when it is fine. */
+function violation(edge: Edge): string | null {
+  const { fromNode, toNode, to } = edge;
+  if (fromNode === toNode) return null;
+  if (BOTTOM.has(fromNode) && !BOTTOM.has(toNode)) return `the shared bottom (${fromNode}) imports ${toNode}`;
+  if (isCompositionRoot(toNode) && !isCompositionRoot(fromNode)) return `only the composition root imports ${to}`;
+  if (isCompositionRoot(toNode)) return null;
+  if (toNode === "chain") {
+    const adapter = /^src\/chain\/[^/]+\//.test(to);
+    if (adapter && !PENDING_CHAIN_LEAKS.has(`${edge.from} -> ${to}`))
+      return "a chain adapter, reached past chain/setup.ts";
+    return null;
+  }
+  if (BOTTOM.has(toNode)) return null;
+  const surface = toNode === "indexer" ? "indexer/index.ts" : `src/${toNode}/index.ts`;
+  return to === surface ? null : `another feature's internals: import ${surface} instead`;
+}
+
+describe("import graph", () => {
+  test("the parser sees the code (a broken pattern must not pass by seeing nothing)", () => {
+    expect(edges.length).toBeGreaterThan(300);
+    expect(nodes.has("ledger") && nodes.has("indexer") && nodes.has("db")).toBe(true);
+    // A root file named like a folder would merge two nodes.
+    for (const name of rootFiles) expect(folders.has(name)).toBe(false);
+  });
+
+  test("no cycle between folders", () => {
+    const graph = nodeGraph(edges);
+    const cycle = findCycle(graph);
+    const path = cycle?.slice(1).map((node, i) => {
+      const edge = graph.get(cycle[i]!)!.get(node)!;
+      return `${cycle[i]} -> ${node}   (${edge.from} -> ${edge.to})`;
+    });
+    expect(path ?? []).toEqual([]);
+  });
+
+  test("features import each other only through index.ts; the bottom imports only the bottom", () => {
+    const broken = edges.flatMap((edge) => {
+      const why = violation(edge);
+      return why ? [`${edge.from} -> ${edge.to}: ${why}`] : [];
+    });
+    expect(broken).toEqual([]);
+  });
+
+  test("every pending chain leak still exists (delete the entry once its import is gone)", () => {
+    const present = new Set(edges.map((e) => `${e.from} -> ${e.to}`));
+    expect([...PENDING_CHAIN_LEAKS].filter((leak) => !present.has(leak))).toEqual([]);
+  });
+});
+
+if (import.meta.main) {
+  for (const [from, targets] of [...nodeGraph(edges)].sort(([a], [b]) => a.localeCompare(b)))
+    console.log(`${from} -> ${[...targets.keys()].sort().join(" ")}`);
+}
