@@ -4,27 +4,33 @@
  * the composition root: it knows every feature's routes; no feature knows it.
  */
 import { Elysia } from "elysia";
-import { accountPublicRoutes, accountRoutes } from "./accounts";
-import { adminPageRoutes, adminRoutes, setAsideRoutes } from "./admin";
-import { authRoutes } from "./auth";
+import { accountPublicRoutes } from "./accounts/public-routes";
+import { accountRoutes } from "./accounts/routes";
+import { adminPageRoutes } from "./admin/page-routes";
+import { adminRoutes } from "./admin/routes";
+import { setAsideRoutes } from "./admin/set-aside-routes";
+import { authRoutes } from "./auth/routes";
 import { createFrontDoor } from "./front-door";
-import { historyRoutes } from "./history";
+import { historyRoutes } from "./history/routes";
 import { bodyWasTooLarge } from "./http/body-limit";
 import { appErrorResponse, errorResponse, HttpError } from "./http/errors";
 import { requestMeta } from "./http/request-meta";
-import { jobRoutes, type SchedulingContext } from "./jobs";
-import { launchConfigRoutes, launchRoutes } from "./launches";
-import { feedRoutes, feedStreamRoutes } from "./ledger";
-import { liabilityRoutes } from "./liabilities";
+import { jobRoutes } from "./jobs/routes";
+import type { SchedulingContext } from "./jobs/setup";
+import { launchConfigRoutes } from "./launches/config-routes";
+import { launchRoutes } from "./launches/routes";
+import { feedRoutes } from "./ledger/feed-routes";
+import { feedStreamRoutes } from "./ledger/stream-routes";
+import { liabilityRoutes } from "./liabilities/routes";
 import { AppError } from "./lib/errors";
 import { log } from "./lib/log";
-import { metricsRoutes } from "./metrics";
+import { metricsRoutes } from "./metrics/routes";
 import { openapiPlugin } from "./openapi";
-import { proofRoutes } from "./proof";
-import { statsRoutes } from "./stats";
-import { tokenRoutes } from "./tokens";
+import { proofRoutes } from "./proof/routes";
+import { statsRoutes } from "./stats/routes";
+import { tokenRoutes } from "./tokens/routes";
 import { webRoutes } from "./web";
-import { webhookRoutes } from "./webhooks";
+import { webhookRoutes } from "./webhooks/routes";
 
 export function createApp(ctx: SchedulingContext) {
   const screenRequest = createFrontDoor(ctx);

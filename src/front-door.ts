@@ -6,7 +6,7 @@
  */
 import type { BlockList } from "node:net";
 import type { AppContext } from "./context";
-import { ADMIN_SIGN_IN_PATH, adminAuthorized, adminEnabled } from "./admin";
+import { ADMIN_SIGN_IN_PATH, adminAuthorized, adminEnabled } from "./admin/authorized";
 import { bearerMatches } from "./http/bearer";
 import { bodyLimitFor, withBodyLimit } from "./http/body-limit";
 import { clientIp, limitKeyOf } from "./http/client-ip";

@@ -5,14 +5,15 @@
 import { exitOnConfigError, loadConfigOrExit } from "./config";
 import { log, setLogLevel } from "./lib/log";
 import { setupChain } from "./chain/setup";
-import { startDemo } from "./demo";
+import { startDemo } from "./demo/demo";
 import { registerJobs } from "./register-jobs";
 import { buildService } from "./service";
 import { startIndexer } from "../indexer";
-import { indexerMetrics } from "./metrics";
+import { indexerMetrics } from "./metrics/routes";
 import { serverBodyMaxBytes } from "./http/body-limit";
-import { closeAllStreams } from "./ledger";
-import { WebhookDispatcher, webhookSigningKey } from "./webhooks";
+import { closeAllStreams } from "./ledger/stream";
+import { WebhookDispatcher } from "./webhooks/dispatcher";
+import { webhookSigningKey } from "./webhooks/key";
 
 const config = loadConfigOrExit();
 setLogLevel(config.logLevel);

@@ -5,7 +5,7 @@
  */
 import { openapi } from "@elysiajs/openapi";
 import { DOCS_PATH, OPENAPI_PATH } from "./http/openapi";
-import { LAUNCH_TAG } from "./launches";
+import { LAUNCH_TAG } from "./launches/routes";
 
 /** Paths the document describes; anything else the app serves is left out. */
 const NOT_A_PUBLIC_READ =

@@ -2,14 +2,14 @@
  * Gives each scheduled job its body once its capability and its dependencies exist. A job left
  * unregistered shows in health as never run (and stale) rather than pretending to work.
  */
-import { runBurnsJob } from "./burns";
-import { registerLaunchJobs } from "./launches";
-import type { SchedulingContext } from "./jobs";
-import { runPayoutsJob } from "./payouts";
-import { runSweepJob } from "./sweeps";
+import { runBurnsJob } from "./burns/job";
+import { registerLaunchJobs } from "./launches/jobs";
+import type { SchedulingContext } from "./jobs/setup";
+import { runPayoutsJob } from "./payouts/job";
+import { runSweepJob } from "./sweeps/job";
 import { log } from "./lib/log";
-import { takeSolvencySnapshot } from "./history";
-import { snapshotLiabilitiesAfterRun } from "./liabilities";
+import { takeSolvencySnapshot } from "./history/snapshots";
+import { snapshotLiabilitiesAfterRun } from "./liabilities/hook";
 
 export function registerJobs(ctx: SchedulingContext): void {
   // Intents expire and market figures refresh with or without a chain.

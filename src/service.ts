@@ -9,10 +9,12 @@ import type { Config } from "./config";
 import { createApp } from "./app";
 import { LIMITER_SWEEP_MS, RateLimiter } from "./http/rate-limit";
 import { createServiceMetrics } from "./lib/metrics";
-import { Scheduler, type SchedulingContext } from "./jobs";
-import { onFeedEvent, verifyLedger } from "./ledger";
+import { Scheduler } from "./jobs/scheduler";
+import type { SchedulingContext } from "./jobs/setup";
+import { onFeedEvent } from "./ledger/feed";
+import { verifyLedger } from "./ledger/verify";
 import { log } from "./lib/log";
-import { enqueueWebhookDeliveries } from "./webhooks";
+import { enqueueWebhookDeliveries } from "./webhooks/outbox";
 
 /**
  * What reacts inside the transaction of every new feed event: the webhook outbox. Every process

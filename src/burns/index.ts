@@ -1,2 +1,2 @@
-export { resolveBurnSignature, runBurnsJob } from "./job";
+export { resolveBurnSignature } from "./job";
 export { spentOnPendingBurnsLamports } from "./service";

@@ -5,8 +5,6 @@ export { registerIndexerState } from "./indexer-state";
 export type { IndexerState } from "./indexer-state";
 export { acquireLease, assertLeaseHeld, LeaseLostError, releaseLease, renewLease } from "./lease";
 export type { Lease } from "./lease";
-export { jobRoutes } from "./routes";
-export type { SchedulingContext } from "./setup";
 export { Scheduler } from "./scheduler";
 export type { JobContext } from "./scheduler";
 export {

@@ -9,14 +9,11 @@ export {
   reservePayout,
 } from "./commands";
 export type { SweepRecipient } from "./commands";
+export { appendFeedEvent } from "./feed";
 export { feedNotifier } from "./feed-notifier";
 export { isoMicros, parseBefore, renderFeedRows } from "./feed-queries";
 export type { FeedType } from "./feed-queries";
-export { feedRoutes } from "./feed-routes";
-export { appendFeedEvent, onFeedEvent } from "./feed";
 export { accountFigures, creditsByToken, ledgerTotals } from "./figures";
 export type { MoneyFigures } from "./figures";
 export { accounts, balanceOf, LedgerInvariantError } from "./ledger";
-export { feedStreamRoutes } from "./stream-routes";
-export { closeAllStreams } from "./stream";
 export { verifyLedger } from "./verify";

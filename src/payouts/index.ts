@@ -1,2 +1,2 @@
-export { resolvePayoutSignature, resolveSentPayouts, runPayoutsJob } from "./job";
+export { resolvePayoutSignature, resolveSentPayouts } from "./job";
 export { InsufficientBalanceError, PayoutInFlightError, queuePayout } from "./service";

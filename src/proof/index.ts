@@ -1,2 +1,1 @@
 export { owedForReserves } from "./reserves";
-export { proofRoutes } from "./routes";

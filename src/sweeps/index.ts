@@ -1,1 +1,1 @@
-export { resolveSentSweeps, resolveSweepSignature, runSweepJob } from "./job";
+export { resolveSentSweeps, resolveSweepSignature } from "./job";

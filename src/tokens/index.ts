@@ -4,5 +4,4 @@ export type { LaunchRecipientInput } from "./launch-record";
 export { imageUrlOf, tokenDetail } from "./queries";
 export type { TokenDetail } from "./queries";
 export { storeVaultReadings, unsweptLamports } from "./readings";
-export { tokenRoutes } from "./routes";
 export { RoutingSchema, TokenDetailSchema } from "./schemas";

@@ -1,2 +1,0 @@
-export { accountPublicRoutes } from "./public-routes";
-export { accountRoutes } from "./routes";

@@ -1,1 +1,0 @@
-export { startDemo } from "./demo";

@@ -1,2 +1,0 @@
-export { historyRoutes } from "./routes";
-export { takeSolvencySnapshot } from "./snapshots";

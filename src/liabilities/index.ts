@@ -1,2 +1,0 @@
-export { snapshotLiabilitiesAfterRun } from "./hook";
-export { liabilityRoutes } from "./routes";

@@ -1,1 +1,0 @@
-export { indexerMetrics, metricsRoutes } from "./routes";

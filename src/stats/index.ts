@@ -1,1 +1,0 @@
-export { statsRoutes } from "./routes";

@@ -1,4 +1,0 @@
-export { WebhookDispatcher } from "./dispatcher";
-export { webhookSigningKey } from "./key";
-export { enqueueWebhookDeliveries } from "./outbox";
-export { webhookRoutes } from "./routes";
