@@ -11,7 +11,7 @@
  */
 import { Keypair } from "@solana/web3.js";
 import { rmSync } from "node:fs";
-import { recordSignIn } from "../src/auth/identity";
+import { recordSignIn } from "../src/identity/identity";
 import { setupChain } from "../src/chain/setup";
 import { testConfig } from "../src/config";
 import { registerJobs } from "../src/register-jobs";

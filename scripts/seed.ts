@@ -16,7 +16,7 @@
 import { seededRandom } from "../src/chain/localnet/random";
 import bs58 from "bs58";
 import { closeDatabase, openDatabase, type Db } from "../db/client";
-import { recordSignIn, setRouting, type Routing } from "../src/auth/identity";
+import { recordSignIn, setRouting, type Routing } from "../src/identity/identity";
 import { completeBurnBuy, failBurnBuy, pendingBurnGroups, startBurnBuy } from "../src/burns/service";
 import { loadConfig } from "../src/config";
 import { verifyLedger } from "../src/ledger/verify";

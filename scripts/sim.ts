@@ -21,7 +21,7 @@
 import { createHash } from "node:crypto";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { openDatabase, closeDatabase, type Db } from "../db/client";
-import { recordSignIn, setRouting } from "../src/auth/identity";
+import { recordSignIn, setRouting } from "../src/identity/identity";
 import { resolveBurnSignature, runBurnsJob } from "../src/burns/job";
 import { deriveCreatorKeypair } from "../src/chain/keys";
 import { ChainFaults, seededRandom, type FaultRule } from "../src/chain/localnet/faults";

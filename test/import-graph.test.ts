@@ -19,7 +19,7 @@
  *   every route would load Elysia and each route module into every script and worker that needs
  *   one function).
  *
- * And no cycle between nodes at all. Run directly, this file prints the node graph.
+ * And no cycle between nodes at all. `IMPORT_GRAPH=1 bun test test/import-graph.test.ts` prints the node graph.
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -213,7 +213,7 @@ describe("import graph", () => {
   });
 });
 
-if (import.meta.main) {
+if (process.env.IMPORT_GRAPH) {
   for (const [from, targets] of [...nodeGraph(edges)].sort(([a], [b]) => a.localeCompare(b)))
     console.log(`${from} -> ${[...targets.keys()].sort().join(" ")}`);
 }

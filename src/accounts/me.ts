@@ -8,7 +8,7 @@ import type { Config } from "../config";
 import { accountFigures } from "../ledger";
 import { settingsInForce } from "../settings";
 import { idpConfigured } from "../auth";
-import { handlesOf, type Routing } from "../auth";
+import { handlesOf, type Routing } from "../identity";
 import { accountRecord, payoutsPage, type AccountToken, type Payout } from "./record";
 import { ACCOUNT_PAGE_SIZE } from "./pages";
 

@@ -13,7 +13,7 @@ import { badRequest, conflict, unavailable } from "../http/errors";
 import { accounts, balanceOf } from "../ledger";
 import { InsufficientBalanceError, PayoutInFlightError, queuePayout } from "../payouts";
 import { getClaimsPaused, getMinClaimLamports } from "../settings";
-import { setRouting, type Routing } from "../auth";
+import { setRouting, type Routing } from "../identity";
 import { meOf, signedOut } from "./me";
 import { pageLimit, parsePayoutCursor, parseTokenCursor } from "./pages";
 import { accountTokensPage, payoutsPage } from "./record";

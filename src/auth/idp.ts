@@ -8,7 +8,7 @@
  */
 import { ArcticFetchError, CodeChallengeMethod, OAuth2Client, OAuth2RequestError } from "arctic";
 import type { Config } from "../config";
-import type { IdpProfile } from "./identity";
+import type { IdpProfile } from "../identity";
 
 /** Read the user profile and read posts (X needs tweet.read beside users.read for /users/me). */
 export const IDP_SCOPES = ["users.read", "tweet.read"];

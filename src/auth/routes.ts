@@ -10,7 +10,7 @@ import {
   pinnedIdOf,
   signInWithProfile,
   type IdpProfile,
-} from "./identity";
+} from "../identity";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
 import { badGateway, badRequest, conflict, HttpError, notFound, unavailable } from "../http/errors";

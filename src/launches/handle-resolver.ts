@@ -6,7 +6,7 @@
  * are pinned at first sign-in, as before.
  */
 import type { Config } from "../config";
-import type { IdpProfile } from "../auth";
+import type { IdpProfile } from "../identity";
 import { toProfile } from "../auth";
 import { badRequest, unavailable } from "../http/errors";
 import { log } from "../lib/log";

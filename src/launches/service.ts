@@ -15,7 +15,7 @@ import { getLaunchesPaused } from "../settings";
 import { buildUnsignedLaunch } from "./create-tx";
 import { checkDraft, isAddress, isWalletAddress, toStoredDraft, type Draft, type DraftInput } from "./draft";
 import { resolveLaunchHandles } from "./handle-resolver";
-import type { IdpProfile } from "../auth";
+import type { IdpProfile } from "../identity";
 import { checkImage, CONTENT_TYPES, makePreview } from "./image";
 import { dropPreview, getIntent, insertIntent, loadPreview, savePreview, transition, type Intent } from "./intents";
 import { launchMessage, verifyWalletSignature } from "./message";

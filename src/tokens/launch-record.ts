@@ -4,7 +4,7 @@
  * come through here. Idempotent on the mint.
  */
 import type { Db } from "../../db/client";
-import { pinHandleAtLaunch } from "../auth";
+import { pinHandleAtLaunch } from "../identity";
 import { appendFeedEvent } from "../ledger";
 import { immediate } from "../../db/transaction";
 

@@ -1,7 +1,7 @@
 /** The money state services every job and route goes through, on a fresh database. */
 import { describe, expect, test } from "bun:test";
 import { openDatabase, type Db } from "../../db/client";
-import { recordSignIn, setRouting } from "../../src/auth/identity";
+import { recordSignIn, setRouting } from "../../src/identity/identity";
 import { completeBurnBuy, failBurnBuy, pendingBurnGroups, startBurnBuy } from "../../src/burns/service";
 import { appendFeedEvent } from "../../src/ledger/feed";
 import { accountFigures, ledgerTotals, recipientCredits } from "../../src/ledger/figures";

@@ -9,7 +9,7 @@ import { createSession, sessionCookieName } from "../../src/auth/sessions";
 import { CSV_HEADER, csvCell, solDecimal } from "../../src/history/export";
 import { testService, type TestService } from "../helpers/service";
 import { address, burnAll, launch, payout, signIn, sweep, T0 } from "../reads/world";
-import { setRouting } from "../../src/auth/identity";
+import { setRouting } from "../../src/identity/identity";
 
 let svc: TestService;
 afterEach(async () => svc && (await svc.cleanup()));

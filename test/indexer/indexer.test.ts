@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
-import { recordSignIn } from "../../src/auth/identity";
+import { recordSignIn } from "../../src/identity/identity";
 import { runPayoutsJob } from "../../src/payouts/job";
 import { queuePayout } from "../../src/payouts/service";
 import { ledgerTotals } from "../../src/ledger/figures";

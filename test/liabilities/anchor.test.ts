@@ -5,7 +5,7 @@
  * resends the same bytes.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { recordSignIn } from "../../src/auth/identity";
+import { recordSignIn } from "../../src/identity/identity";
 import { anchorSnapshots, readAnchorMemo } from "../../src/liabilities/anchor";
 import { snapshotAt } from "../../src/liabilities/service";
 import { takeSnapshot } from "../../src/liabilities/snapshots";

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { Connection, Keypair } from "@solana/web3.js";
-import { recordSignIn, setRouting } from "../../src/auth/identity";
+import { recordSignIn, setRouting } from "../../src/identity/identity";
 import { accountFigures, ledgerTotals, recipientCredits } from "../../src/ledger/figures";
 import { queuePayout } from "../../src/payouts/service";
 import { splitSweep } from "../../src/ledger/split";

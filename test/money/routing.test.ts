@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { Keypair, PublicKey } from "@solana/web3.js";
-import { setRouting } from "../../src/auth/identity";
+import { setRouting } from "../../src/identity/identity";
 import { accountFigures } from "../../src/ledger/figures";
 import { splitSweep } from "../../src/ledger/split";
 import { moneyWorld, type World } from "./world";

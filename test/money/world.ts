@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeDatabase, openDatabase, type Db } from "../../db/client";
-import { recordSignIn, setRouting } from "../../src/auth/identity";
+import { recordSignIn, setRouting } from "../../src/identity/identity";
 import { deriveCreatorKeypair } from "../../src/chain/keys";
 import { startLocalChain, type LocalChain } from "../../src/chain/localnet";
 import { createRpcChain } from "../../src/chain/rpc";

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { recordSignIn } from "../../src/auth/identity";
+import { recordSignIn } from "../../src/identity/identity";
 import { confirmSweep, recordSweepsSent } from "../../src/sweeps/service";
 import { recordConfirmedLaunch } from "../../src/tokens/launch-record";
 import { testServiceWithChain, type TestService } from "../helpers/service";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { recordSignIn } from "../../src/auth/identity";
+import { recordSignIn } from "../../src/identity/identity";
 import { registerJobs } from "../../src/register-jobs";
 import { testService, type TestService } from "../helpers/service";
 

@@ -4,7 +4,7 @@
  */
 import { Keypair } from "@solana/web3.js";
 import type { Db } from "../../db/client";
-import { recordSignIn, setRouting, type Routing } from "../../src/auth/identity";
+import { recordSignIn, setRouting, type Routing } from "../../src/identity/identity";
 import { completeBurnBuy, pendingBurnGroups, startBurnBuy } from "../../src/burns/service";
 import type { ChainServices } from "../../src/chain/services";
 import type { VaultReading } from "../../src/chain/ports";
