@@ -1,5 +1,5 @@
 /**
- * What the money jobs call after their run returns (src/jobs/register.ts): a liability snapshot
+ * What the money jobs call after their run returns (src/register-jobs.ts): a liability snapshot
  * after every payouts or sweep run that found the books moved since the latest snapshot, and at
  * least hourly (a snapshot an hour old is renewed either way), the prune of
  * snapshots past a year, and the anchoring of roots not yet on chain. A failure here never undoes
