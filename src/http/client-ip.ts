@@ -5,7 +5,7 @@
  * pick its own bucket. A request with no socket address was handed over in-process (a test, a
  * script) or over a unix socket only local processes can open; both count as the proxy.
  */
-import { BlockList, isIP } from "node:net";
+import { type BlockList, isIP } from "node:net";
 
 export interface ClientIpOptions {
   trustProxyHeader: string | null;
