@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { testService, type TestService } from "../helpers/service";
-import { launch } from "../reads/world";
+import { launch } from "../helpers/read-world";
 
 let svc: TestService;
 afterEach(async () => svc && (await svc.cleanup()));

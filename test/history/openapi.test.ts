@@ -4,7 +4,7 @@ import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { recordSolvencySnapshot } from "../../src/history/snapshots";
 import { testService, type TestService } from "../helpers/service";
-import { launch, signIn, sweep } from "../reads/world";
+import { launch, signIn, sweep } from "../helpers/read-world";
 
 let svc: TestService;
 let doc: any;

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { recordSolvencySnapshot, SNAPSHOT_RETENTION_MS, takeSolvencySnapshot } from "../../src/history/snapshots";
 import { PROOF_HISTORY_MAX_POINTS } from "../../src/history/queries";
 import { testService, type TestService } from "../helpers/service";
-import { address, fakeChain, launch, payout, signIn, sweep, T0 } from "../reads/world";
+import { address, fakeChain, launch, payout, signIn, sweep, T0 } from "../helpers/read-world";
 
 let svc: TestService;
 afterEach(async () => svc && (await svc.cleanup()));

@@ -5,7 +5,7 @@
  */
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { ledgerTotals } from "../../src/ledger/figures";
-import { moneyHarness, type MoneyHarness } from "../money/harness";
+import { moneyHarness, type MoneyHarness } from "../jobs/harness";
 
 setDefaultTimeout(60_000);
 let h: MoneyHarness | null = null;
