@@ -4,16 +4,14 @@
  * as the recipient, claim to a wallet and watch the payout reach `confirmed`; then browse Explore,
  * the token and account pages and the proof page. Screenshots go to test/artifacts/.
  */
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { DESKTOP, launchBrowser, PHONE, screenshot, type Browser } from "./browser";
+import { DESKTOP, useBrowser, PHONE, screenshot } from "./browser";
 import { PNG } from "./fixtures";
-
-setDefaultTimeout(60_000);
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
 const CRON_SECRET = `e2e-${crypto.randomUUID()}`;
@@ -22,7 +20,7 @@ const HANDLE = "e2e_alice";
 let child: ReturnType<typeof Bun.spawn> | null = null;
 let dataDir = "";
 let base = "";
-let browser: Browser;
+const browser = useBrowser({ testTimeoutMs: 60_000 });
 let page: Page;
 let mint = "";
 let stderr = "";
@@ -112,12 +110,10 @@ beforeAll(async () => {
     45_000,
     200,
   );
-  browser = await launchBrowser();
   page = await browser.newPage(DESKTOP);
 }, 90_000);
 
 afterAll(async () => {
-  await browser?.close();
   if (child) {
     child.kill("SIGTERM");
     await Promise.race([child.exited, Bun.sleep(10_000)]);

@@ -3,25 +3,17 @@
  * each page, the exact SOL figures, the requests Explore makes, 429 retries, readable errors,
  * the sign-in/claim/routing flow, the launch flow with the local wallet, and the phone layout.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { DESKTOP, launchBrowser, overflowsHorizontally, PHONE, screenshot, type Browser } from "./browser";
+import { DESKTOP, useBrowser, overflowsHorizontally, PHONE, screenshot } from "./browser";
 import { FakeApi } from "./fake-api";
 import { BIG_SOL, PNG, WALLET } from "./fixtures";
 
-// Browser steps wait on real timers (429 retry, payout polling); give each test room.
-setDefaultTimeout(45_000);
-
-let browser: Browser;
+// Browser steps wait on real timers (429 retry, payout polling); useBrowser gives each test room.
+const browser = useBrowser();
 let api: FakeApi;
 let page: Page;
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
 beforeEach(async () => {
   api = await new FakeApi().start();
   page = await browser.newPage();
