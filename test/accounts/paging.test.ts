@@ -4,7 +4,7 @@
  * skipped or repeated, even while new payouts land between pages.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { testService, type TestService } from "../helpers/service";
+import { testService, type TestService, type Json } from "../helpers/service";
 import { devLogin } from "./support";
 import { launch, payout, sweep, T0 } from "../helpers/read-world";
 
@@ -37,7 +37,7 @@ async function autopayAccount(s: TestService) {
 
 async function follow(
   s: TestService,
-  first: { items: any[]; cursor: string | null },
+  first: { items: Json[]; cursor: string | null },
   path: (cursor: string) => string,
   key: "tokens" | "payouts",
   init: RequestInit = {},

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { testService, type TestService } from "../helpers/service";
+import { testService, type TestService, type Json } from "../helpers/service";
 import { recordConfirmedLaunch } from "../../src/tokens/launch-record";
 import { performAdminAction } from "../../src/admin/service";
 
@@ -66,7 +66,7 @@ describe("admin routes", () => {
     });
     expect((await svc.json("/api/tokens")).body.tokens).toHaveLength(1);
     const audit = (await svc.json("/api/admin/audit", { headers: auth })).body.entries;
-    expect(audit.map((e: any) => [e.action, e.subject, e.reason])).toEqual([
+    expect(audit.map((e: Json) => [e.action, e.subject, e.reason])).toEqual([
       ["unhide_token", MINT, "reviewed"],
       ["hide_token", MINT, "spam report"],
     ]);
@@ -122,7 +122,7 @@ describe("admin routes", () => {
     expect(rows).toContainEqual({ key: "min_claim_lamports", value: "20000000" });
     await svc.json("/api/admin/claims/resume", { method: "POST", headers: auth });
     const audit = (await svc.json("/api/admin/audit?limit=10", { headers: auth })).body.entries.map(
-      (e: any) => e.action,
+      (e: Json) => e.action,
     );
     expect(audit).toEqual(["resume_claims", "set_min_claim", "pause_claims"]);
   });
@@ -144,6 +144,6 @@ describe("admin routes", () => {
     expect(() =>
       performAdminAction(svc.ctx.db, { actor: "cli", reason: "x".repeat(501), nowMs: 1 }, { action: "pause_claims" }),
     ).toThrow();
-    expect((svc.ctx.db.$client.query("SELECT COUNT(*) AS n FROM admin_audit").get() as any).n).toBe(0n);
+    expect(svc.ctx.db.$client.query<{ n: bigint }, []>("SELECT COUNT(*) AS n FROM admin_audit").get()?.n).toBe(0n);
   });
 });

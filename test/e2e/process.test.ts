@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Json } from "../helpers/service";
 
 const main = join(import.meta.dir, "..", "..", "src", "main.ts");
 
@@ -77,7 +78,7 @@ describe("start", () => {
       stderr: "inherit",
     });
     const started = Date.now();
-    let stats: any = null;
+    let stats: Json = null;
     while (Date.now() - started < 20_000) {
       try {
         const response = await fetch(`http://127.0.0.1:${port}/api/stats`);

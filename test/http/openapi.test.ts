@@ -8,11 +8,11 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { seedDatabase } from "../../scripts/seed";
-import { testService, type TestService } from "../helpers/service";
+import { testService, type TestService, type Json } from "../helpers/service";
 import { fakeChain } from "../helpers/read-world";
 
 let svc: TestService;
-let doc: any;
+let doc: Json;
 let samples: ReturnType<typeof seedDatabase>["samples"];
 
 beforeAll(async () => {
@@ -31,7 +31,7 @@ function responseSchema(path: string, status: number) {
   return schema;
 }
 
-async function expectConforms(url: string, docPath: string, status = 200): Promise<any> {
+async function expectConforms(url: string, docPath: string, status = 200): Promise<Json> {
   const { status: got, body } = await svc.json(url);
   expect(got).toBe(status);
   const validate = ajv.compile(responseSchema(docPath, status));
@@ -136,7 +136,7 @@ describe("the public reads answer what the document says", () => {
     let before: string | null = null;
     let pages = 0;
     do {
-      const body: any = await expectConforms(
+      const body: Json = await expectConforms(
         `/api/ledger?limit=100${before ? `&before=${encodeURIComponent(before)}` : ""}`,
         "/api/ledger",
       );

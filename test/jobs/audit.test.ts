@@ -18,6 +18,7 @@ import { buildService } from "../../src/service";
 import { testConfig } from "../../src/config";
 import { checkPaidExactlyOnce, setupBurns, setupPayouts, setupSweep } from "./scenarios";
 import { moneyWorld, type World } from "./world";
+import type { Json } from "../helpers/service";
 
 let w: World | null = null;
 let closeService: (() => Promise<void>) | null = null;
@@ -42,7 +43,7 @@ function http(world: World) {
     const headers = new Headers({ "x-forwarded-for": "203.0.113.7" });
     if (admin) headers.set("authorization", `Bearer ${ADMIN}`);
     const res = await service.app.handle(new Request(`http://localhost${path}`, { headers }));
-    return { status: res.status, body: (await res.json()) as any };
+    return { status: res.status, body: (await res.json()) as Json };
   };
 }
 

@@ -71,11 +71,13 @@ describe("money jobs on the local chain", () => {
     h.checkRelations();
     const db = h.service.ctx.db;
     const sweeps = db.$client
-      .query("SELECT token_id, status, total_lamports FROM sweeps ORDER BY token_id")
-      .all() as any[];
+      .query<{ token_id: bigint; status: string; total_lamports: bigint }, []>(
+        "SELECT token_id, status, total_lamports FROM sweeps ORDER BY token_id",
+      )
+      .all();
     expect(sweeps.map((s) => s.status)).toEqual(["confirmed", "confirmed"]);
-    expect(BigInt(sweeps[0].total_lamports)).toBe(unswept.get(a.mint)!);
-    expect(BigInt(sweeps[1].total_lamports)).toBe(unswept.get(b.mint)!);
+    expect(BigInt(sweeps[0]!.total_lamports)).toBe(unswept.get(a.mint)!);
+    expect(BigInt(sweeps[1]!.total_lamports)).toBe(unswept.get(b.mint)!);
     // Split to the lamport (DESIGN §2).
     const splitA = splitSweep(unswept.get(a.mint)!, 1000, [
       { key: "alice", bps: 7000 },
@@ -115,8 +117,12 @@ describe("money jobs on the local chain", () => {
     const beforePayout = await treasuryBalance(h);
     const anchorFeesBefore = await feesPaidBy(h, "liability_snapshots");
     await h.run("payouts");
-    const payout = db.$client.query("SELECT status, signature FROM payouts WHERE id = ?").get(queued.payoutId) as any;
-    expect(payout.status).toBe("confirmed");
+    const payout = db.$client
+      .query<{ status: string; signature: string | null }, [number]>(
+        "SELECT status, signature FROM payouts WHERE id = ?",
+      )
+      .get(queued.payoutId);
+    expect(payout?.status).toBe("confirmed");
     expect((await h.chain.services.reader.getBalances([wallet])).get(wallet)).toBe(balance);
     expect(ledgerTotals(db).paidLamports).toBe(balance);
     const payoutFee = await feesPaidBy(h, "payouts");
@@ -153,11 +159,15 @@ describe("money jobs on the local chain", () => {
     expect((await h.chain.services.reader.getBalances([wallet])).get(wallet)).toBe(dan.creditedLamports);
     const supplyBefore = h.local.launch.curveState(t.mint);
     await h.run("burns");
-    const burns = db.$client.query("SELECT source, lamports, token_amount FROM burns").all() as any[];
+    const burns = db.$client
+      .query<{ source: string; lamports: bigint; token_amount: bigint }, []>(
+        "SELECT source, lamports, token_amount FROM burns",
+      )
+      .all();
     expect(burns).toHaveLength(1);
-    expect(burns[0].source).toBe("recipient");
-    expect(BigInt(burns[0].lamports)).toBe(erin.burnedLamports);
-    expect(BigInt(burns[0].token_amount)).toBeGreaterThan(0n);
+    expect(burns[0]!.source).toBe("recipient");
+    expect(BigInt(burns[0]!.lamports)).toBe(erin.burnedLamports);
+    expect(BigInt(burns[0]!.token_amount)).toBeGreaterThan(0n);
     // The treasury holds none of the bought tokens: they were burned.
     expect(h.local.launch.tokenBalance(t.mint, h.chain.services.treasury.publicKey)).toBe(0n);
     expect(ledgerTotals(db).burnedLamports).toBe(erin.burnedLamports);

@@ -36,8 +36,10 @@ describe("sweep under faults", () => {
     w.local.faults.dropNextSends(1);
     expect(await w.run("sweep")).toMatchObject(ok);
     const failed = w.db.$client
-      .query("SELECT token_id, total_lamports AS t, confirmed_at_ms AS c FROM sweeps WHERE status = 'failed'")
-      .all() as any[];
+      .query<{ token_id: bigint; t: bigint; c: bigint | null }, []>(
+        "SELECT token_id, total_lamports AS t, confirmed_at_ms AS c FROM sweeps WHERE status = 'failed'",
+      )
+      .all();
     expect(failed.length).toBeGreaterThan(0);
     for (const f of failed) expect([BigInt(f.t), f.c]).toEqual([0n, null]);
     // What the dropped sweep held is still in its vaults, and not credited.

@@ -11,7 +11,7 @@ import { createRpcChain } from "../../src/chain/rpc";
 import { deriveCreatorKeypair } from "../../src/chain/keys";
 import { startLocalChain, type LocalChain } from "../../src/chain/localnet/index";
 import { registerJobs } from "../../src/jobs/register";
-import { testService, type TestService } from "../helpers/service";
+import { testService, type TestService, type Json } from "../helpers/service";
 import { devLogin, postJson } from "../accounts/support";
 import { draft, jsonPost, png, prepare, signReturned, upload } from "../launches/support";
 
@@ -59,7 +59,7 @@ afterAll(async () => {
   await local.stop();
 });
 
-async function chainRpc(method: string, params: unknown[] = []): Promise<any> {
+async function chainRpc(method: string, params: unknown[] = []): Promise<Json> {
   const res = await fetch(local.rpcUrl, {
     method: "POST",
     headers: { "content-type": "application/json" },

@@ -1,16 +1,16 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { isoMicros, parseBefore } from "../../src/ledger/feed-queries";
-import { testService, type TestService } from "../helpers/service";
+import { testService, type TestService, type Json } from "../helpers/service";
 import { burnAll, launch, payout, setHidden, setPlatformToken, signIn, sweep, T0 } from "../helpers/read-world";
 
 let svc: TestService;
 afterEach(async () => svc && (await svc.cleanup()));
 
-async function feedAll(limit: number): Promise<any[]> {
-  const events: any[] = [];
+async function feedAll(limit: number): Promise<Json[]> {
+  const events: Json[] = [];
   let before: string | null = null;
   do {
-    const { status, body }: { status: number; body: any } = await svc.json(
+    const { status, body }: { status: number; body: Json } = await svc.json(
       `/api/ledger?limit=${limit}${before ? `&before=${encodeURIComponent(before)}` : ""}`,
     );
     expect(status).toBe(200);
@@ -69,7 +69,7 @@ describe("GET /api/ledger", () => {
     const ats = body.events.map((e: { at: string }) => Date.parse(e.at));
     expect([...ats].sort((x, y) => y - x)).toEqual(ats);
 
-    const launchEvent = body.events.find((e: any) => e.type === "launch" && e.mint === a.mint);
+    const launchEvent = body.events.find((e: Json) => e.type === "launch" && e.mint === a.mint);
     expect(launchEvent).toEqual({
       type: "launch",
       at: new Date(T0).toISOString(),
@@ -78,7 +78,7 @@ describe("GET /api/ledger", () => {
       signature: expect.any(String),
       recipients: 2,
     });
-    const sweeps = body.events.filter((e: any) => e.type === "sweep" && e.mint !== c.mint);
+    const sweeps = body.events.filter((e: Json) => e.type === "sweep" && e.mint !== c.mint);
     expect(sweeps[0]).toEqual({
       type: "sweep",
       at: new Date(T0 + 13).toISOString(),
@@ -96,8 +96,8 @@ describe("GET /api/ledger", () => {
     });
 
     // One buy, two burns: bob's order (40% of 900000000) and the buyback (half the platform part).
-    const burns = body.events.filter((e: any) => e.type === "burn");
-    const bySource = Object.fromEntries(burns.map((b: any) => [b.source, b]));
+    const burns = body.events.filter((e: Json) => e.type === "burn");
+    const bySource = Object.fromEntries(burns.map((b: Json) => [b.source, b]));
     expect(bySource.recipient).toMatchObject({
       mint: a.mint,
       symbol: "AAA",
@@ -108,9 +108,9 @@ describe("GET /api/ledger", () => {
     expect(BigInt(bySource.recipient.tokenAmount) + BigInt(bySource.platform.tokenAmount)).toBe(1_000_000n);
     expect(bySource.recipient.signature).toBe(bySource.platform.signature);
 
-    const payouts = body.events.filter((e: any) => e.type === "payout");
-    expect(payouts.map((p: any) => p.status)).toEqual(["sent", "queued", "replaced", "failed", "confirmed"]);
-    expect(payouts.map((p: any) => p.kind)).toEqual(["claim", "claim", "claim", "claim", "autopay"]);
+    const payouts = body.events.filter((e: Json) => e.type === "payout");
+    expect(payouts.map((p: Json) => p.status)).toEqual(["sent", "queued", "replaced", "failed", "confirmed"]);
+    expect(payouts.map((p: Json) => p.kind)).toEqual(["claim", "claim", "claim", "claim", "autopay"]);
     expect(payouts[0].handle).toBe("carol");
     for (const p of payouts.slice(1)) {
       expect(p.handle).toBe("alicerenamed");
@@ -177,7 +177,7 @@ describe("GET /api/ledger", () => {
     launch(db, { launchedAtMs: T0 + 2 });
     launch(db, { launchedAtMs: T0 + 10 });
     const second = await svc.json(`/api/ledger?limit=10&before=${encodeURIComponent(first.body.nextBefore)}`);
-    const seen = [...first.body.events, ...second.body.events].map((e: any) => e.mint);
+    const seen = [...first.body.events, ...second.body.events].map((e: Json) => e.mint);
     expect(new Set(seen).size).toBe(seen.length);
     expect(second.body.events).toHaveLength(2);
   });

@@ -122,12 +122,18 @@ class Model {
 
   u(id: string) {
     let v = this.user.get(id);
-    if (!v) this.user.set(id, (v = { balance: 0n, credited: 0n, paid: 0n, burned: 0n, byToken: new Map() }));
+    if (!v) {
+      v = { balance: 0n, credited: 0n, paid: 0n, burned: 0n, byToken: new Map() };
+      this.user.set(id, v);
+    }
     return v;
   }
   pending(mint: string) {
     let v = this.burnPending.get(mint);
-    if (!v) this.burnPending.set(mint, (v = { recipient: 0n, platform: 0n }));
+    if (!v) {
+      v = { recipient: 0n, platform: 0n };
+      this.burnPending.set(mint, v);
+    }
     return v;
   }
 }

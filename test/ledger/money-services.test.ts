@@ -77,14 +77,18 @@ describe("sweeps", () => {
     expect(credits.get("alice")).toBe(299_970_002n);
     expect(credits.get("bob")).toBe(600_030_004n);
     const row = db.$client
-      .query("SELECT total_lamports, platform_lamports, status FROM sweeps WHERE id = ?")
-      .get(id) as any;
+      .query<{ total_lamports: bigint; platform_lamports: bigint; status: string }, [number]>(
+        "SELECT total_lamports, platform_lamports, status FROM sweeps WHERE id = ?",
+      )
+      .get(id)!;
     expect(row.status).toBe("confirmed");
     expect(BigInt(row.platform_lamports)).toBe(100_000_000n + 1n); // dust 1
     expect(BigInt(row.total_lamports)).toBe(1_000_000_007n);
     const token = db.$client
-      .query("SELECT swept_lamports, last_swept_at_ms FROM tokens WHERE id = ?")
-      .get(tokenId) as any;
+      .query<{ swept_lamports: bigint; last_swept_at_ms: bigint }, [number]>(
+        "SELECT swept_lamports, last_swept_at_ms FROM tokens WHERE id = ?",
+      )
+      .get(tokenId)!;
     expect(BigInt(token.swept_lamports)).toBe(1_000_000_007n);
     expect(Number(token.last_swept_at_ms)).toBe(3_000);
     expect(ledgerTotals(db).unclaimedLamports).toBe(299_970_002n + 600_030_004n);
@@ -170,10 +174,14 @@ describe("payouts", () => {
     const again = queuePayout(db, claim(null));
     markPayoutsSent(db, { payoutIds: [again.payoutId], signature: "P2", lastValidBlockHeight: 10n, atMs: 8_000 });
     const [replacement] = replaceExpiredPayouts(db, "P2", 9_000);
-    const rows = db.$client.query("SELECT id, status, replaces_id FROM payouts ORDER BY id").all() as any[];
+    const rows = db.$client
+      .query<{ id: bigint; status: string; replaces_id: bigint | null }, []>(
+        "SELECT id, status, replaces_id FROM payouts ORDER BY id",
+      )
+      .all();
     expect(rows.map((r) => r.status)).toEqual(["failed", "replaced", "queued"]);
-    expect(Number(rows[2].replaces_id)).toBe(again.payoutId);
-    expect(Number(rows[2].id)).toBe(replacement!);
+    expect(Number(rows[2]!.replaces_id)).toBe(again.payoutId);
+    expect(Number(rows[2]!.id)).toBe(replacement!);
     // Still owed once, not twice.
     expect(accountFigures(db, "user", "u-alice")).toMatchObject({ balanceLamports: 0n, paidLamports: 100_000_000n });
     expect(ledgerTotals(db).owedLamports).toBe(100_000_000n);
@@ -207,7 +215,11 @@ describe("burns", () => {
     const buyId = startBurnBuy(db, { group: retry!, signature: "B2", lastValidBlockHeight: 9n, atMs: 5_000 });
     expect(completeBurnBuy(db, { buyId, tokenAmount: 1_000_001n, atMs: 6_000 }).applied).toBe(true);
     expect(completeBurnBuy(db, { buyId, tokenAmount: 1_000_001n, atMs: 6_000 }).applied).toBe(false);
-    const burns = db.$client.query("SELECT source, lamports, token_amount FROM burns ORDER BY id").all() as any[];
+    const burns = db.$client
+      .query<{ source: string; lamports: bigint; token_amount: bigint }, []>(
+        "SELECT source, lamports, token_amount FROM burns ORDER BY id",
+      )
+      .all();
     expect(burns.map((b) => [b.source, BigInt(b.lamports), BigInt(b.token_amount)])).toEqual([
       ["recipient", 8000n, 888_889n],
       ["platform", 1000n, 111_112n],

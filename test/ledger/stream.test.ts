@@ -97,7 +97,7 @@ describe("GET /api/ledger/stream", () => {
     const live = await stream(s);
     const symbols = ["E1", "E2", "E3", "E4"];
     // Descending times: commit order and time order disagree.
-    symbols.forEach((symbol, i) => launch(s.ctx.db, { launchedAtMs: T0 + 10_000 - i * 1_000, symbol }));
+    for (const [i, symbol] of symbols.entries()) launch(s.ctx.db, { launchedAtMs: T0 + 10_000 - i * 1_000, symbol });
     const sent = await live.events(4);
     expect(sent.map((f) => JSON.parse(f.data!).symbol)).toEqual(symbols);
 

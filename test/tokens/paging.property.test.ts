@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { testService, type TestService } from "../helpers/service";
+import { testService, type TestService, type Json } from "../helpers/service";
 import { launch, payout, setMarket, setVault, signIn, sweep, T0 } from "../helpers/read-world";
 
 /** Launch times from a small set, so ties (broken by mint) are common. */
@@ -67,7 +67,7 @@ describe("paging while things land", () => {
               let cursor: string | null = null;
               let page = 0;
               do {
-                const { status, body }: { status: number; body: any } = await svc.json(
+                const { status, body }: { status: number; body: Json } = await svc.json(
                   `/api/tokens?sort=${sort}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
                 );
                 expect(status).toBe(200);
@@ -116,12 +116,12 @@ describe("paging while things land", () => {
             signIn(db, "u-payee", "payee", T0);
             sweep(db, base.tokenId, 10_000_000_000_000n, T0 + 1);
             const tokens = initialTimes.map((at) => launch(db, { launchedAtMs: at }));
-            tokens.forEach((t, i) => sweep(db, t.tokenId, BigInt(1000 + i), T0 + 500 * i));
+            for (const [i, t] of tokens.entries()) sweep(db, t.tokenId, BigInt(1000 + i), T0 + 500 * i);
             const snapshot: string[] = [];
             {
               let before: string | null = null;
               do {
-                const r: any = await svc.json(
+                const r: Json = await svc.json(
                   `/api/ledger?limit=100${before ? `&before=${encodeURIComponent(before)}` : ""}`,
                 );
                 snapshot.push(...r.body.events.map((e: unknown) => JSON.stringify(e)));
@@ -132,7 +132,7 @@ describe("paging while things land", () => {
             let before: string | null = null;
             let page = 0;
             do {
-              const r: any = await svc.json(
+              const r: Json = await svc.json(
                 `/api/ledger?limit=${limit}${before ? `&before=${encodeURIComponent(before)}` : ""}`,
               );
               expect(r.status).toBe(200);

@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
-import { testService, type TestService } from "../helpers/service";
+import { testService, type TestService, type Json } from "../helpers/service";
 import { address, fakeChain, launch, setHidden, setMarket, setVault, signIn, sweep, T0 } from "../helpers/read-world";
 
 let svc: TestService;
@@ -15,7 +15,7 @@ async function pageAll(path: string, sortParam: string, limit = 2): Promise<stri
   do {
     const sep = path.includes("?") ? "&" : "?";
     const url: string = `${path}${sep}${sortParam}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
-    const { status, body }: { status: number; body: any } = await svc.json(url);
+    const { status, body }: { status: number; body: Json } = await svc.json(url);
     expect(status).toBe(200);
     seen.push(...mints(body));
     cursor = body.nextCursor;

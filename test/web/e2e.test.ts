@@ -12,6 +12,7 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { DESKTOP, useBrowser, PHONE, screenshot } from "./browser";
 import { PNG } from "./fixtures";
+import type { Json } from "../helpers/service";
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
 const CRON_SECRET = `e2e-${crypto.randomUUID()}`;
@@ -54,7 +55,7 @@ async function until<T>(
   );
 }
 
-async function getJson(path: string): Promise<any> {
+async function getJson(path: string): Promise<Json> {
   const response = await fetch(`${base}${path}`);
   if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
   return response.json();
@@ -164,7 +165,7 @@ describe("the whole flow on the local chain", () => {
       async () => {
         await runJob("sweep");
         const token = await getJson(`/api/tokens/${mint}`);
-        return token.sweeps.some((s: any) => s.status === "confirmed") ? token : null;
+        return token.sweeps.some((s: Json) => s.status === "confirmed") ? token : null;
       },
       "a confirmed sweep",
       45_000,

@@ -30,7 +30,9 @@ export class Receiver {
       fetch: async (request) => {
         const body = await request.text();
         const headers: Record<string, string> = {};
-        request.headers.forEach((value, key) => (headers[key] = value));
+        request.headers.forEach((value, key) => {
+          headers[key] = value;
+        });
         this.received.push({ headers, body, atMs: Date.now() });
         const answer = this.answers.length > 1 ? this.answers.shift()! : this.answers[0]!;
         this.inFlight += 1;
