@@ -47,19 +47,17 @@ async function chainProcess(vaults: number): Promise<void> {
     for (let s = 0; s < cmd.run.slots; s++) {
       // Idle first, generate last, yielding often: the endpoint shares this event loop.
       const wait = cmd.run.slotMs - lastGenMs;
-      await sleep(wait > 0 ? wait : 0);
+      await sleep(Math.max(wait, 0));
       const genStart = performance.now();
       // Transfers batched into transactions, so generating 1000 vault changes takes a fraction of a slot.
       for (let i = 0; i < tokens.length; i += TRANSFERS_PER_TX) {
-        const ixs = tokens
-          .slice(i, i + TRANSFERS_PER_TX)
-          .map((t) =>
-            SystemProgram.transfer({
-              fromPubkey: chain.node.faucet.publicKey,
-              toPubkey: t.vault,
-              lamports: 1_000n + BigInt(s),
-            }),
-          );
+        const ixs = tokens.slice(i, i + TRANSFERS_PER_TX).map((t) =>
+          SystemProgram.transfer({
+            fromPubkey: chain.node.faucet.publicKey,
+            toPubkey: t.vault,
+            lamports: 1_000n + BigInt(s),
+          }),
+        );
         const r = chain.node.submitInstructions(ixs, chain.node.faucet);
         if (r.err) throw new Error(`transfer failed: ${JSON.stringify(r.err)}`);
         // Yield between transactions so the endpoint keeps sending the previous slot meanwhile.

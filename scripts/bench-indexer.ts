@@ -57,8 +57,7 @@ async function main(): Promise<void> {
     let buf = "";
     for await (const chunk of child.stdout as unknown as AsyncIterable<Uint8Array>) {
       buf += new TextDecoder().decode(chunk);
-      let nl;
-      while ((nl = buf.indexOf("\n")) >= 0) {
+      for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
         const line = buf.slice(0, nl);
         buf = buf.slice(nl + 1);
         if (line.startsWith("{")) messages.push(JSON.parse(line));
@@ -69,6 +68,7 @@ async function main(): Promise<void> {
   const next = async (key: string) => {
     for (;;) {
       const i = messages.findIndex((m) => key in m);
+      // biome-ignore lint/suspicious/noExplicitAny: each reply of the bench's chain child has its own shape, read by the caller that asked
       if (i >= 0) return messages.splice(i, 1)[0]! as any;
       await new Promise<void>((r) => waiters.push(r));
     }

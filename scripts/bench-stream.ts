@@ -134,13 +134,12 @@ const child = spawn([process.execPath, "run", import.meta.path, "--server", "--p
   stderr: "inherit",
 });
 const lines: object[] = [];
-let waiters: (() => void)[] = [];
+const waiters: (() => void)[] = [];
 void (async () => {
   let buffer = "";
   for await (const chunk of chunks(child.stdout as ReadableStream<Uint8Array>)) {
     buffer += new TextDecoder().decode(chunk);
-    let nl: number;
-    while ((nl = buffer.indexOf("\n")) >= 0) {
+    for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
       lines.push(JSON.parse(buffer.slice(0, nl)));
       buffer = buffer.slice(nl + 1);
       for (const w of waiters.splice(0)) w();
@@ -195,8 +194,7 @@ async function consume(response: Response, client: Client): Promise<void> {
     for await (const chunk of chunks(response.body as ReadableStream<Uint8Array>)) {
       const nowMs = Date.now();
       buffer += decoder.decode(chunk, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
+      for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
         const frame = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         // Cheaper than JSON.parse per frame: the client side must not be the bottleneck measured.

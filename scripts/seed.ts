@@ -132,7 +132,11 @@ const DAY = 24 * HOUR;
 function batched<T>(db: Db, items: readonly T[], size: number, work: (item: T, index: number) => void): void {
   for (let start = 0; start < items.length; start += size) {
     const slice = items.slice(start, start + size);
-    db.$client.transaction(() => slice.forEach((item, i) => work(item, start + i))).immediate();
+    db.$client
+      .transaction(() => {
+        for (const [i, item] of slice.entries()) work(item, start + i);
+      })
+      .immediate();
   }
 }
 

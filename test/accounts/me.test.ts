@@ -156,7 +156,7 @@ describe("dev login", () => {
 });
 
 describe("rate limits with their headers", () => {
-  async function exhaust(path: string, limit: number, send: (ip?: string) => Promise<Response>) {
+  async function exhaust(_path: string, limit: number, send: (ip?: string) => Promise<Response>) {
     // A frozen clock a second into a window, so the test never straddles a window boundary.
     const frozen = Math.floor(Date.now() / 60_000) * 60_000 + 1_000;
     svc.ctx.limiter = new RateLimiter({ now: () => frozen });

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { testService, type TestService } from "../helpers/service";
-import { launch } from "../reads/world";
+import { launch } from "../helpers/read-world";
 
 let svc: TestService;
 afterEach(async () => svc && (await svc.cleanup()));
@@ -84,7 +84,7 @@ describe("the operator page's session", () => {
     expect(audit.map((e: { action: string }) => e.action)).toEqual(["hide_token", "admin_sign_in"]);
     expect(audit[0]).toMatchObject({ subject: t.mint, reason: "spam" });
     expect(audit[1]).toMatchObject({ actor: "admin-page" });
-    const tokens = (await svc.json("/api/admin/tokens?q=" + t.mint.slice(0, 6), { headers: { cookie } })).body.tokens;
+    const tokens = (await svc.json(`/api/admin/tokens?q=${t.mint.slice(0, 6)}`, { headers: { cookie } })).body.tokens;
     expect(tokens).toEqual([expect.objectContaining({ mint: t.mint, hidden: true })]);
   });
 

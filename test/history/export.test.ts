@@ -6,9 +6,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { parse } from "csv-parse/sync";
 import { createSession, sessionCookieName } from "../../src/auth/sessions";
-import { CSV_HEADER, csvCell, solDecimal } from "../../src/history/export";
+import { type CSV_HEADER, csvCell, solDecimal } from "../../src/history/export";
 import { testService, type TestService } from "../helpers/service";
-import { address, burnAll, launch, payout, signIn, sweep, T0 } from "../reads/world";
+import { address, burnAll, launch, payout, signIn, sweep, T0 } from "../helpers/read-world";
 import { setRouting } from "../../src/identity/identity";
 
 let svc: TestService;

@@ -3,11 +3,11 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { recordSolvencySnapshot } from "../../src/history/snapshots";
-import { testService, type TestService } from "../helpers/service";
-import { launch, signIn, sweep } from "../reads/world";
+import { testService, type TestService, type Json } from "../helpers/service";
+import { launch, signIn, sweep } from "../helpers/read-world";
 
 let svc: TestService;
-let doc: any;
+let doc: Json;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 let mint = "";
@@ -25,7 +25,7 @@ beforeAll(async () => {
 });
 afterAll(async () => svc && (await svc.cleanup()));
 
-async function conforms(url: string, path: string, status: number): Promise<any> {
+async function conforms(url: string, path: string, status: number): Promise<Json> {
   const { status: got, body } = await svc.json(url);
   expect(got).toBe(status);
   const schema = doc.paths[path]?.get?.responses?.[String(status)]?.content?.["application/json"]?.schema;

@@ -6,8 +6,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { recordSolvencySnapshot, SNAPSHOT_RETENTION_MS, takeSolvencySnapshot } from "../../src/history/snapshots";
 import { PROOF_HISTORY_MAX_POINTS } from "../../src/history/queries";
-import { testService, type TestService } from "../helpers/service";
-import { address, fakeChain, launch, payout, signIn, sweep, T0 } from "../reads/world";
+import { testService, type TestService, type Json } from "../helpers/service";
+import { address, fakeChain, launch, payout, signIn, sweep, T0 } from "../helpers/read-world";
 
 let svc: TestService;
 afterEach(async () => svc && (await svc.cleanup()));
@@ -54,7 +54,7 @@ describe("GET /api/tokens/:mint/history", () => {
     sweep(db, t.tokenId, 1000n, T0 + 9 * DAY + 1); // 2026-01-10
     sweep(db, t.tokenId, 1000n, T0 + 10 * DAY + 1); // today, 2026-01-11
     const days = async (n: number) =>
-      (await svc.json(`/api/tokens/${t.mint}/history?days=${n}`)).body.points.map((p: any) => p.day);
+      (await svc.json(`/api/tokens/${t.mint}/history?days=${n}`)).body.points.map((p: Json) => p.day);
     expect(await days(1)).toEqual(["2026-01-11"]);
     expect(await days(2)).toEqual(["2026-01-10", "2026-01-11"]);
     expect(await days(365)).toEqual(["2026-01-09", "2026-01-10", "2026-01-11"]);
@@ -138,7 +138,7 @@ describe("GET /api/proof/history", () => {
         solvent: false,
       },
     ]);
-    expect((await svc.json("/api/proof/history?days=1")).body.points.map((p: any) => p.treasuryLamports)).toEqual([
+    expect((await svc.json("/api/proof/history?days=1")).body.points.map((p: Json) => p.treasuryLamports)).toEqual([
       "5000",
       "4000",
     ]);
@@ -193,7 +193,7 @@ describe("GET /api/proof/history", () => {
     const { body } = await svc.json("/api/proof/history?days=30");
     expect(body.points.length).toBeLessThanOrEqual(PROOF_HISTORY_MAX_POINTS);
     expect(body.points.length).toBeGreaterThan(PROOF_HISTORY_MAX_POINTS / 2);
-    const short = body.points.filter((p: any) => !p.solvent);
+    const short = body.points.filter((p: Json) => !p.solvent);
     expect(short).toEqual([
       {
         at: new Date(NOW - 29 * DAY + shortAt * 600_000).toISOString(),
@@ -219,7 +219,7 @@ describe("GET /api/proof/history", () => {
       },
     });
     expect(await takeSolvencySnapshot({ db, chain: broken, now: at(NOW + 2 * 3_600_000) }, "hourly")).toBeNull();
-    expect((await svc.json("/api/proof/history")).body.points.map((p: any) => p.treasuryLamports)).toEqual(["42"]);
+    expect((await svc.json("/api/proof/history")).body.points.map((p: Json) => p.treasuryLamports)).toEqual(["42"]);
   });
 });
 

@@ -5,7 +5,8 @@
  */
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { ledgerTotals } from "../../src/ledger/figures";
-import { moneyHarness, type MoneyHarness } from "../money/harness";
+import { moneyHarness, type MoneyHarness } from "../jobs/harness";
+import type { Json } from "../helpers/service";
 
 setDefaultTimeout(60_000);
 let h: MoneyHarness | null = null;
@@ -37,7 +38,7 @@ test("sweep and payout runs record the treasury against what is owed", async () 
 
   const { body } = await service.app
     .handle(new Request("http://localhost/api/proof/history"))
-    .then(async (r) => ({ body: (await r.json()) as any }));
+    .then(async (r) => ({ body: (await r.json()) as Json }));
   expect(body.points).toEqual([
     {
       at: expect.any(String),

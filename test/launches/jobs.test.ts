@@ -9,7 +9,7 @@ import { registerLaunchJobs } from "../../src/launches/jobs";
 import { setPlatformToken } from "../../src/launches/platform-token";
 import { recordConfirmedLaunch } from "../../src/tokens/launch-record";
 import { startFakeMarket, type FakeMarket } from "../fakes/market";
-import { testService, type TestService } from "../helpers/service";
+import { testService, type TestService, type Json } from "../helpers/service";
 import { png, prepare, stubChain, upload } from "./support";
 
 let market: FakeMarket;
@@ -66,7 +66,7 @@ function launchToken(svc: TestService, symbol: string): string {
 
 const tokensByMint = async (svc: TestService) => {
   const res = await svc.json("/api/tokens?limit=60");
-  return new Map<string, any>(res.body.tokens.map((t: { mint: string }) => [t.mint, t]));
+  return new Map<string, Json>(res.body.tokens.map((t: { mint: string }) => [t.mint, t]));
 };
 
 describe("market job", () => {

@@ -8,11 +8,11 @@ import { openapi } from "@elysiajs/openapi";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Elysia } from "elysia";
 import { LAUNCH_TAG, launchRoutes } from "../../src/launches/routes";
-import { testService, type TestService } from "../helpers/service";
+import { testService, type TestService, type Json } from "../helpers/service";
 import { stubChain } from "./support";
 
 let svc: TestService;
-let doc: any;
+let doc: Json;
 
 beforeAll(async () => {
   svc = testService({}, { chain: stubChain() });
@@ -30,7 +30,7 @@ beforeAll(async () => {
 });
 afterAll(async () => svc && (await svc.cleanup()));
 
-const schemaOf = (node: any): any => (node?.$ref ? doc.components.schemas[node.$ref.split("/").pop()] : node);
+const schemaOf = (node: Json): Json => (node?.$ref ? doc.components.schemas[node.$ref.split("/").pop()] : node);
 
 test("is a valid OpenAPI 3.1 document", async () => {
   const result = await new Validator().validate(doc);

@@ -13,14 +13,14 @@ import {
   VersionedTransaction,
 } from "@solana/web3.js";
 import bs58 from "bs58";
-import { testService, type TestService } from "../helpers/service";
+import { testService, type TestService, type Json } from "../helpers/service";
 import { draft, jsonPost, png, prepare, PUMP_PROGRAM_ID, stubChain, upload } from "./support";
 
 const SITE = "https://launch.example";
 const KEY = "provider-key-5f1b2c";
 let provider: ReturnType<typeof Bun.serve>;
 let providerMode: "ok" | "error" = "ok";
-const received: { path: string; body: any }[] = [];
+const received: { path: string; body: Json }[] = [];
 const services: TestService[] = [];
 
 beforeAll(() => {

@@ -9,7 +9,7 @@ import { recordSignIn } from "../../src/identity/identity";
 import { anchorSnapshots, readAnchorMemo } from "../../src/liabilities/anchor";
 import { snapshotAt } from "../../src/liabilities/service";
 import { takeSnapshot } from "../../src/liabilities/snapshots";
-import { moneyHarness, type MoneyHarness } from "../money/harness";
+import { moneyHarness, type MoneyHarness } from "../jobs/harness";
 
 let h: MoneyHarness | null = null;
 afterEach(async () => {

@@ -18,7 +18,7 @@ describe("docs/proof-of-liabilities.md", () => {
     expect(rows).toHaveLength(3);
     const leaves = rows.map((r) => ({ nonce: new Uint8Array(32).fill(parseInt(r[2]!, 16)), lamports: BigInt(r[3]!) }));
     const nodes = leaves.map(leafNode);
-    rows.forEach((r, i) => expect(toHex(nodes[i]!.hash)).toBe(r[4]!));
+    for (const [i, r] of rows.entries()) expect(toHex(nodes[i]!.hash)).toBe(r[4]!);
     const tree = buildTree(nodes);
     for (const node of tree.levels[1]!) expect(example).toContain(toHex(node.hash));
 

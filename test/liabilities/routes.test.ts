@@ -13,7 +13,7 @@ import { accountFigures, ledgerTotals } from "../../src/ledger/figures";
 import { SNAPSHOT_EVERY_MS, SNAPSHOT_KEEP_MS, pruneSnapshots, takeSnapshot } from "../../src/liabilities/snapshots";
 import { verifyLiabilityProof } from "../../scripts/verify-liabilities";
 import { testService, type TestService } from "../helpers/service";
-import { launch, payout, signIn, sweep, T0 } from "../reads/world";
+import { launch, payout, signIn, sweep, T0 } from "../helpers/read-world";
 
 let svc: TestService | null = null;
 afterEach(async () => {

@@ -4,21 +4,17 @@
  * are not available (their routes are not on this build), hide a token, and find Explore no
  * longer listing it; the audit log shows the action.
  */
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { DESKTOP, launchBrowser, overflowsHorizontally, PHONE, screenshot, type Browser } from "./browser";
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { DESKTOP, useBrowser, overflowsHorizontally, PHONE, screenshot } from "./browser";
 import { seededSite, type SeededSite } from "./history-support";
 
-setDefaultTimeout(60_000);
-
-let browser: Browser;
+const browser = useBrowser({ testTimeoutMs: 60_000 });
 let site: SeededSite;
 
 beforeAll(async () => {
   site = await seededSite();
-  browser = await launchBrowser();
 }, 90_000);
 afterAll(async () => {
-  await browser?.close();
   await site?.stop();
 });
 

@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll, setDefaultTimeout } from "bun:test";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -62,6 +63,36 @@ export async function launchBrowser(): Promise<Browser> {
       await context.close();
       rmSync(profile, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * The browser tests' common setup: one Chromium per test file, launched before its first test and
+ * closed after its last, and the longer per-test timeout that browser steps on real timers need.
+ * Call at the top level of the file; the returned handle is usable once the file's tests run.
+ */
+export function useBrowser(options: { testTimeoutMs?: number } = {}): Browser {
+  setDefaultTimeout(options.testTimeoutMs ?? 45_000);
+  let launched: Browser | null = null;
+  beforeAll(async () => {
+    launched = await launchBrowser();
+  }, 90_000);
+  afterAll(async () => {
+    await launched?.close();
+  });
+  const current = (): Browser => {
+    if (!launched) throw new Error("the browser is launched in beforeAll; use it inside hooks and tests");
+    return launched;
+  };
+  return {
+    get context() {
+      return current().context;
+    },
+    get errors() {
+      return current().errors;
+    },
+    newPage: (viewport) => current().newPage(viewport),
+    close: () => current().close(),
   };
 }
 

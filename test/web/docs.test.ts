@@ -2,23 +2,20 @@
  * `/api/docs` in Chromium with every non-loopback request blocked: the API reference renders from
  * the pinned local viewer, under the page's strict content policy, with a favicon that loads.
  */
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { DESKTOP, launchBrowser, screenshot, type Browser } from "./browser";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { DESKTOP, useBrowser, screenshot } from "./browser";
 import { testService, type TestService } from "../helpers/service";
-
-setDefaultTimeout(60_000);
 
 const PHONE_390 = { width: 390, height: 844 };
 let service: TestService;
 let server: ReturnType<typeof Bun.serve>;
-let browser: Browser;
+const browser = useBrowser({ testTimeoutMs: 60_000 });
 const blocked: string[] = [];
 const missing: string[] = [];
 
 beforeAll(async () => {
   service = testService();
   server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => service.app.handle(request) });
-  browser = await launchBrowser();
   // The network is "down": anything not on loopback is refused and remembered.
   const loopback = (url: URL) => url.hostname === "127.0.0.1" || url.hostname === "localhost";
   await browser.context.route(
@@ -33,7 +30,6 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await browser?.close();
   await server?.stop(true);
   await service?.cleanup();
 });

@@ -4,16 +4,15 @@
  * as the recipient, claim to a wallet and watch the payout reach `confirmed`; then browse Explore,
  * the token and account pages and the proof page. Screenshots go to test/artifacts/.
  */
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { DESKTOP, launchBrowser, PHONE, screenshot, type Browser } from "./browser";
+import { DESKTOP, useBrowser, PHONE, screenshot } from "./browser";
 import { PNG } from "./fixtures";
-
-setDefaultTimeout(60_000);
+import type { Json } from "../helpers/service";
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
 const CRON_SECRET = `e2e-${crypto.randomUUID()}`;
@@ -22,7 +21,7 @@ const HANDLE = "e2e_alice";
 let child: ReturnType<typeof Bun.spawn> | null = null;
 let dataDir = "";
 let base = "";
-let browser: Browser;
+const browser = useBrowser({ testTimeoutMs: 60_000 });
 let page: Page;
 let mint = "";
 let stderr = "";
@@ -56,7 +55,7 @@ async function until<T>(
   );
 }
 
-async function getJson(path: string): Promise<any> {
+async function getJson(path: string): Promise<Json> {
   const response = await fetch(`${base}${path}`);
   if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
   return response.json();
@@ -112,12 +111,10 @@ beforeAll(async () => {
     45_000,
     200,
   );
-  browser = await launchBrowser();
   page = await browser.newPage(DESKTOP);
 }, 90_000);
 
 afterAll(async () => {
-  await browser?.close();
   if (child) {
     child.kill("SIGTERM");
     await Promise.race([child.exited, Bun.sleep(10_000)]);
@@ -168,7 +165,7 @@ describe("the whole flow on the local chain", () => {
       async () => {
         await runJob("sweep");
         const token = await getJson(`/api/tokens/${mint}`);
-        return token.sweeps.some((s: any) => s.status === "confirmed") ? token : null;
+        return token.sweeps.some((s: Json) => s.status === "confirmed") ? token : null;
       },
       "a confirmed sweep",
       45_000,

@@ -9,6 +9,7 @@ import { PAGE_PATHS, pageHtml, webBundle } from "../../src/web";
 import { verifyEd25519 as verifySignature } from "./ed25519";
 import * as fx from "./fixtures";
 import { fakeLiabilities } from "./fake-liabilities";
+import type { Json } from "../helpers/service";
 
 export interface Recorded {
   method: string;
@@ -36,7 +37,7 @@ export class FakeApi {
   server: ReturnType<typeof Bun.serve> | null = null;
   /** the signed-in state of the one fake session */
   signedInAs: string | null = null;
-  payouts: any[] = [];
+  payouts: Json[] = [];
   balance = 2_000_000_000n;
   claimsPaused = false;
   /** EXPLORER_URL as a real chain's deployment has it; null is the local chain */
@@ -109,7 +110,7 @@ export class FakeApi {
     return this.route(request.method, path, url.searchParams, body);
   }
 
-  private route(method: string, path: string, q: URLSearchParams, body: any): Response | Promise<Response> {
+  private route(method: string, path: string, q: URLSearchParams, body: Json): Response | Promise<Response> {
     const json = (value: unknown, status = 200) => Response.json(value, { status });
     const notFound = (message: string) => json({ error: message }, 404);
     let m: RegExpExecArray | null;
@@ -134,15 +135,18 @@ export class FakeApi {
       const page = list.slice(start, start + limit);
       return json({ tokens: page, nextCursor: start + limit < list.length ? String(start + limit) : null });
     }
-    if (method === "GET" && (m = /^\/api\/token-images\/([^/]+)$/.exec(path))) {
+    m = method === "GET" ? /^\/api\/token-images\/([^/]+)$/.exec(path) : null;
+    if (m) {
       const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 8 8"><rect width="8" height="8" fill="#${m[1]!.length % 2 ? "c6f" : "6cf"}"/></svg>`;
       return new Response(svg, { headers: { "content-type": "image/svg+xml" } });
     }
-    if (method === "GET" && (m = /^\/api\/tokens\/([^/]+)$/.exec(path))) {
+    m = method === "GET" ? /^\/api\/tokens\/([^/]+)$/.exec(path) : null;
+    if (m) {
       const token = this.tokens.find((t) => t.mint === decodeURIComponent(m![1]!));
       return token ? json(fx.tokenDetail(token, this.now)) : notFound("No token with that mint was launched here.");
     }
-    if (method === "GET" && (m = /^\/api\/idp\/@?([^/]+)$/.exec(path))) {
+    m = method === "GET" ? /^\/api\/idp\/@?([^/]+)$/.exec(path) : null;
+    if (m) {
       const handle = decodeURIComponent(m[1]!).toLowerCase();
       if (handle === "alice") return json(fx.account("Alice", this.tokens[0]!, true));
       if (handle === "bob_unclaimed") return json(fx.account("bob_unclaimed", this.tokens[0]!, false));
@@ -275,8 +279,8 @@ export class FakeApi {
     };
   }
 
-  private async metadata(body: any): Promise<Response> {
-    const intentWallet = this.requests.findLast((r) => r.path === "/api/launch/intent")?.body as any;
+  private async metadata(body: Json): Promise<Response> {
+    const intentWallet = this.requests.findLast((r) => r.path === "/api/launch/intent")?.body as Json;
     const signature = bs58.decode(String(body.signature));
     const message = new TextEncoder().encode(`Launch ${intentWallet.mint}`);
     if (!verifySignature(new PublicKey(intentWallet.wallet).toBytes(), message, signature)) {
@@ -310,7 +314,7 @@ export class FakeApi {
     });
   }
 
-  private rpc(body: any): unknown {
+  private rpc(body: Json): unknown {
     const answer = (result: unknown) => ({ jsonrpc: "2.0", id: body.id, result });
     switch (body.method) {
       case "getGenesisHash":

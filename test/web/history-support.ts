@@ -8,7 +8,7 @@ import { createSession, sessionCookieName } from "../../src/auth/sessions";
 import { ledgerTotals } from "../../src/ledger/figures";
 import { recordSolvencySnapshot } from "../../src/history/snapshots";
 import { testService, type TestService } from "../helpers/service";
-import { fakeChain, launch, payout, signIn, sweep } from "../reads/world";
+import { fakeChain, launch, payout, signIn, sweep } from "../helpers/read-world";
 
 const DAY = 86_400_000;
 

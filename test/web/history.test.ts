@@ -3,24 +3,20 @@
  * page's solvency chart draw at 1280 and 360 px with their text alternatives (screenshots in
  * test/artifacts/), and the signed-in page's Export CSV button downloads the statement.
  */
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { parse } from "csv-parse/sync";
 import type { Page } from "playwright-core";
-import { DESKTOP, launchBrowser, overflowsHorizontally, PHONE, screenshot, type Browser } from "./browser";
+import { DESKTOP, useBrowser, overflowsHorizontally, PHONE, screenshot } from "./browser";
 import { seededSite, type SeededSite } from "./history-support";
 
-setDefaultTimeout(60_000);
-
-let browser: Browser;
+const browser = useBrowser({ testTimeoutMs: 60_000 });
 let site: SeededSite;
 
 beforeAll(async () => {
   site = await seededSite();
-  browser = await launchBrowser();
 }, 90_000);
 afterAll(async () => {
-  await browser?.close();
   await site?.stop();
 });
 

@@ -4,24 +4,16 @@
  * not the published one, is reported as not verified; an account owed nothing is told so.
  * Headless Chromium against the fake API, whose proofs come from the service's tree code.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { launchBrowser, screenshot, type Browser } from "./browser";
+import { useBrowser, screenshot } from "./browser";
 import { FakeApi } from "./fake-api";
 import { FAKE_ANCHOR_SIGNATURE, fakeLiabilities } from "./fake-liabilities";
 
-setDefaultTimeout(45_000);
-
-let browser: Browser;
+const browser = useBrowser();
 let api: FakeApi;
 let page: Page;
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
 beforeEach(async () => {
   api = await new FakeApi().start();
   page = await browser.newPage();

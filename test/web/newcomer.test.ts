@@ -1,31 +1,23 @@
 /**
  * Issue 22: what a newcomer stumbled on, item by item, in Chromium at 1280 and 390 px against the
  * fake API (test/web/fake-api.ts). Item 1 (the docs page offline) is docs.test.ts; items 11 and 12
- * are command-line matters (test/ops/refusals.test.ts, the README's Node version).
+ * are command-line matters (test/scripts/refusals.test.ts, the README's Node version).
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { launchBrowser, overflowsHorizontally, screenshot, type Browser } from "./browser";
+import { useBrowser, overflowsHorizontally, screenshot } from "./browser";
 import { FakeApi } from "./fake-api";
 import { freshHealth, PNG, WALLET } from "./fixtures";
-
-setDefaultTimeout(45_000);
 
 const WIDTHS = [
   ["1280", { width: 1280, height: 900 }],
   ["390", { width: 390, height: 844 }],
 ] as const;
 
-let browser: Browser;
+const browser = useBrowser();
 let api: FakeApi;
 let page: Page;
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
 beforeEach(async () => {
   api = await new FakeApi().start();
   browser.errors.length = 0;

@@ -3,25 +3,18 @@
  * each page, the exact SOL figures, the requests Explore makes, 429 retries, readable errors,
  * the sign-in/claim/routing flow, the launch flow with the local wallet, and the phone layout.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { DESKTOP, launchBrowser, overflowsHorizontally, PHONE, screenshot, type Browser } from "./browser";
+import { DESKTOP, useBrowser, overflowsHorizontally, PHONE, screenshot } from "./browser";
 import { FakeApi } from "./fake-api";
 import { BIG_SOL, PNG, WALLET } from "./fixtures";
+import type { Json } from "../helpers/service";
 
-// Browser steps wait on real timers (429 retry, payout polling); give each test room.
-setDefaultTimeout(45_000);
-
-let browser: Browser;
+// Browser steps wait on real timers (429 retry, payout polling); useBrowser gives each test room.
+const browser = useBrowser();
 let api: FakeApi;
 let page: Page;
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
 beforeEach(async () => {
   api = await new FakeApi().start();
   page = await browser.newPage();
@@ -360,7 +353,7 @@ describe("launch", () => {
       .evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.state));
     expect(states).toEqual(["done", "done", "done", "done", "done", "done"]);
 
-    const intent = api.apiCalls("/api/launch/intent")[0]!.body as any;
+    const intent = api.apiCalls("/api/launch/intent")[0]!.body as Json;
     expect(intent.draft).toEqual({
       name: "Test Coin",
       symbol: "TEST",
@@ -375,7 +368,7 @@ describe("launch", () => {
       firstBuyLamports: "0",
     });
     expect(intent.digest).toBe(new Bun.CryptoHasher("sha256").update(PNG).digest("hex"));
-    const metadata = api.apiCalls("/api/launch/metadata")[0]!.body as any;
+    const metadata = api.apiCalls("/api/launch/metadata")[0]!.body as Json;
     expect(metadata.intent).toBe("intent-1");
     expect(metadata.thumbnail).toBeInstanceOf(Blob);
     // The fake node checked both signatures (wallet and mint) over the message bytes.
@@ -383,7 +376,7 @@ describe("launch", () => {
     expect(api.apiCalls("/api/launch/confirm")).toHaveLength(2);
     expect(await page.locator("#launched-link").getAttribute("href")).toBe(`/token/${intent.mint}`);
     // The local wallet had no SOL, so it was funded through the RPC proxy first.
-    expect(api.apiCalls("/api/rpc").some((r) => (r.body as any).method === "requestAirdrop")).toBe(true);
+    expect(api.apiCalls("/api/rpc").some((r) => (r.body as Json).method === "requestAirdrop")).toBe(true);
   });
 });
 

@@ -1,0 +1,130 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { Connection, Keypair, SystemProgram } from "@solana/web3.js";
+import type { LocalChain } from "../../../src/chain/localnet/index.ts";
+import { startLocalChain } from "../../../src/chain/localnet/index.ts";
+import { ConnectionReader, signedTx, startTestChain, waitFor } from "./helpers.ts";
+
+let chain: LocalChain;
+let connection: Connection;
+
+beforeEach(async () => {
+  ({ chain, connection } = await startTestChain());
+});
+afterEach(async () => {
+  await chain.stop();
+});
+
+async function transferTx(lamports = 1_000_000n) {
+  const to = Keypair.generate().publicKey;
+  const t = await signedTx(
+    connection,
+    [SystemProgram.transfer({ fromPubkey: chain.treasury.publicKey, toPubkey: to, lamports })],
+    chain.treasury,
+  );
+  return { ...t, to };
+}
+
+async function status(signature: string) {
+  return (await connection.getSignatureStatuses([signature], { searchTransactionHistory: true })).value[0];
+}
+
+describe("fault injection", () => {
+  test("a dropped send answers with its signature and never lands; resending the same bytes lands it", async () => {
+    const { tx, signature, to, lastValidBlockHeight } = await transferTx();
+    chain.faults.dropNextSends(1);
+    expect(await connection.sendRawTransaction(tx.serialize(), { skipPreflight: true })).toBe(signature);
+    chain.node.advanceSlots(1);
+    expect(await status(signature)).toBeNull();
+    expect(await connection.getBalance(to)).toBe(0);
+    // still within its blockhash's life: a resend lands
+    expect(await connection.getBlockHeight()).toBeLessThanOrEqual(lastValidBlockHeight);
+    await connection.sendRawTransaction(tx.serialize(), { skipPreflight: true });
+    chain.node.advanceSlots(1);
+    expect((await status(signature))?.confirmationStatus).toBe("confirmed");
+    expect(await connection.getBalance(to)).toBe(1_000_000);
+  }, 60_000);
+
+  test("a delayed send lands only after the given number of slots", async () => {
+    const { tx, signature } = await transferTx();
+    chain.faults.delayNextSends(1, 3);
+    await connection.sendRawTransaction(tx.serialize(), { skipPreflight: true });
+    chain.node.advanceSlots(2);
+    expect(await status(signature)).toBeNull();
+    chain.node.advanceSlots(1);
+    expect((await status(signature))?.confirmationStatus).toBe("processed");
+    chain.node.advanceSlots(1);
+    expect((await status(signature))?.confirmationStatus).toBe("confirmed");
+  }, 60_000);
+
+  test("a delayed send whose blockhash expires meanwhile never lands", async () => {
+    const { tx, signature } = await transferTx();
+    chain.faults.delayNextSends(1, 200);
+    await connection.sendRawTransaction(tx.serialize(), { skipPreflight: true });
+    chain.node.advanceSlots(205);
+    expect(await status(signature)).toBeNull();
+  }, 60_000);
+
+  test("a send made to fail lands as failed, with the fee charged and nothing else moved", async () => {
+    const { tx, signature, to } = await transferTx();
+    const before = BigInt(await connection.getBalance(chain.treasury.publicKey));
+    chain.faults.failNextSends(1, (sig) => sig === signature);
+    await connection.sendRawTransaction(tx.serialize(), { skipPreflight: true });
+    chain.node.advanceSlots(1);
+    expect((await status(signature))?.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
+    expect(await connection.getBalance(to)).toBe(0);
+    expect(BigInt(await connection.getBalance(chain.treasury.publicKey))).toBe(before - 5000n);
+    const read = await new ConnectionReader(connection).getTransaction(signature);
+    expect(read?.err).toContain("InstructionError");
+  }, 60_000);
+
+  test("RPC calls fail or time out by method, then recover", async () => {
+    chain.faults.failRpc("getBalance", 1, "error");
+    await expect(connection.getBalance(chain.treasury.publicKey)).rejects.toThrow("503");
+    expect(await connection.getBalance(chain.treasury.publicKey)).toBeGreaterThan(0);
+    // other methods are untouched by a rule for getBalance
+    chain.faults.failRpc("getBalance", 1, "error");
+    expect(await connection.getSlot()).toBeGreaterThan(0);
+    chain.faults.clear();
+
+    // a client with its own timeout gives up; the node answers nothing in time
+    chain.faults.failRpc("getSlot", 1, "timeout", 10_000);
+    const patient = new Connection(chain.rpcUrl, {
+      commitment: "confirmed",
+      fetch: ((url: string, init?: RequestInit) => fetch(url, { ...init, signal: AbortSignal.timeout(300) })) as never,
+    });
+    await expect(patient.getSlot()).rejects.toThrow();
+    expect(await connection.getSlot()).toBeGreaterThan(0);
+    // a client without one gets a 504 once the hold ends
+    chain.faults.failRpc("getBlockHeight", 1, "timeout", 200);
+    await expect(connection.getBlockHeight()).rejects.toThrow("504");
+  }, 60_000);
+});
+
+describe("clock", () => {
+  test("with slotMs set, slots and block height advance on their own and blockhashes rotate", async () => {
+    const timed = await startLocalChain({ rpcPort: 0, grpcPort: 0, slotMs: 20 });
+    try {
+      const c = new Connection(timed.rpcUrl, "confirmed");
+      const slot0 = await c.getSlot();
+      const height0 = await c.getBlockHeight();
+      const hash0 = (await c.getLatestBlockhash()).blockhash;
+      await waitFor("three slots", () => timed.node.getSlot() >= BigInt(slot0) + 3n, 30_000);
+      expect(await c.getSlot()).toBeGreaterThanOrEqual(slot0 + 3);
+      expect(await c.getBlockHeight()).toBeGreaterThanOrEqual(height0 + 3);
+      expect((await c.getLatestBlockhash()).blockhash).not.toBe(hash0);
+      expect((await c.isBlockhashValid(hash0)).value).toBe(true);
+    } finally {
+      await timed.stop();
+    }
+  }, 60_000);
+
+  test("stop releases the ports", async () => {
+    const a = await startLocalChain({ rpcPort: 0, grpcPort: 0, slotMs: 0 });
+    const { rpcPort, grpcPort } = a;
+    await a.stop();
+    const b = await startLocalChain({ rpcPort, grpcPort, slotMs: 0 });
+    expect(b.rpcPort).toBe(rpcPort);
+    expect(b.grpcPort).toBe(grpcPort);
+    await b.stop();
+  }, 60_000);
+});
