@@ -6,7 +6,7 @@
 import { PublicKey } from "@solana/web3.js";
 import type { Db } from "../../db/client";
 import { immediate } from "../../db/transaction";
-import { setPlatformToken } from "../launches";
+import { setPlatformToken } from "./platform-token";
 import { setAutopayMinLamports, setClaimsPaused, setLaunchesPaused, setMinClaimLamports } from "../settings";
 
 export class AdminInputError extends Error {

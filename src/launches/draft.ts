@@ -8,6 +8,7 @@ import { PublicKey } from "@solana/web3.js";
 import { t, type Static } from "elysia";
 import type { Config } from "../config";
 import { badRequest } from "../http/errors";
+import { isAddress } from "../chain/address";
 import { HANDLE_PATTERN, type LaunchRecipientInput } from "../tokens";
 
 /** The launch program's own limits (PUMP.md §2): name ≤32, symbol ≤13, uri ≤200 characters. */
@@ -145,16 +146,6 @@ export function checkDraft(input: DraftInput, config: Pick<Config, "maxRecipient
     recipients,
     firstBuyLamports,
   };
-}
-
-/** A base58 ed25519 public key exactly as written (no re-encoding differences). */
-export function isAddress(value: unknown): value is string {
-  if (typeof value !== "string" || !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(value)) return false;
-  try {
-    return new PublicKey(value).toBase58() === value;
-  } catch {
-    return false;
-  }
 }
 
 /** A wallet signs, so it must be a point on the curve; a program-derived address cannot sign. */

@@ -1,3 +1,2 @@
 export { intentsWhere } from "./intents";
-export { setPlatformToken } from "./platform-token";
 export { settleIntent } from "./service";

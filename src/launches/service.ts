@@ -13,7 +13,7 @@ import { recordConfirmedLaunch } from "../tokens";
 import { tokenDetail, type TokenDetail } from "../tokens";
 import { getLaunchesPaused } from "../settings";
 import { buildUnsignedLaunch } from "./create-tx";
-import { checkDraft, isAddress, isWalletAddress, toStoredDraft, type Draft, type DraftInput } from "./draft";
+import { checkDraft, isWalletAddress, toStoredDraft, type Draft, type DraftInput } from "./draft";
 import { resolveLaunchHandles } from "./handle-resolver";
 import type { IdpProfile } from "../identity";
 import { checkImage, CONTENT_TYPES, makePreview } from "./image";

@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
 import { registerLaunchJobs } from "../../src/launches/jobs";
-import { setPlatformToken } from "../../src/launches/platform-token";
+import { setPlatformToken } from "../../src/admin/platform-token";
 import { recordConfirmedLaunch } from "../../src/tokens/launch-record";
 import { startFakeMarket, type FakeMarket } from "../fakes/market";
 import { testService, type TestService, type Json } from "../helpers/service";

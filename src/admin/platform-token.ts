@@ -6,7 +6,7 @@ import type { Db } from "../../db/client";
 import { badRequest } from "../http/errors";
 import { immediate } from "../../db/transaction";
 import { PLATFORM_TOKEN_MINT_KEY } from "../settings";
-import { isAddress } from "./draft";
+import { isAddress } from "../chain/address";
 
 export function setPlatformToken(
   db: Db,
