@@ -12,9 +12,8 @@
  * the SPEC job list) is held while running and renewed; another process waits in standby and
  * takes over when the lease lapses. Every write is fenced by that lease.
  */
-import type { ChainSetup } from "../src/chain/setup";
 import type { ChainReader, LaunchProgram } from "../src/chain/ports";
-import { createPumpLaunchProgram } from "../src/chain/pump/adapter";
+import { type ChainSetup, launchProgramOver } from "../src/chain/setup";
 import type { AppContext } from "../src/context";
 import { acquireLease, assertLeaseHeld, releaseLease, renewLease, type Lease } from "../src/jobs/lease";
 import { log } from "../src/lib/log";
@@ -66,11 +65,7 @@ export function startIndexer(
     options.grpcUrl !== undefined ? options.grpcUrl : (ctx.config.grpcUrl ?? setup.local?.grpcUrl ?? null);
   const grpcToken = options.grpcToken !== undefined ? options.grpcToken : ctx.config.grpcToken;
   const rpcUrl = options.rpcUrl !== undefined ? options.rpcUrl : (ctx.config.rpcUrl ?? setup.local?.rpcUrl ?? null);
-  const launchProgramOver =
-    options.launchProgramOver ??
-    (setup.local
-      ? (reader: ChainReader) => setup.local!.launchProgram(reader)
-      : (reader: ChainReader) => createPumpLaunchProgram(reader));
+  const programOver = options.launchProgramOver ?? launchProgramOver(setup.local);
   const leaseMs = options.leaseMs ?? 15_000;
   const holder = options.holder ?? `${process.pid}-indexer-${crypto.randomUUID().slice(0, 8)}`;
 
@@ -91,7 +86,7 @@ export function startIndexer(
     core = new IndexerCore({
       ctx,
       chain,
-      launchProgramOver,
+      launchProgramOver: programOver,
       job: { lease: held, signal: controller.signal, assertHeld: () => assertLeaseHeld(ctx.db, held) },
       onReadingsStored: options.onReadingsStored,
     });

@@ -6,7 +6,7 @@
  *
  * - Every call has a timeout (`timeoutMs`, body included) and up to `retries` further attempts on
  *   transient failures (timeouts, 429, 5xx, refused connections, malformed answers, node-behind
- *   errors), with exponential backoff and full jitter. Failures surface as the typed errors of
+ *   errors), with exponential backoff and full jitter. Failures surface as the chain codes of
  *   errors.ts with the provider URL and any key scrubbed out; web3.js's own 429 loop (which logs)
  *   is disabled.
  * - `getAccounts`/`getBalances` batch `getMultipleAccounts` at 100 keys a call and deduplicate.
@@ -35,15 +35,7 @@ import {
   type VersionedTransactionResponse,
 } from "@solana/web3.js";
 import bs58 from "bs58";
-import {
-  ChainBadResponseError,
-  ChainProviderError,
-  ChainRateLimitedError,
-  ChainRejectedError,
-  ChainTimeoutError,
-  ChainUnavailableError,
-  createScrubber,
-} from "./errors";
+import { chainRejected, chainUnavailable, createScrubber, isChainRejected, isChainUnavailable } from "./errors";
 import { MAX_TRANSACTION_BYTES, compileTransaction } from "./packing";
 import type {
   AccountSnapshot,
@@ -176,49 +168,62 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
   });
 
   const classify = (method: string, error: unknown): { error: Error; transient: boolean } => {
-    if (error instanceof ChainUnavailableError || error instanceof ChainRejectedError) {
-      return { error, transient: error instanceof ChainUnavailableError };
+    if (isChainUnavailable(error) || isChainRejected(error)) {
+      return { error, transient: isChainUnavailable(error) };
     }
     const found = findCause(error);
     if (found instanceof RequestTimeout) {
-      return { error: new ChainTimeoutError(`${method}: no answer within ${timeoutMs} ms`), transient: true };
+      return {
+        error: chainUnavailable("CHAIN_TIMEOUT", `${method}: no answer within ${timeoutMs} ms`),
+        transient: true,
+      };
     }
     if (found instanceof HttpStatusFailure) {
       if (found.status === 429)
-        return { error: new ChainRateLimitedError(`${method}: rate limited (HTTP 429)`), transient: true };
+        return { error: chainUnavailable("CHAIN_RATE_LIMITED", `${method}: rate limited (HTTP 429)`), transient: true };
       if (found.status >= 500)
-        return { error: new ChainProviderError(`${method}: provider error (HTTP ${found.status})`), transient: true };
+        return {
+          error: chainUnavailable("CHAIN_PROVIDER_FAILED", `${method}: provider error (HTTP ${found.status})`),
+          transient: true,
+        };
       // 401/403/404/413 and the like: configuration or request problems a retry cannot fix
-      return { error: new ChainRejectedError(`${method}: refused (HTTP ${found.status})`), transient: false };
+      return { error: chainRejected(`${method}: refused (HTTP ${found.status})`), transient: false };
     }
+    // The raw error is not kept as `cause`: its text carries the provider URL and key unscrubbed.
     const detail = scrub(error instanceof Error ? error.message : String(error)).slice(0, 300);
     if (error instanceof SolanaJSONRPCError) {
       const code = typeof error.code === "number" ? error.code : null;
       if (code !== null && TRANSIENT_RPC_CODES.has(code)) {
-        return { error: new ChainProviderError(`${method}: node error ${code}: ${detail}`), transient: true };
+        return {
+          error: chainUnavailable("CHAIN_PROVIDER_FAILED", `${method}: node error ${code}: ${detail}`),
+          transient: true,
+        };
       }
-      return { error: new ChainRejectedError(`${method}: ${detail}`, code), transient: false };
+      return { error: chainRejected(`${method}: ${detail}`, code), transient: false };
     }
     if (error instanceof SendTransactionError) {
       // The node looked at the transaction and said no; the code is lost in web3.js's wrapping,
       // so only an unhealthy/behind node (retry) is told apart by its message.
       if (/behind|unhealthy|-32005/i.test(detail)) {
-        return { error: new ChainProviderError(`${method}: ${detail}`), transient: true };
+        return { error: chainUnavailable("CHAIN_PROVIDER_FAILED", `${method}: ${detail}`), transient: true };
       }
-      return { error: new ChainRejectedError(`${method}: ${detail}`), transient: false };
+      return { error: chainRejected(`${method}: ${detail}`), transient: false };
     }
     if (
       /Expected|StructError|JSON|Unexpected token|invalid json|Server responded|parse/i.test(detail) &&
       !/fetch failed|ECONN|connect/i.test(detail)
     ) {
-      return { error: new ChainBadResponseError(`${method}: malformed answer: ${detail}`), transient: true };
+      return {
+        error: chainUnavailable("CHAIN_BAD_RESPONSE", `${method}: malformed answer: ${detail}`),
+        transient: true,
+      };
     }
-    return { error: new ChainProviderError(`${method}: ${detail}`), transient: true };
+    return { error: chainUnavailable("CHAIN_PROVIDER_FAILED", `${method}: ${detail}`), transient: true };
   };
 
   /** Runs one RPC call with bounded retries; the loop ends after 1 + retries attempts. */
   const call = async <T>(method: string, fn: () => Promise<T>): Promise<T> => {
-    let last: Error = new ChainProviderError(`${method}: not attempted`);
+    let last: Error = chainUnavailable("CHAIN_PROVIDER_FAILED", `${method}: not attempted`);
     for (let attempt = 0; attempt <= retries; attempt++) {
       try {
         return await fn();
@@ -263,7 +268,7 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
         observe(commitment, answer?.context?.slot);
         const infos = answer?.value;
         if (!Array.isArray(infos) || infos.length !== chunk.length) {
-          throw new ChainBadResponseError("getMultipleAccounts: answer does not match the keys asked");
+          throw chainUnavailable("CHAIN_BAD_RESPONSE", "getMultipleAccounts: answer does not match the keys asked");
         }
         chunk.forEach((address, j) => {
           const info = infos[j];
@@ -300,7 +305,10 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
         observe("processed", res?.context?.slot);
         const values = res?.value;
         if (!Array.isArray(values) || values.length !== chunk.length) {
-          throw new ChainBadResponseError("getSignatureStatuses: answer does not match the signatures asked");
+          throw chainUnavailable(
+            "CHAIN_BAD_RESPONSE",
+            "getSignatureStatuses: answer does not match the signatures asked",
+          );
         }
         chunk.forEach((sig, j) => {
           const s = values[j];
@@ -346,11 +354,11 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
       tx.sign([...signers.values()]);
       const unsigned = (sig: Uint8Array) => sig.every((b) => b === 0);
       if (unsigned(tx.signatures[0]!) || (!options.allowNodeCosigners && tx.signatures.some(unsigned))) {
-        throw new ChainRejectedError("prepare: a required signer is missing");
+        throw chainRejected("prepare: a required signer is missing");
       }
       const wire = tx.serialize();
       if (wire.length > MAX_TRANSACTION_BYTES) {
-        throw new ChainRejectedError(`prepare: transaction is ${wire.length} bytes, over ${MAX_TRANSACTION_BYTES}`);
+        throw chainRejected(`prepare: transaction is ${wire.length} bytes, over ${MAX_TRANSACTION_BYTES}`);
       }
       return { signature: bs58.encode(tx.signatures[0]!), lastValidBlockHeight, wire };
     },
@@ -362,7 +370,7 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
         );
       } catch (error) {
         // The same bytes already landed or are in flight: that is the success we wanted.
-        if (error instanceof ChainRejectedError && /already (been )?processed/i.test(error.message)) return;
+        if (isChainRejected(error) && /already (been )?processed/i.test(error.message)) return;
         throw error;
       }
     },
@@ -372,7 +380,7 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
         return await decideOutcome(signature, lastValidBlockHeight);
       } catch (error) {
         // Rate limited, timed out, behind, down: nothing is known, and nothing may be decided.
-        if (error instanceof ChainUnavailableError) return { kind: "unknown", reason: error.message };
+        if (isChainUnavailable(error)) return { kind: "unknown", reason: error.message };
         throw error;
       }
     },
@@ -412,7 +420,7 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
     observe("processed", contextSlot);
     const values = res?.value;
     if (!Array.isArray(values) || values.length !== 1)
-      throw new ChainBadResponseError("getSignatureStatuses: answer does not match the signature asked");
+      throw chainUnavailable("CHAIN_BAD_RESPONSE", "getSignatureStatuses: answer does not match the signature asked");
     const s = values[0];
     if (s) {
       // Money moves only at finalized (Solana's exchange guide): a confirmed block can still be
@@ -449,7 +457,7 @@ function toPublicKey(address: string): PublicKey {
   try {
     return new PublicKey(address);
   } catch {
-    throw new ChainRejectedError(`not a valid address: ${address.slice(0, 64)}`);
+    throw chainRejected(`not a valid address: ${address.slice(0, 64)}`);
   }
 }
 
@@ -459,7 +467,7 @@ function toPublicKey(address: string): PublicKey {
  */
 function exactLamports(method: string, lamports: number): bigint {
   if (!Number.isSafeInteger(lamports) || lamports < 0) {
-    throw new ChainBadResponseError(`${method}: lamports not representable exactly`);
+    throw chainUnavailable("CHAIN_BAD_RESPONSE", `${method}: lamports not representable exactly`);
   }
   return BigInt(lamports);
 }
@@ -470,7 +478,7 @@ function describeError(err: unknown): string {
 
 function toConfirmedTransaction(signature: string, tx: VersionedTransactionResponse): ConfirmedTransaction {
   const meta = tx.meta;
-  if (!meta) throw new ChainBadResponseError("getTransaction: transaction without status meta");
+  if (!meta) throw chainUnavailable("CHAIN_BAD_RESPONSE", "getTransaction: transaction without status meta");
   const message = tx.transaction.message;
   const accountKeys = [
     ...message.staticAccountKeys.map((k) => k.toBase58()),
@@ -479,7 +487,7 @@ function toConfirmedTransaction(signature: string, tx: VersionedTransactionRespo
   ];
   const keyAt = (i: number): string => {
     const k = accountKeys[i];
-    if (k === undefined) throw new ChainBadResponseError("getTransaction: account index out of range");
+    if (k === undefined) throw chainUnavailable("CHAIN_BAD_RESPONSE", "getTransaction: account index out of range");
     return k;
   };
   const instructions: CompiledInstructionView[] = message.compiledInstructions.map((ix) => ({

@@ -28,6 +28,7 @@ import {
   ComputeBudgetProgram,
 } from "@solana/web3.js";
 import bs58 from "bs58";
+import { AppError, isAppError } from "../../lib/errors.ts";
 import { fromLitesvmError, errorLands, type SolanaTxError } from "./errors.ts";
 import {
   LocalProgramKeys,
@@ -59,15 +60,22 @@ export const STATUS_CACHE_SLOTS = 300n;
 
 const TOKEN_2022 = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
 
-/** A JSON-RPC error with Solana's code, message and data, raised by the node and sent as-is. */
-export class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
+/** A JSON-RPC error the node raises and sends as-is: Solana's code (`context.rpcCode`), message and data. */
+export type RpcError = AppError<"LOCAL_RPC_ERROR">;
+
+export function rpcError(rpcCode: number, message: string, data?: unknown): RpcError {
+  return new AppError("LOCAL_RPC_ERROR", message, data === undefined ? { rpcCode } : { rpcCode, data });
+}
+
+export function isRpcError(error: unknown): error is RpcError {
+  return isAppError(error, "LOCAL_RPC_ERROR");
+}
+
+/** The JSON-RPC `error` member for one of the node's own errors. */
+export function rpcErrorBody(error: RpcError): { code: number; message: string; data?: unknown } {
+  const { rpcCode, data } = error.context;
+  const code = typeof rpcCode === "number" ? rpcCode : -32603;
+  return data === undefined ? { code, message: error.message } : { code, message: error.message, data };
 }
 
 export type Commitment = "processed" | "confirmed" | "finalized";
@@ -581,7 +589,7 @@ export class LocalNode {
     try {
       tx = VersionedTransaction.deserialize(wire);
     } catch (e) {
-      throw new RpcError(
+      throw rpcError(
         -32602,
         `failed to deserialize solana_transaction::versioned::VersionedTransaction: ${(e as Error).message}`,
       );
@@ -627,7 +635,7 @@ export class LocalNode {
       return signature;
     }
     if (fault?.kind === "delay") {
-      if (this.delayed.length >= MAX_DELAYED) throw new RpcError(-32005, "Node is behind: delayed queue full");
+      if (this.delayed.length >= MAX_DELAYED) throw rpcError(-32005, "Node is behind: delayed queue full");
       this.delayed.push({
         wire: Uint8Array.from(wire),
         signature,
@@ -655,8 +663,7 @@ export class LocalNode {
     const message = tx.signatures.length < 128 ? wire.subarray(1 + 64 * tx.signatures.length) : tx.message.serialize();
     const keys = tx.message.staticAccountKeys;
     const required = tx.message.header.numRequiredSignatures;
-    if (tx.signatures.length !== required)
-      throw new RpcError(-32602, "invalid transaction: wrong number of signatures");
+    if (tx.signatures.length !== required) throw rpcError(-32602, "invalid transaction: wrong number of signatures");
     let mayCosign: Set<string> | null = null;
     for (let i = 0; i < required; i++) {
       const sig = tx.signatures[i]!;
@@ -665,11 +672,11 @@ export class LocalNode {
         mayCosign ??= programSignersNamedBy(this.programKeys, this.decompile(tx).instructions);
         const id = key.toBase58();
         if (i === 0 || !(mayCosign.has(id) || this.programKeys.isProgramKey(id))) {
-          throw new RpcError(-32003, "Transaction signature verification failure");
+          throw rpcError(-32003, "Transaction signature verification failure");
         }
         continue;
       }
-      if (!ed25519Verify(key, message, sig)) throw new RpcError(-32003, "Transaction signature verification failure");
+      if (!ed25519Verify(key, message, sig)) throw rpcError(-32003, "Transaction signature verification failure");
     }
   }
 
@@ -1066,7 +1073,7 @@ export class LocalNode {
       [SystemProgram.transfer({ fromPubkey: this.faucet.publicKey, toPubkey: to, lamports })],
       this.faucet,
     );
-    if (r.err) throw new RpcError(-32603, `airdrop failed: ${JSON.stringify(r.err)}`);
+    if (r.err) throw rpcError(-32603, `airdrop failed: ${JSON.stringify(r.err)}`);
     return r.signature;
   }
 
@@ -1129,7 +1136,7 @@ function programFailureLogs(message: string, code: number): string[] {
 }
 
 function preflightError(err: SolanaTxError, what: string, logs: string[], unitsConsumed = 0n): RpcError {
-  return new RpcError(-32002, `Transaction simulation failed: ${what}`, {
+  return rpcError(-32002, `Transaction simulation failed: ${what}`, {
     accounts: null,
     err,
     innerInstructions: null,

@@ -74,13 +74,15 @@ import {
   startsWith,
   tokenAccountAmount,
 } from "./layout";
+import { AppError } from "../../lib/errors";
 import { memoInstruction, memoTexts } from "../memo";
 
 /** Lamports each creator address keeps so it is never left rent-paying (see the header). */
 export const CREATOR_RESERVE_LAMPORTS = RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS;
 
-export class LaunchProgramError extends Error {
-  override readonly name = "LaunchProgramError";
+/** What the adapter cannot build or decode (`LAUNCH_PROGRAM_FAILED`); the text is for the log. */
+function launchProgramError(message: string): AppError<"LAUNCH_PROGRAM_FAILED"> {
+  return new AppError("LAUNCH_PROGRAM_FAILED", message);
 }
 
 export interface PumpLaunchProgram extends LaunchProgram {
@@ -140,7 +142,7 @@ export function createPumpLaunchProgram(
 
   const mustGet = (accounts: Map<string, AccountSnapshot | null>, address: string, what: string): AccountSnapshot => {
     const a = accounts.get(address);
-    if (!a) throw new LaunchProgramError(`${what} not found`);
+    if (!a) throw launchProgramError(`${what} not found`);
     return a;
   };
 
@@ -336,9 +338,9 @@ export function createPumpLaunchProgram(
     },
 
     async buildBurnBuy(token, buyer, lamports, slippageBps): Promise<BurnBuyPlan> {
-      if (lamports <= 0n) throw new LaunchProgramError("buy amount must be positive");
+      if (lamports <= 0n) throw launchProgramError("buy amount must be positive");
       if (!Number.isInteger(slippageBps) || slippageBps < 0 || slippageBps >= 10_000) {
-        throw new LaunchProgramError("slippageBps must be an integer in [0, 10000)");
+        throw launchProgramError("slippageBps must be an integer in [0, 10000)");
       }
       const mint = pk(token.mint);
       const curveAddr = pumpPdas.bondingCurve(mint).toBase58();
@@ -369,7 +371,7 @@ export function createPumpLaunchProgram(
           }),
         );
         const minTokenOut = bound(expected);
-        if (minTokenOut <= 0n) throw new LaunchProgramError("buy too small to deliver any token");
+        if (minTokenOut <= 0n) throw launchProgramError("buy too small to deliver any token");
         const recipients = sdkCurve.isMayhemMode
           ? [global.reservedFeeRecipient, ...global.reservedFeeRecipients]
           : [global.feeRecipient, ...global.feeRecipients];
@@ -398,7 +400,7 @@ export function createPumpLaunchProgram(
       }
 
       const poolAccount = accounts.get(poolAddr);
-      if (!poolAccount) throw new LaunchProgramError("token is complete but its pool does not exist yet");
+      if (!poolAccount) throw launchProgramError("token is complete but its pool does not exist yet");
       const pool = PUMP_AMM_SDK.decodePool(asAccountInfo(poolAccount));
       const userBase = getAssociatedTokenAddressSync(mint, buyer, true, tokenProgram);
       const userQuote = getAssociatedTokenAddressSync(NATIVE_MINT, buyer, true, TOKEN_PROGRAM_ID);
@@ -455,7 +457,7 @@ export function createPumpLaunchProgram(
         creatorFeeBps: pool.creatorFeeBps,
       });
       const minTokenOut = bound(toBigInt(base));
-      if (minTokenOut <= 0n) throw new LaunchProgramError("buy too small to deliver any token");
+      if (minTokenOut <= 0n) throw launchProgramError("buy too small to deliver any token");
       // The SDK wraps exactly the budget into WSOL and closes the account after the buy; its `buy`
       // (exact out, budget as ceiling) would leave the unspent slippage allowance in the treasury
       // while the whole order is booked as burned. buy_exact_quote_in takes the same accounts and
@@ -464,21 +466,21 @@ export function createPumpLaunchProgram(
       const buyIx = instructions.find(
         (ix) => ix.programId.equals(PUMP_AMM_PROGRAM_ID) && startsWith(ix.data, DISC.buy),
       );
-      if (!buyIx) throw new LaunchProgramError("the AMM buy instruction is missing");
+      if (!buyIx) throw launchProgramError("the AMM buy instruction is missing");
       buyIx.data = encodeBuyExactQuoteIn(lamports, minTokenOut);
       return { instructions, minTokenOut };
     },
 
     async buildBurn(mint, owner, amount) {
-      if (amount <= 0n) throw new LaunchProgramError("burn amount must be positive");
+      if (amount <= 0n) throw launchProgramError("burn amount must be positive");
       const mintAccount = (await reader.getAccounts([mint])).get(mint);
-      if (!mintAccount) throw new LaunchProgramError("mint not found");
+      if (!mintAccount) throw launchProgramError("mint not found");
       const program = pk(mintAccount.owner);
       // The mint's own program: Token-2022 for create_v2 coins, SPL Token for legacy create.
       if (!program.equals(TOKEN_PROGRAM_ID) && !program.equals(TOKEN_2022_PROGRAM_ID)) {
-        throw new LaunchProgramError("mint is not owned by a token program");
+        throw launchProgramError("mint is not owned by a token program");
       }
-      if (mintAccount.data.length < 82) throw new LaunchProgramError("mint account too short");
+      if (mintAccount.data.length < 82) throw launchProgramError("mint account too short");
       const decimals = mintAccount.data[44]!;
       const ata = getAssociatedTokenAddressSync(pk(mint), owner, true, program);
       return [createBurnCheckedInstruction(ata, pk(mint), owner, amount, decimals, [], program)];
@@ -486,7 +488,7 @@ export function createPumpLaunchProgram(
 
     decodeBoughtAmount(tx, mint, owner) {
       if (!tx.preTokenBalances || !tx.postTokenBalances) {
-        throw new LaunchProgramError("transaction carries no token balances");
+        throw launchProgramError("transaction carries no token balances");
       }
       const sum = (list: NonNullable<ConfirmedTransaction["postTokenBalances"]>) =>
         list.filter((b) => b.mint === mint && b.owner === owner).reduce((n, b) => n + b.amount, 0n);
@@ -496,9 +498,9 @@ export function createPumpLaunchProgram(
     async buildCreate(params) {
       // PUMP.md §2 limits; the program would reject longer values after the deployer paid the fee.
       if ([...params.name].length > 32 || [...params.symbol].length > 13 || [...params.uri].length > 200) {
-        throw new LaunchProgramError("name ≤ 32, symbol ≤ 13 and uri ≤ 200 characters");
+        throw launchProgramError("name ≤ 32, symbol ≤ 13 and uri ≤ 200 characters");
       }
-      if (params.firstBuyLamports < 0n) throw new LaunchProgramError("first buy must not be negative");
+      if (params.firstBuyLamports < 0n) throw launchProgramError("first buy must not be negative");
       const mint = pk(params.mint);
       const deployer = pk(params.deployer);
       // create_v2: Token-2022 with metadata in the mint; the creator does not sign (PUMP.md §2).
@@ -511,7 +513,7 @@ export function createPumpLaunchProgram(
         user: deployer,
         mayhemMode: false,
       });
-      if (params.firstBuyLamports === 0n) return [create];
+      if (params.firstBuyLamports === 0n) return [[create]];
       const globalAddr = pumpPdas.global().toBase58();
       const feeConfigAddr = pumpPdas.pumpFeeConfig().toBase58();
       const accounts = await reader.getAccounts([globalAddr, feeConfigAddr]);
@@ -531,7 +533,7 @@ export function createPumpLaunchProgram(
       );
       // Create and buy are one transaction, so nobody trades in between; 1 % covers rounding only.
       const minTokenOut = (expected * 9_900n) / 10_000n;
-      if (minTokenOut <= 0n) throw new LaunchProgramError("first buy too small to deliver any token");
+      if (minTokenOut <= 0n) throw launchProgramError("first buy too small to deliver any token");
       const recipients = [global.feeRecipient, ...global.feeRecipients];
       const buyIx = await PUMP_SDK.getBuyInstructionRaw({
         user: deployer,
@@ -546,9 +548,11 @@ export function createPumpLaunchProgram(
       buyIx.data = encodeBuyExactSolIn(params.firstBuyLamports, minTokenOut);
       const ata = getAssociatedTokenAddressSync(mint, deployer, true, TOKEN_2022_PROGRAM_ID);
       return [
-        create,
-        createAssociatedTokenAccountIdempotentInstruction(deployer, ata, deployer, mint, TOKEN_2022_PROGRAM_ID),
-        buyIx,
+        [
+          create,
+          createAssociatedTokenAccountIdempotentInstruction(deployer, ata, deployer, mint, TOKEN_2022_PROGRAM_ID),
+          buyIx,
+        ],
       ];
     },
 
