@@ -40,6 +40,9 @@ export const ERROR_CODES = {
   LAUNCH_PROGRAM_FAILED: "internal",
   CHAIN_KEY_INVALID: "internal",
   LOCAL_RPC_ERROR: "internal",
+  // rpc.ts's own markers inside web3.js's fetch, turned into the codes above before they leave it
+  CHAIN_HTTP_STATUS: "internal",
+  CHAIN_REQUEST_TIMEOUT: "internal",
   // ledger
   LEDGER_INVARIANT: "internal",
   // accounts, auth, payouts
