@@ -80,6 +80,17 @@ export function rpcErrorBody(error: RpcError): { code: number; message: string; 
 
 export type Commitment = "processed" | "confirmed" | "finalized";
 
+/** What running a transaction gave, before it is recorded; not landed = refused (no fee, no record). */
+type ExecutionResult =
+  | { landed: false; err: SolanaTxError }
+  | {
+      landed: true;
+      err: SolanaTxError | null;
+      logs: string[];
+      inner: TxRecord["innerInstructions"];
+      computeUnits: bigint;
+    };
+
 export interface CompiledIx {
   programIdIndex: number;
   accounts: number[];
@@ -844,58 +855,14 @@ export class LocalNode {
     const programIndexes = new Set(tx.message.compiledInstructions.map((ix) => ix.programIdIndex));
     const preTokenBalances = this.tokenBalances(keys, programIndexes);
 
-    let forced: { err: SolanaTxError; logs: string[] } | null = null;
-    let verdict: ReturnType<typeof validateTransaction> | null = null;
-    if (o.failOnChain) {
-      forced = {
-        err: { InstructionError: [0, { Custom: 1 }] },
-        logs: ["Program log: injected failure (local chain fault)"],
-      };
-    } else if (!o.trusted) {
-      verdict = validateTransaction(this.programKeys, this.programConfig, this.programState, instructions, unsigned);
-      if (!verdict.ok) {
-        forced = {
-          err: { InstructionError: [verdict.instructionIndex, { Custom: verdict.code }] },
-          logs: programFailureLogs(verdict.message, verdict.code),
-        };
-      } else if (verdict.signers.length) {
-        tx.sign(verdict.signers);
-      }
-    }
-
-    let err: SolanaTxError | null = null;
-    let logs: string[];
-    let inner: TxRecord["innerInstructions"] = [];
-    let computeUnits = 0n;
+    const { forced, verdict } = this.judge(tx, instructions, unsigned, o);
     const feeLamports = computeFee(tx);
-    if (forced) {
-      // A program-level failure: the fee is charged and nothing else changes, as on a validator.
-      const payer = keys[0]!;
-      const payerBalance = this.getBalance(payer);
-      if (payerBalance < feeLamports) {
-        this.stats.refused++;
-        return { landed: false, err: "InsufficientFundsForFee" };
-      }
-      const acc = this.svm.getAccount(payer)!;
-      this.svm.setAccount(payer, { ...acc, lamports: Number(payerBalance - feeLamports) });
-      err = forced.err;
-      logs = forced.logs;
-    } else {
-      this.syncSlotHashesFor(tx);
-      const r = this.svm.sendTransaction(tx);
-      const meta = r instanceof FailedTransactionMetadata ? r.meta() : r;
-      if (r instanceof FailedTransactionMetadata) {
-        err = fromLitesvmError(r.err());
-        if (!errorLands(err)) {
-          this.stats.refused++;
-          return { landed: false, err };
-        }
-      }
-      logs = meta.logs();
-      inner = convertInner(meta);
-      computeUnits = meta.computeUnitsConsumed();
+    const ran = forced ? this.chargeFeeOnly(keys[0]!, feeLamports, forced) : this.runOnSvm(tx);
+    if (!ran.landed) {
+      this.stats.refused++;
+      return { landed: false, err: ran.err };
     }
-
+    const { err } = ran;
     const record: TxRecord = {
       signature,
       slot: this.slot,
@@ -917,9 +884,9 @@ export class LocalNode {
       postBalances: keys.map((k) => this.getBalance(k)),
       preTokenBalances,
       postTokenBalances: this.tokenBalances(keys, programIndexes),
-      logs,
-      innerInstructions: inner,
-      computeUnits,
+      logs: ran.logs,
+      innerInstructions: ran.inner,
+      computeUnits: ran.computeUnits,
     };
     this.remember(record);
     if (err) this.stats.failed++;
@@ -931,6 +898,77 @@ export class LocalNode {
     this.emit(record);
     if (!err && verdict?.ok) for (const mint of verdict.tradedMints) this.maybeComplete(mint);
     return { landed: true, record };
+  }
+
+  /**
+   * The local program's verdict before anything runs: an injected failure, a refused op (the
+   * transaction then fails as the program would), or the program's co-signatures added.
+   */
+  private judge(
+    tx: VersionedTransaction,
+    instructions: Parameters<typeof validateTransaction>[3],
+    unsigned: Parameters<typeof validateTransaction>[4],
+    o: { failOnChain: boolean; trusted?: boolean },
+  ): { forced: { err: SolanaTxError; logs: string[] } | null; verdict: ReturnType<typeof validateTransaction> | null } {
+    if (o.failOnChain) {
+      return {
+        forced: {
+          err: { InstructionError: [0, { Custom: 1 }] },
+          logs: ["Program log: injected failure (local chain fault)"],
+        },
+        verdict: null,
+      };
+    }
+    if (o.trusted) return { forced: null, verdict: null };
+    const verdict = validateTransaction(
+      this.programKeys,
+      this.programConfig,
+      this.programState,
+      instructions,
+      unsigned,
+    );
+    if (!verdict.ok) {
+      return {
+        forced: {
+          err: { InstructionError: [verdict.instructionIndex, { Custom: verdict.code }] },
+          logs: programFailureLogs(verdict.message, verdict.code),
+        },
+        verdict,
+      };
+    }
+    if (verdict.signers.length) tx.sign(verdict.signers);
+    return { forced: null, verdict };
+  }
+
+  /** A program-level failure: the fee is charged and nothing else changes, as on a validator. */
+  private chargeFeeOnly(
+    payer: PublicKey,
+    feeLamports: bigint,
+    forced: { err: SolanaTxError; logs: string[] },
+  ): ExecutionResult {
+    const payerBalance = this.getBalance(payer);
+    if (payerBalance < feeLamports) return { landed: false, err: "InsufficientFundsForFee" };
+    const acc = this.svm.getAccount(payer)!;
+    this.svm.setAccount(payer, { ...acc, lamports: Number(payerBalance - feeLamports) });
+    return { landed: true, err: forced.err, logs: forced.logs, inner: [], computeUnits: 0n };
+  }
+
+  private runOnSvm(tx: VersionedTransaction): ExecutionResult {
+    this.syncSlotHashesFor(tx);
+    const r = this.svm.sendTransaction(tx);
+    const meta = r instanceof FailedTransactionMetadata ? r.meta() : r;
+    let err: SolanaTxError | null = null;
+    if (r instanceof FailedTransactionMetadata) {
+      err = fromLitesvmError(r.err());
+      if (!errorLands(err)) return { landed: false, err };
+    }
+    return {
+      landed: true,
+      err,
+      logs: meta.logs(),
+      inner: convertInner(meta),
+      computeUnits: meta.computeUnitsConsumed(),
+    };
   }
 
   private remember(record: TxRecord): void {
