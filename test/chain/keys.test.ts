@@ -91,7 +91,7 @@ describe("secret loading", () => {
     const b58 = bs58.encode(treasury.secretKey);
     const json = JSON.stringify([...treasury.secretKey]);
     const jsonFile = join(dir, "id.json");
-    writeFileSync(jsonFile, json + "\n");
+    writeFileSync(jsonFile, `${json}\n`);
     const b58File = join(dir, "treasury.b58");
     writeFileSync(b58File, b58);
     for (const v of [b58, json, ` ${json} `, jsonFile, b58File]) {
@@ -123,7 +123,7 @@ describe("secret loading", () => {
   test("master secret from hex or a file; too short is refused", () => {
     const hexSecret = Buffer.from(SECRET).toString("hex");
     const file = join(dir, "master.hex");
-    writeFileSync(file, hexSecret + "\n");
+    writeFileSync(file, `${hexSecret}\n`);
     expect([...loadMasterSecret(hexSecret)]).toEqual([...SECRET]);
     expect([...loadMasterSecret(file)]).toEqual([...SECRET]);
     expect(throwsKeyInvalid(() => loadMasterSecret("abcd"))).toBe(true);

@@ -106,7 +106,7 @@ function globalBytes(options: { buyback?: boolean } = {}): Uint8Array {
   g.writeBigUInt64LE(30n, 154); // creator fee bps
   for (let i = 0; i < 7; i++) feeRecipient.toBuffer().copy(g, 162 + 32 * i);
   if (options.buyback !== false)
-    buybackRecipients.forEach((k, i) => k.toBuffer().copy(g, BUYBACK_RECIPIENTS_OFFSET + 32 * i));
+    for (const [i, k] of buybackRecipients.entries()) k.toBuffer().copy(g, BUYBACK_RECIPIENTS_OFFSET + 32 * i);
   return new Uint8Array(g);
 }
 

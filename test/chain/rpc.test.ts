@@ -92,7 +92,7 @@ describe("reader", () => {
 
   test("a provider that never answers is a timeout, retried a bounded number of times", async () => {
     fake = startFakeRpc();
-    fake.handle("getBlockHeight", () => ({ delayMs: 1_000, then: { result: 5 } }));
+    fake.handle("getBlockHeight", () => ({ delayMs: 1_000, thenReply: { result: 5 } }));
     const { reader, sleeps } = chain({ timeoutMs: 100, retries: 2 });
     const started = Date.now();
     const err = await failure(reader.getBlockHeight());

@@ -20,7 +20,7 @@ import type {
   VerifiedCreate,
 } from "../ports.ts";
 import {
-  LocalProgramKeys,
+  type LocalProgramKeys,
   buildBuyOp,
   buildCollectOp,
   buildCreateOp,

@@ -560,7 +560,10 @@ export class LocalNode {
       const id = k.toBase58();
       const now = this.getAccount(k);
       let list = history.get(id);
-      if (!list) history.set(id, (list = []));
+      if (!list) {
+        list = [];
+        history.set(id, list);
+      }
       const last = list[list.length - 1];
       // Only the state before the first write of a slot matters to a view of an earlier slot.
       if (last && last.slot === this.slot) return;

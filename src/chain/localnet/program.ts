@@ -478,6 +478,7 @@ export function quoteBuy(s: CurveState, solInLamports: bigint): bigint {
   const vSol = s.realSolLamports + VIRTUAL_SOL_LAMPORTS;
   const vTok = tradable + VIRTUAL_TOKEN_OFFSET;
   const out = (vTok * solInLamports) / (vSol + solInLamports);
+  // biome-ignore lint/complexity/useMathMinMax: bigint lamports; Math.min takes numbers only
   return out < tradable ? out : tradable;
 }
 
@@ -487,6 +488,7 @@ export function quoteSell(s: CurveState, tokensIn: bigint): bigint {
   const vSol = s.realSolLamports + VIRTUAL_SOL_LAMPORTS;
   const vTok = tradableTokens(s) + VIRTUAL_TOKEN_OFFSET;
   const out = (vSol * tokensIn) / (vTok + tokensIn);
+  // biome-ignore lint/complexity/useMathMinMax: bigint lamports; Math.min takes numbers only
   return out < s.realSolLamports ? out : s.realSolLamports;
 }
 

@@ -10,7 +10,7 @@ import { PublicKey, VersionedTransaction, VersionedMessage } from "@solana/web3.
 import bs58 from "bs58";
 import {
   FINALIZATION_SLOTS,
-  LocalNode,
+  type LocalNode,
   computeFee,
   isRpcError,
   rpcError,

@@ -325,7 +325,7 @@ function verifyCreate(
   const found = candidates
     .map((ix) => ({ ix, args: decodeCreateArgs(ix.data) }))
     .find(({ ix, args }) => args !== null && ix.accounts[0] === expected.mint);
-  if (!found || !found.args) return { ok: false, reason: "no pump create instruction for this mint" };
+  if (!found?.args) return { ok: false, reason: "no pump create instruction for this mint" };
   const { ix, args } = found;
   const bondingCurve = pumpPdas.bondingCurve(pk(expected.mint)).toBase58();
   if (ix.accounts[2] !== bondingCurve) return { ok: false, reason: "bonding curve account is not the mint's PDA" };

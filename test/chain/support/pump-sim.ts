@@ -273,7 +273,7 @@ export class PumpSim {
     let err: string | null = null;
     try {
       this.debit(working, keys[0]!, fee);
-      instructions.forEach((ix, index) => this.run(working, ix, index, signed, inner, logs));
+      for (const [index, ix] of instructions.entries()) this.run(working, ix, index, signed, inner, logs);
       for (const k of keys) {
         const a = working.get(k);
         if (
