@@ -79,7 +79,7 @@ export class ConnectionReader implements ChainReader {
       postBalances: tx.meta.postBalances.map(BigInt),
       instructions: tx.transaction.message.compiledInstructions.map((ix) => view(ix)),
       innerInstructions: (tx.meta.innerInstructions ?? []).flatMap((g) =>
-        g.instructions.map((ix) => ({ ...view(ix as never), outerIndex: g.index })),
+        g.instructions.map((ix) => ({ ...view(ix), outerIndex: g.index })),
       ),
       logMessages: tx.meta.logMessages ?? [],
     };
