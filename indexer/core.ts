@@ -128,12 +128,10 @@ export class IndexerCore {
   }
 
   private async syncOnce(): Promise<{ changed: boolean; newTokens: TrackedToken[] }> {
-    const rows = this.db.$client
-      .query("SELECT id, mint, creator FROM tokens WHERE id > ? ORDER BY id LIMIT 5000")
-      .all(this.maxTokenId) as { id: bigint; mint: string; creator: string }[];
+    const rows = tokensAfter(this.db, this.maxTokenId);
     const newTokens: TrackedToken[] = [];
     for (const row of rows) {
-      const token = await this.track(Number(row.id), { mint: row.mint, creator: row.creator });
+      const token = await this.track(row.id, { mint: row.mint, creator: row.creator });
       newTokens.push(token);
     }
     const mints = new Set(intentsWhere(this.db, "status = 'metadata'").map((i) => i.mint));
@@ -263,17 +261,7 @@ export class IndexerCore {
   }
 
   private isPending(signature: string, accountKeys: readonly string[]): boolean {
-    const c = this.db.$client;
-    if (c.query("SELECT 1 FROM sweeps WHERE signature = ? AND status = 'sent' LIMIT 1").get(signature)) return true;
-    if (c.query("SELECT 1 FROM payouts WHERE signature = ? AND status = 'sent' LIMIT 1").get(signature)) return true;
-    if (
-      c
-        .query(
-          "SELECT 1 FROM burn_buys WHERE (signature = ?1 AND status = 'sent') OR (burn_signature = ?1 AND status = 'burning') LIMIT 1",
-        )
-        .get(signature)
-    )
-      return true;
+    if (isSentSignature(this.db, signature)) return true;
     return accountKeys.some((k) => this.intentMints.has(k));
   }
 
@@ -314,9 +302,7 @@ export class IndexerCore {
     const { ctx, chain, job } = this.o;
     const db = this.db;
     let pending = 0;
-    const sweptTokens = (
-      db.$client.query("SELECT token_id AS id FROM sweeps WHERE signature = ?").all(signature) as { id: bigint }[]
-    ).map((r) => Number(r.id));
+    const sweptTokens = sweptTokenIds(db, signature);
     if (sweptTokens.length > 0) {
       pending += await resolveSweepSignature(this.sweepDeps(), job, signature);
       // A confirmation subtracts what it credited from the stored reading; if the reading was
@@ -370,12 +356,9 @@ export class IndexerCore {
     const db = this.db;
     await resolveSentSweeps(this.sweepDeps(), job);
     await resolveSentPayouts({ db, chain, config: ctx.config, now: ctx.now }, job);
-    const burns = db.$client
-      .query(
-        "SELECT signature AS s FROM burn_buys WHERE status = 'sent' UNION SELECT burn_signature AS s FROM burn_buys WHERE status = 'burning' LIMIT 1000",
-      )
-      .all() as { s: string }[];
-    for (const { s } of burns) if (!this.stopped) await resolveBurnSignature({ db, chain, now: ctx.now }, job, s);
+    for (const s of pendingBurnSignatures(db)) {
+      if (!this.stopped) await resolveBurnSignature({ db, chain, now: ctx.now }, job, s);
+    }
     for (const intent of intentsWhere(db, "status = 'metadata' AND signature IS NOT NULL ORDER BY created_at_ms")) {
       if (this.stopped) break;
       try {
@@ -427,4 +410,54 @@ function memoizeVaultAddresses(program: LaunchProgram): LaunchProgram {
     return addresses;
   };
   return program;
+}
+
+// ------------------------------------------------------------------ reads
+// The indexer only reads these tables to decide what to watch and what to hand to the jobs'
+// resolvers; every write goes through the owning feature's service.
+
+/** Tokens created after `afterId`, oldest first, a bounded page at a time. */
+function tokensAfter(db: Db, afterId: number): { id: number; mint: string; creator: string }[] {
+  return db.$client
+    .query<{ id: bigint; mint: string; creator: string }, [number]>(
+      "SELECT id, mint, creator FROM tokens WHERE id > ? ORDER BY id LIMIT 5000",
+    )
+    .all(afterId)
+    .map((r) => ({ id: Number(r.id), mint: r.mint, creator: r.creator }));
+}
+
+/** true when a sent sweep, payout or burn (buy or burn step) waits on this signature. */
+function isSentSignature(db: Db, signature: string): boolean {
+  const c = db.$client;
+  return (
+    c
+      .query<{ one: bigint }, [string]>("SELECT 1 AS one FROM sweeps WHERE signature = ? AND status = 'sent' LIMIT 1")
+      .get(signature) !== null ||
+    c
+      .query<{ one: bigint }, [string]>("SELECT 1 AS one FROM payouts WHERE signature = ? AND status = 'sent' LIMIT 1")
+      .get(signature) !== null ||
+    c
+      .query<{ one: bigint }, [string]>(
+        "SELECT 1 AS one FROM burn_buys WHERE (signature = ?1 AND status = 'sent') OR (burn_signature = ?1 AND status = 'burning') LIMIT 1",
+      )
+      .get(signature) !== null
+  );
+}
+
+/** The tokens a sweep transaction with this signature covers. */
+function sweptTokenIds(db: Db, signature: string): number[] {
+  return db.$client
+    .query<{ id: bigint }, [string]>("SELECT token_id AS id FROM sweeps WHERE signature = ?")
+    .all(signature)
+    .map((r) => Number(r.id));
+}
+
+/** Signatures of burn steps still in flight (the buy sent, or the burn sent), a bounded batch. */
+function pendingBurnSignatures(db: Db): string[] {
+  return db.$client
+    .query<{ s: string }, []>(
+      "SELECT signature AS s FROM burn_buys WHERE status = 'sent' UNION SELECT burn_signature AS s FROM burn_buys WHERE status = 'burning' LIMIT 1000",
+    )
+    .all()
+    .map((r) => r.s);
 }

@@ -37,6 +37,17 @@ const KEYS_PER_FILTER = 5_000;
 
 type Stream = Awaited<ReturnType<Client["subscribe"]>>;
 
+/** The wait before reconnect number `failures` (from 1): exponential to its bound, full jitter. */
+export function reconnectBackoffMs(
+  failures: number,
+  o: Pick<GrpcOptions, "backoffBaseMs" | "backoffMaxMs" | "random">,
+): number {
+  const base = o.backoffBaseMs ?? 250;
+  const max = o.backoffMaxMs ?? 15_000;
+  const ceiling = Math.min(max, base * 2 ** Math.min(failures - 1, 20));
+  return Math.floor((o.random ?? Math.random)() * ceiling);
+}
+
 export class GrpcSubscriber {
   connected = false;
   reconnects = 0;
@@ -94,10 +105,7 @@ export class GrpcSubscriber {
   }
 
   backoff(failures: number): number {
-    const base = this.o.backoffBaseMs ?? 250;
-    const max = this.o.backoffMaxMs ?? 15_000;
-    const ceiling = Math.min(max, base * 2 ** Math.min(failures - 1, 20));
-    return Math.floor((this.o.random ?? Math.random)() * ceiling);
+    return reconnectBackoffMs(failures, this.o);
   }
 
   private sleep(ms: number): Promise<void> {

@@ -6,7 +6,7 @@
  * The chain read happens before any money moves; when it cannot be done the answer is 503.
  */
 import { PublicKey } from "@solana/web3.js";
-import { ChainUnavailableError } from "../chain/ports";
+import { chainUnavailable, isChainUnavailable } from "../chain/errors";
 import type { AppContext } from "../context";
 import { badRequest, unavailable } from "../http/errors";
 import { log } from "../lib/log";
@@ -52,13 +52,14 @@ async function readAccount(ctx: AppContext, address: string) {
     const accounts = await Promise.race([
       chain.reader.getAccounts([address]),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new ChainUnavailableError("wallet check timed out")), CHAIN_TIMEOUT_MS);
+        timer = setTimeout(() => reject(chainUnavailable("CHAIN_TIMEOUT", "wallet check timed out")), CHAIN_TIMEOUT_MS);
       }),
     ]);
-    if (!accounts.has(address)) throw new ChainUnavailableError("the node left the wallet out of its answer");
+    if (!accounts.has(address))
+      throw chainUnavailable("CHAIN_UNAVAILABLE", "the node left the wallet out of its answer");
     return accounts.get(address) ?? null;
   } catch (error) {
-    if (error instanceof ChainUnavailableError) {
+    if (isChainUnavailable(error)) {
       log.warn("wallet check could not reach the chain", { error });
       throw unavailable(CHAIN_UNAVAILABLE);
     }

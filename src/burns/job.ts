@@ -15,7 +15,7 @@ import { crashPoint } from "../jobs";
 import type { JobContext } from "../jobs";
 import { log } from "../lib/log";
 import { scrubErrorText } from "../lib/scrub";
-import { ChainUnavailableError } from "../chain/ports";
+import { isChainUnavailable } from "../chain/errors";
 import { LedgerInvariantError } from "../ledger";
 import { LeaseLostError } from "../jobs";
 import { heldBackMints, recordTokenFailure, recordTokenSuccess } from "../jobs";
@@ -90,7 +90,7 @@ async function advance(deps: BurnJobDeps, ctx: JobContext, report: BurnRunReport
         mint: buy.mint,
         error: scrubErrorText(error),
       });
-      if (!(error instanceof ChainUnavailableError) && !ctx.signal.aborted) {
+      if (!isChainUnavailable(error) && !ctx.signal.aborted) {
         recordTokenFailure(
           deps.db,
           {
@@ -296,7 +296,7 @@ export async function runBurnsJob(deps: BurnJobDeps, ctx: JobContext): Promise<B
       // the other mints are bought. Repeated failures set it aside (see jobs/set-aside.ts).
       log.warn("burn buy could not be built", { mint: group.mint, error: scrubErrorText(error) });
       report.skipped++;
-      if (!(error instanceof ChainUnavailableError)) {
+      if (!isChainUnavailable(error)) {
         recordTokenFailure(
           deps.db,
           {

@@ -1,61 +1,57 @@
 /**
- * Typed chain failures and the scrubbing that keeps provider URLs and API keys out of them.
+ * Chain failures as `AppError` codes (src/lib/errors.ts, `// chain`) and the scrubbing that keeps
+ * provider URLs and API keys out of them.
  *
- * - `ChainUnavailableError` (ports.ts) is the base of every transient failure: retry later.
- *   - `ChainTimeoutError`: the provider did not answer within `timeoutMs`.
- *   - `ChainRateLimitedError`: HTTP 429 after the bounded retries.
- *   - `ChainProviderError`: HTTP 5xx, a refused connection or a JSON-RPC error the node reports.
- *   - `ChainBadResponseError`: an answer that is not the JSON-RPC shape the method promises.
- * - `ChainRejectedError`: the node refused the request itself (bad params, a transaction it
- *   will never accept); retrying the same request cannot help. It is NOT a ChainUnavailableError.
+ * - Transient, retry later (`isChainUnavailable`):
+ *   - `CHAIN_TIMEOUT`: the provider did not answer within `timeoutMs`.
+ *   - `CHAIN_RATE_LIMITED`: HTTP 429 after the bounded retries.
+ *   - `CHAIN_PROVIDER_FAILED`: HTTP 5xx, a refused connection or a JSON-RPC error the node reports.
+ *   - `CHAIN_BAD_RESPONSE`: an answer that is not the JSON-RPC shape the method promises.
+ *   - `CHAIN_UNAVAILABLE`: the chain could not be asked at all (a caller's own timeout, say).
+ * - `CHAIN_REJECTED` (`isChainRejected`): the node refused the request itself (bad params, a
+ *   transaction it will never accept); retrying the same request cannot help. Its JSON-RPC code,
+ *   when the node gave one, is `context.rpcCode`.
  * - `createScrubber(url)` returns a function that removes the URL, its host, path segments and
  *   query values (where API keys live) from any text, so messages can be logged safely.
  */
-import { ChainUnavailableError } from "./ports";
+import { AppError, isAppError } from "../lib/errors";
 
-export { ChainUnavailableError };
+const UNAVAILABLE_CODES = [
+  "CHAIN_UNAVAILABLE",
+  "CHAIN_TIMEOUT",
+  "CHAIN_RATE_LIMITED",
+  "CHAIN_PROVIDER_FAILED",
+  "CHAIN_BAD_RESPONSE",
+] as const;
 
-export class ChainTimeoutError extends ChainUnavailableError {
-  constructor(message: string) {
-    super(message);
-    // the base declares a literal name; subclasses still want theirs in logs
-    Object.defineProperty(this, "name", { value: "ChainTimeoutError" });
-  }
+export type ChainUnavailableCode = (typeof UNAVAILABLE_CODES)[number];
+
+/** A transport or provider failure, already scrubbed of URLs and keys: retry later. */
+export function isChainUnavailable(error: unknown): error is AppError<ChainUnavailableCode> {
+  return isAppError(error, ...UNAVAILABLE_CODES);
 }
 
-export class ChainRateLimitedError extends ChainUnavailableError {
-  constructor(message: string) {
-    super(message);
-    // the base declares a literal name; subclasses still want theirs in logs
-    Object.defineProperty(this, "name", { value: "ChainRateLimitedError" });
-  }
+/** The node refused the request itself; the same request will never succeed. */
+export function isChainRejected(error: unknown): error is AppError<"CHAIN_REJECTED"> {
+  return isAppError(error, "CHAIN_REJECTED");
 }
 
-export class ChainProviderError extends ChainUnavailableError {
-  constructor(message: string) {
-    super(message);
-    // the base declares a literal name; subclasses still want theirs in logs
-    Object.defineProperty(this, "name", { value: "ChainProviderError" });
-  }
+/** A transient failure of one of the `isChainUnavailable` codes. */
+export function chainUnavailable(
+  code: ChainUnavailableCode,
+  message: string,
+  cause?: unknown,
+): AppError<ChainUnavailableCode> {
+  return new AppError(code, message, {}, { cause });
 }
 
-export class ChainBadResponseError extends ChainUnavailableError {
-  constructor(message: string) {
-    super(message);
-    // the base declares a literal name; subclasses still want theirs in logs
-    Object.defineProperty(this, "name", { value: "ChainBadResponseError" });
-  }
-}
-
-export class ChainRejectedError extends Error {
-  override readonly name = "ChainRejectedError";
-  constructor(
-    message: string,
-    /** JSON-RPC error code when the node gave one */
-    readonly code: number | null = null,
-  ) {
-    super(message);
-  }
+/** A request the node refused; `rpcCode` is its JSON-RPC error code when it gave one. */
+export function chainRejected(
+  message: string,
+  rpcCode: number | null = null,
+  cause?: unknown,
+): AppError<"CHAIN_REJECTED"> {
+  return new AppError("CHAIN_REJECTED", message, { rpcCode }, { cause });
 }
 
 const REDACTED = "[redacted]";

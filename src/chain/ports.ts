@@ -4,13 +4,9 @@
  * and the `local` adapter (the embedded LiteSVM node) are interchangeable by configuration.
  *
  * Amounts are bigint lamports (or token base units); addresses are base58 strings at the edges.
+ * Failures are `AppError`s with the chain codes of errors.ts (`isChainUnavailable`: retry later).
  */
 import type { Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
-
-/** A transport or provider failure, already scrubbed of URLs and keys. Retry later. */
-export class ChainUnavailableError extends Error {
-  override readonly name = "ChainUnavailableError";
-}
 
 export interface AccountSnapshot {
   lamports: bigint;
@@ -223,17 +219,21 @@ export interface LaunchProgram {
   /** The memos of a confirmed transaction's top-level instructions, with the signers each names. */
   decodeMemos(tx: ConfirmedTransaction): { text: string; signers: string[] }[];
   /**
-   * The create instructions (and an optional first buy) for the launch page's wallet to sign and
-   * send: the deployer pays and signs together with the mint keypair. Optional until both adapters
-   * implement it.
+   * The create transaction(s) for the launch page's wallet to sign and send: the deployer pays and
+   * signs together with the mint keypair; the service signs nothing. One instruction list per
+   * transaction, signed and sent in this order; [0] creates, a first buy follows when asked for.
    */
-  buildCreate?(params: {
-    mint: string;
-    creator: string;
-    deployer: string;
-    name: string;
-    symbol: string;
-    uri: string;
-    firstBuyLamports: bigint;
-  }): Promise<TransactionInstruction[]>;
+  buildCreate(params: CreateParams): Promise<TransactionInstruction[][]>;
+}
+
+/** A launch as the launch page's wallet creates it. */
+export interface CreateParams {
+  mint: string;
+  creator: string;
+  deployer: string;
+  name: string;
+  symbol: string;
+  uri: string;
+  /** SOL paid into the curve by the first buy; the creator fee comes on top; 0n for none */
+  firstBuyLamports: bigint;
 }

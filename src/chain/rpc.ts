@@ -6,7 +6,7 @@
  *
  * - Every call has a timeout (`timeoutMs`, body included) and up to `retries` further attempts on
  *   transient failures (timeouts, 429, 5xx, refused connections, malformed answers, node-behind
- *   errors), with exponential backoff and full jitter. Failures surface as the typed errors of
+ *   errors), with exponential backoff and full jitter. Failures surface as the chain codes of
  *   errors.ts with the provider URL and any key scrubbed out; web3.js's own 429 loop (which logs)
  *   is disabled.
  * - `getAccounts`/`getBalances` batch `getMultipleAccounts` at 100 keys a call and deduplicate.
@@ -29,21 +29,16 @@ import {
   Connection,
   type Keypair,
   PublicKey,
+  type RpcResponseAndContext,
   SendTransactionError,
+  type SignatureStatus,
   SolanaJSONRPCError,
   type TransactionInstruction,
   type VersionedTransactionResponse,
 } from "@solana/web3.js";
 import bs58 from "bs58";
-import {
-  ChainBadResponseError,
-  ChainProviderError,
-  ChainRateLimitedError,
-  ChainRejectedError,
-  ChainTimeoutError,
-  ChainUnavailableError,
-  createScrubber,
-} from "./errors";
+import { AppError, isAppError } from "../lib/errors";
+import { chainRejected, chainUnavailable, createScrubber, isChainRejected, isChainUnavailable } from "./errors";
 import { MAX_TRANSACTION_BYTES, compileTransaction } from "./packing";
 import type {
   AccountSnapshot,
@@ -94,14 +89,14 @@ export interface RpcChain {
 export const GET_MULTIPLE_ACCOUNTS_MAX_KEYS = 100;
 export const GET_SIGNATURE_STATUSES_MAX = 256;
 
-/** Thrown inside our fetch so the classification survives web3.js's wrapping. */
-class HttpStatusFailure extends Error {
-  constructor(
-    readonly status: number,
-    readonly retryAfterMs: number | null = null,
-  ) {
-    super(`HTTP ${status}`);
-  }
+/**
+ * What our fetch throws so the classification survives web3.js's wrapping (found again through
+ * `cause`): an HTTP status with the provider's `retry-after`, or the request's own timeout.
+ */
+type TransportFailure = AppError<"CHAIN_HTTP_STATUS" | "CHAIN_REQUEST_TIMEOUT">;
+
+function httpStatusFailure(status: number, retryAfterMs: number | null): TransportFailure {
+  return new AppError("CHAIN_HTTP_STATUS", `HTTP ${status}`, { status, retryAfterMs });
 }
 
 /** `retry-after` as seconds or an HTTP date, in ms from `nowMs`; null when absent or unreadable. */
@@ -113,33 +108,48 @@ export function retryAfterMs(header: string | null, nowMs: number): number | nul
   return Number.isFinite(at) ? Math.max(0, at - nowMs) : null;
 }
 
-/** -32016: "Minimum context slot has not been reached" (the node is behind what we already saw). */
-const MIN_CONTEXT_SLOT_NOT_REACHED = -32016;
-class RequestTimeout extends Error {}
-
-// Node-side conditions that clear by themselves (node behind, slot skipped, context slot not reached).
+// Node-side conditions that clear by themselves (node behind, slot skipped, context slot not
+// reached: -32016, the node is behind what we already saw).
 const TRANSIENT_RPC_CODES = new Set([-32004, -32005, -32007, -32009, -32014, -32016, -32603]);
 
-export function createRpcChain(options: RpcChainOptions): RpcChain {
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const retries = Math.max(0, Math.min(options.retries ?? 3, 10));
-  const backoffBaseMs = options.backoffBaseMs ?? 250;
-  const backoffMaxMs = options.backoffMaxMs ?? 5_000;
-  const commitment = options.commitment ?? "confirmed";
-  const random = options.random ?? Math.random;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const retryAfterMaxMs = options.retryAfterMaxMs ?? 10_000;
-  const transport = options.fetch ?? fetch;
-  const scrub = createScrubber(options.rpcUrl);
-  // The newest context slot seen per commitment: later reads ask for at least it. Levels are kept
-  // apart: a status answer's context is the node's processed slot, which its confirmed slot trails
-  // by a slot or two, so feeding it to confirmed reads would refuse every one of them meanwhile.
-  const seen = { processed: 0, confirmed: 0, finalized: 0 };
-  type Level = keyof typeof seen;
-  const observe = (level: Level, slot: number) => {
-    if (Number.isSafeInteger(slot) && slot > seen[level]) seen[level] = slot;
+interface RetrySettings {
+  timeoutMs: number;
+  retries: number;
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  retryAfterMaxMs: number;
+  random: () => number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+function retrySettings(options: RpcChainOptions): RetrySettings {
+  return {
+    timeoutMs: options.timeoutMs ?? 10_000,
+    retries: Math.max(0, Math.min(options.retries ?? 3, 10)),
+    backoffBaseMs: options.backoffBaseMs ?? 250,
+    backoffMaxMs: options.backoffMaxMs ?? 5_000,
+    retryAfterMaxMs: options.retryAfterMaxMs ?? 10_000,
+    random: options.random ?? Math.random,
+    sleep: options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms))),
   };
-  const minSlot = (level: Level) => {
+}
+
+type Level = "processed" | "confirmed" | "finalized";
+
+/**
+ * The newest context slot seen per commitment: later reads ask for at least it. Levels are kept
+ * apart: a status answer's context is the node's processed slot, which its confirmed slot trails
+ * by a slot or two, so feeding it to confirmed reads would refuse every one of them meanwhile.
+ */
+class ContextSlots {
+  private readonly seen: Record<Level, number> = { processed: 0, confirmed: 0, finalized: 0 };
+
+  observe(level: Level, slot: number): void {
+    if (Number.isSafeInteger(slot) && slot > this.seen[level]) this.seen[level] = slot;
+  }
+
+  minSlot(level: Level): { minContextSlot?: number } {
+    const seen = this.seen;
     // A read is at least as new as anything seen at its level or a more final one.
     const floor =
       level === "processed"
@@ -148,108 +158,145 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
           ? Math.max(seen.confirmed, seen.finalized)
           : seen.finalized;
     return floor > 0 ? { minContextSlot: floor } : {};
-  };
+  }
+}
 
-  const timedFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+/** fetch with the timeout covering the body too, and failures web3.js cannot blur. */
+function timedFetch(transport: typeof fetch, timeoutMs: number) {
+  return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     try {
       const res = await transport(input, { ...init, signal: controller.signal });
       // Read the body under the same timer: a provider that sends headers then stalls is a timeout too.
       const body = await res.text();
-      if (!res.ok) throw new HttpStatusFailure(res.status, retryAfterMs(res.headers.get("retry-after"), Date.now()));
+      if (!res.ok) throw httpStatusFailure(res.status, retryAfterMs(res.headers.get("retry-after"), Date.now()));
       return new Response(body, { status: res.status, headers: res.headers });
     } catch (error) {
-      if (controller.signal.aborted) throw new RequestTimeout();
+      if (controller.signal.aborted) throw new AppError("CHAIN_REQUEST_TIMEOUT", "request timed out");
       throw error;
     } finally {
       clearTimeout(timer);
     }
   };
+}
 
-  const connection = new Connection(options.rpcUrl, {
-    commitment,
-    fetch: timedFetch as typeof fetch,
-    disableRetryOnRateLimit: true,
-    httpHeaders: options.httpHeaders,
-    httpAgent: false,
-  });
+/** A failure as one of the chain codes, and whether asking again may help. */
+function classify(
+  method: string,
+  error: unknown,
+  timeoutMs: number,
+  scrub: (text: string) => string,
+): { error: Error; transient: boolean } {
+  if (isChainUnavailable(error) || isChainRejected(error)) {
+    return { error, transient: isChainUnavailable(error) };
+  }
+  const found = findCause(error);
+  if (isAppError(found, "CHAIN_REQUEST_TIMEOUT")) {
+    return { error: chainUnavailable("CHAIN_TIMEOUT", `${method}: no answer within ${timeoutMs} ms`), transient: true };
+  }
+  if (isAppError(found, "CHAIN_HTTP_STATUS")) return classifyHttpStatus(method, Number(found.context.status));
+  // The raw error is not kept as `cause`: its text carries the provider URL and key unscrubbed.
+  const detail = scrub(error instanceof Error ? error.message : String(error)).slice(0, 300);
+  if (error instanceof SolanaJSONRPCError) {
+    const code = typeof error.code === "number" ? error.code : null;
+    if (code !== null && TRANSIENT_RPC_CODES.has(code)) {
+      return {
+        error: chainUnavailable("CHAIN_PROVIDER_FAILED", `${method}: node error ${code}: ${detail}`),
+        transient: true,
+      };
+    }
+    return { error: chainRejected(`${method}: ${detail}`, code), transient: false };
+  }
+  if (error instanceof SendTransactionError) {
+    // The node looked at the transaction and said no; the code is lost in web3.js's wrapping,
+    // so only an unhealthy/behind node (retry) is told apart by its message.
+    if (/behind|unhealthy|-32005/i.test(detail)) {
+      return { error: chainUnavailable("CHAIN_PROVIDER_FAILED", `${method}: ${detail}`), transient: true };
+    }
+    return { error: chainRejected(`${method}: ${detail}`), transient: false };
+  }
+  if (
+    /Expected|StructError|JSON|Unexpected token|invalid json|Server responded|parse/i.test(detail) &&
+    !/fetch failed|ECONN|connect/i.test(detail)
+  ) {
+    return {
+      error: chainUnavailable("CHAIN_BAD_RESPONSE", `${method}: malformed answer: ${detail}`),
+      transient: true,
+    };
+  }
+  return { error: chainUnavailable("CHAIN_PROVIDER_FAILED", `${method}: ${detail}`), transient: true };
+}
 
-  const classify = (method: string, error: unknown): { error: Error; transient: boolean } => {
-    if (error instanceof ChainUnavailableError || error instanceof ChainRejectedError) {
-      return { error, transient: error instanceof ChainUnavailableError };
-    }
-    const found = findCause(error);
-    if (found instanceof RequestTimeout) {
-      return { error: new ChainTimeoutError(`${method}: no answer within ${timeoutMs} ms`), transient: true };
-    }
-    if (found instanceof HttpStatusFailure) {
-      if (found.status === 429)
-        return { error: new ChainRateLimitedError(`${method}: rate limited (HTTP 429)`), transient: true };
-      if (found.status >= 500)
-        return { error: new ChainProviderError(`${method}: provider error (HTTP ${found.status})`), transient: true };
-      // 401/403/404/413 and the like: configuration or request problems a retry cannot fix
-      return { error: new ChainRejectedError(`${method}: refused (HTTP ${found.status})`), transient: false };
-    }
-    const detail = scrub(error instanceof Error ? error.message : String(error)).slice(0, 300);
-    if (error instanceof SolanaJSONRPCError) {
-      const code = typeof error.code === "number" ? error.code : null;
-      if (code !== null && TRANSIENT_RPC_CODES.has(code)) {
-        return { error: new ChainProviderError(`${method}: node error ${code}: ${detail}`), transient: true };
-      }
-      return { error: new ChainRejectedError(`${method}: ${detail}`, code), transient: false };
-    }
-    if (error instanceof SendTransactionError) {
-      // The node looked at the transaction and said no; the code is lost in web3.js's wrapping,
-      // so only an unhealthy/behind node (retry) is told apart by its message.
-      if (/behind|unhealthy|-32005/i.test(detail)) {
-        return { error: new ChainProviderError(`${method}: ${detail}`), transient: true };
-      }
-      return { error: new ChainRejectedError(`${method}: ${detail}`), transient: false };
-    }
-    if (
-      /Expected|StructError|JSON|Unexpected token|invalid json|Server responded|parse/i.test(detail) &&
-      !/fetch failed|ECONN|connect/i.test(detail)
-    ) {
-      return { error: new ChainBadResponseError(`${method}: malformed answer: ${detail}`), transient: true };
-    }
-    return { error: new ChainProviderError(`${method}: ${detail}`), transient: true };
-  };
+function classifyHttpStatus(method: string, status: number): { error: Error; transient: boolean } {
+  if (status === 429)
+    return { error: chainUnavailable("CHAIN_RATE_LIMITED", `${method}: rate limited (HTTP 429)`), transient: true };
+  if (status >= 500)
+    return {
+      error: chainUnavailable("CHAIN_PROVIDER_FAILED", `${method}: provider error (HTTP ${status})`),
+      transient: true,
+    };
+  // 401/403/404/413 and the like: configuration or request problems a retry cannot fix
+  return { error: chainRejected(`${method}: refused (HTTP ${status})`), transient: false };
+}
 
-  /** Runs one RPC call with bounded retries; the loop ends after 1 + retries attempts. */
-  const call = async <T>(method: string, fn: () => Promise<T>): Promise<T> => {
-    let last: Error = new ChainProviderError(`${method}: not attempted`);
+type Call = <T>(method: string, fn: () => Promise<T>) => Promise<T>;
+
+/** Runs one RPC call with bounded retries; the loop ends after 1 + retries attempts. */
+function retryingCall(settings: RetrySettings, scrub: (text: string) => string): Call {
+  const { retries, backoffBaseMs, backoffMaxMs, retryAfterMaxMs, random, sleep } = settings;
+  return async <T>(method: string, fn: () => Promise<T>): Promise<T> => {
+    let last: Error = chainUnavailable("CHAIN_PROVIDER_FAILED", `${method}: not attempted`);
     for (let attempt = 0; attempt <= retries; attempt++) {
       try {
         return await fn();
       } catch (raw) {
-        const { error, transient } = classify(method, raw);
+        const { error, transient } = classify(method, raw, settings.timeoutMs, scrub);
         last = error;
         if (!transient || attempt === retries) break;
         const ceiling = Math.min(backoffMaxMs, backoffBaseMs * 2 ** attempt);
         // A provider that says when to come back is believed (within bounds): retrying sooner
         // only spends the quota it is refusing.
         const asked = findCause(raw);
-        const wait =
-          asked instanceof HttpStatusFailure && asked.retryAfterMs !== null
-            ? Math.min(asked.retryAfterMs, retryAfterMaxMs)
-            : 0;
+        const askedMs = isAppError(asked, "CHAIN_HTTP_STATUS") ? asked.context.retryAfterMs : null;
+        const wait = typeof askedMs === "number" ? Math.min(askedMs, retryAfterMaxMs) : 0;
         await sleep(Math.max(wait, Math.floor(ceiling * random())));
       }
     }
     throw last;
   };
+}
 
-  const toSnapshot = (
-    method: string,
-    info: { lamports: number; owner: PublicKey; executable: boolean; data: Buffer },
-  ): AccountSnapshot => ({
-    lamports: exactLamports(method, info.lamports),
-    owner: info.owner.toBase58(),
-    executable: info.executable,
-    data: new Uint8Array(info.data),
+export function createRpcChain(options: RpcChainOptions): RpcChain {
+  const settings = retrySettings(options);
+  const commitment = options.commitment ?? "confirmed";
+  const connection = new Connection(options.rpcUrl, {
+    commitment,
+    fetch: timedFetch(options.fetch ?? fetch, settings.timeoutMs) as typeof fetch,
+    disableRetryOnRateLimit: true,
+    httpHeaders: options.httpHeaders,
+    httpAgent: false,
   });
+  const rpc: RpcContext = {
+    connection,
+    call: retryingCall(settings, createScrubber(options.rpcUrl)),
+    slots: new ContextSlots(),
+    commitment,
+    settings,
+  };
+  const reader = rpcReader(rpc);
+  return { reader, sender: rpcSender(rpc, reader, options) };
+}
 
+interface RpcContext {
+  connection: Connection;
+  call: Call;
+  slots: ContextSlots;
+  commitment: Extract<Commitment, "confirmed" | "finalized">;
+  settings: RetrySettings;
+}
+
+function rpcReader({ connection, call, slots, commitment }: RpcContext): ChainReader {
   const reader: ChainReader = {
     async getAccounts(addresses) {
       const unique = [...new Set(addresses)];
@@ -258,12 +305,12 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
         const chunk = unique.slice(i, i + GET_MULTIPLE_ACCOUNTS_MAX_KEYS);
         const keys = chunk.map(toPublicKey);
         const answer = await call("getMultipleAccounts", () =>
-          connection.getMultipleAccountsInfoAndContext(keys, { commitment, ...minSlot(commitment) }),
+          connection.getMultipleAccountsInfoAndContext(keys, { commitment, ...slots.minSlot(commitment) }),
         );
-        observe(commitment, answer?.context?.slot);
+        slots.observe(commitment, answer?.context?.slot);
         const infos = answer?.value;
         if (!Array.isArray(infos) || infos.length !== chunk.length) {
-          throw new ChainBadResponseError("getMultipleAccounts: answer does not match the keys asked");
+          throw chainUnavailable("CHAIN_BAD_RESPONSE", "getMultipleAccounts: answer does not match the keys asked");
         }
         chunk.forEach((address, j) => {
           const info = infos[j];
@@ -294,26 +341,19 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
         const res = await call("getSignatureStatuses", () =>
           connection.getSignatureStatuses([...chunk], {
             searchTransactionHistory: searchHistory,
-            ...minSlot("processed"),
+            ...slots.minSlot("processed"),
           } as { searchTransactionHistory: boolean }),
         );
-        observe("processed", res?.context?.slot);
+        slots.observe("processed", res?.context?.slot);
         const values = res?.value;
         if (!Array.isArray(values) || values.length !== chunk.length) {
-          throw new ChainBadResponseError("getSignatureStatuses: answer does not match the signatures asked");
+          throw chainUnavailable(
+            "CHAIN_BAD_RESPONSE",
+            "getSignatureStatuses: answer does not match the signatures asked",
+          );
         }
         chunk.forEach((sig, j) => {
-          const s = values[j];
-          out.set(
-            sig,
-            s
-              ? {
-                  slot: BigInt(s.slot),
-                  err: s.err === null || s.err === undefined ? null : describeError(s.err),
-                  confirmationStatus: s.confirmationStatus ?? null,
-                }
-              : null,
-          );
+          out.set(sig, toSignatureState(values[j]));
         });
       }
       return out;
@@ -325,14 +365,39 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
 
     async getLatestBlockhash() {
       const r = await call("getLatestBlockhash", () =>
-        connection.getLatestBlockhashAndContext({ commitment, ...minSlot(commitment) }),
+        connection.getLatestBlockhashAndContext({ commitment, ...slots.minSlot(commitment) }),
       );
-      observe(commitment, r.context.slot);
+      slots.observe(commitment, r.context.slot);
       return { blockhash: r.value.blockhash, lastValidBlockHeight: BigInt(r.value.lastValidBlockHeight) };
     },
   };
+  return reader;
+}
 
-  const sender: ChainSender = {
+function toSnapshot(
+  method: string,
+  info: { lamports: number; owner: PublicKey; executable: boolean; data: Buffer },
+): AccountSnapshot {
+  return {
+    lamports: exactLamports(method, info.lamports),
+    owner: info.owner.toBase58(),
+    executable: info.executable,
+    data: new Uint8Array(info.data),
+  };
+}
+
+function toSignatureState(s: SignatureStatus | null | undefined): SignatureState | null {
+  if (!s) return null;
+  return {
+    slot: BigInt(s.slot),
+    err: s.err === null || s.err === undefined ? null : describeError(s.err),
+    confirmationStatus: s.confirmationStatus ?? null,
+  };
+}
+
+function rpcSender(rpc: RpcContext, reader: ChainReader, options: RpcChainOptions): ChainSender {
+  const { connection, call, commitment } = rpc;
+  return {
     async prepare(instructions: readonly TransactionInstruction[], payer: Keypair, extraSigners: readonly Keypair[]) {
       const { blockhash, lastValidBlockHeight } = await reader.getLatestBlockhash();
       const tx = compileTransaction({
@@ -346,11 +411,11 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
       tx.sign([...signers.values()]);
       const unsigned = (sig: Uint8Array) => sig.every((b) => b === 0);
       if (unsigned(tx.signatures[0]!) || (!options.allowNodeCosigners && tx.signatures.some(unsigned))) {
-        throw new ChainRejectedError("prepare: a required signer is missing");
+        throw chainRejected("prepare: a required signer is missing");
       }
       const wire = tx.serialize();
       if (wire.length > MAX_TRANSACTION_BYTES) {
-        throw new ChainRejectedError(`prepare: transaction is ${wire.length} bytes, over ${MAX_TRANSACTION_BYTES}`);
+        throw chainRejected(`prepare: transaction is ${wire.length} bytes, over ${MAX_TRANSACTION_BYTES}`);
       }
       return { signature: bs58.encode(tx.signatures[0]!), lastValidBlockHeight, wire };
     },
@@ -362,85 +427,94 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
         );
       } catch (error) {
         // The same bytes already landed or are in flight: that is the success we wanted.
-        if (error instanceof ChainRejectedError && /already (been )?processed/i.test(error.message)) return;
+        if (isChainRejected(error) && /already (been )?processed/i.test(error.message)) return;
         throw error;
       }
     },
 
     async outcome(signature: string, lastValidBlockHeight: bigint): Promise<TransactionOutcome> {
       try {
-        return await decideOutcome(signature, lastValidBlockHeight);
+        return await decideOutcome(rpc, signature, lastValidBlockHeight);
       } catch (error) {
         // Rate limited, timed out, behind, down: nothing is known, and nothing may be decided.
-        if (error instanceof ChainUnavailableError) return { kind: "unknown", reason: error.message };
+        if (isChainUnavailable(error)) return { kind: "unknown", reason: error.message };
         throw error;
       }
     },
   };
+}
 
-  /**
-   * The finalized slot and block height from ONE answer, then the status search from a node at or
-   * past that slot. Two separate answers from two nodes of a pool (one ahead, one behind) would
-   * otherwise read a landed transaction as absent past its expiry: replaced, paid twice.
-   */
-  const decideOutcome = async (signature: string, lastValidBlockHeight: bigint): Promise<TransactionOutcome> => {
-    const epoch = await call("getEpochInfo", () =>
-      connection.getEpochInfo({ commitment: "finalized", ...minSlot("finalized") }),
+/**
+ * The finalized slot and block height from ONE answer, then the status search from a node at or
+ * past that slot. Two separate answers from two nodes of a pool (one ahead, one behind) would
+ * otherwise read a landed transaction as absent past its expiry: replaced, paid twice.
+ */
+async function decideOutcome(
+  rpc: RpcContext,
+  signature: string,
+  lastValidBlockHeight: bigint,
+): Promise<TransactionOutcome> {
+  const { connection, call, slots } = rpc;
+  const epoch = await call("getEpochInfo", () =>
+    connection.getEpochInfo({ commitment: "finalized", ...slots.minSlot("finalized") }),
+  );
+  const finalizedSlot = epoch.absoluteSlot;
+  slots.observe("finalized", finalizedSlot);
+  const finalizedHeight = BigInt(epoch.blockHeight ?? 0);
+  const res = await statusAtOrPast(rpc, signature, finalizedSlot);
+  if (!res) return { kind: "unknown", reason: "status answered by a node behind the finalized slot" };
+  slots.observe("processed", res.context.slot);
+  const values = res.value;
+  if (!Array.isArray(values) || values.length !== 1)
+    throw chainUnavailable("CHAIN_BAD_RESPONSE", "getSignatureStatuses: answer does not match the signature asked");
+  const s = values[0];
+  if (!s) return finalizedHeight > lastValidBlockHeight ? { kind: "expired" } : { kind: "pending" };
+  // Money moves only at finalized (Solana's exchange guide): a confirmed block can still be
+  // dropped with its fork; until then the transaction is landing, not landed.
+  if (s.confirmationStatus !== "finalized") return { kind: "pending" };
+  const slot = BigInt(s.slot);
+  if (s.err !== null && s.err !== undefined) return { kind: "failed", slot, error: describeError(s.err) };
+  let blockTime: Date | null = null;
+  try {
+    const t = await call("getBlockTime", () => connection.getBlockTime(s.slot));
+    blockTime = t === null ? null : new Date(t * 1000);
+  } catch {
+    // the time is informative only; the confirmation stands without it
+  }
+  return { kind: "confirmed", slot, blockTime };
+}
+
+/**
+ * The signature's status from a node at or past `finalizedSlot`, or null. agave ignores
+ * minContextSlot on getSignatureStatuses (its config has searchTransactionHistory only), so the
+ * answer's own context.slot is the proof; the field is still sent for nodes and providers that
+ * honour it. An answer from behind proves nothing: asked again, then null (unknown).
+ */
+async function statusAtOrPast(
+  { connection, call, settings }: RpcContext,
+  signature: string,
+  finalizedSlot: number,
+): Promise<RpcResponseAndContext<(SignatureStatus | null)[]> | null> {
+  const { retries, backoffBaseMs, backoffMaxMs, random, sleep } = settings;
+  for (let attempt = 0; attempt <= retries; attempt++) {
+    const answer = await call("getSignatureStatuses", () =>
+      connection.getSignatureStatuses([signature], {
+        searchTransactionHistory: true,
+        minContextSlot: finalizedSlot,
+      } as { searchTransactionHistory: boolean }),
     );
-    const finalizedSlot = epoch.absoluteSlot;
-    observe("finalized", finalizedSlot);
-    const finalizedHeight = BigInt(epoch.blockHeight ?? 0);
-    // agave ignores minContextSlot on getSignatureStatuses (its config has searchTransactionHistory
-    // only), so the answer's own context.slot is the proof; the field is still sent for nodes and
-    // providers that honour it. An answer from behind proves nothing: asked again, then unknown.
-    let res: Awaited<ReturnType<Connection["getSignatureStatuses"]>> | null = null;
-    for (let attempt = 0; attempt <= retries; attempt++) {
-      const answer = await call("getSignatureStatuses", () =>
-        connection.getSignatureStatuses([signature], {
-          searchTransactionHistory: true,
-          minContextSlot: finalizedSlot,
-        } as { searchTransactionHistory: boolean }),
-      );
-      if (typeof answer?.context?.slot === "number" && answer.context.slot >= finalizedSlot) {
-        res = answer;
-        break;
-      }
-      if (attempt < retries) await sleep(Math.floor(Math.min(backoffMaxMs, backoffBaseMs * 2 ** attempt) * random()));
-    }
-    if (!res) return { kind: "unknown", reason: "status answered by a node behind the finalized slot" };
-    const contextSlot = res.context.slot;
-    observe("processed", contextSlot);
-    const values = res?.value;
-    if (!Array.isArray(values) || values.length !== 1)
-      throw new ChainBadResponseError("getSignatureStatuses: answer does not match the signature asked");
-    const s = values[0];
-    if (s) {
-      // Money moves only at finalized (Solana's exchange guide): a confirmed block can still be
-      // dropped with its fork; until then the transaction is landing, not landed.
-      if (s.confirmationStatus !== "finalized") return { kind: "pending" };
-      const slot = BigInt(s.slot);
-      if (s.err !== null && s.err !== undefined) return { kind: "failed", slot, error: describeError(s.err) };
-      let blockTime: Date | null = null;
-      try {
-        const t = await call("getBlockTime", () => connection.getBlockTime(s.slot));
-        blockTime = t === null ? null : new Date(t * 1000);
-      } catch {
-        // the time is informative only; the confirmation stands without it
-      }
-      return { kind: "confirmed", slot, blockTime };
-    }
-    return finalizedHeight > lastValidBlockHeight ? { kind: "expired" } : { kind: "pending" };
-  };
-
-  return { reader, sender };
+    if (typeof answer?.context?.slot === "number" && answer.context.slot >= finalizedSlot) return answer;
+    if (attempt < retries) await sleep(Math.floor(Math.min(backoffMaxMs, backoffBaseMs * 2 ** attempt) * random()));
+  }
+  return null;
 }
 
 function findCause(error: unknown): unknown {
   let current: unknown = error;
   // causes nest at most a few levels; the bound keeps a cyclic chain from looping
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
-    if (current instanceof RequestTimeout || current instanceof HttpStatusFailure) return current;
-    current = (current as Error & { cause?: unknown }).cause;
+    if (isAppError(current, "CHAIN_HTTP_STATUS", "CHAIN_REQUEST_TIMEOUT")) return current;
+    current = current.cause;
   }
   return error;
 }
@@ -449,7 +523,7 @@ function toPublicKey(address: string): PublicKey {
   try {
     return new PublicKey(address);
   } catch {
-    throw new ChainRejectedError(`not a valid address: ${address.slice(0, 64)}`);
+    throw chainRejected(`not a valid address: ${address.slice(0, 64)}`);
   }
 }
 
@@ -459,7 +533,7 @@ function toPublicKey(address: string): PublicKey {
  */
 function exactLamports(method: string, lamports: number): bigint {
   if (!Number.isSafeInteger(lamports) || lamports < 0) {
-    throw new ChainBadResponseError(`${method}: lamports not representable exactly`);
+    throw chainUnavailable("CHAIN_BAD_RESPONSE", `${method}: lamports not representable exactly`);
   }
   return BigInt(lamports);
 }
@@ -470,7 +544,7 @@ function describeError(err: unknown): string {
 
 function toConfirmedTransaction(signature: string, tx: VersionedTransactionResponse): ConfirmedTransaction {
   const meta = tx.meta;
-  if (!meta) throw new ChainBadResponseError("getTransaction: transaction without status meta");
+  if (!meta) throw chainUnavailable("CHAIN_BAD_RESPONSE", "getTransaction: transaction without status meta");
   const message = tx.transaction.message;
   const accountKeys = [
     ...message.staticAccountKeys.map((k) => k.toBase58()),
@@ -479,7 +553,7 @@ function toConfirmedTransaction(signature: string, tx: VersionedTransactionRespo
   ];
   const keyAt = (i: number): string => {
     const k = accountKeys[i];
-    if (k === undefined) throw new ChainBadResponseError("getTransaction: account index out of range");
+    if (k === undefined) throw chainUnavailable("CHAIN_BAD_RESPONSE", "getTransaction: account index out of range");
     return k;
   };
   const instructions: CompiledInstructionView[] = message.compiledInstructions.map((ix) => ({

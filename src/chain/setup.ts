@@ -1,7 +1,8 @@
 /**
  * Builds the chain the service runs on from configuration: the embedded local chain (the default)
  * or pump.fun over an RPC URL. Either way the service talks JSON-RPC through the same ChainReader
- * and ChainSender, and the launch program behind the same port.
+ * and ChainSender, and the launch program behind the same port. This is the one place an adapter
+ * is picked: everything else (services, jobs, the indexer) holds the ports.
  *
  * On the local chain the treasury key and the master secret are generated once into DATA_DIR
  * (files readable by the owner only); on a real chain they must come from the environment or files.
@@ -11,17 +12,38 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { join } from "node:path";
 import type { Config } from "../config";
 import { ConfigError } from "../config";
-import { deriveCreatorKeypair, KeyConfigError, loadMasterSecret, loadTreasuryKeypair } from "./keys";
+import { deriveCreatorKeypair, isKeyInvalid, loadMasterSecret, loadTreasuryKeypair } from "./keys";
 import { startLocalChain, type LocalChain } from "./localnet";
 import { createPumpLaunchProgram } from "./pump/adapter";
+import type { ChainReader, LaunchProgram } from "./ports";
 import { createRpcChain } from "./rpc";
 import type { ChainServices } from "./services";
+
+/** The settings the chain is built from. */
+export type ChainConfig = Pick<
+  Config,
+  | "chain"
+  | "rpcUrl"
+  | "dataDir"
+  | "localChain"
+  | "masterSecret"
+  | "masterSecretFile"
+  | "treasuryKey"
+  | "treasuryKeyFile"
+>;
 
 export interface ChainSetup {
   services: ChainServices;
   /** present on the embedded local chain: the demo, the tests and the benchmarks drive it */
   local: LocalChain | null;
+  /** the same launch-program adapter over another reader (the indexer's account cache) */
+  launchProgramOver(reader: ChainReader): LaunchProgram;
   stop(): Promise<void>;
+}
+
+/** The launch-program adapter of a chain, over any reader: the local program's, else pump.fun's. */
+export function launchProgramOver(local: LocalChain | null): (reader: ChainReader) => LaunchProgram {
+  return local ? (reader) => local.launchProgram(reader) : (reader) => createPumpLaunchProgram(reader);
 }
 
 function readOrCreateSecretFile(path: string, create: () => string): string {
@@ -33,7 +55,7 @@ function readOrCreateSecretFile(path: string, create: () => string): string {
   return readFileSync(path, "utf8").trim();
 }
 
-function secretsFor(config: Config): { treasury: Keypair; masterSecret: Uint8Array } {
+function secretsFor(config: ChainConfig): { treasury: Keypair; masterSecret: Uint8Array } {
   try {
     const masterSource =
       config.masterSecret ??
@@ -58,7 +80,7 @@ function secretsFor(config: Config): { treasury: Keypair; masterSecret: Uint8Arr
     }
     return { treasury: loadTreasuryKeypair(treasurySource), masterSecret: loadMasterSecret(masterSource) };
   } catch (error) {
-    if (error instanceof KeyConfigError) {
+    if (isKeyInvalid(error)) {
       // Name the setting, never the value.
       const which = /treasury/i.test(error.message) ? "TREASURY_KEY" : "MASTER_SECRET";
       throw new ConfigError(`${which} is not valid: ${error.message}`);
@@ -67,7 +89,7 @@ function secretsFor(config: Config): { treasury: Keypair; masterSecret: Uint8Arr
   }
 }
 
-export async function setupChain(config: Config, log: (message: string) => void = () => {}): Promise<ChainSetup> {
+export async function setupChain(config: ChainConfig, log: (message: string) => void = () => {}): Promise<ChainSetup> {
   const { treasury, masterSecret } = secretsFor(config);
   const creatorKeys = new Map<number, Keypair>();
   const creatorKeypair = (index: number) => {
@@ -96,13 +118,14 @@ export async function setupChain(config: Config, log: (message: string) => void 
       services: {
         reader: rpc.reader,
         sender: rpc.sender,
-        launchProgram: local.launchProgram(rpc.reader),
+        launchProgram: launchProgramOver(local)(rpc.reader),
         treasury,
         creatorKeypair,
         creatorAddress: (index) => creatorKeypair(index).publicKey,
         rpcUrl: local.rpcUrl,
       },
       local,
+      launchProgramOver: launchProgramOver(local),
       stop: () => local.stop(),
     };
   }
@@ -112,12 +135,13 @@ export async function setupChain(config: Config, log: (message: string) => void 
     services: {
       reader: rpc.reader,
       sender: rpc.sender,
-      launchProgram: createPumpLaunchProgram(rpc.reader),
+      launchProgram: launchProgramOver(null)(rpc.reader),
       treasury,
       creatorKeypair,
       creatorAddress: (index) => creatorKeypair(index).publicKey,
     },
     local: null,
+    launchProgramOver: launchProgramOver(null),
     stop: async () => {},
   };
 }

@@ -29,11 +29,20 @@ export const ERROR_CODES = {
   CONFIG_INVALID: "internal",
   // chain
   CHAIN_UNAVAILABLE: "unavailable",
-  CHAIN_TIMEOUT: "unavailable",
-  CHAIN_RATE_LIMITED: "unavailable",
-  CHAIN_PROVIDER_FAILED: "unavailable",
-  CHAIN_BAD_RESPONSE: "unavailable",
+  // What the adapters throw: their text is for the log, so one that reaches the edge uncaught stays
+  // the 500 it always was; a route that owes the client a 502/503 catches `isChainUnavailable` and
+  // throws its own sentence.
+  CHAIN_TIMEOUT: "internal",
+  CHAIN_RATE_LIMITED: "internal",
+  CHAIN_PROVIDER_FAILED: "internal",
+  CHAIN_BAD_RESPONSE: "internal",
   CHAIN_REJECTED: "internal",
+  LAUNCH_PROGRAM_FAILED: "internal",
+  CHAIN_KEY_INVALID: "internal",
+  LOCAL_RPC_ERROR: "internal",
+  // rpc.ts's own markers inside web3.js's fetch, turned into the codes above before they leave it
+  CHAIN_HTTP_STATUS: "internal",
+  CHAIN_REQUEST_TIMEOUT: "internal",
   // ledger
   LEDGER_INVARIANT: "internal",
   // accounts, auth, payouts

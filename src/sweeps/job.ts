@@ -22,7 +22,7 @@ import { log } from "../lib/log";
 import { scrubErrorText } from "../lib/scrub";
 import { getPlatformTokenMint, setLastReconciliation } from "../settings";
 import { heldBackMints, recordTokenFailure, recordTokenSuccess, stopToken, suspectMints } from "../jobs";
-import { ChainUnavailableError } from "../chain/ports";
+import { isChainUnavailable } from "../chain/errors";
 import { storeVaultReadings, unsweptLamports } from "../tokens";
 import { transferredTo, treasuryReceived } from "./transfers";
 import { confirmSweep, failSweep, recordSweepsSent } from "./service";
@@ -167,7 +167,7 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
       // again); anything else counts against the batch's tokens, which then go alone.
       report.sendErrors += 1;
       log.warn("sweep could not be prepared", { error: scrubErrorText(error) });
-      if (!(error instanceof ChainUnavailableError)) {
+      if (!isChainUnavailable(error)) {
         for (const item of batch.items) {
           recordTokenFailure(
             deps.db,

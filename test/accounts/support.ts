@@ -1,12 +1,14 @@
 /** Shared pieces of the account tests: a chain whose wallet reads the test controls, seeding, sign-in. */
 import { Keypair, PublicKey } from "@solana/web3.js";
 import type { Db } from "../../db/client";
-import { ChainUnavailableError, type AccountSnapshot, type ChainReader } from "../../src/chain/ports";
+import { chainUnavailable } from "../../src/chain/errors";
+import type { AccountSnapshot } from "../../src/chain/ports";
 import type { ChainServices } from "../../src/chain/services";
 import { accountFigures } from "../../src/ledger/figures";
 import { confirmSweep, recordSweepsSent } from "../../src/sweeps/service";
 import { recordConfirmedLaunch } from "../../src/tokens/launch-record";
 import { testService, type TestService } from "../helpers/service";
+import { fakeChain as fakeChainServices } from "../fakes/chain";
 import type { FakeIdp } from "../fakes/idp";
 
 export const ORIGIN = "http://localhost:3000";
@@ -24,37 +26,23 @@ export interface FakeChain extends ChainServices {
 }
 
 export function fakeChain(): FakeChain {
-  const treasury = Keypair.generate();
-  const chain = {
+  const chain: FakeChain = {
+    ...fakeChainServices({
+      usedBy: "the account routes",
+      reader: {
+        async getAccounts(addresses) {
+          chain.reads += 1;
+          if (chain.delayMs) await Bun.sleep(chain.delayMs);
+          if (chain.down) throw chainUnavailable("CHAIN_PROVIDER_FAILED", "node unreachable");
+          return new Map(addresses.map((a) => [a, chain.accounts.get(a) ?? null]));
+        },
+      },
+    }),
     accounts: new Map<string, AccountSnapshot>(),
     down: false,
     delayMs: 0,
     reads: 0,
-  } as FakeChain;
-  const notHere = () => {
-    throw new Error("not used by the account routes");
   };
-  const reader: ChainReader = {
-    async getAccounts(addresses) {
-      chain.reads += 1;
-      if (chain.delayMs) await Bun.sleep(chain.delayMs);
-      if (chain.down) throw new ChainUnavailableError("node unreachable");
-      return new Map(addresses.map((a) => [a, chain.accounts.get(a) ?? null]));
-    },
-    getBalances: notHere as never,
-    getTransaction: notHere as never,
-    getSignatureStatuses: notHere as never,
-    getBlockHeight: notHere as never,
-    getLatestBlockhash: notHere as never,
-  };
-  Object.assign(chain, {
-    reader,
-    sender: {} as never,
-    launchProgram: {} as never,
-    treasury,
-    creatorKeypair: notHere as never,
-    creatorAddress: notHere as never,
-  });
   return chain;
 }
 

@@ -8,7 +8,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createCloseAccountInstruction } from "@solana/spl-token";
-import type { Keypair, TransactionInstruction } from "@solana/web3.js";
+import { Keypair, type TransactionInstruction } from "@solana/web3.js";
 import { deriveCreatorKeypair } from "../../src/chain/keys";
 import { type SweepItem, packSweeps } from "../../src/chain/packing";
 import type { ChainReader, ConfirmedTransaction, LaunchProgram, SweepEffect, TokenRef } from "../../src/chain/ports";
@@ -43,6 +43,11 @@ export interface LaunchHarness {
   ): Promise<void>;
   /** false when the emulation cannot execute the launch program's buys (burn-buy cases are skipped there) */
   supportsBuys?: boolean;
+  /**
+   * false when the emulation cannot execute a first buy on a fresh curve (that case is skipped
+   * there; pump's first buy is checked against the SDK and the IDL in pump-buy-burn.test.ts)
+   */
+  supportsFirstBuy?: boolean;
   /** network fee the payer was charged for this transaction */
   feeLamports(tx: ConfirmedTransaction): bigint;
   close(): Promise<void>;
@@ -288,6 +293,68 @@ export function describeLaunchProgramContract(name: string, makeHarness: () => P
       const after = (await h.reader.getBalances([treasury])).get(treasury)!;
       const networkFees = h.feeLamports(buy) + h.feeLamports(burnTx);
       expect(before - after - networkFees).toBe(orderLamports);
+    });
+
+    /** What the launch page's wallet does with buildCreate: sign each transaction and send them in order. */
+    const launchThroughPage = async (firstBuyLamports: bigint) => {
+      const creator = deriveCreatorKeypair(MASTER, nextIndex++);
+      const mint = Keypair.generate();
+      const params = {
+        mint: mint.publicKey.toBase58(),
+        creator: creator.publicKey.toBase58(),
+        // the harness's payer stands in for the page's wallet
+        deployer: h.treasury.publicKey.toBase58(),
+        name: "Contract",
+        symbol: "CTR",
+        uri: "https://example.test/page.json",
+        firstBuyLamports,
+      };
+      const transactions = await h.launch.buildCreate(params);
+      const landed: ConfirmedTransaction[] = [];
+      for (const [i, instructions] of transactions.entries()) {
+        const tx = await h.submit(instructions, i === 0 ? [mint] : []);
+        expect(tx.err).toBeNull();
+        landed.push(tx);
+      }
+      return { params, transactions, landed };
+    };
+
+    test("buildCreate: the page's create lands, names our creator and uri, and verifyCreate accepts it", async () => {
+      const { params, transactions, landed } = await launchThroughPage(0n);
+      expect(transactions.length).toBe(1);
+      // the creator key is named, never asked to sign: the service signs nothing for a launch
+      const signers = transactions[0]!.flatMap((ix) =>
+        ix.keys.filter((k) => k.isSigner).map((k) => k.pubkey.toBase58()),
+      );
+      expect(signers).toContain(params.mint);
+      expect(signers).toContain(params.deployer);
+      expect(signers).not.toContain(params.creator);
+      const verified = h.launch.verifyCreate(landed[0]!, params);
+      expect(verified).toEqual({
+        ok: true,
+        create: expect.objectContaining({
+          mint: params.mint,
+          creator: params.creator,
+          uri: params.uri,
+          deployer: params.deployer,
+        }),
+      });
+      const [reading] = await h.launch.readVaults([{ mint: params.mint, creator: params.creator }]);
+      expect(reading).toMatchObject({ mint: params.mint, bonded: false, curveLamports: 0n, poolLamports: 0n });
+      // another creator or uri than the launch's is refused
+      expect(h.launch.verifyCreate(landed[0]!, { ...params, creator: params.deployer }).ok).toBe(false);
+      expect(h.launch.verifyCreate(landed[0]!, { ...params, uri: "https://example.test/other.json" }).ok).toBe(false);
+    });
+
+    test("buildCreate with a first buy: the deployer receives tokens and the fee accrues to our creator", async () => {
+      if (!h.supportsFirstBuy) return;
+      const { params, landed } = await launchThroughPage(100_000_000n);
+      const bought = landed.reduce((n, tx) => n + h.launch.decodeBoughtAmount(tx, params.mint, params.deployer), 0n);
+      expect(bought).toBeGreaterThan(0n);
+      expect(h.launch.verifyCreate(landed[0]!, params).ok).toBe(true);
+      const [reading] = await h.launch.readVaults([{ mint: params.mint, creator: params.creator }]);
+      const feeBps = BigInt(await h.launch.creatorFeeBps());
+      expect(reading!.curveLamports).toBe((100_000_000n * feeBps) / 10_000n);
     });
 
     test("a sweep that fails on chain credits nothing", async () => {

@@ -36,6 +36,7 @@ async function makeLocalHarness(): Promise<LaunchHarness> {
     treasury: chain.treasury,
     supportsPool: true,
     supportsBuys: true,
+    supportsFirstBuy: true,
     async createToken(creator) {
       const r = chain.launch.createToken({
         name: "Contract",

@@ -106,7 +106,7 @@ function globalBytes(options: { buyback?: boolean } = {}): Uint8Array {
   g.writeBigUInt64LE(30n, 154); // creator fee bps
   for (let i = 0; i < 7; i++) feeRecipient.toBuffer().copy(g, 162 + 32 * i);
   if (options.buyback !== false)
-    buybackRecipients.forEach((k, i) => k.toBuffer().copy(g, BUYBACK_RECIPIENTS_OFFSET + 32 * i));
+    for (const [i, k] of buybackRecipients.entries()) k.toBuffer().copy(g, BUYBACK_RECIPIENTS_OFFSET + 32 * i);
   return new Uint8Array(g);
 }
 
@@ -459,7 +459,9 @@ describe("create for the launch page (buildCreate)", () => {
   );
 
   test("create_v2 byte-identical to the SDK, and what verifyCreate accepts afterwards", async () => {
-    const ixs = await launch.buildCreate!(params);
+    const transactions = await launch.buildCreate(params);
+    expect(transactions.length).toBe(1);
+    const ixs = transactions[0]!;
     expect(ixs.length).toBe(1);
     const sdk = await PUMP_SDK.createV2Instruction({
       mint,
@@ -490,7 +492,9 @@ describe("create for the launch page (buildCreate)", () => {
   });
 
   test("with a first buy: the deployer's Token-2022 ATA, then buy_exact_sol_in paying fees to our creator's vault", async () => {
-    const ixs = await launch.buildCreate!({ ...params, firstBuyLamports: 250_000_000n });
+    const transactions = await launch.buildCreate({ ...params, firstBuyLamports: 250_000_000n });
+    expect(transactions.length).toBe(1);
+    const ixs = transactions[0]!;
     expect(ixs.length).toBe(3);
     const buy = ixs[2]!;
     matchesIdl(buy, idlInstruction(PUMP_IDL, "buy_exact_sol_in"), {
@@ -510,7 +514,7 @@ describe("create for the launch page (buildCreate)", () => {
   });
 
   test("refuses values the program would reject", async () => {
-    await expect(launch.buildCreate!({ ...params, symbol: "FOURTEENCHARSX" })).rejects.toThrow();
-    await expect(launch.buildCreate!({ ...params, uri: "x".repeat(201) })).rejects.toThrow();
+    await expect(launch.buildCreate({ ...params, symbol: "FOURTEENCHARSX" })).rejects.toThrow();
+    await expect(launch.buildCreate({ ...params, uri: "x".repeat(201) })).rejects.toThrow();
   });
 });

@@ -9,7 +9,7 @@ import { BN } from "@coral-xyz/anchor";
 import { PUMP_SDK } from "@pump-fun/pump-sdk";
 import { PUMP_AMM_SDK } from "@pump-fun/pump-swap-sdk";
 import { NATIVE_MINT, TOKEN_PROGRAM_ID } from "@solana/spl-token";
-import { Keypair, PublicKey, SystemProgram, type TransactionInstruction } from "@solana/web3.js";
+import { Keypair, PublicKey, SystemProgram } from "@solana/web3.js";
 import {
   DISC,
   PUMP_AMM_PROGRAM_ID,
@@ -372,7 +372,7 @@ describe("create verification", () => {
     const reasons = [
       launch.verifyCreate({ ...ok, err: '"InsufficientFundsForRent"' }, expected),
       launch.verifyCreate(ok, { ...expected, creator: Keypair.generate().publicKey.toBase58() }),
-      launch.verifyCreate(ok, { ...expected, uri: uri + "x" }),
+      launch.verifyCreate(ok, { ...expected, uri: `${uri}x` }),
       launch.verifyCreate(ok, { ...expected, mint: Keypair.generate().publicKey.toBase58() }),
       launch.verifyCreate(
         confirmedTx({

@@ -5,14 +5,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { Keypair, PublicKey, SystemProgram, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
-import {
-  ChainBadResponseError,
-  ChainProviderError,
-  ChainRateLimitedError,
-  ChainRejectedError,
-  ChainTimeoutError,
-  ChainUnavailableError,
-} from "../../src/chain/errors";
+import { isChainUnavailable } from "../../src/chain/errors";
+import { isAppError } from "../../src/lib/errors";
 import { createRpcChain } from "../../src/chain/rpc";
 import { type FakeRpc, context, startFakeRpc } from "./support/fake-rpc";
 
@@ -44,6 +38,11 @@ async function failure(p: Promise<unknown>): Promise<Error> {
     return e as Error;
   }
   throw new Error("expected a failure");
+}
+
+/** The AppError code of a failure (null when it is not an AppError). */
+function codeOf(error: Error): string | null {
+  return isAppError(error) ? error.code : null;
 }
 
 function expectScrubbed(error: Error) {
@@ -88,17 +87,17 @@ describe("reader", () => {
       raw: `{"jsonrpc":"2.0","id":1,"result":{"context":{"slot":1},"value":[{"lamports":9007199254740993,"owner":"11111111111111111111111111111111","executable":false,"rentEpoch":0,"space":0,"data":["","base64"]}]}}`,
     }));
     const err = await failure(chain({ retries: 0 }).reader.getAccounts([Keypair.generate().publicKey.toBase58()]));
-    expect(err).toBeInstanceOf(ChainBadResponseError);
+    expect(codeOf(err)).toBe("CHAIN_BAD_RESPONSE");
   });
 
   test("a provider that never answers is a timeout, retried a bounded number of times", async () => {
     fake = startFakeRpc();
-    fake.handle("getBlockHeight", () => ({ delayMs: 1_000, then: { result: 5 } }));
+    fake.handle("getBlockHeight", () => ({ delayMs: 1_000, thenReply: { result: 5 } }));
     const { reader, sleeps } = chain({ timeoutMs: 100, retries: 2 });
     const started = Date.now();
     const err = await failure(reader.getBlockHeight());
-    expect(err).toBeInstanceOf(ChainTimeoutError);
-    expect(err).toBeInstanceOf(ChainUnavailableError);
+    expect(codeOf(err)).toBe("CHAIN_TIMEOUT");
+    expect(isChainUnavailable(err)).toBe(true);
     expect(fake.requests.length).toBe(3);
     expect(sleeps.length).toBe(2);
     expect(Date.now() - started).toBeLessThan(900);
@@ -119,10 +118,10 @@ describe("reader", () => {
     fake.handle("getLatestBlockhash", () => ({ status: 503, body: `upstream ${fake.url} down` }));
     const { reader } = chain();
     const limited = await failure(reader.getBlockHeight());
-    expect(limited).toBeInstanceOf(ChainRateLimitedError);
+    expect(codeOf(limited)).toBe("CHAIN_RATE_LIMITED");
     expectScrubbed(limited);
     const down = await failure(reader.getLatestBlockhash());
-    expect(down).toBeInstanceOf(ChainProviderError);
+    expect(codeOf(down)).toBe("CHAIN_PROVIDER_FAILED");
     expectScrubbed(down);
     expect(fake.requests.filter((r) => r.method === "getLatestBlockhash").length).toBe(3);
   });
@@ -132,8 +131,8 @@ describe("reader", () => {
     fake.handle("getBlockHeight", () => ({ result: "not a number" }));
     fake.handle("getLatestBlockhash", () => ({ raw: "<html>gateway</html>" }));
     const { reader } = chain({ retries: 1 });
-    expect(await failure(reader.getBlockHeight())).toBeInstanceOf(ChainBadResponseError);
-    expect(await failure(reader.getLatestBlockhash())).toBeInstanceOf(ChainBadResponseError);
+    expect(codeOf(await failure(reader.getBlockHeight()))).toBe("CHAIN_BAD_RESPONSE");
+    expect(codeOf(await failure(reader.getLatestBlockhash()))).toBe("CHAIN_BAD_RESPONSE");
     expect(fake.requests.length).toBe(4);
   });
 
@@ -144,8 +143,8 @@ describe("reader", () => {
     }));
     const { reader } = chain();
     const err = await failure(reader.getBlockHeight());
-    expect(err).toBeInstanceOf(ChainRejectedError);
-    expect((err as ChainRejectedError).code).toBe(-32602);
+    expect(codeOf(err)).toBe("CHAIN_REJECTED");
+    expect(isAppError(err) && err.context.rpcCode).toBe(-32602);
     expect(fake.requests.length).toBe(1);
     expectScrubbed(err);
   });
@@ -154,7 +153,7 @@ describe("reader", () => {
     fake = startFakeRpc(`/?api-key=${SECRET}`);
     fake.handle("getBlockHeight", () => ({ status: 401, body: `bad key ${SECRET}` }));
     const err = await failure(chain().reader.getBlockHeight());
-    expect(err).toBeInstanceOf(ChainRejectedError);
+    expect(codeOf(err)).toBe("CHAIN_REJECTED");
     expect(fake.requests.length).toBe(1);
     expectScrubbed(err);
   });
@@ -165,7 +164,7 @@ describe("reader", () => {
     await fake.stop();
     const { reader } = createRpcChain({ rpcUrl: url, timeoutMs: 200, retries: 1, sleep: async () => {} });
     const err = await failure(reader.getBlockHeight());
-    expect(err).toBeInstanceOf(ChainUnavailableError);
+    expect(isChainUnavailable(err)).toBe(true);
     const text = `${err.message} ${err.stack}`;
     expect(text).not.toContain(SECRET);
     expect(text).not.toContain(new URL(url).host);

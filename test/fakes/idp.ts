@@ -65,7 +65,7 @@ const b64url = (buf: Buffer) => buf.toString("base64url");
 
 export function startFakeIdp(): FakeIdp {
   const clientId = "fake-client";
-  const clientSecret = "fake-secret-" + randomBytes(8).toString("hex");
+  const clientSecret = `fake-secret-${randomBytes(8).toString("hex")}`;
   const users = new Map<string, FakeUser>();
   const codes = new Map<string, IssuedCode>();
   const tokens = new Map<string, string>();
@@ -75,7 +75,7 @@ export function startFakeIdp(): FakeIdp {
   const failLookups = new Set<string>();
   let current: string | null = null;
   const state = { failToken: false, failUsernameLookups: false };
-  const appBearer = "fake-app-bearer-" + randomBytes(8).toString("hex");
+  const appBearer = `fake-app-bearer-${randomBytes(8).toString("hex")}`;
   const usernameLookups: string[] = [];
 
   const userJson = (u: FakeUser) => ({

@@ -23,7 +23,7 @@ export interface FakeIpfs {
   pins: Map<string, Pinned>;
   /** env for testService */
   env(): Record<string, string>;
-  json(cid: string): any;
+  json(cid: string): unknown;
   stop(): Promise<void>;
 }
 

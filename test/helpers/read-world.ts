@@ -2,11 +2,11 @@
  * A small, hand-built history for the public read tests, written through the same money services
  * the jobs use (never raw inserts into money tables), plus a fake chain for the reads that ask it.
  */
-import { Keypair } from "@solana/web3.js";
 import type { Db } from "../../db/client";
 import { recordSignIn, setRouting, type Routing } from "../../src/identity/identity";
 import { completeBurnBuy, pendingBurnGroups, startBurnBuy } from "../../src/burns/service";
 import type { ChainServices } from "../../src/chain/services";
+import { fakeChain as fakeChainServices } from "../fakes/chain";
 import type { VaultReading } from "../../src/chain/ports";
 import {
   confirmPayouts,
@@ -174,27 +174,21 @@ export interface FakeChainOptions {
 export function fakeChain(
   o: FakeChainOptions = {},
 ): ChainServices & { calls: { readVaults: number; getBalances: number } } {
-  const treasury = Keypair.generate();
   const calls = { readVaults: 0, getBalances: 0 };
-  const unsupported = () => {
-    throw new Error("not used by public reads");
-  };
-  return {
-    calls,
-    treasury,
+  const chain = fakeChainServices({
+    usedBy: "public reads",
     reader: {
-      async getBalances(addresses: readonly string[]) {
+      async getBalances(addresses) {
         calls.getBalances++;
         const value =
           typeof o.treasuryLamports === "function" ? await o.treasuryLamports() : (o.treasuryLamports ?? 0n);
         return new Map(addresses.map((a) => [a, value]));
       },
-    } as unknown as ChainServices["reader"],
-    sender: {} as ChainServices["sender"],
+    },
     launchProgram: {
       kind: "local",
       programId: address(),
-      async readVaults(tokens: readonly { mint: string }[]) {
+      async readVaults(tokens) {
         calls.readVaults++;
         if (o.readVaults) return o.readVaults(tokens.map((t) => t.mint));
         return tokens.map((t) => ({
@@ -206,8 +200,7 @@ export function fakeChain(
         }));
       },
       creatorFeeBps: o.creatorFeeBps ?? (async () => 30),
-    } as unknown as ChainServices["launchProgram"],
-    creatorKeypair: unsupported,
-    creatorAddress: unsupported,
-  } as ChainServices & { calls: { readVaults: number; getBalances: number } };
+    },
+  });
+  return { ...chain, calls };
 }

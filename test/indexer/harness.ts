@@ -87,9 +87,16 @@ export interface IndexerHarness {
   jobContext(job: string): JobContext;
   tokenRow(tokenId: number): { vaultLamports: bigint; vaultCheckedAtMs: number; bonded: boolean };
   chainUnswept(mint: string, creator: string): Promise<bigint>;
-  getToken(mint: string): Promise<{ status: number; body: any }>;
+  getToken(mint: string): Promise<{ status: number; body: TokenView }>;
   checkBooks(): void;
   close(): Promise<void>;
+}
+
+/** The fields of GET /api/tokens/{mint} the indexer tests read (the route answers more). */
+export interface TokenView {
+  vaultLamports: string;
+  vaultCheckedAt: string;
+  bonded: boolean;
 }
 
 export async function indexerHarness(env: Record<string, string> = {}): Promise<IndexerHarness> {
@@ -101,7 +108,10 @@ export async function indexerHarness(env: Record<string, string> = {}): Promise<
   const keys = new Map<number, Keypair>();
   const creatorKeypair = (i: number) => {
     let k = keys.get(i);
-    if (!k) keys.set(i, (k = deriveCreatorKeypair(masterSecret, i)));
+    if (!k) {
+      k = deriveCreatorKeypair(masterSecret, i);
+      keys.set(i, k);
+    }
     return k;
   };
   const chain: ChainServices = {
@@ -200,7 +210,7 @@ export async function indexerHarness(env: Record<string, string> = {}): Promise<
       const res = await service.app.handle(
         new Request(`http://localhost/api/tokens/${mint}`, { headers: { "x-forwarded-for": "203.0.113.9" } }),
       );
-      return { status: res.status, body: await res.json() };
+      return { status: res.status, body: (await res.json()) as TokenView };
     },
     checkBooks() {
       verifyLedger(service.ctx.db);

@@ -216,7 +216,7 @@ describe("launch end to end on the local chain", () => {
   });
 
   test("forged create transactions are refused and the real one still confirms", async () => {
-    const keys = (chain.services.launchProgram as unknown as { keys: Parameters<typeof buildCreateOp>[0] }).keys;
+    const keys = chain.local.node.programKeys;
     const forge = async (what: "creator" | "uri" | "program") => {
       const { wallet, mint, intent, metadata } = await preparedAndUploaded();
       let instructions: TransactionInstruction[];

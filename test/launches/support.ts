@@ -13,6 +13,7 @@ import type { ChainReader, LaunchProgram } from "../../src/chain/ports";
 import { createRpcChain } from "../../src/chain/rpc";
 import type { ChainServices } from "../../src/chain/services";
 import type { TestService } from "../helpers/service";
+import { fakeChain } from "../fakes/chain";
 
 export const PUMP_PROGRAM_ID = "6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P";
 
@@ -66,58 +67,56 @@ export function stubChain(
 ): ChainServices {
   const creatorKeypair = (i: number) => deriveCreatorKeypair(SECRET, i);
   const blockhash = bs58.encode(new Uint8Array(32).fill(3));
-  const reader = {
-    async getAccounts(addresses: readonly string[]) {
-      return new Map(
-        addresses.map((a) => [
-          a,
-          options.mintsOnChain?.includes(a)
-            ? { lamports: 1n, owner: PUMP_PROGRAM_ID, executable: false, data: new Uint8Array() }
-            : null,
-        ]),
-      );
-    },
-    async getLatestBlockhash() {
-      return { blockhash, lastValidBlockHeight: 1_150n };
-    },
-  } as unknown as ChainReader;
-  const launchProgram = {
-    kind: "pump",
-    programId: PUMP_PROGRAM_ID,
-    async creatorFeeBps() {
-      return 30;
-    },
-    async readVaults(tokens: readonly { mint: string }[]) {
-      if (options.vaultsDown?.()) throw new Error("node unavailable");
-      return tokens.map((t) => ({
-        mint: t.mint,
-        curveLamports: 0n,
-        poolLamports: 0n,
-        creatorLamports: 0n,
-        bonded: options.bonded?.has(t.mint) ?? false,
-      }));
-    },
-    async buildCreate(p: { mint: string; deployer: string; uri: string }) {
-      return [
-        new TransactionInstruction({
-          programId: new PublicKey(PUMP_PROGRAM_ID),
-          keys: [
-            { pubkey: new PublicKey(p.mint), isSigner: true, isWritable: true },
-            { pubkey: new PublicKey(p.deployer), isSigner: true, isWritable: true },
-          ],
-          data: Buffer.from(p.uri),
-        }),
-      ];
-    },
-  } as unknown as LaunchProgram;
-  return {
-    reader,
-    sender: {} as ChainServices["sender"],
-    launchProgram,
-    treasury: Keypair.generate(),
+  return fakeChain({
+    usedBy: "the launch steps before confirm",
     creatorKeypair,
-    creatorAddress: (i) => creatorKeypair(i).publicKey,
-  };
+    reader: {
+      async getAccounts(addresses) {
+        return new Map(
+          addresses.map((a) => [
+            a,
+            options.mintsOnChain?.includes(a)
+              ? { lamports: 1n, owner: PUMP_PROGRAM_ID, executable: false, data: new Uint8Array() }
+              : null,
+          ]),
+        );
+      },
+      async getLatestBlockhash() {
+        return { blockhash, lastValidBlockHeight: 1_150n };
+      },
+    },
+    launchProgram: {
+      kind: "pump",
+      programId: PUMP_PROGRAM_ID,
+      async creatorFeeBps() {
+        return 30;
+      },
+      async readVaults(tokens) {
+        if (options.vaultsDown?.()) throw new Error("node unavailable");
+        return tokens.map((t) => ({
+          mint: t.mint,
+          curveLamports: 0n,
+          poolLamports: 0n,
+          creatorLamports: 0n,
+          bonded: options.bonded?.has(t.mint) ?? false,
+        }));
+      },
+      async buildCreate(p) {
+        return [
+          [
+            new TransactionInstruction({
+              programId: new PublicKey(PUMP_PROGRAM_ID),
+              keys: [
+                { pubkey: new PublicKey(p.mint), isSigner: true, isWritable: true },
+                { pubkey: new PublicKey(p.deployer), isSigner: true, isWritable: true },
+              ],
+              data: Buffer.from(p.uri),
+            }),
+          ],
+        ];
+      },
+    },
+  });
 }
 
 export interface LocalLaunchChain {

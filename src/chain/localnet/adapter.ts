@@ -10,6 +10,7 @@ import type {
   BurnBuyPlan,
   ChainReader,
   ConfirmedTransaction,
+  CreateParams,
   FeeSharingReading,
   LaunchProgram,
   SweepEffect,
@@ -19,18 +20,22 @@ import type {
   VerifiedCreate,
 } from "../ports";
 import {
-  LocalProgramKeys,
+  type LocalProgramKeys,
   buildBuyOp,
   buildCollectOp,
+  buildCreateOp,
   buildDistributeOp,
   decodeLocalSharingConfig,
   mintAuthorityOf,
   sharesOf,
   decodeEvent,
   splitExactSpend,
+  feeFor,
   mintIsBonded,
   quoteBuy,
   readU64LE,
+  CURVE_SALE_TOKENS,
+  RESERVED_TOKENS,
   unsweptLamports,
   TOKEN_DECIMALS,
   TOKEN_PROGRAM_ID,
@@ -44,14 +49,16 @@ import { memoInstruction, memoTexts } from "../memo";
 
 const MAX_SLIPPAGE_BPS = 5_000;
 
+/** Tokens a first buy asks for, below the fresh-curve quote: a buy landing first must not fail ours. */
+export const FIRST_BUY_SLIPPAGE_BPS = 500;
+
 export class LocalLaunchProgram implements LaunchProgram {
   readonly kind = "local" as const;
   readonly programId: string;
   private readonly eventAuthority: string;
 
   constructor(
-    /** public: the local launch page builds create transactions with the same keys */
-    readonly keys: LocalProgramKeys,
+    private readonly keys: LocalProgramKeys,
     private readonly config: LocalProgramConfig,
     private readonly reader: ChainReader,
   ) {
@@ -292,6 +299,40 @@ export class LocalLaunchProgram implements LaunchProgram {
       feeLamports: fee,
     });
     return { instructions, minTokenOut };
+  }
+
+  /**
+   * The program's own create op, and a first buy as a SECOND transaction: the local program refuses
+   * a buy of a mint created in the same transaction. That buy is priced on the fresh curve with a
+   * slippage margin, since somebody else's buy may land between the two.
+   */
+  async buildCreate(p: CreateParams): Promise<TransactionInstruction[][]> {
+    const mint = new PublicKey(p.mint);
+    const creator = new PublicKey(p.creator);
+    const deployer = new PublicKey(p.deployer);
+    const create = buildCreateOp(this.keys, {
+      payer: deployer,
+      mint,
+      creator,
+      name: p.name,
+      symbol: p.symbol,
+      uri: p.uri,
+    });
+    if (p.firstBuyLamports <= 0n) return [create];
+    const fresh = { realSolLamports: 0n, curveTokens: CURVE_SALE_TOKENS + RESERVED_TOKENS, bonded: false };
+    const quoted = quoteBuy(fresh, p.firstBuyLamports);
+    const tokensOut = (quoted * BigInt(10_000 - FIRST_BUY_SLIPPAGE_BPS)) / 10_000n;
+    if (tokensOut <= 0n) return [create];
+    const buy = buildBuyOp(this.keys, {
+      buyer: deployer,
+      mint,
+      creator,
+      vault: "curve",
+      solInLamports: p.firstBuyLamports,
+      tokensOut,
+      feeLamports: feeFor(p.firstBuyLamports, this.config.creatorFeeBps),
+    });
+    return [create, buy];
   }
 
   async buildBurn(mint: string, owner: PublicKey, amount: bigint): Promise<TransactionInstruction[]> {

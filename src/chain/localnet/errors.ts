@@ -151,13 +151,21 @@ const IX_ERROR_VARIANTS = [
 // litesvm's InstructionErrorFieldless numbering skips Custom and BorshIoError.
 const LITESVM_IX_FIELDLESS = IX_ERROR_VARIANTS.filter((v) => v !== "Custom" && v !== "BorshIoError");
 
+interface LitesvmErrorObject {
+  constructor?: { name?: string };
+  err?: () => number | { code?: unknown; msg?: unknown } | null | undefined;
+  index?: number;
+  accountIndex?: number;
+}
+
 /** Converts a litesvm error object (FailedTransactionMetadata.err()) to Solana's JSON form. */
 export function fromLitesvmError(err: unknown): SolanaTxError {
   if (typeof err === "number") return LITESVM_TX_FIELDLESS[err] ?? "InvalidError";
-  const e = err as Record<string, any>;
-  const ctor = e?.constructor?.name ?? "";
+  // litesvm's error classes, told apart by name: each carries the fields its variant needs.
+  const e = (err ?? {}) as LitesvmErrorObject;
+  const ctor = e.constructor?.name ?? "";
   if (ctor.includes("InstructionError")) {
-    const inner = e.err();
+    const inner = e.err?.();
     let ixErr: unknown;
     if (typeof inner === "number") ixErr = LITESVM_IX_FIELDLESS[inner] ?? "GenericError";
     else if (inner && typeof inner.code === "number") ixErr = { Custom: inner.code };

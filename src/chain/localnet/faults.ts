@@ -8,7 +8,7 @@
  * reproduces the same answers. See docs/local-chain.md.
  */
 import type { LocalNode } from "./node";
-import { RpcError } from "./node";
+import { type RpcError, rpcError } from "./node";
 import { seededRandom } from "./random";
 
 export type FaultRule =
@@ -95,7 +95,7 @@ export class ChainFaults {
     this.random = seededRandom(seed);
   }
 
-  /** Validates and applies one rule; throws RpcError -32602 on a malformed one. */
+  /** Validates and applies one rule; throws the node's RpcError -32602 on a malformed one. */
   apply(raw: unknown): FaultRule {
     const rule = parseFaultRule(raw);
     switch (rule.kind) {
@@ -115,7 +115,7 @@ export class ChainFaults {
         this.node.addSendFault({ kind: "ghost", remaining: rule.count, delaySlots: rule.slots ?? DEFAULT_GHOST_SLOTS });
         break;
       case "rpcError":
-        if (this.errors.length >= MAX_RULES) throw new RpcError(-32602, "Invalid params: too many fault rules");
+        if (this.errors.length >= MAX_RULES) throw rpcError(-32602, "Invalid params: too many fault rules");
         this.errors.push({
           method: rule.method,
           as: rule.as,
@@ -125,7 +125,7 @@ export class ChainFaults {
         });
         break;
       case "lag":
-        if (this.lags.length >= MAX_RULES) throw new RpcError(-32602, "Invalid params: too many fault rules");
+        if (this.lags.length >= MAX_RULES) throw rpcError(-32602, "Invalid params: too many fault rules");
         this.node.keepAccountHistory();
         this.lags.push({
           slots: rule.slots,
@@ -213,7 +213,7 @@ export class ChainFaults {
 }
 
 function invalid(message: string): RpcError {
-  return new RpcError(-32602, `Invalid params: ${message}`);
+  return rpcError(-32602, `Invalid params: ${message}`);
 }
 
 function countOf(v: unknown, name = "count"): number {

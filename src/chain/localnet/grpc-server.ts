@@ -207,10 +207,7 @@ export class GeyserServer {
   private pingTimer: ReturnType<typeof setInterval> | null = null;
   port = 0;
 
-  constructor(
-    private readonly node: LocalNode,
-    private readonly log: (m: string) => void = () => {},
-  ) {}
+  constructor(private readonly node: LocalNode) {}
 
   async listen(port: number): Promise<number> {
     const server = new grpc.Server({

@@ -147,7 +147,7 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
 
   const chainFaults = new ChainFaults(node, opts.faultSeed ?? 1);
   const rpc = new RpcServer(node, log, chainFaults);
-  const geyser = new GeyserServer(node, log);
+  const geyser = new GeyserServer(node);
   const pubsub = typeof Bun === "undefined" ? null : new PubSubServer(node, log);
   try {
     await rpc.listen(opts.rpcPort);

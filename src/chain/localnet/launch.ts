@@ -202,7 +202,7 @@ export class TradeSimulator {
     const trader = this.traders[Math.floor(this.rng() * this.traders.length)]!;
     try {
       const held = this.launch.tokenBalance(mint, trader.publicKey);
-      let r;
+      let r: TradeResult;
       if (held > 0n && this.rng() < this.opts.sellRatio) {
         const portion = BigInt(Math.floor(this.rng() * 1000) + 1);
         r = this.launch.sell({ mint, seller: trader, tokensIn: (held * portion) / 1000n || held });

@@ -28,6 +28,7 @@ import {
   ComputeBudgetProgram,
 } from "@solana/web3.js";
 import bs58 from "bs58";
+import { AppError, isAppError } from "../../lib/errors";
 import { fromLitesvmError, errorLands, type SolanaTxError } from "./errors";
 import {
   LocalProgramKeys,
@@ -59,18 +60,36 @@ export const STATUS_CACHE_SLOTS = 300n;
 
 const TOKEN_2022 = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
 
-/** A JSON-RPC error with Solana's code, message and data, raised by the node and sent as-is. */
-export class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
+/** A JSON-RPC error the node raises and sends as-is: Solana's code (`context.rpcCode`), message and data. */
+export type RpcError = AppError<"LOCAL_RPC_ERROR">;
+
+export function rpcError(rpcCode: number, message: string, data?: unknown): RpcError {
+  return new AppError("LOCAL_RPC_ERROR", message, data === undefined ? { rpcCode } : { rpcCode, data });
+}
+
+export function isRpcError(error: unknown): error is RpcError {
+  return isAppError(error, "LOCAL_RPC_ERROR");
+}
+
+/** The JSON-RPC `error` member for one of the node's own errors. */
+export function rpcErrorBody(error: RpcError): { code: number; message: string; data?: unknown } {
+  const { rpcCode, data } = error.context;
+  const code = typeof rpcCode === "number" ? rpcCode : -32603;
+  return data === undefined ? { code, message: error.message } : { code, message: error.message, data };
 }
 
 export type Commitment = "processed" | "confirmed" | "finalized";
+
+/** What running a transaction gave, before it is recorded; not landed = refused (no fee, no record). */
+type ExecutionResult =
+  | { landed: false; err: SolanaTxError }
+  | {
+      landed: true;
+      err: SolanaTxError | null;
+      logs: string[];
+      inner: TxRecord["innerInstructions"];
+      computeUnits: bigint;
+    };
 
 export interface CompiledIx {
   programIdIndex: number;
@@ -541,7 +560,10 @@ export class LocalNode {
       const id = k.toBase58();
       const now = this.getAccount(k);
       let list = history.get(id);
-      if (!list) history.set(id, (list = []));
+      if (!list) {
+        list = [];
+        history.set(id, list);
+      }
       const last = list[list.length - 1];
       // Only the state before the first write of a slot matters to a view of an earlier slot.
       if (last && last.slot === this.slot) return;
@@ -581,7 +603,7 @@ export class LocalNode {
     try {
       tx = VersionedTransaction.deserialize(wire);
     } catch (e) {
-      throw new RpcError(
+      throw rpcError(
         -32602,
         `failed to deserialize solana_transaction::versioned::VersionedTransaction: ${(e as Error).message}`,
       );
@@ -627,7 +649,7 @@ export class LocalNode {
       return signature;
     }
     if (fault?.kind === "delay") {
-      if (this.delayed.length >= MAX_DELAYED) throw new RpcError(-32005, "Node is behind: delayed queue full");
+      if (this.delayed.length >= MAX_DELAYED) throw rpcError(-32005, "Node is behind: delayed queue full");
       this.delayed.push({
         wire: Uint8Array.from(wire),
         signature,
@@ -655,8 +677,7 @@ export class LocalNode {
     const message = tx.signatures.length < 128 ? wire.subarray(1 + 64 * tx.signatures.length) : tx.message.serialize();
     const keys = tx.message.staticAccountKeys;
     const required = tx.message.header.numRequiredSignatures;
-    if (tx.signatures.length !== required)
-      throw new RpcError(-32602, "invalid transaction: wrong number of signatures");
+    if (tx.signatures.length !== required) throw rpcError(-32602, "invalid transaction: wrong number of signatures");
     let mayCosign: Set<string> | null = null;
     for (let i = 0; i < required; i++) {
       const sig = tx.signatures[i]!;
@@ -665,11 +686,11 @@ export class LocalNode {
         mayCosign ??= programSignersNamedBy(this.programKeys, this.decompile(tx).instructions);
         const id = key.toBase58();
         if (i === 0 || !(mayCosign.has(id) || this.programKeys.isProgramKey(id))) {
-          throw new RpcError(-32003, "Transaction signature verification failure");
+          throw rpcError(-32003, "Transaction signature verification failure");
         }
         continue;
       }
-      if (!ed25519Verify(key, message, sig)) throw new RpcError(-32003, "Transaction signature verification failure");
+      if (!ed25519Verify(key, message, sig)) throw rpcError(-32003, "Transaction signature verification failure");
     }
   }
 
@@ -837,58 +858,14 @@ export class LocalNode {
     const programIndexes = new Set(tx.message.compiledInstructions.map((ix) => ix.programIdIndex));
     const preTokenBalances = this.tokenBalances(keys, programIndexes);
 
-    let forced: { err: SolanaTxError; logs: string[] } | null = null;
-    let verdict: ReturnType<typeof validateTransaction> | null = null;
-    if (o.failOnChain) {
-      forced = {
-        err: { InstructionError: [0, { Custom: 1 }] },
-        logs: ["Program log: injected failure (local chain fault)"],
-      };
-    } else if (!o.trusted) {
-      verdict = validateTransaction(this.programKeys, this.programConfig, this.programState, instructions, unsigned);
-      if (!verdict.ok) {
-        forced = {
-          err: { InstructionError: [verdict.instructionIndex, { Custom: verdict.code }] },
-          logs: programFailureLogs(verdict.message, verdict.code),
-        };
-      } else if (verdict.signers.length) {
-        tx.sign(verdict.signers);
-      }
-    }
-
-    let err: SolanaTxError | null = null;
-    let logs: string[];
-    let inner: TxRecord["innerInstructions"] = [];
-    let computeUnits = 0n;
+    const { forced, verdict } = this.judge(tx, instructions, unsigned, o);
     const feeLamports = computeFee(tx);
-    if (forced) {
-      // A program-level failure: the fee is charged and nothing else changes, as on a validator.
-      const payer = keys[0]!;
-      const payerBalance = this.getBalance(payer);
-      if (payerBalance < feeLamports) {
-        this.stats.refused++;
-        return { landed: false, err: "InsufficientFundsForFee" };
-      }
-      const acc = this.svm.getAccount(payer)!;
-      this.svm.setAccount(payer, { ...acc, lamports: Number(payerBalance - feeLamports) });
-      err = forced.err;
-      logs = forced.logs;
-    } else {
-      this.syncSlotHashesFor(tx);
-      const r = this.svm.sendTransaction(tx);
-      const meta = r instanceof FailedTransactionMetadata ? r.meta() : r;
-      if (r instanceof FailedTransactionMetadata) {
-        err = fromLitesvmError(r.err());
-        if (!errorLands(err)) {
-          this.stats.refused++;
-          return { landed: false, err };
-        }
-      }
-      logs = meta.logs();
-      inner = convertInner(meta);
-      computeUnits = meta.computeUnitsConsumed();
+    const ran = forced ? this.chargeFeeOnly(keys[0]!, feeLamports, forced) : this.runOnSvm(tx);
+    if (!ran.landed) {
+      this.stats.refused++;
+      return { landed: false, err: ran.err };
     }
-
+    const { err } = ran;
     const record: TxRecord = {
       signature,
       slot: this.slot,
@@ -910,9 +887,9 @@ export class LocalNode {
       postBalances: keys.map((k) => this.getBalance(k)),
       preTokenBalances,
       postTokenBalances: this.tokenBalances(keys, programIndexes),
-      logs,
-      innerInstructions: inner,
-      computeUnits,
+      logs: ran.logs,
+      innerInstructions: ran.inner,
+      computeUnits: ran.computeUnits,
     };
     this.remember(record);
     if (err) this.stats.failed++;
@@ -924,6 +901,77 @@ export class LocalNode {
     this.emit(record);
     if (!err && verdict?.ok) for (const mint of verdict.tradedMints) this.maybeComplete(mint);
     return { landed: true, record };
+  }
+
+  /**
+   * The local program's verdict before anything runs: an injected failure, a refused op (the
+   * transaction then fails as the program would), or the program's co-signatures added.
+   */
+  private judge(
+    tx: VersionedTransaction,
+    instructions: Parameters<typeof validateTransaction>[3],
+    unsigned: Parameters<typeof validateTransaction>[4],
+    o: { failOnChain: boolean; trusted?: boolean },
+  ): { forced: { err: SolanaTxError; logs: string[] } | null; verdict: ReturnType<typeof validateTransaction> | null } {
+    if (o.failOnChain) {
+      return {
+        forced: {
+          err: { InstructionError: [0, { Custom: 1 }] },
+          logs: ["Program log: injected failure (local chain fault)"],
+        },
+        verdict: null,
+      };
+    }
+    if (o.trusted) return { forced: null, verdict: null };
+    const verdict = validateTransaction(
+      this.programKeys,
+      this.programConfig,
+      this.programState,
+      instructions,
+      unsigned,
+    );
+    if (!verdict.ok) {
+      return {
+        forced: {
+          err: { InstructionError: [verdict.instructionIndex, { Custom: verdict.code }] },
+          logs: programFailureLogs(verdict.message, verdict.code),
+        },
+        verdict,
+      };
+    }
+    if (verdict.signers.length) tx.sign(verdict.signers);
+    return { forced: null, verdict };
+  }
+
+  /** A program-level failure: the fee is charged and nothing else changes, as on a validator. */
+  private chargeFeeOnly(
+    payer: PublicKey,
+    feeLamports: bigint,
+    forced: { err: SolanaTxError; logs: string[] },
+  ): ExecutionResult {
+    const payerBalance = this.getBalance(payer);
+    if (payerBalance < feeLamports) return { landed: false, err: "InsufficientFundsForFee" };
+    const acc = this.svm.getAccount(payer)!;
+    this.svm.setAccount(payer, { ...acc, lamports: Number(payerBalance - feeLamports) });
+    return { landed: true, err: forced.err, logs: forced.logs, inner: [], computeUnits: 0n };
+  }
+
+  private runOnSvm(tx: VersionedTransaction): ExecutionResult {
+    this.syncSlotHashesFor(tx);
+    const r = this.svm.sendTransaction(tx);
+    const meta = r instanceof FailedTransactionMetadata ? r.meta() : r;
+    let err: SolanaTxError | null = null;
+    if (r instanceof FailedTransactionMetadata) {
+      err = fromLitesvmError(r.err());
+      if (!errorLands(err)) return { landed: false, err };
+    }
+    return {
+      landed: true,
+      err,
+      logs: meta.logs(),
+      inner: convertInner(meta),
+      computeUnits: meta.computeUnitsConsumed(),
+    };
   }
 
   private remember(record: TxRecord): void {
@@ -1066,7 +1114,7 @@ export class LocalNode {
       [SystemProgram.transfer({ fromPubkey: this.faucet.publicKey, toPubkey: to, lamports })],
       this.faucet,
     );
-    if (r.err) throw new RpcError(-32603, `airdrop failed: ${JSON.stringify(r.err)}`);
+    if (r.err) throw rpcError(-32603, `airdrop failed: ${JSON.stringify(r.err)}`);
     return r.signature;
   }
 
@@ -1129,7 +1177,7 @@ function programFailureLogs(message: string, code: number): string[] {
 }
 
 function preflightError(err: SolanaTxError, what: string, logs: string[], unitsConsumed = 0n): RpcError {
-  return new RpcError(-32002, `Transaction simulation failed: ${what}`, {
+  return rpcError(-32002, `Transaction simulation failed: ${what}`, {
     accounts: null,
     err,
     innerInstructions: null,

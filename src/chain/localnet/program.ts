@@ -478,6 +478,7 @@ export function quoteBuy(s: CurveState, solInLamports: bigint): bigint {
   const vSol = s.realSolLamports + VIRTUAL_SOL_LAMPORTS;
   const vTok = tradable + VIRTUAL_TOKEN_OFFSET;
   const out = (vTok * solInLamports) / (vSol + solInLamports);
+  // biome-ignore lint/complexity/useMathMinMax: bigint lamports; Math.min takes numbers only
   return out < tradable ? out : tradable;
 }
 
@@ -487,6 +488,7 @@ export function quoteSell(s: CurveState, tokensIn: bigint): bigint {
   const vSol = s.realSolLamports + VIRTUAL_SOL_LAMPORTS;
   const vTok = tradableTokens(s) + VIRTUAL_TOKEN_OFFSET;
   const out = (vSol * tokensIn) / (vTok + tokensIn);
+  // biome-ignore lint/complexity/useMathMinMax: bigint lamports; Math.min takes numbers only
   return out < s.realSolLamports ? out : s.realSolLamports;
 }
 
@@ -613,16 +615,12 @@ export function validateTransaction(
   unsigned: readonly string[],
 ): Validation {
   const eventAuthority = keys.eventAuthority.publicKey.toBase58();
-  const authorised = new Map<string, Keypair>();
-  const created: { mint: string; creator: string }[] = [];
-  const tradedMints: string[] = [];
-  const collectedPerVault = new Map<string, bigint>();
-  const fail = (code: number, instructionIndex: number, message: string): Validation => ({
-    ok: false,
-    code,
-    instructionIndex,
-    message,
-  });
+  const tallies: OpTallies = {
+    authorised: new Map<string, Keypair>(),
+    created: [],
+    tradedMints: [],
+    collectedPerVault: new Map<string, bigint>(),
+  };
 
   for (let i = 0; i < instructions.length; i++) {
     const ix = instructions[i]!;
@@ -631,183 +629,227 @@ export function validateTransaction(
     const bodyLength = opBodyLength(ev);
     if (i < bodyLength) return fail(LaunchError.InvalidOp, i, "event without its op");
     const body = instructions.slice(i - bodyLength, i + 1);
-    const matches = (expected: TransactionInstruction[]) =>
-      expected.length === body.length && expected.every((e, k) => sameInstruction(body[k]!, e));
-
-    switch (ev.e) {
-      case "create": {
-        const payer = body[0]!.accounts[0];
-        if (!isPubkey(ev.m) || !isPubkey(ev.c) || !isPubkey(payer))
-          return fail(LaunchError.InvalidArguments, i, "bad create keys");
-        if (
-          typeof ev.n !== "string" ||
-          typeof ev.s !== "string" ||
-          typeof ev.u !== "string" ||
-          [...ev.n].length > NAME_MAX_CHARS ||
-          [...ev.s].length > SYMBOL_MAX_CHARS ||
-          [...ev.u].length > URI_MAX_CHARS ||
-          ev.n.length === 0 ||
-          ev.s.length === 0 ||
-          ev.c === PublicKey.default.toBase58()
-        ) {
-          return fail(LaunchError.InvalidArguments, i, "name, symbol, uri or creator out of bounds");
-        }
-        const p = {
-          payer: new PublicKey(payer),
-          mint: new PublicKey(ev.m),
-          creator: new PublicKey(ev.c),
-          name: ev.n,
-          symbol: ev.s,
-          uri: ev.u,
-        };
-        if (!matches(buildCreateOp(keys, p)))
-          return fail(LaunchError.InvalidOp, i, "create op does not match the program");
-        if (state.account(ev.m) || created.some((c) => c.mint === ev.m))
-          return fail(LaunchError.MintAlreadyExists, i, "mint exists");
-        const curve = keys.bondingCurve(ev.m);
-        authorised.set(curve.publicKey.toBase58(), curve);
-        created.push({ mint: ev.m, creator: ev.c });
-        break;
-      }
-      case "buy":
-      case "sell": {
-        if (!isPubkey(ev.m) || !isPubkey(ev.c) || (ev.v !== "curve" && ev.v !== "pool"))
-          return fail(LaunchError.InvalidArguments, i, "bad trade keys");
-        const sol = bigintField(ev.sol),
-          tok = bigintField(ev.tok),
-          fee = bigintField(ev.fee);
-        if (sol === null || tok === null || fee === null)
-          return fail(LaunchError.InvalidArguments, i, "bad trade amounts");
-        if (state.creatorOf(ev.m) !== ev.c) return fail(LaunchError.UnknownMint, i, "mint not created by this program");
-        if (tradedMints.includes(ev.m)) return fail(LaunchError.InvalidOp, i, "one trade per mint per transaction");
-        const curveState = curveStateOf(keys, state, ev.m);
-        if (!curveState) return fail(LaunchError.UnknownMint, i, "mint missing");
-        const trader = ev.e === "buy" ? body[1]!.accounts[0] : body[0]!.accounts[3]; // transfer source; TransferChecked owner
-        if (!isPubkey(trader)) return fail(LaunchError.InvalidOp, i, "bad trader");
-        const common = { mint: new PublicKey(ev.m), creator: new PublicKey(ev.c), vault: ev.v, feeLamports: fee };
-        if (ev.e === "buy") {
-          if (
-            !matches(buildBuyOp(keys, { ...common, buyer: new PublicKey(trader), solInLamports: sol, tokensOut: tok }))
-          ) {
-            return fail(LaunchError.InvalidOp, i, "buy op does not match the program");
-          }
-          if ((curveState.bonded ? "pool" : "curve") !== ev.v)
-            return fail(LaunchError.WrongFeeVault, i, "fee vault does not match the curve state");
-          if (fee < feeFor(sol, config.creatorFeeBps) || fee > feeForCeil(sol, config.creatorFeeBps)) {
-            return fail(LaunchError.InvalidArguments, i, "wrong creator fee");
-          }
-          if (tok === 0n) return fail(LaunchError.NothingToTrade, i, "zero tokens out");
-          if (tok > quoteBuy(curveState, sol))
-            return fail(LaunchError.SlippageExceeded, i, "slippage: too many tokens asked");
-        } else {
-          if (
-            !matches(
-              buildSellOp(keys, { ...common, seller: new PublicKey(trader), tokensIn: tok, solOutLamports: sol }),
-            )
-          ) {
-            return fail(LaunchError.InvalidOp, i, "sell op does not match the program");
-          }
-          if ((curveState.bonded ? "pool" : "curve") !== ev.v)
-            return fail(LaunchError.WrongFeeVault, i, "fee vault does not match the curve state");
-          const gross = sol + fee;
-          if (fee !== feeFor(gross, config.creatorFeeBps))
-            return fail(LaunchError.InvalidArguments, i, "wrong creator fee");
-          if (gross === 0n) return fail(LaunchError.NothingToTrade, i, "zero lamports out");
-          if (gross > quoteSell(curveState, tok))
-            return fail(LaunchError.SlippageExceeded, i, "slippage: too many lamports asked");
-        }
-        const curve = keys.bondingCurve(ev.m);
-        authorised.set(curve.publicKey.toBase58(), curve);
-        tradedMints.push(ev.m);
-        break;
-      }
-      case "collect": {
-        if (!isPubkey(ev.c) || (ev.v !== "curve" && ev.v !== "pool"))
-          return fail(LaunchError.InvalidArguments, i, "bad collect keys");
-        const amount = bigintField(ev.fee);
-        if (amount === null) return fail(LaunchError.InvalidArguments, i, "bad collect amount");
-        if (!matches(buildCollectOp(keys, { creator: new PublicKey(ev.c), vault: ev.v, amountLamports: amount }))) {
-          return fail(LaunchError.InvalidOp, i, "collect op does not match the program");
-        }
-        // pump: CreatorMigratedToSharingConfig (curve) / CreatorVaultMigratedToSharingConfig (AMM)
-        if (state.account(ev.c)?.owner === keys.feeProgram.toBase58()) {
-          return fail(
-            ev.v === "curve"
-              ? LaunchError.CreatorMigratedToSharingConfig
-              : LaunchError.CreatorVaultMigratedToSharingConfig,
-            i,
-            "creator has been migrated to sharing config",
-          );
-        }
-        const vault = keys.vault(ev.v, ev.c);
-        const vaultAddress = vault.publicKey.toBase58();
-        const total = (collectedPerVault.get(vaultAddress) ?? 0n) + amount;
-        if (total > unsweptLamports(state.account(vaultAddress)?.lamports ?? 0n)) {
-          return fail(LaunchError.CollectExceedsVault, i, "collect exceeds the vault's fees");
-        }
-        collectedPerVault.set(vaultAddress, total);
-        authorised.set(vaultAddress, vault);
-        break;
-      }
-      case "complete":
-        // Only the node completes a curve; it signs that op itself and never asks for validation.
-        return fail(LaunchError.UnauthorizedSigner, i, "complete is the program's own op");
-      case "share":
-        return fail(LaunchError.UnauthorizedSigner, i, "share is the program's own op");
-      case "distribute": {
-        if (!isPubkey(ev.m) || (ev.v !== "curve" && ev.v !== "pool"))
-          return fail(LaunchError.InvalidArguments, i, "bad distribute keys");
-        const distributed = bigintField(ev.fee);
-        if (distributed === null) return fail(LaunchError.InvalidArguments, i, "bad distribute amount");
-        const sc = keys.sharingConfig(ev.m).publicKey.toBase58();
-        if (state.creatorOf(ev.m) !== sc) {
-          return fail(
-            LaunchError.BondingCurveAndSharingConfigCreatorMismatch,
-            i,
-            "bonding curve creator does not match sharing config",
-          );
-        }
-        const configAccount = state.account(sc);
-        if (!configAccount || configAccount.owner !== keys.feeProgram.toBase58())
-          return fail(LaunchError.UnknownMint, i, "no sharing config");
-        const config = decodeLocalSharingConfig(configAccount.data);
-        if (!config) return fail(LaunchError.UnknownMint, i, "unreadable sharing config");
-        if (!config.active) return fail(LaunchError.SharingConfigNotActive, i, "sharing config is not active");
-        const expected = buildDistributeOp(keys, {
-          mint: new PublicKey(ev.m),
-          vault: ev.v,
-          distributedLamports: distributed,
-          shareholders: config.shareholders,
-        });
-        if (!matches(expected))
-          return fail(
-            LaunchError.ShareholdersAndRemainingAccountsMismatch,
-            i,
-            "distribute op does not match the config's shareholders",
-          );
-        const vault = keys.vault(ev.v, sc);
-        const vaultAddress = vault.publicKey.toBase58();
-        const total = (collectedPerVault.get(vaultAddress) ?? 0n) + distributed;
-        if (total > unsweptLamports(state.account(vaultAddress)?.lamports ?? 0n)) {
-          return fail(LaunchError.CollectExceedsVault, i, "distribution exceeds the vault's fees");
-        }
-        collectedPerVault.set(vaultAddress, total);
-        authorised.set(vaultAddress, vault);
-        break;
-      }
-    }
-    authorised.set(eventAuthority, keys.eventAuthority);
+    const c: OpCheck = {
+      keys,
+      config,
+      state,
+      i,
+      body,
+      matches: (expected) => expected.length === body.length && expected.every((e, k) => sameInstruction(body[k]!, e)),
+      ...tallies,
+    };
+    const failure = checkOp(c, ev);
+    if (failure) return failure;
+    tallies.authorised.set(eventAuthority, keys.eventAuthority);
   }
 
   const signers: Keypair[] = [];
   for (const address of unsigned) {
-    const kp = authorised.get(address);
+    const kp = tallies.authorised.get(address);
     if (kp) signers.push(kp);
     else if (keys.isProgramKey(address)) {
       return fail(LaunchError.UnauthorizedSigner, 0, `program key ${address} used outside a program op`);
     }
   }
-  return { ok: true, signers, created, tradedMints };
+  return { ok: true, signers, created: tallies.created, tradedMints: tallies.tradedMints };
+}
+
+/** What the ops of one transaction add up to as they are checked in order. */
+interface OpTallies {
+  /** program keys a checked op may have the node sign with */
+  authorised: Map<string, Keypair>;
+  created: { mint: string; creator: string }[];
+  tradedMints: string[];
+  /** lamports collected or distributed so far per vault: together they may not exceed its fees */
+  collectedPerVault: Map<string, bigint>;
+}
+
+/** One op to check: its event's index `i`, its body (the instructions up to and with the event). */
+interface OpCheck extends OpTallies {
+  keys: LocalProgramKeys;
+  config: LocalProgramConfig;
+  state: ProgramStateReader;
+  i: number;
+  body: readonly InstructionLike[];
+  /** true when the body is exactly what the program's builder makes */
+  matches(expected: TransactionInstruction[]): boolean;
+}
+
+type Failure = Extract<Validation, { ok: false }>;
+
+function fail(code: number, instructionIndex: number, message: string): Failure {
+  return { ok: false, code, instructionIndex, message };
+}
+
+/** null when the op is one the program accepts now; the failure otherwise. */
+function checkOp(c: OpCheck, ev: LaunchEvent): Failure | null {
+  switch (ev.e) {
+    case "create":
+      return checkCreate(c, ev);
+    case "buy":
+    case "sell":
+      return checkTrade(c, ev);
+    case "collect":
+      return checkCollect(c, ev);
+    case "complete":
+      // Only the node completes a curve; it signs that op itself and never asks for validation.
+      return fail(LaunchError.UnauthorizedSigner, c.i, "complete is the program's own op");
+    case "share":
+      return fail(LaunchError.UnauthorizedSigner, c.i, "share is the program's own op");
+    case "distribute":
+      return checkDistribute(c, ev);
+  }
+}
+
+function checkCreate(c: OpCheck, ev: Extract<LaunchEvent, { e: "create" }>): Failure | null {
+  const { keys, state, i, body, matches, authorised, created } = c;
+  const payer = body[0]!.accounts[0];
+  if (!isPubkey(ev.m) || !isPubkey(ev.c) || !isPubkey(payer))
+    return fail(LaunchError.InvalidArguments, i, "bad create keys");
+  if (
+    typeof ev.n !== "string" ||
+    typeof ev.s !== "string" ||
+    typeof ev.u !== "string" ||
+    [...ev.n].length > NAME_MAX_CHARS ||
+    [...ev.s].length > SYMBOL_MAX_CHARS ||
+    [...ev.u].length > URI_MAX_CHARS ||
+    ev.n.length === 0 ||
+    ev.s.length === 0 ||
+    ev.c === PublicKey.default.toBase58()
+  ) {
+    return fail(LaunchError.InvalidArguments, i, "name, symbol, uri or creator out of bounds");
+  }
+  const p = {
+    payer: new PublicKey(payer),
+    mint: new PublicKey(ev.m),
+    creator: new PublicKey(ev.c),
+    name: ev.n,
+    symbol: ev.s,
+    uri: ev.u,
+  };
+  if (!matches(buildCreateOp(keys, p))) return fail(LaunchError.InvalidOp, i, "create op does not match the program");
+  if (state.account(ev.m) || created.some((c) => c.mint === ev.m))
+    return fail(LaunchError.MintAlreadyExists, i, "mint exists");
+  const curve = keys.bondingCurve(ev.m);
+  authorised.set(curve.publicKey.toBase58(), curve);
+  created.push({ mint: ev.m, creator: ev.c });
+  return null;
+}
+
+function checkTrade(c: OpCheck, ev: Extract<LaunchEvent, { e: "buy" | "sell" }>): Failure | null {
+  const { keys, config, state, i, body, matches, authorised, tradedMints } = c;
+  if (!isPubkey(ev.m) || !isPubkey(ev.c) || (ev.v !== "curve" && ev.v !== "pool"))
+    return fail(LaunchError.InvalidArguments, i, "bad trade keys");
+  const sol = bigintField(ev.sol),
+    tok = bigintField(ev.tok),
+    fee = bigintField(ev.fee);
+  if (sol === null || tok === null || fee === null) return fail(LaunchError.InvalidArguments, i, "bad trade amounts");
+  if (state.creatorOf(ev.m) !== ev.c) return fail(LaunchError.UnknownMint, i, "mint not created by this program");
+  if (tradedMints.includes(ev.m)) return fail(LaunchError.InvalidOp, i, "one trade per mint per transaction");
+  const curveState = curveStateOf(keys, state, ev.m);
+  if (!curveState) return fail(LaunchError.UnknownMint, i, "mint missing");
+  const trader = ev.e === "buy" ? body[1]!.accounts[0] : body[0]!.accounts[3]; // transfer source; TransferChecked owner
+  if (!isPubkey(trader)) return fail(LaunchError.InvalidOp, i, "bad trader");
+  const common = { mint: new PublicKey(ev.m), creator: new PublicKey(ev.c), vault: ev.v, feeLamports: fee };
+  if (ev.e === "buy") {
+    if (!matches(buildBuyOp(keys, { ...common, buyer: new PublicKey(trader), solInLamports: sol, tokensOut: tok }))) {
+      return fail(LaunchError.InvalidOp, i, "buy op does not match the program");
+    }
+    if ((curveState.bonded ? "pool" : "curve") !== ev.v)
+      return fail(LaunchError.WrongFeeVault, i, "fee vault does not match the curve state");
+    if (fee < feeFor(sol, config.creatorFeeBps) || fee > feeForCeil(sol, config.creatorFeeBps)) {
+      return fail(LaunchError.InvalidArguments, i, "wrong creator fee");
+    }
+    if (tok === 0n) return fail(LaunchError.NothingToTrade, i, "zero tokens out");
+    if (tok > quoteBuy(curveState, sol))
+      return fail(LaunchError.SlippageExceeded, i, "slippage: too many tokens asked");
+  } else {
+    if (!matches(buildSellOp(keys, { ...common, seller: new PublicKey(trader), tokensIn: tok, solOutLamports: sol }))) {
+      return fail(LaunchError.InvalidOp, i, "sell op does not match the program");
+    }
+    if ((curveState.bonded ? "pool" : "curve") !== ev.v)
+      return fail(LaunchError.WrongFeeVault, i, "fee vault does not match the curve state");
+    const gross = sol + fee;
+    if (fee !== feeFor(gross, config.creatorFeeBps)) return fail(LaunchError.InvalidArguments, i, "wrong creator fee");
+    if (gross === 0n) return fail(LaunchError.NothingToTrade, i, "zero lamports out");
+    if (gross > quoteSell(curveState, tok))
+      return fail(LaunchError.SlippageExceeded, i, "slippage: too many lamports asked");
+  }
+  const curve = keys.bondingCurve(ev.m);
+  authorised.set(curve.publicKey.toBase58(), curve);
+  tradedMints.push(ev.m);
+  return null;
+}
+
+function checkCollect(c: OpCheck, ev: Extract<LaunchEvent, { e: "collect" }>): Failure | null {
+  const { keys, state, i, matches, authorised, collectedPerVault } = c;
+  if (!isPubkey(ev.c) || (ev.v !== "curve" && ev.v !== "pool"))
+    return fail(LaunchError.InvalidArguments, i, "bad collect keys");
+  const amount = bigintField(ev.fee);
+  if (amount === null) return fail(LaunchError.InvalidArguments, i, "bad collect amount");
+  if (!matches(buildCollectOp(keys, { creator: new PublicKey(ev.c), vault: ev.v, amountLamports: amount }))) {
+    return fail(LaunchError.InvalidOp, i, "collect op does not match the program");
+  }
+  // pump: CreatorMigratedToSharingConfig (curve) / CreatorVaultMigratedToSharingConfig (AMM)
+  if (state.account(ev.c)?.owner === keys.feeProgram.toBase58()) {
+    return fail(
+      ev.v === "curve" ? LaunchError.CreatorMigratedToSharingConfig : LaunchError.CreatorVaultMigratedToSharingConfig,
+      i,
+      "creator has been migrated to sharing config",
+    );
+  }
+  const vault = keys.vault(ev.v, ev.c);
+  const vaultAddress = vault.publicKey.toBase58();
+  const total = (collectedPerVault.get(vaultAddress) ?? 0n) + amount;
+  if (total > unsweptLamports(state.account(vaultAddress)?.lamports ?? 0n)) {
+    return fail(LaunchError.CollectExceedsVault, i, "collect exceeds the vault's fees");
+  }
+  collectedPerVault.set(vaultAddress, total);
+  authorised.set(vaultAddress, vault);
+  return null;
+}
+
+function checkDistribute(c: OpCheck, ev: Extract<LaunchEvent, { e: "distribute" }>): Failure | null {
+  const { keys, state, i, matches, authorised, collectedPerVault } = c;
+  if (!isPubkey(ev.m) || (ev.v !== "curve" && ev.v !== "pool"))
+    return fail(LaunchError.InvalidArguments, i, "bad distribute keys");
+  const distributed = bigintField(ev.fee);
+  if (distributed === null) return fail(LaunchError.InvalidArguments, i, "bad distribute amount");
+  const sc = keys.sharingConfig(ev.m).publicKey.toBase58();
+  if (state.creatorOf(ev.m) !== sc) {
+    return fail(
+      LaunchError.BondingCurveAndSharingConfigCreatorMismatch,
+      i,
+      "bonding curve creator does not match sharing config",
+    );
+  }
+  const configAccount = state.account(sc);
+  if (!configAccount || configAccount.owner !== keys.feeProgram.toBase58())
+    return fail(LaunchError.UnknownMint, i, "no sharing config");
+  const config = decodeLocalSharingConfig(configAccount.data);
+  if (!config) return fail(LaunchError.UnknownMint, i, "unreadable sharing config");
+  if (!config.active) return fail(LaunchError.SharingConfigNotActive, i, "sharing config is not active");
+  const expected = buildDistributeOp(keys, {
+    mint: new PublicKey(ev.m),
+    vault: ev.v,
+    distributedLamports: distributed,
+    shareholders: config.shareholders,
+  });
+  if (!matches(expected))
+    return fail(
+      LaunchError.ShareholdersAndRemainingAccountsMismatch,
+      i,
+      "distribute op does not match the config's shareholders",
+    );
+  const vault = keys.vault(ev.v, sc);
+  const vaultAddress = vault.publicKey.toBase58();
+  const total = (collectedPerVault.get(vaultAddress) ?? 0n) + distributed;
+  if (total > unsweptLamports(state.account(vaultAddress)?.lamports ?? 0n)) {
+    return fail(LaunchError.CollectExceedsVault, i, "distribution exceeds the vault's fees");
+  }
+  collectedPerVault.set(vaultAddress, total);
+  authorised.set(vaultAddress, vault);
+  return null;
 }
 
 /** The SharingConfig layout (encodeSharingConfig); null when it is not one. */

@@ -13,7 +13,15 @@
 import type { Server, ServerWebSocket } from "bun";
 import { PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
-import type { AccountUpdate, Commitment, LocalNode, TxRecord } from "./node";
+import {
+  type AccountUpdate,
+  type Commitment,
+  type LocalNode,
+  type TxRecord,
+  isRpcError,
+  rpcError,
+  rpcErrorBody,
+} from "./node";
 import { stringifyJson } from "./json";
 import { parsedAccountData } from "./parsed";
 
@@ -60,15 +68,6 @@ interface PendingSlot {
   /** last update of each account in the slot: the slot's end state */
   accounts: Map<string, AccountUpdate>;
   txs: TxRecord[];
-}
-
-class SubError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 const UNSUBSCRIBE: Record<string, Sub["kind"]> = {
@@ -174,18 +173,18 @@ export class PubSubServer {
     const { id, method, params } = (c ?? {}) as { id?: unknown; method?: unknown; params?: unknown };
     const p = Array.isArray(params) ? params : [];
     try {
-      if (typeof method !== "string") throw new SubError(-32600, "Invalid request");
+      if (typeof method !== "string") throw rpcError(-32600, "Invalid request");
       // kit's keep-alive pings carry no id: a notification, so no answer.
       if (id === undefined && method === "ping") return undefined;
       const unsubscribeKind = UNSUBSCRIBE[method];
       if (unsubscribeKind)
         return { jsonrpc: "2.0", result: this.unsubscribe(conn, unsubscribeKind, p[0]), id: id ?? null };
       if (conn.subs.size >= MAX_SUBSCRIPTIONS_PER_CONNECTION)
-        throw new SubError(-32602, "Invalid params: too many subscriptions on this connection");
+        throw rpcError(-32602, "Invalid params: too many subscriptions on this connection");
       const sub = this.subscribe(conn, method, p, after);
       return { jsonrpc: "2.0", result: sub.id, id: id ?? null };
     } catch (e) {
-      if (e instanceof SubError) return { jsonrpc: "2.0", error: { code: e.code, message: e.message }, id: id ?? null };
+      if (isRpcError(e)) return { jsonrpc: "2.0", error: rpcErrorBody(e), id: id ?? null };
       this.log(`pubsub ${String(method)} failed: ${(e as Error).stack ?? e}`);
       return { jsonrpc: "2.0", error: { code: -32603, message: "Internal error" }, id: id ?? null };
     }
@@ -197,7 +196,7 @@ export class PubSubServer {
     switch (method) {
       case "signatureSubscribe": {
         const signature = stringParam(p[0], "signature");
-        if (bs58Length(signature) !== 64) throw new SubError(-32602, "Invalid params: invalid signature");
+        if (bs58Length(signature) !== 64) throw rpcError(-32602, "Invalid params: invalid signature");
         const cfg = configOf(p[1]);
         sub = {
           kind: "signature",
@@ -259,7 +258,7 @@ export class PubSubServer {
         this.rootSubs.add(sub);
         break;
       default:
-        throw new SubError(-32601, "Method not found");
+        throw rpcError(-32601, "Method not found");
     }
     conn.subs.set(id, sub);
     return sub;
@@ -269,7 +268,7 @@ export class PubSubServer {
     const id =
       typeof rawId === "number" ? rawId : typeof rawId === "string" && /^\d+$/.test(rawId) ? Number(rawId) : NaN;
     const sub = conn.subs.get(id);
-    if (!sub || sub.kind !== kind) throw new SubError(-32602, "Invalid subscription id.");
+    if (!sub || sub.kind !== kind) throw rpcError(-32602, "Invalid subscription id.");
     this.remove(sub);
     return true;
   }
@@ -450,19 +449,19 @@ function commitmentOf(cfg: Config): Commitment {
   if (c === "processed" || c === "recent") return "processed";
   if (c === "confirmed" || c === "single" || c === "singleGossip") return "confirmed";
   if (c === "finalized" || c === "root" || c === "max") return "finalized";
-  throw new SubError(-32602, "Invalid params: unknown commitment");
+  throw rpcError(-32602, "Invalid params: unknown commitment");
 }
 
 function encodingOf(cfg: Config): Encoding {
   const e = cfg.encoding ?? "base58";
   if (e === "base58" || e === "base64" || e === "jsonParsed") return e;
-  throw new SubError(-32602, `Invalid params: unsupported encoding ${String(e)}`);
+  throw rpcError(-32602, `Invalid params: unsupported encoding ${String(e)}`);
 }
 
 function filtersOf(v: unknown): Filter[] {
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v) || v.length > MAX_FILTERS)
-    throw new SubError(-32602, `Invalid params: at most ${MAX_FILTERS} filters`);
+    throw rpcError(-32602, `Invalid params: at most ${MAX_FILTERS} filters`);
   return v.map((f) => {
     const o = configOf(f) as { dataSize?: unknown; memcmp?: { offset?: unknown; bytes?: unknown; encoding?: unknown } };
     if (typeof o.dataSize === "number" && Number.isInteger(o.dataSize) && o.dataSize >= 0)
@@ -480,10 +479,10 @@ function filtersOf(v: unknown): Filter[] {
         const bytes = m.encoding === "base64" ? Buffer.from(m.bytes, "base64") : bs58.decode(m.bytes);
         return { memcmp: { offset: m.offset, bytes } };
       } catch {
-        throw new SubError(-32602, "Invalid params: memcmp bytes");
+        throw rpcError(-32602, "Invalid params: memcmp bytes");
       }
     }
-    throw new SubError(-32602, "Invalid params: unsupported filter");
+    throw rpcError(-32602, "Invalid params: unsupported filter");
   });
 }
 
@@ -502,14 +501,14 @@ function logsFilterOf(v: unknown): string | null {
   const mentions = (configOf(v) as { mentions?: unknown }).mentions;
   if (Array.isArray(mentions)) {
     // agave takes exactly one address here.
-    if (mentions.length !== 1) throw new SubError(-32602, "Invalid Request: Only 1 address supported");
+    if (mentions.length !== 1) throw rpcError(-32602, "Invalid Request: Only 1 address supported");
     return pubkeyParam(mentions[0]);
   }
-  throw new SubError(-32602, 'Invalid params: logs filter must be "all", "allWithVotes" or {"mentions": [address]}');
+  throw rpcError(-32602, 'Invalid params: logs filter must be "all", "allWithVotes" or {"mentions": [address]}');
 }
 
 function stringParam(v: unknown, name: string): string {
-  if (typeof v !== "string") throw new SubError(-32602, `Invalid params: ${name} must be a string`);
+  if (typeof v !== "string") throw rpcError(-32602, `Invalid params: ${name} must be a string`);
   return v;
 }
 
@@ -517,7 +516,7 @@ function pubkeyParam(v: unknown): string {
   try {
     return new PublicKey(stringParam(v, "address")).toBase58();
   } catch {
-    throw new SubError(-32602, "Invalid params: invalid address");
+    throw rpcError(-32602, "Invalid params: invalid address");
   }
 }
 

@@ -8,11 +8,20 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { PublicKey, VersionedTransaction, VersionedMessage } from "@solana/web3.js";
 import bs58 from "bs58";
-import { FINALIZATION_SLOTS, LocalNode, RpcError, computeFee, type TxRecord, type TokenBalance } from "./node";
-import { ChainFaults } from "./faults";
-import { stringifyJson } from "./json";
-import { readU64LE } from "./program";
-import { parsedAccountData } from "./parsed";
+import {
+  FINALIZATION_SLOTS,
+  type LocalNode,
+  computeFee,
+  isRpcError,
+  rpcError,
+  rpcErrorBody,
+  type TxRecord,
+  type TokenBalance,
+} from "./node.ts";
+import { ChainFaults } from "./faults.ts";
+import { stringifyJson } from "./json.ts";
+import { readU64LE } from "./program.ts";
+import { parsedAccountData } from "./parsed.ts";
 
 export interface RpcFaultRule {
   method: string;
@@ -206,21 +215,12 @@ export class RpcServer {
     if (typeof method !== "string") return { jsonrpc: "2.0", error: { code: -32600, message: "Invalid request" }, id };
     try {
       const handler = this.methods[method];
-      if (!handler) throw new RpcError(-32601, "Method not found");
+      if (!handler) throw rpcError(-32601, "Method not found");
       const list = Array.isArray(params) ? params : [];
       const result = handler(list, this.viewOf(method, list));
       return { jsonrpc: "2.0", result, id };
     } catch (e) {
-      if (e instanceof RpcError) {
-        return {
-          jsonrpc: "2.0",
-          error:
-            e.data === undefined
-              ? { code: e.code, message: e.message }
-              : { code: e.code, message: e.message, data: e.data },
-          id,
-        };
-      }
+      if (isRpcError(e)) return { jsonrpc: "2.0", error: rpcErrorBody(e), id };
       this.log(`rpc ${method} failed: ${(e as Error).stack ?? e}`);
       return { jsonrpc: "2.0", error: { code: -32603, message: `Internal error: ${(e as Error).message}` }, id };
     }
@@ -247,7 +247,7 @@ export class RpcServer {
     const min = cfg.minContextSlot;
     if (typeof min === "number" && Number.isFinite(min) && BigInt(Math.floor(min)) > slot) {
       this.faults.countMinContextRefusal();
-      throw new RpcError(-32016, "Minimum context slot has not been reached", { contextSlot: slot });
+      throw rpcError(-32016, "Minimum context slot has not been reached", { contextSlot: slot });
     }
     return { at, slot };
   }
@@ -285,7 +285,7 @@ export class RpcServer {
     getMinimumBalanceForRentExemption: (p) => {
       const len = Number(p[0] ?? 0);
       if (!Number.isInteger(len) || len < 0 || len > 10 * 1024 * 1024)
-        throw new RpcError(-32602, "Invalid params: data length");
+        throw rpcError(-32602, "Invalid params: data length");
       return this.node.minimumBalanceForRentExemption(len);
     },
     getBalance: (p, v) => ({
@@ -295,19 +295,19 @@ export class RpcServer {
     getAccountInfo: (p, v) => ({ context: this.ctx(v), value: this.accountJson(pubkeyParam(p[0]), configOf(p[1]), v) }),
     getMultipleAccounts: (p, v) => {
       const list = p[0];
-      if (!Array.isArray(list)) throw new RpcError(-32602, "Invalid params: expected an array of addresses");
+      if (!Array.isArray(list)) throw rpcError(-32602, "Invalid params: expected an array of addresses");
       if (list.length > MAX_MULTIPLE_ACCOUNTS)
-        throw new RpcError(-32602, `Too many inputs provided; max ${MAX_MULTIPLE_ACCOUNTS}`);
+        throw rpcError(-32602, `Too many inputs provided; max ${MAX_MULTIPLE_ACCOUNTS}`);
       const cfg = configOf(p[1]);
       return { context: this.ctx(v), value: list.map((a) => this.accountJson(pubkeyParam(a), cfg, v)) };
     },
     getTokenAccountBalance: (p, v) => {
       const address = pubkeyParam(p[0]);
       const acc = this.node.getAccountAt(address, v.at);
-      if (!acc || acc.data.length < 165) throw new RpcError(-32602, "Invalid param: could not find account");
+      if (!acc || acc.data.length < 165) throw rpcError(-32602, "Invalid param: could not find account");
       const mint = new PublicKey(acc.data.subarray(0, 32));
       const mintAcc = this.node.getAccount(mint);
-      if (!mintAcc) throw new RpcError(-32602, "Invalid param: could not find mint");
+      if (!mintAcc) throw rpcError(-32602, "Invalid param: could not find mint");
       return { context: this.ctx(v), value: uiAmount(readU64LE(acc.data, 64), mintAcc.data[44] ?? 0) };
     },
     getFeeForMessage: (p, v) => {
@@ -315,7 +315,7 @@ export class RpcServer {
       try {
         message = VersionedMessage.deserialize(Buffer.from(stringParam(p[0], "message"), "base64"));
       } catch {
-        throw new RpcError(-32602, "Invalid params: invalid message");
+        throw rpcError(-32602, "Invalid params: invalid message");
       }
       if (!this.node.isBlockhashValid(message.recentBlockhash)) return { context: this.ctx(v), value: null };
       const fake = new VersionedTransaction(message);
@@ -323,7 +323,7 @@ export class RpcServer {
     },
     requestAirdrop: (p) => {
       const lamports = bigintParam(p[1], "lamports");
-      if (lamports <= 0n || lamports > 1_000_000_000_000_000n) throw new RpcError(-32602, "Invalid params: lamports");
+      if (lamports <= 0n || lamports > 1_000_000_000_000_000n) throw rpcError(-32602, "Invalid params: lamports");
       return this.node.airdrop(pubkeyParam(p[0]), lamports);
     },
     sendTransaction: (p) => {
@@ -341,10 +341,10 @@ export class RpcServer {
       try {
         tx = VersionedTransaction.deserialize(wire);
       } catch {
-        throw new RpcError(-32602, "invalid transaction: failed to deserialize");
+        throw rpcError(-32602, "invalid transaction: failed to deserialize");
       }
       if (cfg.sigVerify && cfg.replaceRecentBlockhash)
-        throw new RpcError(-32602, "sigVerify may not be used with replaceRecentBlockhash");
+        throw rpcError(-32602, "sigVerify may not be used with replaceRecentBlockhash");
       const sim = this.node.simulate(tx, {
         sigVerify: cfg.sigVerify === true,
         replaceRecentBlockhash: cfg.replaceRecentBlockhash === true,
@@ -368,9 +368,9 @@ export class RpcServer {
     },
     getSignatureStatuses: (p, v) => {
       const sigs = p[0];
-      if (!Array.isArray(sigs)) throw new RpcError(-32602, "Invalid params: expected an array of signatures");
+      if (!Array.isArray(sigs)) throw rpcError(-32602, "Invalid params: expected an array of signatures");
       if (sigs.length > MAX_SIGNATURE_STATUSES)
-        throw new RpcError(-32602, `Too many inputs provided; max ${MAX_SIGNATURE_STATUSES}`);
+        throw rpcError(-32602, `Too many inputs provided; max ${MAX_SIGNATURE_STATUSES}`);
       const history = configOf(p[1]).searchTransactionHistory === true;
       return {
         context: this.ctx(v),
@@ -391,7 +391,7 @@ export class RpcServer {
       const address = pubkeyParam(p[0]).toBase58();
       const cfg = configOf(p[1]) as Config & { limit?: number; before?: string; until?: string };
       const limit = cfg.limit ?? 1000;
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new RpcError(-32602, "Invalid limit; max 1000");
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw rpcError(-32602, "Invalid limit; max 1000");
       return this.node
         .signaturesForAddress(address, { limit, before: cfg.before, until: cfg.until })
         .filter((r) => r.slot <= v.at)
@@ -411,7 +411,7 @@ export class RpcServer {
       if (!record) return null;
       const version = record.tx.version === "legacy" ? "legacy" : record.tx.version;
       if (version !== "legacy" && cfg.maxSupportedTransactionVersion === undefined) {
-        throw new RpcError(
+        throw rpcError(
           -32015,
           'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
         );
@@ -419,12 +419,12 @@ export class RpcServer {
       // As agave: "processed" is refused, the default is "finalized", and a transaction is only
       // returned once its slot has reached the asked commitment.
       const asked = cfg.commitment ?? "finalized";
-      if (asked === "processed") throw new RpcError(-32602, "Method does not support commitment below `confirmed`");
+      if (asked === "processed") throw rpcError(-32602, "Method does not support commitment below `confirmed`");
       const reached = this.node.commitmentOf(record.slot, v.at);
       if (reached === "processed" || (asked === "finalized" && reached !== "finalized")) return null;
       const encoding = cfg.encoding ?? "json";
       if (encoding !== "json" && encoding !== "base64" && encoding !== "base58")
-        throw new RpcError(-32602, `Invalid params: unsupported encoding ${encoding}`);
+        throw rpcError(-32602, `Invalid params: unsupported encoding ${encoding}`);
       const wire = record.tx.serialize();
       return {
         slot: record.slot,
@@ -479,7 +479,7 @@ function configOf(v: unknown): Config {
 }
 
 function stringParam(v: unknown, name: string): string {
-  if (typeof v !== "string") throw new RpcError(-32602, `Invalid params: ${name} must be a string`);
+  if (typeof v !== "string") throw rpcError(-32602, `Invalid params: ${name} must be a string`);
   return v;
 }
 
@@ -487,14 +487,14 @@ function pubkeyParam(v: unknown): PublicKey {
   try {
     return new PublicKey(stringParam(v, "address"));
   } catch {
-    throw new RpcError(-32602, `Invalid param: Invalid`);
+    throw rpcError(-32602, `Invalid param: Invalid`);
   }
 }
 
 function bigintParam(v: unknown, name: string): bigint {
   if (typeof v === "number" && Number.isSafeInteger(v)) return BigInt(v);
   if (typeof v === "string" && /^\d+$/.test(v)) return BigInt(v);
-  throw new RpcError(-32602, `Invalid params: ${name}`);
+  throw rpcError(-32602, `Invalid params: ${name}`);
 }
 
 function uiAmount(amount: bigint, decimals: number) {

@@ -43,6 +43,7 @@ import type {
   BurnBuyPlan,
   ChainReader,
   ConfirmedTransaction,
+  CreateParams,
   FeeSharingReading,
   LaunchProgram,
   SweepEffect,
@@ -74,13 +75,15 @@ import {
   startsWith,
   tokenAccountAmount,
 } from "./layout";
+import { AppError } from "../../lib/errors";
 import { memoInstruction, memoTexts } from "../memo";
 
 /** Lamports each creator address keeps so it is never left rent-paying (see the header). */
 export const CREATOR_RESERVE_LAMPORTS = RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS;
 
-export class LaunchProgramError extends Error {
-  override readonly name = "LaunchProgramError";
+/** What the adapter cannot build or decode (`LAUNCH_PROGRAM_FAILED`); the text is for the log. */
+function launchProgramError(message: string): AppError<"LAUNCH_PROGRAM_FAILED"> {
+  return new AppError("LAUNCH_PROGRAM_FAILED", message);
 }
 
 export interface PumpLaunchProgram extends LaunchProgram {
@@ -123,463 +126,510 @@ function asAccountInfo(s: AccountSnapshot): AccountInfo<Buffer> {
   return { data: Buffer.from(s.data), owner: pk(s.owner), executable: s.executable, lamports: 0 };
 }
 
+/** Pure PDA derivation, no I/O. */
+function vaultAddresses(token: TokenRef): VaultAddresses {
+  const creator = pk(token.creator);
+  return {
+    curveVault: pumpPdas.creatorVault(creator).toBase58(),
+    poolVault: pumpPdas.ammCreatorVaultWsolAta(creator).toBase58(),
+    bondingCurve: pumpPdas.bondingCurve(pk(token.mint)).toBase58(),
+  };
+}
+
+function mustGet(accounts: Map<string, AccountSnapshot | null>, address: string, what: string): AccountSnapshot {
+  const a = accounts.get(address);
+  if (!a) throw launchProgramError(`${what} not found`);
+  return a;
+}
+
+async function readBondingCurve(reader: ChainReader, mint: string): Promise<BondingCurveState | null> {
+  const address = pumpPdas.bondingCurve(pk(mint)).toBase58();
+  const account = (await reader.getAccounts([address])).get(address);
+  if (!account || account.owner !== PUMP_PROGRAM_ID.toBase58()) return null;
+  return decodeBondingCurve(account.data);
+}
+
+/** What the builders that read the chain or pick a fee recipient need. */
+interface PumpContext {
+  reader: ChainReader;
+  random: () => number;
+}
+
 export function createPumpLaunchProgram(
   reader: ChainReader,
   options: PumpLaunchProgramOptions = {},
 ): PumpLaunchProgram {
-  const random = options.random ?? Math.random;
-
-  const vaultAddresses = (token: TokenRef): VaultAddresses => {
-    const creator = pk(token.creator);
-    return {
-      curveVault: pumpPdas.creatorVault(creator).toBase58(),
-      poolVault: pumpPdas.ammCreatorVaultWsolAta(creator).toBase58(),
-      bondingCurve: pumpPdas.bondingCurve(pk(token.mint)).toBase58(),
-    };
-  };
-
-  const mustGet = (accounts: Map<string, AccountSnapshot | null>, address: string, what: string): AccountSnapshot => {
-    const a = accounts.get(address);
-    if (!a) throw new LaunchProgramError(`${what} not found`);
-    return a;
-  };
-
-  const readBondingCurve = async (mint: string): Promise<BondingCurveState | null> => {
-    const address = pumpPdas.bondingCurve(pk(mint)).toBase58();
-    const account = (await reader.getAccounts([address])).get(address);
-    if (!account || account.owner !== PUMP_PROGRAM_ID.toBase58()) return null;
-    return decodeBondingCurve(account.data);
-  };
-
+  const ctx: PumpContext = { reader, random: options.random ?? Math.random };
   return {
     kind: "pump",
     programId: PUMP_PROGRAM_ID.toBase58(),
     vaultAddresses,
-    readBondingCurve,
-
-    async readVaults(tokens) {
-      const rows = tokens.map((token) => ({
-        token,
-        ...vaultAddresses(token),
-        pool: pumpPdas.canonicalPool(pk(token.mint)).toBase58(),
-      }));
-      const accounts = await reader.getAccounts(
-        rows.flatMap((r) => [r.token.creator, r.curveVault, r.poolVault, r.bondingCurve, r.pool]),
-      );
-      // The creator as the programs read it (PUMP.md §7: never cached): the curve's creator, and
-      // the pool's coin creator once migrated. Fee sharing moves both to the sharing config.
-      const currentCreators = rows.map((r) =>
-        currentCreatorOf(r.token, accounts.get(r.bondingCurve), accounts.get(r.pool)),
-      );
-      const moved = [...new Set(currentCreators.filter((c): c is string => c !== null))];
-      const second = moved.length
-        ? await reader.getAccounts(
-            [
-              ...new Set(
-                rows.flatMap((r, i) =>
-                  currentCreators[i] ? [pumpPdas.sharingConfig(pk(r.token.mint)).toBase58()] : [],
-                ),
-              ),
-            ].concat(
-              moved.flatMap((c) => [
-                pumpPdas.creatorVault(pk(c)).toBase58(),
-                pumpPdas.ammCreatorVaultWsolAta(pk(c)).toBase58(),
-              ]),
-            ),
-          )
-        : new Map<string, AccountSnapshot | null>();
-      return rows.map((r, i): VaultReading => {
-        const curveVault = accounts.get(r.curveVault);
-        const poolVault = accounts.get(r.poolVault);
-        const curve = accounts.get(r.bondingCurve);
-        const pool = accounts.get(r.pool);
-        const currentCreator = currentCreators[i] ?? null;
-        const curveLamports =
-          curveVault && curveVault.lamports > RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS
-            ? curveVault.lamports - RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS
-            : 0n;
-        // The WSOL token amount, not lamports: the lamports include the ATA's rent.
-        const poolLamports =
-          poolVault && poolVault.owner === TOKEN_PROGRAM_ID.toBase58() ? tokenAccountAmount(poolVault.data) : 0n;
-        let complete = false;
-        if (curve && curve.owner === PUMP_PROGRAM_ID.toBase58()) {
-          try {
-            complete = decodeBondingCurve(curve.data).complete;
-          } catch {
-            complete = false;
-          }
-        }
-        return {
-          mint: r.token.mint,
-          curveLamports,
-          poolLamports,
-          creatorLamports: accounts.get(r.token.creator)?.lamports ?? 0n,
-          // Graduated = the canonical pool exists (PUMP.md §5); complete alone is bonded-not-migrated.
-          bonded: complete || Boolean(pool),
-          feeSharing: currentCreator === null ? null : feeSharingReading(r.token, currentCreator, second),
-        };
-      });
-    },
-
-    sweepInstructions(items, treasury) {
-      const out: TransactionInstruction[] = [];
-      for (const { token, reading } of items) {
-        const move = sweepableLamports(reading);
-        if (move === 0n) continue;
-        const creator = pk(token.creator);
-        let rentBack = 0n;
-        if (reading.curveLamports > 0n) out.push(collectCreatorFeeInstruction(creator));
-        if (reading.poolLamports > 0n) {
-          out.push(...collectPoolIntoCreatorInstructions(creator, treasury));
-          // The treasury fronts the ATA rent; closing the ATA hands it to the creator address.
-          rentBack = TOKEN_ACCOUNT_RENT_LAMPORTS;
-        }
-        if (plannedShareLamports(reading) > 0n) {
-          const sharing = reading.feeSharing!;
-          const empty = reading.creatorLamports === 0n && reading.curveLamports === 0n && reading.poolLamports === 0n;
-          // The program refuses to pay an account that does not exist (6070): an empty creator
-          // address gets the rent-exempt minimum from the treasury first. That becomes its reserve,
-          // so everything the distribution brought moves on (`move` assumed the reserve came out of
-          // the fees); the treasury's net gain, and so the credit, is the fees less that reserve.
-          if (empty) {
-            out.push(
-              SystemProgram.transfer({ fromPubkey: treasury, toPubkey: creator, lamports: CREATOR_RESERVE_LAMPORTS }),
-            );
-            rentBack += CREATOR_RESERVE_LAMPORTS;
-          }
-          out.push(...distributeInstructions(token, sharing));
-        }
-        out.push(SystemProgram.transfer({ fromPubkey: creator, toPubkey: treasury, lamports: move + rentBack }));
-      }
-      return out;
-    },
-
-    decodeSweep(tx, creators) {
-      const collected = new Map<string, bigint>(creators.map((c) => [c, 0n]));
-      if (tx.err === null) {
-        for (const { event } of cpiEvents(tx.innerInstructions)) {
-          if (!collected.has(event.creator)) continue;
-          if (event.kind === "collectCreatorFee") {
-            // only SOL: a non-SOL quote pays tokens into an ATA, not lamports
-            if (
-              event.quoteMint !== null &&
-              event.quoteMint !== PublicKey.default.toBase58() &&
-              event.quoteMint !== NATIVE_MINT.toBase58()
-            )
-              continue;
-            collected.set(event.creator, collected.get(event.creator)! + event.feeLamports);
-          } else if (event.kind === "collectCoinCreatorFee") {
-            if (event.vaultAta !== pumpPdas.ammCreatorVaultWsolAta(pk(event.creator)).toBase58()) continue;
-            collected.set(event.creator, collected.get(event.creator)! + event.feeLamports);
-          }
-        }
-      }
-      const distributed = tx.err === null ? distributedTo(tx, new Set(creators)) : new Map<string, bigint>();
-      // One effect per creator even if the caller repeats one: a duplicate would be credited twice.
-      return [...new Set(creators)].map((creator): SweepEffect => {
-        const collectedLamports = (collected.get(creator) ?? 0n) + (distributed.get(creator) ?? 0n);
-        if (tx.err !== null) return { creator, collectedLamports: 0n, movedToTreasuryLamports: 0n };
-        let net = 0n;
-        for (const address of [creator, pumpPdas.creatorWsolAta(pk(creator)).toBase58()]) {
-          const i = tx.accountKeys.indexOf(address);
-          if (i < 0) continue;
-          net += (tx.preBalances[i] ?? 0n) - (tx.postBalances[i] ?? 0n);
-        }
-        // Never negative: with these instructions only creator-owned money can leave; a negative
-        // figure could only come from a transaction we did not build, and must not debit anyone.
-        const moved = net + collectedLamports;
-        return { creator, collectedLamports, movedToTreasuryLamports: moved > 0n ? moved : 0n };
-      });
-    },
-
-    verifyCreate(tx, expected) {
-      if (tx.err !== null) return { ok: false, reason: `transaction failed: ${tx.err}` };
-      const pumpId = PUMP_PROGRAM_ID.toBase58();
-      const candidates = [...tx.instructions, ...tx.innerInstructions].filter((ix) => ix.programId === pumpId);
-      const found = candidates
-        .map((ix) => ({ ix, args: decodeCreateArgs(ix.data) }))
-        .find(({ ix, args }) => args !== null && ix.accounts[0] === expected.mint);
-      if (!found || !found.args) return { ok: false, reason: "no pump create instruction for this mint" };
-      const { ix, args } = found;
-      const bondingCurve = pumpPdas.bondingCurve(pk(expected.mint)).toBase58();
-      if (ix.accounts[2] !== bondingCurve) return { ok: false, reason: "bonding curve account is not the mint's PDA" };
-      const tokenProgram = ix.accounts[args.variant === "create" ? 9 : 7];
-      const expectedProgram = args.variant === "create" ? TOKEN_PROGRAM_ID : TOKEN_2022_PROGRAM_ID;
-      if (tokenProgram !== expectedProgram.toBase58()) return { ok: false, reason: "unexpected token program" };
-      if (args.creator !== expected.creator) return { ok: false, reason: "creator is not ours" };
-      if (args.uri !== expected.uri) return { ok: false, reason: "uri differs" };
-      const createEvent = cpiEvents(tx.innerInstructions).find(
-        (e) => e.programId === pumpId && e.event.kind === "create" && e.event.mint === expected.mint,
-      )?.event;
-      if (
-        createEvent &&
-        createEvent.kind === "create" &&
-        (createEvent.creator !== args.creator ||
-          createEvent.uri !== args.uri ||
-          createEvent.bondingCurve !== bondingCurve)
-      ) {
-        return { ok: false, reason: "CreateEvent disagrees with the instruction" };
-      }
-      const deployer = ix.accounts[args.variant === "create" ? 7 : 5];
-      if (!deployer) return { ok: false, reason: "create instruction has too few accounts" };
-      const create: VerifiedCreate = {
-        mint: expected.mint,
-        creator: args.creator,
-        uri: args.uri,
-        name: args.name,
-        symbol: args.symbol,
-        deployer,
-        slot: tx.slot,
-        blockTime: tx.blockTime,
-      };
-      return { ok: true, create };
-    },
-
-    async buildBurnBuy(token, buyer, lamports, slippageBps): Promise<BurnBuyPlan> {
-      if (lamports <= 0n) throw new LaunchProgramError("buy amount must be positive");
-      if (!Number.isInteger(slippageBps) || slippageBps < 0 || slippageBps >= 10_000) {
-        throw new LaunchProgramError("slippageBps must be an integer in [0, 10000)");
-      }
-      const mint = pk(token.mint);
-      const curveAddr = pumpPdas.bondingCurve(mint).toBase58();
-      const poolAddr = pumpPdas.canonicalPool(mint).toBase58();
-      const globalAddr = pumpPdas.global().toBase58();
-      const feeConfigAddr = pumpPdas.pumpFeeConfig().toBase58();
-      const accounts = await reader.getAccounts([token.mint, curveAddr, poolAddr, globalAddr, feeConfigAddr]);
-      const mintAccount = mustGet(accounts, token.mint, "mint");
-      const tokenProgram = pk(mintAccount.owner);
-      const curveAccount = accounts.get(curveAddr);
-      const curve = curveAccount ? decodeBondingCurve(curveAccount.data) : null;
-      const bound = (expected: bigint) => (expected * BigInt(10_000 - slippageBps)) / 10_000n;
-
-      if (curve && !curve.complete) {
-        const global = PUMP_SDK.decodeGlobal(asAccountInfo(mustGet(accounts, globalAddr, "pump global")));
-        const feeConfigAccount = accounts.get(feeConfigAddr);
-        const feeConfig = feeConfigAccount ? PUMP_SDK.decodeFeeConfig(asAccountInfo(feeConfigAccount)) : null;
-        const sdkCurve = PUMP_SDK.decodeBondingCurve(asAccountInfo(curveAccount!));
-        const mintInfo = MintLayout.decode(mintAccount.data);
-        const expected = toBigInt(
-          getBuyTokenAmountFromSolAmount({
-            global,
-            feeConfig,
-            mintSupply: toBN(mintInfo.supply),
-            bondingCurve: sdkCurve,
-            amount: toBN(lamports),
-            quoteMint: NATIVE_MINT,
-          }),
-        );
-        const minTokenOut = bound(expected);
-        if (minTokenOut <= 0n) throw new LaunchProgramError("buy too small to deliver any token");
-        const recipients = sdkCurve.isMayhemMode
-          ? [global.reservedFeeRecipient, ...global.reservedFeeRecipients]
-          : [global.feeRecipient, ...global.feeRecipients];
-        const feeRecipient = recipients[Math.floor(random() * recipients.length)] ?? global.feeRecipient;
-        // The SDK builds the 16 IDL accounts plus the two remaining ones; only the arguments differ:
-        // buy_exact_sol_in spends exactly `lamports` and fails below `minTokenOut`.
-        const buyIx = await PUMP_SDK.getBuyInstructionRaw({
-          user: buyer,
-          mint,
-          creator: sdkCurve.creator,
-          amount: toBN(minTokenOut),
-          solAmount: toBN(lamports),
-          feeRecipient,
-          tokenProgram,
-          buybackFeeRecipient: buybackFeeRecipientOf(global, random),
-        });
-        buyIx.data = encodeBuyExactSolIn(lamports, minTokenOut);
-        const ata = getAssociatedTokenAddressSync(mint, buyer, true, tokenProgram);
-        return {
-          instructions: [
-            createAssociatedTokenAccountIdempotentInstruction(buyer, ata, buyer, mint, tokenProgram),
-            buyIx,
-          ],
-          minTokenOut,
-        };
-      }
-
-      const poolAccount = accounts.get(poolAddr);
-      if (!poolAccount) throw new LaunchProgramError("token is complete but its pool does not exist yet");
-      const pool = PUMP_AMM_SDK.decodePool(asAccountInfo(poolAccount));
-      const userBase = getAssociatedTokenAddressSync(mint, buyer, true, tokenProgram);
-      const userQuote = getAssociatedTokenAddressSync(NATIVE_MINT, buyer, true, TOKEN_PROGRAM_ID);
-      const more = await reader.getAccounts([
-        GLOBAL_CONFIG_PDA.toBase58(),
-        PUMP_AMM_FEE_CONFIG_PDA.toBase58(),
-        pool.poolBaseTokenAccount.toBase58(),
-        pool.poolQuoteTokenAccount.toBase58(),
-        pool.quoteMint.toBase58(),
-        userBase.toBase58(),
-        userQuote.toBase58(),
-      ]);
-      const ammFeeConfig = more.get(PUMP_AMM_FEE_CONFIG_PDA.toBase58());
-      const userBaseAccount = more.get(userBase.toBase58());
-      const userQuoteAccount = more.get(userQuote.toBase58());
-      const state: SwapSolanaState = {
-        globalConfig: PUMP_AMM_SDK.decodeGlobalConfig(
-          asAccountInfo(mustGet(more, GLOBAL_CONFIG_PDA.toBase58(), "AMM global config")),
-        ),
-        feeConfig: ammFeeConfig ? PUMP_AMM_SDK.decodeFeeConfig(asAccountInfo(ammFeeConfig)) : null,
-        poolKey: pk(poolAddr),
-        poolAccountInfo: asAccountInfo(poolAccount),
-        pool,
-        poolBaseAmount: toBN(
-          AccountLayout.decode(mustGet(more, pool.poolBaseTokenAccount.toBase58(), "pool base account").data).amount,
-        ),
-        poolQuoteAmount: toBN(
-          AccountLayout.decode(mustGet(more, pool.poolQuoteTokenAccount.toBase58(), "pool quote account").data).amount,
-        ),
-        baseTokenProgram: tokenProgram,
-        quoteTokenProgram: pk(mustGet(more, pool.quoteMint.toBase58(), "quote mint").owner),
-        baseMint: mint,
-        baseMintAccount: MintLayout.decode(mintAccount.data),
-        user: buyer,
-        userBaseTokenAccount: userBase,
-        userQuoteTokenAccount: userQuote,
-        userBaseAccountInfo: userBaseAccount ? asAccountInfo(userBaseAccount) : null,
-        userQuoteAccountInfo: userQuoteAccount ? asAccountInfo(userQuoteAccount) : null,
-      };
-      const { base } = buyQuoteInput({
-        quote: toBN(lamports),
-        slippage: 0,
-        baseReserve: state.poolBaseAmount,
-        quoteReserve: state.poolQuoteAmount,
-        virtualQuoteReserves: pool.virtualQuoteReserves,
-        globalConfig: state.globalConfig,
-        baseMintAccount: state.baseMintAccount,
-        baseMint: mint,
-        coinCreator: pool.coinCreator,
-        creator: pool.creator,
-        feeConfig: state.feeConfig,
-        quoteMint: pool.quoteMint,
-        isMayhemMode: pool.isMayhemMode,
-        creatorFeeBps: pool.creatorFeeBps,
-      });
-      const minTokenOut = bound(toBigInt(base));
-      if (minTokenOut <= 0n) throw new LaunchProgramError("buy too small to deliver any token");
-      // The SDK wraps exactly the budget into WSOL and closes the account after the buy; its `buy`
-      // (exact out, budget as ceiling) would leave the unspent slippage allowance in the treasury
-      // while the whole order is booked as burned. buy_exact_quote_in takes the same accounts and
-      // spends exactly `spendable_quote_in` (fees included), so what is booked is what left.
-      const instructions = await PUMP_AMM_SDK.buyInstructions(state, toBN(minTokenOut), toBN(lamports));
-      const buyIx = instructions.find(
-        (ix) => ix.programId.equals(PUMP_AMM_PROGRAM_ID) && startsWith(ix.data, DISC.buy),
-      );
-      if (!buyIx) throw new LaunchProgramError("the AMM buy instruction is missing");
-      buyIx.data = encodeBuyExactQuoteIn(lamports, minTokenOut);
-      return { instructions, minTokenOut };
-    },
-
-    async buildBurn(mint, owner, amount) {
-      if (amount <= 0n) throw new LaunchProgramError("burn amount must be positive");
-      const mintAccount = (await reader.getAccounts([mint])).get(mint);
-      if (!mintAccount) throw new LaunchProgramError("mint not found");
-      const program = pk(mintAccount.owner);
-      // The mint's own program: Token-2022 for create_v2 coins, SPL Token for legacy create.
-      if (!program.equals(TOKEN_PROGRAM_ID) && !program.equals(TOKEN_2022_PROGRAM_ID)) {
-        throw new LaunchProgramError("mint is not owned by a token program");
-      }
-      if (mintAccount.data.length < 82) throw new LaunchProgramError("mint account too short");
-      const decimals = mintAccount.data[44]!;
-      const ata = getAssociatedTokenAddressSync(pk(mint), owner, true, program);
-      return [createBurnCheckedInstruction(ata, pk(mint), owner, amount, decimals, [], program)];
-    },
-
-    decodeBoughtAmount(tx, mint, owner) {
-      if (!tx.preTokenBalances || !tx.postTokenBalances) {
-        throw new LaunchProgramError("transaction carries no token balances");
-      }
-      const sum = (list: NonNullable<ConfirmedTransaction["postTokenBalances"]>) =>
-        list.filter((b) => b.mint === mint && b.owner === owner).reduce((n, b) => n + b.amount, 0n);
-      return sum(tx.postTokenBalances) - sum(tx.preTokenBalances);
-    },
-
-    async buildCreate(params) {
-      // PUMP.md §2 limits; the program would reject longer values after the deployer paid the fee.
-      if ([...params.name].length > 32 || [...params.symbol].length > 13 || [...params.uri].length > 200) {
-        throw new LaunchProgramError("name ≤ 32, symbol ≤ 13 and uri ≤ 200 characters");
-      }
-      if (params.firstBuyLamports < 0n) throw new LaunchProgramError("first buy must not be negative");
-      const mint = pk(params.mint);
-      const deployer = pk(params.deployer);
-      // create_v2: Token-2022 with metadata in the mint; the creator does not sign (PUMP.md §2).
-      const create = await PUMP_SDK.createV2Instruction({
-        mint,
-        name: params.name,
-        symbol: params.symbol,
-        uri: params.uri,
-        creator: pk(params.creator),
-        user: deployer,
-        mayhemMode: false,
-      });
-      if (params.firstBuyLamports === 0n) return [create];
-      const globalAddr = pumpPdas.global().toBase58();
-      const feeConfigAddr = pumpPdas.pumpFeeConfig().toBase58();
-      const accounts = await reader.getAccounts([globalAddr, feeConfigAddr]);
-      const global = PUMP_SDK.decodeGlobal(asAccountInfo(mustGet(accounts, globalAddr, "pump global")));
-      const feeConfigAccount = accounts.get(feeConfigAddr);
-      const feeConfig = feeConfigAccount ? PUMP_SDK.decodeFeeConfig(asAccountInfo(feeConfigAccount)) : null;
-      // A curve that does not exist yet: the SDK quotes it from Global's initial reserves.
-      const expected = toBigInt(
-        getBuyTokenAmountFromSolAmount({
-          global,
-          feeConfig,
-          mintSupply: null,
-          bondingCurve: null,
-          amount: toBN(params.firstBuyLamports),
-          quoteMint: NATIVE_MINT,
-        }),
-      );
-      // Create and buy are one transaction, so nobody trades in between; 1 % covers rounding only.
-      const minTokenOut = (expected * 9_900n) / 10_000n;
-      if (minTokenOut <= 0n) throw new LaunchProgramError("first buy too small to deliver any token");
-      const recipients = [global.feeRecipient, ...global.feeRecipients];
-      const buyIx = await PUMP_SDK.getBuyInstructionRaw({
-        user: deployer,
-        mint,
-        creator: pk(params.creator),
-        amount: toBN(minTokenOut),
-        solAmount: toBN(params.firstBuyLamports),
-        feeRecipient: recipients[Math.floor(random() * recipients.length)] ?? global.feeRecipient,
-        tokenProgram: TOKEN_2022_PROGRAM_ID,
-        buybackFeeRecipient: buybackFeeRecipientOf(global, random),
-      });
-      buyIx.data = encodeBuyExactSolIn(params.firstBuyLamports, minTokenOut);
-      const ata = getAssociatedTokenAddressSync(mint, deployer, true, TOKEN_2022_PROGRAM_ID);
-      return [
-        create,
-        createAssociatedTokenAccountIdempotentInstruction(deployer, ata, deployer, mint, TOKEN_2022_PROGRAM_ID),
-        buyIx,
-      ];
-    },
-
-    async creatorFeeBps() {
-      const globalAddr = pumpPdas.global().toBase58();
-      const feeConfigAddr = pumpPdas.pumpFeeConfig().toBase58();
-      const accounts = await reader.getAccounts([globalAddr, feeConfigAddr]);
-      const global = PUMP_SDK.decodeGlobal(asAccountInfo(mustGet(accounts, globalAddr, "pump global")));
-      const feeConfigAccount = accounts.get(feeConfigAddr);
-      if (!feeConfigAccount) return Number(global.creatorFeeBasisPoints.toString());
-      const feeConfig = PUMP_SDK.decodeFeeConfig(asAccountInfo(feeConfigAccount));
-      // The rate of a fresh SOL curve: the tier every token starts in.
-      const { creatorFeeBps } = computeFeesBps({
-        global,
-        feeConfig,
-        mintSupply: global.tokenTotalSupply,
-        virtualQuoteReserves: global.initialVirtualQuoteReserves ?? global.initialVirtualSolReserves,
-        virtualTokenReserves: global.initialVirtualTokenReserves,
-        quoteMint: NATIVE_MINT,
-      });
-      return Number(creatorFeeBps.toString());
-    },
-
-    buildMemo(text, signer) {
-      return memoInstruction(text, signer);
-    },
-
-    decodeMemos(tx) {
-      return memoTexts(tx);
-    },
+    readBondingCurve: (mint) => readBondingCurve(reader, mint),
+    readVaults: (tokens) => readVaults(reader, tokens),
+    sweepInstructions,
+    decodeSweep,
+    verifyCreate,
+    buildBurnBuy: (token, buyer, lamports, slippageBps) => buildBurnBuy(ctx, token, buyer, lamports, slippageBps),
+    buildBurn: (mint, owner, amount) => buildBurn(reader, mint, owner, amount),
+    decodeBoughtAmount,
+    buildCreate: (params) => buildCreate(ctx, params),
+    creatorFeeBps: () => creatorFeeBps(reader),
+    buildMemo: (text, signer) => memoInstruction(text, signer),
+    decodeMemos: (tx) => memoTexts(tx),
   };
+}
+
+async function readVaults(reader: ChainReader, tokens: readonly TokenRef[]): Promise<VaultReading[]> {
+  const rows = tokens.map((token) => ({
+    token,
+    ...vaultAddresses(token),
+    pool: pumpPdas.canonicalPool(pk(token.mint)).toBase58(),
+  }));
+  const accounts = await reader.getAccounts(
+    rows.flatMap((r) => [r.token.creator, r.curveVault, r.poolVault, r.bondingCurve, r.pool]),
+  );
+  // The creator as the programs read it (PUMP.md §7: never cached): the curve's creator, and
+  // the pool's coin creator once migrated. Fee sharing moves both to the sharing config.
+  const currentCreators = rows.map((r) =>
+    currentCreatorOf(r.token, accounts.get(r.bondingCurve), accounts.get(r.pool)),
+  );
+  const moved = [...new Set(currentCreators.filter((c): c is string => c !== null))];
+  const second = moved.length
+    ? await reader.getAccounts(
+        [
+          ...new Set(
+            rows.flatMap((r, i) => (currentCreators[i] ? [pumpPdas.sharingConfig(pk(r.token.mint)).toBase58()] : [])),
+          ),
+        ].concat(
+          moved.flatMap((c) => [
+            pumpPdas.creatorVault(pk(c)).toBase58(),
+            pumpPdas.ammCreatorVaultWsolAta(pk(c)).toBase58(),
+          ]),
+        ),
+      )
+    : new Map<string, AccountSnapshot | null>();
+  return rows.map((r, i): VaultReading => {
+    const curveVault = accounts.get(r.curveVault);
+    const poolVault = accounts.get(r.poolVault);
+    const curve = accounts.get(r.bondingCurve);
+    const pool = accounts.get(r.pool);
+    const currentCreator = currentCreators[i] ?? null;
+    const curveLamports =
+      curveVault && curveVault.lamports > RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS
+        ? curveVault.lamports - RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS
+        : 0n;
+    // The WSOL token amount, not lamports: the lamports include the ATA's rent.
+    const poolLamports =
+      poolVault && poolVault.owner === TOKEN_PROGRAM_ID.toBase58() ? tokenAccountAmount(poolVault.data) : 0n;
+    let complete = false;
+    if (curve && curve.owner === PUMP_PROGRAM_ID.toBase58()) {
+      try {
+        complete = decodeBondingCurve(curve.data).complete;
+      } catch {
+        complete = false;
+      }
+    }
+    return {
+      mint: r.token.mint,
+      curveLamports,
+      poolLamports,
+      creatorLamports: accounts.get(r.token.creator)?.lamports ?? 0n,
+      // Graduated = the canonical pool exists (PUMP.md §5); complete alone is bonded-not-migrated.
+      bonded: complete || Boolean(pool),
+      feeSharing: currentCreator === null ? null : feeSharingReading(r.token, currentCreator, second),
+    };
+  });
+}
+
+function sweepInstructions(
+  items: readonly { token: TokenRef; reading: VaultReading }[],
+  treasury: PublicKey,
+): TransactionInstruction[] {
+  const out: TransactionInstruction[] = [];
+  for (const { token, reading } of items) {
+    const move = sweepableLamports(reading);
+    if (move === 0n) continue;
+    const creator = pk(token.creator);
+    let rentBack = 0n;
+    if (reading.curveLamports > 0n) out.push(collectCreatorFeeInstruction(creator));
+    if (reading.poolLamports > 0n) {
+      out.push(...collectPoolIntoCreatorInstructions(creator, treasury));
+      // The treasury fronts the ATA rent; closing the ATA hands it to the creator address.
+      rentBack = TOKEN_ACCOUNT_RENT_LAMPORTS;
+    }
+    if (plannedShareLamports(reading) > 0n) {
+      const sharing = reading.feeSharing!;
+      const empty = reading.creatorLamports === 0n && reading.curveLamports === 0n && reading.poolLamports === 0n;
+      // The program refuses to pay an account that does not exist (6070): an empty creator
+      // address gets the rent-exempt minimum from the treasury first. That becomes its reserve,
+      // so everything the distribution brought moves on (`move` assumed the reserve came out of
+      // the fees); the treasury's net gain, and so the credit, is the fees less that reserve.
+      if (empty) {
+        out.push(
+          SystemProgram.transfer({ fromPubkey: treasury, toPubkey: creator, lamports: CREATOR_RESERVE_LAMPORTS }),
+        );
+        rentBack += CREATOR_RESERVE_LAMPORTS;
+      }
+      out.push(...distributeInstructions(token, sharing));
+    }
+    out.push(SystemProgram.transfer({ fromPubkey: creator, toPubkey: treasury, lamports: move + rentBack }));
+  }
+  return out;
+}
+
+function decodeSweep(tx: ConfirmedTransaction, creators: readonly string[]): SweepEffect[] {
+  const collected = new Map<string, bigint>(creators.map((c) => [c, 0n]));
+  if (tx.err === null) {
+    for (const { event } of cpiEvents(tx.innerInstructions)) {
+      if (!collected.has(event.creator)) continue;
+      if (event.kind === "collectCreatorFee") {
+        // only SOL: a non-SOL quote pays tokens into an ATA, not lamports
+        if (
+          event.quoteMint !== null &&
+          event.quoteMint !== PublicKey.default.toBase58() &&
+          event.quoteMint !== NATIVE_MINT.toBase58()
+        )
+          continue;
+        collected.set(event.creator, collected.get(event.creator)! + event.feeLamports);
+      } else if (event.kind === "collectCoinCreatorFee") {
+        if (event.vaultAta !== pumpPdas.ammCreatorVaultWsolAta(pk(event.creator)).toBase58()) continue;
+        collected.set(event.creator, collected.get(event.creator)! + event.feeLamports);
+      }
+    }
+  }
+  const distributed = tx.err === null ? distributedTo(tx, new Set(creators)) : new Map<string, bigint>();
+  // One effect per creator even if the caller repeats one: a duplicate would be credited twice.
+  return [...new Set(creators)].map((creator): SweepEffect => {
+    const collectedLamports = (collected.get(creator) ?? 0n) + (distributed.get(creator) ?? 0n);
+    if (tx.err !== null) return { creator, collectedLamports: 0n, movedToTreasuryLamports: 0n };
+    let net = 0n;
+    for (const address of [creator, pumpPdas.creatorWsolAta(pk(creator)).toBase58()]) {
+      const i = tx.accountKeys.indexOf(address);
+      if (i < 0) continue;
+      net += (tx.preBalances[i] ?? 0n) - (tx.postBalances[i] ?? 0n);
+    }
+    // Never negative: with these instructions only creator-owned money can leave; a negative
+    // figure could only come from a transaction we did not build, and must not debit anyone.
+    const moved = net + collectedLamports;
+    return { creator, collectedLamports, movedToTreasuryLamports: moved > 0n ? moved : 0n };
+  });
+}
+
+function verifyCreate(
+  tx: ConfirmedTransaction,
+  expected: { mint: string; creator: string; uri: string },
+): { ok: true; create: VerifiedCreate } | { ok: false; reason: string } {
+  if (tx.err !== null) return { ok: false, reason: `transaction failed: ${tx.err}` };
+  const pumpId = PUMP_PROGRAM_ID.toBase58();
+  const candidates = [...tx.instructions, ...tx.innerInstructions].filter((ix) => ix.programId === pumpId);
+  const found = candidates
+    .map((ix) => ({ ix, args: decodeCreateArgs(ix.data) }))
+    .find(({ ix, args }) => args !== null && ix.accounts[0] === expected.mint);
+  if (!found?.args) return { ok: false, reason: "no pump create instruction for this mint" };
+  const { ix, args } = found;
+  const bondingCurve = pumpPdas.bondingCurve(pk(expected.mint)).toBase58();
+  if (ix.accounts[2] !== bondingCurve) return { ok: false, reason: "bonding curve account is not the mint's PDA" };
+  const tokenProgram = ix.accounts[args.variant === "create" ? 9 : 7];
+  const expectedProgram = args.variant === "create" ? TOKEN_PROGRAM_ID : TOKEN_2022_PROGRAM_ID;
+  if (tokenProgram !== expectedProgram.toBase58()) return { ok: false, reason: "unexpected token program" };
+  if (args.creator !== expected.creator) return { ok: false, reason: "creator is not ours" };
+  if (args.uri !== expected.uri) return { ok: false, reason: "uri differs" };
+  const createEvent = cpiEvents(tx.innerInstructions).find(
+    (e) => e.programId === pumpId && e.event.kind === "create" && e.event.mint === expected.mint,
+  )?.event;
+  if (
+    createEvent &&
+    createEvent.kind === "create" &&
+    (createEvent.creator !== args.creator || createEvent.uri !== args.uri || createEvent.bondingCurve !== bondingCurve)
+  ) {
+    return { ok: false, reason: "CreateEvent disagrees with the instruction" };
+  }
+  const deployer = ix.accounts[args.variant === "create" ? 7 : 5];
+  if (!deployer) return { ok: false, reason: "create instruction has too few accounts" };
+  const create: VerifiedCreate = {
+    mint: expected.mint,
+    creator: args.creator,
+    uri: args.uri,
+    name: args.name,
+    symbol: args.symbol,
+    deployer,
+    slot: tx.slot,
+    blockTime: tx.blockTime,
+  };
+  return { ok: true, create };
+}
+
+async function buildBurnBuy(
+  ctx: PumpContext,
+  token: TokenRef,
+  buyer: PublicKey,
+  lamports: bigint,
+  slippageBps: number,
+): Promise<BurnBuyPlan> {
+  if (lamports <= 0n) throw launchProgramError("buy amount must be positive");
+  if (!Number.isInteger(slippageBps) || slippageBps < 0 || slippageBps >= 10_000) {
+    throw launchProgramError("slippageBps must be an integer in [0, 10000)");
+  }
+  const mint = pk(token.mint);
+  const curveAddr = pumpPdas.bondingCurve(mint).toBase58();
+  const poolAddr = pumpPdas.canonicalPool(mint).toBase58();
+  const globalAddr = pumpPdas.global().toBase58();
+  const feeConfigAddr = pumpPdas.pumpFeeConfig().toBase58();
+  const accounts = await ctx.reader.getAccounts([token.mint, curveAddr, poolAddr, globalAddr, feeConfigAddr]);
+  const mintAccount = mustGet(accounts, token.mint, "mint");
+  const tokenProgram = pk(mintAccount.owner);
+  const curveAccount = accounts.get(curveAddr);
+  const curve = curveAccount ? decodeBondingCurve(curveAccount.data) : null;
+  const bound = (expected: bigint) => (expected * BigInt(10_000 - slippageBps)) / 10_000n;
+  const inputs: BuyInputs = { mint, buyer, lamports, tokenProgram, mintAccount, accounts, bound };
+  if (curve && !curve.complete) return curveBurnBuy(ctx.random, inputs, curveAccount!);
+  return poolBurnBuy(ctx.reader, inputs, poolAddr);
+}
+
+/** What a buy on either venue starts from: the accounts read once, and the slippage bound. */
+interface BuyInputs {
+  mint: PublicKey;
+  buyer: PublicKey;
+  lamports: bigint;
+  tokenProgram: PublicKey;
+  mintAccount: AccountSnapshot;
+  /** the mint, its curve, its canonical pool, pump's Global and fee config */
+  accounts: Map<string, AccountSnapshot | null>;
+  bound: (expected: bigint) => bigint;
+}
+
+/** A buy on the bonding curve (not complete yet). */
+async function curveBurnBuy(
+  random: () => number,
+  inputs: BuyInputs,
+  curveAccount: AccountSnapshot,
+): Promise<BurnBuyPlan> {
+  const { mint, buyer, lamports, tokenProgram, mintAccount, accounts, bound } = inputs;
+  const globalAddr = pumpPdas.global().toBase58();
+  const feeConfigAddr = pumpPdas.pumpFeeConfig().toBase58();
+  const global = PUMP_SDK.decodeGlobal(asAccountInfo(mustGet(accounts, globalAddr, "pump global")));
+  const feeConfigAccount = accounts.get(feeConfigAddr);
+  const feeConfig = feeConfigAccount ? PUMP_SDK.decodeFeeConfig(asAccountInfo(feeConfigAccount)) : null;
+  const sdkCurve = PUMP_SDK.decodeBondingCurve(asAccountInfo(curveAccount));
+  const mintInfo = MintLayout.decode(mintAccount.data);
+  const expected = toBigInt(
+    getBuyTokenAmountFromSolAmount({
+      global,
+      feeConfig,
+      mintSupply: toBN(mintInfo.supply),
+      bondingCurve: sdkCurve,
+      amount: toBN(lamports),
+      quoteMint: NATIVE_MINT,
+    }),
+  );
+  const minTokenOut = bound(expected);
+  if (minTokenOut <= 0n) throw launchProgramError("buy too small to deliver any token");
+  const recipients = sdkCurve.isMayhemMode
+    ? [global.reservedFeeRecipient, ...global.reservedFeeRecipients]
+    : [global.feeRecipient, ...global.feeRecipients];
+  const feeRecipient = recipients[Math.floor(random() * recipients.length)] ?? global.feeRecipient;
+  // The SDK builds the 16 IDL accounts plus the two remaining ones; only the arguments differ:
+  // buy_exact_sol_in spends exactly `lamports` and fails below `minTokenOut`.
+  const buyIx = await PUMP_SDK.getBuyInstructionRaw({
+    user: buyer,
+    mint,
+    creator: sdkCurve.creator,
+    amount: toBN(minTokenOut),
+    solAmount: toBN(lamports),
+    feeRecipient,
+    tokenProgram,
+    buybackFeeRecipient: buybackFeeRecipientOf(global, random),
+  });
+  buyIx.data = encodeBuyExactSolIn(lamports, minTokenOut);
+  const ata = getAssociatedTokenAddressSync(mint, buyer, true, tokenProgram);
+  return {
+    instructions: [createAssociatedTokenAccountIdempotentInstruction(buyer, ata, buyer, mint, tokenProgram), buyIx],
+    minTokenOut,
+  };
+}
+
+/** A buy on the swap venue the token graduated to. */
+async function poolBurnBuy(reader: ChainReader, inputs: BuyInputs, poolAddr: string): Promise<BurnBuyPlan> {
+  const { mint, buyer, lamports, tokenProgram, mintAccount, accounts, bound } = inputs;
+  const poolAccount = accounts.get(poolAddr);
+  if (!poolAccount) throw launchProgramError("token is complete but its pool does not exist yet");
+  const pool = PUMP_AMM_SDK.decodePool(asAccountInfo(poolAccount));
+  const userBase = getAssociatedTokenAddressSync(mint, buyer, true, tokenProgram);
+  const userQuote = getAssociatedTokenAddressSync(NATIVE_MINT, buyer, true, TOKEN_PROGRAM_ID);
+  const more = await reader.getAccounts([
+    GLOBAL_CONFIG_PDA.toBase58(),
+    PUMP_AMM_FEE_CONFIG_PDA.toBase58(),
+    pool.poolBaseTokenAccount.toBase58(),
+    pool.poolQuoteTokenAccount.toBase58(),
+    pool.quoteMint.toBase58(),
+    userBase.toBase58(),
+    userQuote.toBase58(),
+  ]);
+  const ammFeeConfig = more.get(PUMP_AMM_FEE_CONFIG_PDA.toBase58());
+  const userBaseAccount = more.get(userBase.toBase58());
+  const userQuoteAccount = more.get(userQuote.toBase58());
+  const state: SwapSolanaState = {
+    globalConfig: PUMP_AMM_SDK.decodeGlobalConfig(
+      asAccountInfo(mustGet(more, GLOBAL_CONFIG_PDA.toBase58(), "AMM global config")),
+    ),
+    feeConfig: ammFeeConfig ? PUMP_AMM_SDK.decodeFeeConfig(asAccountInfo(ammFeeConfig)) : null,
+    poolKey: pk(poolAddr),
+    poolAccountInfo: asAccountInfo(poolAccount),
+    pool,
+    poolBaseAmount: toBN(
+      AccountLayout.decode(mustGet(more, pool.poolBaseTokenAccount.toBase58(), "pool base account").data).amount,
+    ),
+    poolQuoteAmount: toBN(
+      AccountLayout.decode(mustGet(more, pool.poolQuoteTokenAccount.toBase58(), "pool quote account").data).amount,
+    ),
+    baseTokenProgram: tokenProgram,
+    quoteTokenProgram: pk(mustGet(more, pool.quoteMint.toBase58(), "quote mint").owner),
+    baseMint: mint,
+    baseMintAccount: MintLayout.decode(mintAccount.data),
+    user: buyer,
+    userBaseTokenAccount: userBase,
+    userQuoteTokenAccount: userQuote,
+    userBaseAccountInfo: userBaseAccount ? asAccountInfo(userBaseAccount) : null,
+    userQuoteAccountInfo: userQuoteAccount ? asAccountInfo(userQuoteAccount) : null,
+  };
+  const { base } = buyQuoteInput({
+    quote: toBN(lamports),
+    slippage: 0,
+    baseReserve: state.poolBaseAmount,
+    quoteReserve: state.poolQuoteAmount,
+    virtualQuoteReserves: pool.virtualQuoteReserves,
+    globalConfig: state.globalConfig,
+    baseMintAccount: state.baseMintAccount,
+    baseMint: mint,
+    coinCreator: pool.coinCreator,
+    creator: pool.creator,
+    feeConfig: state.feeConfig,
+    quoteMint: pool.quoteMint,
+    isMayhemMode: pool.isMayhemMode,
+    creatorFeeBps: pool.creatorFeeBps,
+  });
+  const minTokenOut = bound(toBigInt(base));
+  if (minTokenOut <= 0n) throw launchProgramError("buy too small to deliver any token");
+  // The SDK wraps exactly the budget into WSOL and closes the account after the buy; its `buy`
+  // (exact out, budget as ceiling) would leave the unspent slippage allowance in the treasury
+  // while the whole order is booked as burned. buy_exact_quote_in takes the same accounts and
+  // spends exactly `spendable_quote_in` (fees included), so what is booked is what left.
+  const instructions = await PUMP_AMM_SDK.buyInstructions(state, toBN(minTokenOut), toBN(lamports));
+  const buyIx = instructions.find((ix) => ix.programId.equals(PUMP_AMM_PROGRAM_ID) && startsWith(ix.data, DISC.buy));
+  if (!buyIx) throw launchProgramError("the AMM buy instruction is missing");
+  buyIx.data = encodeBuyExactQuoteIn(lamports, minTokenOut);
+  return { instructions, minTokenOut };
+}
+
+async function buildBurn(
+  reader: ChainReader,
+  mint: string,
+  owner: PublicKey,
+  amount: bigint,
+): Promise<TransactionInstruction[]> {
+  if (amount <= 0n) throw launchProgramError("burn amount must be positive");
+  const mintAccount = (await reader.getAccounts([mint])).get(mint);
+  if (!mintAccount) throw launchProgramError("mint not found");
+  const program = pk(mintAccount.owner);
+  // The mint's own program: Token-2022 for create_v2 coins, SPL Token for legacy create.
+  if (!program.equals(TOKEN_PROGRAM_ID) && !program.equals(TOKEN_2022_PROGRAM_ID)) {
+    throw launchProgramError("mint is not owned by a token program");
+  }
+  if (mintAccount.data.length < 82) throw launchProgramError("mint account too short");
+  const decimals = mintAccount.data[44]!;
+  const ata = getAssociatedTokenAddressSync(pk(mint), owner, true, program);
+  return [createBurnCheckedInstruction(ata, pk(mint), owner, amount, decimals, [], program)];
+}
+
+function decodeBoughtAmount(tx: ConfirmedTransaction, mint: string, owner: string): bigint {
+  if (!tx.preTokenBalances || !tx.postTokenBalances) {
+    throw launchProgramError("transaction carries no token balances");
+  }
+  const sum = (list: NonNullable<ConfirmedTransaction["postTokenBalances"]>) =>
+    list.filter((b) => b.mint === mint && b.owner === owner).reduce((n, b) => n + b.amount, 0n);
+  return sum(tx.postTokenBalances) - sum(tx.preTokenBalances);
+}
+
+async function buildCreate(ctx: PumpContext, params: CreateParams): Promise<TransactionInstruction[][]> {
+  const { reader, random } = ctx;
+  // PUMP.md §2 limits; the program would reject longer values after the deployer paid the fee.
+  if ([...params.name].length > 32 || [...params.symbol].length > 13 || [...params.uri].length > 200) {
+    throw launchProgramError("name ≤ 32, symbol ≤ 13 and uri ≤ 200 characters");
+  }
+  if (params.firstBuyLamports < 0n) throw launchProgramError("first buy must not be negative");
+  const mint = pk(params.mint);
+  const deployer = pk(params.deployer);
+  // create_v2: Token-2022 with metadata in the mint; the creator does not sign (PUMP.md §2).
+  const create = await PUMP_SDK.createV2Instruction({
+    mint,
+    name: params.name,
+    symbol: params.symbol,
+    uri: params.uri,
+    creator: pk(params.creator),
+    user: deployer,
+    mayhemMode: false,
+  });
+  if (params.firstBuyLamports === 0n) return [[create]];
+  const globalAddr = pumpPdas.global().toBase58();
+  const feeConfigAddr = pumpPdas.pumpFeeConfig().toBase58();
+  const accounts = await reader.getAccounts([globalAddr, feeConfigAddr]);
+  const global = PUMP_SDK.decodeGlobal(asAccountInfo(mustGet(accounts, globalAddr, "pump global")));
+  const feeConfigAccount = accounts.get(feeConfigAddr);
+  const feeConfig = feeConfigAccount ? PUMP_SDK.decodeFeeConfig(asAccountInfo(feeConfigAccount)) : null;
+  // A curve that does not exist yet: the SDK quotes it from Global's initial reserves.
+  const expected = toBigInt(
+    getBuyTokenAmountFromSolAmount({
+      global,
+      feeConfig,
+      mintSupply: null,
+      bondingCurve: null,
+      amount: toBN(params.firstBuyLamports),
+      quoteMint: NATIVE_MINT,
+    }),
+  );
+  // Create and buy are one transaction, so nobody trades in between; 1 % covers rounding only.
+  const minTokenOut = (expected * 9_900n) / 10_000n;
+  if (minTokenOut <= 0n) throw launchProgramError("first buy too small to deliver any token");
+  const recipients = [global.feeRecipient, ...global.feeRecipients];
+  const buyIx = await PUMP_SDK.getBuyInstructionRaw({
+    user: deployer,
+    mint,
+    creator: pk(params.creator),
+    amount: toBN(minTokenOut),
+    solAmount: toBN(params.firstBuyLamports),
+    feeRecipient: recipients[Math.floor(random() * recipients.length)] ?? global.feeRecipient,
+    tokenProgram: TOKEN_2022_PROGRAM_ID,
+    buybackFeeRecipient: buybackFeeRecipientOf(global, random),
+  });
+  buyIx.data = encodeBuyExactSolIn(params.firstBuyLamports, minTokenOut);
+  const ata = getAssociatedTokenAddressSync(mint, deployer, true, TOKEN_2022_PROGRAM_ID);
+  return [
+    [
+      create,
+      createAssociatedTokenAccountIdempotentInstruction(deployer, ata, deployer, mint, TOKEN_2022_PROGRAM_ID),
+      buyIx,
+    ],
+  ];
+}
+
+async function creatorFeeBps(reader: ChainReader): Promise<number> {
+  const globalAddr = pumpPdas.global().toBase58();
+  const feeConfigAddr = pumpPdas.pumpFeeConfig().toBase58();
+  const accounts = await reader.getAccounts([globalAddr, feeConfigAddr]);
+  const global = PUMP_SDK.decodeGlobal(asAccountInfo(mustGet(accounts, globalAddr, "pump global")));
+  const feeConfigAccount = accounts.get(feeConfigAddr);
+  if (!feeConfigAccount) return Number(global.creatorFeeBasisPoints.toString());
+  const feeConfig = PUMP_SDK.decodeFeeConfig(asAccountInfo(feeConfigAccount));
+  // The rate of a fresh SOL curve: the tier every token starts in.
+  const { creatorFeeBps } = computeFeesBps({
+    global,
+    feeConfig,
+    mintSupply: global.tokenTotalSupply,
+    virtualQuoteReserves: global.initialVirtualQuoteReserves ?? global.initialVirtualSolReserves,
+    virtualTokenReserves: global.initialVirtualTokenReserves,
+    quoteMint: NATIVE_MINT,
+  });
+  return Number(creatorFeeBps.toString());
 }
 
 /**

@@ -1,7 +1,6 @@
 /** The `pump` launch-program adapter: see adapter.ts (behaviour) and layout.ts (wire formats). */
 export {
   CREATOR_RESERVE_LAMPORTS,
-  LaunchProgramError,
   createPumpLaunchProgram,
   encodeBuyExactQuoteIn,
   encodeBuyExactSolIn,

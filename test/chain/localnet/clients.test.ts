@@ -287,8 +287,8 @@ describe("@solana/kit against the embedded chain", () => {
       })
       .send();
     expect(v0?.meta?.err).toBeNull();
-    const lookups = (v0?.transaction.message as { addressTableLookups?: readonly { accountKey: string }[] })
-      .addressTableLookups;
+    const lookups = (v0?.transaction.message as { addressTableLookups?: readonly { accountKey: string }[] } | undefined)
+      ?.addressTableLookups;
     expect(lookups?.map((l) => l.accountKey)).toEqual([address(table.toBase58())]);
     // kit orders the loaded keys its own way; the set is what the table held
     expect([...(v0?.meta?.loadedAddresses?.writable ?? [])].map(String).sort()).toEqual(

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { Connection, Keypair, PublicKey, SystemProgram } from "@solana/web3.js";
+import { type Connection, Keypair, PublicKey, SystemProgram } from "@solana/web3.js";
 import Client, {
   CommitmentLevel,
   type SubscribeRequest,
@@ -320,15 +320,13 @@ describe("Yellowstone gRPC through @triton-one/yellowstone-grpc", () => {
     );
     for (let round = 1; round <= 3; round++) {
       for (let i = 0; i < vaults.length; i += 20) {
-        const ixs = vaults
-          .slice(i, i + 20)
-          .map((v) =>
-            SystemProgram.transfer({
-              fromPubkey: chain.node.faucet.publicKey,
-              toPubkey: v,
-              lamports: 1_000_000n + BigInt(round),
-            }),
-          );
+        const ixs = vaults.slice(i, i + 20).map((v) =>
+          SystemProgram.transfer({
+            fromPubkey: chain.node.faucet.publicKey,
+            toPubkey: v,
+            lamports: 1_000_000n + BigInt(round),
+          }),
+        );
         const r = chain.node.submitInstructions(ixs, chain.node.faucet);
         expect(r.err).toBeNull();
       }

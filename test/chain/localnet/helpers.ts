@@ -5,7 +5,7 @@
  */
 import {
   Connection,
-  Keypair,
+  type Keypair,
   PublicKey,
   type TransactionInstruction,
   TransactionMessage,
@@ -57,7 +57,7 @@ export class ConnectionReader implements ChainReader {
 
   async getTransaction(signature: string): Promise<ConfirmedTransaction | null> {
     const tx = await this.c.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: "confirmed" });
-    if (!tx || !tx.meta) return null;
+    if (!tx?.meta) return null;
     const keys = tx.transaction.message.staticAccountKeys.map((k) => k.toBase58());
     const view = (ix: {
       programIdIndex: number;
@@ -79,7 +79,7 @@ export class ConnectionReader implements ChainReader {
       postBalances: tx.meta.postBalances.map(BigInt),
       instructions: tx.transaction.message.compiledInstructions.map((ix) => view(ix)),
       innerInstructions: (tx.meta.innerInstructions ?? []).flatMap((g) =>
-        g.instructions.map((ix) => ({ ...view(ix as never), outerIndex: g.index })),
+        g.instructions.map((ix) => ({ ...view(ix), outerIndex: g.index })),
       ),
       logMessages: tx.meta.logMessages ?? [],
     };

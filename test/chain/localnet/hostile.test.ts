@@ -3,8 +3,8 @@
  * over JSON-RPC and the same rules in-process. Every rule is checked against what a client sees.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { Connection, Keypair, SystemProgram } from "@solana/web3.js";
-import type { LocalChain } from "../../../src/chain/localnet/index.ts";
+import { type Connection, Keypair, SystemProgram } from "@solana/web3.js";
+import type { LocalChain } from "../../../src/chain/localnet";
 import { signedTx, startTestChain } from "./helpers.ts";
 
 let chain: LocalChain;
@@ -17,6 +17,7 @@ afterEach(async () => {
   await chain.stop();
 });
 
+// biome-ignore lint/suspicious/noExplicitAny: a JSON-RPC answer of any method, read field by field by the assertions that check its shape
 async function rpc(method: string, params: unknown[] = []): Promise<{ status: number; headers: Headers; json: any }> {
   const res = await fetch(chain.rpcUrl, {
     method: "POST",

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import {
   AddressLookupTableAccount,
   AddressLookupTableProgram,
-  Connection,
+  type Connection,
   Keypair,
   PublicKey,
   SystemProgram,

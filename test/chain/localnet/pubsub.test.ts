@@ -26,6 +26,7 @@ interface Message {
   result?: unknown;
   error?: { code: number; message: string };
   method?: string;
+  // biome-ignore lint/suspicious/noExplicitAny: a notification of any subscription kind, read field by field by the assertions that check its shape
   params?: { result: any; subscription: number };
 }
 
@@ -179,7 +180,8 @@ describe("PubSub WebSocket", () => {
         executable: false,
         lamports: 3_000_000,
         owner: SystemProgram.programId.toBase58(),
-        rentEpoch: 18446744073709551615,
+        // u64::MAX as JSON.parse reads it: the nearest double, 2^64
+        rentEpoch: 2 ** 64,
         space: 0,
       },
     });

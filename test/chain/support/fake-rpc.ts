@@ -6,7 +6,7 @@ export type Reply =
   | { error: { code: number; message: string } }
   | { status: number; body?: string; headers?: Record<string, string> }
   | { raw: string }
-  | { delayMs: number; then?: Reply };
+  | { delayMs: number; thenReply?: Reply };
 
 export interface FakeRpc {
   url: string;
@@ -24,7 +24,7 @@ export function startFakeRpc(path = "/"): FakeRpc {
   const respond = async (id: unknown, reply: Reply): Promise<Response> => {
     if ("delayMs" in reply) {
       await new Promise((r) => setTimeout(r, reply.delayMs));
-      return respond(id, reply.then ?? { result: null });
+      return respond(id, reply.thenReply ?? { result: null });
     }
     if ("status" in reply) return new Response(reply.body ?? "", { status: reply.status, headers: reply.headers });
     if ("raw" in reply) return new Response(reply.raw, { headers: { "content-type": "application/json" } });

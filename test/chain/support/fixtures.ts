@@ -3,7 +3,7 @@ import { BN } from "@coral-xyz/anchor";
 import { getPumpProgram, pumpIdl } from "@pump-fun/pump-sdk";
 import { getPumpAmmProgram, pumpAmmJson } from "@pump-fun/pump-swap-sdk";
 import { expect } from "bun:test";
-import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
+import { Connection, PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import type {
   AccountSnapshot,
   ChainReader,
@@ -12,8 +12,10 @@ import type {
 } from "../../../src/chain/ports";
 import { DISC, PUMP_AMM_PROGRAM_ID, PUMP_PROGRAM_ID, pumpPdas } from "../../../src/chain/pump/layout";
 
-export const pumpProgram = getPumpProgram(null as never);
-export const ammProgram = getPumpAmmProgram(null as never);
+// Only the programs' coders are used: the connection is never asked anything.
+const unusedConnection = new Connection("http://127.0.0.1:9");
+export const pumpProgram = getPumpProgram(unusedConnection);
+export const ammProgram = getPumpAmmProgram(unusedConnection);
 
 type Idl = {
   instructions: {

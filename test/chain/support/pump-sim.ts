@@ -2,7 +2,8 @@
  * An in-memory emulation of the accounts a pump sweep touches, so the pump adapter can be
  * exercised end to end without the real programs (they cannot be loaded offline):
  * System transfer, ATA create-idempotent, SPL Token CloseAccount, ComputeBudget, and pump's
- * collect_creator_fee / PumpSwap's collect_coin_creator_fee with their #[event_cpi] events
+ * create_v2 (the mint and its curve, nothing more), collect_creator_fee / PumpSwap's
+ * collect_coin_creator_fee with their #[event_cpi] events
  * (also echoed as "Program data:" logs, as some programs do, to prove nothing counts twice).
  * Solana's rules that matter here are enforced: signatures, atomicity, the fee payer pays
  * 5,000 lamports per signature, and no system account may end between 0 and rent-exempt.
@@ -40,6 +41,7 @@ import {
   RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS,
   TOKEN_2022_PROGRAM_ID,
   TOKEN_ACCOUNT_RENT_LAMPORTS,
+  decodeCreateArgs,
   decodeSharingConfig,
   pumpPdas,
 } from "../../../src/chain/pump/layout";
@@ -271,7 +273,7 @@ export class PumpSim {
     let err: string | null = null;
     try {
       this.debit(working, keys[0]!, fee);
-      instructions.forEach((ix, index) => this.run(working, ix, index, signed, inner, logs));
+      for (const [index, ix] of instructions.entries()) this.run(working, ix, index, signed, inner, logs);
       for (const k of keys) {
         const a = working.get(k);
         if (
@@ -443,6 +445,30 @@ export class PumpSim {
       if (decoded.isNativeOption !== 1 && decoded.amount > 0n) fail("NonNativeHasBalance");
       this.credit(state, key(1), account!.lamports);
       state.delete(key(0));
+      return;
+    }
+    if (
+      program === PUMP_PROGRAM_ID.toBase58() &&
+      Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.createV2))
+    ) {
+      // create_v2 accounts: [mint, mint_authority, bonding_curve, ..., user (5), ...]
+      const args = decodeCreateArgs(ix.data);
+      if (!args) fail("InstructionDidNotDeserialize");
+      const mint = ix.keys[0]!.pubkey;
+      if (!signed.has(key(0)) || !signed.has(key(5))) fail("MissingRequiredSignature");
+      if (key(2) !== pumpPdas.bondingCurve(mint).toBase58()) fail("ConstraintSeeds");
+      if (state.has(key(0))) fail("AccountAlreadyInUse");
+      this.debit(state, key(5), 1_461_600n + 1_500_000n);
+      state.set(key(0), {
+        lamports: 1_461_600n,
+        owner: TOKEN_2022_PROGRAM_ID.toBase58(),
+        data: mintData(1_000_000_000_000_000n, 6),
+      });
+      state.set(key(2), {
+        lamports: 1_500_000n,
+        owner: PUMP_PROGRAM_ID.toBase58(),
+        data: bondingCurveBytes({ complete: false, creator: new PublicKey(args!.creator) }),
+      });
       return;
     }
     if (
