@@ -11,7 +11,8 @@ import { clearedSessionCookie, sessionCookieName, sessionFromRequest } from "../
 import { CACHE } from "../http/cache";
 import { badRequest, conflict, unavailable } from "../http/errors";
 import { accounts, balanceOf } from "../ledger/ledger";
-import { InsufficientBalanceError, PayoutInFlightError, queuePayout } from "../payouts/service";
+import { queuePayout } from "../payouts/service";
+import { isAppError } from "../lib/errors";
 import { getClaimsPaused, getMinClaimLamports } from "../settings/service";
 import { setRouting, type Routing } from "./identity";
 import { meOf, signedOut } from "./me";
@@ -130,9 +131,9 @@ export function accountRoutes(ctx: AppContext) {
             );
             return { payoutId: queued.payoutId, lamports: queued.lamports.toString(), status: "queued" as const };
           } catch (error) {
-            if (error instanceof PayoutInFlightError) throw conflict(IN_FLIGHT);
+            if (isAppError(error, "PAYOUT_IN_FLIGHT")) throw conflict(IN_FLIGHT);
             if (error instanceof ClaimsPausedError) throw unavailable(CLAIMS_PAUSED);
-            if (error instanceof InsufficientBalanceError) {
+            if (isAppError(error, "INSUFFICIENT_BALANCE")) {
               const again = amountRefusal(balanceOf(ctx.db, accounts.user(idpUserId)), lamports, min);
               throw badRequest(again ?? "The amount is not available to claim.");
             }

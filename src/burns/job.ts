@@ -16,8 +16,6 @@ import type { JobContext } from "../jobs/scheduler";
 import { log } from "../lib/log";
 import { scrubErrorText } from "../lib/scrub";
 import { ChainUnavailableError } from "../chain/ports";
-import { LedgerInvariantError } from "../ledger/ledger";
-import { LeaseLostError } from "../jobs/lease";
 import { heldBackMints, recordTokenFailure, recordTokenSuccess } from "../jobs/set-aside";
 import {
   completeBurnBuy,
@@ -28,6 +26,7 @@ import {
   retryBurn,
   startBurnBuy,
 } from "./service";
+import { isAppError } from "../lib/errors";
 
 export interface BurnJobDeps {
   db: Db;
@@ -84,7 +83,7 @@ async function advance(deps: BurnJobDeps, ctx: JobContext, report: BurnRunReport
       waiting += await advanceOne(deps, ctx, buy, report);
     } catch (error) {
       // Broken books and a lost lease are never one mint's problem: they end the run.
-      if (error instanceof LedgerInvariantError || error instanceof LeaseLostError) throw error;
+      if (isAppError(error, "LEDGER_INVARIANT", "LEASE_LOST")) throw error;
       waiting++;
       log.warn("burn could not be advanced; the next run tries again", {
         mint: buy.mint,

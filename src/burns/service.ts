@@ -8,7 +8,8 @@
 import type { Db } from "../../db/client";
 import { completeBurn } from "../ledger/commands";
 import { appendFeedEvent } from "../ledger/feed";
-import { immediate, LedgerInvariantError } from "../ledger/ledger";
+import { immediate } from "../ledger/ledger";
+import { AppError } from "../lib/errors";
 
 export interface PendingBurnGroup {
   mint: string;
@@ -61,10 +62,10 @@ export function startBurnBuy(
           "UPDATE burn_orders SET status = 'buying', buy_id = ? WHERE id = ? AND status = 'pending' AND mint = ? RETURNING lamports",
         )
         .get(buyId, orderId, buy.group.mint) as { lamports: bigint } | null;
-      if (!order) throw new LedgerInvariantError(`burn order ${orderId} is not pending`);
+      if (!order) throw new AppError("LEDGER_INVARIANT", `burn order ${orderId} is not pending`);
       sum += BigInt(order.lamports);
     }
-    if (sum !== total) throw new LedgerInvariantError("burn orders changed while the buy was prepared");
+    if (sum !== total) throw new AppError("LEDGER_INVARIANT", "burn orders changed while the buy was prepared");
     return buyId;
   });
 }
@@ -75,18 +76,18 @@ export function completeBurnBuy(
   done: { buyId: number; tokenAmount: bigint; atMs: number },
   assertHeld?: () => void,
 ): { applied: boolean } {
-  if (done.tokenAmount < 0n) throw new LedgerInvariantError("a burned amount cannot be negative");
+  if (done.tokenAmount < 0n) throw new AppError("LEDGER_INVARIANT", "a burned amount cannot be negative");
   return immediate(db, () => {
     assertHeld?.();
     const c = db.$client;
     const buy = c
       .query("SELECT id, mint, COALESCE(burn_signature, signature) AS signature, status FROM burn_buys WHERE id = ?")
       .get(done.buyId) as { id: bigint; mint: string; signature: string; status: string } | null;
-    if (!buy) throw new LedgerInvariantError(`no burn buy ${done.buyId}`);
+    if (!buy) throw new AppError("LEDGER_INVARIANT", `no burn buy ${done.buyId}`);
     if (buy.status === "confirmed") return { applied: false };
     // `sent`: a buy and burn in one transaction; `burning`: the burn of tokens bought earlier.
     if (buy.status !== "sent" && buy.status !== "burning")
-      throw new LedgerInvariantError(`burn buy ${done.buyId} is ${buy.status}`);
+      throw new AppError("LEDGER_INVARIANT", `burn buy ${done.buyId} is ${buy.status}`);
     const sums = c
       .query(
         "SELECT source, SUM(lamports) AS lamports FROM burn_orders WHERE buy_id = ? AND status = 'buying' GROUP BY source",
@@ -95,7 +96,7 @@ export function completeBurnBuy(
     const recipientLamports = BigInt(sums.find((s) => s.source === "recipient")?.lamports ?? 0n);
     const platformLamports = BigInt(sums.find((s) => s.source === "platform")?.lamports ?? 0n);
     const total = recipientLamports + platformLamports;
-    if (total <= 0n) throw new LedgerInvariantError(`burn buy ${done.buyId} has no orders`);
+    if (total <= 0n) throw new AppError("LEDGER_INVARIANT", `burn buy ${done.buyId} has no orders`);
     // Tokens split in proportion to lamports; the remainder of the division goes to the platform.
     const recipientTokens = (done.tokenAmount * recipientLamports) / total;
     const platformTokens = done.tokenAmount - recipientTokens;
@@ -129,9 +130,10 @@ export function failBurnBuy(db: Db, buyId: number, error: string, assertHeld?: (
     assertHeld?.();
     const c = db.$client;
     const buy = c.query("SELECT status FROM burn_buys WHERE id = ?").get(buyId) as { status: string } | null;
-    if (!buy) throw new LedgerInvariantError(`no burn buy ${buyId}`);
+    if (!buy) throw new AppError("LEDGER_INVARIANT", `no burn buy ${buyId}`);
     if (buy.status === "failed") return { applied: false };
-    if (buy.status !== "sent") throw new LedgerInvariantError(`burn buy ${buyId} is ${buy.status}; it cannot fail`);
+    if (buy.status !== "sent")
+      throw new AppError("LEDGER_INVARIANT", `burn buy ${buyId} is ${buy.status}; it cannot fail`);
     c.query("UPDATE burn_buys SET status = 'failed', error = ? WHERE id = ?").run(error.slice(0, 300), buyId);
     c.query("UPDATE burn_orders SET status = 'pending', buy_id = NULL WHERE buy_id = ? AND status = 'buying'").run(
       buyId,
@@ -142,7 +144,7 @@ export function failBurnBuy(db: Db, buyId: number, error: string, assertHeld?: (
 
 /** The buy landed and delivered `tokenAmount`: the tokens are held until their burn lands. */
 export function markBurnBought(db: Db, buyId: number, tokenAmount: bigint, assertHeld?: () => void): void {
-  if (tokenAmount < 0n) throw new LedgerInvariantError("a bought amount cannot be negative");
+  if (tokenAmount < 0n) throw new AppError("LEDGER_INVARIANT", "a bought amount cannot be negative");
   immediate(db, () => {
     assertHeld?.();
     db.$client
@@ -166,7 +168,7 @@ export function markBurnSent(
         "UPDATE burn_buys SET status = 'burning', burn_signature = ?, burn_last_valid_block_height = ? WHERE id = ? AND status = 'bought'",
       )
       .run(signature, lastValidBlockHeight, buyId);
-    if (result.changes !== 1) throw new LedgerInvariantError(`burn buy ${buyId} is not waiting for its burn`);
+    if (result.changes !== 1) throw new AppError("LEDGER_INVARIANT", `burn buy ${buyId} is not waiting for its burn`);
   });
 }
 

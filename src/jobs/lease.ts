@@ -6,16 +6,13 @@
  */
 import type { Db } from "../../db/client";
 import { immediate } from "../ledger/ledger";
+import { AppError } from "../lib/errors";
 
 export interface Lease {
   job: string;
   holder: string;
   generation: number;
   expiresAtMs: number;
-}
-
-export class LeaseLostError extends Error {
-  override readonly name = "LeaseLostError";
 }
 
 export function acquireLease(db: Db, job: string, holder: string, leaseMs: number, nowMs = Date.now()): Lease | null {
@@ -86,5 +83,5 @@ export function assertLeaseHeld(db: Db, lease: Lease, nowMs = Date.now()): void 
   const row = db.$client
     .query("SELECT 1 FROM job_leases WHERE job = ? AND holder = ? AND generation = ? AND expires_at_ms > ?")
     .get(lease.job, lease.holder, lease.generation, nowMs);
-  if (!row) throw new LeaseLostError(`lease of ${lease.job} was lost`);
+  if (!row) throw new AppError("LEASE_LOST", `lease of ${lease.job} was lost`);
 }

@@ -4,7 +4,7 @@
  * (or of cached balances, which `post` keeps equal to those sums).
  */
 import type { Db } from "../../db/client";
-import { LedgerInvariantError } from "./ledger";
+import { AppError } from "../lib/errors";
 
 export interface MoneyFigures {
   creditedLamports: bigint;
@@ -45,7 +45,7 @@ export function accountFigures(db: Db, kind: "user" | "handle", ref: string): Mo
   const pinnedOut = kind === "handle" ? handlePinnedOut(db, ref) : 0n;
   const expected = figures.creditedLamports - pinnedOut - figures.paidLamports - figures.burnedLamports;
   if (expected !== figures.balanceLamports) {
-    throw new LedgerInvariantError(`account figures of ${kind} do not add up`);
+    throw new AppError("LEDGER_INVARIANT", `account figures of ${kind} do not add up`);
   }
   return figures;
 }
@@ -132,7 +132,7 @@ export function ledgerTotals(db: Db): LedgerTotals {
     totals.platformLamports +
     totals.buybackPendingLamports;
   if (accounted !== totals.sweptLamports) {
-    throw new LedgerInvariantError("ledger totals do not add up to what was swept");
+    throw new AppError("LEDGER_INVARIANT", "ledger totals do not add up to what was swept");
   }
   return totals;
 }

@@ -10,10 +10,7 @@
  */
 import type { Database, Statement } from "bun:sqlite";
 import type { Db } from "../../db/client";
-
-export class LedgerInvariantError extends Error {
-  override readonly name = "LedgerInvariantError";
-}
+import { AppError } from "../lib/errors";
 
 export const ACCOUNT_KINDS = [
   "sweep_source",
@@ -109,7 +106,7 @@ export function immediate<T>(db: Db, work: () => T): T {
   const run = client.transaction(() => {
     const result = work();
     if (result instanceof Promise) {
-      throw new LedgerInvariantError("money writes must be synchronous: no await inside a transaction");
+      throw new AppError("LEDGER_INVARIANT", "money writes must be synchronous: no await inside a transaction");
     }
     return result;
   });
@@ -136,23 +133,23 @@ export function post(
 ): PostingResult {
   const client = db.$client;
   if (!client.inTransaction) {
-    throw new LedgerInvariantError("a posting must run inside an immediate transaction");
+    throw new AppError("LEDGER_INVARIANT", "a posting must run inside an immediate transaction");
   }
   const s = statements(client);
   const existing = s.findPosting.get(commandKey) as { id: bigint } | null;
   if (existing) return { applied: false, postingId: Number(existing.id) };
 
-  if (entries.length < 2) throw new LedgerInvariantError(`posting ${kind} needs at least two entries`);
+  if (entries.length < 2) throw new AppError("LEDGER_INVARIANT", `posting ${kind} needs at least two entries`);
   let sum = 0n;
   for (const entry of entries) {
-    if (typeof entry.amount !== "bigint") throw new LedgerInvariantError("entry amount must be a bigint");
-    if (entry.amount === 0n) throw new LedgerInvariantError("entry amount must not be zero");
+    if (typeof entry.amount !== "bigint") throw new AppError("LEDGER_INVARIANT", "entry amount must be a bigint");
+    if (entry.amount === 0n) throw new AppError("LEDGER_INVARIANT", "entry amount must not be zero");
     if (entry.amount > I64_MAX || entry.amount < -I64_MAX) {
-      throw new LedgerInvariantError("entry amount out of range");
+      throw new AppError("LEDGER_INVARIANT", "entry amount out of range");
     }
     sum += entry.amount;
   }
-  if (sum !== 0n) throw new LedgerInvariantError(`posting ${kind} does not balance (${sum})`);
+  if (sum !== 0n) throw new AppError("LEDGER_INVARIANT", `posting ${kind} does not balance (${sum})`);
 
   const postingId = Number((s.insertPosting.get(commandKey, kind, atMs) as { id: bigint }).id);
   const touched = new Map<number, bigint>();
@@ -165,18 +162,18 @@ export function post(
 
   const check = s.postingSum.get(postingId) as { total: bigint; n: bigint };
   if (BigInt(check.total) !== 0n || Number(check.n) !== entries.length) {
-    throw new LedgerInvariantError(`posting ${commandKey} was not stored whole`);
+    throw new AppError("LEDGER_INVARIANT", `posting ${commandKey} was not stored whole`);
   }
   for (const id of touched.keys()) {
     const row = s.readAccount.get(id) as { balance: bigint; kind: AccountKind; entrySum: bigint };
     if (BigInt(row.balance) !== BigInt(row.entrySum)) {
-      throw new LedgerInvariantError(`cached balance of account ${id} differs from its entries`);
+      throw new AppError("LEDGER_INVARIANT", `cached balance of account ${id} differs from its entries`);
     }
     if (row.balance < 0n && !MAY_GO_NEGATIVE.has(row.kind)) {
-      throw new LedgerInvariantError(`account ${id} (${row.kind}) would go negative`);
+      throw new AppError("LEDGER_INVARIANT", `account ${id} (${row.kind}) would go negative`);
     }
     if (row.balance > 0n && MAY_GO_NEGATIVE.has(row.kind)) {
-      throw new LedgerInvariantError(`source account ${id} would go positive`);
+      throw new AppError("LEDGER_INVARIANT", `source account ${id} would go positive`);
     }
   }
   return { applied: true, postingId };

@@ -4,21 +4,21 @@
  */
 import type { Db } from "../../db/client";
 import { ledgerTotals } from "./figures";
-import { LedgerInvariantError } from "./ledger";
+import { AppError } from "../lib/errors";
 
 export function verifyLedger(db: Db): void {
   const c = db.$client;
   const unbalanced = c
     .query("SELECT posting_id FROM ledger_entries GROUP BY posting_id HAVING SUM(amount) <> 0 LIMIT 1")
     .get() as { posting_id: bigint } | null;
-  if (unbalanced) throw new LedgerInvariantError(`posting ${unbalanced.posting_id} does not balance`);
+  if (unbalanced) throw new AppError("LEDGER_INVARIANT", `posting ${unbalanced.posting_id} does not balance`);
 
   const empty = c
     .query(
       "SELECT p.id FROM ledger_postings p WHERE NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.posting_id = p.id) LIMIT 1",
     )
     .get() as { id: bigint } | null;
-  if (empty) throw new LedgerInvariantError(`posting ${empty.id} has no entries`);
+  if (empty) throw new AppError("LEDGER_INVARIANT", `posting ${empty.id} has no entries`);
 
   const drifted = c
     .query(
@@ -27,14 +27,15 @@ export function verifyLedger(db: Db): void {
         WHERE a.balance <> COALESCE(e.s, 0) OR a.entry_sum <> COALESCE(e.s, 0) LIMIT 1`,
     )
     .get() as { id: bigint } | null;
-  if (drifted) throw new LedgerInvariantError(`cached balance of account ${drifted.id} differs from its entries`);
+  if (drifted)
+    throw new AppError("LEDGER_INVARIANT", `cached balance of account ${drifted.id} differs from its entries`);
 
   const negative = c
     .query(
       "SELECT id FROM ledger_accounts WHERE (kind <> 'sweep_source' AND balance < 0) OR (kind = 'sweep_source' AND balance > 0) LIMIT 1",
     )
     .get() as { id: bigint } | null;
-  if (negative) throw new LedgerInvariantError(`account ${negative.id} has a balance of the wrong sign`);
+  if (negative) throw new AppError("LEDGER_INVARIANT", `account ${negative.id} has a balance of the wrong sign`);
 
   ledgerTotals(db);
 
@@ -45,7 +46,7 @@ export function verifyLedger(db: Db): void {
         WHERE COALESCE(a.balance, 0) <> CASE WHEN p.status IN ('queued', 'sent') THEN p.lamports ELSE 0 END LIMIT 1`,
     )
     .get() as { id: bigint } | null;
-  if (payoutMismatch) throw new LedgerInvariantError(`payout ${payoutMismatch.id} disagrees with the ledger`);
+  if (payoutMismatch) throw new AppError("LEDGER_INVARIANT", `payout ${payoutMismatch.id} disagrees with the ledger`);
 
   const sweptMismatch = c
     .query(
@@ -55,5 +56,6 @@ export function verifyLedger(db: Db): void {
         WHERE t.swept_lamports <> -COALESCE(a.balance, 0) OR t.swept_lamports <> COALESCE(sw.s, 0) LIMIT 1`,
     )
     .get() as { id: bigint } | null;
-  if (sweptMismatch) throw new LedgerInvariantError(`token ${sweptMismatch.id} swept total disagrees with the ledger`);
+  if (sweptMismatch)
+    throw new AppError("LEDGER_INVARIANT", `token ${sweptMismatch.id} swept total disagrees with the ledger`);
 }

@@ -3,9 +3,9 @@
  * account) and one account's inclusion proof (its own nonce, its path to the root).
  */
 import type { Db } from "../../db/client";
-import { LedgerInvariantError } from "../ledger/ledger";
 import { inclusionProofJson, type InclusionProofJson } from "./document";
 import { buildTree, compareBytes, indexOfLeaf, proofPath, toHex, type SumTree } from "./tree";
+import { AppError } from "../lib/errors";
 
 export interface SnapshotSummary {
   id: number;
@@ -77,7 +77,7 @@ function treeOf(db: Db, snapshot: SnapshotSummary): SumTree {
   const tree = buildTree(leaves.map((l) => ({ hash: new Uint8Array(l.hash), sumLamports: BigInt(l.lamports) })));
   // The stored leaves must rebuild the published root: anything else is a corrupted snapshot.
   if (toHex(tree.root.hash) !== snapshot.root || tree.root.sumLamports !== snapshot.totalLamports) {
-    throw new LedgerInvariantError(`liability snapshot ${snapshot.id} does not rebuild its root`);
+    throw new AppError("LEDGER_INVARIANT", `liability snapshot ${snapshot.id} does not rebuild its root`);
   }
   keep(cache, snapshot.id, tree);
   return tree;
@@ -102,7 +102,7 @@ export function inclusionProof(db: Db, snapshot: SnapshotSummary, idpUserId: str
   const tree = treeOf(db, snapshot);
   const index = indexOfLeaf(tree, new Uint8Array(leaf.hash));
   if (index < 0 || compareBytes(tree.levels[0]![index]!.hash, new Uint8Array(leaf.hash)) !== 0) {
-    throw new LedgerInvariantError(`liability snapshot ${snapshot.id} lost a leaf`);
+    throw new AppError("LEDGER_INVARIANT", `liability snapshot ${snapshot.id} lost a leaf`);
   }
   return inclusionProofJson({
     at: new Date(snapshot.atMs).toISOString(),

@@ -9,9 +9,10 @@
  */
 import type { Db } from "../../db/client";
 import { ledgerTotals } from "../ledger/figures";
-import { immediate, LedgerInvariantError } from "../ledger/ledger";
-import { buildTree, leafNode, LiabilityTreeError, randomNonce, toHex, type SumTree } from "./tree";
+import { immediate } from "../ledger/ledger";
+import { buildTree, leafNode, randomNonce, toHex, type SumTree } from "./tree";
 import { anchorMemo } from "./document";
+import { AppError, isAppError } from "../lib/errors";
 
 export const SNAPSHOT_EVERY_MS = 60 * 60 * 1000;
 export const SNAPSHOT_KEEP_MS = 365 * 24 * 60 * 60 * 1000;
@@ -27,7 +28,7 @@ export function currentLiabilities(db: Db): AccountLiability[] {
   const c = db.$client;
   const owed = new Map<string, AccountLiability>();
   const add = (kind: "user" | "handle", ref: string, lamports: bigint) => {
-    if (lamports < 0n) throw new LedgerInvariantError(`a ${kind} liability is negative`);
+    if (lamports < 0n) throw new AppError("LEDGER_INVARIANT", `a ${kind} liability is negative`);
     const key = `${kind}:${ref}`;
     const row = owed.get(key);
     if (row) row.lamports += lamports;
@@ -52,7 +53,7 @@ export function currentLiabilities(db: Db): AccountLiability[] {
     )
     .all() as { user: string | null; lamports: bigint }[];
   for (const b of burns) {
-    if (b.user === null) throw new LedgerInvariantError("a recipient burn order names nobody");
+    if (b.user === null) throw new AppError("LEDGER_INVARIANT", "a recipient burn order names nobody");
     add("user", b.user, BigInt(b.lamports));
   }
   return [...owed.values()].filter((l) => l.lamports > 0n);
@@ -121,7 +122,7 @@ export function takeSnapshot(db: Db, atMs: number): SnapshotResult {
         const tree = buildTree(leaves.map((l) => ({ hash: l.hash, sumLamports: l.lamports })));
         return { postingId, owedLamports, leaves, tree, treeError: null };
       } catch (error) {
-        if (!(error instanceof LiabilityTreeError)) throw error;
+        if (!isAppError(error, "LIABILITY_TREE_INVALID")) throw error;
         return { postingId, owedLamports, leaves, tree: null, treeError: error.message };
       }
     })

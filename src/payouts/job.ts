@@ -15,19 +15,12 @@ import type { ChainServices } from "../chain/services";
 import { accounts, balanceOf } from "../ledger/ledger";
 import { crashPoint } from "../jobs/crash-points";
 import type { JobContext } from "../jobs/scheduler";
+import { isAppError } from "../lib/errors";
 import { log } from "../lib/log";
 import { scrubErrorText } from "../lib/scrub";
 import { getAutopayMinLamports, getClaimsPaused } from "../settings/service";
 import type { Config } from "../config";
-import {
-  confirmPayouts,
-  failPayouts,
-  InsufficientBalanceError,
-  markPayoutsSent,
-  PayoutInFlightError,
-  queuePayout,
-  replaceExpiredPayouts,
-} from "./service";
+import { confirmPayouts, failPayouts, markPayoutsSent, queuePayout, replaceExpiredPayouts } from "./service";
 
 export const TRANSFERS_PER_TRANSACTION = 12;
 /** Rent-exempt minimum of an account with no data (mainnet's and the local chain's rent). */
@@ -156,7 +149,7 @@ async function queueAutopay(deps: PayoutJobDeps, ctx: JobContext, report: Payout
       report.autopayQueued += 1;
     } catch (error) {
       // A claim raced in, or the balance moved: the next run looks again.
-      if (!(error instanceof PayoutInFlightError || error instanceof InsufficientBalanceError)) throw error;
+      if (!isAppError(error, "PAYOUT_IN_FLIGHT", "INSUFFICIENT_BALANCE")) throw error;
     }
   }
 }

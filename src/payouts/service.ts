@@ -7,14 +7,8 @@
 import type { Db } from "../../db/client";
 import { confirmPayout, failPayout, replacePayout, reservePayout } from "../ledger/commands";
 import { appendFeedEvent } from "../ledger/feed";
-import { accounts, balanceOf, immediate, LedgerInvariantError } from "../ledger/ledger";
-
-export class PayoutInFlightError extends Error {
-  override readonly name = "PayoutInFlightError";
-}
-export class InsufficientBalanceError extends Error {
-  override readonly name = "InsufficientBalanceError";
-}
+import { accounts, balanceOf, immediate } from "../ledger/ledger";
+import { AppError } from "../lib/errors";
 
 export interface PayoutRequest {
   idpUserId: string;
@@ -40,12 +34,12 @@ export function queuePayout(db: Db, request: PayoutRequest, assertHeld?: () => v
     const live = c
       .query("SELECT id FROM payouts WHERE idp_user_id = ? AND status IN ('queued', 'sent') LIMIT 1")
       .get(request.idpUserId);
-    if (live) throw new PayoutInFlightError("a payout is already queued or in flight");
+    if (live) throw new AppError("PAYOUT_IN_FLIGHT", "a payout is already queued or in flight");
     const balance = balanceOf(db, accounts.user(request.idpUserId));
     const lamports = request.lamports ?? balance;
-    if (lamports <= 0n || balance <= 0n) throw new InsufficientBalanceError("there is no balance to pay");
-    if (lamports > balance) throw new InsufficientBalanceError("the amount is above the balance");
-    if (lamports < request.minLamports) throw new InsufficientBalanceError("the amount is below the minimum");
+    if (lamports <= 0n || balance <= 0n) throw new AppError("INSUFFICIENT_BALANCE", "there is no balance to pay");
+    if (lamports > balance) throw new AppError("INSUFFICIENT_BALANCE", "the amount is above the balance");
+    if (lamports < request.minLamports) throw new AppError("INSUFFICIENT_BALANCE", "the amount is below the minimum");
     const row = c
       .query(
         `INSERT INTO payouts (idp_user_id, lamports, wallet, kind, status, created_at_ms)
@@ -73,7 +67,7 @@ export function markPayoutsSent(
           "UPDATE payouts SET status = 'sent', signature = ?, last_valid_block_height = ?, sent_at_ms = ? WHERE id = ? AND status = 'queued'",
         )
         .run(batch.signature, batch.lastValidBlockHeight, batch.atMs, id);
-      if (result.changes !== 1) throw new LedgerInvariantError(`payout ${id} is not queued; it cannot be sent`);
+      if (result.changes !== 1) throw new AppError("LEDGER_INVARIANT", `payout ${id} is not queued; it cannot be sent`);
     }
   });
 }

@@ -6,7 +6,8 @@
 import type { Db } from "../../db/client";
 import { creditSweep, orderBurn, type SweepRecipient } from "../ledger/commands";
 import { appendFeedEvent } from "../ledger/feed";
-import { immediate, LedgerInvariantError } from "../ledger/ledger";
+import { immediate } from "../ledger/ledger";
+import { AppError } from "../lib/errors";
 
 export interface SweepSent {
   tokenId: number;
@@ -59,7 +60,7 @@ interface RecipientRow {
 
 /** Confirms a sweep and credits its split, routing burn credits to burn orders. Call once per token. */
 export function confirmSweep(db: Db, confirmation: SweepConfirmation, assertHeld?: () => void): { applied: boolean } {
-  if (confirmation.totalLamports < 0n) throw new LedgerInvariantError("a sweep total cannot be negative");
+  if (confirmation.totalLamports < 0n) throw new AppError("LEDGER_INVARIANT", "a sweep total cannot be negative");
   return immediate(db, () => {
     assertHeld?.();
     const c = db.$client;
@@ -75,11 +76,11 @@ export function confirmSweep(db: Db, confirmation: SweepConfirmation, assertHeld
       mint: string;
       platformBps: bigint;
     } | null;
-    if (!sweep) throw new LedgerInvariantError(`no sweep ${confirmation.sweepId}`);
+    if (!sweep) throw new AppError("LEDGER_INVARIANT", `no sweep ${confirmation.sweepId}`);
     if (sweep.status === "confirmed") return { applied: false };
     if (sweep.status === "failed") {
       // A sweep is failed only when it provably cannot land; landing now means that proof was wrong.
-      throw new LedgerInvariantError(`sweep ${confirmation.sweepId} was failed but landed`);
+      throw new AppError("LEDGER_INVARIANT", `sweep ${confirmation.sweepId} was failed but landed`);
     }
     const tokenId = Number(sweep.tokenId);
     const recipients = c
@@ -190,9 +191,10 @@ export function failSweep(db: Db, sweepId: number, error: string, assertHeld?: (
   return immediate(db, () => {
     assertHeld?.();
     const row = db.$client.query("SELECT status FROM sweeps WHERE id = ?").get(sweepId) as { status: string } | null;
-    if (!row) throw new LedgerInvariantError(`no sweep ${sweepId}`);
+    if (!row) throw new AppError("LEDGER_INVARIANT", `no sweep ${sweepId}`);
     if (row.status === "failed") return { applied: false };
-    if (row.status === "confirmed") throw new LedgerInvariantError(`sweep ${sweepId} is confirmed; it cannot fail`);
+    if (row.status === "confirmed")
+      throw new AppError("LEDGER_INVARIANT", `sweep ${sweepId} is confirmed; it cannot fail`);
     db.$client
       .query("UPDATE sweeps SET status = 'failed', error = ?, confirmed_at_ms = NULL WHERE id = ?")
       .run(error.slice(0, 300), sweepId);
