@@ -68,13 +68,13 @@ export function creditSweep(db: Db, credit: SweepCredit): SweepCreditResult {
  */
 export function pinHandleCredits(db: Db, handle: string, idpUserId: string, atMs: number): PostingResult {
   const rows = db.$client
-    .query(
+    .query<{ tokenId: bigint | null; amount: bigint }, [handle: string]>(
       `SELECT e.token_id AS tokenId, SUM(e.amount) AS amount
          FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
         WHERE a.kind = 'handle' AND a.ref = ?
         GROUP BY e.token_id HAVING SUM(e.amount) <> 0`,
     )
-    .all(handle) as { tokenId: bigint | null; amount: bigint }[];
+    .all(handle);
   if (rows.length === 0) return { applied: false, postingId: 0 };
   const entries: EntrySpec[] = [];
   for (const row of rows) {

@@ -8,8 +8,8 @@
  * Postings must run inside `immediate()`: one synchronous BEGIN IMMEDIATE transaction, so no RPC
  * call can sit between reading and writing money.
  */
-import type { Database, Statement } from "bun:sqlite";
 import type { Db } from "../../db/client";
+import { statement } from "../../db/statement";
 import { AppError } from "../lib/errors";
 
 export const ACCOUNT_KINDS = [
@@ -61,41 +61,35 @@ export interface PostingResult {
 /** SQLite INTEGER bounds: any amount outside them cannot be stored exactly. */
 const I64_MAX = 9_223_372_036_854_775_807n;
 
-interface Statements {
-  findPosting: Statement;
-  insertPosting: Statement;
-  findAccount: Statement;
-  insertAccount: Statement;
-  insertEntry: Statement;
-  addBalance: Statement;
-  readAccount: Statement;
-  postingSum: Statement;
-}
-
-const statementCache = new WeakMap<Database, Statements>();
-
-function statements(client: Database): Statements {
-  let cached = statementCache.get(client);
-  if (cached) return cached;
-  cached = {
-    findPosting: client.prepare("SELECT id FROM ledger_postings WHERE command_key = ?"),
-    insertPosting: client.prepare(
-      "INSERT INTO ledger_postings (command_key, kind, at_ms) VALUES (?, ?, ?) RETURNING id",
-    ),
-    findAccount: client.prepare("SELECT id FROM ledger_accounts WHERE kind = ? AND ref = ?"),
-    insertAccount: client.prepare("INSERT INTO ledger_accounts (kind, ref, balance) VALUES (?, ?, 0) RETURNING id"),
-    insertEntry: client.prepare(
-      "INSERT INTO ledger_entries (posting_id, account_id, amount, token_id, handle) VALUES (?, ?, ?, ?, ?)",
-    ),
-    addBalance: client.prepare("UPDATE ledger_accounts SET balance = balance + ? WHERE id = ?"),
-    readAccount: client.prepare("SELECT balance, kind, entry_sum AS entrySum FROM ledger_accounts WHERE id = ?"),
-    postingSum: client.prepare(
-      "SELECT COALESCE(SUM(amount), 0) AS total, COUNT(*) AS n FROM ledger_entries WHERE posting_id = ?",
-    ),
-  };
-  statementCache.set(client, cached);
-  return cached;
-}
+// Every posting runs these; they keep their compiled form (db/statement.ts).
+const findPosting = statement<{ id: bigint }, [commandKey: string]>(
+  "SELECT id FROM ledger_postings WHERE command_key = ?",
+);
+const insertPosting = statement<{ id: bigint }, [commandKey: string, kind: PostingKind, atMs: number]>(
+  "INSERT INTO ledger_postings (command_key, kind, at_ms) VALUES (?, ?, ?) RETURNING id",
+);
+const findAccount = statement<{ id: bigint }, [kind: AccountKind, ref: string]>(
+  "SELECT id FROM ledger_accounts WHERE kind = ? AND ref = ?",
+);
+const insertAccount = statement<{ id: bigint }, [kind: AccountKind, ref: string]>(
+  "INSERT INTO ledger_accounts (kind, ref, balance) VALUES (?, ?, 0) RETURNING id",
+);
+const insertEntry = statement<
+  never,
+  [postingId: number, accountId: number, amount: bigint, tokenId: number | null, handle: string | null]
+>("INSERT INTO ledger_entries (posting_id, account_id, amount, token_id, handle) VALUES (?, ?, ?, ?, ?)");
+const addBalance = statement<never, [amount: bigint, accountId: number]>(
+  "UPDATE ledger_accounts SET balance = balance + ? WHERE id = ?",
+);
+const readAccount = statement<{ balance: bigint; kind: AccountKind; entrySum: bigint }, [accountId: number]>(
+  "SELECT balance, kind, entry_sum AS entrySum FROM ledger_accounts WHERE id = ?",
+);
+const postingSum = statement<{ total: bigint; n: bigint }, [postingId: number]>(
+  "SELECT COALESCE(SUM(amount), 0) AS total, COUNT(*) AS n FROM ledger_entries WHERE posting_id = ?",
+);
+const accountBalance = statement<{ balance: bigint }, [kind: AccountKind, ref: string]>(
+  "SELECT balance FROM ledger_accounts WHERE kind = ? AND ref = ?",
+);
 
 /**
  * Runs `work` in one BEGIN IMMEDIATE transaction. `work` must be synchronous: a promise would let
@@ -113,11 +107,10 @@ export function immediate<T>(db: Db, work: () => T): T {
   return run.immediate();
 }
 
-function accountId(s: Statements, account: AccountRef): number {
-  const found = s.findAccount.get(account.kind, account.ref) as { id: bigint } | null;
+function accountId(db: Db, account: AccountRef): number {
+  const found = findAccount(db).get(account.kind, account.ref);
   if (found) return Number(found.id);
-  const inserted = s.insertAccount.get(account.kind, account.ref) as { id: bigint };
-  return Number(inserted.id);
+  return Number(insertAccount(db).get(account.kind, account.ref)!.id);
 }
 
 /**
@@ -135,8 +128,7 @@ export function post(
   if (!client.inTransaction) {
     throw new AppError("LEDGER_INVARIANT", "a posting must run inside an immediate transaction");
   }
-  const s = statements(client);
-  const existing = s.findPosting.get(commandKey) as { id: bigint } | null;
+  const existing = findPosting(db).get(commandKey);
   if (existing) return { applied: false, postingId: Number(existing.id) };
 
   if (entries.length < 2) throw new AppError("LEDGER_INVARIANT", `posting ${kind} needs at least two entries`);
@@ -151,21 +143,21 @@ export function post(
   }
   if (sum !== 0n) throw new AppError("LEDGER_INVARIANT", `posting ${kind} does not balance (${sum})`);
 
-  const postingId = Number((s.insertPosting.get(commandKey, kind, atMs) as { id: bigint }).id);
+  const postingId = Number(insertPosting(db).get(commandKey, kind, atMs)!.id);
   const touched = new Map<number, bigint>();
   for (const entry of entries) {
-    const id = accountId(s, entry.account);
-    s.insertEntry.run(postingId, id, entry.amount, entry.tokenId ?? null, entry.handle ?? null);
-    s.addBalance.run(entry.amount, id);
+    const id = accountId(db, entry.account);
+    insertEntry(db).run(postingId, id, entry.amount, entry.tokenId ?? null, entry.handle ?? null);
+    addBalance(db).run(entry.amount, id);
     touched.set(id, (touched.get(id) ?? 0n) + entry.amount);
   }
 
-  const check = s.postingSum.get(postingId) as { total: bigint; n: bigint };
+  const check = postingSum(db).get(postingId)!;
   if (BigInt(check.total) !== 0n || Number(check.n) !== entries.length) {
     throw new AppError("LEDGER_INVARIANT", `posting ${commandKey} was not stored whole`);
   }
   for (const id of touched.keys()) {
-    const row = s.readAccount.get(id) as { balance: bigint; kind: AccountKind; entrySum: bigint };
+    const row = readAccount(db).get(id)!;
     if (BigInt(row.balance) !== BigInt(row.entrySum)) {
       throw new AppError("LEDGER_INVARIANT", `cached balance of account ${id} differs from its entries`);
     }
@@ -180,9 +172,7 @@ export function post(
 }
 
 export function balanceOf(db: Db, account: AccountRef): bigint {
-  const row = db.$client
-    .query("SELECT balance FROM ledger_accounts WHERE kind = ? AND ref = ?")
-    .get(account.kind, account.ref) as { balance: bigint } | null;
+  const row = accountBalance(db).get(account.kind, account.ref);
   return row ? BigInt(row.balance) : 0n;
 }
 
