@@ -5,16 +5,11 @@
  */
 import type { Db } from "../../db/client";
 import { isoMs } from "../http/public-schemas";
+import type { HandleHistoryEntry, SolvencyPoint, TokenHistoryPoint } from "./schemas";
+
+export type { HandleHistoryEntry, SolvencyPoint, TokenHistoryPoint };
 
 const DAY_MS = 86_400_000;
-
-export interface TokenHistoryPoint {
-  /** UTC day, YYYY-MM-DD */
-  day: string;
-  sweptLamports: string;
-  platformLamports: string;
-  sweeps: number;
-}
 
 /** Start of the UTC day `days - 1` days before the one holding `nowMs`: a window of `days` calendar days. */
 export function windowStartMs(nowMs: number, days: number): number {
@@ -41,14 +36,6 @@ export function tokenHistory(db: Db, mint: string, days: number, nowMs: number):
     platformLamports: BigInt(r.platform).toString(),
     sweeps: Number(r.sweeps),
   }));
-}
-
-export interface SolvencyPoint {
-  at: string;
-  treasuryLamports: string;
-  owedLamports: string;
-  surplusLamports: string;
-  solvent: boolean;
 }
 
 /** Points a chart can draw at 360 px and a year can still show every hour's worst moment in a day. */
@@ -97,14 +84,6 @@ export function proofHistory(db: Db, days: number, nowMs: number): SolvencyPoint
       solvent: surplus >= 0n,
     };
   });
-}
-
-export interface HandleHistoryEntry {
-  handle: string;
-  displayHandle: string;
-  pinnedAt: string;
-  /** `pinned`: the account's first handle here; `renamed`: a later handle pinned to the same account */
-  event: "pinned" | "renamed";
 }
 
 /**
