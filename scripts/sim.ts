@@ -33,13 +33,13 @@ import { createRpcChain } from "../src/chain/rpc";
 import type { ChainServices } from "../src/chain/services";
 import { loadConfig, type Config } from "../src/config";
 import { CRASH_POINTS, setCrashHook, type CrashPointName } from "../src/jobs/crash-points";
-import { acquireLease, assertLeaseHeld, LeaseLostError, releaseLease, type Lease } from "../src/jobs/lease";
+import { acquireLease, assertLeaseHeld, releaseLease, type Lease } from "../src/jobs/lease";
 import type { JobContext } from "../src/jobs/scheduler";
 import { accountFigures, ledgerTotals } from "../src/ledger/figures";
-import { LedgerInvariantError } from "../src/ledger/ledger";
+import { isAppError } from "../src/lib/errors";
 import { verifyLedger } from "../src/ledger/verify";
 import { setLogSilent } from "../src/lib/log";
-import { InsufficientBalanceError, PayoutInFlightError, queuePayout } from "../src/payouts/service";
+import { queuePayout } from "../src/payouts/service";
 import { resolvePayoutSignature, runPayoutsJob } from "../src/payouts/job";
 import { owedForReserves } from "../src/proof/reserves";
 import { PLATFORM_TOKEN_MINT_KEY, setClaimsPaused } from "../src/settings/service";
@@ -261,9 +261,9 @@ class World {
       return `ok ${report}`;
     } catch (error) {
       if (error instanceof SimCrash) return `crashed@${error.message}`;
-      if (error instanceof LedgerInvariantError) throw error;
+      if (isAppError(error, "LEDGER_INVARIANT")) throw error;
       releaseLease(this.db, lease, { ok: false, error: String(error) }, this.nowMs);
-      if (error instanceof LeaseLostError) return "lease-lost";
+      if (isAppError(error, "LEASE_LOST")) return "lease-lost";
       return `error ${(error as Error).name}`;
     } finally {
       setCrashHook(null);
@@ -332,7 +332,7 @@ class World {
       else await resolveBurnSignature({ db: this.db, chain: this.chain, now, ...settle }, ctx, row.s);
       return `resolved ${row.k}`;
     } catch (error) {
-      if (error instanceof LedgerInvariantError) throw error;
+      if (isAppError(error, "LEDGER_INVARIANT")) throw error;
       return `error ${(error as Error).name}`;
     } finally {
       releaseLease(this.db, lease, { ok: true, error: null }, this.nowMs);
@@ -371,8 +371,7 @@ class World {
       });
       return `queued ${q.lamports}`;
     } catch (error) {
-      if (error instanceof PayoutInFlightError || error instanceof InsufficientBalanceError)
-        return `refused ${error.name}`;
+      if (isAppError(error, "PAYOUT_IN_FLIGHT", "INSUFFICIENT_BALANCE")) return `refused ${error.code}`;
       throw error;
     }
   }

@@ -11,9 +11,10 @@ import { clearedSessionCookie, sessionCookieName, sessionFromRequest } from "../
 import { CACHE } from "../http/cache";
 import { badRequest, conflict, unavailable } from "../http/errors";
 import { accounts, balanceOf } from "../ledger";
-import { InsufficientBalanceError, PayoutInFlightError, queuePayout } from "../payouts";
+import { queuePayout } from "../payouts";
 import { getClaimsPaused, getMinClaimLamports } from "../settings";
 import { setRouting, type Routing } from "../identity";
+import { isAppError } from "../lib/errors";
 import { meOf, signedOut } from "./me";
 import { pageLimit, parsePayoutCursor, parseTokenCursor } from "./pages";
 import { accountTokensPage, payoutsPage } from "./record";
@@ -130,9 +131,9 @@ export function accountRoutes(ctx: AppContext) {
             );
             return { payoutId: queued.payoutId, lamports: queued.lamports.toString(), status: "queued" as const };
           } catch (error) {
-            if (error instanceof PayoutInFlightError) throw conflict(IN_FLIGHT);
+            if (isAppError(error, "PAYOUT_IN_FLIGHT")) throw conflict(IN_FLIGHT);
             if (error instanceof ClaimsPausedError) throw unavailable(CLAIMS_PAUSED);
-            if (error instanceof InsufficientBalanceError) {
+            if (isAppError(error, "INSUFFICIENT_BALANCE")) {
               const again = amountRefusal(balanceOf(ctx.db, accounts.user(idpUserId)), lamports, min);
               throw badRequest(again ?? "The amount is not available to claim.");
             }

@@ -16,18 +16,19 @@ import type { JobContext } from "../jobs";
 import { log } from "../lib/log";
 import { scrubErrorText } from "../lib/scrub";
 import { isChainUnavailable } from "../chain/errors";
-import { LedgerInvariantError } from "../ledger";
-import { LeaseLostError } from "../jobs";
 import { heldBackMints, recordTokenFailure, recordTokenSuccess } from "../jobs";
+import type { PreparedTransaction, TokenRef } from "../chain/ports";
 import {
   completeBurnBuy,
   failBurnBuy,
   markBurnBought,
   markBurnSent,
   pendingBurnGroups,
+  type PendingBurnGroup,
   retryBurn,
   startBurnBuy,
 } from "./service";
+import { isAppError } from "../lib/errors";
 
 export interface BurnJobDeps {
   db: Db;
@@ -65,18 +66,17 @@ const EXPIRED = "expired without landing";
 
 function liveBuys(db: Db): BuyRow[] {
   return db.$client
-    .query(
+    .query<BuyRow, []>(
       `SELECT id, mint, status, signature, last_valid_block_height AS lvbh, token_amount AS tokenAmount,
               burn_signature AS burnSignature, burn_last_valid_block_height AS burnLvbh, error
          FROM burn_buys WHERE status IN ('sent', 'bought', 'burning') ORDER BY id LIMIT 1000`,
     )
-    .all() as BuyRow[];
+    .all();
 }
 
 /** Moves every live buy forward as far as the chain allows; returns how many are still waiting on the chain. */
 async function advance(deps: BurnJobDeps, ctx: JobContext, report: BurnRunReport): Promise<number> {
   let waiting = 0;
-  const treasury = deps.chain.treasury;
   for (const buy of liveBuys(deps.db)) {
     if (ctx.signal.aborted) break;
     // Each buy on its own: an error settling or burning one mint does not stop the others.
@@ -84,7 +84,7 @@ async function advance(deps: BurnJobDeps, ctx: JobContext, report: BurnRunReport
       waiting += await advanceOne(deps, ctx, buy, report);
     } catch (error) {
       // Broken books and a lost lease are never one mint's problem: they end the run.
-      if (error instanceof LedgerInvariantError || error instanceof LeaseLostError) throw error;
+      if (isAppError(error, "LEDGER_INVARIANT", "LEASE_LOST")) throw error;
       waiting++;
       log.warn("burn could not be advanced; the next run tries again", {
         mint: buy.mint,
@@ -110,38 +110,36 @@ async function advance(deps: BurnJobDeps, ctx: JobContext, report: BurnRunReport
 async function advanceOne(deps: BurnJobDeps, ctx: JobContext, buy: BuyRow, report: BurnRunReport): Promise<number> {
   let waiting = 0;
   const treasury = deps.chain.treasury;
-  {
-    const id = Number(buy.id);
-    const settled = await settleLiveBuy(deps, ctx, buy, report);
-    waiting += settled.waiting;
-    if (settled.stop) return waiting;
-    if (buy.status === "bought" && !ctx.signal.aborted) {
-      const amount = BigInt(buy.tokenAmount ?? 0n);
-      if (amount === 0n) {
-        // The buy delivered nothing to burn; the spend itself is what is recorded.
-        markBurnSent(deps.db, id, buy.signature, BigInt(buy.lvbh), ctx.assertHeld);
-        completeBurnBuy(deps.db, { buyId: id, tokenAmount: 0n, atMs: deps.now() }, ctx.assertHeld);
-        report.burned++;
-        return waiting;
-      }
-      const instructions = await deps.chain.launchProgram.buildBurn(buy.mint, treasury.publicKey, amount);
-      // The burn closes the treasury's token account when it empties it, so the rent its creation
-      // in the buy took comes back (the ledger does not carry rent). A retry after a burn that
-      // failed on chain burns without closing: a close can never hold a burn back.
-      if (buy.error === null || buy.error === EXPIRED)
-        instructions.push(...(await closeIfEmptied(deps, instructions, amount)));
-      const prepared = await deps.chain.sender.prepare(instructions, treasury, []);
-      markBurnSent(deps.db, id, prepared.signature, prepared.lastValidBlockHeight, ctx.assertHeld);
-      crashPoint("burns:burn-after-save");
-      try {
-        await deps.chain.sender.send(prepared);
-        report.burnsSent++;
-        crashPoint("burns:burn-after-send");
-      } catch (error) {
-        log.warn("burn send failed; its outcome will be resolved", { error: scrubErrorText(error) });
-      }
-      waiting++;
+  const id = Number(buy.id);
+  const settled = await settleLiveBuy(deps, ctx, buy, report);
+  waiting += settled.waiting;
+  if (settled.stop) return waiting;
+  if (buy.status === "bought" && !ctx.signal.aborted) {
+    const amount = BigInt(buy.tokenAmount ?? 0n);
+    if (amount === 0n) {
+      // The buy delivered nothing to burn; the spend itself is what is recorded.
+      markBurnSent(deps.db, id, buy.signature, BigInt(buy.lvbh), ctx.assertHeld);
+      completeBurnBuy(deps.db, { buyId: id, tokenAmount: 0n, atMs: deps.now() }, ctx.assertHeld);
+      report.burned++;
+      return waiting;
     }
+    const instructions = await deps.chain.launchProgram.buildBurn(buy.mint, treasury.publicKey, amount);
+    // The burn closes the treasury's token account when it empties it, so the rent its creation
+    // in the buy took comes back (the ledger does not carry rent). A retry after a burn that
+    // failed on chain burns without closing: a close can never hold a burn back.
+    if (buy.error === null || buy.error === EXPIRED)
+      instructions.push(...(await closeIfEmptied(deps, instructions, amount)));
+    const prepared = await deps.chain.sender.prepare(instructions, treasury, []);
+    markBurnSent(deps.db, id, prepared.signature, prepared.lastValidBlockHeight, ctx.assertHeld);
+    crashPoint("burns:burn-after-save");
+    try {
+      await deps.chain.sender.send(prepared);
+      report.burnsSent++;
+      crashPoint("burns:burn-after-send");
+    } catch (error) {
+      log.warn("burn send failed; its outcome will be resolved", { error: scrubErrorText(error) });
+    }
+    waiting++;
   }
   return waiting;
 }
@@ -158,65 +156,82 @@ async function settleLiveBuy(
   report: BurnRunReport,
 ): Promise<{ waiting: number; stop: boolean }> {
   let waiting = 0;
-  const id = Number(buy.id);
-  const treasury = deps.chain.treasury;
   if (buy.status === "sent") {
-    const outcome = await deps.chain.sender.outcome(buy.signature, BigInt(buy.lvbh));
-    if (outcome.kind === "pending" || outcome.kind === "unknown") waiting++;
-    else if (outcome.kind === "confirmed") {
-      const tx = await deps.chain.reader.getTransaction(buy.signature);
-      if (!tx) return { waiting: waiting + 1, stop: true };
-      crashPoint("burns:buy-after-confirm");
-      const amount = deps.chain.launchProgram.decodeBoughtAmount(tx, buy.mint, treasury.publicKey.toBase58());
-      markBurnBought(deps.db, id, amount, ctx.assertHeld);
-      recordTokenSuccess(deps.db, buy.mint, "burns", ctx.assertHeld);
-      report.bought++;
-      buy.status = "bought";
-      buy.tokenAmount = amount;
-    } else {
-      failBurnBuy(
-        deps.db,
-        id,
-        outcome.kind === "failed" ? scrubErrorText(outcome.error) : "expired without landing",
-        ctx.assertHeld,
-      );
-      if (outcome.kind === "failed")
-        recordTokenFailure(
-          deps.db,
-          {
-            mint: buy.mint,
-            job: "burns",
-            reason: `buy failed on chain: ${scrubErrorText(outcome.error)}`,
-            atMs: deps.now(),
-          },
-          ctx.assertHeld,
-        );
-      report.failed++;
-      return { waiting, stop: true };
-    }
+    const settled = await settleBuy(deps, ctx, buy, report);
+    waiting += settled.waiting;
+    if (settled.stop) return { waiting, stop: true };
   }
-  if (buy.status === "burning") {
-    const outcome = await deps.chain.sender.outcome(buy.burnSignature!, BigInt(buy.burnLvbh!));
-    if (outcome.kind === "pending" || outcome.kind === "unknown") waiting++;
-    else if (outcome.kind === "confirmed") {
-      crashPoint("burns:burn-after-confirm");
-      completeBurnBuy(
-        deps.db,
-        { buyId: id, tokenAmount: BigInt(buy.tokenAmount ?? 0n), atMs: outcome.blockTime?.getTime() ?? deps.now() },
-        ctx.assertHeld,
-      );
-      report.burned++;
-    } else {
-      retryBurn(
-        deps.db,
-        id,
-        outcome.kind === "failed" ? scrubErrorText(outcome.error) : "expired without landing",
-        ctx.assertHeld,
-      );
-      buy.status = "bought";
-    }
-  }
+  if (buy.status === "burning") waiting += await settleBurn(deps, ctx, buy, report);
   return { waiting, stop: false };
+}
+
+/** A sent buy: landed becomes `bought` (in `buy` too), failed or expired returns its orders. */
+async function settleBuy(
+  deps: BurnJobDeps,
+  ctx: JobContext,
+  buy: BuyRow,
+  report: BurnRunReport,
+): Promise<{ waiting: number; stop: boolean }> {
+  const id = Number(buy.id);
+  const outcome = await deps.chain.sender.outcome(buy.signature, BigInt(buy.lvbh));
+  if (outcome.kind === "pending" || outcome.kind === "unknown") return { waiting: 1, stop: false };
+  if (outcome.kind === "confirmed") {
+    const tx = await deps.chain.reader.getTransaction(buy.signature);
+    if (!tx) return { waiting: 1, stop: true };
+    crashPoint("burns:buy-after-confirm");
+    const treasury = deps.chain.treasury.publicKey.toBase58();
+    const amount = deps.chain.launchProgram.decodeBoughtAmount(tx, buy.mint, treasury);
+    markBurnBought(deps.db, id, amount, ctx.assertHeld);
+    recordTokenSuccess(deps.db, buy.mint, "burns", ctx.assertHeld);
+    report.bought++;
+    buy.status = "bought";
+    buy.tokenAmount = amount;
+    return { waiting: 0, stop: false };
+  }
+  failBurnBuy(
+    deps.db,
+    id,
+    outcome.kind === "failed" ? scrubErrorText(outcome.error) : "expired without landing",
+    ctx.assertHeld,
+  );
+  if (outcome.kind === "failed")
+    recordTokenFailure(
+      deps.db,
+      {
+        mint: buy.mint,
+        job: "burns",
+        reason: `buy failed on chain: ${scrubErrorText(outcome.error)}`,
+        atMs: deps.now(),
+      },
+      ctx.assertHeld,
+    );
+  report.failed++;
+  return { waiting: 0, stop: true };
+}
+
+/** A burn in flight: landed completes the buy, failed or expired sends it back to `bought`. Returns 1 while waiting. */
+async function settleBurn(deps: BurnJobDeps, ctx: JobContext, buy: BuyRow, report: BurnRunReport): Promise<number> {
+  const id = Number(buy.id);
+  const outcome = await deps.chain.sender.outcome(buy.burnSignature!, BigInt(buy.burnLvbh!));
+  if (outcome.kind === "pending" || outcome.kind === "unknown") return 1;
+  if (outcome.kind === "confirmed") {
+    crashPoint("burns:burn-after-confirm");
+    completeBurnBuy(
+      deps.db,
+      { buyId: id, tokenAmount: BigInt(buy.tokenAmount ?? 0n), atMs: outcome.blockTime?.getTime() ?? deps.now() },
+      ctx.assertHeld,
+    );
+    report.burned++;
+  } else {
+    retryBurn(
+      deps.db,
+      id,
+      outcome.kind === "failed" ? scrubErrorText(outcome.error) : "expired without landing",
+      ctx.assertHeld,
+    );
+    buy.status = "bought";
+  }
+  return 0;
 }
 
 /**
@@ -226,12 +241,12 @@ async function settleLiveBuy(
  */
 export async function resolveBurnSignature(deps: BurnJobDeps, ctx: JobContext, signature: string): Promise<number> {
   const rows = deps.db.$client
-    .query(
+    .query<BuyRow, [signature: string]>(
       `SELECT id, mint, status, signature, last_valid_block_height AS lvbh, token_amount AS tokenAmount,
               burn_signature AS burnSignature, burn_last_valid_block_height AS burnLvbh, error
          FROM burn_buys WHERE (status = 'sent' AND signature = ?1) OR (status = 'burning' AND burn_signature = ?1)`,
     )
-    .all(signature) as BuyRow[];
+    .all(signature);
   const report: BurnRunReport = { buysSent: 0, bought: 0, burnsSent: 0, burned: 0, failed: 0, skipped: 0 };
   let waiting = 0;
   for (const buy of rows) waiting += (await settleLiveBuy(deps, ctx, buy, report)).waiting;
@@ -264,7 +279,6 @@ export async function runBurnsJob(deps: BurnJobDeps, ctx: JobContext): Promise<B
   await advance(deps, ctx, report);
   const busyMints = new Set(liveBuys(deps.db).map((b) => b.mint));
   const heldBack = heldBackMints(deps.db, "burns", deps.now());
-  const treasury = deps.chain.treasury;
   for (const group of pendingBurnGroups(deps.db, deps.maxMintsPerRun ?? 200)) {
     if (ctx.signal.aborted) break;
     if (busyMints.has(group.mint)) continue;
@@ -272,57 +286,15 @@ export async function runBurnsJob(deps: BurnJobDeps, ctx: JobContext): Promise<B
       report.skipped++;
       continue;
     }
-    const token = deps.db.$client.query("SELECT mint, creator FROM tokens WHERE mint = ?").get(group.mint) as {
-      mint: string;
-      creator: string;
-    } | null;
+    const token = deps.db.$client
+      .query<TokenRef, [mint: string]>("SELECT mint, creator FROM tokens WHERE mint = ?")
+      .get(group.mint);
     if (!token) {
       // Only tokens launched here can be bought through the launch-program port.
       report.skipped++;
       continue;
     }
-    const lamports = group.recipientLamports + group.platformLamports;
-    let prepared;
-    try {
-      const plan = await deps.chain.launchProgram.buildBurnBuy(
-        token,
-        treasury.publicKey,
-        lamports,
-        deps.slippageBps ?? 500,
-      );
-      prepared = await deps.chain.sender.prepare(plan.instructions, treasury, []);
-    } catch (error) {
-      // One mint that cannot be bought (pool missing, buy too small...) is counted and skipped;
-      // the other mints are bought. Repeated failures set it aside (see jobs/set-aside.ts).
-      log.warn("burn buy could not be built", { mint: group.mint, error: scrubErrorText(error) });
-      report.skipped++;
-      if (!isChainUnavailable(error)) {
-        recordTokenFailure(
-          deps.db,
-          {
-            mint: group.mint,
-            job: "burns",
-            reason: `buy could not be built: ${scrubErrorText(error)}`,
-            atMs: deps.now(),
-          },
-          ctx.assertHeld,
-        );
-      }
-      continue;
-    }
-    startBurnBuy(
-      deps.db,
-      { group, signature: prepared.signature, lastValidBlockHeight: prepared.lastValidBlockHeight, atMs: deps.now() },
-      ctx.assertHeld,
-    );
-    crashPoint("burns:buy-after-save");
-    try {
-      await deps.chain.sender.send(prepared);
-      report.buysSent++;
-      crashPoint("burns:buy-after-send");
-    } catch (error) {
-      log.warn("burn buy send failed; its outcome will be resolved", { error: scrubErrorText(error) });
-    }
+    await buyGroup(deps, ctx, report, group, token);
   }
   const deadline = Date.now() + (deps.settleTimeoutMs ?? 60_000);
   while (!ctx.signal.aborted) {
@@ -331,4 +303,57 @@ export async function runBurnsJob(deps: BurnJobDeps, ctx: JobContext): Promise<B
     await Bun.sleep(deps.settlePollMs ?? 500);
   }
   return report;
+}
+
+/** Builds one mint's buy of its pending orders, saves it `sent` with its signature, then sends it. */
+async function buyGroup(
+  deps: BurnJobDeps,
+  ctx: JobContext,
+  report: BurnRunReport,
+  group: PendingBurnGroup,
+  token: TokenRef,
+): Promise<void> {
+  const treasury = deps.chain.treasury;
+  const lamports = group.recipientLamports + group.platformLamports;
+  let prepared: PreparedTransaction;
+  try {
+    const plan = await deps.chain.launchProgram.buildBurnBuy(
+      token,
+      treasury.publicKey,
+      lamports,
+      deps.slippageBps ?? 500,
+    );
+    prepared = await deps.chain.sender.prepare(plan.instructions, treasury, []);
+  } catch (error) {
+    // One mint that cannot be bought (pool missing, buy too small...) is counted and skipped;
+    // the other mints are bought. Repeated failures set it aside (see jobs/set-aside.ts).
+    log.warn("burn buy could not be built", { mint: group.mint, error: scrubErrorText(error) });
+    report.skipped++;
+    if (!isChainUnavailable(error)) {
+      recordTokenFailure(
+        deps.db,
+        {
+          mint: group.mint,
+          job: "burns",
+          reason: `buy could not be built: ${scrubErrorText(error)}`,
+          atMs: deps.now(),
+        },
+        ctx.assertHeld,
+      );
+    }
+    return;
+  }
+  startBurnBuy(
+    deps.db,
+    { group, signature: prepared.signature, lastValidBlockHeight: prepared.lastValidBlockHeight, atMs: deps.now() },
+    ctx.assertHeld,
+  );
+  crashPoint("burns:buy-after-save");
+  try {
+    await deps.chain.sender.send(prepared);
+    report.buysSent++;
+    crashPoint("burns:buy-after-send");
+  } catch (error) {
+    log.warn("burn buy send failed; its outcome will be resolved", { error: scrubErrorText(error) });
+  }
 }

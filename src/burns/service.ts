@@ -9,7 +9,7 @@ import type { Db } from "../../db/client";
 import { completeBurn } from "../ledger";
 import { appendFeedEvent } from "../ledger";
 import { immediate } from "../../db/transaction";
-import { LedgerInvariantError } from "../ledger";
+import { AppError } from "../lib/errors";
 
 export interface PendingBurnGroup {
   mint: string;
@@ -21,17 +21,19 @@ export interface PendingBurnGroup {
 /** Pending orders grouped by mint, at most `limit` groups. */
 export function pendingBurnGroups(db: Db, limit: number): PendingBurnGroup[] {
   const rows = db.$client
-    .query(
+    .query<{ id: bigint; mint: string; source: string; lamports: bigint }, [limit: number]>(
       `SELECT id, mint, source, lamports FROM burn_orders
         WHERE status = 'pending' AND mint IN (SELECT DISTINCT mint FROM burn_orders WHERE status = 'pending' ORDER BY mint LIMIT ?)
         ORDER BY mint, id`,
     )
-    .all(limit) as { id: bigint; mint: string; source: string; lamports: bigint }[];
+    .all(limit);
   const groups = new Map<string, PendingBurnGroup>();
   for (const row of rows) {
     let group = groups.get(row.mint);
-    if (!group)
-      groups.set(row.mint, (group = { mint: row.mint, orderIds: [], recipientLamports: 0n, platformLamports: 0n }));
+    if (!group) {
+      group = { mint: row.mint, orderIds: [], recipientLamports: 0n, platformLamports: 0n };
+      groups.set(row.mint, group);
+    }
     group.orderIds.push(Number(row.id));
     if (row.source === "platform") group.platformLamports += BigInt(row.lamports);
     else group.recipientLamports += BigInt(row.lamports);
@@ -49,23 +51,26 @@ export function startBurnBuy(
     const c = db.$client;
     const total = buy.group.recipientLamports + buy.group.platformLamports;
     const row = c
-      .query(
+      .query<
+        { id: bigint },
+        [mint: string, signature: string, lastValidBlockHeight: bigint, lamports: bigint, atMs: number]
+      >(
         `INSERT INTO burn_buys (mint, signature, last_valid_block_height, status, lamports, created_at_ms)
          VALUES (?, ?, ?, 'sent', ?, ?) RETURNING id`,
       )
-      .get(buy.group.mint, buy.signature, buy.lastValidBlockHeight, total, buy.atMs) as { id: bigint };
-    const buyId = Number(row.id);
+      .get(buy.group.mint, buy.signature, buy.lastValidBlockHeight, total, buy.atMs);
+    const buyId = Number(row!.id);
     let sum = 0n;
     for (const orderId of buy.group.orderIds) {
       const order = c
-        .query(
+        .query<{ lamports: bigint }, [buyId: number, orderId: number, mint: string]>(
           "UPDATE burn_orders SET status = 'buying', buy_id = ? WHERE id = ? AND status = 'pending' AND mint = ? RETURNING lamports",
         )
-        .get(buyId, orderId, buy.group.mint) as { lamports: bigint } | null;
-      if (!order) throw new LedgerInvariantError(`burn order ${orderId} is not pending`);
+        .get(buyId, orderId, buy.group.mint);
+      if (!order) throw new AppError("LEDGER_INVARIANT", `burn order ${orderId} is not pending`);
       sum += BigInt(order.lamports);
     }
-    if (sum !== total) throw new LedgerInvariantError("burn orders changed while the buy was prepared");
+    if (sum !== total) throw new AppError("LEDGER_INVARIANT", "burn orders changed while the buy was prepared");
     return buyId;
   });
 }
@@ -76,49 +81,60 @@ export function completeBurnBuy(
   done: { buyId: number; tokenAmount: bigint; atMs: number },
   assertHeld?: () => void,
 ): { applied: boolean } {
-  if (done.tokenAmount < 0n) throw new LedgerInvariantError("a burned amount cannot be negative");
+  if (done.tokenAmount < 0n) throw new AppError("LEDGER_INVARIANT", "a burned amount cannot be negative");
   return immediate(db, () => {
     assertHeld?.();
     const c = db.$client;
     const buy = c
-      .query("SELECT id, mint, COALESCE(burn_signature, signature) AS signature, status FROM burn_buys WHERE id = ?")
-      .get(done.buyId) as { id: bigint; mint: string; signature: string; status: string } | null;
-    if (!buy) throw new LedgerInvariantError(`no burn buy ${done.buyId}`);
+      .query<{ id: bigint; mint: string; signature: string; status: string }, [buyId: number]>(
+        "SELECT id, mint, COALESCE(burn_signature, signature) AS signature, status FROM burn_buys WHERE id = ?",
+      )
+      .get(done.buyId);
+    if (!buy) throw new AppError("LEDGER_INVARIANT", `no burn buy ${done.buyId}`);
     if (buy.status === "confirmed") return { applied: false };
     // `sent`: a buy and burn in one transaction; `burning`: the burn of tokens bought earlier.
     if (buy.status !== "sent" && buy.status !== "burning")
-      throw new LedgerInvariantError(`burn buy ${done.buyId} is ${buy.status}`);
+      throw new AppError("LEDGER_INVARIANT", `burn buy ${done.buyId} is ${buy.status}`);
     const sums = c
-      .query(
+      .query<{ source: string; lamports: bigint }, [buyId: number]>(
         "SELECT source, SUM(lamports) AS lamports FROM burn_orders WHERE buy_id = ? AND status = 'buying' GROUP BY source",
       )
-      .all(done.buyId) as { source: string; lamports: bigint }[];
+      .all(done.buyId);
     const recipientLamports = BigInt(sums.find((s) => s.source === "recipient")?.lamports ?? 0n);
     const platformLamports = BigInt(sums.find((s) => s.source === "platform")?.lamports ?? 0n);
     const total = recipientLamports + platformLamports;
-    if (total <= 0n) throw new LedgerInvariantError(`burn buy ${done.buyId} has no orders`);
+    if (total <= 0n) throw new AppError("LEDGER_INVARIANT", `burn buy ${done.buyId} has no orders`);
     // Tokens split in proportion to lamports; the remainder of the division goes to the platform.
     const recipientTokens = (done.tokenAmount * recipientLamports) / total;
     const platformTokens = done.tokenAmount - recipientTokens;
     completeBurn(db, { buyId: done.buyId, mint: buy.mint, recipientLamports, platformLamports, atMs: done.atMs });
-    c.query("UPDATE burn_buys SET status = 'confirmed', token_amount = ?, landed_at_ms = ? WHERE id = ?").run(
-      done.tokenAmount,
-      done.atMs,
-      done.buyId,
-    );
-    c.query("UPDATE burn_orders SET status = 'done' WHERE buy_id = ?").run(done.buyId);
+    c.query<never, [tokenAmount: bigint, atMs: number, buyId: number]>(
+      "UPDATE burn_buys SET status = 'confirmed', token_amount = ?, landed_at_ms = ? WHERE id = ?",
+    ).run(done.tokenAmount, done.atMs, done.buyId);
+    c.query<never, [buyId: number]>("UPDATE burn_orders SET status = 'done' WHERE buy_id = ?").run(done.buyId);
     for (const [source, lamports, tokens] of [
       ["recipient", recipientLamports, recipientTokens],
       ["platform", platformLamports, platformTokens],
     ] as const) {
       if (lamports === 0n) continue;
       const burn = c
-        .query(
+        .query<
+          { id: bigint },
+          [
+            buyId: number,
+            source: "recipient" | "platform",
+            mint: string,
+            signature: string,
+            lamports: bigint,
+            tokenAmount: bigint,
+            atMs: number,
+          ]
+        >(
           `INSERT INTO burns (buy_id, source, mint, signature, lamports, token_amount, landed_at_ms)
            VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
         )
-        .get(done.buyId, source, buy.mint, buy.signature, lamports, tokens, done.atMs) as { id: bigint };
-      appendFeedEvent(db, "burn", Number(burn.id), done.atMs);
+        .get(done.buyId, source, buy.mint, buy.signature, lamports, tokens, done.atMs);
+      appendFeedEvent(db, "burn", Number(burn!.id), done.atMs);
     }
     return { applied: true };
   });
@@ -129,25 +145,30 @@ export function failBurnBuy(db: Db, buyId: number, error: string, assertHeld?: (
   return immediate(db, () => {
     assertHeld?.();
     const c = db.$client;
-    const buy = c.query("SELECT status FROM burn_buys WHERE id = ?").get(buyId) as { status: string } | null;
-    if (!buy) throw new LedgerInvariantError(`no burn buy ${buyId}`);
+    const buy = c.query<{ status: string }, [buyId: number]>("SELECT status FROM burn_buys WHERE id = ?").get(buyId);
+    if (!buy) throw new AppError("LEDGER_INVARIANT", `no burn buy ${buyId}`);
     if (buy.status === "failed") return { applied: false };
-    if (buy.status !== "sent") throw new LedgerInvariantError(`burn buy ${buyId} is ${buy.status}; it cannot fail`);
-    c.query("UPDATE burn_buys SET status = 'failed', error = ? WHERE id = ?").run(error.slice(0, 300), buyId);
-    c.query("UPDATE burn_orders SET status = 'pending', buy_id = NULL WHERE buy_id = ? AND status = 'buying'").run(
-      buyId,
-    );
+    if (buy.status !== "sent")
+      throw new AppError("LEDGER_INVARIANT", `burn buy ${buyId} is ${buy.status}; it cannot fail`);
+    c.query<never, [error: string, buyId: number]>(
+      "UPDATE burn_buys SET status = 'failed', error = ? WHERE id = ?",
+    ).run(error.slice(0, 300), buyId);
+    c.query<never, [buyId: number]>(
+      "UPDATE burn_orders SET status = 'pending', buy_id = NULL WHERE buy_id = ? AND status = 'buying'",
+    ).run(buyId);
     return { applied: true };
   });
 }
 
 /** The buy landed and delivered `tokenAmount`: the tokens are held until their burn lands. */
 export function markBurnBought(db: Db, buyId: number, tokenAmount: bigint, assertHeld?: () => void): void {
-  if (tokenAmount < 0n) throw new LedgerInvariantError("a bought amount cannot be negative");
+  if (tokenAmount < 0n) throw new AppError("LEDGER_INVARIANT", "a bought amount cannot be negative");
   immediate(db, () => {
     assertHeld?.();
     db.$client
-      .query("UPDATE burn_buys SET status = 'bought', token_amount = ? WHERE id = ? AND status = 'sent'")
+      .query<never, [tokenAmount: bigint, buyId: number]>(
+        "UPDATE burn_buys SET status = 'bought', token_amount = ? WHERE id = ? AND status = 'sent'",
+      )
       .run(tokenAmount, buyId);
   });
 }
@@ -163,11 +184,11 @@ export function markBurnSent(
   immediate(db, () => {
     assertHeld?.();
     const result = db.$client
-      .query(
+      .query<never, [signature: string, lastValidBlockHeight: bigint, buyId: number]>(
         "UPDATE burn_buys SET status = 'burning', burn_signature = ?, burn_last_valid_block_height = ? WHERE id = ? AND status = 'bought'",
       )
       .run(signature, lastValidBlockHeight, buyId);
-    if (result.changes !== 1) throw new LedgerInvariantError(`burn buy ${buyId} is not waiting for its burn`);
+    if (result.changes !== 1) throw new AppError("LEDGER_INVARIANT", `burn buy ${buyId} is not waiting for its burn`);
   });
 }
 
@@ -176,7 +197,7 @@ export function retryBurn(db: Db, buyId: number, error: string, assertHeld?: () 
   immediate(db, () => {
     assertHeld?.();
     db.$client
-      .query(
+      .query<never, [error: string, buyId: number]>(
         "UPDATE burn_buys SET status = 'bought', burn_signature = NULL, burn_last_valid_block_height = NULL, error = ? WHERE id = ? AND status = 'burning'",
       )
       .run(error.slice(0, 300), buyId);
@@ -190,10 +211,10 @@ export function retryBurn(db: Db, buyId: number, error: string, assertHeld?: () 
  */
 export function spentOnPendingBurnsLamports(db: Db): bigint {
   const row = db.$client
-    .query(
+    .query<{ s: bigint }, []>(
       `SELECT COALESCE(SUM(o.lamports), 0) AS s FROM burn_orders o JOIN burn_buys b ON b.id = o.buy_id
         WHERE b.status IN ('bought', 'burning') AND o.status = 'buying' AND o.source = 'recipient'`,
     )
-    .get() as { s: bigint };
-  return BigInt(row.s);
+    .get();
+  return BigInt(row!.s);
 }

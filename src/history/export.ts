@@ -5,7 +5,7 @@
  * of one chunk and the file is one consistent snapshot of the books (WAL readers see the moment
  * their read began) without holding the service's own connection.
  */
-import { Database, type Statement } from "bun:sqlite";
+import { Database } from "bun:sqlite";
 import type { Db } from "../../db/client";
 
 export const CSV_HEADER = ["at", "type", "mint", "symbol", "lamports", "status", "signature", "wallet", "sol"] as const;
@@ -94,8 +94,8 @@ export function exportCsvStream(db: Db, idpUserId: string): ReadableStream<Uint8
   const own = file !== "" && file !== ":memory:";
   const client = own ? new Database(file, { readonly: true, safeIntegers: true, strict: true }) : db.$client;
   if (own) client.exec("PRAGMA busy_timeout = 5000");
-  const statement: Statement = client.prepare(EXPORT_SQL);
-  const rows = statement.iterate(idpUserId) as IterableIterator<ExportRow>;
+  const statement = client.prepare<ExportRow, [idpUserId: string]>(EXPORT_SQL);
+  const rows = statement.iterate(idpUserId);
   const encoder = new TextEncoder();
   let closed = false;
   const close = () => {

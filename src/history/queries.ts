@@ -5,16 +5,11 @@
  */
 import type { Db } from "../../db/client";
 import { isoMs } from "../http/public-schemas";
+import type { HandleHistoryEntry, SolvencyPoint, TokenHistoryPoint } from "./schemas";
+
+export type { HandleHistoryEntry, SolvencyPoint, TokenHistoryPoint };
 
 const DAY_MS = 86_400_000;
-
-export interface TokenHistoryPoint {
-  /** UTC day, YYYY-MM-DD */
-  day: string;
-  sweptLamports: string;
-  platformLamports: string;
-  sweeps: number;
-}
 
 /** Start of the UTC day `days - 1` days before the one holding `nowMs`: a window of `days` calendar days. */
 export function windowStartMs(nowMs: number, days: number): number {
@@ -24,31 +19,23 @@ export function windowStartMs(nowMs: number, days: number): number {
 /** One point per UTC day with a confirmed sweep, oldest first; null when no token has that mint. */
 export function tokenHistory(db: Db, mint: string, days: number, nowMs: number): TokenHistoryPoint[] | null {
   const c = db.$client;
-  const token = c.query("SELECT id FROM tokens WHERE mint = ?").get(mint) as { id: bigint } | null;
+  const token = c.query<{ id: bigint }, [mint: string]>("SELECT id FROM tokens WHERE mint = ?").get(mint);
   if (!token) return null;
   const rows = c
-    .query(
+    .query<{ day: string; swept: bigint; platform: bigint; sweeps: bigint }, [tokenId: bigint, fromMs: number]>(
       `SELECT strftime('%Y-%m-%d', confirmed_at_ms / 1000, 'unixepoch') AS day,
               SUM(total_lamports) AS swept, SUM(platform_lamports) AS platform, COUNT(*) AS sweeps
          FROM sweeps
         WHERE token_id = ? AND status = 'confirmed' AND confirmed_at_ms >= ?
         GROUP BY day ORDER BY day`,
     )
-    .all(token.id, windowStartMs(nowMs, days)) as { day: string; swept: bigint; platform: bigint; sweeps: bigint }[];
+    .all(token.id, windowStartMs(nowMs, days));
   return rows.map((r) => ({
     day: r.day,
     sweptLamports: BigInt(r.swept).toString(),
     platformLamports: BigInt(r.platform).toString(),
     sweeps: Number(r.sweeps),
   }));
-}
-
-export interface SolvencyPoint {
-  at: string;
-  treasuryLamports: string;
-  owedLamports: string;
-  surplusLamports: string;
-  solvent: boolean;
 }
 
 /** Points a chart can draw at 360 px and a year can still show every hour's worst moment in a day. */
@@ -62,27 +49,28 @@ export function proofHistory(db: Db, days: number, nowMs: number): SolvencyPoint
   const c = db.$client;
   const from = nowMs - days * DAY_MS;
   const count = Number(
-    (c.query("SELECT COUNT(*) AS n FROM solvency_snapshots WHERE at_ms >= ?").get(from) as { n: bigint }).n,
+    c.query<{ n: bigint }, [fromMs: number]>("SELECT COUNT(*) AS n FROM solvency_snapshots WHERE at_ms >= ?").get(from)!
+      .n,
   );
   type Row = { atMs: bigint; treasury: bigint; owed: bigint };
   let rows: Row[];
   if (count <= PROOF_HISTORY_MAX_POINTS) {
     rows = c
-      .query(
+      .query<Row, [fromMs: number]>(
         "SELECT at_ms AS atMs, treasury_lamports AS treasury, owed_lamports AS owed FROM solvency_snapshots WHERE at_ms >= ? ORDER BY at_ms, id",
       )
-      .all(from) as Row[];
+      .all(from);
   } else {
     const bucketMs = Math.ceil((days * DAY_MS) / PROOF_HISTORY_MAX_POINTS);
     rows = c
-      .query(
+      .query<Row, [fromMs: number, bucketMs: number]>(
         `SELECT atMs, treasury, owed FROM (
            SELECT at_ms AS atMs, treasury_lamports AS treasury, owed_lamports AS owed,
                   ROW_NUMBER() OVER (PARTITION BY (at_ms - ?1) / ?2 ORDER BY treasury_lamports - owed_lamports, at_ms DESC, id DESC) AS rank
              FROM solvency_snapshots WHERE at_ms >= ?1)
           WHERE rank = 1 ORDER BY atMs`,
       )
-      .all(from, bucketMs) as Row[];
+      .all(from, bucketMs);
   }
   return rows.map((r) => {
     const treasury = BigInt(r.treasury);
@@ -98,14 +86,6 @@ export function proofHistory(db: Db, days: number, nowMs: number): SolvencyPoint
   });
 }
 
-export interface HandleHistoryEntry {
-  handle: string;
-  displayHandle: string;
-  pinnedAt: string;
-  /** `pinned`: the account's first handle here; `renamed`: a later handle pinned to the same account */
-  event: "pinned" | "renamed";
-}
-
 /**
  * The public pin and rename history of the account a handle is pinned to, newest first: every
  * handle pinned to that user id with the time it was pinned. Null when no token names the handle
@@ -113,17 +93,20 @@ export interface HandleHistoryEntry {
  */
 export function handleHistory(db: Db, handle: string): HandleHistoryEntry[] | null {
   const c = db.$client;
-  if (!c.query("SELECT 1 FROM token_recipients WHERE handle = ? LIMIT 1").get(handle)) return null;
-  const pinned = c.query("SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?").get(handle) as {
-    idpUserId: string | null;
-  } | null;
+  if (!c.query<{ 1: number }, [handle: string]>("SELECT 1 FROM token_recipients WHERE handle = ? LIMIT 1").get(handle))
+    return null;
+  const pinned = c
+    .query<{ idpUserId: string | null }, [handle: string]>(
+      "SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?",
+    )
+    .get(handle);
   if (!pinned?.idpUserId) return [];
   const rows = c
-    .query(
+    .query<{ handle: string; displayHandle: string; pinnedAtMs: bigint }, [idpUserId: string]>(
       `SELECT handle, display_handle AS displayHandle, pinned_at_ms AS pinnedAtMs FROM handles
         WHERE idp_user_id = ? AND pinned_at_ms IS NOT NULL ORDER BY pinned_at_ms DESC, handle DESC`,
     )
-    .all(pinned.idpUserId) as { handle: string; displayHandle: string; pinnedAtMs: bigint }[];
+    .all(pinned.idpUserId);
   return rows.map((r, i) => ({
     handle: r.handle,
     displayHandle: r.displayHandle,

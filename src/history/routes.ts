@@ -7,10 +7,11 @@ import type { AppContext } from "../context";
 import { privately, requireSession } from "../auth";
 import { CACHE } from "../http/cache";
 import { badRequest, notFound } from "../http/errors";
-import { errors, handleKey, Int, IsoTimeSchema, LamportsSchema, looksLikeAddress } from "../http/public-schemas";
+import { errors, handleKey, looksLikeAddress } from "../http/public-schemas";
 import { jsonBody, readMemo } from "../http/read-memo";
 import { exportCsvStream } from "./export";
 import { handleHistory, proofHistory, tokenHistory } from "./queries";
+import { HandleHistorySchema, ProofHistorySchema, TokenHistorySchema } from "./schemas";
 
 export const TOKEN_HISTORY_DAYS_DEFAULT = 90;
 export const PROOF_HISTORY_DAYS_DEFAULT = 30;
@@ -26,55 +27,6 @@ const DaysQuery = (fallback: number) =>
       }),
     ),
   });
-
-export const TokenHistorySchema = t.Object(
-  {
-    points: t.Array(
-      t.Object({
-        day: t.String({ pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", description: "UTC day" }),
-        sweptLamports: {
-          ...LamportsSchema,
-          description: "confirmed sweeps that day, recipients' and platform's parts together",
-        },
-        platformLamports: { ...LamportsSchema, description: "the platform's part of sweptLamports" },
-        sweeps: Int({ minimum: 1 }),
-      }),
-      { description: "one point per UTC day with a confirmed sweep, oldest first" },
-    ),
-  },
-  { title: "TokenHistory" },
-);
-
-export const ProofHistorySchema = t.Object(
-  {
-    points: t.Array(
-      t.Object({
-        at: IsoTimeSchema,
-        treasuryLamports: LamportsSchema,
-        owedLamports: LamportsSchema,
-        surplusLamports: t.String({ pattern: "^-?[0-9]+$", description: "treasury minus owed; negative when short" }),
-        solvent: t.Boolean(),
-      }),
-      { description: "oldest first; a long window shows each stretch's lowest surplus" },
-    ),
-  },
-  { title: "ProofHistory" },
-);
-
-export const HandleHistorySchema = t.Object(
-  {
-    entries: t.Array(
-      t.Object({
-        handle: t.String(),
-        displayHandle: t.String(),
-        pinnedAt: IsoTimeSchema,
-        event: t.Union([t.Literal("pinned"), t.Literal("renamed")]),
-      }),
-      { description: "newest first; empty while the handle is pinned to no account" },
-    ),
-  },
-  { title: "HandleHistory" },
-);
 
 export function historyRoutes(ctx: AppContext) {
   const memo = readMemo(ctx.db);

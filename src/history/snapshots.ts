@@ -34,17 +34,19 @@ export function recordSolvencySnapshot(
     const c = db.$client;
     const owed = ledgerTotals(db).owedLamports;
     const last = c
-      .query(
+      .query<{ atMs: bigint; treasury: bigint; owed: bigint }, []>(
         "SELECT at_ms AS atMs, treasury_lamports AS treasury, owed_lamports AS owed FROM solvency_snapshots ORDER BY at_ms DESC, id DESC LIMIT 1",
       )
-      .get() as { atMs: bigint; treasury: bigint; owed: bigint } | null;
+      .get();
     const fresh = last !== null && input.atMs - Number(last.atMs) < SNAPSHOT_EVERY_MS;
     const same = last !== null && BigInt(last.treasury) === input.treasuryLamports && BigInt(last.owed) === owed;
     if (fresh && (same || input.trigger === "hourly")) return { written: false, atMs: input.atMs };
-    c.query(
+    c.query<never, [atMs: number, treasuryLamports: bigint, owedLamports: bigint, trigger: SnapshotTrigger]>(
       "INSERT INTO solvency_snapshots (at_ms, treasury_lamports, owed_lamports, trigger) VALUES (?, ?, ?, ?)",
     ).run(input.atMs, input.treasuryLamports, owed, input.trigger);
-    c.query("DELETE FROM solvency_snapshots WHERE at_ms < ?").run(input.atMs - SNAPSHOT_RETENTION_MS);
+    c.query<never, [cutoffMs: number]>("DELETE FROM solvency_snapshots WHERE at_ms < ?").run(
+      input.atMs - SNAPSHOT_RETENTION_MS,
+    );
     return { written: true, atMs: input.atMs };
   });
 }

@@ -32,22 +32,24 @@ export interface HealthReport {
   setAside: { tokens: number; stopped: number };
 }
 
+interface LeaseRow {
+  job: string;
+  holder: string | null;
+  expiresAtMs: bigint;
+  runs: bigint;
+  lastRunAtMs: bigint | null;
+  lastOkAtMs: bigint | null;
+  lastError: string | null;
+}
+
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export function jobHealth(db: Db, nowMs = Date.now(), setup: JobSetup | null = null): HealthReport {
   const rows = db.$client
-    .query(
+    .query<LeaseRow, []>(
       "SELECT job, holder, expires_at_ms AS expiresAtMs, runs, last_run_at_ms AS lastRunAtMs, last_ok_at_ms AS lastOkAtMs, last_error AS lastError FROM job_leases",
     )
-    .all() as {
-    job: string;
-    holder: string | null;
-    expiresAtMs: bigint;
-    runs: bigint;
-    lastRunAtMs: bigint | null;
-    lastOkAtMs: bigint | null;
-    lastError: string | null;
-  }[];
+    .all();
   const byJob = new Map(rows.map((r) => [r.job, r]));
   const jobs = JOB_NAMES.map((job): JobHealth => {
     const row = byJob.get(job);
@@ -80,9 +82,9 @@ export function jobHealth(db: Db, nowMs = Date.now(), setup: JobSetup | null = n
 
 function setAsideCounts(db: Db): { tokens: number; stopped: number } {
   const row = db.$client
-    .query(
+    .query<{ tokens: bigint; stopped: bigint }, []>(
       "SELECT COUNT(*) AS tokens, COALESCE(SUM(CASE WHEN retry_at_ms IS NULL THEN 1 ELSE 0 END), 0) AS stopped FROM set_aside WHERE set_aside_at_ms IS NOT NULL",
     )
-    .get() as { tokens: bigint; stopped: bigint };
+    .get()!;
   return { tokens: Number(row.tokens), stopped: Number(row.stopped) };
 }

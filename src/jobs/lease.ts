@@ -6,6 +6,7 @@
  */
 import type { Db } from "../../db/client";
 import { immediate } from "../../db/transaction";
+import { AppError } from "../lib/errors";
 
 export interface Lease {
   job: string;
@@ -14,25 +15,21 @@ export interface Lease {
   expiresAtMs: number;
 }
 
-export class LeaseLostError extends Error {
-  override readonly name = "LeaseLostError";
-}
-
 export function acquireLease(db: Db, job: string, holder: string, leaseMs: number, nowMs = Date.now()): Lease | null {
   return immediate(db, () => {
     const c = db.$client;
-    c.query("INSERT OR IGNORE INTO job_leases (job, generation, expires_at_ms, runs) VALUES (?, 0, 0, 0)").run(job);
+    c.query<never, [job: string]>(
+      "INSERT OR IGNORE INTO job_leases (job, generation, expires_at_ms, runs) VALUES (?, 0, 0, 0)",
+    ).run(job);
     const row = c
-      .query("SELECT holder, generation, expires_at_ms AS expiresAtMs FROM job_leases WHERE job = ?")
-      .get(job) as {
-      holder: string | null;
-      generation: bigint;
-      expiresAtMs: bigint;
-    };
+      .query<{ holder: string | null; generation: bigint; expiresAtMs: bigint }, [job: string]>(
+        "SELECT holder, generation, expires_at_ms AS expiresAtMs FROM job_leases WHERE job = ?",
+      )
+      .get(job)!;
     if (row.holder !== null && Number(row.expiresAtMs) > nowMs) return null;
     const generation = Number(row.generation) + 1;
     const expiresAtMs = nowMs + leaseMs;
-    c.query(
+    c.query<never, [holder: string, generation: number, expiresAtMs: number, atMs: number, job: string]>(
       "UPDATE job_leases SET holder = ?, generation = ?, expires_at_ms = ?, runs = runs + 1, last_run_at_ms = ? WHERE job = ?",
     ).run(holder, generation, expiresAtMs, nowMs, job);
     return { job, holder, generation, expiresAtMs };
@@ -43,7 +40,7 @@ export function acquireLease(db: Db, job: string, holder: string, leaseMs: numbe
 export function renewLease(db: Db, lease: Lease, leaseMs: number, nowMs = Date.now()): boolean {
   return immediate(db, () => {
     const result = db.$client
-      .query(
+      .query<never, [expiresAtMs: number, job: string, holder: string, generation: number, nowMs: number]>(
         "UPDATE job_leases SET expires_at_ms = ? WHERE job = ? AND holder = ? AND generation = ? AND expires_at_ms > ?",
       )
       .run(nowMs + leaseMs, lease.job, lease.holder, lease.generation, nowMs);
@@ -61,18 +58,19 @@ export function releaseLease(
   immediate(db, () => {
     const c = db.$client;
     const held = c
-      .query("SELECT 1 FROM job_leases WHERE job = ? AND holder = ? AND generation = ?")
+      .query<{ 1: number }, [job: string, holder: string, generation: number]>(
+        "SELECT 1 FROM job_leases WHERE job = ? AND holder = ? AND generation = ?",
+      )
       .get(lease.job, lease.holder, lease.generation);
     if (!held) return;
     if (outcome.ok) {
-      c.query(
+      c.query<never, [atMs: number, job: string]>(
         "UPDATE job_leases SET holder = NULL, expires_at_ms = 0, last_ok_at_ms = ?, last_error = NULL WHERE job = ?",
       ).run(nowMs, lease.job);
     } else {
-      c.query("UPDATE job_leases SET holder = NULL, expires_at_ms = 0, last_error = ? WHERE job = ?").run(
-        outcome.error,
-        lease.job,
-      );
+      c.query<never, [error: string | null, job: string]>(
+        "UPDATE job_leases SET holder = NULL, expires_at_ms = 0, last_error = ? WHERE job = ?",
+      ).run(outcome.error, lease.job);
     }
   });
 }
@@ -84,7 +82,9 @@ export function releaseLease(
  */
 export function assertLeaseHeld(db: Db, lease: Lease, nowMs = Date.now()): void {
   const row = db.$client
-    .query("SELECT 1 FROM job_leases WHERE job = ? AND holder = ? AND generation = ? AND expires_at_ms > ?")
+    .query<{ 1: number }, [job: string, holder: string, generation: number, nowMs: number]>(
+      "SELECT 1 FROM job_leases WHERE job = ? AND holder = ? AND generation = ? AND expires_at_ms > ?",
+    )
     .get(lease.job, lease.holder, lease.generation, nowMs);
-  if (!row) throw new LeaseLostError(`lease of ${lease.job} was lost`);
+  if (!row) throw new AppError("LEASE_LOST", `lease of ${lease.job} was lost`);
 }

@@ -91,9 +91,11 @@ export class Scheduler {
     const startedAtMs = Date.now();
     const runId = immediate(this.db, () => {
       const row = this.db.$client
-        .query("INSERT INTO job_runs (job, generation, holder, started_at_ms) VALUES (?, ?, ?, ?) RETURNING id")
-        .get(job, lease.generation, lease.holder, startedAtMs) as { id: bigint };
-      return Number(row.id);
+        .query<{ id: bigint }, [job: JobName, generation: number, holder: string, atMs: number]>(
+          "INSERT INTO job_runs (job, generation, holder, started_at_ms) VALUES (?, ?, ?, ?) RETURNING id",
+        )
+        .get(job, lease.generation, lease.holder, startedAtMs);
+      return Number(row!.id);
     });
     const heartbeat = setInterval(
       () => {
@@ -123,13 +125,13 @@ export class Scheduler {
     const keep = this.options.keepRunsPerJob ?? 1000;
     immediate(this.db, () => {
       const c = this.db.$client;
-      c.query("UPDATE job_runs SET finished_at_ms = ?, ok = ?, error = ? WHERE id = ?").run(
-        finishedAtMs,
-        ok ? 1 : 0,
-        error,
-        runId,
+      c.query<never, [atMs: number, ok: number, error: string | null, runId: number]>(
+        "UPDATE job_runs SET finished_at_ms = ?, ok = ?, error = ? WHERE id = ?",
+      ).run(finishedAtMs, ok ? 1 : 0, error, runId);
+      c.query<never, [job: JobName, upToId: number]>("DELETE FROM job_runs WHERE job = ? AND id <= ?").run(
+        job,
+        runId - keep,
       );
-      c.query("DELETE FROM job_runs WHERE job = ? AND id <= ?").run(job, runId - keep);
     });
     releaseLease(this.db, lease, { ok, error }, finishedAtMs);
     const result: RunResult = { ran: true, ok, error, durationMs: finishedAtMs - startedAtMs };

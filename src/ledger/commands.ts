@@ -4,8 +4,9 @@
  * together with the row changes they belong to (a sweep turning `confirmed`, a payout `sent`...).
  */
 import type { Db } from "../../db/client";
-import { accounts, LedgerInvariantError, post, type AccountRef, type EntrySpec, type PostingResult } from "./ledger";
+import { accounts, post, type AccountRef, type EntrySpec, type PostingResult } from "./ledger";
 import { splitSweep } from "./split";
+import { AppError } from "../lib/errors";
 
 export interface SweepRecipient {
   /** the handle the token names (lowercase) */
@@ -67,13 +68,13 @@ export function creditSweep(db: Db, credit: SweepCredit): SweepCreditResult {
  */
 export function pinHandleCredits(db: Db, handle: string, idpUserId: string, atMs: number): PostingResult {
   const rows = db.$client
-    .query(
+    .query<{ tokenId: bigint | null; amount: bigint }, [handle: string]>(
       `SELECT e.token_id AS tokenId, SUM(e.amount) AS amount
          FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
         WHERE a.kind = 'handle' AND a.ref = ?
         GROUP BY e.token_id HAVING SUM(e.amount) <> 0`,
     )
-    .all(handle) as { tokenId: bigint | null; amount: bigint }[];
+    .all(handle);
   if (rows.length === 0) return { applied: false, postingId: 0 };
   const entries: EntrySpec[] = [];
   for (const row of rows) {
@@ -86,7 +87,7 @@ export function pinHandleCredits(db: Db, handle: string, idpUserId: string, atMs
 }
 
 function twoLegs(from: AccountRef, to: AccountRef, lamports: bigint): EntrySpec[] {
-  if (lamports <= 0n) throw new LedgerInvariantError("a movement must be positive");
+  if (lamports <= 0n) throw new AppError("LEDGER_INVARIANT", "a movement must be positive");
   return [
     { account: from, amount: -lamports },
     { account: to, amount: lamports },
@@ -165,13 +166,13 @@ export function completeBurn(
     entries.push({ account: accounts.buybackPending(burn.mint), amount: -burn.platformLamports });
   const total = burn.recipientLamports + burn.platformLamports;
   if (total <= 0n || burn.recipientLamports < 0n || burn.platformLamports < 0n) {
-    throw new LedgerInvariantError("a burn must spend a positive amount");
+    throw new AppError("LEDGER_INVARIANT", "a burn must spend a positive amount");
   }
   entries.push({ account: accounts.burned(), amount: total });
   return post(db, `burn_done:${burn.buyId}`, "burn_done", burn.atMs, entries);
 }
 
 function requireUser(idpUserId: string | null): string {
-  if (!idpUserId) throw new LedgerInvariantError("a recipient burn order needs a user id");
+  if (!idpUserId) throw new AppError("LEDGER_INVARIANT", "a recipient burn order needs a user id");
   return idpUserId;
 }

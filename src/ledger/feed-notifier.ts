@@ -38,7 +38,10 @@ const announced = new WeakSet<Db>();
 
 export function feedNotifier(db: Db): FeedNotifier {
   let notifier = notifiers.get(db);
-  if (!notifier) notifiers.set(db, (notifier = new LocalFeedNotifier()));
+  if (!notifier) {
+    notifier = new LocalFeedNotifier();
+    notifiers.set(db, notifier);
+  }
   return notifier;
 }
 

@@ -3,45 +3,13 @@
  * microsecond key, then one batched lookup per event type. `before` and `nextBefore` carry the
  * microseconds, so paging never skips or repeats, even for events sharing a millisecond.
  */
-import type { Statement } from "bun:sqlite";
 import type { Db } from "../../db/client";
+import { statement } from "../../db/statement";
 import { isoMs } from "../http/public-schemas";
+import type { FeedType } from "./feed";
+import type { FeedEvent, FeedPage } from "./feed-schemas";
 
-export type FeedEvent =
-  | { type: "launch"; at: string; mint: string; symbol: string; signature: string; recipients: number }
-  | {
-      type: "sweep";
-      at: string;
-      mint: string;
-      symbol: string;
-      signature: string;
-      totalLamports: string;
-      platformLamports: string;
-    }
-  | {
-      type: "payout";
-      at: string;
-      handle: string;
-      lamports: string;
-      kind: "claim" | "autopay";
-      status: string;
-      signature: string | null;
-    }
-  | {
-      type: "burn";
-      at: string;
-      mint: string;
-      symbol: string | null;
-      signature: string;
-      lamports: string;
-      tokenAmount: string;
-      source: "recipient" | "platform";
-    };
-
-export interface FeedPage {
-  events: FeedEvent[];
-  nextBefore: string | null;
-}
+export type { FeedEvent, FeedPage, FeedType };
 
 /** Microseconds as ISO 8601 UTC with six fractional digits. */
 export function isoMicros(atUs: number): string {
@@ -88,40 +56,128 @@ export function parseBefore(value: string): number | null {
   return Number.isSafeInteger(us) && us > 0 ? us : null;
 }
 
-const cache = new WeakMap<Db, Map<string, Statement>>();
-function prepared(db: Db, sql: string): Statement {
-  let map = cache.get(db);
-  if (!map) cache.set(db, (map = new Map()));
-  let statement = map.get(sql);
-  if (!statement) map.set(sql, (statement = db.$client.prepare(sql)));
-  return statement;
+const feedRows = statement<FeedRow, [{ before: number; limit: number }]>(
+  `SELECT f.at_us AS atUs, f.type, f.ref_id AS refId FROM feed_events f
+    WHERE f.at_us < $before
+      AND NOT (f.type = 'launch' AND EXISTS (SELECT 1 FROM tokens t WHERE t.id = f.ref_id AND t.hidden = 1))
+    ORDER BY f.at_us DESC LIMIT $limit`,
+);
+
+/** One row of feed_events: the event's microsecond key and the row of its subject. */
+export interface FeedRow {
+  atUs: bigint | number;
+  type: FeedType;
+  refId: bigint | number;
 }
 
-const PAGE_SQL = `SELECT f.at_us AS atUs, f.type, f.ref_id AS refId FROM feed_events f
-  WHERE f.at_us < $before
-    AND NOT (f.type = 'launch' AND EXISTS (SELECT 1 FROM tokens t WHERE t.id = f.ref_id AND t.hidden = 1))
-  ORDER BY f.at_us DESC LIMIT $limit`;
+/** Ids as one JSON array parameter: one statement whatever the page size. */
+type Ids = [{ ids: string }];
 
-const DETAIL_SQL = {
-  launch: `SELECT t.id, t.mint, t.symbol, t.launch_signature AS signature,
+const launchDetails = statement<
+  { id: bigint; mint: string; symbol: string; signature: string; recipients: bigint },
+  Ids
+>(
+  `SELECT t.id, t.mint, t.symbol, t.launch_signature AS signature,
       (SELECT COUNT(*) FROM token_recipients r WHERE r.token_id = t.id) AS recipients
     FROM tokens t WHERE t.id IN (SELECT value FROM json_each($ids))`,
-  sweep: `SELECT s.id, t.mint, t.symbol, s.signature, s.total_lamports AS totalLamports, s.platform_lamports AS platformLamports
+);
+const sweepDetails = statement<
+  { id: bigint; mint: string; symbol: string; signature: string; totalLamports: bigint; platformLamports: bigint },
+  Ids
+>(
+  `SELECT s.id, t.mint, t.symbol, s.signature, s.total_lamports AS totalLamports, s.platform_lamports AS platformLamports
     FROM sweeps s JOIN tokens t ON t.id = s.token_id WHERE s.id IN (SELECT value FROM json_each($ids))`,
-  payout: `SELECT p.id, i.handle, p.lamports, p.kind, p.status, p.signature
+);
+const payoutDetails = statement<
+  { id: bigint; handle: string; lamports: bigint; kind: "claim" | "autopay"; status: string; signature: string | null },
+  Ids
+>(
+  `SELECT p.id, i.handle, p.lamports, p.kind, p.status, p.signature
     FROM payouts p JOIN identities i ON i.idp_user_id = p.idp_user_id WHERE p.id IN (SELECT value FROM json_each($ids))`,
-  burn: `SELECT b.id, b.mint, t.symbol, b.signature, b.lamports, b.token_amount AS tokenAmount, b.source
+);
+const burnDetails = statement<
+  {
+    id: bigint;
+    mint: string;
+    symbol: string | null;
+    signature: string;
+    lamports: bigint;
+    tokenAmount: bigint;
+    source: "recipient" | "platform";
+  },
+  Ids
+>(
+  `SELECT b.id, b.mint, t.symbol, b.signature, b.lamports, b.token_amount AS tokenAmount, b.source
     FROM burns b LEFT JOIN tokens t ON t.mint = b.mint WHERE b.id IN (SELECT value FROM json_each($ids))`,
-} as const;
+);
 
-export type FeedType = keyof typeof DETAIL_SQL;
+/** An event without its time yet: the renderer puts `at` in its place (second, as the schema lists it). */
+type Render = (at: string) => FeedEvent;
+
+/** The subjects of one type of event, by id, each ready to render. */
+function subjects(db: Db, type: FeedType, ids: number[]): Map<number, Render> {
+  const param = { ids: JSON.stringify(ids) };
+  const byId = new Map<number, Render>();
+  switch (type) {
+    case "launch":
+      for (const d of launchDetails(db).all(param)) {
+        byId.set(Number(d.id), (at) => ({
+          type: "launch",
+          at,
+          mint: d.mint,
+          symbol: d.symbol,
+          signature: d.signature,
+          recipients: Number(d.recipients),
+        }));
+      }
+      break;
+    case "sweep":
+      for (const d of sweepDetails(db).all(param)) {
+        byId.set(Number(d.id), (at) => ({
+          type: "sweep",
+          at,
+          mint: d.mint,
+          symbol: d.symbol,
+          signature: d.signature,
+          totalLamports: BigInt(d.totalLamports).toString(),
+          platformLamports: BigInt(d.platformLamports).toString(),
+        }));
+      }
+      break;
+    case "payout":
+      for (const d of payoutDetails(db).all(param)) {
+        byId.set(Number(d.id), (at) => ({
+          type: "payout",
+          at,
+          handle: d.handle,
+          lamports: BigInt(d.lamports).toString(),
+          kind: d.kind,
+          status: d.status,
+          signature: d.signature ?? null,
+        }));
+      }
+      break;
+    case "burn":
+      for (const d of burnDetails(db).all(param)) {
+        byId.set(Number(d.id), (at) => ({
+          type: "burn",
+          at,
+          mint: d.mint,
+          symbol: d.symbol ?? null,
+          signature: d.signature,
+          lamports: BigInt(d.lamports).toString(),
+          tokenAmount: BigInt(d.tokenAmount).toString(),
+          source: d.source,
+        }));
+      }
+      break;
+  }
+  return byId;
+}
 
 /** Events strictly older than `beforeUs` (all when null), newest first. */
 export function feedPage(db: Db, beforeUs: number | null, limit: number): FeedPage {
-  const rows = prepared(db, PAGE_SQL).all({
-    before: beforeUs ?? Number.MAX_SAFE_INTEGER,
-    limit: limit + 1,
-  } as never) as { atUs: bigint; type: FeedType; refId: bigint }[];
+  const rows = feedRows(db).all({ before: beforeUs ?? Number.MAX_SAFE_INTEGER, limit: limit + 1 });
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   const events = renderFeedRows(db, page).map((r) => r.event);
@@ -133,79 +189,23 @@ export function feedPage(db: Db, beforeUs: number | null, limit: number): FeedPa
  * The public JSON of feed rows, in the order given, with their microsecond keys; shared by the
  * feed pages and the live stream so both serve the very same event.
  */
-export function renderFeedRows(
-  db: Db,
-  page: { atUs: bigint | number; type: FeedType; refId: bigint | number }[],
-): { atUs: number; event: FeedEvent }[] {
+export function renderFeedRows(db: Db, page: readonly FeedRow[]): { atUs: number; event: FeedEvent }[] {
   const idsByType = new Map<FeedType, number[]>();
   for (const row of page) {
-    let ids = idsByType.get(row.type);
-    if (!ids) idsByType.set(row.type, (ids = []));
-    ids.push(Number(row.refId));
+    const ids = idsByType.get(row.type);
+    if (ids) ids.push(Number(row.refId));
+    else idsByType.set(row.type, [Number(row.refId)]);
   }
-  const details = new Map<string, Record<string, unknown>>();
-  for (const [type, ids] of idsByType) {
-    const found = prepared(db, DETAIL_SQL[type]).all({ ids: JSON.stringify(ids) } as never) as Record<
-      string,
-      unknown
-    >[];
-    for (const d of found) details.set(`${type}:${d.id}`, d);
-  }
+  const byType = new Map<FeedType, Map<number, Render>>();
+  for (const [type, ids] of idsByType) byType.set(type, subjects(db, type, ids));
 
   const events: { atUs: number; event: FeedEvent }[] = [];
-  const push = (atUs: bigint | number, event: FeedEvent) => events.push({ atUs: Number(atUs), event });
   for (const row of page) {
-    const d = details.get(`${row.type}:${row.refId}`) as any;
+    const render = byType.get(row.type)?.get(Number(row.refId));
     // The event row and its subject are written in one transaction; a missing subject is a bug
     // elsewhere, and leaving the event out keeps the page well-formed.
-    if (!d) continue;
-    const at = isoMs(Number(row.atUs) / 1000);
-    switch (row.type) {
-      case "launch":
-        push(row.atUs, {
-          type: "launch",
-          at,
-          mint: d.mint,
-          symbol: d.symbol,
-          signature: d.signature,
-          recipients: Number(d.recipients),
-        });
-        break;
-      case "sweep":
-        push(row.atUs, {
-          type: "sweep",
-          at,
-          mint: d.mint,
-          symbol: d.symbol,
-          signature: d.signature,
-          totalLamports: BigInt(d.totalLamports).toString(),
-          platformLamports: BigInt(d.platformLamports).toString(),
-        });
-        break;
-      case "payout":
-        push(row.atUs, {
-          type: "payout",
-          at,
-          handle: d.handle,
-          lamports: BigInt(d.lamports).toString(),
-          kind: d.kind,
-          status: d.status,
-          signature: d.signature ?? null,
-        });
-        break;
-      case "burn":
-        push(row.atUs, {
-          type: "burn",
-          at,
-          mint: d.mint,
-          symbol: d.symbol ?? null,
-          signature: d.signature,
-          lamports: BigInt(d.lamports).toString(),
-          tokenAmount: BigInt(d.tokenAmount).toString(),
-          source: d.source,
-        });
-        break;
-    }
+    if (!render) continue;
+    events.push({ atUs: Number(row.atUs), event: render(isoMs(Number(row.atUs) / 1000)) });
   }
   return events;
 }

@@ -4,7 +4,7 @@
  * (or of cached balances, which `post` keeps equal to those sums).
  */
 import type { Db } from "../../db/client";
-import { LedgerInvariantError } from "./ledger";
+import { AppError } from "../lib/errors";
 
 export interface MoneyFigures {
   creditedLamports: bigint;
@@ -22,7 +22,7 @@ const ZERO: MoneyFigures = { creditedLamports: 0n, paidLamports: 0n, burnedLampo
  */
 export function accountFigures(db: Db, kind: "user" | "handle", ref: string): MoneyFigures {
   const row = db.$client
-    .query(
+    .query<{ balance: bigint; credited: bigint; paid: bigint; burned: bigint }, [kind: "user" | "handle", ref: string]>(
       `SELECT a.balance AS balance,
               COALESCE(SUM(CASE WHEN p.kind IN ('sweep', 'pin') AND e.amount > 0 THEN e.amount END), 0) AS credited,
               COALESCE(SUM(CASE WHEN p.kind IN ('payout_reserve', 'payout_fail') THEN -e.amount END), 0) AS paid,
@@ -33,7 +33,7 @@ export function accountFigures(db: Db, kind: "user" | "handle", ref: string): Mo
         WHERE a.kind = ? AND a.ref = ?
         GROUP BY a.id`,
     )
-    .get(kind, ref) as { balance: bigint; credited: bigint; paid: bigint; burned: bigint } | null;
+    .get(kind, ref);
   if (!row) return { ...ZERO };
   const figures: MoneyFigures = {
     creditedLamports: BigInt(row.credited),
@@ -45,27 +45,27 @@ export function accountFigures(db: Db, kind: "user" | "handle", ref: string): Mo
   const pinnedOut = kind === "handle" ? handlePinnedOut(db, ref) : 0n;
   const expected = figures.creditedLamports - pinnedOut - figures.paidLamports - figures.burnedLamports;
   if (expected !== figures.balanceLamports) {
-    throw new LedgerInvariantError(`account figures of ${kind} do not add up`);
+    throw new AppError("LEDGER_INVARIANT", `account figures of ${kind} do not add up`);
   }
   return figures;
 }
 
 function handlePinnedOut(db: Db, handle: string): bigint {
   const row = db.$client
-    .query(
+    .query<{ moved: bigint }, [handle: string]>(
       `SELECT COALESCE(SUM(-e.amount), 0) AS moved
          FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
          JOIN ledger_postings p ON p.id = e.posting_id
         WHERE a.kind = 'handle' AND a.ref = ? AND p.kind = 'pin'`,
     )
-    .get(handle) as { moved: bigint };
+    .get(handle)!;
   return BigInt(row.moved);
 }
 
 /** Per-token credits of one account, keyed by token id. */
 export function creditsByToken(db: Db, kind: "user" | "handle", ref: string): Map<number, bigint> {
   const rows = db.$client
-    .query(
+    .query<{ tokenId: bigint; credited: bigint }, [kind: "user" | "handle", ref: string]>(
       `SELECT e.token_id AS tokenId, SUM(e.amount) AS credited
          FROM ledger_entries e
          JOIN ledger_accounts a ON a.id = e.account_id
@@ -73,20 +73,20 @@ export function creditsByToken(db: Db, kind: "user" | "handle", ref: string): Ma
         WHERE a.kind = ? AND a.ref = ? AND p.kind IN ('sweep', 'pin') AND e.amount > 0 AND e.token_id IS NOT NULL
         GROUP BY e.token_id`,
     )
-    .all(kind, ref) as { tokenId: bigint; credited: bigint }[];
+    .all(kind, ref);
   return new Map(rows.map((r) => [Number(r.tokenId), BigInt(r.credited)]));
 }
 
 /** What each handle a token names was credited from it, all time (SPEC Recipient.creditedLamports). */
 export function recipientCredits(db: Db, tokenId: number): Map<string, bigint> {
   const rows = db.$client
-    .query(
+    .query<{ handle: string; credited: bigint }, [tokenId: number]>(
       `SELECT e.handle AS handle, SUM(e.amount) AS credited
          FROM ledger_entries e JOIN ledger_postings p ON p.id = e.posting_id
         WHERE e.token_id = ? AND p.kind = 'sweep' AND e.handle IS NOT NULL
         GROUP BY e.handle`,
     )
-    .all(tokenId) as { handle: string; credited: bigint }[];
+    .all(tokenId);
   return new Map(rows.map((r) => [r.handle, BigInt(r.credited)]));
 }
 
@@ -108,10 +108,9 @@ export interface LedgerTotals {
 }
 
 export function ledgerTotals(db: Db): LedgerTotals {
-  const rows = db.$client.query("SELECT kind, SUM(balance) AS total FROM ledger_accounts GROUP BY kind").all() as {
-    kind: string;
-    total: bigint;
-  }[];
+  const rows = db.$client
+    .query<{ kind: string; total: bigint }, []>("SELECT kind, SUM(balance) AS total FROM ledger_accounts GROUP BY kind")
+    .all();
   const by = new Map(rows.map((r) => [r.kind, BigInt(r.total)]));
   const get = (kind: string) => by.get(kind) ?? 0n;
   const unclaimed = get("user") + get("handle");
@@ -132,7 +131,7 @@ export function ledgerTotals(db: Db): LedgerTotals {
     totals.platformLamports +
     totals.buybackPendingLamports;
   if (accounted !== totals.sweptLamports) {
-    throw new LedgerInvariantError("ledger totals do not add up to what was swept");
+    throw new AppError("LEDGER_INVARIANT", "ledger totals do not add up to what was swept");
   }
   return totals;
 }

@@ -8,12 +8,12 @@ export {
   replacePayout,
   reservePayout,
 } from "./commands";
-export type { SweepRecipient } from "./commands";
+export type { SweepCreditResult, SweepRecipient } from "./commands";
 export { appendFeedEvent } from "./feed";
 export { feedNotifier } from "./feed-notifier";
 export { isoMicros, parseBefore, renderFeedRows } from "./feed-queries";
 export type { FeedType } from "./feed-queries";
 export { accountFigures, creditsByToken, ledgerTotals } from "./figures";
 export type { MoneyFigures } from "./figures";
-export { accounts, balanceOf, LedgerInvariantError } from "./ledger";
+export { accounts, balanceOf } from "./ledger";
 export { verifyLedger } from "./verify";

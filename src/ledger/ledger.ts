@@ -8,12 +8,9 @@
  * Postings must run inside `immediate()`: one synchronous BEGIN IMMEDIATE transaction, so no RPC
  * call can sit between reading and writing money.
  */
-import type { Database, Statement } from "bun:sqlite";
 import type { Db } from "../../db/client";
-
-export class LedgerInvariantError extends Error {
-  override readonly name = "LedgerInvariantError";
-}
+import { statement } from "../../db/statement";
+import { AppError } from "../lib/errors";
 
 export const ACCOUNT_KINDS = [
   "sweep_source",
@@ -64,47 +61,40 @@ export interface PostingResult {
 /** SQLite INTEGER bounds: any amount outside them cannot be stored exactly. */
 const I64_MAX = 9_223_372_036_854_775_807n;
 
-interface Statements {
-  findPosting: Statement;
-  insertPosting: Statement;
-  findAccount: Statement;
-  insertAccount: Statement;
-  insertEntry: Statement;
-  addBalance: Statement;
-  readAccount: Statement;
-  postingSum: Statement;
-}
+// Every posting runs these; they keep their compiled form (db/statement.ts).
+const findPosting = statement<{ id: bigint }, [commandKey: string]>(
+  "SELECT id FROM ledger_postings WHERE command_key = ?",
+);
+const insertPosting = statement<{ id: bigint }, [commandKey: string, kind: PostingKind, atMs: number]>(
+  "INSERT INTO ledger_postings (command_key, kind, at_ms) VALUES (?, ?, ?) RETURNING id",
+);
+const findAccount = statement<{ id: bigint }, [kind: AccountKind, ref: string]>(
+  "SELECT id FROM ledger_accounts WHERE kind = ? AND ref = ?",
+);
+const insertAccount = statement<{ id: bigint }, [kind: AccountKind, ref: string]>(
+  "INSERT INTO ledger_accounts (kind, ref, balance) VALUES (?, ?, 0) RETURNING id",
+);
+const insertEntry = statement<
+  never,
+  [postingId: number, accountId: number, amount: bigint, tokenId: number | null, handle: string | null]
+>("INSERT INTO ledger_entries (posting_id, account_id, amount, token_id, handle) VALUES (?, ?, ?, ?, ?)");
+const addBalance = statement<never, [amount: bigint, accountId: number]>(
+  "UPDATE ledger_accounts SET balance = balance + ? WHERE id = ?",
+);
+const readAccount = statement<{ balance: bigint; kind: AccountKind; entrySum: bigint }, [accountId: number]>(
+  "SELECT balance, kind, entry_sum AS entrySum FROM ledger_accounts WHERE id = ?",
+);
+const postingSum = statement<{ total: bigint; n: bigint }, [postingId: number]>(
+  "SELECT COALESCE(SUM(amount), 0) AS total, COUNT(*) AS n FROM ledger_entries WHERE posting_id = ?",
+);
+const accountBalance = statement<{ balance: bigint }, [kind: AccountKind, ref: string]>(
+  "SELECT balance FROM ledger_accounts WHERE kind = ? AND ref = ?",
+);
 
-const statementCache = new WeakMap<Database, Statements>();
-
-function statements(client: Database): Statements {
-  let cached = statementCache.get(client);
-  if (cached) return cached;
-  cached = {
-    findPosting: client.prepare("SELECT id FROM ledger_postings WHERE command_key = ?"),
-    insertPosting: client.prepare(
-      "INSERT INTO ledger_postings (command_key, kind, at_ms) VALUES (?, ?, ?) RETURNING id",
-    ),
-    findAccount: client.prepare("SELECT id FROM ledger_accounts WHERE kind = ? AND ref = ?"),
-    insertAccount: client.prepare("INSERT INTO ledger_accounts (kind, ref, balance) VALUES (?, ?, 0) RETURNING id"),
-    insertEntry: client.prepare(
-      "INSERT INTO ledger_entries (posting_id, account_id, amount, token_id, handle) VALUES (?, ?, ?, ?, ?)",
-    ),
-    addBalance: client.prepare("UPDATE ledger_accounts SET balance = balance + ? WHERE id = ?"),
-    readAccount: client.prepare("SELECT balance, kind, entry_sum AS entrySum FROM ledger_accounts WHERE id = ?"),
-    postingSum: client.prepare(
-      "SELECT COALESCE(SUM(amount), 0) AS total, COUNT(*) AS n FROM ledger_entries WHERE posting_id = ?",
-    ),
-  };
-  statementCache.set(client, cached);
-  return cached;
-}
-
-function accountId(s: Statements, account: AccountRef): number {
-  const found = s.findAccount.get(account.kind, account.ref) as { id: bigint } | null;
+function accountId(db: Db, account: AccountRef): number {
+  const found = findAccount(db).get(account.kind, account.ref);
   if (found) return Number(found.id);
-  const inserted = s.insertAccount.get(account.kind, account.ref) as { id: bigint };
-  return Number(inserted.id);
+  return Number(insertAccount(db).get(account.kind, account.ref)!.id);
 }
 
 /**
@@ -120,56 +110,53 @@ export function post(
 ): PostingResult {
   const client = db.$client;
   if (!client.inTransaction) {
-    throw new LedgerInvariantError("a posting must run inside an immediate transaction");
+    throw new AppError("LEDGER_INVARIANT", "a posting must run inside an immediate transaction");
   }
-  const s = statements(client);
-  const existing = s.findPosting.get(commandKey) as { id: bigint } | null;
+  const existing = findPosting(db).get(commandKey);
   if (existing) return { applied: false, postingId: Number(existing.id) };
 
-  if (entries.length < 2) throw new LedgerInvariantError(`posting ${kind} needs at least two entries`);
+  if (entries.length < 2) throw new AppError("LEDGER_INVARIANT", `posting ${kind} needs at least two entries`);
   let sum = 0n;
   for (const entry of entries) {
-    if (typeof entry.amount !== "bigint") throw new LedgerInvariantError("entry amount must be a bigint");
-    if (entry.amount === 0n) throw new LedgerInvariantError("entry amount must not be zero");
+    if (typeof entry.amount !== "bigint") throw new AppError("LEDGER_INVARIANT", "entry amount must be a bigint");
+    if (entry.amount === 0n) throw new AppError("LEDGER_INVARIANT", "entry amount must not be zero");
     if (entry.amount > I64_MAX || entry.amount < -I64_MAX) {
-      throw new LedgerInvariantError("entry amount out of range");
+      throw new AppError("LEDGER_INVARIANT", "entry amount out of range");
     }
     sum += entry.amount;
   }
-  if (sum !== 0n) throw new LedgerInvariantError(`posting ${kind} does not balance (${sum})`);
+  if (sum !== 0n) throw new AppError("LEDGER_INVARIANT", `posting ${kind} does not balance (${sum})`);
 
-  const postingId = Number((s.insertPosting.get(commandKey, kind, atMs) as { id: bigint }).id);
+  const postingId = Number(insertPosting(db).get(commandKey, kind, atMs)!.id);
   const touched = new Map<number, bigint>();
   for (const entry of entries) {
-    const id = accountId(s, entry.account);
-    s.insertEntry.run(postingId, id, entry.amount, entry.tokenId ?? null, entry.handle ?? null);
-    s.addBalance.run(entry.amount, id);
+    const id = accountId(db, entry.account);
+    insertEntry(db).run(postingId, id, entry.amount, entry.tokenId ?? null, entry.handle ?? null);
+    addBalance(db).run(entry.amount, id);
     touched.set(id, (touched.get(id) ?? 0n) + entry.amount);
   }
 
-  const check = s.postingSum.get(postingId) as { total: bigint; n: bigint };
+  const check = postingSum(db).get(postingId)!;
   if (BigInt(check.total) !== 0n || Number(check.n) !== entries.length) {
-    throw new LedgerInvariantError(`posting ${commandKey} was not stored whole`);
+    throw new AppError("LEDGER_INVARIANT", `posting ${commandKey} was not stored whole`);
   }
   for (const id of touched.keys()) {
-    const row = s.readAccount.get(id) as { balance: bigint; kind: AccountKind; entrySum: bigint };
+    const row = readAccount(db).get(id)!;
     if (BigInt(row.balance) !== BigInt(row.entrySum)) {
-      throw new LedgerInvariantError(`cached balance of account ${id} differs from its entries`);
+      throw new AppError("LEDGER_INVARIANT", `cached balance of account ${id} differs from its entries`);
     }
     if (row.balance < 0n && !MAY_GO_NEGATIVE.has(row.kind)) {
-      throw new LedgerInvariantError(`account ${id} (${row.kind}) would go negative`);
+      throw new AppError("LEDGER_INVARIANT", `account ${id} (${row.kind}) would go negative`);
     }
     if (row.balance > 0n && MAY_GO_NEGATIVE.has(row.kind)) {
-      throw new LedgerInvariantError(`source account ${id} would go positive`);
+      throw new AppError("LEDGER_INVARIANT", `source account ${id} would go positive`);
     }
   }
   return { applied: true, postingId };
 }
 
 export function balanceOf(db: Db, account: AccountRef): bigint {
-  const row = db.$client
-    .query("SELECT balance FROM ledger_accounts WHERE kind = ? AND ref = ?")
-    .get(account.kind, account.ref) as { balance: bigint } | null;
+  const row = accountBalance(db).get(account.kind, account.ref);
   return row ? BigInt(row.balance) : 0n;
 }
 

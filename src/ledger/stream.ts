@@ -5,6 +5,7 @@
  * SSE id stays the event's microsecond cursor, the same string `/api/ledger` takes as `before`.
  */
 import type { Db } from "../../db/client";
+import { statement } from "../../db/statement";
 import { feedNotifier } from "./feed-notifier";
 import { isoMicros, parseBefore, renderFeedRows, type FeedType } from "./feed-queries";
 
@@ -35,12 +36,6 @@ export const DEFAULT_STREAM_OPTIONS: StreamOptions = {
 
 const PAGE = 500;
 
-const COMMITS_SQL = `SELECT c.seq, f.at_us AS atUs, f.type, f.ref_id AS refId,
-    (f.type = 'launch' AND EXISTS (SELECT 1 FROM tokens t WHERE t.id = f.ref_id AND t.hidden = 1)) AS hidden
-  FROM feed_commits c JOIN feed_events f ON f.at_us = c.at_us
-  WHERE c.seq > $after AND c.seq <= $until AND c.at_us > $minAtUs
-  ORDER BY c.seq LIMIT $limit`;
-
 interface CommitRow {
   seq: bigint;
   atUs: bigint;
@@ -48,6 +43,14 @@ interface CommitRow {
   refId: bigint;
   hidden: bigint;
 }
+
+const commits = statement<CommitRow, [{ after: number; until: number; minAtUs: number; limit: number }]>(
+  `SELECT c.seq, f.at_us AS atUs, f.type, f.ref_id AS refId,
+      (f.type = 'launch' AND EXISTS (SELECT 1 FROM tokens t WHERE t.id = f.ref_id AND t.hidden = 1)) AS hidden
+    FROM feed_commits c JOIN feed_events f ON f.at_us = c.at_us
+    WHERE c.seq > $after AND c.seq <= $until AND c.at_us > $minAtUs
+    ORDER BY c.seq LIMIT $limit`,
+);
 
 export type OpenResult =
   | { ok: true; stream: ReadableStream<Uint8Array> }
@@ -120,7 +123,9 @@ export class LedgerStreamHub {
     if (afterAtUs !== null) {
       const c = this.db.$client;
       // parseBefore rounds sub-microsecond digits up; an id this stream sent has exactly six.
-      const exact = c.query("SELECT seq FROM feed_commits WHERE at_us = ?").get(afterAtUs) as { seq: bigint } | null;
+      const exact = c
+        .query<{ seq: bigint }, [atUs: number]>("SELECT seq FROM feed_commits WHERE at_us = ?")
+        .get(afterAtUs);
       replay = exact
         ? { afterSeq: Number(exact.seq), untilSeq: this.lastSeq, minAtUs: -1 }
         : // Not an event of ours: every event later than that time, in commit order.
@@ -183,10 +188,10 @@ export class LedgerStreamHub {
 
   private catchUp(): void {
     if (!this.tracking) {
-      const row = this.db.$client.query("SELECT COALESCE(MAX(seq), 0) AS top FROM feed_commits").get() as {
-        top: bigint;
-      };
-      this.lastSeq = Number(row.top);
+      const row = this.db.$client
+        .query<{ top: bigint }, []>("SELECT COALESCE(MAX(seq), 0) AS top FROM feed_commits")
+        .get();
+      this.lastSeq = Number(row!.top);
       this.tracking = true;
       return;
     }
@@ -201,9 +206,7 @@ export class LedgerStreamHub {
   }
 
   private read(afterSeq: number, untilSeq: number, minAtUs: number): CommitRow[] {
-    return this.db.$client
-      .query(COMMITS_SQL)
-      .all({ after: afterSeq, until: untilSeq, minAtUs, limit: PAGE } as never) as CommitRow[];
+    return commits(this.db).all({ after: afterSeq, until: untilSeq, minAtUs, limit: PAGE });
   }
 
   /** Encoded once, shared by every stream. */

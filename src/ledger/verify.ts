@@ -4,56 +4,60 @@
  */
 import type { Db } from "../../db/client";
 import { ledgerTotals } from "./figures";
-import { LedgerInvariantError } from "./ledger";
+import { AppError } from "../lib/errors";
 
 export function verifyLedger(db: Db): void {
   const c = db.$client;
   const unbalanced = c
-    .query("SELECT posting_id FROM ledger_entries GROUP BY posting_id HAVING SUM(amount) <> 0 LIMIT 1")
-    .get() as { posting_id: bigint } | null;
-  if (unbalanced) throw new LedgerInvariantError(`posting ${unbalanced.posting_id} does not balance`);
+    .query<{ posting_id: bigint }, []>(
+      "SELECT posting_id FROM ledger_entries GROUP BY posting_id HAVING SUM(amount) <> 0 LIMIT 1",
+    )
+    .get();
+  if (unbalanced) throw new AppError("LEDGER_INVARIANT", `posting ${unbalanced.posting_id} does not balance`);
 
   const empty = c
-    .query(
+    .query<{ id: bigint }, []>(
       "SELECT p.id FROM ledger_postings p WHERE NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.posting_id = p.id) LIMIT 1",
     )
-    .get() as { id: bigint } | null;
-  if (empty) throw new LedgerInvariantError(`posting ${empty.id} has no entries`);
+    .get();
+  if (empty) throw new AppError("LEDGER_INVARIANT", `posting ${empty.id} has no entries`);
 
   const drifted = c
-    .query(
+    .query<{ id: bigint }, []>(
       `SELECT a.id FROM ledger_accounts a
          LEFT JOIN (SELECT account_id, SUM(amount) AS s FROM ledger_entries GROUP BY account_id) e ON e.account_id = a.id
         WHERE a.balance <> COALESCE(e.s, 0) OR a.entry_sum <> COALESCE(e.s, 0) LIMIT 1`,
     )
-    .get() as { id: bigint } | null;
-  if (drifted) throw new LedgerInvariantError(`cached balance of account ${drifted.id} differs from its entries`);
+    .get();
+  if (drifted)
+    throw new AppError("LEDGER_INVARIANT", `cached balance of account ${drifted.id} differs from its entries`);
 
   const negative = c
-    .query(
+    .query<{ id: bigint }, []>(
       "SELECT id FROM ledger_accounts WHERE (kind <> 'sweep_source' AND balance < 0) OR (kind = 'sweep_source' AND balance > 0) LIMIT 1",
     )
-    .get() as { id: bigint } | null;
-  if (negative) throw new LedgerInvariantError(`account ${negative.id} has a balance of the wrong sign`);
+    .get();
+  if (negative) throw new AppError("LEDGER_INVARIANT", `account ${negative.id} has a balance of the wrong sign`);
 
   ledgerTotals(db);
 
   // The rows the money belongs to agree with the books.
   const payoutMismatch = c
-    .query(
+    .query<{ id: bigint }, []>(
       `SELECT p.id FROM payouts p LEFT JOIN ledger_accounts a ON a.kind = 'payout' AND a.ref = CAST(p.id AS TEXT)
         WHERE COALESCE(a.balance, 0) <> CASE WHEN p.status IN ('queued', 'sent') THEN p.lamports ELSE 0 END LIMIT 1`,
     )
-    .get() as { id: bigint } | null;
-  if (payoutMismatch) throw new LedgerInvariantError(`payout ${payoutMismatch.id} disagrees with the ledger`);
+    .get();
+  if (payoutMismatch) throw new AppError("LEDGER_INVARIANT", `payout ${payoutMismatch.id} disagrees with the ledger`);
 
   const sweptMismatch = c
-    .query(
+    .query<{ id: bigint }, []>(
       `SELECT t.id FROM tokens t
          LEFT JOIN ledger_accounts a ON a.kind = 'sweep_source' AND a.ref = t.mint
          LEFT JOIN (SELECT token_id, SUM(total_lamports) AS s FROM sweeps WHERE status = 'confirmed' GROUP BY token_id) sw ON sw.token_id = t.id
         WHERE t.swept_lamports <> -COALESCE(a.balance, 0) OR t.swept_lamports <> COALESCE(sw.s, 0) LIMIT 1`,
     )
-    .get() as { id: bigint } | null;
-  if (sweptMismatch) throw new LedgerInvariantError(`token ${sweptMismatch.id} swept total disagrees with the ledger`);
+    .get();
+  if (sweptMismatch)
+    throw new AppError("LEDGER_INVARIANT", `token ${sweptMismatch.id} swept total disagrees with the ledger`);
 }

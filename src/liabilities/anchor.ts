@@ -32,17 +32,20 @@ export interface AnchorOptions {
 export async function anchorSnapshots(db: Db, chain: ChainServices, options: AnchorOptions): Promise<number> {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const rows = db.$client
-    .query(
+    .query<
+      {
+        id: bigint;
+        memo: string;
+        signature: string | null;
+        lastValidBlockHeight: bigint | null;
+        wire: Uint8Array | null;
+      },
+      [limit: number]
+    >(
       `SELECT id, memo, anchor_signature AS signature, anchor_last_valid_block_height AS lastValidBlockHeight, anchor_wire AS wire
          FROM liability_snapshots WHERE anchored_at_ms IS NULL ORDER BY id DESC LIMIT ?`,
     )
-    .all(ANCHOR_BATCH) as {
-    id: bigint;
-    memo: string;
-    signature: string | null;
-    lastValidBlockHeight: bigint | null;
-    wire: Uint8Array | null;
-  }[];
+    .all(ANCHOR_BATCH);
   let anchored = 0;
   for (const raw of rows) {
     const row: Unanchored = { ...raw, id: Number(raw.id) };
@@ -64,7 +67,7 @@ async function anchorOne(
     const instruction = chain.launchProgram.buildMemo(row.memo, chain.treasury.publicKey);
     const prepared = await chain.sender.prepare([instruction], chain.treasury, []);
     const saved = c
-      .query(
+      .query<never, [signature: string, lastValidBlockHeight: bigint, wire: Uint8Array, snapshotId: number]>(
         `UPDATE liability_snapshots SET anchor_signature = ?, anchor_last_valid_block_height = ?, anchor_wire = ?
           WHERE id = ? AND anchor_signature IS NULL`,
       )
@@ -78,11 +81,9 @@ async function anchorOne(
   for (;;) {
     const outcome = await chain.sender.outcome(signature, BigInt(lastValidBlockHeight));
     if (outcome.kind === "confirmed") {
-      c.query("UPDATE liability_snapshots SET anchored_at_ms = ? WHERE id = ? AND anchor_signature = ?").run(
-        options.nowMs(),
-        row.id,
-        signature,
-      );
+      c.query<never, [atMs: number, snapshotId: number, signature: string]>(
+        "UPDATE liability_snapshots SET anchored_at_ms = ? WHERE id = ? AND anchor_signature = ?",
+      ).run(options.nowMs(), row.id, signature);
       return true;
     }
     if (outcome.kind === "failed" || outcome.kind === "expired") {
@@ -90,7 +91,7 @@ async function anchorOne(
         snapshotId: row.id,
         outcome: outcome.kind,
       });
-      c.query(
+      c.query<never, [snapshotId: number, signature: string]>(
         `UPDATE liability_snapshots SET anchor_signature = NULL, anchor_last_valid_block_height = NULL, anchor_wire = NULL
           WHERE id = ? AND anchor_signature = ?`,
       ).run(row.id, signature);

@@ -7,11 +7,11 @@
  * do not add up).
  */
 import type { AppContext } from "../context";
-import { LedgerInvariantError } from "../ledger";
 import { log } from "../lib/log";
 import { anchorSnapshots } from "./anchor";
 import { rememberTree } from "./service";
 import { pruneSnapshots, takeSnapshot } from "./snapshots";
+import { isAppError } from "../lib/errors";
 
 export async function snapshotLiabilitiesAfterRun(ctx: AppContext, job: "payouts" | "sweep"): Promise<void> {
   try {
@@ -34,7 +34,7 @@ export async function snapshotLiabilitiesAfterRun(ctx: AppContext, job: "payouts
     }
     if (ctx.chain) await anchorSnapshots(ctx.db, ctx.chain, { nowMs: ctx.now });
   } catch (error) {
-    if (error instanceof LedgerInvariantError) throw error;
+    if (isAppError(error, "LEDGER_INVARIANT")) throw error;
     log.warn("liability snapshot or anchor failed; the next run retries", { error });
   }
 }

@@ -3,9 +3,9 @@
  * account) and one account's inclusion proof (its own nonce, its path to the root).
  */
 import type { Db } from "../../db/client";
-import { LedgerInvariantError } from "../ledger";
 import { inclusionProofJson, type InclusionProofJson } from "./document";
 import { buildTree, compareBytes, indexOfLeaf, proofPath, toHex, type SumTree } from "./tree";
+import { AppError } from "../lib/errors";
 
 export interface SnapshotSummary {
   id: number;
@@ -20,19 +20,22 @@ export interface SnapshotSummary {
 /** The latest snapshot taken at or before `atMs` (the latest of all without it). */
 export function snapshotAt(db: Db, atMs: number | null): SnapshotSummary | null {
   const row = db.$client
-    .query(
+    .query<
+      {
+        id: bigint;
+        atMs: bigint;
+        root: string;
+        totalLamports: bigint;
+        leafCount: bigint;
+        anchorSignature: string | null;
+      },
+      [atMs: number]
+    >(
       `SELECT id, at_ms AS atMs, root, total_lamports AS totalLamports, leaf_count AS leafCount,
               CASE WHEN anchored_at_ms IS NULL THEN NULL ELSE anchor_signature END AS anchorSignature
          FROM liability_snapshots WHERE at_ms <= ? ORDER BY at_ms DESC LIMIT 1`,
     )
-    .get(atMs ?? Number.MAX_SAFE_INTEGER) as {
-    id: bigint;
-    atMs: bigint;
-    root: string;
-    totalLamports: bigint;
-    leafCount: bigint;
-    anchorSignature: string | null;
-  } | null;
+    .get(atMs ?? Number.MAX_SAFE_INTEGER);
   if (!row) return null;
   return {
     id: Number(row.id),
@@ -50,7 +53,10 @@ const trees = new WeakMap<Db, Map<number, SumTree>>();
 
 function cacheOf(db: Db): Map<number, SumTree> {
   let cache = trees.get(db);
-  if (!cache) trees.set(db, (cache = new Map()));
+  if (!cache) {
+    cache = new Map();
+    trees.set(db, cache);
+  }
   return cache;
 }
 
@@ -72,12 +78,14 @@ function treeOf(db: Db, snapshot: SnapshotSummary): SumTree {
   const hit = cache.get(snapshot.id);
   if (hit) return hit;
   const leaves = db.$client
-    .query("SELECT leaf_hash AS hash, lamports FROM liability_leaves WHERE snapshot_id = ?")
-    .all(snapshot.id) as { hash: Uint8Array; lamports: bigint }[];
+    .query<{ hash: Uint8Array; lamports: bigint }, [snapshotId: number]>(
+      "SELECT leaf_hash AS hash, lamports FROM liability_leaves WHERE snapshot_id = ?",
+    )
+    .all(snapshot.id);
   const tree = buildTree(leaves.map((l) => ({ hash: new Uint8Array(l.hash), sumLamports: BigInt(l.lamports) })));
   // The stored leaves must rebuild the published root: anything else is a corrupted snapshot.
   if (toHex(tree.root.hash) !== snapshot.root || tree.root.sumLamports !== snapshot.totalLamports) {
-    throw new LedgerInvariantError(`liability snapshot ${snapshot.id} does not rebuild its root`);
+    throw new AppError("LEDGER_INVARIANT", `liability snapshot ${snapshot.id} does not rebuild its root`);
   }
   keep(cache, snapshot.id, tree);
   return tree;
@@ -89,7 +97,7 @@ function treeOf(db: Db, snapshot: SnapshotSummary): SumTree {
  */
 export function inclusionProof(db: Db, snapshot: SnapshotSummary, idpUserId: string): InclusionProofJson | null {
   const leaf = db.$client
-    .query(
+    .query<{ nonce: Uint8Array; lamports: bigint; hash: Uint8Array }, [snapshotId: number, user: string, user: string]>(
       `SELECT l.nonce AS nonce, l.lamports AS lamports, l.leaf_hash AS hash
          FROM liability_leaves l
         WHERE l.snapshot_id = ?
@@ -97,12 +105,12 @@ export function inclusionProof(db: Db, snapshot: SnapshotSummary, idpUserId: str
                OR (l.account_kind = 'handle' AND l.account_ref IN (SELECT handle FROM handles WHERE idp_user_id = ?)))
         ORDER BY l.account_kind DESC, l.account_ref LIMIT 1`,
     )
-    .get(snapshot.id, idpUserId, idpUserId) as { nonce: Uint8Array; lamports: bigint; hash: Uint8Array } | null;
+    .get(snapshot.id, idpUserId, idpUserId);
   if (!leaf) return null;
   const tree = treeOf(db, snapshot);
   const index = indexOfLeaf(tree, new Uint8Array(leaf.hash));
   if (index < 0 || compareBytes(tree.levels[0]![index]!.hash, new Uint8Array(leaf.hash)) !== 0) {
-    throw new LedgerInvariantError(`liability snapshot ${snapshot.id} lost a leaf`);
+    throw new AppError("LEDGER_INVARIANT", `liability snapshot ${snapshot.id} lost a leaf`);
   }
   return inclusionProofJson({
     at: new Date(snapshot.atMs).toISOString(),

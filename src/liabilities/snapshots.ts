@@ -10,9 +10,9 @@
 import type { Db } from "../../db/client";
 import { ledgerTotals } from "../ledger";
 import { immediate } from "../../db/transaction";
-import { LedgerInvariantError } from "../ledger";
-import { buildTree, leafNode, LiabilityTreeError, randomNonce, toHex, type SumTree } from "./tree";
+import { buildTree, leafNode, randomNonce, toHex, type SumTree } from "./tree";
 import { anchorMemo } from "./document";
+import { AppError, isAppError } from "../lib/errors";
 
 export const SNAPSHOT_EVERY_MS = 60 * 60 * 1000;
 export const SNAPSHOT_KEEP_MS = 365 * 24 * 60 * 60 * 1000;
@@ -28,32 +28,34 @@ export function currentLiabilities(db: Db): AccountLiability[] {
   const c = db.$client;
   const owed = new Map<string, AccountLiability>();
   const add = (kind: "user" | "handle", ref: string, lamports: bigint) => {
-    if (lamports < 0n) throw new LedgerInvariantError(`a ${kind} liability is negative`);
+    if (lamports < 0n) throw new AppError("LEDGER_INVARIANT", `a ${kind} liability is negative`);
     const key = `${kind}:${ref}`;
     const row = owed.get(key);
     if (row) row.lamports += lamports;
     else owed.set(key, { kind, ref, lamports });
   };
   const balances = c
-    .query("SELECT kind, ref, balance FROM ledger_accounts WHERE kind IN ('user', 'handle') AND balance <> 0")
-    .all() as { kind: "user" | "handle"; ref: string; balance: bigint }[];
+    .query<{ kind: "user" | "handle"; ref: string; balance: bigint }, []>(
+      "SELECT kind, ref, balance FROM ledger_accounts WHERE kind IN ('user', 'handle') AND balance <> 0",
+    )
+    .all();
   for (const b of balances) add(b.kind, b.ref, BigInt(b.balance));
   const payouts = c
-    .query(
+    .query<{ user: string; balance: bigint }, []>(
       `SELECT p.idp_user_id AS user, a.balance AS balance
          FROM ledger_accounts a JOIN payouts p ON a.ref = CAST(p.id AS TEXT)
         WHERE a.kind = 'payout' AND a.balance <> 0`,
     )
-    .all() as { user: string; balance: bigint }[];
+    .all();
   for (const p of payouts) add("user", p.user, BigInt(p.balance));
   const burns = c
-    .query(
+    .query<{ user: string | null; lamports: bigint }, []>(
       `SELECT idp_user_id AS user, SUM(lamports) AS lamports FROM burn_orders
         WHERE source = 'recipient' AND status IN ('pending', 'buying') GROUP BY idp_user_id`,
     )
-    .all() as { user: string | null; lamports: bigint }[];
+    .all();
   for (const b of burns) {
-    if (b.user === null) throw new LedgerInvariantError("a recipient burn order names nobody");
+    if (b.user === null) throw new AppError("LEDGER_INVARIANT", "a recipient burn order names nobody");
     add("user", b.user, BigInt(b.lamports));
   }
   return [...owed.values()].filter((l) => l.lamports > 0n);
@@ -82,8 +84,10 @@ interface SnapshotRead {
 
 function latestSnapshot(db: Db): { atMs: number; postingId: number } | null {
   const row = db.$client
-    .query("SELECT at_ms AS atMs, posting_id AS postingId FROM liability_snapshots ORDER BY at_ms DESC LIMIT 1")
-    .get() as { atMs: bigint; postingId: bigint } | null;
+    .query<{ atMs: bigint; postingId: bigint }, []>(
+      "SELECT at_ms AS atMs, posting_id AS postingId FROM liability_snapshots ORDER BY at_ms DESC LIMIT 1",
+    )
+    .get();
   return row ? { atMs: Number(row.atMs), postingId: Number(row.postingId) } : null;
 }
 
@@ -109,7 +113,7 @@ export function takeSnapshot(db: Db, atMs: number): SnapshotResult {
   const read = c
     .transaction((): SnapshotRead | "same_instant" | "unchanged" => {
       const postingId = Number(
-        (c.query("SELECT COALESCE(MAX(id), 0) AS id FROM ledger_postings").get() as { id: bigint }).id,
+        c.query<{ id: bigint }, []>("SELECT COALESCE(MAX(id), 0) AS id FROM ledger_postings").get()!.id,
       );
       const skip = skipReason(latestSnapshot(db), atMs, postingId);
       if (skip) return skip;
@@ -122,7 +126,7 @@ export function takeSnapshot(db: Db, atMs: number): SnapshotResult {
         const tree = buildTree(leaves.map((l) => ({ hash: l.hash, sumLamports: l.lamports })));
         return { postingId, owedLamports, leaves, tree, treeError: null };
       } catch (error) {
-        if (!(error instanceof LiabilityTreeError)) throw error;
+        if (!isAppError(error, "LIABILITY_TREE_INVALID")) throw error;
         return { postingId, owedLamports, leaves, tree: null, treeError: error.message };
       }
     })
@@ -141,13 +145,19 @@ export function takeSnapshot(db: Db, atMs: number): SnapshotResult {
     const root = toHex(tree.root.hash);
     const atIso = new Date(atMs).toISOString();
     const inserted = c
-      .query(
+      .query<
+        { id: bigint },
+        [atMs: number, root: string, totalLamports: bigint, leafCount: number, postingId: number, memo: string]
+      >(
         `INSERT INTO liability_snapshots (at_ms, root, total_lamports, leaf_count, posting_id, memo)
          VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
       )
-      .get(atMs, root, owedLamports, leaves.length, postingId, anchorMemo(root, owedLamports, atIso)) as { id: bigint };
-    const snapshotId = Number(inserted.id);
-    const insertLeaf = c.prepare(
+      .get(atMs, root, owedLamports, leaves.length, postingId, anchorMemo(root, owedLamports, atIso));
+    const snapshotId = Number(inserted!.id);
+    const insertLeaf = c.prepare<
+      never,
+      [snapshotId: number, kind: "user" | "handle", ref: string, nonce: Uint8Array, lamports: bigint, hash: Uint8Array]
+    >(
       "INSERT INTO liability_leaves (snapshot_id, account_kind, account_ref, nonce, lamports, leaf_hash) VALUES (?, ?, ?, ?, ?, ?)",
     );
     for (const l of leaves) insertLeaf.run(snapshotId, l.kind, l.ref, l.nonce, l.lamports, l.hash);
@@ -163,7 +173,9 @@ function incident(
   detail: string,
 ): SnapshotResult {
   db.$client
-    .query("INSERT INTO liability_incidents (at_ms, owed_lamports, tree_lamports, detail) VALUES (?, ?, ?, ?)")
+    .query<never, [atMs: number, owedLamports: bigint, treeLamports: bigint | null, detail: string]>(
+      "INSERT INTO liability_incidents (at_ms, owed_lamports, tree_lamports, detail) VALUES (?, ?, ?, ?)",
+    )
     .run(atMs, owedLamports, treeLamports, detail);
   return { taken: false, reason: "incident", owedLamports, treeLamports, detail };
 }
@@ -173,8 +185,11 @@ export function pruneSnapshots(db: Db, nowMs: number): number {
   return immediate(db, () => {
     const cutoff = nowMs - SNAPSHOT_KEEP_MS;
     db.$client
-      .query("DELETE FROM liability_leaves WHERE snapshot_id IN (SELECT id FROM liability_snapshots WHERE at_ms < ?)")
+      .query<never, [cutoffMs: number]>(
+        "DELETE FROM liability_leaves WHERE snapshot_id IN (SELECT id FROM liability_snapshots WHERE at_ms < ?)",
+      )
       .run(cutoff);
-    return db.$client.query("DELETE FROM liability_snapshots WHERE at_ms < ?").run(cutoff).changes;
+    return db.$client.query<never, [cutoffMs: number]>("DELETE FROM liability_snapshots WHERE at_ms < ?").run(cutoff)
+      .changes;
   });
 }

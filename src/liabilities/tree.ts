@@ -11,13 +11,11 @@
  * Pure functions over bytes and bigints. The nonce hides the amount behind a leaf hash (32 random
  * bytes cannot be guessed), so only the account that is given its nonce can point at its leaf.
  */
+import { AppError, isAppError } from "../lib/errors";
+
 export const U64_MAX = (1n << 64n) - 1n;
 export const NONCE_BYTES = 32;
 export const HASH_BYTES = 32;
-
-export class LiabilityTreeError extends Error {
-  override readonly name = "LiabilityTreeError";
-}
 
 export interface TreeNode {
   hash: Uint8Array;
@@ -39,7 +37,7 @@ export interface PathStep {
 export const ZERO_NODE: TreeNode = Object.freeze({ hash: new Uint8Array(HASH_BYTES), sumLamports: 0n }) as TreeNode;
 
 export function u64be(value: bigint): Uint8Array {
-  if (value < 0n || value > U64_MAX) throw new LiabilityTreeError("an amount does not fit in a u64");
+  if (value < 0n || value > U64_MAX) throw new AppError("LIABILITY_TREE_INVALID", "an amount does not fit in a u64");
   const out = new Uint8Array(8);
   new DataView(out.buffer).setBigUint64(0, value, false);
   return out;
@@ -50,11 +48,11 @@ function sha256(message: Uint8Array): Uint8Array {
 }
 
 function checkU64(value: bigint): void {
-  if (value < 0n || value > U64_MAX) throw new LiabilityTreeError("an amount does not fit in a u64");
+  if (value < 0n || value > U64_MAX) throw new AppError("LIABILITY_TREE_INVALID", "an amount does not fit in a u64");
 }
 
 export function leafHash(nonce: Uint8Array, lamports: bigint): Uint8Array {
-  if (nonce.length !== NONCE_BYTES) throw new LiabilityTreeError("a nonce is 32 bytes");
+  if (nonce.length !== NONCE_BYTES) throw new AppError("LIABILITY_TREE_INVALID", "a nonce is 32 bytes");
   checkU64(lamports);
   // 0x00 ‖ nonce ‖ u64be(lamports), written into one buffer: a tree of 100k leaves hashes 200k times.
   const message = Buffer.allocUnsafe(1 + NONCE_BYTES + 8);
@@ -65,7 +63,7 @@ export function leafHash(nonce: Uint8Array, lamports: bigint): Uint8Array {
 }
 
 export function leafNode(leaf: Leaf): TreeNode {
-  if (leaf.lamports <= 0n) throw new LiabilityTreeError("a leaf holds a positive amount");
+  if (leaf.lamports <= 0n) throw new AppError("LIABILITY_TREE_INVALID", "a leaf holds a positive amount");
   return { hash: leafHash(leaf.nonce, leaf.lamports), sumLamports: leaf.lamports };
 }
 
@@ -73,9 +71,9 @@ export function parentNode(left: TreeNode, right: TreeNode): TreeNode {
   checkU64(left.sumLamports);
   checkU64(right.sumLamports);
   const sumLamports = left.sumLamports + right.sumLamports;
-  if (sumLamports > U64_MAX) throw new LiabilityTreeError("a node's sum is over 2^64 - 1");
+  if (sumLamports > U64_MAX) throw new AppError("LIABILITY_TREE_INVALID", "a node's sum is over 2^64 - 1");
   if (left.hash.length !== HASH_BYTES || right.hash.length !== HASH_BYTES)
-    throw new LiabilityTreeError("a node hash is 32 bytes");
+    throw new AppError("LIABILITY_TREE_INVALID", "a node hash is 32 bytes");
   // 0x01 ‖ leftHash ‖ u64be(leftSum) ‖ rightHash ‖ u64be(rightSum)
   const message = Buffer.allocUnsafe(1 + 2 * (HASH_BYTES + 8));
   message[0] = 0x01;
@@ -109,13 +107,13 @@ export function buildTree(leaves: readonly TreeNode[]): SumTree {
   const byKey = new Map<string, TreeNode>();
   for (const node of leaves) {
     const key = byteKey(node.hash);
-    if (byKey.has(key)) throw new LiabilityTreeError("two leaves have the same hash");
+    if (byKey.has(key)) throw new AppError("LIABILITY_TREE_INVALID", "two leaves have the same hash");
     byKey.set(key, node);
   }
   const ordered = [...byKey.keys()].sort().map((key) => byKey.get(key)!);
   for (const leaf of ordered) {
     if (leaf.sumLamports <= 0n || leaf.sumLamports > U64_MAX)
-      throw new LiabilityTreeError("a leaf holds a positive u64 amount");
+      throw new AppError("LIABILITY_TREE_INVALID", "a leaf holds a positive u64 amount");
   }
   if (ordered.length === 0) return { levels: [[]], root: ZERO_NODE };
   const levels: TreeNode[][] = [ordered];
@@ -132,7 +130,8 @@ export function buildTree(leaves: readonly TreeNode[]): SumTree {
 /** The path from the leaf at `index` (in hash order) up to the root. */
 export function proofPath(tree: SumTree, index: number): PathStep[] {
   const leaves = tree.levels[0]!;
-  if (!Number.isInteger(index) || index < 0 || index >= leaves.length) throw new LiabilityTreeError("no such leaf");
+  if (!Number.isInteger(index) || index < 0 || index >= leaves.length)
+    throw new AppError("LIABILITY_TREE_INVALID", "no such leaf");
   const path: PathStep[] = [];
   let i = index;
   for (let depth = 0; depth < tree.levels.length - 1; depth++) {
@@ -164,7 +163,7 @@ export function indexOfLeaf(tree: SumTree, hash: Uint8Array): number {
 export function rootFromPath(leaf: Leaf, path: readonly PathStep[]): TreeNode {
   let node = leafNode(leaf);
   for (const step of path) {
-    if (step.hash.length !== HASH_BYTES) throw new LiabilityTreeError("a path hash is 32 bytes");
+    if (step.hash.length !== HASH_BYTES) throw new AppError("LIABILITY_TREE_INVALID", "a path hash is 32 bytes");
     const sibling = { hash: step.hash, sumLamports: step.sumLamports };
     node = step.side === "left" ? parentNode(sibling, node) : parentNode(node, sibling);
   }
@@ -176,7 +175,7 @@ export function verifyInclusion(leaf: Leaf, path: readonly PathStep[], root: Tre
     const got = rootFromPath(leaf, path);
     return compareBytes(got.hash, root.hash) === 0 && got.sumLamports === root.sumLamports;
   } catch (error) {
-    if (error instanceof LiabilityTreeError) return false;
+    if (isAppError(error, "LIABILITY_TREE_INVALID")) return false;
     throw error;
   }
 }
@@ -185,7 +184,7 @@ export const toHex = (bytes: Uint8Array): string => Buffer.from(bytes).toString(
 
 export function fromHex(hex: string, bytes: number): Uint8Array {
   if (!new RegExp(`^[0-9a-f]{${bytes * 2}}$`).test(hex))
-    throw new LiabilityTreeError(`expected ${bytes} bytes of lowercase hex`);
+    throw new AppError("LIABILITY_TREE_INVALID", `expected ${bytes} bytes of lowercase hex`);
   return new Uint8Array(Buffer.from(hex, "hex"));
 }
 

@@ -45,6 +45,11 @@ export const ERROR_CODES = {
   CHAIN_REQUEST_TIMEOUT: "internal",
   // ledger
   LEDGER_INVARIANT: "internal",
+  // payouts, sweeps, burns, jobs, proof, liabilities, history, stats
+  PAYOUT_IN_FLIGHT: "conflict",
+  INSUFFICIENT_BALANCE: "input",
+  LEASE_LOST: "internal",
+  LIABILITY_TREE_INVALID: "internal",
   // accounts, auth, payouts
   // launches, tokens, market
   // admin, webhooks, liabilities

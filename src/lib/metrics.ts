@@ -47,7 +47,8 @@ export class Histogram {
     let s = this.series.get(k);
     if (!s) {
       if (this.series.size >= MAX_SERIES) return;
-      this.series.set(k, (s = { buckets: this.bounds.map(() => 0), sum: 0, count: 0 }));
+      s = { buckets: this.bounds.map(() => 0), sum: 0, count: 0 };
+      this.series.set(k, s);
     }
     for (let i = 0; i < this.bounds.length; i++) if (value <= this.bounds[i]!) s.buckets[i]! += 1;
     s.sum += value;
@@ -57,7 +58,7 @@ export class Histogram {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
     for (const [k, s] of this.series) {
       const prefix = k ? `${k},` : "";
-      this.bounds.forEach((b, i) => lines.push(`${this.name}_bucket{${prefix}le="${b}"} ${s.buckets[i]}`));
+      for (const [i, b] of this.bounds.entries()) lines.push(`${this.name}_bucket{${prefix}le="${b}"} ${s.buckets[i]}`);
       lines.push(`${this.name}_bucket{${prefix}le="+Inf"} ${s.count}`);
       lines.push(`${this.name}_sum${k ? `{${k}}` : ""} ${s.sum}`);
       lines.push(`${this.name}_count${k ? `{${k}}` : ""} ${s.count}`);

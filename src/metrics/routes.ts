@@ -27,9 +27,9 @@ export function renderMetrics(ctx: AppContext): string {
       { labels: { figure: "platform" }, value: totals.platformLamports },
     ]),
   ];
-  const row = ctx.db.$client.query("SELECT value FROM settings WHERE key = 'last_reconciliation'").get() as {
-    value: string;
-  } | null;
+  const row = ctx.db.$client
+    .query<{ value: string }, []>("SELECT value FROM settings WHERE key = 'last_reconciliation'")
+    .get();
   if (row) {
     const last = JSON.parse(row.value) as { treasuryLamports: string; owedLamports: string; checkedAtMs: number };
     parts.push(

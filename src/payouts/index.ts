@@ -1,2 +1,2 @@
 export { resolvePayoutSignature, resolveSentPayouts } from "./job";
-export { InsufficientBalanceError, PayoutInFlightError, queuePayout } from "./service";
+export { queuePayout } from "./service";

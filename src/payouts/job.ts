@@ -15,19 +15,12 @@ import type { ChainServices } from "../chain/services";
 import { accounts, balanceOf } from "../ledger";
 import { crashPoint } from "../jobs";
 import type { JobContext } from "../jobs";
+import { isAppError } from "../lib/errors";
 import { log } from "../lib/log";
 import { scrubErrorText } from "../lib/scrub";
 import { getAutopayMinLamports, getClaimsPaused } from "../settings";
 import type { Config } from "../config";
-import {
-  confirmPayouts,
-  failPayouts,
-  InsufficientBalanceError,
-  markPayoutsSent,
-  PayoutInFlightError,
-  queuePayout,
-  replaceExpiredPayouts,
-} from "./service";
+import { confirmPayouts, failPayouts, markPayoutsSent, queuePayout, replaceExpiredPayouts } from "./service";
 
 export const TRANSFERS_PER_TRANSACTION = 12;
 /** Rent-exempt minimum of an account with no data (mainnet's and the local chain's rent). */
@@ -76,11 +69,30 @@ export async function runPayoutsJob(deps: PayoutJobDeps, ctx: JobContext): Promi
   if (ctx.signal.aborted) return report;
   await queueAutopay(deps, ctx, report);
   crashPoint("payouts:after-autopay");
+  await sendQueued(deps, ctx, report);
 
-  const limit = deps.maxPayoutsPerRun ?? 12_000;
+  const deadline = Date.now() + (deps.settleTimeoutMs ?? 60_000);
+  while (!ctx.signal.aborted) {
+    const pending = await resolveSentPayouts(deps, ctx, report);
+    if (pending === 0 || Date.now() >= deadline) break;
+    await Bun.sleep(deps.settlePollMs ?? 500);
+  }
+  return report;
+}
+
+interface QueuedPayoutRow {
+  id: bigint;
+  wallet: string;
+  lamports: bigint;
+}
+
+/** Sends queued payouts in batches, each batch saved `sent` with its signature before it leaves. */
+async function sendQueued(deps: PayoutJobDeps, ctx: JobContext, report: PayoutRunReport): Promise<void> {
   const queued = deps.db.$client
-    .query("SELECT id, wallet, lamports FROM payouts WHERE status = 'queued' ORDER BY id LIMIT ?")
-    .all(limit) as { id: bigint; wallet: string; lamports: bigint }[];
+    .query<QueuedPayoutRow, [limit: number]>(
+      "SELECT id, wallet, lamports FROM payouts WHERE status = 'queued' ORDER BY id LIMIT ?",
+    )
+    .all(deps.maxPayoutsPerRun ?? 12_000);
   const treasury = deps.chain.treasury;
   for (const batch of await batchesOf(deps, queued)) {
     if (ctx.signal.aborted) break;
@@ -119,27 +131,19 @@ export async function runPayoutsJob(deps: PayoutJobDeps, ctx: JobContext): Promi
       log.warn("payout send failed; its outcome will be resolved", { error: scrubErrorText(error) });
     }
   }
-
-  const deadline = Date.now() + (deps.settleTimeoutMs ?? 60_000);
-  while (!ctx.signal.aborted) {
-    const pending = await resolveSentPayouts(deps, ctx, report);
-    if (pending === 0 || Date.now() >= deadline) break;
-    await Bun.sleep(deps.settlePollMs ?? 500);
-  }
-  return report;
 }
 
 async function queueAutopay(deps: PayoutJobDeps, ctx: JobContext, report: PayoutRunReport): Promise<void> {
   const min = getAutopayMinLamports(deps.db, deps.config);
   const rows = deps.db.$client
-    .query(
+    .query<{ id: string; wallet: string }, [minLamports: bigint]>(
       `SELECT i.idp_user_id AS id, i.payout_wallet AS wallet FROM identities i
          JOIN ledger_accounts a ON a.kind = 'user' AND a.ref = i.idp_user_id
         WHERE i.routing = 'autopay' AND i.payout_wallet IS NOT NULL AND a.balance >= ? AND a.balance > 0
           AND NOT EXISTS (SELECT 1 FROM payouts p WHERE p.idp_user_id = i.idp_user_id AND p.status IN ('queued', 'sent'))
         LIMIT 10000`,
     )
-    .all(min) as { id: string; wallet: string }[];
+    .all(min);
   // An autopay that cannot land (below the rent-exempt minimum, to a wallet that does not exist
   // yet) would fail on chain at every run, paying a fee each time: it waits until it can land.
   const wallets = await deps.chain.reader.getBalances([...new Set(rows.map((r) => r.wallet))]);
@@ -156,7 +160,7 @@ async function queueAutopay(deps: PayoutJobDeps, ctx: JobContext, report: Payout
       report.autopayQueued += 1;
     } catch (error) {
       // A claim raced in, or the balance moved: the next run looks again.
-      if (!(error instanceof PayoutInFlightError || error instanceof InsufficientBalanceError)) throw error;
+      if (!isAppError(error, "PAYOUT_IN_FLIGHT", "INSUFFICIENT_BALANCE")) throw error;
     }
   }
 }
@@ -188,6 +192,13 @@ async function batchesOf<T extends { wallet: string; lamports: bigint }>(
   return [...batches, ...alone];
 }
 
+/** One sent transaction: its signature, its expiry height and how many payouts it carries. */
+interface SentBatch {
+  signature: string;
+  lvbh: bigint;
+  n: bigint;
+}
+
 /** Resolves every sent batch whose outcome the chain can tell now; returns how many stay pending. */
 export async function resolveSentPayouts(
   deps: PayoutJobDeps,
@@ -195,10 +206,10 @@ export async function resolveSentPayouts(
   report?: PayoutRunReport,
 ): Promise<number> {
   const batches = deps.db.$client
-    .query(
+    .query<SentBatch, []>(
       "SELECT signature, MAX(last_valid_block_height) AS lvbh, COUNT(*) AS n FROM payouts WHERE status = 'sent' GROUP BY signature LIMIT 2000",
     )
-    .all() as { signature: string; lvbh: bigint; n: bigint }[];
+    .all();
   let pending = 0;
   for (const batch of batches) {
     if (ctx.signal.aborted) break;
@@ -214,17 +225,17 @@ export async function resolveSentPayouts(
  */
 export async function resolvePayoutSignature(deps: PayoutJobDeps, ctx: JobContext, signature: string): Promise<number> {
   const batch = deps.db.$client
-    .query(
+    .query<SentBatch, [signature: string]>(
       "SELECT signature, MAX(last_valid_block_height) AS lvbh, COUNT(*) AS n FROM payouts WHERE status = 'sent' AND signature = ? GROUP BY signature",
     )
-    .get(signature) as { signature: string; lvbh: bigint; n: bigint } | null;
+    .get(signature);
   return batch ? resolveBatch(deps, ctx, batch) : 0;
 }
 
 async function resolveBatch(
   deps: PayoutJobDeps,
   ctx: JobContext,
-  batch: { signature: string; lvbh: bigint; n: bigint },
+  batch: SentBatch,
   report?: PayoutRunReport,
 ): Promise<number> {
   let pending = 0;

@@ -7,22 +7,18 @@
 import type { Db } from "../../db/client";
 import { confirmPayout, failPayout, replacePayout, reservePayout } from "../ledger";
 import { appendFeedEvent } from "../ledger";
-import { accounts, balanceOf, LedgerInvariantError } from "../ledger";
+import { accounts, balanceOf } from "../ledger";
 import { immediate } from "../../db/transaction";
+import { AppError } from "../lib/errors";
 
-export class PayoutInFlightError extends Error {
-  override readonly name = "PayoutInFlightError";
-}
-export class InsufficientBalanceError extends Error {
-  override readonly name = "InsufficientBalanceError";
-}
+export type PayoutKind = "claim" | "autopay";
 
 export interface PayoutRequest {
   idpUserId: string;
   /** null: the whole balance */
   lamports: bigint | null;
   wallet: string;
-  kind: "claim" | "autopay";
+  kind: PayoutKind;
   /** smallest amount accepted */
   minLamports: bigint;
   atMs: number;
@@ -39,21 +35,23 @@ export function queuePayout(db: Db, request: PayoutRequest, assertHeld?: () => v
     assertHeld?.();
     const c = db.$client;
     const live = c
-      .query("SELECT id FROM payouts WHERE idp_user_id = ? AND status IN ('queued', 'sent') LIMIT 1")
+      .query<{ id: bigint }, [idpUserId: string]>(
+        "SELECT id FROM payouts WHERE idp_user_id = ? AND status IN ('queued', 'sent') LIMIT 1",
+      )
       .get(request.idpUserId);
-    if (live) throw new PayoutInFlightError("a payout is already queued or in flight");
+    if (live) throw new AppError("PAYOUT_IN_FLIGHT", "a payout is already queued or in flight");
     const balance = balanceOf(db, accounts.user(request.idpUserId));
     const lamports = request.lamports ?? balance;
-    if (lamports <= 0n || balance <= 0n) throw new InsufficientBalanceError("there is no balance to pay");
-    if (lamports > balance) throw new InsufficientBalanceError("the amount is above the balance");
-    if (lamports < request.minLamports) throw new InsufficientBalanceError("the amount is below the minimum");
+    if (lamports <= 0n || balance <= 0n) throw new AppError("INSUFFICIENT_BALANCE", "there is no balance to pay");
+    if (lamports > balance) throw new AppError("INSUFFICIENT_BALANCE", "the amount is above the balance");
+    if (lamports < request.minLamports) throw new AppError("INSUFFICIENT_BALANCE", "the amount is below the minimum");
     const row = c
-      .query(
+      .query<{ id: bigint }, [idpUserId: string, lamports: bigint, wallet: string, kind: PayoutKind, atMs: number]>(
         `INSERT INTO payouts (idp_user_id, lamports, wallet, kind, status, created_at_ms)
          VALUES (?, ?, ?, ?, 'queued', ?) RETURNING id`,
       )
-      .get(request.idpUserId, lamports, request.wallet, request.kind, request.atMs) as { id: bigint };
-    const payoutId = Number(row.id);
+      .get(request.idpUserId, lamports, request.wallet, request.kind, request.atMs);
+    const payoutId = Number(row!.id);
     reservePayout(db, payoutId, request.idpUserId, lamports, request.atMs);
     appendFeedEvent(db, "payout", payoutId, request.atMs);
     return { payoutId, lamports };
@@ -70,11 +68,11 @@ export function markPayoutsSent(
     assertHeld?.();
     for (const id of batch.payoutIds) {
       const result = db.$client
-        .query(
+        .query<never, [signature: string, lastValidBlockHeight: bigint, atMs: number, payoutId: number]>(
           "UPDATE payouts SET status = 'sent', signature = ?, last_valid_block_height = ?, sent_at_ms = ? WHERE id = ? AND status = 'queued'",
         )
         .run(batch.signature, batch.lastValidBlockHeight, batch.atMs, id);
-      if (result.changes !== 1) throw new LedgerInvariantError(`payout ${id} is not queued; it cannot be sent`);
+      if (result.changes !== 1) throw new AppError("LEDGER_INVARIANT", `payout ${id} is not queued; it cannot be sent`);
     }
   });
 }
@@ -84,15 +82,15 @@ interface SentRow {
   idpUserId: string;
   lamports: bigint;
   wallet: string;
-  kind: "claim" | "autopay";
+  kind: PayoutKind;
 }
 
 function sentWith(db: Db, signature: string): SentRow[] {
   return db.$client
-    .query(
+    .query<SentRow, [signature: string]>(
       "SELECT id, idp_user_id AS idpUserId, lamports, wallet, kind FROM payouts WHERE signature = ? AND status = 'sent'",
     )
-    .all(signature) as SentRow[];
+    .all(signature);
 }
 
 /** The batch landed: every payout in it is confirmed and counted as paid. Idempotent. */
@@ -102,7 +100,11 @@ export function confirmPayouts(db: Db, signature: string, atMs: number, assertHe
     const rows = sentWith(db, signature);
     for (const row of rows) {
       confirmPayout(db, Number(row.id), BigInt(row.lamports), atMs);
-      db.$client.query("UPDATE payouts SET status = 'confirmed', confirmed_at_ms = ? WHERE id = ?").run(atMs, row.id);
+      db.$client
+        .query<never, [atMs: number, payoutId: bigint]>(
+          "UPDATE payouts SET status = 'confirmed', confirmed_at_ms = ? WHERE id = ?",
+        )
+        .run(atMs, row.id);
     }
     return rows.length;
   });
@@ -115,7 +117,9 @@ export function failPayouts(db: Db, signature: string, error: string, atMs: numb
     const rows = sentWith(db, signature);
     for (const row of rows) {
       failPayout(db, Number(row.id), row.idpUserId, BigInt(row.lamports), atMs);
-      db.$client.query("UPDATE payouts SET status = 'failed', error = ? WHERE id = ?").run(error.slice(0, 300), row.id);
+      db.$client
+        .query<never, [error: string, payoutId: bigint]>("UPDATE payouts SET status = 'failed', error = ? WHERE id = ?")
+        .run(error.slice(0, 300), row.id);
     }
     return rows.length;
   });
@@ -132,14 +136,17 @@ export function replaceExpiredPayouts(db: Db, signature: string, atMs: number, a
     const rows = sentWith(db, signature);
     return rows.map((row) => {
       const inserted = c
-        .query(
+        .query<
+          { id: bigint },
+          [idpUserId: string, lamports: bigint, wallet: string, kind: PayoutKind, replacesId: bigint, atMs: number]
+        >(
           `INSERT INTO payouts (idp_user_id, lamports, wallet, kind, status, replaces_id, created_at_ms)
            VALUES (?, ?, ?, ?, 'queued', ?, ?) RETURNING id`,
         )
-        .get(row.idpUserId, row.lamports, row.wallet, row.kind, row.id, atMs) as { id: bigint };
-      const newId = Number(inserted.id);
+        .get(row.idpUserId, row.lamports, row.wallet, row.kind, row.id, atMs);
+      const newId = Number(inserted!.id);
       replacePayout(db, Number(row.id), newId, BigInt(row.lamports), atMs);
-      c.query("UPDATE payouts SET status = 'replaced' WHERE id = ?").run(row.id);
+      c.query<never, [payoutId: bigint]>("UPDATE payouts SET status = 'replaced' WHERE id = ?").run(row.id);
       appendFeedEvent(db, "payout", newId, atMs);
       return newId;
     });

@@ -1,25 +1,15 @@
 /** SPEC's Stats, derived from the ledger and the token tables; memoised up to 10 s per process. */
 import type { Db } from "../../db/client";
 import { ledgerTotals } from "../ledger";
+import type { Stats } from "./schemas";
 
-export interface Stats {
-  tokens: number;
-  recipients: number;
-  claimedAccounts: number;
-  sweptLamports: string;
-  paidLamports: string;
-  burnedLamports: string;
-  owedLamports: string;
-  unclaimedLamports: string;
-  launches24h: number;
-  updatedAt: string;
-}
+export type { Stats };
 
 export const STATS_MEMO_MS = 10_000;
 
 export function computeStats(db: Db, nowMs: number): Stats {
   const c = db.$client;
-  const count = (sql: string, ...args: (string | number)[]) => Number((c.query(sql).get(...args) as { n: bigint }).n);
+  const count = (sql: string, ...args: number[]) => Number(c.query<{ n: bigint }, number[]>(sql).get(...args)!.n);
   const totals = ledgerTotals(db);
   return {
     tokens: count("SELECT COUNT(*) AS n FROM tokens"),

@@ -10,8 +10,14 @@
  * Every write checks the job's lease (fencing), and the run stops at a safe point when aborted.
  */
 import type { Db } from "../../db/client";
-import { packSweeps, type SweepItem } from "../chain/packing";
-import type { ConfirmedTransaction, TokenRef, TransactionOutcome, VaultReading } from "../chain/ports";
+import { packSweeps, type PackedSweep, type SweepItem } from "../chain/packing";
+import type {
+  ConfirmedTransaction,
+  PreparedTransaction,
+  TokenRef,
+  TransactionOutcome,
+  VaultReading,
+} from "../chain/ports";
 import type { ChainServices } from "../chain/services";
 import { owedForReserves } from "../proof";
 import { immediate } from "../../db/transaction";
@@ -76,23 +82,59 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
   await resolveSentSweeps(deps, ctx, report);
   if (ctx.signal.aborted) return report;
 
+  const { candidates, wereInFlight } = await readTokens(deps, ctx, report);
+  crashPoint("sweep:after-read");
+  const tokenIdByMint = new Map(candidates.map((c) => [c.token.mint, c.tokenId]));
+  const batches = packCandidates(deps, ctx, candidates);
+  // Several batches in flight at once (each one still saved before it is sent): the run is bound
+  // by round trips to the node, not by the node itself.
+  await forEachLimit(batches, deps.sendConcurrency ?? 8, (batch) => sendBatch(deps, ctx, report, batch, tokenIdByMint));
+
+  await settle(deps, ctx, report);
+  crashPoint("sweep:before-reconcile");
+  if (!ctx.signal.aborted) {
+    report.reread = await rereadSwept(deps, ctx, [...candidates, ...wereInFlight]);
+    await reconcile(deps, ctx);
+  }
+  return report;
+}
+
+type Candidate = SweepItem & { tokenId: number };
+
+interface TokenRow {
+  id: bigint;
+  mint: string;
+  creator: string;
+  creatorIndex: bigint;
+}
+
+/**
+ * Reads the vaults of every token, a page at a time, stores the readings and returns the tokens to
+ * sweep now, with the tokens whose sweep was in flight (their reading is taken after the run).
+ */
+async function readTokens(
+  deps: SweepJobDeps,
+  ctx: JobContext,
+  report: SweepRunReport,
+): Promise<{ candidates: Candidate[]; wereInFlight: { tokenId: number; token: TokenRef }[] }> {
   const inFlight = new Set(
-    (
-      deps.db.$client.query("SELECT DISTINCT token_id AS id FROM sweeps WHERE status = 'sent'").all() as {
-        id: bigint;
-      }[]
-    ).map((r) => Number(r.id)),
+    deps.db.$client
+      .query<{ id: bigint }, []>("SELECT DISTINCT token_id AS id FROM sweeps WHERE status = 'sent'")
+      .all()
+      .map((r) => Number(r.id)),
   );
   const batchSize = deps.readBatchSize ?? 300;
   const heldBack = heldBackMints(deps.db, "sweep", deps.now());
-  const candidates: (SweepItem & { tokenId: number })[] = [];
+  const candidates: Candidate[] = [];
   const wereInFlight: { tokenId: number; token: TokenRef }[] = [];
   let afterId = 0;
   // Keyset pages over every token, hidden ones included: hidden tokens are swept too.
   for (let page = 0; page < 1_000_000 && !ctx.signal.aborted; page++) {
     const rows = deps.db.$client
-      .query("SELECT id, mint, creator, creator_index AS creatorIndex FROM tokens WHERE id > ? ORDER BY id LIMIT ?")
-      .all(afterId, batchSize) as { id: bigint; mint: string; creator: string; creatorIndex: bigint }[];
+      .query<TokenRow, [afterId: number, limit: number]>(
+        "SELECT id, mint, creator, creator_index AS creatorIndex FROM tokens WHERE id > ? ORDER BY id LIMIT ?",
+      )
+      .all(afterId, batchSize);
     if (rows.length === 0) break;
     afterId = Number(rows[rows.length - 1]!.id);
     const refs: TokenRef[] = rows.map((r) => ({ mint: r.mint, creator: r.creator }));
@@ -129,11 +171,15 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
       });
     }
   }
+  return { candidates, wereInFlight };
+}
 
-  crashPoint("sweep:after-read");
-  const tokenIdByMint = new Map(candidates.map((c) => [c.token.mint, c.tokenId]));
-  // A token that failed since it last worked goes in a transaction of its own: one mint whose
-  // collect keeps failing must not take the tokens packed with it down every run.
+/**
+ * Packs the candidates into as few transactions as fit. A token that failed since it last worked
+ * goes in a transaction of its own: one mint whose collect keeps failing must not take the tokens
+ * packed with it down every run.
+ */
+function packCandidates(deps: SweepJobDeps, ctx: JobContext, candidates: readonly Candidate[]): PackedSweep[] {
   const suspects = suspectMints(deps.db, "sweep");
   const packOptions = { launchProgram: deps.chain.launchProgram, treasury: deps.chain.treasury.publicKey };
   const together = packSweeps(
@@ -144,8 +190,7 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
     candidates.filter((c) => suspects.has(c.token.mint)),
     { ...packOptions, maxTokensPerTransaction: 1 },
   );
-  const packed = { batches: [...together.batches, ...alone.batches], skipped: [...together.skipped, ...alone.skipped] };
-  for (const skipped of packed.skipped) {
+  for (const skipped of [...together.skipped, ...alone.skipped]) {
     if (skipped.reason === "too-large") {
       log.warn("token cannot fit a sweep transaction", { mint: skipped.item.token.mint });
       recordTokenFailure(
@@ -155,66 +200,65 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
       );
     }
   }
-  // Several batches in flight at once (each one still saved before it is sent): the run is bound
-  // by round trips to the node, not by the node itself.
-  await forEachLimit(packed.batches, deps.sendConcurrency ?? 8, async (batch) => {
-    if (ctx.signal.aborted) return;
-    let prepared;
-    try {
-      prepared = await deps.chain.sender.prepare(batch.instructions, deps.chain.treasury, batch.signers);
-    } catch (error) {
-      // Isolated per batch: the chain being unreachable is nobody's fault (the next run tries
-      // again); anything else counts against the batch's tokens, which then go alone.
-      report.sendErrors += 1;
-      log.warn("sweep could not be prepared", { error: scrubErrorText(error) });
-      if (!isChainUnavailable(error)) {
-        for (const item of batch.items) {
-          recordTokenFailure(
-            deps.db,
-            {
-              mint: item.token.mint,
-              job: "sweep",
-              reason: `could not be prepared: ${scrubErrorText(error)}`,
-              atMs: deps.now(),
-            },
-            ctx.assertHeld,
-          );
-        }
-      }
-      return;
-    }
-    // The signature is saved before the transaction leaves: a crash after this point is resolved
-    // from the chain by the next run, never swept a second time while it might still land.
-    recordSweepsSent(
-      deps.db,
-      batch.items.map((item) => ({
-        tokenId: tokenIdByMint.get(item.token.mint)!,
-        signature: prepared.signature,
-        lastValidBlockHeight: prepared.lastValidBlockHeight,
-        atMs: deps.now(),
-      })),
-      ctx.assertHeld,
-    );
-    crashPoint("sweep:after-save");
-    try {
-      await deps.chain.sender.send(prepared);
-      report.transactionsSent += 1;
-      report.tokensSwept += batch.items.length;
-      crashPoint("sweep:after-send");
-    } catch (error) {
-      // Unknown whether it left: the saved sweep is resolved by its outcome (landed or expired).
-      report.sendErrors += 1;
-      log.warn("sweep send failed; its outcome will be resolved", { error: scrubErrorText(error) });
-    }
-  });
+  return [...together.batches, ...alone.batches];
+}
 
-  await settle(deps, ctx, report);
-  crashPoint("sweep:before-reconcile");
-  if (!ctx.signal.aborted) {
-    report.reread = await rereadSwept(deps, ctx, [...candidates, ...wereInFlight]);
-    await reconcile(deps, ctx);
+/** Prepares one batch, saves its sweeps `sent` with the signature, then sends it. */
+async function sendBatch(
+  deps: SweepJobDeps,
+  ctx: JobContext,
+  report: SweepRunReport,
+  batch: PackedSweep,
+  tokenIdByMint: ReadonlyMap<string, number>,
+): Promise<void> {
+  if (ctx.signal.aborted) return;
+  let prepared: PreparedTransaction;
+  try {
+    prepared = await deps.chain.sender.prepare(batch.instructions, deps.chain.treasury, batch.signers);
+  } catch (error) {
+    // Isolated per batch: the chain being unreachable is nobody's fault (the next run tries
+    // again); anything else counts against the batch's tokens, which then go alone.
+    report.sendErrors += 1;
+    log.warn("sweep could not be prepared", { error: scrubErrorText(error) });
+    if (!isChainUnavailable(error)) {
+      for (const item of batch.items) {
+        recordTokenFailure(
+          deps.db,
+          {
+            mint: item.token.mint,
+            job: "sweep",
+            reason: `could not be prepared: ${scrubErrorText(error)}`,
+            atMs: deps.now(),
+          },
+          ctx.assertHeld,
+        );
+      }
+    }
+    return;
   }
-  return report;
+  // The signature is saved before the transaction leaves: a crash after this point is resolved
+  // from the chain by the next run, never swept a second time while it might still land.
+  recordSweepsSent(
+    deps.db,
+    batch.items.map((item) => ({
+      tokenId: tokenIdByMint.get(item.token.mint)!,
+      signature: prepared.signature,
+      lastValidBlockHeight: prepared.lastValidBlockHeight,
+      atMs: deps.now(),
+    })),
+    ctx.assertHeld,
+  );
+  crashPoint("sweep:after-save");
+  try {
+    await deps.chain.sender.send(prepared);
+    report.transactionsSent += 1;
+    report.tokensSwept += batch.items.length;
+    crashPoint("sweep:after-send");
+  } catch (error) {
+    // Unknown whether it left: the saved sweep is resolved by its outcome (landed or expired).
+    report.sendErrors += 1;
+    log.warn("sweep send failed; its outcome will be resolved", { error: scrubErrorText(error) });
+  }
 }
 
 const unswept = unsweptLamports;
@@ -236,12 +280,12 @@ export async function resolveSentSweeps(deps: SweepJobDeps, ctx: JobContext, rep
   // (a single page used to leave everything past RESOLVE_BATCH for the next run).
   for (let page = 0; page < 100_000 && !ctx.signal.aborted; page++) {
     const rows = deps.db.$client
-      .query(
+      .query<SentSweepRow, [afterId: number, limit: number]>(
         `SELECT s.id, s.signature, s.last_valid_block_height AS lvbh, t.creator, t.mint
            FROM sweeps s JOIN tokens t ON t.id = s.token_id
           WHERE s.status = 'sent' AND s.id > ? ORDER BY s.id LIMIT ?`,
       )
-      .all(afterId, deps.resolveBatchSize ?? RESOLVE_BATCH) as SentSweepRow[];
+      .all(afterId, deps.resolveBatchSize ?? RESOLVE_BATCH);
     if (rows.length === 0) break;
     afterId = Number(rows[rows.length - 1]!.id);
     pending += await resolvePage(deps, ctx, rows, buyback, report);
@@ -256,12 +300,12 @@ export async function resolveSentSweeps(deps: SweepJobDeps, ctx: JobContext, rep
  */
 export async function resolveSweepSignature(deps: SweepJobDeps, ctx: JobContext, signature: string): Promise<number> {
   const rows = deps.db.$client
-    .query(
+    .query<SentSweepRow, [signature: string]>(
       `SELECT s.id, s.signature, s.last_valid_block_height AS lvbh, t.creator, t.mint
          FROM sweeps s JOIN tokens t ON t.id = s.token_id
         WHERE s.status = 'sent' AND s.signature = ? ORDER BY s.id`,
     )
-    .all(signature) as SentSweepRow[];
+    .all(signature);
   if (rows.length === 0) return 0;
   const buyback = { platformBuybackBps: deps.platformBuybackBps, platformTokenMint: getPlatformTokenMint(deps.db) };
   return resolvePage(deps, ctx, rows, buyback);
@@ -275,11 +319,14 @@ interface SentSweepRow {
   mint: string;
 }
 
+type Buyback = { platformBuybackBps: number; platformTokenMint: string | null };
+type ChainAnswer = { outcome: TransactionOutcome; tx: ConfirmedTransaction | null };
+
 async function resolvePage(
   deps: SweepJobDeps,
   ctx: JobContext,
   rows: SentSweepRow[],
-  buyback: { platformBuybackBps: number; platformTokenMint: string | null },
+  buyback: Buyback,
   report?: SweepRunReport,
 ): Promise<number> {
   const bySignature = new Map<string, typeof rows>();
@@ -290,7 +337,7 @@ async function resolvePage(
   }
   // The chain is asked about several signatures at once; the books are written in order after.
   const groups = [...bySignature];
-  const answers = new Map<string, { outcome: TransactionOutcome; tx: ConfirmedTransaction | null }>();
+  const answers = new Map<string, ChainAnswer>();
   await forEachLimit(groups, deps.sendConcurrency ?? 8, async ([signature, sweeps]) => {
     if (ctx.signal.aborted) return;
     const outcome = await deps.chain.sender.outcome(signature, BigInt(sweeps[0]!.lvbh));
@@ -310,17 +357,7 @@ async function resolvePage(
       continue;
     }
     if (outcome.kind === "failed" || outcome.kind === "expired") {
-      const error = outcome.kind === "failed" ? scrubErrorText(outcome.error) : "expired without landing";
-      for (const sweep of sweeps) {
-        failSweep(deps.db, Number(sweep.id), error, ctx.assertHeld);
-        // A failure on chain counts against the token (an expiry is the chain's doing, not its).
-        if (outcome.kind === "failed")
-          recordTokenFailure(
-            deps.db,
-            { mint: sweep.mint, job: "sweep", reason: `failed on chain: ${error}`, atMs: deps.now() },
-            ctx.assertHeld,
-          );
-      }
+      failSweeps(deps, ctx, sweeps, outcome);
       if (report) report.failed += sweeps.length;
       continue;
     }
@@ -330,63 +367,111 @@ async function resolvePage(
       continue;
     }
     crashPoint("sweep:after-confirm");
-    const effects = deps.chain.launchProgram.decodeSweep(
-      tx,
-      sweeps.map((s) => s.creator),
-    );
-    const movedByCreator = new Map(effects.map((e) => [e.creator, e.movedToTreasuryLamports]));
-    const atMs = outcome.blockTime ? outcome.blockTime.getTime() : deps.now();
-    // Cross-check against the chain's own figures in this very transaction: no token is credited
-    // more than its creator->treasury transfer moved, and the batch's credits add up to exactly what
-    // the treasury received net (fee and any rent it fronted included). A decoder that disagrees
-    // (a bug, a program change) stops the token(s): never credited short, never credited extra.
-    const treasury = deps.chain.treasury.publicKey.toBase58();
-    const mismatched = new Map<string, string>();
-    let creditedTotal = 0n;
-    for (const sweep of sweeps) {
-      const moved = movedByCreator.get(sweep.creator) ?? 0n;
-      const transferred = transferredTo(tx, sweep.creator, treasury);
-      creditedTotal += moved;
-      if (moved > transferred)
-        mismatched.set(sweep.creator, `credit mismatch: decoded ${moved} lamports, its transfer moved ${transferred}`);
-    }
-    const received = treasuryReceived(tx, treasury);
-    if (mismatched.size === 0 && creditedTotal !== received) {
-      for (const sweep of sweeps)
-        mismatched.set(
-          sweep.creator,
-          `credit mismatch: batch decoded ${creditedTotal} lamports, the treasury received ${received}`,
-        );
-    }
-    for (const sweep of sweeps) {
-      const reason = mismatched.get(sweep.creator);
-      if (!reason) continue;
-      log.error("sweep credit disagrees with the chain; token stopped", { mint: sweep.mint, reason });
-      stopToken(deps.db, { mint: sweep.mint, job: "sweep", reason, atMs: deps.now() }, ctx.assertHeld);
-    }
-    // One database transaction for the whole batch (each confirmSweep nests as a savepoint): a
-    // batch is credited all at once, and with one disk sync instead of one per token.
-    immediate(deps.db, () => {
-      for (const sweep of sweeps) {
-        // A stopped token's sweep stays sent (so the token is not swept again) until an operator looks.
-        if (mismatched.has(sweep.creator)) continue;
-        // Credit what actually left the creator address for the treasury: fees that arrived after
-        // the reading stay there and are swept (and credited) next time, never twice.
-        const totalLamports = movedByCreator.get(sweep.creator) ?? 0n;
-        const { applied } = confirmSweep(
-          deps.db,
-          { sweepId: Number(sweep.id), totalLamports, atMs, buyback },
-          ctx.assertHeld,
-        );
-        recordTokenSuccess(deps.db, sweep.mint, "sweep", ctx.assertHeld);
-        if (applied) {
-          if (report) report.confirmed += 1;
-          crashPoint("sweep:mid-credit");
-        }
-      }
-    });
+    creditConfirmed(deps, ctx, sweeps, tx, outcome.blockTime, buyback, report);
   }
   return pending;
+}
+
+function failSweeps(
+  deps: SweepJobDeps,
+  ctx: JobContext,
+  sweeps: readonly SentSweepRow[],
+  outcome: Extract<TransactionOutcome, { kind: "failed" | "expired" }>,
+): void {
+  const error = outcome.kind === "failed" ? scrubErrorText(outcome.error) : "expired without landing";
+  for (const sweep of sweeps) {
+    failSweep(deps.db, Number(sweep.id), error, ctx.assertHeld);
+    // A failure on chain counts against the token (an expiry is the chain's doing, not its).
+    if (outcome.kind === "failed")
+      recordTokenFailure(
+        deps.db,
+        { mint: sweep.mint, job: "sweep", reason: `failed on chain: ${error}`, atMs: deps.now() },
+        ctx.assertHeld,
+      );
+  }
+}
+
+/**
+ * Credits the sweeps of one confirmed transaction with what the chain says moved, after checking
+ * the decoder against the transaction's own transfers; a token whose credit disagrees is stopped.
+ */
+function creditConfirmed(
+  deps: SweepJobDeps,
+  ctx: JobContext,
+  sweeps: readonly SentSweepRow[],
+  tx: ConfirmedTransaction,
+  blockTime: Date | null,
+  buyback: Buyback,
+  report?: SweepRunReport,
+): void {
+  const effects = deps.chain.launchProgram.decodeSweep(
+    tx,
+    sweeps.map((s) => s.creator),
+  );
+  const movedByCreator = new Map(effects.map((e) => [e.creator, e.movedToTreasuryLamports]));
+  const atMs = blockTime ? blockTime.getTime() : deps.now();
+  const mismatched = creditMismatches(deps, sweeps, tx, movedByCreator);
+  for (const sweep of sweeps) {
+    const reason = mismatched.get(sweep.creator);
+    if (!reason) continue;
+    log.error("sweep credit disagrees with the chain; token stopped", { mint: sweep.mint, reason });
+    stopToken(deps.db, { mint: sweep.mint, job: "sweep", reason, atMs: deps.now() }, ctx.assertHeld);
+  }
+  // One database transaction for the whole batch (each confirmSweep nests as a savepoint): a
+  // batch is credited all at once, and with one disk sync instead of one per token.
+  immediate(deps.db, () => {
+    for (const sweep of sweeps) {
+      // A stopped token's sweep stays sent (so the token is not swept again) until an operator looks.
+      if (mismatched.has(sweep.creator)) continue;
+      // Credit what actually left the creator address for the treasury: fees that arrived after
+      // the reading stay there and are swept (and credited) next time, never twice.
+      const totalLamports = movedByCreator.get(sweep.creator) ?? 0n;
+      const { applied } = confirmSweep(
+        deps.db,
+        { sweepId: Number(sweep.id), totalLamports, atMs, buyback },
+        ctx.assertHeld,
+      );
+      recordTokenSuccess(deps.db, sweep.mint, "sweep", ctx.assertHeld);
+      if (applied) {
+        if (report) report.confirmed += 1;
+        crashPoint("sweep:mid-credit");
+      }
+    }
+  });
+}
+
+/**
+ * Cross-check against the chain's own figures in this very transaction: no token is credited
+ * more than its creator->treasury transfer moved, and the batch's credits add up to exactly what
+ * the treasury received net (fee and any rent it fronted included). A decoder that disagrees
+ * (a bug, a program change) stops the token(s): never credited short, never credited extra.
+ * Returns the reason per creator that disagrees.
+ */
+function creditMismatches(
+  deps: SweepJobDeps,
+  sweeps: readonly SentSweepRow[],
+  tx: ConfirmedTransaction,
+  movedByCreator: ReadonlyMap<string, bigint>,
+): Map<string, string> {
+  const treasury = deps.chain.treasury.publicKey.toBase58();
+  const mismatched = new Map<string, string>();
+  let creditedTotal = 0n;
+  for (const sweep of sweeps) {
+    const moved = movedByCreator.get(sweep.creator) ?? 0n;
+    const transferred = transferredTo(tx, sweep.creator, treasury);
+    creditedTotal += moved;
+    if (moved > transferred)
+      mismatched.set(sweep.creator, `credit mismatch: decoded ${moved} lamports, its transfer moved ${transferred}`);
+  }
+  const received = treasuryReceived(tx, treasury);
+  if (mismatched.size === 0 && creditedTotal !== received) {
+    for (const sweep of sweeps)
+      mismatched.set(
+        sweep.creator,
+        `credit mismatch: batch decoded ${creditedTotal} lamports, the treasury received ${received}`,
+      );
+  }
+  return mismatched;
 }
 
 async function settle(deps: SweepJobDeps, ctx: JobContext, report: SweepRunReport): Promise<void> {
@@ -423,14 +508,18 @@ async function rereadSwept(
     changed += immediate(deps.db, () => {
       ctx.assertHeld();
       const c = deps.db.$client;
-      const stored = c.query("SELECT vault_lamports AS v FROM tokens WHERE id = ?");
-      const inFlight = c.query("SELECT 1 FROM sweeps WHERE token_id = ? AND status = 'sent' LIMIT 1");
-      const update = c.query("UPDATE tokens SET vault_lamports = ?, vault_checked_at_ms = ? WHERE id = ?");
+      const stored = c.query<{ v: bigint }, [tokenId: number]>("SELECT vault_lamports AS v FROM tokens WHERE id = ?");
+      const inFlight = c.query<{ 1: number }, [tokenId: number]>(
+        "SELECT 1 FROM sweeps WHERE token_id = ? AND status = 'sent' LIMIT 1",
+      );
+      const update = c.query<never, [vaultLamports: bigint, atMs: number, tokenId: number]>(
+        "UPDATE tokens SET vault_lamports = ?, vault_checked_at_ms = ? WHERE id = ?",
+      );
       let n = 0;
       for (const item of page) {
         const reading = byMint.get(item.token.mint);
         if (!reading || inFlight.get(item.tokenId)) continue;
-        const row = stored.get(item.tokenId) as { v: bigint } | null;
+        const row = stored.get(item.tokenId);
         if (!row || BigInt(row.v) === unswept(reading)) continue;
         update.run(unswept(reading), at, item.tokenId);
         n++;

@@ -4,10 +4,10 @@
  * these functions; each is idempotent, so a confirmation seen twice is a no-op.
  */
 import type { Db } from "../../db/client";
-import { creditSweep, orderBurn, type SweepRecipient } from "../ledger";
 import { appendFeedEvent } from "../ledger";
 import { immediate } from "../../db/transaction";
-import { LedgerInvariantError } from "../ledger";
+import { creditSweep, orderBurn, type SweepCreditResult, type SweepRecipient } from "../ledger";
+import { AppError } from "../lib/errors";
 
 export interface SweepSent {
   tokenId: number;
@@ -23,14 +23,14 @@ export function recordSweepsSent(db: Db, sweeps: readonly SweepSent[], assertHel
     const c = db.$client;
     return sweeps.map((s) => {
       const row = c
-        .query(
+        .query<{ id: bigint }, [tokenId: number, signature: string, lastValidBlockHeight: bigint, atMs: number]>(
           `INSERT INTO sweeps (token_id, signature, last_valid_block_height, status, total_lamports, platform_lamports, created_at_ms)
            VALUES (?, ?, ?, 'sent', 0, 0, ?)
            ON CONFLICT (signature, token_id) DO UPDATE SET signature = excluded.signature
            RETURNING id`,
         )
-        .get(s.tokenId, s.signature, s.lastValidBlockHeight, s.atMs) as { id: bigint };
-      return Number(row.id);
+        .get(s.tokenId, s.signature, s.lastValidBlockHeight, s.atMs);
+      return Number(row!.id);
     });
   });
 }
@@ -60,38 +60,32 @@ interface RecipientRow {
 
 /** Confirms a sweep and credits its split, routing burn credits to burn orders. Call once per token. */
 export function confirmSweep(db: Db, confirmation: SweepConfirmation, assertHeld?: () => void): { applied: boolean } {
-  if (confirmation.totalLamports < 0n) throw new LedgerInvariantError("a sweep total cannot be negative");
+  if (confirmation.totalLamports < 0n) throw new AppError("LEDGER_INVARIANT", "a sweep total cannot be negative");
   return immediate(db, () => {
     assertHeld?.();
     const c = db.$client;
     const sweep = c
-      .query(
+      .query<{ id: bigint; status: string; tokenId: bigint; mint: string; platformBps: bigint }, [sweepId: number]>(
         `SELECT s.id, s.status, s.token_id AS tokenId, t.mint, t.platform_bps AS platformBps
            FROM sweeps s JOIN tokens t ON t.id = s.token_id WHERE s.id = ?`,
       )
-      .get(confirmation.sweepId) as {
-      id: bigint;
-      status: string;
-      tokenId: bigint;
-      mint: string;
-      platformBps: bigint;
-    } | null;
-    if (!sweep) throw new LedgerInvariantError(`no sweep ${confirmation.sweepId}`);
+      .get(confirmation.sweepId);
+    if (!sweep) throw new AppError("LEDGER_INVARIANT", `no sweep ${confirmation.sweepId}`);
     if (sweep.status === "confirmed") return { applied: false };
     if (sweep.status === "failed") {
       // A sweep is failed only when it provably cannot land; landing now means that proof was wrong.
-      throw new LedgerInvariantError(`sweep ${confirmation.sweepId} was failed but landed`);
+      throw new AppError("LEDGER_INVARIANT", `sweep ${confirmation.sweepId} was failed but landed`);
     }
     const tokenId = Number(sweep.tokenId);
     const recipients = c
-      .query(
+      .query<RecipientRow, [tokenId: number]>(
         `SELECT r.handle, r.bps, h.idp_user_id AS idpUserId, i.routing, i.declined
            FROM token_recipients r
            LEFT JOIN handles h ON h.handle = r.handle
            LEFT JOIN identities i ON i.idp_user_id = h.idp_user_id
           WHERE r.token_id = ? ORDER BY r.position`,
       )
-      .all(tokenId) as RecipientRow[];
+      .all(tokenId);
     const credit = creditSweep(db, {
       sweepId: confirmation.sweepId,
       tokenId,
@@ -104,68 +98,83 @@ export function confirmSweep(db: Db, confirmation: SweepConfirmation, assertHeld
       atMs: confirmation.atMs,
     });
 
-    c.query(
+    c.query<never, [totalLamports: bigint, platformLamports: bigint, atMs: number, sweepId: number]>(
       "UPDATE sweeps SET status = 'confirmed', total_lamports = ?, platform_lamports = ?, confirmed_at_ms = ? WHERE id = ?",
     ).run(confirmation.totalLamports, credit.platformLamports, confirmation.atMs, confirmation.sweepId);
-    c.query(
+    c.query<never, [totalLamports: bigint, atMs: number, tokenId: number]>(
       `UPDATE tokens SET swept_lamports = swept_lamports + ?1,
               vault_lamports = CASE WHEN vault_lamports > ?1 THEN vault_lamports - ?1 ELSE 0 END,
               last_swept_at_ms = ?2 WHERE id = ?3`,
     ).run(confirmation.totalLamports, confirmation.atMs, tokenId);
 
-    // Credits of accounts routed to burn (or declined) become burn orders of this token.
-    recipients.forEach((r, i) => {
-      const lamports = credit.recipientLamports[i]!;
-      if (lamports === 0n || !r.idpUserId) return;
-      if (r.routing !== "burn" && Number(r.declined ?? 0) !== 1) return;
+    orderBurnsOfCredit(db, confirmation, sweep.mint, recipients, credit);
+    appendFeedEvent(db, "sweep", confirmation.sweepId, confirmation.atMs);
+    return { applied: true };
+  });
+}
+
+/**
+ * The burn orders a credited sweep makes: credits of accounts routed to burn (or declined) for
+ * this token, and the platform's buyback share for the platform token.
+ */
+function orderBurnsOfCredit(
+  db: Db,
+  confirmation: SweepConfirmation,
+  mint: string,
+  recipients: readonly RecipientRow[],
+  credit: SweepCreditResult,
+): void {
+  recipients.forEach((r, i) => {
+    const lamports = credit.recipientLamports[i]!;
+    if (lamports === 0n || !r.idpUserId) return;
+    if (r.routing !== "burn" && Number(r.declined ?? 0) !== 1) return;
+    const orderId = insertBurnOrder(
+      db,
+      "recipient",
+      r.idpUserId,
+      mint,
+      lamports,
+      confirmation.sweepId,
+      confirmation.atMs,
+    );
+    orderBurn(db, {
+      orderId,
+      source: "recipient",
+      idpUserId: r.idpUserId,
+      mint,
+      lamports,
+      atMs: confirmation.atMs,
+    });
+  });
+  const { platformBuybackBps, platformTokenMint } = confirmation.buyback;
+  // Only a token launched here can be bought through the launch-program port; orders for any
+  // other mint would wait forever, so none are made and the platform keeps that share.
+  const buybackLaunchedHere =
+    platformTokenMint !== null &&
+    db.$client.query<{ 1: number }, [mint: string]>("SELECT 1 FROM tokens WHERE mint = ?").get(platformTokenMint) !==
+      null;
+  if (platformTokenMint && buybackLaunchedHere && platformBuybackBps > 0) {
+    const lamports = (credit.platformLamports * BigInt(platformBuybackBps)) / 10_000n;
+    if (lamports > 0n) {
       const orderId = insertBurnOrder(
         db,
-        "recipient",
-        r.idpUserId,
-        sweep.mint,
+        "platform",
+        null,
+        platformTokenMint,
         lamports,
         confirmation.sweepId,
         confirmation.atMs,
       );
       orderBurn(db, {
         orderId,
-        source: "recipient",
-        idpUserId: r.idpUserId,
-        mint: sweep.mint,
+        source: "platform",
+        idpUserId: null,
+        mint: platformTokenMint,
         lamports,
         atMs: confirmation.atMs,
       });
-    });
-    const { platformBuybackBps, platformTokenMint } = confirmation.buyback;
-    // Only a token launched here can be bought through the launch-program port; orders for any
-    // other mint would wait forever, so none are made and the platform keeps that share.
-    const buybackLaunchedHere =
-      platformTokenMint !== null && c.query("SELECT 1 FROM tokens WHERE mint = ?").get(platformTokenMint) !== null;
-    if (platformTokenMint && buybackLaunchedHere && platformBuybackBps > 0) {
-      const lamports = (credit.platformLamports * BigInt(platformBuybackBps)) / 10_000n;
-      if (lamports > 0n) {
-        const orderId = insertBurnOrder(
-          db,
-          "platform",
-          null,
-          platformTokenMint,
-          lamports,
-          confirmation.sweepId,
-          confirmation.atMs,
-        );
-        orderBurn(db, {
-          orderId,
-          source: "platform",
-          idpUserId: null,
-          mint: platformTokenMint,
-          lamports,
-          atMs: confirmation.atMs,
-        });
-      }
     }
-    appendFeedEvent(db, "sweep", confirmation.sweepId, confirmation.atMs);
-    return { applied: true };
-  });
+  }
 }
 
 function insertBurnOrder(
@@ -178,24 +187,39 @@ function insertBurnOrder(
   atMs: number,
 ): number {
   const row = db.$client
-    .query(
+    .query<
+      { id: bigint },
+      [
+        source: "recipient" | "platform",
+        idpUserId: string | null,
+        mint: string,
+        lamports: bigint,
+        sweepId: number,
+        atMs: number,
+      ]
+    >(
       `INSERT INTO burn_orders (source, idp_user_id, mint, lamports, sweep_id, status, created_at_ms)
        VALUES (?, ?, ?, ?, ?, 'pending', ?) RETURNING id`,
     )
-    .get(source, idpUserId, mint, lamports, sweepId, atMs) as { id: bigint };
-  return Number(row.id);
+    .get(source, idpUserId, mint, lamports, sweepId, atMs);
+  return Number(row!.id);
 }
 
 /** An on-chain failure or a proven expiry: nothing is credited. */
 export function failSweep(db: Db, sweepId: number, error: string, assertHeld?: () => void): { applied: boolean } {
   return immediate(db, () => {
     assertHeld?.();
-    const row = db.$client.query("SELECT status FROM sweeps WHERE id = ?").get(sweepId) as { status: string } | null;
-    if (!row) throw new LedgerInvariantError(`no sweep ${sweepId}`);
+    const row = db.$client
+      .query<{ status: string }, [sweepId: number]>("SELECT status FROM sweeps WHERE id = ?")
+      .get(sweepId);
+    if (!row) throw new AppError("LEDGER_INVARIANT", `no sweep ${sweepId}`);
     if (row.status === "failed") return { applied: false };
-    if (row.status === "confirmed") throw new LedgerInvariantError(`sweep ${sweepId} is confirmed; it cannot fail`);
+    if (row.status === "confirmed")
+      throw new AppError("LEDGER_INVARIANT", `sweep ${sweepId} is confirmed; it cannot fail`);
     db.$client
-      .query("UPDATE sweeps SET status = 'failed', error = ?, confirmed_at_ms = NULL WHERE id = ?")
+      .query<never, [error: string, sweepId: number]>(
+        "UPDATE sweeps SET status = 'failed', error = ?, confirmed_at_ms = NULL WHERE id = ?",
+      )
       .run(error.slice(0, 300), sweepId);
     return { applied: true };
   });

@@ -26,7 +26,7 @@ export function storeVaultReadings(
 ): void {
   immediate(db, () => {
     assertHeld?.();
-    const update = db.$client.query(
+    const update = db.$client.query<never, [vaultLamports: bigint, atMs: number, bonded: number, tokenId: number]>(
       "UPDATE tokens SET vault_lamports = ?, vault_checked_at_ms = ?, bonded = CASE WHEN ? THEN 1 ELSE bonded END WHERE id = ?",
     );
     for (const { tokenId, reading } of readings) {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../../db/client";
-import { acquireLease, assertLeaseHeld, LeaseLostError, releaseLease, renewLease } from "../../src/jobs/lease";
+import { acquireLease, assertLeaseHeld, releaseLease, renewLease } from "../../src/jobs/lease";
 import { Scheduler } from "../../src/jobs/scheduler";
 import { immediate } from "../../db/transaction";
 
@@ -52,7 +52,9 @@ describe("job leases", () => {
     const second = acquireLease(db, "sweep", "B", 1000, t0 + 1001)!;
     expect(second.generation).toBe(first.generation + 1);
     expect(renewLease(db, first, 1000, t0 + 1002)).toBe(false);
-    expect(() => immediate(db, () => assertLeaseHeld(db, first, t0 + 1002))).toThrow(LeaseLostError);
+    expect(() => immediate(db, () => assertLeaseHeld(db, first, t0 + 1002))).toThrow(
+      expect.objectContaining({ code: "LEASE_LOST" }),
+    );
     expect(() => immediate(db, () => assertLeaseHeld(db, second, t0 + 1002))).not.toThrow();
     // The old holder's release does not free the new holder's lease.
     releaseLease(db, first, { ok: true, error: null }, t0 + 1003);

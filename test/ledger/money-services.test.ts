@@ -9,9 +9,7 @@ import { verifyLedger } from "../../src/ledger/verify";
 import {
   confirmPayouts,
   failPayouts,
-  InsufficientBalanceError,
   markPayoutsSent,
-  PayoutInFlightError,
   queuePayout,
   replaceExpiredPayouts,
 } from "../../src/payouts/service";
@@ -152,7 +150,7 @@ describe("payouts", () => {
     const db = openDatabase(":memory:");
     funded(db);
     const q = queuePayout(db, claim(40_000_000n));
-    expect(() => queuePayout(db, claim(1_000n))).toThrow(PayoutInFlightError);
+    expect(() => queuePayout(db, claim(1_000n))).toThrow(expect.objectContaining({ code: "PAYOUT_IN_FLIGHT" }));
     expect(accountFigures(db, "user", "u-alice").balanceLamports).toBe(60_000_000n);
     expect(ledgerTotals(db).paidLamports).toBe(0n);
     markPayoutsSent(db, { payoutIds: [q.payoutId], signature: "P1", lastValidBlockHeight: 10n, atMs: 6_000 });
@@ -186,15 +184,17 @@ describe("payouts", () => {
     expect(accountFigures(db, "user", "u-alice")).toMatchObject({ balanceLamports: 0n, paidLamports: 100_000_000n });
     expect(ledgerTotals(db).owedLamports).toBe(100_000_000n);
     // The replacement is in flight: no second payout while it is.
-    expect(() => queuePayout(db, claim(null))).toThrow(PayoutInFlightError);
+    expect(() => queuePayout(db, claim(null))).toThrow(expect.objectContaining({ code: "PAYOUT_IN_FLIGHT" }));
     verifyLedger(db);
   });
 
   test("amount rules: above the balance or below the minimum is refused with the balance untouched", () => {
     const db = openDatabase(":memory:");
     funded(db);
-    expect(() => queuePayout(db, claim(100_000_001n))).toThrow(InsufficientBalanceError);
-    expect(() => queuePayout(db, claim(9n))).toThrow(InsufficientBalanceError);
+    expect(() => queuePayout(db, claim(100_000_001n))).toThrow(
+      expect.objectContaining({ code: "INSUFFICIENT_BALANCE" }),
+    );
+    expect(() => queuePayout(db, claim(9n))).toThrow(expect.objectContaining({ code: "INSUFFICIENT_BALANCE" }));
     expect(accountFigures(db, "user", "u-alice").balanceLamports).toBe(100_000_000n);
   });
 });

@@ -10,7 +10,6 @@ import {
   buildTree,
   indexOfLeaf,
   leafNode,
-  LiabilityTreeError,
   proofPath,
   toHex,
   U64_MAX,
@@ -150,9 +149,13 @@ describe("Merkle sum tree of liabilities", () => {
       { nonce: new Uint8Array(32).fill(1), lamports: 1n << 63n },
       { nonce: new Uint8Array(32).fill(2), lamports: 1n << 63n },
     ];
-    expect(() => buildTree(leaves.map(leafNode))).toThrow(LiabilityTreeError);
-    expect(() => leafNode({ nonce: new Uint8Array(32), lamports: U64_MAX + 1n })).toThrow(LiabilityTreeError);
-    expect(() => leafNode({ nonce: new Uint8Array(32), lamports: 0n })).toThrow(LiabilityTreeError);
+    expect(() => buildTree(leaves.map(leafNode))).toThrow(expect.objectContaining({ code: "LIABILITY_TREE_INVALID" }));
+    expect(() => leafNode({ nonce: new Uint8Array(32), lamports: U64_MAX + 1n })).toThrow(
+      expect.objectContaining({ code: "LIABILITY_TREE_INVALID" }),
+    );
+    expect(() => leafNode({ nonce: new Uint8Array(32), lamports: 0n })).toThrow(
+      expect.objectContaining({ code: "LIABILITY_TREE_INVALID" }),
+    );
   });
 
   test("the verifier refuses malformed documents with a reason", () => {

@@ -1,0 +1,67 @@
+/**
+ * The public JSON of the ledger feed: what `GET /api/ledger` pages, what the live stream and the
+ * webhooks send. The TypeScript types of the events are derived from these schemas.
+ */
+import { t, type Static } from "elysia";
+import { Int, IsoTimeSchema, LamportsSchema } from "../http/public-schemas";
+
+const common = { at: IsoTimeSchema, mint: t.String(), signature: t.String() };
+
+export const LaunchEventSchema = t.Object(
+  { type: t.Literal("launch"), ...common, symbol: t.String(), recipients: Int({ minimum: 1 }) },
+  {
+    title: "LaunchEvent",
+    description:
+      "A confirmed launch; launches of hidden tokens are left out. `at` is the create transaction's block time",
+  },
+);
+export const SweepEventSchema = t.Object(
+  {
+    type: t.Literal("sweep"),
+    ...common,
+    symbol: t.String(),
+    totalLamports: LamportsSchema,
+    platformLamports: LamportsSchema,
+  },
+  { title: "SweepEvent", description: "A confirmed sweep; `at` is when it confirmed" },
+);
+export const PayoutEventSchema = t.Object(
+  {
+    type: t.Literal("payout"),
+    at: IsoTimeSchema,
+    handle: t.String({ description: "the handle the account signed in with most recently" }),
+    lamports: LamportsSchema,
+    kind: t.Union([t.Literal("claim"), t.Literal("autopay")]),
+    status: t.String({ description: "queued, sent, confirmed, failed or replaced" }),
+    signature: t.Union([t.String(), t.Null()], { description: "present once sent" }),
+  },
+  { title: "PayoutEvent", description: "A payout in any status; `at` is when it was queued" },
+);
+export const BurnEventSchema = t.Object(
+  {
+    type: t.Literal("burn"),
+    ...common,
+    symbol: t.Union([t.String(), t.Null()], { description: "null when the token was not launched here" }),
+    lamports: LamportsSchema,
+    tokenAmount: t.String({ pattern: "^[0-9]+$", description: "tokens burned, base units" }),
+    source: t.Union([t.Literal("recipient"), t.Literal("platform")]),
+  },
+  { title: "BurnEvent", description: "A completed burn, one per source of a buy; `at` is when it landed" },
+);
+
+export const FeedPageSchema = t.Object(
+  {
+    events: t.Array(t.Union([LaunchEventSchema, SweepEventSchema, PayoutEventSchema, BurnEventSchema])),
+    nextBefore: t.Union([t.String({ description: "ISO 8601 with microseconds" }), t.Null()], {
+      description: "pass as `before` for the next page; null when nothing is older",
+    }),
+  },
+  { title: "LedgerPage" },
+);
+
+export type LaunchEvent = Static<typeof LaunchEventSchema>;
+export type SweepEvent = Static<typeof SweepEventSchema>;
+export type PayoutEvent = Static<typeof PayoutEventSchema>;
+export type BurnEvent = Static<typeof BurnEventSchema>;
+export type FeedEvent = LaunchEvent | SweepEvent | PayoutEvent | BurnEvent;
+export type FeedPage = Static<typeof FeedPageSchema>;
