@@ -37,8 +37,19 @@ export const ERROR_CODES = {
   // ledger
   LEDGER_INVARIANT: "internal",
   // accounts, auth, payouts
+  CLAIMS_PAUSED: "unavailable",
+  PAYOUT_IN_FLIGHT: "conflict",
+  INSUFFICIENT_BALANCE: "input",
+  HANDLE_HELD_ELSEWHERE: "conflict",
+  HANDLE_OWNER_UNKNOWN: "unavailable",
+  IDP_UNAVAILABLE: "upstream",
+  IDP_GRANT_REFUSED: "input",
   // launches, tokens, market
   // admin, webhooks, liabilities
+  ADMIN_INPUT: "input",
+  ADMIN_NOT_FOUND: "missing",
+  WEBHOOK_INPUT: "input",
+  WEBHOOK_DESTINATION_REFUSED: "input",
 } as const satisfies Record<string, ErrorKind>;
 
 export type ErrorKind =
