@@ -1,16 +1,23 @@
 /**
  * Every setting comes from the environment (README lists them all). `loadConfig` validates the lot
- * and throws a ConfigError whose message is one line naming the bad variable, never its value:
- * secrets must not reach a log. With nothing set the service runs on its embedded defaults.
+ * and throws an AppError `CONFIG_INVALID` whose message is one line naming the bad variable, never
+ * its value: secrets must not reach a log. With nothing set the service runs on its embedded defaults.
  */
 import { join, resolve } from "node:path";
 import { parseTrustedProxies } from "./http/client-ip";
+import { AppError, isAppError } from "./lib/errors";
 
 /** Bearer secrets shorter than this are refused at start: guessable within the failed-attempt limit's reach. */
 export const MIN_BEARER_SECRET_CHARS = 32;
 
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
+/**
+ * The AppError `CONFIG_INVALID` under a name callers and tests can use with `instanceof`; nothing
+ * more than the code. `exitOnConfigError` goes by the code, so a plain AppError of it exits too.
+ */
+export class ConfigError extends AppError<"CONFIG_INVALID"> {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super("CONFIG_INVALID", message, {}, options);
+  }
 }
 
 export type ChainKind = "local" | "pump";
@@ -130,8 +137,8 @@ function url(
   let parsed: URL;
   try {
     parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} must be a URL`);
+  } catch (error) {
+    throw new ConfigError(`${name} must be a URL`, { cause: error });
   }
   if (!protocols.includes(parsed.protocol)) throw new ConfigError(`${name} must be a ${protocols.join(" or ")} URL`);
   return raw.replace(/\/+$/, "");
@@ -184,8 +191,10 @@ export function loadConfig(env: Env = process.env): Config {
     .filter(Boolean);
   try {
     parseTrustedProxies(trustedProxies);
-  } catch {
-    throw new ConfigError("TRUSTED_PROXIES must be a comma-separated list of CIDRs, e.g. 10.0.0.0/8,::1/128");
+  } catch (error) {
+    throw new ConfigError("TRUSTED_PROXIES must be a comma-separated list of CIDRs, e.g. 10.0.0.0/8,::1/128", {
+      cause: error,
+    });
   }
   for (const name of ["CRON_SECRET", "ADMIN_SECRET", "METRICS_SECRET"]) {
     const secret = str(env, name);
@@ -277,8 +286,8 @@ function explorerTemplate(env: Env, chain: ChainKind): string | null {
   let parsed: URL;
   try {
     parsed = new URL(raw.replaceAll("{kind}", "tx").replaceAll("{id}", "x"));
-  } catch {
-    throw new ConfigError("EXPLORER_URL must be a URL template containing {id}");
+  } catch (error) {
+    throw new ConfigError("EXPLORER_URL must be a URL template containing {id}", { cause: error });
   }
   if (!raw.includes("{id}") || !["http:", "https:"].includes(parsed.protocol)) {
     throw new ConfigError("EXPLORER_URL must be an http or https URL template containing {id}");
@@ -302,7 +311,7 @@ export function loadConfigOrExit(env: Env = process.env): Config {
 }
 
 export function exitOnConfigError(error: unknown): never {
-  if (error instanceof ConfigError) {
+  if (isAppError(error, "CONFIG_INVALID")) {
     process.stderr.write(`Invalid configuration: ${error.message}\n`);
     process.exit(1);
   }

@@ -5,65 +5,69 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
-import { badRequest, notFound } from "../http/errors";
 import { requestMeta } from "../http/request-meta";
-import { adminAuthorized } from "./authorized";
+import { AppError } from "../lib/errors";
+import { adminGuard } from "./authorized";
 import { listFeeSharing } from "../tokens/fee-sharing";
-import { AdminInputError, AdminNotFoundError, auditLog, performAdminAction, type AdminAction } from "./service";
+import { auditLog, performAdminAction, type AdminAction } from "./service";
 
-function parseBody(body: unknown): { reason: string | null; mint?: string; lamports?: bigint } {
+interface ActionBody {
+  reason: string | null;
+  mint?: string;
+  lamports?: bigint;
+}
+
+const refuse = (message: string) => new AppError("INVALID_INPUT", message);
+
+function parseBody(body: unknown): ActionBody {
   if (body === undefined || body === null || body === "") return { reason: null };
-  if (typeof body !== "object" || Array.isArray(body)) throw badRequest("The body must be a JSON object.");
-  const b = body as Record<string, unknown>;
-  if (b.reason !== undefined && b.reason !== null && typeof b.reason !== "string")
-    throw badRequest("The reason must be a string.");
-  if (b.mint !== undefined && typeof b.mint !== "string") throw badRequest("The mint must be a string.");
-  let lamports: bigint | undefined;
-  if (b.lamports !== undefined) {
-    if (typeof b.lamports !== "string" || !/^\d{1,19}$/.test(b.lamports))
-      throw badRequest("lamports must be a decimal string of whole lamports.");
-    lamports = BigInt(b.lamports);
+  if (typeof body !== "object" || Array.isArray(body)) throw refuse("The body must be a JSON object.");
+  const { reason, mint, lamports } = body as Record<string, unknown>;
+  if (reason !== undefined && reason !== null && typeof reason !== "string") {
+    throw refuse("The reason must be a string.");
   }
-  return { reason: (b.reason as string | undefined) ?? null, mint: b.mint as string | undefined, lamports };
+  if (mint !== undefined && typeof mint !== "string") throw refuse("The mint must be a string.");
+  if (lamports !== undefined && (typeof lamports !== "string" || !/^\d{1,19}$/.test(lamports))) {
+    throw refuse("lamports must be a decimal string of whole lamports.");
+  }
+  return {
+    reason: reason ?? null,
+    mint,
+    lamports: lamports === undefined ? undefined : BigInt(lamports),
+  };
+}
+
+function needMint(body: ActionBody, mint?: string): string {
+  const value = mint ?? body.mint;
+  if (!value) throw refuse("A mint is required.");
+  return value;
+}
+
+function needLamports(body: ActionBody): bigint {
+  if (body.lamports === undefined) throw refuse("lamports is required.");
+  return body.lamports;
 }
 
 export function adminRoutes(ctx: AppContext) {
   // The front door checked this before the body was read; checked again so no route depends on it.
-  const guard = (request: Request) => {
-    if (!adminAuthorized(ctx, request)) throw notFound();
-  };
-  const run = (request: Request, body: unknown, build: (b: ReturnType<typeof parseBody>) => AdminAction) => {
+  const guard = adminGuard(ctx);
+  const run = (request: Request, body: unknown, build: (b: ActionBody) => AdminAction) => {
     guard(request);
     const parsed = parseBody(body);
     const action = build(parsed);
-    try {
-      const meta = requestMeta(request);
-      performAdminAction(
-        ctx.db,
-        {
-          actor: "admin-api",
-          reason: parsed.reason,
-          nowMs: ctx.now(),
-          requestId: meta?.id ?? null,
-          clientIp: meta?.ip ?? null,
-        },
-        action,
-      );
-    } catch (error) {
-      if (error instanceof AdminInputError) throw badRequest(error.message);
-      if (error instanceof AdminNotFoundError) throw notFound(error.message);
-      throw error;
-    }
+    const meta = requestMeta(request);
+    performAdminAction(
+      ctx.db,
+      {
+        actor: "admin-api",
+        reason: parsed.reason,
+        nowMs: ctx.now(),
+        requestId: meta?.id ?? null,
+        clientIp: meta?.ip ?? null,
+      },
+      action,
+    );
     return { ok: true, action: action.action };
-  };
-  const needMint = (b: ReturnType<typeof parseBody>, mint?: string) => {
-    const value = mint ?? b.mint;
-    if (!value) throw badRequest("A mint is required.");
-    return value;
-  };
-  const needLamports = (b: ReturnType<typeof parseBody>) => {
-    if (b.lamports === undefined) throw badRequest("lamports is required.");
-    return b.lamports;
   };
   return new Elysia({ name: "admin" })
     .onAfterHandle(({ set }) => {
@@ -116,8 +120,8 @@ export function adminRoutes(ctx: AppContext) {
       "/api/admin/audit",
       ({ request, query }) => {
         guard(request);
-        const raw = (query as Record<string, string | undefined>).limit ?? "50";
-        if (!/^\d{1,3}$/.test(raw)) throw badRequest("limit must be a whole number from 1 to 500.");
+        const raw = query.limit ?? "50";
+        if (!/^\d{1,3}$/.test(raw)) throw refuse("limit must be a whole number from 1 to 500.");
         return { entries: auditLog(ctx.db, Number(raw)) };
       },
       { detail: { hide: true } },

@@ -6,44 +6,44 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
-import { badRequest, HttpError, notFound } from "../http/errors";
 import { bearerMatches } from "../jobs/routes";
 import { parseBefore } from "../ledger/feed-queries";
-import { checkDestination, DestinationError, parseDestination } from "./destination";
+import { AppError } from "../lib/errors";
+import { checkDestination, parseDestination } from "./destination";
 import { webhookSigningKey } from "./key";
-import {
-  createWebhook,
-  deleteWebhook,
-  listDeliveries,
-  listWebhooks,
-  parseTypes,
-  replayWebhook,
-  WebhookInputError,
-} from "./service";
+import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, parseTypes, replayWebhook } from "./service";
 
 const MAX_BODY_BYTES = 16 * 1024;
 const ID_SHAPE = /^wh_[0-9a-f]{24}$/;
 
+const refuse = (message: string, cause?: unknown) => new AppError("INVALID_INPUT", message, {}, { cause });
+const noSuchWebhook = () => new AppError("NOT_FOUND", "No such webhook.");
+
 async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
   const text = await request.text();
-  if (text.length > MAX_BODY_BYTES) throw new HttpError(413, "The request body is too large.");
+  if (text.length > MAX_BODY_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", "The request body is too large.");
   let body: unknown;
   try {
     body = text === "" ? {} : JSON.parse(text);
-  } catch {
-    throw badRequest("The request body could not be read; send a JSON object.");
+  } catch (error) {
+    throw refuse("The request body could not be read; send a JSON object.", error);
   }
-  if (typeof body !== "object" || body === null || Array.isArray(body))
-    throw badRequest("The body must be a JSON object.");
-  return body as Record<string, unknown>;
+  if (!isPlainObject(body)) throw refuse("The body must be a JSON object.");
+  return body;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 export function webhookRoutes(ctx: AppContext) {
   const guard = (request: Request) => {
-    if (!bearerMatches(request.headers.get("authorization"), ctx.config.adminSecret)) throw notFound();
+    if (!bearerMatches(request.headers.get("authorization"), ctx.config.adminSecret)) {
+      throw new AppError("NOT_FOUND", "Not found.");
+    }
   };
   const knownId = (id: string) => {
-    if (!ID_SHAPE.test(id)) throw notFound("No such webhook.");
+    if (!ID_SHAPE.test(id)) throw noSuchWebhook();
     return id;
   };
   return new Elysia({ name: "webhooks" })
@@ -63,20 +63,15 @@ export function webhookRoutes(ctx: AppContext) {
       async ({ request }) => {
         guard(request);
         const body = await readJsonObject(request);
-        try {
-          const url = parseDestination(body.url);
-          const types = parseTypes(body.types);
-          await checkDestination(url, ctx.config.webhooksAllowPrivate);
-          return createWebhook(ctx.db, {
-            url: url.href,
-            types,
-            nowMs: ctx.now(),
-            signingKey: webhookSigningKey(ctx.config),
-          });
-        } catch (error) {
-          if (error instanceof DestinationError || error instanceof WebhookInputError) throw badRequest(error.message);
-          throw error;
-        }
+        const url = parseDestination(body.url);
+        const types = parseTypes(body.types);
+        await checkDestination(url, ctx.config.webhooksAllowPrivate);
+        return createWebhook(ctx.db, {
+          url: url.href,
+          types,
+          nowMs: ctx.now(),
+          signingKey: webhookSigningKey(ctx.config),
+        });
       },
       { parse: "none", detail: { hide: true } },
     )
@@ -84,7 +79,7 @@ export function webhookRoutes(ctx: AppContext) {
       "/api/admin/webhooks/:id",
       ({ request, params }) => {
         guard(request);
-        if (!deleteWebhook(ctx.db, knownId(params.id))) throw notFound("No such webhook.");
+        if (!deleteWebhook(ctx.db, knownId(params.id))) throw noSuchWebhook();
         return { ok: true };
       },
       { detail: { hide: true } },
@@ -93,11 +88,12 @@ export function webhookRoutes(ctx: AppContext) {
       "/api/admin/webhooks/:id/deliveries",
       ({ request, params, query }) => {
         guard(request);
-        const raw = (query as Record<string, string | undefined>).limit ?? "100";
-        if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > 500)
-          throw badRequest("limit must be a whole number from 1 to 500.");
+        const raw = query.limit ?? "100";
+        if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > 500) {
+          throw refuse("limit must be a whole number from 1 to 500.");
+        }
         const deliveries = listDeliveries(ctx.db, knownId(params.id), Number(raw), ctx.now());
-        if (deliveries === null) throw notFound("No such webhook.");
+        if (deliveries === null) throw noSuchWebhook();
         return { deliveries };
       },
       { detail: { hide: true } },
@@ -109,9 +105,9 @@ export function webhookRoutes(ctx: AppContext) {
         const id = knownId(params.id);
         const body = await readJsonObject(request);
         const sinceUs = typeof body.since === "string" ? parseBefore(body.since) : null;
-        if (sinceUs === null) throw badRequest("since is required: an ISO 8601 time.");
+        if (sinceUs === null) throw refuse("since is required: an ISO 8601 time.");
         const queued = replayWebhook(ctx.db, id, sinceUs);
-        if (queued === null) throw notFound("No such webhook.");
+        if (queued === null) throw noSuchWebhook();
         return { queued };
       },
       { parse: "none", detail: { hide: true } },
