@@ -48,6 +48,19 @@ function needLamports(body: ActionBody): bigint {
   return body.lamports;
 }
 
+/** The action routes: path, and the action a parsed body (and the path's mint) asks for. */
+const ACTION_ROUTES: { path: string; build: (body: ActionBody, params: { mint?: string }) => AdminAction }[] = [
+  { path: "/api/admin/tokens/:mint/hide", build: (b, p) => ({ action: "hide_token", mint: needMint(b, p.mint) }) },
+  { path: "/api/admin/tokens/:mint/unhide", build: (b, p) => ({ action: "unhide_token", mint: needMint(b, p.mint) }) },
+  { path: "/api/admin/claims/pause", build: () => ({ action: "pause_claims" }) },
+  { path: "/api/admin/claims/resume", build: () => ({ action: "resume_claims" }) },
+  { path: "/api/admin/launches/pause", build: () => ({ action: "pause_launches" }) },
+  { path: "/api/admin/launches/resume", build: () => ({ action: "resume_launches" }) },
+  { path: "/api/admin/platform-token", build: (b) => ({ action: "set_platform_token", mint: needMint(b) }) },
+  { path: "/api/admin/min-claim", build: (b) => ({ action: "set_min_claim", lamports: needLamports(b) }) },
+  { path: "/api/admin/autopay-min", build: (b) => ({ action: "set_autopay_min", lamports: needLamports(b) }) },
+];
+
 export function adminRoutes(ctx: AppContext) {
   // The front door checked this before the body was read; checked again so no route depends on it.
   const guard = adminGuard(ctx);
@@ -69,53 +82,15 @@ export function adminRoutes(ctx: AppContext) {
     );
     return { ok: true, action: action.action };
   };
-  return new Elysia({ name: "admin" })
-    .onAfterHandle(({ set }) => {
-      set.headers["cache-control"] = CACHE.noStore;
-    })
-    .post(
-      "/api/admin/tokens/:mint/hide",
-      ({ request, body, params }) =>
-        run(request, body, (b) => ({ action: "hide_token", mint: needMint(b, params.mint) })),
-      { detail: { hide: true } },
-    )
-    .post(
-      "/api/admin/tokens/:mint/unhide",
-      ({ request, body, params }) =>
-        run(request, body, (b) => ({ action: "unhide_token", mint: needMint(b, params.mint) })),
-      { detail: { hide: true } },
-    )
-    .post("/api/admin/claims/pause", ({ request, body }) => run(request, body, () => ({ action: "pause_claims" })), {
+  const app = new Elysia({ name: "admin" }).onAfterHandle(({ set }) => {
+    set.headers["cache-control"] = CACHE.noStore;
+  });
+  for (const route of ACTION_ROUTES) {
+    app.post(route.path, ({ request, body, params }) => run(request, body, (b) => route.build(b, params)), {
       detail: { hide: true },
-    })
-    .post("/api/admin/claims/resume", ({ request, body }) => run(request, body, () => ({ action: "resume_claims" })), {
-      detail: { hide: true },
-    })
-    .post(
-      "/api/admin/launches/pause",
-      ({ request, body }) => run(request, body, () => ({ action: "pause_launches" })),
-      { detail: { hide: true } },
-    )
-    .post(
-      "/api/admin/launches/resume",
-      ({ request, body }) => run(request, body, () => ({ action: "resume_launches" })),
-      { detail: { hide: true } },
-    )
-    .post(
-      "/api/admin/platform-token",
-      ({ request, body }) => run(request, body, (b) => ({ action: "set_platform_token", mint: needMint(b) })),
-      { detail: { hide: true } },
-    )
-    .post(
-      "/api/admin/min-claim",
-      ({ request, body }) => run(request, body, (b) => ({ action: "set_min_claim", lamports: needLamports(b) })),
-      { detail: { hide: true } },
-    )
-    .post(
-      "/api/admin/autopay-min",
-      ({ request, body }) => run(request, body, (b) => ({ action: "set_autopay_min", lamports: needLamports(b) })),
-      { detail: { hide: true } },
-    )
+    });
+  }
+  return app
     .get(
       "/api/admin/audit",
       ({ request, query }) => {

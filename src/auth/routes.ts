@@ -82,71 +82,83 @@ async function providerProfile(
   }
 }
 
+/** What the two halves of the provider round trip share. */
+interface SignInFlow {
+  ctx: AppContext;
+  idp: IdpClient | null;
+  states: OAuthStateStore;
+}
+
+/** `GET /api/auth/idp/start`: the round-trip cookie, then off to the provider. */
+function startSignIn(flow: SignInFlow, query: Record<string, string | undefined>, set: ResponseSet): string {
+  const { ctx, idp, states } = flow;
+  if (!idp) throw new AppError("UNAVAILABLE", IDP_NOT_SET_UP);
+  const returnTo = safeReturnTo(query.returnTo, ctx.config.publicUrl);
+  if (returnTo === null) throw new AppError("INVALID_INPUT", "returnTo must be a path on this site.");
+  const state = generateState();
+  const codeVerifier = generateCodeVerifier();
+  const sealed = states.seal({ state, codeVerifier, returnTo, issuedAtMs: ctx.now() });
+  appendSetCookie(set.headers, oauthCookie(ctx, sealed, OAUTH_TTL_MS / 1000));
+  return redirect(set, idp.authorizationUrl(state, codeVerifier).toString());
+}
+
+/** The callback proper; its refusals are re-thrown by the route with the round-trip cookie cleared. */
+async function finishSignIn(
+  flow: SignInFlow,
+  query: Record<string, string | undefined>,
+  request: Request,
+  set: ResponseSet,
+): Promise<string> {
+  const { ctx, idp, states } = flow;
+  if (!idp) throw new AppError("UNAVAILABLE", IDP_NOT_SET_UP);
+  const checked = states.open(readCookie(request, OAUTH_COOKIE), query.state ?? null, ctx.now());
+  if (!checked.ok) {
+    throw new AppError(
+      "INVALID_INPUT",
+      checked.reason === "expired"
+        ? "The sign-in took too long; start again."
+        : "The sign-in could not be verified; start again from this site.",
+      { reason: checked.reason },
+    );
+  }
+  const { codeVerifier, returnTo } = checked.trip;
+  // Consent refused at the provider: back to where the user was, still signed out.
+  if (query.error !== undefined || !query.code) return redirect(set, `${ctx.config.publicUrl}${returnTo}`);
+  const { profile, currentHandleOf } = await providerProfile(idp, query.code, codeVerifier);
+  const { token, expiresAtMs } = await completeSignIn(ctx, request, profile, currentHandleOf);
+  appendSetCookie(set.headers, sessionCookie(ctx.config, token, expiresAtMs, ctx.now()));
+  return redirect(set, `${ctx.config.publicUrl}${returnTo}`);
+}
+
+/** `POST /api/auth/dev-login`: on a local chain with DEV_LOGIN, a sign-in by handle alone. */
+async function devLogin(ctx: AppContext, request: Request, body: unknown, set: ResponseSet) {
+  if (!ctx.config.devLogin || ctx.config.chain !== "local") throw new AppError("NOT_FOUND", "No such route.");
+  set.headers["cache-control"] = CACHE.private;
+  assertSameSite(request, ctx.config);
+  const input = jsonObject(request, body);
+  const handle = typeof input.handle === "string" ? handleKey(input.handle) : null;
+  if (!handle || typeof input.handle !== "string") {
+    throw new AppError("INVALID_INPUT", "The handle must be 1 to 15 letters, digits or underscores.");
+  }
+  const display = input.handle.replace(/^@/, "");
+  // Dev login signs in as whoever the handle is pinned to, so a local account keeps its money.
+  const idpUserId = pinnedIdOf(ctx.db, handle) ?? `dev-${handle}`;
+  const profile: IdpProfile = { idpUserId, displayHandle: display, name: display, avatarUrl: "", followers: 0 };
+  const { token, expiresAtMs } = await completeSignIn(ctx, request, profile, async () => null);
+  appendSetCookie(set.headers, sessionCookie(ctx.config, token, expiresAtMs, ctx.now()));
+  return { ok: true as const, idpUserId, handle };
+}
+
 export function authRoutes(ctx: AppContext, options: { idp?: IdpClient | null } = {}) {
   const idp = options.idp === undefined ? createIdpClient(ctx.config) : options.idp;
-  const states = new OAuthStateStore();
-
-  function start(query: Record<string, string | undefined>, set: ResponseSet): string {
-    if (!idp) throw new AppError("UNAVAILABLE", IDP_NOT_SET_UP);
-    const returnTo = safeReturnTo(query.returnTo, ctx.config.publicUrl);
-    if (returnTo === null) throw new AppError("INVALID_INPUT", "returnTo must be a path on this site.");
-    const state = generateState();
-    const codeVerifier = generateCodeVerifier();
-    const sealed = states.seal({ state, codeVerifier, returnTo, issuedAtMs: ctx.now() });
-    appendSetCookie(set.headers, oauthCookie(ctx, sealed, OAUTH_TTL_MS / 1000));
-    return redirect(set, idp.authorizationUrl(state, codeVerifier).toString());
-  }
-
-  /** The callback proper; its refusals are re-thrown by the route with the round-trip cookie cleared. */
-  async function callback(
-    query: Record<string, string | undefined>,
-    request: Request,
-    set: ResponseSet,
-  ): Promise<string> {
-    if (!idp) throw new AppError("UNAVAILABLE", IDP_NOT_SET_UP);
-    const checked = states.open(readCookie(request, OAUTH_COOKIE), query.state ?? null, ctx.now());
-    if (!checked.ok) {
-      throw new AppError(
-        "INVALID_INPUT",
-        checked.reason === "expired"
-          ? "The sign-in took too long; start again."
-          : "The sign-in could not be verified; start again from this site.",
-        { reason: checked.reason },
-      );
-    }
-    const { codeVerifier, returnTo } = checked.trip;
-    // Consent refused at the provider: back to where the user was, still signed out.
-    if (query.error !== undefined || !query.code) return redirect(set, `${ctx.config.publicUrl}${returnTo}`);
-    const { profile, currentHandleOf } = await providerProfile(idp, query.code, codeVerifier);
-    const { token, expiresAtMs } = await completeSignIn(ctx, request, profile, currentHandleOf);
-    appendSetCookie(set.headers, sessionCookie(ctx.config, token, expiresAtMs, ctx.now()));
-    return redirect(set, `${ctx.config.publicUrl}${returnTo}`);
-  }
-
-  async function devLogin(request: Request, body: unknown, set: ResponseSet) {
-    if (!ctx.config.devLogin || ctx.config.chain !== "local") throw new AppError("NOT_FOUND", "No such route.");
-    set.headers["cache-control"] = CACHE.private;
-    assertSameSite(request, ctx.config);
-    const input = jsonObject(request, body);
-    const handle = typeof input.handle === "string" ? handleKey(input.handle) : null;
-    if (!handle || typeof input.handle !== "string") {
-      throw new AppError("INVALID_INPUT", "The handle must be 1 to 15 letters, digits or underscores.");
-    }
-    const display = input.handle.replace(/^@/, "");
-    // Dev login signs in as whoever the handle is pinned to, so a local account keeps its money.
-    const idpUserId = pinnedIdOf(ctx.db, handle) ?? `dev-${handle}`;
-    const profile: IdpProfile = { idpUserId, displayHandle: display, name: display, avatarUrl: "", followers: 0 };
-    const { token, expiresAtMs } = await completeSignIn(ctx, request, profile, async () => null);
-    appendSetCookie(set.headers, sessionCookie(ctx.config, token, expiresAtMs, ctx.now()));
-    return { ok: true as const, idpUserId, handle };
-  }
+  const flow: SignInFlow = { ctx, idp, states: new OAuthStateStore() };
 
   return new Elysia({ name: "auth" })
     .get(
       "/api/auth/idp/start",
       ({ query, set }) => {
         set.headers["cache-control"] = CACHE.noStore;
-        return start(query, set);
+        return startSignIn(flow, query, set);
       },
       { detail: { hide: true } },
     )
@@ -158,7 +170,7 @@ export function authRoutes(ctx: AppContext, options: { idp?: IdpClient | null } 
         const cleared = oauthCookie(ctx, "", 0);
         appendSetCookie(set.headers, cleared);
         try {
-          return await callback(query, request, set);
+          return await finishSignIn(flow, query, request, set);
         } catch (error) {
           throw withResponseHeaders(error, { "set-cookie": cleared });
         }
@@ -178,7 +190,7 @@ export function authRoutes(ctx: AppContext, options: { idp?: IdpClient | null } 
         }),
       { detail: { hide: true } },
     )
-    .post("/api/auth/dev-login", ({ request, body, set }) => privately(() => devLogin(request, body, set)), {
+    .post("/api/auth/dev-login", ({ request, body, set }) => privately(() => devLogin(ctx, request, body, set)), {
       parse: "text",
       detail: { hide: true },
     });
