@@ -8,7 +8,7 @@
 import { PublicKey } from "@solana/web3.js";
 import { ChainUnavailableError } from "../chain/ports";
 import type { AppContext } from "../context";
-import { AppError, isAppError } from "../lib/errors";
+import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 
 const SYSTEM_PROGRAM = "11111111111111111111111111111111";
@@ -20,16 +20,8 @@ export const CHAIN_UNAVAILABLE = "The wallet could not be checked on chain just 
 
 const notAnAddress = (cause?: unknown) => new AppError("INVALID_INPUT", NOT_AN_ADDRESS, {}, { cause });
 const notAWallet = () => new AppError("INVALID_INPUT", NOT_A_WALLET);
-const chainUnavailable = (cause?: unknown) => new AppError("CHAIN_UNAVAILABLE", CHAIN_UNAVAILABLE, {}, { cause });
-
-/**
- * A transient chain failure: the chain port's own error, or one of its codes once the port throws
- * AppError (every chain code of kind `unavailable` means "retry later").
- */
-function isChainUnavailable(error: unknown): boolean {
-  if (error instanceof ChainUnavailableError) return true;
-  return isAppError(error) && error.code.startsWith("CHAIN_") && error.kind === "unavailable";
-}
+/** The chain could not be asked (503); the chain's own failure, for the log, is the cause. */
+const cannotCheck = (cause?: unknown) => new AppError("CHAIN_UNAVAILABLE", CHAIN_UNAVAILABLE, {}, { cause });
 
 /** Shape checks that need no chain: base58, 32 bytes, canonical spelling, on the curve. */
 export function parseWalletAddress(raw: unknown): PublicKey {
@@ -59,26 +51,21 @@ function isServiceAddress(ctx: AppContext, address: string): boolean {
 
 async function readAccount(ctx: AppContext, address: string) {
   const chain = ctx.chain;
-  if (!chain) throw chainUnavailable();
+  if (!chain) throw cannotCheck();
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     const accounts = await Promise.race([
       chain.reader.getAccounts([address]),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new AppError("CHAIN_TIMEOUT", "wallet check timed out", { timeoutMs: CHAIN_TIMEOUT_MS })),
-          CHAIN_TIMEOUT_MS,
-        );
+        timer = setTimeout(() => reject(new ChainUnavailableError("wallet check timed out")), CHAIN_TIMEOUT_MS);
       }),
     ]);
-    if (!accounts.has(address)) {
-      throw new AppError("CHAIN_BAD_RESPONSE", "the node left the wallet out of its answer");
-    }
+    if (!accounts.has(address)) throw new ChainUnavailableError("the node left the wallet out of its answer");
     return accounts.get(address) ?? null;
   } catch (error) {
-    if (isChainUnavailable(error)) {
+    if (error instanceof ChainUnavailableError) {
       log.warn("wallet check could not reach the chain", { error });
-      throw chainUnavailable(error);
+      throw cannotCheck(error);
     }
     throw error;
   } finally {
@@ -89,7 +76,7 @@ async function readAccount(ctx: AppContext, address: string) {
 /** Full check of a payout wallet; returns its canonical base58 form. Refuses with INVALID_INPUT or CHAIN_UNAVAILABLE. */
 export async function checkPayoutWallet(ctx: AppContext, raw: unknown): Promise<string> {
   const address = parseWalletAddress(raw).toBase58();
-  if (!ctx.chain) throw chainUnavailable();
+  if (!ctx.chain) throw cannotCheck();
   if (isServiceAddress(ctx, address)) throw notAWallet();
   const account = await readAccount(ctx, address);
   if (account === null) return address;
