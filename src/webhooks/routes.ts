@@ -36,6 +36,22 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** `POST /api/admin/webhooks`: the destination is checked (resolved too) before it is stored. */
+async function registerWebhook(ctx: AppContext, request: Request) {
+  const body = await readJsonObject(request);
+  const url = parseDestination(body.url);
+  const types = parseTypes(body.types);
+  await checkDestination(url, ctx.config.webhooksAllowPrivate);
+  return createWebhook(ctx.db, { url: url.href, types, nowMs: ctx.now(), signingKey: webhookSigningKey(ctx.config) });
+}
+
+function deliveriesLimit(raw = "100"): number {
+  if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > 500) {
+    throw refuse("limit must be a whole number from 1 to 500.");
+  }
+  return Number(raw);
+}
+
 export function webhookRoutes(ctx: AppContext) {
   const guard = (request: Request) => {
     if (!bearerMatches(request.headers.get("authorization"), ctx.config.adminSecret)) {
@@ -62,16 +78,7 @@ export function webhookRoutes(ctx: AppContext) {
       "/api/admin/webhooks",
       async ({ request }) => {
         guard(request);
-        const body = await readJsonObject(request);
-        const url = parseDestination(body.url);
-        const types = parseTypes(body.types);
-        await checkDestination(url, ctx.config.webhooksAllowPrivate);
-        return createWebhook(ctx.db, {
-          url: url.href,
-          types,
-          nowMs: ctx.now(),
-          signingKey: webhookSigningKey(ctx.config),
-        });
+        return registerWebhook(ctx, request);
       },
       { parse: "none", detail: { hide: true } },
     )
@@ -88,11 +95,8 @@ export function webhookRoutes(ctx: AppContext) {
       "/api/admin/webhooks/:id/deliveries",
       ({ request, params, query }) => {
         guard(request);
-        const raw = query.limit ?? "100";
-        if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > 500) {
-          throw refuse("limit must be a whole number from 1 to 500.");
-        }
-        const deliveries = listDeliveries(ctx.db, knownId(params.id), Number(raw), ctx.now());
+        const limit = deliveriesLimit(query.limit);
+        const deliveries = listDeliveries(ctx.db, knownId(params.id), limit, ctx.now());
         if (deliveries === null) throw noSuchWebhook();
         return { deliveries };
       },
