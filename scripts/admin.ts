@@ -11,14 +11,9 @@
  * action is one short IMMEDIATE transaction).
  */
 import { openDatabase } from "../db/client";
-import {
-  AdminInputError,
-  AdminNotFoundError,
-  auditLog,
-  performAdminAction,
-  type AdminAction,
-} from "../src/admin/service";
+import { auditLog, performAdminAction, type AdminAction } from "../src/admin/service";
 import { loadConfigOrExit } from "../src/config";
+import { isAppError } from "../src/lib/errors";
 import { refuseInOneLine } from "./refusal";
 
 refuseInOneLine("admin");
@@ -68,7 +63,7 @@ try {
   performAdminAction(db, { actor: `cli:${process.env.USER ?? "operator"}`, reason, nowMs: Date.now() }, action);
   process.stdout.write(`${action.action}: done\n`);
 } catch (error) {
-  if (error instanceof AdminInputError || error instanceof AdminNotFoundError) {
+  if (isAppError(error, "ADMIN_INPUT", "ADMIN_NOT_FOUND")) {
     process.stderr.write(`admin: ${error.message}\n`);
     process.exit(1);
   }

@@ -1,16 +1,23 @@
 /**
  * Every setting comes from the environment (README lists them all). `loadConfig` validates the lot
- * and throws a ConfigError whose message is one line naming the bad variable, never its value:
- * secrets must not reach a log. With nothing set the service runs on its embedded defaults.
+ * and throws an AppError `CONFIG_INVALID` whose message is one line naming the bad variable, never
+ * its value: secrets must not reach a log. With nothing set the service runs on its embedded defaults.
  */
 import { join, resolve } from "node:path";
 import { parseTrustedProxies } from "./lib/trusted-proxies";
+import { AppError, isAppError } from "./lib/errors";
 
 /** Bearer secrets shorter than this are refused at start: guessable within the failed-attempt limit's reach. */
 export const MIN_BEARER_SECRET_CHARS = 32;
 
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
+/**
+ * The AppError `CONFIG_INVALID` under a name callers and tests can use with `instanceof`; nothing
+ * more than the code. `exitOnConfigError` goes by the code, so a plain AppError of it exits too.
+ */
+export class ConfigError extends AppError<"CONFIG_INVALID"> {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super("CONFIG_INVALID", message, {}, options);
+  }
 }
 
 export type ChainKind = "local" | "pump";
@@ -130,8 +137,8 @@ function url(
   let parsed: URL;
   try {
     parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} must be a URL`);
+  } catch (error) {
+    throw new ConfigError(`${name} must be a URL`, { cause: error });
   }
   if (!protocols.includes(parsed.protocol)) throw new ConfigError(`${name} must be a ${protocols.join(" or ")} URL`);
   return raw.replace(/\/+$/, "");
@@ -145,12 +152,11 @@ function schedule(env: Env, name: string, fallback: string): string {
   return raw;
 }
 
-export function loadConfig(env: Env = process.env): Config {
-  const port = int(env, "PORT", 3000, 0, 65535);
-  const dataDir = resolve(str(env, "DATA_DIR") ?? "./data");
+/** The chain and what may run beside it: dev login and the demo only on the local chain. */
+function chainSettings(env: Env) {
   const chainRaw = (str(env, "CHAIN") ?? "local").toLowerCase();
   if (chainRaw !== "local" && chainRaw !== "pump") throw new ConfigError("CHAIN must be local or pump");
-  const chain = chainRaw as ChainKind;
+  const chain: ChainKind = chainRaw;
   const rpcUrl = url(env, "RPC_URL", null);
   const grpcUrl = url(env, "YELLOWSTONE_URL", null);
   if (chain === "pump" && rpcUrl === null) throw new ConfigError("RPC_URL is required when CHAIN is pump");
@@ -159,7 +165,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (devLogin && chain !== "local") throw new ConfigError("DEV_LOGIN is only allowed on the local chain");
   const demo = flag(env, "DEMO", chain === "local");
   if (demo && chain !== "local") throw new ConfigError("DEMO is only allowed on the local chain");
+  return { chain, rpcUrl, grpcUrl, devLogin, demo };
+}
 
+/** Where the master secret and the treasury key come from; a real chain needs both. */
+function keySources(env: Env, chain: ChainKind) {
   const masterSecret = str(env, "MASTER_SECRET");
   const masterSecretFile = str(env, "MASTER_SECRET_FILE");
   const treasuryKey = str(env, "TREASURY_KEY");
@@ -173,7 +183,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (masterSecret !== null && masterSecret.length < 32) {
     throw new ConfigError("MASTER_SECRET must be at least 32 characters");
   }
+  return { treasuryKey, treasuryKeyFile, masterSecret, masterSecretFile };
+}
 
+/** The proxy header that carries the client IP, and the sockets allowed to set it. */
+function proxySettings(env: Env) {
   const trustProxyHeader = str(env, "TRUST_PROXY")?.toLowerCase() ?? null;
   if (trustProxyHeader !== null && !/^[a-z0-9-]{1,64}$/.test(trustProxyHeader)) {
     throw new ConfigError("TRUST_PROXY must name a header, e.g. x-forwarded-for");
@@ -184,21 +198,93 @@ export function loadConfig(env: Env = process.env): Config {
     .filter(Boolean);
   try {
     parseTrustedProxies(trustedProxies);
-  } catch {
-    throw new ConfigError("TRUSTED_PROXIES must be a comma-separated list of CIDRs, e.g. 10.0.0.0/8,::1/128");
+  } catch (error) {
+    throw new ConfigError("TRUSTED_PROXIES must be a comma-separated list of CIDRs, e.g. 10.0.0.0/8,::1/128", {
+      cause: error,
+    });
   }
+  return { trustProxyHeader, trustedProxies };
+}
+
+function checkBearerSecrets(env: Env): void {
   for (const name of ["CRON_SECRET", "ADMIN_SECRET", "METRICS_SECRET"]) {
     const secret = str(env, name);
-    if (secret !== null && secret.length < MIN_BEARER_SECRET_CHARS)
+    if (secret !== null && secret.length < MIN_BEARER_SECRET_CHARS) {
       throw new ConfigError(`${name} must be at least ${MIN_BEARER_SECRET_CHARS} characters`);
+    }
   }
+}
+
+const LOG_LEVELS: readonly Config["logLevel"][] = ["debug", "info", "warn", "error"];
+
+function logLevelOf(env: Env): Config["logLevel"] {
+  const raw = (str(env, "LOG_LEVEL") ?? "info").toLowerCase();
+  const level = LOG_LEVELS.find((l) => l === raw);
+  if (level === undefined) throw new ConfigError("LOG_LEVEL must be debug, info, warn or error");
+  return level;
+}
+
+function jobSettings(env: Env) {
+  return {
+    jobsEnabled: flag(env, "JOBS", true),
+    schedules: {
+      sweep: schedule(env, "SWEEP_SCHEDULE", "*/2 * * * *"),
+      payouts: schedule(env, "PAYOUTS_SCHEDULE", "* * * * *"),
+      burns: schedule(env, "BURNS_SCHEDULE", "*/5 * * * *"),
+      launches: schedule(env, "LAUNCHES_SCHEDULE", "* * * * *"),
+      market: schedule(env, "MARKET_SCHEDULE", "*/15 * * * *"),
+    },
+    jobLeaseMs: int(env, "JOB_LEASE_MS", 5 * 60_000, 1_000, 60 * 60_000),
+  };
+}
+
+/** Amounts, shares and sizes of launches, sweeps and payouts. */
+function moneySettings(env: Env) {
+  return {
+    sweepMinLamports: lamports(env, "SWEEP_MIN_LAMPORTS", 5_000_000n),
+    platformBps: int(env, "PLATFORM_BPS", 1000, 0, 5000),
+    platformBuybackBps: int(env, "PLATFORM_BUYBACK_BPS", 0, 0, 10_000),
+    maxRecipients: int(env, "MAX_RECIPIENTS", 10, 1, 10),
+    maxFirstBuyLamports: lamports(env, "MAX_FIRST_BUY_LAMPORTS", 5_000_000_000n),
+    maxImageBytes: int(env, "MAX_IMAGE_BYTES", 4 * 1024 * 1024, 1024, 32 * 1024 * 1024),
+    minClaimLamports: lamports(env, "MIN_CLAIM_LAMPORTS", 10_000_000n),
+    autopayMinLamports: lamports(env, "AUTOPAY_MIN_LAMPORTS", 10_000_000n),
+  };
+}
+
+function idpSettings(env: Env): Config["idp"] {
+  return {
+    clientId: str(env, "IDP_CLIENT_ID"),
+    clientSecret: str(env, "IDP_CLIENT_SECRET"),
+    authorizeUrl: url(env, "IDP_AUTHORIZE_URL", "https://x.com/i/oauth2/authorize")!,
+    tokenUrl: url(env, "IDP_TOKEN_URL", "https://api.x.com/2/oauth2/token")!,
+    apiUrl: url(env, "IDP_API_URL", "https://api.x.com/2")!,
+    appBearer: str(env, "IDP_APP_BEARER"),
+  };
+}
+
+function webhookSettings(env: Env) {
+  return {
+    webhooksAllowPrivate: flag(env, "WEBHOOKS_ALLOW_PRIVATE", false),
+    webhooksMaxInFlight: int(env, "WEBHOOKS_MAX_IN_FLIGHT", 4, 1, 64),
+    webhooksKey: webhooksKey(env),
+    webhooksKeyFile: str(env, "WEBHOOKS_KEY_FILE"),
+  };
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  // Checked in this order, so the first bad setting named is the same whatever else is wrong.
+  const port = int(env, "PORT", 3000, 0, 65535);
+  const dataDir = resolve(str(env, "DATA_DIR") ?? "./data");
+  const { chain, rpcUrl, grpcUrl, devLogin, demo } = chainSettings(env);
+  const keys = keySources(env, chain);
+  const { trustProxyHeader, trustedProxies } = proxySettings(env);
+  checkBearerSecrets(env);
   const publicUrl = url(env, "PUBLIC_URL", `http://localhost:${port}`)!;
-  if (chain === "pump" && !publicUrl.startsWith("https://"))
+  if (chain === "pump" && !publicUrl.startsWith("https://")) {
     throw new ConfigError("PUBLIC_URL must be an https URL on a real chain");
-  const logLevel = (str(env, "LOG_LEVEL") ?? "info").toLowerCase();
-  if (!["debug", "info", "warn", "error"].includes(logLevel)) {
-    throw new ConfigError("LOG_LEVEL must be debug, info, warn or error");
   }
+  const logLevel = logLevelOf(env);
 
   return {
     port,
@@ -216,57 +302,29 @@ export function loadConfig(env: Env = process.env): Config {
       slotMs: int(env, "LOCAL_CHAIN_SLOT_MS", 400, 10, 60_000),
       wsPort: str(env, "LOCAL_CHAIN_WS_PORT") === null ? undefined : int(env, "LOCAL_CHAIN_WS_PORT", 0, 0, 65535),
     },
-    treasuryKey,
-    treasuryKeyFile,
-    masterSecret,
-    masterSecretFile,
+    ...keys,
     cronSecret: str(env, "CRON_SECRET"),
     adminSecret: str(env, "ADMIN_SECRET"),
     metricsSecret: str(env, "METRICS_SECRET"),
-    jobsEnabled: flag(env, "JOBS", true),
-    schedules: {
-      sweep: schedule(env, "SWEEP_SCHEDULE", "*/2 * * * *"),
-      payouts: schedule(env, "PAYOUTS_SCHEDULE", "* * * * *"),
-      burns: schedule(env, "BURNS_SCHEDULE", "*/5 * * * *"),
-      launches: schedule(env, "LAUNCHES_SCHEDULE", "* * * * *"),
-      market: schedule(env, "MARKET_SCHEDULE", "*/15 * * * *"),
-    },
-    jobLeaseMs: int(env, "JOB_LEASE_MS", 5 * 60_000, 1_000, 60 * 60_000),
-    sweepMinLamports: lamports(env, "SWEEP_MIN_LAMPORTS", 5_000_000n),
-    platformBps: int(env, "PLATFORM_BPS", 1000, 0, 5000),
-    platformBuybackBps: int(env, "PLATFORM_BUYBACK_BPS", 0, 0, 10_000),
-    maxRecipients: int(env, "MAX_RECIPIENTS", 10, 1, 10),
-    maxFirstBuyLamports: lamports(env, "MAX_FIRST_BUY_LAMPORTS", 5_000_000_000n),
-    maxImageBytes: int(env, "MAX_IMAGE_BYTES", 4 * 1024 * 1024, 1024, 32 * 1024 * 1024),
-    minClaimLamports: lamports(env, "MIN_CLAIM_LAMPORTS", 10_000_000n),
-    autopayMinLamports: lamports(env, "AUTOPAY_MIN_LAMPORTS", 10_000_000n),
+    ...jobSettings(env),
+    ...moneySettings(env),
     rateLimit: flag(env, "RATE_LIMIT", true),
     trustProxyHeader,
     devLogin,
     demo,
-    idp: {
-      clientId: str(env, "IDP_CLIENT_ID"),
-      clientSecret: str(env, "IDP_CLIENT_SECRET"),
-      authorizeUrl: url(env, "IDP_AUTHORIZE_URL", "https://x.com/i/oauth2/authorize")!,
-      tokenUrl: url(env, "IDP_TOKEN_URL", "https://api.x.com/2/oauth2/token")!,
-      apiUrl: url(env, "IDP_API_URL", "https://api.x.com/2")!,
-      appBearer: str(env, "IDP_APP_BEARER"),
-    },
+    idp: idpSettings(env),
     ipfs: {
       pinataJwt: str(env, "PINATA_JWT"),
       pinataApiUrl: url(env, "PINATA_API_URL", "https://api.pinata.cloud")!,
       gatewayUrl: url(env, "IPFS_GATEWAY_URL", "https://gateway.pinata.cloud/ipfs")!,
     },
     marketApiUrl: url(env, "MARKET_API_URL", chain === "pump" ? "https://api.dexscreener.com" : null),
-    logLevel: logLevel as Config["logLevel"],
+    logLevel,
     trustedProxies,
     hsts: chain === "pump",
     uploadBytesPerIpDay: int(env, "UPLOAD_BYTES_PER_IP_DAY", 64 * 1024 * 1024, 0, 1024 * 1024 * 1024),
     explorerUrl: explorerTemplate(env, chain),
-    webhooksAllowPrivate: flag(env, "WEBHOOKS_ALLOW_PRIVATE", false),
-    webhooksMaxInFlight: int(env, "WEBHOOKS_MAX_IN_FLIGHT", 4, 1, 64),
-    webhooksKey: webhooksKey(env),
-    webhooksKeyFile: str(env, "WEBHOOKS_KEY_FILE"),
+    ...webhookSettings(env),
   };
 }
 
@@ -277,8 +335,8 @@ function explorerTemplate(env: Env, chain: ChainKind): string | null {
   let parsed: URL;
   try {
     parsed = new URL(raw.replaceAll("{kind}", "tx").replaceAll("{id}", "x"));
-  } catch {
-    throw new ConfigError("EXPLORER_URL must be a URL template containing {id}");
+  } catch (error) {
+    throw new ConfigError("EXPLORER_URL must be a URL template containing {id}", { cause: error });
   }
   if (!raw.includes("{id}") || !["http:", "https:"].includes(parsed.protocol)) {
     throw new ConfigError("EXPLORER_URL must be an http or https URL template containing {id}");
@@ -302,7 +360,7 @@ export function loadConfigOrExit(env: Env = process.env): Config {
 }
 
 export function exitOnConfigError(error: unknown): never {
-  if (error instanceof ConfigError) {
+  if (isAppError(error, "CONFIG_INVALID")) {
     process.stderr.write(`Invalid configuration: ${error.message}\n`);
     process.exit(1);
   }

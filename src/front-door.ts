@@ -35,8 +35,11 @@ export function operatorKindOf(pathname: string): OperatorKind | null {
   return null;
 }
 
+/** What the front door needs of the service: its settings, the admin sessions and the limiter. */
+export type FrontDoorOptions = Pick<AppContext, "config" | "db" | "now" | "limiter">;
+
 function operatorCheck(
-  ctx: AppContext,
+  ctx: FrontDoorOptions,
   kind: OperatorKind,
   request: Request,
 ): { enabled: boolean; authorized: boolean } {
@@ -62,8 +65,45 @@ interface Context {
   set: { headers: Record<string, string | number> };
 }
 
-export function createFrontDoor(ctx: AppContext) {
+/** An early answer in the `{error}` envelope, with the headers set so far (request id, HSTS, limits). */
+type Refuse = (status: number, message: string, headers?: Record<string, string>) => Response;
+
+const TOO_MANY = "Too many requests; retry after the time in retry-after.";
+
+/**
+ * The front door as an `onRequest` hook: answers early (404, 413, 429) or returns undefined and
+ * lets the request through, with its id and client IP recorded and its body limited.
+ */
+export function createFrontDoor(ctx: FrontDoorOptions) {
   const trusted: BlockList = parseTrustedProxies(ctx.config.trustedProxies);
+
+  /** Before the body: an operator route that is off, or asked with the wrong secret, does not exist. */
+  function screenOperator(request: Request, path: string, key: string, refuse: Refuse): Response | undefined {
+    const kind = operatorKindOf(path);
+    if (!kind) return undefined;
+    const check = operatorCheck(ctx, kind, request);
+    if (!check.enabled) return refuse(404, "No such route.");
+    const rule = operatorFailureRule(kind);
+    const before = ctx.limiter.peek(rule, key);
+    if (!before.allowed) return refuse(429, TOO_MANY, { "retry-after": before.headers["retry-after"]! });
+    const signIn = kind === "admin" && path.replace(/\/$/, "") === ADMIN_SIGN_IN_PATH;
+    if (!check.authorized && !signIn) {
+      ctx.limiter.hit(rule, key);
+      return refuse(404, "No such route.");
+    }
+    return undefined;
+  }
+
+  /** The per-IP limit of SPEC's Limits table; its headers go on every answer of the route. */
+  function screenRate(c: Context, path: string, key: string, refuse: Refuse): Response | undefined {
+    if (!ctx.config.rateLimit) return undefined;
+    const rule = limitRuleFor(c.request.method, path);
+    if (!rule) return undefined;
+    const decision = ctx.limiter.hit(rule, key);
+    Object.assign(c.set.headers, decision.headers);
+    return decision.allowed ? undefined : refuse(429, TOO_MANY, decision.headers);
+  }
+
   return function screenRequest(c: Context): Response | undefined {
     const { request, server, set } = c;
     // An incoming id is kept only when well-formed, so a client cannot inject into the logs.
@@ -76,49 +116,30 @@ export function createFrontDoor(ctx: AppContext) {
     const meta = { id, ip, atMs: performance.now() };
     setRequestMeta(request, meta);
     const key = limitKeyOf(ip);
-    const early = (status: number, message: string, headers: Record<string, string> = {}) =>
-      errorResponse(status, message, { ...(set.headers as Record<string, string>), ...headers });
+    const refuse: Refuse = (status, message, headers = {}) =>
+      errorResponse(status, message, { ...stringHeaders(set.headers), ...headers });
     const path = new URL(request.url).pathname;
 
-    // Before the body: an operator route that is off, or asked with the wrong secret, does not exist.
-    const kind = operatorKindOf(path);
-    if (kind) {
-      const check = operatorCheck(ctx, kind, request);
-      if (!check.enabled) return early(404, "No such route.");
-      const rule = operatorFailureRule(kind);
-      const before = ctx.limiter.peek(rule, key);
-      if (!before.allowed)
-        return early(429, "Too many requests; retry after the time in retry-after.", {
-          "retry-after": before.headers["retry-after"]!,
-        });
-      const signIn = kind === "admin" && path.replace(/\/$/, "") === ADMIN_SIGN_IN_PATH;
-      if (!check.authorized && !signIn) {
-        ctx.limiter.hit(rule, key);
-        return early(404, "No such route.");
-      }
-    }
+    const operatorRefusal = screenOperator(request, path, key, refuse);
+    if (operatorRefusal) return operatorRefusal;
 
     const maxBytes = bodyLimitFor(request.method, path, ctx.config);
     const length = request.headers.get("content-length");
-    if (length !== null && Number(length) > maxBytes) {
-      return early(413, "The request body is too large.");
-    }
+    if (length !== null && Number(length) > maxBytes) return refuse(413, "The request body is too large.");
 
-    if (ctx.config.rateLimit) {
-      const rule = limitRuleFor(request.method, path);
-      if (rule) {
-        const decision = ctx.limiter.hit(rule, key);
-        Object.assign(set.headers, decision.headers);
-        if (!decision.allowed)
-          return early(429, "Too many requests; retry after the time in retry-after.", decision.headers);
-      }
-    }
+    const rateRefusal = screenRate(c, path, key, refuse);
+    if (rateRefusal) return rateRefusal;
 
     if (request.body) {
       const limited = withBodyLimit(request, maxBytes);
       setRequestMeta(limited, meta);
-      (c as { request: Request }).request = limited;
+      c.request = limited;
     }
     return undefined;
   };
+}
+
+/** The headers set so far, as the strings a Response takes. */
+function stringHeaders(headers: Record<string, string | number>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, String(value)]));
 }

@@ -60,12 +60,12 @@ interface IdentityRow {
 /** The signed-in answer, or the signed-out one when the identity is gone. */
 export function meOf(db: Db, config: Config, idpUserId: string): SignedIn | SignedOut {
   const identity = db.$client
-    .query(
+    .query<IdentityRow, [string]>(
       `SELECT handle, display_handle AS displayHandle, name, avatar_url AS avatarUrl, routing,
               payout_wallet AS payoutWallet, declined
          FROM identities WHERE idp_user_id = ?`,
     )
-    .get(idpUserId) as IdentityRow | null;
+    .get(idpUserId);
   if (!identity) return signedOut(config);
   const handles = handlesOf(db, idpUserId);
   // The record of any handle pinned to this id covers the whole id; one named by a token has one.

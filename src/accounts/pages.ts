@@ -4,7 +4,7 @@
  * are keyset positions: payouts by id, tokens by (launch time, mint), both newest first, so a new
  * payout or launch never shifts a page. They are opaque to clients; a malformed one is a 400.
  */
-import { badRequest } from "../http/errors";
+import { AppError } from "../lib/errors";
 
 /** Items inline in the record and per page. */
 export const ACCOUNT_PAGE_SIZE = 100;
@@ -14,7 +14,8 @@ export interface TokenPosition {
   mint: string;
 }
 
-const refuse = () => badRequest("The cursor is not one this service issued.");
+const refuse = (cause?: unknown) =>
+  new AppError("INVALID_INPUT", "The cursor is not one this service issued.", {}, { cause });
 
 export function payoutCursor(lastId: number): string {
   return Buffer.from(JSON.stringify(["p", lastId])).toString("base64url");
@@ -26,13 +27,14 @@ export function tokenCursor(position: TokenPosition): string {
 
 function parse(cursor: string): unknown[] {
   if (cursor.length > 200 || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw refuse();
+  let value: unknown;
   try {
-    const value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (!Array.isArray(value)) throw refuse();
-    return value;
-  } catch {
-    throw refuse();
+    value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch (error) {
+    throw refuse(error);
   }
+  if (!Array.isArray(value)) throw refuse();
+  return value;
 }
 
 export function parsePayoutCursor(cursor: string): number {
@@ -58,7 +60,8 @@ export function parseTokenCursor(cursor: string): TokenPosition {
 /** `limit` from a query: 1 to 100, default 100. */
 export function pageLimit(raw: string | undefined): number {
   if (raw === undefined) return ACCOUNT_PAGE_SIZE;
-  if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > ACCOUNT_PAGE_SIZE)
-    throw badRequest(`limit must be a whole number from 1 to ${ACCOUNT_PAGE_SIZE}.`);
+  if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > ACCOUNT_PAGE_SIZE) {
+    throw new AppError("INVALID_INPUT", `limit must be a whole number from 1 to ${ACCOUNT_PAGE_SIZE}.`);
+  }
   return Number(raw);
 }

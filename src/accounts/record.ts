@@ -9,47 +9,9 @@ import { accountFigures, creditsByToken, type MoneyFigures } from "../ledger";
 import { isoMs, isoMsOrNull } from "../http/public-schemas";
 import { imageUrlOf } from "../tokens";
 import { ACCOUNT_PAGE_SIZE, payoutCursor, tokenCursor, type TokenPosition } from "./pages";
+import type { AccountRecord, AccountToken, AccountTokensPage, Payout, PayoutsPage } from "./schemas";
 
-export interface AccountToken {
-  mint: string;
-  name: string;
-  symbol: string;
-  imageUrl: string | null;
-  bps: number;
-  creditedLamports: string;
-}
-
-export interface Payout {
-  id: number;
-  lamports: string;
-  wallet: string;
-  kind: "claim" | "autopay";
-  status: "queued" | "sent" | "confirmed" | "failed" | "replaced";
-  signature: string | null;
-  createdAt: string;
-  confirmedAt: string | null;
-}
-
-export interface AccountRecord {
-  handle: string;
-  displayHandle: string;
-  name: string;
-  avatarUrl: string;
-  followers: number;
-  claimed: boolean;
-  routing: "hold" | "autopay" | "burn" | null;
-  declined: boolean;
-  creditedLamports: string;
-  paidLamports: string;
-  burnedLamports: string;
-  balanceLamports: string;
-  tokens: AccountToken[];
-  payouts: Payout[];
-  /** where `GET /api/idp/:handle/tokens` continues; null when `tokens` is the whole list */
-  tokensNextCursor: string | null;
-  /** where `GET /api/idp/:handle/payouts` continues; null when `payouts` is the whole list */
-  payoutsNextCursor: string | null;
-}
+export type { AccountRecord, AccountToken, Payout };
 
 interface HandleRow {
   handle: string;
@@ -61,6 +23,17 @@ interface HandleRow {
   firstSignInAtMs: bigint | null;
   routing: AccountRecord["routing"];
   declined: bigint | null;
+}
+
+interface PayoutRow {
+  id: bigint;
+  lamports: bigint;
+  wallet: string;
+  kind: Payout["kind"];
+  status: Payout["status"];
+  signature: string | null;
+  createdAtMs: bigint;
+  confirmedAtMs: bigint | null;
 }
 
 interface TokenRow {
@@ -92,17 +65,17 @@ function moneyOf(
   ref: string,
 ): { figures: MoneyFigures; credits: Map<number, bigint> } {
   let memo = moneyMemo.get(db);
-  if (!memo) moneyMemo.set(db, (memo = new Map()));
-  const stamp = BigInt(
-    (
-      db.$client
-        .query(
-          `SELECT COALESCE(MAX(e.id), 0) AS top FROM ledger_entries e
-            WHERE e.account_id = (SELECT id FROM ledger_accounts WHERE kind = ? AND ref = ?)`,
-        )
-        .get(kind, ref) as { top: bigint }
-    ).top,
-  );
+  if (!memo) {
+    memo = new Map();
+    moneyMemo.set(db, memo);
+  }
+  const top = db.$client
+    .query<{ top: bigint }, [string, string]>(
+      `SELECT COALESCE(MAX(e.id), 0) AS top FROM ledger_entries e
+        WHERE e.account_id = (SELECT id FROM ledger_accounts WHERE kind = ? AND ref = ?)`,
+    )
+    .get(kind, ref);
+  const stamp = BigInt(top?.top ?? 0n);
   const key = `${kind}\u0000${ref}`;
   const hit = memo.get(key);
   if (hit && hit.stamp === stamp) return hit;
@@ -120,20 +93,11 @@ export function payoutsOf(
   page: { beforeId?: number | null; limit?: number } = {},
 ): Payout[] {
   const rows = db.$client
-    .query(
+    .query<PayoutRow, [string, number, number]>(
       `SELECT id, lamports, wallet, kind, status, signature, created_at_ms AS createdAtMs, confirmed_at_ms AS confirmedAtMs
          FROM payouts WHERE idp_user_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
     )
-    .all(idpUserId, page.beforeId ?? Number.MAX_SAFE_INTEGER, page.limit ?? -1) as {
-    id: bigint;
-    lamports: bigint;
-    wallet: string;
-    kind: Payout["kind"];
-    status: Payout["status"];
-    signature: string | null;
-    createdAtMs: bigint;
-    confirmedAtMs: bigint | null;
-  }[];
+    .all(idpUserId, page.beforeId ?? Number.MAX_SAFE_INTEGER, page.limit ?? -1);
   return rows.map((p) => ({
     id: Number(p.id),
     lamports: BigInt(p.lamports).toString(),
@@ -147,15 +111,31 @@ export function payoutsOf(
 }
 
 /** One page of payouts and the cursor of the next (null on the last page). */
-export function payoutsPage(
-  db: Db,
-  idpUserId: string,
-  beforeId: number | null,
-  limit: number,
-): { payouts: Payout[]; nextCursor: string | null } {
+export function payoutsPage(db: Db, idpUserId: string, beforeId: number | null, limit: number): PayoutsPage {
   const rows = payoutsOf(db, idpUserId, { beforeId, limit: limit + 1 });
   const payouts = rows.slice(0, limit);
   return { payouts, nextCursor: rows.length > limit ? payoutCursor(payouts[payouts.length - 1]!.id) : null };
+}
+
+/**
+ * The statement of one token page: ?1 the user id (pinned: every handle pinned to it, bps summed)
+ * or the handle, ?2 and ?3 the keyset position (bound but unused on the first page), ?4 the limit.
+ */
+function tokenPageSql(pinned: boolean, afterPosition: boolean): string {
+  const keyset = afterPosition
+    ? "(t.launched_at_ms < ?2 OR (t.launched_at_ms = ?2 AND t.mint < ?3))"
+    : "(?2 IS NOT NULL AND ?3 IS NOT NULL)";
+  const columns = `t.id AS tokenId, t.launched_at_ms AS launchedAtMs, t.mint, t.name, t.symbol, t.image_uri AS imageUri,
+                  EXISTS (SELECT 1 FROM token_images i WHERE i.token_id = t.id) AS hasImage`;
+  return pinned
+    ? `SELECT ${columns}, SUM(r.bps) AS bps
+             FROM token_recipients r JOIN tokens t ON t.id = r.token_id
+            WHERE r.handle IN (SELECT handle FROM handles WHERE idp_user_id = ?1) AND ${keyset}
+            GROUP BY t.id ORDER BY t.launched_at_ms DESC, t.mint DESC LIMIT ?4`
+    : `SELECT ${columns}, r.bps
+             FROM token_recipients r JOIN tokens t ON t.id = r.token_id
+            WHERE r.handle = ?1 AND ${keyset}
+            ORDER BY t.launched_at_ms DESC, t.mint DESC LIMIT ?4`;
 }
 
 /**
@@ -171,30 +151,13 @@ export function accountTokensPage(
   credits: Map<number, bigint> = owner.idpUserId
     ? moneyOf(db, "user", owner.idpUserId).credits
     : moneyOf(db, "handle", owner.handle).credits,
-): { tokens: AccountToken[]; nextCursor: string | null } {
+): AccountTokensPage {
   const c = db.$client;
   const afterMs = after?.launchedAtMs ?? Number.MAX_SAFE_INTEGER;
   const afterMint = after?.mint ?? "";
-  const keyset = after
-    ? "(t.launched_at_ms < ?2 OR (t.launched_at_ms = ?2 AND t.mint < ?3))"
-    : "(?2 IS NOT NULL AND ?3 IS NOT NULL)";
-  const tokenRows = (
-    owner.idpUserId
-      ? c.query(
-          `SELECT t.id AS tokenId, t.launched_at_ms AS launchedAtMs, t.mint, t.name, t.symbol, t.image_uri AS imageUri,
-                  EXISTS (SELECT 1 FROM token_images i WHERE i.token_id = t.id) AS hasImage, SUM(r.bps) AS bps
-             FROM token_recipients r JOIN tokens t ON t.id = r.token_id
-            WHERE r.handle IN (SELECT handle FROM handles WHERE idp_user_id = ?1) AND ${keyset}
-            GROUP BY t.id ORDER BY t.launched_at_ms DESC, t.mint DESC LIMIT ?4`,
-        )
-      : c.query(
-          `SELECT t.id AS tokenId, t.launched_at_ms AS launchedAtMs, t.mint, t.name, t.symbol, t.image_uri AS imageUri,
-                  EXISTS (SELECT 1 FROM token_images i WHERE i.token_id = t.id) AS hasImage, r.bps
-             FROM token_recipients r JOIN tokens t ON t.id = r.token_id
-            WHERE r.handle = ?1 AND ${keyset}
-            ORDER BY t.launched_at_ms DESC, t.mint DESC LIMIT ?4`,
-        )
-  ).all(owner.idpUserId ?? owner.handle, afterMs, afterMint, limit + 1) as TokenRow[];
+  const tokenRows = c
+    .query<TokenRow, [string, number, string, number]>(tokenPageSql(owner.idpUserId !== null, after !== null))
+    .all(owner.idpUserId ?? owner.handle, afterMs, afterMint, limit + 1);
   const page = tokenRows.slice(0, limit);
   const last = page[page.length - 1];
   return {
@@ -215,32 +178,43 @@ export function accountTokensPage(
 
 /** The user id a handle's money belongs to (null before pinning), or undefined when no token names the handle. */
 export function accountOwnerOf(db: Db, handle: string): { idpUserId: string | null; handle: string } | undefined {
-  const named = db.$client.query("SELECT 1 FROM token_recipients WHERE handle = ? LIMIT 1").get(handle);
-  if (!named) return undefined;
-  const row = db.$client.query("SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?").get(handle) as {
-    idpUserId: string | null;
-  } | null;
+  if (!isNamed(db, handle)) return undefined;
+  const row = db.$client
+    .query<{ idpUserId: string | null }, [string]>("SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?")
+    .get(handle);
   return { idpUserId: row?.idpUserId ?? null, handle };
 }
 
-/** The record, or null when no token launched here names the handle. */
-export function accountRecord(db: Db, handle: string): AccountRecord | null {
+/** Whether a token launched here names the handle: only then does it have a record. */
+function isNamed(db: Db, handle: string): boolean {
+  return (
+    db.$client
+      .query<{ one: bigint }, [string]>("SELECT 1 AS one FROM token_recipients WHERE handle = ? LIMIT 1")
+      .get(handle) !== null
+  );
+}
+
+/** The handle's profile and, once pinned, its identity's; a handle named only as a recipient gets a bare one. */
+function profileOf(db: Db, handle: string): HandleRow {
   const c = db.$client;
-  const named = c.query("SELECT 1 FROM token_recipients WHERE handle = ? LIMIT 1").get(handle);
-  if (!named) return null;
   const row = c
-    .query(
+    .query<HandleRow, [string]>(
       `SELECT h.handle, h.display_handle AS displayHandle, h.name, h.avatar_url AS avatarUrl, h.followers,
               h.idp_user_id AS idpUserId, i.first_sign_in_at_ms AS firstSignInAtMs, i.routing, i.declined
          FROM handles h LEFT JOIN identities i ON i.idp_user_id = h.idp_user_id
         WHERE h.handle = ?`,
     )
-    .get(handle) as HandleRow | null;
+    .get(handle);
+  if (row) return row.name === "" ? { ...row, name: row.displayHandle } : row;
   // A launch always writes the handle's row; a missing one means only a bare recipient entry.
-  const profile: HandleRow = row ?? {
-    ...(c
-      .query("SELECT handle, display_handle AS displayHandle FROM token_recipients WHERE handle = ? LIMIT 1")
-      .get(handle) as { handle: string; displayHandle: string }),
+  const recipient = c
+    .query<{ handle: string; displayHandle: string }, [string]>(
+      "SELECT handle, display_handle AS displayHandle FROM token_recipients WHERE handle = ? LIMIT 1",
+    )
+    .get(handle);
+  return {
+    handle: recipient?.handle ?? handle,
+    displayHandle: recipient?.displayHandle ?? handle,
     name: handle,
     avatarUrl: "",
     followers: 0n,
@@ -249,7 +223,12 @@ export function accountRecord(db: Db, handle: string): AccountRecord | null {
     routing: null,
     declined: null,
   };
-  if (profile.name === "" && row) profile.name = row.displayHandle;
+}
+
+/** The record, or null when no token launched here names the handle. */
+export function accountRecord(db: Db, handle: string): AccountRecord | null {
+  if (!isNamed(db, handle)) return null;
+  const profile = profileOf(db, handle);
 
   const pinnedTo = profile.idpUserId;
   const { figures, credits } = pinnedTo ? moneyOf(db, "user", pinnedTo) : moneyOf(db, "handle", handle);

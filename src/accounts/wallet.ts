@@ -8,7 +8,7 @@
 import { PublicKey } from "@solana/web3.js";
 import { chainUnavailable, isChainUnavailable } from "../chain/errors";
 import type { AppContext } from "../context";
-import { badRequest, unavailable } from "../http/errors";
+import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 
 const SYSTEM_PROGRAM = "11111111111111111111111111111111";
@@ -18,18 +18,23 @@ export const NOT_AN_ADDRESS = "The wallet is not a valid address.";
 export const NOT_A_WALLET = "That address is not a wallet; use the address of a wallet you hold.";
 export const CHAIN_UNAVAILABLE = "The wallet could not be checked on chain just now; try again shortly.";
 
+const notAnAddress = (cause?: unknown) => new AppError("INVALID_INPUT", NOT_AN_ADDRESS, {}, { cause });
+const notAWallet = () => new AppError("INVALID_INPUT", NOT_A_WALLET);
+/** The chain could not be asked (503); the chain's own failure, for the log, is the cause. */
+const cannotCheck = (cause?: unknown) => new AppError("CHAIN_UNAVAILABLE", CHAIN_UNAVAILABLE, {}, { cause });
+
 /** Shape checks that need no chain: base58, 32 bytes, canonical spelling, on the curve. */
 export function parseWalletAddress(raw: unknown): PublicKey {
-  if (typeof raw !== "string" || !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(raw)) throw badRequest(NOT_AN_ADDRESS);
+  if (typeof raw !== "string" || !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(raw)) throw notAnAddress();
   let key: PublicKey;
   try {
     key = new PublicKey(raw);
-  } catch {
-    throw badRequest(NOT_AN_ADDRESS);
+  } catch (error) {
+    throw notAnAddress(error);
   }
   // Leading zero bytes can be spelled more than one way; only the chain's own spelling is accepted.
-  if (key.toBase58() !== raw) throw badRequest(NOT_AN_ADDRESS);
-  if (!PublicKey.isOnCurve(key.toBytes())) throw badRequest(NOT_A_WALLET);
+  if (key.toBase58() !== raw) throw notAnAddress();
+  if (!PublicKey.isOnCurve(key.toBytes())) throw notAWallet();
   return key;
 }
 
@@ -46,7 +51,7 @@ function isServiceAddress(ctx: AppContext, address: string): boolean {
 
 async function readAccount(ctx: AppContext, address: string) {
   const chain = ctx.chain;
-  if (!chain) throw unavailable(CHAIN_UNAVAILABLE);
+  if (!chain) throw cannotCheck();
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     const accounts = await Promise.race([
@@ -61,7 +66,7 @@ async function readAccount(ctx: AppContext, address: string) {
   } catch (error) {
     if (isChainUnavailable(error)) {
       log.warn("wallet check could not reach the chain", { error });
-      throw unavailable(CHAIN_UNAVAILABLE);
+      throw cannotCheck(error);
     }
     throw error;
   } finally {
@@ -69,14 +74,14 @@ async function readAccount(ctx: AppContext, address: string) {
   }
 }
 
-/** Full check of a payout wallet; returns its canonical base58 form. Throws HttpError 400 or 503. */
+/** Full check of a payout wallet; returns its canonical base58 form. Refuses with INVALID_INPUT or CHAIN_UNAVAILABLE. */
 export async function checkPayoutWallet(ctx: AppContext, raw: unknown): Promise<string> {
   const address = parseWalletAddress(raw).toBase58();
-  if (!ctx.chain) throw unavailable(CHAIN_UNAVAILABLE);
-  if (isServiceAddress(ctx, address)) throw badRequest(NOT_A_WALLET);
+  if (!ctx.chain) throw cannotCheck();
+  if (isServiceAddress(ctx, address)) throw notAWallet();
   const account = await readAccount(ctx, address);
   if (account === null) return address;
   const plain = account.owner === SYSTEM_PROGRAM && !account.executable && account.data.length === 0;
-  if (!plain) throw badRequest(NOT_A_WALLET);
+  if (!plain) throw notAWallet();
   return address;
 }

@@ -5,6 +5,7 @@
  */
 import type { AppContext } from "../context";
 import { bearerMatches } from "../http/bearer";
+import { AppError } from "../lib/errors";
 import { pageSessionAuthorized } from "./session";
 
 /** The page's sign-in takes the key in its body (and has its own limit): the one admin route reached without a credential. */
@@ -19,4 +20,11 @@ export function adminAuthorized(ctx: Pick<AppContext, "config" | "db" | "now">, 
   return (
     bearerMatches(request.headers.get("authorization"), ctx.config.adminSecret) || pageSessionAuthorized(ctx, request)
   );
+}
+
+/** A route's own check: every admin answer is 404 to a caller without the credential, as if the route did not exist. */
+export function adminGuard(ctx: Pick<AppContext, "config" | "db" | "now">): (request: Request) => void {
+  return (request) => {
+    if (!adminAuthorized(ctx, request)) throw new AppError("NOT_FOUND", "Not found.");
+  };
 }

@@ -8,7 +8,7 @@ import type { AppContext } from "../context";
 import { appendSetCookie } from "../auth";
 import { jsonObject } from "../auth";
 import { CACHE } from "../http/cache";
-import { badRequest, forbidden, notFound, unauthorized } from "../http/errors";
+import { AppError } from "../lib/errors";
 import { adminOverview, adminTokens, auditPageEvent } from "./page-service";
 import {
   ADMIN_SESSION_TTL_MS,
@@ -19,15 +19,17 @@ import {
   sameOriginWrite,
   secretMatches,
 } from "./session";
-import { adminAuthorized } from "./authorized";
+import { adminGuard } from "./authorized";
+
+const notFound = () => new AppError("NOT_FOUND", "Not found.");
+/** Signing in or out from another site's page would plant or drop an operator session. */
+const crossSite = () => new AppError("FORBIDDEN", "Requests from another site are refused.");
 
 export function adminPageRoutes(ctx: AppContext) {
   const configured = () => {
     if (!ctx.config.adminSecret) throw notFound();
   };
-  const guard = (request: Request) => {
-    if (!adminAuthorized(ctx, request)) throw notFound();
-  };
+  const guard = adminGuard(ctx);
   return new Elysia({ name: "admin-page" })
     .onAfterHandle(({ set }) => {
       set.headers["cache-control"] = CACHE.noStore;
@@ -45,11 +47,14 @@ export function adminPageRoutes(ctx: AppContext) {
       ({ request, body, set }) => {
         configured();
         // Signing in from another site's form would plant an operator session: same origin only.
-        if (!sameOriginWrite(request, ctx.config)) throw forbidden();
+        if (!sameOriginWrite(request, ctx.config)) throw crossSite();
         const input = jsonObject(request, body);
-        if (typeof input.secret !== "string" || input.secret.length === 0 || input.secret.length > 1024)
-          throw badRequest("Enter the admin key.");
-        if (!secretMatches(input.secret, ctx.config.adminSecret)) throw unauthorized("That is not the admin key.");
+        if (typeof input.secret !== "string" || input.secret.length === 0 || input.secret.length > 1024) {
+          throw new AppError("INVALID_INPUT", "Enter the admin key.");
+        }
+        if (!secretMatches(input.secret, ctx.config.adminSecret)) {
+          throw new AppError("SIGN_IN_REQUIRED", "That is not the admin key.");
+        }
         const nowMs = ctx.now();
         const { token } = createAdminSession(ctx.db, nowMs);
         auditPageEvent(ctx.db, "admin_sign_in", nowMs);
@@ -62,7 +67,7 @@ export function adminPageRoutes(ctx: AppContext) {
       "/api/admin/session",
       ({ request, set }) => {
         configured();
-        if (!sameOriginWrite(request, ctx.config)) throw forbidden();
+        if (!sameOriginWrite(request, ctx.config)) throw crossSite();
         if (adminSessionValid(ctx.db, ctx.config, request, ctx.now())) {
           deleteAdminSession(ctx.db, ctx.config, request);
           auditPageEvent(ctx.db, "admin_sign_out", ctx.now());
@@ -84,8 +89,8 @@ export function adminPageRoutes(ctx: AppContext) {
       "/api/admin/tokens",
       ({ request, query }) => {
         guard(request);
-        const q = ((query as Record<string, string | undefined>).q ?? "").trim();
-        if (q.length > 64) throw badRequest("The search is longer than 64 characters.");
+        const q = (query.q ?? "").trim();
+        if (q.length > 64) throw new AppError("INVALID_INPUT", "The search is longer than 64 characters.");
         return { tokens: adminTokens(ctx.db, q || null) };
       },
       { detail: { hide: true } },

@@ -35,20 +35,22 @@ export interface AdminOverview {
   };
 }
 
+interface JobRunRow {
+  id: bigint;
+  job: string;
+  startedAtMs: bigint;
+  finishedAtMs: bigint | null;
+  ok: bigint | null;
+  error: string | null;
+}
+
 export function adminOverview(db: Db, config: Config, nowMs: number): AdminOverview {
   const runs = db.$client
-    .query(
+    .query<JobRunRow, [number]>(
       `SELECT id, job, started_at_ms AS startedAtMs, finished_at_ms AS finishedAtMs, ok, error
          FROM job_runs ORDER BY id DESC LIMIT ?`,
     )
-    .all(RECENT_RUNS) as {
-    id: bigint;
-    job: string;
-    startedAtMs: bigint;
-    finishedAtMs: bigint | null;
-    ok: bigint | null;
-    error: string | null;
-  }[];
+    .all(RECENT_RUNS);
   const s = settingsInForce(db, config);
   return {
     health: jobHealth(db, nowMs),
@@ -80,20 +82,17 @@ export interface AdminToken {
 
 /** Newest first; `q` matches the start of a mint or anywhere in a name or symbol (case-insensitive). */
 export function adminTokens(db: Db, q: string | null): AdminToken[] {
-  const like = q ? `%${q.replace(/[\\%_]/g, (m) => `\\${m}`)}%` : null;
+  const escaped = q ? q.replace(/[\\%_]/g, (m) => `\\${m}`) : null;
   const rows = db.$client
-    .query(
+    .query<
+      { mint: string; name: string; symbol: string; hidden: bigint; launchedAtMs: bigint },
+      [string | null, string | null, number]
+    >(
       `SELECT mint, name, symbol, hidden, launched_at_ms AS launchedAtMs FROM tokens
         WHERE ?1 IS NULL OR mint LIKE ?2 ESCAPE '\\' OR name LIKE ?1 ESCAPE '\\' OR symbol LIKE ?1 ESCAPE '\\'
         ORDER BY hidden DESC, launched_at_ms DESC, id DESC LIMIT ?3`,
     )
-    .all(like, q ? `${q.replace(/[\\%_]/g, (m) => `\\${m}`)}%` : null, TOKEN_ROWS) as {
-    mint: string;
-    name: string;
-    symbol: string;
-    hidden: bigint;
-    launchedAtMs: bigint;
-  }[];
+    .all(escaped === null ? null : `%${escaped}%`, escaped === null ? null : `${escaped}%`, TOKEN_ROWS);
   return rows.map((r) => ({
     mint: r.mint,
     name: r.name,

@@ -8,13 +8,10 @@ import type { Db } from "../../db/client";
 import { immediate } from "../../db/transaction";
 import { setPlatformToken } from "./platform-token";
 import { setAutopayMinLamports, setClaimsPaused, setLaunchesPaused, setMinClaimLamports } from "../settings";
+import { AppError } from "../lib/errors";
 
-export class AdminInputError extends Error {
-  override readonly name = "AdminInputError";
-}
-export class AdminNotFoundError extends Error {
-  override readonly name = "AdminNotFoundError";
-}
+/** A refusal of the operator's input; the sentence is what the API and the CLI print. */
+const inputError = (message: string, cause?: unknown) => new AppError("ADMIN_INPUT", message, {}, { cause });
 
 export interface AdminActor {
   actor: string;
@@ -49,12 +46,13 @@ function audit(db: Db, who: AdminActor, action: string, subject: string | null):
 
 function checkMint(mint: string): void {
   let valid = false;
+  let failure: unknown;
   try {
     valid = new PublicKey(mint).toBase58() === mint;
-  } catch {
-    valid = false;
+  } catch (error) {
+    failure = error;
   }
-  if (!valid) throw new AdminInputError("The mint must be a base58 address.");
+  if (!valid) throw inputError("The mint must be a base58 address.", failure);
 }
 
 /**
@@ -65,9 +63,9 @@ export const RENT_EXEMPT_MINIMUM_LAMPORTS = 890_880n;
 
 function checkLamports(value: bigint): void {
   if (typeof value !== "bigint" || value < 0n || value > I64_MAX)
-    throw new AdminInputError("The amount must be a whole number of lamports.");
+    throw inputError("The amount must be a whole number of lamports.");
   if (value < RENT_EXEMPT_MINIMUM_LAMPORTS) {
-    throw new AdminInputError(
+    throw inputError(
       `A threshold below ${RENT_EXEMPT_MINIMUM_LAMPORTS} lamports (a new wallet's rent-exempt minimum) would make payouts fail.`,
     );
   }
@@ -75,8 +73,8 @@ function checkLamports(value: bigint): void {
 
 export function performAdminAction(db: Db, who: AdminActor, request: AdminAction): void {
   if (who.reason !== null && who.reason.length > MAX_REASON)
-    throw new AdminInputError(`The reason is longer than ${MAX_REASON} characters.`);
-  if (who.actor.trim() === "") throw new AdminInputError("An admin action needs an actor.");
+    throw inputError(`The reason is longer than ${MAX_REASON} characters.`);
+  if (who.actor.trim() === "") throw inputError("An admin action needs an actor.");
   switch (request.action) {
     case "set_platform_token":
       checkMint(request.mint);
@@ -93,7 +91,9 @@ export function performAdminAction(db: Db, who: AdminActor, request: AdminAction
         const result = db.$client
           .query("UPDATE tokens SET hidden = ? WHERE mint = ?")
           .run(request.action === "hide_token" ? 1 : 0, request.mint);
-        if (result.changes !== 1) throw new AdminNotFoundError("No token with that mint was launched here.");
+        if (result.changes !== 1) {
+          throw new AppError("ADMIN_NOT_FOUND", "No token with that mint was launched here.", { mint: request.mint });
+        }
         audit(db, who, request.action, request.mint);
       });
       return;
@@ -137,19 +137,10 @@ export interface AuditRow {
 
 export function auditLog(db: Db, limit: number): AuditRow[] {
   const rows = db.$client
-    .query(
+    .query<Omit<AuditRow, "id" | "at"> & { id: bigint; atMs: bigint }, [number]>(
       "SELECT id, at_ms AS atMs, actor, action, subject, reason, request_id AS requestId, client_ip AS clientIp FROM admin_audit ORDER BY id DESC LIMIT ?",
     )
-    .all(Math.min(Math.max(1, limit), 500)) as {
-    id: bigint;
-    atMs: bigint;
-    actor: string;
-    action: string;
-    subject: string | null;
-    reason: string | null;
-    requestId: string | null;
-    clientIp: string | null;
-  }[];
+    .all(Math.min(Math.max(1, limit), 500));
   return rows.map((r) => ({
     id: Number(r.id),
     at: new Date(Number(r.atMs)).toISOString(),

@@ -51,8 +51,8 @@ export function adminSessionValid(db: Db, config: Config, request: Request, nowM
   const token = readCookie(request, adminCookieName(config));
   if (!token || !TOKEN_SHAPE.test(token)) return false;
   const row = db.$client
-    .query("SELECT expires_at_ms AS expiresAtMs FROM admin_sessions WHERE id = ?")
-    .get(idOf(token)) as { expiresAtMs: bigint } | null;
+    .query<{ expiresAtMs: bigint }, [string]>("SELECT expires_at_ms AS expiresAtMs FROM admin_sessions WHERE id = ?")
+    .get(idOf(token));
   return row !== null && Number(row.expiresAtMs) > nowMs;
 }
 

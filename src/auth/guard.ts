@@ -1,15 +1,16 @@
 /**
  * What the session routes share: the session from the cookie (401 without one), the JSON-object
- * body rule, and errors that keep SPEC's `private, no-store` on every answer of those routes.
+ * body rule, and refusals that keep SPEC's `private, no-store` on every answer of those routes.
  */
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
-import { badRequest, HttpError, unauthorized } from "../http/errors";
+import { withResponseHeaders } from "../http/errors";
+import { AppError } from "../lib/errors";
 import { sessionFromRequest, type Session } from "./sessions";
 
 export function requireSession(ctx: AppContext, request: Request): Session {
   const session = sessionFromRequest(ctx.db, ctx.config, request, ctx.now());
-  if (!session) throw unauthorized("Sign in first; there is no session or it has expired.");
+  if (!session) throw new AppError("SIGN_IN_REQUIRED", "Sign in first; there is no session or it has expired.");
   return session;
 }
 
@@ -19,18 +20,23 @@ export function requireSession(ctx: AppContext, request: Request): Session {
  */
 export function jsonObject(request: Request, body: unknown): Record<string, unknown> {
   const type = request.headers.get("content-type") ?? "";
-  const refusal = () => badRequest("Send the request body as a JSON object.");
+  const refusal = (cause?: unknown) =>
+    new AppError("INVALID_INPUT", "Send the request body as a JSON object.", {}, { cause });
   if (!/^application\/json\s*(;|$)/i.test(type)) throw refusal();
   let parsed: unknown = body;
   if (typeof body === "string") {
     try {
       parsed = JSON.parse(body);
-    } catch {
-      throw refusal();
+    } catch (error) {
+      throw refusal(error);
     }
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw refusal();
-  return parsed as Record<string, unknown>;
+  if (!isPlainObject(parsed)) throw refusal();
+  return parsed;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Runs a handler so that its refusals carry the private cache header as its successes do. */
@@ -38,9 +44,6 @@ export async function privately<T>(work: () => Promise<T> | T): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof HttpError && !error.headers["cache-control"]) {
-      throw new HttpError(error.status, error.message, { ...error.headers, "cache-control": CACHE.private });
-    }
-    throw error;
+    throw withResponseHeaders(error, { "cache-control": CACHE.private });
   }
 }

@@ -3,25 +3,37 @@
  * generic OAuth2Client: arctic's `Twitter` class hard-codes x.com's endpoints, and the endpoints
  * here are configuration so tests can point them at a local fake provider.
  *
- * Nothing from the provider (tokens, URLs, bodies) is put in an error message: callers log the
- * error class only and answer with their own sentence.
+ * Nothing from the provider (tokens, URLs, bodies) is put in an error: the sentence is the one the
+ * user reads, and `context.reason` (for the log) says only which step failed.
  */
 import { ArcticFetchError, CodeChallengeMethod, OAuth2Client, OAuth2RequestError } from "arctic";
 import type { Config } from "../config";
 import type { IdpProfile } from "../identity";
+import { AppError, isAppError } from "../lib/errors";
 
 /** Read the user profile and read posts (X needs tweet.read beside users.read for /users/me). */
 export const IDP_SCOPES = ["users.read", "tweet.read"];
 export const CALLBACK_PATH = "/api/auth/idp/callback";
 const TIMEOUT_MS = 10_000;
 
-/** The provider could not be reached or answered with something unusable: retry later. */
-export class IdpUnavailableError extends Error {
-  override readonly name = "IdpUnavailableError";
+/** The provider could not be reached or answered with something unusable: retry later (502). */
+export function idpUnavailable(reason: string, cause?: unknown): AppError<"IDP_UNAVAILABLE"> {
+  return new AppError(
+    "IDP_UNAVAILABLE",
+    "The identity provider did not answer properly; try again later.",
+    { reason },
+    { cause },
+  );
 }
+
 /** The provider refused the code (reused, expired, or the verifier does not match the challenge). */
-export class IdpGrantError extends Error {
-  override readonly name = "IdpGrantError";
+function idpGrantRefused(cause: unknown): AppError<"IDP_GRANT_REFUSED"> {
+  return new AppError(
+    "IDP_GRANT_REFUSED",
+    "The identity provider refused the sign-in; start again.",
+    { reason: "the provider refused the authorization code" },
+    { cause },
+  );
 }
 
 /** Who holds an id now: its current profile, or `gone` when the account no longer exists. */
@@ -50,12 +62,22 @@ interface XUser {
   public_metrics?: { followers_count?: unknown };
 }
 
+/** The parts of an X API answer read here; anything may be missing or of another type. */
+interface XAnswer {
+  data?: XUser;
+  errors?: unknown;
+}
+
+function asAnswer(body: unknown): XAnswer {
+  return typeof body === "object" && body !== null ? body : {};
+}
+
 export function toProfile(user: XUser | undefined): IdpProfile {
   if (!user || typeof user.id !== "string" || !/^\d{1,25}$/.test(user.id)) {
-    throw new IdpUnavailableError("the provider's user has no usable id");
+    throw idpUnavailable("the provider's user has no usable id");
   }
   if (typeof user.username !== "string" || !USERNAME.test(user.username)) {
-    throw new IdpUnavailableError("the provider's user has no usable username");
+    throw idpUnavailable("the provider's user has no usable username");
   }
   const followers = user.public_metrics?.followers_count;
   return {
@@ -73,7 +95,7 @@ export function toProfile(user: XUser | undefined): IdpProfile {
 async function withTimeout<T>(work: Promise<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new IdpUnavailableError("the provider did not answer in time")), TIMEOUT_MS);
+    timer = setTimeout(() => reject(idpUnavailable("the provider did not answer in time")), TIMEOUT_MS);
   });
   try {
     return await Promise.race([work, timeout]);
@@ -88,15 +110,15 @@ export function createIdpClient(config: Config): IdpClient | null {
   // A confidential client (secret set) authenticates with Basic auth; a public one sends client_id.
   const client = new OAuth2Client(clientId, clientSecret, `${config.publicUrl}${CALLBACK_PATH}`);
 
-  async function getJson(accessToken: string, path: string): Promise<{ status: number; body: any }> {
+  async function getJson(accessToken: string, path: string): Promise<{ status: number; body: XAnswer }> {
     let response: Response;
     try {
       response = await fetch(`${apiUrl}${path}`, {
         headers: { authorization: `Bearer ${accessToken}`, accept: "application/json" },
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });
-    } catch {
-      throw new IdpUnavailableError("the provider could not be reached");
+    } catch (error) {
+      throw idpUnavailable("the provider could not be reached", error);
     }
     let body: unknown = null;
     try {
@@ -104,7 +126,7 @@ export function createIdpClient(config: Config): IdpClient | null {
     } catch {
       body = null;
     }
-    return { status: response.status, body };
+    return { status: response.status, body: asAnswer(body) };
   }
 
   return {
@@ -123,35 +145,42 @@ export function createIdpClient(config: Config): IdpClient | null {
         const tokens = await withTimeout(client.validateAuthorizationCode(tokenUrl, code, codeVerifier));
         return tokens.accessToken();
       } catch (error) {
-        if (error instanceof OAuth2RequestError) throw new IdpGrantError("the provider refused the authorization code");
-        if (error instanceof IdpUnavailableError) throw error;
-        if (error instanceof ArcticFetchError) throw new IdpUnavailableError("the provider could not be reached");
-        throw new IdpUnavailableError("the provider's token answer was not usable");
+        if (error instanceof OAuth2RequestError) throw idpGrantRefused(error);
+        if (isAppError(error, "IDP_UNAVAILABLE")) throw error;
+        if (error instanceof ArcticFetchError) throw idpUnavailable("the provider could not be reached", error);
+        throw idpUnavailable("the provider's token answer was not usable", error);
       }
     },
 
     async me(accessToken) {
       const { status, body } = await getJson(accessToken, `/users/me?${USER_FIELDS}`);
-      if (status !== 200) throw new IdpUnavailableError(`the provider answered ${status} to the profile read`);
-      return toProfile(body?.data);
+      if (status !== 200) throw idpUnavailable(`the provider answered ${status} to the profile read`);
+      return toProfile(body.data);
     },
 
     async userById(accessToken, idpUserId) {
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(idpUserId)) return { kind: "gone" };
       const { status, body } = await getJson(accessToken, `/users/${encodeURIComponent(idpUserId)}?${USER_FIELDS}`);
       if (status === 404) return { kind: "gone" };
-      if (status !== 200) throw new IdpUnavailableError(`the provider answered ${status} to a user lookup`);
-      if (body?.data) return { kind: "found", profile: toProfile(body.data) };
+      if (status !== 200) throw idpUnavailable(`the provider answered ${status} to a user lookup`);
+      if (body.data) return { kind: "found", profile: toProfile(body.data) };
       // X answers 200 with an `errors` list for deleted or suspended accounts.
-      const errors = Array.isArray(body?.errors) ? (body.errors as { type?: unknown; title?: unknown }[]) : [];
-      const gone = errors.some(
-        (e) =>
-          (typeof e.type === "string" && e.type.endsWith("/resource-not-found")) ||
-          e.title === "Not Found Error" ||
-          e.title === "Forbidden",
-      );
-      if (gone) return { kind: "gone" };
-      throw new IdpUnavailableError("the provider's user lookup was not usable");
+      if (saysAccountGone(body.errors)) return { kind: "gone" };
+      throw idpUnavailable("the provider's user lookup was not usable");
     },
   };
+}
+
+/** X's `errors` list naming a deleted or suspended account. */
+function saysAccountGone(errors: unknown): boolean {
+  if (!Array.isArray(errors)) return false;
+  return errors.some((e: unknown) => {
+    if (typeof e !== "object" || e === null) return false;
+    const { type, title } = e as { type?: unknown; title?: unknown };
+    return (
+      (typeof type === "string" && type.endsWith("/resource-not-found")) ||
+      title === "Not Found Error" ||
+      title === "Forbidden"
+    );
+  });
 }

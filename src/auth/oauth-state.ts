@@ -90,7 +90,7 @@ export function safeReturnTo(raw: string | null | undefined, publicUrl: string):
   if (raw === null || raw === undefined || raw === "") return "/";
   if (raw.length > 512) return null;
   if (!raw.startsWith("/") || raw.startsWith("//") || raw.includes("\\")) return null;
-  if (/[\u0000-\u001f\u007f]/.test(raw)) return null;
+  if (hasControlCharacter(raw)) return null;
   const base = new URL(publicUrl);
   let resolved: URL;
   try {
@@ -100,4 +100,13 @@ export function safeReturnTo(raw: string | null | undefined, publicUrl: string):
   }
   if (resolved.origin !== base.origin) return null;
   return `${resolved.pathname}${resolved.search}${resolved.hash}`;
+}
+
+/** C0 controls and DEL: a header or log line could be split by them. */
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code <= 0x1f || code === 0x7f) return true;
+  }
+  return false;
 }

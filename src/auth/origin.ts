@@ -5,7 +5,10 @@
  * frames, some redirects) names no site of ours and is refused.
  */
 import type { Config } from "../config";
-import { forbidden } from "../http/errors";
+import { AppError } from "../lib/errors";
+
+const refused = (cause?: unknown) =>
+  new AppError("FORBIDDEN", "Requests from another site are refused.", {}, { cause });
 
 export function assertSameSite(request: Request, config: Config): void {
   const origin = request.headers.get("origin");
@@ -14,12 +17,12 @@ export function assertSameSite(request: Request, config: Config): void {
     let given: string;
     try {
       given = new URL(origin).origin;
-    } catch {
-      throw forbidden();
+    } catch (error) {
+      throw refused(error);
     }
-    if (given !== own) throw forbidden();
+    if (given !== own) throw refused();
     return;
   }
   const fetchSite = request.headers.get("sec-fetch-site");
-  if (fetchSite === "cross-site" || fetchSite === "same-site") throw forbidden();
+  if (fetchSite === "cross-site" || fetchSite === "same-site") throw refused();
 }

@@ -49,8 +49,10 @@ export function validateSessionToken(db: Db, token: string, nowMs: number): Sess
   if (!TOKEN_SHAPE.test(token)) return null;
   const id = sessionId(token);
   const row = db.$client
-    .query("SELECT id, idp_user_id AS idpUserId, expires_at_ms AS expiresAtMs FROM sessions WHERE id = ?")
-    .get(id) as { id: string; idpUserId: string; expiresAtMs: bigint } | null;
+    .query<{ id: string; idpUserId: string; expiresAtMs: bigint }, [string]>(
+      "SELECT id, idp_user_id AS idpUserId, expires_at_ms AS expiresAtMs FROM sessions WHERE id = ?",
+    )
+    .get(id);
   if (!row) return null;
   const expiresAtMs = Number(row.expiresAtMs);
   if (nowMs >= expiresAtMs) {

@@ -3,7 +3,7 @@
  * (src/lib/errors.ts) and its kind picks the status here; `HttpError` is for the HTTP edge itself
  * (front door, route guards). Anything else becomes a 500 whose details go only to the log.
  */
-import type { AppError, ErrorKind } from "../lib/errors";
+import { AppError, type ErrorKind } from "../lib/errors";
 
 export class HttpError extends Error {
   override readonly name = "HttpError";
@@ -53,5 +53,38 @@ export function appErrorResponse(error: AppError, headers: Record<string, string
   const retryAfter = error.context.retryAfterSeconds;
   const extra: Record<string, string> =
     retryAfter === undefined ? {} : { "retry-after": String(Math.max(1, Math.ceil(retryAfter))) };
-  return errorResponse(STATUS_BY_KIND[error.kind], error.message, { ...headers, ...extra });
+  return errorResponse(STATUS_BY_KIND[error.kind], error.message, {
+    ...headers,
+    ...responseHeadersOf(error),
+    ...extra,
+  });
+}
+
+/** Where an edge helper parks the headers of the route that refused (see `withResponseHeaders`). */
+const RESPONSE_HEADERS = "responseHeaders";
+
+function responseHeadersOf(error: AppError): Record<string, string> {
+  const value = error.context[RESPONSE_HEADERS];
+  if (typeof value !== "object" || value === null) return {};
+  return Object.fromEntries(
+    Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+  );
+}
+
+/**
+ * A refusal carrying response headers of the route that refused it, for the routes whose every
+ * answer has them (the session routes' private cache header, the sign-in callback's cleared
+ * cookie). Headers the refusal already carries win. The code, sentence and status stay the
+ * refusal's own; an AppError comes back wrapped (the original is its cause). Anything that is not
+ * a public refusal passes through unchanged.
+ */
+export function withResponseHeaders(error: unknown, headers: Record<string, string>): unknown {
+  if (error instanceof HttpError) {
+    return new HttpError(error.status, error.message, { ...headers, ...error.headers });
+  }
+  if (error instanceof AppError && error.kind !== "internal") {
+    const carried = { ...headers, ...responseHeadersOf(error) };
+    return new AppError(error.code, error.message, { ...error.context, [RESPONSE_HEADERS]: carried }, { cause: error });
+  }
+  return error;
 }

@@ -6,6 +6,7 @@
 import type { Db } from "../../db/client";
 import { pinHandleCredits } from "../ledger";
 import { immediate } from "../../db/transaction";
+import { AppError } from "../lib/errors";
 
 export type Routing = "hold" | "autopay" | "burn";
 
@@ -57,9 +58,9 @@ export interface PinResult {
 export function pinHandle(db: Db, profile: IdpProfile, atMs: number): PinResult {
   const c = db.$client;
   const handle = profile.displayHandle.toLowerCase();
-  const row = c.query("SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?").get(handle) as {
-    idpUserId: string | null;
-  } | null;
+  const row = c
+    .query<{ idpUserId: string | null }, [string]>("SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?")
+    .get(handle);
   if (row?.idpUserId === profile.idpUserId) {
     c.query("UPDATE handles SET display_handle = ?, name = ?, avatar_url = ?, followers = ? WHERE handle = ?").run(
       profile.displayHandle,
@@ -119,24 +120,46 @@ export function setRouting(
   idpUserId: string,
   choice: { routing: Routing; payoutWallet: string | null; declined: boolean },
 ): void {
-  if (choice.declined && choice.routing !== "burn") throw new RangeError("declining requires burn routing");
+  if (choice.declined && choice.routing !== "burn") {
+    throw new AppError("INTERNAL", "declining requires burn routing", { idpUserId });
+  }
   immediate(db, () => {
     const result = db.$client
       .query("UPDATE identities SET routing = ?, payout_wallet = ?, declined = ? WHERE idp_user_id = ?")
       .run(choice.routing, choice.payoutWallet, choice.declined ? 1 : 0, idpUserId);
-    if (result.changes !== 1) throw new RangeError("no such identity");
+    if (result.changes !== 1) throw new AppError("INTERNAL", "no such identity", { idpUserId });
   });
+}
+
+/** The wallet autopay pays, or null (none saved, or no such identity). */
+export function payoutWalletOf(db: Db, idpUserId: string): string | null {
+  const row = db.$client
+    .query<{ payoutWallet: string | null }, [string]>(
+      "SELECT payout_wallet AS payoutWallet FROM identities WHERE idp_user_id = ?",
+    )
+    .get(idpUserId);
+  return row?.payoutWallet ?? null;
 }
 
 // ---------------------------------------------------------------- sign-in with changed hands (DESIGN §3)
 
 /** The handle is pinned to another id whose account still holds it (409). */
-export class HandleHeldElsewhereError extends Error {
-  override readonly name = "HandleHeldElsewhereError";
+function heldElsewhere(reason: string): AppError<"HANDLE_HELD_ELSEWHERE"> {
+  return new AppError(
+    "HANDLE_HELD_ELSEWHERE",
+    "This handle is still pinned to the account that held it before; sign in with the account that holds it now.",
+    { reason },
+  );
 }
+
 /** The provider could not say who holds a handle that money has gone to before (503). */
-export class HandleOwnerUnknownError extends Error {
-  override readonly name = "HandleOwnerUnknownError";
+function ownerUnknown(cause: unknown): AppError<"HANDLE_OWNER_UNKNOWN"> {
+  return new AppError(
+    "HANDLE_OWNER_UNKNOWN",
+    "The identity provider could not be asked who holds this handle now; nothing was changed. Try again later.",
+    {},
+    { cause },
+  );
 }
 
 /**
@@ -148,10 +171,8 @@ export type CurrentHandleLookup = (idpUserId: string) => Promise<string | null>;
 /** The id a handle is pinned to, or null when unpinned (or never seen). */
 export function pinnedIdOf(db: Db, handle: string): string | null {
   const row = db.$client
-    .query("SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?")
-    .get(handle.toLowerCase()) as {
-    idpUserId: string | null;
-  } | null;
+    .query<{ idpUserId: string | null }, [string]>("SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?")
+    .get(handle.toLowerCase());
   return row?.idpUserId ?? null;
 }
 
@@ -193,16 +214,16 @@ export async function signInWithProfile(
   if (pinned === null || pinned === profile.idpUserId) return pinIfStill(db, profile, atMs, pinned);
 
   let current: string | null | undefined;
+  let lookupFailure: unknown;
   try {
     current = await currentHandleOf(pinned);
-  } catch {
+  } catch (error) {
     current = undefined;
+    lookupFailure = error;
   }
-  if (current === undefined && handleHasBeenPaid(db, handle)) {
-    throw new HandleOwnerUnknownError("the provider could not be asked who holds this handle");
-  }
+  if (current === undefined && handleHasBeenPaid(db, handle)) throw ownerUnknown(lookupFailure);
   if (current !== undefined && current !== null && current.toLowerCase() === handle) {
-    throw new HandleHeldElsewhereError("this handle is still held by the account it is pinned to");
+    throw heldElsewhere("this handle is still held by the account it is pinned to");
   }
   return pinIfStill(db, profile, atMs, pinned);
 }
@@ -212,7 +233,7 @@ function pinIfStill(db: Db, profile: IdpProfile, atMs: number, expected: string 
   return immediate(db, () => {
     const now = pinnedIdOf(db, profile.displayHandle);
     if (now !== expected && now !== profile.idpUserId) {
-      throw new HandleHeldElsewhereError("this handle was pinned to another account during sign-in");
+      throw heldElsewhere("this handle was pinned to another account during sign-in");
     }
     upsertIdentity(db, profile, { signIn: true, atMs });
     return pinHandle(db, profile, atMs);
@@ -222,7 +243,9 @@ function pinIfStill(db: Db, profile: IdpProfile, atMs: number, expected: string 
 /** Every handle pinned to an id, oldest pin first (a rename shows as two entries). */
 export function handlesOf(db: Db, idpUserId: string): string[] {
   const rows = db.$client
-    .query("SELECT handle FROM handles WHERE idp_user_id = ? ORDER BY pinned_at_ms, handle")
-    .all(idpUserId) as { handle: string }[];
+    .query<{ handle: string }, [string]>(
+      "SELECT handle FROM handles WHERE idp_user_id = ? ORDER BY pinned_at_ms, handle",
+    )
+    .all(idpUserId);
   return rows.map((r) => r.handle);
 }

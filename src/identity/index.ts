@@ -1,7 +1,6 @@
 export {
-  HandleHeldElsewhereError,
-  HandleOwnerUnknownError,
   handlesOf,
+  payoutWalletOf,
   pinHandleAtLaunch,
   pinnedIdOf,
   setRouting,

@@ -51,8 +51,17 @@ export const ERROR_CODES = {
   LEASE_LOST: "internal",
   LIABILITY_TREE_INVALID: "internal",
   // accounts, auth, payouts
+  CLAIMS_PAUSED: "unavailable",
+  HANDLE_HELD_ELSEWHERE: "conflict",
+  HANDLE_OWNER_UNKNOWN: "unavailable",
+  IDP_UNAVAILABLE: "upstream",
+  IDP_GRANT_REFUSED: "input",
   // launches, tokens, market
   // admin, webhooks, liabilities
+  ADMIN_INPUT: "input",
+  ADMIN_NOT_FOUND: "missing",
+  WEBHOOK_INPUT: "input",
+  WEBHOOK_DESTINATION_REFUSED: "input",
 } as const satisfies Record<string, ErrorKind>;
 
 export type ErrorKind =

@@ -6,25 +6,26 @@
  */
 import { lookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
+import { AppError } from "../lib/errors";
 
 export const MAX_URL_LENGTH = 2048;
 
-export class DestinationError extends Error {
-  override readonly name = "DestinationError";
-}
+/** A destination refused; the sentence is fit for the caller and for the delivery's error column. */
+const refused = (message: string, cause?: unknown) =>
+  new AppError("WEBHOOK_DESTINATION_REFUSED", message, {}, { cause });
 
-/** The URL, normalized, or a DestinationError with a sentence fit for the caller. */
+/** The URL, normalized, or a WEBHOOK_DESTINATION_REFUSED AppError with a sentence fit for the caller. */
 export function parseDestination(raw: unknown): URL {
-  if (typeof raw !== "string" || raw.length === 0) throw new DestinationError("url is required: an http or https URL.");
-  if (raw.length > MAX_URL_LENGTH) throw new DestinationError(`url must be at most ${MAX_URL_LENGTH} characters.`);
+  if (typeof raw !== "string" || raw.length === 0) throw refused("url is required: an http or https URL.");
+  if (raw.length > MAX_URL_LENGTH) throw refused(`url must be at most ${MAX_URL_LENGTH} characters.`);
   let url: URL;
   try {
     url = new URL(raw);
-  } catch {
-    throw new DestinationError("url is not a valid URL.");
+  } catch (error) {
+    throw refused("url is not a valid URL.", error);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new DestinationError("url must be http or https.");
-  if (url.username || url.password) throw new DestinationError("url must not carry credentials.");
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw refused("url must be http or https.");
+  if (url.username || url.password) throw refused("url must not carry credentials.");
   url.hash = "";
   return url;
 }
@@ -44,16 +45,16 @@ export async function checkDestination(url: URL, allowPrivate: boolean): Promise
   if (allowPrivate) return;
   const host = url.hostname.replace(/^\[|\]$/g, "");
   if (ipaddr.isValid(host)) {
-    if (!isPublicAddress(host)) throw new DestinationError("url points at a private or loopback address.");
+    if (!isPublicAddress(host)) throw refused("url points at a private or loopback address.");
     return;
   }
   let addresses: { address: string }[];
   try {
     addresses = await lookup(host, { all: true, verbatim: true });
-  } catch {
-    throw new DestinationError("url's host name could not be resolved.");
+  } catch (error) {
+    throw refused("url's host name could not be resolved.", error);
   }
   if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address))) {
-    throw new DestinationError("url points at a private or loopback address.");
+    throw refused("url points at a private or loopback address.");
   }
 }

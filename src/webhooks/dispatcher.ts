@@ -8,8 +8,9 @@
  */
 import type { Db } from "../../db/client";
 import { feedNotifier } from "../ledger";
+import { isAppError } from "../lib/errors";
 import { log } from "../lib/log";
-import { checkDestination, DestinationError } from "./destination";
+import { checkDestination } from "./destination";
 import { webhookSecret } from "./key";
 import { webhookHeaders } from "./signing";
 import { dropDelivery, dueDeliveries, recordAttempt, renderPayload, startDelivery, type DueDelivery } from "./service";
@@ -194,10 +195,16 @@ export function webhookMessageId(webhookId: string, atUs: number): string {
 }
 
 function describeFailure(error: unknown, timeoutMs: number): string {
-  if (error instanceof DestinationError) return error.message;
-  const name = (error as { name?: string } | null)?.name;
+  if (isAppError(error, "WEBHOOK_DESTINATION_REFUSED")) return error.message;
+  const name = fieldOf(error, "name");
   if (name === "TimeoutError" || name === "AbortError") return `No answer within ${timeoutMs / 1000} s.`;
   // Connection errors: a short class of failure, never the URL (it can carry a token).
-  const code = (error as { code?: string } | null)?.code;
-  return (code ? `Could not connect (${code}).` : "Could not connect.").slice(0, MAX_ERROR_CHARS);
+  const code = fieldOf(error, "code");
+  return (code ? `Could not connect (${String(code)}).` : "Could not connect.").slice(0, MAX_ERROR_CHARS);
+}
+
+/** A field of whatever fetch threw (a DOMException, a system error, anything). */
+function fieldOf(error: unknown, field: "name" | "code"): unknown {
+  if (typeof error !== "object" || error === null || !(field in error)) return undefined;
+  return (error as Record<typeof field, unknown>)[field];
 }

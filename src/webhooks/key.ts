@@ -7,6 +7,7 @@ import { createHmac, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Config } from "../config";
+import { AppError } from "../lib/errors";
 
 const keys = new Map<string, Buffer>();
 
@@ -21,7 +22,7 @@ export function webhookSigningKey(config: Pick<Config, "dataDir" | "webhooksKey"
   }
   if (!config.webhooksKeyFile) chmodSync(path, 0o600);
   key = Buffer.from(readFileSync(path, "utf8").trim(), "utf8");
-  if (key.length < 32) throw new Error("the webhook key must be at least 32 characters");
+  if (key.length < 32) throw new AppError("INTERNAL", "the webhook key must be at least 32 characters");
   keys.set(path, key);
   return key;
 }

@@ -10,5 +10,5 @@ const ENQUEUE_SQL = `INSERT INTO webhook_deliveries (webhook_id, at_us, status, 
   ON CONFLICT (webhook_id, at_us) DO NOTHING`;
 
 export function enqueueWebhookDeliveries(db: Db, type: string, atUs: number): void {
-  db.$client.query(ENQUEUE_SQL).run({ atUs, type } as never);
+  db.$client.query<never, { atUs: number; type: string }>(ENQUEUE_SQL).run({ atUs, type });
 }

@@ -9,41 +9,58 @@ import { CACHE } from "../http/cache";
 import { badRequest, HttpError, notFound } from "../http/errors";
 import { bearerMatches } from "../http/bearer";
 import { parseBefore } from "../ledger";
-import { checkDestination, DestinationError, parseDestination } from "./destination";
+import { checkDestination, parseDestination } from "./destination";
+import { AppError } from "../lib/errors";
 import { webhookSigningKey } from "./key";
-import {
-  createWebhook,
-  deleteWebhook,
-  listDeliveries,
-  listWebhooks,
-  parseTypes,
-  replayWebhook,
-  WebhookInputError,
-} from "./service";
+import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, parseTypes, replayWebhook } from "./service";
 
 const MAX_BODY_BYTES = 16 * 1024;
 const ID_SHAPE = /^wh_[0-9a-f]{24}$/;
 
+const refuse = (message: string, cause?: unknown) => new AppError("INVALID_INPUT", message, {}, { cause });
+const noSuchWebhook = () => new AppError("NOT_FOUND", "No such webhook.");
+
 async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
   const text = await request.text();
-  if (text.length > MAX_BODY_BYTES) throw new HttpError(413, "The request body is too large.");
+  if (text.length > MAX_BODY_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", "The request body is too large.");
   let body: unknown;
   try {
     body = text === "" ? {} : JSON.parse(text);
-  } catch {
-    throw badRequest("The request body could not be read; send a JSON object.");
+  } catch (error) {
+    throw refuse("The request body could not be read; send a JSON object.", error);
   }
-  if (typeof body !== "object" || body === null || Array.isArray(body))
-    throw badRequest("The body must be a JSON object.");
-  return body as Record<string, unknown>;
+  if (!isPlainObject(body)) throw refuse("The body must be a JSON object.");
+  return body;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** `POST /api/admin/webhooks`: the destination is checked (resolved too) before it is stored. */
+async function registerWebhook(ctx: AppContext, request: Request) {
+  const body = await readJsonObject(request);
+  const url = parseDestination(body.url);
+  const types = parseTypes(body.types);
+  await checkDestination(url, ctx.config.webhooksAllowPrivate);
+  return createWebhook(ctx.db, { url: url.href, types, nowMs: ctx.now(), signingKey: webhookSigningKey(ctx.config) });
+}
+
+function deliveriesLimit(raw = "100"): number {
+  if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > 500) {
+    throw refuse("limit must be a whole number from 1 to 500.");
+  }
+  return Number(raw);
 }
 
 export function webhookRoutes(ctx: AppContext) {
   const guard = (request: Request) => {
-    if (!bearerMatches(request.headers.get("authorization"), ctx.config.adminSecret)) throw notFound();
+    if (!bearerMatches(request.headers.get("authorization"), ctx.config.adminSecret)) {
+      throw new AppError("NOT_FOUND", "Not found.");
+    }
   };
   const knownId = (id: string) => {
-    if (!ID_SHAPE.test(id)) throw notFound("No such webhook.");
+    if (!ID_SHAPE.test(id)) throw noSuchWebhook();
     return id;
   };
   return new Elysia({ name: "webhooks" })
@@ -62,21 +79,7 @@ export function webhookRoutes(ctx: AppContext) {
       "/api/admin/webhooks",
       async ({ request }) => {
         guard(request);
-        const body = await readJsonObject(request);
-        try {
-          const url = parseDestination(body.url);
-          const types = parseTypes(body.types);
-          await checkDestination(url, ctx.config.webhooksAllowPrivate);
-          return createWebhook(ctx.db, {
-            url: url.href,
-            types,
-            nowMs: ctx.now(),
-            signingKey: webhookSigningKey(ctx.config),
-          });
-        } catch (error) {
-          if (error instanceof DestinationError || error instanceof WebhookInputError) throw badRequest(error.message);
-          throw error;
-        }
+        return registerWebhook(ctx, request);
       },
       { parse: "none", detail: { hide: true } },
     )
@@ -84,7 +87,7 @@ export function webhookRoutes(ctx: AppContext) {
       "/api/admin/webhooks/:id",
       ({ request, params }) => {
         guard(request);
-        if (!deleteWebhook(ctx.db, knownId(params.id))) throw notFound("No such webhook.");
+        if (!deleteWebhook(ctx.db, knownId(params.id))) throw noSuchWebhook();
         return { ok: true };
       },
       { detail: { hide: true } },
@@ -93,11 +96,9 @@ export function webhookRoutes(ctx: AppContext) {
       "/api/admin/webhooks/:id/deliveries",
       ({ request, params, query }) => {
         guard(request);
-        const raw = (query as Record<string, string | undefined>).limit ?? "100";
-        if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > 500)
-          throw badRequest("limit must be a whole number from 1 to 500.");
-        const deliveries = listDeliveries(ctx.db, knownId(params.id), Number(raw), ctx.now());
-        if (deliveries === null) throw notFound("No such webhook.");
+        const limit = deliveriesLimit(query.limit);
+        const deliveries = listDeliveries(ctx.db, knownId(params.id), limit, ctx.now());
+        if (deliveries === null) throw noSuchWebhook();
         return { deliveries };
       },
       { detail: { hide: true } },
@@ -109,9 +110,9 @@ export function webhookRoutes(ctx: AppContext) {
         const id = knownId(params.id);
         const body = await readJsonObject(request);
         const sinceUs = typeof body.since === "string" ? parseBefore(body.since) : null;
-        if (sinceUs === null) throw badRequest("since is required: an ISO 8601 time.");
+        if (sinceUs === null) throw refuse("since is required: an ISO 8601 time.");
         const queued = replayWebhook(ctx.db, id, sinceUs);
-        if (queued === null) throw notFound("No such webhook.");
+        if (queued === null) throw noSuchWebhook();
         return { queued };
       },
       { parse: "none", detail: { hide: true } },

@@ -7,6 +7,7 @@ import type { Db } from "../../db/client";
 import { immediate } from "../../db/transaction";
 import { isoMicros, renderFeedRows, type FeedType } from "../ledger";
 import { isoMs } from "../http/public-schemas";
+import { AppError } from "../lib/errors";
 import { webhookSecret } from "./key";
 
 export const EVENT_TYPES = ["launch", "sweep", "payout", "burn"] as const;
@@ -14,9 +15,7 @@ export const MAX_WEBHOOKS = 20;
 /** events one replay call may queue; a longer history is replayed in several calls */
 export const MAX_REPLAY = 10_000;
 
-export class WebhookInputError extends Error {
-  override readonly name = "WebhookInputError";
-}
+const inputError = (message: string) => new AppError("WEBHOOK_INPUT", message);
 
 export interface WebhookView {
   id: string;
@@ -40,12 +39,12 @@ export interface DeliveryView {
 export function parseTypes(raw: unknown): string[] | null {
   if (raw === undefined || raw === null) return null;
   if (!Array.isArray(raw) || raw.length === 0 || raw.length > EVENT_TYPES.length) {
-    throw new WebhookInputError(`types must be a non-empty list of ${EVENT_TYPES.join(", ")}, or left out for all.`);
+    throw inputError(`types must be a non-empty list of ${EVENT_TYPES.join(", ")}, or left out for all.`);
   }
   const out: string[] = [];
   for (const value of raw) {
     if (typeof value !== "string" || !(EVENT_TYPES as readonly string[]).includes(value)) {
-      throw new WebhookInputError(`types may only name ${EVENT_TYPES.join(", ")}.`);
+      throw inputError(`types may only name ${EVENT_TYPES.join(", ")}.`);
     }
     if (!out.includes(value)) out.push(value);
   }
@@ -59,9 +58,8 @@ export function createWebhook(
   const id = `wh_${randomBytes(12).toString("hex")}`;
   const secret = webhookSecret(input.signingKey, id);
   immediate(db, () => {
-    const count = db.$client.query("SELECT COUNT(*) AS n FROM webhooks").get() as { n: bigint };
-    if (Number(count.n) >= MAX_WEBHOOKS)
-      throw new WebhookInputError(`At most ${MAX_WEBHOOKS} webhooks; delete one first.`);
+    const count = db.$client.query<{ n: bigint }, []>("SELECT COUNT(*) AS n FROM webhooks").get();
+    if (Number(count?.n ?? 0) >= MAX_WEBHOOKS) throw inputError(`At most ${MAX_WEBHOOKS} webhooks; delete one first.`);
     db.$client
       .query(
         "INSERT INTO webhooks (id, url, types, enabled, created_at_ms, failing_since_ms) VALUES (?, ?, ?, 1, ?, NULL)",
@@ -89,12 +87,12 @@ const view = (r: WebhookRow): WebhookView => ({
   failingSince: r.failingSinceMs === null ? null : isoMs(r.failingSinceMs),
 });
 
-const WEBHOOK_COLUMNS = "id, url, types, enabled, created_at_ms AS createdAtMs, failing_since_ms AS failingSinceMs";
-
 export function listWebhooks(db: Db): WebhookView[] {
   const rows = db.$client
-    .query(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks ORDER BY created_at_ms, id`)
-    .all() as WebhookRow[];
+    .query<WebhookRow, []>(
+      "SELECT id, url, types, enabled, created_at_ms AS createdAtMs, failing_since_ms AS failingSinceMs FROM webhooks ORDER BY created_at_ms, id",
+    )
+    .all();
   return rows.map(view);
 }
 
@@ -116,6 +114,22 @@ export function deleteWebhook(db: Db, id: string): boolean {
   });
 }
 
+interface DeliveryRow {
+  id: bigint;
+  atUs: bigint;
+  status: DeliveryView["status"];
+  attempts: bigint;
+  nextAttemptAtMs: bigint;
+}
+
+interface AttemptRow {
+  attempt: bigint;
+  atMs: bigint;
+  ok: bigint;
+  httpStatus: bigint | null;
+  error: string | null;
+}
+
 /**
  * The newest deliveries' attempts, newest first, and for a delivery still waiting, the attempt it
  * waits for (status `pending`). Null when there is no such webhook.
@@ -124,57 +138,49 @@ export function listDeliveries(db: Db, id: string, limit: number, nowMs: number)
   if (!webhookExists(db, id)) return null;
   const c = db.$client;
   const deliveries = c
-    .query(
+    .query<DeliveryRow, [string, number]>(
       `SELECT id, at_us AS atUs, status, attempts, next_attempt_at_ms AS nextAttemptAtMs FROM webhook_deliveries
        WHERE webhook_id = ? ORDER BY id DESC LIMIT ?`,
     )
-    .all(id, limit) as {
-    id: bigint;
-    atUs: bigint;
-    status: DeliveryView["status"];
-    attempts: bigint;
-    nextAttemptAtMs: bigint;
-  }[];
-  const attemptsOf = c.query(
+    .all(id, limit);
+  const attemptsOf = c.query<AttemptRow, [bigint, number]>(
     `SELECT attempt, at_ms AS atMs, ok, http_status AS httpStatus, error FROM webhook_attempts
      WHERE delivery_id = ? ORDER BY id DESC LIMIT ?`,
   );
   const out: DeliveryView[] = [];
   for (const d of deliveries) {
+    const attempts = attemptsOf.all(d.id, limit);
+    if (d.status === "pending") out.push(waitingAttempt(d, attempts[0], nowMs));
     const eventId = isoMicros(Number(d.atUs));
-    const attempts = attemptsOf.all(d.id, limit) as {
-      attempt: bigint;
-      atMs: bigint;
-      ok: bigint;
-      httpStatus: bigint | null;
-      error: string | null;
-    }[];
-    if (d.status === "pending") {
-      const due = Math.max(Number(d.nextAttemptAtMs), nowMs);
-      out.push({
-        eventId,
-        attempt: Number(d.attempts) + 1,
-        status: "pending",
-        httpStatus: null,
-        at: isoMs(attempts[0] ? attempts[0].atMs : Math.floor(Number(d.atUs) / 1000)),
-        nextAttemptAt: isoMs(due),
-        error: null,
-      });
-    }
-    for (const a of attempts) {
-      out.push({
-        eventId,
-        attempt: Number(a.attempt),
-        status: Number(a.ok) === 1 ? "delivered" : "failed",
-        httpStatus: a.httpStatus === null ? null : Number(a.httpStatus),
-        at: isoMs(a.atMs),
-        nextAttemptAt: null,
-        error: a.error,
-      });
-    }
+    for (const a of attempts) out.push(attemptView(eventId, a));
     if (out.length >= limit) break;
   }
   return out.slice(0, limit);
+}
+
+/** The attempt a pending delivery waits for: due now at the earliest. */
+function waitingAttempt(d: DeliveryRow, latest: AttemptRow | undefined, nowMs: number): DeliveryView {
+  return {
+    eventId: isoMicros(Number(d.atUs)),
+    attempt: Number(d.attempts) + 1,
+    status: "pending",
+    httpStatus: null,
+    at: isoMs(latest ? latest.atMs : Math.floor(Number(d.atUs) / 1000)),
+    nextAttemptAt: isoMs(Math.max(Number(d.nextAttemptAtMs), nowMs)),
+    error: null,
+  };
+}
+
+function attemptView(eventId: string, a: AttemptRow): DeliveryView {
+  return {
+    eventId,
+    attempt: Number(a.attempt),
+    status: Number(a.ok) === 1 ? "delivered" : "failed",
+    httpStatus: a.httpStatus === null ? null : Number(a.httpStatus),
+    at: isoMs(a.atMs),
+    nextAttemptAt: null,
+    error: a.error,
+  };
 }
 
 /**
@@ -186,11 +192,11 @@ export function listDeliveries(db: Db, id: string, limit: number, nowMs: number)
 export function replayWebhook(db: Db, id: string, sinceUs: number): number | null {
   return immediate(db, () => {
     const c = db.$client;
-    const hook = c.query("SELECT types FROM webhooks WHERE id = ?").get(id) as { types: string | null } | null;
+    const hook = c.query<{ types: string | null }, [string]>("SELECT types FROM webhooks WHERE id = ?").get(id);
     if (!hook) return null;
     c.query("UPDATE webhooks SET enabled = 1, failing_since_ms = NULL WHERE id = ?").run(id);
     const result = c
-      .query(
+      .query<never, { id: string; since: number; types: string | null; max: number }>(
         `INSERT INTO webhook_deliveries (webhook_id, at_us, status, attempts, next_attempt_at_ms)
          SELECT $id, f.at_us, 'pending', 0, 0 FROM feed_events f
          WHERE f.at_us >= $since AND ($types IS NULL OR EXISTS (SELECT 1 FROM json_each($types) WHERE value = f.type))
@@ -198,7 +204,7 @@ export function replayWebhook(db: Db, id: string, sinceUs: number): number | nul
          ORDER BY f.at_us LIMIT $max
          ON CONFLICT (webhook_id, at_us) DO UPDATE SET status = 'pending', next_attempt_at_ms = 0, first_attempt_at_ms = NULL`,
       )
-      .run({ id, since: sinceUs, types: hook.types, max: MAX_REPLAY } as never);
+      .run({ id, since: sinceUs, types: hook.types, max: MAX_REPLAY });
     return result.changes;
   });
 }
@@ -215,35 +221,45 @@ export interface DueDelivery {
   url: string;
 }
 
+interface DueRow {
+  id: bigint;
+  webhookId: string;
+  atUs: bigint;
+  attempts: bigint;
+  firstAttemptAtMs: bigint | null;
+  payload: string | null;
+  url: string;
+}
+
 export function dueDeliveries(db: Db, nowMs: number, limit: number): DueDelivery[] {
   const rows = db.$client
-    .query(
+    .query<DueRow, [number, number]>(
       `SELECT d.id, d.webhook_id AS webhookId, d.at_us AS atUs, d.attempts, d.first_attempt_at_ms AS firstAttemptAtMs,
          d.payload, w.url
        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
        WHERE d.status = 'pending' AND d.next_attempt_at_ms <= ? AND w.enabled = 1
        ORDER BY d.next_attempt_at_ms, d.id LIMIT ?`,
     )
-    .all(nowMs, limit) as Record<string, unknown>[];
+    .all(nowMs, limit);
   return rows.map((r) => ({
     id: Number(r.id),
-    webhookId: r.webhookId as string,
+    webhookId: r.webhookId,
     atUs: Number(r.atUs),
     attempts: Number(r.attempts),
     firstAttemptAtMs: r.firstAttemptAtMs === null ? null : Number(r.firstAttemptAtMs),
-    payload: r.payload as string | null,
-    url: r.url as string,
+    payload: r.payload,
+    url: r.url,
   }));
 }
 
 /** The body every attempt of this delivery sends, or null when the event is no longer public. */
 export function renderPayload(db: Db, atUs: number): string | null {
   const row = db.$client
-    .query(
+    .query<{ atUs: bigint; type: FeedType; refId: bigint }, [number]>(
       `SELECT f.at_us AS atUs, f.type, f.ref_id AS refId FROM feed_events f WHERE f.at_us = ?
          AND NOT (f.type = 'launch' AND EXISTS (SELECT 1 FROM tokens t WHERE t.id = f.ref_id AND t.hidden = 1))`,
     )
-    .get(atUs) as { atUs: bigint; type: FeedType; refId: bigint } | null;
+    .get(atUs);
   if (!row) return null;
   const [rendered] = renderFeedRows(db, [row]);
   if (!rendered) return null;
@@ -278,9 +294,9 @@ export function recordAttempt(db: Db, o: AttemptOutcome): void {
   immediate(db, () => {
     const c = db.$client;
     // Deleted meanwhile: nothing to record.
-    const current = c.query("SELECT status FROM webhook_deliveries WHERE id = ?").get(o.deliveryId) as {
-      status: string;
-    } | null;
+    const current = c
+      .query<{ status: string }, [number]>("SELECT status FROM webhook_deliveries WHERE id = ?")
+      .get(o.deliveryId);
     if (!current) return;
     c.query(
       "INSERT INTO webhook_attempts (delivery_id, attempt, at_ms, ok, http_status, error) VALUES (?, ?, ?, ?, ?, ?)",

@@ -1,0 +1,91 @@
+/**
+ * The public account record's contract (SPEC Account record): the TypeBox schemas feed route
+ * validation and the OpenAPI document, and the TypeScript types of src/accounts are derived from
+ * them, so a field is written once.
+ */
+import { type Static, t } from "elysia";
+import { Int, IsoTimeSchema, LamportsSchema, NullableIsoTime, NullableString } from "../http/public-schemas";
+import { RoutingSchema } from "../tokens";
+
+export const PayoutSchema = t.Object(
+  {
+    id: Int(),
+    lamports: LamportsSchema,
+    wallet: t.String(),
+    kind: t.Union([t.Literal("claim"), t.Literal("autopay")]),
+    status: t.Union([
+      t.Literal("queued"),
+      t.Literal("sent"),
+      t.Literal("confirmed"),
+      t.Literal("failed"),
+      t.Literal("replaced"),
+    ]),
+    signature: t.Union([t.String(), t.Null()], { description: "present once sent" }),
+    createdAt: IsoTimeSchema,
+    confirmedAt: NullableIsoTime,
+  },
+  { title: "Payout" },
+);
+
+export const AccountTokenSchema = t.Object({
+  mint: t.String(),
+  name: t.String(),
+  symbol: t.String(),
+  imageUrl: NullableString,
+  bps: Int(),
+  creditedLamports: LamportsSchema,
+});
+
+export const AccountRecordSchema = t.Object(
+  {
+    handle: t.String(),
+    displayHandle: t.String(),
+    name: t.String(),
+    avatarUrl: t.String(),
+    followers: Int(),
+    claimed: t.Boolean(),
+    routing: RoutingSchema,
+    declined: t.Boolean(),
+    creditedLamports: LamportsSchema,
+    paidLamports: LamportsSchema,
+    burnedLamports: LamportsSchema,
+    balanceLamports: LamportsSchema,
+    tokens: t.Array(AccountTokenSchema, {
+      description: "newest launch first; the first 100, the rest from /api/idp/{handle}/tokens",
+    }),
+    payouts: t.Array(PayoutSchema, {
+      description: "newest first; the first 100, the rest from /api/idp/{handle}/payouts",
+    }),
+    tokensNextCursor: t.Union([t.String(), t.Null()], {
+      description:
+        "cursor of GET /api/idp/{handle}/tokens for the tokens after these; null when tokens is the whole list",
+    }),
+    payoutsNextCursor: t.Union([t.String(), t.Null()], {
+      description:
+        "cursor of GET /api/idp/{handle}/payouts for the payouts after these; null when payouts is the whole list",
+    }),
+  },
+  { title: "AccountRecord" },
+);
+
+export const AccountTokensPageSchema = t.Object(
+  {
+    tokens: t.Array(AccountTokenSchema),
+    nextCursor: t.Union([t.String(), t.Null()], { description: "null on the last page" }),
+  },
+  { title: "AccountTokensPage" },
+);
+
+export const PayoutsPageSchema = t.Object(
+  {
+    payouts: t.Array(PayoutSchema),
+    nextCursor: t.Union([t.String(), t.Null()], { description: "null on the last page" }),
+  },
+  { title: "PayoutsPage" },
+);
+
+export type Payout = Static<typeof PayoutSchema>;
+export type AccountToken = Static<typeof AccountTokenSchema>;
+export type AccountRecord = Static<typeof AccountRecordSchema>;
+export type AccountTokensPage = Static<typeof AccountTokensPageSchema>;
+export type PayoutsPage = Static<typeof PayoutsPageSchema>;
