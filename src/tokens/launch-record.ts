@@ -43,6 +43,27 @@ export interface ConfirmedLaunch {
   imageSha256?: string | null;
 }
 
+/** The bound values of the token insert, in column order. */
+type TokenInsert = [
+  mint: string,
+  name: string,
+  symbol: string,
+  description: string,
+  website: string | null,
+  twitter: string | null,
+  telegram: string | null,
+  metadataUri: string,
+  imageUri: string | null,
+  creatorIndex: number,
+  creator: string,
+  creatorVault: string,
+  deployer: string,
+  launchSignature: string,
+  launchedAtMs: number,
+  platformBps: number,
+  vaultCheckedAtMs: number,
+];
+
 export const HANDLE_PATTERN = /^[A-Za-z0-9_]{1,15}$/;
 
 export function recordConfirmedLaunch(
@@ -64,10 +85,10 @@ export function recordConfirmedLaunch(
 
   return immediate(db, () => {
     const c = db.$client;
-    const existing = c.query("SELECT id FROM tokens WHERE mint = ?").get(launch.mint) as { id: bigint } | null;
+    const existing = c.query<{ id: bigint }, [string]>("SELECT id FROM tokens WHERE mint = ?").get(launch.mint);
     if (existing) return { tokenId: Number(existing.id), created: false };
     const row = c
-      .query(
+      .query<{ id: bigint }, TokenInsert>(
         `INSERT INTO tokens (mint, name, symbol, description, website, twitter, telegram, metadata_uri, image_uri,
            creator_index, creator, creator_vault, deployer, launch_signature, launched_at_ms, platform_bps,
            swept_lamports, vault_lamports, vault_checked_at_ms, bonded, hidden)
@@ -91,14 +112,15 @@ export function recordConfirmedLaunch(
         launch.launchedAtMs,
         launch.platformBps,
         nowMs,
-      ) as { id: bigint };
+      );
+    if (!row) throw new Error("the token insert returned no id");
     const tokenId = Number(row.id);
     launch.recipients.forEach((r, position) => {
       const handle = r.handle.toLowerCase();
-      c.query(
+      c.query<never, [number, number, string, string, number]>(
         "INSERT INTO token_recipients (token_id, position, handle, display_handle, bps) VALUES (?, ?, ?, ?, ?)",
       ).run(tokenId, position, handle, r.handle, r.bps);
-      c.query(
+      c.query<never, [string, string, string, string, number]>(
         `INSERT INTO handles (handle, display_handle, name, avatar_url, followers) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (handle) DO NOTHING`,
       ).run(handle, r.handle, r.name ?? r.handle, r.avatarUrl ?? "", r.followers ?? 0);
@@ -117,11 +139,9 @@ export function recordConfirmedLaunch(
       }
     });
     if (launch.imageWebp) {
-      c.query("INSERT INTO token_images (token_id, webp, sha256) VALUES (?, ?, ?)").run(
-        tokenId,
-        launch.imageWebp,
-        launch.imageSha256 ?? "",
-      );
+      c.query<never, [number, Uint8Array, string]>(
+        "INSERT INTO token_images (token_id, webp, sha256) VALUES (?, ?, ?)",
+      ).run(tokenId, launch.imageWebp, launch.imageSha256 ?? "");
     }
     appendFeedEvent(db, "launch", tokenId, launch.launchedAtMs);
     return { tokenId, created: true };
