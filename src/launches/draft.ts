@@ -82,6 +82,7 @@ export const toStoredDraft = (d: Draft, platformBps: number): StoredDraft => ({
 const invalid = (message: string) => new AppError("LAUNCH_INPUT_INVALID", message);
 const chars = (s: string) => [...s].length;
 // Control characters would end up on chain and in every wallet that shows the token.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this pattern's purpose
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 function text(value: string, field: string, min: number, max: number): string {

@@ -69,7 +69,17 @@ export async function resolveLaunchHandles(
   return out;
 }
 
-async function usersByUsernames(apiUrl: string, bearer: string, usernames: readonly string[]): Promise<any> {
+/** X's answer, as far as it is read: users found, and errors naming the handles it could not give. */
+interface UsersAnswer {
+  data?: unknown;
+  errors?: unknown;
+}
+
+async function usersByUsernames(
+  apiUrl: string,
+  bearer: string,
+  usernames: readonly string[],
+): Promise<UsersAnswer | null> {
   const url = `${apiUrl}/users/by?usernames=${usernames.map(encodeURIComponent).join(",")}&user.fields=profile_image_url,public_metrics`;
   let response: Response;
   try {
@@ -86,7 +96,8 @@ async function usersByUsernames(apiUrl: string, bearer: string, usernames: reado
     throw xUnavailable("X could not say who holds the named handles; try again.");
   }
   try {
-    return await response.json();
+    const answer: unknown = await response.json();
+    return typeof answer === "object" && answer !== null ? answer : null;
   } catch {
     throw xUnavailable("X could not say who holds the named handles; try again.");
   }

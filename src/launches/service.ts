@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import bs58 from "bs58";
+import type { VerifiedCreate } from "../chain/ports";
 import type { ChainServices } from "../chain/services";
 import type { AppContext } from "../context";
 import { AppError, isAppError } from "../lib/errors";
@@ -13,10 +14,10 @@ import { recordConfirmedLaunch } from "../tokens/launch-record";
 import { tokenDetail } from "../tokens/queries";
 import { getLaunchesPaused } from "../settings/service";
 import { buildUnsignedLaunch } from "./create-tx";
-import { checkDraft, isAddress, isWalletAddress, toStoredDraft, type Draft, type DraftInput } from "./draft";
+import { checkDraft, isWalletAddress, toStoredDraft, type Draft, type DraftInput } from "./draft";
 import { resolveLaunchHandles } from "./handle-resolver";
 import type { IdpProfile } from "../accounts/identity";
-import { checkImage, CONTENT_TYPES, makePreview } from "./image";
+import { CONTENT_TYPES, checkImage, type ImageType, makePreview } from "./image";
 import { dropPreview, getIntent, insertIntent, loadPreview, savePreview, transition, type Intent } from "./intents";
 import { launchMessage, verifyWalletSignature } from "./message";
 import type { ConfirmDone, ConfirmPending, IntentResponse, MetadataResponse } from "./schemas";
@@ -179,40 +180,11 @@ export async function uploadMetadata(ctx: AppContext, req: MetadataRequest): Pro
   if (digest !== intent.digest) throw invalid("The image is not the one named when the launch was prepared.");
   const preview = await makePreview(req.image, type);
 
-  let metadataUri = intent.metadataUri;
-  let imageUri = intent.imageUri;
   // A repeated upload (a lost answer, a stale blockhash) reuses what was pinned: same address, new transaction.
-  if (!metadataUri || !imageUri) {
-    const clientKey = req.clientKey ?? "unknown";
-    const reservedBytes = req.image.length + UPLOAD_METADATA_ALLOWANCE_BYTES;
-    reserveUploadBytes(ctx.db, clientKey, reservedBytes, ctx.config.uploadBytesPerIpDay, ctx.now());
-    const store = refundOnFailure(objectStoreFor(ctx.config, ctx.db, ctx.now, intent.id), () =>
-      releaseUploadBytes(ctx.db, clientKey, reservedBytes, ctx.now()),
-    );
-    const draft = intent.draft;
-    imageUri = (await store.putFile(req.image, CONTENT_TYPES[type], `${intent.mint}.${type}`)).uri;
-    const metadata = {
-      name: draft.name,
-      symbol: draft.symbol,
-      description: draft.description,
-      image: imageUri,
-      showName: true,
-      createdOn: new URL(ctx.config.publicUrl).origin,
-      ...(draft.website ? { website: draft.website } : {}),
-      ...(draft.twitter ? { twitter: draft.twitter } : {}),
-      ...(draft.telegram ? { telegram: draft.telegram } : {}),
-      extensions: {
-        split: draft.recipients.map((r) => ({ handle: r.handle, bps: r.bps })),
-        platformBps: draft.platformBps,
-        creator: intent.creator,
-      },
-    };
-    metadataUri = (await store.putJson(metadata, `${intent.mint}.json`)).uri;
-    if ([...metadataUri].length > URI_MAX_CHARS) {
-      log.error("launch: metadata address longer than the launch program allows", { length: metadataUri.length });
-      throw new AppError("LAUNCH_METADATA_UNSTORABLE", "Launch metadata cannot be stored on this deployment.");
-    }
-  }
+  const { metadataUri, imageUri } =
+    intent.metadataUri && intent.imageUri
+      ? { metadataUri: intent.metadataUri, imageUri: intent.imageUri }
+      : await storeLaunchObjects(ctx, intent, req, type);
 
   const unsigned = await buildUnsignedLaunch(chain, {
     mint: intent.mint,
@@ -236,6 +208,49 @@ export async function uploadMetadata(ctx: AppContext, req: MetadataRequest): Pro
     transactions: unsigned.transactions,
     lastValidBlockHeight: unsigned.lastValidBlockHeight.toString(),
     expiresAt: new Date(intent.expiresAtMs).toISOString(),
+  };
+}
+
+/** Stores the image and the metadata JSON, counted against the client's daily allowance. */
+async function storeLaunchObjects(
+  ctx: AppContext,
+  intent: Intent,
+  req: MetadataRequest,
+  type: ImageType,
+): Promise<{ metadataUri: string; imageUri: string }> {
+  const clientKey = req.clientKey ?? "unknown";
+  const reservedBytes = req.image.length + UPLOAD_METADATA_ALLOWANCE_BYTES;
+  reserveUploadBytes(ctx.db, clientKey, reservedBytes, ctx.config.uploadBytesPerIpDay, ctx.now());
+  const store = refundOnFailure(objectStoreFor(ctx.config, ctx.db, ctx.now, intent.id), () =>
+    releaseUploadBytes(ctx.db, clientKey, reservedBytes, ctx.now()),
+  );
+  const imageUri = (await store.putFile(req.image, CONTENT_TYPES[type], `${intent.mint}.${type}`)).uri;
+  const metadataUri = (await store.putJson(launchMetadata(ctx, intent, imageUri), `${intent.mint}.json`)).uri;
+  if ([...metadataUri].length > URI_MAX_CHARS) {
+    log.error("launch: metadata address longer than the launch program allows", { length: metadataUri.length });
+    throw new AppError("LAUNCH_METADATA_UNSTORABLE", "Launch metadata cannot be stored on this deployment.");
+  }
+  return { metadataUri, imageUri };
+}
+
+/** The metadata JSON wallets and explorers read; the split rides under `extensions`. */
+function launchMetadata(ctx: AppContext, intent: Intent, imageUri: string) {
+  const draft = intent.draft;
+  return {
+    name: draft.name,
+    symbol: draft.symbol,
+    description: draft.description,
+    image: imageUri,
+    showName: true,
+    createdOn: new URL(ctx.config.publicUrl).origin,
+    ...(draft.website ? { website: draft.website } : {}),
+    ...(draft.twitter ? { twitter: draft.twitter } : {}),
+    ...(draft.telegram ? { telegram: draft.telegram } : {}),
+    extensions: {
+      split: draft.recipients.map((r) => ({ handle: r.handle, bps: r.bps })),
+      platformBps: draft.platformBps,
+      creator: intent.creator,
+    },
   };
 }
 
@@ -324,13 +339,9 @@ export async function settleIntent(
   intent: Intent,
   signature: string,
 ): Promise<SettleResult> {
-  let status;
-  try {
-    status = (await chain.reader.getSignatureStatuses([signature], true)).get(signature) ?? null;
-  } catch (error) {
-    log.warn("launch: signature status read failed", { error });
-    throw new AppError("LAUNCH_CHAIN_UNREACHABLE", "The chain could not be reached; try again.", {}, { cause: error });
-  }
+  const status = await readOnChain("signature status", () =>
+    chain.reader.getSignatureStatuses([signature], true).then((s) => s.get(signature) ?? null),
+  );
   if (!status) {
     remember(ctx, intent, signature);
     return { kind: "not_found" };
@@ -339,13 +350,7 @@ export async function settleIntent(
     remember(ctx, intent, signature);
     return { kind: "pending" };
   }
-  let tx;
-  try {
-    tx = await chain.reader.getTransaction(signature);
-  } catch (error) {
-    log.warn("launch: transaction read failed", { error });
-    throw new AppError("LAUNCH_CHAIN_UNREACHABLE", "The chain could not be reached; try again.", {}, { cause: error });
-  }
+  const tx = await readOnChain("transaction", () => chain.reader.getTransaction(signature));
   if (!tx) {
     remember(ctx, intent, signature);
     return { kind: "pending" };
@@ -364,9 +369,29 @@ export async function settleIntent(
     uri: intent.metadataUri,
   });
   if (!verdict.ok) return { kind: "rejected", reason: verdict.reason };
-  const create = verdict.create;
-  if (create.deployer !== intent.wallet) return { kind: "rejected", reason: "another wallet paid for it" };
+  if (verdict.create.deployer !== intent.wallet) return { kind: "rejected", reason: "another wallet paid for it" };
+  recordLaunch(ctx, chain, { ...intent, metadataUri: intent.metadataUri }, signature, verdict.create);
+  return { kind: "confirmed" };
+}
 
+/** One read of the chain for settling; a failure is the caller's 502 (the page tries again). */
+async function readOnChain<T>(what: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    log.warn(`launch: ${what} read failed`, { error });
+    throw new AppError("LAUNCH_CHAIN_UNREACHABLE", "The chain could not be reached; try again.", {}, { cause: error });
+  }
+}
+
+/** The verified create landed: the token is recorded and the intent, its objects and its preview are done. */
+function recordLaunch(
+  ctx: AppContext,
+  chain: ChainServices,
+  intent: Intent & { metadataUri: string },
+  signature: string,
+  create: VerifiedCreate,
+): void {
   const draft = intent.draft;
   const preview = loadPreview(ctx.db, intent.id);
   recordConfirmedLaunch(
@@ -397,7 +422,6 @@ export async function settleIntent(
   transition(ctx.db, intent.id, ["metadata", "failed", "expired"], "confirmed", { signature, error: null });
   publishLaunchObjects(ctx.db, [intent.imageUri, intent.metadataUri]);
   dropPreview(ctx.db, intent.id);
-  return { kind: "confirmed" };
 }
 
 /** The job finishes launches whose page stopped polling, so the last signature given is kept. */

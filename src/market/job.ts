@@ -8,7 +8,7 @@ import type { JobContext } from "../jobs/scheduler";
 import { immediate } from "../ledger/ledger";
 import { log } from "../lib/log";
 import { storeMarketFigures, tokenMints } from "../tokens/records";
-import type { MarketData } from "./adapter";
+import type { MarketData, MarketFigures } from "./adapter";
 
 export async function refreshMarket(
   db: Db,
@@ -23,7 +23,7 @@ export async function refreshMarket(
   for (let i = 0; i < mints.length; i += market.batchSize) {
     if (job.signal.aborted) break;
     const batch = mints.slice(i, i + market.batchSize);
-    let figures;
+    let figures: Map<string, MarketFigures>;
     try {
       figures = await market.fetchBatch(batch);
     } catch (error) {

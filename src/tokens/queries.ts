@@ -372,7 +372,10 @@ const creditMemo = new WeakMap<Db, Map<number, { stamp: string; credits: Map<str
 
 function creditsOf(db: Db, stamps: readonly CreditStamp[]): Map<number, Map<string, bigint>> {
   let memo = creditMemo.get(db);
-  if (!memo) creditMemo.set(db, (memo = new Map()));
+  if (!memo) {
+    memo = new Map();
+    creditMemo.set(db, memo);
+  }
   const out = new Map<number, Map<string, bigint>>();
   const missing: { tokenId: number; stamp: string }[] = [];
   for (const s of stamps) {
@@ -421,7 +424,10 @@ export function recipientsOf(db: Db, stamps: readonly CreditStamp[]): Map<number
     const tokenId = Number(row.tokenId);
     const claimed = row.firstSignInAtMs !== null;
     let list = out.get(tokenId);
-    if (!list) out.set(tokenId, (list = []));
+    if (!list) {
+      list = [];
+      out.set(tokenId, list);
+    }
     list.push({
       handle: row.handle,
       displayHandle: row.displayHandle,
