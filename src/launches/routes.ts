@@ -20,7 +20,7 @@ import {
   MetadataBodySchema,
   MetadataResponseSchema,
 } from "./schemas";
-import { confirmLaunch, prepareLaunch, uploadMetadata } from "./service";
+import { confirmLaunch, type MetadataRequest, prepareLaunch, uploadMetadata } from "./service";
 import { LOCAL_OBJECTS_PATH, readLocalObject } from "./storage";
 
 export const LAUNCH_TAG = {
@@ -45,6 +45,47 @@ async function bytesOf(value: unknown): Promise<Uint8Array | null> {
   return null;
 }
 
+/** The metadata step's multipart parts, checked by hand: a wrong image must answer 413/415, not a generic 400. */
+async function metadataRequest(body: unknown, request: Request): Promise<MetadataRequest> {
+  const b = (body ?? {}) as Record<string, unknown>;
+  const image = await bytesOf(b.image);
+  const thumbnail = b.thumbnail === undefined || b.thumbnail === "" ? null : await bytesOf(b.thumbnail);
+  if (typeof b.intent !== "string" || typeof b.signature !== "string" || !image) {
+    throw new AppError("LAUNCH_INPUT_INVALID", "Send multipart parts intent, signature and image.");
+  }
+  if (b.thumbnail !== undefined && b.thumbnail !== "" && !thumbnail)
+    throw new AppError("LAUNCH_INPUT_INVALID", "The thumbnail part must be a file.");
+  const ip = requestMeta(request)?.ip;
+  return {
+    intent: b.intent,
+    signature: b.signature,
+    image,
+    thumbnail,
+    clientKey: ip ? limitKeyOf(ip) : undefined,
+  };
+}
+
+/** A fresh object per app: the OpenAPI plugin may annotate what it is given. */
+const rpcProxyDocs = () => ({
+  ...detail(
+    "JSON-RPC proxy for the launch page",
+    "Forwards the few chain methods the launch page uses (getGenesisHash, getBalance, getSignatureStatuses, " +
+      "sendTransaction, simulateTransaction), with only the parameters the page sends. This site's pages only (403 " +
+      "otherwise). Sends or simulates only the create or first buy of a launch prepared here, paid by its wallet, " +
+      "within its window. 120 a minute per IP. 502 when the provider fails.",
+  ),
+  responses: {
+    200: { description: "the provider's JSON-RPC answer (result or error)" },
+    400: {
+      description:
+        "not an allowed method or parameter shape, or not the create/first buy of an open launch of this site",
+    },
+    403: { description: "request from another site" },
+    429: { description: "rate limited" },
+    502: { description: "the provider failed" },
+  },
+});
+
 export function launchRoutes(ctx: AppContext) {
   return new Elysia({ name: "launches" })
     .post(
@@ -66,22 +107,7 @@ export function launchRoutes(ctx: AppContext) {
       "/api/launch/metadata",
       async ({ body, set, request }) => {
         set.headers["cache-control"] = CACHE.private;
-        const b = (body ?? {}) as Record<string, unknown>;
-        const image = await bytesOf(b.image);
-        const thumbnail = b.thumbnail === undefined || b.thumbnail === "" ? null : await bytesOf(b.thumbnail);
-        if (typeof b.intent !== "string" || typeof b.signature !== "string" || !image) {
-          throw new AppError("LAUNCH_INPUT_INVALID", "Send multipart parts intent, signature and image.");
-        }
-        if (b.thumbnail !== undefined && b.thumbnail !== "" && !thumbnail)
-          throw new AppError("LAUNCH_INPUT_INVALID", "The thumbnail part must be a file.");
-        const ip = requestMeta(request)?.ip;
-        return uploadMetadata(ctx, {
-          intent: b.intent,
-          signature: b.signature,
-          image,
-          thumbnail,
-          clientKey: ip ? limitKeyOf(ip) : undefined,
-        });
+        return uploadMetadata(ctx, await metadataRequest(body, request));
       },
       {
         // Parsed but not validated by schema: a wrong image must answer 413/415, not a generic 400.
@@ -126,25 +152,7 @@ export function launchRoutes(ctx: AppContext) {
       },
       {
         parse: "application/json",
-        detail: {
-          ...detail(
-            "JSON-RPC proxy for the launch page",
-            "Forwards the few chain methods the launch page uses (getGenesisHash, getBalance, getSignatureStatuses, " +
-              "sendTransaction, simulateTransaction), with only the parameters the page sends. This site's pages only (403 " +
-              "otherwise). Sends or simulates only the create or first buy of a launch prepared here, paid by its wallet, " +
-              "within its window. 120 a minute per IP. 502 when the provider fails.",
-          ),
-          responses: {
-            200: { description: "the provider's JSON-RPC answer (result or error)" },
-            400: {
-              description:
-                "not an allowed method or parameter shape, or not the create/first buy of an open launch of this site",
-            },
-            403: { description: "request from another site" },
-            429: { description: "rate limited" },
-            502: { description: "the provider failed" },
-          },
-        },
+        detail: rpcProxyDocs(),
       },
     )
     .get(

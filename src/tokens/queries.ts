@@ -225,75 +225,96 @@ function selectPage(db: Db, from: string, where: string[], order: string, limit:
 }
 
 export function listTokens(db: Db, query: TokenListQuery): TokenPage {
-  const base: string[] = ["t.hidden = 0"];
-  const params: Bind = {};
-  let from = "tokens t";
+  const filter: PageFilter = { from: "tokens t", where: ["t.hidden = 0"], params: {} };
   if (query.q !== null && query.q !== "") {
     const plan = searchPlan(db, query.q);
-    from = plan.from;
-    if (plan.where) base.push(plan.where);
-    Object.assign(params, plan.params);
+    filter.from = plan.from;
+    if (plan.where) filter.where.push(plan.where);
+    Object.assign(filter.params, plan.params);
   }
   const want = query.limit + 1;
-  const after = query.after;
-  let rows: TokenRow[];
-  if (query.sort === "mcap") {
-    // Unknown caps come last. Two range scans of the same index (known caps, then unknown ones)
-    // keep a deep page a seek, where one OR'd condition would walk every earlier row.
-    rows = [];
-    if (!after || after.key !== null) {
-      const known = [...base, "t.market_cap_usd IS NOT NULL"];
-      const p: Bind = { ...params };
-      if (after) {
-        known.push("(t.market_cap_usd, t.mint) < ($afterKey, $afterMint)");
-        p.afterKey = after.key as number;
-        p.afterMint = after.mint;
-      }
-      rows = selectPage(db, from, known, ORDER.mcap, want, p);
-    }
-    if (rows.length < want) {
-      const unknown = [...base, "t.market_cap_usd IS NULL"];
-      const p: Bind = { ...params };
-      if (after && after.key === null) {
-        unknown.push("t.mint < $afterMint");
-        p.afterMint = after.mint;
-      }
-      rows = rows.concat(selectPage(db, from, unknown, "t.mint DESC", want - rows.length, p));
-    }
-  } else {
-    const where = [...base];
-    const p: Bind = { ...params };
-    if (after) {
-      where.push(
-        query.sort === "new"
-          ? "(t.launched_at_ms, t.mint) < ($afterKey, $afterMint)"
-          : "(t.fees_lamports, t.mint) < ($afterKey, $afterMint)",
-      );
-      p.afterKey = query.sort === "new" ? (after.key as number) : BigInt(after.key as string);
-      p.afterMint = after.mint;
-    }
-    rows = selectPage(db, from, where, ORDER[query.sort], want, p);
-  }
+  const rows =
+    query.sort === "mcap"
+      ? mcapRows(db, filter, query.after, want)
+      : keyedRows(db, filter, query.sort, query.after, want);
 
   const more = rows.length > query.limit;
   const pageRows = more ? rows.slice(0, query.limit) : rows;
   const recipients = recipientsOf(db, pageRows.map(stampOf));
   const tokens = pageRows.map((row) => toToken(row, recipients.get(Number(row.id)) ?? []));
   const last = pageRows[pageRows.length - 1];
-  const next: CursorPosition | null =
-    more && last
-      ? {
-          sort: query.sort,
-          key:
-            query.sort === "new"
-              ? Number(last.launchedAtMs)
-              : query.sort === "fees"
-                ? BigInt(last.feesLamports).toString()
-                : last.marketCapUsd,
-          mint: last.mint,
-        }
-      : null;
-  return { tokens, next };
+  return { tokens, next: more && last ? positionOf(query.sort, last) : null };
+}
+
+/** Which tokens a page is read from: the table or the search's matches, and the filters on them. */
+interface PageFilter {
+  from: string;
+  where: string[];
+  params: Bind;
+}
+
+/**
+ * Unknown caps come last. Two range scans of the same index (known caps, then unknown ones) keep a
+ * deep page a seek, where one OR'd condition would walk every earlier row.
+ */
+function mcapRows(db: Db, filter: PageFilter, after: CursorPosition | null, want: number): TokenRow[] {
+  let rows: TokenRow[] = [];
+  if (!after || after.key !== null) {
+    const known = [...filter.where, "t.market_cap_usd IS NOT NULL"];
+    const p: Bind = { ...filter.params };
+    if (after) {
+      known.push("(t.market_cap_usd, t.mint) < ($afterKey, $afterMint)");
+      p.afterKey = after.key as number;
+      p.afterMint = after.mint;
+    }
+    rows = selectPage(db, filter.from, known, ORDER.mcap, want, p);
+  }
+  if (rows.length < want) {
+    const unknown = [...filter.where, "t.market_cap_usd IS NULL"];
+    const p: Bind = { ...filter.params };
+    if (after && after.key === null) {
+      unknown.push("t.mint < $afterMint");
+      p.afterMint = after.mint;
+    }
+    rows = rows.concat(selectPage(db, filter.from, unknown, "t.mint DESC", want - rows.length, p));
+  }
+  return rows;
+}
+
+/** A page of the `new` or `fees` order: one range scan of its index from the cursor on. */
+function keyedRows(
+  db: Db,
+  filter: PageFilter,
+  sort: "new" | "fees",
+  after: CursorPosition | null,
+  want: number,
+): TokenRow[] {
+  const where = [...filter.where];
+  const p: Bind = { ...filter.params };
+  if (after) {
+    where.push(
+      sort === "new"
+        ? "(t.launched_at_ms, t.mint) < ($afterKey, $afterMint)"
+        : "(t.fees_lamports, t.mint) < ($afterKey, $afterMint)",
+    );
+    p.afterKey = sort === "new" ? (after.key as number) : BigInt(after.key as string);
+    p.afterMint = after.mint;
+  }
+  return selectPage(db, filter.from, where, ORDER[sort], want, p);
+}
+
+/** The cursor position of a page's last token. */
+function positionOf(sort: TokenSort, last: TokenRow): CursorPosition {
+  return {
+    sort,
+    key:
+      sort === "new"
+        ? Number(last.launchedAtMs)
+        : sort === "fees"
+          ? BigInt(last.feesLamports).toString()
+          : last.marketCapUsd,
+    mint: last.mint,
+  };
 }
 
 // ---------------------------------------------------------------- detail
