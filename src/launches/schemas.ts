@@ -1,4 +1,7 @@
-/** The launch routes' request and response shapes: the routes validate with them, the service's types derive from them. */
+/**
+ * The launch routes' request and response shapes: the routes validate with them, and the service's
+ * types derive from them.
+ */
 import { t, type Static } from "elysia";
 import { IsoTimeSchema } from "../http/public-schemas";
 import { TokenDetailSchema } from "../tokens/schemas";

@@ -10,7 +10,8 @@
 /**
  * Every code, with what it means to a caller. `kind` decides the HTTP status at the edge:
  * input → 400, auth → 401, forbidden → 403, missing → 404, conflict → 409, gone → 410,
- * tooLarge → 413, unsupported → 415, limited → 429, upstream → 502, unavailable → 503, internal → 500 (message hidden).
+ * tooLarge → 413, unsupported → 415, limited → 429, upstream → 502, unavailable → 503,
+ * internal → 500 (message hidden).
  * Append codes to the section of the feature that throws them.
  */
 export const ERROR_CODES = {

@@ -40,7 +40,7 @@ export interface MarketFigures {
   volume24hUsd: number | null;
 }
 
-/** Stores the market figures of each mint, null for one the source does not know; returns how many rows were written. */
+/** Stores each mint's market figures, null for one the source does not know; returns the rows written. */
 export function storeMarketFigures(
   db: Db,
   mints: readonly string[],
