@@ -153,37 +153,7 @@ function searchPlan(db: Db, typed: string): SearchPlan {
   const mintPrefix = MINT_PREFIX.test(q) ? { qPrefix: q, qPrefixEnd: `${q}{` } : null;
   const phrase = `"${q.replaceAll('"', '""')}"`;
   if (!short) {
-    const ids = new Set<number>();
-    const collect = (rows: readonly IdRow[]) => {
-      for (const r of rows) ids.add(Number(r.id));
-    };
-    if (address)
-      collect(
-        prepared<IdRow, { q: string }>(
-          db,
-          "SELECT id FROM tokens WHERE mint = $q UNION SELECT id FROM tokens WHERE creator = $q",
-        ).all({ q }),
-      );
-    if (handle)
-      collect(
-        prepared<IdRow, { h: string }>(db, "SELECT token_id AS id FROM token_recipients WHERE handle = $h").all({
-          h: handle,
-        }),
-      );
-    if (mintPrefix) {
-      collect(
-        prepared<IdRow, { qPrefix: string; qPrefixEnd: string }>(
-          db,
-          `SELECT id FROM tokens WHERE mint >= $qPrefix AND mint < $qPrefixEnd LIMIT ${SEARCH_LIST_MAX + 1}`,
-        ).all(mintPrefix),
-      );
-    }
-    collect(
-      prepared<IdRow, { phrase: string }>(
-        db,
-        `SELECT rowid AS id FROM tokens_search WHERE tokens_search MATCH $phrase LIMIT ${SEARCH_LIST_MAX + 1}`,
-      ).all({ phrase }),
-    );
+    const ids = matchIds(db, { q, handle, address, mintPrefix, phrase });
     if (ids.size <= SEARCH_LIST_MAX) {
       // CROSS JOIN fixes the join order: read the matches, never walk the whole index for them.
       return {
@@ -215,6 +185,51 @@ function searchPlan(db: Db, typed: string): SearchPlan {
     terms.push("t.id IN (SELECT rowid FROM tokens_search WHERE tokens_search MATCH $qPhrase)");
   }
   return { from: "tokens t", where: `(${terms.join(" OR ")})`, params };
+}
+
+/** The ids of the tokens a search matches, up to a little past SEARCH_LIST_MAX per kind of match. */
+function matchIds(
+  db: Db,
+  m: {
+    q: string;
+    handle: string | null;
+    address: boolean;
+    mintPrefix: { qPrefix: string; qPrefixEnd: string } | null;
+    phrase: string;
+  },
+): Set<number> {
+  const ids = new Set<number>();
+  const collect = (rows: readonly IdRow[]) => {
+    for (const r of rows) ids.add(Number(r.id));
+  };
+  if (m.address)
+    collect(
+      prepared<IdRow, { q: string }>(
+        db,
+        "SELECT id FROM tokens WHERE mint = $q UNION SELECT id FROM tokens WHERE creator = $q",
+      ).all({ q: m.q }),
+    );
+  if (m.handle)
+    collect(
+      prepared<IdRow, { h: string }>(db, "SELECT token_id AS id FROM token_recipients WHERE handle = $h").all({
+        h: m.handle,
+      }),
+    );
+  if (m.mintPrefix) {
+    collect(
+      prepared<IdRow, { qPrefix: string; qPrefixEnd: string }>(
+        db,
+        `SELECT id FROM tokens WHERE mint >= $qPrefix AND mint < $qPrefixEnd LIMIT ${SEARCH_LIST_MAX + 1}`,
+      ).all(m.mintPrefix),
+    );
+  }
+  collect(
+    prepared<IdRow, { phrase: string }>(
+      db,
+      `SELECT rowid AS id FROM tokens_search WHERE tokens_search MATCH $phrase LIMIT ${SEARCH_LIST_MAX + 1}`,
+    ).all({ phrase: m.phrase }),
+  );
+  return ids;
 }
 
 type Bind = Record<string, string | number | bigint | null>;
