@@ -18,8 +18,8 @@ import type { ChainReader, LaunchProgram, TokenRef, VaultAddresses } from "../sr
 import type { ChainServices } from "../src/chain/services";
 import type { AppContext } from "../src/context";
 import type { JobContext } from "../src/jobs";
-import { intentsWhere } from "../src/launches";
 import { settleIntent } from "../src/launches";
+import { intentsAwaitingCreate, intentsWithSignatureToSettle } from "../src/launches";
 import { log } from "../src/lib/log";
 import { resolvePayoutSignature, resolveSentPayouts } from "../src/payouts";
 import { storeVaultReadings } from "../src/tokens";
@@ -134,7 +134,7 @@ export class IndexerCore {
       const token = await this.track(row.id, { mint: row.mint, creator: row.creator });
       newTokens.push(token);
     }
-    const mints = new Set(intentsWhere(this.db, "status = 'metadata'").map((i) => i.mint));
+    const mints = new Set(intentsAwaitingCreate(this.db).map((i) => i.mint));
     const intentsChanged = mints.size !== this.intentMints.size || [...mints].some((m) => !this.intentMints.has(m));
     this.intentMints = mints;
     // A page limit means more may be waiting: the next call takes the rest.
@@ -311,7 +311,7 @@ export class IndexerCore {
     }
     pending += await resolvePayoutSignature({ db, chain, config: ctx.config, now: ctx.now }, job, signature);
     pending += await resolveBurnSignature({ db, chain, now: ctx.now }, job, signature);
-    for (const intent of intentsWhere(db, "status = 'metadata'")) {
+    for (const intent of intentsAwaitingCreate(db)) {
       // settleIntent verifies the transaction creates this launch; anything else changes nothing.
       if (intent.signature !== signature && !keys.includes(intent.mint)) continue;
       const result = await settleIntent(ctx, chain, intent, signature);
@@ -359,7 +359,7 @@ export class IndexerCore {
     for (const s of pendingBurnSignatures(db)) {
       if (!this.stopped) await resolveBurnSignature({ db, chain, now: ctx.now }, job, s);
     }
-    for (const intent of intentsWhere(db, "status = 'metadata' AND signature IS NOT NULL ORDER BY created_at_ms")) {
+    for (const intent of intentsWithSignatureToSettle(db)) {
       if (this.stopped) break;
       try {
         await settleIntent(ctx, chain, intent, intent.signature!);

@@ -47,7 +47,11 @@ export function createApp(ctx: SchedulingContext) {
         return errorResponse(error.status, error.message, { ...headers, ...error.headers });
       if (error instanceof AppError) {
         const mapped = appErrorResponse(error, headers);
-        if (mapped) return mapped;
+        if (mapped) {
+          // The status the metrics and the request log read: Elysia only knows an error's own `status`.
+          set.status = mapped.status;
+          return mapped;
+        }
       }
       switch (code) {
         case "NOT_FOUND":

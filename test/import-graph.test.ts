@@ -36,9 +36,7 @@ const BOTTOM = new Set(["lib", "db", "config", "chain", "http", "context"]);
  * part 2, the chain branch: `buildCreate` on the port, adapters picked once in chain/setup.ts).
  * Each entry must still exist: delete it with the import it names.
  */
-const PENDING_CHAIN_LEAKS = new Set([
-  "src/launches/rpc-guard.ts -> src/chain/localnet/program.ts",
-]);
+const PENDING_CHAIN_LEAKS = new Set(["src/launches/rpc-guard.ts -> src/chain/localnet/program.ts"]);
 
 interface Edge {
   from: string;

@@ -56,7 +56,7 @@ export async function render(): Promise<void> {
     return;
   }
   const params: Record<string, string> = {};
-  match.r.keys.forEach((k, i) => (params[k] = decodeURIComponent(match.m![i + 1]!)));
+  for (const [i, k] of match.r.keys.entries()) params[k] = decodeURIComponent(match.m![i + 1]!);
   document.title = `${match.r.title} · Fee Ledger`;
   const page = await match.r.page();
   if (controller.signal.aborted) return;

@@ -29,7 +29,19 @@ interface StdWallet {
   icon: string;
   chains: readonly string[];
   accounts: readonly StdAccount[];
-  features: Record<string, any>;
+  /** what a usable wallet offers; any wallet may offer more or less, so each is checked before use */
+  features: Partial<StdFeatures>;
+}
+interface StdFeatures {
+  "standard:connect": { connect(): Promise<{ accounts?: readonly StdAccount[] }> };
+  "solana:signMessage": {
+    signMessage(input: { account: StdAccount; message: Uint8Array }): Promise<{ signature: Uint8Array }[]>;
+  };
+  "solana:signTransaction": {
+    signTransaction(
+      ...inputs: { account: StdAccount; transaction: Uint8Array; chain: string }[]
+    ): Promise<{ signedTransaction: Uint8Array }[]>;
+  };
 }
 
 const registered = new Set<StdWallet>();
@@ -79,7 +91,7 @@ export function standardWallets(): { name: string; icon: string | null; connect:
     name: w.name,
     icon: typeof w.icon === "string" && w.icon.startsWith("data:image/") ? w.icon : null,
     connect: async () => {
-      const { accounts } = await w.features["standard:connect"].connect();
+      const { accounts } = await w.features["standard:connect"]!.connect();
       const account: StdAccount | undefined = accounts?.[0] ?? w.accounts[0];
       if (!account) throw new Error(`${w.name} did not share an account.`);
       const chain = account.chains.find((c) => c.startsWith("solana:")) ?? "solana:mainnet";
@@ -89,14 +101,14 @@ export function standardWallets(): { name: string; icon: string | null; connect:
         icon: typeof w.icon === "string" && w.icon.startsWith("data:image/") ? w.icon : null,
         address: account.address,
         async signMessage(message) {
-          const [out] = await w.features["solana:signMessage"].signMessage({ account, message });
-          return new Uint8Array(out.signature);
+          const [out] = await w.features["solana:signMessage"]!.signMessage({ account, message });
+          return new Uint8Array(out!.signature);
         },
         async signTransactions(transactions) {
-          const outputs = await w.features["solana:signTransaction"].signTransaction(
+          const outputs = await w.features["solana:signTransaction"]!.signTransaction(
             ...transactions.map((transaction) => ({ account, transaction, chain })),
           );
-          return outputs.map((o: { signedTransaction: Uint8Array }) => new Uint8Array(o.signedTransaction));
+          return outputs.map((o) => new Uint8Array(o.signedTransaction));
         },
       };
     },

@@ -5,8 +5,9 @@
 import type { Db } from "../../db/client";
 import { badRequest } from "../http/errors";
 import { immediate } from "../../db/transaction";
-import { PLATFORM_TOKEN_MINT_KEY } from "../settings";
 import { isAddress } from "../chain/address";
+import { AppError } from "../lib/errors";
+import { PLATFORM_TOKEN_MINT_KEY, writeSetting } from "../settings";
 
 export function setPlatformToken(
   db: Db,
@@ -16,15 +17,13 @@ export function setPlatformToken(
   nowMs: number = Date.now(),
   origin: { requestId?: string | null; clientIp?: string | null } = {},
 ): void {
-  if (!isAddress(mint)) throw badRequest("The platform token must be a base58 mint address.");
+  if (!isAddress(mint))
+    throw new AppError("PLATFORM_TOKEN_INVALID", "The platform token must be a base58 mint address.");
   if (actor.trim() === "") throw new RangeError("an admin action needs an actor");
   immediate(db, () => {
     const c = db.$client;
-    c.query("INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2").run(
-      PLATFORM_TOKEN_MINT_KEY,
-      mint,
-    );
-    c.query(
+    writeSetting(db, PLATFORM_TOKEN_MINT_KEY, mint);
+    c.query<never, [number, string, string, string | null, string | null, string | null]>(
       "INSERT INTO admin_audit (at_ms, actor, action, subject, reason, request_id, client_ip) VALUES (?, ?, 'set_platform_token', ?, ?, ?, ?)",
     ).run(nowMs, actor, mint, reason, origin.requestId ?? null, origin.clientIp ?? null);
   });

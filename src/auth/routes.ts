@@ -4,11 +4,7 @@
  */
 import { generateCodeVerifier, generateState } from "arctic";
 import { Elysia } from "elysia";
-import {
-  pinnedIdOf,
-  signInWithProfile,
-  type IdpProfile,
-} from "../identity";
+import { pinnedIdOf, signInWithProfile, type IdpProfile } from "../identity";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
 import { withResponseHeaders } from "../http/errors";

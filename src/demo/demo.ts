@@ -14,6 +14,8 @@ import type { Db } from "../../db/client";
 import type { ChainSetup } from "../chain/setup";
 import { log } from "../lib/log";
 import { recordConfirmedLaunch } from "../tokens";
+import { highestCreatorIndexInUse } from "../launches";
+import { tokenMints } from "../tokens";
 
 export const DEMO_TOKENS = [
   {
@@ -70,20 +72,14 @@ export async function startDemo(
 ): Promise<{ mints: string[]; stop(): void }> {
   const local = chain.local;
   if (!local) throw new Error("the demo runs only on the embedded local chain");
-  const known = (db.$client.query("SELECT mint FROM tokens ORDER BY id LIMIT 100").all() as { mint: string }[]).map(
-    (r) => r.mint,
-  );
+  const known = tokenMints(db, 100);
   const onChain = known.length > 0 ? await chain.services.reader.getAccounts(known) : new Map();
   let mints = known.filter((m) => onChain.get(m));
   if (mints.length === 0) {
     mints = [];
     for (const demo of DEMO_TOKENS) {
-      const used = db.$client
-        .query(
-          "SELECT MAX(creator_index) AS m FROM (SELECT creator_index FROM tokens UNION ALL SELECT creator_index FROM launch_intents)",
-        )
-        .get() as { m: bigint | null };
-      const creatorIndex = used.m === null ? 1 : Number(used.m) + 1;
+      const used = highestCreatorIndexInUse(db);
+      const creatorIndex = used === null ? 1 : Number(used) + 1;
       const creator = chain.services.creatorAddress(creatorIndex).toBase58();
       const uri = `local://demo/${demo.symbol.toLowerCase()}.json`;
       const created = local.launch.createToken({ name: demo.name, symbol: demo.symbol, uri, creator });

@@ -41,6 +41,7 @@ export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   conflict: 409,
   gone: 410,
   tooLarge: 413,
+  unsupported: 415,
   limited: 429,
   upstream: 502,
   unavailable: 503,

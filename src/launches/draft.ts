@@ -10,6 +10,7 @@ import type { Config } from "../config";
 import { badRequest } from "../http/errors";
 import { isAddress } from "../chain/address";
 import { HANDLE_PATTERN, type LaunchRecipientInput } from "../tokens";
+import { AppError } from "../lib/errors";
 
 /** The launch program's own limits (PUMP.md §2): name ≤32, symbol ≤13, uri ≤200 characters. */
 export const NAME_MAX_CHARS = 32;
@@ -80,14 +81,16 @@ export const toStoredDraft = (d: Draft, platformBps: number): StoredDraft => ({
   platformBps,
 });
 
+const invalid = (message: string) => new AppError("LAUNCH_INPUT_INVALID", message);
 const chars = (s: string) => [...s].length;
 // Control characters would end up on chain and in every wallet that shows the token.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this pattern's purpose
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 function text(value: string, field: string, min: number, max: number): string {
   const v = value.trim();
-  if (chars(v) < min || chars(v) > max) throw badRequest(`The ${field} must be ${min} to ${max} characters.`);
-  if (CONTROL.test(v)) throw badRequest(`The ${field} contains control characters.`);
+  if (chars(v) < min || chars(v) > max) throw invalid(`The ${field} must be ${min} to ${max} characters.`);
+  if (CONTROL.test(v)) throw invalid(`The ${field} contains control characters.`);
   return v;
 }
 
@@ -97,43 +100,43 @@ function link(value: string | null | undefined, field: string): string | null {
   try {
     url = new URL(value.trim());
   } catch {
-    throw badRequest(`The ${field} link is not a URL.`);
+    throw invalid(`The ${field} link is not a URL.`);
   }
-  if (url.protocol !== "https:") throw badRequest(`The ${field} link must start with https://.`);
+  if (url.protocol !== "https:") throw invalid(`The ${field} link must start with https://.`);
   // Credentials in a public link are a mistake at best and a phishing trick at worst.
-  if (url.username || url.password) throw badRequest(`The ${field} link must not carry a user name or password.`);
+  if (url.username || url.password) throw invalid(`The ${field} link must not carry a user name or password.`);
   return url.toString();
 }
 
 export function checkDraft(input: DraftInput, config: Pick<Config, "maxRecipients" | "maxFirstBuyLamports">): Draft {
   const name = text(input.name, "name", 1, NAME_MAX_CHARS);
   const symbol = text(input.symbol, "symbol", 1, SYMBOL_MAX_CHARS);
-  if (/\s/.test(symbol)) throw badRequest("The symbol must not contain spaces.");
+  if (/\s/.test(symbol)) throw invalid("The symbol must not contain spaces.");
   const description = text(input.description ?? "", "description", 0, DESCRIPTION_MAX_CHARS);
 
   const list = input.recipients;
   if (list.length < 1 || list.length > config.maxRecipients) {
-    throw badRequest(`Name 1 to ${config.maxRecipients} recipients.`);
+    throw invalid(`Name 1 to ${config.maxRecipients} recipients.`);
   }
   const seen = new Set<string>();
   let sum = 0;
   const recipients = list.map((r) => {
     const handle = r.handle.trim().replace(/^@/, "");
     if (!HANDLE_PATTERN.test(handle))
-      throw badRequest("A recipient handle is not valid (1 to 15 letters, digits or underscores).");
+      throw invalid("A recipient handle is not valid (1 to 15 letters, digits or underscores).");
     const key = handle.toLowerCase();
-    if (seen.has(key)) throw badRequest("A recipient is named twice.");
+    if (seen.has(key)) throw invalid("A recipient is named twice.");
     seen.add(key);
     if (!Number.isInteger(r.bps) || r.bps < 1 || r.bps > 10_000)
-      throw badRequest("Each recipient's bps must be a whole number from 1 to 10000.");
+      throw invalid("Each recipient's bps must be a whole number from 1 to 10000.");
     sum += r.bps;
     return { handle, bps: r.bps };
   });
-  if (sum !== 10_000) throw badRequest("The recipients' bps must add up to 10000.");
+  if (sum !== 10_000) throw invalid("The recipients' bps must add up to 10000.");
 
   const firstBuyLamports = BigInt(input.firstBuyLamports ?? "0");
   if (firstBuyLamports > config.maxFirstBuyLamports) {
-    throw badRequest(`The first buy is above the largest allowed (${config.maxFirstBuyLamports} lamports).`);
+    throw invalid(`The first buy is above the largest allowed (${config.maxFirstBuyLamports} lamports).`);
   }
 
   return {

@@ -9,7 +9,11 @@ import type { Config } from "../config";
 import type { IdpProfile } from "../identity";
 import { toProfile } from "../auth";
 import { badRequest, unavailable } from "../http/errors";
+import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
+
+const xUnavailable = (message: string, cause?: unknown) =>
+  new AppError("LAUNCH_HANDLES_UNAVAILABLE", message, {}, { cause });
 
 const TIMEOUT_MS = 10_000;
 /** X's limit for one users-by-usernames request; a launch names at most MAX_RECIPIENTS anyway. */
@@ -40,7 +44,7 @@ export async function resolveLaunchHandles(
       try {
         profile = toProfile(user as never);
       } catch {
-        throw unavailable("X answered with a user the service cannot read; try again.");
+        throw xUnavailable("X answered with a user the service cannot read; try again.");
       }
       out.set(profile.displayHandle.toLowerCase(), profile);
     }
@@ -58,14 +62,25 @@ export async function resolveLaunchHandles(
             e.title === "Forbidden"),
       );
       // Suspended accounts answer "Forbidden": nobody could ever sign in to claim for them either.
-      if (notFound) throw badRequest(`The handle @${missing} does not exist on X.`);
-      throw unavailable("X could not say who holds the named handles; try again.");
+      if (notFound)
+        throw new AppError("LAUNCH_HANDLE_UNKNOWN", `The handle @${missing} does not exist on X.`, { handle: missing });
+      throw xUnavailable("X could not say who holds the named handles; try again.");
     }
   }
   return out;
 }
 
-async function usersByUsernames(apiUrl: string, bearer: string, usernames: readonly string[]): Promise<any> {
+/** X's answer, as far as it is read: users found, and errors naming the handles it could not give. */
+interface UsersAnswer {
+  data?: unknown;
+  errors?: unknown;
+}
+
+async function usersByUsernames(
+  apiUrl: string,
+  bearer: string,
+  usernames: readonly string[],
+): Promise<UsersAnswer | null> {
   const url = `${apiUrl}/users/by?usernames=${usernames.map(encodeURIComponent).join(",")}&user.fields=profile_image_url,public_metrics`;
   let response: Response;
   try {
@@ -74,16 +89,17 @@ async function usersByUsernames(apiUrl: string, bearer: string, usernames: reado
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
   } catch {
-    throw unavailable("X could not be reached to check the named handles; try again.");
+    throw xUnavailable("X could not be reached to check the named handles; try again.");
   }
   if (response.status !== 200) {
     // The status only: the URL and the token stay out of the log.
     log.warn("launch: users by username answered", { status: response.status });
-    throw unavailable("X could not say who holds the named handles; try again.");
+    throw xUnavailable("X could not say who holds the named handles; try again.");
   }
   try {
-    return await response.json();
+    const answer: unknown = await response.json();
+    return typeof answer === "object" && answer !== null ? answer : null;
   } catch {
-    throw unavailable("X could not say who holds the named handles; try again.");
+    throw xUnavailable("X could not say who holds the named handles; try again.");
   }
 }

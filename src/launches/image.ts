@@ -4,7 +4,7 @@
  * stored preview is a small WebP made with sharp.
  */
 import sharp, { type Metadata } from "sharp";
-import { HttpError } from "../http/errors";
+import { AppError } from "../lib/errors";
 
 export type ImageType = "png" | "jpeg" | "gif" | "webp";
 
@@ -33,9 +33,10 @@ export function sniffImageType(bytes: Uint8Array): ImageType | null {
   return null;
 }
 
-export const unsupportedImage = () => new HttpError(415, "The image must be a PNG, JPEG, GIF or WebP file.");
+export const unsupportedImage = () =>
+  new AppError("LAUNCH_IMAGE_UNSUPPORTED", "The image must be a PNG, JPEG, GIF or WebP file.");
 export const imageTooLarge = (maxBytes: number) =>
-  new HttpError(413, `The image is too large; the limit is ${maxBytes} bytes.`);
+  new AppError("LAUNCH_IMAGE_TOO_LARGE", `The image is too large; the limit is ${maxBytes} bytes.`, { maxBytes });
 
 /** Checks size and type; the caller then makes the preview, which also proves the file decodes. */
 export function checkImage(bytes: Uint8Array, maxBytes: number): ImageType {
@@ -58,7 +59,7 @@ export async function makePreview(bytes: Uint8Array, type: ImageType): Promise<U
     meta = await sharp(bytes, options).metadata();
   } catch (error) {
     if (/pixel limit/i.test(String((error as Error)?.message))) throw bombRefused();
-    throw new HttpError(415, "The image could not be read as a PNG, JPEG, GIF or WebP file.");
+    throw unreadable(error);
   }
   if (meta.format !== type) throw unsupportedImage();
   const width = meta.width ?? 0;
@@ -74,8 +75,18 @@ export async function makePreview(bytes: Uint8Array, type: ImageType): Promise<U
     return new Uint8Array(out);
   } catch (error) {
     if (/pixel limit/i.test(String((error as Error)?.message))) throw bombRefused();
-    throw new HttpError(415, "The image could not be read as a PNG, JPEG, GIF or WebP file.");
+    throw unreadable(error);
   }
 }
 
-const bombRefused = () => new HttpError(413, `The image has too many pixels; the limit is ${MAX_IMAGE_PIXELS} pixels.`);
+const bombRefused = () =>
+  new AppError("LAUNCH_IMAGE_TOO_LARGE", `The image has too many pixels; the limit is ${MAX_IMAGE_PIXELS} pixels.`, {
+    maxPixels: MAX_IMAGE_PIXELS,
+  });
+const unreadable = (cause: unknown) =>
+  new AppError(
+    "LAUNCH_IMAGE_UNSUPPORTED",
+    "The image could not be read as a PNG, JPEG, GIF or WebP file.",
+    {},
+    { cause },
+  );

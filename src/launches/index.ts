@@ -1,2 +1,2 @@
-export { intentsWhere } from "./intents";
+export { highestCreatorIndexInUse, intentsAwaitingCreate, intentsWithSignatureToSettle } from "./intents";
 export { settleIntent } from "./service";

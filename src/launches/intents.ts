@@ -6,10 +6,13 @@
 import type { Db } from "../../db/client";
 import { immediate } from "../../db/transaction";
 import { conflict } from "../http/errors";
+import { AppError } from "../lib/errors";
+import { NEXT_CREATOR_INDEX_KEY, readSetting, writeSetting } from "../settings";
+import { highestCreatorIndex, isTokenMint } from "../tokens";
 import type { StoredDraft } from "./draft";
 
 export const INTENT_WINDOW_MS = 10 * 60_000;
-export const SETTING_NEXT_CREATOR_INDEX = "next_creator_index";
+export const SETTING_NEXT_CREATOR_INDEX = NEXT_CREATOR_INDEX_KEY;
 
 export type IntentStatus = "prepared" | "metadata" | "confirmed" | "failed" | "expired";
 
@@ -60,13 +63,64 @@ const fromRow = (r: IntentRow): Intent => ({
 });
 
 export function getIntent(db: Db, id: string): Intent | null {
-  const row = db.$client.query(`${SELECT} WHERE id = ?`).get(id) as IntentRow | null;
+  const row = db.$client.query<IntentRow, [string]>(`${SELECT} WHERE id = ?`).get(id);
   return row ? fromRow(row) : null;
 }
 
-export function intentsWhere(db: Db, where: string, ...args: (string | number)[]): Intent[] {
-  return (db.$client.query(`${SELECT} WHERE ${where}`).all(...args) as IntentRow[]).map(fromRow);
+/** The intent that names `mint` (one at most: the mint is unique among intents). */
+export function intentForMint(db: Db, mint: string): Intent | null {
+  const row = db.$client.query<IntentRow, [string]>(`${SELECT} WHERE mint = ?`).get(mint);
+  return row ? fromRow(row) : null;
 }
+
+/** Intents whose create transaction was handed out and may land: what the indexer watches for. */
+export function intentsAwaitingCreate(db: Db): Intent[] {
+  return db.$client.query<IntentRow, []>(`${SELECT} WHERE status = 'metadata'`).all().map(fromRow);
+}
+
+/** Intents waiting on a signature the page gave, oldest first: what the `launches` job settles. */
+export function intentsWithSignatureToSettle(db: Db): Intent[] {
+  return db.$client
+    .query<IntentRow, []>(`${SELECT} WHERE status = 'metadata' AND signature IS NOT NULL ORDER BY created_at_ms`)
+    .all()
+    .map(fromRow);
+}
+
+/**
+ * Expires the intents that can no longer complete, in the caller's transaction: those that never
+ * got a transaction with their window, those that did once any transaction they were handed could
+ * no longer land (`landingGraceMs` later) unless a signature is known. Their waiting previews go
+ * too. Returns how many expired.
+ */
+export function expireStaleIntents(db: Db, nowMs: number, landingGraceMs: number): number {
+  const c = db.$client;
+  const prepared = c
+    .query<never, [number]>(
+      "UPDATE launch_intents SET status = 'expired' WHERE status = 'prepared' AND expires_at_ms < ?",
+    )
+    .run(nowMs).changes;
+  const unsigned = c
+    .query<never, [number]>(
+      "UPDATE launch_intents SET status = 'expired' WHERE status = 'metadata' AND signature IS NULL AND expires_at_ms < ?",
+    )
+    .run(nowMs - landingGraceMs).changes;
+  c.query<never, []>(
+    `DELETE FROM local_objects WHERE cid LIKE '${PREVIEW_KEY_PREFIX}%'
+       AND substr(cid, ${PREVIEW_KEY_PREFIX.length + 1}) IN (SELECT id FROM launch_intents WHERE status = 'expired')`,
+  ).run();
+  return prepared + unsigned;
+}
+
+/** Expires one intent still at the metadata step; false when it moved on meanwhile. */
+export function expireIntent(db: Db, id: string): boolean {
+  return (
+    db.$client
+      .query<never, [string]>("UPDATE launch_intents SET status = 'expired' WHERE id = ? AND status = 'metadata'")
+      .run(id).changes > 0
+  );
+}
+
+const mintUsed = () => new AppError("LAUNCH_MINT_USED", "That token address is already used; generate a new one.");
 
 export interface NewIntent {
   wallet: string;
@@ -83,12 +137,12 @@ export interface NewIntent {
 export function insertIntent(db: Db, input: NewIntent, creatorFor: (index: number) => string, nowMs: number): Intent {
   return immediate(db, () => {
     const c = db.$client;
-    if (c.query("SELECT 1 FROM tokens WHERE mint = ?").get(input.mint)) {
-      throw conflict("That token address is already used; generate a new one.");
-    }
+    if (isTokenMint(db, input.mint)) throw mintUsed();
     const earlier = c
-      .query("SELECT id, status, expires_at_ms AS expiresAtMs FROM launch_intents WHERE mint = ?")
-      .get(input.mint) as { id: string; status: IntentStatus; expiresAtMs: bigint } | null;
+      .query<{ id: string; status: IntentStatus; expiresAtMs: bigint }, [string]>(
+        "SELECT id, status, expires_at_ms AS expiresAtMs FROM launch_intents WHERE mint = ?",
+      )
+      .get(input.mint);
     if (earlier) {
       const abandoned =
         earlier.status === "expired" || (earlier.status === "prepared" && Number(earlier.expiresAtMs) <= nowMs);
@@ -96,14 +150,12 @@ export function insertIntent(db: Db, input: NewIntent, creatorFor: (index: numbe
       // and its creator index must stay findable.
       const noTransaction = earlier.status === "prepared" || earlier.status === "expired";
       if (!(abandoned && noTransaction && !hadTransaction(db, earlier.id))) {
-        throw conflict("That token address is already used; generate a new one.");
+        throw mintUsed();
       }
-      c.query("DELETE FROM launch_intents WHERE id = ?").run(earlier.id);
+      c.query<never, [string]>("DELETE FROM launch_intents WHERE id = ?").run(earlier.id);
     }
     const index = nextCreatorIndex(db);
-    c.query(
-      "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-    ).run(SETTING_NEXT_CREATOR_INDEX, String(index + 1));
+    writeSetting(db, SETTING_NEXT_CREATOR_INDEX, String(index + 1));
     const intent: Intent = {
       id: crypto.randomUUID(),
       wallet: input.wallet,
@@ -120,7 +172,7 @@ export function insertIntent(db: Db, input: NewIntent, creatorFor: (index: numbe
       createdAtMs: nowMs,
       expiresAtMs: nowMs + INTENT_WINDOW_MS,
     };
-    c.query(
+    c.query<never, [string, string, string, string, string, number, string, number, number]>(
       `INSERT INTO launch_intents (id, wallet, mint, digest, draft, creator_index, creator, status, created_at_ms, expires_at_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?, 'prepared', ?, ?)`,
     ).run(
@@ -140,9 +192,9 @@ export function insertIntent(db: Db, input: NewIntent, creatorFor: (index: numbe
 
 /** An intent whose metadata step ran has handed out a create transaction (metadata_uri is set then). */
 function hadTransaction(db: Db, id: string): boolean {
-  const row = db.$client.query("SELECT metadata_uri AS uri FROM launch_intents WHERE id = ?").get(id) as {
-    uri: string | null;
-  } | null;
+  const row = db.$client
+    .query<{ uri: string | null }, [string]>("SELECT metadata_uri AS uri FROM launch_intents WHERE id = ?")
+    .get(id);
   return row?.uri != null;
 }
 
@@ -151,18 +203,20 @@ function hadTransaction(db: Db, id: string): boolean {
  * the seed) take indexes too, and a shared creator address would mix two tokens' fees.
  */
 function nextCreatorIndex(db: Db): number {
-  const c = db.$client;
-  const setting = c.query("SELECT value FROM settings WHERE key = ?").get(SETTING_NEXT_CREATOR_INDEX) as {
-    value: string;
-  } | null;
-  const used = c
-    .query(
-      `SELECT MAX(m) AS m FROM (SELECT MAX(creator_index) AS m FROM tokens UNION ALL SELECT MAX(creator_index) FROM launch_intents)`,
-    )
-    .get() as { m: bigint | null };
-  const fromSetting = setting && /^\d+$/.test(setting.value) ? Number(setting.value) : 0;
-  const afterUsed = used.m === null ? 0 : Number(used.m) + 1;
+  const setting = readSetting(db, SETTING_NEXT_CREATOR_INDEX);
+  const used = highestCreatorIndexInUse(db);
+  const fromSetting = setting !== null && /^\d+$/.test(setting) ? Number(setting) : 0;
+  const afterUsed = used === null ? 0 : Number(used) + 1;
   return Math.max(fromSetting, afterUsed);
+}
+
+/** The highest creator index a token or an intent holds, or null when none does. */
+export function highestCreatorIndexInUse(db: Db): bigint | null {
+  const byIntents =
+    db.$client.query<{ m: bigint | null }, []>("SELECT MAX(creator_index) AS m FROM launch_intents").get()?.m ?? null;
+  const byTokens = highestCreatorIndex(db);
+  if (byIntents === null) return byTokens;
+  return byTokens !== null && byTokens > byIntents ? byTokens : byIntents;
 }
 
 /** Moves an intent from one status to another; false when another request moved it first. */
@@ -198,7 +252,7 @@ export const PREVIEW_KEY_PREFIX = "preview:";
 /** The preview made at the metadata step waits here until the token is recorded at confirm. */
 export function savePreview(db: Db, intentId: string, webp: Uint8Array, nowMs: number): void {
   db.$client
-    .query(
+    .query<never, [string, Uint8Array, number]>(
       `INSERT INTO local_objects (cid, content_type, body, created_at_ms) VALUES (?, 'image/webp', ?, ?)
        ON CONFLICT (cid) DO UPDATE SET body = excluded.body, created_at_ms = excluded.created_at_ms`,
     )
@@ -206,12 +260,12 @@ export function savePreview(db: Db, intentId: string, webp: Uint8Array, nowMs: n
 }
 
 export function loadPreview(db: Db, intentId: string): Uint8Array | null {
-  const row = db.$client.query("SELECT body FROM local_objects WHERE cid = ?").get(PREVIEW_KEY_PREFIX + intentId) as {
-    body: Uint8Array;
-  } | null;
+  const row = db.$client
+    .query<{ body: Uint8Array }, [string]>("SELECT body FROM local_objects WHERE cid = ?")
+    .get(PREVIEW_KEY_PREFIX + intentId);
   return row?.body ?? null;
 }
 
 export function dropPreview(db: Db, intentId: string): void {
-  db.$client.query("DELETE FROM local_objects WHERE cid = ?").run(PREVIEW_KEY_PREFIX + intentId);
+  db.$client.query<never, [string]>("DELETE FROM local_objects WHERE cid = ?").run(PREVIEW_KEY_PREFIX + intentId);
 }

@@ -3,13 +3,17 @@
  * intents, and refreshes the `bonded` flag. `registerLaunchJobs` also registers the `market` job.
  */
 import { deleteExpiredSessions } from "../auth";
+import type { Db } from "../../db/client";
+import type { ChainServices } from "../chain/services";
 import type { AppContext } from "../context";
 import type { JobContext, Scheduler } from "../jobs";
 import { immediate } from "../../db/transaction";
 import { log } from "../lib/log";
 import { DexScreenerMarket, type MarketData } from "../market";
 import { refreshMarket } from "../market";
-import { intentsWhere, PREVIEW_KEY_PREFIX } from "./intents";
+import { PREVIEW_KEY_PREFIX } from "./intents";
+import { markBonded, unbondedTokens } from "../tokens";
+import { expireIntent, expireStaleIntents, intentsWithSignatureToSettle } from "./intents";
 import { LANDING_GRACE_MS, settleIntent } from "./service";
 import { deleteDeadLaunchObjects } from "./uploads";
 
@@ -22,90 +26,99 @@ export async function runLaunchesJob(
   ctx: AppContext,
   job: JobHandle,
 ): Promise<{ confirmed: number; failed: number; expired: number; bonded: number }> {
-  const db = ctx.db;
   const counts = { confirmed: 0, failed: 0, expired: 0, bonded: 0 };
-  const expireBefore = ctx.now();
-
-  // Intents that never got a transaction expire with their window; those that did, once any
-  // transaction they were handed could no longer land, unless a signature is known (handled below).
-  counts.expired += immediate(db, () => {
-    job.assertHeld();
-    const c = db.$client;
-    const a = c
-      .query("UPDATE launch_intents SET status = 'expired' WHERE status = 'prepared' AND expires_at_ms < ?")
-      .run(expireBefore).changes;
-    const b = c
-      .query(
-        "UPDATE launch_intents SET status = 'expired' WHERE status = 'metadata' AND signature IS NULL AND expires_at_ms < ?",
-      )
-      .run(expireBefore - LANDING_GRACE_MS).changes;
-    // Housekeeping rides along: sessions past their seven days are refused anyway; drop the rows.
-    deleteExpiredSessions(db, expireBefore);
-    c.query(
-      `DELETE FROM local_objects WHERE cid LIKE '${PREVIEW_KEY_PREFIX}%'
-         AND substr(cid, ${PREVIEW_KEY_PREFIX.length + 1}) IN (SELECT id FROM launch_intents WHERE status = 'expired')`,
-    ).run();
-    deleteDeadLaunchObjects(db, expireBefore, LANDING_GRACE_MS);
-    return a + b;
-  });
+  counts.expired += expireAndTidy(ctx.db, job, ctx.now());
 
   const chain = ctx.chain;
   if (!chain) return counts;
-  let lastError: unknown = null;
+  const settled = await settleSignedIntents(ctx, chain, job);
+  counts.confirmed += settled.confirmed;
+  counts.failed += settled.failed;
+  counts.expired += settled.expired;
+  const bonded = await refreshBonded(ctx.db, chain, job);
+  counts.bonded += bonded.bonded;
 
-  for (const intent of intentsWhere(db, "status = 'metadata' AND signature IS NOT NULL ORDER BY created_at_ms")) {
+  const lastError = bonded.lastError ?? settled.lastError;
+  if (lastError) throw lastError instanceof Error ? lastError : new Error("launches job failed");
+  return counts;
+}
+
+/**
+ * Intents that never got a transaction expire with their window; those that did, once any
+ * transaction they were handed could no longer land, unless a signature is known (settled below).
+ */
+function expireAndTidy(db: Db, job: JobHandle, nowMs: number): number {
+  return immediate(db, () => {
+    job.assertHeld();
+    const expired = expireStaleIntents(db, nowMs, LANDING_GRACE_MS);
+    // Housekeeping rides along: sessions past their seven days are refused anyway; drop the rows.
+    deleteExpiredSessions(db, nowMs);
+    deleteDeadLaunchObjects(db, nowMs, LANDING_GRACE_MS);
+    return expired;
+  });
+}
+
+/** Finishes the launches whose page gave a signature and stopped polling. */
+async function settleSignedIntents(
+  ctx: AppContext,
+  chain: ChainServices,
+  job: JobHandle,
+): Promise<{ confirmed: number; failed: number; expired: number; lastError: unknown }> {
+  const out = { confirmed: 0, failed: 0, expired: 0, lastError: null as unknown };
+  for (const intent of intentsWithSignatureToSettle(ctx.db)) {
     if (job.signal.aborted) break;
     job.assertHeld();
     try {
       // recordConfirmedLaunch is idempotent on the mint, so a run that lost its lease between the
       // check above and this write can at worst repeat what the new holder also does.
       const result = await settleIntent(ctx, chain, intent, intent.signature!);
-      if (result.kind === "confirmed") counts.confirmed++;
-      else if (result.kind === "failed") counts.failed++;
+      if (result.kind === "confirmed") out.confirmed++;
+      else if (result.kind === "failed") out.failed++;
       else if (
         (result.kind === "not_found" || result.kind === "rejected") &&
         ctx.now() > intent.expiresAtMs + LANDING_GRACE_MS
       ) {
-        immediate(db, () => {
+        immediate(ctx.db, () => {
           job.assertHeld();
-          db.$client
-            .query("UPDATE launch_intents SET status = 'expired' WHERE id = ? AND status = 'metadata'")
-            .run(intent.id);
+          expireIntent(ctx.db, intent.id);
         });
-        counts.expired++;
+        out.expired++;
       }
     } catch (error) {
-      lastError = error;
+      out.lastError = error;
       log.warn("launches job: could not settle an intent", { intent: intent.id, error });
     }
   }
+  return out;
+}
 
-  const unbonded = db.$client.query("SELECT mint, creator FROM tokens WHERE bonded = 0 ORDER BY id").all() as {
-    mint: string;
-    creator: string;
-  }[];
+/** Reads the curves of unbonded tokens in batches and marks those that completed. */
+async function refreshBonded(
+  db: Db,
+  chain: ChainServices,
+  job: JobHandle,
+): Promise<{ bonded: number; lastError: unknown }> {
+  const out = { bonded: 0, lastError: null as unknown };
+  const unbonded = unbondedTokens(db);
   for (let i = 0; i < unbonded.length; i += BONDED_BATCH) {
     if (job.signal.aborted) break;
     const batch = unbonded.slice(i, i + BONDED_BATCH);
-    let readings;
+    let readings: Awaited<ReturnType<typeof chain.launchProgram.readVaults>>;
     try {
       readings = await chain.launchProgram.readVaults(batch);
     } catch (error) {
-      lastError = error;
+      out.lastError = error;
       log.warn("launches job: bonded read failed", { error });
       continue;
     }
     const nowBonded = readings.filter((r) => r.bonded).map((r) => r.mint);
     if (nowBonded.length === 0) continue;
-    counts.bonded += immediate(db, () => {
+    out.bonded += immediate(db, () => {
       job.assertHeld();
-      const update = db.$client.query("UPDATE tokens SET bonded = 1 WHERE mint = ? AND bonded = 0");
-      return nowBonded.reduce((n, mint) => n + update.run(mint).changes, 0);
+      return markBonded(db, nowBonded);
     });
   }
-
-  if (lastError) throw lastError instanceof Error ? lastError : new Error("launches job failed");
-  return counts;
+  return out;
 }
 
 /** Registers the `launches` and `market` job bodies. Without MARKET_API_URL the market job does nothing. */

@@ -6,14 +6,23 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
-import { badRequest, notFound } from "../http/errors";
-import { errors, IsoTimeSchema } from "../http/public-schemas";
+import { AppError } from "../lib/errors";
+import { errors } from "../http/public-schemas";
 import { limitKeyOf } from "../http/client-ip";
 import { requestMeta } from "../http/request-meta";
 import { TokenDetailSchema } from "../tokens";
 import { DraftSchema } from "./draft";
 import { proxyRpc } from "./rpc-proxy";
-import { confirmLaunch, prepareLaunch, uploadMetadata } from "./service";
+import {
+  ConfirmDoneSchema,
+  ConfirmPendingSchema,
+  ConfirmRequestSchema,
+  IntentRequestSchema,
+  IntentResponseSchema,
+  MetadataBodySchema,
+  MetadataResponseSchema,
+} from "./schemas";
+import { confirmLaunch, type MetadataRequest, prepareLaunch, uploadMetadata } from "./service";
 import { LOCAL_OBJECTS_PATH, readLocalObject } from "./storage";
 
 export const LAUNCH_TAG = {
@@ -32,88 +41,52 @@ const detail = (summary: string, description?: string) => ({
   "x-unstable": true,
 });
 
-const Address = t.String({ description: "base58 address" });
-
-export const IntentRequestSchema = t.Object(
-  {
-    draft: DraftSchema,
-    wallet: t.String({ description: "the deployer's wallet: it signs the message, pays for and signs the create" }),
-    mint: t.String({ description: "the address of a mint keypair the page generated; it signs the create" }),
-    digest: t.String({ description: "hex SHA-256 of the image bytes that will be uploaded" }),
-  },
-  { title: "LaunchIntentRequest" },
-);
-
-export const IntentResponseSchema = t.Object(
-  {
-    intent: t.String({ description: "intent id, for the metadata and confirm steps" }),
-    mint: Address,
-    wallet: Address,
-    creator: t.String({ description: "this token's own creator address, derived by the service" }),
-    platformBps: t.Integer({ description: "platform share recorded for this token" }),
-    message: t.String({ description: "UTF-8 text the wallet signs (signMessage) for the metadata step" }),
-    expiresAt: IsoTimeSchema,
-  },
-  { title: "LaunchIntent" },
-);
-
-export const MetadataResponseSchema = t.Object(
-  {
-    intent: t.String(),
-    mint: Address,
-    creator: Address,
-    metadataUri: t.String({ description: "metadata JSON address; carries the split under extensions.split" }),
-    imageUri: t.String(),
-    transactions: t.Array(t.String(), {
-      minItems: 1,
-      description:
-        "base64 unsigned transactions; the wallet (and the mint keypair where it is a signer) signs them and sends " +
-        "them in order. The first creates the token; a first buy may follow as a second one",
-    }),
-    lastValidBlockHeight: t.String({ description: "block height after which the transactions can no longer land" }),
-    expiresAt: IsoTimeSchema,
-  },
-  { title: "LaunchMetadata" },
-);
-
-const MetadataBodySchema = t.Object(
-  {
-    intent: t.String(),
-    signature: t.String({ description: "the wallet's ed25519 signature of the intent's message, base58 or base64" }),
-    image: t.File({ description: "PNG, JPEG, GIF or WebP; at most maxImageBytes" }),
-    thumbnail: t.Optional(
-      t.File({ description: "optional; checked like the image, the preview is made from the image" }),
-    ),
-  },
-  { title: "LaunchMetadataUpload" },
-);
-
-export const ConfirmRequestSchema = t.Object(
-  {
-    intent: t.String(),
-    signature: t.String({ description: "signature of the create transaction" }),
-  },
-  { title: "LaunchConfirmRequest" },
-);
-
-export const ConfirmPendingSchema = t.Object(
-  { status: t.Literal("pending"), intent: t.String(), signature: t.String() },
-  { title: "LaunchPending" },
-);
-
-export const ConfirmDoneSchema = t.Union(
-  [
-    t.Object({ status: t.Literal("confirmed"), intent: t.String(), signature: t.String(), token: TokenDetailSchema }),
-    t.Object({ status: t.Literal("failed"), intent: t.String(), signature: t.String(), error: t.String() }),
-  ],
-  { title: "LaunchConfirmResult" },
-);
-
 /** Elysia hands multipart fields over as strings and File objects; anything else is a bad request. */
 async function bytesOf(value: unknown): Promise<Uint8Array | null> {
   if (value instanceof Blob) return new Uint8Array(await value.arrayBuffer());
   return null;
 }
+
+/** The metadata step's multipart parts, checked by hand: a wrong image must answer 413/415, not a generic 400. */
+async function metadataRequest(body: unknown, request: Request): Promise<MetadataRequest> {
+  const b = (body ?? {}) as Record<string, unknown>;
+  const image = await bytesOf(b.image);
+  const thumbnail = b.thumbnail === undefined || b.thumbnail === "" ? null : await bytesOf(b.thumbnail);
+  if (typeof b.intent !== "string" || typeof b.signature !== "string" || !image) {
+    throw new AppError("LAUNCH_INPUT_INVALID", "Send multipart parts intent, signature and image.");
+  }
+  if (b.thumbnail !== undefined && b.thumbnail !== "" && !thumbnail)
+    throw new AppError("LAUNCH_INPUT_INVALID", "The thumbnail part must be a file.");
+  const ip = requestMeta(request)?.ip;
+  return {
+    intent: b.intent,
+    signature: b.signature,
+    image,
+    thumbnail,
+    clientKey: ip ? limitKeyOf(ip) : undefined,
+  };
+}
+
+/** A fresh object per app: the OpenAPI plugin may annotate what it is given. */
+const rpcProxyDocs = () => ({
+  ...detail(
+    "JSON-RPC proxy for the launch page",
+    "Forwards the few chain methods the launch page uses (getGenesisHash, getBalance, getSignatureStatuses, " +
+      "sendTransaction, simulateTransaction), with only the parameters the page sends. This site's pages only (403 " +
+      "otherwise). Sends or simulates only the create or first buy of a launch prepared here, paid by its wallet, " +
+      "within its window. 120 a minute per IP. 502 when the provider fails.",
+  ),
+  responses: {
+    200: { description: "the provider's JSON-RPC answer (result or error)" },
+    400: {
+      description:
+        "not an allowed method or parameter shape, or not the create/first buy of an open launch of this site",
+    },
+    403: { description: "request from another site" },
+    429: { description: "rate limited" },
+    502: { description: "the provider failed" },
+  },
+});
 
 export function launchRoutes(ctx: AppContext) {
   return new Elysia({ name: "launches" })
@@ -136,22 +109,7 @@ export function launchRoutes(ctx: AppContext) {
       "/api/launch/metadata",
       async ({ body, set, request }) => {
         set.headers["cache-control"] = CACHE.private;
-        const b = (body ?? {}) as Record<string, unknown>;
-        const image = await bytesOf(b.image);
-        const thumbnail = b.thumbnail === undefined || b.thumbnail === "" ? null : await bytesOf(b.thumbnail);
-        if (typeof b.intent !== "string" || typeof b.signature !== "string" || !image) {
-          throw badRequest("Send multipart parts intent, signature and image.");
-        }
-        if (b.thumbnail !== undefined && b.thumbnail !== "" && !thumbnail)
-          throw badRequest("The thumbnail part must be a file.");
-        const ip = requestMeta(request)?.ip;
-        return uploadMetadata(ctx, {
-          intent: b.intent,
-          signature: b.signature,
-          image,
-          thumbnail,
-          clientKey: ip ? limitKeyOf(ip) : undefined,
-        });
+        return uploadMetadata(ctx, await metadataRequest(body, request));
       },
       {
         // Parsed but not validated by schema: a wrong image must answer 413/415, not a generic 400.
@@ -196,33 +154,15 @@ export function launchRoutes(ctx: AppContext) {
       },
       {
         parse: "application/json",
-        detail: {
-          ...detail(
-            "JSON-RPC proxy for the launch page",
-            "Forwards the few chain methods the launch page uses (getGenesisHash, getBalance, getSignatureStatuses, " +
-              "sendTransaction, simulateTransaction), with only the parameters the page sends. This site's pages only (403 " +
-              "otherwise). Sends or simulates only the create or first buy of a launch prepared here, paid by its wallet, " +
-              "within its window. 120 a minute per IP. 502 when the provider fails.",
-          ),
-          responses: {
-            200: { description: "the provider's JSON-RPC answer (result or error)" },
-            400: {
-              description:
-                "not an allowed method or parameter shape, or not the create/first buy of an open launch of this site",
-            },
-            403: { description: "request from another site" },
-            429: { description: "rate limited" },
-            502: { description: "the provider failed" },
-          },
-        },
+        detail: rpcProxyDocs(),
       },
     )
     .get(
       `${LOCAL_OBJECTS_PATH}/:cid`,
       ({ params, set }) => {
-        if (!/^[0-9a-f]{64}$/.test(params.cid)) throw badRequest("Not an object address.");
+        if (!/^[0-9a-f]{64}$/.test(params.cid)) throw new AppError("LAUNCH_INPUT_INVALID", "Not an object address.");
         const object = readLocalObject(ctx.db, params.cid);
-        if (!object) throw notFound("No such object.");
+        if (!object) throw new AppError("LAUNCH_OBJECT_NOT_FOUND", "No such object.");
         // Content-addressed: the bytes under a name never change.
         const headers = {
           "content-type": object.contentType,

@@ -8,9 +8,9 @@
 import { PublicKey, type VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { AppContext } from "../context";
-import { badRequest } from "../http/errors";
+import { AppError } from "../lib/errors";
 import { decodeEvent } from "../chain/localnet/program";
-import { intentsWhere, type Intent } from "./intents";
+import { intentForMint, type Intent } from "./intents";
 import { LANDING_GRACE_MS } from "./service";
 
 const COMMITMENTS = new Set(["processed", "confirmed", "finalized"]);
@@ -19,7 +19,8 @@ const MAX_SIGNATURES = 10;
 /** The embedded local chain's airdrop the page asks for a test wallet (public/src/pages/launch.ts). */
 const MAX_AIRDROP_LAMPORTS = 10_000_000_000;
 
-const refuse = (what: string) => badRequest(`The JSON-RPC params are not valid: ${what}.`);
+const invalid = (message: string) => new AppError("RPC_REQUEST_INVALID", message);
+const refuse = (what: string) => invalid(`The JSON-RPC params are not valid: ${what}.`);
 
 function isAddressText(value: unknown): value is string {
   if (typeof value !== "string" || value.length < 32 || value.length > 44) return false;
@@ -117,7 +118,7 @@ export function checkedParams(method: string, raw: unknown[] | undefined): unkno
         throw refuse("not an airdrop amount");
       return [params[0], params[1]];
     default:
-      throw badRequest("That JSON-RPC method is not available here.");
+      throw invalid("That JSON-RPC method is not available here.");
   }
 }
 
@@ -187,14 +188,14 @@ export function checkLaunchTransaction(
   program: { kind: "pump" | "local"; programId: string },
 ): Intent {
   const ops = launchOpsOf(tx, program);
-  if (ops.length === 0) throw badRequest("Only launch transactions can be sent or simulated here.");
+  if (ops.length === 0) throw invalid("Only launch transactions can be sent or simulated here.");
   const notOurs = () =>
-    badRequest("Only the create and first buy of a launch prepared on this site, within its window, can be sent here.");
+    invalid("Only the create and first buy of a launch prepared on this site, within its window, can be sent here.");
   if (ops.some((op) => op.kind === "other" || op.mint === null)) throw notOurs();
   const mints = new Set(ops.map((op) => op.mint!));
   if (mints.size !== 1) throw notOurs();
   const [mint] = [...mints];
-  const intent = intentsWhere(ctx.db, "mint = ?", mint!)[0];
+  const intent = intentForMint(ctx.db, mint!);
   if (!intent) throw notOurs();
   // The deployer pays for its own launch: nobody else's transaction rides on the intent.
   if (tx.message.staticAccountKeys[0]?.toBase58() !== intent.wallet) throw notOurs();

@@ -7,7 +7,7 @@
 import { VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { AppContext } from "../context";
-import { badGateway, badRequest, forbidden, unavailable } from "../http/errors";
+import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 import { checkedParams, checkLaunchTransaction } from "./rpc-guard";
 
@@ -48,18 +48,22 @@ export function upstreamUrl(ctx: AppContext): string {
 export function checkOrigin(ctx: AppContext, request: Request): void {
   const origin = request.headers.get("origin");
   const own = new URL(ctx.config.publicUrl).origin;
-  if (origin === null || origin !== own) throw forbidden("Requests from another site are refused.");
+  if (origin === null || origin !== own)
+    throw new AppError("RPC_ORIGIN_REFUSED", "Requests from another site are refused.");
 }
 
+const invalid = (message: string) => new AppError("RPC_REQUEST_INVALID", message);
+const providerFailed = () => new AppError("RPC_PROVIDER_FAILED", "The chain provider failed; try again.");
+
 function parseRequest(body: unknown): JsonRpcRequest {
-  if (Array.isArray(body)) throw badRequest("Send one JSON-RPC request at a time.");
-  if (typeof body !== "object" || body === null) throw badRequest("The body must be a JSON-RPC request object.");
+  if (Array.isArray(body)) throw invalid("Send one JSON-RPC request at a time.");
+  if (typeof body !== "object" || body === null) throw invalid("The body must be a JSON-RPC request object.");
   const b = body as Record<string, unknown>;
-  if (b.jsonrpc !== "2.0" || typeof b.method !== "string") throw badRequest("The body must be a JSON-RPC 2.0 request.");
+  if (b.jsonrpc !== "2.0" || typeof b.method !== "string") throw invalid("The body must be a JSON-RPC 2.0 request.");
   const id = b.id ?? null;
   if (id !== null && typeof id !== "string" && typeof id !== "number")
-    throw badRequest("The JSON-RPC id must be a string or a number.");
-  if (b.params !== undefined && !Array.isArray(b.params)) throw badRequest("The JSON-RPC params must be an array.");
+    throw invalid("The JSON-RPC id must be a string or a number.");
+  if (b.params !== undefined && !Array.isArray(b.params)) throw invalid("The JSON-RPC params must be an array.");
   return { jsonrpc: "2.0", id, method: b.method, params: b.params as unknown[] | undefined };
 }
 
@@ -67,7 +71,7 @@ function decodeTransaction(params: unknown[] | undefined): VersionedTransaction 
   const encoded = params?.[0];
   const options = (params?.[1] ?? {}) as { encoding?: unknown };
   if (typeof encoded !== "string" || encoded.length > MAX_ENCODED_TX_CHARS)
-    throw badRequest("The transaction is missing or too large.");
+    throw invalid("The transaction is missing or too large.");
   const encoding = options && typeof options === "object" ? (options.encoding ?? "base58") : "base58";
   let bytes: Uint8Array;
   try {
@@ -76,7 +80,7 @@ function decodeTransaction(params: unknown[] | undefined): VersionedTransaction 
     else throw new Error("encoding");
     return VersionedTransaction.deserialize(bytes);
   } catch {
-    throw badRequest("The transaction could not be decoded.");
+    throw invalid("The transaction could not be decoded.");
   }
 }
 
@@ -101,14 +105,14 @@ export async function proxyRpc(ctx: AppContext, request: Request, body: unknown)
     LOCAL_CHAIN_ONLY_METHODS.has(rpc.method) &&
     ctx.config.chain === "local" &&
     ctx.chain?.launchProgram.kind === "local";
-  if (!ALLOWED_METHODS.has(rpc.method) && !localOnly) throw badRequest("That JSON-RPC method is not available here.");
+  if (!ALLOWED_METHODS.has(rpc.method) && !localOnly) throw invalid("That JSON-RPC method is not available here.");
   rpc.params = checkedParams(rpc.method, rpc.params);
   if (TRANSACTION_METHODS.has(rpc.method)) {
-    if (!ctx.chain) throw unavailable("Launches are not available on this deployment.");
+    if (!ctx.chain) throw new AppError("LAUNCHES_DISABLED", "Launches are not available on this deployment.");
     const tx = decodeTransaction(rpc.params);
     const program = ctx.chain.launchProgram;
     if (!callsLaunchProgram(tx, program.programId, program.kind)) {
-      throw badRequest("Only launch transactions can be sent or simulated here.");
+      throw invalid("Only launch transactions can be sent or simulated here.");
     }
     checkLaunchTransaction(ctx, tx, program);
   }
@@ -124,20 +128,19 @@ export async function proxyRpc(ctx: AppContext, request: Request, body: unknown)
   } catch (error) {
     // Never the URL: it may carry the provider's key.
     log.warn("rpc proxy: provider unreachable", { method: rpc.method, reason: (error as Error)?.name ?? "error" });
-    throw badGateway("The chain provider failed; try again.");
+    throw providerFailed();
   }
   if (!response.ok) {
     log.warn("rpc proxy: provider error", { method: rpc.method, status: response.status });
-    throw badGateway("The chain provider failed; try again.");
+    throw providerFailed();
   }
   let answer: unknown;
   try {
     answer = await response.json();
   } catch {
-    throw badGateway("The chain provider failed; try again.");
+    throw providerFailed();
   }
-  if (typeof answer !== "object" || answer === null || Array.isArray(answer))
-    throw badGateway("The chain provider failed; try again.");
+  if (typeof answer !== "object" || answer === null || Array.isArray(answer)) throw providerFailed();
   // Only the JSON-RPC fields go back: a provider may add fields naming itself.
   const a = answer as Record<string, unknown>;
   return "error" in a

@@ -5,9 +5,10 @@
  */
 import { createHash } from "node:crypto";
 import bs58 from "bs58";
+import type { VerifiedCreate } from "../chain/ports";
 import type { ChainServices } from "../chain/services";
 import type { AppContext } from "../context";
-import { badGateway, badRequest, conflict, gone, HttpError, notFound, unauthorized, unavailable } from "../http/errors";
+import { AppError, isAppError } from "../lib/errors";
 import { log } from "../lib/log";
 import { recordConfirmedLaunch } from "../tokens";
 import { tokenDetail, type TokenDetail } from "../tokens";
@@ -16,9 +17,10 @@ import { buildUnsignedLaunch } from "./create-tx";
 import { checkDraft, isWalletAddress, toStoredDraft, type Draft, type DraftInput } from "./draft";
 import { resolveLaunchHandles } from "./handle-resolver";
 import type { IdpProfile } from "../identity";
-import { checkImage, CONTENT_TYPES, makePreview } from "./image";
+import { CONTENT_TYPES, checkImage, type ImageType, makePreview } from "./image";
 import { dropPreview, getIntent, insertIntent, loadPreview, savePreview, transition, type Intent } from "./intents";
 import { launchMessage, verifyWalletSignature } from "./message";
+import type { ConfirmDone, ConfirmPending, IntentResponse, MetadataResponse } from "./schemas";
 import { objectStoreFor } from "./storage";
 import { publishLaunchObjects, refundOnFailure, releaseUploadBytes, reserveUploadBytes } from "./uploads";
 
@@ -33,14 +35,19 @@ export const LANDING_GRACE_MS = 5 * 60_000;
 /** The launch program's uri limit (PUMP.md §2). */
 export const URI_MAX_CHARS = 200;
 
+const invalid = (message: string) => new AppError("LAUNCH_INPUT_INVALID", message);
+const stepConflict = (message: string) => new AppError("LAUNCH_STEP_CONFLICT", message);
+const windowExpired = () =>
+  new AppError("LAUNCH_WINDOW_EXPIRED", "The signing window has expired; prepare the launch again.");
+
 function requireChain(ctx: AppContext): ChainServices {
-  if (!ctx.chain) throw unavailable("Launches are not available on this deployment.");
+  if (!ctx.chain) throw new AppError("LAUNCHES_DISABLED", "Launches are not available on this deployment.");
   return ctx.chain;
 }
 
 function requireOpen(ctx: AppContext): ChainServices {
   const chain = requireChain(ctx);
-  if (getLaunchesPaused(ctx.db)) throw unavailable("Launches are paused; try again later.");
+  if (getLaunchesPaused(ctx.db)) throw new AppError("LAUNCHES_PAUSED", "Launches are paused; try again later.");
   return chain;
 }
 
@@ -75,24 +82,16 @@ export interface IntentRequest {
   digest: string;
 }
 
-export interface IntentResponse {
-  intent: string;
-  mint: string;
-  wallet: string;
-  creator: string;
-  platformBps: number;
-  message: string;
-  expiresAt: string;
-}
+export type { IntentResponse, MetadataResponse };
 
 export async function prepareLaunch(ctx: AppContext, req: IntentRequest): Promise<IntentResponse> {
   const chain = requireOpen(ctx);
-  if (!isWalletAddress(req.wallet)) throw badRequest("The wallet is not a wallet address.");
+  if (!isWalletAddress(req.wallet)) throw invalid("The wallet is not a wallet address.");
   // The page generates the mint keypair; it signs the create, so it is a point on the curve too.
-  if (!isWalletAddress(req.mint)) throw badRequest("The mint is not a usable token address.");
-  if (req.mint === req.wallet) throw badRequest("The mint and the wallet must differ.");
+  if (!isWalletAddress(req.mint)) throw invalid("The mint is not a usable token address.");
+  if (req.mint === req.wallet) throw invalid("The mint and the wallet must differ.");
   const digest = req.digest.toLowerCase();
-  if (!/^[0-9a-f]{64}$/.test(digest)) throw badRequest("The digest must be the image's SHA-256 in hex.");
+  if (!/^[0-9a-f]{64}$/.test(digest)) throw invalid("The digest must be the image's SHA-256 in hex.");
   const checked = checkDraft(req.draft, ctx.config);
   // With IDP_APP_BEARER: X says which id holds each handle now (400 for one that does not exist).
   const draft = pinnedDraft(
@@ -106,9 +105,10 @@ export async function prepareLaunch(ctx: AppContext, req: IntentRequest): Promis
   // An address already on chain can never be created again; say so now rather than at confirm.
   try {
     const existing = await withTimeout(chain.reader.getAccounts([req.mint]), MINT_CHECK_WAIT_MS);
-    if (existing?.get(req.mint)) throw conflict("That token address is already used; generate a new one.");
+    if (existing?.get(req.mint))
+      throw new AppError("LAUNCH_MINT_USED", "That token address is already used; generate a new one.");
   } catch (error) {
-    if (error instanceof HttpError) throw error;
+    if (isAppError(error)) throw error;
     log.warn("launch: mint check skipped, chain unavailable", { error });
   }
 
@@ -152,35 +152,23 @@ export interface MetadataRequest {
   clientKey?: string;
 }
 
-export interface MetadataResponse {
-  intent: string;
-  mint: string;
-  creator: string;
-  metadataUri: string;
-  imageUri: string;
-  /** base64 unsigned transactions, to be signed by the wallet (and the mint key) and sent in order */
-  transactions: string[];
-  lastValidBlockHeight: string;
-  expiresAt: string;
-}
-
 function loadOpenIntent(ctx: AppContext, id: string): Intent {
   const intent = getIntent(ctx.db, id);
-  if (!intent) throw notFound("No such launch intent; prepare the launch again.");
+  if (!intent) throw new AppError("LAUNCH_INTENT_NOT_FOUND", "No such launch intent; prepare the launch again.");
   return intent;
 }
 
 export async function uploadMetadata(ctx: AppContext, req: MetadataRequest): Promise<MetadataResponse> {
   const chain = requireOpen(ctx);
   const intent = loadOpenIntent(ctx, req.intent);
-  if (intent.status === "expired") throw gone("The signing window has expired; prepare the launch again.");
+  if (intent.status === "expired") throw windowExpired();
   // After a create that failed on chain the mint is still free, so a new transaction may be had.
   if (intent.status !== "prepared" && intent.status !== "metadata" && intent.status !== "failed") {
-    throw conflict("This launch is past the metadata step.");
+    throw stepConflict("This launch is past the metadata step.");
   }
-  if (ctx.now() > intent.expiresAtMs) throw gone("The signing window has expired; prepare the launch again.");
+  if (ctx.now() > intent.expiresAtMs) throw windowExpired();
   if (!verifyWalletSignature(intent.wallet, messageFor(ctx, intent), req.signature)) {
-    throw unauthorized("The message signature does not match the wallet.");
+    throw new AppError("LAUNCH_SIGNATURE_MISMATCH", "The message signature does not match the wallet.");
   }
 
   const maxBytes = ctx.config.maxImageBytes;
@@ -189,43 +177,14 @@ export async function uploadMetadata(ctx: AppContext, req: MetadataRequest): Pro
   // signed image, so it cannot show something the wallet did not sign.
   if (req.thumbnail) checkImage(req.thumbnail, maxBytes);
   const digest = createHash("sha256").update(req.image).digest("hex");
-  if (digest !== intent.digest) throw badRequest("The image is not the one named when the launch was prepared.");
+  if (digest !== intent.digest) throw invalid("The image is not the one named when the launch was prepared.");
   const preview = await makePreview(req.image, type);
 
-  let metadataUri = intent.metadataUri;
-  let imageUri = intent.imageUri;
   // A repeated upload (a lost answer, a stale blockhash) reuses what was pinned: same address, new transaction.
-  if (!metadataUri || !imageUri) {
-    const clientKey = req.clientKey ?? "unknown";
-    const reservedBytes = req.image.length + UPLOAD_METADATA_ALLOWANCE_BYTES;
-    reserveUploadBytes(ctx.db, clientKey, reservedBytes, ctx.config.uploadBytesPerIpDay, ctx.now());
-    const store = refundOnFailure(objectStoreFor(ctx.config, ctx.db, ctx.now, intent.id), () =>
-      releaseUploadBytes(ctx.db, clientKey, reservedBytes, ctx.now()),
-    );
-    const draft = intent.draft;
-    imageUri = (await store.putFile(req.image, CONTENT_TYPES[type], `${intent.mint}.${type}`)).uri;
-    const metadata = {
-      name: draft.name,
-      symbol: draft.symbol,
-      description: draft.description,
-      image: imageUri,
-      showName: true,
-      createdOn: new URL(ctx.config.publicUrl).origin,
-      ...(draft.website ? { website: draft.website } : {}),
-      ...(draft.twitter ? { twitter: draft.twitter } : {}),
-      ...(draft.telegram ? { telegram: draft.telegram } : {}),
-      extensions: {
-        split: draft.recipients.map((r) => ({ handle: r.handle, bps: r.bps })),
-        platformBps: draft.platformBps,
-        creator: intent.creator,
-      },
-    };
-    metadataUri = (await store.putJson(metadata, `${intent.mint}.json`)).uri;
-    if ([...metadataUri].length > URI_MAX_CHARS) {
-      log.error("launch: metadata address longer than the launch program allows", { length: metadataUri.length });
-      throw unavailable("Launch metadata cannot be stored on this deployment.");
-    }
-  }
+  const { metadataUri, imageUri } =
+    intent.metadataUri && intent.imageUri
+      ? { metadataUri: intent.metadataUri, imageUri: intent.imageUri }
+      : await storeLaunchObjects(ctx, intent, req, type);
 
   const unsigned = await buildUnsignedLaunch(chain, {
     mint: intent.mint,
@@ -238,7 +197,7 @@ export async function uploadMetadata(ctx: AppContext, req: MetadataRequest): Pro
   });
   savePreview(ctx.db, intent.id, preview, ctx.now());
   if (!transition(ctx.db, intent.id, ["prepared", "metadata", "failed"], "metadata", { metadataUri, imageUri })) {
-    throw conflict("This launch is past the metadata step.");
+    throw stepConflict("This launch is past the metadata step.");
   }
   return {
     intent: intent.id,
@@ -252,12 +211,52 @@ export async function uploadMetadata(ctx: AppContext, req: MetadataRequest): Pro
   };
 }
 
+/** Stores the image and the metadata JSON, counted against the client's daily allowance. */
+async function storeLaunchObjects(
+  ctx: AppContext,
+  intent: Intent,
+  req: MetadataRequest,
+  type: ImageType,
+): Promise<{ metadataUri: string; imageUri: string }> {
+  const clientKey = req.clientKey ?? "unknown";
+  const reservedBytes = req.image.length + UPLOAD_METADATA_ALLOWANCE_BYTES;
+  reserveUploadBytes(ctx.db, clientKey, reservedBytes, ctx.config.uploadBytesPerIpDay, ctx.now());
+  const store = refundOnFailure(objectStoreFor(ctx.config, ctx.db, ctx.now, intent.id), () =>
+    releaseUploadBytes(ctx.db, clientKey, reservedBytes, ctx.now()),
+  );
+  const imageUri = (await store.putFile(req.image, CONTENT_TYPES[type], `${intent.mint}.${type}`)).uri;
+  const metadataUri = (await store.putJson(launchMetadata(ctx, intent, imageUri), `${intent.mint}.json`)).uri;
+  if ([...metadataUri].length > URI_MAX_CHARS) {
+    log.error("launch: metadata address longer than the launch program allows", { length: metadataUri.length });
+    throw new AppError("LAUNCH_METADATA_UNSTORABLE", "Launch metadata cannot be stored on this deployment.");
+  }
+  return { metadataUri, imageUri };
+}
+
+/** The metadata JSON wallets and explorers read; the split rides under `extensions`. */
+function launchMetadata(ctx: AppContext, intent: Intent, imageUri: string) {
+  const draft = intent.draft;
+  return {
+    name: draft.name,
+    symbol: draft.symbol,
+    description: draft.description,
+    image: imageUri,
+    showName: true,
+    createdOn: new URL(ctx.config.publicUrl).origin,
+    ...(draft.website ? { website: draft.website } : {}),
+    ...(draft.twitter ? { twitter: draft.twitter } : {}),
+    ...(draft.telegram ? { telegram: draft.telegram } : {}),
+    extensions: {
+      split: draft.recipients.map((r) => ({ handle: r.handle, bps: r.bps })),
+      platformBps: draft.platformBps,
+      creator: intent.creator,
+    },
+  };
+}
+
 // ---------------------------------------------------------------- confirm
 
-export type ConfirmOutcome =
-  | { httpStatus: 202; body: { status: "pending"; intent: string; signature: string } }
-  | { httpStatus: 200; body: { status: "failed"; intent: string; signature: string; error: string } }
-  | { httpStatus: 200; body: { status: "confirmed"; intent: string; signature: string; token: TokenDetail } };
+export type ConfirmOutcome = { httpStatus: 202; body: ConfirmPending } | { httpStatus: 200; body: ConfirmDone };
 
 export function isTransactionSignature(value: unknown): value is string {
   if (typeof value !== "string" || !/^[1-9A-HJ-NP-Za-km-z]{64,90}$/.test(value)) return false;
@@ -272,16 +271,16 @@ export async function confirmLaunch(
   ctx: AppContext,
   req: { intent: string; signature: string },
 ): Promise<ConfirmOutcome> {
-  if (!isTransactionSignature(req.signature)) throw badRequest("The signature is not a transaction signature.");
+  if (!isTransactionSignature(req.signature)) throw invalid("The signature is not a transaction signature.");
   const intent = loadOpenIntent(ctx, req.intent);
   const signature = req.signature;
   switch (intent.status) {
     case "prepared":
-      throw conflict("Upload the image and metadata before confirming.");
+      throw stepConflict("Upload the image and metadata before confirming.");
     case "expired":
-      throw gone("The signing window has expired; prepare the launch again.");
+      throw windowExpired();
     case "confirmed":
-      if (intent.signature !== signature) throw conflict("This launch was confirmed with another transaction.");
+      if (intent.signature !== signature) throw stepConflict("This launch was confirmed with another transaction.");
       return confirmed(ctx, intent, signature);
     case "failed":
       if (intent.signature === signature) {
@@ -291,17 +290,23 @@ export async function confirmLaunch(
         };
       }
       // A new attempt after a failed transaction is allowed while its transaction could still land.
-      if (ctx.now() > intent.expiresAtMs + LANDING_GRACE_MS)
-        throw gone("The signing window has expired; prepare the launch again.");
+      if (ctx.now() > intent.expiresAtMs + LANDING_GRACE_MS) throw windowExpired();
       break;
     case "metadata":
       break;
   }
   const result = await settleIntent(ctx, requireChain(ctx), intent, signature);
   if (result.kind === "not_found" && ctx.now() > intent.expiresAtMs + LANDING_GRACE_MS) {
-    throw gone("The signing window has expired and the transaction was not found; prepare the launch again.");
+    throw new AppError(
+      "LAUNCH_WINDOW_EXPIRED",
+      "The signing window has expired and the transaction was not found; prepare the launch again.",
+    );
   }
-  if (result.kind === "rejected") throw badRequest(`That transaction does not create this launch: ${result.reason}.`);
+  if (result.kind === "rejected")
+    throw new AppError(
+      "LAUNCH_TRANSACTION_REJECTED",
+      `That transaction does not create this launch: ${result.reason}.`,
+    );
   if (result.kind === "failed") {
     return { httpStatus: 200, body: { status: "failed", intent: intent.id, signature, error: result.error } };
   }
@@ -334,13 +339,9 @@ export async function settleIntent(
   intent: Intent,
   signature: string,
 ): Promise<SettleResult> {
-  let status;
-  try {
-    status = (await chain.reader.getSignatureStatuses([signature], true)).get(signature) ?? null;
-  } catch (error) {
-    log.warn("launch: signature status read failed", { error });
-    throw badGateway("The chain could not be reached; try again.");
-  }
+  const status = await readOnChain("signature status", () =>
+    chain.reader.getSignatureStatuses([signature], true).then((s) => s.get(signature) ?? null),
+  );
   if (!status) {
     remember(ctx, intent, signature);
     return { kind: "not_found" };
@@ -349,13 +350,7 @@ export async function settleIntent(
     remember(ctx, intent, signature);
     return { kind: "pending" };
   }
-  let tx;
-  try {
-    tx = await chain.reader.getTransaction(signature);
-  } catch (error) {
-    log.warn("launch: transaction read failed", { error });
-    throw badGateway("The chain could not be reached; try again.");
-  }
+  const tx = await readOnChain("transaction", () => chain.reader.getTransaction(signature));
   if (!tx) {
     remember(ctx, intent, signature);
     return { kind: "pending" };
@@ -374,9 +369,29 @@ export async function settleIntent(
     uri: intent.metadataUri,
   });
   if (!verdict.ok) return { kind: "rejected", reason: verdict.reason };
-  const create = verdict.create;
-  if (create.deployer !== intent.wallet) return { kind: "rejected", reason: "another wallet paid for it" };
+  if (verdict.create.deployer !== intent.wallet) return { kind: "rejected", reason: "another wallet paid for it" };
+  recordLaunch(ctx, chain, { ...intent, metadataUri: intent.metadataUri }, signature, verdict.create);
+  return { kind: "confirmed" };
+}
 
+/** One read of the chain for settling; a failure is the caller's 502 (the page tries again). */
+async function readOnChain<T>(what: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    log.warn(`launch: ${what} read failed`, { error });
+    throw new AppError("LAUNCH_CHAIN_UNREACHABLE", "The chain could not be reached; try again.", {}, { cause: error });
+  }
+}
+
+/** The verified create landed: the token is recorded and the intent, its objects and its preview are done. */
+function recordLaunch(
+  ctx: AppContext,
+  chain: ChainServices,
+  intent: Intent & { metadataUri: string },
+  signature: string,
+  create: VerifiedCreate,
+): void {
   const draft = intent.draft;
   const preview = loadPreview(ctx.db, intent.id);
   recordConfirmedLaunch(
@@ -407,7 +422,6 @@ export async function settleIntent(
   transition(ctx.db, intent.id, ["metadata", "failed", "expired"], "confirmed", { signature, error: null });
   publishLaunchObjects(ctx.db, [intent.imageUri, intent.metadataUri]);
   dropPreview(ctx.db, intent.id);
-  return { kind: "confirmed" };
 }
 
 /** The job finishes launches whose page stopped polling, so the last signature given is kept. */

@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import type { Db } from "../../db/client";
 import type { Config } from "../config";
-import { badGateway } from "../http/errors";
+import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 
 export interface StoredObject {
@@ -23,7 +23,7 @@ export interface ObjectStore {
 export const PIN_TIMEOUT_MS = 20_000;
 export const LOCAL_OBJECTS_PATH = "/api/launch/objects";
 
-const ipfsDown = () => badGateway("The IPFS upload failed; try again in a moment.");
+const ipfsDown = () => new AppError("LAUNCH_UPLOAD_FAILED", "The IPFS upload failed; try again in a moment.");
 
 export class PinataStore implements ObjectStore {
   readonly kind = "ipfs" as const;
@@ -101,7 +101,7 @@ export class LocalStore implements ObjectStore {
     const cid = createHash("sha256").update(bytes).digest("hex");
     // A pending object named again belongs to the newest launch naming it, so it outlives the old one.
     this.db.$client
-      .query(
+      .query<never, [string, string, Uint8Array, number, number, string | null]>(
         `INSERT INTO local_objects (cid, content_type, body, created_at_ms, pending, intent_id) VALUES (?, ?, ?, ?, ?, ?)
            ON CONFLICT (cid) DO UPDATE SET intent_id = excluded.intent_id WHERE local_objects.pending = 1 AND excluded.pending = 1`,
       )
@@ -119,8 +119,9 @@ export function objectStoreFor(config: Config, db: Db, now: () => number, intent
 export function readLocalObject(db: Db, cid: string): { contentType: string; body: Uint8Array } | null {
   if (!/^[0-9a-f]{64}$/.test(cid)) return null;
   // Pending objects belong to a launch not confirmed yet: not served.
-  const row = db.$client
-    .query("SELECT content_type AS contentType, body FROM local_objects WHERE cid = ? AND pending = 0")
-    .get(cid) as { contentType: string; body: Uint8Array } | null;
-  return row;
+  return db.$client
+    .query<{ contentType: string; body: Uint8Array }, [string]>(
+      "SELECT content_type AS contentType, body FROM local_objects WHERE cid = ? AND pending = 0",
+    )
+    .get(cid);
 }

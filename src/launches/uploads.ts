@@ -7,6 +7,7 @@
 import type { Db } from "../../db/client";
 import { HttpError } from "../http/errors";
 import { immediate } from "../../db/transaction";
+import { AppError } from "../lib/errors";
 import type { ObjectStore } from "./storage";
 
 const DAY_MS = 86_400_000;
@@ -26,24 +27,27 @@ export function reserveUploadBytes(db: Db, clientKey: string, bytes: number, lim
   const day = Math.floor(nowMs / DAY_MS);
   const allowed = immediate(db, () => {
     const row = db.$client
-      .query("SELECT bytes FROM upload_usage WHERE client_key = ? AND day = ?")
-      .get(clientKey, day) as { bytes: number | bigint } | null;
+      .query<{ bytes: number | bigint }, [string, number]>(
+        "SELECT bytes FROM upload_usage WHERE client_key = ? AND day = ?",
+      )
+      .get(clientKey, day);
     const used = Number(row?.bytes ?? 0);
     if (used + bytes > limitBytes) return false;
     db.$client
-      .query(
+      .query<never, [string, number, number]>(
         "INSERT INTO upload_usage (client_key, day, bytes) VALUES (?1, ?2, ?3) ON CONFLICT (client_key, day) DO UPDATE SET bytes = bytes + ?3",
       )
       .run(clientKey, day, bytes);
     // Yesterday's counts and older are of no use: the table stays one row per active client.
-    db.$client.query("DELETE FROM upload_usage WHERE day < ?").run(day - 1);
+    db.$client.query<never, [number]>("DELETE FROM upload_usage WHERE day < ?").run(day - 1);
     return true;
   });
   if (!allowed) {
-    const retryAfterSec = Math.max(1, Math.ceil(((day + 1) * DAY_MS - nowMs) / 1000));
-    throw new HttpError(429, "The upload allowance of your address for today is used up; try again tomorrow.", {
-      "retry-after": String(retryAfterSec),
-    });
+    throw new AppError(
+      "LAUNCH_UPLOAD_ALLOWANCE_USED",
+      "The upload allowance of your address for today is used up; try again tomorrow.",
+      { retryAfterSeconds: ((day + 1) * DAY_MS - nowMs) / 1000 },
+    );
   }
 }
 
@@ -51,7 +55,9 @@ export function reserveUploadBytes(db: Db, clientKey: string, bytes: number, lim
 export function releaseUploadBytes(db: Db, clientKey: string, bytes: number, nowMs: number): void {
   const day = Math.floor(nowMs / DAY_MS);
   db.$client
-    .query("UPDATE upload_usage SET bytes = MAX(0, bytes - ?) WHERE client_key = ? AND day = ?")
+    .query<never, [number, string, number]>(
+      "UPDATE upload_usage SET bytes = MAX(0, bytes - ?) WHERE client_key = ? AND day = ?",
+    )
     .run(bytes, clientKey, day);
 }
 
@@ -78,7 +84,9 @@ export function refundOnFailure(store: ObjectStore, refund: () => void): ObjectS
 
 /** The launch was confirmed: its stored image and metadata are served from now on. */
 export function publishLaunchObjects(db: Db, uris: readonly (string | null)[]): void {
-  const publish = db.$client.query("UPDATE local_objects SET pending = 0 WHERE cid = ? AND pending = 1");
+  const publish = db.$client.query<never, [string]>(
+    "UPDATE local_objects SET pending = 0 WHERE cid = ? AND pending = 1",
+  );
   for (const uri of uris) {
     const cid = localCidOf(uri);
     if (cid) publish.run(cid);
@@ -93,7 +101,7 @@ export function publishLaunchObjects(db: Db, uris: readonly (string | null)[]): 
 export function deleteDeadLaunchObjects(db: Db, nowMs: number, landingGraceMs: number): number {
   const deadBefore = nowMs - landingGraceMs;
   return db.$client
-    .query(
+    .query<never, [number]>(
       `DELETE FROM local_objects
         WHERE pending = 1
           AND intent_id IN (SELECT id FROM launch_intents

@@ -10,7 +10,8 @@
 /**
  * Every code, with what it means to a caller. `kind` decides the HTTP status at the edge:
  * input → 400, auth → 401, forbidden → 403, missing → 404, conflict → 409, gone → 410,
- * tooLarge → 413, limited → 429, upstream → 502, unavailable → 503, internal → 500 (message hidden).
+ * tooLarge → 413, unsupported → 415, limited → 429, upstream → 502, unavailable → 503,
+ * internal → 500 (message hidden).
  * Append codes to the section of the feature that throws them.
  */
 export const ERROR_CODES = {
@@ -57,6 +58,31 @@ export const ERROR_CODES = {
   IDP_UNAVAILABLE: "upstream",
   IDP_GRANT_REFUSED: "input",
   // launches, tokens, market
+  LAUNCHES_DISABLED: "unavailable",
+  LAUNCHES_PAUSED: "unavailable",
+  LAUNCH_INPUT_INVALID: "input",
+  LAUNCH_TRANSACTION_REJECTED: "input",
+  LAUNCH_MINT_USED: "conflict",
+  LAUNCH_INTENT_NOT_FOUND: "missing",
+  LAUNCH_WINDOW_EXPIRED: "gone",
+  LAUNCH_STEP_CONFLICT: "conflict",
+  LAUNCH_SIGNATURE_MISMATCH: "auth",
+  LAUNCH_METADATA_UNSTORABLE: "unavailable",
+  LAUNCH_CHAIN_UNREACHABLE: "upstream",
+  LAUNCH_UPLOAD_FAILED: "upstream",
+  LAUNCH_UPLOAD_ALLOWANCE_USED: "limited",
+  LAUNCH_IMAGE_UNSUPPORTED: "unsupported",
+  LAUNCH_IMAGE_TOO_LARGE: "tooLarge",
+  LAUNCH_HANDLE_UNKNOWN: "input",
+  LAUNCH_HANDLES_UNAVAILABLE: "unavailable",
+  LAUNCH_OBJECT_NOT_FOUND: "missing",
+  RPC_REQUEST_INVALID: "input",
+  RPC_ORIGIN_REFUSED: "forbidden",
+  RPC_PROVIDER_FAILED: "upstream",
+  PLATFORM_TOKEN_INVALID: "input",
+  TOKEN_INPUT_INVALID: "input",
+  TOKEN_NOT_FOUND: "missing",
+  MARKET_UNAVAILABLE: "unavailable",
   // admin, webhooks, liabilities
   ADMIN_INPUT: "input",
   ADMIN_NOT_FOUND: "missing",
@@ -72,6 +98,7 @@ export type ErrorKind =
   | "conflict"
   | "gone"
   | "tooLarge"
+  | "unsupported"
   | "limited"
   | "upstream"
   | "unavailable"

@@ -3,22 +3,17 @@
  * like DexScreener's token endpoint (`GET /tokens/v1/{chain}/{comma-separated addresses}`, at most
  * 30 addresses a call, answering an array of pairs). Unknown values are null, never 0.
  */
+import { AppError } from "../lib/errors";
+import type { MarketFigures } from "../tokens";
 import { log } from "../lib/log";
 
-export interface MarketFigures {
-  marketCapUsd: number | null;
-  volume24hUsd: number | null;
-}
+export type { MarketFigures };
 
 export interface MarketData {
   /** most addresses one call may ask for */
   readonly batchSize: number;
   /** Figures for the mints the source knows; a mint it does not know is absent from the map. */
   fetchBatch(mints: readonly string[]): Promise<Map<string, MarketFigures>>;
-}
-
-export class MarketUnavailableError extends Error {
-  override readonly name = "MarketUnavailableError";
 }
 
 interface Pair {
@@ -81,14 +76,22 @@ export class DexScreenerMarket implements MarketData {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
-      throw new MarketUnavailableError(`market data unreachable (${(error as Error)?.name ?? "error"})`);
+      throw new AppError(
+        "MARKET_UNAVAILABLE",
+        `market data unreachable (${(error as Error)?.name ?? "error"})`,
+        {},
+        { cause: error },
+      );
     }
-    if (!response.ok) throw new MarketUnavailableError(`market data answered HTTP ${response.status}`);
+    if (!response.ok)
+      throw new AppError("MARKET_UNAVAILABLE", `market data answered HTTP ${response.status}`, {
+        status: response.status,
+      });
     let body: unknown;
     try {
       body = await response.json();
-    } catch {
-      throw new MarketUnavailableError("market data answered something that is not JSON");
+    } catch (error) {
+      throw new AppError("MARKET_UNAVAILABLE", "market data answered something that is not JSON", {}, { cause: error });
     }
     // The older `/latest/dex/tokens` shape wraps the same pairs in {pairs}.
     const pairs = Array.isArray(body)

@@ -7,7 +7,8 @@ import type { Db } from "../../db/client";
 import type { JobContext } from "../jobs";
 import { immediate } from "../../db/transaction";
 import { log } from "../lib/log";
-import type { MarketData } from "./adapter";
+import { storeMarketFigures, tokenMints } from "../tokens";
+import type { MarketData, MarketFigures } from "./adapter";
 
 export async function refreshMarket(
   db: Db,
@@ -15,16 +16,14 @@ export async function refreshMarket(
   job: Pick<JobContext, "signal" | "assertHeld">,
   nowMs: () => number,
 ): Promise<{ updated: number; failedBatches: number }> {
-  const mints = (db.$client.query("SELECT mint FROM tokens ORDER BY id").all() as { mint: string }[]).map(
-    (r) => r.mint,
-  );
+  const mints = tokenMints(db);
   let updated = 0;
   let failedBatches = 0;
   let lastError: unknown = null;
   for (let i = 0; i < mints.length; i += market.batchSize) {
     if (job.signal.aborted) break;
     const batch = mints.slice(i, i + market.batchSize);
-    let figures;
+    let figures: Map<string, MarketFigures>;
     try {
       figures = await market.fetchBatch(batch);
     } catch (error) {
@@ -36,14 +35,7 @@ export async function refreshMarket(
     const at = nowMs();
     immediate(db, () => {
       job.assertHeld();
-      const update = db.$client.query(
-        "UPDATE tokens SET market_cap_usd = ?, volume_24h_usd = ?, market_checked_at_ms = ? WHERE mint = ?",
-      );
-      for (const mint of batch) {
-        const f = figures.get(mint);
-        update.run(f?.marketCapUsd ?? null, f?.volume24hUsd ?? null, at, mint);
-        updated++;
-      }
+      updated += storeMarketFigures(db, batch, figures, at);
     });
   }
   if (failedBatches > 0) throw lastError instanceof Error ? lastError : new Error("market data failed");

@@ -4,6 +4,8 @@ export {
   getLaunchesPaused,
   getMinClaimLamports,
   getPlatformTokenMint,
+  NEXT_CREATOR_INDEX_KEY,
+  readSetting,
   PLATFORM_TOKEN_MINT_KEY,
   setAutopayMinLamports,
   setClaimsPaused,
@@ -11,4 +13,5 @@ export {
   setLaunchesPaused,
   setMinClaimLamports,
   settingsInForce,
+  writeSetting,
 } from "./service";

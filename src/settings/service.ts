@@ -15,19 +15,33 @@ export const SETTING_KEYS = {
 } as const;
 
 type SettingKey = (typeof SETTING_KEYS)[keyof typeof SETTING_KEYS];
+/** Every key this table holds: the admin settings, and those other features keep here. */
+type StoredKey =
+  | SettingKey
+  | typeof PLATFORM_TOKEN_MINT_KEY
+  | typeof LAST_RECONCILIATION_KEY
+  | typeof NEXT_CREATOR_INDEX_KEY;
 
 const I64_MAX = 9_223_372_036_854_775_807n;
 
-function read(db: Db, key: SettingKey): string | null {
-  const row = db.$client.query("SELECT value FROM settings WHERE key = ?").get(key) as { value: string } | null;
-  return row?.value ?? null;
+/** The stored text of `key`, or null when it was never set. */
+export function readSetting(db: Db, key: StoredKey): string | null {
+  return (
+    db.$client.query<{ value: string }, [StoredKey]>("SELECT value FROM settings WHERE key = ?").get(key)?.value ?? null
+  );
 }
 
-function write(db: Db, key: SettingKey, value: string): void {
+/** Stores `value` under `key`, in the caller's transaction when there is one. */
+export function writeSetting(db: Db, key: StoredKey, value: string): void {
   db.$client
-    .query("INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2")
+    .query<never, [StoredKey, string]>(
+      "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2",
+    )
     .run(key, value);
 }
+
+const read = readSetting;
+const write = writeSetting;
 
 function readLamports(db: Db, key: SettingKey, fallback: bigint): bigint {
   const raw = read(db, key);
@@ -90,26 +104,29 @@ export function settingsInForce(db: Db, config: Config): SettingsInForce {
 export const PLATFORM_TOKEN_MINT_KEY = "platform_token_mint";
 /** The last proof-of-reserves check of the sweep job, as JSON. */
 export const LAST_RECONCILIATION_KEY = "last_reconciliation";
+/** The launches' creator-index counter (src/launches/intents.ts). */
+export const NEXT_CREATOR_INDEX_KEY = "next_creator_index";
 
 export function getPlatformTokenMint(db: Db): string | null {
-  const row = db.$client.query("SELECT value FROM settings WHERE key = ?").get(PLATFORM_TOKEN_MINT_KEY) as {
-    value: string;
-  } | null;
-  return row?.value ?? null;
+  return readSetting(db, PLATFORM_TOKEN_MINT_KEY);
+}
+
+/** The JSON the sweep job stored, or null before its first check. */
+export function getLastReconciliationJson(db: Db): string | null {
+  return readSetting(db, LAST_RECONCILIATION_KEY);
 }
 
 export function setLastReconciliation(
   db: Db,
   value: { treasuryLamports: bigint; owedLamports: bigint; checkedAtMs: number },
 ): void {
-  db.$client
-    .query("INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2")
-    .run(
-      LAST_RECONCILIATION_KEY,
-      JSON.stringify({
-        treasuryLamports: value.treasuryLamports.toString(),
-        owedLamports: value.owedLamports.toString(),
-        checkedAtMs: value.checkedAtMs,
-      }),
-    );
+  writeSetting(
+    db,
+    LAST_RECONCILIATION_KEY,
+    JSON.stringify({
+      treasuryLamports: value.treasuryLamports.toString(),
+      owedLamports: value.owedLamports.toString(),
+      checkedAtMs: value.checkedAtMs,
+    }),
+  );
 }

@@ -6,17 +6,10 @@
 import type { Db } from "../../db/client";
 import type { FeeSharingReading } from "../chain/ports";
 import { log } from "../lib/log";
+import type { FeeSharingState } from "./schemas";
 
 /** The public `feeSharing` field of a token; null while the launch program pays the token's own creator key (or it was never read). */
-export interface FeeSharingState {
-  /** `distributing`: the service's share reaches the treasury through distribution; `stopped`: it cannot, see `reason` */
-  status: "distributing" | "stopped";
-  currentCreator: string;
-  isSharingConfig: boolean;
-  serviceShareBps: number;
-  reason: string | null;
-  since: string;
-}
+export type { FeeSharingState };
 
 /**
  * Stores what a reading said (call inside `immediate`). `undefined` means the adapter did not
@@ -31,13 +24,15 @@ export function recordFeeSharing(
   if (reading === undefined) return;
   const c = db.$client;
   if (reading === null) {
-    c.query("DELETE FROM token_fee_sharing WHERE token_id = ?").run(tokenId);
+    c.query<never, [number]>("DELETE FROM token_fee_sharing WHERE token_id = ?").run(tokenId);
     return;
   }
-  const before = c.query("SELECT blocked_reason AS reason FROM token_fee_sharing WHERE token_id = ?").get(tokenId) as {
-    reason: string | null;
-  } | null;
-  c.query(
+  const before = c
+    .query<{ reason: string | null }, [number]>(
+      "SELECT blocked_reason AS reason FROM token_fee_sharing WHERE token_id = ?",
+    )
+    .get(tokenId);
+  c.query<never, [number, string, number, number, string | null, number]>(
     `INSERT INTO token_fee_sharing (token_id, current_creator, is_sharing_config, service_share_bps, blocked_reason, detected_at_ms, checked_at_ms)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
      ON CONFLICT (token_id) DO UPDATE SET current_creator = ?2, is_sharing_config = ?3, service_share_bps = ?4,
@@ -93,14 +88,14 @@ export interface FeeSharingAdminItem extends FeeSharingState {
 /** Every token whose creator moved, newest detection first (admins). */
 export function listFeeSharing(db: Db, limit = 500): FeeSharingAdminItem[] {
   const rows = db.$client
-    .query(
+    .query<{ mint: string; symbol: string; checkedAtMs: number; json: string }, [number]>(
       `SELECT t.mint, t.symbol, f.checked_at_ms AS checkedAtMs,
               json_object('currentCreator', f.current_creator, 'isSharingConfig', f.is_sharing_config,
                 'serviceShareBps', f.service_share_bps, 'reason', f.blocked_reason, 'detectedAtMs', f.detected_at_ms) AS json
          FROM token_fee_sharing f JOIN tokens t ON t.id = f.token_id
         ORDER BY f.detected_at_ms DESC, f.token_id DESC LIMIT ?`,
     )
-    .all(limit) as { mint: string; symbol: string; checkedAtMs: number; json: string }[];
+    .all(limit);
   return rows.map((r) => ({
     mint: r.mint,
     symbol: r.symbol,

@@ -5,3 +5,12 @@ export { imageUrlOf, tokenDetail } from "./queries";
 export type { TokenDetail } from "./queries";
 export { storeVaultReadings, unsweptLamports } from "./readings";
 export { RoutingSchema, TokenDetailSchema } from "./schemas";
+export {
+  highestCreatorIndex,
+  isTokenMint,
+  markBonded,
+  storeMarketFigures,
+  tokenMints,
+  unbondedTokens,
+} from "./records";
+export type { MarketFigures } from "./records";

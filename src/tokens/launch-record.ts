@@ -43,6 +43,27 @@ export interface ConfirmedLaunch {
   imageSha256?: string | null;
 }
 
+/** The bound values of the token insert, in column order. */
+type TokenInsert = [
+  mint: string,
+  name: string,
+  symbol: string,
+  description: string,
+  website: string | null,
+  twitter: string | null,
+  telegram: string | null,
+  metadataUri: string,
+  imageUri: string | null,
+  creatorIndex: number,
+  creator: string,
+  creatorVault: string,
+  deployer: string,
+  launchSignature: string,
+  launchedAtMs: number,
+  platformBps: number,
+  vaultCheckedAtMs: number,
+];
+
 export const HANDLE_PATTERN = /^[A-Za-z0-9_]{1,15}$/;
 
 export function recordConfirmedLaunch(
@@ -50,24 +71,13 @@ export function recordConfirmedLaunch(
   launch: ConfirmedLaunch,
   nowMs: number,
 ): { tokenId: number; created: boolean } {
-  if (launch.recipients.length === 0) throw new RangeError("a launch names at least one recipient");
-  const bpsSum = launch.recipients.reduce((sum, r) => sum + r.bps, 0);
-  if (bpsSum !== 10_000) throw new RangeError("recipient bps must sum to 10000");
-  const seen = new Set<string>();
-  for (const r of launch.recipients) {
-    if (!HANDLE_PATTERN.test(r.handle)) throw new RangeError("recipient handle is not valid");
-    if (!Number.isInteger(r.bps) || r.bps <= 0) throw new RangeError("recipient bps must be a positive integer");
-    const key = r.handle.toLowerCase();
-    if (seen.has(key)) throw new RangeError("a handle is named twice");
-    seen.add(key);
-  }
-
+  checkRecipients(launch.recipients);
   return immediate(db, () => {
     const c = db.$client;
-    const existing = c.query("SELECT id FROM tokens WHERE mint = ?").get(launch.mint) as { id: bigint } | null;
+    const existing = c.query<{ id: bigint }, [string]>("SELECT id FROM tokens WHERE mint = ?").get(launch.mint);
     if (existing) return { tokenId: Number(existing.id), created: false };
     const row = c
-      .query(
+      .query<{ id: bigint }, TokenInsert>(
         `INSERT INTO tokens (mint, name, symbol, description, website, twitter, telegram, metadata_uri, image_uri,
            creator_index, creator, creator_vault, deployer, launch_signature, launched_at_ms, platform_bps,
            swept_lamports, vault_lamports, vault_checked_at_ms, bonded, hidden)
@@ -91,39 +101,59 @@ export function recordConfirmedLaunch(
         launch.launchedAtMs,
         launch.platformBps,
         nowMs,
-      ) as { id: bigint };
+      );
+    if (!row) throw new Error("the token insert returned no id");
     const tokenId = Number(row.id);
     launch.recipients.forEach((r, position) => {
-      const handle = r.handle.toLowerCase();
-      c.query(
-        "INSERT INTO token_recipients (token_id, position, handle, display_handle, bps) VALUES (?, ?, ?, ?, ?)",
-      ).run(tokenId, position, handle, r.handle, r.bps);
-      c.query(
-        `INSERT INTO handles (handle, display_handle, name, avatar_url, followers) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (handle) DO NOTHING`,
-      ).run(handle, r.handle, r.name ?? r.handle, r.avatarUrl ?? "", r.followers ?? 0);
-      if (r.idpUserId) {
-        pinHandleAtLaunch(
-          db,
-          {
-            idpUserId: r.idpUserId,
-            displayHandle: r.handle,
-            name: r.name ?? r.handle,
-            avatarUrl: r.avatarUrl ?? "",
-            followers: r.followers ?? 0,
-          },
-          nowMs,
-        );
-      }
+      recordRecipient(db, tokenId, position, r, nowMs);
     });
     if (launch.imageWebp) {
-      c.query("INSERT INTO token_images (token_id, webp, sha256) VALUES (?, ?, ?)").run(
-        tokenId,
-        launch.imageWebp,
-        launch.imageSha256 ?? "",
-      );
+      c.query<never, [number, Uint8Array, string]>(
+        "INSERT INTO token_images (token_id, webp, sha256) VALUES (?, ?, ?)",
+      ).run(tokenId, launch.imageWebp, launch.imageSha256 ?? "");
     }
     appendFeedEvent(db, "launch", tokenId, launch.launchedAtMs);
     return { tokenId, created: true };
   });
+}
+
+/** The callers checked the draft already; this guards the books against a caller that did not. */
+function checkRecipients(recipients: readonly LaunchRecipientInput[]): void {
+  if (recipients.length === 0) throw new RangeError("a launch names at least one recipient");
+  const bpsSum = recipients.reduce((sum, r) => sum + r.bps, 0);
+  if (bpsSum !== 10_000) throw new RangeError("recipient bps must sum to 10000");
+  const seen = new Set<string>();
+  for (const r of recipients) {
+    if (!HANDLE_PATTERN.test(r.handle)) throw new RangeError("recipient handle is not valid");
+    if (!Number.isInteger(r.bps) || r.bps <= 0) throw new RangeError("recipient bps must be a positive integer");
+    const key = r.handle.toLowerCase();
+    if (seen.has(key)) throw new RangeError("a handle is named twice");
+    seen.add(key);
+  }
+}
+
+/** One named recipient: its row, its handle's profile (first one wins) and, with an X id, its pin. */
+function recordRecipient(db: Db, tokenId: number, position: number, r: LaunchRecipientInput, nowMs: number): void {
+  const c = db.$client;
+  const handle = r.handle.toLowerCase();
+  c.query<never, [number, number, string, string, number]>(
+    "INSERT INTO token_recipients (token_id, position, handle, display_handle, bps) VALUES (?, ?, ?, ?, ?)",
+  ).run(tokenId, position, handle, r.handle, r.bps);
+  c.query<never, [string, string, string, string, number]>(
+    `INSERT INTO handles (handle, display_handle, name, avatar_url, followers) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (handle) DO NOTHING`,
+  ).run(handle, r.handle, r.name ?? r.handle, r.avatarUrl ?? "", r.followers ?? 0);
+  if (r.idpUserId) {
+    pinHandleAtLaunch(
+      db,
+      {
+        idpUserId: r.idpUserId,
+        displayHandle: r.handle,
+        name: r.name ?? r.handle,
+        avatarUrl: r.avatarUrl ?? "",
+        followers: r.followers ?? 0,
+      },
+      nowMs,
+    );
+  }
 }

@@ -3,66 +3,14 @@
  * sort indexes, then the page's recipients and their credits in two batched queries, so a page
  * costs a fixed number of statements whatever its length.
  */
-import type { Statement } from "bun:sqlite";
+import type { SQLQueryBindings, Statement } from "bun:sqlite";
 import type { Db } from "../../db/client";
 import { handleKey, isoMs, isoMsOrNull, looksLikeAddress } from "../http/public-schemas";
 import type { CursorPosition, TokenSort } from "./cursor";
-import { FEE_SHARING_COLUMN, type FeeSharingState, feeSharingFromJson } from "./fee-sharing";
+import { FEE_SHARING_COLUMN, feeSharingFromJson } from "./fee-sharing";
+import type { Recipient, Sweep, Token, TokenDetail } from "./schemas";
 
-export interface Recipient {
-  handle: string;
-  displayHandle: string;
-  bps: number;
-  name: string;
-  avatarUrl: string;
-  claimed: boolean;
-  routing: "hold" | "autopay" | "burn" | null;
-  declined: boolean;
-  creditedLamports: string;
-}
-
-export interface Token {
-  mint: string;
-  name: string;
-  symbol: string;
-  imageUrl: string | null;
-  creator: string;
-  deployer: string;
-  launchedAt: string;
-  recipients: Recipient[];
-  platformBps: number;
-  sweptLamports: string;
-  vaultLamports: string;
-  vaultCheckedAt: string;
-  bonded: boolean;
-  marketCapUsd: number | null;
-  volume24hUsd: number | null;
-  lastSweptAt: string | null;
-  feeSharing: FeeSharingState | null;
-}
-
-export interface Sweep {
-  id: number;
-  mint: string;
-  symbol: string;
-  signature: string;
-  status: "sent" | "confirmed" | "failed";
-  totalLamports: string;
-  platformLamports: string;
-  createdAt: string;
-  confirmedAt: string | null;
-}
-
-export interface TokenDetail extends Token {
-  description: string;
-  website: string | null;
-  twitter: string | null;
-  telegram: string | null;
-  metadataUri: string;
-  launchSignature: string;
-  creatorVault: string;
-  sweeps: Sweep[];
-}
+export type { Recipient, Sweep, Token, TokenDetail };
 
 export const SWEEPS_IN_DETAIL = 25;
 
@@ -105,6 +53,21 @@ interface DetailRow extends TokenRow {
   launchSignature: string;
   creatorVault: string;
   hidden: bigint;
+  creatorIndex: bigint;
+}
+
+interface SweepRow {
+  id: bigint;
+  signature: string;
+  status: Sweep["status"];
+  totalLamports: bigint;
+  platformLamports: bigint;
+  createdAtMs: bigint;
+  confirmedAtMs: bigint | null;
+}
+
+interface IdRow {
+  id: bigint;
 }
 
 interface RecipientRow {
@@ -119,15 +82,25 @@ interface RecipientRow {
   declined: bigint | null;
 }
 
-/** Prepared statements per database, keyed by their text: the list builds a few variants. */
-const statementCache = new WeakMap<Db, Map<string, Statement>>();
+/**
+ * Statements per database, prepared once and kept, keyed by their text (the list builds a few
+ * variants). Not `db.$client.query()`: Bun keeps only the 20 most recent statements there, and the
+ * rest of the service runs far more than 20, so these hot reads would be compiled again and again.
+ */
+const statementsByDb = new WeakMap<Db, Map<string, Statement>>();
 
-function prepared(db: Db, sql: string): Statement {
-  let cache = statementCache.get(db);
-  if (!cache) statementCache.set(db, (cache = new Map()));
-  let statement = cache.get(sql);
-  if (!statement) cache.set(sql, (statement = db.$client.prepare(sql)));
-  return statement;
+function prepared<Row, Params extends SQLQueryBindings>(db: Db, sql: string): Statement<Row, [Params]> {
+  let statements = statementsByDb.get(db);
+  if (!statements) {
+    statements = new Map();
+    statementsByDb.set(db, statements);
+  }
+  let statement = statements.get(sql);
+  if (!statement) {
+    statement = db.$client.prepare(sql);
+    statements.set(sql, statement);
+  }
+  return statement as Statement<Row, [Params]>;
 }
 
 // ---------------------------------------------------------------- list
@@ -180,34 +153,7 @@ function searchPlan(db: Db, typed: string): SearchPlan {
   const mintPrefix = MINT_PREFIX.test(q) ? { qPrefix: q, qPrefixEnd: `${q}{` } : null;
   const phrase = `"${q.replaceAll('"', '""')}"`;
   if (!short) {
-    const ids = new Set<number>();
-    const collect = (rows: unknown[]) => rows.forEach((r) => ids.add(Number((r as { id: bigint }).id)));
-    if (address)
-      collect(
-        prepared(db, "SELECT id FROM tokens WHERE mint = $q UNION SELECT id FROM tokens WHERE creator = $q").all({
-          q,
-        } as never),
-      );
-    if (handle)
-      collect(
-        prepared(db, "SELECT token_id AS id FROM token_recipients WHERE handle = $h").all({ h: handle } as never),
-      );
-    if (mintPrefix) {
-      collect(
-        prepared(
-          db,
-          `SELECT id FROM tokens WHERE mint >= $qPrefix AND mint < $qPrefixEnd LIMIT ${SEARCH_LIST_MAX + 1}`,
-        ).all(mintPrefix as never),
-      );
-    }
-    collect(
-      prepared(
-        db,
-        `SELECT rowid AS id FROM tokens_search WHERE tokens_search MATCH $phrase LIMIT ${SEARCH_LIST_MAX + 1}`,
-      ).all({
-        phrase,
-      } as never),
-    );
+    const ids = matchIds(db, { q, handle, address, mintPrefix, phrase });
     if (ids.size <= SEARCH_LIST_MAX) {
       // CROSS JOIN fixes the join order: read the matches, never walk the whole index for them.
       return {
@@ -241,83 +187,149 @@ function searchPlan(db: Db, typed: string): SearchPlan {
   return { from: "tokens t", where: `(${terms.join(" OR ")})`, params };
 }
 
+/** The ids of the tokens a search matches, up to a little past SEARCH_LIST_MAX per kind of match. */
+function matchIds(
+  db: Db,
+  m: {
+    q: string;
+    handle: string | null;
+    address: boolean;
+    mintPrefix: { qPrefix: string; qPrefixEnd: string } | null;
+    phrase: string;
+  },
+): Set<number> {
+  const ids = new Set<number>();
+  const collect = (rows: readonly IdRow[]) => {
+    for (const r of rows) ids.add(Number(r.id));
+  };
+  if (m.address)
+    collect(
+      prepared<IdRow, { q: string }>(
+        db,
+        "SELECT id FROM tokens WHERE mint = $q UNION SELECT id FROM tokens WHERE creator = $q",
+      ).all({ q: m.q }),
+    );
+  if (m.handle)
+    collect(
+      prepared<IdRow, { h: string }>(db, "SELECT token_id AS id FROM token_recipients WHERE handle = $h").all({
+        h: m.handle,
+      }),
+    );
+  if (m.mintPrefix) {
+    collect(
+      prepared<IdRow, { qPrefix: string; qPrefixEnd: string }>(
+        db,
+        `SELECT id FROM tokens WHERE mint >= $qPrefix AND mint < $qPrefixEnd LIMIT ${SEARCH_LIST_MAX + 1}`,
+      ).all(m.mintPrefix),
+    );
+  }
+  collect(
+    prepared<IdRow, { phrase: string }>(
+      db,
+      `SELECT rowid AS id FROM tokens_search WHERE tokens_search MATCH $phrase LIMIT ${SEARCH_LIST_MAX + 1}`,
+    ).all({ phrase: m.phrase }),
+  );
+  return ids;
+}
+
 type Bind = Record<string, string | number | bigint | null>;
 
 function selectPage(db: Db, from: string, where: string[], order: string, limit: number, params: Bind): TokenRow[] {
   const sql = `SELECT ${TOKEN_COLUMNS} FROM ${from} WHERE ${where.join(" AND ")} ORDER BY ${order} LIMIT $limit`;
-  return prepared(db, sql).all({ ...params, limit } as never) as TokenRow[];
+  return prepared<TokenRow, Bind>(db, sql).all({ ...params, limit });
 }
 
 export function listTokens(db: Db, query: TokenListQuery): TokenPage {
-  const base: string[] = ["t.hidden = 0"];
-  const params: Bind = {};
-  let from = "tokens t";
+  const filter: PageFilter = { from: "tokens t", where: ["t.hidden = 0"], params: {} };
   if (query.q !== null && query.q !== "") {
     const plan = searchPlan(db, query.q);
-    from = plan.from;
-    if (plan.where) base.push(plan.where);
-    Object.assign(params, plan.params);
+    filter.from = plan.from;
+    if (plan.where) filter.where.push(plan.where);
+    Object.assign(filter.params, plan.params);
   }
   const want = query.limit + 1;
-  const after = query.after;
-  let rows: TokenRow[];
-  if (query.sort === "mcap") {
-    // Unknown caps come last. Two range scans of the same index (known caps, then unknown ones)
-    // keep a deep page a seek, where one OR'd condition would walk every earlier row.
-    rows = [];
-    if (!after || after.key !== null) {
-      const known = [...base, "t.market_cap_usd IS NOT NULL"];
-      const p: Bind = { ...params };
-      if (after) {
-        known.push("(t.market_cap_usd, t.mint) < ($afterKey, $afterMint)");
-        p.afterKey = after.key as number;
-        p.afterMint = after.mint;
-      }
-      rows = selectPage(db, from, known, ORDER.mcap, want, p);
-    }
-    if (rows.length < want) {
-      const unknown = [...base, "t.market_cap_usd IS NULL"];
-      const p: Bind = { ...params };
-      if (after && after.key === null) {
-        unknown.push("t.mint < $afterMint");
-        p.afterMint = after.mint;
-      }
-      rows = rows.concat(selectPage(db, from, unknown, "t.mint DESC", want - rows.length, p));
-    }
-  } else {
-    const where = [...base];
-    const p: Bind = { ...params };
-    if (after) {
-      where.push(
-        query.sort === "new"
-          ? "(t.launched_at_ms, t.mint) < ($afterKey, $afterMint)"
-          : "(t.fees_lamports, t.mint) < ($afterKey, $afterMint)",
-      );
-      p.afterKey = query.sort === "new" ? (after.key as number) : BigInt(after.key as string);
-      p.afterMint = after.mint;
-    }
-    rows = selectPage(db, from, where, ORDER[query.sort], want, p);
-  }
+  const rows =
+    query.sort === "mcap"
+      ? mcapRows(db, filter, query.after, want)
+      : keyedRows(db, filter, query.sort, query.after, want);
 
   const more = rows.length > query.limit;
   const pageRows = more ? rows.slice(0, query.limit) : rows;
   const recipients = recipientsOf(db, pageRows.map(stampOf));
   const tokens = pageRows.map((row) => toToken(row, recipients.get(Number(row.id)) ?? []));
   const last = pageRows[pageRows.length - 1];
-  const next: CursorPosition | null =
-    more && last
-      ? {
-          sort: query.sort,
-          key:
-            query.sort === "new"
-              ? Number(last.launchedAtMs)
-              : query.sort === "fees"
-                ? BigInt(last.feesLamports).toString()
-                : last.marketCapUsd,
-          mint: last.mint,
-        }
-      : null;
-  return { tokens, next };
+  return { tokens, next: more && last ? positionOf(query.sort, last) : null };
+}
+
+/** Which tokens a page is read from: the table or the search's matches, and the filters on them. */
+interface PageFilter {
+  from: string;
+  where: string[];
+  params: Bind;
+}
+
+/**
+ * Unknown caps come last. Two range scans of the same index (known caps, then unknown ones) keep a
+ * deep page a seek, where one OR'd condition would walk every earlier row.
+ */
+function mcapRows(db: Db, filter: PageFilter, after: CursorPosition | null, want: number): TokenRow[] {
+  let rows: TokenRow[] = [];
+  if (!after || after.key !== null) {
+    const known = [...filter.where, "t.market_cap_usd IS NOT NULL"];
+    const p: Bind = { ...filter.params };
+    if (after) {
+      known.push("(t.market_cap_usd, t.mint) < ($afterKey, $afterMint)");
+      p.afterKey = after.key as number;
+      p.afterMint = after.mint;
+    }
+    rows = selectPage(db, filter.from, known, ORDER.mcap, want, p);
+  }
+  if (rows.length < want) {
+    const unknown = [...filter.where, "t.market_cap_usd IS NULL"];
+    const p: Bind = { ...filter.params };
+    if (after && after.key === null) {
+      unknown.push("t.mint < $afterMint");
+      p.afterMint = after.mint;
+    }
+    rows = rows.concat(selectPage(db, filter.from, unknown, "t.mint DESC", want - rows.length, p));
+  }
+  return rows;
+}
+
+/** A page of the `new` or `fees` order: one range scan of its index from the cursor on. */
+function keyedRows(
+  db: Db,
+  filter: PageFilter,
+  sort: "new" | "fees",
+  after: CursorPosition | null,
+  want: number,
+): TokenRow[] {
+  const where = [...filter.where];
+  const p: Bind = { ...filter.params };
+  if (after) {
+    where.push(
+      sort === "new"
+        ? "(t.launched_at_ms, t.mint) < ($afterKey, $afterMint)"
+        : "(t.fees_lamports, t.mint) < ($afterKey, $afterMint)",
+    );
+    p.afterKey = sort === "new" ? (after.key as number) : BigInt(after.key as string);
+    p.afterMint = after.mint;
+  }
+  return selectPage(db, filter.from, where, ORDER[sort], want, p);
+}
+
+/** The cursor position of a page's last token. */
+function positionOf(sort: TokenSort, last: TokenRow): CursorPosition {
+  return {
+    sort,
+    key:
+      sort === "new"
+        ? Number(last.launchedAtMs)
+        : sort === "fees"
+          ? BigInt(last.feesLamports).toString()
+          : last.marketCapUsd,
+    mint: last.mint,
+  };
 }
 
 // ---------------------------------------------------------------- detail
@@ -329,29 +341,21 @@ export interface TokenDetailRecord {
 }
 
 export function tokenDetail(db: Db, mint: string): TokenDetailRecord | null {
-  const row = prepared(
+  const row = prepared<DetailRow, { mint: string }>(
     db,
     `SELECT ${TOKEN_COLUMNS}, t.description, t.website, t.twitter, t.telegram, t.metadata_uri AS metadataUri,
             t.launch_signature AS launchSignature, t.creator_vault AS creatorVault, t.creator_index AS creatorIndex
        FROM tokens t WHERE t.mint = $mint`,
-  ).get({ mint } as never) as (DetailRow & { creatorIndex: bigint }) | null;
+  ).get({ mint });
   if (!row) return null;
   const tokenId = Number(row.id);
   const recipients = recipientsOf(db, [stampOf(row)]).get(tokenId) ?? [];
-  const sweepRows = prepared(
+  const sweepRows = prepared<SweepRow, { tokenId: number }>(
     db,
     `SELECT s.id, s.signature, s.status, s.total_lamports AS totalLamports, s.platform_lamports AS platformLamports,
             s.created_at_ms AS createdAtMs, s.confirmed_at_ms AS confirmedAtMs
        FROM sweeps s WHERE s.token_id = $tokenId ORDER BY s.id DESC LIMIT ${SWEEPS_IN_DETAIL}`,
-  ).all({ tokenId } as never) as {
-    id: bigint;
-    signature: string;
-    status: Sweep["status"];
-    totalLamports: bigint;
-    platformLamports: bigint;
-    createdAtMs: bigint;
-    confirmedAtMs: bigint | null;
-  }[];
+  ).all({ tokenId });
   const detail: TokenDetail = {
     ...toToken(row, recipients),
     description: row.description,
@@ -378,10 +382,10 @@ export function tokenDetail(db: Db, mint: string): TokenDetailRecord | null {
 }
 
 export function tokenImage(db: Db, mint: string): Uint8Array | null {
-  const row = prepared(
+  const row = prepared<{ webp: Uint8Array }, { mint: string }>(
     db,
     "SELECT i.webp FROM tokens t JOIN token_images i ON i.token_id = t.id WHERE t.mint = $mint",
-  ).get({ mint } as never) as { webp: Uint8Array } | null;
+  ).get({ mint });
   return row?.webp ?? null;
 }
 
@@ -404,7 +408,10 @@ const creditMemo = new WeakMap<Db, Map<number, { stamp: string; credits: Map<str
 
 function creditsOf(db: Db, stamps: readonly CreditStamp[]): Map<number, Map<string, bigint>> {
   let memo = creditMemo.get(db);
-  if (!memo) creditMemo.set(db, (memo = new Map()));
+  if (!memo) {
+    memo = new Map();
+    creditMemo.set(db, memo);
+  }
   const out = new Map<number, Map<string, bigint>>();
   const missing: { tokenId: number; stamp: string }[] = [];
   for (const s of stamps) {
@@ -416,17 +423,13 @@ function creditsOf(db: Db, stamps: readonly CreditStamp[]): Map<number, Map<stri
   if (missing.length === 0) return out;
   // Per (token, handle), the sweep postings' entries; a pin moves money between accounts but not
   // between handles, so it is left out, as in figures.recipientCredits.
-  const rows = prepared(
+  const rows = prepared<{ tokenId: bigint; handle: string; credited: bigint }, { ids: string }>(
     db,
     `SELECT e.token_id AS tokenId, e.handle, SUM(e.amount) AS credited
        FROM ledger_entries e JOIN ledger_postings p ON p.id = e.posting_id
       WHERE e.token_id IN (SELECT value FROM json_each($ids)) AND e.handle IS NOT NULL AND p.kind = 'sweep'
       GROUP BY e.token_id, e.handle`,
-  ).all({ ids: JSON.stringify(missing.map((m) => m.tokenId)) } as never) as {
-    tokenId: bigint;
-    handle: string;
-    credited: bigint;
-  }[];
+  ).all({ ids: JSON.stringify(missing.map((m) => m.tokenId)) });
   for (const m of missing) out.set(m.tokenId, new Map());
   for (const r of rows) out.get(Number(r.tokenId))!.set(r.handle, BigInt(r.credited));
   for (const m of missing) {
@@ -442,7 +445,7 @@ function creditsOf(db: Db, stamps: readonly CreditStamp[]): Map<number, Map<stri
 export function recipientsOf(db: Db, stamps: readonly CreditStamp[]): Map<number, Recipient[]> {
   const out = new Map<number, Recipient[]>();
   if (stamps.length === 0) return out;
-  const rows = prepared(
+  const rows = prepared<RecipientRow, { ids: string }>(
     db,
     `SELECT r.token_id AS tokenId, r.handle, r.display_handle AS displayHandle, r.bps,
             h.name, h.avatar_url AS avatarUrl, i.first_sign_in_at_ms AS firstSignInAtMs, i.routing, i.declined
@@ -451,13 +454,16 @@ export function recipientsOf(db: Db, stamps: readonly CreditStamp[]): Map<number
        LEFT JOIN identities i ON i.idp_user_id = h.idp_user_id
       WHERE r.token_id IN (SELECT value FROM json_each($ids))
       ORDER BY r.token_id, r.position`,
-  ).all({ ids: JSON.stringify(stamps.map((s) => s.tokenId)) } as never) as RecipientRow[];
+  ).all({ ids: JSON.stringify(stamps.map((s) => s.tokenId)) });
   const credits = creditsOf(db, stamps);
   for (const row of rows) {
     const tokenId = Number(row.tokenId);
     const claimed = row.firstSignInAtMs !== null;
     let list = out.get(tokenId);
-    if (!list) out.set(tokenId, (list = []));
+    if (!list) {
+      list = [];
+      out.set(tokenId, list);
+    }
     list.push({
       handle: row.handle,
       displayHandle: row.displayHandle,

@@ -4,9 +4,9 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
-import { badRequest, notFound } from "../http/errors";
 import { errors, looksLikeAddress } from "../http/public-schemas";
-import { jsonBody, readMemo } from "../http/read-memo";
+import { AppError } from "../lib/errors";
+import { jsonBody, type ReadMemo, readMemo } from "../http/read-memo";
 import { cursorSigner, type TokenSort } from "./cursor";
 import { listTokens, tokenDetail, tokenImage } from "./queries";
 import { TokenDetailSchema, TokenListQuerySchema, TokenPageSchema } from "./schemas";
@@ -14,7 +14,34 @@ import { refreshVaultIfStale, VAULT_STALE_MS } from "./vault-refresh";
 
 export const DEFAULT_TOKENS_LIMIT = 24;
 
+const invalid = (message: string) => new AppError("TOKEN_INPUT_INVALID", message);
+
 const MintParams = t.Object({ mint: t.String({ description: "base58 token address, case-sensitive" }) });
+
+/** One token's record as JSON, remembered until the books change or its vault reading needs a refresh. */
+async function tokenDetailBody(ctx: AppContext, memo: ReadMemo, mint: string): Promise<string> {
+  const key = `token\u0000${mint}`;
+  const hit = memo.get(key, memo.version());
+  // A remembered answer holds only while its vault reading needs no refresh.
+  if (hit && !(ctx.chain && ctx.now() - hit.note > VAULT_STALE_MS)) return hit.body;
+  let record = tokenDetail(ctx.db, mint);
+  if (!record) throw new AppError("TOKEN_NOT_FOUND", "No token with that mint was launched here.");
+  const d = record.detail;
+  await refreshVaultIfStale(ctx, {
+    tokenId: record.tokenId,
+    mint: d.mint,
+    creator: d.creator,
+    vaultCheckedAtMs: Date.parse(d.vaultCheckedAt),
+    lastSweptAtMs: d.lastSweptAt === null ? null : Date.parse(d.lastSweptAt),
+  });
+  // Read again after waiting: other requests may have written meanwhile, and the body stored
+  // under this version must be what the database holds at this version.
+  const version = memo.version();
+  record = tokenDetail(ctx.db, mint) ?? record;
+  const body = JSON.stringify(record.detail);
+  memo.set(key, version, body, Date.parse(record.detail.vaultCheckedAt));
+  return body;
+}
 
 export function tokenRoutes(ctx: AppContext) {
   const signer = cursorSigner(ctx.config);
@@ -28,7 +55,7 @@ export function tokenRoutes(ctx: AppContext) {
         let after = null;
         if (query.cursor !== undefined) {
           after = signer.decode(query.cursor, sort);
-          if (!after) throw badRequest("The cursor is not valid for this sort; start again without it.");
+          if (!after) throw invalid("The cursor is not valid for this sort; start again without it.");
         }
         const q = query.q?.trim() || null;
         const limit = query.limit ?? DEFAULT_TOKENS_LIMIT;
@@ -55,28 +82,8 @@ export function tokenRoutes(ctx: AppContext) {
       "/api/tokens/:mint",
       async ({ params, set }) => {
         set.headers["cache-control"] = CACHE.publicRead;
-        if (!looksLikeAddress(params.mint)) throw badRequest("The mint is not a base58 address.");
-        const key = `token\u0000${params.mint}`;
-        const hit = memo.get(key, memo.version());
-        // A remembered answer holds only while its vault reading needs no refresh.
-        if (hit && !(ctx.chain && ctx.now() - hit.note > VAULT_STALE_MS)) return jsonBody(hit.body, set.headers);
-        let record = tokenDetail(ctx.db, params.mint);
-        if (!record) throw notFound("No token with that mint was launched here.");
-        const d = record.detail;
-        await refreshVaultIfStale(ctx, {
-          tokenId: record.tokenId,
-          mint: d.mint,
-          creator: d.creator,
-          vaultCheckedAtMs: Date.parse(d.vaultCheckedAt),
-          lastSweptAtMs: d.lastSweptAt === null ? null : Date.parse(d.lastSweptAt),
-        });
-        // Read again after waiting: other requests may have written meanwhile, and the body stored
-        // under this version must be what the database holds at this version.
-        const version = memo.version();
-        record = tokenDetail(ctx.db, params.mint) ?? record;
-        const body = JSON.stringify(record.detail);
-        memo.set(key, version, body, Date.parse(record.detail.vaultCheckedAt));
-        return jsonBody(body, set.headers);
+        if (!looksLikeAddress(params.mint)) throw invalid("The mint is not a base58 address.");
+        return jsonBody(await tokenDetailBody(ctx, memo, params.mint), set.headers);
       },
       {
         params: MintParams,
@@ -91,9 +98,9 @@ export function tokenRoutes(ctx: AppContext) {
     .get(
       "/api/token-images/:mint",
       ({ params, set }) => {
-        if (!looksLikeAddress(params.mint)) throw badRequest("The mint is not a base58 address.");
+        if (!looksLikeAddress(params.mint)) throw invalid("The mint is not a base58 address.");
         const webp = tokenImage(ctx.db, params.mint);
-        if (!webp) throw notFound("There is no stored image for that token.");
+        if (!webp) throw new AppError("TOKEN_NOT_FOUND", "There is no stored image for that token.");
         set.headers["cache-control"] = CACHE.immutable;
         set.headers["content-type"] = "image/webp";
         return new Response(new Uint8Array(webp), { headers: set.headers as Record<string, string> });

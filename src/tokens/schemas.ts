@@ -1,5 +1,5 @@
 /** SPEC's Token, Token detail, Recipient and Sweep as schemas: route responses and the OpenAPI document. */
-import { t } from "elysia";
+import { type Static, t } from "elysia";
 import {
   Int,
   IsoTimeSchema,
@@ -129,3 +129,10 @@ export const TokenListQuerySchema = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 60, description: "1 to 60, default 24" })),
   cursor: t.Optional(t.String({ description: "the nextCursor of the previous page; valid only with the same sort" })),
 });
+
+export type Recipient = Static<typeof RecipientSchema>;
+export type Token = Static<typeof TokenSchema>;
+export type Sweep = Static<typeof SweepSchema>;
+export type TokenDetail = Static<typeof TokenDetailSchema>;
+/** The public `feeSharing` field of a token, when there is one. */
+export type FeeSharingState = NonNullable<Token["feeSharing"]>;

@@ -8,6 +8,7 @@
 import type { AppContext } from "../context";
 import { log } from "../lib/log";
 import { unsweptLamports } from "./readings";
+import { storeVaultReadingIfUnchanged } from "./records";
 
 export const VAULT_STALE_MS = 60_000;
 export const VAULT_REFRESH_WAIT_MS = 3_000;
@@ -28,7 +29,10 @@ export async function refreshVaultIfStale(
   const chain = ctx.chain;
   if (!chain || ctx.now() - token.vaultCheckedAtMs <= VAULT_STALE_MS) return false;
   let perMint = inFlight.get(ctx);
-  if (!perMint) inFlight.set(ctx, (perMint = new Map()));
+  if (!perMint) {
+    perMint = new Map();
+    inFlight.set(ctx, perMint);
+  }
   let reading = perMint.get(token.mint);
   if (!reading) {
     const seen: StoredReading = { vaultCheckedAtMs: token.vaultCheckedAtMs, lastSweptAtMs: token.lastSweptAtMs };
@@ -37,15 +41,8 @@ export async function refreshVaultIfStale(
       .then((readings) => {
         const r = readings.find((x) => x.mint === token.mint);
         if (!r) return false;
-        const vault = unsweptLamports(r);
-        // bonded never turns back: a completed curve stays completed.
-        const changes = ctx.db.$client
-          .query(
-            `UPDATE tokens SET vault_lamports = ?, vault_checked_at_ms = ?, bonded = MAX(bonded, ?)
-              WHERE id = ? AND vault_checked_at_ms = ? AND last_swept_at_ms IS ?`,
-          )
-          .run(vault, ctx.now(), r.bonded ? 1 : 0, token.tokenId, seen.vaultCheckedAtMs, seen.lastSweptAtMs).changes;
-        return changes === 1;
+        const reading = { vaultLamports: unsweptLamports(r), bonded: r.bonded, checkedAtMs: ctx.now() };
+        return storeVaultReadingIfUnchanged(ctx.db, token.tokenId, reading, seen);
       })
       .catch((error) => {
         log.warn("vault refresh failed", { mint: token.mint, error });

@@ -64,7 +64,6 @@ export async function launchPage(
   discoverWallets();
 
   const form = launchForm(config);
-  const walletSlot = h("div", { className: "wallets", id: "wallets" });
   const steps = h(
     "ol",
     { className: "steps", id: "launch-steps", "aria-label": "Launch progress" },
@@ -72,9 +71,98 @@ export async function launchPage(
     STEPS.map(([key, label]) => h("li", { "data-step": key, "data-state": "todo", hidden: key === "buy" }, label)),
   );
   const status = h("div", { id: "launch-status", "aria-live": "polite" });
+  const wallets = walletPicker(localChain, steps, status, signal);
 
+  const submit = h(
+    "button",
+    { type: "submit", form: "launch-form", id: "launch-submit", disabled: !config.launchesOpen },
+    "Launch",
+  );
+  root.replaceChildren(
+    h("h1", null, "Launch a token"),
+    config.launchesOpen ? "" : notice("Launches are paused right now. Try again later.", "warn"),
+    h(
+      "p",
+      { className: "muted" },
+      `The fees the launch program pays its creator (${bpsToPercent(config.creatorFeeBps)} of trading volume) are split: the platform keeps ${bpsToPercent(config.platformBps)}, the recipients you name share the rest.`,
+    ),
+    form.element,
+    wallets.element,
+    h("div", { className: "row launch-actions" }, submit),
+    steps,
+    status,
+  );
+
+  form.element.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    form.clearErrors();
+    const draft = form.read();
+    if ("error" in draft) {
+      // The sentence goes next to the field it is about, and the keyboard goes there too.
+      form.showError(draft);
+      status.replaceChildren();
+      return;
+    }
+    const wallet = wallets.current();
+    if (!wallet) {
+      status.replaceChildren(errorBox(new Error("Connect a wallet first.")));
+      wallets.element.querySelector("button")?.focus();
+      return;
+    }
+    submit.disabled = true;
+    try {
+      await launchAndReport({ draft: draft.draft, image: draft.image, wallet, localChain, steps, status, signal });
+    } finally {
+      submit.disabled = !config.launchesOpen;
+    }
+  });
+}
+
+/** Runs one launch from the form's draft, showing its steps and, at the end, the token's link or what failed. */
+async function launchAndReport(args: RunArgs): Promise<void> {
+  const { steps, status, signal } = args;
+  for (const [key] of STEPS) if (key !== "wallet") setStep(steps, key, "todo");
+  steps.querySelector<HTMLElement>('[data-step="buy"]')!.hidden = args.draft.firstBuyLamports === "0";
+  try {
+    const mint = await runLaunch(args);
+    status.replaceChildren(
+      notice(
+        h(
+          "span",
+          null,
+          "Launched. ",
+          h("a", { href: `/token/${encodeURIComponent(mint)}`, id: "launched-link" }, "Open the token page"),
+        ),
+        "ok",
+      ),
+    );
+  } catch (error) {
+    if (signal.aborted) return;
+    const failed = steps.querySelector<HTMLElement>('[data-state="active"]');
+    if (failed) failed.dataset.state = "failed";
+    status.replaceChildren(errorBox(error));
+  }
+}
+
+/** The wallets this browser offers (and the local wallet on the local chain), repainted as they come and go. */
+function walletPicker(
+  localChain: boolean,
+  steps: HTMLElement,
+  status: HTMLElement,
+  signal: AbortSignal,
+): { element: HTMLElement; current(): LaunchWallet | null } {
+  const element = h("div", { className: "wallets", id: "wallets" });
   let wallet: LaunchWallet | null = null;
-  const paintWallets = () => {
+  const choose = async (connect: () => Promise<LaunchWallet>) => {
+    try {
+      wallet = await connect();
+      setStep(steps, "wallet", "done");
+      paint();
+    } catch (error) {
+      status.replaceChildren(errorBox(error));
+    }
+  };
+  const paint = () => {
     const choices = standardWallets().map((w) =>
       h(
         "button",
@@ -97,7 +185,7 @@ export async function launchPage(
         ),
       );
     }
-    walletSlot.replaceChildren(
+    element.replaceChildren(
       h("h2", null, "Wallet"),
       wallet
         ? h(
@@ -115,87 +203,10 @@ export async function launchPage(
           ),
     );
   };
-  const choose = async (connect: () => Promise<LaunchWallet>) => {
-    try {
-      wallet = await connect();
-      setStep(steps, "wallet", "done");
-      paintWallets();
-    } catch (error) {
-      status.replaceChildren(errorBox(error));
-    }
-  };
-  const unsubscribe = onWalletsChanged(paintWallets);
+  const unsubscribe = onWalletsChanged(paint);
   signal.addEventListener("abort", unsubscribe);
-  paintWallets();
-
-  const submit = h(
-    "button",
-    { type: "submit", form: "launch-form", id: "launch-submit", disabled: !config.launchesOpen },
-    "Launch",
-  );
-  root.replaceChildren(
-    h("h1", null, "Launch a token"),
-    config.launchesOpen ? "" : notice("Launches are paused right now. Try again later.", "warn"),
-    h(
-      "p",
-      { className: "muted" },
-      `The fees the launch program pays its creator (${bpsToPercent(config.creatorFeeBps)} of trading volume) are split: the platform keeps ${bpsToPercent(config.platformBps)}, the recipients you name share the rest.`,
-    ),
-    form.element,
-    walletSlot,
-    h("div", { className: "row launch-actions" }, submit),
-    steps,
-    status,
-  );
-
-  form.element.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    form.clearErrors();
-    const draft = form.read();
-    if ("error" in draft) {
-      // The sentence goes next to the field it is about, and the keyboard goes there too.
-      form.showError(draft);
-      status.replaceChildren();
-      return;
-    }
-    if (!wallet) {
-      status.replaceChildren(errorBox(new Error("Connect a wallet first.")));
-      walletSlot.querySelector("button")?.focus();
-      return;
-    }
-    submit.disabled = true;
-    for (const [key] of STEPS) if (key !== "wallet") setStep(steps, key, "todo");
-    steps.querySelector<HTMLElement>('[data-step="buy"]')!.hidden = draft.draft.firstBuyLamports === "0";
-    try {
-      const mint = await runLaunch({
-        draft: draft.draft,
-        image: draft.image,
-        wallet,
-        localChain,
-        steps,
-        status,
-        signal,
-      });
-      status.replaceChildren(
-        notice(
-          h(
-            "span",
-            null,
-            "Launched. ",
-            h("a", { href: `/token/${encodeURIComponent(mint)}`, id: "launched-link" }, "Open the token page"),
-          ),
-          "ok",
-        ),
-      );
-    } catch (error) {
-      if (signal.aborted) return;
-      const failed = steps.querySelector<HTMLElement>('[data-state="active"]');
-      if (failed) failed.dataset.state = "failed";
-      status.replaceChildren(errorBox(error));
-    } finally {
-      submit.disabled = !config.launchesOpen;
-    }
-  });
+  paint();
+  return { element, current: () => wallet };
 }
 
 /**
@@ -219,7 +230,10 @@ function setStep(steps: HTMLElement, key: Step, state: "todo" | "active" | "done
   else li.removeAttribute("aria-current");
   let extra = li.querySelector<HTMLElement>(".detail");
   if (detail) {
-    if (!extra) li.append((extra = h("span", { className: "detail muted" })));
+    if (!extra) {
+      extra = h("span", { className: "detail muted" });
+      li.append(extra);
+    }
     extra.textContent = ` ${detail}`;
   } else if (detail === "") {
     // "approve it in your wallet" or "waiting 3 s" must not stay on a finished step.
@@ -399,64 +413,93 @@ interface LaunchForm {
   clearErrors(): void;
 }
 
-function launchForm(config: LaunchConfig): LaunchForm {
-  const field = (id: string, label: string, input: HTMLElement, help?: string) =>
-    h(
-      "div",
-      { className: "field" },
-      h("label", { for: id }, label),
-      input,
-      help ? h("p", { className: "muted", id: `${id}-help` }, help) : null,
-    );
-  const name = h("input", { id: "launch-name", name: "name", required: true, maxlength: 32, autocomplete: "off" });
-  const symbol = h("input", {
-    id: "launch-symbol",
-    name: "symbol",
-    required: true,
-    maxlength: 13,
-    autocomplete: "off",
-  });
-  const description = h("textarea", { id: "launch-description", name: "description", rows: 3, maxlength: 1000 });
-  const website = h("input", {
-    id: "launch-website",
-    name: "website",
-    type: "url",
-    placeholder: "https://",
-    inputmode: "url",
-  });
-  const twitter = h("input", {
-    id: "launch-twitter",
-    name: "twitter",
-    type: "url",
-    placeholder: "https://x.com/…",
-    inputmode: "url",
-  });
-  const telegram = h("input", {
-    id: "launch-telegram",
-    name: "telegram",
-    type: "url",
-    placeholder: "https://t.me/…",
-    inputmode: "url",
-  });
-  const image = h("input", {
-    id: "launch-image",
-    name: "image",
-    type: "file",
-    accept: IMAGE_TYPES.join(","),
-    required: true,
-  });
-  const preview = h("img", { className: "preview", alt: "", hidden: true, width: 96, height: 96 });
-  const firstBuy = h("input", {
-    id: "launch-first-buy",
-    name: "firstBuy",
-    inputmode: "decimal",
-    value: "0",
-    autocomplete: "off",
-  });
-  const recipients = h("div", { id: "recipients", className: "stack" });
-  const total = h("p", { id: "recipients-total", "aria-live": "polite" });
-  const addButton = h("button", { type: "button", className: "secondary", id: "add-recipient" }, "Add recipient");
+/** The form's own inputs; the recipients have their editor. */
+interface FormInputs {
+  name: HTMLInputElement;
+  symbol: HTMLInputElement;
+  description: HTMLTextAreaElement;
+  website: HTMLInputElement;
+  twitter: HTMLInputElement;
+  telegram: HTMLInputElement;
+  image: HTMLInputElement;
+  preview: HTMLImageElement;
+  firstBuy: HTMLInputElement;
+}
 
+/** The recipient rows, their running total and the button that adds one. */
+interface RecipientsEditor {
+  list: HTMLElement;
+  total: HTMLElement;
+  addButton: HTMLButtonElement;
+  rows(): HTMLElement[];
+}
+
+const fail = (field: HTMLElement, error: string): FieldError => ({ field, error });
+
+function launchForm(config: LaunchConfig): LaunchForm {
+  const inputs = formInputs();
+  showImagePreview(inputs.image, inputs.preview);
+  const recipients = recipientsEditor(config);
+  const element = formElement(config, inputs, recipients);
+  return {
+    element,
+    showError: showFieldError,
+    clearErrors: () => clearFieldErrors(element),
+    read: () => readForm(config, inputs, recipients),
+  };
+}
+
+function formInputs(): FormInputs {
+  return {
+    name: h("input", { id: "launch-name", name: "name", required: true, maxlength: 32, autocomplete: "off" }),
+    symbol: h("input", {
+      id: "launch-symbol",
+      name: "symbol",
+      required: true,
+      maxlength: 13,
+      autocomplete: "off",
+    }),
+    description: h("textarea", { id: "launch-description", name: "description", rows: 3, maxlength: 1000 }),
+    website: h("input", {
+      id: "launch-website",
+      name: "website",
+      type: "url",
+      placeholder: "https://",
+      inputmode: "url",
+    }),
+    twitter: h("input", {
+      id: "launch-twitter",
+      name: "twitter",
+      type: "url",
+      placeholder: "https://x.com/…",
+      inputmode: "url",
+    }),
+    telegram: h("input", {
+      id: "launch-telegram",
+      name: "telegram",
+      type: "url",
+      placeholder: "https://t.me/…",
+      inputmode: "url",
+    }),
+    image: h("input", {
+      id: "launch-image",
+      name: "image",
+      type: "file",
+      accept: IMAGE_TYPES.join(","),
+      required: true,
+    }),
+    preview: h("img", { className: "preview", alt: "", hidden: true, width: 96, height: 96 }),
+    firstBuy: h("input", {
+      id: "launch-first-buy",
+      name: "firstBuy",
+      inputmode: "decimal",
+      value: "0",
+      autocomplete: "off",
+    }),
+  };
+}
+
+function showImagePreview(image: HTMLInputElement, preview: HTMLImageElement): void {
   let previewUrl: string | null = null;
   image.addEventListener("change", () => {
     if (previewUrl) URL.revokeObjectURL(previewUrl);
@@ -465,9 +508,13 @@ function launchForm(config: LaunchConfig): LaunchForm {
     preview.hidden = !previewUrl;
     if (previewUrl) preview.src = previewUrl;
   });
+}
 
-  let rowCount = 0;
-  const rows = () => Array.from(recipients.querySelectorAll<HTMLElement>(".recipient-row"));
+function recipientsEditor(config: LaunchConfig): RecipientsEditor {
+  const list = h("div", { id: "recipients", className: "stack" });
+  const total = h("p", { id: "recipients-total", "aria-live": "polite" });
+  const addButton = h("button", { type: "button", className: "secondary", id: "add-recipient" }, "Add recipient");
+  const rows = () => Array.from(list.querySelectorAll<HTMLElement>(".recipient-row"));
   const updateTotal = () => {
     let sum = 0;
     let valid = true;
@@ -482,49 +529,15 @@ function launchForm(config: LaunchConfig): LaunchForm {
     total.className = valid && sum === 10_000 ? "ok" : "bad";
     addButton.disabled = rows().length >= config.maxRecipients;
   };
+  let rowCount = 0;
   const addRow = (handle = "", share = "") => {
-    const n = ++rowCount;
-    const handleInput = h("input", {
-      id: `recipient-handle-${n}`,
-      "data-handle": "",
-      placeholder: "@handle",
-      autocomplete: "off",
-      value: handle,
-      maxlength: 16,
+    const row = recipientRow(++rowCount, handle, share, () => {
+      row.remove();
+      updateTotal();
+      addButton.focus();
     });
-    const shareInput = h("input", {
-      id: `recipient-share-${n}`,
-      "data-share": "",
-      inputmode: "decimal",
-      placeholder: "50",
-      value: share,
-      size: 6,
-    });
-    const row = h(
-      "div",
-      { className: "recipient-row row" },
-      h("label", { for: `recipient-handle-${n}`, className: "visually-hidden" }, `Recipient ${n} handle`),
-      handleInput,
-      h("label", { for: `recipient-share-${n}`, className: "visually-hidden" }, `Recipient ${n} share in percent`),
-      shareInput,
-      h("span", { "aria-hidden": "true" }, "%"),
-      h(
-        "button",
-        {
-          type: "button",
-          className: "secondary",
-          "aria-label": `Remove recipient ${n}`,
-          onclick: () => {
-            row.remove();
-            updateTotal();
-            addButton.focus();
-          },
-        },
-        "Remove",
-      ),
-    );
-    shareInput.addEventListener("input", updateTotal);
-    recipients.append(row);
+    row.querySelector("input[data-share]")!.addEventListener("input", updateTotal);
+    list.append(row);
     updateTotal();
   };
   addButton.addEventListener("click", () => {
@@ -532,33 +545,77 @@ function launchForm(config: LaunchConfig): LaunchForm {
     rows().at(-1)?.querySelector("input")?.focus();
   });
   addRow("", "100");
+  return { list, total, addButton, rows };
+}
 
-  const element = h(
+function recipientRow(n: number, handle: string, share: string, onRemove: () => void): HTMLElement {
+  const handleInput = h("input", {
+    id: `recipient-handle-${n}`,
+    "data-handle": "",
+    placeholder: "@handle",
+    autocomplete: "off",
+    value: handle,
+    maxlength: 16,
+  });
+  const shareInput = h("input", {
+    id: `recipient-share-${n}`,
+    "data-share": "",
+    inputmode: "decimal",
+    placeholder: "50",
+    value: share,
+    size: 6,
+  });
+  return h(
+    "div",
+    { className: "recipient-row row" },
+    h("label", { for: `recipient-handle-${n}`, className: "visually-hidden" }, `Recipient ${n} handle`),
+    handleInput,
+    h("label", { for: `recipient-share-${n}`, className: "visually-hidden" }, `Recipient ${n} share in percent`),
+    shareInput,
+    h("span", { "aria-hidden": "true" }, "%"),
+    h(
+      "button",
+      { type: "button", className: "secondary", "aria-label": `Remove recipient ${n}`, onclick: onRemove },
+      "Remove",
+    ),
+  );
+}
+
+function formElement(config: LaunchConfig, inputs: FormInputs, recipients: RecipientsEditor): HTMLFormElement {
+  const field = (id: string, label: string, input: HTMLElement, help?: string) =>
+    h(
+      "div",
+      { className: "field" },
+      h("label", { for: id }, label),
+      input,
+      help ? h("p", { className: "muted", id: `${id}-help` }, help) : null,
+    );
+  return h(
     "form",
     { id: "launch-form", className: "stack panel", novalidate: true },
-    field("launch-name", "Name", name, "Up to 32 characters."),
-    field("launch-symbol", "Ticker", symbol, "Up to 13 characters."),
-    field("launch-description", "Description", description),
+    field("launch-name", "Name", inputs.name, "Up to 32 characters."),
+    field("launch-symbol", "Ticker", inputs.symbol, "Up to 13 characters."),
+    field("launch-description", "Description", inputs.description),
     field(
       "launch-image",
       "Image",
-      h("div", { className: "row" }, image, preview),
+      h("div", { className: "row" }, inputs.image, inputs.preview),
       `PNG, JPEG, GIF or WebP, up to ${Math.floor((config.maxImageBytes / 1024 / 1024) * 10) / 10} MB.`,
     ),
     h(
       "fieldset",
       null,
       h("legend", null, "Links (optional, https only)"),
-      field("launch-website", "Website", website),
-      field("launch-twitter", "X", twitter),
-      field("launch-telegram", "Telegram", telegram),
+      field("launch-website", "Website", inputs.website),
+      field("launch-twitter", "X", inputs.twitter),
+      field("launch-telegram", "Telegram", inputs.telegram),
     ),
     h(
       "fieldset",
       null,
       h("legend", null, `Recipients (up to ${config.maxRecipients}); shares must total 100%`),
-      recipients,
-      h("div", { className: "row" }, addButton, total),
+      recipients.list,
+      h("div", { className: "row" }, recipients.addButton, recipients.total),
       config.handlesPinnedAtLaunch
         ? ""
         : h(
@@ -570,109 +627,131 @@ function launchForm(config: LaunchConfig): LaunchForm {
     field(
       "launch-first-buy",
       "First buy in SOL",
-      firstBuy,
+      inputs.firstBuy,
       `Optional: bought by your wallet in the launch transaction; at most ${sol(config.maxFirstBuyLamports)}.`,
     ),
   );
+}
 
-  const fail = (field: HTMLElement, error: string): FieldError => ({ field, error });
+function showFieldError({ field, error }: FieldError): void {
+  const id = `${field.id || "launch-form"}-error`;
+  const message = h("p", { className: "field-error", id, role: "alert" }, error);
+  // Under the field's own block (a recipient row, a field with its help), not at the bottom.
+  const block = field.closest(".recipient-row") ?? field.closest(".field") ?? field.parentElement!;
+  block.after(message);
+  field.setAttribute("aria-invalid", "true");
+  field.setAttribute("aria-describedby", [field.getAttribute("aria-describedby"), id].filter(Boolean).join(" "));
+  field.focus();
+}
+
+function clearFieldErrors(element: HTMLFormElement): void {
+  for (const message of Array.from(element.querySelectorAll(".field-error"))) message.remove();
+  for (const field of Array.from(element.querySelectorAll<HTMLElement>("[aria-invalid]"))) {
+    field.removeAttribute("aria-invalid");
+    const rest = (field.getAttribute("aria-describedby") ?? "").split(" ").filter((x) => x && !x.endsWith("-error"));
+    if (rest.length) field.setAttribute("aria-describedby", rest.join(" "));
+    else field.removeAttribute("aria-describedby");
+  }
+}
+
+/** Checks the fields in the order they are shown, so the first sentence is about the topmost mistake. */
+function readForm(
+  config: LaunchConfig,
+  inputs: FormInputs,
+  recipients: RecipientsEditor,
+): { draft: Draft; image: File } | FieldError {
+  const nameText = inputs.name.value.trim();
+  const symbolText = inputs.symbol.value.trim();
+  if (!nameText || nameText.length > 32) return fail(inputs.name, "Give the token a name of 1 to 32 characters.");
+  if (!symbolText || symbolText.length > 13)
+    return fail(inputs.symbol, "Give the token a ticker of 1 to 13 characters.");
+  if (/\s/.test(symbolText)) return fail(inputs.symbol, "The ticker must not contain spaces.");
+  if (symbolText.startsWith("$"))
+    return fail(inputs.symbol, "Type the ticker without the $: the page adds it where the ticker is shown.");
+  const links = readLinks(inputs);
+  if ("error" in links) return links;
+  const file = readImage(config, inputs.image);
+  if ("error" in file) return file;
+  const list = readRecipients(config, recipients);
+  if ("error" in list) return list;
+  const buy = inputs.firstBuy.value.trim() ? solToLamports(inputs.firstBuy.value) : 0n;
+  if (buy === null) return fail(inputs.firstBuy, "The first buy must be an amount in SOL with at most nine decimals.");
+  if (buy > BigInt(config.maxFirstBuyLamports))
+    return fail(inputs.firstBuy, `The first buy can be at most ${lamportsToSol(config.maxFirstBuyLamports)} SOL.`);
   return {
-    element,
-    showError({ field, error }) {
-      const id = `${field.id || "launch-form"}-error`;
-      const message = h("p", { className: "field-error", id, role: "alert" }, error);
-      // Under the field's own block (a recipient row, a field with its help), not at the bottom.
-      const block = field.closest(".recipient-row") ?? field.closest(".field") ?? field.parentElement!;
-      block.after(message);
-      field.setAttribute("aria-invalid", "true");
-      field.setAttribute("aria-describedby", [field.getAttribute("aria-describedby"), id].filter(Boolean).join(" "));
-      field.focus();
+    draft: {
+      name: nameText,
+      symbol: symbolText,
+      description: inputs.description.value.trim(),
+      website: links.website ?? null,
+      twitter: links.twitter ?? null,
+      telegram: links.telegram ?? null,
+      recipients: list,
+      firstBuyLamports: buy.toString(),
     },
-    clearErrors() {
-      for (const message of Array.from(element.querySelectorAll(".field-error"))) message.remove();
-      for (const field of Array.from(element.querySelectorAll<HTMLElement>("[aria-invalid]"))) {
-        field.removeAttribute("aria-invalid");
-        const rest = (field.getAttribute("aria-describedby") ?? "")
-          .split(" ")
-          .filter((x) => x && !x.endsWith("-error"));
-        if (rest.length) field.setAttribute("aria-describedby", rest.join(" "));
-        else field.removeAttribute("aria-describedby");
-      }
-    },
-    read() {
-      const nameText = name.value.trim();
-      const symbolText = symbol.value.trim();
-      if (!nameText || nameText.length > 32) return fail(name, "Give the token a name of 1 to 32 characters.");
-      if (!symbolText || symbolText.length > 13) return fail(symbol, "Give the token a ticker of 1 to 13 characters.");
-      if (/\s/.test(symbolText)) return fail(symbol, "The ticker must not contain spaces.");
-      if (symbolText.startsWith("$"))
-        return fail(symbol, "Type the ticker without the $: the page adds it where the ticker is shown.");
-      const links: Record<string, string | null> = {};
-      for (const [key, input, label] of [
-        ["website", website, "website"],
-        ["twitter", twitter, "X link"],
-        ["telegram", telegram, "Telegram link"],
-      ] as const) {
-        const value = input.value.trim();
-        if (!value) links[key] = null;
-        else {
-          try {
-            if (new URL(value).protocol !== "https:") return fail(input, `The ${label} must start with https://.`);
-          } catch {
-            return fail(input, `The ${label} is not a valid address.`);
-          }
-          links[key] = value;
-        }
-      }
-      const file = image.files?.[0];
-      if (!file) return fail(image, "Choose an image.");
-      if (!IMAGE_TYPES.includes(file.type)) return fail(image, "The image must be PNG, JPEG, GIF or WebP.");
-      if (file.size > config.maxImageBytes)
-        return fail(image, `The image is larger than ${Math.floor(config.maxImageBytes / 1024)} kB.`);
-      const list: { handle: string; bps: number }[] = [];
-      for (const row of rows()) {
-        const handleInput = row.querySelector<HTMLInputElement>("input[data-handle]")!;
-        const shareInput = row.querySelector<HTMLInputElement>("input[data-share]")!;
-        const handle = handleInput.value.trim();
-        const shareText = shareInput.value;
-        if (!HANDLE.test(handle))
-          return fail(
-            handleInput,
-            `“${handle || "(empty)"}” is not an X handle (1 to 15 letters, digits or underscores).`,
-          );
-        const bps = percentToBps(shareText);
-        if (bps === null || bps === 0)
-          return fail(shareInput, `Give @${handle.replace(/^@/, "")} a share above 0% with at most two decimals.`);
-        const key = handle.replace(/^@/, "").toLowerCase();
-        if (list.some((r) => r.handle === key)) return fail(handleInput, `@${key} is named twice.`);
-        list.push({ handle: key, bps });
-      }
-      if (list.length === 0) return fail(addButton, "Name at least one recipient.");
-      if (list.length > config.maxRecipients)
-        return fail(addButton, `Name at most ${config.maxRecipients} recipients.`);
-      const sum = list.reduce((a, r) => a + r.bps, 0);
-      if (sum !== 10_000)
-        return fail(
-          rows()[0]!.querySelector<HTMLInputElement>("input[data-share]")!,
-          `The shares add up to ${bpsToPercent(sum)}; they must total 100%.`,
-        );
-      const buy = firstBuy.value.trim() ? solToLamports(firstBuy.value) : 0n;
-      if (buy === null) return fail(firstBuy, "The first buy must be an amount in SOL with at most nine decimals.");
-      if (buy > BigInt(config.maxFirstBuyLamports))
-        return fail(firstBuy, `The first buy can be at most ${lamportsToSol(config.maxFirstBuyLamports)} SOL.`);
-      return {
-        draft: {
-          name: nameText,
-          symbol: symbolText,
-          description: description.value.trim(),
-          website: links.website ?? null,
-          twitter: links.twitter ?? null,
-          telegram: links.telegram ?? null,
-          recipients: list,
-          firstBuyLamports: buy.toString(),
-        },
-        image: file,
-      };
-    },
+    image: file,
   };
+}
+
+type Links = Partial<Record<"website" | "twitter" | "telegram", string | null>>;
+
+function readLinks(inputs: FormInputs): Links | FieldError {
+  const links: Links = {};
+  for (const [key, input, label] of [
+    ["website", inputs.website, "website"],
+    ["twitter", inputs.twitter, "X link"],
+    ["telegram", inputs.telegram, "Telegram link"],
+  ] as const) {
+    const value = input.value.trim();
+    if (!value) links[key] = null;
+    else {
+      try {
+        if (new URL(value).protocol !== "https:") return fail(input, `The ${label} must start with https://.`);
+      } catch {
+        return fail(input, `The ${label} is not a valid address.`);
+      }
+      links[key] = value;
+    }
+  }
+  return links;
+}
+
+function readImage(config: LaunchConfig, image: HTMLInputElement): File | FieldError {
+  const file = image.files?.[0];
+  if (!file) return fail(image, "Choose an image.");
+  if (!IMAGE_TYPES.includes(file.type)) return fail(image, "The image must be PNG, JPEG, GIF or WebP.");
+  if (file.size > config.maxImageBytes)
+    return fail(image, `The image is larger than ${Math.floor(config.maxImageBytes / 1024)} kB.`);
+  return file;
+}
+
+function readRecipients(
+  config: LaunchConfig,
+  recipients: RecipientsEditor,
+): { handle: string; bps: number }[] | FieldError {
+  const list: { handle: string; bps: number }[] = [];
+  const rows = recipients.rows();
+  for (const row of rows) {
+    const handleInput = row.querySelector<HTMLInputElement>("input[data-handle]")!;
+    const shareInput = row.querySelector<HTMLInputElement>("input[data-share]")!;
+    const handle = handleInput.value.trim();
+    if (!HANDLE.test(handle))
+      return fail(handleInput, `“${handle || "(empty)"}” is not an X handle (1 to 15 letters, digits or underscores).`);
+    const bps = percentToBps(shareInput.value);
+    if (bps === null || bps === 0)
+      return fail(shareInput, `Give @${handle.replace(/^@/, "")} a share above 0% with at most two decimals.`);
+    const key = handle.replace(/^@/, "").toLowerCase();
+    if (list.some((r) => r.handle === key)) return fail(handleInput, `@${key} is named twice.`);
+    list.push({ handle: key, bps });
+  }
+  if (list.length === 0) return fail(recipients.addButton, "Name at least one recipient.");
+  if (list.length > config.maxRecipients)
+    return fail(recipients.addButton, `Name at most ${config.maxRecipients} recipients.`);
+  const sum = list.reduce((a, r) => a + r.bps, 0);
+  if (sum !== 10_000)
+    return fail(
+      rows[0]!.querySelector<HTMLInputElement>("input[data-share]")!,
+      `The shares add up to ${bpsToPercent(sum)}; they must total 100%.`,
+    );
+  return list;
 }
