@@ -4,7 +4,7 @@
  * creator address, and a real embedded local chain (manual slots) for confirm and end to end.
  */
 import { createHash, createPrivateKey, sign } from "node:crypto";
-import { Keypair, PublicKey, TransactionInstruction, VersionedTransaction } from "@solana/web3.js";
+import { type Keypair, PublicKey, TransactionInstruction, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import sharp from "sharp";
 import { deriveCreatorKeypair } from "../../src/chain/keys";
