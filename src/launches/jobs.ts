@@ -9,7 +9,7 @@ import { immediate } from "../ledger/ledger";
 import { log } from "../lib/log";
 import { DexScreenerMarket, type MarketData } from "../market/adapter";
 import { refreshMarket } from "../market/job";
-import { intentsWhere, PREVIEW_KEY_PREFIX } from "./intents";
+import { type Intent, intentsWhere, PREVIEW_KEY_PREFIX } from "./intents";
 import { LANDING_GRACE_MS, settleIntent } from "./service";
 import { deleteDeadLaunchObjects } from "./uploads";
 
@@ -27,18 +27,25 @@ export async function runLaunchesJob(
   const expireBefore = ctx.now();
 
   // Intents that never got a transaction expire with their window; those that did, once any
-  // transaction they were handed could no longer land, unless a signature is known (handled below).
+  // transaction they were handed could no longer land, unless a signature is known (handled below)
+  // or the mint exists on chain: then a create landed whose signature the page never gave (it was
+  // closed), and the indexer brings it; expiring would leave the token unrecorded, its fees unswept.
+  const unsigned = intentsWhere(
+    db,
+    "status = 'metadata' AND signature IS NULL AND expires_at_ms < ? ORDER BY created_at_ms",
+    expireBefore - LANDING_GRACE_MS,
+  );
+  const unlanded = await mintsNotOnChain(ctx, unsigned);
   counts.expired += immediate(db, () => {
     job.assertHeld();
     const c = db.$client;
     const a = c
       .query("UPDATE launch_intents SET status = 'expired' WHERE status = 'prepared' AND expires_at_ms < ?")
       .run(expireBefore).changes;
-    const b = c
-      .query(
-        "UPDATE launch_intents SET status = 'expired' WHERE status = 'metadata' AND signature IS NULL AND expires_at_ms < ?",
-      )
-      .run(expireBefore - LANDING_GRACE_MS).changes;
+    const expire = c.query(
+      "UPDATE launch_intents SET status = 'expired' WHERE id = ? AND status = 'metadata' AND signature IS NULL",
+    );
+    const b = unsigned.filter((i) => unlanded.has(i.mint)).reduce((n, i) => n + expire.run(i.id).changes, 0);
     // Housekeeping rides along: sessions past their seven days are refused anyway; drop the rows.
     deleteExpiredSessions(db, expireBefore);
     c.query(
@@ -64,7 +71,9 @@ export async function runLaunchesJob(
       else if (result.kind === "failed") counts.failed++;
       else if (
         (result.kind === "not_found" || result.kind === "rejected") &&
-        ctx.now() > intent.expiresAtMs + LANDING_GRACE_MS
+        ctx.now() > intent.expiresAtMs + LANDING_GRACE_MS &&
+        // A node behind can miss a create that landed: absent mint, or no expiry.
+        (await mintsNotOnChain(ctx, [intent])).has(intent.mint)
       ) {
         immediate(db, () => {
           job.assertHeld();
@@ -106,6 +115,22 @@ export async function runLaunchesJob(
 
   if (lastError) throw lastError instanceof Error ? lastError : new Error("launches job failed");
   return counts;
+}
+
+/**
+ * The mints of these intents that do not exist on chain, read from a node at least as new as any
+ * answer seen before (the reader asks with minContextSlot). Unreadable: none (nothing expires on a guess).
+ */
+async function mintsNotOnChain(ctx: AppContext, intents: readonly Intent[]): Promise<Set<string>> {
+  if (intents.length === 0) return new Set();
+  if (!ctx.chain) return new Set(intents.map((i) => i.mint));
+  try {
+    const accounts = await ctx.chain.reader.getAccounts(intents.map((i) => i.mint));
+    return new Set(intents.filter((i) => accounts.get(i.mint) === null).map((i) => i.mint));
+  } catch (error) {
+    log.warn("launches job: mint check failed, nothing expired on it", { error });
+    return new Set();
+  }
 }
 
 /** Registers the `launches` and `market` job bodies. Without MARKET_API_URL the market job does nothing. */
