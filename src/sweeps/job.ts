@@ -25,6 +25,7 @@ import { heldBackMints, recordTokenFailure, recordTokenSuccess, stopToken, suspe
 import { ChainUnavailableError } from "../chain/ports";
 import { storeVaultReadings, unsweptLamports } from "./readings";
 import { transferredTo, treasuryReceived } from "./transfers";
+import { creditedInSignature } from "./credit-check";
 import { confirmSweep, failSweep, recordSweepsSent } from "./service";
 
 export interface SweepJobDeps {
@@ -342,7 +343,8 @@ async function resolvePage(
     // (a bug, a program change) stops the token(s): never credited short, never credited extra.
     const treasury = deps.chain.treasury.publicKey.toBase58();
     const mismatched = new Map<string, string>();
-    let creditedTotal = 0n;
+    // Sweeps of this transaction credited before one of them was stopped count towards its total.
+    let creditedTotal = creditedInSignature(deps.db, signature);
     for (const sweep of sweeps) {
       const moved = movedByCreator.get(sweep.creator) ?? 0n;
       const transferred = transferredTo(tx, sweep.creator, treasury);
