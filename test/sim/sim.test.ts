@@ -17,7 +17,7 @@ describe("seeded simulation", () => {
     const a = await runSeed(7, { steps: 40 });
     const b = await runSeed(7, { steps: 40 });
     expect(a.ok).toBe(true);
-    expect(a.trace.length).toBe(41);
+    expect(a.trace.length).toBe(42); // warm-up, 40 steps, settle
     expect(b.trace).toEqual(a.trace);
     expect(b.faults).toEqual(a.faults);
   }, 60_000);
