@@ -35,7 +35,7 @@ import { createRpcChain } from "../src/chain/rpc";
 import type { ChainServices } from "../src/chain/services";
 import { loadConfig, type Config } from "../src/config";
 import { CRASH_POINTS, setCrashHook, type CrashPointName } from "../src/jobs/crash-points";
-import { acquireLease, assertLeaseHeld, LeaseLostError, releaseLease, type Lease } from "../src/jobs/lease";
+import { acquireLease, assertLeaseHeld, LeaseLostError, releaseLease } from "../src/jobs/lease";
 import { Scheduler, type JobContext } from "../src/jobs/scheduler";
 import { accountFigures, ledgerTotals } from "../src/ledger/figures";
 import { LedgerInvariantError } from "../src/ledger/ledger";
@@ -408,7 +408,8 @@ class World {
     const all = [...rows, ...launches];
     if (all.length === 0) return "nothing";
     const row = this.pick(all);
-    const lease = acquireLease(this.db, "indexer-sim", "sim-indexer", LEASE_MS, this.nowMs) as Lease;
+    const lease = acquireLease(this.db, "indexer-sim", "sim-indexer", LEASE_MS, this.nowMs);
+    if (!lease) return "busy";
     const ctx: JobContext = { lease, signal: new AbortController().signal, assertHeld: () => {} };
     try {
       const now = () => this.nowMs;
@@ -669,23 +670,33 @@ class World {
       .all();
     for (const a of accounts) accountFigures(db, a.kind, a.ref);
     this.launches.check(false);
-    const landedOk = (signature: string | null) => {
-      if (!signature) return false;
-      const r = this.node.getTransaction(signature);
-      return r !== null && r.err === null;
-    };
-    // No payout paid on chain more than once: each wallet holds exactly its confirmed payouts plus
-    // those landed and not yet finalized (still `sent`); a replaced or failed payout that landed breaks it.
-    const payouts = db.$client.query("SELECT wallet, status, lamports, signature FROM payouts").all() as {
-      wallet: string;
-      status: string;
-      lamports: bigint;
-      signature: string | null;
-    }[];
+    const sentLanded = this.checkPayouts();
+    this.checkSweeps();
+    this.checkReserves(sentLanded);
+    if (totals.sweptLamports < 0n) throw new InvariantViolation("negative swept");
+  }
+
+  private landedOk(signature: string | null): boolean {
+    if (!signature) return false;
+    const r = this.node.getTransaction(signature);
+    return r !== null && r.err === null;
+  }
+
+  /**
+   * No payout paid on chain more than once: each wallet holds exactly its confirmed payouts plus
+   * those landed and not yet finalized (still `sent`); a replaced or failed payout that landed
+   * breaks it. Returns what landed for payouts still `sent`.
+   */
+  private checkPayouts(): bigint {
+    const payouts = this.db.$client
+      .query<{ wallet: string; status: string; lamports: bigint; signature: string | null }, []>(
+        "SELECT wallet, status, lamports, signature FROM payouts",
+      )
+      .all();
     const expected = new Map<string, bigint>();
     let sentLanded = 0n;
     for (const p of payouts) {
-      const landed = landedOk(p.signature);
+      const landed = this.landedOk(p.signature);
       if ((p.status === "replaced" || p.status === "failed") && landed)
         throw new InvariantViolation(`payout ${p.signature} is ${p.status} but landed`);
       const counts = p.status === "confirmed" || (p.status === "sent" && landed);
@@ -700,12 +711,17 @@ class World {
       if (onChain !== want)
         throw new InvariantViolation(`wallet of ${u.id} holds ${onChain} on chain, its payouts say ${want}`);
     }
-    // No lamport credited that did not reach the treasury: per confirmed sweep transaction, the
-    // credits equal what the treasury received net in it.
+    return sentLanded;
+  }
+
+  /** No lamport credited that did not reach the treasury: per confirmed sweep transaction, the credits equal what it received net. */
+  private checkSweeps(): void {
     const treasury = this.chain.treasury.publicKey;
-    const bySig = db.$client
-      .query("SELECT signature, SUM(total_lamports) AS t FROM sweeps WHERE status = 'confirmed' GROUP BY signature")
-      .all() as { signature: string; t: bigint }[];
+    const bySig = this.db.$client
+      .query<{ signature: string; t: bigint }, []>(
+        "SELECT signature, SUM(total_lamports) AS t FROM sweeps WHERE status = 'confirmed' GROUP BY signature",
+      )
+      .all();
     for (const s of bySig) {
       const r = this.node.getTransaction(s.signature);
       if (!r || r.err !== null) throw new InvariantViolation(`sweep ${s.signature} credited but not landed`);
@@ -714,23 +730,25 @@ class World {
       if (received !== BigInt(s.t))
         throw new InvariantViolation(`sweep ${s.signature} credited ${s.t}, the treasury received ${received}`);
     }
-    const failedLanded = db.$client.query("SELECT signature FROM sweeps WHERE status = 'failed'").all() as {
-      signature: string;
-    }[];
-    for (const s of failedLanded)
-      if (landedOk(s.signature)) throw new InvariantViolation(`sweep ${s.signature} failed but landed`);
-    // Treasury >= owed, counting as paid what already left it for payouts and buys in flight.
-    const buysLanded = db.$client
-      .query(
+    const failed = this.db.$client
+      .query<{ signature: string }, []>("SELECT signature FROM sweeps WHERE status = 'failed'")
+      .all();
+    for (const s of failed)
+      if (this.landedOk(s.signature)) throw new InvariantViolation(`sweep ${s.signature} failed but landed`);
+  }
+
+  /** Treasury >= owed, counting as paid what already left it for payouts and buys in flight. */
+  private checkReserves(sentLanded: bigint): void {
+    const buysLanded = this.db.$client
+      .query<{ signature: string; r: bigint }, []>(
         "SELECT b.signature, COALESCE(SUM(CASE WHEN o.source = 'recipient' THEN o.lamports END), 0) AS r FROM burn_buys b JOIN burn_orders o ON o.buy_id = b.id WHERE b.status = 'sent' GROUP BY b.id",
       )
-      .all() as { signature: string; r: bigint }[];
+      .all();
     let buysInFlight = 0n;
-    for (const b of buysLanded) if (landedOk(b.signature)) buysInFlight += BigInt(b.r);
-    const treasuryLamports = this.node.getBalance(treasury);
-    const owed = owedForReserves(db) - sentLanded - buysInFlight;
+    for (const b of buysLanded) if (this.landedOk(b.signature)) buysInFlight += BigInt(b.r);
+    const treasuryLamports = this.node.getBalance(this.chain.treasury.publicKey);
+    const owed = owedForReserves(this.db) - sentLanded - buysInFlight;
     if (treasuryLamports < owed) throw new InvariantViolation(`treasury ${treasuryLamports} < owed ${owed}`);
-    if (totals.sweptLamports < 0n) throw new InvariantViolation("negative swept");
   }
 
   /** A hash of the books (no times, no signatures): what the trace compares. */
