@@ -1,5 +1,5 @@
 /**
- * The launches job never expires an intent whose create landed (found by the seeded simulation,
+ * A create that landed is never lost to its intent's expiry or failure. The launches job never expires an intent whose create landed (found by the seeded simulation,
  * scripts/sim.ts): neither when the page closed before telling the service the signature, nor
  * when the status read reaches a node behind that has not seen the create. Expiring would leave
  * the token unrecorded on the ledger, its creator fees never swept.
@@ -91,6 +91,39 @@ describe("launches job: a landed create keeps its intent", () => {
       expect(getIntent(svc.ctx.db, intentId)!.status).toBe("metadata");
       chain.local.faults.apply({ kind: "clear" });
       expect((await runLaunchesJob(svc.ctx, job())).confirmed).toBe(1);
+    } finally {
+      chain.local.faults.apply({ kind: "clear" });
+      await svc.cleanup();
+    }
+  });
+
+  test("a failed earlier attempt seen after a later create landed does not fail the intent", async () => {
+    const clock = { now: Date.now() };
+    const { svc, services } = service(clock);
+    try {
+      const wallet = Keypair.generate();
+      chain.local.node.fund(wallet.publicKey, 20_000_000_000n);
+      const mint = Keypair.generate();
+      const image = await png();
+      const intent = (await prepare(svc, wallet, mint, image)).body;
+      const first = await upload(svc, intent, wallet, image);
+      chain.local.faults.apply({ kind: "failSends", count: 1 });
+      const failed = chain.local.node.sendWire(signReturned(first.body.transactions[0], [wallet, mint]).serialize(), {
+        skipPreflight: true,
+      });
+      chain.local.node.advanceSlots(2);
+      // The page asks for a new transaction (its first one failed) and that one creates the mint.
+      const second = await upload(svc, intent, wallet, image);
+      const created = chain.local.node.sendWire(signReturned(second.body.transactions[0], [wallet, mint]).serialize(), {
+        skipPreflight: false,
+      });
+      chain.local.node.advanceSlots(40);
+      expect(chain.local.node.getTransaction(failed)?.err).not.toBeNull();
+      // The stream brings the failed attempt last (a replay, a slow indexer): the intent waits on.
+      const waiting = getIntent(svc.ctx.db, intent.intent)!;
+      expect((await settleIntent(svc.ctx, services, waiting, failed)).kind).toBe("rejected");
+      expect(getIntent(svc.ctx.db, intent.intent)!.status).toBe("metadata");
+      expect((await settleIntent(svc.ctx, services, waiting, created)).kind).toBe("confirmed");
     } finally {
       chain.local.faults.apply({ kind: "clear" });
       await svc.cleanup();
