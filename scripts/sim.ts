@@ -7,10 +7,12 @@
  *
  * Each seed builds its own world in-process: the local chain (LiteSVM node, its JSON-RPC answered
  * through the in-process transport, so every hostile rule of faults.ts applies), a fresh database,
- * the production chain client (src/chain/rpc.ts), and runs the real money jobs (sweep, payouts,
- * burns), the indexer's resolution entry points and the claim/routing services, driven by a
- * schedule drawn from the seed: user actions (trades, claims, routing changes, autopay, declines,
- * sign-ins, renames), every fault rule, crashes at the crash points, lease takeovers, clock jumps.
+ * the production chain client (src/chain/rpc.ts), and runs the real jobs (sweep, payouts, burns,
+ * launches), the indexer's resolution entry points, the claim/routing services and the launch
+ * service, driven by a schedule drawn from the seed: user actions (trades, claims, routing changes,
+ * autopay, declines, sign-ins, renames, launches: see sim-launches.ts), every fault rule, crashes at
+ * the crash points (for the launches job, which has none, at any of its chain reads), lease
+ * takeovers, clock jumps (the chain's slots move on with the clock).
  * Time is virtual: the simulation advances the chain's slots and the jobs' clock itself; the jobs
  * settle without waiting (settleTimeoutMs 0). After every step the invariants are checked against
  * the chain itself; at the end the faults clear and every `sent` item must reach a terminal state.
@@ -33,8 +35,8 @@ import { createRpcChain } from "../src/chain/rpc";
 import type { ChainServices } from "../src/chain/services";
 import { loadConfig, type Config } from "../src/config";
 import { CRASH_POINTS, setCrashHook, type CrashPointName } from "../src/jobs/crash-points";
-import { acquireLease, assertLeaseHeld, releaseLease, type Lease } from "../src/jobs/lease";
-import type { JobContext } from "../src/jobs/scheduler";
+import { acquireLease, assertLeaseHeld, releaseLease } from "../src/jobs/lease";
+import { Scheduler, type JobContext } from "../src/jobs/scheduler";
 import { accountFigures, ledgerTotals } from "../src/ledger/figures";
 import { isAppError } from "../src/lib/errors";
 import { verifyLedger } from "../src/ledger/verify";
@@ -45,13 +47,27 @@ import { owedForReserves } from "../src/proof/reserves";
 import { PLATFORM_TOKEN_MINT_KEY, setClaimsPaused } from "../src/settings/service";
 import { resolveSweepSignature, runSweepJob } from "../src/sweeps/job";
 import { recordConfirmedLaunch } from "../src/tokens/launch-record";
+import type { ChainReader } from "../src/chain/ports";
+import type { SchedulingContext } from "../src/jobs/setup";
+import { RateLimiter } from "../src/http/rate-limit";
+import { runLaunchesJob } from "../src/launches/jobs";
+import { getIntent, INTENT_WINDOW_MS } from "../src/launches/intents";
+import { LANDING_GRACE_MS, settleIntent } from "../src/launches/service";
+import { createServiceMetrics } from "../src/lib/metrics";
+import { describeError, SimInvariantViolation, SimLaunches } from "./sim-launches";
 
 const START_MS = 1_800_000_000_000;
 const LEASE_MS = 30_000;
 const USERS = 6;
 const TOKENS = 3;
 const TREASURY_LAMPORTS = 5_000_000_000n;
-const JOBS = ["sweep", "payouts", "burns"] as const;
+const JOBS = ["sweep", "payouts", "burns", "launches"] as const;
+/** Slots the chain moves on per millisecond of a clock jump (400 ms slots), capped: past 150 every blockhash is dead. */
+const SLOT_MS = 400;
+const MAX_JUMP_SLOTS = 1_000;
+/** Rounds of every job once faults clear; crashes may still hit the first ones. */
+const SETTLE_ROUNDS = 16;
+const CRASHING_SETTLE_ROUNDS = 5;
 type Job = (typeof JOBS)[number];
 
 export interface SeedResult {
@@ -61,6 +77,8 @@ export interface SeedResult {
   trace: string[];
   /** faults injected by kind (chain rules that fired, crashes, takeovers, clock jumps) */
   faults: Record<string, number>;
+  /** crashes and lease takeovers that fired, by mode and point (`crash@payouts:after-send`) */
+  crashes: Record<string, number>;
   error?: string;
 }
 
@@ -68,9 +86,10 @@ class SimCrash extends Error {
   override readonly name = "SimCrash";
 }
 
-class InvariantViolation extends Error {
-  override readonly name = "InvariantViolation";
-}
+const InvariantViolation = SimInvariantViolation;
+
+/** A crash or takeover planned for one job run: at a crash point, or (launches) at its n-th chain read. */
+type RunPlan = { point: CrashPointName | "launches:read"; hit: number; mode: "crash" | "takeover" };
 
 let sharedConfig: Config | null = null;
 function config(): Config {
@@ -96,16 +115,25 @@ class World {
   readonly launch: LocalLaunchHelpers;
   readonly trader: Keypair;
   readonly deployer: Keypair;
+  readonly launchers: Keypair[] = [];
+  readonly ctx: SchedulingContext;
+  readonly launches: SimLaunches;
   readonly users: { id: string; handle: string; wallet: string; signedIn: boolean }[] = [];
   readonly mints: string[] = [];
   readonly counts: Record<string, number> = {};
+  /** crashes and takeovers that fired, by point */
+  readonly crashes: Record<string, number> = {};
   nowMs = START_MS;
   paused = false;
   private handleSerial = 0;
+  /** called before every chain read the service makes (crashes and takeovers of the launches job) */
+  private interrupt: (() => void) | null = null;
+  /** the process "died" at a crash: every chain read from here on fails until the run is over */
+  private dead = false;
 
   constructor(readonly seed: number) {
     this.rand = seededRandom(seed * 2_654_435_761);
-    const bytes = () => Uint8Array.from({ length: 32 }, () => Math.floor(this.rand() * 256));
+    const bytes = () => this.bytes();
     this.node = new LocalNode({
       slotMs: 0,
       programSeed: bytes(),
@@ -131,10 +159,11 @@ class World {
       sleep: async () => {},
       allowNodeCosigners: true,
     });
+    const reader = this.interruptible(rpc.reader);
     this.chain = {
-      reader: rpc.reader,
+      reader,
       sender: rpc.sender,
-      launchProgram: new LocalLaunchProgram(this.node.programKeys, this.node.programConfig, rpc.reader),
+      launchProgram: new LocalLaunchProgram(this.node.programKeys, this.node.programConfig, reader),
       treasury,
       creatorKeypair: (i) => deriveCreatorKeypair(master, i),
       creatorAddress: (i) => deriveCreatorKeypair(master, i).publicKey,
@@ -144,6 +173,21 @@ class World {
     this.deployer = Keypair.fromSeed(bytes());
     this.node.fund(this.trader.publicKey, 1_000_000_000_000n);
     this.node.fund(this.deployer.publicKey, 100_000_000_000n);
+    for (let i = 0; i < 2; i++) {
+      const launcher = Keypair.fromSeed(bytes());
+      this.node.fund(launcher.publicKey, 10_000_000_000n);
+      this.launchers.push(launcher);
+    }
+    this.ctx = {
+      config: config(),
+      db: this.db,
+      scheduler: new Scheduler(this.db, { holder: "sim", leaseMs: LEASE_MS }),
+      limiter: new RateLimiter(),
+      metrics: createServiceMetrics(),
+      chain: this.chain,
+      now: () => this.nowMs,
+    };
+    this.launches = new SimLaunches(this);
     for (let i = 0; i < USERS; i++) {
       this.users.push({
         id: `u${i}`,
@@ -171,6 +215,43 @@ class World {
   }
   count(kind: string, n = 1): void {
     this.counts[kind] = (this.counts[kind] ?? 0) + n;
+  }
+  bytes(): Uint8Array {
+    return Uint8Array.from({ length: 32 }, () => Math.floor(this.rand() * 256));
+  }
+  /** The handles launches name: the users' current ones. */
+  handles(): string[] {
+    return this.users.map((u) => u.handle);
+  }
+
+  private interruptible(reader: ChainReader): ChainReader {
+    const before = () => this.interrupt?.();
+    return {
+      getBalances: async (a) => {
+        before();
+        return reader.getBalances(a);
+      },
+      getAccounts: async (a) => {
+        before();
+        return reader.getAccounts(a);
+      },
+      getTransaction: async (s) => {
+        before();
+        return reader.getTransaction(s);
+      },
+      getSignatureStatuses: async (s, h) => {
+        before();
+        return reader.getSignatureStatuses(s, h);
+      },
+      getBlockHeight: async () => {
+        before();
+        return reader.getBlockHeight();
+      },
+      getLatestBlockhash: async () => {
+        before();
+        return reader.getLatestBlockhash();
+      },
+    };
   }
 
   private createToken(index: number, mintSeed: Uint8Array): void {
@@ -227,11 +308,7 @@ class World {
   // ------------------------------------------------------------------ jobs
 
   /** Runs a job as the scheduler would (lease, fencing), with an optional crash or takeover at a point. */
-  async runJob(
-    job: Job,
-    plan: { point: CrashPointName; hit: number; mode: "crash" | "takeover" } | null,
-    holder = "sim-a",
-  ): Promise<string> {
+  async runJob(job: Job, plan: RunPlan | null, holder = "sim-a"): Promise<string> {
     const lease = acquireLease(this.db, job, holder, LEASE_MS, this.nowMs);
     if (!lease) return "busy";
     const controller = new AbortController();
@@ -240,11 +317,36 @@ class World {
       signal: controller.signal,
       assertHeld: () => assertLeaseHeld(this.db, lease, this.nowMs),
     };
+    this.arm(job, plan, controller);
+    try {
+      const report = await this.body(job, ctx);
+      // A job that isolates its errors (launches, burns) may have gone on past the crash: the
+      // process died there all the same, and its later reads all failed.
+      if (this.dead) return `crashed@${plan?.point}`;
+      releaseLease(this.db, lease, { ok: true, error: null }, this.nowMs);
+      return `ok ${report}`;
+    } catch (error) {
+      if (error instanceof SimCrash || this.dead) return `crashed@${plan?.point}`;
+      if (isAppError(error, "LEDGER_INVARIANT") || error instanceof InvariantViolation) throw error;
+      releaseLease(this.db, lease, { ok: false, error: String(error) }, this.nowMs);
+      if (isAppError(error, "LEASE_LOST")) return "lease-lost";
+      return `error ${describeError(error)}`;
+    } finally {
+      setCrashHook(null);
+      this.interrupt = null;
+      this.dead = false;
+    }
+  }
+
+  /** Arms the plan: at its point's n-th hit the process dies, or another process takes the lease over. */
+  private arm(job: Job, plan: RunPlan | null, controller: AbortController): void {
     let hits = 0;
-    setCrashHook((name) => {
+    const fire = (name: string) => {
       if (!plan || name !== plan.point || ++hits !== plan.hit) return;
+      this.crashes[`${plan.mode}@${name}`] = (this.crashes[`${plan.mode}@${name}`] ?? 0) + 1;
       if (plan.mode === "crash") {
         this.count("crash");
+        this.dead = true;
         throw new SimCrash(name);
       }
       // Another process takes the lease over mid-run: the clock passes the lease, B acquires it;
@@ -254,20 +356,12 @@ class World {
       const stolen = acquireLease(this.db, job, "sim-b", LEASE_MS, this.nowMs);
       if (stolen) releaseLease(this.db, stolen, { ok: true, error: null }, this.nowMs);
       controller.abort();
-    });
-    try {
-      const report = await this.body(job, ctx);
-      releaseLease(this.db, lease, { ok: true, error: null }, this.nowMs);
-      return `ok ${report}`;
-    } catch (error) {
-      if (error instanceof SimCrash) return `crashed@${error.message}`;
-      if (isAppError(error, "LEDGER_INVARIANT")) throw error;
-      releaseLease(this.db, lease, { ok: false, error: String(error) }, this.nowMs);
-      if (isAppError(error, "LEASE_LOST")) return "lease-lost";
-      return `error ${(error as Error).name}`;
-    } finally {
-      setCrashHook(null);
-    }
+    };
+    setCrashHook(fire);
+    this.interrupt = () => {
+      if (this.dead) throw new SimCrash("dead");
+      fire("launches:read");
+    };
   }
 
   private async body(job: Job, ctx: JobContext): Promise<string> {
@@ -292,23 +386,30 @@ class World {
       const r = await runPayoutsJob({ db: this.db, chain: this.chain, config: config(), now, ...settle }, ctx);
       return `sent=${r.sent} confirmed=${r.confirmed} failed=${r.failed} replaced=${r.replaced} pending=${r.pending}`;
     }
-    const r = await runBurnsJob({ db: this.db, chain: this.chain, now, ...settle }, ctx);
-    return `buys=${r.buysSent} bought=${r.bought} burned=${r.burned} failed=${r.failed}`;
+    if (job === "burns") {
+      const r = await runBurnsJob({ db: this.db, chain: this.chain, now, ...settle }, ctx);
+      return `buys=${r.buysSent} bought=${r.bought} burned=${r.burned} failed=${r.failed}`;
+    }
+    const r = await runLaunchesJob(this.ctx, ctx);
+    return `confirmed=${r.confirmed} failed=${r.failed} expired=${r.expired} bonded=${r.bonded}`;
   }
 
   /** The indexer's entry points: it resolves a signature the stream showed, as a run would. */
   async indexerResolve(): Promise<string> {
     const rows = this.db.$client
-      .query(
+      .query<{ k: string; s: string; intent?: string }, []>(
         `SELECT 'sweep' AS k, signature AS s FROM sweeps WHERE status = 'sent'
          UNION ALL SELECT 'payout', signature FROM payouts WHERE status = 'sent'
          UNION ALL SELECT 'burn', signature FROM burn_buys WHERE status = 'sent'
          UNION ALL SELECT 'burn', burn_signature FROM burn_buys WHERE status = 'burning' ORDER BY 1, 2`,
       )
-      .all() as { k: string; s: string }[];
-    if (rows.length === 0) return "nothing";
-    const row = this.pick(rows);
-    const lease = acquireLease(this.db, "indexer-sim", "sim-indexer", LEASE_MS, this.nowMs) as Lease;
+      .all();
+    const launches = this.launches.streamed().map((x) => ({ k: "launch", s: x.signature, intent: x.intent }));
+    const all = [...rows, ...launches];
+    if (all.length === 0) return "nothing";
+    const row = this.pick(all);
+    const lease = acquireLease(this.db, "indexer-sim", "sim-indexer", LEASE_MS, this.nowMs);
+    if (!lease) return "busy";
     const ctx: JobContext = { lease, signal: new AbortController().signal, assertHeld: () => {} };
     try {
       const now = () => this.nowMs;
@@ -329,7 +430,9 @@ class World {
         );
       else if (row.k === "payout")
         await resolvePayoutSignature({ db: this.db, chain: this.chain, config: config(), now, ...settle }, ctx, row.s);
-      else await resolveBurnSignature({ db: this.db, chain: this.chain, now, ...settle }, ctx, row.s);
+      else if (row.k === "burn")
+        await resolveBurnSignature({ db: this.db, chain: this.chain, now, ...settle }, ctx, row.s);
+      else await this.resolveLaunch(row.intent ?? "", row.s);
       return `resolved ${row.k}`;
     } catch (error) {
       if (isAppError(error, "LEDGER_INVARIANT")) throw error;
@@ -337,6 +440,13 @@ class World {
     } finally {
       releaseLease(this.db, lease, { ok: true, error: null }, this.nowMs);
     }
+  }
+
+  /** As the indexer's resolveSignature does for a transaction touching a waiting intent's mint. */
+  private async resolveLaunch(intentId: string, signature: string): Promise<string> {
+    const intent = getIntent(this.db, intentId);
+    if (intent?.status !== "metadata") return "not waiting";
+    return (await settleIntent(this.ctx, this.chain, intent, signature)).kind;
   }
 
   // ------------------------------------------------------------------ users
@@ -352,7 +462,7 @@ class World {
       u.handle = handle;
       return "ok";
     } catch (error) {
-      return `refused ${(error as Error).name}`;
+      return `refused ${isAppError(error) ? error.code : (error as Error).name}`;
     }
   }
 
@@ -456,28 +566,14 @@ class World {
       this.node.advanceSlots(k);
       return `slots +${k}`;
     }
-    if (roll < 0.24) {
-      const mint = this.pick(this.mints);
-      const lamports = BigInt(this.int(5, 400)) * 10_000_000n;
-      const r = this.launch.buy({ mint, buyer: this.trader, solInLamports: lamports });
-      this.node.advanceSlots(1);
-      return `trade ${this.mints.indexOf(mint)} ${lamports} ${(r as { err?: unknown }).err ? "err" : "ok"}`;
-    }
-    if (roll < 0.6) {
-      const job = this.pick(JOBS);
-      const points = CRASH_POINTS.filter((p) => p.startsWith(job === "sweep" ? "sweep:" : `${job}:`));
-      const r = this.rand();
-      const plan =
-        r < 0.12
-          ? { point: this.pick(points), hit: this.int(1, 2), mode: "crash" as const }
-          : r < 0.18
-            ? { point: this.pick(points), hit: 1, mode: "takeover" as const }
-            : null;
-      const outcome = await this.runJob(job, plan);
-      this.node.advanceSlots(this.int(1, 3));
-      return `job ${job}${plan ? ` ${plan.mode}@${plan.point}#${plan.hit}` : ""} -> ${outcome}`;
-    }
+    if (roll < 0.24) return this.trade();
+    if (roll < 0.6) return this.jobStep();
     if (roll < 0.65) return `indexer -> ${await this.indexerResolve()}`;
+    if (roll < 0.71) {
+      const outcome = await this.launches.act();
+      this.node.advanceSlots(this.int(0, 2));
+      return outcome;
+    }
     if (roll < 0.82) {
       const u = this.pick(this.users);
       const what = this.rand();
@@ -504,17 +600,58 @@ class World {
       }
       const rule = this.randomRule();
       this.faults.apply(rule);
+      if (rule.kind === "clear") this.count("clear");
       return `fault ${JSON.stringify(rule)}`;
     }
     if (roll < 0.98) {
       const jump = this.pick([60_000, 3_600_000, 86_400_000]);
       this.nowMs += jump;
+      // Time passes for the chain too: a blockhash handed out before the jump is dead after it.
+      this.node.advanceSlots(Math.min(jump / SLOT_MS, MAX_JUMP_SLOTS));
       this.count("clockJump");
       return `clock +${jump}ms`;
     }
     this.paused = !this.paused;
     setClaimsPaused(this.db, this.paused);
     return this.paused ? "claims paused" : "claims resumed";
+  }
+
+  /** A trade on any token recorded (the seeded ones and those launched meanwhile): fees accrue. */
+  private trade(): string {
+    const mints = this.db.$client.query<{ mint: string }, []>("SELECT mint FROM tokens ORDER BY id").all();
+    const mint = this.pick(mints).mint;
+    const lamports = BigInt(this.int(5, 400)) * 10_000_000n;
+    const r = this.launch.buy({ mint, buyer: this.trader, solInLamports: lamports });
+    this.node.advanceSlots(1);
+    return `trade ${mints.findIndex((m) => m.mint === mint)} ${lamports} ${r.err ? "err" : "ok"}`;
+  }
+
+  private async jobStep(): Promise<string> {
+    const job = this.pick(JOBS);
+    const r = this.rand();
+    const plan = r < 0.12 ? this.planFor(job, "crash") : r < 0.18 ? this.planFor(job, "takeover") : null;
+    const outcome = await this.runJob(job, plan);
+    this.node.advanceSlots(this.int(1, 3));
+    return `job ${job}${plan ? ` ${plan.mode}@${plan.point}#${plan.hit}` : ""} -> ${outcome}`;
+  }
+
+  /**
+   * Before the schedule: fees swept and credited once (no faults yet), so claims, autopay and burn
+   * orders have money from the first step and the payouts and burns points are reached under faults.
+   */
+  async warmUp(): Promise<string> {
+    const first = await this.runJob("sweep", null);
+    this.node.advanceSlots(40);
+    const second = await this.runJob("sweep", null);
+    const claims = this.users.filter((u) => u.signedIn && this.rand() < 0.5).map((u) => `${u.id} ${this.claim(u)}`);
+    return `sweep -> ${first}; sweep -> ${second}; claims: ${claims.join(", ")}`;
+  }
+
+  /** A crash or takeover at one of the job's points (the n-th time it is reached). */
+  private planFor(job: Job, mode: RunPlan["mode"]): RunPlan {
+    const points: RunPlan["point"][] =
+      job === "launches" ? ["launches:read"] : CRASH_POINTS.filter((p) => p.startsWith(`${job}:`));
+    return { point: this.pick(points), hit: mode === "crash" ? this.int(1, 2) : 1, mode };
   }
 
   // ------------------------------------------------------------------ invariants
@@ -524,24 +661,41 @@ class World {
     const db = this.db;
     verifyLedger(db);
     const totals = ledgerTotals(db); // throws unless swept = owed + paid + burned + platform + buyback
-    for (const u of this.users) if (u.signedIn) accountFigures(db, "user", u.id); // credited = paid + burned + balance
-    const landedOk = (signature: string | null) => {
-      if (!signature) return false;
-      const r = this.node.getTransaction(signature);
-      return r !== null && r.err === null;
-    };
-    // No payout paid on chain more than once: each wallet holds exactly its confirmed payouts plus
-    // those landed and not yet finalized (still `sent`); a replaced or failed payout that landed breaks it.
-    const payouts = db.$client.query("SELECT wallet, status, lamports, signature FROM payouts").all() as {
-      wallet: string;
-      status: string;
-      lamports: bigint;
-      signature: string | null;
-    }[];
+    // credited = paid + burned + balance, for every person's and every unclaimed handle's account
+    const accounts = db.$client
+      .query<{ kind: "user" | "handle"; ref: string }, []>(
+        "SELECT kind, ref FROM ledger_accounts WHERE kind IN ('user', 'handle') ORDER BY id",
+      )
+      .all();
+    for (const a of accounts) accountFigures(db, a.kind, a.ref);
+    this.launches.check(false);
+    const sentLanded = this.checkPayouts();
+    this.checkSweeps();
+    this.checkReserves(sentLanded);
+    if (totals.sweptLamports < 0n) throw new InvariantViolation("negative swept");
+  }
+
+  private landedOk(signature: string | null): boolean {
+    if (!signature) return false;
+    const r = this.node.getTransaction(signature);
+    return r !== null && r.err === null;
+  }
+
+  /**
+   * No payout paid on chain more than once: each wallet holds exactly its confirmed payouts plus
+   * those landed and not yet finalized (still `sent`); a replaced or failed payout that landed
+   * breaks it. Returns what landed for payouts still `sent`.
+   */
+  private checkPayouts(): bigint {
+    const payouts = this.db.$client
+      .query<{ wallet: string; status: string; lamports: bigint; signature: string | null }, []>(
+        "SELECT wallet, status, lamports, signature FROM payouts",
+      )
+      .all();
     const expected = new Map<string, bigint>();
     let sentLanded = 0n;
     for (const p of payouts) {
-      const landed = landedOk(p.signature);
+      const landed = this.landedOk(p.signature);
       if ((p.status === "replaced" || p.status === "failed") && landed)
         throw new InvariantViolation(`payout ${p.signature} is ${p.status} but landed`);
       const counts = p.status === "confirmed" || (p.status === "sent" && landed);
@@ -556,12 +710,17 @@ class World {
       if (onChain !== want)
         throw new InvariantViolation(`wallet of ${u.id} holds ${onChain} on chain, its payouts say ${want}`);
     }
-    // No lamport credited that did not reach the treasury: per confirmed sweep transaction, the
-    // credits equal what the treasury received net in it.
+    return sentLanded;
+  }
+
+  /** No lamport credited that did not reach the treasury: per confirmed sweep transaction, the credits equal what it received net. */
+  private checkSweeps(): void {
     const treasury = this.chain.treasury.publicKey;
-    const bySig = db.$client
-      .query("SELECT signature, SUM(total_lamports) AS t FROM sweeps WHERE status = 'confirmed' GROUP BY signature")
-      .all() as { signature: string; t: bigint }[];
+    const bySig = this.db.$client
+      .query<{ signature: string; t: bigint }, []>(
+        "SELECT signature, SUM(total_lamports) AS t FROM sweeps WHERE status = 'confirmed' GROUP BY signature",
+      )
+      .all();
     for (const s of bySig) {
       const r = this.node.getTransaction(s.signature);
       if (!r || r.err !== null) throw new InvariantViolation(`sweep ${s.signature} credited but not landed`);
@@ -570,23 +729,25 @@ class World {
       if (received !== BigInt(s.t))
         throw new InvariantViolation(`sweep ${s.signature} credited ${s.t}, the treasury received ${received}`);
     }
-    const failedLanded = db.$client.query("SELECT signature FROM sweeps WHERE status = 'failed'").all() as {
-      signature: string;
-    }[];
-    for (const s of failedLanded)
-      if (landedOk(s.signature)) throw new InvariantViolation(`sweep ${s.signature} failed but landed`);
-    // Treasury >= owed, counting as paid what already left it for payouts and buys in flight.
-    const buysLanded = db.$client
-      .query(
+    const failed = this.db.$client
+      .query<{ signature: string }, []>("SELECT signature FROM sweeps WHERE status = 'failed'")
+      .all();
+    for (const s of failed)
+      if (this.landedOk(s.signature)) throw new InvariantViolation(`sweep ${s.signature} failed but landed`);
+  }
+
+  /** Treasury >= owed, counting as paid what already left it for payouts and buys in flight. */
+  private checkReserves(sentLanded: bigint): void {
+    const buysLanded = this.db.$client
+      .query<{ signature: string; r: bigint }, []>(
         "SELECT b.signature, COALESCE(SUM(CASE WHEN o.source = 'recipient' THEN o.lamports END), 0) AS r FROM burn_buys b JOIN burn_orders o ON o.buy_id = b.id WHERE b.status = 'sent' GROUP BY b.id",
       )
-      .all() as { signature: string; r: bigint }[];
+      .all();
     let buysInFlight = 0n;
-    for (const b of buysLanded) if (landedOk(b.signature)) buysInFlight += BigInt(b.r);
-    const treasuryLamports = this.node.getBalance(treasury);
-    const owed = owedForReserves(db) - sentLanded - buysInFlight;
+    for (const b of buysLanded) if (this.landedOk(b.signature)) buysInFlight += BigInt(b.r);
+    const treasuryLamports = this.node.getBalance(this.chain.treasury.publicKey);
+    const owed = owedForReserves(this.db) - sentLanded - buysInFlight;
     if (treasuryLamports < owed) throw new InvariantViolation(`treasury ${treasuryLamports} < owed ${owed}`);
-    if (totals.sweptLamports < 0n) throw new InvariantViolation("negative swept");
   }
 
   /** A hash of the books (no times, no signatures): what the trace compares. */
@@ -599,35 +760,43 @@ class World {
     q("SELECT id, token_id, status, total_lamports FROM sweeps ORDER BY id");
     q("SELECT id, mint, status, lamports, token_amount FROM burn_buys ORDER BY id");
     q("SELECT id, mint, status, lamports FROM burn_orders ORDER BY id");
+    q("SELECT mint, status FROM launch_intents ORDER BY mint");
+    q("SELECT mint, creator_index FROM tokens ORDER BY id");
     return h.digest("hex").slice(0, 12);
   }
 
-  /** Faults clear; the jobs run until every sent item is terminal (bounded). */
+  /**
+   * Faults clear and the launch windows pass (the chain moves on with the clock, so every handed-out
+   * blockhash dies); the jobs run until every sent item and every intent is terminal (bounded).
+   */
   async settle(): Promise<string | null> {
     this.faults.clear();
     setClaimsPaused(this.db, false);
-    const live = () =>
-      Number(
-        (
-          this.db.$client
-            .query(
-              `SELECT (SELECT COUNT(*) FROM sweeps WHERE status = 'sent') + (SELECT COUNT(*) FROM payouts WHERE status IN ('sent', 'queued'))
-                    + (SELECT COUNT(*) FROM burn_buys WHERE status IN ('sent', 'bought', 'burning')) AS n`,
-            )
-            .get() as { n: bigint }
-        ).n,
-      );
-    for (let round = 0; round < 12; round++) {
-      if (live() === 0) return null;
+    this.nowMs += INTENT_WINDOW_MS + LANDING_GRACE_MS + 1;
+    this.node.advanceSlots(MAX_JUMP_SLOTS);
+    const live = this.db.$client.query<{ n: number }, []>(
+      `SELECT (SELECT COUNT(*) FROM sweeps WHERE status = 'sent') + (SELECT COUNT(*) FROM payouts WHERE status IN ('sent', 'queued'))
+            + (SELECT COUNT(*) FROM burn_buys WHERE status IN ('sent', 'bought', 'burning'))
+            + (SELECT COUNT(*) FROM launch_intents WHERE status IN ('prepared', 'metadata')) AS n`,
+    );
+    const settled = () => Number(live.get()?.n ?? 0) === 0;
+    for (let round = 0; round < SETTLE_ROUNDS && !settled(); round++) {
       this.nowMs += LEASE_MS + 1; // any lease a crashed run left has expired
+      // The stream (or its replay from the last slot after a restart) shows every landed create.
+      for (const x of this.launches.streamed()) await this.resolveLaunch(x.intent, x.signature);
       for (const job of JOBS) {
-        const outcome = await this.runJob(job, null);
+        // Recovery crashes too: money mostly moves here, so the points after a send or a
+        // confirmation are reached here far more than during the steps. Then clean rounds.
+        const plan = round < CRASHING_SETTLE_ROUNDS && this.rand() < 0.5 ? this.planFor(job, "crash") : null;
+        const outcome = await this.runJob(job, plan);
         if (outcome === "busy" || outcome.startsWith("error")) return `final ${job} run: ${outcome}`;
         this.node.advanceSlots(40);
         this.check();
       }
     }
-    return live() === 0 ? null : "sent items did not reach a terminal state after the faults cleared";
+    if (!settled()) return "sent items did not reach a terminal state after the faults cleared";
+    this.launches.check(true);
+    return null;
   }
 }
 
@@ -638,6 +807,8 @@ export async function runSeed(seed: number, options: { steps?: number } = {}): P
   try {
     world = new World(seed);
     world.check();
+    trace.push(`warm-up ${await world.warmUp()} #${world.booksHash()}`);
+    world.check();
     for (let i = 0; i < steps; i++) {
       const action = await world.step();
       world.check();
@@ -647,7 +818,14 @@ export async function runSeed(seed: number, options: { steps?: number } = {}): P
     world.check();
     trace.push(`settled ${stuck ?? "ok"} #${world.booksHash()}`);
     if (stuck) throw new InvariantViolation(stuck);
-    return { seed, ok: true, steps, trace, faults: { ...world.faults.injected, ...world.counts } };
+    return {
+      seed,
+      ok: true,
+      steps,
+      trace,
+      faults: { ...world.faults.injected, ...world.counts },
+      crashes: { ...world.crashes },
+    };
   } catch (error) {
     const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     trace.push(`FAILED ${text}`);
@@ -657,6 +835,7 @@ export async function runSeed(seed: number, options: { steps?: number } = {}): P
       steps,
       trace,
       faults: world ? { ...world.faults.injected, ...world.counts } : {},
+      crashes: world ? { ...world.crashes } : {},
       error: text,
     };
   } finally {
@@ -689,11 +868,13 @@ async function main(): Promise<void> {
   }
   const seeds = single !== undefined ? [Number(single)] : Array.from({ length: seedCount }, (_, i) => first + i);
   const totals: Record<string, number> = {};
+  const crashes: Record<string, number> = {};
   const started = performance.now();
   let failed = 0;
   for (const [n, seed] of seeds.entries()) {
     const result = await runSeed(seed, { steps });
     for (const [k, v] of Object.entries(result.faults)) totals[k] = (totals[k] ?? 0) + v;
+    for (const [k, v] of Object.entries(result.crashes)) crashes[k] = (crashes[k] ?? 0) + v;
     if (single !== undefined) for (const line of result.trace) console.log(line);
     if (!result.ok) {
       failed++;
@@ -705,6 +886,8 @@ async function main(): Promise<void> {
       console.log(
         `${n + 1}/${seeds.length} seeds, ${failed} failed, ${sec.toFixed(1)} s (${((n + 1) / sec).toFixed(2)} seeds/s)`,
       );
+      if ((n + 1) % 500 === 0)
+        console.log(`  faults so far: ${JSON.stringify(Object.fromEntries(Object.entries(totals).sort()))}`);
     }
   }
   const sec = (performance.now() - started) / 1000;
@@ -712,6 +895,7 @@ async function main(): Promise<void> {
     `${seeds.length} seeds x ${steps} steps: ${seeds.length - failed} passed, ${failed} failed in ${sec.toFixed(1)} s`,
   );
   console.log(`faults injected: ${JSON.stringify(Object.fromEntries(Object.entries(totals).sort()))}`);
+  console.log(`crashes and takeovers by point: ${JSON.stringify(Object.fromEntries(Object.entries(crashes).sort()))}`);
   process.exit(failed === 0 ? 0 : 1);
 }
 

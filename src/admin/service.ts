@@ -36,7 +36,7 @@ export type AdminAction =
 const MAX_REASON = 500;
 const I64_MAX = 9_223_372_036_854_775_807n;
 
-function audit(db: Db, who: AdminActor, action: string, subject: string | null): void {
+export function audit(db: Db, who: AdminActor, action: string, subject: string | null): void {
   db.$client
     .query(
       "INSERT INTO admin_audit (at_ms, actor, action, subject, reason, request_id, client_ip) VALUES (?, ?, ?, ?, ?, ?, ?)",

@@ -7,11 +7,14 @@ export { acquireLease, assertLeaseHeld, releaseLease, renewLease } from "./lease
 export type { Lease } from "./lease";
 export { Scheduler } from "./scheduler";
 export type { JobContext } from "./scheduler";
+export type { SetAsideJob } from "./set-aside";
 export {
+  clearSetAside,
   heldBackMints,
   listSetAside,
   recordTokenFailure,
   recordTokenSuccess,
+  setAsideStates,
   stopToken,
   suspectMints,
 } from "./set-aside";

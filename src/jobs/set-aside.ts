@@ -43,12 +43,11 @@ export function setAsideBackoffMs(failures: number): number {
   return Math.min(SET_ASIDE_BACKOFF_MAX_MS, SET_ASIDE_BACKOFF_BASE_MS * 2 ** Math.min(step, 20));
 }
 
+const SELECT_ROW =
+  "SELECT mint, job, reason, failures, since_ms AS sinceMs, set_aside_at_ms AS setAsideAtMs, retry_at_ms AS retryAtMs FROM set_aside";
+
 function read(db: Db, mint: string, job: SetAsideJob): Row | null {
-  return db.$client
-    .query(
-      "SELECT mint, job, reason, failures, since_ms AS sinceMs, set_aside_at_ms AS setAsideAtMs, retry_at_ms AS retryAtMs FROM set_aside WHERE mint = ? AND job = ?",
-    )
-    .get(mint, job) as Row | null;
+  return db.$client.query<Row, [string, SetAsideJob]>(`${SELECT_ROW} WHERE mint = ? AND job = ?`).get(mint, job);
 }
 
 /** One more failure of this token; returns whether it is (now) set aside. */
@@ -114,43 +113,37 @@ export function recordTokenSuccess(db: Db, mint: string, job: SetAsideJob, asser
 /** Mints the job must not try now: set aside and not yet due, or stopped. */
 export function heldBackMints(db: Db, job: SetAsideJob, nowMs: number): Set<string> {
   const rows = db.$client
-    .query(
+    .query<{ mint: string }, [SetAsideJob, number]>(
       "SELECT mint FROM set_aside WHERE job = ? AND set_aside_at_ms IS NOT NULL AND (retry_at_ms IS NULL OR retry_at_ms > ?)",
     )
-    .all(job, nowMs) as { mint: string }[];
+    .all(job, nowMs);
   return new Set(rows.map((r) => r.mint));
 }
 
 /** Mints that failed at least once and have not worked since: they go in a transaction of their own. */
 export function suspectMints(db: Db, job: SetAsideJob): Set<string> {
-  const rows = db.$client.query("SELECT mint FROM set_aside WHERE job = ?").all(job) as { mint: string }[];
+  const rows = db.$client.query<{ mint: string }, [SetAsideJob]>("SELECT mint FROM set_aside WHERE job = ?").all(job);
   return new Set(rows.map((r) => r.mint));
 }
 
 export function stoppedCount(db: Db): number {
   const row = db.$client
-    .query("SELECT COUNT(*) AS n FROM set_aside WHERE set_aside_at_ms IS NOT NULL AND retry_at_ms IS NULL")
-    .get() as { n: bigint };
-  return Number(row.n);
+    .query<{ n: bigint }, []>(
+      "SELECT COUNT(*) AS n FROM set_aside WHERE set_aside_at_ms IS NOT NULL AND retry_at_ms IS NULL",
+    )
+    .get();
+  return Number(row?.n ?? 0n);
 }
 
 /** The admin list (`GET /api/admin/set-aside`): set-aside and stopped tokens, oldest first. */
 export function listSetAside(db: Db, limit = 1_000): SetAsideItem[] {
   const rows = db.$client
-    .query(
+    .query<Omit<Row, "setAsideAtMs"> & { symbol: string | null }, [number]>(
       `SELECT s.mint, s.job, s.reason, s.failures, s.since_ms AS sinceMs, s.retry_at_ms AS retryAtMs, t.symbol
          FROM set_aside s LEFT JOIN tokens t ON t.mint = s.mint
         WHERE s.set_aside_at_ms IS NOT NULL ORDER BY s.since_ms, s.mint, s.job LIMIT ?`,
     )
-    .all(limit) as {
-    mint: string;
-    job: SetAsideJob;
-    reason: string;
-    failures: bigint;
-    sinceMs: bigint;
-    retryAtMs: bigint | null;
-    symbol: string | null;
-  }[];
+    .all(limit);
   return rows.map((r) => ({
     mint: r.mint,
     symbol: r.symbol ?? null,
@@ -160,4 +153,48 @@ export function listSetAside(db: Db, limit = 1_000): SetAsideItem[] {
     since: new Date(Number(r.sinceMs)).toISOString(),
     retryAt: r.retryAtMs === null ? null : new Date(Number(r.retryAtMs)).toISOString(),
   }));
+}
+
+// ---------------------------------------------------------------- operator clear
+
+/** One set-aside row of a token as the operator clear sees it. */
+export interface SetAsideState {
+  job: SetAsideJob;
+  /** stopped on a credit mismatch (no retry time), rather than set aside on a back-off */
+  stopped: boolean;
+  failures: number;
+}
+
+function stateOf(r: Row): SetAsideState {
+  return { job: r.job, stopped: r.setAsideAtMs !== null && r.retryAtMs === null, failures: Number(r.failures) };
+}
+
+/** The rows of this token (of one job when given), set aside or only counting failures. */
+export function setAsideStates(db: Db, mint: string, job: SetAsideJob | null): SetAsideState[] {
+  const rows =
+    job === null
+      ? db.$client.query<Row, [string]>(`${SELECT_ROW} WHERE mint = ? ORDER BY job`).all(mint)
+      : db.$client.query<Row, [string, SetAsideJob]>(`${SELECT_ROW} WHERE mint = ? AND job = ?`).all(mint, job);
+  return rows.map(stateOf);
+}
+
+/**
+ * Forgets the rows of this token the operator looked at, in one transaction with `audit` (the
+ * admin audit row), so the clear never happens unaudited. Refuses (false, nothing written) when
+ * the rows changed since `seen` was read: a token stopped meanwhile must be looked at again.
+ * Clearing credits nothing: a stopped sweep stays `sent`, and the sweep job credits it on its next
+ * run through its own cross-check, exactly as if it had never been stopped.
+ */
+export function clearSetAside(db: Db, mint: string, seen: readonly SetAsideState[], audit: () => void): boolean {
+  return immediate(db, () => {
+    const now = setAsideStates(db, mint, null).filter((r) => seen.some((s) => s.job === r.job));
+    const same =
+      now.length === seen.length &&
+      now.every((r) => seen.some((s) => s.job === r.job && s.stopped === r.stopped && s.failures === r.failures));
+    if (!same) return false;
+    const forget = db.$client.query<never, [string, SetAsideJob]>("DELETE FROM set_aside WHERE mint = ? AND job = ?");
+    for (const r of seen) forget.run(mint, r.job);
+    audit();
+    return true;
+  });
 }

@@ -86,24 +86,34 @@ export function intentsWithSignatureToSettle(db: Db): Intent[] {
     .map(fromRow);
 }
 
+/** Intents handed a transaction but no signature whose landing window ended before `beforeMs`, oldest first. */
+export function unsignedIntentsPastWindow(db: Db, beforeMs: number): Intent[] {
+  return db.$client
+    .query<IntentRow, [number]>(
+      `${SELECT} WHERE status = 'metadata' AND signature IS NULL AND expires_at_ms < ? ORDER BY created_at_ms`,
+    )
+    .all(beforeMs)
+    .map(fromRow);
+}
+
 /**
  * Expires the intents that can no longer complete, in the caller's transaction: those that never
- * got a transaction with their window, those that did once any transaction they were handed could
- * no longer land (`landingGraceMs` later) unless a signature is known. Their waiting previews go
- * too. Returns how many expired.
+ * got a transaction with their window, and the unsigned ones the caller found could no longer land
+ * (`unsignedIntentsPastWindow`, their mint absent on chain). Their waiting previews go too.
+ * Returns how many expired.
  */
-export function expireStaleIntents(db: Db, nowMs: number, landingGraceMs: number): number {
+export function expireStaleIntents(db: Db, nowMs: number, unsignedIdsToExpire: readonly string[]): number {
   const c = db.$client;
   const prepared = c
     .query<never, [number]>(
       "UPDATE launch_intents SET status = 'expired' WHERE status = 'prepared' AND expires_at_ms < ?",
     )
     .run(nowMs).changes;
-  const unsigned = c
-    .query<never, [number]>(
-      "UPDATE launch_intents SET status = 'expired' WHERE status = 'metadata' AND signature IS NULL AND expires_at_ms < ?",
-    )
-    .run(nowMs - landingGraceMs).changes;
+  const expireUnsigned = c.query<never, [string]>(
+    "UPDATE launch_intents SET status = 'expired' WHERE id = ? AND status = 'metadata' AND signature IS NULL",
+  );
+  let unsigned = 0;
+  for (const id of unsignedIdsToExpire) unsigned += expireUnsigned.run(id).changes;
   c.query<never, []>(
     `DELETE FROM local_objects WHERE cid LIKE '${PREVIEW_KEY_PREFIX}%'
        AND substr(cid, ${PREVIEW_KEY_PREFIX.length + 1}) IN (SELECT id FROM launch_intents WHERE status = 'expired')`,

@@ -11,9 +11,14 @@ import { immediate } from "../../db/transaction";
 import { log } from "../lib/log";
 import { DexScreenerMarket, type MarketData } from "../market";
 import { refreshMarket } from "../market";
-import { PREVIEW_KEY_PREFIX } from "./intents";
 import { markBonded, unbondedTokens } from "../tokens";
-import { expireIntent, expireStaleIntents, intentsWithSignatureToSettle } from "./intents";
+import {
+  expireIntent,
+  expireStaleIntents,
+  type Intent,
+  intentsWithSignatureToSettle,
+  unsignedIntentsPastWindow,
+} from "./intents";
 import { LANDING_GRACE_MS, settleIntent } from "./service";
 import { deleteDeadLaunchObjects } from "./uploads";
 
@@ -27,7 +32,14 @@ export async function runLaunchesJob(
   job: JobHandle,
 ): Promise<{ confirmed: number; failed: number; expired: number; bonded: number }> {
   const counts = { confirmed: 0, failed: 0, expired: 0, bonded: 0 };
-  counts.expired += expireAndTidy(ctx.db, job, ctx.now());
+  const nowMs = ctx.now();
+  // An unsigned intent past its window expires only when its mint is absent on chain: a create
+  // that landed while the page was closed is brought by the indexer, and expiring it would leave
+  // the token unrecorded, its fees unswept.
+  const unsigned = unsignedIntentsPastWindow(ctx.db, nowMs - LANDING_GRACE_MS);
+  const unlanded = await mintsNotOnChain(ctx, unsigned);
+  const toExpire = unsigned.filter((i) => unlanded.has(i.mint)).map((i) => i.id);
+  counts.expired += expireAndTidy(ctx.db, job, nowMs, toExpire);
 
   const chain = ctx.chain;
   if (!chain) return counts;
@@ -47,10 +59,10 @@ export async function runLaunchesJob(
  * Intents that never got a transaction expire with their window; those that did, once any
  * transaction they were handed could no longer land, unless a signature is known (settled below).
  */
-function expireAndTidy(db: Db, job: JobHandle, nowMs: number): number {
+function expireAndTidy(db: Db, job: JobHandle, nowMs: number, unsignedIdsToExpire: readonly string[]): number {
   return immediate(db, () => {
     job.assertHeld();
-    const expired = expireStaleIntents(db, nowMs, LANDING_GRACE_MS);
+    const expired = expireStaleIntents(db, nowMs, unsignedIdsToExpire);
     // Housekeeping rides along: sessions past their seven days are refused anyway; drop the rows.
     deleteExpiredSessions(db, nowMs);
     deleteDeadLaunchObjects(db, nowMs, LANDING_GRACE_MS);
@@ -76,7 +88,9 @@ async function settleSignedIntents(
       else if (result.kind === "failed") out.failed++;
       else if (
         (result.kind === "not_found" || result.kind === "rejected") &&
-        ctx.now() > intent.expiresAtMs + LANDING_GRACE_MS
+        ctx.now() > intent.expiresAtMs + LANDING_GRACE_MS &&
+        // A node behind can miss a create that landed: absent mint, or no expiry.
+        (await mintsNotOnChain(ctx, [intent])).has(intent.mint)
       ) {
         immediate(ctx.db, () => {
           job.assertHeld();
@@ -119,6 +133,22 @@ async function refreshBonded(
     });
   }
   return out;
+}
+
+/**
+ * The mints of these intents that do not exist on chain, read from a node at least as new as any
+ * answer seen before (the reader asks with minContextSlot). Unreadable: none (nothing expires on a guess).
+ */
+async function mintsNotOnChain(ctx: AppContext, intents: readonly Intent[]): Promise<Set<string>> {
+  if (intents.length === 0) return new Set();
+  if (!ctx.chain) return new Set(intents.map((i) => i.mint));
+  try {
+    const accounts = await ctx.chain.reader.getAccounts(intents.map((i) => i.mint));
+    return new Set(intents.filter((i) => accounts.get(i.mint) === null).map((i) => i.mint));
+  } catch (error) {
+    log.warn("launches job: mint check failed, nothing expired on it", { error });
+    return new Set();
+  }
 }
 
 /** Registers the `launches` and `market` job bodies. Without MARKET_API_URL the market job does nothing. */

@@ -358,6 +358,10 @@ export async function settleIntent(
   // Only a transaction that touches this mint may fail the launch: anything else is not ours.
   if (!tx.accountKeys.includes(intent.mint)) return { kind: "rejected", reason: "it does not involve this mint" };
   if (tx.err !== null || status.err !== null) {
+    // An earlier attempt that failed while a later one created the mint (the stream or a page can
+    // bring them in any order): failing the intent would leave that launch unrecorded.
+    if (await mintExists(chain, intent.mint))
+      return { kind: "rejected", reason: "it failed, and the mint was created by another transaction" };
     const error = `The create transaction failed on chain (${(tx.err ?? status.err ?? "error").slice(0, 200)}).`;
     transition(ctx.db, intent.id, ["metadata", "failed"], "failed", { signature, error });
     return { kind: "failed", error };
@@ -422,6 +426,15 @@ function recordLaunch(
   transition(ctx.db, intent.id, ["metadata", "failed", "expired"], "confirmed", { signature, error: null });
   publishLaunchObjects(ctx.db, [intent.imageUri, intent.metadataUri]);
   dropPreview(ctx.db, intent.id);
+}
+
+async function mintExists(chain: ChainServices, mint: string): Promise<boolean> {
+  try {
+    return (await chain.reader.getAccounts([mint])).get(mint) != null;
+  } catch (error) {
+    log.warn("launch: mint read failed", { error });
+    throw new AppError("LAUNCH_CHAIN_UNREACHABLE", "The chain could not be reached; try again.", {}, { cause: error });
+  }
 }
 
 /** The job finishes launches whose page stopped polling, so the last signature given is kept. */

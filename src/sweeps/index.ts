@@ -1,1 +1,2 @@
+export { recheckSweepCredit, sentSweepSignatures } from "./credit-check";
 export { resolveSentSweeps, resolveSweepSignature } from "./job";

@@ -31,6 +31,7 @@ import { heldBackMints, recordTokenFailure, recordTokenSuccess, stopToken, suspe
 import { isChainUnavailable } from "../chain/errors";
 import { storeVaultReadings, unsweptLamports } from "../tokens";
 import { transferredTo, treasuryReceived } from "./transfers";
+import { creditedInSignature } from "./credit-check";
 import { confirmSweep, failSweep, recordSweepsSent } from "./service";
 
 export interface SweepJobDeps {
@@ -367,7 +368,7 @@ async function resolvePage(
       continue;
     }
     crashPoint("sweep:after-confirm");
-    creditConfirmed(deps, ctx, sweeps, tx, outcome.blockTime, buyback, report);
+    creditConfirmed(deps, ctx, sweeps, signature, tx, outcome.blockTime, buyback, report);
   }
   return pending;
 }
@@ -399,6 +400,7 @@ function creditConfirmed(
   deps: SweepJobDeps,
   ctx: JobContext,
   sweeps: readonly SentSweepRow[],
+  signature: string,
   tx: ConfirmedTransaction,
   blockTime: Date | null,
   buyback: Buyback,
@@ -410,7 +412,7 @@ function creditConfirmed(
   );
   const movedByCreator = new Map(effects.map((e) => [e.creator, e.movedToTreasuryLamports]));
   const atMs = blockTime ? blockTime.getTime() : deps.now();
-  const mismatched = creditMismatches(deps, sweeps, tx, movedByCreator);
+  const mismatched = creditMismatches(deps, sweeps, signature, tx, movedByCreator);
   for (const sweep of sweeps) {
     const reason = mismatched.get(sweep.creator);
     if (!reason) continue;
@@ -450,12 +452,14 @@ function creditConfirmed(
 function creditMismatches(
   deps: SweepJobDeps,
   sweeps: readonly SentSweepRow[],
+  signature: string,
   tx: ConfirmedTransaction,
   movedByCreator: ReadonlyMap<string, bigint>,
 ): Map<string, string> {
   const treasury = deps.chain.treasury.publicKey.toBase58();
   const mismatched = new Map<string, string>();
-  let creditedTotal = 0n;
+  // Sweeps of this transaction credited before one of them was stopped count towards its total.
+  let creditedTotal = creditedInSignature(deps.db, signature);
   for (const sweep of sweeps) {
     const moved = movedByCreator.get(sweep.creator) ?? 0n;
     const transferred = transferredTo(tx, sweep.creator, treasury);

@@ -5,6 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { runSeed } from "../../scripts/sim";
+import { CRASH_POINTS } from "../../src/jobs/crash-points";
 import { setLogSilent } from "../../src/lib/log";
 
 const SEEDS = Number(process.env.SIM_SEEDS ?? "200");
@@ -16,7 +17,7 @@ describe("seeded simulation", () => {
     const a = await runSeed(7, { steps: 40 });
     const b = await runSeed(7, { steps: 40 });
     expect(a.ok).toBe(true);
-    expect(a.trace.length).toBe(41);
+    expect(a.trace.length).toBe(42); // warm-up, 40 steps, settle
     expect(b.trace).toEqual(a.trace);
     expect(b.faults).toEqual(a.faults);
   }, 60_000);
@@ -24,10 +25,12 @@ describe("seeded simulation", () => {
   test(`${SEEDS} seeds hold every invariant, and faults were really injected`, async () => {
     setLogSilent(true);
     const totals: Record<string, number> = {};
+    const crashes: Record<string, number> = {};
     const failures: string[] = [];
     for (let seed = 1; seed <= SEEDS; seed++) {
       const r = await runSeed(seed, { steps: STEPS });
       for (const [k, v] of Object.entries(r.faults)) totals[k] = (totals[k] ?? 0) + v;
+      for (const [k, v] of Object.entries(r.crashes)) crashes[k] = (crashes[k] ?? 0) + v;
       if (!r.ok) failures.push(`seed ${seed}: ${r.error} (replay: bun run sim -- --seed ${seed} --steps ${STEPS})`);
     }
     expect(failures).toEqual([]);
@@ -41,11 +44,17 @@ describe("seeded simulation", () => {
       "minContextSlot",
       "rpcError:429",
       "rpcError:503",
+      "rpcError:timeout",
+      "clear",
       "crash",
       "leaseTakeover",
       "clockJump",
     ]) {
       expect({ kind, injected: (totals[kind] ?? 0) > 0 }).toEqual({ kind, injected: true });
     }
-  }, 600_000);
+    // Crashes at every crash point of the money jobs, and in the launches job (at its chain reads).
+    for (const point of [...CRASH_POINTS, "launches:read"]) {
+      expect({ point, crashed: (crashes[`crash@${point}`] ?? 0) > 0 }).toEqual({ point, crashed: true });
+    }
+  }, 1_500_000); // a ceiling for slow shared runners; about 2 minutes on an idle 2-core machine (estimate)
 });
