@@ -30,11 +30,10 @@ if (args.includes("--bare")) {
   const { Elysia } = await import("elysia");
   const bodies = new Map<number, string>();
   const bodyOf = (bytes: number) => {
-    let body = bodies.get(bytes);
-    if (!body) {
-      const filler = "x".repeat(Math.max(0, bytes - 12));
-      bodies.set(bytes, (body = JSON.stringify({ data: filler })));
-    }
+    const found = bodies.get(bytes);
+    if (found) return found;
+    const body = JSON.stringify({ data: "x".repeat(Math.max(0, bytes - 12)) });
+    bodies.set(bytes, body);
     return body;
   };
   const app = new Elysia().get("/bare/:bytes", ({ params, set }) => {
@@ -160,10 +159,19 @@ async function load(name: string, urls: string[], durationS: number): Promise<Re
   };
 }
 
-async function json(url: string): Promise<any> {
+/** The parts of the public pages the bench reads to build its request pools. */
+interface TokensPage {
+  tokens: { mint: string; recipients: { handle: string }[] }[];
+  nextCursor: string | null;
+}
+interface LedgerPage {
+  nextBefore: string | null;
+}
+
+async function json<T>(url: string): Promise<T> {
   const r = await fetch(url);
   if (!r.ok) throw new Error(`${url}: ${r.status}`);
-  return r.json();
+  return (await r.json()) as T;
 }
 
 let server: Subprocess | null = null;
@@ -209,12 +217,12 @@ try {
 
   // ---------------------------------------------------------------- request pools
   log("collecting request pools (mints, handles, cursors, deep ledger positions)");
-  const sample = (await json(`${base}/api/tokens?sort=new&limit=60`)).tokens as any[];
+  const sample = (await json<TokensPage>(`${base}/api/tokens?sort=new&limit=60`)).tokens;
   const cursorsOf = async (sort: string, pages: number) => {
     const urls = [`${base}/api/tokens?sort=${sort}`];
     let cursor: string | null = null;
     for (let p = 0; p < pages; p++) {
-      const body: any = await json(
+      const body: TokensPage = await json<TokensPage>(
         `${base}/api/tokens?sort=${sort}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
       );
       cursor = body.nextCursor;
@@ -225,17 +233,17 @@ try {
   };
   const mints: string[] = [];
   for (const sort of ["new", "fees", "mcap"]) {
-    const body = await json(`${base}/api/tokens?sort=${sort}&limit=60`);
-    mints.push(...body.tokens.map((t: any) => t.mint));
+    const body = await json<TokensPage>(`${base}/api/tokens?sort=${sort}&limit=60`);
+    mints.push(...body.tokens.map((t) => t.mint));
   }
-  const handles = [...new Set(sample.flatMap((t) => t.recipients.map((r: any) => r.handle)))].slice(0, 100) as string[];
+  const handles = [...new Set(sample.flatMap((t) => t.recipients.map((r) => r.handle)))].slice(0, 100);
   const fragments = ["pepe", "moon", "frog", "rocket", "laser", "diamond", "turbo", "pixel", "based", "wojak"];
   const ledgerUrls = [`${base}/api/ledger`];
   {
     // Positions spread deep into the feed: every 20th page of 100 events, up to 100,000 events back.
     let before: string | null = null;
     for (let p = 0; p < 1000; p++) {
-      const body: any = await json(
+      const body: LedgerPage = await json<LedgerPage>(
         `${base}/api/ledger?limit=100${before ? `&before=${encodeURIComponent(before)}` : ""}`,
       );
       before = body.nextBefore;

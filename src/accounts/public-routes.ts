@@ -4,7 +4,6 @@ import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
 import { errors, handleKey } from "../http/public-schemas";
 import { jsonBody, readMemo } from "../http/read-memo";
-import { RoutingSchema } from "../tokens";
 import { AppError } from "../lib/errors";
 import { accountOwnerOf, accountRecord, accountTokensPage, payoutsPage } from "./record";
 import { pageLimit, parsePayoutCursor, parseTokenCursor } from "./pages";

@@ -3,7 +3,6 @@
  * an admin action; every change is written to the audit table in the same transaction.
  */
 import type { Db } from "../../db/client";
-import { badRequest } from "../http/errors";
 import { immediate } from "../../db/transaction";
 import { isAddress } from "../chain/address";
 import { AppError } from "../lib/errors";

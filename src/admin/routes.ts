@@ -6,7 +6,6 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
 import { requestMeta } from "../http/request-meta";
-import { adminAuthorized } from "./authorized";
 import { listFeeSharing } from "../tokens";
 import { auditLog, performAdminAction, type AdminAction } from "./service";
 import { AppError } from "../lib/errors";

@@ -70,8 +70,10 @@ const memos = new WeakMap<Db, ReadMemo>();
 
 /** One memo per database, shared by the public read routes. */
 export function readMemo(db: Db): ReadMemo {
-  let memo = memos.get(db);
-  if (!memo) memos.set(db, (memo = new ReadMemo(db)));
+  const found = memos.get(db);
+  if (found) return found;
+  const memo = new ReadMemo(db);
+  memos.set(db, memo);
   return memo;
 }
 

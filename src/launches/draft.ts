@@ -7,7 +7,6 @@
 import { PublicKey } from "@solana/web3.js";
 import { t, type Static } from "elysia";
 import type { Config } from "../config";
-import { badRequest } from "../http/errors";
 import { isAddress } from "../chain/address";
 import { HANDLE_PATTERN, type LaunchRecipientInput } from "../tokens";
 import { AppError } from "../lib/errors";

@@ -8,7 +8,6 @@
 import type { Config } from "../config";
 import type { IdpProfile } from "../identity";
 import { toProfile } from "../auth";
-import { badRequest, unavailable } from "../http/errors";
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 

@@ -5,7 +5,6 @@
  */
 import type { Db } from "../../db/client";
 import { immediate } from "../../db/transaction";
-import { conflict } from "../http/errors";
 import { AppError } from "../lib/errors";
 import { NEXT_CREATOR_INDEX_KEY, readSetting, writeSetting } from "../settings";
 import { highestCreatorIndex, isTokenMint } from "../tokens";

@@ -10,8 +10,6 @@ import { AppError } from "../lib/errors";
 import { errors } from "../http/public-schemas";
 import { limitKeyOf } from "../http/client-ip";
 import { requestMeta } from "../http/request-meta";
-import { TokenDetailSchema } from "../tokens";
-import { DraftSchema } from "./draft";
 import { proxyRpc } from "./rpc-proxy";
 import {
   ConfirmDoneSchema,

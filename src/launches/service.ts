@@ -11,7 +11,7 @@ import type { AppContext } from "../context";
 import { AppError, isAppError } from "../lib/errors";
 import { log } from "../lib/log";
 import { recordConfirmedLaunch } from "../tokens";
-import { tokenDetail, type TokenDetail } from "../tokens";
+import { tokenDetail } from "../tokens";
 import { getLaunchesPaused } from "../settings";
 import { buildUnsignedLaunch } from "./create-tx";
 import { checkDraft, isWalletAddress, toStoredDraft, type Draft, type DraftInput } from "./draft";

@@ -5,7 +5,6 @@
  * IPv6 /64) may store per UTC day are bounded, whichever store takes them.
  */
 import type { Db } from "../../db/client";
-import { HttpError } from "../http/errors";
 import { immediate } from "../../db/transaction";
 import { AppError } from "../lib/errors";
 import type { ObjectStore } from "./storage";

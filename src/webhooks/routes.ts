@@ -6,7 +6,6 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
-import { badRequest, HttpError, notFound } from "../http/errors";
 import { bearerMatches } from "../http/bearer";
 import { parseBefore } from "../ledger";
 import { checkDestination, parseDestination } from "./destination";

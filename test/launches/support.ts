@@ -9,7 +9,6 @@ import bs58 from "bs58";
 import sharp from "sharp";
 import { deriveCreatorKeypair } from "../../src/chain/keys";
 import { startLocalChain, type LocalChain } from "../../src/chain/localnet";
-import type { ChainReader, LaunchProgram } from "../../src/chain/ports";
 import { createRpcChain } from "../../src/chain/rpc";
 import type { ChainServices } from "../../src/chain/services";
 import type { TestService } from "../helpers/service";
