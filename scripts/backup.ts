@@ -37,8 +37,8 @@ export function backupDatabase(sourcePath: string, targetPath: string): void {
 export function checkBackup(path: string): void {
   const copy = new Database(path, { readonly: true, safeIntegers: true });
   try {
-    const result = copy.query("PRAGMA integrity_check").get() as { integrity_check: string };
-    if (result.integrity_check !== "ok") throw new Error(`integrity check failed: ${result.integrity_check}`);
+    const result = copy.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get();
+    if (result?.integrity_check !== "ok") throw new Error(`integrity check failed: ${result?.integrity_check}`);
   } finally {
     copy.close();
   }

@@ -19,8 +19,10 @@ export function restoreDatabase(backupPath: string, databasePath: string, nowMs 
     const live = new Database(databasePath, { readonly: true, safeIntegers: true });
     try {
       const held = live
-        .query("SELECT COUNT(*) AS n FROM job_leases WHERE holder IS NOT NULL AND expires_at_ms > ?")
-        .get(nowMs) as { n: bigint } | null;
+        .query<{ n: bigint }, [number]>(
+          "SELECT COUNT(*) AS n FROM job_leases WHERE holder IS NOT NULL AND expires_at_ms > ?",
+        )
+        .get(nowMs);
       if (held && Number(held.n) > 0)
         throw new Error("refused: the service looks alive (a job lease is held); stop it, then restore");
     } finally {

@@ -151,7 +151,7 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
   const between = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
   const c = db.$client;
-  const existing = Number((c.query("SELECT COUNT(*) AS n FROM tokens").get() as { n: bigint }).n);
+  const existing = Number(c.query<{ n: bigint }, []>("SELECT COUNT(*) AS n FROM tokens").get()?.n ?? 0n);
   if (existing > 0) throw new Error("the database already has tokens; seed an empty one");
 
   // ------------------------------------------------------------ handles and people
@@ -473,7 +473,7 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
 
   say("verifying the books");
   verifyLedger(db);
-  const count = (sql: string) => Number((c.query(sql).get() as { n: bigint }).n);
+  const count = (sql: string) => Number(c.query<{ n: bigint }, []>(sql).get()?.n ?? 0n);
   const pinnedHandles = [...userOf.keys()];
   return {
     tokens: seeded.length,

@@ -21,20 +21,20 @@ interface Entry {
 export class ReadMemo {
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
-  private readonly changes: Statement;
-  private readonly dataVersion: Statement;
+  private readonly changes: Statement<{ n: bigint }, []>;
+  private readonly dataVersion: Statement<{ data_version: bigint }, []>;
 
   constructor(
     db: Db,
     private readonly maxBytes = READ_MEMO_MAX_BYTES,
   ) {
-    this.changes = db.$client.prepare("SELECT total_changes() AS n");
-    this.dataVersion = db.$client.prepare("PRAGMA data_version");
+    this.changes = db.$client.prepare<{ n: bigint }, []>("SELECT total_changes() AS n");
+    this.dataVersion = db.$client.prepare<{ data_version: bigint }, []>("PRAGMA data_version");
   }
 
   version(): string {
-    const changes = (this.changes.get() as { n: bigint }).n;
-    const other = (this.dataVersion.get() as { data_version: bigint }).data_version;
+    const changes = this.changes.get()?.n ?? 0n;
+    const other = this.dataVersion.get()?.data_version ?? 0n;
     return `${changes}:${other}`;
   }
 
