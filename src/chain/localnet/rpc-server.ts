@@ -17,11 +17,11 @@ import {
   rpcErrorBody,
   type TxRecord,
   type TokenBalance,
-} from "./node.ts";
-import { ChainFaults } from "./faults.ts";
-import { stringifyJson } from "./json.ts";
-import { readU64LE } from "./program.ts";
-import { parsedAccountData } from "./parsed.ts";
+} from "./node";
+import { ChainFaults } from "./faults";
+import { stringifyJson } from "./json";
+import { readU64LE } from "./program";
+import { parsedAccountData } from "./parsed";
 
 export interface RpcFaultRule {
   method: string;

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Connection, Keypair, SystemProgram } from "@solana/web3.js";
-import type { LocalChain } from "../../../src/chain/localnet/index.ts";
-import { startLocalChain } from "../../../src/chain/localnet/index.ts";
-import { ConnectionReader, signedTx, startTestChain, waitFor } from "./helpers.ts";
+import type { LocalChain } from "../../../src/chain/localnet";
+import { startLocalChain } from "../../../src/chain/localnet";
+import { ConnectionReader, signedTx, startTestChain, waitFor } from "./helpers";
 
 let chain: LocalChain;
 let connection: Connection;

@@ -8,8 +8,8 @@ import Client, {
 } from "@triton-one/yellowstone-grpc";
 import bs58 from "bs58";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
-import type { LocalChain } from "../../../src/chain/localnet/index.ts";
-import { startTestChain, signedTx, waitFor } from "./helpers.ts";
+import type { LocalChain } from "../../../src/chain/localnet";
+import { startTestChain, signedTx, waitFor } from "./helpers";
 
 let chain: LocalChain;
 let connection: Connection;

@@ -12,8 +12,8 @@ import {
   VersionedTransaction,
 } from "@solana/web3.js";
 import bs58 from "bs58";
-import { startLocalChain, type LocalChain, type LocalChainOptions } from "../../../src/chain/localnet/index.ts";
-import type { AccountSnapshot, ChainReader, ConfirmedTransaction, SignatureState } from "../../../src/chain/ports.ts";
+import { startLocalChain, type LocalChain, type LocalChainOptions } from "../../../src/chain/localnet";
+import type { AccountSnapshot, ChainReader, ConfirmedTransaction, SignatureState } from "../../../src/chain/ports";
 
 export async function startTestChain(
   opts: Partial<LocalChainOptions> = {},

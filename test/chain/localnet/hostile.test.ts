@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { type Connection, Keypair, SystemProgram } from "@solana/web3.js";
 import type { LocalChain } from "../../../src/chain/localnet";
-import { signedTx, startTestChain } from "./helpers.ts";
+import { signedTx, startTestChain } from "./helpers";
 
 let chain: LocalChain;
 let connection: Connection;

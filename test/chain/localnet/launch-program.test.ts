@@ -1,16 +1,16 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { type Connection, Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram } from "@solana/web3.js";
 import { getAssociatedTokenAddressSync, getMint } from "@solana/spl-token";
-import type { LocalChain } from "../../../src/chain/localnet/index.ts";
-import type { LaunchProgram, TokenRef } from "../../../src/chain/ports.ts";
+import type { LocalChain } from "../../../src/chain/localnet";
+import type { LaunchProgram, TokenRef } from "../../../src/chain/ports";
 import {
   buildBuyOp,
   buildCollectOp,
   buildCreateOp,
   buildDistributeOp,
   LaunchError,
-} from "../../../src/chain/localnet/program.ts";
-import { ConnectionReader, sendAndConfirm, signedTx, startTestChain, waitFor } from "./helpers.ts";
+} from "../../../src/chain/localnet/program";
+import { ConnectionReader, sendAndConfirm, signedTx, startTestChain, waitFor } from "./helpers";
 
 const SOL = BigInt(LAMPORTS_PER_SOL);
 let chain: LocalChain;

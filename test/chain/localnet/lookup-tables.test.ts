@@ -18,13 +18,13 @@ import {
   type TransactionInstruction,
 } from "@solana/web3.js";
 import bs58 from "bs58";
-import type { LocalChain } from "../../../src/chain/localnet/index.ts";
-import { packSweeps, type SweepItem } from "../../../src/chain/packing.ts";
-import { createRpcChain } from "../../../src/chain/rpc.ts";
-import { deriveCreatorKeypair } from "../../../src/chain/keys.ts";
-import { createPumpLaunchProgram } from "../../../src/chain/pump/index.ts";
-import { mapReader } from "../support/fixtures.ts";
-import { sendAndConfirm, startTestChain } from "./helpers.ts";
+import type { LocalChain } from "../../../src/chain/localnet";
+import { packSweeps, type SweepItem } from "../../../src/chain/packing";
+import { createRpcChain } from "../../../src/chain/rpc";
+import { deriveCreatorKeypair } from "../../../src/chain/keys";
+import { createPumpLaunchProgram } from "../../../src/chain/pump";
+import { mapReader } from "../support/fixtures";
+import { sendAndConfirm, startTestChain } from "./helpers";
 
 let chain: LocalChain;
 let connection: Connection;

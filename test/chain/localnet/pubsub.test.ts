@@ -6,9 +6,9 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Keypair, SystemProgram } from "@solana/web3.js";
 import bs58 from "bs58";
-import type { LocalChain } from "../../../src/chain/localnet/index.ts";
-import { FINALIZATION_SLOTS } from "../../../src/chain/localnet/node.ts";
-import { startTestChain } from "./helpers.ts";
+import type { LocalChain } from "../../../src/chain/localnet";
+import { FINALIZATION_SLOTS } from "../../../src/chain/localnet/node";
+import { startTestChain } from "./helpers";
 
 let chain: LocalChain;
 const sockets: WsClient[] = [];

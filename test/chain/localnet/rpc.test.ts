@@ -8,8 +8,8 @@ import {
   SendTransactionError,
   Transaction,
 } from "@solana/web3.js";
-import { startLocalChain, type LocalChain } from "../../../src/chain/localnet/index.ts";
-import { startTestChain, signedTx } from "./helpers.ts";
+import { startLocalChain, type LocalChain } from "../../../src/chain/localnet";
+import { startTestChain, signedTx } from "./helpers";
 
 let chain: LocalChain;
 let connection: Connection;
