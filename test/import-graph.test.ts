@@ -31,13 +31,6 @@ const SCANNED = ["src", "indexer", "db"];
 /** The shared bottom. Root files of src other than these two are the composition root. */
 const BOTTOM = new Set(["lib", "db", "config", "chain", "http", "context"]);
 
-/**
- * Imports into a chain adapter from outside the chain, waiting for the closed chain port (#21
- * part 2, the chain branch: `buildCreate` on the port, adapters picked once in chain/setup.ts).
- * Each entry must still exist: delete it with the import it names.
- */
-const PENDING_CHAIN_LEAKS = new Set(["src/launches/rpc-guard.ts -> src/chain/localnet/program.ts"]);
-
 interface Edge {
   from: string;
   to: string;
@@ -166,10 +159,8 @@ function violation(edge: Edge): string | null {
   if (BOTTOM.has(fromNode) && !BOTTOM.has(toNode)) return `the shared bottom (${fromNode}) imports ${toNode}`;
   if (isCompositionRoot(toNode) && !isCompositionRoot(fromNode)) return `only the composition root imports ${to}`;
   if (toNode === "chain") {
-    const adapter = /^src\/chain\/[^/]+\//.test(to);
-    if (adapter && !PENDING_CHAIN_LEAKS.has(`${edge.from} -> ${to}`))
-      return "a chain adapter, reached past chain/setup.ts";
-    return null;
+    // No exceptions: what a feature needs of a launch program is on the port (chain/ports.ts).
+    return /^src\/chain\/[^/]+\//.test(to) ? "a chain adapter, reached past chain/setup.ts" : null;
   }
   if (BOTTOM.has(toNode) || isCompositionRoot(fromNode)) return null;
   const surface = toNode === "indexer" ? "indexer/index.ts" : `src/${toNode}/index.ts`;
@@ -200,11 +191,6 @@ describe("import graph", () => {
       return why ? [`${edge.from} -> ${edge.to}: ${why}`] : [];
     });
     expect(broken).toEqual([]);
-  });
-
-  test("every pending chain leak still exists (delete the entry once its import is gone)", () => {
-    const present = new Set(edges.map((e) => `${e.from} -> ${e.to}`));
-    expect([...PENDING_CHAIN_LEAKS].filter((leak) => !present.has(leak))).toEqual([]);
   });
 });
 

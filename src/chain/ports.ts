@@ -6,7 +6,7 @@
  * Amounts are bigint lamports (or token base units); addresses are base58 strings at the edges.
  * Failures are `AppError`s with the chain codes of errors.ts (`isChainUnavailable`: retry later).
  */
-import type { Keypair, PublicKey, TransactionInstruction } from "@solana/web3.js";
+import type { Keypair, PublicKey, TransactionInstruction, VersionedTransaction } from "@solana/web3.js";
 
 export interface AccountSnapshot {
   lamports: bigint;
@@ -184,6 +184,14 @@ export interface BurnBuyPlan {
   minTokenOut: bigint;
 }
 
+/** A launch-program instruction of a transaction, as far as a launch is concerned. */
+export type LaunchOp = {
+  kind: "create" | "buy" | "other";
+  mint: string | null;
+  /** for a buy: the most SOL it may spend, when the instruction says (null otherwise) */
+  maxSolLamports?: bigint | null;
+};
+
 export interface LaunchProgram {
   readonly kind: "pump" | "local";
   readonly programId: string;
@@ -224,6 +232,13 @@ export interface LaunchProgram {
    * transaction, signed and sent in this order; [0] creates, a first buy follows when asked for.
    */
   buildCreate(params: CreateParams): Promise<TransactionInstruction[][]>;
+  /**
+   * Pure, no I/O: this program's instructions in a (not yet sent) transaction and what each does
+   * (create or buy of which mint, or something else). Program ids and the mint are read from the
+   * static keys only: an address from a lookup table is not resolved (unknown). Instructions of
+   * other programs are left out.
+   */
+  launchOps(tx: VersionedTransaction): LaunchOp[];
 }
 
 /** A launch as the launch page's wallet creates it. */

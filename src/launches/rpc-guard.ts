@@ -9,7 +9,7 @@ import { PublicKey, type VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { AppContext } from "../context";
 import { AppError } from "../lib/errors";
-import { decodeEvent } from "../chain/localnet/program";
+import type { LaunchProgram } from "../chain/ports";
 import { intentForMint, type Intent } from "./intents";
 import { LANDING_GRACE_MS } from "./service";
 
@@ -122,59 +122,6 @@ export function checkedParams(method: string, raw: unknown[] | undefined): unkno
   }
 }
 
-export type LaunchOp = {
-  kind: "create" | "buy" | "other";
-  mint: string | null;
-  /** for a buy: the most SOL it may spend, when the instruction says (null otherwise) */
-  maxSolLamports?: bigint | null;
-};
-
-function u64At(data: Uint8Array, offset: number): bigint | null {
-  if (data.length < offset + 8) return null;
-  return Buffer.from(data).readBigUInt64LE(offset);
-}
-
-const PUMP_CREATE = ["181ec828051c0777", "d6904cec5f8b31b4"];
-const PUMP_BUY = "66063d1201daebea";
-const PUMP_BUY_EXACT_SOL_IN = "38fc74089edfcd5f";
-
-/**
- * The launch-program instructions of a transaction and what each does. Program ids and the mint
- * are read from the static keys only: an address from a lookup table is not resolved (unknown).
- */
-export function launchOpsOf(
-  tx: VersionedTransaction,
-  program: { kind: "pump" | "local"; programId: string },
-): LaunchOp[] {
-  const keys = tx.message.staticAccountKeys.map((k) => k.toBase58());
-  const ops: LaunchOp[] = [];
-  for (const ix of tx.message.compiledInstructions) {
-    const programKey = keys[ix.programIdIndex];
-    const accounts = ix.accountKeyIndexes.map((i) => keys[i] ?? "");
-    if (program.kind === "pump") {
-      if (programKey !== program.programId) continue;
-      const disc = Buffer.from(ix.data.slice(0, 8)).toString("hex");
-      if (PUMP_CREATE.includes(disc)) ops.push({ kind: "create", mint: accounts[0] || null });
-      // buy: amount, max_sol_cost; buy_exact_sol_in: spendable_sol_in, min_tokens_out (PUMP.md §4).
-      else if (disc === PUMP_BUY)
-        ops.push({ kind: "buy", mint: accounts[2] || null, maxSolLamports: u64At(ix.data, 16) });
-      else if (disc === PUMP_BUY_EXACT_SOL_IN)
-        ops.push({ kind: "buy", mint: accounts[2] || null, maxSolLamports: u64At(ix.data, 8) });
-      else ops.push({ kind: "other", mint: null });
-      continue;
-    }
-    // The local program's ops end in a memo signed by its event authority, which `programId` names.
-    if (accounts[0] !== program.programId) continue;
-    const event = decodeEvent({ programId: programKey ?? "", accounts, data: ix.data }, program.programId);
-    if (!event) continue;
-    if (event.e === "create") ops.push({ kind: "create", mint: event.m });
-    else if (event.e === "buy")
-      ops.push({ kind: "buy", mint: event.m, maxSolLamports: /^\d{1,20}$/.test(event.sol) ? BigInt(event.sol) : null });
-    else ops.push({ kind: "other", mint: null });
-  }
-  return ops;
-}
-
 /**
  * Refuses (400) a transaction that is not the create or first buy of an open launch of this site,
  * paid by the intent's wallet. A create: the metadata step is done (or its create failed and may be
@@ -185,9 +132,10 @@ export function launchOpsOf(
 export function checkLaunchTransaction(
   ctx: AppContext,
   tx: VersionedTransaction,
-  program: { kind: "pump" | "local"; programId: string },
+  program: Pick<LaunchProgram, "launchOps">,
 ): Intent {
-  const ops = launchOpsOf(tx, program);
+  // Which instructions create or buy is the launch program's knowledge (its adapter's launchOps).
+  const ops = program.launchOps(tx);
   if (ops.length === 0) throw invalid("Only launch transactions can be sent or simulated here.");
   const notOurs = () =>
     invalid("Only the create and first buy of a launch prepared on this site, within its window, can be sent here.");

@@ -8,7 +8,14 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createCloseAccountInstruction } from "@solana/spl-token";
-import { Keypair, type TransactionInstruction } from "@solana/web3.js";
+import {
+  Keypair,
+  PublicKey,
+  SystemProgram,
+  type TransactionInstruction,
+  TransactionMessage,
+  VersionedTransaction,
+} from "@solana/web3.js";
 import { deriveCreatorKeypair } from "../../src/chain/keys";
 import { type SweepItem, packSweeps } from "../../src/chain/packing";
 import type { ChainReader, ConfirmedTransaction, LaunchProgram, SweepEffect, TokenRef } from "../../src/chain/ports";
@@ -355,6 +362,49 @@ export function describeLaunchProgramContract(name: string, makeHarness: () => P
       const [reading] = await h.launch.readVaults([{ mint: params.mint, creator: params.creator }]);
       const feeBps = BigInt(await h.launch.creatorFeeBps());
       expect(reading!.curveLamports).toBe((100_000_000n * feeBps) / 10_000n);
+    });
+
+    /** A transaction as the page's wallet would send it, compiled (v0, static keys) but never sent. */
+    const unsent = (instructions: readonly TransactionInstruction[], payer: string) =>
+      new VersionedTransaction(
+        new TransactionMessage({
+          payerKey: new PublicKey(payer),
+          recentBlockhash: "11111111111111111111111111111111",
+          instructions: [...instructions],
+        }).compileToV0Message(),
+      );
+
+    test("launchOps reads the page's create (and first buy) back as this mint's; an unrelated instruction is no op", async () => {
+      const creator = deriveCreatorKeypair(MASTER, nextIndex++);
+      const params = {
+        mint: Keypair.generate().publicKey.toBase58(),
+        creator: creator.publicKey.toBase58(),
+        deployer: h.treasury.publicKey.toBase58(),
+        name: "Contract",
+        symbol: "CTR",
+        uri: "https://example.test/page.json",
+        firstBuyLamports: 0n,
+      };
+      const transfer = SystemProgram.transfer({
+        fromPubkey: h.treasury.publicKey,
+        toPubkey: Keypair.generate().publicKey,
+        lamports: 1_000,
+      });
+      expect(h.launch.launchOps(unsent([transfer], params.deployer))).toEqual([]);
+      const [create] = await h.launch.buildCreate(params);
+      expect(h.launch.launchOps(unsent(create!, params.deployer))).toEqual([{ kind: "create", mint: params.mint }]);
+      // another program's instruction beside it changes nothing
+      expect(h.launch.launchOps(unsent([transfer, ...create!], params.deployer))).toEqual([
+        { kind: "create", mint: params.mint },
+      ]);
+      if (!h.supportsFirstBuy) return;
+      const firstBuyLamports = 100_000_000n;
+      const transactions = await h.launch.buildCreate({ ...params, firstBuyLamports });
+      const ops = transactions.flatMap((ixs) => h.launch.launchOps(unsent(ixs, params.deployer)));
+      expect(ops).toEqual([
+        { kind: "create", mint: params.mint },
+        { kind: "buy", mint: params.mint, maxSolLamports: firstBuyLamports },
+      ]);
     });
 
     test("a sweep that fails on chain credits nothing", async () => {

@@ -62,6 +62,7 @@ export function fakeChain(options: FakeChainOptions = {}): ChainServices {
     buildMemo: unfaked("launchProgram.buildMemo"),
     decodeMemos: unfaked("launchProgram.decodeMemos"),
     buildCreate: unfaked("launchProgram.buildCreate"),
+    launchOps: unfaked("launchProgram.launchOps"),
     ...options.launchProgram,
   };
   const creatorKeypair = options.creatorKeypair ?? unfaked("creatorKeypair");

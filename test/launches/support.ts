@@ -9,6 +9,7 @@ import bs58 from "bs58";
 import sharp from "sharp";
 import { deriveCreatorKeypair } from "../../src/chain/keys";
 import { startLocalChain, type LocalChain } from "../../src/chain/localnet";
+import { pumpLaunchOps } from "../../src/chain/pump";
 import { createRpcChain } from "../../src/chain/rpc";
 import type { ChainServices } from "../../src/chain/services";
 import type { TestService } from "../helpers/service";
@@ -87,6 +88,8 @@ export function stubChain(
     launchProgram: {
       kind: "pump",
       programId: PUMP_PROGRAM_ID,
+      // what the relay's guard asks: pump's own reading of a transaction (pure, no chain)
+      launchOps: pumpLaunchOps,
       async creatorFeeBps() {
         return 30;
       },

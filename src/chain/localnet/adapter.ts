@@ -3,7 +3,7 @@
  * chain only through a ChainReader (JSON-RPC to the local node), like the pump adapter does, and
  * derives addresses from the program's keys without I/O.
  */
-import { PublicKey, type TransactionInstruction, SystemProgram } from "@solana/web3.js";
+import { PublicKey, type TransactionInstruction, SystemProgram, type VersionedTransaction } from "@solana/web3.js";
 import { createBurnCheckedInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
 import type {
   AccountSnapshot,
@@ -12,6 +12,7 @@ import type {
   ConfirmedTransaction,
   CreateParams,
   FeeSharingReading,
+  LaunchOp,
   LaunchProgram,
   SweepEffect,
   TokenRef,
@@ -333,6 +334,32 @@ export class LocalLaunchProgram implements LaunchProgram {
       feeLamports: feeFor(p.firstBuyLamports, this.config.creatorFeeBps),
     });
     return [create, buy];
+  }
+
+  /**
+   * The program's ops end in a memo signed by its event authority (`programId`): each such event
+   * memo of the transaction, as a create, a buy or another op. Program ids and accounts are read
+   * from the static keys only: an address from a lookup table is not resolved (unknown).
+   */
+  launchOps(tx: VersionedTransaction): LaunchOp[] {
+    const keys = tx.message.staticAccountKeys.map((k) => k.toBase58());
+    const ops: LaunchOp[] = [];
+    for (const ix of tx.message.compiledInstructions) {
+      const programKey = keys[ix.programIdIndex];
+      const accounts = ix.accountKeyIndexes.map((i) => keys[i] ?? "");
+      if (accounts[0] !== this.eventAuthority) continue;
+      const event = decodeEvent({ programId: programKey ?? "", accounts, data: ix.data }, this.eventAuthority);
+      if (!event) continue;
+      if (event.e === "create") ops.push({ kind: "create", mint: event.m });
+      else if (event.e === "buy")
+        ops.push({
+          kind: "buy",
+          mint: event.m,
+          maxSolLamports: /^\d{1,20}$/.test(event.sol) ? BigInt(event.sol) : null,
+        });
+      else ops.push({ kind: "other", mint: null });
+    }
+    return ops;
   }
 
   async buildBurn(mint: string, owner: PublicKey, amount: bigint): Promise<TransactionInstruction[]> {

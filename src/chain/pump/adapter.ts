@@ -76,6 +76,7 @@ import {
   tokenAccountAmount,
 } from "./layout";
 import { AppError } from "../../lib/errors";
+import { pumpLaunchOps } from "./launch-ops";
 import { memoInstruction, memoTexts } from "../memo";
 
 /** Lamports each creator address keeps so it is never left rent-paying (see the header). */
@@ -173,6 +174,7 @@ export function createPumpLaunchProgram(
     buildBurn: (mint, owner, amount) => buildBurn(reader, mint, owner, amount),
     decodeBoughtAmount,
     buildCreate: (params) => buildCreate(ctx, params),
+    launchOps: pumpLaunchOps,
     creatorFeeBps: () => creatorFeeBps(reader),
     buildMemo: (text, signer) => memoInstruction(text, signer),
     decodeMemos: (tx) => memoTexts(tx),

@@ -8,4 +8,5 @@ export {
   type PumpLaunchProgram,
   type PumpLaunchProgramOptions,
 } from "./adapter";
+export { pumpLaunchOps } from "./launch-ops";
 export * from "./layout";
