@@ -9,6 +9,11 @@ export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
 const migrationsFolder = join(import.meta.dir, "migrations");
 
+// Features run their SQL through `db.$client.query(sql)`, whose compiled statements bun keeps in a
+// per-connection LRU of 20 by default. The service runs a few hundred distinct statements, so at 20
+// every busy route would compile its SQL again on most calls; 1,024 holds them all (each a few KB).
+Database.MAX_QUERY_CACHE_SIZE = 1024;
+
 /**
  * Opens (creating if needed) the service database and applies pending migrations.
  * `:memory:` gives a private database for tests.
