@@ -15,6 +15,7 @@ import { refreshVaultIfStale, VAULT_STALE_MS } from "./vault-refresh";
 export const DEFAULT_TOKENS_LIMIT = 24;
 
 const invalid = (message: string) => new AppError("TOKEN_INPUT_INVALID", message);
+const CONTROL_CHARACTER = /\p{Cc}/u;
 
 const MintParams = t.Object({ mint: t.String({ description: "base58 token address, case-sensitive" }) });
 
@@ -58,6 +59,8 @@ export function tokenRoutes(ctx: AppContext) {
           if (!after) throw invalid("The cursor is not valid for this sort; start again without it.");
         }
         const q = query.q?.trim() || null;
+        // The full-text index cannot parse control characters (a NUL ends its query early).
+        if (q !== null && CONTROL_CHARACTER.test(q)) throw invalid("The search must not contain control characters.");
         const limit = query.limit ?? DEFAULT_TOKENS_LIMIT;
         const key = `tokens\u0000${sort}\u0000${limit}\u0000${q ?? ""}\u0000${query.cursor ?? ""}`;
         const version = memo.version();

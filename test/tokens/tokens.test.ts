@@ -233,6 +233,16 @@ describe("GET /api/tokens", () => {
     expect((await svc.json(`/api/tokens?q=${"a".repeat(64)}`)).status).toBe(200);
   });
 
+  test("a search with control characters is a 400 with the envelope, not a server error", async () => {
+    svc = testService();
+    for (const q of ["%00%00%00", "abc%00def", "ab%0Acd", "%7F%7F%7F"]) {
+      const { status, body } = await svc.json(`/api/tokens?q=${q}`);
+      expect(status).toBe(400);
+      expect(body).toEqual({ error: "The search must not contain control characters." });
+    }
+    expect((await svc.json("/api/tokens?q=%20abc%20")).status).toBe(200);
+  });
+
   test("a cursor is valid only with its own sort and only as issued", async () => {
     svc = testService();
     for (let i = 0; i < 5; i++) launch(svc.ctx.db, { launchedAtMs: T0 + i });
