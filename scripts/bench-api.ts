@@ -6,7 +6,15 @@
  * the same run. Prints requests/s, p50 and p99 per read, the ratio to the bare route and the
  * server's peak RSS, and checks the targets (ratio >= 0.3, p99 < 25 ms, RSS < 300 MB).
  *
- *   bun run bench:api [-- --tokens 100000 --seconds 5 --connections 8 --dir data/bench --churn-ms 0]
+ *   bun run bench:api [-- --tokens 100000 --seconds 5 --connections 8 --dir data/bench --churn-ms 0 --jobs]
+ *
+ * `--jobs` measures every read twice in one run: with the jobs off, then with the jobs working the
+ * seed's backlog (sent sweeps to resolve, queued payouts to send; on a copy of the seeded database,
+ * the cron route firing sweep, payouts and burns back to back while the reads are measured). Each
+ * row also shows the server's RSS after that read; the targets then are ratio >= 0.5 of bare and
+ * p99 <= 25 ms with the jobs on (issue #16). Besides the memo-friendly pools, three loads of many
+ * different URLs read what no memo helps: random token details (each one's vault refresh reaches
+ * the chain), account records of random handles and 3-letter searches.
  *
  * Rendered public answers are remembered until the database changes (src/http/read-memo.ts). With
  * `--churn-ms N` a second connection writes a bench-only setting every N ms while measuring, so
@@ -16,7 +24,8 @@
  * it shares the machine with the server, as does the bare route's, so the ratio stays fair.
  */
 import { spawn, type Subprocess } from "bun";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { Database } from "bun:sqlite";
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 const args = process.argv.slice(2);
@@ -30,8 +39,8 @@ if (args.includes("--bare")) {
   const { Elysia } = await import("elysia");
   const bodies = new Map<number, string>();
   const bodyOf = (bytes: number) => {
-    const found = bodies.get(bytes);
-    if (found) return found;
+    const known = bodies.get(bytes);
+    if (known) return known;
     const body = JSON.stringify({ data: "x".repeat(Math.max(0, bytes - 12)) });
     bodies.set(bytes, body);
     return body;
@@ -51,11 +60,14 @@ const seconds = Number(arg("--seconds", "5"));
 const connections = Number(arg("--connections", "8"));
 const seed = Number(arg("--seed", "7"));
 const churnMs = Number(arg("--churn-ms", "0"));
+const withJobs = args.includes("--jobs");
 const root = resolve(arg("--dir", "data/bench"));
 const dataDir = join(root, `tokens-${tokens}-seed-${seed}`);
 const marker = join(dataDir, "seeded.json");
 const here = import.meta.dir;
 const repo = resolve(here, "..");
+const CRON_SECRET = "bench-cron-secret-0123456789abcdef0123";
+const MANY_URLS = 20_000;
 
 function log(line: string) {
   process.stderr.write(`bench: ${line}\n`);
@@ -124,12 +136,13 @@ async function load(name: string, urls: string[], durationS: number): Promise<Re
   let errors = 0;
   let bytes = 0;
   let n = 0;
-  const worker = async (w: number) => {
-    let i = w;
+  let next = 0;
+  const worker = async () => {
     for (;;) {
       const started = performance.now();
       if (started >= end) return;
-      const url = urls[i++ % urls.length]!;
+      // One shared cursor: with many different URLs, no URL is asked twice until all were.
+      const url = urls[next++ % urls.length]!;
       try {
         const r = await fetch(url);
         const body = await r.arrayBuffer();
@@ -145,7 +158,7 @@ async function load(name: string, urls: string[], durationS: number): Promise<Re
       }
     }
   };
-  await Promise.all(Array.from({ length: connections }, (_, w) => worker(w)));
+  await Promise.all(Array.from({ length: connections }, () => worker()));
   latencies.sort((a, b) => a - b);
   const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
   return {
@@ -159,19 +172,19 @@ async function load(name: string, urls: string[], durationS: number): Promise<Re
   };
 }
 
-/** The parts of the public pages the bench reads to build its request pools. */
-interface TokensPage {
+/** The parts of the public answers the bench reads back to build its pools. */
+interface Answer {
   tokens: { mint: string; recipients: { handle: string }[] }[];
   nextCursor: string | null;
-}
-interface LedgerPage {
   nextBefore: string | null;
+  ok: boolean;
+  durationMs: number;
 }
 
-async function json<T>(url: string): Promise<T> {
+async function json(url: string): Promise<Answer> {
   const r = await fetch(url);
   if (!r.ok) throw new Error(`${url}: ${r.status}`);
-  return (await r.json()) as T;
+  return (await r.json()) as Answer;
 }
 
 let server: Subprocess | null = null;
@@ -185,19 +198,20 @@ process.on("SIGINT", () => {
   process.exit(130);
 });
 
-try {
-  await ensureSeeded();
+/** The real server on `dir`, jobs on or off; resolves once it answers. */
+async function startServer(dir: string, jobs: boolean): Promise<{ child: Subprocess; base: string }> {
   const port = await freePort();
-  log("starting the server");
-  server = spawn([process.execPath, join(repo, "src/main.ts")], {
+  log(`starting the server, jobs ${jobs ? "on" : "off"}`);
+  const child = spawn([process.execPath, join(repo, "src/main.ts")], {
     cwd: repo,
     env: {
       ...process.env,
-      DATA_DIR: dataDir,
+      DATA_DIR: dir,
       PORT: String(port),
       HOST: "127.0.0.1",
       RATE_LIMIT: "off",
-      JOBS: "off",
+      JOBS: jobs ? "on" : "off",
+      CRON_SECRET: jobs ? CRON_SECRET : "",
       DEMO: "off",
       LOG_LEVEL: "warn",
       LOCAL_CHAIN_RPC_PORT: "0",
@@ -207,113 +221,256 @@ try {
     stderr: "inherit",
   });
   const base = `http://127.0.0.1:${port}`;
-  await waitFor(`${base}/api/stats`, 120_000);
+  await waitFor(`${base}/api/stats`, 180_000);
+  return { child, base };
+}
 
+async function startBare(): Promise<string> {
   bare = spawn([process.execPath, join(here, "bench-api.ts"), "--bare"], { stdout: "pipe", stderr: "inherit" });
   const first = await (bare.stdout as ReadableStream<Uint8Array>).getReader().read();
   const bareLine = new TextDecoder().decode(first.value);
-  const barePort = JSON.parse(bareLine.trim().split("\n")[0]!).port as number;
-  const bareBase = `http://127.0.0.1:${barePort}`;
+  return `http://127.0.0.1:${JSON.parse(bareLine.trim().split("\n")[0]!).port as number}`;
+}
 
-  // ---------------------------------------------------------------- request pools
-  log("collecting request pools (mints, handles, cursors, deep ledger positions)");
-  const sample = (await json<TokensPage>(`${base}/api/tokens?sort=new&limit=60`)).tokens;
-  const cursorsOf = async (sort: string, pages: number) => {
-    const urls = [`${base}/api/tokens?sort=${sort}`];
-    let cursor: string | null = null;
-    for (let p = 0; p < pages; p++) {
-      const body: TokensPage = await json<TokensPage>(
-        `${base}/api/tokens?sort=${sort}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
-      );
-      cursor = body.nextCursor;
-      if (!cursor) break;
-      urls.push(`${base}/api/tokens?sort=${sort}&cursor=${encodeURIComponent(cursor)}`);
-    }
-    return urls;
-  };
+interface Target {
+  name: string;
+  /** paths; the base is the server of the phase */
+  paths: string[];
+  /** many different URLs: not touched before measuring */
+  cold?: boolean;
+}
+
+async function cursorsOf(base: string, sort: string, pages: number): Promise<string[]> {
+  const paths = [`/api/tokens?sort=${sort}`];
+  let cursor: string | null = null;
+  for (let p = 0; p < pages; p++) {
+    const body = await json(`${base}/api/tokens?sort=${sort}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    cursor = body.nextCursor;
+    if (!cursor) break;
+    paths.push(`/api/tokens?sort=${sort}&cursor=${encodeURIComponent(cursor)}`);
+  }
+  return paths;
+}
+
+async function ledgerPaths(base: string): Promise<string[]> {
+  // Positions spread deep into the feed: every 20th page of 100 events, up to 100,000 events back.
+  const paths = ["/api/ledger"];
+  let before: string | null = null;
+  for (let p = 0; p < 1000; p++) {
+    const body = await json(`${base}/api/ledger?limit=100${before ? `&before=${encodeURIComponent(before)}` : ""}`);
+    before = body.nextBefore;
+    if (!before) break;
+    if (p % 20 === 19) paths.push(`/api/ledger?before=${encodeURIComponent(before)}`);
+  }
+  return paths;
+}
+
+/** The memo-friendly pools of the original bench: a few hot pages per read. */
+async function hotTargets(base: string): Promise<Target[]> {
+  const sample = (await json(`${base}/api/tokens?sort=new&limit=60`)).tokens;
   const mints: string[] = [];
   for (const sort of ["new", "fees", "mcap"]) {
-    const body = await json<TokensPage>(`${base}/api/tokens?sort=${sort}&limit=60`);
+    const body = await json(`${base}/api/tokens?sort=${sort}&limit=60`);
     mints.push(...body.tokens.map((t) => t.mint));
   }
   const handles = [...new Set(sample.flatMap((t) => t.recipients.map((r) => r.handle)))].slice(0, 100);
   const fragments = ["pepe", "moon", "frog", "rocket", "laser", "diamond", "turbo", "pixel", "based", "wojak"];
-  const ledgerUrls = [`${base}/api/ledger`];
-  {
-    // Positions spread deep into the feed: every 20th page of 100 events, up to 100,000 events back.
-    let before: string | null = null;
-    for (let p = 0; p < 1000; p++) {
-      const body: LedgerPage = await json<LedgerPage>(
-        `${base}/api/ledger?limit=100${before ? `&before=${encodeURIComponent(before)}` : ""}`,
-      );
-      before = body.nextBefore;
-      if (!before) break;
-      if (p % 20 === 19) ledgerUrls.push(`${base}/api/ledger?before=${encodeURIComponent(before)}`);
-    }
-  }
-  const targets: { name: string; urls: string[] }[] = [
-    { name: "tokens sort=new", urls: await cursorsOf("new", 40) },
-    { name: "tokens sort=fees", urls: await cursorsOf("fees", 40) },
-    { name: "tokens sort=mcap", urls: await cursorsOf("mcap", 40) },
+  return [
+    { name: "tokens sort=new", paths: await cursorsOf(base, "new", 40) },
+    { name: "tokens sort=fees", paths: await cursorsOf(base, "fees", 40) },
+    { name: "tokens sort=mcap", paths: await cursorsOf(base, "mcap", 40) },
     {
       name: "tokens q=",
-      urls: [
-        ...fragments.map((q) => `${base}/api/tokens?q=${q}`),
-        ...handles.slice(0, 20).map((h) => `${base}/api/tokens?q=%40${h}`),
-        ...mints.slice(0, 10).map((m) => `${base}/api/tokens?q=${m}`),
+      paths: [
+        ...fragments.map((q) => `/api/tokens?q=${q}`),
+        ...handles.slice(0, 20).map((h) => `/api/tokens?q=%40${h}`),
+        ...mints.slice(0, 10).map((m) => `/api/tokens?q=${m}`),
       ],
     },
-    { name: "token detail", urls: mints.map((m) => `${base}/api/tokens/${m}`) },
-    { name: "account", urls: handles.map((h) => `${base}/api/idp/${h}`) },
-    { name: "stats", urls: [`${base}/api/stats`] },
-    { name: "ledger (deep pages)", urls: ledgerUrls },
+    { name: "token detail", paths: mints.map((m) => `/api/tokens/${m}`) },
+    { name: "account", paths: handles.map((h) => `/api/idp/${h}`) },
+    { name: "stats", paths: ["/api/stats"] },
+    { name: "ledger (deep pages)", paths: await ledgerPaths(base) },
   ];
-  // Touch every URL once, so one-off costs (the vault refresh of a stale reading) are not measured.
-  for (const t of targets) for (const url of t.urls) await fetch(url).then((r) => r.arrayBuffer());
+}
 
-  // ---------------------------------------------------------------- runs
-  let churn: ReturnType<typeof setInterval> | null = null;
-  if (churnMs > 0) {
-    const { Database } = await import("bun:sqlite");
-    const writer = new Database(join(dataDir, "service.db"));
-    writer.exec("PRAGMA busy_timeout = 1000");
-    const tick = writer.prepare(
-      "INSERT INTO settings (key, value) VALUES ('bench_tick', ?1) ON CONFLICT (key) DO UPDATE SET value = ?1",
-    );
-    let n = 0;
-    churn = setInterval(() => tick.run(String(n++)), churnMs);
-  }
-  const rows: { route: Result; bare: Result }[] = [];
+/** Many different URLs, drawn from the seeded database itself: random details, handles, 3-letter searches. */
+function manyTargets(dbPath: string): Target[] {
+  const db = new Database(dbPath, { readonly: true });
+  const column = (sql: string) =>
+    db
+      .query<{ v: string }, [number]>(sql)
+      .all(MANY_URLS)
+      .map((r) => r.v);
+  const mints = column("SELECT mint AS v FROM tokens ORDER BY random() LIMIT ?");
+  const handles = column("SELECT DISTINCT handle AS v FROM token_recipients ORDER BY random() LIMIT ?");
+  const names = column("SELECT lower(name) AS v FROM tokens ORDER BY random() LIMIT ?");
+  db.close();
+  const searches = names.map((name, i) => {
+    const letters = name.replace(/[^a-z]/g, "");
+    const at = letters.length > 3 ? i % (letters.length - 2) : 0;
+    return `/api/tokens?q=${(letters.slice(at, at + 3) || "abc").padEnd(3, "x")}`;
+  });
+  return [
+    { name: "many details", paths: mints.map((m) => `/api/tokens/${m}`), cold: true },
+    { name: "many accounts", paths: handles.map((h) => `/api/idp/${h}`), cold: true },
+    { name: "many 3-letter q", paths: searches, cold: true },
+  ];
+}
+
+interface Row {
+  route: Result;
+  bare: Result;
+  rssMb: number;
+}
+
+/** While `active()`, the cron route runs sweep, payouts and burns back to back (each under its lease). */
+function driveJobs(base: string, active: () => boolean): Promise<Record<string, string[]>> {
+  const outcomes: Record<string, string[]> = {};
+  const loop = async (job: string) => {
+    outcomes[job] = [];
+    while (active()) {
+      const r = await fetch(`${base}/api/cron/${job}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${CRON_SECRET}` },
+      }).catch(() => null);
+      const body = (r ? await r.json().catch(() => ({})) : {}) as Partial<Answer>;
+      outcomes[job]!.push(r?.status === 200 ? `${body.ok ? "ok" : "error"} ${body.durationMs} ms` : String(r?.status));
+      await Bun.sleep(100);
+    }
+  };
+  return Promise.all(["sweep", "payouts", "burns"].map(loop)).then(() => outcomes);
+}
+
+async function measure(targets: Target[], base: string, bareBase: string, pid: number): Promise<Row[]> {
+  // Touch every hot URL once, so one-off costs (the vault refresh of a stale reading) are not measured.
+  for (const t of targets)
+    if (!t.cold) for (const path of t.paths) await fetch(`${base}${path}`).then((r) => r.arrayBuffer());
+  const rows: Row[] = [];
   for (const t of targets) {
     log(`measuring ${t.name} for ${seconds} s with ${connections} connections`);
-    const route = await load(t.name, t.urls, seconds);
+    const route = await load(
+      t.name,
+      t.paths.map((path) => `${base}${path}`),
+      seconds,
+    );
     const bareResult = await load(`bare ${route.bytes} B`, [`${bareBase}/bare/${route.bytes}`], seconds);
-    rows.push({ route, bare: bareResult });
+    rows.push({ route, bare: bareResult, rssMb: rssOf(pid).rssMb });
   }
-  if (churn) clearInterval(churn);
-  const { rssMb, peakMb } = rssOf(server.pid);
+  return rows;
+}
 
+function startChurn(dir: string): () => void {
+  if (churnMs <= 0) return () => {};
+  const writer = new Database(join(dir, "service.db"));
+  writer.exec("PRAGMA busy_timeout = 1000");
+  const tick = writer.prepare(
+    "INSERT INTO settings (key, value) VALUES ('bench_tick', ?1) ON CONFLICT (key) DO UPDATE SET value = ?1",
+  );
+  let n = 0;
+  const timer = setInterval(() => tick.run(String(n++)), churnMs);
+  return () => {
+    clearInterval(timer);
+    writer.close();
+  };
+}
+
+/** What the jobs had left: payouts and sweeps by status (the backlog they work through). */
+function backlogOf(dbPath: string): string {
+  const db = new Database(dbPath, { readonly: true });
+  const count = (table: "payouts" | "sweeps") =>
+    db
+      .query<{ status: string; n: number }, []>(
+        `SELECT status, COUNT(*) AS n FROM ${table} GROUP BY status ORDER BY status`,
+      )
+      .all()
+      .map((r) => `${r.status} ${r.n}`)
+      .join(", ");
+  const line = `payouts: ${count("payouts")}; sweeps: ${count("sweeps")}`;
+  db.close();
+  return line;
+}
+
+interface Phase {
+  jobs: boolean;
+  rows: Row[];
+  peakMb: number;
+  notes: string[];
+}
+
+async function runPhase(jobs: boolean, bareBase: string): Promise<Phase> {
+  let dir = dataDir;
+  if (jobs) {
+    // The jobs change the books: they work on a copy, so every run starts from the same backlog.
+    dir = `${dataDir}-jobs`;
+    rmSync(dir, { recursive: true, force: true });
+    cpSync(dataDir, dir, { recursive: true });
+  }
+  const dbPath = join(dir, "service.db");
+  const notes = jobs ? [`backlog before: ${backlogOf(dbPath)}`] : [];
+  const started = await startServer(dir, jobs);
+  server = started.child;
+  log("collecting request pools (mints, handles, cursors, deep ledger positions, many random URLs)");
+  const targets = [...(await hotTargets(started.base)), ...manyTargets(dbPath)];
+  let driving = jobs;
+  const driver = jobs ? driveJobs(started.base, () => driving) : null;
+  if (jobs) await Bun.sleep(2_000);
+  const stopChurn = startChurn(dir);
+  const rows = await measure(targets, started.base, bareBase, server.pid);
+  stopChurn();
+  driving = false;
+  const { peakMb } = rssOf(server.pid);
+  server.kill("SIGTERM");
+  await Promise.race([server.exited, Bun.sleep(40_000)]);
+  server = null;
+  if (driver) {
+    const outcomes = await Promise.race([driver, Bun.sleep(1_000).then(() => null)]);
+    for (const [job, runs] of Object.entries(outcomes ?? {}))
+      notes.push(`cron ${job}: ${runs.join("; ") || "still running"}`);
+    notes.push(`backlog after: ${backlogOf(dbPath)}`);
+  }
+  return { jobs, rows, peakMb, notes };
+}
+
+function report(phase: Phase): { lines: string[]; met: boolean } {
   const pad = (s: string | number, n: number) => String(s).padStart(n);
   const lines = [
-    `public reads at ${tokens.toLocaleString("en")} tokens, ${connections} connections, ${seconds} s each${churnMs > 0 ? `, a write every ${churnMs} ms` : ", no writes"}`,
-    `${"read".padEnd(22)}${pad("req/s", 9)}${pad("p50 ms", 9)}${pad("p99 ms", 9)}${pad("bytes", 9)}${pad("bare/s", 9)}${pad("ratio", 7)}${pad("errors", 8)}  targets`,
+    `public reads at ${tokens.toLocaleString("en")} tokens, ${connections} connections, ${seconds} s each, jobs ${phase.jobs ? "ON (working the seed's backlog)" : "off"}${churnMs > 0 ? `, a write every ${churnMs} ms` : ""}`,
+    `${"read".padEnd(22)}${pad("req/s", 9)}${pad("p50 ms", 9)}${pad("p99 ms", 9)}${pad("bytes", 9)}${pad("bare/s", 9)}${pad("ratio", 7)}${pad("errors", 8)}${pad("RSS MB", 8)}  targets`,
   ];
-  let allMet = true;
-  for (const { route, bare: b } of rows) {
+  // Hot reads: ratio to bare (>= 0.5 with the jobs on, issue #16; >= 0.3 otherwise); many-URL loads: p99 only.
+  const minRatio = phase.jobs ? 0.5 : 0.3;
+  let met = true;
+  for (const { route, bare: b, rssMb } of phase.rows) {
     const ratio = route.rps / b.rps;
-    const met = ratio >= 0.3 && route.p99 < 25 && route.errors === 0;
-    allMet &&= met;
+    const cold = route.name.startsWith("many");
+    const ok = (cold || ratio >= minRatio) && route.p99 <= 25 && route.errors === 0;
+    met &&= ok;
     lines.push(
-      `${route.name.padEnd(22)}${pad(route.rps.toFixed(0), 9)}${pad(route.p50.toFixed(2), 9)}${pad(route.p99.toFixed(2), 9)}${pad(route.bytes, 9)}${pad(b.rps.toFixed(0), 9)}${pad(ratio.toFixed(2), 7)}${pad(route.errors, 8)}  ${met ? "ok" : "MISSED"}`,
+      `${route.name.padEnd(22)}${pad(route.rps.toFixed(0), 9)}${pad(route.p50.toFixed(2), 9)}${pad(route.p99.toFixed(2), 9)}${pad(route.bytes, 9)}${pad(b.rps.toFixed(0), 9)}${pad(ratio.toFixed(2), 7)}${pad(route.errors, 8)}${pad(rssMb.toFixed(0), 8)}  ${ok ? "ok" : "MISSED"}`,
     );
   }
-  const rssMet = peakMb < 300;
-  allMet &&= rssMet;
-  lines.push(
-    `server RSS ${rssMb.toFixed(0)} MB now, ${peakMb.toFixed(0)} MB peak  ${rssMet ? "ok" : "MISSED"} (target < 300 MB)`,
-  );
-  lines.push(allMet ? "all targets met" : "some targets missed");
-  process.stdout.write(`${lines.join("\n")}\n`);
+  const rssMet = phase.peakMb <= 300;
+  met &&= rssMet;
+  lines.push(`server peak RSS ${phase.peakMb.toFixed(0)} MB  ${rssMet ? "ok" : "MISSED"} (target <= 300 MB)`);
+  lines.push(...phase.notes);
+  return { lines, met };
+}
+
+try {
+  await ensureSeeded();
+  const bareBase = await startBare();
+  const phases: Phase[] = [];
+  for (const jobs of withJobs ? [false, true] : [false]) phases.push(await runPhase(jobs, bareBase));
+  let allMet = true;
+  const out: string[] = [];
+  for (const phase of phases) {
+    const { lines, met } = report(phase);
+    allMet &&= met;
+    out.push(...lines, "");
+  }
+  out.push(allMet ? "all targets met" : "some targets missed");
+  process.stdout.write(`${out.join("\n")}\n`);
   process.exitCode = allMet ? 0 : 1;
 } catch (error) {
   process.stderr.write(`bench failed: ${(error as Error).message}\n`);

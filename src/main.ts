@@ -1,52 +1,35 @@
 /**
  * The service process: the chain (the embedded local chain by default), the HTTP API, the job
- * scheduler and the indexer in one Bun process. SIGTERM/SIGINT stop it gracefully.
+ * scheduler and the indexer in one Bun process; the chain and the jobs in worker threads of it
+ * (src/workers), so the request thread only serves requests. SIGTERM/SIGINT stop it gracefully.
  */
 import { exitOnConfigError, loadConfigOrExit } from "./config";
 import { log, setLogLevel } from "./lib/log";
 import { setupChain } from "./chain/setup";
-import { startDemo } from "./demo/demo";
-import { registerJobs } from "./register-jobs";
 import { buildService } from "./service";
-import { startIndexer } from "../indexer";
-import { indexerMetrics } from "./metrics/routes";
 import { serverBodyMaxBytes } from "./http/body-limit";
 import { closeAllStreams } from "./ledger/stream";
-import { WebhookDispatcher } from "./webhooks/dispatcher";
-import { webhookSigningKey } from "./webhooks/key";
+import { startChainThread, startJobsThread } from "./workers/threads";
 
 const config = loadConfigOrExit();
 setLogLevel(config.logLevel);
 
 // A bad key or secret is a configuration error too: one line naming the setting.
-const chain = await setupChain(config, (message) => log.info(message)).catch(exitOnConfigError);
+// The embedded chain runs in its own worker thread (src/workers), a real one is reached over RPC.
+const chainThread = config.chain === "local" ? await startChainThread(config).catch(exitOnConfigError) : null;
+const chain = chainThread?.setup ?? (await setupChain(config, (message) => log.info(message)).catch(exitOnConfigError));
 const service = buildService(config, { chain: chain.services });
-registerJobs(service.ctx);
-if (config.demo && chain.local) {
-  await startDemo(service.ctx.db, chain, {
-    platformBps: config.platformBps,
-    now: service.ctx.now,
-    runSweep: config.jobsEnabled ? () => service.ctx.scheduler.runNow("sweep") : undefined,
-  });
-}
-// The indexer keeps readings and confirmations live between job runs; JOBS=off stops it too.
-const indexer = config.jobsEnabled ? startIndexer(service.ctx, chain) : null;
-if (indexer) service.ctx.extraMetrics = [() => indexerMetrics(indexer.state())];
+// The jobs, the indexer and the webhook sender run in their own worker thread; ctx.scheduler hands runs to it.
+const jobs = await startJobsThread(service.ctx, chainThread?.endpoints ?? null);
+if (config.demo && chainThread) await chainThread.startDemo(jobs);
 // Bun refuses bodies over the largest route limit itself; each route's own limit is enforced while reading.
 const server = service.app.listen({
   port: config.port,
   hostname: config.host,
   maxRequestBodySize: serverBodyMaxBytes(config),
 });
-if (config.jobsEnabled) service.ctx.scheduler.start();
-// Webhook deliveries go out from the process that runs the jobs: one sender per database.
-const webhooks = config.jobsEnabled
-  ? new WebhookDispatcher(service.ctx.db, {
-      signingKey: webhookSigningKey(config),
-      allowPrivate: config.webhooksAllowPrivate,
-      maxInFlightPerEndpoint: config.webhooksMaxInFlight,
-    }).start()
-  : null;
+// Schedules, indexer and webhook sender (one per database), all in the jobs' thread; JOBS=off stops them.
+jobs.start();
 log.info("service started", {
   url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${server.server?.port ?? config.port}`,
   chain: config.chain,
@@ -62,8 +45,7 @@ async function shutdown(signal: string): Promise<void> {
   // Stop taking requests first, then let jobs reach a safe point, then close the books.
   closeAllStreams();
   await server.server?.stop();
-  await indexer?.stop();
-  await webhooks?.stop();
+  await jobs.stop();
   await service.close();
   await chain.stop();
   log.info("stopped");

@@ -11,18 +11,9 @@ import { LIMITER_SWEEP_MS, RateLimiter } from "./http/rate-limit";
 import { createServiceMetrics } from "./lib/metrics";
 import { Scheduler } from "./jobs/scheduler";
 import type { SchedulingContext } from "./jobs/setup";
-import { onFeedEvent } from "./ledger/feed";
 import { verifyLedger } from "./ledger/verify";
 import { log } from "./lib/log";
-import { enqueueWebhookDeliveries } from "./webhooks/outbox";
-
-/**
- * What reacts inside the transaction of every new feed event: the webhook outbox. Every process
- * that writes feed events connects them once; `buildService` does.
- */
-export function connectFeedListeners(): void {
-  onFeedEvent(enqueueWebhookDeliveries);
-}
+import { connectFeedListeners } from "./feed-listeners";
 
 export interface Service {
   ctx: SchedulingContext;

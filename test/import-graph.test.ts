@@ -13,7 +13,7 @@
  *   `chain` is the one bottom folder with internals: its adapters (`chain/<adapter>/`) are chosen
  *   in `chain/setup.ts` and reached by nobody else, so only its top-level files may be imported.
  * - the composition root: the other root files of src (`app.ts` builds the HTTP app, `main.ts` the
- *   process, `register-jobs.ts` the job bodies, ...). Nothing but the root imports the root, and the
+ *   process, `register-jobs.ts` the job bodies, ...) and `src/workers/` (the process's threads). Nothing but the root imports the root, and the
  *   root may import any feature file: route plugins and job bodies are wired there and nowhere
  *   else, so they stay out of the surfaces (an index.ts is loaded whole, and a surface carrying
  *   every route would load Elysia and each route module into every script and worker that needs
@@ -150,7 +150,9 @@ const rootFiles = new Set(
 const folders = new Set(
   readdirSync(join(ROOT, "src")).filter((name) => statSync(join(ROOT, "src", name)).isDirectory()),
 );
-const isCompositionRoot = (node: string) => rootFiles.has(node) && !BOTTOM.has(node);
+/** Folders of the composition root: the process's threads (their entries wire features like main.ts). */
+const ROOT_FOLDERS = new Set(["workers"]);
+const isCompositionRoot = (node: string) => (rootFiles.has(node) && !BOTTOM.has(node)) || ROOT_FOLDERS.has(node);
 
 /** Why an edge breaks the layering, or null when it is fine. */
 function violation(edge: Edge): string | null {

@@ -17,6 +17,7 @@ import { decodeHex } from "@oslojs/encoding";
 import { Keypair } from "@solana/web3.js";
 import bs58 from "bs58";
 import { AppError, isAppError } from "../lib/errors";
+import { keypairFromSeed } from "./fast-keypair";
 
 export const CREATOR_KEY_DOMAIN = "creator-fee-ledger/creator-key/v1";
 export const MIN_MASTER_SECRET_BYTES = 32;
@@ -47,7 +48,7 @@ export function deriveCreatorSeed(masterSecret: Uint8Array, index: number): Uint
 }
 
 export function deriveCreatorKeypair(masterSecret: Uint8Array, index: number): Keypair {
-  return Keypair.fromSeed(deriveCreatorSeed(masterSecret, index));
+  return keypairFromSeed(deriveCreatorSeed(masterSecret, index));
 }
 
 /** Reads a setting that is either the secret itself or the path of a file holding it. */

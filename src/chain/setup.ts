@@ -13,7 +13,14 @@ import { join } from "node:path";
 import type { Config } from "../config";
 import { ConfigError } from "../config";
 import { deriveCreatorKeypair, isKeyInvalid, loadMasterSecret, loadTreasuryKeypair } from "./keys";
-import { startLocalChain, type LocalChain } from "./localnet";
+import {
+  DEFAULT_BOND_THRESHOLD_LAMPORTS,
+  DEFAULT_CREATOR_FEE_BPS,
+  LocalLaunchProgram,
+  localProgram,
+  startLocalChain,
+  type LocalChain,
+} from "./localnet";
 import { createPumpLaunchProgram } from "./pump/adapter";
 import type { ChainReader, LaunchProgram } from "./ports";
 import { createRpcChain } from "./rpc";
@@ -55,7 +62,7 @@ function readOrCreateSecretFile(path: string, create: () => string): string {
   return readFileSync(path, "utf8").trim();
 }
 
-function secretsFor(config: ChainConfig): { treasury: Keypair; masterSecret: Uint8Array } {
+export function secretsFor(config: ChainConfig): { treasury: Keypair; masterSecret: Uint8Array } {
   try {
     const masterSource =
       config.masterSecret ??
@@ -89,19 +96,94 @@ function secretsFor(config: ChainConfig): { treasury: Keypair; masterSecret: Uin
   }
 }
 
-export async function setupChain(config: ChainConfig, log: (message: string) => void = () => {}): Promise<ChainSetup> {
+/**
+ * Where an embedded local chain started in another thread listens, and the seed its launch
+ * program's keys derive from: all a thread needs to build the chain services over it.
+ */
+export interface LocalChainEndpoints {
+  rpcUrl: string;
+  grpcUrl: string;
+  wsUrl: string | null;
+  programSeed: Uint8Array;
+}
+
+/**
+ * Full transaction records the embedded node keeps for getTransaction when it runs in its own
+ * thread (the node's default is 50,000). Statuses outlive records by far, so a landed transaction
+ * never looks unlanded; the service reads a record back within seconds of sending it, and 50,000
+ * records of a payout backlog held most of the process's memory.
+ */
+export const EMBEDDED_TX_HISTORY_LIMIT = 10_000;
+
+/** Starts the embedded local chain's node (in the thread that calls this) and returns it with its endpoints. */
+export async function startEmbeddedChain(
+  config: ChainConfig,
+  programSeed: Uint8Array,
+  log: (message: string) => void = () => {},
+): Promise<{ local: LocalChain; endpoints: LocalChainEndpoints }> {
+  const local = await startLocalChain({
+    rpcPort: config.localChain.rpcPort,
+    grpcPort: config.localChain.grpcPort,
+    wsPort: config.localChain.wsPort,
+    slotMs: config.localChain.slotMs,
+    treasury: secretsFor(config).treasury,
+    programSeed,
+    txHistoryLimit: EMBEDDED_TX_HISTORY_LIMIT,
+    log,
+  });
+  return { local, endpoints: { rpcUrl: local.rpcUrl, grpcUrl: local.grpcUrl, wsUrl: local.wsUrl, programSeed } };
+}
+
+/**
+ * The chain of a thread other than the embedded node's own: JSON-RPC clients to the node, the
+ * local launch program's adapter from the node's program seed, and the service's keys. Stopping it
+ * stops nothing: the node's thread owns the node.
+ */
+export function setupChainOverEndpoints(config: ChainConfig, endpoints: LocalChainEndpoints): ChainSetup {
   const { treasury, masterSecret } = secretsFor(config);
+  const creatorKeypair = creatorKeysOf(masterSecret);
+  const keys = new localProgram.LocalProgramKeys(endpoints.programSeed);
+  // The node is started with the default program settings (startEmbeddedChain passes none).
+  const programConfig = {
+    creatorFeeBps: DEFAULT_CREATOR_FEE_BPS,
+    bondThresholdLamports: DEFAULT_BOND_THRESHOLD_LAMPORTS,
+  };
+  const over = (reader: ChainReader): LaunchProgram => new LocalLaunchProgram(keys, programConfig, reader);
+  // The local launch program's vault keys are held by the node, which co-signs on receipt.
+  const rpc = createRpcChain({ rpcUrl: endpoints.rpcUrl, timeoutMs: 10_000, retries: 3, allowNodeCosigners: true });
+  return {
+    services: {
+      reader: rpc.reader,
+      sender: rpc.sender,
+      launchProgram: over(rpc.reader),
+      treasury,
+      creatorKeypair,
+      creatorAddress: (index) => creatorKeypair(index).publicKey,
+      rpcUrl: endpoints.rpcUrl,
+    },
+    local: null,
+    launchProgramOver: over,
+    stop: async () => {},
+  };
+}
+
+/** Creator keys derived on demand, bounded: derivation is cheap, so the cache only spares repeated work within a run. */
+function creatorKeysOf(masterSecret: Uint8Array): (index: number) => Keypair {
   const creatorKeys = new Map<number, Keypair>();
-  const creatorKeypair = (index: number) => {
+  return (index) => {
     let key = creatorKeys.get(index);
     if (!key) {
       key = deriveCreatorKeypair(masterSecret, index);
-      // Bounded: derivation is cheap, so the cache only spares repeated work within a run.
-      if (creatorKeys.size > 50_000) creatorKeys.clear();
+      if (creatorKeys.size > 10_000) creatorKeys.clear();
       creatorKeys.set(index, key);
     }
     return key;
   };
+}
+
+export async function setupChain(config: ChainConfig, log: (message: string) => void = () => {}): Promise<ChainSetup> {
+  const { treasury, masterSecret } = secretsFor(config);
+  const creatorKeypair = creatorKeysOf(masterSecret);
 
   if (config.chain === "local") {
     const local = await startLocalChain({

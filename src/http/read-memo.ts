@@ -1,18 +1,29 @@
 /**
- * A memo of rendered public read bodies, valid exactly as long as the database has not changed:
- * each entry carries the connection's write count (`total_changes()`, bumped by every write this
- * process makes) and `data_version` (bumped by commits of other connections, e.g. the admin CLI).
- * Any write anywhere invalidates every entry, so a memo hit is byte-for-byte what a fresh read
- * would answer; between writes, the hot pages of the Explore list cost a lookup instead of a
- * query plan, a ledger walk and a serialisation. Bounded by total bytes; oldest entries go first.
+ * A memo of rendered public read bodies. Each entry carries the version of the database it was
+ * rendered at: the connection's write count (`total_changes()`, bumped by every write this thread
+ * makes) and `data_version` (bumped by commits of other connections: the jobs' thread, the admin
+ * CLI). A write of this thread invalidates every entry at once, so what a request writes, the next
+ * read shows. Writes of other connections invalidate an entry only once it is older than the
+ * memo's `staleMs`: with the jobs in their own thread writing the books all the time, a hot page is
+ * rendered at most once per `staleMs` instead of after every commit (0, the default, is exact).
+ * Public reads advertise `s-maxage` of 5 s or more (src/http/cache.ts), so a body up to 1 s old is
+ * always within what a shared cache may serve anyway. Session routes never use this memo.
+ * Bounded by total bytes; oldest entries go first.
  */
 import type { Statement } from "bun:sqlite";
 import type { Db } from "../../db/client";
 
 export const READ_MEMO_MAX_BYTES = 16 * 1024 * 1024;
+/** How old a memoised public body may be when other connections wrote since (stats: 10 s, their own memo). */
+export const READ_MEMO_STALE_MS = 1_000;
+
+const ownChangesOf = (version: string) => version.slice(0, version.indexOf(":"));
 
 interface Entry {
   version: string;
+  /** this thread's write count when rendered: any own write since makes the entry stale at once */
+  ownChanges: string;
+  renderedAtMs: number;
   body: string;
   /** anything the route needs to decide whether the entry still applies (e.g. a reading's age) */
   note: number;
@@ -23,6 +34,8 @@ export class ReadMemo {
   private bytes = 0;
   private readonly changes: Statement<{ n: bigint }, []>;
   private readonly dataVersion: Statement<{ data_version: bigint }, []>;
+  /** how long an entry outlives other connections' writes; 0: not at all */
+  staleMs = 0;
 
   constructor(
     db: Db,
@@ -33,26 +46,27 @@ export class ReadMemo {
   }
 
   version(): string {
-    const changes = this.changes.get()?.n ?? 0n;
+    const own = this.changes.get()?.n ?? 0n;
     const other = this.dataVersion.get()?.data_version ?? 0n;
-    return `${changes}:${other}`;
+    return `${own}:${other}`;
   }
 
+  /** The entry when it still applies at `version` (from `version()` just before). */
   get(key: string, version: string): Entry | null {
     const entry = this.entries.get(key);
     if (!entry) return null;
-    if (entry.version !== version) {
-      this.drop(key, entry);
-      return null;
-    }
-    return entry;
+    if (entry.version === version) return entry;
+    const young = performance.now() - entry.renderedAtMs < this.staleMs;
+    if (young && entry.ownChanges === ownChangesOf(version)) return entry;
+    this.drop(key, entry);
+    return null;
   }
 
   set(key: string, version: string, body: string, note = 0): void {
     const old = this.entries.get(key);
     if (old) this.drop(key, old);
     if (body.length > this.maxBytes / 8) return;
-    this.entries.set(key, { version, body, note });
+    this.entries.set(key, { version, ownChanges: ownChangesOf(version), renderedAtMs: performance.now(), body, note });
     this.bytes += body.length;
     for (const [k, e] of this.entries) {
       if (this.bytes <= this.maxBytes) break;

@@ -88,6 +88,8 @@ export const ERROR_CODES = {
   ADMIN_NOT_FOUND: "missing",
   WEBHOOK_INPUT: "input",
   WEBHOOK_DESTINATION_REFUSED: "input",
+  // workers: a worker thread that did not answer in time
+  WORKER_UNANSWERED: "internal",
 } as const satisfies Record<string, ErrorKind>;
 
 export type ErrorKind =

@@ -9,6 +9,7 @@ import type { AppContext } from "../context";
 import { log } from "../lib/log";
 import { unsweptLamports } from "./readings";
 import { storeVaultReadingIfUnchanged } from "./records";
+import { writeWithoutWaiting } from "../../db/write-without-waiting";
 
 export const VAULT_STALE_MS = 60_000;
 export const VAULT_REFRESH_WAIT_MS = 3_000;
@@ -42,7 +43,10 @@ export async function refreshVaultIfStale(
         const r = readings.find((x) => x.mint === token.mint);
         if (!r) return false;
         const reading = { vaultLamports: unsweptLamports(r), bonded: r.bonded, checkedAtMs: ctx.now() };
-        return storeVaultReadingIfUnchanged(ctx.db, token.tokenId, reading, seen);
+        // A cached reading: never waits for the jobs' write lock (null when it is held).
+        return (
+          writeWithoutWaiting(ctx.db, () => storeVaultReadingIfUnchanged(ctx.db, token.tokenId, reading, seen)) ?? false
+        );
       })
       .catch((error) => {
         log.warn("vault refresh failed", { mint: token.mint, error });

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { openDatabase } from "../../db/client";
 import { launch, T0 } from "../helpers/read-world";
-import { connectFeedListeners } from "../../src/service";
+import { connectFeedListeners } from "../../src/feed-listeners";
 import { Receiver } from "./receiver";
 
 const main = join(import.meta.dir, "..", "..", "src", "main.ts");

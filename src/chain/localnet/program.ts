@@ -20,8 +20,9 @@
  * and op validation against a state reader supplied by the node.
  */
 import { createHmac } from "node:crypto";
-import { Keypair, PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js";
+import { type Keypair, PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js";
 import { decodeSharingConfig } from "../pump/layout";
+import { keypairFromSeed } from "../fast-keypair";
 import {
   AuthorityType,
   TOKEN_PROGRAM_ID,
@@ -117,7 +118,7 @@ export class LocalProgramKeys {
   readonly eventAuthority: Keypair;
   private readonly cache = new Map<string, Keypair>();
   private readonly known = new Map<string, Keypair>();
-  private static readonly CACHE_LIMIT = 100_000;
+  private static readonly CACHE_LIMIT = 10_000;
 
   constructor(private readonly seed: Uint8Array) {
     if (seed.length < 16) throw new Error("program seed must be at least 16 bytes");
@@ -129,7 +130,7 @@ export class LocalProgramKeys {
     const hit = this.cache.get(cacheKey);
     if (hit) return hit;
     const digest = createHmac("sha512", this.seed).update(`local-launch/${label}/${subject}`).digest();
-    const kp = Keypair.fromSeed(digest.subarray(0, 32));
+    const kp = keypairFromSeed(digest.subarray(0, 32));
     // Bounded: a long-running simulator creates many tokens; old entries can be re-derived.
     if (this.cache.size >= LocalProgramKeys.CACHE_LIMIT) this.cache.clear();
     this.cache.set(cacheKey, kp);

@@ -1,0 +1,110 @@
+/**
+ * Worker thread: the scheduler with its jobs, the indexer and the webhook sender, on this thread's
+ * own connection to the service's database. The request thread only serves requests: its cron
+ * route and the demo's early sweeps ask this thread to run a job, and it reports each run's result
+ * (for /metrics) and the indexer's state (for /metrics and /api/cron/health) back.
+ */
+import { closeDatabase, openDatabase } from "../../db/client";
+import { startIndexer, type Indexer } from "../../indexer";
+import { setupChain, setupChainOverEndpoints } from "../chain/setup";
+import { loadConfig } from "../config";
+import { connectFeedListeners } from "../feed-listeners";
+import { RateLimiter } from "../http/rate-limit";
+import { JOB_NAMES } from "../jobs/names";
+import { Scheduler } from "../jobs/scheduler";
+import type { SchedulingContext } from "../jobs/setup";
+import { log, setLogLevel } from "../lib/log";
+import { createServiceMetrics } from "../lib/metrics";
+import { registerJobs } from "../register-jobs";
+import { WebhookDispatcher } from "../webhooks/dispatcher";
+import { webhookSigningKey } from "../webhooks/key";
+import { bridgeFeed } from "./feed-bridge";
+import { parentOf } from "./port";
+import type { WorkerStart } from "./protocol";
+
+/** The jobs' connection's SQLite page cache, in KiB. */
+export const JOBS_PAGE_CACHE_KIB = 8 * 1024;
+
+/** How often the indexer's state is sent to the request thread (its health and metrics show it). */
+export const INDEXER_STATE_EVERY_MS = 500;
+
+const parent = parentOf<WorkerStart>();
+const { endpoints } = parent.start;
+const config = loadConfig(parent.start.env);
+setLogLevel(config.logLevel);
+connectFeedListeners();
+// On a real chain nothing is started here: setupChain only builds the RPC clients.
+const chain = endpoints ? setupChainOverEndpoints(config, endpoints) : await setupChain(config);
+const db = openDatabase(config.databasePath);
+// The request thread's connection keeps the page cache the reads need; the jobs walk their tables
+// once per run, so a second full-size cache would mostly hold pages read once.
+db.$client.exec(`PRAGMA cache_size = -${JOBS_PAGE_CACHE_KIB}`);
+const closeBridge = bridgeFeed(db, config.databasePath);
+const scheduler = new Scheduler(db, {
+  leaseMs: config.jobLeaseMs,
+  schedules: config.schedules,
+  onRunFinished: (job, result) => {
+    if (!result.ran) return;
+    if (result.ok) log.info("job finished", { job, durationMs: result.durationMs });
+    else log.warn("job failed", { job, error: result.error, durationMs: result.durationMs });
+    parent.post({ type: "finished", job, result });
+  },
+});
+const ctx: SchedulingContext = {
+  config,
+  db,
+  scheduler,
+  limiter: new RateLimiter(),
+  metrics: createServiceMetrics(),
+  chain: chain.services,
+  now: Date.now,
+};
+registerJobs(ctx);
+
+let indexer: Indexer | null = null;
+let webhooks: WebhookDispatcher | null = null;
+let stateTimer: ReturnType<typeof setInterval> | null = null;
+
+/** The schedules, the indexer and the webhook sender: only when JOBS is on, as before the threads. */
+function startWork(): void {
+  if (!config.jobsEnabled) return;
+  indexer = startIndexer(ctx, chain, {
+    grpcUrl: config.grpcUrl ?? endpoints?.grpcUrl ?? null,
+    rpcUrl: config.rpcUrl ?? endpoints?.rpcUrl ?? null,
+    // The node is in another thread (local: null here): the adapter comes from the chain setup.
+    launchProgramOver: chain.launchProgramOver,
+  });
+  const running = indexer;
+  stateTimer = setInterval(() => parent.post({ type: "indexer", state: running.state() }), INDEXER_STATE_EVERY_MS);
+  parent.post({ type: "indexer", state: running.state() });
+  scheduler.start();
+  webhooks = new WebhookDispatcher(db, {
+    signingKey: webhookSigningKey(config),
+    allowPrivate: config.webhooksAllowPrivate,
+    maxInFlightPerEndpoint: config.webhooksMaxInFlight,
+  }).start();
+}
+
+/** Safe points first (runs abort at their next one and release their leases), then the books close. */
+async function stopWork(): Promise<void> {
+  if (stateTimer) clearInterval(stateTimer);
+  await indexer?.stop();
+  parent.post({ type: "indexer", state: null });
+  await webhooks?.stop();
+  await scheduler.stop();
+  closeBridge();
+  closeDatabase(db);
+}
+
+parent.on(async (message) => {
+  if (message.type === "start") startWork();
+  if (message.type === "run") {
+    const result = await scheduler.runNow(message.job);
+    parent.post({ type: "ran", id: message.id, result });
+  }
+  if (message.type === "stop") {
+    await stopWork();
+    parent.post({ type: "stopped" });
+  }
+});
+parent.post({ type: "ready", registered: JOB_NAMES.filter((job) => scheduler.isRegistered(job)) });

@@ -1,0 +1,89 @@
+/** The real process (src/main.ts) on a small seeded database, its jobs in their worker thread. */
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { closeDatabase, openDatabase } from "../../db/client";
+import { seedDatabase } from "../../scripts/seed";
+
+export const CRON = "cron-secret-for-the-worker-tests-0123456789";
+export const METRICS = "metrics-secret-for-the-worker-tests-012345";
+const main = join(import.meta.dir, "..", "..", "src", "main.ts");
+let seeded: string | null = null;
+
+/** A data dir holding a copy of one seeded database (sent sweeps and queued payouts to work). */
+export function seededDataDir(): string {
+  if (!seeded) {
+    seeded = mkdtempSync(join(tmpdir(), "cfl-workers-seed-"));
+    const db = openDatabase(join(seeded, "service.db"));
+    seedDatabase(db, { tokens: 300, seed: 11 });
+    closeDatabase(db);
+  }
+  const dir = mkdtempSync(join(tmpdir(), "cfl-workers-"));
+  cpSync(seeded, dir, { recursive: true });
+  return dir;
+}
+
+export function removeSeeded(): void {
+  if (seeded) rmSync(seeded, { recursive: true, force: true });
+  seeded = null;
+}
+
+export interface Running {
+  child: Bun.Subprocess;
+  base: string;
+  cron(job: string): Promise<Response | null>;
+  metrics(): Promise<string>;
+}
+
+const started = new Set<Bun.Subprocess>();
+
+/** Kills what a failed test left running. */
+export function killStarted(): void {
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  started.clear();
+}
+
+export async function startMain(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
+  const port = 41_600 + Math.floor(Math.random() * 100);
+  const inherited: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) inherited[k] = v;
+  const child = Bun.spawn([process.execPath, "run", main], {
+    env: {
+      ...inherited,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      LOCAL_CHAIN_RPC_PORT: "0",
+      LOCAL_CHAIN_GRPC_PORT: "0",
+      LOCAL_CHAIN_SLOT_MS: "50",
+      CRON_SECRET: CRON,
+      METRICS_SECRET: METRICS,
+      RATE_LIMIT: "off",
+      DEMO: "0",
+      JOBS: "0",
+      LOG_LEVEL: "warn",
+      ...env,
+    },
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+  started.add(child);
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const ok = await fetch(`${base}/api/cron/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error("the service did not start");
+    await Bun.sleep(100);
+  }
+  const cron = (job: string) =>
+    fetch(`${base}/api/cron/${job}`, { method: "POST", headers: { authorization: `Bearer ${CRON}` } }).catch(
+      () => null,
+    );
+  const metrics = () =>
+    fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS}` } }).then((r) => r.text());
+  return { child, base, cron, metrics };
+}

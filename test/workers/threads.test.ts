@@ -1,0 +1,103 @@
+/**
+ * The jobs in their worker thread (src/workers): a run writes the books on the jobs' own database
+ * connection while the request thread keeps answering reads, none of them failing on the write
+ * lock; the run's result reaches /metrics and health; SIGTERM in the middle of a run still stops it
+ * at a safe point, releases the leases and checkpoints; a crash point reached in the worker kills
+ * the whole process, as it did when the jobs ran on the request thread.
+ */
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { existsSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { closeDatabase, openDatabase } from "../../db/client";
+import { verifyLedger } from "../../src/ledger/verify";
+import { killStarted, removeSeeded, seededDataDir, startMain } from "./support";
+
+afterAll(() => removeSeeded());
+afterEach(() => killStarted());
+
+const READS = ["/api/tokens?sort=fees", "/api/tokens?q=pep", "/api/stats", "/api/ledger", "/api/cron/health"];
+
+/** Reads in a loop until `done`; every answer that is not a 200 is kept with its body. */
+async function readWhile(base: string, done: () => boolean): Promise<{ answered: number; failures: string[] }> {
+  let answered = 0;
+  const failures: string[] = [];
+  const loop = async (offset: number) => {
+    for (let i = offset; !done(); i++) {
+      const r = await fetch(`${base}${READS[i % READS.length]}`);
+      const body = await r.text();
+      answered++;
+      if (r.status !== 200 || /SQLITE|locked|busy/i.test(body)) failures.push(`${r.status} ${body.slice(0, 200)}`);
+    }
+  };
+  await Promise.all([0, 1, 2, 3].map(loop));
+  return { answered, failures };
+}
+
+function countByStatus(dataDir: string): Record<string, number> {
+  const db = openDatabase(join(dataDir, "service.db"));
+  const rows = db.$client
+    .query<{ status: string; n: number }, []>("SELECT status, COUNT(*) AS n FROM payouts GROUP BY status")
+    .all();
+  closeDatabase(db);
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+}
+
+describe("jobs in their worker thread", () => {
+  test("a run writes the books while reads are served; SIGTERM mid-run releases leases and checkpoints", async () => {
+    const dataDir = seededDataDir();
+    const before = countByStatus(dataDir);
+    expect(before.queued ?? 0).toBeGreaterThan(0);
+    const svc = await startMain(dataDir);
+    let running = true;
+    const reads = readWhile(svc.base, () => !running);
+    // The payouts run marks the queued payouts sent from the jobs' connection, then waits on the chain.
+    const payouts = svc.cron("payouts");
+    const deadline = Date.now() + 60_000;
+    while ((countByStatus(dataDir).queued ?? 0) >= (before.queued ?? 0) && Date.now() < deadline) await Bun.sleep(200);
+    const burns = await svc.cron("burns");
+    running = false;
+    const { answered, failures } = await reads;
+    expect(failures).toEqual([]);
+    expect(answered).toBeGreaterThan(0);
+    expect(countByStatus(dataDir).queued ?? 0).toBeLessThan(before.queued ?? 0);
+    expect(burns?.status).toBe(200);
+    expect((await burns!.json()).ok).toBe(true);
+    // A run's result crossed threads: counted in /metrics; health shows the payouts run in progress.
+    const metrics = await svc.metrics();
+    expect(metrics).toMatch(/job_runs_total\{job="burns",outcome="ok"\} 1/);
+    const health = await (await fetch(`${svc.base}/api/cron/health`)).json();
+    expect(health.jobs.find((j: { job: string }) => j.job === "payouts").running).toBe(true);
+
+    // SIGTERM while the payouts run still works: a safe point, leases released, the WAL checkpointed.
+    svc.child.kill("SIGTERM");
+    expect(await svc.child.exited).toBe(0);
+    await payouts;
+    const dbPath = join(dataDir, "service.db");
+    expect(!existsSync(`${dbPath}-wal`) || statSync(`${dbPath}-wal`).size === 0).toBe(true);
+    const db = openDatabase(dbPath);
+    verifyLedger(db);
+    const count = (sql: string) => Number(db.$client.query<{ n: number }, []>(sql).get()?.n ?? -1);
+    expect(count("SELECT COUNT(*) AS n FROM job_leases WHERE holder IS NOT NULL")).toBe(0);
+    expect(count("SELECT COUNT(*) AS n FROM job_runs WHERE finished_at_ms IS NULL")).toBe(0);
+    expect(count("SELECT COUNT(*) AS n FROM job_runs WHERE job = 'payouts'")).toBe(1);
+    closeDatabase(db);
+    rmSync(dataDir, { recursive: true, force: true });
+  }, 120_000);
+
+  test("a crash point reached in the jobs' worker kills the whole process", async () => {
+    const dataDir = seededDataDir();
+    const svc = await startMain(dataDir, { CRASH_AT: "payouts:after-save" });
+    const run = await svc.cron("payouts");
+    // The process died under the request: no answer, killed by SIGKILL, its lease left to lapse.
+    expect(run).toBeNull();
+    await svc.child.exited;
+    expect(svc.child.signalCode).toBe("SIGKILL");
+    const db = openDatabase(join(dataDir, "service.db"));
+    const held = db.$client
+      .query<{ holder: string | null }, []>("SELECT holder FROM job_leases WHERE job = 'payouts'")
+      .get();
+    expect(held?.holder).not.toBeNull();
+    closeDatabase(db);
+    rmSync(dataDir, { recursive: true, force: true });
+  }, 120_000);
+});
