@@ -340,6 +340,29 @@ export interface TokenDetailRecord {
   detail: TokenDetail;
 }
 
+/** What the detail's vault refresh needs of a token: one indexed row, so a refresh never costs a second render. */
+export function vaultStateOf(
+  db: Db,
+  mint: string,
+): { tokenId: number; mint: string; creator: string; vaultCheckedAtMs: number; lastSweptAtMs: number | null } | null {
+  const row = prepared<
+    { id: bigint; mint: string; creator: string; checkedAtMs: bigint; sweptAtMs: bigint | null },
+    { mint: string }
+  >(
+    db,
+    `SELECT id, mint, creator, vault_checked_at_ms AS checkedAtMs, last_swept_at_ms AS sweptAtMs
+       FROM tokens WHERE mint = $mint`,
+  ).get({ mint });
+  if (!row) return null;
+  return {
+    tokenId: Number(row.id),
+    mint: row.mint,
+    creator: row.creator,
+    vaultCheckedAtMs: Number(row.checkedAtMs),
+    lastSweptAtMs: row.sweptAtMs === null ? null : Number(row.sweptAtMs),
+  };
+}
+
 export function tokenDetail(db: Db, mint: string): TokenDetailRecord | null {
   const row = prepared<DetailRow, { mint: string }>(
     db,

@@ -8,7 +8,7 @@ import { errors, looksLikeAddress } from "../http/public-schemas";
 import { AppError } from "../lib/errors";
 import { jsonBody, type ReadMemo, readMemo } from "../http/read-memo";
 import { cursorSigner, type TokenSort } from "./cursor";
-import { listTokens, tokenDetail, tokenImage } from "./queries";
+import { listTokens, tokenDetail, tokenImage, vaultStateOf } from "./queries";
 import { TokenDetailSchema, TokenListQuerySchema, TokenPageSchema } from "./schemas";
 import { refreshVaultIfStale, VAULT_STALE_MS } from "./vault-refresh";
 
@@ -25,20 +25,14 @@ async function tokenDetailBody(ctx: AppContext, memo: ReadMemo, mint: string): P
   const hit = memo.get(key, memo.version());
   // A remembered answer holds only while its vault reading needs no refresh.
   if (hit && !(ctx.chain && ctx.now() - hit.note > VAULT_STALE_MS)) return hit.body;
-  let record = tokenDetail(ctx.db, mint);
-  if (!record) throw new AppError("TOKEN_NOT_FOUND", "No token with that mint was launched here.");
-  const d = record.detail;
-  await refreshVaultIfStale(ctx, {
-    tokenId: record.tokenId,
-    mint: d.mint,
-    creator: d.creator,
-    vaultCheckedAtMs: Date.parse(d.vaultCheckedAt),
-    lastSweptAtMs: d.lastSweptAt === null ? null : Date.parse(d.lastSweptAt),
-  });
-  // Read again after waiting: other requests may have written meanwhile, and the body stored
-  // under this version must be what the database holds at this version.
+  const stored = vaultStateOf(ctx.db, mint);
+  if (!stored) throw new AppError("TOKEN_NOT_FOUND", "No token with that mint was launched here.");
+  await refreshVaultIfStale(ctx, stored);
+  // Rendered once, after any refresh: the body stored under this version is what the database
+  // holds at this version (other requests may have written while this one waited).
   const version = memo.version();
-  record = tokenDetail(ctx.db, mint) ?? record;
+  const record = tokenDetail(ctx.db, mint);
+  if (!record) throw new AppError("TOKEN_NOT_FOUND", "No token with that mint was launched here.");
   const body = JSON.stringify(record.detail);
   memo.set(key, version, body, Date.parse(record.detail.vaultCheckedAt));
   return body;
