@@ -44,7 +44,18 @@ export interface CoreOptions {
   coalesceMs?: number;
   /** called after each stored batch of readings with each token's delay from its update (ms) */
   onReadingsStored?: (delaysMs: number[]) => void;
+  /** the most tokens watched at once, newest first (default INDEXER_WATCH_MAX) */
+  watchMax?: number;
 }
+
+/**
+ * The most tokens the indexer watches at once: the newest launches, which trade the most. Each
+ * watched token costs about five stream filters and their cached accounts on both ends of the
+ * stream, so watching every token held most of the process's memory at 100,000 tokens (and a
+ * provider caps filters anyway). Older tokens lose nothing but speed: the sweep job reads every
+ * vault on each run, and token detail refreshes a reading older than a minute on request.
+ */
+export const INDEXER_WATCH_MAX = 10_000;
 
 const RPC_FILL_CHUNK = 1_000;
 // Money moves only at finalized (~13 s after landing on mainnet): the later retries cover that.
@@ -76,9 +87,15 @@ export class IndexerCore {
   readingsStored = 0;
   lastError: string | null = null;
 
+  private readonly watchMax: number;
+
   constructor(private readonly o: CoreOptions) {
+    this.watchMax = Math.max(1, Math.floor(o.watchMax ?? INDEXER_WATCH_MAX));
     this.cache = new AccountCache(o.chain.reader);
-    this.program = memoizeVaultAddresses(o.launchProgramOver(this.cache.reader(() => this.headSlot)));
+    this.program = memoizeVaultAddresses(
+      o.launchProgramOver(this.cache.reader(() => this.headSlot)),
+      2 * this.watchMax,
+    );
     const asked: string[] = [];
     // The adapter itself says which accounts a reading needs: ask it with a reader that records.
     const recorder: ChainReader = {
@@ -128,11 +145,19 @@ export class IndexerCore {
   }
 
   private async syncOnce(): Promise<{ changed: boolean; newTokens: TrackedToken[] }> {
+    // The first sync starts at the newest `watchMax` tokens rather than tracking every older one only to drop it.
+    if (this.maxTokenId === 0) this.maxTokenId = idBeforeNewest(this.db, this.watchMax);
     const rows = tokensAfter(this.db, this.maxTokenId);
     const newTokens: TrackedToken[] = [];
     for (const row of rows) {
       const token = await this.track(row.id, { mint: row.mint, creator: row.creator });
       newTokens.push(token);
+    }
+    // Tracked in id order, so the map's first keys are the oldest watched tokens.
+    for (let over = this.tokens.size - this.watchMax; over > 0; over--) {
+      const oldest = this.tokens.keys().next().value;
+      if (oldest === undefined) break;
+      this.untrack(oldest);
     }
     const mints = new Set(intentsAwaitingCreate(this.db).map((i) => i.mint));
     const intentsChanged = mints.size !== this.intentMints.size || [...mints].some((m) => !this.intentMints.has(m));
@@ -156,6 +181,23 @@ export class IndexerCore {
     }
     if (id > this.maxTokenId) this.maxTokenId = id;
     return token;
+  }
+
+  /** Stops watching a token: its filters leave the stream at the next request, its accounts the cache. */
+  private untrack(id: number): void {
+    const token = this.tokens.get(id);
+    if (!token) return;
+    this.tokens.delete(id);
+    this.dirty.delete(id);
+    for (const a of token.addresses) {
+      const rest = (this.byAddress.get(a) ?? []).filter((other) => other !== id);
+      if (rest.length > 0) {
+        this.byAddress.set(a, rest);
+        continue;
+      }
+      this.byAddress.delete(a);
+      this.cache.forget(a);
+    }
   }
 
   // ------------------------------------------------------------------ accounts
@@ -396,7 +438,7 @@ export class IndexerCore {
  * update is most of a reading's cost, so this instance remembers them (bounded by the tokens
  * watched). Readings are still computed by the adapter's own code.
  */
-function memoizeVaultAddresses(program: LaunchProgram): LaunchProgram {
+function memoizeVaultAddresses(program: LaunchProgram, maxEntries: number): LaunchProgram {
   const derive = program.vaultAddresses.bind(program);
   const memo = new Map<string, VaultAddresses>();
   program.vaultAddresses = (token: TokenRef) => {
@@ -404,7 +446,7 @@ function memoizeVaultAddresses(program: LaunchProgram): LaunchProgram {
     let addresses = memo.get(key);
     if (!addresses) {
       addresses = derive(token);
-      if (memo.size >= 200_000) memo.clear();
+      if (memo.size >= maxEntries) memo.clear();
       memo.set(key, addresses);
     }
     return addresses;
@@ -415,6 +457,14 @@ function memoizeVaultAddresses(program: LaunchProgram): LaunchProgram {
 // ------------------------------------------------------------------ reads
 // The indexer only reads these tables to decide what to watch and what to hand to the jobs'
 // resolvers; every write goes through the owning feature's service.
+
+/** The id just before the newest `count` tokens (0 when there are no more than that). */
+function idBeforeNewest(db: Db, count: number): number {
+  const row = db.$client
+    .query<{ id: bigint }, [number]>("SELECT id FROM tokens ORDER BY id DESC LIMIT 1 OFFSET ?")
+    .get(count);
+  return row ? Number(row.id) : 0;
+}
 
 /** Tokens created after `afterId`, oldest first, a bounded page at a time. */
 function tokensAfter(db: Db, afterId: number): { id: number; mint: string; creator: string }[] {

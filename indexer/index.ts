@@ -41,6 +41,8 @@ export interface IndexerOptions {
   /** the launch-program adapter over another reader; default: the one matching the chain setup */
   launchProgramOver?: (reader: ChainReader) => LaunchProgram;
   onReadingsStored?: (delaysMs: number[]) => void;
+  /** the most tokens watched at once, newest first (default INDEXER_WATCH_MAX in core.ts) */
+  watchMax?: number;
   /** how often the state is written to the log; 0 = never */
   stateLogMs?: number;
 }
@@ -137,6 +139,7 @@ class LeasedIndexer {
       launchProgramOver: settings.launchProgramOver,
       job: { lease: held, signal: this.controller.signal, assertHeld: () => assertLeaseHeld(ctx.db, held) },
       onReadingsStored: options.onReadingsStored,
+      watchMax: options.watchMax,
     });
     this.core = core;
     this.source = settings.grpcUrl

@@ -11,7 +11,13 @@ import { log } from "./lib/log";
 import { takeSolvencySnapshot } from "./history/snapshots";
 import { snapshotLiabilitiesAfterRun } from "./liabilities/hook";
 
-export function registerJobs(ctx: SchedulingContext): void {
+export interface RegisterJobsOptions {
+  /** false in the jobs' worker thread: proofs are served by the request thread's connection */
+  servesProofs?: boolean;
+}
+
+export function registerJobs(ctx: SchedulingContext, options: RegisterJobsOptions = {}): void {
+  const afterRun = { rememberTree: options.servesProofs ?? true };
   // Intents expire and market figures refresh with or without a chain.
   registerLaunchJobs(ctx.scheduler, ctx);
   const chain = ctx.chain;
@@ -30,13 +36,13 @@ export function registerJobs(ctx: SchedulingContext): void {
     );
     log.info("sweep run", { ...report });
     // Liabilities first: their anchor memo is paid from the treasury, which the solvency snapshot then reads.
-    await snapshotLiabilitiesAfterRun(ctx, "sweep");
+    await snapshotLiabilitiesAfterRun(ctx, "sweep", afterRun);
     await takeSolvencySnapshot({ db, chain, now: ctx.now }, "sweep");
   });
   scheduler.register("payouts", async (job) => {
     const report = await runPayoutsJob({ db, chain, config, now: ctx.now }, job);
     log.info("payouts run", { ...report });
-    await snapshotLiabilitiesAfterRun(ctx, "payouts");
+    await snapshotLiabilitiesAfterRun(ctx, "payouts", afterRun);
     await takeSolvencySnapshot({ db, chain, now: ctx.now }, "payouts");
   });
   scheduler.register("burns", async (job) => {

@@ -13,15 +13,9 @@ import { join } from "node:path";
 import type { Config } from "../config";
 import { ConfigError } from "../config";
 import { deriveCreatorKeypair, isKeyInvalid, loadMasterSecret, loadTreasuryKeypair } from "./keys";
-import {
-  DEFAULT_BOND_THRESHOLD_LAMPORTS,
-  DEFAULT_CREATOR_FEE_BPS,
-  LocalLaunchProgram,
-  localProgram,
-  startLocalChain,
-  type LocalChain,
-} from "./localnet";
-import { createPumpLaunchProgram } from "./pump/adapter";
+import type { LocalChain } from "./localnet";
+import { LocalLaunchProgram } from "./localnet/adapter";
+import { LocalProgramKeys, type LocalProgramConfig } from "./localnet/program";
 import type { ChainReader, LaunchProgram } from "./ports";
 import { createRpcChain } from "./rpc";
 import type { ChainServices } from "./services";
@@ -50,7 +44,21 @@ export interface ChainSetup {
 
 /** The launch-program adapter of a chain, over any reader: the local program's, else pump.fun's. */
 export function launchProgramOver(local: LocalChain | null): (reader: ChainReader) => LaunchProgram {
-  return local ? (reader) => local.launchProgram(reader) : (reader) => createPumpLaunchProgram(reader);
+  return local ? (reader) => local.launchProgram(reader) : pumpLaunchProgram;
+}
+
+/**
+ * The adapters are loaded when first used: the pump SDKs with their IDLs, and the embedded node
+ * with LiteSVM, are tens of MB in every thread that loads them, and each thread needs one at most
+ * (the request and jobs threads of the embedded default only the local adapter, not the node).
+ */
+function pumpLaunchProgram(reader: ChainReader): LaunchProgram {
+  const { createPumpLaunchProgram } = require("./pump/adapter") as typeof import("./pump/adapter");
+  return createPumpLaunchProgram(reader);
+}
+
+async function loadLocalnet(): Promise<typeof import("./localnet")> {
+  return import("./localnet");
 }
 
 function readOrCreateSecretFile(path: string, create: () => string): string {
@@ -105,6 +113,7 @@ export interface LocalChainEndpoints {
   grpcUrl: string;
   wsUrl: string | null;
   programSeed: Uint8Array;
+  programConfig: LocalProgramConfig;
 }
 
 /**
@@ -121,6 +130,7 @@ export async function startEmbeddedChain(
   programSeed: Uint8Array,
   log: (message: string) => void = () => {},
 ): Promise<{ local: LocalChain; endpoints: LocalChainEndpoints }> {
+  const { startLocalChain } = await loadLocalnet();
   const local = await startLocalChain({
     rpcPort: config.localChain.rpcPort,
     grpcPort: config.localChain.grpcPort,
@@ -131,7 +141,16 @@ export async function startEmbeddedChain(
     txHistoryLimit: EMBEDDED_TX_HISTORY_LIMIT,
     log,
   });
-  return { local, endpoints: { rpcUrl: local.rpcUrl, grpcUrl: local.grpcUrl, wsUrl: local.wsUrl, programSeed } };
+  return {
+    local,
+    endpoints: {
+      rpcUrl: local.rpcUrl,
+      grpcUrl: local.grpcUrl,
+      wsUrl: local.wsUrl,
+      programSeed,
+      programConfig: local.programConfig,
+    },
+  };
 }
 
 /**
@@ -142,13 +161,8 @@ export async function startEmbeddedChain(
 export function setupChainOverEndpoints(config: ChainConfig, endpoints: LocalChainEndpoints): ChainSetup {
   const { treasury, masterSecret } = secretsFor(config);
   const creatorKeypair = creatorKeysOf(masterSecret);
-  const keys = new localProgram.LocalProgramKeys(endpoints.programSeed);
-  // The node is started with the default program settings (startEmbeddedChain passes none).
-  const programConfig = {
-    creatorFeeBps: DEFAULT_CREATOR_FEE_BPS,
-    bondThresholdLamports: DEFAULT_BOND_THRESHOLD_LAMPORTS,
-  };
-  const over = (reader: ChainReader): LaunchProgram => new LocalLaunchProgram(keys, programConfig, reader);
+  const keys = new LocalProgramKeys(endpoints.programSeed);
+  const over = (reader: ChainReader): LaunchProgram => new LocalLaunchProgram(keys, endpoints.programConfig, reader);
   // The local launch program's vault keys are held by the node, which co-signs on receipt.
   const rpc = createRpcChain({ rpcUrl: endpoints.rpcUrl, timeoutMs: 10_000, retries: 3, allowNodeCosigners: true });
   return {
@@ -186,6 +200,7 @@ export async function setupChain(config: ChainConfig, log: (message: string) => 
   const creatorKeypair = creatorKeysOf(masterSecret);
 
   if (config.chain === "local") {
+    const { startLocalChain } = await loadLocalnet();
     const local = await startLocalChain({
       rpcPort: config.localChain.rpcPort,
       grpcPort: config.localChain.grpcPort,

@@ -13,7 +13,19 @@ import { rememberTree } from "./service";
 import { pruneSnapshots, takeSnapshot } from "./snapshots";
 import { isAppError } from "../lib/errors";
 
-export async function snapshotLiabilitiesAfterRun(ctx: AppContext, job: "payouts" | "sweep"): Promise<void> {
+export interface AfterRunOptions {
+  /**
+   * Keep the tree just built for the first proofs of it. Off where no proof is served from this
+   * database connection (the jobs' worker thread): a tree of every account is tens of MB at scale.
+   */
+  rememberTree?: boolean;
+}
+
+export async function snapshotLiabilitiesAfterRun(
+  ctx: AppContext,
+  job: "payouts" | "sweep",
+  options: AfterRunOptions = {},
+): Promise<void> {
   try {
     const result = takeSnapshot(ctx.db, ctx.now());
     if (result.taken) {
@@ -23,7 +35,7 @@ export async function snapshotLiabilitiesAfterRun(ctx: AppContext, job: "payouts
         leaves: result.leafCount,
         totalLamports: result.totalLamports.toString(),
       });
-      rememberTree(ctx.db, result.snapshotId, result.tree);
+      if (options.rememberTree ?? true) rememberTree(ctx.db, result.snapshotId, result.tree);
       pruneSnapshots(ctx.db, ctx.now());
     } else if (result.reason === "incident") {
       log.error("liability snapshot refused: the tree does not match what is owed", {

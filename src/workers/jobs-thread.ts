@@ -59,7 +59,8 @@ const ctx: SchedulingContext = {
   chain: chain.services,
   now: Date.now,
 };
-registerJobs(ctx);
+// Proofs are served by the request thread, which rebuilds a tree from its stored leaves when asked.
+registerJobs(ctx, { servesProofs: false });
 
 let indexer: Indexer | null = null;
 let webhooks: WebhookDispatcher | null = null;

@@ -302,6 +302,45 @@ describe("indexer on the local chain's gRPC stream", () => {
     expect((await h.getToken(c.mint)).body.bonded).toBe(true);
   }, 30_000);
 
+  test("it watches only the newest tokens: older ones leave the stream's filters and wait for the sweep", async () => {
+    h = await indexerHarness();
+    const a = await h.launch("alice");
+    const b = await h.launch("bob");
+    const c = await h.launch("carol");
+    const ix = h.startIndexer({ watchMax: 2 });
+    await waitFor("stream open", () => ix.state().connected);
+    await ix.idle();
+    const vaultOf = (t: { mint: string; creator: string }) => h!.chain.launchProgram.vaultAddresses(t).curveVault;
+    expect(ix.state().tokens).toBe(2);
+    expect([ix.subscribed(vaultOf(a)), ix.subscribed(vaultOf(b)), ix.subscribed(vaultOf(c))]).toEqual([
+      false,
+      true,
+      true,
+    ]);
+
+    // A new launch takes the place of the oldest watched one.
+    const d = await h.launch("dave");
+    await waitFor("newest launch watched", () => ix.subscribed(vaultOf(d)));
+    await waitFor("oldest watched token dropped", () => !ix.subscribed(vaultOf(b)));
+    expect(ix.state().tokens).toBe(2);
+    await ix.idle();
+
+    // Fees on a watched token show live; on an unwatched one they wait for the sweep's reading.
+    h.trade(d.mint, 2n * SOL);
+    h.trade(a.mint, 2n * SOL);
+    const wantD = await h.chainUnswept(d.mint, d.creator);
+    const wantA = await h.chainUnswept(a.mint, a.creator);
+    expect(wantA).toBeGreaterThan(0n);
+    h.tick();
+    await waitFor("watched token's reading", () => h!.tokenRow(d.tokenId).vaultLamports === wantD);
+    await ix.idle();
+    expect(h.tokenRow(a.tokenId).vaultLamports).toBe(0n);
+    // A run that only reads (nothing reaches its minimum): the sweep reads every vault, watched or not.
+    await runSweepJob({ ...sweepDeps(h), sweepMinLamports: 10n ** 15n }, h.jobContext("sweep"));
+    expect(h.tokenRow(a.tokenId).vaultLamports).toBe(wantA);
+    h.checkBooks();
+  }, 30_000);
+
   test("health shows the indexer's state as extra fields", async () => {
     h = await indexerHarness();
     await h.launch();
