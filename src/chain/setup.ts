@@ -117,19 +117,21 @@ export interface LocalChainEndpoints {
 }
 
 /**
- * Full transaction records the embedded node keeps for getTransaction when it runs in its own
- * thread (the node's default is 50,000). Statuses outlive records by far, so a landed transaction
+ * Full transaction records the embedded node keeps for getTransaction (the node's default is 50,000). Statuses outlive records by far, so a landed transaction
  * never looks unlanded; the service reads a record back within seconds of sending it, and 50,000
  * records of a payout backlog held most of the process's memory.
  */
 export const EMBEDDED_TX_HISTORY_LIMIT = 10_000;
 
-/** Starts the embedded local chain's node (in the thread that calls this) and returns it with its endpoints. */
+/**
+ * Starts the embedded local chain's node in the thread that calls this and returns it with its
+ * endpoints. The program seed is random unless given (another thread derives the same keys from it).
+ */
 export async function startEmbeddedChain(
   config: ChainConfig,
-  programSeed: Uint8Array,
-  log: (message: string) => void = () => {},
+  options: { programSeed?: Uint8Array; log?: (message: string) => void } = {},
 ): Promise<{ local: LocalChain; endpoints: LocalChainEndpoints }> {
+  const programSeed = options.programSeed ?? crypto.getRandomValues(new Uint8Array(32));
   const { startLocalChain } = await loadLocalnet();
   const local = await startLocalChain({
     rpcPort: config.localChain.rpcPort,
@@ -139,7 +141,7 @@ export async function startEmbeddedChain(
     treasury: secretsFor(config).treasury,
     programSeed,
     txHistoryLimit: EMBEDDED_TX_HISTORY_LIMIT,
-    log,
+    log: options.log,
   });
   return {
     local,
@@ -196,37 +198,14 @@ function creatorKeysOf(masterSecret: Uint8Array): (index: number) => Keypair {
 }
 
 export async function setupChain(config: ChainConfig, log: (message: string) => void = () => {}): Promise<ChainSetup> {
-  const { treasury, masterSecret } = secretsFor(config);
-  const creatorKeypair = creatorKeysOf(masterSecret);
-
   if (config.chain === "local") {
-    const { startLocalChain } = await loadLocalnet();
-    const local = await startLocalChain({
-      rpcPort: config.localChain.rpcPort,
-      grpcPort: config.localChain.grpcPort,
-      wsPort: config.localChain.wsPort,
-      slotMs: config.localChain.slotMs,
-      treasury,
-      log,
-    });
-    // The local launch program's vault keys are held by the node, which co-signs on receipt.
-    const rpc = createRpcChain({ rpcUrl: local.rpcUrl, timeoutMs: 10_000, retries: 3, allowNodeCosigners: true });
-    return {
-      services: {
-        reader: rpc.reader,
-        sender: rpc.sender,
-        launchProgram: launchProgramOver(local)(rpc.reader),
-        treasury,
-        creatorKeypair,
-        creatorAddress: (index) => creatorKeypair(index).publicKey,
-        rpcUrl: local.rpcUrl,
-      },
-      local,
-      launchProgramOver: launchProgramOver(local),
-      stop: () => local.stop(),
-    };
+    // The same clients as another thread's, with the node at hand (the demo, tests and benchmarks drive it).
+    const { local, endpoints } = await startEmbeddedChain(config, { log });
+    return { ...setupChainOverEndpoints(config, endpoints), local, stop: () => local.stop() };
   }
 
+  const { treasury, masterSecret } = secretsFor(config);
+  const creatorKeypair = creatorKeysOf(masterSecret);
   const rpc = createRpcChain({ rpcUrl: config.rpcUrl!, timeoutMs: 10_000, retries: 3 });
   return {
     services: {

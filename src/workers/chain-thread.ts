@@ -23,7 +23,10 @@ const config = loadConfig(parent.start.env);
 setLogLevel(config.logLevel);
 // The demo's launches are feed events: webhooks hear of them as of any other thread's.
 connectFeedListeners();
-const { local, endpoints } = await startEmbeddedChain(config, parent.start.programSeed, (message) => log.info(message));
+const { local, endpoints } = await startEmbeddedChain(config, {
+  programSeed: parent.start.programSeed,
+  log: (message) => log.info(message),
+});
 
 let db: Db | null = null;
 let demo: { stop(): void } | null = null;

@@ -9,6 +9,14 @@ export function listen(svc: TestService): { port: number; stop(): void } {
   return { port, stop: () => void app.server?.stop(true) };
 }
 
+/** A port nothing listens on right now (the OS picks it), for a spawned process to take. */
+export async function freePort(): Promise<number> {
+  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = probe.port!;
+  await probe.stop(true);
+  return port;
+}
+
 function dechunk(raw: string): string {
   let out = "";
   let rest = raw;

@@ -10,17 +10,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchBrowser } from "../web/browser";
+import { freePort } from "../helpers/socket";
 
 const root = join(import.meta.dir, "..", "..");
 const main = join(root, "src", "main.ts");
 const MEMO_PROGRAM = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr";
-
-async function freePort(): Promise<number> {
-  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = probe.port!;
-  await probe.stop(true);
-  return port;
-}
 
 async function verifyWithScript(dir: string, name: string, proof: unknown): Promise<{ code: number; out: string }> {
   const file = join(dir, `${name}.json`);

@@ -13,6 +13,7 @@ import type { Page } from "playwright-core";
 import { DESKTOP, useBrowser, PHONE, screenshot } from "./browser";
 import { PNG } from "./fixtures";
 import type { Json } from "../helpers/service";
+import { freePort } from "../helpers/socket";
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
 const CRON_SECRET = `e2e-${crypto.randomUUID()}`;
@@ -25,13 +26,6 @@ const browser = useBrowser({ testTimeoutMs: 60_000 });
 let page: Page;
 let mint = "";
 let stderr = "";
-
-async function freePort(): Promise<number> {
-  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = probe.port!;
-  await probe.stop(true);
-  return port;
-}
 
 async function until<T>(
   fn: () => Promise<T | null | undefined | false>,

@@ -9,6 +9,7 @@ import { ledgerTotals } from "../../src/ledger/figures";
 import { recordSolvencySnapshot } from "../../src/history/snapshots";
 import { testService, type TestService } from "../helpers/service";
 import { fakeChain, launch, payout, signIn, sweep } from "../helpers/read-world";
+import { freePort } from "../helpers/socket";
 
 const DAY = 86_400_000;
 
@@ -20,13 +21,6 @@ export interface SeededSite {
   adminSecret: string;
   sessionToken(idpUserId: string): { name: string; value: string };
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = probe.port!;
-  await probe.stop(true);
-  return port;
 }
 
 export async function seededSite(): Promise<SeededSite> {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../../db/client";
 import { seedDatabase } from "../../scripts/seed";
+import { freePort } from "../helpers/socket";
 
 export const CRON = "cron-secret-for-the-worker-tests-0123456789";
 export const METRICS = "metrics-secret-for-the-worker-tests-012345";
@@ -44,7 +45,7 @@ export function killStarted(): void {
 }
 
 export async function startMain(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
-  const port = 41_600 + Math.floor(Math.random() * 100);
+  const port = await freePort();
   const inherited: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) inherited[k] = v;
   const child = Bun.spawn([process.execPath, "run", main], {
