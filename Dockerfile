@@ -22,4 +22,7 @@ VOLUME ["/data"]
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD bun -e "const r = await fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/api/cron/health'); process.exit(r.status === 200 ? 0 : 1)"
+# JavaScriptCore sizes each thread's heap growth to the machine's RAM; told it has 384 MiB, the
+# three threads collect early instead of each growing to hundreds of MB (README, Operations).
+ENV BUN_JSC_forceRAMSize=402653184
 CMD ["bun", "run", "src/main.ts"]

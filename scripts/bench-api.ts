@@ -216,6 +216,8 @@ async function startServer(dir: string, jobs: boolean): Promise<{ child: Subproc
       LOG_LEVEL: "warn",
       LOCAL_CHAIN_RPC_PORT: "0",
       LOCAL_CHAIN_GRPC_PORT: "0",
+      // As `npm start` and the Dockerfile run it.
+      BUN_JSC_forceRAMSize: process.env.BUN_JSC_forceRAMSize ?? "402653184",
     },
     stdout: "ignore",
     stderr: "inherit",

@@ -12,6 +12,7 @@ import { startDemo } from "../demo/demo";
 import { connectFeedListeners } from "../feed-listeners";
 import { log, setLogLevel } from "../lib/log";
 import { parentOf } from "./port";
+import { yieldToRequests } from "./priority";
 import type { WorkerStart } from "./protocol";
 
 export interface ChainThreadStart extends WorkerStart {
@@ -19,6 +20,9 @@ export interface ChainThreadStart extends WorkerStart {
 }
 
 const parent = parentOf<ChainThreadStart>();
+// The node works mostly for the jobs (their sends and reads); a detail's refresh waits on it too,
+// but then the request thread is idle and the jobs' thread is as low as this one.
+yieldToRequests();
 const config = loadConfig(parent.start.env);
 setLogLevel(config.logLevel);
 // The demo's launches are feed events: webhooks hear of them as of any other thread's.

@@ -18,8 +18,10 @@ import { createServiceMetrics } from "../lib/metrics";
 import { registerJobs } from "../register-jobs";
 import { WebhookDispatcher } from "../webhooks/dispatcher";
 import { webhookSigningKey } from "../webhooks/key";
+import { startCheckpoints } from "../../db/checkpoints";
 import { bridgeFeed } from "./feed-bridge";
 import { parentOf } from "./port";
+import { yieldToRequests } from "./priority";
 import type { WorkerStart } from "./protocol";
 
 /** The jobs' connection's SQLite page cache, in KiB. */
@@ -30,6 +32,7 @@ export const INDEXER_STATE_EVERY_MS = 500;
 
 const parent = parentOf<WorkerStart>();
 const { endpoints } = parent.start;
+yieldToRequests();
 const config = loadConfig(parent.start.env);
 setLogLevel(config.logLevel);
 connectFeedListeners();
@@ -39,6 +42,8 @@ const db = openDatabase(config.databasePath);
 // The request thread's connection keeps the page cache the reads need; the jobs walk their tables
 // once per run, so a second full-size cache would mostly hold pages read once.
 db.$client.exec(`PRAGMA cache_size = -${JOBS_PAGE_CACHE_KIB}`);
+// The request thread's connection has handed its checkpoints to this thread (db/checkpoints.ts).
+const stopCheckpoints = startCheckpoints(db);
 const closeBridge = bridgeFeed(db, config.databasePath);
 const scheduler = new Scheduler(db, {
   leaseMs: config.jobLeaseMs,
@@ -94,6 +99,7 @@ async function stopWork(): Promise<void> {
   await webhooks?.stop();
   await scheduler.stop();
   closeBridge();
+  stopCheckpoints();
   closeDatabase(db);
 }
 

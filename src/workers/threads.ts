@@ -9,6 +9,7 @@ import { READ_MEMO_STALE_MS, readMemo } from "../http/read-memo";
 import { type IndexerState, registerIndexerState } from "../jobs";
 import type { SchedulingContext } from "../jobs/setup";
 import { indexerMetrics } from "../metrics/routes";
+import { handOffCheckpoints } from "../../db/checkpoints";
 import { bridgeFeed } from "./feed-bridge";
 import { WorkerLink } from "./link";
 import type { Env } from "./protocol";
@@ -110,6 +111,8 @@ export async function startJobsThread(
     },
   );
   const ready = await link.next("ready");
+  // The jobs' thread checkpoints from now on: a checkpoint in a request's commit stalls every request.
+  handOffCheckpoints(ctx.db);
   const scheduler = new RemoteScheduler(ctx.db, new Set(ready.registered), {
     run: (job) => link.runJob(job),
   });

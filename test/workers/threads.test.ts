@@ -6,10 +6,11 @@
  * the whole process, as it did when the jobs ran on the request thread.
  */
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { existsSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../../db/client";
 import { verifyLedger } from "../../src/ledger/verify";
+import { WORKER_NICE } from "../../src/workers/priority";
 import { killStarted, removeSeeded, seededDataDir, startMain } from "./support";
 
 afterAll(() => removeSeeded());
@@ -81,6 +82,19 @@ describe("jobs in their worker thread", () => {
     expect(count("SELECT COUNT(*) AS n FROM job_runs WHERE finished_at_ms IS NULL")).toBe(0);
     expect(count("SELECT COUNT(*) AS n FROM job_runs WHERE job = 'payouts'")).toBe(1);
     closeDatabase(db);
+    rmSync(dataDir, { recursive: true, force: true });
+  }, 120_000);
+
+  test("the jobs' and the chain's threads run below the request thread's priority", async () => {
+    const dataDir = seededDataDir();
+    const svc = await startMain(dataDir);
+    const pid = svc.child.pid;
+    // Field 19 of /proc/<pid>/task/<tid>/stat is the thread's nice value (the fields after "comm)").
+    const niceOf = (tid: string) =>
+      Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ")[16]);
+    const threads = readdirSync(`/proc/${pid}/task`);
+    expect(niceOf(String(pid))).toBeLessThan(WORKER_NICE);
+    expect(threads.filter((tid) => niceOf(tid) === WORKER_NICE).length).toBeGreaterThanOrEqual(2);
     rmSync(dataDir, { recursive: true, force: true });
   }, 120_000);
 
