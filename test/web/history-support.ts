@@ -27,7 +27,9 @@ export async function seededSite(): Promise<SeededSite> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const adminSecret = `admin-${crypto.randomUUID()}`;
-  const now = Date.now();
+  // Noon UTC today: a sweep placed an hour after another must fall on the same UTC day whatever
+  // time CI runs (from now at 23:xx it crossed midnight, and the chart counted five more days).
+  const now = Math.floor(Date.now() / DAY) * DAY + DAY / 2;
   let owedExtra = 0n;
   const chain = fakeChain({ treasuryLamports: async () => ledgerTotals(svc.ctx.db).owedLamports + owedExtra });
   const svc = testService({ PUBLIC_URL: url, ADMIN_SECRET: adminSecret, RATE_LIMIT: "off" }, { chain });
