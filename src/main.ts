@@ -9,11 +9,14 @@ import { setupChain } from "./chain/setup";
 import { buildService } from "./service";
 import { serverBodyMaxBytes } from "./http/body-limit";
 import { closeAllStreams } from "./ledger/stream";
+import { startSharedThreadsHere } from "./workers/priority";
 import { startChainThread, startJobsThread } from "./workers/threads";
 
 const config = loadConfigOrExit();
 setLogLevel(config.logLevel);
 
+// Threads every thread shares start at the request thread's priority, not a worker's lower one.
+await startSharedThreadsHere();
 // A bad key or secret is a configuration error too: one line naming the setting.
 // The embedded chain runs in its own worker thread (src/workers), a real one is reached over RPC.
 const chainThread = config.chain === "local" ? await startChainThread(config).catch(exitOnConfigError) : null;

@@ -39,9 +39,9 @@ export function accountPublicRoutes(ctx: AppContext) {
         set.headers["cache-control"] = CACHE.publicRead;
         const handle = handleOf(params.handle);
         const key = `idp\u0000${handle}`;
-        const version = memo.version();
-        const hit = memo.get(key, version);
+        const hit = memo.get(key);
         if (hit) return jsonBody(hit.body, set.headers);
+        const version = memo.version();
         const record = accountRecord(ctx.db, handle);
         if (!record) throw noRecord();
         const body = JSON.stringify(record);

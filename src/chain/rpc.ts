@@ -28,7 +28,6 @@ import {
   type Commitment,
   Connection,
   type Keypair,
-  PublicKey,
   type RpcResponseAndContext,
   SendTransactionError,
   type SignatureStatus,
@@ -246,7 +245,8 @@ type Call = <T>(method: string, fn: () => Promise<T>) => Promise<T>;
 function retryingCall(settings: RetrySettings, scrub: (text: string) => string): Call {
   const { retries, backoffBaseMs, backoffMaxMs, retryAfterMaxMs, random, sleep } = settings;
   return async <T>(method: string, fn: () => Promise<T>): Promise<T> => {
-    let last: Error = chainUnavailable("CHAIN_PROVIDER_FAILED", `${method}: not attempted`);
+    // Made only on failure: an error captures a stack, and every read of every job passes here.
+    let last: Error | null = null;
     for (let attempt = 0; attempt <= retries; attempt++) {
       try {
         return await fn();
@@ -263,22 +263,24 @@ function retryingCall(settings: RetrySettings, scrub: (text: string) => string):
         await sleep(Math.max(wait, Math.floor(ceiling * random())));
       }
     }
-    throw last;
+    throw last ?? chainUnavailable("CHAIN_PROVIDER_FAILED", `${method}: not attempted`);
   };
 }
 
 export function createRpcChain(options: RpcChainOptions): RpcChain {
   const settings = retrySettings(options);
   const commitment = options.commitment ?? "confirmed";
+  const transport = timedFetch(options.fetch ?? fetch, settings.timeoutMs);
   const connection = new Connection(options.rpcUrl, {
     commitment,
-    fetch: timedFetch(options.fetch ?? fetch, settings.timeoutMs) as typeof fetch,
+    fetch: transport as typeof fetch,
     disableRetryOnRateLimit: true,
     httpHeaders: options.httpHeaders,
     httpAgent: false,
   });
   const rpc: RpcContext = {
     connection,
+    post: jsonRpcPoster(options.rpcUrl, transport, options.httpHeaders),
     call: retryingCall(settings, createScrubber(options.rpcUrl)),
     slots: new ContextSlots(),
     commitment,
@@ -290,32 +292,86 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
 
 interface RpcContext {
   connection: Connection;
+  /** one JSON-RPC call without web3.js, for the hot reads that check their answers themselves */
+  post: JsonRpcPost;
   call: Call;
   slots: ContextSlots;
   commitment: Extract<Commitment, "confirmed" | "finalized">;
   settings: RetrySettings;
 }
 
-function rpcReader({ connection, call, slots, commitment }: RpcContext): ChainReader {
+type JsonRpcPost = (method: string, params: unknown[]) => Promise<unknown>;
+
+/**
+ * A JSON-RPC request over the same transport as web3.js's (timeout, HTTP status), answering the
+ * `result` or throwing the node's error as web3.js does, so the retry rules classify it alike.
+ * web3.js validates every answer with superstruct and builds a PublicKey per key and owner: for a
+ * detail's refresh or a sweep's read of 100k tokens that cost more than the node's work.
+ */
+function jsonRpcPoster(
+  url: string,
+  transport: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>,
+  headers?: Record<string, string>,
+): JsonRpcPost {
+  let id = 0;
+  return async (method, params) => {
+    const res = await transport(url, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }),
+    });
+    const answer: unknown = JSON.parse(await res.text());
+    if (!isRecord(answer)) throw chainUnavailable("CHAIN_BAD_RESPONSE", `${method}: malformed answer`);
+    if (isRecord(answer.error)) {
+      const { code, message, data } = answer.error;
+      throw new SolanaJSONRPCError({ code, message: String(message ?? ""), data }, `${method} failed`);
+    }
+    if (!("result" in answer)) throw chainUnavailable("CHAIN_BAD_RESPONSE", `${method}: malformed answer`);
+    return answer.result;
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** One account of a base64 `getMultipleAccounts` answer, checked field by field. */
+function accountOfAnswer(value: unknown): AccountSnapshot | null {
+  if (value === null) return null;
+  const malformed = () => chainUnavailable("CHAIN_BAD_RESPONSE", "getMultipleAccounts: malformed account");
+  if (!isRecord(value)) throw malformed();
+  const { lamports, owner, executable, data } = value;
+  if (typeof lamports !== "number" || typeof owner !== "string" || typeof executable !== "boolean") throw malformed();
+  if (!Array.isArray(data) || data[1] !== "base64" || typeof data[0] !== "string") throw malformed();
+  // The owner is kept as the node spelled it only if it is an address.
+  if (bs58.decodeUnsafe(owner)?.length !== 32) throw malformed();
+  return {
+    lamports: exactLamports("getMultipleAccounts", lamports),
+    owner,
+    executable,
+    data: new Uint8Array(Buffer.from(data[0], "base64")),
+  };
+}
+
+function rpcReader({ connection, post, call, slots, commitment }: RpcContext): ChainReader {
   const reader: ChainReader = {
     async getAccounts(addresses) {
       const unique = [...new Set(addresses)];
       const out = new Map<string, AccountSnapshot | null>();
       for (let i = 0; i < unique.length; i += GET_MULTIPLE_ACCOUNTS_MAX_KEYS) {
         const chunk = unique.slice(i, i + GET_MULTIPLE_ACCOUNTS_MAX_KEYS);
-        const keys = chunk.map(toPublicKey);
+        // Addresses are checked before asking, as web3.js's PublicKey did.
+        for (const address of chunk) assertAddress(address);
         const answer = await call("getMultipleAccounts", () =>
-          connection.getMultipleAccountsInfoAndContext(keys, { commitment, ...slots.minSlot(commitment) }),
+          post("getMultipleAccounts", [chunk, { encoding: "base64", commitment, ...slots.minSlot(commitment) }]),
         );
-        slots.observe(commitment, answer?.context?.slot);
-        const infos = answer?.value;
+        const context = isRecord(answer) && isRecord(answer.context) ? answer.context : null;
+        if (typeof context?.slot === "number") slots.observe(commitment, context.slot);
+        const infos = isRecord(answer) ? answer.value : null;
         if (!Array.isArray(infos) || infos.length !== chunk.length) {
           throw chainUnavailable("CHAIN_BAD_RESPONSE", "getMultipleAccounts: answer does not match the keys asked");
         }
-        chunk.forEach((address, j) => {
-          const info = infos[j];
-          out.set(address, info ? toSnapshot("getMultipleAccounts", info) : null);
-        });
+        for (const [j, address] of chunk.entries()) out.set(address, accountOfAnswer(infos[j]));
       }
       return out;
     },
@@ -372,18 +428,6 @@ function rpcReader({ connection, call, slots, commitment }: RpcContext): ChainRe
     },
   };
   return reader;
-}
-
-function toSnapshot(
-  method: string,
-  info: { lamports: number; owner: PublicKey; executable: boolean; data: Buffer },
-): AccountSnapshot {
-  return {
-    lamports: exactLamports(method, info.lamports),
-    owner: info.owner.toBase58(),
-    executable: info.executable,
-    data: new Uint8Array(info.data),
-  };
 }
 
 function toSignatureState(s: SignatureStatus | null | undefined): SignatureState | null {
@@ -519,12 +563,8 @@ function findCause(error: unknown): unknown {
   return error;
 }
 
-function toPublicKey(address: string): PublicKey {
-  try {
-    return new PublicKey(address);
-  } catch {
-    throw chainRejected(`not a valid address: ${address.slice(0, 64)}`);
-  }
+function assertAddress(address: string): void {
+  if (bs58.decodeUnsafe(address)?.length !== 32) throw chainRejected(`not a valid address: ${address.slice(0, 64)}`);
 }
 
 /**

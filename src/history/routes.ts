@@ -40,9 +40,9 @@ export function historyRoutes(ctx: AppContext) {
         if (!looksLikeAddress(params.mint)) throw badRequest("The mint is not a base58 address.");
         const days = query.days ?? TOKEN_HISTORY_DAYS_DEFAULT;
         const key = `token-history\u0000${params.mint}\u0000${days}\u0000${minute()}`;
-        const version = memo.version();
-        const hit = memo.get(key, version);
+        const hit = memo.get(key);
         if (hit) return jsonBody(hit.body, set.headers);
+        const version = memo.version();
         const points = tokenHistory(ctx.db, params.mint, days, ctx.now());
         if (!points) throw notFound("No token with that mint was launched here.");
         const body = JSON.stringify({ points });
@@ -66,9 +66,9 @@ export function historyRoutes(ctx: AppContext) {
         set.headers["cache-control"] = CACHE.proof;
         const days = query.days ?? PROOF_HISTORY_DAYS_DEFAULT;
         const key = `proof-history\u0000${days}\u0000${minute()}`;
-        const version = memo.version();
-        const hit = memo.get(key, version);
+        const hit = memo.get(key);
         if (hit) return jsonBody(hit.body, set.headers);
+        const version = memo.version();
         const body = JSON.stringify({ points: proofHistory(ctx.db, days, ctx.now()) });
         memo.set(key, version, body);
         return jsonBody(body, set.headers);

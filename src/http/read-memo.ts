@@ -17,12 +17,14 @@ export const READ_MEMO_MAX_BYTES = 16 * 1024 * 1024;
 /** How old a memoised public body may be when other connections wrote since (stats: 10 s, their own memo). */
 export const READ_MEMO_STALE_MS = 1_000;
 
-const ownChangesOf = (version: string) => version.slice(0, version.indexOf(":"));
+/** The database as one connection sees it: its own write count and the others' commit count. */
+export interface MemoVersion {
+  own: bigint;
+  other: bigint;
+}
 
 interface Entry {
-  version: string;
-  /** this thread's write count when rendered: any own write since makes the entry stale at once */
-  ownChanges: string;
+  version: MemoVersion;
   renderedAtMs: number;
   body: string;
   /** anything the route needs to decide whether the entry still applies (e.g. a reading's age) */
@@ -45,28 +47,35 @@ export class ReadMemo {
     this.dataVersion = db.$client.prepare<{ data_version: bigint }, []>("PRAGMA data_version");
   }
 
-  version(): string {
-    const own = this.changes.get()?.n ?? 0n;
-    const other = this.dataVersion.get()?.data_version ?? 0n;
-    return `${own}:${other}`;
+  /** Read before rendering: the body stored under it is at least as new as it says. */
+  version(): MemoVersion {
+    return { own: this.ownChanges(), other: this.dataVersion.get()?.data_version ?? 0n };
   }
 
-  /** The entry when it still applies at `version` (from `version()` just before). */
-  get(key: string, version: string): Entry | null {
+  private ownChanges(): bigint {
+    return this.changes.get()?.n ?? 0n;
+  }
+
+  /**
+   * The entry when it still applies: no write of this thread since, and either younger than
+   * `staleMs` or no commit of another connection since. A young entry costs one statement.
+   */
+  get(key: string): Entry | null {
     const entry = this.entries.get(key);
     if (!entry) return null;
-    if (entry.version === version) return entry;
-    const young = performance.now() - entry.renderedAtMs < this.staleMs;
-    if (young && entry.ownChanges === ownChangesOf(version)) return entry;
+    if (this.ownChanges() === entry.version.own) {
+      if (performance.now() - entry.renderedAtMs < this.staleMs) return entry;
+      if ((this.dataVersion.get()?.data_version ?? 0n) === entry.version.other) return entry;
+    }
     this.drop(key, entry);
     return null;
   }
 
-  set(key: string, version: string, body: string, note = 0): void {
+  set(key: string, version: MemoVersion, body: string, note = 0): void {
     const old = this.entries.get(key);
     if (old) this.drop(key, old);
     if (body.length > this.maxBytes / 8) return;
-    this.entries.set(key, { version, ownChanges: ownChangesOf(version), renderedAtMs: performance.now(), body, note });
+    this.entries.set(key, { version, renderedAtMs: performance.now(), body, note });
     this.bytes += body.length;
     for (const [k, e] of this.entries) {
       if (this.bytes <= this.maxBytes) break;

@@ -24,9 +24,9 @@ export function feedRoutes(ctx: AppContext) {
       }
       const limit = query.limit ?? DEFAULT_FEED_LIMIT;
       const key = `ledger\u0000${limit}\u0000${beforeUs ?? ""}`;
-      const version = memo.version();
-      const hit = memo.get(key, version);
+      const hit = memo.get(key);
       if (hit) return jsonBody(hit.body, set.headers);
+      const version = memo.version();
       const body = JSON.stringify(feedPage(ctx.db, beforeUs, limit));
       memo.set(key, version, body);
       return jsonBody(body, set.headers);

@@ -22,7 +22,7 @@ const MintParams = t.Object({ mint: t.String({ description: "base58 token addres
 /** One token's record as JSON, remembered until the books change or its vault reading needs a refresh. */
 async function tokenDetailBody(ctx: AppContext, memo: ReadMemo, mint: string): Promise<string> {
   const key = `token\u0000${mint}`;
-  const hit = memo.get(key, memo.version());
+  const hit = memo.get(key);
   // A remembered answer holds only while its vault reading needs no refresh.
   if (hit && !(ctx.chain && ctx.now() - hit.note > VAULT_STALE_MS)) return hit.body;
   const stored = vaultStateOf(ctx.db, mint);
@@ -47,19 +47,20 @@ export function tokenRoutes(ctx: AppContext) {
       ({ query, set }) => {
         set.headers["cache-control"] = CACHE.publicRead;
         const sort: TokenSort = query.sort ?? "new";
+        const q = query.q?.trim() || null;
+        const limit = query.limit ?? DEFAULT_TOKENS_LIMIT;
+        // Only answers to valid input are remembered, so a hit needs no cursor check (an HMAC).
+        const key = `tokens\u0000${sort}\u0000${limit}\u0000${q ?? ""}\u0000${query.cursor ?? ""}`;
+        const hit = memo.get(key);
+        if (hit) return jsonBody(hit.body, set.headers);
         let after = null;
         if (query.cursor !== undefined) {
           after = signer.decode(query.cursor, sort);
           if (!after) throw invalid("The cursor is not valid for this sort; start again without it.");
         }
-        const q = query.q?.trim() || null;
         // The full-text index cannot parse control characters (a NUL ends its query early).
         if (q !== null && CONTROL_CHARACTER.test(q)) throw invalid("The search must not contain control characters.");
-        const limit = query.limit ?? DEFAULT_TOKENS_LIMIT;
-        const key = `tokens\u0000${sort}\u0000${limit}\u0000${q ?? ""}\u0000${query.cursor ?? ""}`;
         const version = memo.version();
-        const hit = memo.get(key, version);
-        if (hit) return jsonBody(hit.body, set.headers);
         const page = listTokens(ctx.db, { sort, q, limit, after });
         const body = JSON.stringify({ tokens: page.tokens, nextCursor: page.next ? signer.encode(page.next) : null });
         memo.set(key, version, body);

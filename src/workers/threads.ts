@@ -12,6 +12,7 @@ import { indexerMetrics } from "../metrics/routes";
 import { handOffCheckpoints } from "../../db/checkpoints";
 import { bridgeFeed } from "./feed-bridge";
 import { WorkerLink } from "./link";
+import { lowerRuntimeHelpers } from "./priority";
 import type { Env } from "./protocol";
 import { RemoteScheduler } from "./remote-scheduler";
 
@@ -113,6 +114,8 @@ export async function startJobsThread(
   const ready = await link.next("ready");
   // The jobs' thread checkpoints from now on: a checkpoint in a request's commit stalls every request.
   handOffCheckpoints(ctx.db);
+  // The jobs' heaps keep the runtime's GC markers busy: those run below the requests too.
+  const stopLowering = lowerRuntimeHelpers();
   const scheduler = new RemoteScheduler(ctx.db, new Set(ready.registered), {
     run: (job) => link.runJob(job),
   });
@@ -128,6 +131,7 @@ export async function startJobsThread(
       ctx.extraMetrics = [...(ctx.extraMetrics ?? []), () => indexerMetrics(indexer ?? STANDBY)];
     },
     async stop() {
+      stopLowering();
       await scheduler.stop();
       await link.stop();
       unregister();

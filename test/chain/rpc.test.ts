@@ -90,6 +90,49 @@ describe("reader", () => {
     expect(codeOf(err)).toBe("CHAIN_BAD_RESPONSE");
   });
 
+  test("each account of an answer is checked field by field: data decoded, a malformed one refused", async () => {
+    fake = startFakeRpc();
+    const key = Keypair.generate().publicKey.toBase58();
+    const owner = Keypair.generate().publicKey.toBase58();
+    const bytes = Uint8Array.from([1, 2, 3, 250]);
+    const answers: unknown[] = [
+      { ...account(7), owner, executable: true, data: [Buffer.from(bytes).toString("base64"), "base64"] },
+      { ...account(7), owner: "not-an-address" },
+      { ...account(7), data: ["AAAA", "base58"] },
+      { ...account(7), lamports: "7" },
+      { ...account(7), lamports: -1 },
+      [1, 2],
+    ];
+    let next = 0;
+    fake.handle("getMultipleAccounts", () => context([answers[next++]]));
+    const { reader } = chain({ retries: 0 });
+    const good = (await reader.getAccounts([key])).get(key)!;
+    expect({ ...good, data: [...good.data] }).toEqual({ lamports: 7n, owner, executable: true, data: [...bytes] });
+    for (let i = 1; i < answers.length; i++)
+      expect(codeOf(await failure(reader.getAccounts([key])))).toBe("CHAIN_BAD_RESPONSE");
+    // The request as the node reads it: base64, at the reader's commitment.
+    expect(fake.requests[0]!.params).toEqual([[key], { encoding: "base64", commitment: "confirmed" }]);
+  });
+
+  test("a node's JSON-RPC error on a read: transient codes retried, others refused without retry", async () => {
+    fake = startFakeRpc();
+    const key = Keypair.generate().publicKey.toBase58();
+    fake.handle("getMultipleAccounts", (_p, attempt) =>
+      attempt === 0 ? { error: { code: -32005, message: "Node is behind" } } : context([account(9)]),
+    );
+    expect((await chain().reader.getBalances([key])).get(key)).toBe(9n);
+    expect(fake.requests.length).toBe(2);
+    await fake.stop();
+    fake = startFakeRpc();
+    fake.handle("getMultipleAccounts", () => ({ error: { code: -32602, message: "Invalid param" } }));
+    const refused = await failure(chain().reader.getAccounts([key]));
+    expect(codeOf(refused)).toBe("CHAIN_REJECTED");
+    expect(fake.requests.length).toBe(1);
+    // An address that is not one is refused before anything is asked.
+    expect(codeOf(await failure(chain().reader.getAccounts(["nope"])))).toBe("CHAIN_REJECTED");
+    expect(fake.requests.length).toBe(1);
+  });
+
   test("a provider that never answers is a timeout, retried a bounded number of times", async () => {
     fake = startFakeRpc();
     fake.handle("getBlockHeight", () => ({ delayMs: 1_000, thenReply: { result: 5 } }));

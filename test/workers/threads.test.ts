@@ -10,7 +10,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs
 import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../../db/client";
 import { verifyLedger } from "../../src/ledger/verify";
-import { WORKER_NICE } from "../../src/workers/priority";
+import { RUNTIME_HELPER_SCAN_EVERY_MS, RUNTIME_HELPER_THREADS, WORKER_NICE } from "../../src/workers/priority";
 import { killStarted, removeSeeded, seededDataDir, startMain } from "./support";
 
 afterAll(() => removeSeeded());
@@ -89,12 +89,37 @@ describe("jobs in their worker thread", () => {
     const dataDir = seededDataDir();
     const svc = await startMain(dataDir);
     const pid = svc.child.pid;
-    // Field 19 of /proc/<pid>/task/<tid>/stat is the thread's nice value (the fields after "comm)").
-    const niceOf = (tid: string) =>
-      Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ")[16]);
-    const threads = readdirSync(`/proc/${pid}/task`);
-    expect(niceOf(String(pid))).toBeLessThan(WORKER_NICE);
-    expect(threads.filter((tid) => niceOf(tid) === WORKER_NICE).length).toBeGreaterThanOrEqual(2);
+    // After "comm) " in /proc/<pid>/task/<tid>/stat: field 19 (the nice value) is at 16, field 41
+    // (the scheduling policy) at 38.
+    const statOf = (tid: string) => readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    const niceOf = (tid: string) => Number(statOf(tid)[16]);
+    const policyOf = (tid: string) => Number(statOf(tid)[38]);
+    const named = (names: ReadonlySet<string>) =>
+      readdirSync(`/proc/${pid}/task`).filter((tid) => {
+        try {
+          return names.has(readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim());
+        } catch {
+          return false;
+        }
+      });
+    // The request thread as it was; the jobs' and the chain's threads at nice 10.
+    expect([niceOf(String(pid)), policyOf(String(pid))]).toEqual([0, 0]);
+    const workers = named(new Set(["Worker"]));
+    expect(workers.map((tid) => [niceOf(tid), policyOf(tid)])).toEqual([
+      [WORKER_NICE, 0],
+      [WORKER_NICE, 0],
+    ]);
+    // Bun's shared fetch thread was started by the request thread, so it runs as that thread does.
+    const fetchThreads = named(new Set(["HTTP Client"]));
+    expect(fetchThreads.length).toBe(1);
+    expect(fetchThreads.map((tid) => [niceOf(tid), policyOf(tid)])).toEqual([[0, 0]]);
+    // The runtime's GC markers and JIT compilers at nice 10, once the periodic scan has seen them.
+    const deadline = Date.now() + RUNTIME_HELPER_SCAN_EVERY_MS * 3;
+    while (Date.now() < deadline && named(RUNTIME_HELPER_THREADS).some((tid) => niceOf(tid) !== WORKER_NICE))
+      await Bun.sleep(250);
+    const helpers = named(RUNTIME_HELPER_THREADS);
+    expect(helpers.length).toBeGreaterThan(0);
+    expect(helpers.map((tid) => [niceOf(tid), policyOf(tid)])).toEqual(helpers.map(() => [WORKER_NICE, 0]));
     rmSync(dataDir, { recursive: true, force: true });
   }, 120_000);
 

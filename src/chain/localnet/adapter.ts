@@ -70,18 +70,15 @@ export class LocalLaunchProgram implements LaunchProgram {
 
   vaultAddresses(token: TokenRef): VaultAddresses {
     return {
-      curveVault: this.keys.curveVault(token.creator).publicKey.toBase58(),
-      poolVault: this.keys.poolVault(token.creator).publicKey.toBase58(),
-      bondingCurve: this.keys.bondingCurve(token.mint).publicKey.toBase58(),
+      curveVault: this.keys.curveVaultAddress(token.creator),
+      poolVault: this.keys.poolVaultAddress(token.creator),
+      bondingCurve: this.keys.bondingCurveAddress(token.mint),
     };
   }
 
   async readVaults(tokens: readonly TokenRef[]): Promise<VaultReading[]> {
-    const addresses: string[] = [];
-    for (const t of tokens) {
-      const v = this.vaultAddresses(t);
-      addresses.push(v.curveVault, v.poolVault, t.creator, t.mint);
-    }
+    const vaults = tokens.map((t) => this.vaultAddresses(t));
+    const addresses = tokens.flatMap((t, i) => [vaults[i]!.curveVault, vaults[i]!.poolVault, t.creator, t.mint]);
     const accounts = await this.reader.getAccounts([...new Set(addresses)]);
     // The creator as the program reads it: the mint authority, which the share op moves from the
     // bonding curve to the sharing config. A mint that cannot be read concludes nothing.
@@ -89,15 +86,11 @@ export class LocalLaunchProgram implements LaunchProgram {
     const moved = [...new Set(current.filter((c): c is string => c !== null))];
     const second = moved.length
       ? await this.reader.getAccounts(
-          moved.flatMap((c) => [
-            c,
-            this.keys.curveVault(c).publicKey.toBase58(),
-            this.keys.poolVault(c).publicKey.toBase58(),
-          ]),
+          moved.flatMap((c) => [c, this.keys.curveVaultAddress(c), this.keys.poolVaultAddress(c)]),
         )
       : new Map<string, AccountSnapshot | null>();
     return tokens.map((t, i) => {
-      const v = this.vaultAddresses(t);
+      const v = vaults[i]!;
       const mint = accounts.get(t.mint);
       const currentCreator = current[i] ?? null;
       return {
@@ -116,9 +109,7 @@ export class LocalLaunchProgram implements LaunchProgram {
     // Only the share op moves the mint authority (to the sharing config); any other authority is a
     // mint this program did not create, which says nothing about a creator.
     const authority = mintAuthorityOf(mintData);
-    return authority !== null && authority === this.keys.sharingConfig(token.mint).publicKey.toBase58()
-      ? authority
-      : null;
+    return authority !== null && authority === this.keys.sharingConfigAddress(token.mint) ? authority : null;
   }
 
   private feeSharingReading(
@@ -126,12 +117,8 @@ export class LocalLaunchProgram implements LaunchProgram {
     currentCreator: string,
     accounts: Map<string, AccountSnapshot | null>,
   ): FeeSharingReading {
-    const curveFees = unsweptLamports(
-      accounts.get(this.keys.curveVault(currentCreator).publicKey.toBase58())?.lamports ?? 0n,
-    );
-    const poolFees = unsweptLamports(
-      accounts.get(this.keys.poolVault(currentCreator).publicKey.toBase58())?.lamports ?? 0n,
-    );
+    const curveFees = unsweptLamports(accounts.get(this.keys.curveVaultAddress(currentCreator))?.lamports ?? 0n);
+    const poolFees = unsweptLamports(accounts.get(this.keys.poolVaultAddress(currentCreator))?.lamports ?? 0n);
     const base = {
       currentCreator,
       distributableLamports: curveFees + poolFees,
@@ -142,7 +129,7 @@ export class LocalLaunchProgram implements LaunchProgram {
     };
     const account = accounts.get(currentCreator);
     const isSharingConfig =
-      currentCreator === this.keys.sharingConfig(token.mint).publicKey.toBase58() &&
+      currentCreator === this.keys.sharingConfigAddress(token.mint) &&
       account?.owner === this.keys.feeProgram.toBase58();
     if (!isSharingConfig)
       return {
@@ -398,7 +385,7 @@ export class LocalLaunchProgram implements LaunchProgram {
   }
 
   private async curveState(mint: string): Promise<CurveState & { creator: string | null }> {
-    const curve = this.keys.bondingCurve(mint).publicKey.toBase58();
+    const curve = this.keys.bondingCurveAddress(mint);
     const curveAta = this.keys.curveTokenAccount(mint).toBase58();
     const accounts = await this.reader.getAccounts([mint, curve, curveAta]);
     const mintAcc = accounts.get(mint);

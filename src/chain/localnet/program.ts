@@ -22,7 +22,8 @@
 import { createHmac } from "node:crypto";
 import { type Keypair, PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js";
 import { decodeSharingConfig } from "../pump/layout";
-import { keypairFromSeed } from "../fast-keypair";
+import bs58 from "bs58";
+import { keypairFromSeed, publicKeyBytesFromSeed } from "../fast-keypair";
 import {
   AuthorityType,
   TOKEN_PROGRAM_ID,
@@ -118,7 +119,11 @@ export class LocalProgramKeys {
   readonly eventAuthority: Keypair;
   private readonly cache = new Map<string, Keypair>();
   private readonly known = new Map<string, Keypair>();
+  /** base58 addresses by `label:subject` as the caller spelled the subject; no Keypair is kept */
+  private readonly addresses = new Map<string, string>();
   private static readonly CACHE_LIMIT = 10_000;
+  /** ~100 bytes an entry: a sweep page of 100k tokens' reads stays within a few MB */
+  private static readonly ADDRESS_CACHE_LIMIT = 40_000;
 
   constructor(private readonly seed: Uint8Array) {
     if (seed.length < 16) throw new Error("program seed must be at least 16 bytes");
@@ -129,8 +134,7 @@ export class LocalProgramKeys {
     const cacheKey = `${label}:${subject}`;
     const hit = this.cache.get(cacheKey);
     if (hit) return hit;
-    const digest = createHmac("sha512", this.seed).update(`local-launch/${label}/${subject}`).digest();
-    const kp = keypairFromSeed(digest.subarray(0, 32));
+    const kp = keypairFromSeed(this.seedOf(label, subject));
     // Bounded: a long-running simulator creates many tokens; old entries can be re-derived.
     if (this.cache.size >= LocalProgramKeys.CACHE_LIMIT) this.cache.clear();
     this.cache.set(cacheKey, kp);
@@ -141,6 +145,48 @@ export class LocalProgramKeys {
       if (oldest !== undefined) this.known.delete(oldest);
     }
     return kp;
+  }
+
+  private seedOf(label: string, subject: string): Uint8Array {
+    return createHmac("sha512", this.seed).update(`local-launch/${label}/${subject}`).digest().subarray(0, 32);
+  }
+
+  /**
+   * The address of a derived key. Reads name three or four of them per token; building each
+   * Keypair (and its PublicKey's big number) and re-encoding base58 cost more than the derivation,
+   * so only the 32 public bytes are computed, and the string is remembered (bounded, oldest first).
+   */
+  private addressOf(label: string, subject: PublicKey | string): string {
+    const given = typeof subject === "string" ? subject : subject.toBase58();
+    const cacheKey = `${label}:${given}`;
+    const hit = this.addresses.get(cacheKey);
+    if (hit !== undefined) return hit;
+    // Base58 spells 32 bytes one way only: a subject that decodes to 32 bytes is already the
+    // spelling the Keypair path derives from; anything else is refused, as `new PublicKey` does.
+    if (bs58.decodeUnsafe(given)?.length !== 32) throw new Error("Invalid public key input");
+    const derived = this.cache.get(cacheKey);
+    const address = derived
+      ? derived.publicKey.toBase58()
+      : bs58.encode(publicKeyBytesFromSeed(this.seedOf(label, given)));
+    if (this.addresses.size >= LocalProgramKeys.ADDRESS_CACHE_LIMIT) {
+      const oldest = this.addresses.keys().next().value;
+      if (oldest !== undefined) this.addresses.delete(oldest);
+    }
+    this.addresses.set(cacheKey, address);
+    return address;
+  }
+
+  curveVaultAddress(creator: PublicKey | string): string {
+    return this.addressOf("creator-vault", creator);
+  }
+  poolVaultAddress(creator: PublicKey | string): string {
+    return this.addressOf("pool-creator-vault", creator);
+  }
+  bondingCurveAddress(mint: PublicKey | string): string {
+    return this.addressOf("bonding-curve", mint);
+  }
+  sharingConfigAddress(mint: PublicKey | string): string {
+    return this.addressOf("sharing-config", mint);
   }
 
   /** Holds the SOL reserves, owns the curve's token account, and is mint and freeze authority. */

@@ -1,0 +1,51 @@
+/**
+ * The local program's read path names its vaults by address alone. Those addresses must be the
+ * ones the node signs for (the Keypair path), however the caller spells the subject, or a refresh
+ * or a sweep would read an empty account and report no fees.
+ */
+import { describe, expect, test } from "bun:test";
+import { Keypair, PublicKey } from "@solana/web3.js";
+import { LocalProgramKeys } from "../../../src/chain/localnet/program";
+
+const seed = () => crypto.getRandomValues(new Uint8Array(32));
+
+describe("LocalProgramKeys addresses", () => {
+  test("each address equals the derived keypair's public key, given a string or a PublicKey", () => {
+    const programSeed = seed();
+    const reads = new LocalProgramKeys(programSeed);
+    const signs = new LocalProgramKeys(programSeed);
+    for (let i = 0; i < 50; i++) {
+      const mint = Keypair.generate().publicKey;
+      const creator = Keypair.generate().publicKey;
+      expect(reads.curveVaultAddress(creator.toBase58())).toBe(signs.curveVault(creator).publicKey.toBase58());
+      expect(reads.poolVaultAddress(creator)).toBe(signs.poolVault(creator).publicKey.toBase58());
+      expect(reads.bondingCurveAddress(mint.toBase58())).toBe(signs.bondingCurve(mint).publicKey.toBase58());
+      expect(reads.sharingConfigAddress(mint)).toBe(signs.sharingConfig(mint).publicKey.toBase58());
+      // Asked again (now remembered) and after the keypair was derived on the same instance.
+      expect(reads.curveVaultAddress(creator)).toBe(signs.curveVault(creator.toBase58()).publicKey.toBase58());
+      expect(signs.bondingCurveAddress(mint)).toBe(signs.bondingCurve(mint).publicKey.toBase58());
+    }
+  });
+
+  test("another program seed names other vaults", () => {
+    const creator = Keypair.generate().publicKey;
+    expect(new LocalProgramKeys(seed()).curveVaultAddress(creator)).not.toBe(
+      new LocalProgramKeys(seed()).curveVaultAddress(creator),
+    );
+  });
+
+  test("a subject that is not an address is refused, as by the keypair path", () => {
+    const keys = new LocalProgramKeys(seed());
+    expect(() => keys.curveVaultAddress("not-an-address")).toThrow();
+    expect(() => keys.curveVault("not-an-address")).toThrow();
+    expect(() => keys.bondingCurveAddress(`1${new PublicKey(seed()).toBase58()}`)).toThrow();
+  });
+
+  test("past its bound the address memo forgets the oldest and still answers correctly", () => {
+    const keys = new LocalProgramKeys(seed());
+    const first = Keypair.generate().publicKey.toBase58();
+    const expected = keys.curveVaultAddress(first);
+    for (let i = 0; i < 40_050; i++) keys.poolVaultAddress(new PublicKey(crypto.getRandomValues(new Uint8Array(32))));
+    expect(keys.curveVaultAddress(first)).toBe(expected);
+  });
+});
