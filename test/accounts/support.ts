@@ -6,7 +6,7 @@ import type { AccountSnapshot } from "../../src/chain/ports";
 import type { ChainServices } from "../../src/chain/services";
 import { accountFigures } from "../../src/ledger/figures";
 import { confirmSweep, recordSweepsSent } from "../../src/sweeps/service";
-import { recordConfirmedLaunch } from "../../src/tokens/launch-record";
+import { recordFixtureLaunch } from "../helpers/launch";
 import { testService, type TestService } from "../helpers/service";
 import { fakeChain as fakeChainServices } from "../fakes/chain";
 import type { FakeIdp } from "../fakes/idp";
@@ -82,18 +82,12 @@ export function launchToken(
   const index = nextIndex++;
   const mint = Keypair.generate().publicKey.toBase58();
   const creator = Keypair.generate().publicKey.toBase58();
-  const { tokenId } = recordConfirmedLaunch(
+  const { tokenId } = recordFixtureLaunch(
     db,
     {
       mint,
       name: `Token ${index}`,
       symbol: `T${index}`,
-      description: "",
-      website: null,
-      twitter: null,
-      telegram: null,
-      metadataUri: "local://m",
-      imageUri: null,
       creatorIndex: index,
       creator,
       creatorVault: pdaAddress(),

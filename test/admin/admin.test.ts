@@ -1,38 +1,19 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { testService, type TestService, type Json } from "../helpers/service";
-import { recordConfirmedLaunch } from "../../src/tokens/launch-record";
+import { FIXTURE_MINT, recordFixtureLaunch } from "../helpers/launch";
 import { performAdminAction } from "../../src/admin/service";
 
 let svc: TestService;
 afterEach(async () => svc && (await svc.cleanup()));
 
-const MINT = "So11111111111111111111111111111111111111112";
+const MINT = FIXTURE_MINT;
 const auth = { authorization: "Bearer admin-secret-for-tests-0123456789ab", "content-type": "application/json" };
 
 function seedToken(s: TestService) {
-  recordConfirmedLaunch(
-    s.ctx.db,
-    {
-      mint: MINT,
-      name: "Hidden",
-      symbol: "HID",
-      description: "",
-      website: null,
-      twitter: null,
-      telegram: null,
-      metadataUri: "local://m",
-      imageUri: null,
-      creatorIndex: 1,
-      creator: "11111111111111111111111111111112",
-      creatorVault: "11111111111111111111111111111113",
-      deployer: "D",
-      launchSignature: "L",
-      launchedAtMs: Date.now(),
-      platformBps: 0,
-      recipients: [{ handle: "alice", bps: 10_000 }],
-    },
-    Date.now(),
-  );
+  recordFixtureLaunch(s.ctx.db, {
+    name: "Hidden",
+    symbol: "HID",
+  });
 }
 
 describe("admin routes", () => {

@@ -2,41 +2,22 @@
 import { afterEach, expect, test } from "bun:test";
 import { immediate } from "../../db/transaction";
 import { recordFeeSharing } from "../../src/tokens/fee-sharing";
-import { recordConfirmedLaunch } from "../../src/tokens/launch-record";
+import { FIXTURE_MINT, recordFixtureLaunch } from "../helpers/launch";
 import { testService, type TestService } from "../helpers/service";
 
 let svc: TestService;
 afterEach(async () => svc && (await svc.cleanup()));
 
-const MINT = "So11111111111111111111111111111111111111112";
+const MINT = FIXTURE_MINT;
 const CONFIG = "11111111111111111111111111111114";
 const auth = { authorization: "Bearer admin-secret-for-tests-0123456789abcdef" };
 
 test("a token whose creator moved is flagged for admins and on its public record; unknown is null", async () => {
   svc = testService({ ADMIN_SECRET: "admin-secret-for-tests-0123456789abcdef" });
-  const { tokenId } = recordConfirmedLaunch(
-    svc.ctx.db,
-    {
-      mint: MINT,
-      name: "Shared",
-      symbol: "SHR",
-      description: "",
-      website: null,
-      twitter: null,
-      telegram: null,
-      metadataUri: "local://m",
-      imageUri: null,
-      creatorIndex: 1,
-      creator: "11111111111111111111111111111112",
-      creatorVault: "11111111111111111111111111111113",
-      deployer: "D",
-      launchSignature: "L",
-      launchedAtMs: Date.now(),
-      platformBps: 0,
-      recipients: [{ handle: "alice", bps: 10_000 }],
-    },
-    Date.now(),
-  );
+  const { tokenId } = recordFixtureLaunch(svc.ctx.db, {
+    name: "Shared",
+    symbol: "SHR",
+  });
   expect((await svc.json(`/api/tokens/${MINT}`)).body.feeSharing).toBeNull();
   expect((await svc.json("/api/admin/fee-sharing", { headers: auth })).body).toEqual({ items: [] });
   const reading = {

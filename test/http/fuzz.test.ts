@@ -10,10 +10,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { recordSignIn } from "../../src/identity/identity";
 import { confirmSweep, recordSweepsSent } from "../../src/sweeps/service";
-import { recordConfirmedLaunch } from "../../src/tokens/launch-record";
+import { recordFixtureLaunch } from "../helpers/launch";
 import { testServiceWithChain, type TestService } from "../helpers/service";
 
-const MINT = "So11111111111111111111111111111111111111112";
 let svc: TestService;
 
 beforeAll(async () => {
@@ -31,32 +30,15 @@ beforeAll(async () => {
     IDP_API_URL: "http://127.0.0.1:9/2",
   });
   const db = svc.ctx.db;
-  const { tokenId } = recordConfirmedLaunch(
-    db,
-    {
-      mint: MINT,
-      name: "Fuzz",
-      symbol: "FUZ",
-      description: "",
-      website: null,
-      twitter: null,
-      telegram: null,
-      metadataUri: "local://m",
-      imageUri: null,
-      creatorIndex: 1,
-      creator: "11111111111111111111111111111112",
-      creatorVault: "11111111111111111111111111111113",
-      deployer: "D",
-      launchSignature: "L",
-      launchedAtMs: Date.now(),
-      platformBps: 500,
-      recipients: [
-        { handle: "alice", bps: 5000 },
-        { handle: "bob", bps: 5000 },
-      ],
-    },
-    Date.now(),
-  );
+  const { tokenId } = recordFixtureLaunch(db, {
+    name: "Fuzz",
+    symbol: "FUZ",
+    platformBps: 500,
+    recipients: [
+      { handle: "alice", bps: 5000 },
+      { handle: "bob", bps: 5000 },
+    ],
+  });
   const [sweepId] = recordSweepsSent(db, [{ tokenId, signature: "S", lastValidBlockHeight: 1n, atMs: Date.now() }]);
   confirmSweep(db, {
     sweepId: sweepId!,

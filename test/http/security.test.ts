@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { testConfig } from "../../src/config";
 import { buildService } from "../../src/service";
-import { recordConfirmedLaunch } from "../../src/tokens/launch-record";
+import { recordFixtureLaunch } from "../helpers/launch";
 import { testService, type TestService } from "../helpers/service";
 
 let svc: TestService | null = null;
@@ -12,32 +12,11 @@ afterEach(async () => {
   svc = null;
 });
 
-const MINT = "So11111111111111111111111111111111111111112";
-
 function seed(s: TestService) {
-  recordConfirmedLaunch(
-    s.ctx.db,
-    {
-      mint: MINT,
-      name: "Safe",
-      symbol: "SAFE",
-      description: "",
-      website: null,
-      twitter: null,
-      telegram: null,
-      metadataUri: "local://m",
-      imageUri: null,
-      creatorIndex: 1,
-      creator: "11111111111111111111111111111112",
-      creatorVault: "11111111111111111111111111111113",
-      deployer: "D",
-      launchSignature: "L",
-      launchedAtMs: Date.now(),
-      platformBps: 0,
-      recipients: [{ handle: "alice", bps: 10_000 }],
-    },
-    Date.now(),
-  );
+  recordFixtureLaunch(s.ctx.db, {
+    name: "Safe",
+    symbol: "SAFE",
+  });
 }
 
 describe("security", () => {

@@ -18,8 +18,8 @@ import type { JobContext } from "../../src/jobs/scheduler";
 import { ledgerTotals } from "../../src/ledger/figures";
 import { verifyLedger } from "../../src/ledger/verify";
 import { buildService, type Service } from "../../src/service";
-import { recordConfirmedLaunch } from "../../src/tokens/launch-record";
 import { startIndexer, type Indexer, type IndexerOptions } from "../../indexer";
+import { launchOnLocalChain } from "../helpers/launch";
 
 export interface TcpProxy {
   url: string;
@@ -151,38 +151,11 @@ export async function indexerHarness(env: Record<string, string> = {}): Promise<
     async launch(handle = "alice") {
       const creatorIndex = nextIndex++;
       const creator = chain.creatorAddress(creatorIndex).toBase58();
-      const created = local.launch.createToken({
-        name: `Token ${creatorIndex}`,
-        symbol: `T${creatorIndex}`,
-        uri: `local://meta/${creatorIndex}`,
-        creator,
-      });
-      expect(created.err).toBeNull();
-      const vaults = chain.launchProgram.vaultAddresses({ mint: created.mint, creator });
-      const { tokenId } = recordConfirmedLaunch(
+      return launchOnLocalChain(
         service.ctx.db,
-        {
-          mint: created.mint,
-          name: `Token ${creatorIndex}`,
-          symbol: `T${creatorIndex}`,
-          description: "",
-          website: null,
-          twitter: null,
-          telegram: null,
-          metadataUri: `local://meta/${creatorIndex}`,
-          imageUri: null,
-          creatorIndex,
-          creator,
-          creatorVault: vaults.curveVault,
-          deployer: local.launch.deployer.publicKey.toBase58(),
-          launchSignature: created.signature,
-          launchedAtMs: Date.now(),
-          platformBps: 1000,
-          recipients: [{ handle, bps: 10_000 }],
-        },
-        Date.now(),
+        { local, launchProgram: chain.launchProgram },
+        { creatorIndex, creator, platformBps: 1000, recipients: [{ handle, bps: 10_000 }] },
       );
-      return { mint: created.mint, tokenId, creator };
     },
     trade(mint, lamports) {
       const result = local.launch.buy({ mint, buyer: trader, solInLamports: lamports });

@@ -12,8 +12,8 @@ import { registerJobs } from "../../src/register-jobs";
 import { ledgerTotals } from "../../src/ledger/figures";
 import { verifyLedger } from "../../src/ledger/verify";
 import { buildService, type Service } from "../../src/service";
-import { recordConfirmedLaunch } from "../../src/tokens/launch-record";
 import { expect } from "bun:test";
+import { launchOnLocalChain } from "../helpers/launch";
 
 export interface MoneyHarness {
   service: Service;
@@ -51,38 +51,11 @@ export async function moneyHarness(env: Record<string, string> = {}): Promise<Mo
     async launch(recipients, platformBps = 1000) {
       const creatorIndex = nextIndex++;
       const creator = chain.services.creatorAddress(creatorIndex).toBase58();
-      const created = local.launch.createToken({
-        name: `Token ${creatorIndex}`,
-        symbol: `T${creatorIndex}`,
-        uri: `local://meta/${creatorIndex}`,
-        creator,
-      });
-      expect(created.err).toBeNull();
-      const vaults = chain.services.launchProgram.vaultAddresses({ mint: created.mint, creator });
-      const { tokenId } = recordConfirmedLaunch(
+      return launchOnLocalChain(
         service.ctx.db,
-        {
-          mint: created.mint,
-          name: `Token ${creatorIndex}`,
-          symbol: `T${creatorIndex}`,
-          description: "",
-          website: null,
-          twitter: null,
-          telegram: null,
-          metadataUri: `local://meta/${creatorIndex}`,
-          imageUri: null,
-          creatorIndex,
-          creator,
-          creatorVault: vaults.curveVault,
-          deployer: local.launch.deployer.publicKey.toBase58(),
-          launchSignature: created.signature,
-          launchedAtMs: Date.now(),
-          platformBps,
-          recipients,
-        },
-        Date.now(),
+        { local, launchProgram: chain.services.launchProgram },
+        { creatorIndex, creator, platformBps, recipients },
       );
-      return { mint: created.mint, tokenId, creator };
     },
     trade(mint, lamports) {
       const result = local.launch.buy({ mint, buyer: trader, solInLamports: lamports });

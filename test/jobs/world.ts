@@ -22,12 +22,12 @@ import type { LaunchProgram } from "../../src/chain/ports";
 import { ledgerTotals } from "../../src/ledger/figures";
 import { verifyLedger } from "../../src/ledger/verify";
 import { computeStats } from "../../src/stats/service";
-import { recordConfirmedLaunch } from "../../src/tokens/launch-record";
 import type { ChainServices } from "../../src/chain/services";
 import { loadConfig } from "../../src/config";
 import type { JobName } from "../../src/jobs/names";
 import { Scheduler, type RunResult } from "../../src/jobs/scheduler";
 import { registerMoneyJobs } from "./fixtures/bodies";
+import { launchOnLocalChain } from "../helpers/launch";
 
 const WORKER = join(import.meta.dir, "fixtures", "job-worker.ts");
 
@@ -187,39 +187,12 @@ export async function moneyWorld(options: { slotMs?: number; rpcTimeoutMs?: numb
     launch(recipients, platformBps = 1000) {
       const creatorIndex = nextIndex++;
       const creator = deriveCreatorKeypair(master, creatorIndex).publicKey.toBase58();
-      const name = `Token ${creatorIndex}`;
-      const created = local.launch.createToken({
-        name,
-        symbol: `T${creatorIndex}`,
-        uri: `local://meta/${creatorIndex}`,
-        creator,
-      });
-      expect(created.err).toBeNull();
-      const vaults = launchProgram.vaultAddresses({ mint: created.mint, creator });
-      const { tokenId } = recordConfirmedLaunch(
+      const launched = launchOnLocalChain(
         db,
-        {
-          mint: created.mint,
-          name,
-          symbol: `T${creatorIndex}`,
-          description: "",
-          website: null,
-          twitter: null,
-          telegram: null,
-          metadataUri: `local://meta/${creatorIndex}`,
-          imageUri: null,
-          creatorIndex,
-          creator,
-          creatorVault: vaults.curveVault,
-          deployer: local.launch.deployer.publicKey.toBase58(),
-          launchSignature: created.signature,
-          launchedAtMs: Date.now(),
-          platformBps,
-          recipients,
-        },
-        Date.now(),
+        { local, launchProgram },
+        { creatorIndex, creator, platformBps, recipients },
       );
-      return { mint: created.mint, tokenId, creator, creatorIndex };
+      return { ...launched, creatorIndex };
     },
     trade(mint, lamports) {
       const result = local.launch.buy({ mint, buyer: trader, solInLamports: lamports });

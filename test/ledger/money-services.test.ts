@@ -14,29 +14,21 @@ import {
   replaceExpiredPayouts,
 } from "../../src/payouts/service";
 import { confirmSweep, failSweep, recordSweepsSent, type BuybackPolicy } from "../../src/sweeps/service";
-import { recordConfirmedLaunch } from "../../src/tokens/launch-record";
+import { recordFixtureLaunch } from "../helpers/launch";
 
 const noBuyback: BuybackPolicy = { platformBuybackBps: 0, platformTokenMint: null };
 
 function launch(db: Db, mint: string, recipients: { handle: string; bps: number }[], platformBps = 1000, index = 1) {
-  return recordConfirmedLaunch(
+  return recordFixtureLaunch(
     db,
     {
       mint,
       name: mint,
       symbol: mint.slice(0, 4),
-      description: "",
-      website: null,
-      twitter: null,
-      telegram: null,
-      metadataUri: "local://m",
-      imageUri: null,
       creatorIndex: index,
       creator: `C${mint}`,
       creatorVault: `V${mint}`,
-      deployer: "D",
       launchSignature: `L${mint}`,
-      launchedAtMs: 1_000,
       platformBps,
       recipients,
     },
