@@ -37,6 +37,7 @@ import {
 } from "@solana/web3.js";
 import bs58 from "bs58";
 import { AppError, isAppError } from "../lib/errors";
+import { isAddress } from "./address";
 import { chainRejected, chainUnavailable, createScrubber, isChainRejected, isChainUnavailable } from "./errors";
 import { MAX_TRANSACTION_BYTES, compileTransaction } from "./packing";
 import type {
@@ -344,7 +345,7 @@ function accountOfAnswer(value: unknown): AccountSnapshot | null {
   if (typeof lamports !== "number" || typeof owner !== "string" || typeof executable !== "boolean") throw malformed();
   if (!Array.isArray(data) || data[1] !== "base64" || typeof data[0] !== "string") throw malformed();
   // The owner is kept as the node spelled it only if it is an address.
-  if (bs58.decodeUnsafe(owner)?.length !== 32) throw malformed();
+  if (!isAddress(owner)) throw malformed();
   return {
     lamports: exactLamports("getMultipleAccounts", lamports),
     owner,
@@ -564,7 +565,8 @@ function findCause(error: unknown): unknown {
 }
 
 function assertAddress(address: string): void {
-  if (bs58.decodeUnsafe(address)?.length !== 32) throw chainRejected(`not a valid address: ${address.slice(0, 64)}`);
+  if (isAddress(address)) return;
+  throw chainRejected(`not a valid address: ${String(address).slice(0, 64)}`);
 }
 
 /**

@@ -23,6 +23,7 @@ import { createHmac } from "node:crypto";
 import { type Keypair, PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js";
 import { decodeSharingConfig } from "../pump/layout";
 import bs58 from "bs58";
+import { isAddress } from "../address";
 import { keypairFromSeed, publicKeyBytesFromSeed } from "../fast-keypair";
 import {
   AuthorityType,
@@ -163,7 +164,7 @@ export class LocalProgramKeys {
     if (hit !== undefined) return hit;
     // Base58 spells 32 bytes one way only: a subject that decodes to 32 bytes is already the
     // spelling the Keypair path derives from; anything else is refused, as `new PublicKey` does.
-    if (bs58.decodeUnsafe(given)?.length !== 32) throw new Error("Invalid public key input");
+    if (!isAddress(given)) throw new Error("Invalid public key input");
     const derived = this.cache.get(cacheKey);
     const address = derived
       ? derived.publicKey.toBase58()
