@@ -187,6 +187,22 @@ export const ledgerEntries = sqliteTable(
   ],
 );
 
+/**
+ * What each handle a token names was credited from it by sweeps, all time (SPEC
+ * Recipient.creditedLamports): a projection of the sweep postings' entries, kept by a trigger on
+ * `ledger_entries` in the same statement as the entry itself (migration 0009), so a list page reads
+ * one row per recipient instead of summing every entry of every sweep of its tokens.
+ */
+export const ledgerRecipientCredits = sqliteTable(
+  "ledger_recipient_credits",
+  {
+    tokenId: int("token_id").notNull(),
+    handle: text("handle").notNull(),
+    creditedLamports: lamports("credited_lamports").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tokenId, t.handle] })],
+);
+
 // ---------------------------------------------------------------- feed
 
 /** One row per public ledger event; `atUs` is unique so `before` paging is exact. */

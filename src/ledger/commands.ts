@@ -6,6 +6,7 @@
 import type { Db } from "../../db/client";
 import { accounts, post, type AccountRef, type EntrySpec, type PostingResult } from "./ledger";
 import { splitSweep } from "./split";
+import { verifyRecipientCredits } from "./verify";
 import { AppError } from "../lib/errors";
 
 export interface SweepRecipient {
@@ -57,6 +58,7 @@ export function creditSweep(db: Db, credit: SweepCredit): SweepCreditResult {
     entries.push({ account, amount: lamports, tokenId: credit.tokenId, handle: recipient.handle });
   });
   const result = post(db, `sweep:${credit.sweepId}`, "sweep", credit.atMs, entries);
+  if (result.applied) verifyRecipientCredits(db, credit.tokenId);
   return { ...result, platformLamports: split.platformLamports, recipientLamports };
 }
 

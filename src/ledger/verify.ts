@@ -3,7 +3,8 @@
  * sweep run and in tests; a violation throws, and the service refuses to serve a wrong balance.
  */
 import type { Db } from "../../db/client";
-import { ledgerTotals } from "./figures";
+import { ledgerTotals, recipientCredits } from "./figures";
+import { statement } from "../../db/statement";
 import { AppError } from "../lib/errors";
 
 export function verifyLedger(db: Db): void {
@@ -60,4 +61,35 @@ export function verifyLedger(db: Db): void {
     .get();
   if (sweptMismatch)
     throw new AppError("LEDGER_INVARIANT", `token ${sweptMismatch.id} swept total disagrees with the ledger`);
+
+  // The recipients' credits the reads serve (a projection kept by a trigger) equal their entries.
+  const creditDrift = c
+    .query<{ tokenId: bigint }, []>(
+      `SELECT COALESCE(x.token_id, r.token_id) AS tokenId
+         FROM (SELECT e.token_id, e.handle, SUM(e.amount) AS s
+                 FROM ledger_entries e JOIN ledger_postings p ON p.id = e.posting_id
+                WHERE e.handle IS NOT NULL AND e.token_id IS NOT NULL AND p.kind = 'sweep'
+                GROUP BY e.token_id, e.handle) x
+         FULL OUTER JOIN ledger_recipient_credits r ON r.token_id = x.token_id AND r.handle = x.handle
+        WHERE x.s IS NOT r.credited_lamports LIMIT 1`,
+    )
+    .get();
+  if (creditDrift)
+    throw new AppError("LEDGER_INVARIANT", `recipient credits of token ${creditDrift.tokenId} differ from its entries`);
+}
+
+const storedRecipientCredits = statement<{ handle: string; credited: bigint }, [tokenId: number]>(
+  "SELECT handle, credited_lamports AS credited FROM ledger_recipient_credits WHERE token_id = ?",
+);
+
+/**
+ * The same check for one token, cheap enough for every sweep credit: its recipients' stored credits
+ * equal the sums of its sweep entries. Call inside the credit's transaction, so a drift rolls it back.
+ */
+export function verifyRecipientCredits(db: Db, tokenId: number): void {
+  const fromEntries = recipientCredits(db, tokenId);
+  const stored = storedRecipientCredits(db).all(tokenId);
+  const agree =
+    stored.length === fromEntries.size && stored.every((r) => fromEntries.get(r.handle) === BigInt(r.credited));
+  if (!agree) throw new AppError("LEDGER_INVARIANT", `recipient credits of token ${tokenId} differ from its entries`);
 }

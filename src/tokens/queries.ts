@@ -80,6 +80,7 @@ interface RecipientRow {
   firstSignInAtMs: bigint | null;
   routing: Recipient["routing"];
   declined: bigint | null;
+  creditedLamports: bigint;
 }
 
 /**
@@ -255,7 +256,10 @@ export function listTokens(db: Db, query: TokenListQuery): TokenPage {
 
   const more = rows.length > query.limit;
   const pageRows = more ? rows.slice(0, query.limit) : rows;
-  const recipients = recipientsOf(db, pageRows.map(stampOf));
+  const recipients = recipientsOf(
+    db,
+    pageRows.map((row) => Number(row.id)),
+  );
   const tokens = pageRows.map((row) => toToken(row, recipients.get(Number(row.id)) ?? []));
   const last = pageRows[pageRows.length - 1];
   return { tokens, next: more && last ? positionOf(query.sort, last) : null };
@@ -372,7 +376,7 @@ export function tokenDetail(db: Db, mint: string): TokenDetailRecord | null {
   ).get({ mint });
   if (!row) return null;
   const tokenId = Number(row.id);
-  const recipients = recipientsOf(db, [stampOf(row)]).get(tokenId) ?? [];
+  const recipients = recipientsOf(db, [tokenId]).get(tokenId) ?? [];
   const sweepRows = prepared<SweepRow, { tokenId: number }>(
     db,
     `SELECT s.id, s.signature, s.status, s.total_lamports AS totalLamports, s.platform_lamports AS platformLamports,
@@ -415,70 +419,25 @@ export function tokenImage(db: Db, mint: string): Uint8Array | null {
 // ---------------------------------------------------------------- shared
 
 /**
- * What each named handle was credited from each token. Credits change only when a sweep of the
- * token confirms, which also moves the token's swept total and last sweep time; so a figure is
- * reused while that stamp is unchanged, and a page of busy tokens does not re-add thousands of
- * ledger entries on every read. The stamp is read with the page, in the same statement snapshot.
+ * Recipients of several tokens with their profiles, sign-in state and per-token credits. The
+ * credits are the ledger's projection (`ledger_recipient_credits`, kept with every sweep credit), so
+ * a page of busy tokens reads one row per recipient, not every entry of every sweep.
  */
-export interface CreditStamp {
-  tokenId: number;
-  sweptLamports: bigint;
-  lastSweptAtMs: bigint | null;
-}
-
-const CREDIT_MEMO_MAX = 50_000;
-const creditMemo = new WeakMap<Db, Map<number, { stamp: string; credits: Map<string, bigint> }>>();
-
-function creditsOf(db: Db, stamps: readonly CreditStamp[]): Map<number, Map<string, bigint>> {
-  let memo = creditMemo.get(db);
-  if (!memo) {
-    memo = new Map();
-    creditMemo.set(db, memo);
-  }
-  const out = new Map<number, Map<string, bigint>>();
-  const missing: { tokenId: number; stamp: string }[] = [];
-  for (const s of stamps) {
-    const stamp = `${s.sweptLamports}:${s.lastSweptAtMs ?? ""}`;
-    const hit = memo.get(s.tokenId);
-    if (hit && hit.stamp === stamp) out.set(s.tokenId, hit.credits);
-    else missing.push({ tokenId: s.tokenId, stamp });
-  }
-  if (missing.length === 0) return out;
-  // Per (token, handle), the sweep postings' entries; a pin moves money between accounts but not
-  // between handles, so it is left out, as in figures.recipientCredits.
-  const rows = prepared<{ tokenId: bigint; handle: string; credited: bigint }, { ids: string }>(
-    db,
-    `SELECT e.token_id AS tokenId, e.handle, SUM(e.amount) AS credited
-       FROM ledger_entries e JOIN ledger_postings p ON p.id = e.posting_id
-      WHERE e.token_id IN (SELECT value FROM json_each($ids)) AND e.handle IS NOT NULL AND p.kind = 'sweep'
-      GROUP BY e.token_id, e.handle`,
-  ).all({ ids: JSON.stringify(missing.map((m) => m.tokenId)) });
-  for (const m of missing) out.set(m.tokenId, new Map());
-  for (const r of rows) out.get(Number(r.tokenId))!.set(r.handle, BigInt(r.credited));
-  for (const m of missing) {
-    // Bounded: past the cap the oldest entries go first (Map keeps insertion order).
-    memo.delete(m.tokenId);
-    memo.set(m.tokenId, { stamp: m.stamp, credits: out.get(m.tokenId)! });
-    if (memo.size > CREDIT_MEMO_MAX) memo.delete(memo.keys().next().value!);
-  }
-  return out;
-}
-
-/** Recipients of several tokens with their profiles, sign-in state and per-token credits. */
-export function recipientsOf(db: Db, stamps: readonly CreditStamp[]): Map<number, Recipient[]> {
+export function recipientsOf(db: Db, tokenIds: readonly number[]): Map<number, Recipient[]> {
   const out = new Map<number, Recipient[]>();
-  if (stamps.length === 0) return out;
+  if (tokenIds.length === 0) return out;
   const rows = prepared<RecipientRow, { ids: string }>(
     db,
     `SELECT r.token_id AS tokenId, r.handle, r.display_handle AS displayHandle, r.bps,
-            h.name, h.avatar_url AS avatarUrl, i.first_sign_in_at_ms AS firstSignInAtMs, i.routing, i.declined
+            h.name, h.avatar_url AS avatarUrl, i.first_sign_in_at_ms AS firstSignInAtMs, i.routing, i.declined,
+            COALESCE(c.credited_lamports, 0) AS creditedLamports
        FROM token_recipients r
        LEFT JOIN handles h ON h.handle = r.handle
        LEFT JOIN identities i ON i.idp_user_id = h.idp_user_id
+       LEFT JOIN ledger_recipient_credits c ON c.token_id = r.token_id AND c.handle = r.handle
       WHERE r.token_id IN (SELECT value FROM json_each($ids))
       ORDER BY r.token_id, r.position`,
-  ).all({ ids: JSON.stringify(stamps.map((s) => s.tokenId)) });
-  const credits = creditsOf(db, stamps);
+  ).all({ ids: JSON.stringify(tokenIds) });
   for (const row of rows) {
     const tokenId = Number(row.tokenId);
     const claimed = row.firstSignInAtMs !== null;
@@ -496,17 +455,11 @@ export function recipientsOf(db: Db, stamps: readonly CreditStamp[]): Map<number
       claimed,
       routing: claimed ? row.routing : null,
       declined: claimed && Number(row.declined ?? 0) === 1,
-      creditedLamports: (credits.get(tokenId)?.get(row.handle) ?? 0n).toString(),
+      creditedLamports: BigInt(row.creditedLamports).toString(),
     });
   }
   return out;
 }
-
-const stampOf = (row: TokenRow): CreditStamp => ({
-  tokenId: Number(row.id),
-  sweptLamports: BigInt(row.sweptLamports),
-  lastSweptAtMs: row.lastSweptAtMs === null ? null : BigInt(row.lastSweptAtMs),
-});
 
 /** The stored preview when there is one, otherwise the image address the launch gave. */
 export function imageUrlOf(mint: string, hasImage: boolean, imageUri: string | null): string | null {
