@@ -45,8 +45,7 @@ export function accountPublicRoutes(ctx: AppContext) {
         const record = accountRecord(ctx.db, handle);
         if (!record) throw noRecord();
         const body = JSON.stringify(record);
-        memo.set(key, version, body);
-        return jsonBody(body, set.headers);
+        return jsonBody(memo.set(key, version, body), set.headers);
       },
       {
         params: t.Object({ handle: t.String({ description: "1 to 15 letters, digits or underscores, optional @" }) }),

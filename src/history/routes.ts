@@ -46,8 +46,7 @@ export function historyRoutes(ctx: AppContext) {
         const points = tokenHistory(ctx.db, params.mint, days, ctx.now());
         if (!points) throw notFound("No token with that mint was launched here.");
         const body = JSON.stringify({ points });
-        memo.set(key, version, body);
-        return jsonBody(body, set.headers);
+        return jsonBody(memo.set(key, version, body), set.headers);
       },
       {
         params: t.Object({ mint: t.String({ description: "base58 token address, case-sensitive" }) }),
@@ -70,8 +69,7 @@ export function historyRoutes(ctx: AppContext) {
         if (hit) return jsonBody(hit.body, set.headers);
         const version = memo.version();
         const body = JSON.stringify({ points: proofHistory(ctx.db, days, ctx.now()) });
-        memo.set(key, version, body);
-        return jsonBody(body, set.headers);
+        return jsonBody(memo.set(key, version, body), set.headers);
       },
       {
         query: DaysQuery(PROOF_HISTORY_DAYS_DEFAULT),

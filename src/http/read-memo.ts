@@ -8,6 +8,8 @@
  * rendered at most once per `staleMs` instead of after every commit (0, the default, is exact).
  * Public reads advertise `s-maxage` of 5 s or more (src/http/cache.ts), so a body up to 1 s old is
  * always within what a shared cache may serve anyway. Session routes never use this memo.
+ * Bodies are kept as UTF-8 bytes, encoded once when rendered: a hit then sends them as they are,
+ * where a string would be encoded again for every response (a list page is ~25 KB).
  * Bounded by total bytes; oldest entries go first.
  */
 import type { Statement } from "bun:sqlite";
@@ -26,7 +28,8 @@ export interface MemoVersion {
 interface Entry {
   version: MemoVersion;
   renderedAtMs: number;
-  body: string;
+  /** the rendered JSON, UTF-8 */
+  body: Uint8Array<ArrayBuffer>;
   /** anything the route needs to decide whether the entry still applies (e.g. a reading's age) */
   note: number;
 }
@@ -71,21 +74,24 @@ export class ReadMemo {
     return null;
   }
 
-  set(key: string, version: MemoVersion, body: string, note = 0): void {
+  /** Remembers a rendered body and returns it encoded, as the caller should send it. */
+  set(key: string, version: MemoVersion, json: string, note = 0): Uint8Array<ArrayBuffer> {
     const old = this.entries.get(key);
     if (old) this.drop(key, old);
-    if (body.length > this.maxBytes / 8) return;
+    const body = utf8.encode(json);
+    if (body.byteLength > this.maxBytes / 8) return body;
     this.entries.set(key, { version, renderedAtMs: performance.now(), body, note });
-    this.bytes += body.length;
+    this.bytes += body.byteLength;
     for (const [k, e] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
       this.drop(k, e);
     }
+    return body;
   }
 
   private drop(key: string, entry: Entry): void {
     this.entries.delete(key);
-    this.bytes -= entry.body.length;
+    this.bytes -= entry.body.byteLength;
   }
 }
 
@@ -100,8 +106,10 @@ export function readMemo(db: Db): ReadMemo {
   return memo;
 }
 
+const utf8 = new TextEncoder();
+
 /** A JSON answer from an already rendered body, with the headers the route has set. */
-export function jsonBody(body: string, headers: Record<string, unknown>): Response {
+export function jsonBody(body: string | Uint8Array<ArrayBuffer>, headers: Record<string, unknown>): Response {
   return new Response(body, {
     headers: { ...(headers as Record<string, string>), "content-type": "application/json;charset=utf-8" },
   });

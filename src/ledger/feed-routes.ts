@@ -28,8 +28,7 @@ export function feedRoutes(ctx: AppContext) {
       if (hit) return jsonBody(hit.body, set.headers);
       const version = memo.version();
       const body = JSON.stringify(feedPage(ctx.db, beforeUs, limit));
-      memo.set(key, version, body);
-      return jsonBody(body, set.headers);
+      return jsonBody(memo.set(key, version, body), set.headers);
     },
     {
       query: t.Object({

@@ -20,7 +20,7 @@ const CONTROL_CHARACTER = /\p{Cc}/u;
 const MintParams = t.Object({ mint: t.String({ description: "base58 token address, case-sensitive" }) });
 
 /** One token's record as JSON, remembered until the books change or its vault reading needs a refresh. */
-async function tokenDetailBody(ctx: AppContext, memo: ReadMemo, mint: string): Promise<string> {
+async function tokenDetailBody(ctx: AppContext, memo: ReadMemo, mint: string): Promise<Uint8Array<ArrayBuffer>> {
   const key = `token\u0000${mint}`;
   const hit = memo.get(key);
   // A remembered answer holds only while its vault reading needs no refresh.
@@ -33,9 +33,7 @@ async function tokenDetailBody(ctx: AppContext, memo: ReadMemo, mint: string): P
   const version = memo.version();
   const record = tokenDetail(ctx.db, mint);
   if (!record) throw new AppError("TOKEN_NOT_FOUND", "No token with that mint was launched here.");
-  const body = JSON.stringify(record.detail);
-  memo.set(key, version, body, Date.parse(record.detail.vaultCheckedAt));
-  return body;
+  return memo.set(key, version, JSON.stringify(record.detail), Date.parse(record.detail.vaultCheckedAt));
 }
 
 export function tokenRoutes(ctx: AppContext) {
@@ -63,8 +61,7 @@ export function tokenRoutes(ctx: AppContext) {
         const version = memo.version();
         const page = listTokens(ctx.db, { sort, q, limit, after });
         const body = JSON.stringify({ tokens: page.tokens, nextCursor: page.next ? signer.encode(page.next) : null });
-        memo.set(key, version, body);
-        return jsonBody(body, set.headers);
+        return jsonBody(memo.set(key, version, body), set.headers);
       },
       {
         query: TokenListQuerySchema,
