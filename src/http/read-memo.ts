@@ -8,8 +8,11 @@
  * rendered at most once per `staleMs` instead of after every commit (0, the default, is exact).
  * Public reads advertise `s-maxage` of 5 s or more (src/http/cache.ts), so a body up to 1 s old is
  * always within what a shared cache may serve anyway. Session routes never use this memo.
- * Bodies are kept as UTF-8 bytes, encoded once when rendered: a hit then sends them as they are,
- * where a string would be encoded again for every response (a list page is ~25 KB).
+ * Bodies are kept as Blobs of their UTF-8 bytes, encoded once when rendered: a hit hands the same
+ * immutable bytes to the response, where a string would be encoded again for every response and
+ * a Uint8Array copied (a list page is ~25 KB). Measured on 100k-token list pages served from the
+ * memo, against a bare server returning a cached string: 0.43 as strings, 0.64-0.79 as bytes,
+ * 0.70-0.91 as Blobs.
  * Bounded by total bytes; oldest entries go first.
  */
 import type { Statement } from "bun:sqlite";
@@ -29,7 +32,7 @@ interface Entry {
   version: MemoVersion;
   renderedAtMs: number;
   /** the rendered JSON, UTF-8 */
-  body: Uint8Array<ArrayBuffer>;
+  body: Blob;
   /** anything the route needs to decide whether the entry still applies (e.g. a reading's age) */
   note: number;
 }
@@ -75,13 +78,13 @@ export class ReadMemo {
   }
 
   /** Remembers a rendered body and returns it encoded, as the caller should send it. */
-  set(key: string, version: MemoVersion, json: string, note = 0): Uint8Array<ArrayBuffer> {
+  set(key: string, version: MemoVersion, json: string, note = 0): Blob {
     const old = this.entries.get(key);
     if (old) this.drop(key, old);
-    const body = utf8.encode(json);
-    if (body.byteLength > this.maxBytes / 8) return body;
+    const body = new Blob([utf8.encode(json)]);
+    if (body.size > this.maxBytes / 8) return body;
     this.entries.set(key, { version, renderedAtMs: performance.now(), body, note });
-    this.bytes += body.byteLength;
+    this.bytes += body.size;
     for (const [k, e] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
       this.drop(k, e);
@@ -91,7 +94,7 @@ export class ReadMemo {
 
   private drop(key: string, entry: Entry): void {
     this.entries.delete(key);
-    this.bytes -= entry.body.byteLength;
+    this.bytes -= entry.body.size;
   }
 }
 
@@ -109,7 +112,7 @@ export function readMemo(db: Db): ReadMemo {
 const utf8 = new TextEncoder();
 
 /** A JSON answer from an already rendered body, with the headers the route has set. */
-export function jsonBody(body: string | Uint8Array<ArrayBuffer>, headers: Record<string, unknown>): Response {
+export function jsonBody(body: string | Blob, headers: Record<string, unknown>): Response {
   return new Response(body, {
     headers: { ...(headers as Record<string, string>), "content-type": "application/json;charset=utf-8" },
   });

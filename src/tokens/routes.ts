@@ -20,7 +20,7 @@ const CONTROL_CHARACTER = /\p{Cc}/u;
 const MintParams = t.Object({ mint: t.String({ description: "base58 token address, case-sensitive" }) });
 
 /** One token's record as JSON, remembered until the books change or its vault reading needs a refresh. */
-async function tokenDetailBody(ctx: AppContext, memo: ReadMemo, mint: string): Promise<Uint8Array<ArrayBuffer>> {
+async function tokenDetailBody(ctx: AppContext, memo: ReadMemo, mint: string): Promise<Blob> {
   const key = `token\u0000${mint}`;
   const hit = memo.get(key);
   // A remembered answer holds only while its vault reading needs no refresh.

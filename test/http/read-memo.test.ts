@@ -29,17 +29,15 @@ function fresh(): { db: Db; other: Database; memo: ReadMemo } {
   return { db, other, memo: new ReadMemo(db) };
 }
 
-const text = (body: Uint8Array | undefined) => (body === undefined ? undefined : new TextDecoder().decode(body));
-
 const otherWrite = (other: Database, value: string) =>
   other
     .query("INSERT INTO settings (key, value) VALUES ('memo_test', ?1) ON CONFLICT (key) DO UPDATE SET value = ?1")
     .run(value);
 
-test("exact by default: any write anywhere invalidates", () => {
+test("exact by default: any write anywhere invalidates", async () => {
   const { other, memo } = fresh();
   memo.set("k", memo.version(), "a");
-  expect(text(memo.get("k")?.body)).toBe("a");
+  expect(await memo.get("k")?.body.text()).toBe("a");
   otherWrite(other, "1");
   expect(memo.get("k")).toBeNull();
   other.close();
@@ -50,7 +48,7 @@ test("with staleMs: other connections' writes wait out the bound, this thread's 
   memo.staleMs = 200;
   memo.set("k", memo.version(), "a");
   otherWrite(other, "1");
-  expect(text(memo.get("k")?.body)).toBe("a");
+  expect(await memo.get("k")?.body.text()).toBe("a");
   await Bun.sleep(250);
   expect(memo.get("k")).toBeNull();
   memo.set("k", memo.version(), "b");
@@ -64,7 +62,7 @@ test("with staleMs: an entry past the bound still answers while nobody wrote sin
   memo.staleMs = 50;
   memo.set("k", memo.version(), "a");
   await Bun.sleep(80);
-  expect(text(memo.get("k")?.body)).toBe("a");
+  expect(await memo.get("k")?.body.text()).toBe("a");
   otherWrite(other, "1");
   expect(memo.get("k")).toBeNull();
   other.close();
