@@ -31,11 +31,16 @@ import { statsRoutes } from "./stats/routes";
 import { tokenRoutes } from "./tokens/routes";
 import { webRoutes } from "./web";
 import { webhookRoutes } from "./webhooks/routes";
+import { noteRequest } from "./workers/pace";
 
 export function createApp(ctx: SchedulingContext) {
   const screenRequest = createFrontDoor(ctx);
   return new Elysia({ normalize: true })
-    .onRequest((c) => screenRequest(c))
+    .onRequest((c) => {
+      // Counted for the jobs' thread, which rests while requests come (src/workers/pace.ts).
+      noteRequest();
+      return screenRequest(c);
+    })
     .onError(({ code, error, set, request }) => {
       const headers = Object.fromEntries(
         Object.entries(set.headers).filter(

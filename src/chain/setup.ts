@@ -160,13 +160,28 @@ export async function startEmbeddedChain(
  * local launch program's adapter from the node's program seed, and the service's keys. Stopping it
  * stops nothing: the node's thread owns the node.
  */
-export function setupChainOverEndpoints(config: ChainConfig, endpoints: LocalChainEndpoints): ChainSetup {
+/** How this thread reaches the node: the jobs' thread passes a paced fetch (src/workers/pace.ts). */
+export interface ChainClientOptions {
+  fetch?: typeof fetch;
+}
+
+export function setupChainOverEndpoints(
+  config: ChainConfig,
+  endpoints: LocalChainEndpoints,
+  client: ChainClientOptions = {},
+): ChainSetup {
   const { treasury, masterSecret } = secretsFor(config);
   const creatorKeypair = creatorKeysOf(masterSecret);
   const keys = new LocalProgramKeys(endpoints.programSeed);
   const over = (reader: ChainReader): LaunchProgram => new LocalLaunchProgram(keys, endpoints.programConfig, reader);
   // The local launch program's vault keys are held by the node, which co-signs on receipt.
-  const rpc = createRpcChain({ rpcUrl: endpoints.rpcUrl, timeoutMs: 10_000, retries: 3, allowNodeCosigners: true });
+  const rpc = createRpcChain({
+    rpcUrl: endpoints.rpcUrl,
+    timeoutMs: 10_000,
+    retries: 3,
+    allowNodeCosigners: true,
+    fetch: client.fetch,
+  });
   return {
     services: {
       reader: rpc.reader,
@@ -197,16 +212,20 @@ function creatorKeysOf(masterSecret: Uint8Array): (index: number) => Keypair {
   };
 }
 
-export async function setupChain(config: ChainConfig, log: (message: string) => void = () => {}): Promise<ChainSetup> {
+export async function setupChain(
+  config: ChainConfig,
+  log: (message: string) => void = () => {},
+  client: ChainClientOptions = {},
+): Promise<ChainSetup> {
   if (config.chain === "local") {
     // The same clients as another thread's, with the node at hand (the demo, tests and benchmarks drive it).
     const { local, endpoints } = await startEmbeddedChain(config, { log });
-    return { ...setupChainOverEndpoints(config, endpoints), local, stop: () => local.stop() };
+    return { ...setupChainOverEndpoints(config, endpoints, client), local, stop: () => local.stop() };
   }
 
   const { treasury, masterSecret } = secretsFor(config);
   const creatorKeypair = creatorKeysOf(masterSecret);
-  const rpc = createRpcChain({ rpcUrl: config.rpcUrl!, timeoutMs: 10_000, retries: 3 });
+  const rpc = createRpcChain({ rpcUrl: config.rpcUrl!, timeoutMs: 10_000, retries: 3, fetch: client.fetch });
   return {
     services: {
       reader: rpc.reader,

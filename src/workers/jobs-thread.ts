@@ -22,6 +22,7 @@ import { startCheckpoints } from "../../db/checkpoints";
 import { bridgeFeed } from "./feed-bridge";
 import { parentOf } from "./port";
 import { yieldToRequests } from "./priority";
+import { pacedFetch } from "./pace";
 import type { WorkerStart } from "./protocol";
 
 /** The jobs' connection's SQLite page cache, in KiB. */
@@ -37,7 +38,11 @@ const config = loadConfig(parent.start.env);
 setLogLevel(config.logLevel);
 connectFeedListeners();
 // On a real chain nothing is started here: setupChain only builds the RPC clients.
-const chain = endpoints ? setupChainOverEndpoints(config, endpoints) : await setupChain(config);
+// The jobs reach the chain through a fetch that rests while requests come (src/workers/pace.ts).
+const chainFetch = parent.start.requests ? pacedFetch(fetch, parent.start.requests) : fetch;
+const chain = endpoints
+  ? setupChainOverEndpoints(config, endpoints, { fetch: chainFetch })
+  : await setupChain(config, undefined, { fetch: chainFetch });
 const db = openDatabase(config.databasePath);
 // The request thread's connection keeps the page cache the reads need; the jobs walk their tables
 // once per run, so a second full-size cache would mostly hold pages read once.

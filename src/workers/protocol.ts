@@ -15,6 +15,8 @@ export interface WorkerStart {
   env: Env;
   /** null when the chain is not the embedded one (the jobs' thread then reaches RPC_URL itself) */
   endpoints: LocalChainEndpoints | null;
+  /** the request thread's request counter (src/workers/pace.ts); null for the chain's thread */
+  requests: SharedArrayBuffer | null;
 }
 
 /** Request thread -> a worker. */

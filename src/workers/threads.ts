@@ -13,6 +13,7 @@ import { handOffCheckpoints } from "../../db/checkpoints";
 import { bridgeFeed } from "./feed-bridge";
 import { WorkerLink } from "./link";
 import { lowerRuntimeHelpers } from "./priority";
+import { countRequests } from "./pace";
 import type { Env } from "./protocol";
 import { RemoteScheduler } from "./remote-scheduler";
 
@@ -50,7 +51,7 @@ export async function startChainThread(config: Config): Promise<ChainThread> {
   const link: WorkerLink = new WorkerLink(
     "chain",
     new URL("./chain-thread.ts", import.meta.url),
-    { env: envOf(), endpoints: null, programSeed },
+    { env: envOf(), endpoints: null, requests: null, programSeed },
     async (message) => {
       if (message.type !== "run") return;
       const result = jobs ? await jobs.scheduler.runNow(message.job) : NOT_REGISTERED;
@@ -103,7 +104,7 @@ export async function startJobsThread(
   const link = new WorkerLink(
     "jobs",
     new URL("./jobs-thread.ts", import.meta.url),
-    { env: envOf(), endpoints },
+    { env: envOf(), endpoints, requests: countRequests() },
     (m) => {
       if (m.type === "indexer") indexer = m.state;
       if (m.type !== "finished" || !m.result.ran) return;
