@@ -203,6 +203,31 @@ export const ledgerRecipientCredits = sqliteTable(
   (t) => [primaryKey({ columns: [t.tokenId, t.handle] })],
 );
 
+/**
+ * Per account of a person (kinds 'user' and 'handle'): the sums SPEC's Account record shows, kept
+ * by a trigger on `ledger_entries` like the recipient credits (migration 0010). credited = sweep
+ * and pin entries in; paid = payout reservations minus failed payouts; burned = burn orders;
+ * pinMoved = what pin postings moved out (a handle's money going to its user id).
+ */
+export const ledgerAccountFigures = sqliteTable("ledger_account_figures", {
+  accountId: int("account_id").primaryKey(),
+  creditedLamports: lamports("credited_lamports").notNull(),
+  paidLamports: lamports("paid_lamports").notNull(),
+  burnedLamports: lamports("burned_lamports").notNull(),
+  pinMovedLamports: lamports("pin_moved_lamports").notNull(),
+});
+
+/** Per account of a person and token: what came in from that token (sweep credits and pins in). */
+export const ledgerAccountTokenCredits = sqliteTable(
+  "ledger_account_token_credits",
+  {
+    accountId: int("account_id").notNull(),
+    tokenId: int("token_id").notNull(),
+    creditedLamports: lamports("credited_lamports").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.tokenId] })],
+);
+
 // ---------------------------------------------------------------- feed
 
 /** One row per public ledger event; `atUs` is unique so `before` paging is exact. */

@@ -5,7 +5,7 @@
  * credits and no payouts.
  */
 import type { Db } from "../../db/client";
-import { accountFigures, creditsByToken, type MoneyFigures } from "../ledger";
+import { accountFigures, creditsByToken } from "../ledger";
 import { isoMs, isoMsOrNull } from "../http/public-schemas";
 import { imageUrlOf } from "../tokens";
 import { ACCOUNT_PAGE_SIZE, payoutCursor, tokenCursor, type TokenPosition } from "./pages";
@@ -45,45 +45,6 @@ interface TokenRow {
   imageUri: string | null;
   hasImage: bigint;
   bps: bigint;
-}
-
-/**
- * Figures and per-token credits of one ledger account, reused while the account has no new entry.
- * Entries are append-only, so the account's highest entry id changes with every movement of its
- * money and is an exact stamp; reading it walks the account's index entries only, where the sums
- * read every entry and its posting.
- */
-const MONEY_MEMO_MAX = 20_000;
-const moneyMemo = new WeakMap<
-  Db,
-  Map<string, { stamp: bigint; figures: MoneyFigures; credits: Map<number, bigint> }>
->();
-
-function moneyOf(
-  db: Db,
-  kind: "user" | "handle",
-  ref: string,
-): { figures: MoneyFigures; credits: Map<number, bigint> } {
-  let memo = moneyMemo.get(db);
-  if (!memo) {
-    memo = new Map();
-    moneyMemo.set(db, memo);
-  }
-  const top = db.$client
-    .query<{ top: bigint }, [string, string]>(
-      `SELECT COALESCE(MAX(e.id), 0) AS top FROM ledger_entries e
-        WHERE e.account_id = (SELECT id FROM ledger_accounts WHERE kind = ? AND ref = ?)`,
-    )
-    .get(kind, ref);
-  const stamp = BigInt(top?.top ?? 0n);
-  const key = `${kind}\u0000${ref}`;
-  const hit = memo.get(key);
-  if (hit && hit.stamp === stamp) return hit;
-  const fresh = { stamp, figures: accountFigures(db, kind, ref), credits: creditsByToken(db, kind, ref) };
-  memo.delete(key);
-  memo.set(key, fresh);
-  if (memo.size > MONEY_MEMO_MAX) memo.delete(memo.keys().next().value!);
-  return fresh;
 }
 
 /** Every payout of a user id, newest first (SPEC Payout); or one page of them, strictly older than `beforeId`. */
@@ -140,17 +101,14 @@ function tokenPageSql(pinned: boolean, afterPosition: boolean): string {
 
 /**
  * One page of the tokens naming an account, newest launch first: every handle pinned to the user
- * id once pinned (bps summed per token), else the handle's own. Credits come from the caller's
- * ledger reading so the page agrees with the figures beside it.
+ * id once pinned (bps summed per token), else the handle's own, with what each token credited
+ * the account.
  */
 export function accountTokensPage(
   db: Db,
   owner: { idpUserId: string | null; handle: string },
   after: TokenPosition | null,
   limit: number,
-  credits: Map<number, bigint> = owner.idpUserId
-    ? moneyOf(db, "user", owner.idpUserId).credits
-    : moneyOf(db, "handle", owner.handle).credits,
 ): AccountTokensPage {
   const c = db.$client;
   const afterMs = after?.launchedAtMs ?? Number.MAX_SAFE_INTEGER;
@@ -160,6 +118,20 @@ export function accountTokensPage(
     .all(owner.idpUserId ?? owner.handle, afterMs, afterMint, limit + 1);
   const page = tokenRows.slice(0, limit);
   const last = page[page.length - 1];
+  // The ledger keeps a row per account and token: only this page's are read.
+  const credits = owner.idpUserId
+    ? creditsByToken(
+        db,
+        "user",
+        owner.idpUserId,
+        page.map((r) => Number(r.tokenId)),
+      )
+    : creditsByToken(
+        db,
+        "handle",
+        owner.handle,
+        page.map((r) => Number(r.tokenId)),
+      );
   return {
     tokens: page.map((r) => ({
       mint: r.mint,
@@ -231,8 +203,8 @@ export function accountRecord(db: Db, handle: string): AccountRecord | null {
   const profile = profileOf(db, handle);
 
   const pinnedTo = profile.idpUserId;
-  const { figures, credits } = pinnedTo ? moneyOf(db, "user", pinnedTo) : moneyOf(db, "handle", handle);
-  const tokens = accountTokensPage(db, { idpUserId: pinnedTo, handle }, null, ACCOUNT_PAGE_SIZE, credits);
+  const figures = pinnedTo ? accountFigures(db, "user", pinnedTo) : accountFigures(db, "handle", handle);
+  const tokens = accountTokensPage(db, { idpUserId: pinnedTo, handle }, null, ACCOUNT_PAGE_SIZE);
   const payouts = pinnedTo ? payoutsPage(db, pinnedTo, null, ACCOUNT_PAGE_SIZE) : { payouts: [], nextCursor: null };
 
   const claimed = pinnedTo !== null && profile.firstSignInAtMs !== null;

@@ -1,10 +1,12 @@
 /**
  * Figures derived from ledger entries: an account's credited, paid, burned and balance, and the
- * service-wide figures of SPEC's Stats. Nothing here is stored; everything is a sum of entries
- * (or of cached balances, which `post` keeps equal to those sums).
+ * service-wide figures of SPEC's Stats. Each is a sum of entries, read from what the ledger keeps
+ * with every entry: cached balances (`post` keeps them equal to the sums) and the projections its
+ * insert triggers keep (migrations 0009 and 0010), which `verifyLedger` recomputes from the entries.
  */
 import type { Db } from "../../db/client";
 import { AppError } from "../lib/errors";
+import { statement } from "../../db/statement";
 
 export interface MoneyFigures {
   creditedLamports: bigint;
@@ -16,24 +18,13 @@ export interface MoneyFigures {
 const ZERO: MoneyFigures = { creditedLamports: 0n, paidLamports: 0n, burnedLamports: 0n, balanceLamports: 0n };
 
 /**
- * Figures of one ledger account (kind 'user' for a pinned id, 'handle' for an unpinned handle).
+ * Figures of one ledger account (kind 'user' for a pinned id, 'handle' for an unpinned handle),
+ * from the projection the ledger keeps with every entry (`ledger_account_figures`).
  * credited = sweep credits + credits moved in at pinning; paid = payouts reserved minus payouts
  * failed (queued, sent and confirmed count); burned = burn orders; balance = the account's sum.
  */
 export function accountFigures(db: Db, kind: "user" | "handle", ref: string): MoneyFigures {
-  const row = db.$client
-    .query<{ balance: bigint; credited: bigint; paid: bigint; burned: bigint }, [kind: "user" | "handle", ref: string]>(
-      `SELECT a.balance AS balance,
-              COALESCE(SUM(CASE WHEN p.kind IN ('sweep', 'pin') AND e.amount > 0 THEN e.amount END), 0) AS credited,
-              COALESCE(SUM(CASE WHEN p.kind IN ('payout_reserve', 'payout_fail') THEN -e.amount END), 0) AS paid,
-              COALESCE(SUM(CASE WHEN p.kind = 'burn_order' THEN -e.amount END), 0) AS burned
-         FROM ledger_accounts a
-         JOIN ledger_entries e ON e.account_id = a.id
-         JOIN ledger_postings p ON p.id = e.posting_id
-        WHERE a.kind = ? AND a.ref = ?
-        GROUP BY a.id`,
-    )
-    .get(kind, ref);
+  const row = storedFigures(db).get(kind, ref);
   if (!row) return { ...ZERO };
   const figures: MoneyFigures = {
     creditedLamports: BigInt(row.credited),
@@ -41,41 +32,62 @@ export function accountFigures(db: Db, kind: "user" | "handle", ref: string): Mo
     burnedLamports: BigInt(row.burned),
     balanceLamports: BigInt(row.balance),
   };
-  // A handle account that was pinned has moved its money out: its own credits stay as history.
-  const pinnedOut = kind === "handle" ? handlePinnedOut(db, ref) : 0n;
-  const expected = figures.creditedLamports - pinnedOut - figures.paidLamports - figures.burnedLamports;
-  if (expected !== figures.balanceLamports) {
-    throw new AppError("LEDGER_INVARIANT", `account figures of ${kind} do not add up`);
-  }
+  if (!figuresAddUp(kind, row)) throw new AppError("LEDGER_INVARIANT", `account figures of ${kind} do not add up`);
   return figures;
 }
 
-function handlePinnedOut(db: Db, handle: string): bigint {
-  const row = db.$client
-    .query<{ moved: bigint }, [handle: string]>(
-      `SELECT COALESCE(SUM(-e.amount), 0) AS moved
-         FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
-         JOIN ledger_postings p ON p.id = e.posting_id
-        WHERE a.kind = 'handle' AND a.ref = ? AND p.kind = 'pin'`,
-    )
-    .get(handle)!;
-  return BigInt(row.moved);
+export interface StoredFigures {
+  balance: bigint;
+  credited: bigint;
+  paid: bigint;
+  burned: bigint;
+  pinMoved: bigint;
 }
 
-/** Per-token credits of one account, keyed by token id. */
-export function creditsByToken(db: Db, kind: "user" | "handle", ref: string): Map<number, bigint> {
-  const rows = db.$client
-    .query<{ tokenId: bigint; credited: bigint }, [kind: "user" | "handle", ref: string]>(
-      `SELECT e.token_id AS tokenId, SUM(e.amount) AS credited
-         FROM ledger_entries e
-         JOIN ledger_accounts a ON a.id = e.account_id
-         JOIN ledger_postings p ON p.id = e.posting_id
-        WHERE a.kind = ? AND a.ref = ? AND p.kind IN ('sweep', 'pin') AND e.amount > 0 AND e.token_id IS NOT NULL
-        GROUP BY e.token_id`,
-    )
-    .all(kind, ref);
+const storedFigures = statement<StoredFigures, [kind: "user" | "handle", ref: string]>(
+  `SELECT a.balance, f.credited_lamports AS credited, f.paid_lamports AS paid, f.burned_lamports AS burned,
+          f.pin_moved_lamports AS pinMoved
+     FROM ledger_accounts a JOIN ledger_account_figures f ON f.account_id = a.id
+    WHERE a.kind = ? AND a.ref = ?`,
+);
+
+const storedCreditsOfTokens = statement<
+  { tokenId: bigint; credited: bigint },
+  [kind: "user" | "handle", ref: string, tokenIds: string]
+>(
+  `SELECT c.token_id AS tokenId, c.credited_lamports AS credited
+     FROM ledger_accounts a JOIN ledger_account_token_credits c ON c.account_id = a.id
+    WHERE a.kind = ? AND a.ref = ? AND c.token_id IN (SELECT value FROM json_each(?))`,
+);
+
+/**
+ * The balance is what came in, less what left: for a handle that was pinned, its money moved out
+ * to the user id; its own credits stay as history.
+ */
+export function figuresAddUp(kind: string, f: StoredFigures): boolean {
+  const pinnedOut = kind === "handle" ? BigInt(f.pinMoved) : 0n;
+  return BigInt(f.credited) - pinnedOut - BigInt(f.paid) - BigInt(f.burned) === BigInt(f.balance);
+}
+
+/** Per-token credits of one account, keyed by token id (sweep credits and pins in); only `tokenIds` when given. */
+export function creditsByToken(
+  db: Db,
+  kind: "user" | "handle",
+  ref: string,
+  tokenIds: readonly number[] | null = null,
+): Map<number, bigint> {
+  const rows =
+    tokenIds === null
+      ? storedTokenCredits(db).all(kind, ref)
+      : storedCreditsOfTokens(db).all(kind, ref, JSON.stringify(tokenIds));
   return new Map(rows.map((r) => [Number(r.tokenId), BigInt(r.credited)]));
 }
+
+const storedTokenCredits = statement<{ tokenId: bigint; credited: bigint }, [kind: "user" | "handle", ref: string]>(
+  `SELECT c.token_id AS tokenId, c.credited_lamports AS credited
+     FROM ledger_accounts a JOIN ledger_account_token_credits c ON c.account_id = a.id
+    WHERE a.kind = ? AND a.ref = ?`,
+);
 
 /** What each handle a token names was credited from it, all time (SPEC Recipient.creditedLamports). */
 export function recipientCredits(db: Db, tokenId: number): Map<string, bigint> {

@@ -3,11 +3,18 @@
  * sweep run and in tests; a violation throws, and the service refuses to serve a wrong balance.
  */
 import type { Db } from "../../db/client";
-import { ledgerTotals, recipientCredits } from "./figures";
+import { figuresAddUp, ledgerTotals, recipientCredits, type StoredFigures } from "./figures";
 import { statement } from "../../db/statement";
 import { AppError } from "../lib/errors";
 
 export interface VerifyOptions {
+  /**
+   * The accounts' stored figures and per-token credits: "recompute" them from the entries (~20 s
+   * at 7M entries), or check only that each account's figures add up to its balance, which is
+   * itself checked against the entries, and that its per-token credits add up to its credited
+   * figure (a pass over the projections alone). Default "recompute".
+   */
+  accountFigures?: "recompute" | "identities";
   /**
    * Recompute every recipient's stored credits from the entries (the longest check: ~6 s at 7M
    * entries). On by default; the sweep run's audit turns it off, because each of its credits
@@ -71,6 +78,7 @@ export function verifyLedger(db: Db, options: VerifyOptions = {}): void {
   if (sweptMismatch)
     throw new AppError("LEDGER_INVARIANT", `token ${sweptMismatch.id} swept total disagrees with the ledger`);
 
+  verifyAccountFigures(db, options.accountFigures ?? "recompute");
   if (options.recipientCredits === false) return;
   // The recipients' credits the reads serve (a projection kept by a trigger) equal their entries.
   const creditDrift = c
@@ -86,6 +94,64 @@ export function verifyLedger(db: Db, options: VerifyOptions = {}): void {
     .get();
   if (creditDrift)
     throw new AppError("LEDGER_INVARIANT", `recipient credits of token ${creditDrift.tokenId} differ from its entries`);
+}
+
+function verifyAccountFigures(db: Db, mode: "recompute" | "identities"): void {
+  const c = db.$client;
+  const rows = c
+    .query<StoredFigures & { id: bigint; kind: string; tokenCredited: bigint | null }, []>(
+      `SELECT a.id, a.kind, a.balance, f.credited_lamports AS credited, f.paid_lamports AS paid,
+              f.burned_lamports AS burned, f.pin_moved_lamports AS pinMoved,
+              (SELECT SUM(t.credited_lamports) FROM ledger_account_token_credits t WHERE t.account_id = a.id) AS tokenCredited
+         FROM ledger_accounts a JOIN ledger_account_figures f ON f.account_id = a.id`,
+    )
+    .all();
+  for (const row of rows) {
+    if (!figuresAddUp(row.kind, row) || BigInt(row.tokenCredited ?? 0n) !== BigInt(row.credited))
+      throw new AppError("LEDGER_INVARIANT", `stored figures of account ${row.id} do not add up`);
+  }
+  const unlisted = c
+    .query<{ id: bigint }, []>(
+      `SELECT a.id FROM ledger_accounts a
+        WHERE a.kind IN ('user', 'handle') AND EXISTS (SELECT 1 FROM ledger_entries e WHERE e.account_id = a.id)
+          AND NOT EXISTS (SELECT 1 FROM ledger_account_figures f WHERE f.account_id = a.id) LIMIT 1`,
+    )
+    .get();
+  if (unlisted) throw new AppError("LEDGER_INVARIANT", `account ${unlisted.id} has entries but no stored figures`);
+  if (mode === "identities") return;
+
+  const drifted = c
+    .query<{ id: bigint }, []>(
+      `SELECT COALESCE(x.account_id, f.account_id) AS id
+         FROM (SELECT e.account_id,
+                      COALESCE(SUM(CASE WHEN p.kind IN ('sweep', 'pin') AND e.amount > 0 THEN e.amount END), 0) AS credited,
+                      COALESCE(SUM(CASE WHEN p.kind IN ('payout_reserve', 'payout_fail') THEN -e.amount END), 0) AS paid,
+                      COALESCE(SUM(CASE WHEN p.kind = 'burn_order' THEN -e.amount END), 0) AS burned,
+                      COALESCE(SUM(CASE WHEN p.kind = 'pin' THEN -e.amount END), 0) AS pinMoved
+                 FROM ledger_accounts a JOIN ledger_entries e ON e.account_id = a.id
+                 JOIN ledger_postings p ON p.id = e.posting_id
+                WHERE a.kind IN ('user', 'handle') GROUP BY e.account_id) x
+         FULL OUTER JOIN ledger_account_figures f ON f.account_id = x.account_id
+        WHERE x.credited IS NOT f.credited_lamports OR x.paid IS NOT f.paid_lamports
+           OR x.burned IS NOT f.burned_lamports OR x.pinMoved IS NOT f.pin_moved_lamports LIMIT 1`,
+    )
+    .get();
+  if (drifted)
+    throw new AppError("LEDGER_INVARIANT", `stored figures of account ${drifted.id} differ from its entries`);
+  const tokenDrift = c
+    .query<{ id: bigint }, []>(
+      `SELECT COALESCE(x.account_id, t.account_id) AS id
+         FROM (SELECT e.account_id, e.token_id, SUM(e.amount) AS s
+                 FROM ledger_accounts a JOIN ledger_entries e ON e.account_id = a.id
+                 JOIN ledger_postings p ON p.id = e.posting_id
+                WHERE a.kind IN ('user', 'handle') AND p.kind IN ('sweep', 'pin') AND e.amount > 0 AND e.token_id IS NOT NULL
+                GROUP BY e.account_id, e.token_id) x
+         FULL OUTER JOIN ledger_account_token_credits t ON t.account_id = x.account_id AND t.token_id = x.token_id
+        WHERE x.s IS NOT t.credited_lamports LIMIT 1`,
+    )
+    .get();
+  if (tokenDrift)
+    throw new AppError("LEDGER_INVARIANT", `per-token credits of account ${tokenDrift.id} differ from its entries`);
 }
 
 const storedRecipientCredits = statement<{ handle: string; credited: bigint }, [tokenId: number]>(

@@ -540,7 +540,7 @@ async function rereadSwept(
  */
 async function reconcile(deps: SweepJobDeps, ctx: JobContext): Promise<void> {
   // Each credit of the run checked its own token's recipient credits when it was written.
-  verifyLedger(deps.db, { recipientCredits: false });
+  verifyLedger(deps.db, { recipientCredits: false, accountFigures: "identities" });
   const treasury = deps.chain.treasury.publicKey.toBase58();
   const balances = await deps.chain.reader.getBalances([treasury]);
   const treasuryLamports = balances.get(treasury) ?? 0n;
