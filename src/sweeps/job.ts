@@ -100,6 +100,15 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
   return report;
 }
 
+/**
+ * Tokens read and stored per page of the read pass. Each page ends in one synchronous write of its
+ * readings, and the jobs' thread runs such stretches at full speed before it rests for the
+ * requests (src/workers/pace.ts); shorter stretches keep the requests' worst case down. Measured at
+ * 100k tokens with the jobs working, random token details: p99 27.5-30.1 ms with pages of 300,
+ * 23.6-24.1 ms with pages of 100 (and ~20% more of them served).
+ */
+export const SWEEP_READ_BATCH_TOKENS = 100;
+
 type Candidate = SweepItem & { tokenId: number };
 
 interface TokenRow {
@@ -124,7 +133,7 @@ async function readTokens(
       .all()
       .map((r) => Number(r.id)),
   );
-  const batchSize = deps.readBatchSize ?? 300;
+  const batchSize = deps.readBatchSize ?? SWEEP_READ_BATCH_TOKENS;
   const heldBack = heldBackMints(deps.db, "sweep", deps.now());
   const candidates: Candidate[] = [];
   const wereInFlight: { tokenId: number; token: TokenRef }[] = [];
@@ -502,7 +511,7 @@ async function rereadSwept(
   ctx: JobContext,
   swept: readonly { tokenId: number; token: TokenRef }[],
 ): Promise<number> {
-  const batchSize = deps.readBatchSize ?? 300;
+  const batchSize = deps.readBatchSize ?? SWEEP_READ_BATCH_TOKENS;
   let changed = 0;
   for (let i = 0; i < swept.length && !ctx.signal.aborted; i += batchSize) {
     const page = swept.slice(i, i + batchSize);
