@@ -119,19 +119,10 @@ export function accountTokensPage(
   const page = tokenRows.slice(0, limit);
   const last = page[page.length - 1];
   // The ledger keeps a row per account and token: only this page's are read.
+  const pageTokenIds = page.map((r) => Number(r.tokenId));
   const credits = owner.idpUserId
-    ? creditsByToken(
-        db,
-        "user",
-        owner.idpUserId,
-        page.map((r) => Number(r.tokenId)),
-      )
-    : creditsByToken(
-        db,
-        "handle",
-        owner.handle,
-        page.map((r) => Number(r.tokenId)),
-      );
+    ? creditsByToken(db, "user", owner.idpUserId, pageTokenIds)
+    : creditsByToken(db, "handle", owner.handle, pageTokenIds);
   return {
     tokens: page.map((r) => ({
       mint: r.mint,

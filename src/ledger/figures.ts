@@ -44,11 +44,20 @@ export interface StoredFigures {
   pinMoved: bigint;
 }
 
+/** An account's balance beside its stored figures, as `StoredFigures`; `a` is the account, `f` its figures. */
+export const STORED_FIGURES_COLUMNS = `a.balance, f.credited_lamports AS credited, f.paid_lamports AS paid,
+  f.burned_lamports AS burned, f.pin_moved_lamports AS pinMoved`;
+
 const storedFigures = statement<StoredFigures, [kind: "user" | "handle", ref: string]>(
-  `SELECT a.balance, f.credited_lamports AS credited, f.paid_lamports AS paid, f.burned_lamports AS burned,
-          f.pin_moved_lamports AS pinMoved
+  `SELECT ${STORED_FIGURES_COLUMNS}
      FROM ledger_accounts a JOIN ledger_account_figures f ON f.account_id = a.id
     WHERE a.kind = ? AND a.ref = ?`,
+);
+
+/** The stored figures of one account by id (null before its first entry). */
+export const storedFiguresOfAccount = statement<StoredFigures, [accountId: number]>(
+  `SELECT ${STORED_FIGURES_COLUMNS}
+     FROM ledger_accounts a JOIN ledger_account_figures f ON f.account_id = a.id WHERE a.id = ?`,
 );
 
 const storedCreditsOfTokens = statement<

@@ -10,7 +10,7 @@
  */
 import type { Db } from "../../db/client";
 import { statement } from "../../db/statement";
-import { figuresAddUp, type StoredFigures } from "./figures";
+import { figuresAddUp, storedFiguresOfAccount } from "./figures";
 import { AppError } from "../lib/errors";
 
 export const ACCOUNT_KINDS = [
@@ -88,11 +88,6 @@ const readAccount = statement<{ balance: bigint; kind: AccountKind; entrySum: bi
 const postingSum = statement<{ total: bigint; n: bigint }, [postingId: number]>(
   "SELECT COALESCE(SUM(amount), 0) AS total, COUNT(*) AS n FROM ledger_entries WHERE posting_id = ?",
 );
-const figuresOfAccount = statement<StoredFigures, [accountId: number]>(
-  `SELECT a.balance, f.credited_lamports AS credited, f.paid_lamports AS paid, f.burned_lamports AS burned,
-          f.pin_moved_lamports AS pinMoved
-     FROM ledger_accounts a JOIN ledger_account_figures f ON f.account_id = a.id WHERE a.id = ?`,
-);
 const accountBalance = statement<{ balance: bigint }, [kind: AccountKind, ref: string]>(
   "SELECT balance FROM ledger_accounts WHERE kind = ? AND ref = ?",
 );
@@ -159,7 +154,7 @@ export function post(
     }
     if (row.kind === "user" || row.kind === "handle") {
       // The figures the account record shows (kept by a trigger) still add up to the balance.
-      const figures = figuresOfAccount(db).get(id);
+      const figures = storedFiguresOfAccount(db).get(id);
       if (!figures || !figuresAddUp(row.kind, figures)) {
         throw new AppError("LEDGER_INVARIANT", `stored figures of account ${id} do not add up`);
       }
