@@ -36,10 +36,16 @@ import { noteRequest } from "./workers/pace";
 export function createApp(ctx: SchedulingContext) {
   const screenRequest = createFrontDoor(ctx);
   return new Elysia({ normalize: true })
-    .onRequest((c) => {
+    .onRequest((context) => {
       // Counted for the jobs' thread, which rests while requests come (src/workers/pace.ts).
       noteRequest();
-      return screenRequest(c);
+      // The context is never handed to a function whole: Elysia reads this hook's source to learn
+      // what routes use, and a context passed on counts as every part used, so every request of
+      // every route would parse its cookies, query and headers before any route looks at them.
+      const screened = { request: context.request, server: context.server, set: context.set };
+      const refusal = screenRequest(screened);
+      context.request = screened.request;
+      return refusal;
     })
     .onError(({ code, error, set, request }) => {
       const headers = Object.fromEntries(

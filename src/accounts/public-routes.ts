@@ -40,12 +40,12 @@ export function accountPublicRoutes(ctx: AppContext) {
         const handle = handleOf(params.handle);
         const key = `idp\u0000${handle}`;
         const hit = memo.get(key);
-        if (hit) return jsonBody(hit.body, set.headers);
+        if (hit) return jsonBody(hit.body, set);
         const version = memo.version();
         const record = accountRecord(ctx.db, handle);
         if (!record) throw noRecord();
         const body = JSON.stringify(record);
-        return jsonBody(memo.set(key, version, body), set.headers);
+        return jsonBody(memo.set(key, version, body), set);
       },
       {
         params: t.Object({ handle: t.String({ description: "1 to 15 letters, digits or underscores, optional @" }) }),

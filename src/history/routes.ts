@@ -41,12 +41,12 @@ export function historyRoutes(ctx: AppContext) {
         const days = query.days ?? TOKEN_HISTORY_DAYS_DEFAULT;
         const key = `token-history\u0000${params.mint}\u0000${days}\u0000${minute()}`;
         const hit = memo.get(key);
-        if (hit) return jsonBody(hit.body, set.headers);
+        if (hit) return jsonBody(hit.body, set);
         const version = memo.version();
         const points = tokenHistory(ctx.db, params.mint, days, ctx.now());
         if (!points) throw notFound("No token with that mint was launched here.");
         const body = JSON.stringify({ points });
-        return jsonBody(memo.set(key, version, body), set.headers);
+        return jsonBody(memo.set(key, version, body), set);
       },
       {
         params: t.Object({ mint: t.String({ description: "base58 token address, case-sensitive" }) }),
@@ -66,10 +66,10 @@ export function historyRoutes(ctx: AppContext) {
         const days = query.days ?? PROOF_HISTORY_DAYS_DEFAULT;
         const key = `proof-history\u0000${days}\u0000${minute()}`;
         const hit = memo.get(key);
-        if (hit) return jsonBody(hit.body, set.headers);
+        if (hit) return jsonBody(hit.body, set);
         const version = memo.version();
         const body = JSON.stringify({ points: proofHistory(ctx.db, days, ctx.now()) });
-        return jsonBody(memo.set(key, version, body), set.headers);
+        return jsonBody(memo.set(key, version, body), set);
       },
       {
         query: DaysQuery(PROOF_HISTORY_DAYS_DEFAULT),
@@ -89,7 +89,7 @@ export function historyRoutes(ctx: AppContext) {
         if (!handle) throw badRequest("The handle must be 1 to 15 letters, digits or underscores.");
         const entries = handleHistory(ctx.db, handle);
         if (!entries) throw notFound("No token launched here names this handle yet.");
-        return jsonBody(JSON.stringify({ entries }), set.headers);
+        return jsonBody(JSON.stringify({ entries }), set);
       },
       {
         params: t.Object({ handle: t.String({ description: "1 to 15 letters, digits or underscores, optional @" }) }),

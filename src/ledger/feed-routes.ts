@@ -25,10 +25,10 @@ export function feedRoutes(ctx: AppContext) {
       const limit = query.limit ?? DEFAULT_FEED_LIMIT;
       const key = `ledger\u0000${limit}\u0000${beforeUs ?? ""}`;
       const hit = memo.get(key);
-      if (hit) return jsonBody(hit.body, set.headers);
+      if (hit) return jsonBody(hit.body, set);
       const version = memo.version();
       const body = JSON.stringify(feedPage(ctx.db, beforeUs, limit));
-      return jsonBody(memo.set(key, version, body), set.headers);
+      return jsonBody(memo.set(key, version, body), set);
     },
     {
       query: t.Object({

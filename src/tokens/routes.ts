@@ -50,7 +50,7 @@ export function tokenRoutes(ctx: AppContext) {
         // Only answers to valid input are remembered, so a hit needs no cursor check (an HMAC).
         const key = `tokens\u0000${sort}\u0000${limit}\u0000${q ?? ""}\u0000${query.cursor ?? ""}`;
         const hit = memo.get(key);
-        if (hit) return jsonBody(hit.body, set.headers);
+        if (hit) return jsonBody(hit.body, set);
         let after = null;
         if (query.cursor !== undefined) {
           after = signer.decode(query.cursor, sort);
@@ -61,7 +61,7 @@ export function tokenRoutes(ctx: AppContext) {
         const version = memo.version();
         const page = listTokens(ctx.db, { sort, q, limit, after });
         const body = JSON.stringify({ tokens: page.tokens, nextCursor: page.next ? signer.encode(page.next) : null });
-        return jsonBody(memo.set(key, version, body), set.headers);
+        return jsonBody(memo.set(key, version, body), set);
       },
       {
         query: TokenListQuerySchema,
@@ -78,7 +78,7 @@ export function tokenRoutes(ctx: AppContext) {
       async ({ params, set }) => {
         set.headers["cache-control"] = CACHE.publicRead;
         if (!looksLikeAddress(params.mint)) throw invalid("The mint is not a base58 address.");
-        return jsonBody(await tokenDetailBody(ctx, memo, params.mint), set.headers);
+        return jsonBody(await tokenDetailBody(ctx, memo, params.mint), set);
       },
       {
         params: MintParams,

@@ -16,6 +16,7 @@ import type { SchedulingContext } from "../jobs/setup";
 import { log, setLogLevel } from "../lib/log";
 import { createServiceMetrics } from "../lib/metrics";
 import { registerJobs } from "../register-jobs";
+import { computeStats, STATS_PUBLISH_EVERY_MS } from "../stats/service";
 import { WebhookDispatcher } from "../webhooks/dispatcher";
 import { webhookSigningKey } from "../webhooks/key";
 import { startCheckpoints } from "../../db/checkpoints";
@@ -75,9 +76,23 @@ registerJobs(ctx, { servesProofs: false });
 let indexer: Indexer | null = null;
 let webhooks: WebhookDispatcher | null = null;
 let stateTimer: ReturnType<typeof setInterval> | null = null;
+let statsTimer: ReturnType<typeof setInterval> | null = null;
+
+/** The stats, counted here so the request thread does not stall on them. */
+function publishStats(): void {
+  const atMs = ctx.now();
+  try {
+    parent.post({ type: "stats", stats: computeStats(db, atMs), atMs });
+  } catch (error) {
+    // The request thread then counts itself, and answers an invariant failure as it always did.
+    log.warn("stats not computed", { error });
+  }
+}
 
 /** The schedules, the indexer and the webhook sender: only when JOBS is on, as before the threads. */
 function startWork(): void {
+  publishStats();
+  statsTimer = setInterval(publishStats, STATS_PUBLISH_EVERY_MS);
   if (!config.jobsEnabled) return;
   indexer = startIndexer(ctx, chain, {
     grpcUrl: config.grpcUrl ?? endpoints?.grpcUrl ?? null,
@@ -98,6 +113,7 @@ function startWork(): void {
 
 /** Safe points first (runs abort at their next one and release their leases), then the books close. */
 async function stopWork(): Promise<void> {
+  if (statsTimer) clearInterval(statsTimer);
   if (stateTimer) clearInterval(stateTimer);
   await indexer?.stop();
   parent.post({ type: "indexer", state: null });

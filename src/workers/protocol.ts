@@ -7,6 +7,7 @@ import type { LocalChainEndpoints } from "../chain/setup";
 import type { IndexerState } from "../jobs";
 import type { JobName } from "../jobs/names";
 import type { RunResult } from "../jobs/scheduler";
+import type { Stats } from "../stats/service";
 
 export type Env = Record<string, string | undefined>;
 
@@ -34,6 +35,7 @@ export type FromWorker =
   | { type: "run"; id: number; job: JobName }
   | { type: "finished"; job: JobName; result: RunResult }
   | { type: "indexer"; state: IndexerState | null }
+  | { type: "stats"; stats: Stats; atMs: number }
   | { type: "demo-done" }
   | { type: "failed"; error: string }
   | { type: "stopped" };

@@ -16,6 +16,7 @@ import { lowerRuntimeHelpers } from "./priority";
 import { countRequests } from "./pace";
 import type { Env } from "./protocol";
 import { RemoteScheduler } from "./remote-scheduler";
+import { publishStats } from "../stats/service";
 
 const NOT_REGISTERED = { ran: false, reason: "not_registered" } as const;
 
@@ -107,6 +108,7 @@ export async function startJobsThread(
     { env: envOf(), endpoints, requests: countRequests() },
     (m) => {
       if (m.type === "indexer") indexer = m.state;
+      if (m.type === "stats") publishStats(ctx.db, m.stats, m.atMs);
       if (m.type !== "finished" || !m.result.ran) return;
       ctx.metrics.jobRuns.inc({ job: m.job, outcome: m.result.ok ? "ok" : "error" });
       ctx.metrics.jobSeconds.observe({ job: m.job }, m.result.durationMs / 1000);

@@ -3,7 +3,7 @@ import { testService, type TestService } from "../helpers/service";
 import { JOB_NAMES } from "../../src/jobs/names";
 import { immediate } from "../../db/transaction";
 import { creditSweep } from "../../src/ledger/commands";
-import { forgetStats } from "../../src/stats/service";
+import { forgetStats, publishStats, type Stats } from "../../src/stats/service";
 
 let svc: TestService;
 afterEach(async () => svc && (await svc.cleanup()));
@@ -53,7 +53,44 @@ describe("GET /api/stats", () => {
     expect(body.owedLamports).toBe(body.unclaimedLamports);
     forgetStats(svc.ctx.db);
   });
+
+  test("figures counted on the jobs' thread are served while under 10 seconds old, never replaced by older ones", async () => {
+    let now = 1_700_000_000_000;
+    svc = testService({}, { now: () => now });
+    const counted = (tokens: number, atMs: number): Stats => ({
+      ...zeroStats,
+      tokens,
+      updatedAt: new Date(atMs).toISOString(),
+    });
+    publishStats(svc.ctx.db, counted(7, now - 2_000), now - 2_000);
+    const first = await svc.json("/api/stats");
+    expect(first.body).toEqual(counted(7, now - 2_000));
+    expect(first.headers.get("content-type")).toBe("application/json;charset=utf-8");
+    // A computation that finished late, with older figures, does not replace newer ones.
+    publishStats(svc.ctx.db, counted(8, now - 1_000), now - 1_000);
+    publishStats(svc.ctx.db, counted(9, now - 1_500), now - 1_500);
+    expect((await svc.json("/api/stats")).body.tokens).toBe(8);
+    // Nothing published for 10 s: this thread counts the books itself (no tokens here).
+    now += 9_001;
+    const counter = await svc.json("/api/stats");
+    expect(counter.body.tokens).toBe(0);
+    expect(counter.body.updatedAt).toBe(new Date(now).toISOString());
+    forgetStats(svc.ctx.db);
+  });
 });
+
+const zeroStats: Stats = {
+  tokens: 0,
+  recipients: 0,
+  claimedAccounts: 0,
+  sweptLamports: "0",
+  paidLamports: "0",
+  burnedLamports: "0",
+  owedLamports: "0",
+  unclaimedLamports: "0",
+  launches24h: 0,
+  updatedAt: "",
+};
 
 describe("GET /api/cron/health", () => {
   test("lists all five jobs, never run and stale, on a fresh deployment", async () => {

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { closeDatabase, openDatabase, type Db } from "../../db/client";
 import { CACHE } from "../../src/http/cache";
 import { READ_MEMO_STALE_MS, ReadMemo } from "../../src/http/read-memo";
+import { testService } from "../helpers/service";
 
 let dir: string | null = null;
 let db: Db | null = null;
@@ -71,4 +72,29 @@ test("with staleMs: an entry past the bound still answers while nobody wrote sin
 test("the stale bound is under every s-maxage the memoised public reads advertise", () => {
   const maxAges = [CACHE.publicRead, CACHE.ledger, CACHE.proof].map((v) => Number(/s-maxage=(\d+)/.exec(v)![1]));
   for (const seconds of maxAges) expect(READ_MEMO_STALE_MS).toBeLessThan(seconds * 1000);
+});
+
+test("an answer from the memo carries the same headers as the first render: type, cache, request id, limits", async () => {
+  const svc = testService();
+  try {
+    for (const path of ["/api/tokens?sort=fees", "/api/ledger", "/api/stats"]) {
+      const ask = () =>
+        svc.call(path, { headers: { "x-request-id": `req-${path.length}-${Math.random()}`.slice(0, 40) } });
+      const rendered = await ask();
+      const remembered = await ask();
+      expect(await remembered.text()).toBe(await rendered.text());
+      for (const response of [rendered, remembered]) {
+        expect(response.status).toBe(200);
+        expect(response.headers.get("content-type")).toBe("application/json;charset=utf-8");
+        expect(response.headers.get("cache-control")).toMatch(/^public, .*s-maxage=\d+/);
+        expect(response.headers.get("x-ratelimit-limit")).not.toBeNull();
+      }
+      expect(remembered.headers.get("x-request-id")).not.toBe(rendered.headers.get("x-request-id"));
+      expect(Number(remembered.headers.get("x-ratelimit-remaining"))).toBe(
+        Number(rendered.headers.get("x-ratelimit-remaining")) - 1,
+      );
+    }
+  } finally {
+    await svc.cleanup();
+  }
 });

@@ -66,9 +66,17 @@ export async function startMain(dataDir: string, env: Record<string, string> = {
       ...env,
     },
     stdout: "ignore",
-    stderr: "ignore",
+    stderr: "pipe",
   });
   started.add(child);
+  // Read all along (a full pipe would block the child); the tail explains a start that failed.
+  let stderrTail = "";
+  void (async () => {
+    const decoder = new TextDecoder();
+    const reader = child.stderr.getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read())
+      stderrTail = (stderrTail + decoder.decode(read.value)).slice(-4_000);
+  })().catch(() => {});
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -77,7 +85,10 @@ export async function startMain(dataDir: string, env: Record<string, string> = {
       () => false,
     );
     if (ok) break;
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error("the service did not start");
+    if (Date.now() > deadline || child.exitCode !== null) {
+      await Bun.sleep(200);
+      throw new Error(`the service did not start (exit ${child.exitCode}); its stderr ended with:\n${stderrTail}`);
+    }
     await Bun.sleep(100);
   }
   const cron = (job: string) =>

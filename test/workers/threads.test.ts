@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../../db/client";
 import { verifyLedger } from "../../src/ledger/verify";
 import { RUNTIME_HELPER_SCAN_EVERY_MS, RUNTIME_HELPER_THREADS, WORKER_NICE } from "../../src/workers/priority";
+import { STATS_MEMO_MS, STATS_PUBLISH_EVERY_MS } from "../../src/stats/service";
 import { killStarted, removeSeeded, seededDataDir, startMain } from "./support";
 
 afterAll(() => removeSeeded());
@@ -120,6 +121,24 @@ describe("jobs in their worker thread", () => {
     const helpers = named(RUNTIME_HELPER_THREADS);
     expect(helpers.length).toBeGreaterThan(0);
     expect(helpers.map((tid) => [niceOf(tid), policyOf(tid)])).toEqual(helpers.map(() => [WORKER_NICE, 0]));
+    rmSync(dataDir, { recursive: true, force: true });
+  }, 120_000);
+
+  test("the public stats are counted on the jobs' thread, fresher than the request thread's own 10 s memo", async () => {
+    const dataDir = seededDataDir();
+    const svc = await startMain(dataDir);
+    const updatedAt = async () => Date.parse((await (await fetch(`${svc.base}/api/stats`)).json()).updatedAt);
+    const first = await updatedAt();
+    // Counted on this thread, the figures would stand for 10 s; published, they move every few seconds.
+    const deadline = Date.now() + STATS_PUBLISH_EVERY_MS * 2 + 2_000;
+    let later = first;
+    while (later === first && Date.now() < deadline) {
+      await Bun.sleep(250);
+      later = await updatedAt();
+    }
+    expect(later).toBeGreaterThan(first);
+    expect(later - first).toBeLessThan(STATS_MEMO_MS);
+    expect((await (await fetch(`${svc.base}/api/stats`)).json()).tokens).toBe(300);
     rmSync(dataDir, { recursive: true, force: true });
   }, 120_000);
 
