@@ -58,13 +58,16 @@ test("with staleMs: other connections' writes wait out the bound, this thread's 
   other.close();
 });
 
-test("with staleMs: an entry past the bound still answers while nobody wrote since", async () => {
+test("with staleMs: an entry found unchanged counts as current from then, for the bound and no longer", async () => {
   const { other, memo } = fresh();
-  memo.staleMs = 50;
+  memo.staleMs = 100;
   memo.set("k", memo.version(), "a");
-  await Bun.sleep(80);
+  await Bun.sleep(130);
+  // Past the bound, nobody wrote: the entry answers and was current just now.
   expect(await memo.get("k")?.body.text()).toBe("a");
   otherWrite(other, "1");
+  expect(await memo.get("k")?.body.text()).toBe("a");
+  await Bun.sleep(130);
   expect(memo.get("k")).toBeNull();
   other.close();
 });
