@@ -15,6 +15,15 @@ const migrationsFolder = join(import.meta.dir, "migrations");
 Database.MAX_QUERY_CACHE_SIZE = 1024;
 
 /**
+ * Each connection's SQLite page cache, in KiB (the default is 2 MiB). It was 32 MiB, but SQLite
+ * drops a connection's whole cache when its next read transaction finds that another connection
+ * committed since: with the jobs' thread committing several times a second, the request thread's
+ * cache filled with pages it never read twice. At 8 MiB, peak RSS under the jobs fell by ~25 MB in
+ * a probe at 100k tokens, with random details no slower.
+ */
+export const PAGE_CACHE_KIB = 8 * 1024;
+
+/**
  * Opens (creating if needed) the service database and applies pending migrations.
  * `:memory:` gives a private database for tests.
  */
@@ -26,8 +35,7 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number } =
   client.exec("PRAGMA synchronous = FULL");
   client.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
   client.exec("PRAGMA foreign_keys = ON");
-  // 32 MiB of page cache (the default is 2 MiB): reads at 100k tokens walk many pages.
-  client.exec("PRAGMA cache_size = -32768");
+  client.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
   const db = drizzle({ client, schema }) as Db;
   migrate(db, { migrationsFolder });
   return db;

@@ -26,9 +26,6 @@ import { yieldToRequests } from "./priority";
 import { pacedFetch } from "./pace";
 import type { WorkerStart } from "./protocol";
 
-/** The jobs' connection's SQLite page cache, in KiB. */
-export const JOBS_PAGE_CACHE_KIB = 8 * 1024;
-
 /** How often the indexer's state is sent to the request thread (its health and metrics show it). */
 export const INDEXER_STATE_EVERY_MS = 500;
 
@@ -45,9 +42,6 @@ const chain = endpoints
   ? setupChainOverEndpoints(config, endpoints, { fetch: chainFetch })
   : await setupChain(config, undefined, { fetch: chainFetch });
 const db = openDatabase(config.databasePath);
-// The request thread's connection keeps the page cache the reads need; the jobs walk their tables
-// once per run, so a second full-size cache would mostly hold pages read once.
-db.$client.exec(`PRAGMA cache_size = -${JOBS_PAGE_CACHE_KIB}`);
 // The request thread's connection has handed its checkpoints to this thread (db/checkpoints.ts).
 const stopCheckpoints = startCheckpoints(db);
 const closeBridge = bridgeFeed(db, config.databasePath);
