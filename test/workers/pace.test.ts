@@ -1,10 +1,11 @@
 /**
  * The jobs' thread rests while requests come (src/workers/pace.ts): its chain calls wait out a
  * multiple of the work done since the previous call, only while the request counter moves, never longer
- * than the bound, and the app counts every request it starts.
+ * than the bound per call (rest owed past it is waited by the next calls, up to the debt bound, and
+ * forgiven once requests stop), and the app counts every request it starts.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { countRequests, noteRequest, PACE_WAIT_MS_MAX, pacedFetch } from "../../src/workers/pace";
+import { countRequests, noteRequest, PACE_DEBT_MS_MAX, PACE_WAIT_MS_MAX, pacedFetch } from "../../src/workers/pace";
 import { testService, type TestService } from "../helpers/service";
 
 /** A paced fetch resting 3 ms per ms of work, on a fake clock: `work(ms)` is the thread running its own code; the chain answers in `chainMs`. */
@@ -95,6 +96,39 @@ describe("jobs pacing", () => {
     h.request();
     await h.call();
     expect(h.slept).toEqual([PACE_WAIT_MS_MAX]);
+  });
+
+  test("rest owed past one wait's bound is waited by the next calls, up to the debt bound", async () => {
+    const h = harness();
+    h.work(200);
+    for (let i = 0; i < 4; i++) {
+      h.request();
+      await h.call();
+    }
+    // 200 ms of work owes 600 ms of rest: 250, 250, then the 100 left.
+    expect(h.slept).toEqual([PACE_WAIT_MS_MAX, PACE_WAIT_MS_MAX, 100]);
+    const far = harness();
+    far.work(100_000);
+    for (let i = 0; i < 20; i++) {
+      far.request();
+      await far.call();
+    }
+    expect(far.slept.reduce((sum, ms) => sum + ms, 0)).toBe(PACE_DEBT_MS_MAX);
+  });
+
+  test("rest still owed when requests stop is forgiven", async () => {
+    const h = harness();
+    h.work(200);
+    h.request();
+    await h.call();
+    expect(h.slept).toEqual([PACE_WAIT_MS_MAX]);
+    h.work(60);
+    await h.call();
+    // Requests come again: only the work since the last call is owed, nothing from before.
+    h.work(10);
+    h.request();
+    await h.call();
+    expect(h.slept).toEqual([PACE_WAIT_MS_MAX, 30]);
   });
 
   test("once requests stop, the jobs run free again after the busy window", async () => {
