@@ -3,11 +3,12 @@
  * rendered at: the connection's write count (`total_changes()`, bumped by every write this thread
  * makes) and `data_version` (bumped by commits of other connections: the jobs' thread, the admin
  * CLI). A write of this thread invalidates every entry at once, so what a request writes, the next
- * read shows. Writes of other connections invalidate an entry only once it is older than the
- * memo's `staleMs`: with the jobs in their own thread writing the books all the time, a hot page is
- * rendered at most once per `staleMs` instead of after every commit (0, the default, is exact).
- * Public reads advertise `s-maxage` of 5 s or more (src/http/cache.ts), so a body up to 1 s old is
- * always within what a shared cache may serve anyway. Session routes never use this memo.
+ * read shows. Writes of other connections invalidate an entry only once it was last known current
+ * (rendered, or found unchanged) more than the memo's `staleMs` ago: with the jobs in their own
+ * thread writing the books all the time, a hot page is rendered at most once per `staleMs` instead
+ * of after every commit (0, the default, is exact). Public reads advertise `s-maxage` of 5 s or
+ * more (src/http/cache.ts), so a body at most 1 s behind the books is always within what a shared
+ * cache may serve anyway. Session routes never use this memo.
  * Bodies are kept as Blobs of their UTF-8 bytes, encoded once when rendered: a hit hands the same
  * immutable bytes to the response, where a string would be encoded again for every response and
  * a Uint8Array copied (a list page is ~25 KB). Measured on 100k-token list pages served from the

@@ -73,7 +73,7 @@ let stateTimer: ReturnType<typeof setInterval> | null = null;
 let statsTimer: ReturnType<typeof setInterval> | null = null;
 
 /** The stats, counted here so the request thread does not stall on them. */
-function publishStats(): void {
+function postStats(): void {
   const atMs = ctx.now();
   try {
     parent.post({ type: "stats", stats: computeStats(db, atMs), atMs });
@@ -85,8 +85,8 @@ function publishStats(): void {
 
 /** The schedules, the indexer and the webhook sender: only when JOBS is on, as before the threads. */
 function startWork(): void {
-  publishStats();
-  statsTimer = setInterval(publishStats, STATS_PUBLISH_EVERY_MS);
+  postStats();
+  statsTimer = setInterval(postStats, STATS_PUBLISH_EVERY_MS);
   if (!config.jobsEnabled) return;
   indexer = startIndexer(ctx, chain, {
     grpcUrl: config.grpcUrl ?? endpoints?.grpcUrl ?? null,

@@ -6,6 +6,20 @@ import { creditSweep } from "../../src/ledger/commands";
 import { forgetStats, publishStats, type Stats } from "../../src/stats/service";
 
 let svc: TestService;
+
+/** Every figure of a deployment with nothing in it yet. */
+const NOTHING_YET: Omit<Stats, "updatedAt"> = {
+  tokens: 0,
+  recipients: 0,
+  claimedAccounts: 0,
+  sweptLamports: "0",
+  paidLamports: "0",
+  burnedLamports: "0",
+  owedLamports: "0",
+  unclaimedLamports: "0",
+  launches24h: 0,
+};
+
 afterEach(async () => svc && (await svc.cleanup()));
 
 describe("GET /api/stats", () => {
@@ -13,17 +27,7 @@ describe("GET /api/stats", () => {
     svc = testService();
     const { status, body, headers } = await svc.json("/api/stats?anything=ignored");
     expect(status).toBe(200);
-    expect(body).toMatchObject({
-      tokens: 0,
-      recipients: 0,
-      claimedAccounts: 0,
-      sweptLamports: "0",
-      paidLamports: "0",
-      burnedLamports: "0",
-      owedLamports: "0",
-      unclaimedLamports: "0",
-      launches24h: 0,
-    });
+    expect(body).toMatchObject(NOTHING_YET);
     expect(new Date(body.updatedAt).toISOString()).toBe(body.updatedAt);
     expect(headers.get("cache-control")).toBe("public, max-age=0, s-maxage=10, stale-while-revalidate=30");
     expect(headers.get("x-ratelimit-limit")).toBe("120");
@@ -58,7 +62,7 @@ describe("GET /api/stats", () => {
     let now = 1_700_000_000_000;
     svc = testService({}, { now: () => now });
     const counted = (tokens: number, atMs: number): Stats => ({
-      ...zeroStats,
+      ...NOTHING_YET,
       tokens,
       updatedAt: new Date(atMs).toISOString(),
     });
@@ -78,19 +82,6 @@ describe("GET /api/stats", () => {
     forgetStats(svc.ctx.db);
   });
 });
-
-const zeroStats: Stats = {
-  tokens: 0,
-  recipients: 0,
-  claimedAccounts: 0,
-  sweptLamports: "0",
-  paidLamports: "0",
-  burnedLamports: "0",
-  owedLamports: "0",
-  unclaimedLamports: "0",
-  launches24h: 0,
-  updatedAt: "",
-};
 
 describe("GET /api/cron/health", () => {
   test("lists all five jobs, never run and stale, on a fresh deployment", async () => {
