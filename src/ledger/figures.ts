@@ -60,13 +60,14 @@ export const storedFiguresOfAccount = statement<StoredFigures, [accountId: numbe
      FROM ledger_accounts a JOIN ledger_account_figures f ON f.account_id = a.id WHERE a.id = ?`,
 );
 
-const storedCreditsOfTokens = statement<
+/** The third parameter: a JSON array of token ids to keep, or null for all of them. */
+const storedTokenCredits = statement<
   { tokenId: bigint; credited: bigint },
-  [kind: "user" | "handle", ref: string, tokenIds: string]
+  [kind: "user" | "handle", ref: string, tokenIds: string | null]
 >(
   `SELECT c.token_id AS tokenId, c.credited_lamports AS credited
      FROM ledger_accounts a JOIN ledger_account_token_credits c ON c.account_id = a.id
-    WHERE a.kind = ? AND a.ref = ? AND c.token_id IN (SELECT value FROM json_each(?))`,
+    WHERE a.kind = ?1 AND a.ref = ?2 AND (?3 IS NULL OR c.token_id IN (SELECT value FROM json_each(?3)))`,
 );
 
 /**
@@ -85,18 +86,9 @@ export function creditsByToken(
   ref: string,
   tokenIds: readonly number[] | null = null,
 ): Map<number, bigint> {
-  const rows =
-    tokenIds === null
-      ? storedTokenCredits(db).all(kind, ref)
-      : storedCreditsOfTokens(db).all(kind, ref, JSON.stringify(tokenIds));
+  const rows = storedTokenCredits(db).all(kind, ref, tokenIds === null ? null : JSON.stringify(tokenIds));
   return new Map(rows.map((r) => [Number(r.tokenId), BigInt(r.credited)]));
 }
-
-const storedTokenCredits = statement<{ tokenId: bigint; credited: bigint }, [kind: "user" | "handle", ref: string]>(
-  `SELECT c.token_id AS tokenId, c.credited_lamports AS credited
-     FROM ledger_accounts a JOIN ledger_account_token_credits c ON c.account_id = a.id
-    WHERE a.kind = ? AND a.ref = ?`,
-);
 
 /** What each handle a token names was credited from it, all time (SPEC Recipient.creditedLamports). */
 export function recipientCredits(db: Db, tokenId: number): Map<string, bigint> {

@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Json } from "../helpers/service";
+import { type Json, NOTHING_YET } from "../helpers/service";
 
 const main = join(import.meta.dir, "..", "..", "src", "main.ts");
 
@@ -92,17 +92,7 @@ describe("start", () => {
       await Bun.sleep(100);
     }
     expect(stats).not.toBeNull();
-    expect(stats).toMatchObject({
-      tokens: 0,
-      recipients: 0,
-      claimedAccounts: 0,
-      sweptLamports: "0",
-      paidLamports: "0",
-      burnedLamports: "0",
-      owedLamports: "0",
-      unclaimedLamports: "0",
-      launches24h: 0,
-    });
+    expect(stats).toMatchObject(NOTHING_YET);
     const health = await (await fetch(`http://127.0.0.1:${port}/api/cron/health`)).json();
     expect(health.jobs.map((j: { job: string }) => j.job)).toEqual(["sweep", "payouts", "burns", "launches", "market"]);
     child.kill("SIGTERM");

@@ -7,6 +7,20 @@ import type { ChainServices } from "../../src/chain/services";
 import type { ChainSetup } from "../../src/chain/setup";
 import { testConfig, type Config } from "../../src/config";
 import { buildService, type Service } from "../../src/service";
+import type { Stats } from "../../src/stats/service";
+
+/** `/api/stats` of a deployment with nothing in it yet, but its time. */
+export const NOTHING_YET: Omit<Stats, "updatedAt"> = {
+  tokens: 0,
+  recipients: 0,
+  claimedAccounts: 0,
+  sweptLamports: "0",
+  paidLamports: "0",
+  burnedLamports: "0",
+  owedLamports: "0",
+  unclaimedLamports: "0",
+  launches24h: 0,
+};
 
 /**
  * A JSON answer as a test reads it: the test picks the fields it checks and its assertions check

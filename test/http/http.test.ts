@@ -1,24 +1,11 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { testService, type TestService } from "../helpers/service";
+import { NOTHING_YET, testService, type TestService } from "../helpers/service";
 import { JOB_NAMES } from "../../src/jobs/names";
 import { immediate } from "../../db/transaction";
 import { creditSweep } from "../../src/ledger/commands";
 import { forgetStats, publishStats, type Stats } from "../../src/stats/service";
 
 let svc: TestService;
-
-/** Every figure of a deployment with nothing in it yet. */
-const NOTHING_YET: Omit<Stats, "updatedAt"> = {
-  tokens: 0,
-  recipients: 0,
-  claimedAccounts: 0,
-  sweptLamports: "0",
-  paidLamports: "0",
-  burnedLamports: "0",
-  owedLamports: "0",
-  unclaimedLamports: "0",
-  launches24h: 0,
-};
 
 afterEach(async () => svc && (await svc.cleanup()));
 
