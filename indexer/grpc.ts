@@ -15,7 +15,7 @@ import Client, {
   type SubscribeRequest,
   type SubscribeUpdate,
 } from "@triton-one/yellowstone-grpc";
-import bs58 from "bs58";
+import { encodeBase58 } from "../src/chain/address";
 import { log } from "../src/lib/log";
 import { scrubErrorText } from "../src/lib/scrub";
 import type { IndexerCore } from "./core";
@@ -298,9 +298,9 @@ export class GrpcSubscriber {
       const a = u.account.account;
       const lamports = BigInt(a.lamports);
       this.core.onAccount(
-        bs58.encode(a.pubkey),
+        encodeBase58(a.pubkey),
         lamports > 0n
-          ? { lamports, owner: bs58.encode(a.owner), executable: a.executable, data: new Uint8Array(a.data) }
+          ? { lamports, owner: encodeBase58(a.owner), executable: a.executable, data: new Uint8Array(a.data) }
           : null,
         BigInt(u.account.slot),
         BigInt(a.writeVersion),
@@ -313,8 +313,8 @@ export class GrpcSubscriber {
         ...(message?.accountKeys ?? []),
         ...(info.meta?.loadedWritableAddresses ?? []),
         ...(info.meta?.loadedReadonlyAddresses ?? []),
-      ].map((k) => bs58.encode(k));
-      this.core.onTransaction(bs58.encode(info.signature), BigInt(u.transaction.slot), keys);
+      ].map((k) => encodeBase58(k));
+      this.core.onTransaction(encodeBase58(info.signature), BigInt(u.transaction.slot), keys);
     } else if (u.slot) {
       const slot = BigInt(u.slot.slot);
       this.core.noteHead(slot);

@@ -30,6 +30,7 @@ import { spawn, type Subprocess } from "bun";
 import { Database } from "bun:sqlite";
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { runtimeEnv } from "../src/workers/runtime-env";
 
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: string) => {
@@ -221,7 +222,7 @@ async function startServer(dir: string, jobs: boolean): Promise<{ child: Subproc
       LOCAL_CHAIN_RPC_PORT: "0",
       LOCAL_CHAIN_GRPC_PORT: "0",
       // As `npm start` and the Dockerfile run it.
-      BUN_JSC_forceRAMSize: process.env.BUN_JSC_forceRAMSize ?? "402653184",
+      ...runtimeEnv(process.env),
     },
     stdout: "ignore",
     stderr: "inherit",

@@ -14,12 +14,14 @@
  * a Uint8Array copied (a list page is ~25 KB). Measured on 100k-token list pages served from the
  * memo, against a bare server returning a cached string: 0.43 as strings, 0.64-0.79 as bytes,
  * 0.70-0.91 as Blobs.
- * Bounded by total bytes; oldest entries go first.
+ * Bounded by total bytes, oldest entries first: 8 MiB holds some 300 list pages (~25 KB each) or
+ * 1,500 details. At 16 MiB, reads of many different pages filled it with bodies asked for once,
+ * all of it resident.
  */
 import type { Statement } from "bun:sqlite";
 import type { Db } from "../../db/client";
 
-export const READ_MEMO_MAX_BYTES = 16 * 1024 * 1024;
+export const READ_MEMO_MAX_BYTES = 8 * 1024 * 1024;
 /** How old a memoised public body may be when other connections wrote since (stats: 10 s, their own memo). */
 export const READ_MEMO_STALE_MS = 1_000;
 

@@ -10,7 +10,8 @@
  * the database and the chain alone. The names, by pipeline:
  *
  * sweep (src/sweeps/job.ts)
- *   sweep:after-read       vault readings stored, nothing packed or saved yet
+ *   sweep:after-read       a chunk's vault readings stored, nothing of it packed or saved yet
+ *                          (fires after each chunk of tokens to sweep: `@2` is mid-run)
  *   sweep:after-save       a batch's sweeps saved `sent` with their signature, transaction not sent
  *   sweep:after-send       a batch's transaction sent, nothing recorded about it since the save
  *   sweep:after-confirm    a sent batch seen confirmed and read back, no credit written yet

@@ -3,7 +3,7 @@
  * content type), its size and pixel count are bounded before anything decodes it fully, and the
  * stored preview is a small WebP made with sharp.
  */
-import sharp, { type Metadata } from "sharp";
+import type { Metadata } from "sharp";
 import { AppError } from "../lib/errors";
 
 export type ImageType = "png" | "jpeg" | "gif" | "webp";
@@ -53,6 +53,7 @@ export function checkImage(bytes: Uint8Array, maxBytes: number): ImageType {
  * on as a second guard for headers that lie.
  */
 export async function makePreview(bytes: Uint8Array, type: ImageType): Promise<Uint8Array> {
+  const sharp = await loadSharp();
   const options = { limitInputPixels: MAX_IMAGE_PIXELS, failOn: "error" as const, animated: false };
   let meta: Metadata;
   try {
@@ -77,6 +78,16 @@ export async function makePreview(bytes: Uint8Array, type: ImageType): Promise<U
     if (/pixel limit/i.test(String((error as Error)?.message))) throw bombRefused();
     throw unreadable(error);
   }
+}
+
+/**
+ * sharp and libvips, loaded on the first launch image rather than with this module (at startup):
+ * libvips is ~6 MB of resident code that a process making no launch never needs.
+ */
+let sharpModule: Promise<typeof import("sharp")> | null = null;
+async function loadSharp(): Promise<typeof import("sharp")["default"]> {
+  sharpModule ??= import("sharp");
+  return (await sharpModule).default;
 }
 
 const bombRefused = () =>

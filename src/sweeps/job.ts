@@ -2,9 +2,9 @@
  * The `sweep` job. Each run:
  *  1. resolves sweeps left `sent` (by an earlier run, or a crash): confirmed ones are credited,
  *     failed or provably expired ones are marked failed, pending ones wait;
- *  2. reads both vaults and the creator address of every token in batches and stores the reading;
- *  3. packs the tokens at or above the sweep minimum (and with no sweep in flight) into as few
- *     transactions as fit, saves each sweep with its signature, then sends;
+ *  2. reads both vaults and the creator address of every token in pages and stores the readings;
+ *  3. a chunk of tokens at a time, packs those at or above the sweep minimum (and with no sweep in
+ *     flight) into as few transactions as fit, saves each sweep with its signature, then sends;
  *  4. waits a bounded time for what it sent, resolving as in 1;
  *  5. reconciles: treasury balance against what is owed, and a full audit of the books.
  * Every write checks the job's lease (fencing), and the run stops at a safe point when aborted.
@@ -42,6 +42,8 @@ export interface SweepJobDeps {
   now: () => number;
   /** tokens read per batch of vault readings */
   readBatchSize?: number;
+  /** tokens to sweep packed and sent together (default SWEEP_SEND_CHUNK_TOKENS) */
+  sendChunkTokens?: number;
   /** how long a run waits for its own transactions to settle */
   settleTimeoutMs?: number;
   settlePollMs?: number;
@@ -83,18 +85,25 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
   await resolveSentSweeps(deps, ctx, report);
   if (ctx.signal.aborted) return report;
 
-  const { candidates, wereInFlight } = await readTokens(deps, ctx, report);
-  crashPoint("sweep:after-read");
-  const tokenIdByMint = new Map(candidates.map((c) => [c.token.mint, c.tokenId]));
-  const batches = packCandidates(deps, ctx, candidates);
-  // Several batches in flight at once (each one still saved before it is sent): the run is bound
-  // by round trips to the node, not by the node itself.
-  await forEachLimit(batches, deps.sendConcurrency ?? 8, (batch) => sendBatch(deps, ctx, report, batch, tokenIdByMint));
+  // Ids only (a number each): the tokens read again after the run, the swept ones first.
+  const swept: number[] = [];
+  const wereInFlight: number[] = [];
+  for await (const candidates of readTokenChunks(deps, ctx, report, wereInFlight)) {
+    crashPoint("sweep:after-read");
+    const tokenIdByMint = new Map(candidates.map((c) => [c.token.mint, c.tokenId]));
+    const batches = packCandidates(deps, ctx, candidates);
+    // Several batches in flight at once (each one still saved before it is sent): the run is bound
+    // by round trips to the node, not by the node itself.
+    await forEachLimit(batches, deps.sendConcurrency ?? 8, (batch) =>
+      sendBatch(deps, ctx, report, batch, tokenIdByMint),
+    );
+    for (const c of candidates) swept.push(c.tokenId);
+  }
 
   await settle(deps, ctx, report);
   crashPoint("sweep:before-reconcile");
   if (!ctx.signal.aborted) {
-    report.reread = await rereadSwept(deps, ctx, [...candidates, ...wereInFlight]);
+    report.reread = await rereadSwept(deps, ctx, [...swept, ...wereInFlight]);
     await reconcile(deps, ctx);
   }
   return report;
@@ -109,24 +118,37 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
  */
 export const SWEEP_READ_BATCH_TOKENS = 100;
 
+/**
+ * Tokens to sweep packed and sent together, before the run reads on. The run used to hold every
+ * token to sweep until all were read: at 100,000 tokens, ~50,000 of them with their readings and
+ * signers, the largest part of the jobs' thread's heap for the whole read. A chunk packs as
+ * tightly as the whole did but for one partly filled transaction at its end.
+ */
+export const SWEEP_SEND_CHUNK_TOKENS = 1_000;
+
 type Candidate = SweepItem & { tokenId: number };
 
-interface TokenRow {
+interface TokenRefRow {
   id: bigint;
   mint: string;
   creator: string;
+}
+
+interface TokenRow extends TokenRefRow {
   creatorIndex: bigint;
 }
 
 /**
- * Reads the vaults of every token, a page at a time, stores the readings and returns the tokens to
- * sweep now, with the tokens whose sweep was in flight (their reading is taken after the run).
+ * Reads the vaults of every token, a page at a time, stores the readings and yields the tokens to
+ * sweep now, a chunk at a time (the last one possibly empty); the tokens whose sweep was in flight
+ * go to `wereInFlight` (their reading is taken after the run).
  */
-async function readTokens(
+async function* readTokenChunks(
   deps: SweepJobDeps,
   ctx: JobContext,
   report: SweepRunReport,
-): Promise<{ candidates: Candidate[]; wereInFlight: { tokenId: number; token: TokenRef }[] }> {
+  wereInFlight: number[],
+): AsyncGenerator<Candidate[]> {
   const inFlight = new Set(
     deps.db.$client
       .query<{ id: bigint }, []>("SELECT DISTINCT token_id AS id FROM sweeps WHERE status = 'sent'")
@@ -135,8 +157,8 @@ async function readTokens(
   );
   const batchSize = deps.readBatchSize ?? SWEEP_READ_BATCH_TOKENS;
   const heldBack = heldBackMints(deps.db, "sweep", deps.now());
-  const candidates: Candidate[] = [];
-  const wereInFlight: { tokenId: number; token: TokenRef }[] = [];
+  const chunkTokens = deps.sendChunkTokens ?? SWEEP_SEND_CHUNK_TOKENS;
+  let candidates: Candidate[] = [];
   let afterId = 0;
   // Keyset pages over every token, hidden ones included: hidden tokens are swept too.
   for (let page = 0; page < 1_000_000 && !ctx.signal.aborted; page++) {
@@ -160,10 +182,7 @@ async function readTokens(
         .filter((r) => !inFlight.has(Number(r.id)))
         .map((r) => ({ tokenId: Number(r.id), reading: byMint.get(r.mint) ?? null })),
     );
-    for (const r of rows) {
-      if (inFlight.has(Number(r.id)))
-        wereInFlight.push({ tokenId: Number(r.id), token: { mint: r.mint, creator: r.creator } });
-    }
+    for (const r of rows) if (inFlight.has(Number(r.id))) wereInFlight.push(Number(r.id));
     report.tokensRead += rows.length;
     for (const row of rows) {
       const reading = byMint.get(row.mint);
@@ -180,8 +199,12 @@ async function readTokens(
         creatorSigner: deps.chain.creatorKeypair(Number(row.creatorIndex)),
       });
     }
+    if (candidates.length >= chunkTokens) {
+      yield candidates;
+      candidates = [];
+    }
   }
-  return { candidates, wereInFlight };
+  yield candidates;
 }
 
 /**
@@ -506,15 +529,16 @@ async function settle(deps: SweepJobDeps, ctx: JobContext, report: SweepRunRepor
  * A token whose sweep is still in flight keeps its reading: its confirmation subtracts the
  * credited total from it.
  */
-async function rereadSwept(
-  deps: SweepJobDeps,
-  ctx: JobContext,
-  swept: readonly { tokenId: number; token: TokenRef }[],
-): Promise<number> {
+async function rereadSwept(deps: SweepJobDeps, ctx: JobContext, tokenIds: readonly number[]): Promise<number> {
   const batchSize = deps.readBatchSize ?? SWEEP_READ_BATCH_TOKENS;
+  const refsOf = deps.db.$client.query<TokenRefRow, [ids: string]>(
+    "SELECT id, mint, creator FROM tokens WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
+  );
   let changed = 0;
-  for (let i = 0; i < swept.length && !ctx.signal.aborted; i += batchSize) {
-    const page = swept.slice(i, i + batchSize);
+  for (let i = 0; i < tokenIds.length && !ctx.signal.aborted; i += batchSize) {
+    const page = refsOf
+      .all(JSON.stringify(tokenIds.slice(i, i + batchSize)))
+      .map((r) => ({ tokenId: Number(r.id), token: { mint: r.mint, creator: r.creator } }));
     const readings = await deps.chain.launchProgram.readVaults(page.map((p) => p.token));
     const byMint = new Map(readings.map((r) => [r.mint, r]));
     const at = deps.now();

@@ -4,7 +4,7 @@
  * route and the demo's early sweeps ask this thread to run a job, and it reports each run's result
  * (for /metrics) and the indexer's state (for /metrics and /api/cron/health) back.
  */
-import { closeDatabase, openDatabase } from "../../db/client";
+import { closeDatabase, JOBS_PAGE_CACHE_KIB, openDatabase } from "../../db/client";
 import { startIndexer, type Indexer } from "../../indexer";
 import { setupChain, setupChainOverEndpoints } from "../chain/setup";
 import { loadConfig } from "../config";
@@ -41,7 +41,7 @@ const chainFetch = parent.start.requests ? pacedFetch(fetch, parent.start.reques
 const chain = endpoints
   ? setupChainOverEndpoints(config, endpoints, { fetch: chainFetch })
   : await setupChain(config, undefined, { fetch: chainFetch });
-const db = openDatabase(config.databasePath);
+const db = openDatabase(config.databasePath, { pageCacheKib: JOBS_PAGE_CACHE_KIB });
 // The request thread's connection has handed its checkpoints to this thread (db/checkpoints.ts).
 const stopCheckpoints = startCheckpoints(db);
 const closeBridge = bridgeFeed(db, config.databasePath);

@@ -65,6 +65,13 @@ describe("sweep: SIGKILL at every step boundary, then restart", () => {
       await checkSweptExactlyOnce(w, setup);
     }, 60_000);
   }
+
+  test("sweep:after-read@2 (the second chunk of a run, the first one sent)", async () => {
+    w = await moneyWorld();
+    const setup = await setupSweep(w, 12);
+    await crashThenRecover(w, "sweep", "sweep:after-read@2", { SWEEP_READ_BATCH: "2", SWEEP_SEND_CHUNK: "4" });
+    await checkSweptExactlyOnce(w, setup);
+  }, 60_000);
 });
 
 describe("payouts: SIGKILL at every step boundary, then restart", () => {

@@ -60,6 +60,35 @@ describe("sweep under faults", () => {
     await checkSweptExactlyOnce(w, setup);
   }, 30_000);
 
+  test("a run over more tokens than one chunk sends each chunk as it is read and sweeps every token once", async () => {
+    w = await moneyWorld();
+    const setup = await setupSweep(w, 10);
+    // Chunks of 3 tokens (one read page each): four chunks of sends in one run.
+    expect(await w.run("sweep", {}, { readBatchSize: 3, sendChunkTokens: 3 })).toMatchObject(ok);
+    await checkSweptExactlyOnce(w, setup);
+    // Chunks in id order: tokens 1-3, 4-6, 7-9 and 10. Each chunk is packed and sent before the
+    // next is read, so no transaction holds two chunks' tokens.
+    const sweeps = w.db.$client
+      .query<{ token_id: bigint; signature: string }, []>(
+        "SELECT token_id, signature FROM sweeps WHERE status = 'confirmed' ORDER BY token_id",
+      )
+      .all();
+    const chunkOf = new Map(sweeps.map((r, rank) => [r.token_id, Math.floor(rank / 3)]));
+    const chunksBySignature = new Map<string, Set<number>>();
+    for (const r of sweeps) {
+      const chunks = chunksBySignature.get(r.signature) ?? new Set<number>();
+      chunks.add(chunkOf.get(r.token_id)!);
+      chunksBySignature.set(r.signature, chunks);
+    }
+    expect(sweeps.length).toBe(10);
+    expect([...chunksBySignature.values()].map((c) => c.size)).toEqual([...chunksBySignature.keys()].map(() => 1));
+    // Packing still fills transactions within a chunk.
+    expect(chunksBySignature.size).toBeLessThan(sweeps.length);
+    // Every swept token was read again after the run: its stored reading is the chain's (empty vaults).
+    const stored = w.db.$client.query<{ v: bigint }, []>("SELECT vault_lamports AS v FROM tokens").all();
+    expect(stored.map((r) => BigInt(r.v))).toEqual(stored.map(() => 0n));
+  }, 30_000);
+
   test("a confirmation delayed past the run leaves the sweep sent; no second sweep; a later run credits it once", async () => {
     w = await moneyWorld();
     const setup = await setupSweep(w, 3);

@@ -81,7 +81,13 @@ export interface World {
   run(
     job: JobName,
     env?: Record<string, string>,
-    settle?: { settleTimeoutMs?: number; settlePollMs?: number; resolveBatchSize?: number },
+    settle?: {
+      settleTimeoutMs?: number;
+      settlePollMs?: number;
+      resolveBatchSize?: number;
+      readBatchSize?: number;
+      sendChunkTokens?: number;
+    },
   ): Promise<RunResult>;
   chain: ChainServices;
   /** starts a worker without waiting: the caller awaits `done` */

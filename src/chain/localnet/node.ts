@@ -27,7 +27,7 @@ import {
   type TransactionInstruction,
   ComputeBudgetProgram,
 } from "@solana/web3.js";
-import bs58 from "bs58";
+import { addressOfKey, encodeBase58 } from "../address";
 import { AppError, isAppError } from "../../lib/errors";
 import { fromLitesvmError, errorLands, type SolanaTxError } from "./errors";
 import {
@@ -336,7 +336,7 @@ export class LocalNode {
 
   private newBlockhash(): void {
     const digest = createHash("sha256").update(this.latestBlockhash).update(this.slot.toString()).digest();
-    this.latestBlockhash = bs58.encode(digest);
+    this.latestBlockhash = encodeBase58(digest);
     this.blockhashes.set(this.latestBlockhash, this.blockHeight + BLOCKHASH_VALID_BLOCKS);
     // Forget hashes long expired; isBlockhashValid answers false for unknown ones anyway.
     for (const [hash, last] of this.blockhashes) {
@@ -608,7 +608,7 @@ export class LocalNode {
         `failed to deserialize solana_transaction::versioned::VersionedTransaction: ${(e as Error).message}`,
       );
     }
-    const signature = bs58.encode(tx.signatures[0] ?? new Uint8Array(64));
+    const signature = encodeBase58(tx.signatures[0] ?? new Uint8Array(64));
     this.checkSignatures(tx, wire);
     if (
       this.txs.has(signature) ||
@@ -828,7 +828,7 @@ export class LocalNode {
       const i = needed.indexOf(s.publicKey.toBase58());
       if (i >= 0) tx.signatures[i] = ed25519Sign(s, bytes);
     }
-    const signature = bs58.encode(tx.signatures[0]!);
+    const signature = encodeBase58(tx.signatures[0]!);
     const result = this.execute(tx, { failOnChain: false, trusted });
     return { signature, record: this.txs.get(signature) ?? null, err: result.landed ? result.record.err : result.err };
   }
@@ -838,7 +838,7 @@ export class LocalNode {
     tx: VersionedTransaction,
     o: { failOnChain: boolean; trusted?: boolean },
   ): { landed: true; record: TxRecord } | { landed: false; err: SolanaTxError } {
-    const signature = bs58.encode(tx.signatures[0]!);
+    const signature = encodeBase58(tx.signatures[0]!);
     const existing = this.txs.get(signature);
     if (existing) return { landed: true, record: existing };
     if (this.oldStatuses.has(signature)) return { landed: false, err: "AlreadyProcessed" };
@@ -977,7 +977,7 @@ export class LocalNode {
   private remember(record: TxRecord): void {
     this.txs.set(record.signature, record);
     for (const key of record.accountKeys) {
-      const id = key.toBase58();
+      const id = addressOfKey(key);
       let list = this.byAddress.get(id);
       if (!list) {
         if (this.byAddress.size >= MAX_INDEXED_ADDRESSES) {

@@ -22,8 +22,7 @@
 import { createHmac } from "node:crypto";
 import { type Keypair, PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js";
 import { decodeSharingConfig } from "../pump/layout";
-import bs58 from "bs58";
-import { isAddress } from "../address";
+import { addressOfKey, encodeBase58, isAddress } from "../address";
 import { keypairFromSeed, publicKeyBytesFromSeed } from "../fast-keypair";
 import {
   AuthorityType,
@@ -123,8 +122,13 @@ export class LocalProgramKeys {
   /** base58 addresses by `label:subject` as the caller spelled the subject; no Keypair is kept */
   private readonly addresses = new Map<string, string>();
   private static readonly CACHE_LIMIT = 10_000;
-  /** ~100 bytes an entry: a sweep page of 100k tokens' reads stays within a few MB */
-  private static readonly ADDRESS_CACHE_LIMIT = 40_000;
+  /**
+   * ~200 bytes an entry (two flat strings, see encodeBase58, and the map's slot). It was 40,000,
+   * ~8 MB in each thread that filled it: the sweep reads every token in order, so with more tokens
+   * than entries it finds none of them at any size; what repeats (hot details, one read's vaults)
+   * fits in 10,000.
+   */
+  private static readonly ADDRESS_CACHE_LIMIT = 10_000;
 
   constructor(private readonly seed: Uint8Array) {
     if (seed.length < 16) throw new Error("program seed must be at least 16 bytes");
@@ -167,8 +171,8 @@ export class LocalProgramKeys {
     if (!isAddress(given)) throw new Error("Invalid public key input");
     const derived = this.cache.get(cacheKey);
     const address = derived
-      ? derived.publicKey.toBase58()
-      : bs58.encode(publicKeyBytesFromSeed(this.seedOf(label, given)));
+      ? addressOfKey(derived.publicKey)
+      : encodeBase58(publicKeyBytesFromSeed(this.seedOf(label, given)));
     if (this.addresses.size >= LocalProgramKeys.ADDRESS_CACHE_LIMIT) {
       const oldest = this.addresses.keys().next().value;
       if (oldest !== undefined) this.addresses.delete(oldest);

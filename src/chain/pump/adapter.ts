@@ -78,6 +78,7 @@ import {
 import { AppError } from "../../lib/errors";
 import { pumpLaunchOps } from "./launch-ops";
 import { memoInstruction, memoTexts } from "../memo";
+import { addressOfKey } from "../address";
 
 /** Lamports each creator address keeps so it is never left rent-paying (see the header). */
 export const CREATOR_RESERVE_LAMPORTS = RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS;
@@ -131,9 +132,9 @@ function asAccountInfo(s: AccountSnapshot): AccountInfo<Buffer> {
 function vaultAddresses(token: TokenRef): VaultAddresses {
   const creator = pk(token.creator);
   return {
-    curveVault: pumpPdas.creatorVault(creator).toBase58(),
-    poolVault: pumpPdas.ammCreatorVaultWsolAta(creator).toBase58(),
-    bondingCurve: pumpPdas.bondingCurve(pk(token.mint)).toBase58(),
+    curveVault: addressOfKey(pumpPdas.creatorVault(creator)),
+    poolVault: addressOfKey(pumpPdas.ammCreatorVaultWsolAta(creator)),
+    bondingCurve: addressOfKey(pumpPdas.bondingCurve(pk(token.mint))),
   };
 }
 

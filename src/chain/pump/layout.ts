@@ -58,7 +58,8 @@ function pda(programId: PublicKey, seeds: (string | PublicKey | Uint8Array)[]): 
   const bytes = seeds.map((s) =>
     typeof s === "string" ? new TextEncoder().encode(s) : s instanceof PublicKey ? s.toBytes() : s,
   );
-  const key = `${programId.toBase58()}:${bytes.map((b) => Buffer.from(b).toString("hex")).join(":")}`;
+  // One flat key (a template of encoded parts is a rope, kept whole as a map key: see encodeBase58).
+  const key = [programId.toBase58(), ...bytes.map((b) => Buffer.from(b).toString("hex"))].join(":");
   const hit = pdaCache.get(key);
   if (hit) return hit;
   if (pdaCache.size >= PDA_CACHE_MAX) pdaCache.clear();
