@@ -26,8 +26,8 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
 # of the three threads) and one glibc arena for the native modules. The same as `npm start`; the
 # reasons are in src/workers/runtime-env.ts (README, Operations).
 ENV BUN_JSC_forceRAMSize=402653184 \
-    BUN_JSC_largeHeapSize=4194304 \
-    BUN_JSC_smallHeapGrowthFactor=1.2 \
-    BUN_JSC_mediumHeapGrowthFactor=1.1 \
+    BUN_JSC_largeHeapSize=8388608 \
+    BUN_JSC_smallHeapGrowthFactor=1.25 \
+    BUN_JSC_mediumHeapGrowthFactor=1.15 \
     MALLOC_ARENA_MAX=1
 CMD ["bun", "run", "src/main.ts"]
