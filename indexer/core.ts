@@ -44,18 +44,9 @@ export interface CoreOptions {
   coalesceMs?: number;
   /** called after each stored batch of readings with each token's delay from its update (ms) */
   onReadingsStored?: (delaysMs: number[]) => void;
-  /** the most tokens watched at once, newest first (default INDEXER_WATCH_MAX) */
+  /** the most tokens watched at once, newest first (default: the INDEXER_WATCH_TOKENS setting) */
   watchMax?: number;
 }
-
-/**
- * The most tokens the indexer watches at once: the newest launches, which trade the most. Each
- * watched token costs about five stream filters and their cached accounts on both ends of the
- * stream, so watching every token held most of the process's memory at 100,000 tokens (and a
- * provider caps filters anyway). Older tokens lose nothing but speed: the sweep job reads every
- * vault on each run, and token detail refreshes a reading older than a minute on request.
- */
-export const INDEXER_WATCH_MAX = 10_000;
 
 const RPC_FILL_CHUNK = 1_000;
 // Money moves only at finalized (~13 s after landing on mainnet): the later retries cover that.
@@ -90,7 +81,7 @@ export class IndexerCore {
   private readonly watchMax: number;
 
   constructor(private readonly o: CoreOptions) {
-    this.watchMax = Math.max(1, Math.floor(o.watchMax ?? INDEXER_WATCH_MAX));
+    this.watchMax = Math.max(1, Math.floor(o.watchMax ?? o.ctx.config.indexerWatchTokens));
     this.cache = new AccountCache(o.chain.reader);
     this.program = memoizeVaultAddresses(
       o.launchProgramOver(this.cache.reader(() => this.headSlot)),

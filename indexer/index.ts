@@ -41,7 +41,7 @@ export interface IndexerOptions {
   /** the launch-program adapter over another reader; default: the one matching the chain setup */
   launchProgramOver?: (reader: ChainReader) => LaunchProgram;
   onReadingsStored?: (delaysMs: number[]) => void;
-  /** the most tokens watched at once, newest first (default INDEXER_WATCH_MAX in core.ts) */
+  /** the most tokens watched at once, newest first (default: the INDEXER_WATCH_TOKENS setting) */
   watchMax?: number;
   /** how often the state is written to the log; 0 = never */
   stateLogMs?: number;

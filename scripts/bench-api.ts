@@ -24,7 +24,8 @@
  * that memo keeps being invalidated as on a busy deployment whose jobs write all the time.
  *
  * The load generator is Bun's own fetch over keep-alive connections, so nothing needs installing;
- * it shares the machine with the server, as does the bare route's, so the ratio stays fair.
+ * it shares the machine with the server, as does the bare route's, so the ratio stays fair. Each
+ * read and its bare route take turns (three stretches each), so both see the same background.
  */
 import { spawn, type Subprocess } from "bun";
 import { Database } from "bun:sqlite";
@@ -132,49 +133,68 @@ interface Result {
   bytes: number;
 }
 
-/** Closed-loop load: `connections` workers, each sending its next request when the last answered. */
-async function load(name: string, urls: string[], durationS: number): Promise<Result> {
-  const warmupEnd = performance.now() + 500;
-  const end = warmupEnd + durationS * 1000;
-  const latencies: number[] = [];
-  let errors = 0;
-  let bytes = 0;
-  let n = 0;
-  let next = 0;
+/** What one stretch of load measured (requests in the warm-up are not counted). */
+interface Sample {
+  latencies: number[];
+  errors: number;
+  bytes: number;
+}
+
+/**
+ * Closed-loop load: `connections` workers, each sending its next request when the last answered.
+ * `cursor` is shared by a target's stretches: with many different URLs, no URL is asked twice until
+ * all were.
+ */
+async function drive(urls: string[], durationMs: number, warmupMs: number, cursor: { next: number }): Promise<Sample> {
+  const warmupEnd = performance.now() + warmupMs;
+  const end = warmupEnd + durationMs;
+  const sample: Sample = { latencies: [], errors: 0, bytes: 0 };
   const worker = async () => {
     for (;;) {
       const started = performance.now();
       if (started >= end) return;
-      // One shared cursor: with many different URLs, no URL is asked twice until all were.
-      const url = urls[next++ % urls.length]!;
+      const url = urls[cursor.next++ % urls.length]!;
       try {
         const r = await fetch(url);
         const body = await r.arrayBuffer();
-        if (r.status !== 200) errors++;
+        if (r.status !== 200) sample.errors++;
         const done = performance.now();
         if (started >= warmupEnd) {
-          latencies.push(done - started);
-          bytes += body.byteLength;
-          n++;
+          sample.latencies.push(done - started);
+          sample.bytes += body.byteLength;
         }
       } catch {
-        errors++;
+        sample.errors++;
       }
     }
   };
   await Promise.all(Array.from({ length: connections }, () => worker()));
-  latencies.sort((a, b) => a - b);
-  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
+  return sample;
+}
+
+function summarize(name: string, samples: Sample[], durationS: number): Result {
+  const latencies = samples.flatMap((s) => s.latencies).sort((a, b) => a - b);
+  const n = latencies.length;
+  const bytes = samples.reduce((sum, s) => sum + s.bytes, 0);
+  const q = (p: number) => latencies[Math.min(n - 1, Math.floor(p * n))] ?? NaN;
   return {
     name,
     requests: n,
-    errors,
+    errors: samples.reduce((sum, s) => sum + s.errors, 0),
     rps: n / durationS,
     p50: q(0.5),
     p99: q(0.99),
     bytes: n ? Math.round(bytes / n) : 0,
   };
 }
+
+/**
+ * A read and its bare route are measured in alternating stretches (this many of each), so that a
+ * burst of the jobs' work or of the machine's other load falls on both sides alike: measured one
+ * after the other, 3 s each, the ratio moved by +-0.1 from run to run.
+ */
+const STRETCHES = 3;
+const WARMUP_MS = 500;
 
 /** The parts of the public answers the bench reads back to build its pools. */
 interface Answer {
@@ -355,13 +375,22 @@ async function measure(targets: Target[], base: string, bareBase: string, pid: n
     if (!t.cold) for (const path of t.paths) await fetch(`${base}${path}`).then((r) => r.arrayBuffer());
   const rows: Row[] = [];
   for (const t of targets) {
-    log(`measuring ${t.name} for ${seconds} s with ${connections} connections`);
-    const route = await load(
-      t.name,
-      t.paths.map((path) => `${base}${path}`),
-      seconds,
-    );
-    const bareResult = await load(`bare ${route.bytes} B`, [`${bareBase}/bare/${route.bytes}`], seconds);
+    log(`measuring ${t.name} for ${seconds} s with ${connections} connections, alternating with the bare route`);
+    const urls = t.paths.map((path) => `${base}${path}`);
+    const cursor = { next: 0 };
+    const routeSamples: Sample[] = [];
+    const bareSamples: Sample[] = [];
+    let bareUrl: string | null = null;
+    const stretchMs = (seconds * 1000) / STRETCHES;
+    for (let i = 0; i < STRETCHES; i++) {
+      const warmupMs = i === 0 ? WARMUP_MS : 0;
+      routeSamples.push(await drive(urls, stretchMs, warmupMs, cursor));
+      // The bare body is as large as the read's own (known after its first stretch).
+      bareUrl ??= `${bareBase}/bare/${summarize(t.name, routeSamples, seconds).bytes}`;
+      bareSamples.push(await drive([bareUrl], stretchMs, warmupMs, { next: 0 }));
+    }
+    const route = summarize(t.name, routeSamples, seconds);
+    const bareResult = summarize(`bare ${route.bytes} B`, bareSamples, seconds);
     rows.push({ route, bare: bareResult, rssMb: rssOf(pid).rssMb });
   }
   return rows;

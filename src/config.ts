@@ -82,6 +82,8 @@ export interface Config {
   webhooksAllowPrivate: boolean;
   /** webhook requests in flight at once per endpoint */
   webhooksMaxInFlight: number;
+  /** the most tokens the indexer streams at once, newest first (INDEXER_WATCH_TOKENS) */
+  indexerWatchTokens: number;
   /** the key webhook secrets are derived from: a value or a file (else generated in DATA_DIR) */
   webhooksKey: string | null;
   webhooksKeyFile: string | null;
@@ -263,10 +265,22 @@ function idpSettings(env: Env): Config["idp"] {
   };
 }
 
+/**
+ * The most tokens the indexer watches at once: the newest launches, which trade the most. Each
+ * watched token costs about five stream filters and their cached accounts on both ends of the
+ * stream (with the embedded chain both ends are this process): ~5 KB a token with the heaps'
+ * slack. bench:api at 100,000 tokens with the jobs working, peak RSS: ~310-320 MB watching
+ * 10,000, ~275 MB watching 3,000 (probes; 5,000 still ~303, as the maps grow in powers of two).
+ * An older token loses only speed: the sweep reads every vault on each run (every 2 minutes by
+ * default), and token detail refreshes a reading older than a minute.
+ */
+export const INDEXER_WATCH_TOKENS_DEFAULT = 3_000;
+
 function webhookSettings(env: Env) {
   return {
     webhooksAllowPrivate: flag(env, "WEBHOOKS_ALLOW_PRIVATE", false),
     webhooksMaxInFlight: int(env, "WEBHOOKS_MAX_IN_FLIGHT", 4, 1, 64),
+    indexerWatchTokens: int(env, "INDEXER_WATCH_TOKENS", INDEXER_WATCH_TOKENS_DEFAULT, 1, 100_000),
     webhooksKey: webhooksKey(env),
     webhooksKeyFile: str(env, "WEBHOOKS_KEY_FILE"),
   };

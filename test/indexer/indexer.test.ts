@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
+import { INDEXER_WATCH_TOKENS_DEFAULT, loadConfig } from "../../src/config";
 import { recordSignIn } from "../../src/identity/identity";
 import { runPayoutsJob } from "../../src/payouts/job";
 import { queuePayout } from "../../src/payouts/service";
@@ -302,12 +303,17 @@ describe("indexer on the local chain's gRPC stream", () => {
     expect((await h.getToken(c.mint)).body.bonded).toBe(true);
   }, 30_000);
 
-  test("it watches only the newest tokens: older ones leave the stream's filters and wait for the sweep", async () => {
-    h = await indexerHarness();
+  test("it watches only the newest INDEXER_WATCH_TOKENS tokens: older ones leave the stream's filters and wait for the sweep", async () => {
+    expect(loadConfig({ DATA_DIR: "/tmp/iwt-unused" }).indexerWatchTokens).toBe(INDEXER_WATCH_TOKENS_DEFAULT);
+    for (const bad of ["0", "100001", "2.5", "many"])
+      expect(() => loadConfig({ DATA_DIR: "/tmp/iwt-unused", INDEXER_WATCH_TOKENS: bad })).toThrow(
+        "INDEXER_WATCH_TOKENS must be a whole number from 1 to 100000",
+      );
+    h = await indexerHarness({ INDEXER_WATCH_TOKENS: "2" });
     const a = await h.launch("alice");
     const b = await h.launch("bob");
     const c = await h.launch("carol");
-    const ix = h.startIndexer({ watchMax: 2 });
+    const ix = h.startIndexer();
     await waitFor("stream open", () => ix.state().connected);
     await ix.idle();
     const vaultOf = (t: { mint: string; creator: string }) => h!.chain.launchProgram.vaultAddresses(t).curveVault;
