@@ -130,6 +130,8 @@ async function main(): Promise<void> {
     {
       grpcUrl: ready.grpcUrl,
       launchProgramOver: program,
+      // Every token this bench made trades: all of them are watched, whatever the deployment's default.
+      watchMax: VAULTS,
       onReadingsStored: (d) => {
         for (const x of d) delays.push(x);
         lastStoredAt = performance.now();
