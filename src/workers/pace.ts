@@ -6,21 +6,28 @@
  *
  * So the jobs pace themselves. The request thread counts the requests it starts in a shared
  * counter (`countRequests`, `noteRequest`). The jobs' thread reaches the chain through
- * `pacedFetch`: while requests came within the last `busyWindowMs`, each chain call first waits
- * until the thread has rested `restPerWorkMs` for every millisecond it worked since its last call.
- * The jobs' thread then uses at most 1/(1 + restPerWorkMs) of a core while requests come, and all
- * of it when none do. Measured at 100k tokens with the jobs working (stats and list pages, 8
- * connections, ratio to bare): unpaced 0.28-0.63, resting 3 ms per ms 0.24-0.52, 8 ms 0.23-0.70.
- * Its work never stops: one call waits at most `PACE_WAIT_MS_MAX` (rest owed past that is waited by
- * the next calls, up to `PACE_DEBT_MS_MAX`), and time spent waiting for the chain counts as rest
- * already, as it leaves the CPU to others.
+ * `pacedFetch`: while requests came within the last `busyWindowMs`, chain calls wait until the
+ * thread has rested `restPerWorkMs` for every millisecond of CPU it used. The jobs' thread then
+ * uses at most 1/(1 + restPerWorkMs) of a core while requests come, and all of it when none do.
+ * Measured at 100k tokens with the jobs working (stats and list pages, 8 connections, ratio to
+ * bare): unpaced 0.28-0.63, resting 3 ms per ms 0.24-0.52, 8 ms 0.23-0.70.
+ *
+ * Two leaks kept the jobs' thread at 21-31% of a core beside hot reads instead of a seventh
+ * (bench:api at 100k tokens, per-thread CPU from /proc). Work was the time between one call's
+ * return and the next call's start, but the thread works while calls are in flight too (another
+ * job's writes, the indexer, the stats count): work is now the thread's own CPU time
+ * (`process.threadCpuUsage`). And each call waited out at most one bound, so ten calls in flight
+ * together (a payout run's sends and status polls) each waited that bound at once and went on with
+ * most of the rest unpaid: calls now pass the gate one at a time, each waiting at most
+ * `PACE_WAIT_MS_MAX`, so together they wait out all the rest owed. Its work never stops: the rest
+ * owed is at most `PACE_DEBT_MS_MAX`, and is forgiven once requests stop.
  */
 
 /** Requests within this long make the jobs rest. */
 export const PACE_BUSY_WINDOW_MS = 50;
 /** Rest per millisecond of work while requests come: 6 leaves the jobs a seventh of a core. */
 export const PACE_REST_PER_WORK_MS = 6;
-/** The longest one chain call waits: the jobs keep moving under any load. */
+/** The longest one call waits at its turn: the rest owed is paid in steps, by the calls in turn. */
 export const PACE_WAIT_MS_MAX = 250;
 /**
  * The most rest the jobs may owe. A stretch of work owes more than one call may wait (a sweep
@@ -45,6 +52,17 @@ export function noteRequest(): void {
   if (requestCounter) Atomics.add(requestCounter, 0, 1);
 }
 
+/**
+ * This thread's CPU time so far, in milliseconds. Where the runtime cannot tell a thread's CPU time,
+ * all the time that passes counts as work: the jobs then rest more than they must, never less.
+ */
+export function threadCpuMs(): number {
+  const usage = (process as { threadCpuUsage?: () => { user: number; system: number } }).threadCpuUsage;
+  if (typeof usage !== "function") return performance.now();
+  const { user, system } = usage.call(process);
+  return (user + system) / 1000;
+}
+
 export interface PaceOptions {
   busyWindowMs?: number;
   restPerWorkMs?: number;
@@ -52,16 +70,16 @@ export interface PaceOptions {
   debtMsMax?: number;
   /** milliseconds, monotonic */
   now?: () => number;
+  /** the thread's work so far, milliseconds (default: its CPU time) */
+  workMs?: () => number;
   sleep?: (ms: number) => Promise<unknown>;
 }
 
 /**
  * `inner` with pacing in front of every call: while the counter in `requests` moved within the
- * busy window, a call waits out the rest owed for the work done since the previous call returned
- * (at most `waitMsMax` per call; the rest of it is owed by the next calls, at most `debtMsMax`).
- * Work is the time between one call's return and the next call's start, which the thread spends
- * running its own code (database writes, signing, parsing), since the database is synchronous.
- * Concurrent calls share one gate, so parallel sends cannot add up to more work.
+ * busy window, the CPU the thread used since the previous call started is owed as rest (at most
+ * `debtMsMax` in all), and calls pass the gate one at a time, each waiting at most `waitMsMax` of
+ * what is owed when its turn comes. Concurrent calls so pay the rest once, together.
  */
 export function pacedFetch(inner: typeof fetch, requests: SharedArrayBuffer, options: PaceOptions = {}): typeof fetch {
   const counter = new Int32Array(requests);
@@ -70,15 +88,24 @@ export function pacedFetch(inner: typeof fetch, requests: SharedArrayBuffer, opt
   const waitMsMax = options.waitMsMax ?? PACE_WAIT_MS_MAX;
   const debtMsMax = options.debtMsMax ?? PACE_DEBT_MS_MAX;
   const now = options.now ?? (() => performance.now());
+  const workMs = options.workMs ?? threadCpuMs;
   const sleep = options.sleep ?? ((ms: number) => Bun.sleep(ms));
   let seen = Atomics.load(counter, 0);
   let requestSeenAtMs = Number.NEGATIVE_INFINITY;
-  let resumedAtMs = now();
+  let workSeenMs = workMs();
+  // The rest is paid by then: the moment the next call may pass.
   let gateAtMs = 0;
+  // The calls waiting at the gate, in turn: each waits once the one before it has passed.
+  let turns: Promise<void> = Promise.resolve();
+  const waitTurn = async () => {
+    const waitMs = Math.min(gateAtMs - now(), waitMsMax);
+    if (waitMs >= 1) await sleep(waitMs);
+  };
   const paced = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const startMs = now();
-    const workedMs = Math.max(0, startMs - resumedAtMs);
-    resumedAtMs = startMs;
+    const workNowMs = workMs();
+    const workedMs = Math.max(0, workNowMs - workSeenMs);
+    workSeenMs = workNowMs;
     const count = Atomics.load(counter, 0);
     if (count !== seen) {
       seen = count;
@@ -86,20 +113,14 @@ export function pacedFetch(inner: typeof fetch, requests: SharedArrayBuffer, opt
     }
     if (startMs - requestSeenAtMs < busyWindowMs) {
       gateAtMs = Math.min(Math.max(gateAtMs, startMs) + workedMs * restPerWorkMs, startMs + debtMsMax);
-      const waitMs = Math.min(gateAtMs - startMs, waitMsMax);
-      if (waitMs >= 1) {
-        await sleep(waitMs);
-        resumedAtMs = Math.max(resumedAtMs, now());
-      }
+      const turn = turns.then(waitTurn);
+      turns = turn;
+      await turn;
     } else {
       // Nobody is waiting on the request thread: what the jobs owed is forgiven.
       gateAtMs = Math.min(gateAtMs, startMs);
     }
-    try {
-      return await inner(input, init);
-    } finally {
-      resumedAtMs = Math.max(resumedAtMs, now());
-    }
+    return inner(input, init);
   };
   return Object.assign(paced, { preconnect: inner.preconnect }) as typeof fetch;
 }

@@ -1,28 +1,35 @@
 /**
  * The jobs' thread rests while requests come (src/workers/pace.ts): its chain calls wait out a
- * multiple of the work done since the previous call, only while the request counter moves, never longer
- * than the bound per call (rest owed past it is waited by the next calls, up to the debt bound, and
- * forgiven once requests stop), and the app counts every request it starts.
+ * multiple of the thread's CPU time since the previous call, only while the request counter moves,
+ * in turns and never longer than the bound per turn (rest owed past it is waited by the next calls,
+ * up to the debt bound, and forgiven once requests stop), and the app counts every request it starts.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { countRequests, noteRequest, PACE_DEBT_MS_MAX, PACE_WAIT_MS_MAX, pacedFetch } from "../../src/workers/pace";
 import { testService, type TestService } from "../helpers/service";
 
-/** A paced fetch resting 3 ms per ms of work, on a fake clock: `work(ms)` is the thread running its own code; the chain answers in `chainMs`. */
-function harness(chainMs = 0) {
+/**
+ * A paced fetch resting 3 ms per ms of work, on a fake clock and CPU clock: `work(ms)` is the thread
+ * running its own code; the chain answers in `chainMs`, while the thread works `workWhileWaitingMs`
+ * on something else (another job, the indexer).
+ */
+function harness(chainMs = 0, workWhileWaitingMs = 0) {
   const requests = new SharedArrayBuffer(4);
   const counter = new Int32Array(requests);
   let nowMs = 1_000;
+  let cpuMs = 0;
   const slept: number[] = [];
   const reached: number[] = [];
   const inner = (async () => {
     reached.push(nowMs);
     nowMs += chainMs;
+    cpuMs += workWhileWaitingMs;
     return new Response("ok");
   }) as unknown as typeof fetch;
   const paced = pacedFetch(inner, requests, {
     restPerWorkMs: 3,
     now: () => nowMs,
+    workMs: () => cpuMs,
     // Time passes when the sleeper resumes, as it would: calls started meanwhile see the old time.
     sleep: (ms) => {
       slept.push(ms);
@@ -36,6 +43,7 @@ function harness(chainMs = 0) {
     call: () => paced("http://node.invalid/"),
     work: (ms: number) => {
       nowMs += ms;
+      cpuMs += ms;
     },
     request: () => Atomics.add(counter, 0, 1),
     slept,
@@ -79,6 +87,17 @@ describe("jobs pacing", () => {
     expect(h.reached).toHaveLength(2);
   });
 
+  test("the thread's work while a call waits for the chain is owed too", async () => {
+    // Another job works 20 ms while this call waits 100 ms for the chain: that is CPU the request
+    // thread did not get, though no time passed between one call's answer and the next call.
+    const h = harness(100, 20);
+    h.request();
+    await h.call();
+    h.request();
+    await h.call();
+    expect(h.slept).toEqual([60]);
+  });
+
   test("calls in flight together share one gate, so parallel sends cannot add up to more work", async () => {
     const h = harness();
     h.work(10);
@@ -86,8 +105,22 @@ describe("jobs pacing", () => {
     await Promise.all([h.call(), h.call(), h.call()]);
     // The first call owes 30 ms; the others, started at the same moment, owe nothing more but wait
     // for the same gate instead of going straight to the chain.
-    expect(h.slept).toEqual([30, 30, 30]);
+    expect(h.slept).toEqual([30]);
     expect(h.reached.every((at) => at >= 1_040)).toBe(true);
+  });
+
+  test("calls in flight together pay all the rest owed, in turns, not one bound each at once", async () => {
+    const h = harness();
+    // 500 ms of work owes 1,500 ms of rest; ten sends at once used to wait 250 ms side by side and
+    // all reach the chain 250 ms later, the rest unpaid.
+    h.work(500);
+    h.request();
+    const startedMs = h.now();
+    await Promise.all(Array.from({ length: 10 }, () => h.call()));
+    expect(h.slept).toEqual([250, 250, 250, 250, 250, 250]);
+    expect(Math.max(...h.reached) - startedMs).toBe(1_500);
+    // Each waited at most one bound at its turn: the first ones reached the chain early.
+    expect(Math.min(...h.reached) - startedMs).toBe(PACE_WAIT_MS_MAX);
   });
 
   test("one wait is bounded, so the jobs keep moving under any load", async () => {
