@@ -19,7 +19,6 @@
  * This module is pure (no I/O): key derivation, instruction builders, quote math, event decoding
  * and op validation against a state reader supplied by the node.
  */
-import { createHmac } from "node:crypto";
 import { type Keypair, PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js";
 import { decodeSharingConfig } from "../pump/layout";
 import { addressOfKey, encodeBase58, isAddress } from "../address";
@@ -153,7 +152,12 @@ export class LocalProgramKeys {
   }
 
   private seedOf(label: string, subject: string): Uint8Array {
-    return createHmac("sha512", this.seed).update(`local-launch/${label}/${subject}`).digest().subarray(0, 32);
+    // Bun's native HMAC: the same bytes as node:crypto's createHmac, in half the time and a quarter
+    // of the garbage (a detail's vault refresh derives two or three of these on the request thread).
+    return new Bun.CryptoHasher("sha512", this.seed)
+      .update(`local-launch/${label}/${subject}`)
+      .digest()
+      .subarray(0, 32);
   }
 
   /**

@@ -4,6 +4,7 @@
  * or a sweep would read an empty account and report no fees.
  */
 import { describe, expect, test } from "bun:test";
+import { createHmac } from "node:crypto";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { LocalProgramKeys } from "../../../src/chain/localnet/program";
 
@@ -24,6 +25,23 @@ describe("LocalProgramKeys addresses", () => {
       // Asked again (now remembered) and after the keypair was derived on the same instance.
       expect(reads.curveVaultAddress(creator)).toBe(signs.curveVault(creator.toBase58()).publicKey.toBase58());
       expect(signs.bondingCurveAddress(mint)).toBe(signs.bondingCurve(mint).publicKey.toBase58());
+    }
+  });
+
+  test("keys are HMAC-SHA512(program seed, label/subject) seeds, as node:crypto and web3.js compute them", () => {
+    // Fixes the derivation itself: the local chain's vaults of a saved state must keep their addresses.
+    const programSeed = seed();
+    const keys = new LocalProgramKeys(programSeed);
+    const expected = (label: string, subject: string) =>
+      Keypair.fromSeed(
+        createHmac("sha512", programSeed).update(`local-launch/${label}/${subject}`).digest().subarray(0, 32),
+      ).publicKey.toBase58();
+    for (let i = 0; i < 20; i++) {
+      const creator = Keypair.generate().publicKey.toBase58();
+      const mint = Keypair.generate().publicKey.toBase58();
+      expect(keys.curveVaultAddress(creator)).toBe(expected("creator-vault", creator));
+      expect(keys.poolVault(creator).publicKey.toBase58()).toBe(expected("pool-creator-vault", creator));
+      expect(keys.sharingConfigAddress(mint)).toBe(expected("sharing-config", mint));
     }
   });
 
