@@ -23,7 +23,7 @@ import { feedRoutes } from "./ledger/feed-routes";
 import { feedStreamRoutes } from "./ledger/stream-routes";
 import { liabilityRoutes } from "./liabilities/routes";
 import { AppError } from "./lib/errors";
-import { log } from "./lib/log";
+import { log, logsAt } from "./lib/log";
 import { metricsRoutes } from "./metrics/routes";
 import { openapiPlugin } from "./openapi";
 import { proofRoutes } from "./proof/routes";
@@ -91,6 +91,7 @@ export function createApp(ctx: SchedulingContext) {
       const pattern = route || "unmatched";
       ctx.metrics.requests.inc({ route: pattern, method: request.method, status: String(status) });
       ctx.metrics.requestSeconds.observe({ route: pattern }, seconds);
+      if (!logsAt("debug")) return;
       log.debug("request", {
         requestId: info.id,
         method: request.method,

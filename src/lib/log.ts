@@ -16,8 +16,13 @@ export function setLogSilent(value: boolean): void {
   silent = value;
 }
 
+/** True when a line at `level` would be written: for a hot path that would build its fields for nothing. */
+export function logsAt(level: Level): boolean {
+  return !silent && ORDER[level] >= ORDER[threshold];
+}
+
 function write(level: Level, message: string, fields: Record<string, unknown> = {}): void {
-  if (silent || ORDER[level] < ORDER[threshold]) return;
+  if (!logsAt(level)) return;
   const out: Record<string, unknown> = { at: new Date().toISOString(), level, msg: message };
   for (const [key, value] of Object.entries(fields)) {
     if (value instanceof Error) {

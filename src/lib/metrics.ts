@@ -10,11 +10,23 @@ export const LATENCY_BUCKETS_SEC = [
 
 type Labels = Record<string, string>;
 
+const NEEDS_ESCAPE = /[\\"\n]/;
+
+/**
+ * A label set as Prometheus spells it, names sorted. Every request counts itself under its route,
+ * so this runs twice per request: built as one string, and values escaped only when they hold a
+ * character that needs it (a map, a join and three replaces per label were ~10% of a memoised read).
+ */
 function key(labels: Labels): string {
-  return Object.keys(labels)
-    .sort()
-    .map((k) => `${k}="${labels[k]!.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`)
-    .join(",");
+  let out = "";
+  for (const name of Object.keys(labels).sort()) {
+    const value = labels[name]!;
+    const escaped = NEEDS_ESCAPE.test(value)
+      ? value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")
+      : value;
+    out += `${out === "" ? "" : ","}${name}="${escaped}"`;
+  }
+  return out;
 }
 
 export class Counter {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { Counter, Histogram } from "../../src/lib/metrics";
 import { indexerMetrics } from "../../src/metrics/routes";
 import { testService, type TestService } from "../helpers/service";
 
@@ -45,5 +46,21 @@ describe("/metrics and request ids", () => {
     expect(b.headers.get("x-request-id")).toBe("trace-123");
     const c = await svc.call("/api/stats", { headers: { "x-request-id": "bad id with spaces" } });
     expect(c.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe("Prometheus label sets", () => {
+  test("names are sorted and only values holding a backslash, a quote or a newline are escaped", () => {
+    const counter = new Counter("things_total", "Things.");
+    counter.inc({ route: "/api/stats", method: "GET" });
+    counter.inc({ method: "GET", route: "/api/stats" });
+    counter.inc({ b: 'say "hi"\\now\nthen', a: "plain" }, 2);
+    const text = counter.render();
+    expect(text).toContain('things_total{method="GET",route="/api/stats"} 2');
+    expect(text).toContain('things_total{a="plain",b="say \\"hi\\"\\\\now\\nthen"} 2');
+    const histogram = new Histogram("wait_seconds", "Waits.", [0.1, 1]);
+    histogram.observe({ route: "/x" }, 0.5);
+    expect(histogram.render()).toContain('wait_seconds_bucket{route="/x",le="1"} 1');
+    expect(histogram.render()).toContain('wait_seconds_count{route="/x"} 1');
   });
 });
