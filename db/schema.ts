@@ -261,7 +261,18 @@ export const sweeps = sqliteTable(
   },
   (t) => [
     uniqueIndex("sweeps_signature_token").on(t.signature, t.tokenId),
-    index("sweeps_token").on(t.tokenId, t.id),
+    // Covering: a token's record lists its latest sweeps from this index alone. From the table, each
+    // sweep was a page of its own (a token's sweeps are written run by run, ~100k rows apart).
+    index("sweeps_token").on(
+      t.tokenId,
+      t.id,
+      t.status,
+      t.totalLamports,
+      t.platformLamports,
+      t.createdAtMs,
+      t.confirmedAtMs,
+      t.signature,
+    ),
     index("sweeps_status").on(t.status),
   ],
 );

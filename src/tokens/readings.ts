@@ -26,12 +26,19 @@ export function storeVaultReadings(
 ): void {
   immediate(db, () => {
     assertHeld?.();
+    // An unchanged figure writes only the time: naming vault_lamports rewrites the fee ranking's
+    // index entry (of the generated fees_lamports) even when the value is the same.
+    const timeOnly = db.$client.query<never, [atMs: number, bonded: number, tokenId: number, vaultLamports: bigint]>(
+      "UPDATE tokens SET vault_checked_at_ms = ?, bonded = CASE WHEN ? THEN 1 ELSE bonded END WHERE id = ? AND vault_lamports = ?",
+    );
     const update = db.$client.query<never, [vaultLamports: bigint, atMs: number, bonded: number, tokenId: number]>(
       "UPDATE tokens SET vault_lamports = ?, vault_checked_at_ms = ?, bonded = CASE WHEN ? THEN 1 ELSE bonded END WHERE id = ?",
     );
     for (const { tokenId, reading } of readings) {
       if (!reading) continue;
-      update.run(unsweptLamports(reading), atMs, reading.bonded ? 1 : 0, tokenId);
+      const vaultLamports = unsweptLamports(reading);
+      const bonded = reading.bonded ? 1 : 0;
+      if (timeOnly.run(atMs, bonded, tokenId, vaultLamports).changes === 0) update.run(vaultLamports, atMs, bonded, tokenId);
       recordFeeSharing(db, tokenId, reading.feeSharing, atMs);
     }
   });

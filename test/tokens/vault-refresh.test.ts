@@ -129,6 +129,39 @@ describe("vault refresh of token details", () => {
     for (const mint of mints.filter((m) => m !== swept)) expect(byMint.get(mint)?.vaultLamports).toBe("123");
   });
 
+  test("a reading that finds the figure unchanged stores its time and the bonded flag, unless a sweep landed meanwhile", async () => {
+    let swept: string | null = null;
+    const chain = fakeChain({
+      readVaults: async (mints) => {
+        // A sweep of the first token lands while the node answers, leaving the same figure behind.
+        swept = mints[0]!;
+        svc.ctx.db.$client.query("UPDATE tokens SET last_swept_at_ms = ? WHERE mint = ?").run(NOW - 1, swept);
+        return mints.map((m) => ({ ...fresh(m), bonded: true }));
+      },
+    });
+    svc = testService({}, { now: () => NOW, chain });
+    const mints = Array.from({ length: 3 }, () => {
+      const t = launch(svc.ctx.db, { launchedAtMs: T0 });
+      setVault(svc.ctx.db, t.mint, 123n, T0);
+      return t.mint;
+    });
+    const answers = await Promise.all(mints.map((m) => svc.json(`/api/tokens/${m}`)));
+    expect(chain.calls.readVaults).toBe(1);
+    const byMint = new Map(answers.map((a) => [a.body.mint, a.body]));
+    expect(byMint.get(swept!)).toMatchObject({
+      vaultLamports: "123",
+      vaultCheckedAt: new Date(T0).toISOString(),
+      bonded: false,
+    });
+    for (const mint of mints.filter((m) => m !== swept)) {
+      expect(byMint.get(mint)).toMatchObject({
+        vaultLamports: "123",
+        vaultCheckedAt: new Date(NOW).toISOString(),
+        bonded: true,
+      });
+    }
+  });
+
   test("a failing node leaves every token of the batch on its stored reading, and later details try again", async () => {
     let failing = true;
     const chain = fakeChain({

@@ -506,7 +506,8 @@ export function encodeSharingConfig(
 export function mintAuthorityOf(mintData: Uint8Array): string | null {
   if (mintData.length < 82) return null;
   if (new DataView(mintData.buffer, mintData.byteOffset, 4).getUint32(0, true) !== 1) return null;
-  return new PublicKey(mintData.subarray(4, 36)).toBase58();
+  // Read for every token a detail refreshes: no PublicKey (a big number) and no rope (see encodeBase58).
+  return encodeBase58(mintData.subarray(4, 36));
 }
 
 // ---------------------------------------------------------------------------------------------

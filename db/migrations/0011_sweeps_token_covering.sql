@@ -1,0 +1,2 @@
+DROP INDEX `sweeps_token`;--> statement-breakpoint
+CREATE INDEX `sweeps_token` ON `sweeps` (`token_id`,`id`,`status`,`total_lamports`,`platform_lamports`,`created_at_ms`,`confirmed_at_ms`,`signature`);
