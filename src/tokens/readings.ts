@@ -38,7 +38,8 @@ export function storeVaultReadings(
       if (!reading) continue;
       const vaultLamports = unsweptLamports(reading);
       const bonded = reading.bonded ? 1 : 0;
-      if (timeOnly.run(atMs, bonded, tokenId, vaultLamports).changes === 0) update.run(vaultLamports, atMs, bonded, tokenId);
+      if (timeOnly.run(atMs, bonded, tokenId, vaultLamports).changes === 0)
+        update.run(vaultLamports, atMs, bonded, tokenId);
       recordFeeSharing(db, tokenId, reading.feeSharing, atMs);
     }
   });
