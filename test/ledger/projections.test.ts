@@ -140,6 +140,7 @@ describe("ledger projections", () => {
     expect(journal.entries.slice(kept + 1).map((e: { tag: string }) => e.tag)).toEqual([
       "0009_recipient_credits",
       "0010_account_figures",
+      "0011_sweeps_token_covering",
     ]);
     journal.entries = journal.entries.slice(0, kept + 1);
     writeFileSync(journalPath, JSON.stringify(journal));
