@@ -406,11 +406,12 @@ export class LocalNode {
   getAccount(
     address: PublicKey | string,
   ): { lamports: bigint; owner: PublicKey; executable: boolean; data: Uint8Array; rentEpoch: number } | null {
-    const acc = this.svm.getAccount(typeof address === "string" ? new PublicKey(address) : address);
+    const key = typeof address === "string" ? new PublicKey(address) : address;
+    const acc = this.svm.getAccount(key);
     if (!acc) return null;
     // A zero-lamport account does not exist on a real chain; LiteSVM may keep the husk.
     // LiteSVM's AccountInfo carries lamports as a double; its getBalance is the exact u64.
-    const lamports = this.svm.getBalance(typeof address === "string" ? new PublicKey(address) : address) ?? 0n;
+    const lamports = this.svm.getBalance(key) ?? 0n;
     if (lamports === 0n) return null;
     return { lamports, owner: acc.owner, executable: acc.executable, data: acc.data, rentEpoch: acc.rentEpoch ?? 0 };
   }

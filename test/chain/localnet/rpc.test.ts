@@ -283,6 +283,37 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
     }
   }, 60_000);
 
+  test("over HTTP: health, 405 for other verbs, 413 past 5 MB, a parse error, and addresses refused as PublicKey refuses them", async () => {
+    const health = await fetch(`${chain.rpcUrl}/health`);
+    expect([health.status, await health.text()]).toEqual([200, "ok"]);
+    expect((await fetch(chain.rpcUrl, { method: "PUT" })).status).toBe(405);
+    const big = await fetch(chain.rpcUrl, { method: "POST", body: "x".repeat(5 * 1024 * 1024 + 1) });
+    expect(big.status).toBe(413);
+    const bad = await fetch(chain.rpcUrl, { method: "POST", body: "{not json" });
+    expect((await bad.json()).error.code).toBe(-32700);
+
+    const call = async (params: unknown[]) => {
+      const res = await fetch(chain.rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getMultipleAccounts", params }),
+      });
+      return res.json();
+    };
+    const funded = Keypair.generate().publicKey;
+    await connection.requestAirdrop(funded, 5_000_000);
+    const system = "11111111111111111111111111111111";
+    const good = await call([[funded.toBase58(), Keypair.generate().publicKey.toBase58()], { encoding: "base64" }]);
+    expect(good.result.value[0].lamports).toBe(5_000_000);
+    expect(good.result.value[0].owner).toBe(system);
+    expect(good.result.value[1]).toBeNull();
+    // 31 bytes, 33 bytes, not base58, not a string: each refused as new PublicKey refuses it.
+    for (const wrong of [system.slice(1), `${funded.toBase58()}2`, "0OIl".repeat(8), 42]) {
+      const answer = await call([[funded.toBase58(), wrong]]);
+      expect(answer.error).toEqual({ code: -32602, message: "Invalid param: Invalid" });
+    }
+  });
+
   test("a missing or bad signature is refused like a validator's RPC refuses it", async () => {
     const other = Keypair.generate();
     const { tx } = await signedTx(
