@@ -326,7 +326,10 @@ export class RpcServer {
       context: this.ctx(v),
       value: this.node.getAccountAt(addressParam(p[0]), v.at)?.lamports ?? 0n,
     }),
-    getAccountInfo: (p, v) => ({ context: this.ctx(v), value: this.accountJson(addressParam(p[0]), configOf(p[1]), v) }),
+    getAccountInfo: (p, v) => ({
+      context: this.ctx(v),
+      value: this.accountJson(addressParam(p[0]), configOf(p[1]), v),
+    }),
     getMultipleAccounts: (p, v) => {
       const list = p[0];
       if (!Array.isArray(list)) throw rpcError(-32602, "Invalid params: expected an array of addresses");
