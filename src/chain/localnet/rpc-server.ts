@@ -8,7 +8,7 @@
  * refreshes is one getMultipleAccounts call of ~50 addresses): node:http's request and response
  * objects, and a PublicKey built and spelled again per address, were most of the chain thread's
  * work, ~165 µs a detail; with Bun.serve and addresses kept as checked strings, ~70 µs, and the
- * details served went from ~2,000-2,300 to ~2,850-3,200 a second.
+ * details served went from ~2,000-2,450 to ~2,530-2,800 a second in A/B runs.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { PublicKey, VersionedTransaction, VersionedMessage } from "@solana/web3.js";
