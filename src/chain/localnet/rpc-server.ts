@@ -530,12 +530,9 @@ function addressParam(v: unknown): string {
   return v;
 }
 
+/** The same check, for the methods that need the key's bytes. */
 function pubkeyParam(v: unknown): PublicKey {
-  try {
-    return new PublicKey(stringParam(v, "address"));
-  } catch {
-    throw rpcError(-32602, `Invalid param: Invalid`);
-  }
+  return new PublicKey(addressParam(v));
 }
 
 function bigintParam(v: unknown, name: string): bigint {
