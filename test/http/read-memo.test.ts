@@ -101,3 +101,16 @@ test("an answer from the memo carries the same headers as the first render: type
     await svc.cleanup();
   }
 });
+
+test("a remembered body is the UTF-8 of its JSON: accents, emoji and a lone surrogate (as U+FFFD), its size in bytes", async () => {
+  const { other, memo } = fresh();
+  const json = JSON.stringify({ name: "Café 🚀" }).replace("}", ',"bad":"\ud800"}');
+  const rendered = memo.set("k", memo.version(), json);
+  const hit = memo.get("k");
+  expect(hit?.body).toBe(rendered);
+  const bytes = new Uint8Array(await rendered.arrayBuffer());
+  expect(bytes).toEqual(new TextEncoder().encode(json));
+  expect(rendered.size).toBe(bytes.length);
+  expect(JSON.parse(await rendered.text())).toEqual({ name: "Café 🚀", bad: "\ufffd" });
+  other.close();
+});
