@@ -7,6 +7,7 @@
  * the checkpoint, makes it durable, and a reading lost to a power cut is read again from the chain.
  */
 import { SQLiteError } from "bun:sqlite";
+import { withBusyTimeout } from "./busy-timeout";
 import type { Db } from "./client";
 
 function isBusy(error: unknown): boolean {
@@ -16,18 +17,17 @@ function isBusy(error: unknown): boolean {
 /** Runs `write` with no busy wait and no fsync of its own; null when another connection holds the write lock. */
 export function writeWithoutWaiting<T>(db: Db, write: () => T): T | null {
   const client = db.$client;
-  const waitMs = client.query<{ timeout: number | bigint }, []>("PRAGMA busy_timeout").get()?.timeout ?? 0;
-  const synchronous = client.query<{ synchronous: number | bigint }, []>("PRAGMA synchronous").get()?.synchronous ?? 2;
-  // Through the connection's statement cache: `exec` compiled each of the four again per write.
-  client.query("PRAGMA busy_timeout = 0").run();
-  client.query("PRAGMA synchronous = NORMAL").run();
-  try {
-    return write();
-  } catch (error) {
-    if (isBusy(error)) return null;
-    throw error;
-  } finally {
-    client.query(`PRAGMA synchronous = ${Number(synchronous)}`).run();
-    client.query(`PRAGMA busy_timeout = ${Number(waitMs)}`).run();
-  }
+  return withBusyTimeout(client, 0, () => {
+    const synchronous =
+      client.query<{ synchronous: number | bigint }, []>("PRAGMA synchronous").get()?.synchronous ?? 2;
+    client.query("PRAGMA synchronous = NORMAL").run();
+    try {
+      return write();
+    } catch (error) {
+      if (isBusy(error)) return null;
+      throw error;
+    } finally {
+      client.query(`PRAGMA synchronous = ${Number(synchronous)}`).run();
+    }
+  });
 }

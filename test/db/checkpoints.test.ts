@@ -22,14 +22,14 @@ afterEach(() => {
   dir = null;
 });
 
-function twoConnections(): { requests: Db; jobs: Db; walBytes: () => number } {
+function twoConnections(): { requests: Db; jobs: Db; path: string; walBytes: () => number } {
   dir = mkdtempSync(join(tmpdir(), "cfl-checkpoints-"));
   const path = join(dir, "service.db");
   const requests = openDatabase(path);
   const jobs = openDatabase(path);
   open.push(requests, jobs);
   requests.$client.exec("CREATE TABLE readings (id INTEGER PRIMARY KEY, body BLOB)");
-  return { requests, jobs, walBytes: () => statSync(`${path}-wal`).size };
+  return { requests, jobs, path, walBytes: () => statSync(`${path}-wal`).size };
 }
 
 /** `n` commits of about one page each, as vault refreshes on many different tokens are. */
@@ -57,12 +57,97 @@ describe("WAL checkpoints handed to a background connection", () => {
     handOffCheckpoints(requests);
     writePages(requests, 1_500);
     const grown = walBytes();
-    stops.push(startCheckpoints(jobs, 10));
+    stops.push(startCheckpoints(jobs, { everyMs: 10 }));
     await Bun.sleep(150);
     writePages(requests, 1_500);
     // Checkpointed: the next commits overwrite the WAL from its start instead of appending.
     expect(walBytes()).toBeLessThanOrEqual(grown);
     const rows = requests.$client.query("SELECT COUNT(*) AS n FROM readings").get() as { n: bigint };
     expect(Number(rows.n)).toBe(3_000);
+  });
+});
+
+/** Commits from another thread while the test's own thread runs the checkpoints. */
+function startWriter(path: string, walSizeLimitBytes?: number): { stop: () => Promise<WriterResult> } {
+  const worker = new Worker(join(import.meta.dir, "wal-writer.ts"));
+  worker.postMessage({ path, walSizeLimitBytes });
+  return {
+    stop: () =>
+      new Promise((resolve) => {
+        worker.onmessage = (event: MessageEvent<WriterResult>) => {
+          worker.terminate();
+          resolve(event.data);
+        };
+        worker.postMessage("stop");
+      }),
+  };
+}
+
+interface WriterResult {
+  commits: number;
+  rows: number;
+  longestBusyMs: number;
+}
+
+/** Frames in the WAL now (what a passive checkpoint reports as `log`). */
+function framesIn(db: Db): number {
+  const r = db.$client.query<{ log: number | bigint }, []>("PRAGMA wal_checkpoint(PASSIVE)").get();
+  return Number(r?.log ?? -1);
+}
+
+function rowsIn(db: Db): number {
+  const r = db.$client.query<{ n: bigint }, []>("SELECT COUNT(*) AS n FROM readings").get();
+  return Number(r?.n ?? -1);
+}
+
+describe("the WAL under a writer that never stops (the request thread's refreshes under load)", () => {
+  const WRITE_MS = 2_000;
+  const EVERY_MS = 200;
+
+  test("passive checkpoints alone never catch up: a commit lands during every copy and the WAL grows", async () => {
+    const { jobs, path, walBytes } = twoConnections();
+    const writer = startWriter(path);
+    stops.push(startCheckpoints(jobs, { everyMs: EVERY_MS, restartFrames: Number.POSITIVE_INFINITY }));
+    await Bun.sleep(WRITE_MS);
+    const { rows } = await writer.stop();
+    expect(rows).toBeGreaterThan(4_000);
+    // Every row's page was appended: nothing was written over from the WAL's start.
+    expect(walBytes()).toBeGreaterThan(rows * PAGE_BYTES);
+  });
+
+  test("past `restartFrames` the timer starts the WAL over, so it stays short and every row is kept", async () => {
+    const { requests, jobs, path, walBytes } = twoConnections();
+    const writer = startWriter(path);
+    stops.push(startCheckpoints(jobs, { everyMs: EVERY_MS, restartFrames: 500 }));
+    await Bun.sleep(WRITE_MS);
+    const { rows, longestBusyMs } = await writer.stop();
+    expect(rows).toBeGreaterThan(4_000);
+    expect(walBytes()).toBeLessThan((rows / 2) * PAGE_BYTES);
+    expect(rowsIn(requests)).toBe(rows);
+    // Each restart held the writer off for its short copy only, never for a busy timeout (5 s).
+    expect(longestBusyMs).toBeLessThan(500);
+  });
+
+  test("a reader holding old frames defers the restart; once it leaves the WAL starts over and its file shrinks", async () => {
+    const { requests, jobs, path, walBytes } = twoConnections();
+    const limitBytes = 16 * 1024 * 1024;
+    requests.$client.exec("INSERT INTO readings (body) VALUES (x'00'), (x'01')");
+    // A read transaction left open on the old frames, as a history export streaming its rows is.
+    const cursor = requests.$client.prepare("SELECT id FROM readings").iterate();
+    cursor.next();
+    const writer = startWriter(path, limitBytes);
+    stops.push(startCheckpoints(jobs, { everyMs: 50, restartFrames: 500 }));
+    await Bun.sleep(1_000);
+    const held = framesIn(jobs);
+    expect(walBytes()).toBeGreaterThan(2 * limitBytes);
+    cursor.return?.();
+    await Bun.sleep(2_000);
+    const { rows, longestBusyMs } = await writer.stop();
+    // Restarted after the reader left: the WAL holds only the commits since.
+    expect(framesIn(jobs)).toBeLessThan(held);
+    // Cut back to `journal_size_limit` when it started over, not left at what the reader made it.
+    expect(walBytes()).toBeLessThanOrEqual(limitBytes + 64 * PAGE_BYTES);
+    expect(rowsIn(requests)).toBe(rows + 2);
+    expect(longestBusyMs).toBeLessThan(500);
   });
 });
