@@ -421,7 +421,8 @@ export function tokenImage(db: Db, mint: string): Uint8Array | null {
 /**
  * Recipients of several tokens with their profiles, sign-in state and per-token credits. The
  * credits are the ledger's projection (`ledger_recipient_credits`, kept with every sweep credit), so
- * a page of busy tokens reads one row per recipient, not every entry of every sweep.
+ * a page of busy tokens reads one row per recipient, not every entry of every sweep. Every table is
+ * read from a covering index it names (migration 0012, see `handles_recipient` in db/schema.ts).
  */
 export function recipientsOf(db: Db, tokenIds: readonly number[]): Map<number, Recipient[]> {
   const out = new Map<number, Recipient[]>();
@@ -431,10 +432,11 @@ export function recipientsOf(db: Db, tokenIds: readonly number[]): Map<number, R
     `SELECT r.token_id AS tokenId, r.handle, r.display_handle AS displayHandle, r.bps,
             h.name, h.avatar_url AS avatarUrl, i.first_sign_in_at_ms AS firstSignInAtMs, i.routing, i.declined,
             COALESCE(c.credited_lamports, 0) AS creditedLamports
-       FROM token_recipients r
-       LEFT JOIN handles h ON h.handle = r.handle
-       LEFT JOIN identities i ON i.idp_user_id = h.idp_user_id
-       LEFT JOIN ledger_recipient_credits c ON c.token_id = r.token_id AND c.handle = r.handle
+       FROM token_recipients r INDEXED BY token_recipients_listed
+       LEFT JOIN handles h INDEXED BY handles_recipient ON h.handle = r.handle
+       LEFT JOIN identities i INDEXED BY identities_recipient ON i.idp_user_id = h.idp_user_id
+       LEFT JOIN ledger_recipient_credits c INDEXED BY ledger_recipient_credits_listed
+              ON c.token_id = r.token_id AND c.handle = r.handle
       WHERE r.token_id IN (SELECT value FROM json_each($ids))
       ORDER BY r.token_id, r.position`,
   ).all({ ids: JSON.stringify(tokenIds) });

@@ -29,9 +29,12 @@ async function tokenDetailBody(ctx: AppContext, memo: ReadMemo, mint: string): P
   if (!stored) throw new AppError("TOKEN_NOT_FOUND", "No token with that mint was launched here.");
   await refreshVaultIfStale(ctx, stored);
   // Rendered once, after any refresh: the body stored under this version is what the database
-  // holds at this version (other requests may have written while this one waited).
-  const version = memo.version();
-  const record = tokenDetail(ctx.db, mint);
+  // holds at this version (other requests may have written while this one waited). One read
+  // transaction: the stamp and the reads see one snapshot, and the WAL's read lock is taken once
+  // instead of for each of the five statements (~2 µs each, two file-lock calls apiece).
+  const { version, record } = ctx.db.$client
+    .transaction(() => ({ version: memo.version(), record: tokenDetail(ctx.db, mint) }))
+    .deferred();
   if (!record) throw new AppError("TOKEN_NOT_FOUND", "No token with that mint was launched here.");
   return memo.set(key, version, JSON.stringify(record.detail), Date.parse(record.detail.vaultCheckedAt));
 }

@@ -141,6 +141,7 @@ describe("ledger projections", () => {
       "0009_recipient_credits",
       "0010_account_figures",
       "0011_sweeps_token_covering",
+      "0012_recipients_covering",
     ]);
     journal.entries = journal.entries.slice(0, kept + 1);
     writeFileSync(journalPath, JSON.stringify(journal));
