@@ -76,6 +76,16 @@ export function base58Of(random: () => number, bytes: number): string {
   return bs58.encode(buf);
 }
 
+/**
+ * A stand-in address fixed by `subject`, drawing nothing from the seed's random sequence (so every
+ * value seeded after it is what it was before the field existed).
+ */
+function addressFor(subject: string): string {
+  const bytes = new Bun.CryptoHasher("sha256").update(subject).digest();
+  if (bytes[0] === 0) bytes[0] = 1;
+  return bs58.encode(bytes);
+}
+
 const WORDS = [
   "pepe",
   "doge",
@@ -219,6 +229,7 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
         creatorIndex: i + 1,
         creator: base58Of(random, 32),
         creatorVault: base58Of(random, 32),
+        poolVault: addressFor(`pool-vault/${mint}`),
         deployer: pick(deployers),
         launchSignature: base58Of(random, 64),
         launchedAtMs,

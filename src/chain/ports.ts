@@ -109,6 +109,13 @@ export interface ChainSender {
 export interface TokenRef {
   mint: string;
   creator: string;
+  /**
+   * Both creator vaults as recorded at launch (`vaultAddresses` of this program then). The local
+   * program's readings read these instead of deriving them again (absent or null: derived); pump's
+   * derive them with the curve and pool addresses they need anyway. Only the detail's refresh
+   * passes them: the sweep, which moves the money, reads the vaults its instructions derive.
+   */
+  vaults?: { curveVault: string; poolVault: string } | null;
 }
 
 export interface VaultAddresses {

@@ -84,6 +84,7 @@ export async function startDemo(
       const uri = `local://demo/${demo.symbol.toLowerCase()}.json`;
       const created = local.launch.createToken({ name: demo.name, symbol: demo.symbol, uri, creator });
       if (created.err) throw new Error("the demo could not create its tokens");
+      const vaults = chain.services.launchProgram.vaultAddresses({ mint: created.mint, creator });
       const launchedAtMs = options.now();
       recordConfirmedLaunch(
         db,
@@ -99,7 +100,8 @@ export async function startDemo(
           imageUri: null,
           creatorIndex,
           creator,
-          creatorVault: chain.services.launchProgram.vaultAddresses({ mint: created.mint, creator }).curveVault,
+          creatorVault: vaults.curveVault,
+          poolVault: vaults.poolVault,
           deployer: local.launch.deployer.publicKey.toBase58(),
           launchSignature: created.signature,
           launchedAtMs,

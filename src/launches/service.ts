@@ -398,6 +398,7 @@ function recordLaunch(
 ): void {
   const draft = intent.draft;
   const preview = loadPreview(ctx.db, intent.id);
+  const vaults = chain.launchProgram.vaultAddresses({ mint: intent.mint, creator: intent.creator });
   recordConfirmedLaunch(
     ctx.db,
     {
@@ -412,7 +413,8 @@ function recordLaunch(
       imageUri: intent.imageUri,
       creatorIndex: intent.creatorIndex,
       creator: intent.creator,
-      creatorVault: chain.launchProgram.vaultAddresses({ mint: intent.mint, creator: intent.creator }).curveVault,
+      creatorVault: vaults.curveVault,
+      poolVault: vaults.poolVault,
       deployer: create.deployer,
       launchSignature: signature,
       launchedAtMs: create.blockTime ? create.blockTime.getTime() : ctx.now(),

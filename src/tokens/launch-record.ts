@@ -33,6 +33,8 @@ export interface ConfirmedLaunch {
   creatorIndex: number;
   creator: string;
   creatorVault: string;
+  /** the swap venue's creator vault as the launch program derives it; null when not known */
+  poolVault?: string | null;
   deployer: string;
   launchSignature: string;
   /** block time of the create transaction */
@@ -57,6 +59,7 @@ type TokenInsert = [
   creatorIndex: number,
   creator: string,
   creatorVault: string,
+  poolVault: string | null,
   deployer: string,
   launchSignature: string,
   launchedAtMs: number,
@@ -79,9 +82,9 @@ export function recordConfirmedLaunch(
     const row = c
       .query<{ id: bigint }, TokenInsert>(
         `INSERT INTO tokens (mint, name, symbol, description, website, twitter, telegram, metadata_uri, image_uri,
-           creator_index, creator, creator_vault, deployer, launch_signature, launched_at_ms, platform_bps,
+           creator_index, creator, creator_vault, pool_vault, deployer, launch_signature, launched_at_ms, platform_bps,
            swept_lamports, vault_lamports, vault_checked_at_ms, bonded, hidden)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, 0, 0) RETURNING id`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, 0, 0) RETURNING id`,
       )
       .get(
         launch.mint,
@@ -96,6 +99,7 @@ export function recordConfirmedLaunch(
         launch.creatorIndex,
         launch.creator,
         launch.creatorVault,
+        launch.poolVault ?? null,
         launch.deployer,
         launch.launchSignature,
         launch.launchedAtMs,

@@ -9,6 +9,7 @@ import { handleKey, isoMs, isoMsOrNull, looksLikeAddress } from "../http/public-
 import type { CursorPosition, TokenSort } from "./cursor";
 import { FEE_SHARING_COLUMN, feeSharingFromJson } from "./fee-sharing";
 import type { Recipient, Sweep, Token, TokenDetail } from "./schemas";
+import type { StaleToken } from "./vault-refresh";
 
 export type { Recipient, Sweep, Token, TokenDetail };
 
@@ -345,16 +346,22 @@ export interface TokenDetailRecord {
 }
 
 /** What the detail's vault refresh needs of a token: one indexed row, so a refresh never costs a second render. */
-export function vaultStateOf(
-  db: Db,
-  mint: string,
-): { tokenId: number; mint: string; creator: string; vaultCheckedAtMs: number; lastSweptAtMs: number | null } | null {
+export function vaultStateOf(db: Db, mint: string): StaleToken | null {
   const row = prepared<
-    { id: bigint; mint: string; creator: string; checkedAtMs: bigint; sweptAtMs: bigint | null },
+    {
+      id: bigint;
+      mint: string;
+      creator: string;
+      curveVault: string;
+      poolVault: string | null;
+      checkedAtMs: bigint;
+      sweptAtMs: bigint | null;
+    },
     { mint: string }
   >(
     db,
-    `SELECT id, mint, creator, vault_checked_at_ms AS checkedAtMs, last_swept_at_ms AS sweptAtMs
+    `SELECT id, mint, creator, creator_vault AS curveVault, pool_vault AS poolVault,
+            vault_checked_at_ms AS checkedAtMs, last_swept_at_ms AS sweptAtMs
        FROM tokens WHERE mint = $mint`,
   ).get({ mint });
   if (!row) return null;
@@ -362,6 +369,8 @@ export function vaultStateOf(
     tokenId: Number(row.id),
     mint: row.mint,
     creator: row.creator,
+    // Recorded at launch together (migration 0013); a row from before has no pool vault.
+    vaults: row.poolVault === null ? null : { curveVault: row.curveVault, poolVault: row.poolVault },
     vaultCheckedAtMs: Number(row.checkedAtMs),
     lastSweptAtMs: row.sweptAtMs === null ? null : Number(row.sweptAtMs),
   };

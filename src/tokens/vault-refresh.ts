@@ -15,7 +15,7 @@
  * stored reading at once.
  */
 import type { AppContext } from "../context";
-import type { VaultReading } from "../chain/ports";
+import type { TokenRef, VaultReading } from "../chain/ports";
 import { log } from "../lib/log";
 import { immediate } from "../../db/transaction";
 import { writeWithoutWaiting } from "../../db/write-without-waiting";
@@ -35,6 +35,8 @@ export interface StaleToken {
   tokenId: number;
   mint: string;
   creator: string;
+  /** both creator vaults as recorded at launch; null: derived by the launch program */
+  vaults: TokenRef["vaults"];
   vaultCheckedAtMs: number;
   lastSweptAtMs: number | null;
 }
@@ -123,7 +125,7 @@ export class VaultRefresher {
     try {
       if (!chain) return;
       const readings = await chain.launchProgram.readVaults(
-        batch.map((w) => ({ mint: w.token.mint, creator: w.token.creator })),
+        batch.map((w) => ({ mint: w.token.mint, creator: w.token.creator, vaults: w.token.vaults })),
       );
       stored = this.store(batch, readings);
     } catch (error) {

@@ -75,6 +75,7 @@ export function launchOnLocalChain(
       creatorIndex,
       creator,
       creatorVault: vaults.curveVault,
+      poolVault: vaults.poolVault,
       deployer: chain.local.launch.deployer.publicKey.toBase58(),
       launchSignature: created.signature,
       launchedAtMs: Date.now(),

@@ -153,6 +153,15 @@ describe("launch end to end on the local chain", () => {
 
     const list = await svc.json("/api/tokens");
     expect(list.body.tokens.map((t: { mint: string }) => t.mint)).toContain(token.mint);
+    // Both creator vaults are recorded as the program derives them: the detail's refresh reads these.
+    const vaults = chain.services.launchProgram.vaultAddresses({ mint: token.mint, creator: token.creator });
+    expect(
+      svc.ctx.db.$client
+        .query<{ curve: string; pool: string }, [string]>(
+          "SELECT creator_vault AS curve, pool_vault AS pool FROM tokens WHERE mint = ?",
+        )
+        .get(token.mint),
+    ).toEqual({ curve: vaults.curveVault, pool: vaults.poolVault });
 
     const image = await svc.call(`/api/token-images/${token.mint}`);
     expect(image.status).toBe(200);

@@ -76,7 +76,7 @@ describe("vault refresh of token details", () => {
       const row = svc.ctx.db.$client
         .query<{ id: number; creator: string }, [string]>("SELECT id, creator FROM tokens WHERE mint = ?")
         .get(mint)!;
-      return { tokenId: row.id, mint, creator: row.creator, vaultCheckedAtMs: T0, lastSweptAtMs: null };
+      return { tokenId: row.id, mint, creator: row.creator, vaults: null, vaultCheckedAtMs: T0, lastSweptAtMs: null };
     };
     const first = refresher.refresh(tokenOf(mints[0]!));
     await Bun.sleep(5);
@@ -97,7 +97,14 @@ describe("vault refresh of token details", () => {
     svc = testService({}, { now: () => NOW, chain: held.chain });
     const mints = staleTokens(4);
     const refresher = new VaultRefresher(svc.ctx, { callsMax: 1, waitingMax: 2 });
-    const token = (mint: string) => ({ tokenId: 0, mint, creator: mint, vaultCheckedAtMs: T0, lastSweptAtMs: null });
+    const token = (mint: string) => ({
+      tokenId: 0,
+      mint,
+      creator: mint,
+      vaults: null,
+      vaultCheckedAtMs: T0,
+      lastSweptAtMs: null,
+    });
     void refresher.refresh(token(mints[0]!));
     await Bun.sleep(5);
     void refresher.refresh(token(mints[1]!));

@@ -77,12 +77,15 @@ export class LocalLaunchProgram implements LaunchProgram {
   }
 
   async readVaults(tokens: readonly TokenRef[]): Promise<VaultReading[]> {
-    // Only the two vaults: each address is a key derivation, and a detail's refresh reads one
-    // token's vaults on the request thread (deriving the unused bonding curve's was ~8% of its time).
-    const vaults = tokens.map((t) => ({
-      curveVault: this.keys.curveVaultAddress(t.creator),
-      poolVault: this.keys.poolVaultAddress(t.creator),
-    }));
+    // Only the two vaults, and those from the token's record when it has them: each address is a
+    // key derivation, and a detail's refresh reads one token's vaults on the request thread.
+    const vaults = tokens.map(
+      (t) =>
+        t.vaults ?? {
+          curveVault: this.keys.curveVaultAddress(t.creator),
+          poolVault: this.keys.poolVaultAddress(t.creator),
+        },
+    );
     const addresses = tokens.flatMap((t, i) => [vaults[i]!.curveVault, vaults[i]!.poolVault, t.creator, t.mint]);
     const accounts = await this.reader.getAccounts([...new Set(addresses)]);
     // The creator as the program reads it: the mint authority, which the share op moves from the

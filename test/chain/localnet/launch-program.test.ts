@@ -9,6 +9,7 @@ import {
   buildCreateOp,
   buildDistributeOp,
   LaunchError,
+  SYSTEM_ACCOUNT_RENT_LAMPORTS,
 } from "../../../src/chain/localnet/program";
 import { ConnectionReader, sendAndConfirm, signedTx, startTestChain, waitFor } from "./helpers";
 
@@ -161,6 +162,24 @@ describe("local launch program", () => {
       poolLamports: firstFee + sold.feeLamports,
       bonded: true,
     });
+  }, 60_000);
+
+  test("a reading given the token's recorded vaults reads those addresses instead of deriving them", async () => {
+    const creator = Keypair.generate().publicKey;
+    const { token } = await createToken(creator);
+    await buy(token, await wallet(), 1n * SOL);
+    const derived = program.vaultAddresses(token);
+    const [fromDerived] = await program.readVaults([token]);
+    const [fromRecorded] = await program.readVaults([{ ...token, vaults: derived }]);
+    expect(fromRecorded).toEqual(fromDerived!);
+    expect(fromRecorded!.curveLamports).toBeGreaterThan(0n);
+    // Recorded addresses are read as given: a funded wallet named as the pool vault counts.
+    const other = await wallet(5n * SOL);
+    const [elsewhere] = await program.readVaults([
+      { ...token, vaults: { curveVault: derived.curveVault, poolVault: other.publicKey.toBase58() } },
+    ]);
+    expect(elsewhere!.poolLamports).toBe(5n * SOL - SYSTEM_ACCOUNT_RENT_LAMPORTS);
+    expect(elsewhere!.curveLamports).toBe(fromDerived!.curveLamports);
   }, 60_000);
 
   test("fee sharing: the config becomes the creator, collecting as it fails (6049), only a distribute matching the config pays out", async () => {

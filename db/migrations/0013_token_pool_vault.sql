@@ -1,0 +1,1 @@
+ALTER TABLE `tokens` ADD `pool_vault` text;
