@@ -31,7 +31,9 @@ import { spawn, type Subprocess } from "bun";
 import { Database } from "bun:sqlite";
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { closeDatabase, openDatabase } from "../db/client";
 import { runtimeEnv } from "../src/workers/runtime-env";
+import { fillPoolVaults } from "./seed";
 
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: string) => {
@@ -81,6 +83,13 @@ function log(line: string) {
 async function ensureSeeded(): Promise<void> {
   if (existsSync(marker)) {
     log(`reusing the seeded database in ${dataDir}`);
+    const db = openDatabase(join(dataDir, "service.db"));
+    try {
+      const filled = fillPoolVaults(db);
+      if (filled > 0) log(`filled the pool vault of ${filled} tokens seeded before it was recorded`);
+    } finally {
+      closeDatabase(db);
+    }
     return;
   }
   rmSync(dataDir, { recursive: true, force: true });

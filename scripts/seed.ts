@@ -86,6 +86,24 @@ function addressFor(subject: string): string {
   return bs58.encode(bytes);
 }
 
+/**
+ * A database seeded before `pool_vault` existed (migration 0013), brought to what the seed writes
+ * now: each token's stand-in pool vault. Without it every detail's refresh derives both vaults, so
+ * bench:api on an older seed would measure a path no newly launched token takes. Returns the
+ * number of tokens filled.
+ */
+export function fillPoolVaults(db: Db): number {
+  const c = db.$client;
+  const missing = c
+    .query<{ id: bigint; mint: string }, []>("SELECT id, mint FROM tokens WHERE pool_vault IS NULL")
+    .all();
+  const fill = c.query<never, [string, bigint]>("UPDATE tokens SET pool_vault = ? WHERE id = ?");
+  c.transaction(() => {
+    for (const t of missing) fill.run(addressFor(`pool-vault/${t.mint}`), t.id);
+  }).immediate();
+  return missing.length;
+}
+
 const WORDS = [
   "pepe",
   "doge",

@@ -2,7 +2,7 @@
 import { expect, test } from "bun:test";
 import { openDatabase } from "../../db/client";
 import { verifyLedger } from "../../src/ledger/verify";
-import { seedDatabase } from "../../scripts/seed";
+import { fillPoolVaults, seedDatabase } from "../../scripts/seed";
 
 test("seedDatabase writes a varied, audited history through the services", () => {
   const db = openDatabase(":memory:");
@@ -45,3 +45,23 @@ test("seedDatabase writes a varied, audited history through the services", () =>
   expect(count("SELECT COUNT(*) AS n FROM tokens WHERE market_cap_usd IS NULL")).toBeGreaterThan(0);
   expect(count("SELECT COUNT(*) AS n FROM feed_events")).toBe(summary.feedEvents);
 }, 60_000);
+
+test("every seeded token has both vaults recorded, and an older seed's missing pool vaults are filled as the seed writes them", () => {
+  const db = openDatabase(":memory:");
+  seedDatabase(db, { tokens: 50, seed: 3, nowMs: Date.UTC(2026, 10, 1) });
+  const c = db.$client;
+  const vaults = () =>
+    c
+      .query<{ id: bigint; curve: string; pool: string | null }, []>(
+        "SELECT id, creator_vault AS curve, pool_vault AS pool FROM tokens ORDER BY id",
+      )
+      .all();
+  const seeded = vaults();
+  expect(seeded.every((t) => t.pool !== null && t.pool !== t.curve)).toBe(true);
+  expect(new Set(seeded.map((t) => t.pool)).size).toBe(seeded.length);
+  // As a database seeded before migration 0013 reads: no pool vault.
+  c.exec("UPDATE tokens SET pool_vault = NULL WHERE id % 2 = 0");
+  expect(fillPoolVaults(db)).toBe(seeded.filter((t) => Number(t.id) % 2 === 0).length);
+  expect(vaults()).toEqual(seeded);
+  expect(fillPoolVaults(db)).toBe(0);
+});
