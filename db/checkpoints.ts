@@ -43,7 +43,6 @@ interface CheckpointResult {
 export interface CheckpointOptions {
   everyMs?: number;
   restartFrames?: number;
-  now?: () => number;
 }
 
 /** This connection's commits never checkpoint; another connection must run `startCheckpoints`. */
@@ -74,7 +73,6 @@ async function flushDatabaseFile(path: string): Promise<void> {
 export function startCheckpoints(db: Db, options: CheckpointOptions = {}): () => void {
   const everyMs = options.everyMs ?? CHECKPOINT_EVERY_MS;
   const restartFrames = options.restartFrames ?? WAL_RESTART_FRAMES;
-  const now = options.now ?? Date.now;
   const client = db.$client;
   const path = client.filename;
   const passive = client.prepare<CheckpointResult, []>("PRAGMA wal_checkpoint(PASSIVE)");
@@ -93,7 +91,7 @@ export function startCheckpoints(db: Db, options: CheckpointOptions = {}): () =>
       return;
     }
     backoffMs = Math.min(backoffMs * 2, RESTART_BACKOFF_MS_MAX);
-    nextRestartAtMs = now() + backoffMs;
+    nextRestartAtMs = Date.now() + backoffMs;
     // A reader kept old frames in use; the WAL keeps growing until it leaves.
     const fields = { frames, retryInMs: backoffMs };
     if (backoffMs === RESTART_BACKOFF_MS_MAX)
@@ -107,7 +105,7 @@ export function startCheckpoints(db: Db, options: CheckpointOptions = {}): () =>
     try {
       const result = passive.get();
       const frames = result ? Number(result.log) : -1;
-      if (frames <= restartFrames || now() < nextRestartAtMs) return;
+      if (frames <= restartFrames || Date.now() < nextRestartAtMs) return;
       await restartLog(frames);
     } catch (error) {
       log.warn("WAL checkpoint failed", { error });
