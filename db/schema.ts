@@ -690,3 +690,57 @@ export const setAside = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.mint, t.job] })],
 );
+
+// ---------------------------------------------------------------- signed transactions (landing)
+
+/**
+ * Every transaction a money job signs, saved with its exact bytes in the same write that marks its
+ * items `sent`, so it can be rebroadcast (the same bytes, every few seconds, also after a restart)
+ * until it lands or its blockhash lapses, and never re-signed before proven expiry. `sent_from_slot`
+ * is the slot of the blockhash answer it was built on: it cannot land before that slot, so a
+ * history search proves it absent only from a node whose history reaches back that far.
+ */
+export const chainTransactions = sqliteTable(
+  "chain_transactions",
+  {
+    signature: text("signature").primaryKey(),
+    /** sweep | payouts | burn-buy | burn | anchor */
+    job: text("job").notNull(),
+    /** the signed bytes; cleared once the transaction landed or lapsed */
+    wire: blob("wire", { mode: "buffer" }),
+    lastValidBlockHeight: lamports("last_valid_block_height").notNull(),
+    sentFromSlot: lamports("sent_from_slot").notNull(),
+    computeUnitLimit: int("compute_unit_limit").notNull(),
+    computeUnitPriceMicroLamports: lamports("compute_unit_price_micro_lamports").notNull(),
+    /** 0 for a first attempt; n for the n-th replacement of a provably expired one */
+    attempt: int("attempt").notNull(),
+    /**
+     * live: rebroadcast while the blockhash is valid; landed: seen at confirmed or finalized (or
+     * decided so); lapsed: blockhash past, not seen, not yet proven absent; expired: proven absent
+     */
+    state: text("state", { enum: ["live", "landed", "lapsed", "expired"] }).notNull(),
+    sendCount: int("send_count").notNull().default(sql`0`),
+    preparedAtMs: int("prepared_at_ms").notNull(),
+    lastSentAtMs: int("last_sent_at_ms"),
+    landedSlot: lamports("landed_slot"),
+    /** the on-chain error of a landed transaction (null when it succeeded) */
+    error: text("error"),
+  },
+  (t) => [
+    index("chain_transactions_live").on(t.state, t.preparedAtMs),
+    index("chain_transactions_job").on(t.job, t.preparedAtMs),
+  ],
+);
+
+/** Running totals per job for /metrics: what landing cost, counted where it happened. */
+export const chainTransactionTotals = sqliteTable("chain_transaction_totals", {
+  job: text("job").primaryKey(),
+  prepared: int("prepared").notNull().default(sql`0`),
+  sends: int("sends").notNull().default(sql`0`),
+  rebroadcasts: int("rebroadcasts").notNull().default(sql`0`),
+  landed: int("landed").notNull().default(sql`0`),
+  failed: int("failed").notNull().default(sql`0`),
+  lapsed: int("lapsed").notNull().default(sql`0`),
+  replacements: int("replacements").notNull().default(sql`0`),
+  priorityFeeLamports: lamports("priority_fee_lamports").notNull().default(sql`0`),
+});

@@ -42,6 +42,7 @@ import { isAppError } from "../src/lib/errors";
 import { verifyLedger } from "../src/ledger/verify";
 import { setLogSilent } from "../src/lib/log";
 import { queuePayout } from "../src/payouts/service";
+import { rebroadcastPass } from "../src/landing";
 import { resolvePayoutSignature, runPayoutsJob } from "../src/payouts/job";
 import { owedForReserves } from "../src/proof/reserves";
 import { PLATFORM_TOKEN_MINT_KEY, setClaimsPaused } from "../src/settings/service";
@@ -515,7 +516,7 @@ class World {
       "sendTransaction",
       "*",
     ];
-    switch (this.int(0, 6)) {
+    switch (this.int(0, 8)) {
       case 0:
         return { kind: "dropSends", count: this.int(1, 2) };
       case 1:
@@ -550,6 +551,23 @@ class World {
           count: this.int(5, 80),
         };
       }
+      case 6:
+        // A market that asks for a priority fee: underpriced sends (the launch wallet's, or ours
+        // signed before the market rose) are lost; rebroadcasts and replacements at the next fee
+        // step must land them without paying anything twice.
+        return {
+          kind: "congestion",
+          priceMicroLamports: this.pick([1_000, 10_000, 50_000]),
+          dropShare: this.pick([0.5, 0.95, 1]),
+        };
+      case 7:
+        // Nodes that keep history only from a recent slot: a landed transaction looks absent to
+        // them, and an absence they report must never count as an expiry.
+        return {
+          kind: "prunedHistory",
+          firstSlot: Number(this.node.getSlot()) - this.pick([0, 50, 300]),
+          share: this.pick([0.3, 0.7, 1]),
+        };
       default:
         return { kind: "clear" };
     }
@@ -627,6 +645,13 @@ class World {
   }
 
   private async jobStep(): Promise<string> {
+    if (this.rand() < 0.15) {
+      // The rebroadcaster's pass, between the jobs as its timer runs in the service.
+      const r = await rebroadcastPass({ db: this.db, chain: this.chain, now: () => this.nowMs }, { intervalMs: 2_000 });
+      if (r.sent > 0) this.count("rebroadcast");
+      this.node.advanceSlots(1);
+      return `rebroadcast sent ${r.sent} landed ${r.landed} lapsed ${r.lapsed}`;
+    }
     const job = this.pick(JOBS);
     const r = this.rand();
     const plan = r < 0.12 ? this.planFor(job, "crash") : r < 0.18 ? this.planFor(job, "takeover") : null;

@@ -49,6 +49,16 @@ export interface Config {
   platformBps: number;
   platformBuybackBps: number;
   maxRecipients: number;
+  /** priority fees and send endpoints of every transaction the service signs (src/chain/landing.ts) */
+  landing: {
+    feeMinMicroLamports: bigint;
+    feeMaxMicroLamports: bigint;
+    feePercentile: number;
+    feeCapLamports: bigint;
+    sendUrls: string[];
+  };
+  /** how often a transaction not seen landing is sent again while its blockhash is valid */
+  rebroadcastMs: number;
   maxFirstBuyLamports: bigint;
   maxImageBytes: number;
   minClaimLamports: bigint;
@@ -241,6 +251,34 @@ function jobSettings(env: Env) {
 }
 
 /** Amounts, shares and sizes of launches, sweeps and payouts. */
+/**
+ * Landing on a congested chain (src/chain/landing.ts): the priority fee's bounds and percentile,
+ * the most one transaction may pay, how often unlanded transactions are sent again, and extra
+ * endpoints every send also goes to (a staked or sender endpoint).
+ */
+function landingSettings(env: Env): Pick<Config, "landing" | "rebroadcastMs"> {
+  const feeMinMicroLamports = lamports(env, "PRIORITY_FEE_MIN_MICROLAMPORTS", 0n);
+  const feeMaxMicroLamports = lamports(env, "PRIORITY_FEE_MAX_MICROLAMPORTS", 2_000_000n);
+  if (feeMinMicroLamports > feeMaxMicroLamports && feeMaxMicroLamports > 0n) {
+    throw new ConfigError("PRIORITY_FEE_MIN_MICROLAMPORTS must not be above PRIORITY_FEE_MAX_MICROLAMPORTS");
+  }
+  const sendUrls = (str(env, "SEND_RPC_URLS") ?? "")
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part !== "");
+  if (sendUrls.length > 8) throw new ConfigError("SEND_RPC_URLS takes at most 8 URLs");
+  return {
+    landing: {
+      feeMinMicroLamports,
+      feeMaxMicroLamports,
+      feePercentile: int(env, "PRIORITY_FEE_PERCENTILE", 75, 1, 100),
+      feeCapLamports: lamports(env, "PRIORITY_FEE_CAP_LAMPORTS", 10_000_000n),
+      sendUrls: sendUrls.map((part) => url({ SEND_RPC_URLS: part }, "SEND_RPC_URLS", null)!),
+    },
+    rebroadcastMs: int(env, "REBROADCAST_MS", 2_000, 250, 60_000),
+  };
+}
+
 function moneySettings(env: Env) {
   return {
     sweepMinLamports: lamports(env, "SWEEP_MIN_LAMPORTS", 5_000_000n),
@@ -322,6 +360,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsSecret: str(env, "METRICS_SECRET"),
     ...jobSettings(env),
     ...moneySettings(env),
+    ...landingSettings(env),
     rateLimit: flag(env, "RATE_LIMIT", true),
     trustProxyHeader,
     devLogin,

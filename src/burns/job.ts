@@ -18,7 +18,9 @@ import { scrubErrorText } from "../lib/scrub";
 import { isChainUnavailable } from "../chain/errors";
 import { heldBackMints, recordTokenFailure, recordTokenSuccess } from "../jobs";
 import type { PreparedTransaction, TokenRef } from "../chain/ports";
+import { computeUnitFloorFor, journalOutcome, sentFromSlotOf } from "../landing";
 import {
+  buyAttempt,
   completeBurnBuy,
   failBurnBuy,
   markBurnBought,
@@ -129,8 +131,19 @@ async function advanceOne(deps: BurnJobDeps, ctx: JobContext, buy: BuyRow, repor
     // failed on chain burns without closing: a close can never hold a burn back.
     if (buy.error === null || buy.error === EXPIRED)
       instructions.push(...(await closeIfEmptied(deps, instructions, amount)));
-    const prepared = await deps.chain.sender.prepare(instructions, treasury, []);
-    markBurnSent(deps.db, id, prepared.signature, prepared.lastValidBlockHeight, ctx.assertHeld);
+    // A burn sent again after its last one provably expired pays the next fee step.
+    const attempt = buy.error === EXPIRED ? 1 : 0;
+    const prepared = await deps.chain.sender.prepare(instructions, treasury, [], {
+      job: "burn",
+      attempt,
+      computeUnitFloor: computeUnitFloorFor(deps.db, "burn", deps.now()),
+    });
+    markBurnSent(deps.db, id, prepared.signature, prepared.lastValidBlockHeight, ctx.assertHeld, {
+      job: "burn",
+      prepared,
+      attempt,
+      atMs: deps.now(),
+    });
     crashPoint("burns:burn-after-save");
     try {
       await deps.chain.sender.send(prepared);
@@ -173,7 +186,12 @@ async function settleBuy(
   report: BurnRunReport,
 ): Promise<{ waiting: number; stop: boolean }> {
   const id = Number(buy.id);
-  const outcome = await deps.chain.sender.outcome(buy.signature, BigInt(buy.lvbh));
+  const outcome = await deps.chain.sender.outcome(
+    buy.signature,
+    BigInt(buy.lvbh),
+    sentFromSlotOf(deps.db, buy.signature),
+  );
+  journalOutcome(deps.db, buy.signature, outcome);
   if (outcome.kind === "pending" || outcome.kind === "unknown") return { waiting: 1, stop: false };
   if (outcome.kind === "confirmed") {
     const tx = await deps.chain.reader.getTransaction(buy.signature);
@@ -188,12 +206,7 @@ async function settleBuy(
     buy.tokenAmount = amount;
     return { waiting: 0, stop: false };
   }
-  failBurnBuy(
-    deps.db,
-    id,
-    outcome.kind === "failed" ? scrubErrorText(outcome.error) : "expired without landing",
-    ctx.assertHeld,
-  );
+  failBurnBuy(deps.db, id, outcome.kind === "failed" ? scrubErrorText(outcome.error) : EXPIRED, ctx.assertHeld);
   if (outcome.kind === "failed")
     recordTokenFailure(
       deps.db,
@@ -212,7 +225,12 @@ async function settleBuy(
 /** A burn in flight: landed completes the buy, failed or expired sends it back to `bought`. Returns 1 while waiting. */
 async function settleBurn(deps: BurnJobDeps, ctx: JobContext, buy: BuyRow, report: BurnRunReport): Promise<number> {
   const id = Number(buy.id);
-  const outcome = await deps.chain.sender.outcome(buy.burnSignature!, BigInt(buy.burnLvbh!));
+  const outcome = await deps.chain.sender.outcome(
+    buy.burnSignature!,
+    BigInt(buy.burnLvbh!),
+    sentFromSlotOf(deps.db, buy.burnSignature!),
+  );
+  journalOutcome(deps.db, buy.burnSignature!, outcome);
   if (outcome.kind === "pending" || outcome.kind === "unknown") return 1;
   if (outcome.kind === "confirmed") {
     crashPoint("burns:burn-after-confirm");
@@ -223,12 +241,7 @@ async function settleBurn(deps: BurnJobDeps, ctx: JobContext, buy: BuyRow, repor
     );
     report.burned++;
   } else {
-    retryBurn(
-      deps.db,
-      id,
-      outcome.kind === "failed" ? scrubErrorText(outcome.error) : "expired without landing",
-      ctx.assertHeld,
-    );
+    retryBurn(deps.db, id, outcome.kind === "failed" ? scrubErrorText(outcome.error) : EXPIRED, ctx.assertHeld);
     buy.status = "bought";
   }
   return 0;
@@ -316,6 +329,8 @@ async function buyGroup(
   const treasury = deps.chain.treasury;
   const lamports = group.recipientLamports + group.platformLamports;
   let prepared: PreparedTransaction;
+  // A buy of a mint whose last buys provably expired pays the next fee step.
+  const attempt = buyAttempt(deps.db, group.mint, EXPIRED);
   try {
     const plan = await deps.chain.launchProgram.buildBurnBuy(
       token,
@@ -323,7 +338,11 @@ async function buyGroup(
       lamports,
       deps.slippageBps ?? 500,
     );
-    prepared = await deps.chain.sender.prepare(plan.instructions, treasury, []);
+    prepared = await deps.chain.sender.prepare(plan.instructions, treasury, [], {
+      job: "burn-buy",
+      attempt,
+      computeUnitFloor: computeUnitFloorFor(deps.db, "burn-buy", deps.now()),
+    });
   } catch (error) {
     // One mint that cannot be bought (pool missing, buy too small...) is counted and skipped;
     // the other mints are bought. Repeated failures set it aside (see jobs/set-aside.ts).
@@ -345,7 +364,13 @@ async function buyGroup(
   }
   startBurnBuy(
     deps.db,
-    { group, signature: prepared.signature, lastValidBlockHeight: prepared.lastValidBlockHeight, atMs: deps.now() },
+    {
+      group,
+      signature: prepared.signature,
+      lastValidBlockHeight: prepared.lastValidBlockHeight,
+      atMs: deps.now(),
+      signed: { job: "burn-buy", prepared, attempt },
+    },
     ctx.assertHeld,
   );
   crashPoint("burns:buy-after-save");

@@ -8,6 +8,7 @@
 import type { Db } from "../../db/client";
 import { completeBurn } from "../ledger";
 import { appendFeedEvent } from "../ledger";
+import { recordSignedTransaction, type SignedTransaction } from "../landing";
 import { immediate } from "../../db/transaction";
 import { AppError } from "../lib/errors";
 
@@ -43,11 +44,19 @@ export function pendingBurnGroups(db: Db, limit: number): PendingBurnGroup[] {
 
 export function startBurnBuy(
   db: Db,
-  buy: { group: PendingBurnGroup; signature: string; lastValidBlockHeight: bigint; atMs: number },
+  buy: {
+    group: PendingBurnGroup;
+    signature: string;
+    lastValidBlockHeight: bigint;
+    atMs: number;
+    /** the signed transaction, journalled in the same write (landing: rebroadcast, fee steps) */
+    signed?: SignedTransaction;
+  },
   assertHeld?: () => void,
 ): number {
   return immediate(db, () => {
     assertHeld?.();
+    if (buy.signed) recordSignedTransaction(db, buy.signed, buy.atMs);
     const c = db.$client;
     const total = buy.group.recipientLamports + buy.group.platformLamports;
     const row = c
@@ -180,9 +189,11 @@ export function markBurnSent(
   signature: string,
   lastValidBlockHeight: bigint,
   assertHeld?: () => void,
+  signed?: SignedTransaction & { atMs: number },
 ): void {
   immediate(db, () => {
     assertHeld?.();
+    if (signed) recordSignedTransaction(db, signed, signed.atMs);
     const result = db.$client
       .query<never, [signature: string, lastValidBlockHeight: bigint, buyId: number]>(
         "UPDATE burn_buys SET status = 'burning', burn_signature = ?, burn_last_valid_block_height = ? WHERE id = ? AND status = 'bought'",
@@ -217,4 +228,22 @@ export function spentOnPendingBurnsLamports(db: Db): bigint {
     )
     .get();
   return BigInt(row!.s);
+}
+
+/**
+ * The attempt number of a buy of this mint: how many of its latest buys in a row provably expired
+ * (failed with `expiredError`); 0 for a first attempt.
+ */
+export function buyAttempt(db: Db, mint: string, expiredError: string): number {
+  const rows = db.$client
+    .query<{ status: string; error: string | null }, [mint: string]>(
+      "SELECT status, error FROM burn_buys WHERE mint = ? ORDER BY id DESC LIMIT 20",
+    )
+    .all(mint);
+  let n = 0;
+  for (const row of rows) {
+    if (row.status !== "failed" || row.error !== expiredError) break;
+    n++;
+  }
+  return n;
 }

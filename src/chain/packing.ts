@@ -115,7 +115,7 @@ export interface PackOptions {
   lookupTables?: readonly AddressLookupTableAccount[];
   computeUnitsCurveOnly?: number;
   computeUnitsWithPool?: number;
-  /** priority fee; omitted means no setComputeUnitPrice instruction is sent */
+  /** the price the batch is measured with (the sender replaces it with the market's when it signs) */
   computeUnitPriceMicroLamports?: bigint;
   /** cap on tokens per transaction, below what fits (e.g. to bound the blast radius of one failure) */
   maxTokensPerTransaction?: number;
@@ -152,10 +152,12 @@ export function packSweeps(items: readonly SweepItem[], options: PackOptions): P
     );
     const computeUnitLimit = batch.reduce((n, item) => n + cuFor(item), 0);
     if (computeUnitLimit > MAX_COMPUTE_UNITS) return null;
-    const budget = [ComputeBudgetProgram.setComputeUnitLimit({ units: computeUnitLimit })];
-    if (options.computeUnitPriceMicroLamports !== undefined) {
-      budget.push(ComputeBudgetProgram.setComputeUnitPrice({ microLamports: options.computeUnitPriceMicroLamports }));
-    }
+    // Both budget instructions are always counted: the sender sets the real price (and sizes the
+    // limit by simulation) when it signs, and a u64 price takes the same bytes whatever it is.
+    const budget = [
+      ComputeBudgetProgram.setComputeUnitLimit({ units: computeUnitLimit }),
+      ComputeBudgetProgram.setComputeUnitPrice({ microLamports: options.computeUnitPriceMicroLamports ?? 0n }),
+    ];
     const instructions = [...budget, ...sweep];
     const measure = measureTransaction(instructions, options.treasury, options.lookupTables);
     if (measure.sizeBytes > MAX_TRANSACTION_BYTES || measure.accountCount > MAX_TRANSACTION_ACCOUNTS) return null;

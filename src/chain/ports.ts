@@ -69,7 +69,8 @@ export interface ChainReader {
     searchHistory: boolean,
   ): Promise<Map<string, SignatureState | null>>;
   getBlockHeight(): Promise<bigint>;
-  getLatestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: bigint }>;
+  /** `slot`: the answer's context slot, where the reader knows it */
+  getLatestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: bigint; slot?: bigint }>;
 }
 
 /** A signed transaction that has not been sent. Its signature is known before it leaves the process. */
@@ -78,6 +79,25 @@ export interface PreparedTransaction {
   lastValidBlockHeight: bigint;
   /** the exact bytes to send; resending the same bytes is harmless */
   wire: Uint8Array;
+  /**
+   * The context slot of the blockhash answer it was built on: it cannot land before this slot, so
+   * only a history that reaches back to it can prove it absent. Absent where the sender cannot tell.
+   */
+  sentFromSlot?: bigint;
+  /** its SetComputeUnitLimit and SetComputeUnitPrice, where the sender added them */
+  computeUnitLimit?: number;
+  computeUnitPriceMicroLamports?: bigint;
+}
+
+/** Which money job signs a transaction: fee steps, metrics and the rebroadcast journal name it. */
+export type TransactionJob = "sweep" | "payouts" | "burn-buy" | "burn" | "anchor";
+
+export interface PrepareOptions {
+  job?: TransactionJob;
+  /** 0 for a first attempt; n for the n-th replacement of a provably expired one (its price steps up) */
+  attempt?: number;
+  /** the least compute-unit limit to ask for (an earlier attempt's limit proved too low) */
+  computeUnitFloor?: number;
 }
 
 export type TransactionOutcome =
@@ -90,19 +110,29 @@ export type TransactionOutcome =
   | { kind: "expired" };
 
 export interface ChainSender {
-  /** Builds and signs; sends nothing. The caller saves `signature` and `lastValidBlockHeight` before `send`. */
+  /**
+   * Builds and signs; sends nothing. The caller saves `signature` and `lastValidBlockHeight` before
+   * `send`. The sender adds the compute budget (a unit limit sized by simulation, a price from the
+   * recent fees of the accounts it writes); ComputeBudget instructions given are replaced (a limit
+   * given is the fallback when the transaction cannot be simulated).
+   */
   prepare(
     instructions: readonly TransactionInstruction[],
     payer: Keypair,
     extraSigners: readonly Keypair[],
+    options?: PrepareOptions,
   ): Promise<PreparedTransaction>;
-  /** Sends exactly the prepared bytes (skipPreflight). Safe to call again with the same bytes. */
-  send(tx: PreparedTransaction): Promise<void>;
+  /**
+   * Sends exactly the prepared bytes (skipPreflight, no node retries) to every send endpoint. Safe
+   * to call again with the same bytes: that is the rebroadcast.
+   */
+  send(tx: Pick<PreparedTransaction, "signature" | "wire">): Promise<void>;
   /**
    * The outcome of a saved transaction. `confirmed` and `failed` only once finalized; `expired`
-   * only when provably never landing; `unknown` when the chain could not be asked.
+   * only when provably never landing (the history searched reaches back to `sentFromSlot`; 0n when
+   * unknown: all history); `unknown` when the chain could not be asked or cannot prove absence.
    */
-  outcome(signature: string, lastValidBlockHeight: bigint): Promise<TransactionOutcome>;
+  outcome(signature: string, lastValidBlockHeight: bigint, sentFromSlot?: bigint): Promise<TransactionOutcome>;
 }
 
 /** A token as the launch program sees it: the mint and the creator address the service derived for it. */

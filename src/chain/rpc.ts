@@ -28,7 +28,6 @@ import {
   type Commitment,
   Connection,
   type Keypair,
-  type RpcResponseAndContext,
   SendTransactionError,
   type SignatureStatus,
   SolanaJSONRPCError,
@@ -39,6 +38,17 @@ import bs58 from "bs58";
 import { AppError, isAppError } from "../lib/errors";
 import { isAddress } from "./address";
 import { chainRejected, chainUnavailable, createScrubber, isChainRejected, isChainUnavailable } from "./errors";
+import {
+  DEFAULT_LANDING_SETTINGS,
+  type LandingSettings,
+  MAX_COMPUTE_UNIT_LIMIT,
+  computeBudgetInstructions,
+  computeUnitLimitFor,
+  percentileFee,
+  priorityPrice,
+  tableComputeUnits,
+  withoutComputeBudget,
+} from "./landing";
 import { MAX_TRANSACTION_BYTES, compileTransaction } from "./packing";
 import type {
   AccountSnapshot,
@@ -46,7 +56,7 @@ import type {
   ChainSender,
   CompiledInstructionView,
   ConfirmedTransaction,
-  PreparedTransaction,
+  PrepareOptions,
   SignatureState,
   TokenBalanceView,
   TransactionOutcome,
@@ -76,6 +86,8 @@ export interface RpcChainOptions {
   retryAfterMaxMs?: number;
   /** the HTTP transport (default: global fetch); the simulation passes the local chain's in-process one */
   fetch?: typeof fetch;
+  /** priority fees and send endpoints (landing.ts); defaults: DEFAULT_LANDING_SETTINGS */
+  landing?: Partial<LandingSettings>;
   /** injectable for tests */
   random?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -279,13 +291,28 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
     httpHeaders: options.httpHeaders,
     httpAgent: false,
   });
+  const landing: LandingSettings = { ...DEFAULT_LANDING_SETTINGS, ...options.landing };
+  const post = jsonRpcPoster(options.rpcUrl, transport, options.httpHeaders);
+  const call = retryingCall(settings, createScrubber(options.rpcUrl));
+  // Extra send endpoints get one quick retry: the primary send and the rebroadcasts cover the rest.
+  const sendSettings = { ...settings, retries: Math.min(settings.retries, 1) };
   const rpc: RpcContext = {
     connection,
-    post: jsonRpcPoster(options.rpcUrl, transport, options.httpHeaders),
-    call: retryingCall(settings, createScrubber(options.rpcUrl)),
+    post,
+    batch: jsonRpcBatchPoster(options.rpcUrl, transport, options.httpHeaders),
+    call,
     slots: new ContextSlots(),
     commitment,
     settings,
+    landing,
+    market: { lastPriceMicroLamports: 0n },
+    sendTargets: [
+      { post, call },
+      ...landing.sendUrls.map((url) => ({
+        post: jsonRpcPoster(url, transport),
+        call: retryingCall(sendSettings, createScrubber(url)),
+      })),
+    ],
   };
   const reader = rpcReader(rpc);
   return { reader, sender: rpcSender(rpc, reader, options) };
@@ -295,13 +322,60 @@ interface RpcContext {
   connection: Connection;
   /** one JSON-RPC call without web3.js, for the hot reads that check their answers themselves */
   post: JsonRpcPost;
+  /** several calls in one HTTP request: one node of a provider's pool answers them all */
+  batch: JsonRpcBatchPost;
   call: Call;
   slots: ContextSlots;
   commitment: Extract<Commitment, "confirmed" | "finalized">;
   settings: RetrySettings;
+  landing: LandingSettings;
+  /** the last market price read: what a send pays when the node cannot say */
+  market: { lastPriceMicroLamports: bigint };
+  /** RPC_URL first, then every SEND_RPC_URLS endpoint: each send goes to all of them */
+  sendTargets: { post: JsonRpcPost; call: Call }[];
 }
 
 type JsonRpcPost = (method: string, params: unknown[]) => Promise<unknown>;
+/** Each call's result, or the node's error for that call (thrown when read, as `post` throws it). */
+type JsonRpcBatchPost = (calls: { method: string; params: unknown[] }[]) => Promise<(() => unknown)[]>;
+
+/**
+ * A JSON-RPC batch: one HTTP request, so one node of a load-balanced pool answers every call in it.
+ * That ties figures together that separate requests could take from nodes hundreds of slots apart
+ * (a history floor and the search it bounds). An answer that is not a batch of the same ids (a
+ * provider that refuses batches) is malformed: nothing can be tied, nothing decided.
+ */
+function jsonRpcBatchPoster(
+  url: string,
+  transport: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>,
+  headers?: Record<string, string>,
+): JsonRpcBatchPost {
+  let id = 0;
+  return async (calls) => {
+    const ids = calls.map(() => ++id);
+    const res = await transport(url, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify(calls.map((c, i) => ({ jsonrpc: "2.0", id: ids[i], method: c.method, params: c.params }))),
+    });
+    const answer: unknown = JSON.parse(await res.text());
+    if (!Array.isArray(answer)) throw chainUnavailable("CHAIN_BAD_RESPONSE", "batch: the node did not answer a batch");
+    const byId = new Map<unknown, unknown>();
+    for (const item of answer) if (isRecord(item)) byId.set(item.id, item);
+    return calls.map((c, i) => {
+      const item = byId.get(ids[i]);
+      return () => {
+        if (!isRecord(item)) throw chainUnavailable("CHAIN_BAD_RESPONSE", `${c.method}: no answer in the batch`);
+        if (isRecord(item.error)) {
+          const { code, message, data } = item.error;
+          throw new SolanaJSONRPCError({ code, message: String(message ?? ""), data }, `${c.method} failed`);
+        }
+        if (!("result" in item)) throw chainUnavailable("CHAIN_BAD_RESPONSE", `${c.method}: malformed answer`);
+        return item.result;
+      };
+    });
+  };
+}
 
 /**
  * A JSON-RPC request over the same transport as web3.js's (timeout, HTTP status), answering the
@@ -425,7 +499,11 @@ function rpcReader({ connection, post, call, slots, commitment }: RpcContext): C
         connection.getLatestBlockhashAndContext({ commitment, ...slots.minSlot(commitment) }),
       );
       slots.observe(commitment, r.context.slot);
-      return { blockhash: r.value.blockhash, lastValidBlockHeight: BigInt(r.value.lastValidBlockHeight) };
+      return {
+        blockhash: r.value.blockhash,
+        lastValidBlockHeight: BigInt(r.value.lastValidBlockHeight),
+        slot: BigInt(r.context.slot),
+      };
     },
   };
   return reader;
@@ -441,19 +519,60 @@ function toSignatureState(s: SignatureStatus | null | undefined): SignatureState
 }
 
 function rpcSender(rpc: RpcContext, reader: ChainReader, options: RpcChainOptions): ChainSender {
-  const { connection, call, commitment } = rpc;
+  const { commitment } = rpc;
+  const sign = (
+    instructions: readonly TransactionInstruction[],
+    blockhash: string,
+    payer: Keypair,
+    extraSigners: readonly Keypair[],
+  ) => {
+    const tx = compileTransaction({
+      instructions,
+      payer: payer.publicKey,
+      recentBlockhash: blockhash,
+      lookupTables: options.lookupTables,
+    });
+    const signers = new Map<string, Keypair>([[payer.publicKey.toBase58(), payer]]);
+    for (const s of extraSigners) signers.set(s.publicKey.toBase58(), s);
+    tx.sign([...signers.values()]);
+    return tx;
+  };
   return {
-    async prepare(instructions: readonly TransactionInstruction[], payer: Keypair, extraSigners: readonly Keypair[]) {
-      const { blockhash, lastValidBlockHeight } = await reader.getLatestBlockhash();
-      const tx = compileTransaction({
-        instructions,
-        payer: payer.publicKey,
-        recentBlockhash: blockhash,
-        lookupTables: options.lookupTables,
+    async prepare(
+      given: readonly TransactionInstruction[],
+      payer: Keypair,
+      extraSigners: readonly Keypair[],
+      prepareOptions: PrepareOptions = {},
+    ) {
+      const { instructions, givenLimit } = withoutComputeBudget(given);
+      const latest = await reader.getLatestBlockhash();
+      const { blockhash, lastValidBlockHeight } = latest;
+      const floor = prepareOptions.computeUnitFloor ?? 0;
+      // Simulated with the most a transaction may ask for, so what it consumes is never cut short.
+      const probe = sign(
+        [...computeBudgetInstructions(MAX_COMPUTE_UNIT_LIMIT, 0n), ...instructions],
+        blockhash,
+        payer,
+        extraSigners,
+      );
+      const consumed = await simulatedUnits(rpc, probe.serialize());
+      const computeUnitLimit =
+        consumed !== null
+          ? computeUnitLimitFor(consumed, floor)
+          : Math.min(MAX_COMPUTE_UNIT_LIMIT, Math.max(floor, givenLimit ?? tableComputeUnits(instructions)));
+      const market = await marketPrice(rpc, writableAccountsOf(probe));
+      const computeUnitPriceMicroLamports = priorityPrice({
+        marketMicroLamports: market,
+        attempt: prepareOptions.attempt ?? 0,
+        computeUnitLimit,
+        settings: rpc.landing,
       });
-      const signers = new Map<string, Keypair>([[payer.publicKey.toBase58(), payer]]);
-      for (const s of extraSigners) signers.set(s.publicKey.toBase58(), s);
-      tx.sign([...signers.values()]);
+      const tx = sign(
+        [...computeBudgetInstructions(computeUnitLimit, computeUnitPriceMicroLamports), ...instructions],
+        blockhash,
+        payer,
+        extraSigners,
+      );
       const unsigned = (sig: Uint8Array) => sig.every((b) => b === 0);
       if (unsigned(tx.signatures[0]!) || (!options.allowNodeCosigners && tx.signatures.some(unsigned))) {
         throw chainRejected("prepare: a required signer is missing");
@@ -462,24 +581,37 @@ function rpcSender(rpc: RpcContext, reader: ChainReader, options: RpcChainOption
       if (wire.length > MAX_TRANSACTION_BYTES) {
         throw chainRejected(`prepare: transaction is ${wire.length} bytes, over ${MAX_TRANSACTION_BYTES}`);
       }
-      return { signature: bs58.encode(tx.signatures[0]!), lastValidBlockHeight, wire };
+      return {
+        signature: bs58.encode(tx.signatures[0]!),
+        lastValidBlockHeight,
+        wire,
+        sentFromSlot: latest.slot ?? 0n,
+        computeUnitLimit,
+        computeUnitPriceMicroLamports,
+      };
     },
 
-    async send(tx: PreparedTransaction) {
-      try {
-        await call("sendTransaction", () =>
-          connection.sendRawTransaction(tx.wire, { skipPreflight: true, preflightCommitment: commitment }),
-        );
-      } catch (error) {
-        // The same bytes already landed or are in flight: that is the success we wanted.
-        if (isChainRejected(error) && /already (been )?processed/i.test(error.message)) return;
-        throw error;
-      }
+    async send(tx) {
+      // The node must not retry on its own (maxRetries 0): the service rebroadcasts these exact
+      // bytes itself while the blockhash is valid, to every send endpoint at once.
+      const encoded = Buffer.from(tx.wire).toString("base64");
+      const params = [
+        encoded,
+        { encoding: "base64", skipPreflight: true, maxRetries: 0, preflightCommitment: commitment },
+      ];
+      const results = await Promise.allSettled(
+        rpc.sendTargets.map((target) => target.call("sendTransaction", () => target.post("sendTransaction", params))),
+      );
+      if (results.some((r) => r.status === "fulfilled")) return;
+      const error = (results[0] as PromiseRejectedResult).reason;
+      // The same bytes already landed or are in flight: that is the success we wanted.
+      if (isChainRejected(error) && /already (been )?processed/i.test(error.message)) return;
+      throw error;
     },
 
-    async outcome(signature: string, lastValidBlockHeight: bigint): Promise<TransactionOutcome> {
+    async outcome(signature: string, lastValidBlockHeight: bigint, sentFromSlot = 0n): Promise<TransactionOutcome> {
       try {
-        return await decideOutcome(rpc, signature, lastValidBlockHeight);
+        return await decideOutcome(rpc, signature, lastValidBlockHeight, sentFromSlot);
       } catch (error) {
         // Rate limited, timed out, behind, down: nothing is known, and nothing may be decided.
         if (isChainUnavailable(error)) return { kind: "unknown", reason: error.message };
@@ -490,30 +622,127 @@ function rpcSender(rpc: RpcContext, reader: ChainReader, options: RpcChainOption
 }
 
 /**
- * The finalized slot and block height from ONE answer, then the status search from a node at or
- * past that slot. Two separate answers from two nodes of a pool (one ahead, one behind) would
+ * Units the transaction consumed in a simulation, or null when it could not be simulated (the
+ * node unreachable, or the simulation failed: the chain then decides, with the fallback limit).
+ */
+async function simulatedUnits(rpc: RpcContext, wire: Uint8Array): Promise<number | null> {
+  try {
+    const answer = await rpc.call("simulateTransaction", () =>
+      rpc.post("simulateTransaction", [
+        Buffer.from(wire).toString("base64"),
+        { encoding: "base64", sigVerify: false, replaceRecentBlockhash: true, commitment: rpc.commitment },
+      ]),
+    );
+    const value = isRecord(answer) && isRecord(answer.value) ? answer.value : null;
+    if (!value || (value.err !== null && value.err !== undefined)) return null;
+    const units = Number(value.unitsConsumed);
+    return Number.isSafeInteger(units) && units > 0 ? units : null;
+  } catch (error) {
+    if (isChainUnavailable(error) || isChainRejected(error)) return null;
+    throw error;
+  }
+}
+
+/** The most accounts getRecentPrioritizationFees takes. */
+const PRIORITIZATION_FEE_MAX_ACCOUNTS = 128;
+
+/**
+ * The recent market price for the accounts a transaction locks for writing, as the configured
+ * percentile of the fees paid in recent slots. An unreachable node gives the last price seen (or
+ * the floor): the send must not wait on an estimate.
+ */
+async function marketPrice(rpc: RpcContext, writable: readonly string[]): Promise<bigint> {
+  if (rpc.landing.feeMaxMicroLamports <= 0n) return 0n;
+  try {
+    const answer = await rpc.call("getRecentPrioritizationFees", () =>
+      rpc.post("getRecentPrioritizationFees", [writable.slice(0, PRIORITIZATION_FEE_MAX_ACCOUNTS)]),
+    );
+    if (!Array.isArray(answer))
+      throw chainUnavailable("CHAIN_BAD_RESPONSE", "getRecentPrioritizationFees: malformed answer");
+    const fees: bigint[] = [];
+    for (const entry of answer) {
+      const fee = isRecord(entry) ? entry.prioritizationFee : null;
+      if (typeof fee === "number" && Number.isSafeInteger(fee) && fee >= 0) fees.push(BigInt(fee));
+    }
+    rpc.market.lastPriceMicroLamports = percentileFee(fees, rpc.landing.feePercentile);
+    return rpc.market.lastPriceMicroLamports;
+  } catch (error) {
+    if (isChainUnavailable(error) || isChainRejected(error)) return rpc.market.lastPriceMicroLamports;
+    throw error;
+  }
+}
+
+/** The accounts a compiled transaction locks for writing (its static keys; tables are not resolved). */
+function writableAccountsOf(tx: ReturnType<typeof compileTransaction>): string[] {
+  const keys = tx.message.staticAccountKeys;
+  const out: string[] = [];
+  for (let i = 0; i < keys.length; i++) if (tx.message.isAccountWritable(i)) out.push(keys[i]!.toBase58());
+  return out;
+}
+
+/**
+ * The finalized slot and block height, the signature's status and the node's history floor, all
+ * from ONE node: a JSON-RPC batch is one HTTP request, answered by one node of a provider's pool.
+ * Separate answers from two nodes (one ahead, one behind; one keeping history, one pruned) would
  * otherwise read a landed transaction as absent past its expiry: replaced, paid twice.
+ *
+ * Absence proves expiry only when that node's history reaches back to `sentFromSlot` (the slot
+ * of the blockhash the transaction was built on: it cannot have landed earlier). The floor is the
+ * higher of `minimumLedgerSlot` (the node's own ledger) and `getFirstAvailableBlock` (which counts
+ * a long-term store behind it): the conservative reading, so a node whose own ledger was pruned
+ * past the send never proves anything, whatever store it may also search.
  */
 async function decideOutcome(
   rpc: RpcContext,
   signature: string,
   lastValidBlockHeight: bigint,
+  sentFromSlot: bigint,
 ): Promise<TransactionOutcome> {
-  const { connection, call, slots } = rpc;
-  const epoch = await call("getEpochInfo", () =>
-    connection.getEpochInfo({ commitment: "finalized", ...slots.minSlot("finalized") }),
-  );
-  const finalizedSlot = epoch.absoluteSlot;
-  slots.observe("finalized", finalizedSlot);
-  const finalizedHeight = BigInt(epoch.blockHeight ?? 0);
-  const res = await statusAtOrPast(rpc, signature, finalizedSlot);
-  if (!res) return { kind: "unknown", reason: "status answered by a node behind the finalized slot" };
-  slots.observe("processed", res.context.slot);
-  const values = res.value;
-  if (!Array.isArray(values) || values.length !== 1)
-    throw chainUnavailable("CHAIN_BAD_RESPONSE", "getSignatureStatuses: answer does not match the signature asked");
-  const s = values[0];
-  if (!s) return finalizedHeight > lastValidBlockHeight ? { kind: "expired" } : { kind: "pending" };
+  const { connection, call, slots, settings } = rpc;
+  const { retries, backoffBaseMs, backoffMaxMs, random, sleep } = settings;
+  let answers: (() => unknown)[] | null = null;
+  let epoch: { absoluteSlot: number; blockHeight: number } | null = null;
+  let statuses: { context: { slot: number }; value: unknown[] } | null = null;
+  for (let attempt = 0; attempt <= retries; attempt++) {
+    answers = await call("getSignatureStatuses", async () => {
+      // The search first: a pool's rules (and the local chain's fault rules) see a status read.
+      const got = await rpc.batch([
+        { method: "getSignatureStatuses", params: [[signature], { searchTransactionHistory: true }] },
+        { method: "getEpochInfo", params: [{ commitment: "finalized", ...slots.minSlot("finalized") }] },
+        { method: "minimumLedgerSlot", params: [] },
+        { method: "getFirstAvailableBlock", params: [] },
+      ]);
+      // The epoch and the status decide; an error in either is the node's, retried as one.
+      got[0]!();
+      got[1]!();
+      return got;
+    });
+    statuses = statusesOf(answers[0]!());
+    epoch = epochOf(answers[1]!());
+    slots.observe("finalized", epoch.absoluteSlot);
+    // The status search must come from at least the finalized slot of the same answer.
+    if (statuses.context.slot >= epoch.absoluteSlot) break;
+    statuses = null;
+    if (attempt < retries) await sleep(Math.floor(Math.min(backoffMaxMs, backoffBaseMs * 2 ** attempt) * random()));
+  }
+  if (!answers || !epoch || !statuses) {
+    return { kind: "unknown", reason: "status answered by a node behind the finalized slot" };
+  }
+  slots.observe("processed", statuses.context.slot);
+  const finalizedHeight = BigInt(epoch.blockHeight);
+  const s = statuses.value[0] as SignatureStatus | null | undefined;
+  if (!s) {
+    if (finalizedHeight <= lastValidBlockHeight) return { kind: "pending" };
+    const floor = historyFloor(answers[2]!, answers[3]!);
+    if (floor === null) return { kind: "unknown", reason: "the node's history floor could not be read" };
+    if (floor > sentFromSlot) {
+      return {
+        kind: "unknown",
+        reason: `the node's history starts at slot ${floor}, after the transaction's blockhash (slot ${sentFromSlot}): its absence proves nothing`,
+      };
+    }
+    return { kind: "expired" };
+  }
   // Money moves only at finalized (Solana's exchange guide): a confirmed block can still be
   // dropped with its fork; until then the transaction is landing, not landed.
   if (s.confirmationStatus !== "finalized") return { kind: "pending" };
@@ -529,29 +758,35 @@ async function decideOutcome(
   return { kind: "confirmed", slot, blockTime };
 }
 
-/**
- * The signature's status from a node at or past `finalizedSlot`, or null. agave ignores
- * minContextSlot on getSignatureStatuses (its config has searchTransactionHistory only), so the
- * answer's own context.slot is the proof; the field is still sent for nodes and providers that
- * honour it. An answer from behind proves nothing: asked again, then null (unknown).
- */
-async function statusAtOrPast(
-  { connection, call, settings }: RpcContext,
-  signature: string,
-  finalizedSlot: number,
-): Promise<RpcResponseAndContext<(SignatureStatus | null)[]> | null> {
-  const { retries, backoffBaseMs, backoffMaxMs, random, sleep } = settings;
-  for (let attempt = 0; attempt <= retries; attempt++) {
-    const answer = await call("getSignatureStatuses", () =>
-      connection.getSignatureStatuses([signature], {
-        searchTransactionHistory: true,
-        minContextSlot: finalizedSlot,
-      } as { searchTransactionHistory: boolean }),
-    );
-    if (typeof answer?.context?.slot === "number" && answer.context.slot >= finalizedSlot) return answer;
-    if (attempt < retries) await sleep(Math.floor(Math.min(backoffMaxMs, backoffBaseMs * 2 ** attempt) * random()));
+function epochOf(result: unknown): { absoluteSlot: number; blockHeight: number } {
+  if (!isRecord(result)) throw chainUnavailable("CHAIN_BAD_RESPONSE", "getEpochInfo: malformed answer");
+  const { absoluteSlot, blockHeight } = result;
+  if (typeof absoluteSlot !== "number" || typeof blockHeight !== "number" || !Number.isSafeInteger(blockHeight)) {
+    throw chainUnavailable("CHAIN_BAD_RESPONSE", "getEpochInfo: malformed answer");
   }
-  return null;
+  return { absoluteSlot, blockHeight };
+}
+
+function statusesOf(result: unknown): { context: { slot: number }; value: unknown[] } {
+  const context = isRecord(result) && isRecord(result.context) ? result.context : null;
+  const value = isRecord(result) ? result.value : null;
+  if (typeof context?.slot !== "number" || !Array.isArray(value) || value.length !== 1) {
+    throw chainUnavailable("CHAIN_BAD_RESPONSE", "getSignatureStatuses: answer does not match the signature asked");
+  }
+  return { context: { slot: context.slot }, value };
+}
+
+/** The higher of the two floors the node gave, or null when either is missing or malformed. */
+function historyFloor(minimumLedgerSlot: () => unknown, firstAvailableBlock: () => unknown): bigint | null {
+  try {
+    const a = minimumLedgerSlot();
+    const b = firstAvailableBlock();
+    if (typeof a !== "number" || typeof b !== "number" || !Number.isSafeInteger(a) || !Number.isSafeInteger(b))
+      return null;
+    return BigInt(Math.max(a, b, 0));
+  } catch {
+    return null;
+  }
 }
 
 function findCause(error: unknown): unknown {

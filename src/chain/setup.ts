@@ -31,7 +31,8 @@ export type ChainConfig = Pick<
   | "masterSecretFile"
   | "treasuryKey"
   | "treasuryKeyFile"
->;
+> &
+  Partial<Pick<Config, "landing">>;
 
 export interface ChainSetup {
   services: ChainServices;
@@ -181,6 +182,7 @@ export function setupChainOverEndpoints(
     retries: 3,
     allowNodeCosigners: true,
     fetch: client.fetch,
+    landing: config.landing,
   });
   return {
     services: {
@@ -225,7 +227,13 @@ export async function setupChain(
 
   const { treasury, masterSecret } = secretsFor(config);
   const creatorKeypair = creatorKeysOf(masterSecret);
-  const rpc = createRpcChain({ rpcUrl: config.rpcUrl!, timeoutMs: 10_000, retries: 3, fetch: client.fetch });
+  const rpc = createRpcChain({
+    rpcUrl: config.rpcUrl!,
+    timeoutMs: 10_000,
+    retries: 3,
+    fetch: client.fetch,
+    landing: config.landing,
+  });
   return {
     services: {
       reader: rpc.reader,

@@ -1,5 +1,6 @@
 /** Job health as SPEC's `GET /api/cron/health` shows it. */
 import type { Db } from "../../db/client";
+import { undecidedTransactions } from "../landing";
 import { JOB_NAMES, STALE_AFTER_SEC, type JobName } from "./names";
 
 export interface JobHealth {
@@ -30,6 +31,8 @@ export interface HealthReport {
   checkedAt: string;
   /** tokens set aside by the money jobs; `stopped` ones (a credit mismatch) make `ok` false */
   setAside: { tokens: number; stopped: number };
+  /** signed transactions no node has decided 10 minutes on (src/landing): they make `ok` false */
+  undecided: { transactions: number; oldestSignedAt: string | null };
 }
 
 interface LeaseRow {
@@ -70,13 +73,16 @@ export function jobHealth(db: Db, nowMs = Date.now(), setup: JobSetup | null = n
     };
   });
   const aside = setAsideCounts(db);
+  const undecided = undecidedTransactions(db, nowMs);
   return {
-    // A job with nothing to do here is not a reason to call the service unhealthy; a stopped token is.
-    ok: jobs.every((j) => !j.stale || !j.configured) && aside.stopped === 0,
+    // A job with nothing to do here is not a reason to call the service unhealthy; a stopped
+    // token is, and so is money in flight that no node can decide.
+    ok: jobs.every((j) => !j.stale || !j.configured) && aside.stopped === 0 && undecided.transactions === 0,
     staleAfterSec: STALE_AFTER_SEC,
     jobs,
     checkedAt: new Date(nowMs).toISOString(),
     setAside: aside,
+    undecided: { transactions: undecided.transactions, oldestSignedAt: iso(undecided.oldestPreparedAtMs) },
   };
 }
 

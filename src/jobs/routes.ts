@@ -47,6 +47,14 @@ export const HealthSchema = t.Object({
   indexer: t.Optional(IndexerHealthSchema),
   /** Additive: tokens the money jobs set aside, and those stopped on a credit mismatch (then ok is false). */
   setAside: t.Optional(t.Object({ tokens: Int(), stopped: Int() })),
+  /**
+   * Additive: signed transactions neither seen landing nor proven expired 10 minutes after they
+   * were signed (no node that keeps their history answered); their items wait, never re-signed,
+   * and ok is false until one does.
+   */
+  undecided: t.Optional(
+    t.Object({ transactions: Int(), oldestSignedAt: t.Union([t.String({ format: "date-time" }), t.Null()]) }),
+  ),
 });
 
 export function jobRoutes(ctx: SchedulingContext) {

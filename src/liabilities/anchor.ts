@@ -6,6 +6,8 @@
  */
 import type { Db } from "../../db/client";
 import type { ChainServices } from "../chain/services";
+import { immediate } from "../../db/transaction";
+import { journalOutcome, recordSignedTransaction, sentFromSlotOf } from "../landing";
 import { log } from "../lib/log";
 
 /** Snapshots an anchoring pass looks at: the newest unanchored first. */
@@ -65,21 +67,26 @@ async function anchorOne(
   let { signature, lastValidBlockHeight, wire } = row;
   if (signature === null || lastValidBlockHeight === null || wire === null) {
     const instruction = chain.launchProgram.buildMemo(row.memo, chain.treasury.publicKey);
-    const prepared = await chain.sender.prepare([instruction], chain.treasury, []);
-    const saved = c
-      .query<never, [signature: string, lastValidBlockHeight: bigint, wire: Uint8Array, snapshotId: number]>(
-        `UPDATE liability_snapshots SET anchor_signature = ?, anchor_last_valid_block_height = ?, anchor_wire = ?
-          WHERE id = ? AND anchor_signature IS NULL`,
-      )
-      .run(prepared.signature, prepared.lastValidBlockHeight, prepared.wire, row.id);
+    const prepared = await chain.sender.prepare([instruction], chain.treasury, [], { job: "anchor" });
+    const saved = immediate(db, () => {
+      const updated = c
+        .query<never, [signature: string, lastValidBlockHeight: bigint, wire: Uint8Array, snapshotId: number]>(
+          `UPDATE liability_snapshots SET anchor_signature = ?, anchor_last_valid_block_height = ?, anchor_wire = ?
+            WHERE id = ? AND anchor_signature IS NULL`,
+        )
+        .run(prepared.signature, prepared.lastValidBlockHeight, prepared.wire, row.id);
+      if (updated.changes === 1) recordSignedTransaction(db, { job: "anchor", prepared, attempt: 0 }, options.nowMs());
+      return updated.changes === 1;
+    });
     // Another process prepared it first: its transaction is the one to follow, next pass.
-    if (saved.changes === 0) return false;
+    if (!saved) return false;
     ({ signature, lastValidBlockHeight, wire } = prepared);
   }
-  await chain.sender.send({ signature, lastValidBlockHeight: BigInt(lastValidBlockHeight), wire });
+  await chain.sender.send({ signature, wire });
   const deadline = Date.now() + (options.waitMs ?? ANCHOR_WAIT_MS);
   for (;;) {
-    const outcome = await chain.sender.outcome(signature, BigInt(lastValidBlockHeight));
+    const outcome = await chain.sender.outcome(signature, BigInt(lastValidBlockHeight), sentFromSlotOf(db, signature));
+    journalOutcome(db, signature, outcome);
     if (outcome.kind === "confirmed") {
       c.query<never, [atMs: number, snapshotId: number, signature: string]>(
         "UPDATE liability_snapshots SET anchored_at_ms = ? WHERE id = ? AND anchor_signature = ?",

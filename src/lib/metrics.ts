@@ -80,7 +80,21 @@ export class Histogram {
 }
 
 export function gauge(name: string, help: string, samples: { labels?: Labels; value: number | bigint }[]): string {
-  const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} gauge`];
+  return sampled("gauge", name, help, samples);
+}
+
+/** A counter kept elsewhere (in the database) and rendered as it stands. */
+export function counter(name: string, help: string, samples: { labels?: Labels; value: number | bigint }[]): string {
+  return sampled("counter", name, help, samples);
+}
+
+function sampled(
+  type: "gauge" | "counter",
+  name: string,
+  help: string,
+  samples: { labels?: Labels; value: number | bigint }[],
+): string {
+  const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`];
   for (const s of samples) {
     const k = s.labels ? key(s.labels) : "";
     lines.push(`${name}${k ? `{${k}}` : ""} ${s.value.toString()}`);

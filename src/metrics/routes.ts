@@ -9,7 +9,8 @@ import { notFound } from "../http/errors";
 import { jobHealth } from "../jobs";
 import { bearerMatches } from "../http/bearer";
 import { ledgerTotals } from "../ledger";
-import { gauge } from "../lib/metrics";
+import { counter, gauge } from "../lib/metrics";
+import { landingTotals } from "../landing";
 
 export function renderMetrics(ctx: AppContext): string {
   const totals = ledgerTotals(ctx.db);
@@ -39,6 +40,41 @@ export function renderMetrics(ctx: AppContext): string {
       gauge("treasury_checked_timestamp_seconds", "When the treasury was last reconciled", [
         { value: Math.floor(last.checkedAtMs / 1000) },
       ]),
+    );
+  }
+  const landing = landingTotals(ctx.db);
+  if (landing.length > 0) {
+    const per = (name: string, help: string, pick: (t: (typeof landing)[number]) => number | bigint) =>
+      counter(
+        name,
+        help,
+        landing.map((t) => ({ labels: { job: t.job }, value: pick(t) })),
+      );
+    parts.push(
+      per("chain_transactions_signed_total", "Transactions signed, per money job", (t) => t.prepared),
+      per(
+        "chain_transaction_sends_total",
+        "Sends of signed transactions, first sends and rebroadcasts",
+        (t) => t.sends,
+      ),
+      per("chain_transaction_rebroadcasts_total", "Sends of the same signed bytes again", (t) => t.rebroadcasts),
+      per("chain_transactions_landed_total", "Transactions seen landing (failed on chain included)", (t) => t.landed),
+      per("chain_transactions_failed_total", "Transactions that landed with an error", (t) => t.failed),
+      per(
+        "chain_transactions_expired_total",
+        "Transactions whose blockhash passed without them landing",
+        (t) => t.lapsed,
+      ),
+      per(
+        "chain_transactions_replaced_total",
+        "Transactions signed to replace a provably expired one",
+        (t) => t.replacements,
+      ),
+      per(
+        "chain_priority_fee_lamports_total",
+        "Priority fees paid by landed transactions (price x limit)",
+        (t) => t.priorityFeeLamports,
+      ),
     );
   }
   const health = jobHealth(ctx.db, ctx.now());

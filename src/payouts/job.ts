@@ -14,6 +14,7 @@ import type { Db } from "../../db/client";
 import type { ChainServices } from "../chain/services";
 import { accounts, balanceOf } from "../ledger";
 import { crashPoint } from "../jobs";
+import { attemptAfter, computeUnitFloorFor, journalOutcome, sentFromSlotOf } from "../landing";
 import type { JobContext } from "../jobs";
 import { isAppError } from "../lib/errors";
 import { log } from "../lib/log";
@@ -109,7 +110,13 @@ async function sendQueued(deps: PayoutJobDeps, ctx: JobContext, report: PayoutRu
         lamports: BigInt(p.lamports),
       }),
     );
-    const prepared = await deps.chain.sender.prepare(instructions, treasury, []);
+    // A batch replacing payouts whose transaction provably expired pays the next fee step.
+    const attempt = attemptAfter(deps.db, replacedSignatures(deps, batch));
+    const prepared = await deps.chain.sender.prepare(instructions, treasury, [], {
+      job: "payouts",
+      attempt,
+      computeUnitFloor: computeUnitFloorFor(deps.db, "payouts", deps.now()),
+    });
     markPayoutsSent(
       deps.db,
       {
@@ -117,6 +124,7 @@ async function sendQueued(deps: PayoutJobDeps, ctx: JobContext, report: PayoutRu
         signature: prepared.signature,
         lastValidBlockHeight: prepared.lastValidBlockHeight,
         atMs: deps.now(),
+        signed: { job: "payouts", prepared, attempt },
       },
       ctx.assertHeld,
     );
@@ -131,6 +139,20 @@ async function sendQueued(deps: PayoutJobDeps, ctx: JobContext, report: PayoutRu
       log.warn("payout send failed; its outcome will be resolved", { error: scrubErrorText(error) });
     }
   }
+}
+
+/** The signatures of the expired transactions the batch's payouts replace (none for first attempts). */
+function replacedSignatures(deps: PayoutJobDeps, batch: readonly QueuedPayoutRow[]): string[] {
+  const out: string[] = [];
+  for (const p of batch) {
+    const row = deps.db.$client
+      .query<{ signature: string | null }, [payoutId: bigint]>(
+        "SELECT old.signature FROM payouts p JOIN payouts old ON old.id = p.replaces_id WHERE p.id = ?",
+      )
+      .get(p.id);
+    if (row?.signature) out.push(row.signature);
+  }
+  return out;
 }
 
 async function queueAutopay(deps: PayoutJobDeps, ctx: JobContext, report: PayoutRunReport): Promise<void> {
@@ -239,7 +261,12 @@ async function resolveBatch(
   report?: PayoutRunReport,
 ): Promise<number> {
   let pending = 0;
-  const outcome = await deps.chain.sender.outcome(batch.signature, BigInt(batch.lvbh));
+  const outcome = await deps.chain.sender.outcome(
+    batch.signature,
+    BigInt(batch.lvbh),
+    sentFromSlotOf(deps.db, batch.signature),
+  );
+  journalOutcome(deps.db, batch.signature, outcome);
   const atMs = deps.now();
   // Unknown is not an outcome: the batch waits, exactly like one still landing.
   if (outcome.kind === "pending" || outcome.kind === "unknown") pending += Number(batch.n);

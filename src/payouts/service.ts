@@ -8,6 +8,7 @@ import type { Db } from "../../db/client";
 import { confirmPayout, failPayout, replacePayout, reservePayout } from "../ledger";
 import { appendFeedEvent } from "../ledger";
 import { accounts, balanceOf } from "../ledger";
+import { recordSignedTransaction, type SignedTransaction } from "../landing";
 import { immediate } from "../../db/transaction";
 import { AppError } from "../lib/errors";
 
@@ -61,11 +62,19 @@ export function queuePayout(db: Db, request: PayoutRequest, assertHeld?: () => v
 /** Saved before the transaction is sent: signature and expiry height for every payout in the batch. */
 export function markPayoutsSent(
   db: Db,
-  batch: { payoutIds: readonly number[]; signature: string; lastValidBlockHeight: bigint; atMs: number },
+  batch: {
+    payoutIds: readonly number[];
+    signature: string;
+    lastValidBlockHeight: bigint;
+    atMs: number;
+    /** the signed transaction, journalled in the same write (landing: rebroadcast, fee steps) */
+    signed?: SignedTransaction;
+  },
   assertHeld?: () => void,
 ): void {
   immediate(db, () => {
     assertHeld?.();
+    if (batch.signed) recordSignedTransaction(db, batch.signed, batch.atMs);
     for (const id of batch.payoutIds) {
       const result = db.$client
         .query<never, [signature: string, lastValidBlockHeight: bigint, atMs: number, payoutId: number]>(

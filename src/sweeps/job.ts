@@ -32,7 +32,8 @@ import { isChainUnavailable } from "../chain/errors";
 import { storeVaultReadings, unsweptLamports } from "../tokens";
 import { transferredTo, treasuryReceived } from "./transfers";
 import { creditedInSignature } from "./credit-check";
-import { confirmSweep, failSweep, recordSweepsSent } from "./service";
+import { SWEEP_EXPIRED_ERROR, confirmSweep, failSweep, recordSweepsSent, sweepAttempt } from "./service";
+import { computeUnitFloorFor, journalOutcome, sentFromSlotOf } from "../landing";
 
 export interface SweepJobDeps {
   db: Db;
@@ -246,8 +247,17 @@ async function sendBatch(
 ): Promise<void> {
   if (ctx.signal.aborted) return;
   let prepared: PreparedTransaction;
+  // Tokens whose last sweeps provably expired pay the next fee step.
+  const attempt = sweepAttempt(
+    deps.db,
+    batch.items.map((item) => tokenIdByMint.get(item.token.mint)!),
+  );
   try {
-    prepared = await deps.chain.sender.prepare(batch.instructions, deps.chain.treasury, batch.signers);
+    prepared = await deps.chain.sender.prepare(batch.instructions, deps.chain.treasury, batch.signers, {
+      job: "sweep",
+      attempt,
+      computeUnitFloor: computeUnitFloorFor(deps.db, "sweep", deps.now()),
+    });
   } catch (error) {
     // Isolated per batch: the chain being unreachable is nobody's fault (the next run tries
     // again); anything else counts against the batch's tokens, which then go alone.
@@ -280,6 +290,7 @@ async function sendBatch(
       atMs: deps.now(),
     })),
     ctx.assertHeld,
+    { job: "sweep", prepared, attempt },
   );
   crashPoint("sweep:after-save");
   try {
@@ -373,7 +384,12 @@ async function resolvePage(
   const answers = new Map<string, ChainAnswer>();
   await forEachLimit(groups, deps.sendConcurrency ?? 8, async ([signature, sweeps]) => {
     if (ctx.signal.aborted) return;
-    const outcome = await deps.chain.sender.outcome(signature, BigInt(sweeps[0]!.lvbh));
+    const outcome = await deps.chain.sender.outcome(
+      signature,
+      BigInt(sweeps[0]!.lvbh),
+      sentFromSlotOf(deps.db, signature),
+    );
+    journalOutcome(deps.db, signature, outcome);
     const tx = outcome.kind === "confirmed" ? await deps.chain.reader.getTransaction(signature) : null;
     answers.set(signature, { outcome, tx });
   });
@@ -411,7 +427,7 @@ function failSweeps(
   sweeps: readonly SentSweepRow[],
   outcome: Extract<TransactionOutcome, { kind: "failed" | "expired" }>,
 ): void {
-  const error = outcome.kind === "failed" ? scrubErrorText(outcome.error) : "expired without landing";
+  const error = outcome.kind === "failed" ? scrubErrorText(outcome.error) : SWEEP_EXPIRED_ERROR;
   for (const sweep of sweeps) {
     failSweep(deps.db, Number(sweep.id), error, ctx.assertHeld);
     // A failure on chain counts against the token (an expiry is the chain's doing, not its).

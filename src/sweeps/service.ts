@@ -5,6 +5,7 @@
  */
 import type { Db } from "../../db/client";
 import { appendFeedEvent } from "../ledger";
+import { recordSignedTransaction, type SignedTransaction } from "../landing";
 import { immediate } from "../../db/transaction";
 import { creditSweep, orderBurn, type SweepCreditResult, type SweepRecipient } from "../ledger";
 import { AppError } from "../lib/errors";
@@ -17,9 +18,15 @@ export interface SweepSent {
 }
 
 /** Saved before the transaction is sent, so its signature exists from the moment it leaves. */
-export function recordSweepsSent(db: Db, sweeps: readonly SweepSent[], assertHeld?: () => void): number[] {
+export function recordSweepsSent(
+  db: Db,
+  sweeps: readonly SweepSent[],
+  assertHeld?: () => void,
+  signed?: SignedTransaction,
+): number[] {
   return immediate(db, () => {
     assertHeld?.();
+    if (signed && sweeps[0]) recordSignedTransaction(db, signed, sweeps[0].atMs);
     const c = db.$client;
     return sweeps.map((s) => {
       const row = c
@@ -223,4 +230,25 @@ export function failSweep(db: Db, sweepId: number, error: string, assertHeld?: (
       .run(error.slice(0, 300), sweepId);
     return { applied: true };
   });
+}
+
+/** A sweep that provably expired is failed with this error (the job's `failSweeps`). */
+export const SWEEP_EXPIRED_ERROR = "expired without landing";
+
+/**
+ * The attempt number of a sweep of these tokens: how many of their sweeps in a row (since the last
+ * one that landed) provably expired, the most of any of them; 0 for a first attempt.
+ */
+export function sweepAttempt(db: Db, tokenIds: readonly number[]): number {
+  let highest = 0;
+  for (const tokenId of tokenIds.slice(0, 64)) {
+    const row = db.$client
+      .query<{ n: number }, [tokenId: number, error: string]>(
+        `SELECT COUNT(*) AS n FROM (SELECT status, error FROM sweeps WHERE token_id = ?1 ORDER BY id DESC LIMIT 20)
+          WHERE status = 'failed' AND error = ?2`,
+      )
+      .get(tokenId, SWEEP_EXPIRED_ERROR);
+    highest = Math.max(highest, Number(row?.n ?? 0));
+  }
+  return highest;
 }

@@ -15,6 +15,7 @@ import { Scheduler } from "../jobs/scheduler";
 import type { SchedulingContext } from "../jobs/setup";
 import { log, setLogLevel } from "../lib/log";
 import { createServiceMetrics } from "../lib/metrics";
+import { startRebroadcaster } from "../landing/rebroadcast";
 import { registerJobs } from "../register-jobs";
 import { computeStats, STATS_PUBLISH_EVERY_MS } from "../stats/service";
 import { WebhookDispatcher } from "../webhooks/dispatcher";
@@ -71,6 +72,7 @@ let indexer: Indexer | null = null;
 let webhooks: WebhookDispatcher | null = null;
 let stateTimer: ReturnType<typeof setInterval> | null = null;
 let statsTimer: ReturnType<typeof setInterval> | null = null;
+let stopRebroadcaster: (() => void) | null = null;
 
 /** The stats, counted here so the request thread does not stall on them. */
 function postStats(): void {
@@ -98,6 +100,10 @@ function startWork(): void {
   stateTimer = setInterval(() => parent.post({ type: "indexer", state: running.state() }), INDEXER_STATE_EVERY_MS);
   parent.post({ type: "indexer", state: running.state() });
   scheduler.start();
+  stopRebroadcaster = startRebroadcaster(
+    { db, chain: chain.services, now: ctx.now },
+    { intervalMs: config.rebroadcastMs },
+  );
   webhooks = new WebhookDispatcher(db, {
     signingKey: webhookSigningKey(config),
     allowPrivate: config.webhooksAllowPrivate,
@@ -107,6 +113,7 @@ function startWork(): void {
 
 /** Safe points first (runs abort at their next one and release their leases), then the books close. */
 async function stopWork(): Promise<void> {
+  stopRebroadcaster?.();
   if (statsTimer) clearInterval(statsTimer);
   if (stateTimer) clearInterval(stateTimer);
   await indexer?.stop();

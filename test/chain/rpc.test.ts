@@ -330,7 +330,13 @@ describe("sender", () => {
     });
     const { sender } = chain();
     const prepared = await sender.prepare([ix], payer, []);
-    expect(fake.requests.map((r) => r.method)).toEqual(["getLatestBlockhash"]);
+    // The blockhash, a simulation to size the unit limit (this node has none: the table's limit),
+    // the recent fees to price it; nothing sent.
+    expect(fake.requests.map((r) => r.method)).toEqual([
+      "getLatestBlockhash",
+      "simulateTransaction",
+      "getRecentPrioritizationFees",
+    ]);
     expect(prepared.lastValidBlockHeight).toBe(1_150n);
     const decoded = VersionedTransaction.deserialize(prepared.wire);
     expect(bs58.encode(decoded.signatures[0]!)).toBe(prepared.signature);
@@ -401,11 +407,17 @@ describe("sender", () => {
     status = { slot: 8, confirmations: null, err: null, confirmationStatus: "finalized", status: { Ok: null } };
     expect((await sender.outcome("s", 150n)).kind).toBe("confirmed");
 
-    // the finalized slot and height come from one answer, then a history search from a node at or past that slot
-    const order = fake.requests.filter((r) => r.method !== "getBlockTime").slice(-2);
-    expect(order.map((r) => r.method)).toEqual(["getEpochInfo", "getSignatureStatuses"]);
-    expect((order[0]!.params[0] as { commitment: string }).commitment).toBe("finalized");
-    expect(order[1]!.params[1]).toEqual({ searchTransactionHistory: true, minContextSlot: 500 });
+    // the history search, the finalized slot and height and the node's history floor: one batch,
+    // so one node of a pool answers them all
+    const order = fake.requests.filter((r) => r.method !== "getBlockTime").slice(-4);
+    expect(order.map((r) => r.method)).toEqual([
+      "getSignatureStatuses",
+      "getEpochInfo",
+      "minimumLedgerSlot",
+      "getFirstAvailableBlock",
+    ]);
+    expect(order[0]!.params[1]).toEqual({ searchTransactionHistory: true });
+    expect((order[1]!.params[0] as { commitment: string }).commitment).toBe("finalized");
   });
 
   test("an outage while checking is unknown, never 'expired'", async () => {

@@ -49,6 +49,9 @@ describe("seeded simulation", () => {
       "crash",
       "leaseTakeover",
       "clockJump",
+      "congestion",
+      "prunedHistory",
+      "rebroadcast",
     ]) {
       expect({ kind, injected: (totals[kind] ?? 0) > 0 }).toEqual({ kind, injected: true });
     }

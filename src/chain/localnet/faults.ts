@@ -4,7 +4,8 @@
  * a node behind). Callable in-process (`chain.faults.apply(rule)`) and over JSON-RPC
  * (`localnet_fault`, `localnet_faults`), which only the embedded local chain answers.
  *
- * Which reads a `lag` rule's `share` hits is drawn from a seeded generator, so a simulation seed
+ * Which reads a `lag` rule's `share` hits, which requests a `prunedHistory` node answers and which
+ * underpriced sends `congestion` loses are drawn from a seeded generator, so a simulation seed
  * reproduces the same answers. See docs/local-chain.md.
  */
 import type { LocalNode } from "./node";
@@ -25,6 +26,8 @@ export type FaultRule =
       holdMs?: number;
     }
   | { kind: "lag"; slots: number; share?: number; methods?: string[]; count?: number }
+  | { kind: "congestion"; priceMicroLamports: number; dropShare: number }
+  | { kind: "prunedHistory"; firstSlot: number; share?: number }
   | { kind: "clear" };
 
 export type FaultKind = Exclude<FaultRule["kind"], "clear">;
@@ -32,6 +35,18 @@ export type FaultKind = Exclude<FaultRule["kind"], "clear">;
 /** What a read is answered as: the current node, or one `lagSlots` behind. */
 export interface ReadView {
   lagSlots: bigint;
+}
+
+/**
+ * The pool node answering one HTTP request, drawn once for the whole request so every call of a
+ * batch sees the same node (a client ties a batch's answers together, e.g. a history search to
+ * the history floor of the node that ran it).
+ */
+export interface PoolNode {
+  /** how far behind this node is for `method` (0n: current; non-reads are never behind) */
+  lagFor(method: string): bigint;
+  /** the first slot this node keeps history from; null when it keeps everything */
+  historyFloorSlot: bigint | null;
 }
 
 export interface RpcErrorDecision {
@@ -47,6 +62,16 @@ const MAX_METHODS = 50;
 const DEFAULT_GHOST_SLOTS = 3;
 const DEFAULT_HOLD_MS = 30_000;
 const MAX_HOLD_MS = 120_000;
+const MAX_PRICE_MICRO_LAMPORTS = 10_000_000;
+
+/** Methods whose answer depends on the ledger history the answering node kept. */
+export const HISTORY_METHODS: ReadonlySet<string> = new Set([
+  "minimumLedgerSlot",
+  "getFirstAvailableBlock",
+  "getSignatureStatuses",
+  "getTransaction",
+  "getSignaturesForAddress",
+]);
 
 /** Methods a `lag` rule never touches: they are not reads of chain state. */
 const NOT_READS = new Set([
@@ -74,11 +99,22 @@ interface ErrorRule {
   holdMs: number;
 }
 
+interface CongestionRule {
+  priceMicroLamports: bigint;
+  dropShare: number;
+}
+interface PrunedRule {
+  firstSlot: bigint;
+  share: number;
+}
+
 export { seededRandom };
 
 export class ChainFaults {
   private readonly lags: LagRule[] = [];
   private readonly errors: ErrorRule[] = [];
+  private congestion: CongestionRule | null = null;
+  private pruned: PrunedRule | null = null;
   private random: () => number;
   /** faults actually injected, by kind (a rule that never fired injected nothing) */
   readonly injected: Record<string, number> = {};
@@ -89,6 +125,7 @@ export class ChainFaults {
   ) {
     this.random = seededRandom(seed);
     node.onSendFault = (kind) => this.count(kind);
+    node.congestionDrops = (priceMicroLamports) => this.congestionDrops(priceMicroLamports);
   }
 
   reseed(seed: number): void {
@@ -134,6 +171,13 @@ export class ChainFaults {
           remaining: rule.count ?? null,
         });
         break;
+      case "congestion":
+        // One fee market at a time: a new level replaces the old rather than stacking.
+        this.congestion = { priceMicroLamports: BigInt(rule.priceMicroLamports), dropShare: rule.dropShare };
+        break;
+      case "prunedHistory":
+        this.pruned = { firstSlot: BigInt(rule.firstSlot), share: rule.share ?? 1 };
+        break;
     }
     return rule;
   }
@@ -141,7 +185,19 @@ export class ChainFaults {
   clear(): void {
     this.lags.length = 0;
     this.errors.length = 0;
+    this.congestion = null;
+    this.pruned = null;
     this.node.clearSendFaults();
+  }
+
+  /**
+   * The fee of `slot` in getRecentPrioritizationFees: a fixed pattern under congestion (P/2 every
+   * fourth slot, P otherwise) so a client's percentile reads exactly P; 0 on a quiet chain.
+   */
+  prioritizationFeeAt(slot: bigint): bigint {
+    const rule = this.congestion;
+    if (!rule) return 0n;
+    return slot % 4n === 0n ? rule.priceMicroLamports / 2n : rule.priceMicroLamports;
   }
 
   /** The active rules, as `localnet_faults` lists them. */
@@ -172,6 +228,24 @@ export class ChainFaults {
           ...(r.remaining !== null ? { count: r.remaining } : {}),
         }),
       ),
+      ...(this.congestion
+        ? [
+            {
+              kind: "congestion",
+              priceMicroLamports: Number(this.congestion.priceMicroLamports),
+              dropShare: this.congestion.dropShare,
+            } satisfies FaultRule,
+          ]
+        : []),
+      ...(this.pruned
+        ? [
+            {
+              kind: "prunedHistory",
+              firstSlot: Number(this.pruned.firstSlot),
+              share: this.pruned.share,
+            } satisfies FaultRule,
+          ]
+        : []),
     ];
   }
 
@@ -188,18 +262,56 @@ export class ChainFaults {
 
   /** How far behind the node answering this read is (0n: the current node). */
   viewFor(method: string): ReadView {
-    if (NOT_READS.has(method) || this.lags.length === 0) return { lagSlots: 0n };
-    let lag = 0;
-    for (let i = 0; i < this.lags.length; i++) {
+    return { lagSlots: this.nodeFor([method]).lagFor(method) };
+  }
+
+  /**
+   * Draws the node of the pool that answers one HTTP request carrying `methods` (one for a single
+   * call, every call's for a batch). Draws, in order: one per `lag` rule naming any read among
+   * the methods, then one for `prunedHistory` when a method reads history. A single call
+   * therefore draws as it did before batches were tied to one node.
+   */
+  nodeFor(methods: readonly string[]): PoolNode {
+    const reads = methods.filter((m) => !NOT_READS.has(m));
+    const hit: LagRule[] = [];
+    for (let i = 0; i < this.lags.length && reads.length > 0; i++) {
       const rule = this.lags[i]!;
-      if (rule.methods && !rule.methods.includes(method)) continue;
+      if (rule.methods && !reads.some((m) => rule.methods!.includes(m))) continue;
       // One draw per matching rule keeps the sequence independent of which rules hit.
       if (this.random() >= rule.share) continue;
-      lag = Math.max(lag, rule.slots);
+      hit.push(rule);
       if (rule.remaining !== null && --rule.remaining <= 0) this.lags.splice(i--, 1);
     }
-    if (lag > 0) this.count("lag");
-    return { lagSlots: BigInt(lag) };
+    const pruned = this.pruned;
+    const historyFloorSlot =
+      pruned && methods.some((m) => HISTORY_METHODS.has(m)) && this.random() < pruned.share ? pruned.firstSlot : null;
+    return {
+      lagFor: (method) => {
+        if (NOT_READS.has(method)) return 0n;
+        let lag = 0;
+        // The request reached the node behind because one of its methods is named: that node
+        // answers every read of the request (a batch is one request to one node).
+        for (const rule of hit) lag = Math.max(lag, rule.slots);
+        if (lag > 0) this.count("lag");
+        return BigInt(lag);
+      },
+      historyFloorSlot,
+    };
+  }
+
+  /** A pruned node's answer that hid history or reported its floor. */
+  countPrunedAnswer(): void {
+    this.count("prunedHistory");
+  }
+
+  /** Whether a send paying `priceMicroLamports` a unit is lost to congestion this time. */
+  private congestionDrops(priceMicroLamports: bigint): boolean {
+    const rule = this.congestion;
+    if (!rule || priceMicroLamports >= rule.priceMicroLamports) return false;
+    // Drawn per send, so a rebroadcast of the same bytes gets another chance.
+    if (this.random() >= rule.dropShare) return false;
+    this.count("congestion");
+    return true;
   }
 
   /** A read refused because the answering node is behind the asked minContextSlot. */
@@ -219,6 +331,11 @@ function invalid(message: string): RpcError {
 function countOf(v: unknown, name = "count"): number {
   if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > MAX_COUNT)
     throw invalid(`${name} must be an integer in [1, ${MAX_COUNT}]`);
+  return v;
+}
+
+function shareOf(v: unknown, name = "share"): number {
+  if (typeof v !== "number" || !(v >= 0 && v <= 1)) throw invalid(`${name} must be a number in [0, 1]`);
   return v;
 }
 
@@ -271,11 +388,7 @@ export function parseFaultRule(raw: unknown): FaultRule {
     }
     case "lag": {
       const rule: FaultRule = { kind: "lag", slots: slotsOf(r.slots) };
-      if (r.share !== undefined) {
-        if (typeof r.share !== "number" || !(r.share >= 0 && r.share <= 1))
-          throw invalid("share must be a number in [0, 1]");
-        rule.share = r.share;
-      }
+      if (r.share !== undefined) rule.share = shareOf(r.share);
       if (r.methods !== undefined) {
         if (
           !Array.isArray(r.methods) ||
@@ -289,7 +402,21 @@ export function parseFaultRule(raw: unknown): FaultRule {
       if (r.count !== undefined) rule.count = countOf(r.count);
       return rule;
     }
+    case "congestion": {
+      const price = r.priceMicroLamports;
+      if (typeof price !== "number" || !Number.isInteger(price) || price < 1 || price > MAX_PRICE_MICRO_LAMPORTS)
+        throw invalid(`priceMicroLamports must be an integer in [1, ${MAX_PRICE_MICRO_LAMPORTS}]`);
+      return { kind: "congestion", priceMicroLamports: price, dropShare: shareOf(r.dropShare, "dropShare") };
+    }
+    case "prunedHistory": {
+      const first = r.firstSlot;
+      if (typeof first !== "number" || !Number.isSafeInteger(first) || first < 0)
+        throw invalid("firstSlot must be an integer >= 0");
+      return { kind: "prunedHistory", firstSlot: first, share: r.share === undefined ? 1 : shareOf(r.share) };
+    }
     default:
-      throw invalid("kind must be one of dropSends, delaySends, failSends, ghostSends, rpcError, lag, clear");
+      throw invalid(
+        "kind must be one of dropSends, delaySends, failSends, ghostSends, rpcError, lag, congestion, prunedHistory, clear",
+      );
   }
 }

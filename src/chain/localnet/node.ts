@@ -57,6 +57,8 @@ export const BLOCKHASH_VALID_BLOCKS = 150n;
 export const FINALIZATION_SLOTS = 32n;
 /** How far back getSignatureStatuses looks without searchTransactionHistory (the status cache). */
 export const STATUS_CACHE_SLOTS = 300n;
+/** The most compute units a transaction may ask for (agave's MAX_COMPUTE_UNIT_LIMIT). */
+export const MAX_COMPUTE_UNIT_LIMIT = 1_400_000n;
 
 const TOKEN_2022 = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
 
@@ -229,6 +231,12 @@ export class LocalNode {
   private readonly ghosts = new Map<string, { slot: bigint; until: bigint }>();
   /** told of every send fault taken, by rule kind (the faults module counts them) */
   onSendFault: ((kind: "dropSends" | "delaySends" | "failSends" | "ghostSends") => void) | null = null;
+  /**
+   * Asked once per accepted send that no other send fault took (faults.ts `congestion`): true
+   * loses the transaction, as a leader too busy for its priority fee does. The answer is a fresh
+   * draw each time, so rebroadcasting the same bytes can still get it in.
+   */
+  congestionDrops: ((priceMicroLamports: bigint) => boolean) | null = null;
   /**
    * Lag views (faults.ts `lag`): per address, the state before each write, oldest first, so a read
    * can be answered as a node `k` slots behind would. Kept only once a lag rule asked for it.
@@ -611,6 +619,12 @@ export class LocalNode {
     }
     const signature = encodeBase58(tx.signatures[0] ?? new Uint8Array(64));
     this.checkSignatures(tx, wire);
+    const budget = computeBudgetOf(tx);
+    if (budget.unitLimit !== null && budget.unitLimit > MAX_COMPUTE_UNIT_LIMIT) {
+      // Refused before any leader sees it: without preflight the sender only ever has the signature.
+      if (opts.skipPreflight) return signature;
+      throw rpcError(-32602, `invalid transaction: compute unit limit above ${MAX_COMPUTE_UNIT_LIMIT}`);
+    }
     if (
       this.txs.has(signature) ||
       this.oldStatuses.has(signature) ||
@@ -661,6 +675,11 @@ export class LocalNode {
     if (!opts.skipPreflight && fault?.kind !== "fail") {
       const sim = this.simulate(tx, { sigVerify: false, replaceRecentBlockhash: false, coSign: true });
       if (sim.err) throw preflightError(sim.err, describeForPreflight(sim.err), sim.logs, sim.unitsConsumed);
+    }
+    // Lost after the RPC node accepted it (preflight passed), on the way to a congested leader.
+    if (!fault && this.congestionDrops?.(budget.microLamportsPerUnit)) {
+      this.log(`fault: congestion dropped ${signature}`);
+      return signature;
     }
     const result = this.execute(tx, { failOnChain: fault?.kind === "fail" });
     if (!result.landed && !opts.skipPreflight) {
@@ -1220,23 +1239,37 @@ const BUILTIN_PROGRAMS = new Set([
   "LoaderV411111111111111111111111111111111111",
 ]);
 
-/** Base fee per signature plus the priority fee a ComputeBudget price asks for. */
-export function computeFee(tx: VersionedTransaction): bigint {
+/**
+ * What a transaction's ComputeBudget instructions ask for: `unitLimit` from SetComputeUnitLimit
+ * (discriminator 2, u32 LE; null when absent), the price from SetComputeUnitPrice (discriminator
+ * 3, u64 LE; 0 when absent), and `defaultUnitLimit`, agave's budget when no limit is set.
+ */
+export function computeBudgetOf(tx: VersionedTransaction): {
+  unitLimit: bigint | null;
+  microLamportsPerUnit: bigint;
+  defaultUnitLimit: bigint;
+} {
   const keys = tx.message.staticAccountKeys;
   let unitLimit: bigint | null = null;
   let microLamportsPerUnit = 0n;
-  let defaultLimit = 0n;
+  let defaultUnitLimit = 0n;
   for (const ix of tx.message.compiledInstructions) {
     const program = keys[ix.programIdIndex]?.toBase58() ?? "";
-    defaultLimit += BUILTIN_PROGRAMS.has(program) ? 3_000n : 200_000n;
+    defaultUnitLimit += BUILTIN_PROGRAMS.has(program) ? 3_000n : 200_000n;
     if (program !== COMPUTE_BUDGET_ID) continue;
     const d = ix.data;
     if (d[0] === 2 && d.length >= 5) unitLimit = BigInt(new DataView(d.buffer, d.byteOffset + 1, 4).getUint32(0, true));
     if (d[0] === 3 && d.length >= 9)
       microLamportsPerUnit = new DataView(d.buffer, d.byteOffset + 1, 8).getBigUint64(0, true);
   }
-  const limit = unitLimit ?? defaultLimit;
-  const cappedLimit = limit > 1_400_000n ? 1_400_000n : limit;
+  return { unitLimit, microLamportsPerUnit, defaultUnitLimit };
+}
+
+/** Base fee per signature plus the priority fee a ComputeBudget price asks for. */
+export function computeFee(tx: VersionedTransaction): bigint {
+  const { unitLimit, microLamportsPerUnit, defaultUnitLimit } = computeBudgetOf(tx);
+  const limit = unitLimit ?? defaultUnitLimit;
+  const cappedLimit = limit > MAX_COMPUTE_UNIT_LIMIT ? MAX_COMPUTE_UNIT_LIMIT : limit;
   const priority = (microLamportsPerUnit * cappedLimit + 999_999n) / 1_000_000n;
   return LAMPORTS_PER_SIGNATURE * BigInt(tx.message.header.numRequiredSignatures) + priority;
 }

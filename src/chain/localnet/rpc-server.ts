@@ -23,7 +23,7 @@ import {
   type TxRecord,
   type TokenBalance,
 } from "./node";
-import { ChainFaults } from "./faults";
+import { ChainFaults, type PoolNode } from "./faults";
 import { stringifyJson } from "./json";
 import { isAddress } from "../address";
 import { readU64LE } from "./program";
@@ -42,6 +42,9 @@ const MAX_BODY_BYTES = 5 * 1024 * 1024;
 const MAX_BATCH = 100;
 const MAX_MULTIPLE_ACCOUNTS = 100;
 const MAX_SIGNATURE_STATUSES = 256;
+const MAX_PRIORITIZATION_FEE_ADDRESSES = 128;
+/** Slots getRecentPrioritizationFees reports, as agave's prioritization fee cache keeps. */
+const PRIORITIZATION_FEE_SLOTS = 150n;
 const MAX_RPC_RULES = 1_000;
 const DEFAULT_HOLD_MS = 30_000;
 
@@ -50,6 +53,8 @@ interface View {
   at: bigint;
   /** context slot at the asked commitment */
   slot: bigint;
+  /** the first slot of history the node kept (prunedHistory); null when it kept everything */
+  historyFloorSlot: bigint | null;
 }
 
 /** An HTTP answer, whichever transport carries it (node:http, or the in-process fetch). */
@@ -207,7 +212,10 @@ export class RpcServer {
       await this.hold(fault?.holdMs ?? injected?.holdMs ?? DEFAULT_HOLD_MS, signal);
       return { status: 504, headers: { "content-type": "text/plain" }, body: "Gateway Timeout (injected)" };
     }
-    const answers = calls.map((c) => this.call(c));
+    // One node of the pool answers the whole HTTP request, so a batch's answers agree with each other.
+    const methods = calls.map((c) => (c as { method?: unknown } | null)?.method).filter((m) => typeof m === "string");
+    const node = this.faults.nodeFor(methods);
+    const answers = calls.map((c) => this.call(c, node));
     return this.json(Array.isArray(body) ? answers : answers[0]);
   }
 
@@ -244,14 +252,14 @@ export class RpcServer {
     return { status: 200, headers: { "content-type": "application/json" }, body: stringifyJson(payload) };
   }
 
-  private call(c: unknown): unknown {
+  private call(c: unknown, node: PoolNode): unknown {
     const { id = null, method, params = [] } = (c ?? {}) as { id?: unknown; method?: unknown; params?: unknown };
     if (typeof method !== "string") return { jsonrpc: "2.0", error: { code: -32600, message: "Invalid request" }, id };
     try {
       const handler = this.methods[method];
       if (!handler) throw rpcError(-32601, "Method not found");
       const list = Array.isArray(params) ? params : [];
-      const result = handler(list, this.viewOf(method, list));
+      const result = handler(list, this.viewOf(method, list, node));
       return { jsonrpc: "2.0", result, id };
     } catch (e) {
       if (isRpcError(e)) return { jsonrpc: "2.0", error: rpcErrorBody(e), id };
@@ -265,8 +273,8 @@ export class RpcServer {
    * commitment (finalized is FINALIZATION_SLOTS + 1 behind). A `minContextSlot` above it is
    * refused with -32016, as agave refuses it.
    */
-  private viewOf(method: string, params: unknown[]): View {
-    const lag = this.faults.viewFor(method).lagSlots;
+  private viewOf(method: string, params: unknown[], node: PoolNode): View {
+    const lag = node.lagFor(method);
     const now = this.node.getSlot();
     const at = lag >= now ? 0n : now - lag;
     const last = params[params.length - 1];
@@ -283,7 +291,19 @@ export class RpcServer {
       this.faults.countMinContextRefusal();
       throw rpcError(-32016, "Minimum context slot has not been reached", { contextSlot: slot });
     }
-    return { at, slot };
+    return { at, slot, historyFloorSlot: node.historyFloorSlot };
+  }
+
+  /** Whether the answering node pruned the history of `slot`. */
+  private pruned(v: View, slot: bigint): boolean {
+    return v.historyFloorSlot !== null && slot < v.historyFloorSlot;
+  }
+
+  /** minimumLedgerSlot / getFirstAvailableBlock: 0 on a node that kept everything. */
+  private historyFloor(v: View): bigint {
+    if (v.historyFloorSlot === null) return 0n;
+    this.faults.countPrunedAnswer();
+    return v.historyFloorSlot;
   }
 
   private ctx(v: View): { slot: bigint; apiVersion: string } {
@@ -296,6 +316,21 @@ export class RpcServer {
     getSlot: (_p, v) => v.slot,
     getBlockHeight: (_p, v) => this.node.blockHeightAt(v.slot),
     getGenesisHash: () => "LocaLChain1111111111111111111111111111111111",
+    minimumLedgerSlot: (_p, v) => this.historyFloor(v),
+    getFirstAvailableBlock: (_p, v) => this.historyFloor(v),
+    getRecentPrioritizationFees: (p, v) => {
+      const list = p[0] ?? [];
+      if (!Array.isArray(list)) throw rpcError(-32602, "Invalid params: expected an array of addresses");
+      if (list.length > MAX_PRIORITIZATION_FEE_ADDRESSES)
+        throw rpcError(-32602, `Too many inputs provided; max ${MAX_PRIORITIZATION_FEE_ADDRESSES}`);
+      for (const a of list) addressParam(a);
+      // The slots before the open one (closed blocks only), oldest first as agave lists them.
+      const from = v.at > PRIORITIZATION_FEE_SLOTS ? v.at - PRIORITIZATION_FEE_SLOTS : 0n;
+      const out: { slot: bigint; prioritizationFee: bigint }[] = [];
+      for (let slot = from; slot < v.at; slot++)
+        out.push({ slot, prioritizationFee: this.faults.prioritizationFeeAt(slot) });
+      return out;
+    },
     localnet_fault: (p) => ({ ok: true, rule: this.faults.apply(p[0]) }),
     localnet_faults: () => ({ rules: this.faults.list(), injected: { ...this.faults.injected } }),
     getEpochInfo: (_p, v) => ({
@@ -409,10 +444,17 @@ export class RpcServer {
       if (sigs.length > MAX_SIGNATURE_STATUSES)
         throw rpcError(-32602, `Too many inputs provided; max ${MAX_SIGNATURE_STATUSES}`);
       const history = configOf(p[1]).searchTransactionHistory === true;
+      let hid = false;
+      const value = sigs.map((s) => {
+        const st = this.node.getSignatureStatus(stringParam(s, "signature"), history, v.at);
+        if (!st || !this.pruned(v, st.record.slot)) return st;
+        hid = true;
+        return null;
+      });
+      if (hid) this.faults.countPrunedAnswer();
       return {
         context: this.ctx(v),
-        value: sigs.map((s) => {
-          const st = this.node.getSignatureStatus(stringParam(s, "signature"), history, v.at);
+        value: value.map((st) => {
           if (!st) return null;
           return {
             slot: st.record.slot,
@@ -429,23 +471,29 @@ export class RpcServer {
       const cfg = configOf(p[1]) as Config & { limit?: number; before?: string; until?: string };
       const limit = cfg.limit ?? 1000;
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw rpcError(-32602, "Invalid limit; max 1000");
-      return this.node
+      const known = this.node
         .signaturesForAddress(address, { limit, before: cfg.before, until: cfg.until })
-        .filter((r) => r.slot <= v.at)
-        .map((r) => ({
-          signature: r.signature,
-          slot: r.slot,
-          err: r.err,
-          memo: null,
-          blockTime: r.blockTimeSec,
-          confirmationStatus: this.node.commitmentOf(r.slot, v.at),
-        }));
+        .filter((r) => r.slot <= v.at);
+      const kept = known.filter((r) => !this.pruned(v, r.slot));
+      if (kept.length < known.length) this.faults.countPrunedAnswer();
+      return kept.map((r) => ({
+        signature: r.signature,
+        slot: r.slot,
+        err: r.err,
+        memo: null,
+        blockTime: r.blockTimeSec,
+        confirmationStatus: this.node.commitmentOf(r.slot, v.at),
+      }));
     },
     getTransaction: (p, v) => {
       const signature = stringParam(p[0], "signature");
       const cfg = typeof p[1] === "string" ? { encoding: p[1] } : configOf(p[1]);
       const record = this.node.getTransactionAt(signature, v.at);
       if (!record) return null;
+      if (this.pruned(v, record.slot)) {
+        this.faults.countPrunedAnswer();
+        return null;
+      }
       const version = record.tx.version === "legacy" ? "legacy" : record.tx.version;
       if (version !== "legacy" && cfg.maxSupportedTransactionVersion === undefined) {
         throw rpcError(

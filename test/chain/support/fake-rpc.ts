@@ -17,10 +17,35 @@ export interface FakeRpc {
   stop(): Promise<void>;
 }
 
+interface Call {
+  id: unknown;
+  method: string;
+  params?: unknown[];
+}
+
+/**
+ * What a node with its whole history and an idle fee market answers unless a test says otherwise:
+ * the history floor read with every outcome, and the recent fees read with every prepare.
+ */
+const DEFAULTS: Record<string, (params: unknown[], attempt: number) => Reply> = {
+  minimumLedgerSlot: () => ({ result: 0 }),
+  getFirstAvailableBlock: () => ({ result: 0 }),
+  getRecentPrioritizationFees: () => ({ result: [] }),
+};
+
 export function startFakeRpc(path = "/"): FakeRpc {
   const handlers = new Map<string, (params: unknown[], attempt: number) => Reply>();
   const attempts = new Map<string, number>();
   const requests: FakeRpc["requests"] = [];
+  const replyTo = (call: Call): Reply => {
+    const params = call.params ?? [];
+    requests.push({ method: call.method, params });
+    const attempt = attempts.get(call.method) ?? 0;
+    attempts.set(call.method, attempt + 1);
+    const handler = handlers.get(call.method) ?? DEFAULTS[call.method];
+    if (!handler) return { error: { code: -32601, message: "Method not found" } };
+    return handler(params, attempt);
+  };
   const respond = async (id: unknown, reply: Reply): Promise<Response> => {
     if ("delayMs" in reply) {
       await new Promise((r) => setTimeout(r, reply.delayMs));
@@ -35,14 +60,14 @@ export function startFakeRpc(path = "/"): FakeRpc {
     port: 0,
     idleTimeout: 30,
     async fetch(req) {
-      const body = (await req.json()) as { id: unknown; method: string; params?: unknown[] };
-      const params = body.params ?? [];
-      requests.push({ method: body.method, params });
-      const attempt = attempts.get(body.method) ?? 0;
-      attempts.set(body.method, attempt + 1);
-      const handler = handlers.get(body.method);
-      if (!handler) return respond(body.id, { error: { code: -32601, message: "Method not found" } });
-      return respond(body.id, handler(params, attempt));
+      const body = (await req.json()) as Call | Call[];
+      if (!Array.isArray(body)) return respond(body.id, replyTo(body));
+      // A batch: one node answers every call; an HTTP-level reply (status, delay, raw) of any call
+      // is the whole request's.
+      const replies = body.map((call) => ({ id: call.id, reply: replyTo(call) }));
+      const whole = replies.find((r) => "status" in r.reply || "delayMs" in r.reply || "raw" in r.reply);
+      if (whole) return respond(whole.id, whole.reply);
+      return Response.json(replies.map((r) => ({ jsonrpc: "2.0", id: r.id, ...r.reply })));
     },
   });
   return {

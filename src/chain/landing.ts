@@ -1,0 +1,142 @@
+/**
+ * Landing on a congested chain: the compute budget every signed transaction carries and the price
+ * it pays. Pure functions; the sender (rpc.ts) asks the node and applies them.
+ *
+ * - The unit limit is what a simulation of the transaction consumed plus a margin; where it cannot
+ *   be simulated, the limit the caller gave (the sweep's per-token table) or a per-instruction table.
+ * - The price is a percentile of the recent fees paid in the slots that wrote the accounts the
+ *   transaction writes (getRecentPrioritizationFees), clamped to the configured bounds, stepped up
+ *   ×1.5 per replacement of a provably expired attempt, and capped so that price × limit stays
+ *   within the per-transaction fee cap.
+ */
+import { ComputeBudgetProgram, type TransactionInstruction } from "@solana/web3.js";
+
+export interface LandingSettings {
+  feeMinMicroLamports: bigint;
+  /** 0 turns priority fees off (the price instruction then asks for 0) */
+  feeMaxMicroLamports: bigint;
+  /** which percentile of the recent fees to pay, 1..100 */
+  feePercentile: number;
+  /** the most priority fee one transaction may pay, in lamports */
+  feeCapLamports: bigint;
+  /** endpoints every send also goes to (a staked or sender endpoint), besides RPC_URL */
+  sendUrls: readonly string[];
+}
+
+export const DEFAULT_LANDING_SETTINGS: LandingSettings = {
+  feeMinMicroLamports: 0n,
+  feeMaxMicroLamports: 2_000_000n,
+  feePercentile: 75,
+  feeCapLamports: 10_000_000n,
+  sendUrls: [],
+};
+
+/** MAX_COMPUTE_UNIT_LIMIT: a transaction may ask for no more. */
+export const MAX_COMPUTE_UNIT_LIMIT = 1_400_000;
+/**
+ * Room above the simulated consumption. The same instructions consume the same units unless the
+ * state they read changed between the simulation and the landing (a trade into a vault, a pool
+ * created); a limit that proves too low fails on chain and the next attempt doubles it.
+ */
+export const COMPUTE_UNIT_MARGIN_PCT = 10;
+export const COMPUTE_UNIT_MARGIN_MIN = 100;
+/** Where a replacement must pay more than a market that asks nothing, it starts from this. */
+export const FEE_STEP_BASE_MICRO_LAMPORTS = 1_000n;
+/** Replacements step ×1.5 each; past this many steps the price is at its cap anyway. */
+const MAX_FEE_STEPS = 40;
+
+const COMPUTE_BUDGET_PROGRAM = ComputeBudgetProgram.programId.toBase58();
+const SYSTEM_PROGRAM = "11111111111111111111111111111111";
+const MEMO_PROGRAMS = new Set([
+  "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr",
+  "Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo",
+]);
+
+/**
+ * Units per instruction where a transaction cannot be simulated, from what LiteSVM measures for
+ * the same programs (system transfer 150, compute budget 150; a memo ~ 1,000 per signer plus its
+ * text) with room; any other program gets agave's default of 200,000.
+ */
+export function tableComputeUnits(instructions: readonly TransactionInstruction[]): number {
+  let units = 0;
+  for (const ix of instructions) {
+    const program = ix.programId.toBase58();
+    if (program === COMPUTE_BUDGET_PROGRAM || program === SYSTEM_PROGRAM) units += 300;
+    else if (MEMO_PROGRAMS.has(program)) units += 30_000;
+    else units += 200_000;
+  }
+  return Math.min(units, MAX_COMPUTE_UNIT_LIMIT);
+}
+
+/** The instructions without their ComputeBudget ones, and the unit limit one of them asked for. */
+export function withoutComputeBudget(instructions: readonly TransactionInstruction[]): {
+  instructions: TransactionInstruction[];
+  givenLimit: number | null;
+} {
+  let givenLimit: number | null = null;
+  const rest: TransactionInstruction[] = [];
+  for (const ix of instructions) {
+    if (ix.programId.toBase58() !== COMPUTE_BUDGET_PROGRAM) {
+      rest.push(ix);
+      continue;
+    }
+    // SetComputeUnitLimit: discriminator 2, then the units as u32 little-endian.
+    if (ix.data[0] === 2 && ix.data.length >= 5) givenLimit = ix.data.readUInt32LE(1);
+  }
+  return { instructions: rest, givenLimit };
+}
+
+export function computeBudgetInstructions(limit: number, priceMicroLamports: bigint): TransactionInstruction[] {
+  return [
+    ComputeBudgetProgram.setComputeUnitLimit({ units: limit }),
+    ComputeBudgetProgram.setComputeUnitPrice({ microLamports: priceMicroLamports }),
+  ];
+}
+
+/** The limit to ask for: consumption plus the margin, never under `floor`, never over the cap. */
+export function computeUnitLimitFor(unitsConsumed: number, floor = 0): number {
+  const withMargin =
+    unitsConsumed + Math.max(COMPUTE_UNIT_MARGIN_MIN, Math.ceil((unitsConsumed * COMPUTE_UNIT_MARGIN_PCT) / 100));
+  return Math.min(MAX_COMPUTE_UNIT_LIMIT, Math.max(withMargin, Math.floor(floor)));
+}
+
+/** The nearest-rank percentile of the fees; 0 when there are none. */
+export function percentileFee(fees: readonly bigint[], percentile: number): bigint {
+  if (fees.length === 0) return 0n;
+  const sorted = [...fees].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const rank = Math.max(1, Math.ceil((Math.min(100, Math.max(1, percentile)) / 100) * sorted.length));
+  return sorted[rank - 1]!;
+}
+
+/**
+ * The price to pay: the market's percentile clamped to [min, max], ×1.5 per replacement, at most
+ * max, and at most what keeps price × limit within the per-transaction cap.
+ */
+export function priorityPrice(input: {
+  marketMicroLamports: bigint;
+  attempt: number;
+  computeUnitLimit: number;
+  settings: LandingSettings;
+}): bigint {
+  const { settings } = input;
+  if (settings.feeMaxMicroLamports <= 0n) return 0n;
+  let price = input.marketMicroLamports;
+  if (price < settings.feeMinMicroLamports) price = settings.feeMinMicroLamports;
+  const steps = Math.min(MAX_FEE_STEPS, Math.max(0, Math.floor(input.attempt)));
+  if (steps > 0 && price < FEE_STEP_BASE_MICRO_LAMPORTS) price = FEE_STEP_BASE_MICRO_LAMPORTS;
+  for (let i = 0; i < steps && price < settings.feeMaxMicroLamports; i++) price = (price * 3n + 1n) / 2n;
+  if (price > settings.feeMaxMicroLamports) price = settings.feeMaxMicroLamports;
+  const limit = BigInt(Math.max(1, input.computeUnitLimit));
+  const capped = (settings.feeCapLamports * 1_000_000n) / limit;
+  return price > capped ? capped : price;
+}
+
+/** The priority fee a transaction pays: price × limit, in lamports, rounded up as validators do. */
+export function priorityFeeLamports(priceMicroLamports: bigint, computeUnitLimit: number): bigint {
+  return (priceMicroLamports * BigInt(computeUnitLimit) + 999_999n) / 1_000_000n;
+}
+
+/** A transaction that failed because its unit limit was too low. */
+export function exceededComputeBudget(error: string | null): boolean {
+  return error !== null && /ComputationalBudgetExceeded|exceeded CUs meter/i.test(error);
+}

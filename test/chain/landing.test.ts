@@ -1,0 +1,236 @@
+/**
+ * Landing on a congested chain, at the sender (src/chain/rpc.ts with src/chain/landing.ts) against
+ * a scripted node: what a transaction pays and asks for, where its sends go, and when an absence
+ * proves it expired.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { ComputeBudgetProgram, Keypair, SystemProgram, VersionedTransaction } from "@solana/web3.js";
+import {
+  DEFAULT_LANDING_SETTINGS,
+  computeUnitLimitFor,
+  percentileFee,
+  priorityFeeLamports,
+  priorityPrice,
+} from "../../src/chain/landing";
+import { createRpcChain } from "../../src/chain/rpc";
+import { context, type FakeRpc, startFakeRpc } from "./support/fake-rpc";
+
+let fakes: FakeRpc[] = [];
+afterEach(async () => {
+  await Promise.all(fakes.map((f) => f.stop()));
+  fakes = [];
+});
+const fake = () => {
+  const f = startFakeRpc();
+  fakes.push(f);
+  return f;
+};
+
+const payer = Keypair.generate();
+const blockhash = Keypair.generate().publicKey.toBase58();
+const transfer = SystemProgram.transfer({
+  fromPubkey: payer.publicKey,
+  toPubkey: Keypair.generate().publicKey,
+  lamports: 1n,
+});
+
+function budgetOf(wire: Uint8Array): { limit: number; price: bigint; count: number } {
+  const tx = VersionedTransaction.deserialize(wire);
+  const keys = tx.message.staticAccountKeys;
+  let limit = -1;
+  let price = -1n;
+  let count = 0;
+  for (const ix of tx.message.compiledInstructions) {
+    if (!keys[ix.programIdIndex]!.equals(ComputeBudgetProgram.programId)) continue;
+    count++;
+    const data = Buffer.from(ix.data);
+    if (data[0] === 2) limit = data.readUInt32LE(1);
+    if (data[0] === 3) price = data.readBigUInt64LE(1);
+  }
+  return { limit, price, count };
+}
+
+/** A node that hands out a blockhash at slot 900, simulates at `units` and reports these fees. */
+function marketNode(units: number | null, fees: number[]): FakeRpc {
+  const f = fake();
+  f.handle("getLatestBlockhash", () => ({
+    result: { context: { slot: 900 }, value: { blockhash, lastValidBlockHeight: 1_150 } },
+  }));
+  f.handle("simulateTransaction", () =>
+    units === null
+      ? { error: { code: -32602, message: "simulation refused" } }
+      : context({ err: null, logs: [], accounts: null, unitsConsumed: units, returnData: null }),
+  );
+  f.handle("getRecentPrioritizationFees", () => ({
+    result: fees.map((prioritizationFee, i) => ({ slot: 800 + i, prioritizationFee })),
+  }));
+  return f;
+}
+
+const chainOver = (url: string, landing = {}) =>
+  createRpcChain({ rpcUrl: url, timeoutMs: 2_000, retries: 1, backoffBaseMs: 1, landing, sleep: async () => {} });
+
+describe("pricing and sizing", () => {
+  test("the nearest-rank percentile of recent fees; nothing recent is 0", () => {
+    const fees = [0n, 5n, 5n, 10n, 10n, 10n, 10n, 20n].map((x) => x * 1_000n);
+    expect(percentileFee(fees, 75)).toBe(10_000n);
+    expect(percentileFee(fees, 100)).toBe(20_000n);
+    expect(percentileFee(fees, 50)).toBe(10_000n);
+    expect(percentileFee([], 75)).toBe(0n);
+  });
+
+  test("clamped to the bounds, ×1.5 per replacement, and never over the per-transaction cap", () => {
+    const settings = { ...DEFAULT_LANDING_SETTINGS, feeMinMicroLamports: 100n, feeMaxMicroLamports: 50_000n };
+    const price = (market: bigint, attempt: number, limit = 10_000) =>
+      priorityPrice({ marketMicroLamports: market, attempt, computeUnitLimit: limit, settings });
+    expect(price(10n, 0)).toBe(100n);
+    expect(price(10_000n, 0)).toBe(10_000n);
+    expect(price(10_000n, 1)).toBe(15_000n);
+    expect(price(10_000n, 2)).toBe(22_500n);
+    expect(price(10_000n, 9)).toBe(50_000n);
+    // A market that asks nothing still pays more on a replacement.
+    expect(
+      priorityPrice({ marketMicroLamports: 0n, attempt: 1, computeUnitLimit: 1, settings: DEFAULT_LANDING_SETTINGS }),
+    ).toBe(1_500n);
+    // Fees off: nothing, whatever the attempt.
+    const off = { ...DEFAULT_LANDING_SETTINGS, feeMaxMicroLamports: 0n };
+    expect(priorityPrice({ marketMicroLamports: 10_000n, attempt: 3, computeUnitLimit: 1, settings: off })).toBe(0n);
+    // The cap binds price × limit: 1,000 lamports over 1,000,000 units is 1,000 µlamports a unit.
+    const capped = { ...settings, feeCapLamports: 1_000n };
+    const p = priorityPrice({
+      marketMicroLamports: 40_000n,
+      attempt: 0,
+      computeUnitLimit: 1_000_000,
+      settings: capped,
+    });
+    expect(p).toBe(1_000n);
+    expect(priorityFeeLamports(p, 1_000_000)).toBeLessThanOrEqual(1_000n);
+  });
+
+  test("the unit limit is consumption plus 10% (at least 100), never under a floor, never over 1.4M", () => {
+    expect(computeUnitLimitFor(450)).toBe(550);
+    expect(computeUnitLimitFor(100_000)).toBe(110_000);
+    expect(computeUnitLimitFor(450, 2_000)).toBe(2_000);
+    expect(computeUnitLimitFor(1_390_000)).toBe(1_400_000);
+  });
+});
+
+describe("prepare", () => {
+  test("every transaction carries a limit sized by simulation and the market's price; budget instructions given are replaced", async () => {
+    const node = marketNode(450, [5_000, 10_000, 10_000, 10_000]);
+    const { sender } = chainOver(node.url);
+    const given = [ComputeBudgetProgram.setComputeUnitLimit({ units: 999_999 }), transfer];
+    const prepared = await sender.prepare(given, payer, [], { job: "payouts" });
+    const budget = budgetOf(prepared.wire);
+    expect(budget).toEqual({ limit: 550, price: 10_000n, count: 2 });
+    expect(prepared.computeUnitLimit).toBe(550);
+    expect(prepared.computeUnitPriceMicroLamports).toBe(10_000n);
+    expect(prepared.sentFromSlot).toBe(900n);
+    // The fees asked for are those of the accounts the transaction writes.
+    const asked = node.requests.find((r) => r.method === "getRecentPrioritizationFees")!.params[0] as string[];
+    expect(asked).toContain(payer.publicKey.toBase58());
+    expect(asked).not.toContain(ComputeBudgetProgram.programId.toBase58());
+  });
+
+  test("a replacement pays the next step; a floor raises the limit; no simulation falls back to the limit given", async () => {
+    const node = marketNode(450, [10_000]);
+    const { sender } = chainOver(node.url);
+    const second = await sender.prepare([transfer], payer, [], { attempt: 2, computeUnitFloor: 1_100 });
+    expect(budgetOf(second.wire)).toEqual({ limit: 1_100, price: 22_500n, count: 2 });
+
+    const blind = marketNode(null, [10_000]);
+    const given = [ComputeBudgetProgram.setComputeUnitLimit({ units: 80_000 }), transfer];
+    const prepared = await chainOver(blind.url).sender.prepare(given, payer, []);
+    expect(budgetOf(prepared.wire).limit).toBe(80_000);
+  });
+
+  test("fees turned off: the price instruction asks for 0 and the fees are not even read", async () => {
+    const node = marketNode(450, [10_000]);
+    const prepared = await chainOver(node.url, { feeMaxMicroLamports: 0n }).sender.prepare([transfer], payer, []);
+    expect(budgetOf(prepared.wire).price).toBe(0n);
+    expect(node.requests.some((r) => r.method === "getRecentPrioritizationFees")).toBe(false);
+  });
+});
+
+describe("send", () => {
+  test("the same bytes go to RPC_URL and every send endpoint, with no node retries; one accepting is enough", async () => {
+    const primary = marketNode(450, []);
+    const staked = fake();
+    primary.handle("sendTransaction", () => ({ status: 503 }));
+    staked.handle("sendTransaction", (params) => ({
+      result: VersionedTransaction.deserialize(Buffer.from(params[0] as string, "base64")).signatures.length,
+    }));
+    const { sender } = chainOver(primary.url, { sendUrls: [staked.url] });
+    const prepared = await sender.prepare([transfer], payer, []);
+    await sender.send(prepared);
+    const sent = [...primary.requests, ...staked.requests].filter((r) => r.method === "sendTransaction");
+    expect(sent.length).toBeGreaterThanOrEqual(2);
+    for (const r of sent) {
+      expect(r.params[0]).toBe(Buffer.from(prepared.wire).toString("base64"));
+      expect(r.params[1]).toMatchObject({ encoding: "base64", skipPreflight: true, maxRetries: 0 });
+    }
+    // Every endpoint refusing is an error the job logs (the rebroadcast and the outcome follow).
+    staked.handle("sendTransaction", () => ({ status: 503 }));
+    await expect(sender.send(prepared)).rejects.toThrow();
+  });
+});
+
+describe("outcome: expiry only from a history that covers the send", () => {
+  /** One node: finalized height 200 (past 150), the signature absent, history from `floor`. */
+  function absentFrom(floor: { minimumLedgerSlot: unknown; firstAvailableBlock: unknown }): FakeRpc {
+    const f = fake();
+    f.handle("getEpochInfo", () => ({
+      result: { absoluteSlot: 5_000, blockHeight: 200, epoch: 0, slotIndex: 0, slotsInEpoch: 1, transactionCount: 0 },
+    }));
+    f.handle("getSignatureStatuses", () => ({ result: { context: { slot: 5_010 }, value: [null] } }));
+    f.handle("minimumLedgerSlot", () =>
+      floor.minimumLedgerSlot === "error"
+        ? { error: { code: -32601, message: "no" } }
+        : { result: floor.minimumLedgerSlot },
+    );
+    f.handle("getFirstAvailableBlock", () =>
+      floor.firstAvailableBlock === "error"
+        ? { error: { code: -32601, message: "no" } }
+        : { result: floor.firstAvailableBlock },
+    );
+    return f;
+  }
+
+  test("history from before the send: expired", async () => {
+    const node = absentFrom({ minimumLedgerSlot: 4_000, firstAvailableBlock: 100 });
+    expect(await chainOver(node.url).sender.outcome("sig", 150n, 4_200n)).toEqual({ kind: "expired" });
+  });
+
+  test("history that starts after the send (either floor), or that cannot be read: unknown, never expired", async () => {
+    const pruned = absentFrom({ minimumLedgerSlot: 4_500, firstAvailableBlock: 100 });
+    const outcome = await chainOver(pruned.url).sender.outcome("sig", 150n, 4_200n);
+    expect(outcome.kind).toBe("unknown");
+    expect((outcome as { reason: string }).reason).toContain("4500");
+    const archive = absentFrom({ minimumLedgerSlot: 10, firstAvailableBlock: 4_300 });
+    expect((await chainOver(archive.url).sender.outcome("sig", 150n, 4_200n)).kind).toBe("unknown");
+    const unreadable = absentFrom({ minimumLedgerSlot: "error", firstAvailableBlock: 0 });
+    expect((await chainOver(unreadable.url).sender.outcome("sig", 150n, 4_200n)).kind).toBe("unknown");
+    // Signed before the journal: counted from slot 0, so only a node with everything proves it.
+    const recent = absentFrom({ minimumLedgerSlot: 1, firstAvailableBlock: 1 });
+    expect((await chainOver(recent.url).sender.outcome("sig", 150n)).kind).toBe("unknown");
+  });
+
+  test("a provider that does not answer batches cannot tie the floor to the search: unknown", async () => {
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(req) {
+        const body = await req.json();
+        if (Array.isArray(body))
+          return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "batch not allowed" } });
+        return Response.json({ jsonrpc: "2.0", id: body.id, result: null });
+      },
+    });
+    try {
+      const outcome = await chainOver(`http://127.0.0.1:${server.port}`).sender.outcome("sig", 150n, 4_200n);
+      expect(outcome.kind).toBe("unknown");
+    } finally {
+      await server.stop(true);
+    }
+  });
+});

@@ -1,0 +1,213 @@
+/**
+ * Landing on a congested mainnet, through HTTP only, against the real process on the embedded
+ * local chain (`npm start`'s main.ts; slots of 100 ms so a blockhash lapses in ~15 s): the chain's
+ * `localnet_fault` rules are set over its JSON-RPC, money moves through the service's routes.
+ *
+ * - With `congestion` on (P = 10,000 µlamports/CU, 95% of underpriced sends lost) a claim is
+ *   confirmed within 60 s, and its transaction pays at least P with a unit limit at most twice
+ *   what it consumed.
+ * - With every node's history starting after the send (`prunedHistory`, share 1) plus status reads
+ *   from a node far behind, long past the payout's expiry, the claim is paid exactly once.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Connection, Keypair, PublicKey } from "@solana/web3.js";
+
+const main = join(import.meta.dir, "..", "..", "src", "main.ts");
+const DEMO_HANDLES = ["alice_demo", "bob_demo", "carol_demo", "dave_demo", "erin_demo"];
+const CLAIM_LAMPORTS = 10_000_000n;
+const P = 10_000;
+
+const port = 20_000 + Math.floor(Math.random() * 20_000);
+const rpcPort = 40_000 + Math.floor(Math.random() * 10_000) * 2;
+const base = `http://127.0.0.1:${port}`;
+const rpcUrl = `http://127.0.0.1:${rpcPort}`;
+let child: ReturnType<typeof Bun.spawn>;
+let dataDir: string;
+let connection: Connection;
+
+async function rpc(method: string, params: unknown[] = []): Promise<unknown> {
+  const res = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const body = (await res.json()) as { result?: unknown; error?: unknown };
+  if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
+  return body.result;
+}
+const fault = (rule: Record<string, unknown>) => rpc("localnet_fault", [rule]);
+
+interface PayoutEvent {
+  type: string;
+  handle: string;
+  lamports: string;
+  status: string;
+  signature?: string | null;
+}
+
+async function payoutsOf(handle: string): Promise<PayoutEvent[]> {
+  const { events } = (await (await fetch(`${base}/api/ledger?limit=100`)).json()) as { events: PayoutEvent[] };
+  return events.filter((e) => e.type === "payout" && e.handle === handle);
+}
+
+async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== null) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(250);
+  }
+}
+
+async function signIn(handle: string): Promise<string> {
+  const login = await fetch(`${base}/api/auth/dev-login`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: base },
+    body: JSON.stringify({ handle }),
+  });
+  expect(login.status).toBeLessThan(400);
+  return (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+}
+
+/** A demo handle whose balance covers a claim, signed in. */
+async function claimant(exclude: string[] = []): Promise<{ handle: string; cookie: string }> {
+  return until("a demo balance to claim", 90_000, async () => {
+    for (const handle of DEMO_HANDLES) {
+      if (exclude.includes(handle)) continue;
+      const res = await fetch(`${base}/api/idp/${handle}`);
+      if (res.status !== 200) continue;
+      const { balanceLamports } = (await res.json()) as { balanceLamports: string };
+      if (BigInt(balanceLamports) >= CLAIM_LAMPORTS) return { handle, cookie: await signIn(handle) };
+    }
+    await Bun.sleep(2_000);
+    return null;
+  });
+}
+
+async function claim(cookie: string, wallet: string): Promise<void> {
+  const res = await fetch(`${base}/api/claim`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: base, cookie },
+    body: JSON.stringify({ wallet, lamports: CLAIM_LAMPORTS.toString() }),
+  });
+  expect(res.status).toBe(200);
+}
+
+/** SetComputeUnitLimit and SetComputeUnitPrice of a landed transaction, and the units it consumed. */
+async function budgetOf(signature: string): Promise<{ limit: number; price: bigint; consumed: number }> {
+  const tx = await connection.getTransaction(signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 });
+  if (!tx?.meta) throw new Error(`${signature} is not readable`);
+  const keys = tx.transaction.message.staticAccountKeys;
+  let limit = -1;
+  let price = -1n;
+  for (const ix of tx.transaction.message.compiledInstructions) {
+    if (!keys[ix.programIdIndex]!.equals(new PublicKey("ComputeBudget111111111111111111111111111111"))) continue;
+    const data = Buffer.from(ix.data);
+    if (data[0] === 2) limit = data.readUInt32LE(1);
+    if (data[0] === 3) price = data.readBigUInt64LE(1);
+  }
+  return { limit, price, consumed: tx.meta.computeUnitsConsumed ?? -1 };
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "cfl-landing-"));
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  child = Bun.spawn([process.execPath, "run", main], {
+    env: {
+      ...env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      PUBLIC_URL: base,
+      LOCAL_CHAIN_RPC_PORT: String(rpcPort),
+      LOCAL_CHAIN_GRPC_PORT: "0",
+      LOCAL_CHAIN_SLOT_MS: "100",
+      PAYOUTS_SCHEDULE: "*/2 * * * * *",
+      RATE_LIMIT: "0",
+      LOG_LEVEL: "warn",
+    },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  connection = new Connection(rpcUrl, "confirmed");
+  await until("the service", 30_000, async () =>
+    fetch(`${base}/api/stats`).then(
+      (r) => (r.ok ? true : null),
+      () => null,
+    ),
+  );
+}, 60_000);
+
+afterAll(async () => {
+  child?.kill("SIGTERM");
+  await child?.exited;
+  rmSync(dataDir, { recursive: true, force: true });
+}, 30_000);
+
+describe("landing, through HTTP against the running service", () => {
+  test("under congestion a claim is confirmed within 60 s, paying at least the market price with a tight limit", async () => {
+    const { handle, cookie } = await claimant();
+    await fault({ kind: "congestion", priceMicroLamports: P, dropShare: 0.95 });
+    const wallet = Keypair.generate().publicKey;
+    const claimedAt = Date.now();
+    await claim(cookie, wallet.toBase58());
+    const paid = await until("the payout confirmed", 60_000, async () => {
+      const confirmed = (await payoutsOf(handle)).find((p) => p.status === "confirmed" && p.signature);
+      return confirmed ?? null;
+    });
+    console.log(`congestion: claim confirmed ${Date.now() - claimedAt} ms after it was queued`);
+    expect(Date.now() - claimedAt).toBeLessThanOrEqual(60_000);
+    const budget = await budgetOf(paid.signature!);
+    expect(budget.price).toBeGreaterThanOrEqual(BigInt(P));
+    expect(budget.limit).toBeGreaterThanOrEqual(budget.consumed);
+    expect(budget.limit).toBeLessThanOrEqual(budget.consumed * 2);
+    expect(BigInt(await connection.getBalance(wallet, "confirmed"))).toBe(CLAIM_LAMPORTS);
+    await fault({ kind: "clear" });
+  }, 150_000);
+
+  test("read through pruned nodes and a node far behind, long past its expiry, a claim is paid exactly once", async () => {
+    const { handle, cookie } = await claimant();
+    const before = (await payoutsOf(handle)).length;
+    // Status reads reach a node 600 slots behind: the payout lands but is not seen to.
+    await fault({ kind: "lag", slots: 600, share: 1, methods: ["getSignatureStatuses"] });
+    const wallet = Keypair.generate().publicKey;
+    await claim(cookie, wallet.toBase58());
+    const sent = await until("the payout sent", 30_000, async () => {
+      const list = await payoutsOf(handle);
+      return list.length > before && list[0]!.signature ? list[0]! : null;
+    });
+    // Read back as a transaction (the lag rule names only status reads).
+    const landed = await until("the payout landed", 30_000, async () =>
+      connection.getTransaction(sent.signature!, { commitment: "finalized", maxSupportedTransactionVersion: 0 }),
+    );
+    expect(landed.meta?.err).toBeNull();
+    // Past its blockhash (150 blocks) and then some, every node's history starting after it.
+    const landedHeight = await connection.getBlockHeight("confirmed");
+    await until("the blockhash to lapse", 60_000, async () =>
+      (await connection.getBlockHeight("confirmed")) > landedHeight + 200 ? true : null,
+    );
+    await fault({ kind: "clear" });
+    await fault({ kind: "prunedHistory", firstSlot: await connection.getSlot("confirmed"), share: 1 });
+    await fault({ kind: "lag", slots: 600, share: 0.5, methods: ["getSignatureStatuses"] });
+    await Bun.sleep(10_000);
+    const during = await payoutsOf(handle);
+    // Nothing replaced it: the one payout of this claim, still with its signature, not confirmed.
+    expect(during.length).toBe(before + 1);
+    expect(during[0]!.signature).toBe(sent.signature);
+    expect(during[0]!.status).not.toBe("confirmed");
+    expect(BigInt(await connection.getBalance(wallet, "confirmed"))).toBe(CLAIM_LAMPORTS);
+    // A node that keeps the history answers: confirmed, once.
+    await fault({ kind: "clear" });
+    const confirmed = await until("the payout confirmed", 30_000, async () => {
+      const list = await payoutsOf(handle);
+      return list[0]?.status === "confirmed" ? list : null;
+    });
+    expect(confirmed.length).toBe(before + 1);
+    expect(confirmed[0]!.signature).toBe(sent.signature);
+    expect(BigInt(await connection.getBalance(wallet, "confirmed"))).toBe(CLAIM_LAMPORTS);
+  }, 180_000);
+});
