@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { Counter, Histogram } from "../../src/lib/metrics";
 import { indexerMetrics } from "../../src/metrics/routes";
+import { immediate } from "../../db/transaction";
+import { journalOutcome, recordSignedTransaction } from "../../src/landing";
 import { testService, type TestService } from "../helpers/service";
 
 let svc: TestService;
@@ -35,6 +37,45 @@ describe("/metrics and request ids", () => {
     ).text();
     expect(withIndexer).toContain("indexer_lag_slots 2");
     expect(withIndexer).toContain("indexer_connected 1");
+  });
+
+  test("what landing cost, per job: signed, sends, rebroadcasts, landed, failed, expired, replaced, priority fees", async () => {
+    svc = testService({ METRICS_SECRET: "metrics-secret-for-tests-0123456789ab" });
+    const db = svc.ctx.db;
+    const signed = (signature: string, attempt: number, price: bigint) =>
+      immediate(db, () =>
+        recordSignedTransaction(
+          db,
+          {
+            job: "payouts",
+            attempt,
+            prepared: {
+              signature,
+              lastValidBlockHeight: 100n,
+              wire: new Uint8Array([1, 2, 3]),
+              sentFromSlot: 7n,
+              computeUnitLimit: 2_000,
+              computeUnitPriceMicroLamports: price,
+            },
+          },
+          1_000,
+        ),
+      );
+    signed("first", 0, 10_000n);
+    signed("second", 1, 15_000n);
+    journalOutcome(db, "first", { kind: "expired" });
+    journalOutcome(db, "second", { kind: "confirmed", slot: 9n, blockTime: null });
+    const text = await (
+      await svc.call("/metrics", { headers: { authorization: "Bearer metrics-secret-for-tests-0123456789ab" } })
+    ).text();
+    expect(text).toContain('chain_transactions_signed_total{job="payouts"} 2');
+    expect(text).toContain('chain_transaction_sends_total{job="payouts"} 2');
+    expect(text).toContain('chain_transactions_landed_total{job="payouts"} 1');
+    expect(text).toContain('chain_transactions_expired_total{job="payouts"} 1');
+    expect(text).toContain('chain_transactions_replaced_total{job="payouts"} 1');
+    // 15,000 µlamports × 2,000 units: 30 lamports, paid by the one that landed.
+    expect(text).toContain('chain_priority_fee_lamports_total{job="payouts"} 30');
+    expect(text).toContain("# TYPE chain_priority_fee_lamports_total counter");
   });
 
   test("every answer carries a request id; a well-formed incoming one is kept, a bad one replaced", async () => {
