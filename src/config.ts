@@ -49,6 +49,8 @@ export interface Config {
   platformBps: number;
   platformBuybackBps: number;
   maxRecipients: number;
+  /** how far below its fresh quote a burn buy may fill (basis points) */
+  burnSlippageBps: number;
   /** priority fees and send endpoints of every transaction the service signs (src/chain/landing.ts) */
   landing: {
     feeMinMicroLamports: bigint;
@@ -289,6 +291,7 @@ function moneySettings(env: Env) {
     maxImageBytes: int(env, "MAX_IMAGE_BYTES", 4 * 1024 * 1024, 1024, 32 * 1024 * 1024),
     minClaimLamports: lamports(env, "MIN_CLAIM_LAMPORTS", 10_000_000n),
     autopayMinLamports: lamports(env, "AUTOPAY_MIN_LAMPORTS", 10_000_000n),
+    burnSlippageBps: int(env, "BURN_SLIPPAGE_BPS", 100, 0, 5_000),
   };
 }
 

@@ -66,6 +66,13 @@ interface BuyRow {
 
 const EXPIRED = "expired without landing";
 
+/**
+ * The worst price a burn buy accepts below its fresh quote. Anyone watching can sandwich a buy up
+ * to this bound (one predictable buy per mint per run), so it is tight: a buy whose quote moved
+ * further fails on chain, its orders wait for the next run, and it is never bought at a worse price.
+ */
+export const DEFAULT_BURN_SLIPPAGE_BPS = 100;
+
 function liveBuys(db: Db): BuyRow[] {
   return db.$client
     .query<BuyRow, []>(
@@ -336,7 +343,7 @@ async function buyGroup(
       token,
       treasury.publicKey,
       lamports,
-      deps.slippageBps ?? 500,
+      deps.slippageBps ?? DEFAULT_BURN_SLIPPAGE_BPS,
     );
     prepared = await deps.chain.sender.prepare(plan.instructions, treasury, [], {
       job: "burn-buy",
