@@ -242,13 +242,24 @@ export const SWEEP_EXPIRED_ERROR = "expired without landing";
 export function sweepAttempt(db: Db, tokenIds: readonly number[]): number {
   let highest = 0;
   for (const tokenId of tokenIds.slice(0, 64)) {
-    const row = db.$client
-      .query<{ n: number }, [tokenId: number, error: string]>(
-        `SELECT COUNT(*) AS n FROM (SELECT status, error FROM sweeps WHERE token_id = ?1 ORDER BY id DESC LIMIT 20)
-          WHERE status = 'failed' AND error = ?2`,
+    // From the covering sweeps_token index: most tokens' latest sweep landed, and that ends it.
+    const latest = db.$client
+      .query<{ status: string }, [tokenId: number]>(
+        "SELECT status FROM sweeps WHERE token_id = ? ORDER BY id DESC LIMIT 1",
       )
-      .get(tokenId, SWEEP_EXPIRED_ERROR);
-    highest = Math.max(highest, Number(row?.n ?? 0));
+      .get(tokenId);
+    if (latest?.status !== "failed") continue;
+    const rows = db.$client
+      .query<{ status: string; error: string | null }, [tokenId: number]>(
+        "SELECT status, error FROM sweeps WHERE token_id = ? ORDER BY id DESC LIMIT 20",
+      )
+      .all(tokenId);
+    let inARow = 0;
+    for (const row of rows) {
+      if (row.status !== "failed" || row.error !== SWEEP_EXPIRED_ERROR) break;
+      inARow++;
+    }
+    highest = Math.max(highest, inARow);
   }
   return highest;
 }

@@ -89,6 +89,12 @@ function postStats(): void {
 function startWork(): void {
   postStats();
   statsTimer = setInterval(postStats, STATS_PUBLISH_EVERY_MS);
+  // Also without schedules: runs fired by the cron route sign transactions that must be sent
+  // again until they land, whoever runs next.
+  stopRebroadcaster = startRebroadcaster(
+    { db, chain: chain.services, now: ctx.now },
+    { intervalMs: config.rebroadcastMs },
+  );
   if (!config.jobsEnabled) return;
   indexer = startIndexer(ctx, chain, {
     grpcUrl: config.grpcUrl ?? endpoints?.grpcUrl ?? null,
@@ -100,10 +106,6 @@ function startWork(): void {
   stateTimer = setInterval(() => parent.post({ type: "indexer", state: running.state() }), INDEXER_STATE_EVERY_MS);
   parent.post({ type: "indexer", state: running.state() });
   scheduler.start();
-  stopRebroadcaster = startRebroadcaster(
-    { db, chain: chain.services, now: ctx.now },
-    { intervalMs: config.rebroadcastMs },
-  );
   webhooks = new WebhookDispatcher(db, {
     signingKey: webhookSigningKey(config),
     allowPrivate: config.webhooksAllowPrivate,

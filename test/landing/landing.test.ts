@@ -12,7 +12,7 @@ import { accountFigures } from "../../src/ledger/figures";
 import { queuePayout } from "../../src/payouts/service";
 import { jobHealth } from "../../src/jobs/health";
 import { UNDECIDED_AFTER_MS } from "../../src/landing";
-import { checkPaidExactlyOnce, setupPayouts } from "../jobs/scenarios";
+import { checkPaidExactlyOnce, checkSweptExactlyOnce, setupPayouts, setupSweep } from "../jobs/scenarios";
 import { moneyWorld, type World } from "../jobs/world";
 
 let w: World | null = null;
@@ -128,6 +128,36 @@ describe("congestion", () => {
     expect(Number(journal.attempt)).toBe(1);
     expect(BigInt(journal.price)).toBe(budget.price);
     checkPaidExactlyOnce(w, setup);
+  }, 60_000);
+});
+
+describe("replacement pays more", () => {
+  test("a sweep prepared again after its transaction provably expired pays the next fee step, and lands once", async () => {
+    w = await moneyWorld();
+    const setup = await setupSweep(w, 2);
+    const P = 10_000;
+    w.local.faults.apply({ kind: "congestion", priceMicroLamports: P, dropShare: 1 });
+    useSender(w, { feeMaxMicroLamports: 0n });
+    expect(await w.run("sweep", {}, { settleTimeoutMs: 300 })).toMatchObject(ok);
+    const first = w.db.$client
+      .query("SELECT signature, last_valid_block_height AS lvbh FROM sweeps WHERE status = 'sent' LIMIT 1")
+      .get() as { signature: string; lvbh: bigint };
+    await pastHeight(w, BigInt(first.lvbh), 40n);
+    useSender(w, {});
+    expect(await w.run("sweep")).toMatchObject(ok);
+    expect(count(w, "SELECT COUNT(*) AS n FROM sweeps WHERE status = 'failed'")).toBeGreaterThan(0);
+    const landed = w.db.$client
+      .query(
+        `SELECT DISTINCT ct.attempt, ct.compute_unit_price_micro_lamports AS price FROM sweeps s
+           JOIN chain_transactions ct ON ct.signature = s.signature WHERE s.status = 'confirmed'`,
+      )
+      .all() as { attempt: bigint; price: bigint }[];
+    expect(landed.length).toBeGreaterThan(0);
+    for (const t of landed) {
+      expect(Number(t.attempt)).toBe(1);
+      expect(BigInt(t.price)).toBe(BigInt(P * 1.5));
+    }
+    await checkSweptExactlyOnce(w, setup);
   }, 60_000);
 });
 
