@@ -25,17 +25,16 @@
  * average priority fee per payout ≤ 1.5 × units consumed × P. Exits 1 on a miss.
  */
 import { Keypair } from "@solana/web3.js";
+import { launchTokensWithFees } from "./tokens-with-fees";
 import { rmSync } from "node:fs";
 import { setupChain } from "../src/chain/setup";
 import { testConfig } from "../src/config";
-import { recordSignIn } from "../src/identity/identity";
 import { startRebroadcaster } from "../src/landing";
 import { isAppError } from "../src/lib/errors";
 import { setLogSilent } from "../src/lib/log";
 import { queuePayout } from "../src/payouts/service";
 import { registerJobs } from "../src/register-jobs";
 import { buildService } from "../src/service";
-import { recordConfirmedLaunch } from "../src/tokens/launch-record";
 
 setLogSilent(true);
 const CLAIMS = Number(process.env.BENCH_CLAIMS ?? 1_000);
@@ -181,50 +180,7 @@ async function runScenario(scenario: Scenario): Promise<Outcome> {
     // ------------------------------------------------------------ tokens with fees (as bench-jobs)
     db.$client.exec("PRAGMA synchronous = OFF");
     let t0 = performance.now();
-    const trader = Keypair.generate();
-    local.node.fund(trader.publicKey, 1_000_000_000_000_000n);
-    for (let i = 1; i <= CLAIMS; i++) {
-      const creator = chain.services.creatorAddress(i).toBase58();
-      const created = local.launch.createToken({
-        name: `Bench ${i}`,
-        symbol: `B${i}`,
-        uri: `local://bench/${i}`,
-        creator,
-      });
-      if (created.err) throw new Error(`create ${i} failed`);
-      const vaults = chain.services.launchProgram.vaultAddresses({ mint: created.mint, creator });
-      recordConfirmedLaunch(
-        db,
-        {
-          mint: created.mint,
-          name: `Bench ${i}`,
-          symbol: `B${i}`,
-          description: "",
-          website: null,
-          twitter: null,
-          telegram: null,
-          metadataUri: `local://bench/${i}`,
-          imageUri: null,
-          creatorIndex: i,
-          creator,
-          creatorVault: vaults.curveVault,
-          deployer: local.launch.deployer.publicKey.toBase58(),
-          launchSignature: created.signature,
-          launchedAtMs: Date.now(),
-          platformBps: 1000,
-          recipients: [{ handle: `bench${i}`, bps: 10_000 }],
-        },
-        Date.now(),
-      );
-      // 0.3 % of 2 SOL: 6,000,000 lamports of fees, above the 5,000,000 sweep minimum.
-      const trade = local.launch.buy({ mint: created.mint, buyer: trader, solInLamports: 2_000_000_000n + BigInt(i) });
-      if ((trade as { err: unknown }).err) throw new Error(`trade ${i} failed`);
-      recordSignIn(
-        db,
-        { idpUserId: `u-bench${i}`, displayHandle: `bench${i}`, name: `bench${i}`, avatarUrl: "", followers: 0 },
-        Date.now(),
-      );
-    }
+    launchTokensWithFees(db, { services: chain.services, local }, CLAIMS, CLAIMS);
     db.$client.exec("PRAGMA synchronous = FULL");
     say(`setup: ${CLAIMS} tokens launched and traded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
