@@ -368,7 +368,17 @@ export const burnBuys = sqliteTable(
     lastValidBlockHeight: lamports("last_valid_block_height").notNull(),
     /** sent -> bought (tokens in hand, burn not yet sent) -> burning -> confirmed; or failed */
     status: text("status", { enum: ["sent", "bought", "burning", "confirmed", "failed"] }).notNull(),
+    /** the orders' total: the most the buy may spend */
     lamports: lamports("lamports").notNull(),
+    /**
+     * What left the treasury for the buy itself, read from the landed transaction's balances (its
+     * network and priority fee and the rent of accounts it created left out): what is burned. The
+     * rest of `lamports` goes back to the orders it came from. Null before the buy landed, and for
+     * buys recorded before migration 0015 (they spent `lamports` exactly).
+     */
+    spentLamports: lamports("spent_lamports"),
+    /** rent of the accounts the buy created for the treasury (its token account, pump's volume accumulator) */
+    rentLamports: lamports("rent_lamports"),
     tokenAmount: lamports("token_amount"),
     burnSignature: text("burn_signature"),
     burnLastValidBlockHeight: lamports("burn_last_valid_block_height"),

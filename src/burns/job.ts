@@ -15,12 +15,13 @@ import { crashPoint } from "../jobs";
 import type { JobContext } from "../jobs";
 import { log } from "../lib/log";
 import { scrubErrorText } from "../lib/scrub";
-import { isChainUnavailable } from "../chain/errors";
+import { chainUnavailable, isChainUnavailable } from "../chain/errors";
 import { heldBackMints, recordTokenFailure, recordTokenSuccess } from "../jobs";
 import type { PreparedTransaction, TokenRef } from "../chain/ports";
 import { computeUnitFloorFor, journalOutcome, sentFromSlotOf } from "../landing";
 import {
   buyAttempt,
+  buySpendOf,
   completeBurnBuy,
   failBurnBuy,
   markBurnBought,
@@ -206,7 +207,10 @@ async function settleBuy(
     crashPoint("burns:buy-after-confirm");
     const treasury = deps.chain.treasury.publicKey.toBase58();
     const amount = deps.chain.launchProgram.decodeBoughtAmount(tx, buy.mint, treasury);
-    markBurnBought(deps.db, id, amount, ctx.assertHeld);
+    // What the buy spent is what is burned; the rest of its budget goes back to its orders.
+    const spend = buySpendOf(tx, treasury, deps.chain.launchProgram.buyRentAccounts(buy.mint, treasury));
+    if (!spend) throw chainUnavailable("CHAIN_BAD_RESPONSE", "the buy's transaction does not show what it spent");
+    markBurnBought(deps.db, id, amount, ctx.assertHeld, spend);
     recordTokenSuccess(deps.db, buy.mint, "burns", ctx.assertHeld);
     report.bought++;
     buy.status = "bought";

@@ -6,7 +6,7 @@
  * to `pending`.
  */
 import type { Db } from "../../db/client";
-import { completeBurn } from "../ledger";
+import { completeBurn, refundBurn } from "../ledger";
 import { appendFeedEvent } from "../ledger";
 import { recordSignedTransaction, type SignedTransaction } from "../landing";
 import { immediate } from "../../db/transaction";
@@ -95,8 +95,12 @@ export function completeBurnBuy(
     assertHeld?.();
     const c = db.$client;
     const buy = c
-      .query<{ id: bigint; mint: string; signature: string; status: string }, [buyId: number]>(
-        "SELECT id, mint, COALESCE(burn_signature, signature) AS signature, status FROM burn_buys WHERE id = ?",
+      .query<
+        { id: bigint; mint: string; signature: string; status: string; lamports: bigint; spent: bigint | null },
+        [buyId: number]
+      >(
+        `SELECT id, mint, COALESCE(burn_signature, signature) AS signature, status, lamports, spent_lamports AS spent
+           FROM burn_buys WHERE id = ?`,
       )
       .get(done.buyId);
     if (!buy) throw new AppError("LEDGER_INVARIANT", `no burn buy ${done.buyId}`);
@@ -109,14 +113,32 @@ export function completeBurnBuy(
         "SELECT source, SUM(lamports) AS lamports FROM burn_orders WHERE buy_id = ? AND status = 'buying' GROUP BY source",
       )
       .all(done.buyId);
-    const recipientLamports = BigInt(sums.find((s) => s.source === "recipient")?.lamports ?? 0n);
-    const platformLamports = BigInt(sums.find((s) => s.source === "platform")?.lamports ?? 0n);
-    const total = recipientLamports + platformLamports;
+    const recipientBudget = BigInt(sums.find((s) => s.source === "recipient")?.lamports ?? 0n);
+    const platformBudget = BigInt(sums.find((s) => s.source === "platform")?.lamports ?? 0n);
+    const total = recipientBudget + platformBudget;
     if (total <= 0n) throw new AppError("LEDGER_INVARIANT", `burn buy ${done.buyId} has no orders`);
+    if (total !== BigInt(buy.lamports))
+      throw new AppError("LEDGER_INVARIANT", `burn buy ${done.buyId}'s orders do not add up to its budget`);
+    // Burned is what the buy spent (its budget for buys recorded before the spend was read),
+    // split like the budget; the division's remainder is the platform's.
+    const spent = buy.spent === null ? total : BigInt(buy.spent);
+    if (spent <= 0n || spent > total)
+      throw new AppError("LEDGER_INVARIANT", `burn buy ${done.buyId} spent ${spent} of ${total}`);
+    const recipientLamports = (spent * recipientBudget) / total;
+    const platformLamports = spent - recipientLamports;
     // Tokens split in proportion to lamports; the remainder of the division goes to the platform.
-    const recipientTokens = (done.tokenAmount * recipientLamports) / total;
+    const recipientTokens = (done.tokenAmount * recipientLamports) / spent;
     const platformTokens = done.tokenAmount - recipientTokens;
     completeBurn(db, { buyId: done.buyId, mint: buy.mint, recipientLamports, platformLamports, atMs: done.atMs });
+    if (spent < total) {
+      refundBurn(db, {
+        buyId: done.buyId,
+        mint: buy.mint,
+        users: refundsByUser(db, done.buyId, recipientBudget - recipientLamports, recipientBudget),
+        platformLamports: platformBudget - platformLamports,
+        atMs: done.atMs,
+      });
+    }
     c.query<never, [tokenAmount: bigint, atMs: number, buyId: number]>(
       "UPDATE burn_buys SET status = 'confirmed', token_amount = ?, landed_at_ms = ? WHERE id = ?",
     ).run(done.tokenAmount, done.atMs, done.buyId);
@@ -149,6 +171,36 @@ export function completeBurnBuy(
   });
 }
 
+/**
+ * The recipients' unspent part back to the accounts whose orders the buy paid for, in proportion
+ * to each order (one entry per account), to the lamport: the division's remainder goes a lamport
+ * at a time to the orders in id order.
+ */
+function refundsByUser(
+  db: Db,
+  buyId: number,
+  refundLamports: bigint,
+  recipientBudget: bigint,
+): { idpUserId: string; lamports: bigint }[] {
+  if (refundLamports <= 0n) return [];
+  const orders = db.$client
+    .query<{ idpUserId: string | null; lamports: bigint }, [buyId: number]>(
+      "SELECT idp_user_id AS idpUserId, lamports FROM burn_orders WHERE buy_id = ? AND source = 'recipient' ORDER BY id",
+    )
+    .all(buyId);
+  const shares = orders.map((o) => {
+    if (!o.idpUserId) throw new AppError("LEDGER_INVARIANT", `a recipient burn order of buy ${buyId} has no account`);
+    return { idpUserId: o.idpUserId, lamports: (refundLamports * BigInt(o.lamports)) / recipientBudget };
+  });
+  let left = refundLamports - shares.reduce((n, s) => n + s.lamports, 0n);
+  // At most one lamport per order is left over (each share was rounded down).
+  for (let i = 0; left > 0n && i < shares.length; i++, left--) shares[i]!.lamports += 1n;
+  if (left !== 0n) throw new AppError("LEDGER_INVARIANT", `burn buy ${buyId}'s refund does not add up`);
+  const byUser = new Map<string, bigint>();
+  for (const s of shares) if (s.lamports > 0n) byUser.set(s.idpUserId, (byUser.get(s.idpUserId) ?? 0n) + s.lamports);
+  return [...byUser].map(([idpUserId, lamports]) => ({ idpUserId, lamports }));
+}
+
 /** The buy failed or provably expired: its orders wait for the next run. */
 export function failBurnBuy(db: Db, buyId: number, error: string, assertHeld?: () => void): { applied: boolean } {
   return immediate(db, () => {
@@ -169,17 +221,69 @@ export function failBurnBuy(db: Db, buyId: number, error: string, assertHeld?: (
   });
 }
 
-/** The buy landed and delivered `tokenAmount`: the tokens are held until their burn lands. */
-export function markBurnBought(db: Db, buyId: number, tokenAmount: bigint, assertHeld?: () => void): void {
+/**
+ * The buy landed and delivered `tokenAmount`: the tokens are held until their burn lands. `spend`
+ * is what the landed transaction shows left the treasury for the buy itself (see BuySpend); it is
+ * what the burn books, and never more than the buy's budget.
+ */
+export function markBurnBought(
+  db: Db,
+  buyId: number,
+  tokenAmount: bigint,
+  assertHeld?: () => void,
+  spend?: BuySpend,
+): void {
   if (tokenAmount < 0n) throw new AppError("LEDGER_INVARIANT", "a bought amount cannot be negative");
   immediate(db, () => {
     assertHeld?.();
-    db.$client
-      .query<never, [tokenAmount: bigint, buyId: number]>(
-        "UPDATE burn_buys SET status = 'bought', token_amount = ? WHERE id = ? AND status = 'sent'",
-      )
-      .run(tokenAmount, buyId);
+    const c = db.$client;
+    if (spend) {
+      const buy = c
+        .query<{ lamports: bigint }, [buyId: number]>("SELECT lamports FROM burn_buys WHERE id = ?")
+        .get(buyId);
+      if (!buy) throw new AppError("LEDGER_INVARIANT", `no burn buy ${buyId}`);
+      if (spend.spentLamports < 0n || spend.rentLamports < 0n || spend.spentLamports > BigInt(buy.lamports)) {
+        throw new AppError(
+          "LEDGER_INVARIANT",
+          `burn buy ${buyId} spent ${spend.spentLamports} of a budget of ${buy.lamports} (rent ${spend.rentLamports})`,
+        );
+      }
+    }
+    c.query<never, [tokenAmount: bigint, spent: bigint | null, rent: bigint | null, buyId: number]>(
+      "UPDATE burn_buys SET status = 'bought', token_amount = ?, spent_lamports = ?, rent_lamports = ? WHERE id = ? AND status = 'sent'",
+    ).run(tokenAmount, spend?.spentLamports ?? null, spend?.rentLamports ?? null, buyId);
   });
+}
+
+/** What a landed buy took from the treasury, apart from its network and priority fee. */
+export interface BuySpend {
+  /** lamports that went into the curve or pool, fees of the trade included: what is burned */
+  spentLamports: bigint;
+  /** rent of the accounts the buy created for the treasury (not burned, not booked: see docs/money-jobs.md) */
+  rentLamports: bigint;
+}
+
+/**
+ * What left the treasury for a buy, from the landed transaction's balances: the treasury's
+ * decrease less the transaction's fee and the rent of the accounts it created (`rentAccounts`,
+ * counted only where they did not exist before). buy_exact_sol_in / buy_exact_quote_in spend at
+ * most their budget: rounding can leave lamports behind, and the buy completing a curve may
+ * spend less; the books follow what happened, not the budget.
+ */
+export function buySpendOf(
+  tx: { accountKeys: string[]; preBalances: bigint[]; postBalances: bigint[]; feeLamports?: bigint },
+  treasury: string,
+  rentAccounts: readonly string[],
+): BuySpend | null {
+  const at = tx.accountKeys.indexOf(treasury);
+  if (at < 0 || tx.feeLamports === undefined) return null;
+  const out = tx.preBalances[at]! - tx.postBalances[at]!;
+  let rentLamports = 0n;
+  for (const address of new Set(rentAccounts)) {
+    const i = tx.accountKeys.indexOf(address);
+    if (i >= 0 && tx.preBalances[i] === 0n) rentLamports += tx.postBalances[i]!;
+  }
+  return { spentLamports: out - tx.feeLamports - rentLamports, rentLamports };
 }
 
 /** Saved before the burn transaction is sent. */
@@ -221,13 +325,23 @@ export function retryBurn(db: Db, buyId: number, error: string, assertHeld?: () 
  * reserves must not count them as owed (they would show as a false shortfall meanwhile).
  */
 export function spentOnPendingBurnsLamports(db: Db): bigint {
-  const row = db.$client
-    .query<{ s: bigint }, []>(
-      `SELECT COALESCE(SUM(o.lamports), 0) AS s FROM burn_orders o JOIN burn_buys b ON b.id = o.buy_id
-        WHERE b.status IN ('bought', 'burning') AND o.status = 'buying' AND o.source = 'recipient'`,
+  // The recipients' part of what each buy spent (its budget before the spend was read), split as
+  // its completion will split it; what it did not spend is still in the treasury, and owed.
+  const rows = db.$client
+    .query<{ recipient: bigint; total: bigint; spent: bigint | null }, []>(
+      `SELECT COALESCE(SUM(CASE WHEN o.source = 'recipient' THEN o.lamports END), 0) AS recipient,
+              b.lamports AS total, b.spent_lamports AS spent
+         FROM burn_buys b JOIN burn_orders o ON o.buy_id = b.id AND o.status = 'buying'
+        WHERE b.status IN ('bought', 'burning') GROUP BY b.id`,
     )
-    .get();
-  return BigInt(row!.s);
+    .all();
+  let sum = 0n;
+  for (const r of rows) {
+    const total = BigInt(r.total);
+    const recipient = BigInt(r.recipient);
+    sum += r.spent === null || total === 0n ? recipient : (BigInt(r.spent) * recipient) / total;
+  }
+  return sum;
 }
 
 /**

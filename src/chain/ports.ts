@@ -28,6 +28,8 @@ export interface ConfirmedTransaction {
   slot: bigint;
   blockTime: Date | null;
   err: string | null;
+  /** the fee it paid (network and priority); absent where the node did not say */
+  feeLamports?: bigint;
   /** static account keys followed by loaded addresses, in message order */
   accountKeys: string[];
   preBalances: bigint[];
@@ -71,6 +73,16 @@ export interface ChainReader {
   getBlockHeight(): Promise<bigint>;
   /** `slot`: the answer's context slot, where the reader knows it */
   getLatestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: bigint; slot?: bigint }>;
+  /**
+   * Runs `instructions` in a simulation (fee payer `payer`, signatures not checked, the node's
+   * blockhash) and returns the transaction's return data: how a program's view instruction is
+   * read. null when the simulation failed or returned nothing. Absent on readers that cannot
+   * simulate; whatever depends on it is then skipped, never guessed.
+   */
+  simulateReturnData?(
+    instructions: readonly TransactionInstruction[],
+    payer: string,
+  ): Promise<{ programId: string; data: Uint8Array } | null>;
 }
 
 /** A signed transaction that has not been sent. Its signature is known before it leaves the process. */
@@ -169,6 +181,12 @@ export interface VaultReading {
    * so `curveLamports`/`poolLamports` are all its fees; absent: the adapter did not look.
    */
   feeSharing?: FeeSharingReading | null;
+  /**
+   * Set when an account of this token does not have a layout the adapter knows (the launch
+   * program changed): the figures above are then not to be trusted, and the token must be set
+   * aside rather than swept or credited on a guess. Absent or null: every layout was known.
+   */
+  programChanged?: string | null;
 }
 
 /**
@@ -189,10 +207,21 @@ export interface FeeSharingReading {
   distributableLamports: bigint;
   /** the part of them still in the swap venue's vault (moved to the curve's vault before distribution) */
   poolDistributableLamports: bigint;
-  /** the part of them the derived creator key receives when distributed (0 when blocked) */
+  /**
+   * the part of them the derived creator key receives from this run's distribution (0 when
+   * blocked or skipped): AMM fees only at or above the WSOL account's rent, and nothing below the
+   * program's minimum distributable amount
+   */
   shareLamports: bigint;
   /** null while the service's share can be distributed; otherwise why the token stopped accruing */
   blockedReason: string | null;
+  /**
+   * Why this run plans no distribution (or only part of one) although the token is not blocked:
+   * fees too small for the program to move yet. The token is still swept; the fees wait.
+   */
+  skippedReason?: string | null;
+  /** the program's minimum distributable amount as read for this reading (null: could not be read) */
+  minimumDistributableLamports?: bigint | null;
 }
 
 /** What one confirmed sweep transaction moved, per token creator address. */
@@ -257,6 +286,12 @@ export interface LaunchProgram {
   buildBurn(mint: string, owner: PublicKey, amount: bigint): Promise<TransactionInstruction[]>;
   /** Token amount a confirmed buy delivered to `owner` (post - pre of its token account). */
   decodeBoughtAmount(tx: ConfirmedTransaction, mint: string, owner: string): bigint;
+  /**
+   * Pure, no I/O: the accounts a buy of `mint` by `buyer` creates with rent the buyer pays (its
+   * token account; pump's user volume accumulator). A buy's spend is the buyer's decrease less
+   * its fee and the rent of those it created.
+   */
+  buyRentAccounts(mint: string, buyer: string): string[];
   /** The launch program's creator fee in basis points, read live. */
   creatorFeeBps(): Promise<number>;
   /** A Memo instruction carrying `text`, naming `signer` (who must sign the transaction). */

@@ -858,6 +858,7 @@ function toConfirmedTransaction(signature: string, tx: VersionedTransactionRespo
     slot: BigInt(tx.slot),
     blockTime: tx.blockTime ? new Date(tx.blockTime * 1000) : null,
     err: meta.err === null || meta.err === undefined ? null : describeError(meta.err),
+    feeLamports: exactLamports("getTransaction", meta.fee),
     accountKeys,
     preBalances: meta.preBalances.map((l) => exactLamports("getTransaction", l)),
     postBalances: meta.postBalances.map((l) => exactLamports("getTransaction", l)),

@@ -41,7 +41,8 @@ interface ExportRow {
  * Credits are the sweep entries of the user's account plus those of every handle whose first pin
  * moved its credits to this user (the pin posting moves exactly what those sweeps credited, so the
  * rows sum to the account's `creditedLamports`). Payouts are every payout row: the ones `failed`
- * or `replaced` carry no money (the replacement owes it). Burns are the user's burn orders.
+ * or `replaced` carry no money (the replacement owes it). Burns are the user's burn orders, and
+ * burn refunds what a buy did not spend of them (burns less refunds is `burnedLamports`).
  */
 const EXPORT_SQL = `
 WITH me AS (SELECT id FROM ledger_accounts WHERE kind = 'user' AND ref = ?1),
@@ -67,6 +68,13 @@ SELECT o.created_at_ms, 'burn', o.mint, t.symbol, o.lamports, o.status, COALESCE
   LEFT JOIN burn_buys b ON b.id = o.buy_id
   LEFT JOIN tokens t ON t.mint = o.mint
  WHERE o.source = 'recipient' AND o.idp_user_id = ?1
+UNION ALL
+SELECT p.at_ms, 'burn_refund', b.mint, t.symbol, e.amount, 'confirmed', COALESCE(b.burn_signature, b.signature), NULL, 3, e.id
+  FROM ledger_entries e
+  JOIN ledger_postings p ON p.id = e.posting_id
+  LEFT JOIN burn_buys b ON b.id = CAST(substr(p.command_key, 13) AS INTEGER)
+  LEFT JOIN tokens t ON t.mint = b.mint
+ WHERE e.account_id = (SELECT id FROM me) AND p.kind = 'burn_refund' AND e.amount > 0
 ORDER BY atMs, ord, rid`;
 
 function line(cells: string[]): string {

@@ -174,6 +174,38 @@ export function completeBurn(
   return post(db, `burn_done:${burn.buyId}`, "burn_done", burn.atMs, entries);
 }
 
+/**
+ * What a landed buy did not spend goes back where it came from: each recipient order's part to
+ * its account (its burned figure falls by as much), the buyback's part to the platform. One
+ * posting per buy; every amount positive, and together exactly the buy's unspent budget.
+ */
+export function refundBurn(
+  db: Db,
+  refund: {
+    buyId: number;
+    mint: string;
+    users: { idpUserId: string; lamports: bigint }[];
+    platformLamports: bigint;
+    atMs: number;
+  },
+) {
+  const entries: EntrySpec[] = [];
+  let recipientTotal = 0n;
+  for (const u of refund.users) {
+    if (u.lamports <= 0n) throw new AppError("LEDGER_INVARIANT", "a burn refund must be positive");
+    entries.push({ account: accounts.user(u.idpUserId), amount: u.lamports });
+    recipientTotal += u.lamports;
+  }
+  if (refund.platformLamports < 0n) throw new AppError("LEDGER_INVARIANT", "a burn refund must be positive");
+  if (recipientTotal > 0n) entries.push({ account: accounts.burnPending(refund.mint), amount: -recipientTotal });
+  if (refund.platformLamports > 0n) {
+    entries.push({ account: accounts.platform(), amount: refund.platformLamports });
+    entries.push({ account: accounts.buybackPending(refund.mint), amount: -refund.platformLamports });
+  }
+  if (entries.length === 0) throw new AppError("LEDGER_INVARIANT", "a burn refund must move something");
+  return post(db, `burn_refund:${refund.buyId}`, "burn_refund", refund.atMs, entries);
+}
+
 function requireUser(idpUserId: string | null): string {
   if (!idpUserId) throw new AppError("LEDGER_INVARIANT", "a recipient burn order needs a user id");
   return idpUserId;

@@ -4,6 +4,7 @@ export {
   creditSweep,
   failPayout,
   orderBurn,
+  refundBurn,
   pinHandleCredits,
   replacePayout,
   reservePayout,

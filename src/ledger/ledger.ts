@@ -38,6 +38,7 @@ export const POSTING_KINDS = [
   "payout_replace",
   "burn_order",
   "burn_done",
+  "burn_refund",
 ] as const;
 export type PostingKind = (typeof POSTING_KINDS)[number];
 

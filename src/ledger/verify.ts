@@ -126,7 +126,7 @@ function verifyAccountFigures(db: Db, mode: "recompute" | "identities"): void {
          FROM (SELECT e.account_id,
                       COALESCE(SUM(CASE WHEN p.kind IN ('sweep', 'pin') AND e.amount > 0 THEN e.amount END), 0) AS credited,
                       COALESCE(SUM(CASE WHEN p.kind IN ('payout_reserve', 'payout_fail') THEN -e.amount END), 0) AS paid,
-                      COALESCE(SUM(CASE WHEN p.kind = 'burn_order' THEN -e.amount END), 0) AS burned,
+                      COALESCE(SUM(CASE WHEN p.kind IN ('burn_order', 'burn_refund') THEN -e.amount END), 0) AS burned,
                       COALESCE(SUM(CASE WHEN p.kind = 'pin' THEN -e.amount END), 0) AS pinMoved
                  FROM ledger_accounts a JOIN ledger_entries e ON e.account_id = a.id
                  JOIN ledger_postings p ON p.id = e.posting_id

@@ -188,6 +188,18 @@ async function* readTokenChunks(
     for (const row of rows) {
       const reading = byMint.get(row.mint);
       if (!reading || inFlight.has(Number(row.id))) continue;
+      // Accounts in a layout the adapter does not know: its figures are guesses (a v3 curve keeps
+      // fees the vaults do not show), so the token stops here, whatever they say, until an operator looks.
+      if (reading.programChanged) {
+        if (!heldBack.has(row.mint))
+          stopToken(
+            deps.db,
+            { mint: row.mint, job: "sweep", reason: reading.programChanged, atMs: deps.now() },
+            ctx.assertHeld,
+          );
+        report.heldBack += 1;
+        continue;
+      }
       if (unswept(reading) < deps.sweepMinLamports || unswept(reading) === 0n) continue;
       if (heldBack.has(row.mint)) {
         report.heldBack += 1;

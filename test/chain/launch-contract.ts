@@ -57,6 +57,11 @@ export interface LaunchHarness {
   supportsFirstBuy?: boolean;
   /** network fee the payer was charged for this transaction */
   feeLamports(tx: ConfirmedTransaction): bigint;
+  /**
+   * The launch program changes its accounts' layout (pump's announced v3: fees kept in the curve
+   * until a `sweep_creator_fee`); absent where the chain cannot
+   */
+  changeProgramLayout?(token: TokenRef): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -269,6 +274,62 @@ export function describeLaunchProgramContract(name: string, makeHarness: () => P
       const [p] = await h.launch.readVaults([paused.token]);
       expect(p!.feeSharing!.blockedReason).toMatch(/paused/);
       expect(h.launch.sweepInstructions([{ token: paused.token, reading: p! }], h.treasury.publicKey)).toEqual([]);
+    });
+
+    test("a fee-shared graduated coin whose AMM fees stay below the WSOL account's rent is swept run after run: the creator-address balance is credited, nothing fails", async () => {
+      if (!h.supportsPool) return;
+      const t = await newToken();
+      await h.accrue(t.token, "pool", 3_000_000n); // graduated, with fees from before the switch
+      await h.migrateToSharing(t.token, [{ address: t.token.creator, shareBps: 10_000 }]);
+      let poolFees = 0n;
+      for (let round = 0; round < 3; round++) {
+        poolFees += await h.accrue(t.token, "pool", 500_000n);
+        // what reached the creator address meanwhile (an earlier distribution, anybody's collect)
+        await h.gift(t.token.creator, 3_000_000n);
+        const { effects, txs, readings } = await sweep([t]); // fails the test if a transaction fails
+        const sharing = readings[0]!.feeSharing!;
+        expect(readings[0]!.bonded).toBe(true);
+        expect(sharing.poolDistributableLamports).toBe(poolFees);
+        expect(sharing.shareLamports).toBe(0n);
+        expect(sharing.skippedReason).toMatch(/rent/);
+        expect(txs.length).toBe(1);
+        const moved = effects[0]!.movedToTreasuryLamports;
+        expect(moved).toBe(treasuryGain(txs[0]!) + h.feeLamports(txs[0]!));
+        expect(moved).toBeGreaterThanOrEqual(3_000_000n - MAX_RESERVE_LAMPORTS);
+      }
+      expect(poolFees).toBeLessThan(2_039_280n);
+    });
+
+    test("fee-shared fees below the program's minimum distributable amount wait with a reason while the creator-address balance is swept; from the minimum on they are distributed", async () => {
+      const t = await newToken();
+      await h.migrateToSharing(t.token, [{ address: t.token.creator, shareBps: 10_000 }]);
+      const small = await h.accrue(t.token, "curve", 300_000n);
+      await h.gift(t.token.creator, 3_000_000n);
+      const first = await sweep([t]);
+      const waiting = first.readings[0]!.feeSharing!;
+      expect(waiting.blockedReason).toBeNull();
+      expect(waiting.minimumDistributableLamports!).toBeGreaterThan(small);
+      expect(waiting.shareLamports).toBe(0n);
+      expect(waiting.skippedReason).toMatch(/minimum distributable amount/);
+      expect(first.effects[0]!.collectedLamports).toBe(0n);
+      expect(first.effects[0]!.movedToTreasuryLamports).toBeGreaterThanOrEqual(3_000_000n - MAX_RESERVE_LAMPORTS);
+      const more = await h.accrue(t.token, "curve", 2_000_000n);
+      const second = await sweep([t]);
+      expect(second.readings[0]!.feeSharing!.shareLamports).toBe(small + more);
+      expect(second.readings[0]!.feeSharing!.skippedReason ?? null).toBeNull();
+      expect(second.effects[0]!.collectedLamports).toBe(small + more);
+    });
+
+    test("a launch program whose accounts change layout is noticed: the reading says program-changed and nothing is swept on a guess", async () => {
+      if (!h.changeProgramLayout) return;
+      const t = await newToken();
+      await h.accrue(t.token, "curve", 5_000_000n);
+      const [before] = await h.launch.readVaults([t.token]);
+      expect(before!.programChanged ?? null).toBeNull();
+      await h.changeProgramLayout(t.token);
+      const [after] = await h.launch.readVaults([t.token]);
+      expect(after!.programChanged).toMatch(/^program-changed: /);
+      expect(h.launch.sweepInstructions([{ token: t.token, reading: after! }], h.treasury.publicKey)).toEqual([]);
     });
 
     test("a burn buy on the swap venue spends exactly the order: burned equals what left the treasury", async () => {

@@ -87,6 +87,9 @@ async function makeLocalHarness(): Promise<LaunchHarness> {
       throw new Error("transaction did not land");
     },
     feeLamports: (tx) => fees.get(tx.signature) ?? 0n,
+    async changeProgramLayout() {
+      chain.faults.apply({ kind: "programLayout", layout: "v3" });
+    },
     close: () => chain.stop(),
   };
 }

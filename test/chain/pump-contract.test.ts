@@ -39,6 +39,9 @@ async function makePumpHarness(): Promise<LaunchHarness> {
       return sim.execute(instructions, treasury, signers);
     },
     feeLamports: (tx) => sim.feeOf(tx.signature),
+    async changeProgramLayout(token) {
+      sim.switchCurveToV3(new PublicKey(token.mint), 4_000_000n);
+    },
     async close() {},
   };
 }

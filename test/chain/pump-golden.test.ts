@@ -21,10 +21,14 @@ import {
   collectCreatorFeeV2Instruction,
   collectPoolIntoCreatorInstructions,
   decodeBondingCurve,
+  decodeCreateArgs,
+  decodeMinimumDistributableFee,
   decodeSharingConfig,
   distributeCreatorFeesInstruction,
+  getMinimumDistributableFeeInstruction,
   pumpPdas,
   transferCreatorFeesToPumpInstruction,
+  unknownLayout,
 } from "../../src/chain/pump/layout";
 import { createPumpLaunchProgram } from "../../src/chain/pump";
 import {
@@ -38,10 +42,12 @@ import {
   idlEventDisc,
   idlInstruction,
   mapReader,
+  minimumDistributableReturn,
   poolEventIx,
   pumpProgram,
   viewOf,
   matchesIdl,
+  poolBytes,
   sameInstruction,
   sharingConfigBytes,
 } from "./support/fixtures";
@@ -551,7 +557,10 @@ describe("fee sharing (coins whose creator moved to their sharing config)", () =
         { lamports: 5_000_000n, owner: SystemProgram.programId.toBase58(), executable: false, data: new Uint8Array() },
       ],
     ]);
-    const launch = createPumpLaunchProgram(mapReader(accounts));
+    // the program's minimum distributable amount, as its view answers a simulation
+    const launch = createPumpLaunchProgram(
+      mapReader(accounts, { simulateReturnData: async () => minimumDistributableReturn(1_000_000n, 10_000_000n) }),
+    );
     const token = { mint: mint.toBase58(), creator: ours.toBase58() };
     const [reading] = await launch.readVaults([token]);
     expect(reading!.feeSharing).toMatchObject({
@@ -593,5 +602,308 @@ describe("fee sharing (coins whose creator moved to their sharing config)", () =
     const [effect] = launch.decodeSweep(tx, [ours.toBase58()]);
     expect(effect!.collectedLamports).toBe(6_000_000n);
     expect(effect!.movedToTreasuryLamports).toBe(5_000_000n - 890_880n + 6_000_000n);
+  });
+});
+
+describe("fee-sharing bounds (transfer_creator_fees_to_pump below rent, the minimum distributable amount)", () => {
+  const mint = Keypair.generate().publicKey;
+  const ours = Keypair.generate().publicKey;
+  const other = Keypair.generate().publicKey;
+
+  test("get_minimum_distributable_fee: IDL order, byte-identical to the SDK's builder; its return data decodes as the SDK decodes it", async () => {
+    const shareholders = [ours, other];
+    const config = pumpPdas.sharingConfig(mint);
+    const ix = getMinimumDistributableFeeInstruction(mint, shareholders);
+    matchesIdl(ix, idlInstruction(PUMP_IDL, "get_minimum_distributable_fee"), {
+      mint,
+      bonding_curve: pumpPdas.bondingCurve(mint),
+      sharing_config: config,
+      creator_vault: pumpPdas.creatorVault(config),
+    });
+    const sdkConfig = PUMP_SDK.decodeSharingConfig({
+      data: Buffer.from(
+        sharingConfigBytes(
+          mint,
+          shareholders.map((address) => ({ address, shareBps: 5_000 })),
+        ),
+      ),
+      owner: PUMP_FEE_PROGRAM_ID,
+      lamports: 0,
+      executable: false,
+    });
+    sameInstruction(
+      ix,
+      await PUMP_SDK.getMinimumDistributableFee({ mint, sharingConfig: sdkConfig, sharingConfigAddress: config }),
+    );
+    const answer = minimumDistributableReturn(1_234_567n, 1_000n);
+    const sdk = PUMP_SDK.decodeMinimumDistributableFee(Buffer.from(answer.data));
+    expect(decodeMinimumDistributableFee(answer.data)).toEqual({
+      minimumRequiredLamports: BigInt(sdk.minimumRequired.toString()),
+      distributableLamports: BigInt(sdk.distributableFees.toString()),
+      canDistribute: sdk.canDistribute,
+    });
+    expect(decodeMinimumDistributableFee(answer.data.subarray(0, 16))).toBeNull();
+  });
+
+  /** A graduated coin moved to its sharing config: fees in both of the config's vaults, the creator address funded. */
+  const sharedAccounts = (curveFeesLamports: bigint, poolFeesLamports: bigint) => {
+    const config = pumpPdas.sharingConfig(mint);
+    const wsol = Buffer.alloc(165);
+    wsol.writeBigUInt64LE(poolFeesLamports, 64);
+    return new Map([
+      [
+        pumpPdas.bondingCurve(mint).toBase58(),
+        {
+          lamports: 1_000_000n,
+          owner: PUMP_PROGRAM_ID.toBase58(),
+          executable: false,
+          data: bondingCurveBytes({ complete: true, creator: config }),
+        },
+      ],
+      [
+        config.toBase58(),
+        {
+          lamports: 2_000_000n,
+          owner: PUMP_FEE_PROGRAM_ID.toBase58(),
+          executable: false,
+          data: sharingConfigBytes(mint, [{ address: ours, shareBps: 10_000 }]),
+        },
+      ],
+      [
+        pumpPdas.creatorVault(config).toBase58(),
+        {
+          lamports: 890_880n + curveFeesLamports,
+          owner: SystemProgram.programId.toBase58(),
+          executable: false,
+          data: new Uint8Array(),
+        },
+      ],
+      [
+        pumpPdas.ammCreatorVaultWsolAta(config).toBase58(),
+        {
+          lamports: 2_039_280n + poolFeesLamports,
+          owner: TOKEN_PROGRAM_ID.toBase58(),
+          executable: false,
+          data: new Uint8Array(wsol),
+        },
+      ],
+      [
+        ours.toBase58(),
+        { lamports: 5_000_000n, owner: SystemProgram.programId.toBase58(), executable: false, data: new Uint8Array() },
+      ],
+    ]);
+  };
+  const token = { mint: mint.toBase58(), creator: ours.toBase58() };
+  const treasury = Keypair.generate().publicKey;
+
+  test("AMM fees below the WSOL account's rent are left out: no transfer_creator_fees_to_pump, no share counted on them", async () => {
+    const simulated: string[][] = [];
+    const launch = createPumpLaunchProgram(
+      mapReader(sharedAccounts(3_000_000n, 2_039_279n), {
+        simulateReturnData: async (ixs) => {
+          simulated.push(ixs.map((ix) => hex(ix.data.subarray(0, 8))));
+          return minimumDistributableReturn(1_000_000n, 3_000_000n);
+        },
+      }),
+    );
+    const [reading] = await launch.readVaults([token]);
+    expect(reading!.feeSharing).toMatchObject({
+      distributableLamports: 3_000_000n + 2_039_279n,
+      poolDistributableLamports: 2_039_279n,
+      shareLamports: 3_000_000n,
+      blockedReason: null,
+      minimumDistributableLamports: 1_000_000n,
+    });
+    expect(reading!.feeSharing!.skippedReason).toMatch(/below the WSOL account's rent/);
+    // the view is simulated as the distribution would run: without the transfer that would move nothing
+    expect(simulated).toEqual([[hex(DISC.getMinimumDistributableFee)]]);
+    const ixs = launch.sweepInstructions([{ token, reading: reading! }], treasury);
+    expect(ixs.map((ix) => hex(ix.data.subarray(0, 8)))).not.toContain(hex(DISC.transferCreatorFeesToPump));
+    expect(ixs.map((ix) => hex(ix.data.subarray(0, 8)))).toContain(hex(DISC.distributeCreatorFees));
+    // creator 5,000,000 + the curve part (less 1 lamport of slack) - reserve; the AMM part waits
+    expect(Buffer.from(ixs.at(-1)!.data).readBigUInt64LE(4)).toBe(5_000_000n + 3_000_000n - 1n - 890_880n);
+  });
+
+  test("at the rent the AMM part is transferred first, in the simulation as in the sweep", async () => {
+    const simulated: string[][] = [];
+    const launch = createPumpLaunchProgram(
+      mapReader(sharedAccounts(0n, 2_039_280n), {
+        simulateReturnData: async (ixs) => {
+          simulated.push(ixs.map((ix) => hex(ix.data.subarray(0, 8))));
+          return minimumDistributableReturn(1_000_000n, 2_039_280n);
+        },
+      }),
+    );
+    const [reading] = await launch.readVaults([token]);
+    expect(reading!.feeSharing).toMatchObject({ shareLamports: 2_039_280n, skippedReason: null });
+    expect(simulated).toEqual([[hex(DISC.transferCreatorFeesToPump), hex(DISC.getMinimumDistributableFee)]]);
+    const ixs = launch.sweepInstructions([{ token, reading: reading! }], treasury);
+    expect(ixs.map((ix) => hex(ix.data.subarray(0, 8))).slice(0, 2)).toEqual([
+      hex(DISC.transferCreatorFeesToPump),
+      hex(DISC.distributeCreatorFees),
+    ]);
+  });
+
+  test("below the program's minimum distributable amount, or when it cannot be read, nothing is distributed and the creator address is still swept", async () => {
+    for (const simulateReturnData of [
+      async () => minimumDistributableReturn(5_000_000n, 3_000_000n),
+      async () => null,
+      async () => {
+        throw new Error("node unreachable");
+      },
+      undefined,
+    ]) {
+      const launch = createPumpLaunchProgram(mapReader(sharedAccounts(3_000_000n, 0n), { simulateReturnData }));
+      const [reading] = await launch.readVaults([token]);
+      expect(reading!.feeSharing!.shareLamports).toBe(0n);
+      expect(reading!.feeSharing!.blockedReason).toBeNull();
+      expect(reading!.feeSharing!.skippedReason).toMatch(/minimum distributable amount/);
+      const ixs = launch.sweepInstructions([{ token, reading: reading! }], treasury);
+      expect(ixs.map((ix) => ix.programId.toBase58())).toEqual([SystemProgram.programId.toBase58()]);
+      expect(Buffer.from(ixs[0]!.data).readBigUInt64LE(4)).toBe(5_000_000n - 890_880n);
+    }
+  });
+});
+
+describe("program-change guard (layouts this adapter knows)", () => {
+  const creator = Keypair.generate().publicKey;
+  const mint = Keypair.generate().publicKey;
+  const curve = bondingCurveBytes({ complete: false, creator });
+
+  test("every BondingCurve, Pool, SharingConfig and Global layout pump has written is known", () => {
+    for (const length of [49, 81, 82, 83, 115, 123, 124, 125, 151])
+      expect([length, unknownLayout("BondingCurve", curve.subarray(0, length))]).toEqual([length, null]);
+    const pool = poolBytes(mint, creator, PublicKey.unique(), PublicKey.unique());
+    for (const length of [211, 243, 244, 245, 261, 270, 300]) {
+      const data = new Uint8Array(length);
+      data.set(pool.subarray(0, Math.min(length, pool.length)));
+      expect([length, unknownLayout("Pool", data)]).toEqual([length, null]);
+    }
+    const config = sharingConfigBytes(mint, [{ address: creator, shareBps: 10_000 }]);
+    expect(unknownLayout("SharingConfig", config)).toBeNull();
+    const allocated = new Uint8Array(1_024); // Pump Fees allocates up to SharingConfig::MAX_SIZE
+    allocated.set(config);
+    expect(unknownLayout("SharingConfig", allocated)).toBeNull();
+    for (const length of [1_045, 1_054, 1_087, 1_200]) {
+      const global = new Uint8Array(length);
+      global.set(idlAccountDisc(PUMP_IDL, "Global"));
+      expect([length, unknownLayout("Global", global)]).toEqual([length, null]);
+    }
+  });
+
+  test("a non-zero field past byte 125 of a curve (v3 creator_fee), a new length, another discriminator: changed", () => {
+    const v3 = new Uint8Array(151);
+    v3.set(curve.subarray(0, 125));
+    v3[125] = 1;
+    expect(unknownLayout("BondingCurve", v3)).toMatch(/non-zero byte at 125/);
+    const longer = new Uint8Array(159);
+    longer.set(curve.subarray(0, 125));
+    expect(unknownLayout("BondingCurve", longer)).toMatch(/159 bytes/);
+    const other = Uint8Array.from(curve);
+    other[0] = other[0]! ^ 0xff;
+    expect(unknownLayout("BondingCurve", other)).toMatch(/discriminator/);
+    const pool = new Uint8Array(300);
+    pool.set(poolBytes(mint, creator, PublicKey.unique(), PublicKey.unique()));
+    pool[280] = 7; // Pool.creator_fees of v3
+    expect(unknownLayout("Pool", pool)).toMatch(/non-zero byte at 280/);
+    expect(unknownLayout("Pool", new Uint8Array(300))).toMatch(/discriminator/);
+    const config = new Uint8Array(1_024);
+    config.set(sharingConfigBytes(mint, [{ address: creator, shareBps: 10_000 }]));
+    config[200] = 1;
+    expect(unknownLayout("SharingConfig", config)).toMatch(/after its shareholders/);
+    const global = new Uint8Array(1_100);
+    global.set(idlAccountDisc(PUMP_IDL, "Global"));
+    global[1_090] = 1;
+    expect(unknownLayout("Global", global)).toMatch(/non-zero byte at 1090/);
+    expect(
+      unknownLayout(
+        "Global",
+        new Uint8Array(1_060).fill(0).map((_, i) => (i < 8 ? 0xa7 : 0)),
+      ),
+    ).toMatch(/discriminator/);
+  });
+
+  test("readVaults marks the token program-changed (a changed Global: every token) and the sweep builds nothing for it", async () => {
+    const curveAddress = pumpPdas.bondingCurve(mint).toBase58();
+    const v3 = new Uint8Array(151);
+    v3.set(curve.subarray(0, 125));
+    new DataView(v3.buffer).setBigUint64(125, 4_000_001n, true);
+    const accounts = new Map([
+      [curveAddress, { lamports: 1_000_000n, owner: PUMP_PROGRAM_ID.toBase58(), executable: false, data: v3 }],
+      [
+        pumpPdas.creatorVault(creator).toBase58(),
+        {
+          lamports: 890_880n + 2_000_000n,
+          owner: SystemProgram.programId.toBase58(),
+          executable: false,
+          data: new Uint8Array(),
+        },
+      ],
+    ]);
+    const launch = createPumpLaunchProgram(mapReader(accounts));
+    const token = { mint: mint.toBase58(), creator: creator.toBase58() };
+    const [reading] = await launch.readVaults([token]);
+    expect(reading!.programChanged).toMatch(/^program-changed: BondingCurve has a non-zero byte at 125/);
+    expect(launch.sweepInstructions([{ token, reading: reading! }], Keypair.generate().publicKey)).toEqual([]);
+    accounts.set(curveAddress, { ...accounts.get(curveAddress)!, data: Uint8Array.from(curve) });
+    const global = new Uint8Array(1_200);
+    global.set(idlAccountDisc(PUMP_IDL, "Global"));
+    global[1_150] = 1;
+    accounts.set(pumpPdas.global().toBase58(), {
+      lamports: 1n,
+      owner: PUMP_PROGRAM_ID.toBase58(),
+      executable: false,
+      data: global,
+    });
+    const [again] = await launch.readVaults([token]);
+    expect(again!.programChanged).toMatch(/^program-changed: Global/);
+  });
+});
+
+describe("create_v2 trailing arguments", () => {
+  const mint = Keypair.generate().publicKey;
+  const creator = Keypair.generate().publicKey;
+  const user = Keypair.generate().publicKey;
+  const uri = "https://example.test/meta/v2.json";
+  const launch = createPumpLaunchProgram(mapReader(new Map()));
+  const expected = { mint: mint.toBase58(), creator: creator.toBase58(), uri };
+  const build = (over: { mayhemMode?: boolean; creatorFeeBps?: BN; holderReward?: boolean } = {}) =>
+    PUMP_SDK.createV2Instruction({
+      mint,
+      name: "Name",
+      symbol: "SYM",
+      uri,
+      creator,
+      user,
+      mayhemMode: over.mayhemMode ?? false,
+      creatorFeeBps: over.creatorFeeBps,
+      holderReward: over.holderReward,
+    } as Parameters<typeof PUMP_SDK.createV2Instruction>[0]);
+
+  test("decoded as the SDK encodes them (fixed width: is_mayhem_mode, OptionBool, OptionU64, OptionBool)", async () => {
+    const ix = await build({ mayhemMode: true, creatorFeeBps: new BN(75) });
+    expect(decodeCreateArgs(ix.data)).toMatchObject({
+      variant: "create_v2",
+      creator: creator.toBase58(),
+      isMayhemMode: true,
+      isCashbackEnabled: false,
+      creatorFeeBps: 75n,
+      isHolderReward: false,
+    });
+    const holder = await build({ holderReward: true });
+    expect(decodeCreateArgs(holder.data)).toMatchObject({ isHolderReward: true, creatorFeeBps: 0n });
+    // the program reads an argument only when bytes remain; a cut-off one is malformed
+    expect(decodeCreateArgs(holder.data.subarray(0, holder.data.length - 1))).toMatchObject({ isHolderReward: false });
+    expect(decodeCreateArgs(holder.data.subarray(0, holder.data.length - 5))).toBeNull();
+  });
+
+  test("a holder-reward launch is refused: the program ignores `creator` and pays the holders", async () => {
+    const ok = launch.verifyCreate(confirmedTx({ instructions: [viewOf(await build())] }), expected);
+    expect(ok.ok).toBe(true);
+    const refused = launch.verifyCreate(
+      confirmedTx({ instructions: [viewOf(await build({ holderReward: true }))] }),
+      expected,
+    );
+    expect(refused).toEqual({ ok: false, reason: "holder-reward coin: the program ignores the creator" });
   });
 });

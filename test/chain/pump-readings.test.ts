@@ -6,7 +6,15 @@ import { Keypair, PublicKey, SystemProgram } from "@solana/web3.js";
 import type { AccountSnapshot } from "../../src/chain/ports";
 import { createPumpLaunchProgram } from "../../src/chain/pump";
 import { PUMP_AMM_PROGRAM_ID, PUMP_PROGRAM_ID, pumpPdas } from "../../src/chain/pump/layout";
-import { PUMP_IDL, bondingCurveBytes, confirmedTx, curveEventIx, idlAccountDisc, mapReader } from "./support/fixtures";
+import {
+  PUMP_IDL,
+  bondingCurveBytes,
+  confirmedTx,
+  curveEventIx,
+  idlAccountDisc,
+  mapReader,
+  poolBytes,
+} from "./support/fixtures";
 
 const sys = (lamports: bigint): AccountSnapshot => ({
   lamports,
@@ -82,7 +90,12 @@ describe("readVaults", () => {
       ],
       [
         pumpPdas.canonicalPool(migrated.mint).toBase58(),
-        { ...sys(1n), owner: PUMP_AMM_PROGRAM_ID.toBase58(), data: new Uint8Array(300) },
+        {
+          ...sys(1n),
+          owner: PUMP_AMM_PROGRAM_ID.toBase58(),
+          // a real Pool layout: the reading refuses layouts it does not know (program-changed)
+          data: poolBytes(migrated.mint, migrated.creator, PublicKey.unique(), PublicKey.unique()),
+        },
       ],
       [
         pumpPdas.ammCreatorVaultWsolAta(migrated.creator).toBase58(),

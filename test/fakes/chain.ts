@@ -58,6 +58,7 @@ export function fakeChain(options: FakeChainOptions = {}): ChainServices {
     buildBurnBuy: unfaked("launchProgram.buildBurnBuy"),
     buildBurn: unfaked("launchProgram.buildBurn"),
     decodeBoughtAmount: unfaked("launchProgram.decodeBoughtAmount"),
+    buyRentAccounts: unfaked("launchProgram.buyRentAccounts"),
     creatorFeeBps: unfaked("launchProgram.creatorFeeBps"),
     buildMemo: unfaked("launchProgram.buildMemo"),
     decodeMemos: unfaked("launchProgram.decodeMemos"),

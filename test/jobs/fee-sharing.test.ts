@@ -5,7 +5,8 @@
  * public record and in the admin list, and nothing is credited for it.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { Keypair } from "@solana/web3.js";
+import { Keypair, PublicKey } from "@solana/web3.js";
+import { jobHealth, listSetAside } from "../../src/jobs";
 import { ledgerTotals } from "../../src/ledger/figures";
 import { listFeeSharing } from "../../src/tokens/fee-sharing";
 import { tokenDetail } from "../../src/tokens/queries";
@@ -64,6 +65,57 @@ describe("fee-sharing migration in the sweep job", () => {
     });
     expect(record.feeSharing!.currentCreator).not.toBe(a.creator);
     expect(BigInt(record.vaultLamports)).toBe(0n);
+    w.checkRelations();
+  });
+
+  test("a fee-shared graduated coin whose AMM fees stay below 2,039,280 lamports is swept run after run: the creator-address balance is credited, nothing fails", async () => {
+    const a = w.launch([{ handle: "carol", bps: 10_000 }]);
+    w.trade(a.mint, 100n * SOL); // through the bond threshold: graduated
+    expect(await w.run("sweep")).toMatchObject({ ran: true, ok: true });
+    w.local.node.shareCreatorFees(a.mint, [{ address: a.creator, shareBps: 10_000 }]);
+    w.local.node.advanceSlots(1);
+    for (let round = 0; round < 3; round++) {
+      w.trade(a.mint, SOL / 5n); // 600,000 lamports of fees a round into the config's pool vault
+      w.local.node.fund(new PublicKey(a.creator), 2_000_000n); // distributed to the creator address earlier
+      w.local.node.advanceSlots(1);
+      const [reading] = await w.launchProgram.readVaults([{ mint: a.mint, creator: a.creator }]);
+      expect(reading!.bonded).toBe(true);
+      expect(reading!.feeSharing!.poolDistributableLamports).toBeLessThan(2_039_280n);
+      expect(reading!.feeSharing!.skippedReason).toMatch(/rent/);
+      const sweptBefore = sweptOf(a.tokenId);
+      const treasuryBefore = w.treasuryLamports();
+      const signaturesBefore = new Set(sweepSignatures());
+      expect(await w.run("sweep")).toMatchObject({ ran: true, ok: true });
+      const newSignatures = sweepSignatures().filter((sig) => !signaturesBefore.has(sig));
+      expect(newSignatures.length).toBe(1);
+      expect(sweptOf(a.tokenId) - sweptBefore).toBe(2_000_000n);
+      expect(w.treasuryLamports() - treasuryBefore + w.feesOf(newSignatures)).toBe(2_000_000n);
+      expect(listSetAside(w.db)).toEqual([]);
+      const failed = w.db.$client.query("SELECT COUNT(*) AS n FROM sweeps WHERE status = 'failed'").get() as {
+        n: bigint;
+      };
+      expect(Number(failed.n)).toBe(0);
+    }
+    w.checkRelations();
+  });
+
+  test("a launch program whose layout changed (v3 fault): the token is set aside as program-changed, listed and unhealthy, and nothing is credited on a guess", async () => {
+    const a = w.launch([{ handle: "dave", bps: 10_000 }]);
+    w.trade(a.mint, 2n * SOL);
+    w.local.faults.apply({ kind: "programLayout", layout: "v3" });
+    expect(w.local.faults.list()).toContainEqual({ kind: "programLayout", layout: "v3" });
+    expect(await w.run("sweep")).toMatchObject({ ran: true, ok: true });
+    expect(sweptOf(a.tokenId)).toBe(0n);
+    expect(ledgerTotals(w.db).sweptLamports).toBe(0n);
+    const [item] = listSetAside(w.db);
+    expect(item).toMatchObject({ mint: a.mint, job: "sweep", retryAt: null });
+    expect(item!.reason).toMatch(/^program-changed: /);
+    expect(jobHealth(w.db, Date.now()).setAside).toEqual({ tokens: 1, stopped: 1 });
+    // a second run changes nothing: still stopped, still nothing credited
+    expect(await w.run("sweep")).toMatchObject({ ran: true, ok: true });
+    expect(sweptOf(a.tokenId)).toBe(0n);
+    w.local.faults.apply({ kind: "clear" });
+    expect(w.local.faults.list()).toEqual([]);
     w.checkRelations();
   });
 

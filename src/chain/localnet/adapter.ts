@@ -4,7 +4,7 @@
  * derives addresses from the program's keys without I/O.
  */
 import { PublicKey, type TransactionInstruction, SystemProgram, type VersionedTransaction } from "@solana/web3.js";
-import { createBurnCheckedInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
+import { MINT_SIZE, createBurnCheckedInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
 import type {
   AccountSnapshot,
   BurnBuyPlan,
@@ -30,7 +30,7 @@ import {
   mintAuthorityOf,
   sharesOf,
   decodeEvent,
-  splitExactSpend,
+  spendWithin,
   feeFor,
   mintIsBonded,
   quoteBuy,
@@ -44,7 +44,11 @@ import {
   type CurveState,
   type LocalProgramConfig,
   type LaunchEvent,
+  MINIMUM_DISTRIBUTABLE_LAMPORTS,
+  POOL_TRANSFER_MIN_LAMPORTS,
+  distributableFrom,
 } from "./program";
+import { unknownLayout } from "../pump/layout";
 import { MEMO_PROGRAM_ID } from "./program";
 import { memoInstruction, memoTexts } from "../memo";
 
@@ -86,7 +90,15 @@ export class LocalLaunchProgram implements LaunchProgram {
           poolVault: this.keys.poolVaultAddress(t.creator),
         },
     );
-    const addresses = tokens.flatMap((t, i) => [vaults[i]!.curveVault, vaults[i]!.poolVault, t.creator, t.mint]);
+    // The bonding curve too: its layout is what tells a changed program (programLayout fault).
+    const curves = tokens.map((t) => this.keys.bondingCurveAddress(t.mint));
+    const addresses = tokens.flatMap((t, i) => [
+      vaults[i]!.curveVault,
+      vaults[i]!.poolVault,
+      t.creator,
+      t.mint,
+      curves[i]!,
+    ]);
     const accounts = await this.reader.getAccounts([...new Set(addresses)]);
     // The creator as the program reads it: the mint authority, which the share op moves from the
     // bonding curve to the sharing config. A mint that cannot be read concludes nothing.
@@ -101,6 +113,11 @@ export class LocalLaunchProgram implements LaunchProgram {
       const v = vaults[i]!;
       const mint = accounts.get(t.mint);
       const currentCreator = current[i] ?? null;
+      const programChanged = this.layoutChange(
+        accounts.get(curves[i]!),
+        mint,
+        currentCreator === null ? null : second.get(currentCreator),
+      );
       return {
         mint: t.mint,
         curveLamports: unsweptLamports(accounts.get(v.curveVault)?.lamports ?? 0n),
@@ -108,8 +125,30 @@ export class LocalLaunchProgram implements LaunchProgram {
         creatorLamports: accounts.get(t.creator)?.lamports ?? 0n,
         bonded: mint ? mintIsBonded(mint.data) : false,
         feeSharing: currentCreator === null ? null : this.feeSharingReading(t, currentCreator, second),
+        ...(programChanged ? { programChanged } : {}),
       };
     });
+  }
+
+  /**
+   * The local program's layouts: a bonding curve is a data-less system account (its reserves are
+   * its lamports), a mint is an SPL mint, a sharing config pump's SharingConfig. Anything else is
+   * a program this adapter does not know (the programLayout fault): nothing is concluded from it.
+   */
+  private layoutChange(
+    curve: AccountSnapshot | null | undefined,
+    mint: AccountSnapshot | null | undefined,
+    sharingConfig: AccountSnapshot | null | undefined,
+  ): string | null {
+    if (curve && (curve.owner !== SystemProgram.programId.toBase58() || curve.data.length !== 0))
+      return `program-changed: the bonding curve carries ${curve.data.length} bytes of a layout this adapter does not know`;
+    if (mint && mint.owner === TOKEN_PROGRAM_ID.toBase58() && mint.data.length !== MINT_SIZE)
+      return `program-changed: the mint is ${mint.data.length} bytes`;
+    if (sharingConfig && sharingConfig.owner === this.keys.feeProgram.toBase58()) {
+      const change = unknownLayout("SharingConfig", sharingConfig.data);
+      if (change) return `program-changed: ${change}`;
+    }
+    return null;
   }
 
   private movedCreatorOf(token: TokenRef, mintData: Uint8Array | undefined): string | null {
@@ -157,12 +196,24 @@ export class LocalLaunchProgram implements LaunchProgram {
         blockedReason: "the coin's sharing config does not name the service's key as a shareholder",
       };
     if (!config.active) return { ...reading, blockedReason: "the coin's sharing config is paused" };
-    // exactly what the distribute ops below pay the creator key: per vault, rounded down per shareholder
+    // exactly what the distribute ops below pay the creator key: per vault, rounded down per
+    // shareholder, and only what the program lets move now (distributableFrom)
     const ours = (fees: bigint) =>
       sharesOf(fees, config.shareholders)
         .filter(([a]) => a === token.creator)
         .reduce((n, [, l]) => n + l, 0n);
-    return { ...reading, shareLamports: ours(curveFees) + ours(poolFees), blockedReason: null };
+    const curvePart = distributableFrom("curve", curveFees);
+    const poolPart = distributableFrom("pool", poolFees);
+    const waiting = (curveFees > 0n && curvePart === 0n) || (poolFees > 0n && poolPart === 0n);
+    return {
+      ...reading,
+      shareLamports: ours(curvePart) + ours(poolPart),
+      blockedReason: null,
+      minimumDistributableLamports: MINIMUM_DISTRIBUTABLE_LAMPORTS,
+      skippedReason: waiting
+        ? `fees below the program's minimum distributable amount (${MINIMUM_DISTRIBUTABLE_LAMPORTS} lamports), or pool fees below the WSOL account's rent (${POOL_TRANSFER_MIN_LAMPORTS} lamports), wait for more`
+        : null,
+    };
   }
 
   sweepInstructions(
@@ -171,6 +222,8 @@ export class LocalLaunchProgram implements LaunchProgram {
   ): TransactionInstruction[] {
     const out: TransactionInstruction[] = [];
     for (const { token, reading } of items) {
+      // A reading resting on a layout this adapter does not know moves nothing (set aside instead).
+      if (reading.programChanged) continue;
       const creator = new PublicKey(token.creator);
       if (reading.curveLamports > 0n)
         out.push(...buildCollectOp(this.keys, { creator, vault: "curve", amountLamports: reading.curveLamports }));
@@ -184,7 +237,7 @@ export class LocalLaunchProgram implements LaunchProgram {
           ["curve", curveFees],
           ["pool", sharing.poolDistributableLamports],
         ] as const) {
-          if (fees > 0n)
+          if (distributableFrom(vault, fees) > 0n)
             out.push(
               ...buildDistributeOp(this.keys, {
                 mint: new PublicKey(token.mint),
@@ -277,9 +330,10 @@ export class LocalLaunchProgram implements LaunchProgram {
     if (!Number.isInteger(slippageBps) || slippageBps < 0 || slippageBps > MAX_SLIPPAGE_BPS)
       throw new Error("slippageBps out of range");
     const state = await this.curveState(token.mint);
-    // `lamports` is the whole spend, exactly: what goes into the curve plus the creator fee on it,
-    // so the burned figure booked for the order is what left the buyer.
-    const { solInLamports: solIn, feeLamports: fee } = splitExactSpend(lamports, this.config.creatorFeeBps);
+    // As pump's buy_exact_sol_in: the largest input whose (rounded-up) fee fits in the budget, so
+    // a lamport or so of the budget can stay with the buyer. The books burn what was spent and
+    // hand the rest back to the orders.
+    const { solInLamports: solIn, feeLamports: fee } = spendWithin(lamports, this.config.creatorFeeBps);
     const quoted = quoteBuy(state, solIn);
     const minTokenOut = (quoted * BigInt(10_000 - slippageBps)) / 10_000n;
     if (minTokenOut <= 0n) throw new Error("buy too small to deliver any token");
@@ -378,6 +432,11 @@ export class LocalLaunchProgram implements LaunchProgram {
       total += readU64LE(transfer.data, 1);
     }
     return total;
+  }
+
+  /** The buyer's token account of the mint: the one account the local program's buy creates. */
+  buyRentAccounts(mint: string, buyer: string): string[] {
+    return [getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(buyer), true).toBase58()];
   }
 
   async creatorFeeBps(): Promise<number> {

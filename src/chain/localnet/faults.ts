@@ -28,6 +28,8 @@ export type FaultRule =
   | { kind: "lag"; slots: number; share?: number; methods?: string[]; count?: number }
   | { kind: "congestion"; priceMicroLamports: number; dropShare: number }
   | { kind: "prunedHistory"; firstSlot: number; share?: number }
+  /** reads answer the launch program's accounts in another layout (pump's v3: fees kept in the curve) */
+  | { kind: "programLayout"; layout: "v3" }
   | { kind: "clear" };
 
 export type FaultKind = Exclude<FaultRule["kind"], "clear">;
@@ -178,6 +180,10 @@ export class ChainFaults {
       case "prunedHistory":
         this.pruned = { firstSlot: BigInt(rule.firstSlot), share: rule.share ?? 1 };
         break;
+      case "programLayout":
+        this.node.programLayout = rule.layout;
+        this.count("programLayout");
+        break;
     }
     return rule;
   }
@@ -187,6 +193,7 @@ export class ChainFaults {
     this.errors.length = 0;
     this.congestion = null;
     this.pruned = null;
+    this.node.programLayout = "current";
     this.node.clearSendFaults();
   }
 
@@ -246,6 +253,9 @@ export class ChainFaults {
             } satisfies FaultRule,
           ]
         : []),
+      ...(this.node.programLayout === "current"
+        ? []
+        : [{ kind: "programLayout", layout: this.node.programLayout } satisfies FaultRule]),
     ];
   }
 
@@ -414,9 +424,12 @@ export function parseFaultRule(raw: unknown): FaultRule {
         throw invalid("firstSlot must be an integer >= 0");
       return { kind: "prunedHistory", firstSlot: first, share: r.share === undefined ? 1 : shareOf(r.share) };
     }
+    case "programLayout":
+      if (r.layout !== "v3") throw invalid('layout must be "v3"');
+      return { kind: "programLayout", layout: "v3" };
     default:
       throw invalid(
-        "kind must be one of dropSends, delaySends, failSends, ghostSends, rpcError, lag, congestion, prunedHistory, clear",
+        "kind must be one of dropSends, delaySends, failSends, ghostSends, rpcError, lag, congestion, prunedHistory, programLayout, clear",
       );
   }
 }

@@ -244,6 +244,14 @@ export class LocalNode {
   private accountHistory: Map<string, { slot: bigint; prev: HistoricAccount | null }[]> | null = null;
   private readonly listeners = new Set<NodeListener>();
   private readonly mintCreators = new Map<string, string>();
+  /** bonding-curve address → its mint, so a read can tell a curve account (programLayout) */
+  private readonly curveMints = new Map<string, string>();
+  /**
+   * The layout reads answer the program's accounts in (the `programLayout` fault rule): "v3" is
+   * pump's announced change, fees kept in the curve (`BondingCurve.creator_fee`) until swept. Only
+   * reads change: the program itself goes on as before, so nothing a read guesses can be spent.
+   */
+  programLayout: "current" | "v3" = "current";
   /** address -> its most recent signatures, oldest first (getSignaturesForAddress) */
   private readonly byAddress = new Map<string, string[]>();
   private writeVersion = 0n;
@@ -430,6 +438,22 @@ export class LocalNode {
 
   minimumBalanceForRentExemption(dataLen: number): bigint {
     return this.svm.minimumBalanceForRentExemption(BigInt(dataLen));
+  }
+
+  /**
+   * An account as a read answers it in the current `programLayout`: under "v3" a bonding curve
+   * carries a tag and the creator fee its curve vault holds, as pump's v3 curve keeps it.
+   */
+  laidOut<A extends { data: Uint8Array }>(address: string, account: A | null): A | null {
+    if (this.programLayout === "current" || !account) return account;
+    const mint = this.curveMints.get(address);
+    if (!mint) return account;
+    const creator = this.creatorOf(mint);
+    const feeLamports = creator ? unsweptLamports(this.getBalance(this.programKeys.curveVaultAddress(creator))) : 0n;
+    const data = Buffer.alloc(16);
+    data.write("lpcurve3", 0, "latin1");
+    data.writeBigUInt64LE(feeLamports, 8);
+    return { ...account, data: new Uint8Array(data) };
   }
 
   /** The creator a mint was created with by the local program, or null. */
@@ -916,7 +940,10 @@ export class LocalNode {
     else this.stats.processed++;
 
     if (!err && verdict?.ok) {
-      for (const c of verdict.created) this.mintCreators.set(c.mint, c.creator);
+      for (const c of verdict.created) {
+        this.mintCreators.set(c.mint, c.creator);
+        this.curveMints.set(this.programKeys.bondingCurveAddress(c.mint), c.mint);
+      }
     }
     this.emit(record);
     if (!err && verdict?.ok) for (const mint of verdict.tradedMints) this.maybeComplete(mint);

@@ -69,6 +69,14 @@ export const LaunchError = {
   InvalidArguments: 6007,
   UnauthorizedSigner: 6008,
   NothingToTrade: 6009,
+  /**
+   * A distribution below MINIMUM_DISTRIBUTABLE_LAMPORTS, or out of the pool vault below
+   * POOL_TRANSFER_MIN_LAMPORTS. Pump's IDL names no code for either (its AMM transfer silently
+   * moves nothing, and the creator then falls short of its transfer); a local op is co-signed
+   * exactly as built or refused, so the refusal gets a code of its own.
+   */
+  DistributionBelowMinimum: 6010,
+  PoolFeesBelowRent: 6011,
   /** pump's own codes for fee sharing, so failures read the same on both chains */
   CreatorVaultMigratedToSharingConfig: 6048,
   CreatorMigratedToSharingConfig: 6049,
@@ -78,6 +86,24 @@ export const LaunchError = {
 } as const;
 
 export type VaultKind = "curve" | "pool";
+
+/**
+ * The least a distribute op may pay out: the local program's minimum distributable amount (pump's
+ * own is only known to its `get_minimum_distributable_fee` view). A constant of the program, so
+ * the adapter reads it as program state, as it reads the creator fee.
+ */
+export const MINIMUM_DISTRIBUTABLE_LAMPORTS = 1_000_000n;
+/**
+ * Pool-vault fees move to distribution only from the rent of pump's AMM WSOL account on
+ * (165 bytes: 2,039,280 lamports): below it pump's transfer_creator_fees_to_pump moves nothing.
+ */
+export const POOL_TRANSFER_MIN_LAMPORTS = rentExemptLamports(165);
+
+/** What a distribute op out of this vault may pay now: all its fees, or 0n below the program's bounds. */
+export function distributableFrom(vault: VaultKind, feesLamports: bigint): bigint {
+  if (vault === "pool" && feesLamports < POOL_TRANSFER_MIN_LAMPORTS) return 0n;
+  return feesLamports >= MINIMUM_DISTRIBUTABLE_LAMPORTS ? feesLamports : 0n;
+}
 
 export type LaunchEvent =
   | { e: "create"; m: string; n: string; s: string; u: string; c: string }
@@ -253,17 +279,16 @@ export function feeForCeil(amountLamports: bigint, feeBps: number): bigint {
 }
 
 /**
- * Splits a budget into what goes into the curve and the creator fee on it so that both add up to
- * exactly `budgetLamports` (an exact-input buy): the largest input whose rounded-down fee fits,
- * with the fee taking the rest (never more than the rounded-up fee).
+ * What an exact-input buy of at most `budgetLamports` spends, as pump's buy_exact_sol_in does: the
+ * largest input whose rounded-up fee still fits, and that fee. What is left of the budget (a
+ * lamport or so of rounding) stays with the buyer.
  */
-export function splitExactSpend(
-  budgetLamports: bigint,
-  feeBps: number,
-): { solInLamports: bigint; feeLamports: bigint } {
+export function spendWithin(budgetLamports: bigint, feeBps: number): { solInLamports: bigint; feeLamports: bigint } {
   let solIn = (budgetLamports * 10_000n) / (10_000n + BigInt(feeBps));
-  while (solIn + 1n + feeFor(solIn + 1n, feeBps) <= budgetLamports) solIn++;
-  return { solInLamports: solIn, feeLamports: budgetLamports - solIn };
+  // The estimate is within a lamport or two of the answer; the bounds keep both loops finite.
+  for (let i = 0; i < 8 && solIn > 0n && solIn + feeForCeil(solIn, feeBps) > budgetLamports; i++) solIn--;
+  for (let i = 0; i < 8 && solIn + 1n + feeForCeil(solIn + 1n, feeBps) <= budgetLamports; i++) solIn++;
+  return { solInLamports: solIn, feeLamports: feeForCeil(solIn, feeBps) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -872,6 +897,10 @@ function checkDistribute(c: OpCheck, ev: Extract<LaunchEvent, { e: "distribute" 
     return fail(LaunchError.InvalidArguments, i, "bad distribute keys");
   const distributed = bigintField(ev.fee);
   if (distributed === null) return fail(LaunchError.InvalidArguments, i, "bad distribute amount");
+  if (ev.v === "pool" && distributed < POOL_TRANSFER_MIN_LAMPORTS)
+    return fail(LaunchError.PoolFeesBelowRent, i, "pool fees below the WSOL account's rent do not move yet");
+  if (distributed < MINIMUM_DISTRIBUTABLE_LAMPORTS)
+    return fail(LaunchError.DistributionBelowMinimum, i, "below the minimum distributable amount");
   const sc = keys.sharingConfig(ev.m).publicKey.toBase58();
   if (state.creatorOf(ev.m) !== sc) {
     return fail(

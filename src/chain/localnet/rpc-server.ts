@@ -527,7 +527,7 @@ export class RpcServer {
   };
 
   private accountJson(address: string, cfg: Config, v: View): unknown {
-    const acc = this.node.getAccountAt(address, v.at);
+    const acc = this.node.laidOut(address, this.node.getAccountAt(address, v.at));
     if (!acc) return null;
     const encoding = cfg.encoding ?? "base58";
     let data = acc.data;

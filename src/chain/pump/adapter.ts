@@ -30,7 +30,7 @@ import {
 } from "@solana/spl-token";
 import { type AccountInfo, PublicKey, SystemProgram, type TransactionInstruction } from "@solana/web3.js";
 import { BN } from "@coral-xyz/anchor";
-import { PUMP_SDK, computeFeesBps, getBuyTokenAmountFromSolAmount } from "@pump-fun/pump-sdk";
+import { PUMP_SDK, computeFeesBps, getBuyTokenAmountFromSolAmount, userVolumeAccumulatorPda } from "@pump-fun/pump-sdk";
 import {
   GLOBAL_CONFIG_PDA,
   PUMP_AMM_FEE_CONFIG_PDA,
@@ -66,8 +66,13 @@ import {
   cpiEvents,
   decodeBondingCurve,
   decodeCreateArgs,
+  decodeMinimumDistributableFee,
   decodeSharingConfig,
   distributeCreatorFeesInstruction,
+  getMinimumDistributableFeeInstruction,
+  type MinimumDistributableFee,
+  type PumpAccountKind,
+  unknownLayout,
   poolCoinCreator,
   pumpPdas,
   type SharingConfigState,
@@ -115,6 +120,8 @@ export function plannedShareLamports(reading: VaultReading): bigint {
 
 /** Lamports a sweep would move to the treasury for this reading (0n: nothing to sweep yet). */
 export function sweepableLamports(reading: VaultReading): bigint {
+  // A reading resting on a layout this adapter does not know moves nothing (set aside instead).
+  if (reading.programChanged) return 0n;
   const total = reading.creatorLamports + reading.curveLamports + reading.poolLamports + plannedShareLamports(reading);
   return total > CREATOR_RESERVE_LAMPORTS ? total - CREATOR_RESERVE_LAMPORTS : 0n;
 }
@@ -174,6 +181,7 @@ export function createPumpLaunchProgram(
     buildBurnBuy: (token, buyer, lamports, slippageBps) => buildBurnBuy(ctx, token, buyer, lamports, slippageBps),
     buildBurn: (mint, owner, amount) => buildBurn(reader, mint, owner, amount),
     decodeBoughtAmount,
+    buyRentAccounts,
     buildCreate: (params) => buildCreate(ctx, params),
     launchOps: pumpLaunchOps,
     creatorFeeBps: () => creatorFeeBps(reader),
@@ -188,9 +196,12 @@ async function readVaults(reader: ChainReader, tokens: readonly TokenRef[]): Pro
     ...vaultAddresses(token),
     pool: pumpPdas.canonicalPool(pk(token.mint)).toBase58(),
   }));
-  const accounts = await reader.getAccounts(
-    rows.flatMap((r) => [r.token.creator, r.curveVault, r.poolVault, r.bondingCurve, r.pool]),
-  );
+  const globalAddress = pumpPdas.global().toBase58();
+  const accounts = await reader.getAccounts([
+    ...rows.flatMap((r) => [r.token.creator, r.curveVault, r.poolVault, r.bondingCurve, r.pool]),
+    globalAddress,
+  ]);
+  const globalChanged = layoutChange("Global", accounts.get(globalAddress), PUMP_PROGRAM_ID);
   // The creator as the programs read it (PUMP.md §7: never cached): the curve's creator, and
   // the pool's coin creator once migrated. Fee sharing moves both to the sharing config.
   const currentCreators = rows.map((r) =>
@@ -211,12 +222,23 @@ async function readVaults(reader: ChainReader, tokens: readonly TokenRef[]): Pro
         ),
       )
     : new Map<string, AccountSnapshot | null>();
-  return rows.map((r, i): VaultReading => {
+  const readings = rows.map((r, i): VaultReading => {
     const curveVault = accounts.get(r.curveVault);
     const poolVault = accounts.get(r.poolVault);
     const curve = accounts.get(r.bondingCurve);
     const pool = accounts.get(r.pool);
     const currentCreator = currentCreators[i] ?? null;
+    const programChanged =
+      globalChanged ??
+      layoutChange("BondingCurve", curve, PUMP_PROGRAM_ID) ??
+      layoutChange("Pool", pool, PUMP_AMM_PROGRAM_ID) ??
+      (currentCreator === null
+        ? null
+        : layoutChange(
+            "SharingConfig",
+            second.get(pumpPdas.sharingConfig(pk(r.token.mint)).toBase58()),
+            PUMP_FEE_PROGRAM_ID,
+          ));
     const curveLamports =
       curveVault && curveVault.lamports > RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS
         ? curveVault.lamports - RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS
@@ -240,8 +262,98 @@ async function readVaults(reader: ChainReader, tokens: readonly TokenRef[]): Pro
       // Graduated = the canonical pool exists (PUMP.md §5); complete alone is bonded-not-migrated.
       bonded: complete || Boolean(pool),
       feeSharing: currentCreator === null ? null : feeSharingReading(r.token, currentCreator, second),
+      ...(programChanged ? { programChanged } : {}),
     };
   });
+  // Only readings that would distribute ask the program for its minimum; independent, so at once.
+  await Promise.all(
+    readings.map(async (reading, i) => {
+      if (reading.feeSharing && !reading.programChanged)
+        reading.feeSharing = await withMinimumDistributable(reader, rows[i]!.token, reading.feeSharing);
+    }),
+  );
+  return readings;
+}
+
+/**
+ * "program-changed: …" when an account the reading rests on has a layout this adapter does not
+ * know; null when it does, or when the account is absent or another program's (nothing to read).
+ */
+function layoutChange(
+  kind: PumpAccountKind,
+  account: AccountSnapshot | null | undefined,
+  owner: PublicKey,
+): string | null {
+  if (!account || account.owner !== owner.toBase58()) return null;
+  const change = unknownLayout(kind, account.data);
+  return change === null ? null : `program-changed: ${change}`;
+}
+
+/**
+ * The SDK's own wallet for simulating fee-sharing views (`getMinimumDistributableFee`): a
+ * simulation needs a funded fee payer, and the reading has no key of the service's to offer.
+ */
+const SIMULATION_PAYER = "UqN2p5bAzBqYdHXcgB6WLtuVrdvmy9JSAtgqZb3CMKw";
+
+/**
+ * distribute_creator_fees needs at least the program's minimum distributable amount, which only
+ * the program's `get_minimum_distributable_fee` view knows (no account holds it). It is simulated
+ * as the SDK does (onlineSdk.ts): after the AMM consolidation the sweep would do, so the view sees
+ * the vault the distribution would. Below it, or when it cannot be read, nothing is distributed
+ * this run: a distribution short of the planned transfer would fail the whole transaction.
+ */
+async function withMinimumDistributable(
+  reader: ChainReader,
+  token: TokenRef,
+  sharing: FeeSharingReading,
+): Promise<FeeSharingReading> {
+  if (sharing.blockedReason !== null || sharing.shareLamports <= 0n) return sharing;
+  const mint = pk(token.mint);
+  const instructions = [
+    ...(poolPartIsTransferred(sharing) ? [transferCreatorFeesToPumpInstruction(pk(sharing.currentCreator))] : []),
+    getMinimumDistributableFeeInstruction(
+      mint,
+      sharing.shareholders.map((h) => pk(h.address)),
+    ),
+  ];
+  let minimum: MinimumDistributableFee | null = null;
+  try {
+    const answer = reader.simulateReturnData ? await reader.simulateReturnData(instructions, SIMULATION_PAYER) : null;
+    if (answer && answer.programId === PUMP_PROGRAM_ID.toBase58()) minimum = decodeMinimumDistributableFee(answer.data);
+  } catch {
+    minimum = null; // an unreachable node: the distribution waits for a run that can read it
+  }
+  const skipped = { ...sharing, shareLamports: 0n };
+  if (!minimum)
+    return {
+      ...skipped,
+      minimumDistributableLamports: null,
+      skippedReason: "the program's minimum distributable amount could not be read: no distribution this run",
+    };
+  const planned = plannedDistributionLamports(sharing);
+  if (!minimum.canDistribute || planned < minimum.minimumRequiredLamports)
+    return {
+      ...skipped,
+      minimumDistributableLamports: minimum.minimumRequiredLamports,
+      skippedReason: `fees to distribute (${planned} lamports) are below the program's minimum distributable amount (${minimum.minimumRequiredLamports} lamports)`,
+    };
+  return { ...sharing, minimumDistributableLamports: minimum.minimumRequiredLamports };
+}
+
+/**
+ * transfer_creator_fees_to_pump (v1) does nothing while the AMM fees are below the WSOL account's
+ * rent (pump_amm IDL): those fees are neither transferred nor counted until they reach it.
+ */
+function poolPartIsTransferred(sharing: Pick<FeeSharingReading, "poolDistributableLamports">): boolean {
+  return sharing.poolDistributableLamports >= TOKEN_ACCOUNT_RENT_LAMPORTS;
+}
+
+/** What this run's distribution would pay out in all: the curve vault's fees and the AMM part that moves. */
+function plannedDistributionLamports(
+  sharing: Pick<FeeSharingReading, "distributableLamports" | "poolDistributableLamports">,
+): bigint {
+  const curveLamports = sharing.distributableLamports - sharing.poolDistributableLamports;
+  return curveLamports + (poolPartIsTransferred(sharing) ? sharing.poolDistributableLamports : 0n);
 }
 
 function sweepInstructions(
@@ -336,6 +448,9 @@ function verifyCreate(
   const expectedProgram = args.variant === "create" ? TOKEN_PROGRAM_ID : TOKEN_2022_PROGRAM_ID;
   if (tokenProgram !== expectedProgram.toBase58()) return { ok: false, reason: "unexpected token program" };
   if (args.creator !== expected.creator) return { ok: false, reason: "creator is not ours" };
+  // A holder-reward coin pays its creator fees to the mint's holder-rewards PDA: the program
+  // ignores `creator`, so naming ours proves nothing about where the fees go.
+  if (args.isHolderReward) return { ok: false, reason: "holder-reward coin: the program ignores the creator" };
   if (args.uri !== expected.uri) return { ok: false, reason: "uri differs" };
   const createEvent = cpiEvents(tx.innerInstructions).find(
     (e) => e.programId === pumpId && e.event.kind === "create" && e.event.mint === expected.mint,
@@ -544,6 +659,24 @@ async function buildBurn(
   return [createBurnCheckedInstruction(ata, pk(mint), owner, amount, decimals, [], program)];
 }
 
+/**
+ * What a buy creates with the buyer's rent: its token account of the mint (under either token
+ * program: the mint's owner is not known here, and only the one created counts), its WSOL account
+ * for a pool buy (closed again in the same transaction: nothing stays), and the user volume
+ * accumulators of the curve and the AMM (created on a buyer's first trade).
+ */
+function buyRentAccounts(mint: string, buyer: string): string[] {
+  const m = pk(mint);
+  const b = pk(buyer);
+  return [
+    getAssociatedTokenAddressSync(m, b, true, TOKEN_PROGRAM_ID).toBase58(),
+    getAssociatedTokenAddressSync(m, b, true, TOKEN_2022_PROGRAM_ID).toBase58(),
+    getAssociatedTokenAddressSync(NATIVE_MINT, b, true, TOKEN_PROGRAM_ID).toBase58(),
+    userVolumeAccumulatorPda(b).toBase58(),
+    userVolumeAccumulatorPda(b, PUMP_AMM_PROGRAM_ID).toBase58(),
+  ];
+}
+
 function decodeBoughtAmount(tx: ConfirmedTransaction, mint: string, owner: string): bigint {
   if (!tx.preTokenBalances || !tx.postTokenBalances) {
     throw launchProgramError("transaction carries no token balances");
@@ -709,10 +842,15 @@ function feeSharingReading(
   if (serviceShareBps === 0)
     return { ...reading, blockedReason: "the coin's sharing config does not name the service's key as a shareholder" };
   if (!config.active) return { ...reading, blockedReason: "the coin's sharing config is paused" };
+  const planned = plannedDistributionLamports(reading);
   return {
     ...reading,
-    shareLamports: (distributableLamports * BigInt(serviceShareBps)) / 10_000n,
+    shareLamports: (planned * BigInt(serviceShareBps)) / 10_000n,
     blockedReason: null,
+    skippedReason:
+      poolDistributableLamports > 0n && !poolPartIsTransferred(reading)
+        ? `the AMM fees (${poolDistributableLamports} lamports) are below the WSOL account's rent (${TOKEN_ACCOUNT_RENT_LAMPORTS} lamports): transfer_creator_fees_to_pump would move nothing yet`
+        : null,
   };
 }
 
@@ -721,7 +859,7 @@ function distributeInstructions(token: TokenRef, sharing: FeeSharingReading): Tr
   const out: TransactionInstruction[] = [];
   const config = pk(sharing.currentCreator);
   // As the SDK does: graduated fees are first consolidated from the AMM vault into the Pump vault.
-  if (sharing.poolDistributableLamports > 0n) out.push(transferCreatorFeesToPumpInstruction(config));
+  if (poolPartIsTransferred(sharing)) out.push(transferCreatorFeesToPumpInstruction(config));
   out.push(
     distributeCreatorFeesInstruction(
       pk(token.mint),

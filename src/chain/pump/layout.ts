@@ -44,6 +44,10 @@ export const DISC = {
   /** Pump Fees `SharingConfig` account */
   sharingConfigAccount: hex("d84a0900388c5d4b"),
   distributeCreatorFeesEvent: hex("a537817004b3ca28"),
+  /** Pump `get_minimum_distributable_fee`: a view; its return data is `MinimumDistributableFeeEvent` */
+  getMinimumDistributableFee: hex("75e17fca865f4423"),
+  globalAccount: hex("a7e8e8b1c86c727f"),
+  poolAccount: hex("f19a6d0411b16dbc"),
 } as const;
 
 /** Rent-exempt minimum of a 0-byte system account ((128 + 0) * 3480 * 2). */
@@ -285,6 +289,12 @@ export interface CreateArgs {
   symbol: string;
   uri: string;
   creator: string;
+  /** create_v2's trailing arguments (false/0 for `create`, and where the program reads them as omitted) */
+  isMayhemMode: boolean;
+  isCashbackEnabled: boolean;
+  creatorFeeBps: bigint;
+  /** true: the program sets the creator to the mint's holder-rewards PDA and ignores `creator` */
+  isHolderReward: boolean;
 }
 
 // The program limits name/symbol/uri far below these; the caps only stop a hostile length prefix.
@@ -299,7 +309,29 @@ export function decodeCreateArgs(data: Uint8Array): CreateArgs | null {
     const symbol = c.string(MAX_ARG_STRING_BYTES);
     const uri = c.string(MAX_ARG_STRING_BYTES);
     const creator = c.pubkey();
-    return { variant, name, symbol, uri, creator };
+    const args: CreateArgs = {
+      variant,
+      name,
+      symbol,
+      uri,
+      creator,
+      isMayhemMode: false,
+      isCashbackEnabled: false,
+      creatorFeeBps: 0n,
+      isHolderReward: false,
+    };
+    if (variant === "create") return args;
+    // The program reads each trailing argument only when bytes remain (EOF-tolerant), but each one
+    // it reads is fixed-width (OptionBool 1 byte, OptionU64 8): a cut-off field is malformed.
+    if (c.remaining === 0) return args;
+    args.isMayhemMode = c.u8() !== 0;
+    if (c.remaining === 0) return args;
+    args.isCashbackEnabled = c.u8() !== 0;
+    if (c.remaining === 0) return args;
+    args.creatorFeeBps = c.u64();
+    if (c.remaining === 0) return args;
+    args.isHolderReward = c.u8() !== 0;
+    return args;
   } catch {
     return null;
   }
@@ -467,4 +499,93 @@ export function decodeSharingConfig(data: Uint8Array): SharingConfigState {
 export function poolCoinCreator(data: Uint8Array): string | null {
   if (data.length < 243) return null;
   return new PublicKey(data.subarray(211, 243)).toBase58();
+}
+
+/**
+ * Pump `get_minimum_distributable_fee` (a view, simulated, never sent): 0 mint, 1 bonding_curve,
+ * 2 sharing_config, 3 creator_vault of the sharing config; the shareholders follow as writable
+ * remaining accounts, in the config's order, as the SDK passes them.
+ */
+export function getMinimumDistributableFeeInstruction(
+  mint: PublicKey,
+  shareholders: readonly PublicKey[],
+): TransactionInstruction {
+  const sharingConfig = pumpPdas.sharingConfig(mint);
+  return new TransactionInstruction({
+    programId: PUMP_PROGRAM_ID,
+    keys: [
+      { pubkey: mint, isSigner: false, isWritable: false },
+      { pubkey: pumpPdas.bondingCurve(mint), isSigner: false, isWritable: false },
+      { pubkey: sharingConfig, isSigner: false, isWritable: false },
+      { pubkey: pumpPdas.creatorVault(sharingConfig), isSigner: false, isWritable: false },
+      ...shareholders.map((pubkey) => ({ pubkey, isSigner: false, isWritable: true })),
+    ],
+    data: Buffer.from(DISC.getMinimumDistributableFee),
+  });
+}
+
+export interface MinimumDistributableFee {
+  minimumRequiredLamports: bigint;
+  distributableLamports: bigint;
+  canDistribute: boolean;
+}
+
+/** `MinimumDistributableFeeEvent` as the view returns it: u64, u64, bool, no discriminator. */
+export function decodeMinimumDistributableFee(data: Uint8Array): MinimumDistributableFee | null {
+  if (data.length !== 17) return null;
+  const c = new Cursor(data);
+  return { minimumRequiredLamports: c.u64(), distributableLamports: c.u64(), canDistribute: c.u8() !== 0 };
+}
+
+/**
+ * The account layouts this adapter knows, by kind: the discriminator, every length the program has
+ * written, and where the fields it knows end. Anything else (another discriminator, a new length,
+ * a non-zero byte past the known fields, such as the v3 `BondingCurve.creator_fee` after byte 125)
+ * is a program change: readings built on it would be guesses.
+ */
+const KNOWN_LAYOUTS = {
+  // 49 at initialize up to 125 (every field of PUMP.md §5), 151 once `extend_account` ran
+  BondingCurve: {
+    disc: DISC.bondingCurveAccount,
+    lengths: [49, 81, 82, 83, 115, 123, 124, 125, 151],
+    fieldsEnd: 125,
+  },
+  // 211 … 270 as fields were added (pump-swap-sdk POOL_SIZE), 300 once extended
+  Pool: { disc: DISC.poolAccount, lengths: [211, 243, 244, 245, 261, 270, 300], fieldsEnd: 270 },
+  // 1045, 1054, then 1087 (pump-sdk GLOBAL_SIZE); the extended size is not published, so a longer
+  // Global counts as changed only once something is written past the fields known here
+  Global: { disc: DISC.globalAccount, lengths: [1045, 1054], fieldsEnd: 1087 },
+} as const;
+
+/** Pump Fees allocates a SharingConfig up to `SharingConfig::MAX_SIZE`; the shareholder Vec ends before. */
+const SHARING_CONFIG_MAX_BYTES = 1_024;
+
+export type PumpAccountKind = keyof typeof KNOWN_LAYOUTS | "SharingConfig";
+
+/** null when `data` is a layout this adapter knows; otherwise what changed, for the set-aside reason. */
+export function unknownLayout(kind: PumpAccountKind, data: Uint8Array): string | null {
+  if (kind === "SharingConfig") {
+    if (!startsWith(data, DISC.sharingConfigAccount)) return "SharingConfig discriminator differs";
+    if (data.length > SHARING_CONFIG_MAX_BYTES) return `SharingConfig is ${data.length} bytes`;
+    let end: number;
+    try {
+      const count = decodeSharingConfig(data).shareholders.length;
+      end = 8 + 3 + 32 + 32 + 1 + 4 + 34 * count;
+    } catch {
+      return "SharingConfig does not decode";
+    }
+    return firstNonZero(data, end) === null ? null : `SharingConfig has data after its shareholders (byte ${end})`;
+  }
+  const layout = KNOWN_LAYOUTS[kind];
+  if (!startsWith(data, layout.disc)) return `${kind} discriminator differs`;
+  const lengths: readonly number[] = layout.lengths;
+  if (!lengths.includes(data.length) && !(kind === "Global" && data.length >= layout.fieldsEnd))
+    return `${kind} is ${data.length} bytes, a length this adapter does not know`;
+  const at = firstNonZero(data, layout.fieldsEnd);
+  return at === null ? null : `${kind} has a non-zero byte at ${at}, past the fields this adapter knows`;
+}
+
+function firstNonZero(data: Uint8Array, from: number): number | null {
+  for (let i = from; i < data.length; i++) if (data[i] !== 0) return i;
+  return null;
 }

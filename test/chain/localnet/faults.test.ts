@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { Connection, Keypair, SystemProgram } from "@solana/web3.js";
+import { Connection, Keypair, PublicKey, SystemProgram } from "@solana/web3.js";
 import type { LocalChain } from "../../../src/chain/localnet";
 import { startLocalChain } from "../../../src/chain/localnet";
+import { parseFaultRule } from "../../../src/chain/localnet/faults";
 import { ConnectionReader, signedTx, startTestChain, waitFor } from "./helpers";
 
 let chain: LocalChain;
@@ -127,4 +128,30 @@ describe("clock", () => {
     expect(b.grpcPort).toBe(grpcPort);
     await b.stop();
   }, 60_000);
+});
+
+describe("programLayout", () => {
+  test("v3 answers the bonding curves in another layout over JSON-RPC until cleared; listed, counted, validated", async () => {
+    const creator = Keypair.generate().publicKey;
+    const { mint } = chain.launch.createToken({
+      name: "Lay",
+      symbol: "LAY",
+      uri: "https://example.test/l.json",
+      creator,
+    });
+    const curve = chain.node.programKeys.bondingCurveAddress(mint);
+    const dataOf = async () => (await connection.getAccountInfo(new PublicKey(curve)))!.data.length;
+    expect(await dataOf()).toBe(0);
+    chain.faults.apply({ kind: "programLayout", layout: "v3" });
+    expect(chain.faults.list()).toEqual([{ kind: "programLayout", layout: "v3" }]);
+    expect(chain.faults.injected.programLayout).toBe(1);
+    expect(await dataOf()).toBe(16);
+    // only reads change: the mint and the vaults read as before
+    expect((await connection.getAccountInfo(new PublicKey(mint)))!.data.length).toBe(82);
+    chain.faults.apply({ kind: "clear" });
+    expect(chain.faults.list()).toEqual([]);
+    expect(await dataOf()).toBe(0);
+    expect(() => parseFaultRule({ kind: "programLayout", layout: "v4" })).toThrow(/layout must be "v3"/);
+    expect(() => parseFaultRule({ kind: "programLayout" })).toThrow(/layout must be "v3"/);
+  });
 });

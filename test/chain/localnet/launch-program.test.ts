@@ -10,6 +10,7 @@ import {
   buildDistributeOp,
   LaunchError,
   SYSTEM_ACCOUNT_RENT_LAMPORTS,
+  spendWithin,
 } from "../../../src/chain/localnet/program";
 import { ConnectionReader, sendAndConfirm, signedTx, startTestChain, waitFor } from "./helpers";
 
@@ -129,13 +130,15 @@ describe("local launch program", () => {
 
     await buy(token, trader, 1n * SOL);
     let [r] = await program.readVaults([token]);
-    const firstFee = (((1n * SOL * 10_000n) / 10_030n) * 30n) / 10_000n;
+    // As pump's buy_exact_sol_in: the largest input whose rounded-up fee fits in the budget.
+    const firstFee = spendWithin(1n * SOL, 30).feeLamports;
+    expect(firstFee).toBe((((1n * SOL * 10_000n) / 10_030n) * 30n + 9_999n) / 10_000n);
     expect(r).toMatchObject({ curveLamports: firstFee, poolLamports: 0n, bonded: false });
 
     // this buy takes the curve past the 2 SOL threshold: its fee is still the curve's, then it bonds
     await buy(token, trader, 1_500_000_000n);
     [r] = await program.readVaults([token]);
-    const secondFee = (((1_500_000_000n * 10_000n) / 10_030n) * 30n) / 10_000n;
+    const secondFee = spendWithin(1_500_000_000n, 30).feeLamports;
     expect(r).toMatchObject({ curveLamports: firstFee + secondFee, poolLamports: 0n, bonded: true });
 
     // a buy built for the curve before bonding now fails on chain and moves nothing

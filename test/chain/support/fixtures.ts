@@ -245,10 +245,14 @@ function encodeAccountSync(name: string, value: unknown): Buffer {
 }
 
 /** A ChainReader over an in-memory account map: what the adapter sees through any RPC. */
-export function mapReader(accounts: Map<string, AccountSnapshot>): ChainReader & { calls: string[][] } {
+export function mapReader(
+  accounts: Map<string, AccountSnapshot>,
+  options: { simulateReturnData?: ChainReader["simulateReturnData"] } = {},
+): ChainReader & { calls: string[][] } {
   const calls: string[][] = [];
   return {
     calls,
+    ...(options.simulateReturnData ? { simulateReturnData: options.simulateReturnData } : {}),
     async getAccounts(addresses) {
       calls.push([...addresses]);
       return new Map(addresses.map((a) => [a, accounts.get(a) ?? null]));
@@ -295,4 +299,16 @@ export function matchesIdl(
     if (named[acc.name]) expect([acc.name, key.pubkey.toBase58()]).toEqual([acc.name, named[acc.name]!.toBase58()]);
   });
   expect(hex(ix.data.subarray(0, 8))).toBe(hex(idlIx.discriminator));
+}
+
+/** What pump's `get_minimum_distributable_fee` view returns (`MinimumDistributableFeeEvent`), as simulation return data. */
+export function minimumDistributableReturn(
+  minimumRequiredLamports: bigint,
+  distributableLamports: bigint,
+): { programId: string; data: Uint8Array } {
+  const b = Buffer.alloc(17);
+  b.writeBigUInt64LE(minimumRequiredLamports, 0);
+  b.writeBigUInt64LE(distributableLamports, 8);
+  b.writeUInt8(distributableLamports >= minimumRequiredLamports ? 1 : 0, 16);
+  return { programId: PUMP_PROGRAM_ID.toBase58(), data: new Uint8Array(b) };
 }

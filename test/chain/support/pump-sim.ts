@@ -104,6 +104,12 @@ const u64 = (v: bigint) => {
 
 export class PumpSim {
   readonly accounts = new Map<string, Account>();
+  /**
+   * What this emulation's `get_minimum_distributable_fee` answers and its distribute_creator_fees
+   * requires (pump's figure is the program's own; only its view tells it).
+   */
+  minimumDistributableLamports = 1_000_000n;
+  private returnData: Uint8Array | null = null;
   private readonly txs = new Map<string, ConfirmedTransaction>();
   private readonly fees = new Map<string, bigint>();
   private slot = 1n;
@@ -126,6 +132,18 @@ export class PumpSim {
       owner: PUMP_PROGRAM_ID.toBase58(),
       data: bondingCurveBytes({ complete: false, creator }),
     });
+  }
+
+  /**
+   * What pump's announced v3 does to a curve (pump-public-docs SWEEP_FEES.md, TRADE_V3.md): the
+   * creator fee stays in the curve account, a u64 after the 125 bytes of the layout known today.
+   */
+  switchCurveToV3(mint: PublicKey, creatorFeeLamports: bigint): void {
+    const curve = this.accounts.get(pumpPdas.bondingCurve(mint).toBase58())!;
+    const data = Buffer.alloc(151);
+    data.set(curve.data.subarray(0, 125));
+    data.writeBigUInt64LE(creatorFeeLamports, 125);
+    curve.data = new Uint8Array(data);
   }
 
   /** The creator the token's bonding curve names now. */
@@ -244,7 +262,24 @@ export class PumpSim {
         blockhash: bs58.encode(new Uint8Array(32).fill(Number(this.slot % 250n) + 1)),
         lastValidBlockHeight: this.slot + 150n,
       }),
+      simulateReturnData: async (instructions) => this.simulate(instructions),
     };
+  }
+
+  /** Runs on a copy of the state, nothing kept, no fee, signatures unchecked: the return data, or null on failure. */
+  simulate(instructions: readonly TransactionInstruction[]): { programId: string; data: Uint8Array } | null {
+    const working = new Map([...this.accounts].map(([k, v]) => [k, { ...v, data: Uint8Array.from(v.data) }]));
+    const signed = new Set(
+      instructions.flatMap((ix) => ix.keys.filter((k) => k.isSigner).map((k) => k.pubkey.toBase58())),
+    );
+    this.returnData = null;
+    try {
+      for (const [index, ix] of instructions.entries()) this.run(working, ix, index, signed, [], []);
+    } catch (e) {
+      if (!(e instanceof SimError)) throw e;
+      return null;
+    }
+    return this.returnData ? { programId: PUMP_PROGRAM_ID.toBase58(), data: this.returnData } : null;
   }
 
   /** Executes atomically; the payer's fee is charged even when an instruction fails. */
@@ -473,6 +508,26 @@ export class PumpSim {
     }
     if (
       program === PUMP_PROGRAM_ID.toBase58() &&
+      Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.getMinimumDistributableFee))
+    ) {
+      const mint = ix.keys[0]!.pubkey;
+      const config = pumpPdas.sharingConfig(mint);
+      if (key(1) !== pumpPdas.bondingCurve(mint).toBase58() || key(2) !== config.toBase58()) fail("ConstraintSeeds");
+      if (key(3) !== pumpPdas.creatorVault(config).toBase58()) fail("ConstraintSeeds");
+      const vault = state.get(key(3));
+      const distributable =
+        vault && vault.lamports > RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS
+          ? vault.lamports - RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS
+          : 0n;
+      const data = Buffer.alloc(17);
+      data.writeBigUInt64LE(this.minimumDistributableLamports, 0);
+      data.writeBigUInt64LE(distributable, 8);
+      data.writeUInt8(distributable >= this.minimumDistributableLamports ? 1 : 0, 16);
+      this.returnData = new Uint8Array(data);
+      return;
+    }
+    if (
+      program === PUMP_PROGRAM_ID.toBase58() &&
       Buffer.from(ix.data.subarray(0, 8)).equals(Buffer.from(DISC.distributeCreatorFees))
     ) {
       const mint = ix.keys[0]!.pubkey;
@@ -489,10 +544,13 @@ export class PumpSim {
       if (remaining.length !== shareholders.length || remaining.some((r, i) => r !== shareholders[i]!.address))
         fail("Custom(6054)");
       const vault = state.get(key(3));
-      const amount =
+      const available =
         vault && vault.lamports > RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS
           ? vault.lamports - RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS
           : 0n;
+      // Below the minimum distributable amount the program pays nothing out (PUMP.md §7): a plan
+      // counting on it leaves the creator short of its transfer, and that fails the transaction.
+      const amount = available >= this.minimumDistributableLamports ? available : 0n;
       let distributed = 0n;
       for (const holder of shareholders) {
         if (!state.has(holder.address)) fail("Custom(6070)"); // UnableToDistributeCreatorFeesToUninitializedAccount
@@ -601,7 +659,8 @@ export class PumpSim {
         fail("ConstraintSeeds");
       const vault = state.get(key(6));
       const amount = vault ? AccountLayout.decode(vault.data).amount : 0n;
-      if (amount > 0n) {
+      // v1 skips the transfer while the fees are below the WSOL account's rent (pump_amm IDL docs)
+      if (amount >= TOKEN_ACCOUNT_RENT_LAMPORTS) {
         vault!.lamports -= amount;
         vault!.data = tokenAccount(NATIVE_MINT, pumpPdas.ammCreatorVaultAuthority(creator), 0n, true);
         if (!state.has(key(7))) this.credit(state, key(7), RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS);
