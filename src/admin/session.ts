@@ -10,6 +10,7 @@ import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from "@oslojs/enco
 import { timingSafeEqual } from "node:crypto";
 import type { Db } from "../../db/client";
 import type { Config } from "../config";
+import { isOwnOrigin } from "../http/own-origin";
 import { cookiesSecure, readCookie } from "../auth";
 
 export const ADMIN_SESSION_TTL_MS = 8 * 60 * 60 * 1000;
@@ -64,12 +65,7 @@ export function deleteAdminSession(db: Db, config: Config, request: Request): vo
 /** A write through the cookie must carry an Origin that is this site's own. */
 export function sameOriginWrite(request: Request, config: Config): boolean {
   const origin = request.headers.get("origin");
-  if (!origin) return false;
-  try {
-    return new URL(origin).origin === new URL(config.publicUrl).origin;
-  } catch {
-    return false;
-  }
+  return origin !== null && origin !== "" && isOwnOrigin(origin, config);
 }
 
 export function adminCookie(config: Config, token: string, maxAgeMs: number): string {

@@ -5,22 +5,15 @@
  * frames, some redirects) names no site of ours and is refused.
  */
 import type { Config } from "../config";
+import { isOwnOrigin } from "../http/own-origin";
 import { AppError } from "../lib/errors";
 
-const refused = (cause?: unknown) =>
-  new AppError("FORBIDDEN", "Requests from another site are refused.", {}, { cause });
+const refused = () => new AppError("FORBIDDEN", "Requests from another site are refused.");
 
 export function assertSameSite(request: Request, config: Config): void {
   const origin = request.headers.get("origin");
-  const own = new URL(config.publicUrl).origin;
   if (origin !== null) {
-    let given: string;
-    try {
-      given = new URL(origin).origin;
-    } catch (error) {
-      throw refused(error);
-    }
-    if (given !== own) throw refused();
+    if (!isOwnOrigin(origin, config)) throw refused();
     return;
   }
   const fetchSite = request.headers.get("sec-fetch-site");

@@ -7,6 +7,7 @@
 import { VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { AppContext } from "../context";
+import { isOwnOrigin } from "../http/own-origin";
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 import { checkedParams, checkLaunchTransaction } from "./rpc-guard";
@@ -47,8 +48,7 @@ export function upstreamUrl(ctx: AppContext): string {
  */
 export function checkOrigin(ctx: AppContext, request: Request): void {
   const origin = request.headers.get("origin");
-  const own = new URL(ctx.config.publicUrl).origin;
-  if (origin === null || origin !== own)
+  if (origin === null || !isOwnOrigin(origin, ctx.config))
     throw new AppError("RPC_ORIGIN_REFUSED", "Requests from another site are refused.");
 }
 
