@@ -67,7 +67,9 @@ const SCENARIOS: Scenario[] = [
 
 interface Outcome {
   share60: number;
-  feeRatio: number;
+  feeRatio: string;
+  /** priority fee ÷ (units consumed × P), in thousandths; null when nothing was consumed */
+  feeRatioMilli: bigint | null;
 }
 
 type Db = ReturnType<typeof buildService>["ctx"]["db"];
@@ -82,6 +84,16 @@ const seconds = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 /** Landed transactions of a job: their priority fee (ceil(price × limit / 1e6)) and units consumed. */
+/** `numerator / denominator` as an exact decimal cut to `places` digits ("0" for a zero denominator). */
+function decimal(numerator: bigint, denominator: bigint, places: number): string {
+  if (denominator === 0n) return "0";
+  const scale = 10n ** BigInt(places);
+  const scaled = (numerator * scale) / denominator;
+  const whole = scaled / scale;
+  const fraction = (scaled % scale).toString().padStart(places, "0");
+  return places === 0 ? whole.toString() : `${whole}.${fraction}`;
+}
+
 function landedCost(
   db: Db,
   node: { getTransaction(signature: string): { computeUnits: bigint } | null },
@@ -316,11 +328,16 @@ async function runScenario(scenario: Scenario): Promise<Outcome> {
     );
     const payoutCost = landedCost(db, local.node, "payouts");
     const payoutJournal = journalOf(db, "payouts");
-    const feePerPayout = confirmedPayouts === 0 ? 0 : Number(payoutCost.feeLamports) / confirmedPayouts;
-    const atPPerPayout =
-      confirmedPayouts === 0 ? 0 : (Number(payoutCost.consumedUnits) * P) / 1_000_000 / confirmedPayouts;
-    const feeRatio = atPPerPayout === 0 ? Number.NaN : feePerPayout / atPPerPayout;
-    const feePerToken = sweptTokens === 0 ? 0 : Number(sweepCost.feeLamports) / sweptTokens;
+    // Money stays bigint: averages are printed as exact decimals, the ratio is kept in thousandths.
+    const payouts = BigInt(confirmedPayouts);
+    const feePerPayout = decimal(payoutCost.feeLamports, payouts, 2);
+    // units consumed × P µlamports, in lamports: × P / 1e6
+    const atPMicroLamports = payoutCost.consumedUnits * BigInt(P);
+    const atPPerPayout = decimal(atPMicroLamports, payouts * 1_000_000n, 2);
+    const feeRatioMilli =
+      atPMicroLamports === 0n ? null : (payoutCost.feeLamports * 1_000_000n * 1_000n) / atPMicroLamports;
+    const feeRatio = feeRatioMilli === null ? "-" : decimal(feeRatioMilli, 1_000n, 3);
+    const feePerToken = decimal(sweepCost.feeLamports, BigInt(sweptTokens), 2);
 
     say(
       `payouts: ${confirmedClaims}/${originals.length} claims confirmed in a window of ${windowSeconds.toFixed(1)} s ` +
@@ -347,16 +364,16 @@ async function runScenario(scenario: Scenario): Promise<Outcome> {
         ? ""
         : ` [against P=${P} for comparison; this scenario's market is ${scenario.congestion ? "P" : "0"}]`;
     say(
-      `  priority fee per payout: ${feePerPayout.toFixed(2)} lamports ` +
+      `  priority fee per payout: ${feePerPayout} lamports ` +
         `(${payoutCost.feeLamports} over ${payoutCost.transactions} landed transactions, ${confirmedPayouts} payouts)`,
     );
     say(
-      `  fee / (units consumed × P / 1e6) per payout: ${Number.isNaN(feeRatio) ? "-" : feeRatio.toFixed(3)}` +
-        ` (units consumed × P per payout: ${atPPerPayout.toFixed(2)} lamports)${ratioLabel}` +
+      `  fee / (units consumed × P / 1e6) per payout: ${feeRatio}` +
+        ` (units consumed × P per payout: ${atPPerPayout} lamports)${ratioLabel}` +
         (payoutCost.unread > 0 ? ` (${payoutCost.unread} landed transactions not readable on the node)` : ""),
     );
     say(
-      `  priority fee per swept token: ${feePerToken.toFixed(2)} lamports ` +
+      `  priority fee per swept token: ${feePerToken} lamports ` +
         `(${sweepCost.feeLamports} over ${sweepCost.transactions} landed sweep transactions, ${sweptTokens} tokens)`,
     );
     const perLanded = (j: ReturnType<typeof journalOf>) => (j.landed === 0 ? "-" : (j.sends / j.landed).toFixed(2));
@@ -374,7 +391,7 @@ async function runScenario(scenario: Scenario): Promise<Outcome> {
           `by attempt ${j.byAttempt || "-"}`,
       );
     }
-    return { share60, feeRatio };
+    return { share60, feeRatio, feeRatioMilli };
   } finally {
     if (poller) clearInterval(poller);
     stopRebroadcaster?.();
@@ -394,12 +411,12 @@ for (const scenario of SCENARIOS) outcomes.set(scenario.key, await runScenario(s
 const a = outcomes.get("A")!;
 const misses: string[] = [];
 if (!(a.share60 >= 0.99)) misses.push(`${pct(a.share60)} of claims confirmed within 60 s (target ≥ 99%)`);
-if (!(a.feeRatio <= 1.5))
-  misses.push(`priority fee per payout ${a.feeRatio.toFixed(3)} × units consumed × P (target ≤ 1.5)`);
+if (a.feeRatioMilli === null || a.feeRatioMilli > 1_500n)
+  misses.push(`priority fee per payout ${a.feeRatio} × units consumed × P (target ≤ 1.5)`);
 say("");
 say(
   misses.length === 0
-    ? `targets (A): met (${pct(a.share60)} within 60 s ≥ 99%; fee ${a.feeRatio.toFixed(3)} × consumed × P ≤ 1.5)`
+    ? `targets (A): met (${pct(a.share60)} within 60 s ≥ 99%; fee ${a.feeRatio} × consumed × P ≤ 1.5)`
     : `targets (A): MISSED: ${misses.join("; ")}`,
 );
 process.exitCode = misses.length === 0 ? 0 : 1;

@@ -28,6 +28,7 @@ import {
   type Commitment,
   Connection,
   type Keypair,
+  PublicKey,
   SendTransactionError,
   type SignatureStatus,
   SolanaJSONRPCError,
@@ -428,7 +429,8 @@ function accountOfAnswer(value: unknown): AccountSnapshot | null {
   };
 }
 
-function rpcReader({ connection, post, call, slots, commitment }: RpcContext): ChainReader {
+function rpcReader(rpc: RpcContext): ChainReader {
+  const { connection, post, call, slots, commitment } = rpc;
   const reader: ChainReader = {
     async getAccounts(addresses) {
       const unique = [...new Set(addresses)];
@@ -493,6 +495,8 @@ function rpcReader({ connection, post, call, slots, commitment }: RpcContext): C
     async getBlockHeight() {
       return BigInt(await call("getBlockHeight", () => connection.getBlockHeight(commitment)));
     },
+
+    simulateReturnData: (instructions, payer) => simulatedReturnData(rpc, instructions, payer),
 
     async getLatestBlockhash() {
       const r = await call("getLatestBlockhash", () =>
@@ -622,10 +626,10 @@ function rpcSender(rpc: RpcContext, reader: ChainReader, options: RpcChainOption
 }
 
 /**
- * Units the transaction consumed in a simulation, or null when it could not be simulated (the
- * node unreachable, or the simulation failed: the chain then decides, with the fallback limit).
+ * The value of a successful simulation (signatures not checked, the node's blockhash), or null
+ * when it could not be simulated: the node unreachable or refusing, or the simulation failed.
  */
-async function simulatedUnits(rpc: RpcContext, wire: Uint8Array): Promise<number | null> {
+async function simulated(rpc: RpcContext, wire: Uint8Array): Promise<Record<string, unknown> | null> {
   try {
     const answer = await rpc.call("simulateTransaction", () =>
       rpc.post("simulateTransaction", [
@@ -634,13 +638,45 @@ async function simulatedUnits(rpc: RpcContext, wire: Uint8Array): Promise<number
       ]),
     );
     const value = isRecord(answer) && isRecord(answer.value) ? answer.value : null;
-    if (!value || (value.err !== null && value.err !== undefined)) return null;
-    const units = Number(value.unitsConsumed);
-    return Number.isSafeInteger(units) && units > 0 ? units : null;
+    return value && (value.err === null || value.err === undefined) ? value : null;
   } catch (error) {
     if (isChainUnavailable(error) || isChainRejected(error)) return null;
     throw error;
   }
+}
+
+/**
+ * Units the transaction consumed in a simulation, or null when it could not be simulated (the
+ * chain then decides, with the fallback limit).
+ */
+async function simulatedUnits(rpc: RpcContext, wire: Uint8Array): Promise<number | null> {
+  const value = await simulated(rpc, wire);
+  const units = Number(value?.unitsConsumed);
+  return Number.isSafeInteger(units) && units > 0 ? units : null;
+}
+
+/** A simulation's return data (a program's view instruction), or null when there is none. */
+async function simulatedReturnData(
+  rpc: RpcContext,
+  instructions: readonly TransactionInstruction[],
+  payer: string,
+): Promise<{ programId: string; data: Uint8Array } | null> {
+  let wire: Uint8Array;
+  try {
+    // Unsigned, with any blockhash: the node replaces it (replaceRecentBlockhash).
+    wire = compileTransaction({
+      instructions,
+      payer: new PublicKey(payer),
+      recentBlockhash: PublicKey.default.toBase58(),
+    }).serialize();
+  } catch {
+    return null;
+  }
+  const returned = (await simulated(rpc, wire))?.returnData;
+  if (!isRecord(returned) || typeof returned.programId !== "string" || !Array.isArray(returned.data)) return null;
+  const [data, encoding] = returned.data;
+  if (typeof data !== "string" || encoding !== "base64") return null;
+  return { programId: returned.programId, data: new Uint8Array(Buffer.from(data, "base64")) };
 }
 
 /** The most accounts getRecentPrioritizationFees takes. */

@@ -18,7 +18,6 @@ import { LocalLaunchProgram } from "./localnet/adapter";
 import { LocalProgramKeys, type LocalProgramConfig } from "./localnet/program";
 import type { ChainReader, LaunchProgram } from "./ports";
 import { createRpcChain } from "./rpc";
-import { withSimulation } from "./simulate";
 import type { ChainServices } from "./services";
 
 /** The settings the chain is built from. */
@@ -235,13 +234,11 @@ export async function setupChain(
     fetch: client.fetch,
     landing: config.landing,
   });
-  // pump's fee-sharing minimum is a view the adapter simulates (src/chain/simulate.ts)
-  const simulating = withSimulation(rpc.reader, { rpcUrl: config.rpcUrl!, timeoutMs: 10_000, fetch: client.fetch });
   return {
     services: {
       reader: rpc.reader,
       sender: rpc.sender,
-      launchProgram: launchProgramOver(null)(simulating),
+      launchProgram: launchProgramOver(null)(rpc.reader),
       treasury,
       creatorKeypair,
       creatorAddress: (index) => creatorKeypair(index).publicKey,

@@ -104,6 +104,8 @@ interface ErrorRule {
 interface CongestionRule {
   priceMicroLamports: bigint;
   dropShare: number;
+  /** the rule as given, for `localnet_faults` */
+  given: Extract<FaultRule, { kind: "congestion" }>;
 }
 interface PrunedRule {
   firstSlot: bigint;
@@ -175,7 +177,11 @@ export class ChainFaults {
         break;
       case "congestion":
         // One fee market at a time: a new level replaces the old rather than stacking.
-        this.congestion = { priceMicroLamports: BigInt(rule.priceMicroLamports), dropShare: rule.dropShare };
+        this.congestion = {
+          priceMicroLamports: BigInt(rule.priceMicroLamports),
+          dropShare: rule.dropShare,
+          given: rule,
+        };
         break;
       case "prunedHistory":
         this.pruned = { firstSlot: BigInt(rule.firstSlot), share: rule.share ?? 1 };
@@ -235,15 +241,7 @@ export class ChainFaults {
           ...(r.remaining !== null ? { count: r.remaining } : {}),
         }),
       ),
-      ...(this.congestion
-        ? [
-            {
-              kind: "congestion",
-              priceMicroLamports: Number(this.congestion.priceMicroLamports),
-              dropShare: this.congestion.dropShare,
-            } satisfies FaultRule,
-          ]
-        : []),
+      ...(this.congestion ? [{ ...this.congestion.given }] : []),
       ...(this.pruned
         ? [
             {
