@@ -163,7 +163,9 @@ export const sessions = sqliteTable(
 /**
  * Kinds: sweep_source (per mint, <= 0), platform, user (per idp user id), handle (unpinned),
  * payout (per payout id), burn_pending (per mint, recipient orders), buyback_pending (per mint),
- * paid_out (sink), burned (sink). Only sweep_source may go negative.
+ * paid_out (sink), burned (sink), rent (per address: rent the treasury paid into an account it
+ * owns), operator_float (the treasury's own lamports, <= 0 by what they fronted). Only sweep_source
+ * and operator_float may go negative.
  */
 export const ledgerAccounts = sqliteTable(
   "ledger_accounts",

@@ -132,6 +132,9 @@ class World {
   /** the process "died" at a crash: every chain read from here on fails until the run is over */
   private dead = false;
 
+  /** the faults have cleared and the jobs run until everything sent is terminal */
+  private settling = false;
+
   constructor(readonly seed: number) {
     this.rand = seededRandom(seed * 2_654_435_761);
     const bytes = () => this.bytes();
@@ -161,10 +164,22 @@ class World {
       allowNodeCosigners: true,
     });
     const reader = this.interruptible(rpc.reader);
+    const launchProgram = new LocalLaunchProgram(this.node.programKeys, this.node.programConfig, reader);
+    // Every third seed buys on thin pools: a buy moves the price as on a pool 0.005 SOL deep, so the
+    // burns job buys the larger orders in parts (cut orders, several buys of a mint across runs).
+    // Not while settling: one part per run would outlast its bounded rounds.
+    if (seed % 3 === 0) {
+      const build = launchProgram.buildBurnBuy.bind(launchProgram);
+      launchProgram.buildBurnBuy = async (token, buyer, lamports, slippageBps) => {
+        const plan = await build(token, buyer, lamports, slippageBps);
+        const thinPoolBps = Number((lamports * 10_000n) / (5_000_000n + lamports));
+        return this.settling ? plan : { ...plan, priceImpactBps: thinPoolBps };
+      };
+    }
     this.chain = {
       reader,
       sender: rpc.sender,
-      launchProgram: new LocalLaunchProgram(this.node.programKeys, this.node.programConfig, reader),
+      launchProgram,
       treasury,
       creatorKeypair: (i) => deriveCreatorKeypair(master, i),
       creatorAddress: (i) => deriveCreatorKeypair(master, i).publicKey,
@@ -389,7 +404,8 @@ class World {
     }
     if (job === "burns") {
       const r = await runBurnsJob({ db: this.db, chain: this.chain, now, ...settle }, ctx);
-      return `buys=${r.buysSent} bought=${r.bought} burned=${r.burned} failed=${r.failed}`;
+      if (r.parts > 0) this.count("burnBuyParts", r.parts);
+      return `buys=${r.buysSent} bought=${r.bought} burned=${r.burned} failed=${r.failed}${r.parts ? ` parts=${r.parts}` : ""}`;
     }
     const r = await runLaunchesJob(this.ctx, ctx);
     return `confirmed=${r.confirmed} failed=${r.failed} expired=${r.expired} bonded=${r.bonded}`;
@@ -696,6 +712,7 @@ class World {
     this.launches.check(false);
     const sentLanded = this.checkPayouts();
     this.checkSweeps();
+    this.checkRent();
     this.checkReserves(sentLanded);
     if (totals.sweptLamports < 0n) throw new InvariantViolation("negative swept");
   }
@@ -761,6 +778,29 @@ class World {
       if (this.landedOk(s.signature)) throw new InvariantViolation(`sweep ${s.signature} failed but landed`);
   }
 
+  /** Rent the books hold in an account is there on chain: no rent booked for an account that is gone. */
+  private checkRent(): void {
+    const held = this.db.$client
+      .query<{ ref: string; balance: bigint }, []>(
+        "SELECT ref, balance FROM ledger_accounts WHERE kind = 'rent' AND balance <> 0",
+      )
+      .all();
+    // A burn that landed and closed its token account is booked when the job settles it: until
+    // then the books still hold that account's rent.
+    const settling = new Set(
+      this.db.$client
+        .query<{ mint: string }, []>("SELECT DISTINCT mint FROM burn_buys WHERE status = 'burning'")
+        .all()
+        .flatMap((b) => this.chain.launchProgram.buyRentAccounts(b.mint, this.chain.treasury.publicKey.toBase58())),
+    );
+    for (const r of held) {
+      if (settling.has(r.ref)) continue;
+      const onChain = this.node.getBalance(new PublicKey(r.ref));
+      if (onChain < BigInt(r.balance))
+        throw new InvariantViolation(`rent of ${r.ref}: the books hold ${r.balance}, the chain ${onChain}`);
+    }
+  }
+
   /** Treasury >= owed, counting as paid what already left it for payouts and buys in flight. */
   private checkReserves(sentLanded: bigint): void {
     const buysLanded = this.db.$client
@@ -795,6 +835,7 @@ class World {
    * blockhash dies); the jobs run until every sent item and every intent is terminal (bounded).
    */
   async settle(): Promise<string | null> {
+    this.settling = true;
     this.faults.clear();
     setClaimsPaused(this.db, false);
     this.nowMs += INTENT_WINDOW_MS + LANDING_GRACE_MS + 1;

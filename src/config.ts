@@ -51,6 +51,8 @@ export interface Config {
   maxRecipients: number;
   /** how far below its fresh quote a burn buy may fill (basis points) */
   burnSlippageBps: number;
+  /** the most one burn buy may move the price it pays (basis points); larger orders are bought in parts */
+  burnMaxPriceImpactBps: number;
   /** priority fees and send endpoints of every transaction the service signs (src/chain/landing.ts) */
   landing: {
     feeMinMicroLamports: bigint;
@@ -292,6 +294,7 @@ function moneySettings(env: Env) {
     minClaimLamports: lamports(env, "MIN_CLAIM_LAMPORTS", 10_000_000n),
     autopayMinLamports: lamports(env, "AUTOPAY_MIN_LAMPORTS", 10_000_000n),
     burnSlippageBps: int(env, "BURN_SLIPPAGE_BPS", 100, 0, 5_000),
+    burnMaxPriceImpactBps: int(env, "BURN_MAX_PRICE_IMPACT_BPS", 200, 1, 5_000),
   };
 }
 

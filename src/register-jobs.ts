@@ -46,7 +46,16 @@ export function registerJobs(ctx: SchedulingContext, options: RegisterJobsOption
     await takeSolvencySnapshot({ db, chain, now: ctx.now }, "payouts");
   });
   scheduler.register("burns", async (job) => {
-    const report = await runBurnsJob({ db, chain, now: ctx.now, slippageBps: config.burnSlippageBps }, job);
+    const report = await runBurnsJob(
+      {
+        db,
+        chain,
+        now: ctx.now,
+        slippageBps: config.burnSlippageBps,
+        maxPriceImpactBps: config.burnMaxPriceImpactBps,
+      },
+      job,
+    );
     log.info("burns run", { ...report });
     // The hourly floor rides on a job that runs every few minutes in every deployment.
     await takeSolvencySnapshot({ db, chain, now: ctx.now }, "hourly");

@@ -26,8 +26,10 @@ import {
   failBurnBuy,
   markBurnBought,
   markBurnSent,
+  partOfGroup,
   pendingBurnGroups,
   type PendingBurnGroup,
+  rentClosedIn,
   retryBurn,
   startBurnBuy,
 } from "./service";
@@ -38,6 +40,8 @@ export interface BurnJobDeps {
   chain: ChainServices;
   now: () => number;
   slippageBps?: number;
+  /** the most one buy may move the price it pays; a mint's orders worth more are bought in parts */
+  maxPriceImpactBps?: number;
   maxMintsPerRun?: number;
   settleTimeoutMs?: number;
   settlePollMs?: number;
@@ -50,6 +54,8 @@ export interface BurnRunReport {
   burned: number;
   failed: number;
   skipped: number;
+  /** buys that took only a part of their mint's orders (the rest over the price-impact bound) */
+  parts: number;
 }
 
 interface BuyRow {
@@ -73,6 +79,16 @@ const EXPIRED = "expired without landing";
  * further fails on chain, its orders wait for the next run, and it is never bought at a worse price.
  */
 export const DEFAULT_BURN_SLIPPAGE_BPS = 100;
+
+/**
+ * The most one burn buy may move the price it pays. A mint's orders worth more are bought in parts,
+ * one part per run, so the buys do not themselves push the price up against the recipients (and
+ * the market has a run's time to come back between them).
+ */
+export const DEFAULT_BURN_MAX_PRICE_IMPACT_BPS = 200;
+
+/** Quotes tried per mint and run while shrinking a buy to the impact bound; past it the mint waits. */
+const IMPACT_QUOTES_MAX = 4;
 
 function liveBuys(db: Db): BuyRow[] {
   return db.$client
@@ -135,7 +151,7 @@ async function advanceOne(deps: BurnJobDeps, ctx: JobContext, buy: BuyRow, repor
     }
     const instructions = await deps.chain.launchProgram.buildBurn(buy.mint, treasury.publicKey, amount);
     // The burn closes the treasury's token account when it empties it, so the rent its creation
-    // in the buy took comes back (the ledger does not carry rent). A retry after a burn that
+    // in the buy took comes back (booked back to the platform when the burn lands). A retry after a burn that
     // failed on chain burns without closing: a close can never hold a burn back.
     if (buy.error === null || buy.error === EXPIRED)
       instructions.push(...(await closeIfEmptied(deps, instructions, amount)));
@@ -210,7 +226,7 @@ async function settleBuy(
     // What the buy spent is what is burned; the rest of its budget goes back to its orders.
     const spend = buySpendOf(tx, treasury, deps.chain.launchProgram.buyRentAccounts(buy.mint, treasury));
     if (!spend) throw chainUnavailable("CHAIN_BAD_RESPONSE", "the buy's transaction does not show what it spent");
-    markBurnBought(deps.db, id, amount, ctx.assertHeld, spend);
+    markBurnBought(deps.db, id, amount, ctx.assertHeld, spend, deps.now());
     recordTokenSuccess(deps.db, buy.mint, "burns", ctx.assertHeld);
     report.bought++;
     buy.status = "bought";
@@ -244,10 +260,20 @@ async function settleBurn(deps: BurnJobDeps, ctx: JobContext, buy: BuyRow, repor
   journalOutcome(deps.db, buy.burnSignature!, outcome);
   if (outcome.kind === "pending" || outcome.kind === "unknown") return 1;
   if (outcome.kind === "confirmed") {
+    // The burn closes the token account it empties: its rent, booked when the buy created it, is back.
+    const tx = await deps.chain.reader.getTransaction(buy.burnSignature!);
+    if (!tx) return 1;
+    const treasury = deps.chain.treasury.publicKey.toBase58();
+    const rentReturned = rentClosedIn(tx, deps.chain.launchProgram.buyRentAccounts(buy.mint, treasury));
     crashPoint("burns:burn-after-confirm");
     completeBurnBuy(
       deps.db,
-      { buyId: id, tokenAmount: BigInt(buy.tokenAmount ?? 0n), atMs: outcome.blockTime?.getTime() ?? deps.now() },
+      {
+        buyId: id,
+        tokenAmount: BigInt(buy.tokenAmount ?? 0n),
+        atMs: outcome.blockTime?.getTime() ?? deps.now(),
+        rentReturned,
+      },
       ctx.assertHeld,
     );
     report.burned++;
@@ -271,7 +297,7 @@ export async function resolveBurnSignature(deps: BurnJobDeps, ctx: JobContext, s
          FROM burn_buys WHERE (status = 'sent' AND signature = ?1) OR (status = 'burning' AND burn_signature = ?1)`,
     )
     .all(signature);
-  const report: BurnRunReport = { buysSent: 0, bought: 0, burnsSent: 0, burned: 0, failed: 0, skipped: 0 };
+  const report: BurnRunReport = { buysSent: 0, bought: 0, burnsSent: 0, burned: 0, failed: 0, skipped: 0, parts: 0 };
   let waiting = 0;
   for (const buy of rows) waiting += (await settleLiveBuy(deps, ctx, buy, report)).waiting;
   return waiting;
@@ -299,7 +325,7 @@ async function closeIfEmptied(
 }
 
 export async function runBurnsJob(deps: BurnJobDeps, ctx: JobContext): Promise<BurnRunReport> {
-  const report: BurnRunReport = { buysSent: 0, bought: 0, burnsSent: 0, burned: 0, failed: 0, skipped: 0 };
+  const report: BurnRunReport = { buysSent: 0, bought: 0, burnsSent: 0, burned: 0, failed: 0, skipped: 0, parts: 0 };
   await advance(deps, ctx, report);
   const busyMints = new Set(liveBuys(deps.db).map((b) => b.mint));
   const heldBack = heldBackMints(deps.db, "burns", deps.now());
@@ -338,17 +364,38 @@ async function buyGroup(
   token: TokenRef,
 ): Promise<void> {
   const treasury = deps.chain.treasury;
-  const lamports = group.recipientLamports + group.platformLamports;
+  const maxImpactBps = deps.maxPriceImpactBps ?? DEFAULT_BURN_MAX_PRICE_IMPACT_BPS;
+  let lamports = group.recipientLamports + group.platformLamports;
   let prepared: PreparedTransaction;
   // A buy of a mint whose last buys provably expired pays the next fee step.
   const attempt = buyAttempt(deps.db, group.mint, EXPIRED);
   try {
-    const plan = await deps.chain.launchProgram.buildBurnBuy(
-      token,
-      treasury.publicKey,
-      lamports,
-      deps.slippageBps ?? DEFAULT_BURN_SLIPPAGE_BPS,
-    );
+    const build = (budget: bigint) =>
+      deps.chain.launchProgram.buildBurnBuy(
+        token,
+        treasury.publicKey,
+        budget,
+        deps.slippageBps ?? DEFAULT_BURN_SLIPPAGE_BPS,
+      );
+    let plan = await build(lamports);
+    // Too large for one buy: shrink it to a part that stays under the bound (aiming a tenth
+    // below it, since the impact grows a little faster than the budget), re-quoted each time.
+    for (let quotes = 1; plan.priceImpactBps > maxImpactBps; quotes++) {
+      if (quotes >= IMPACT_QUOTES_MAX) {
+        log.warn("burn buy stays above the price-impact bound; the mint waits for the next run", {
+          mint: group.mint,
+          priceImpactBps: plan.priceImpactBps,
+        });
+        report.skipped++;
+        return;
+      }
+      lamports = (lamports * BigInt(maxImpactBps) * 9n) / (BigInt(plan.priceImpactBps) * 10n);
+      if (lamports <= 0n) {
+        report.skipped++;
+        return;
+      }
+      plan = await build(lamports);
+    }
     prepared = await deps.chain.sender.prepare(plan.instructions, treasury, [], {
       job: "burn-buy",
       attempt,
@@ -373,10 +420,11 @@ async function buyGroup(
     }
     return;
   }
+  if (lamports < group.recipientLamports + group.platformLamports) report.parts++;
   startBurnBuy(
     deps.db,
     {
-      group,
+      group: partOfGroup(group, lamports),
       signature: prepared.signature,
       lastValidBlockHeight: prepared.lastValidBlockHeight,
       atMs: deps.now(),

@@ -6,7 +6,7 @@
  * to `pending`.
  */
 import type { Db } from "../../db/client";
-import { completeBurn, refundBurn } from "../ledger";
+import { completeBurn, payRent, refundBurn, returnRent } from "../ledger";
 import { appendFeedEvent } from "../ledger";
 import { recordSignedTransaction, type SignedTransaction } from "../landing";
 import { immediate } from "../../db/transaction";
@@ -17,6 +17,35 @@ export interface PendingBurnGroup {
   orderIds: number[];
   recipientLamports: bigint;
   platformLamports: bigint;
+  /** the orders, oldest first (absent where a caller built the group by hand: then it is bought whole) */
+  orders?: { id: number; source: "recipient" | "platform"; lamports: bigint }[];
+  /**
+   * The last order is bought only in part: `lamports` of it now, the rest split off as a new
+   * pending order of the same source and account (a buy kept under the price-impact bound).
+   */
+  cut?: { orderId: number; lamports: bigint };
+}
+
+/**
+ * The part of a mint's pending orders a buy of `lamports` pays for: the oldest orders first, the
+ * one that crosses `lamports` cut so the part adds up to it exactly. The whole group when it fits.
+ */
+export function partOfGroup(group: PendingBurnGroup, lamports: bigint): PendingBurnGroup {
+  const total = group.recipientLamports + group.platformLamports;
+  if (lamports >= total) return group;
+  if (lamports <= 0n || !group.orders) throw new AppError("LEDGER_INVARIANT", "a burn buy's part must be positive");
+  const part: PendingBurnGroup = { mint: group.mint, orderIds: [], recipientLamports: 0n, platformLamports: 0n };
+  let left = lamports;
+  for (const order of group.orders) {
+    if (left === 0n) break;
+    const take = order.lamports <= left ? order.lamports : left;
+    part.orderIds.push(order.id);
+    if (order.source === "platform") part.platformLamports += take;
+    else part.recipientLamports += take;
+    if (take < order.lamports) part.cut = { orderId: order.id, lamports: take };
+    left -= take;
+  }
+  return part;
 }
 
 /** Pending orders grouped by mint, at most `limit` groups. */
@@ -32,10 +61,15 @@ export function pendingBurnGroups(db: Db, limit: number): PendingBurnGroup[] {
   for (const row of rows) {
     let group = groups.get(row.mint);
     if (!group) {
-      group = { mint: row.mint, orderIds: [], recipientLamports: 0n, platformLamports: 0n };
+      group = { mint: row.mint, orderIds: [], recipientLamports: 0n, platformLamports: 0n, orders: [] };
       groups.set(row.mint, group);
     }
     group.orderIds.push(Number(row.id));
+    group.orders!.push({
+      id: Number(row.id),
+      source: row.source === "platform" ? "platform" : "recipient",
+      lamports: BigInt(row.lamports),
+    });
     if (row.source === "platform") group.platformLamports += BigInt(row.lamports);
     else group.recipientLamports += BigInt(row.lamports);
   }
@@ -69,6 +103,7 @@ export function startBurnBuy(
       )
       .get(buy.group.mint, buy.signature, buy.lastValidBlockHeight, total, buy.atMs);
     const buyId = Number(row!.id);
+    if (buy.group.cut) splitOrder(db, buy.group.mint, buy.group.cut);
     let sum = 0n;
     for (const orderId of buy.group.orderIds) {
       const order = c
@@ -84,10 +119,40 @@ export function startBurnBuy(
   });
 }
 
+/**
+ * Cuts a pending order in two: `lamports` stay in it (the buy about to be saved takes it), the rest
+ * becomes a new pending order of the same source, account, sweep and time. The ledger does not
+ * move: both parts are still in the mint's pending account.
+ */
+function splitOrder(db: Db, mint: string, cut: { orderId: number; lamports: bigint }): void {
+  const c = db.$client;
+  const order = c
+    .query<{ lamports: bigint }, [orderId: number, mint: string]>(
+      "SELECT lamports FROM burn_orders WHERE id = ? AND mint = ? AND status = 'pending'",
+    )
+    .get(cut.orderId, mint);
+  if (!order || cut.lamports <= 0n || cut.lamports >= BigInt(order.lamports))
+    throw new AppError("LEDGER_INVARIANT", `burn order ${cut.orderId} cannot be cut at ${cut.lamports}`);
+  c.query<never, [lamports: bigint, orderId: number]>("UPDATE burn_orders SET lamports = ? WHERE id = ?").run(
+    cut.lamports,
+    cut.orderId,
+  );
+  c.query<never, [rest: bigint, orderId: number]>(
+    `INSERT INTO burn_orders (source, idp_user_id, mint, lamports, sweep_id, status, created_at_ms)
+     SELECT source, idp_user_id, mint, ?, sweep_id, 'pending', created_at_ms FROM burn_orders WHERE id = ?`,
+  ).run(BigInt(order.lamports) - cut.lamports, cut.orderId);
+}
+
 /** The buy-and-burn landed and burned `tokenAmount` base units. Idempotent. */
 export function completeBurnBuy(
   db: Db,
-  done: { buyId: number; tokenAmount: bigint; atMs: number },
+  done: {
+    buyId: number;
+    tokenAmount: bigint;
+    atMs: number;
+    /** rent back in the treasury from accounts the burn closed (its token account) */
+    rentReturned?: readonly { address: string; lamports: bigint }[];
+  },
   assertHeld?: () => void,
 ): { applied: boolean } {
   if (done.tokenAmount < 0n) throw new AppError("LEDGER_INVARIANT", "a burned amount cannot be negative");
@@ -139,6 +204,8 @@ export function completeBurnBuy(
         atMs: done.atMs,
       });
     }
+    if (done.rentReturned?.length)
+      returnRent(db, { key: `burn:${done.buyId}`, accounts: done.rentReturned, atMs: done.atMs });
     c.query<never, [tokenAmount: bigint, atMs: number, buyId: number]>(
       "UPDATE burn_buys SET status = 'confirmed', token_amount = ?, landed_at_ms = ? WHERE id = ?",
     ).run(done.tokenAmount, done.atMs, done.buyId);
@@ -232,6 +299,7 @@ export function markBurnBought(
   tokenAmount: bigint,
   assertHeld?: () => void,
   spend?: BuySpend,
+  atMs?: number,
 ): void {
   if (tokenAmount < 0n) throw new AppError("LEDGER_INVARIANT", "a bought amount cannot be negative");
   immediate(db, () => {
@@ -249,9 +317,14 @@ export function markBurnBought(
         );
       }
     }
-    c.query<never, [tokenAmount: bigint, spent: bigint | null, rent: bigint | null, buyId: number]>(
-      "UPDATE burn_buys SET status = 'bought', token_amount = ?, spent_lamports = ?, rent_lamports = ? WHERE id = ? AND status = 'sent'",
-    ).run(tokenAmount, spend?.spentLamports ?? null, spend?.rentLamports ?? null, buyId);
+    const updated = c
+      .query<never, [tokenAmount: bigint, spent: bigint | null, rent: bigint | null, buyId: number]>(
+        "UPDATE burn_buys SET status = 'bought', token_amount = ?, spent_lamports = ?, rent_lamports = ? WHERE id = ? AND status = 'sent'",
+      )
+      .run(tokenAmount, spend?.spentLamports ?? null, spend?.rentLamports ?? null, buyId);
+    // The rent the buy paid, in the same write: it is the platform's, held in the accounts created.
+    if (spend && updated.changes === 1)
+      payRent(db, { key: `burn_buy:${buyId}`, accounts: spend.rentAccounts, atMs: atMs ?? Date.now() });
   });
 }
 
@@ -259,8 +332,10 @@ export function markBurnBought(
 export interface BuySpend {
   /** lamports that went into the curve or pool, fees of the trade included: what is burned */
   spentLamports: bigint;
-  /** rent of the accounts the buy created for the treasury (not burned, not booked: see docs/money-jobs.md) */
+  /** rent of the accounts the buy created for the treasury: not burned, booked to the platform as rent held */
   rentLamports: bigint;
+  /** that rent per account created */
+  rentAccounts: { address: string; lamports: bigint }[];
 }
 
 /**
@@ -279,11 +354,32 @@ export function buySpendOf(
   if (at < 0 || tx.feeLamports === undefined) return null;
   const out = tx.preBalances[at]! - tx.postBalances[at]!;
   let rentLamports = 0n;
+  const created: { address: string; lamports: bigint }[] = [];
   for (const address of new Set(rentAccounts)) {
     const i = tx.accountKeys.indexOf(address);
-    if (i >= 0 && tx.preBalances[i] === 0n) rentLamports += tx.postBalances[i]!;
+    if (i >= 0 && tx.preBalances[i] === 0n && tx.postBalances[i]! > 0n) {
+      rentLamports += tx.postBalances[i]!;
+      created.push({ address, lamports: tx.postBalances[i]! });
+    }
   }
-  return { spentLamports: out - tx.feeLamports - rentLamports, rentLamports };
+  return { spentLamports: out - tx.feeLamports - rentLamports, rentLamports, rentAccounts: created };
+}
+
+/**
+ * Rent back in the treasury from the accounts of `rentAccounts` a landed transaction closed
+ * (they held lamports before it and none after), per account.
+ */
+export function rentClosedIn(
+  tx: { accountKeys: string[]; preBalances: bigint[]; postBalances: bigint[] },
+  rentAccounts: readonly string[],
+): { address: string; lamports: bigint }[] {
+  const closed: { address: string; lamports: bigint }[] = [];
+  for (const address of new Set(rentAccounts)) {
+    const i = tx.accountKeys.indexOf(address);
+    if (i >= 0 && tx.preBalances[i]! > 0n && tx.postBalances[i] === 0n)
+      closed.push({ address, lamports: tx.preBalances[i]! });
+  }
+  return closed;
 }
 
 /** Saved before the burn transaction is sent. */

@@ -248,6 +248,8 @@ export interface BurnBuyPlan {
   instructions: TransactionInstruction[];
   /** tokens the buy is expected to deliver at least (slippage bound) */
   minTokenOut: bigint;
+  /** how far this buy moves the price it pays, from the fresh quote (src/chain/impact.ts) */
+  priceImpactBps: number;
 }
 
 /** A launch-program instruction of a transaction, as far as a launch is concerned. */

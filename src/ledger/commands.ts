@@ -4,7 +4,7 @@
  * together with the row changes they belong to (a sweep turning `confirmed`, a payout `sent`...).
  */
 import type { Db } from "../../db/client";
-import { accounts, post, type AccountRef, type EntrySpec, type PostingResult } from "./ledger";
+import { accounts, balanceOf, post, type AccountRef, type EntrySpec, type PostingResult } from "./ledger";
 import { splitSweep } from "./split";
 import { verifyRecipientCredits } from "./verify";
 import { AppError } from "../lib/errors";
@@ -209,4 +209,58 @@ export function refundBurn(
 function requireUser(idpUserId: string | null): string {
   if (!idpUserId) throw new AppError("LEDGER_INVARIANT", "a recipient burn order needs a user id");
   return idpUserId;
+}
+
+/**
+ * Rent the treasury paid for accounts a buy created (its token account, pump's volume
+ * accumulator): booked to the platform as rent held in those accounts. What the platform's
+ * balance cannot cover, the operator's float fronts (it goes negative by as much) and has back
+ * first when the rent returns.
+ */
+export function payRent(
+  db: Db,
+  rent: { key: string; accounts: readonly { address: string; lamports: bigint }[]; atMs: number },
+): PostingResult | null {
+  const entries: EntrySpec[] = [];
+  let total = 0n;
+  for (const a of rent.accounts) {
+    if (a.lamports < 0n) throw new AppError("LEDGER_INVARIANT", "rent paid cannot be negative");
+    if (a.lamports === 0n) continue;
+    entries.push({ account: accounts.rent(a.address), amount: a.lamports });
+    total += a.lamports;
+  }
+  if (total === 0n) return null;
+  const fromPlatform = minBigint(total, balanceOf(db, accounts.platform()));
+  if (fromPlatform > 0n) entries.push({ account: accounts.platform(), amount: -fromPlatform });
+  if (total > fromPlatform) entries.push({ account: accounts.operatorFloat(), amount: -(total - fromPlatform) });
+  return post(db, `rent_paid:${rent.key}`, "rent_paid", rent.atMs, entries);
+}
+
+/**
+ * Rent back in the treasury from accounts it closed: at most what the books hold for each
+ * account (rent paid before the books carried it stays unbooked, in the treasury's surplus),
+ * repaying the float first, the rest to the platform.
+ */
+export function returnRent(
+  db: Db,
+  rent: { key: string; accounts: readonly { address: string; lamports: bigint }[]; atMs: number },
+): PostingResult | null {
+  const entries: EntrySpec[] = [];
+  let total = 0n;
+  for (const a of rent.accounts) {
+    if (a.lamports < 0n) throw new AppError("LEDGER_INVARIANT", "rent returned cannot be negative");
+    const booked = minBigint(a.lamports, balanceOf(db, accounts.rent(a.address)));
+    if (booked <= 0n) continue;
+    entries.push({ account: accounts.rent(a.address), amount: -booked });
+    total += booked;
+  }
+  if (total === 0n) return null;
+  const toFloat = minBigint(total, -balanceOf(db, accounts.operatorFloat()));
+  if (toFloat > 0n) entries.push({ account: accounts.operatorFloat(), amount: toFloat });
+  if (total > toFloat) entries.push({ account: accounts.platform(), amount: total - toFloat });
+  return post(db, `rent_returned:${rent.key}`, "rent_returned", rent.atMs, entries);
+}
+
+function minBigint(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
 }

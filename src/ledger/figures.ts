@@ -118,6 +118,10 @@ export interface LedgerTotals {
   platformLamports: bigint;
   /** platform buybacks ordered and not yet bought */
   buybackPendingLamports: bigint;
+  /** rent the treasury paid into accounts it owns (token accounts, volume accumulators) and has not had back */
+  rentLamports: bigint;
+  /** what the operator's own float in the treasury fronted (rent the platform's balance could not cover) */
+  floatFrontedLamports: bigint;
 }
 
 export function ledgerTotals(db: Db): LedgerTotals {
@@ -135,15 +139,19 @@ export function ledgerTotals(db: Db): LedgerTotals {
     owedLamports: unclaimed + get("payout") + get("burn_pending"),
     platformLamports: get("platform"),
     buybackPendingLamports: get("buyback_pending"),
+    rentLamports: get("rent"),
+    floatFrontedLamports: -get("operator_float"),
   };
-  // Every lamport swept is somewhere: owed, paid, burned, or the platform's.
+  // Every lamport swept (and every one the float fronted) is somewhere: owed, paid, burned, the
+  // platform's, or rent in an account the treasury owns.
   const accounted =
     totals.owedLamports +
     totals.paidLamports +
     totals.burnedLamports +
     totals.platformLamports +
-    totals.buybackPendingLamports;
-  if (accounted !== totals.sweptLamports) {
+    totals.buybackPendingLamports +
+    totals.rentLamports;
+  if (accounted !== totals.sweptLamports + totals.floatFrontedLamports) {
     throw new AppError("LEDGER_INVARIANT", "ledger totals do not add up to what was swept");
   }
   return totals;

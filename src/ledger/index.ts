@@ -8,6 +8,8 @@ export {
   pinHandleCredits,
   replacePayout,
   reservePayout,
+  payRent,
+  returnRent,
 } from "./commands";
 export type { SweepCreditResult, SweepRecipient } from "./commands";
 export { appendFeedEvent } from "./feed";

@@ -23,11 +23,17 @@ export const ACCOUNT_KINDS = [
   "buyback_pending",
   "paid_out",
   "burned",
+  "rent",
+  "operator_float",
 ] as const;
 export type AccountKind = (typeof ACCOUNT_KINDS)[number];
 
-/** Only sweep sources (money that arrived from the chain) are negative; every other account is >= 0. */
-const MAY_GO_NEGATIVE: ReadonlySet<AccountKind> = new Set(["sweep_source"]);
+/**
+ * Only sources are negative: sweep sources (money that arrived from the chain) and the operator's
+ * float (the treasury's own lamports beyond the sweeps, negative by what it fronted); every other
+ * account is >= 0.
+ */
+export const MAY_GO_NEGATIVE: ReadonlySet<AccountKind> = new Set(["sweep_source", "operator_float"]);
 
 export const POSTING_KINDS = [
   "sweep",
@@ -39,6 +45,8 @@ export const POSTING_KINDS = [
   "burn_order",
   "burn_done",
   "burn_refund",
+  "rent_paid",
+  "rent_returned",
 ] as const;
 export type PostingKind = (typeof POSTING_KINDS)[number];
 
@@ -179,4 +187,7 @@ export const accounts = {
   buybackPending: (mint: string): AccountRef => ({ kind: "buyback_pending", ref: mint }),
   paidOut: (): AccountRef => ({ kind: "paid_out", ref: "paid_out" }),
   burned: (): AccountRef => ({ kind: "burned", ref: "burned" }),
+  /** rent the treasury paid into an account it owns (a token account, a volume accumulator), per address */
+  rent: (address: string): AccountRef => ({ kind: "rent", ref: address }),
+  operatorFloat: (): AccountRef => ({ kind: "operator_float", ref: "operator_float" }),
 };

@@ -51,7 +51,9 @@ export function verifyLedger(db: Db, options: VerifyOptions = {}): void {
 
   const negative = c
     .query<{ id: bigint }, []>(
-      "SELECT id FROM ledger_accounts WHERE (kind <> 'sweep_source' AND balance < 0) OR (kind = 'sweep_source' AND balance > 0) LIMIT 1",
+      `SELECT id FROM ledger_accounts
+        WHERE (kind NOT IN ('sweep_source', 'operator_float') AND balance < 0)
+           OR (kind IN ('sweep_source', 'operator_float') AND balance > 0) LIMIT 1`,
     )
     .get();
   if (negative) throw new AppError("LEDGER_INVARIANT", `account ${negative.id} has a balance of the wrong sign`);

@@ -26,6 +26,8 @@ export function renderMetrics(ctx: AppContext): string {
       { labels: { figure: "owed" }, value: totals.owedLamports },
       { labels: { figure: "unclaimed" }, value: totals.unclaimedLamports },
       { labels: { figure: "platform" }, value: totals.platformLamports },
+      { labels: { figure: "rent_held" }, value: totals.rentLamports },
+      { labels: { figure: "float_fronted" }, value: totals.floatFrontedLamports },
     ]),
   ];
   const row = ctx.db.$client

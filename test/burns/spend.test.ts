@@ -30,6 +30,7 @@ test("what a buy spent is read from its balances: the treasury's decrease less i
   expect(buySpendOf(tx, "treasury", ["ata", "accumulator"])).toEqual({
     spentLamports: 1_000_000n,
     rentLamports: 2_039_280n,
+    rentAccounts: [{ address: "ata", lamports: 2_039_280n }],
   });
   // An account that already existed is not rent, however its balance moved.
   expect(buySpendOf({ ...tx, preBalances: [10_000_000n, 50n, 1n, 0n] }, "treasury", ["ata"])?.rentLamports).toBe(0n);

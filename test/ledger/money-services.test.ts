@@ -116,7 +116,15 @@ describe("sweeps", () => {
     expect(bob).toEqual({ creditedLamports: 1500n, paidLamports: 0n, burnedLamports: 1000n, balanceLamports: 500n });
     expect(accountFigures(db, "user", "u-alice").balanceLamports).toBe(1500n);
     const groups = pendingBurnGroups(db, 10);
-    expect(groups).toEqual([{ mint: "MintA", orderIds: [1], recipientLamports: 1000n, platformLamports: 0n }]);
+    expect(groups).toEqual([
+      {
+        mint: "MintA",
+        orderIds: [1],
+        recipientLamports: 1000n,
+        platformLamports: 0n,
+        orders: [{ id: 1, source: "recipient", lamports: 1000n }],
+      },
+    ]);
     const totals = ledgerTotals(db);
     expect(totals.owedLamports - totals.unclaimedLamports).toBe(1000n);
     verifyLedger(db);

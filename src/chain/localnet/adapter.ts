@@ -51,6 +51,7 @@ import {
 import { unknownLayout } from "../pump/layout";
 import { MEMO_PROGRAM_ID } from "./program";
 import { memoInstruction, memoTexts } from "../memo";
+import { buyPriceImpactBps } from "../impact";
 
 const MAX_SLIPPAGE_BPS = 5_000;
 
@@ -348,7 +349,10 @@ export class LocalLaunchProgram implements LaunchProgram {
       tokensOut: minTokenOut,
       feeLamports: fee,
     });
-    return { instructions, minTokenOut };
+    const priceImpactBps = buyPriceImpactBps(lamports, (budget) =>
+      quoteBuy(state, spendWithin(budget, this.config.creatorFeeBps).solInLamports),
+    );
+    return { instructions, minTokenOut, priceImpactBps };
   }
 
   /**

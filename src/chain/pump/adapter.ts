@@ -83,6 +83,7 @@ import {
 import { AppError } from "../../lib/errors";
 import { pumpLaunchOps } from "./launch-ops";
 import { memoInstruction, memoTexts } from "../memo";
+import { buyPriceImpactBps } from "../impact";
 import { addressOfKey } from "../address";
 
 /** Lamports each creator address keeps so it is never left rent-paying (see the header). */
@@ -530,16 +531,18 @@ async function curveBurnBuy(
   const feeConfig = feeConfigAccount ? PUMP_SDK.decodeFeeConfig(asAccountInfo(feeConfigAccount)) : null;
   const sdkCurve = PUMP_SDK.decodeBondingCurve(asAccountInfo(curveAccount));
   const mintInfo = MintLayout.decode(mintAccount.data);
-  const expected = toBigInt(
-    getBuyTokenAmountFromSolAmount({
-      global,
-      feeConfig,
-      mintSupply: toBN(mintInfo.supply),
-      bondingCurve: sdkCurve,
-      amount: toBN(lamports),
-      quoteMint: NATIVE_MINT,
-    }),
-  );
+  const quote = (budget: bigint) =>
+    toBigInt(
+      getBuyTokenAmountFromSolAmount({
+        global,
+        feeConfig,
+        mintSupply: toBN(mintInfo.supply),
+        bondingCurve: sdkCurve,
+        amount: toBN(budget),
+        quoteMint: NATIVE_MINT,
+      }),
+    );
+  const expected = quote(lamports);
   const minTokenOut = bound(expected);
   if (minTokenOut <= 0n) throw launchProgramError("buy too small to deliver any token");
   const recipients = sdkCurve.isMayhemMode
@@ -563,6 +566,7 @@ async function curveBurnBuy(
   return {
     instructions: [createAssociatedTokenAccountIdempotentInstruction(buyer, ata, buyer, mint, tokenProgram), buyIx],
     minTokenOut,
+    priceImpactBps: buyPriceImpactBps(lamports, quote),
   };
 }
 
@@ -610,23 +614,25 @@ async function poolBurnBuy(reader: ChainReader, inputs: BuyInputs, poolAddr: str
     userBaseAccountInfo: userBaseAccount ? asAccountInfo(userBaseAccount) : null,
     userQuoteAccountInfo: userQuoteAccount ? asAccountInfo(userQuoteAccount) : null,
   };
-  const { base } = buyQuoteInput({
-    quote: toBN(lamports),
-    slippage: 0,
-    baseReserve: state.poolBaseAmount,
-    quoteReserve: state.poolQuoteAmount,
-    virtualQuoteReserves: pool.virtualQuoteReserves,
-    globalConfig: state.globalConfig,
-    baseMintAccount: state.baseMintAccount,
-    baseMint: mint,
-    coinCreator: pool.coinCreator,
-    creator: pool.creator,
-    feeConfig: state.feeConfig,
-    quoteMint: pool.quoteMint,
-    isMayhemMode: pool.isMayhemMode,
-    creatorFeeBps: pool.creatorFeeBps,
-  });
-  const minTokenOut = bound(toBigInt(base));
+  const quote = (budget: bigint) => toBigInt(quoteInput(budget).base);
+  const quoteInput = (budget: bigint) =>
+    buyQuoteInput({
+      quote: toBN(budget),
+      slippage: 0,
+      baseReserve: state.poolBaseAmount,
+      quoteReserve: state.poolQuoteAmount,
+      virtualQuoteReserves: pool.virtualQuoteReserves,
+      globalConfig: state.globalConfig,
+      baseMintAccount: state.baseMintAccount,
+      baseMint: mint,
+      coinCreator: pool.coinCreator,
+      creator: pool.creator,
+      feeConfig: state.feeConfig,
+      quoteMint: pool.quoteMint,
+      isMayhemMode: pool.isMayhemMode,
+      creatorFeeBps: pool.creatorFeeBps,
+    });
+  const minTokenOut = bound(quote(lamports));
   if (minTokenOut <= 0n) throw launchProgramError("buy too small to deliver any token");
   // The SDK wraps exactly the budget into WSOL and closes the account after the buy; its `buy`
   // (exact out, budget as ceiling) would leave the unspent slippage allowance in the treasury
@@ -636,7 +642,7 @@ async function poolBurnBuy(reader: ChainReader, inputs: BuyInputs, poolAddr: str
   const buyIx = instructions.find((ix) => ix.programId.equals(PUMP_AMM_PROGRAM_ID) && startsWith(ix.data, DISC.buy));
   if (!buyIx) throw launchProgramError("the AMM buy instruction is missing");
   buyIx.data = encodeBuyExactQuoteIn(lamports, minTokenOut);
-  return { instructions, minTokenOut };
+  return { instructions, minTokenOut, priceImpactBps: buyPriceImpactBps(lamports, quote) };
 }
 
 async function buildBurn(
