@@ -50,6 +50,8 @@ export interface LaunchHarness {
   ): Promise<void>;
   /** false when the emulation cannot execute the launch program's buys (burn-buy cases are skipped there) */
   supportsBuys?: boolean;
+  /** false where buys are built on the pool only (the emulated pump programs keep no Global) */
+  curveBuys?: boolean;
   /**
    * false when the emulation cannot execute a first buy on a fresh curve (that case is skipped
    * there; pump's first buy is checked against the SDK and the IDL in pump-buy-burn.test.ts)
@@ -331,6 +333,25 @@ export function describeLaunchProgramContract(name: string, makeHarness: () => P
       expect(after!.programChanged).toMatch(/^program-changed: /);
       expect(h.launch.sweepInstructions([{ token: t.token, reading: after! }], h.treasury.publicKey)).toEqual([]);
     });
+
+    for (const venue of ["curve", "pool"] as const) {
+      test(`a burn buy on the ${venue} states its price impact from the fresh quote: none for a tiny buy, more for a larger one`, async () => {
+        if (!h.supportsBuys || (venue === "pool" && !h.supportsPool) || (venue === "curve" && h.curveBuys === false))
+          return;
+        const t = await newToken();
+        await h.accrue(t.token, venue, 2_000_000n);
+        const impact = async (lamports: bigint) =>
+          (await h.launch.buildBurnBuy(t.token, h.treasury.publicKey, lamports, 100)).priceImpactBps;
+        // No larger than the probe: too small to measure, reported as none.
+        expect(await impact(100_000n)).toBe(0);
+        const one = await impact(1_000_000_000n);
+        const five = await impact(5_000_000_000n);
+        // A pump curve holds at least 30 SOL of virtual reserves: 1 SOL moves it under 4%, 5 SOL more.
+        expect(one).toBeGreaterThan(0);
+        expect(one).toBeLessThan(400);
+        expect(five).toBeGreaterThan(one);
+      });
+    }
 
     test("a burn buy on the swap venue spends exactly the order: burned equals what left the treasury", async () => {
       if (!h.supportsPool || !h.supportsBuys) return;

@@ -157,6 +157,20 @@ describe("buy for a burn on the bonding curve", () => {
     );
     expect(quoted).toBeGreaterThan(0n);
     expect(plan.minTokenOut).toBe((quoted * 9_700n) / 10_000n);
+    // The price impact: the quote against the SDK's quote of a probe of a thousandth, scaled up.
+    const probeQuoted = BigInt(
+      getBuyTokenAmountFromSolAmount({
+        global,
+        feeConfig: null,
+        mintSupply: new BN("1000000000000000"),
+        bondingCurve: curve,
+        amount: new BN((lamports / 1_000n).toString()),
+        quoteMint: NATIVE_MINT,
+      }).toString(),
+    );
+    const atMarginal = probeQuoted * 1_000n;
+    expect(plan.priceImpactBps).toBe(Number(((atMarginal - quoted) * 10_000n) / atMarginal));
+    expect(plan.priceImpactBps).toBeGreaterThan(0);
 
     const [ata, buy] = plan.instructions as [TransactionInstruction, TransactionInstruction];
     expect(ata.keys[1]!.pubkey.equals(getAssociatedTokenAddressSync(mint, buyer, true, TOKEN_2022_PROGRAM_ID))).toBe(

@@ -15,6 +15,7 @@ async function makePumpHarness(): Promise<LaunchHarness> {
     treasury,
     supportsPool: true,
     supportsBuys: true,
+    curveBuys: false,
     async createToken(creator) {
       const mint = Keypair.generate().publicKey;
       sim.createToken(mint, creator.publicKey);
