@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname, join } from "node:path";
 import * as schema from "./schema";
 
@@ -40,6 +40,27 @@ export const JOBS_PAGE_CACHE_KIB = 2 * 1024;
  */
 export const WAL_SIZE_LIMIT_BYTES = 128 * 1024 * 1024;
 
+/** Readable by the service's user only: the file holds session hashes and liability nonces. */
+const OWNER_ONLY_FILE_MODE = 0o600;
+const OWNER_ONLY_DIR_MODE = 0o700;
+
+/**
+ * Creates the database file 0600 before SQLite opens it (SQLite gives the WAL and shared-memory
+ * files the database file's mode), and tightens the files of a data directory made before this
+ * rule. A directory the operator made (a mounted volume) keeps its own mode.
+ */
+function ownerOnly(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: OWNER_ONLY_DIR_MODE });
+  if (!existsSync(path)) closeSync(openSync(path, "a", OWNER_ONLY_FILE_MODE));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      if (existsSync(file)) chmodSync(file, OWNER_ONLY_FILE_MODE);
+    } catch {
+      // Another user's file (a restore run as root): it opens as its owner left it.
+    }
+  }
+}
+
 /**
  * Opens (creating if needed) the service database and applies pending migrations.
  * `:memory:` gives a private database for tests.
@@ -48,7 +69,7 @@ export function openDatabase(
   path: string,
   options: { busyTimeoutMs?: number; pageCacheKib?: number; walSizeLimitBytes?: number } = {},
 ): Db {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  if (path !== ":memory:") ownerOnly(path);
   const client = new Database(path, { create: true, safeIntegers: true, strict: true });
   client.exec("PRAGMA journal_mode = WAL");
   // FULL: a committed posting survives power loss, not just a process crash.

@@ -321,7 +321,8 @@ export const payouts = sqliteTable(
     lamports: lamports("lamports").notNull(),
     wallet: text("wallet").notNull(),
     kind: text("kind", { enum: ["claim", "autopay"] }).notNull(),
-    status: text("status", { enum: ["queued", "sent", "confirmed", "failed", "replaced"] }).notNull(),
+    /** held: above PAYOUT_REVIEW_LAMPORTS, waiting for an operator to approve it (src/custody) */
+    status: text("status", { enum: ["held", "queued", "sent", "confirmed", "failed", "replaced"] }).notNull(),
     signature: text("signature"),
     lastValidBlockHeight: lamports("last_valid_block_height"),
     /** the payout this one replaces after it provably expired */
@@ -334,6 +335,8 @@ export const payouts = sqliteTable(
   (t) => [
     index("payouts_user").on(t.idpUserId, t.id),
     index("payouts_status").on(t.status),
+    // the custody outflow caps sum what was sent in a rolling window
+    index("payouts_sent_at").on(t.sentAtMs),
     index("payouts_signature").on(t.signature),
     uniqueIndex("payouts_replaces").on(t.replacesId),
   ],
@@ -388,7 +391,11 @@ export const burnBuys = sqliteTable(
     createdAtMs: int("created_at_ms").notNull(),
     landedAtMs: int("landed_at_ms"),
   },
-  (t) => [uniqueIndex("burn_buys_signature").on(t.signature), index("burn_buys_status").on(t.status)],
+  (t) => [
+    uniqueIndex("burn_buys_signature").on(t.signature),
+    index("burn_buys_status").on(t.status),
+    index("burn_buys_created_at").on(t.createdAtMs),
+  ],
 );
 
 /** A completed burn, one per source of a buy: what the ledger feed shows. */
@@ -756,3 +763,91 @@ export const chainTransactionTotals = sqliteTable("chain_transaction_totals", {
   replacements: int("replacements").notNull().default(sql`0`),
   priorityFeeLamports: lamports("priority_fee_lamports").notNull().default(sql`0`),
 });
+
+/**
+ * Custody incidents (src/custody): a breaker that tripped (a reserves shortfall, broken books, an
+ * outflow cap) halts payouts, burn buys and withdrawals until an operator resolves it; a warning
+ * (the surplus under the reserve) is recorded without halting. One open incident per kind.
+ */
+export const custodyIncidents = sqliteTable(
+  "custody_incidents",
+  {
+    id: rowId("id"),
+    kind: text("kind").notNull(),
+    /** what tripped, in plain words for the operator (no secrets, no addresses beyond the treasury's) */
+    detail: text("detail").notNull(),
+    /** 1 when it halts money until resolved */
+    halts: int("halts").notNull(),
+    atMs: int("at_ms").notNull(),
+    resolvedAtMs: int("resolved_at_ms"),
+    resolvedBy: text("resolved_by"),
+    resolveReason: text("resolve_reason"),
+  },
+  (t) => [index("custody_incidents_open").on(t.resolvedAtMs, t.kind)],
+);
+
+/**
+ * Platform withdrawals to PLATFORM_WALLET: queued (platform balance reserved) -> sent -> confirmed,
+ * or failed (back to the platform). A send that provably expired goes back to queued and is sent
+ * again with a new transaction; it is never in two live transactions.
+ */
+export const withdrawals = sqliteTable(
+  "withdrawals",
+  {
+    id: rowId("id"),
+    lamports: lamports("lamports").notNull(),
+    wallet: text("wallet").notNull(),
+    reason: text("reason").notNull(),
+    actor: text("actor").notNull(),
+    status: text("status", { enum: ["queued", "sent", "confirmed", "failed"] }).notNull(),
+    signature: text("signature"),
+    lastValidBlockHeight: lamports("last_valid_block_height"),
+    /** sends that provably expired before this one */
+    attempt: int("attempt").notNull().default(sql`0`),
+    error: text("error"),
+    createdAtMs: int("created_at_ms").notNull(),
+    sentAtMs: int("sent_at_ms"),
+    confirmedAtMs: int("confirmed_at_ms"),
+  },
+  (t) => [index("withdrawals_status").on(t.status)],
+);
+
+// ---------------------------------------------------------------- provider cost (issue 42)
+
+/**
+ * When the sweep reads a token's vaults next (src/sweeps/schedule.ts). A token without a row is
+ * read at the next run (new tokens, and every token before this table existed). Vaults only grow
+ * through trades, so a token whose readings stop changing is read less and less often (the
+ * interval doubles up to SWEEP_QUIET_MAX_INTERVAL_MS), and at once again on any sign of activity.
+ */
+export const readingSchedule = sqliteTable(
+  "reading_schedule",
+  {
+    tokenId: int("token_id")
+      .primaryKey()
+      .references(() => tokens.id),
+    /** 0 while active (read every run); else the quiet interval the next read was set from */
+    intervalMs: int("interval_ms").notNull(),
+    /** the sweep reads the token in the first run at or after this time */
+    nextReadAtMs: int("next_read_at_ms").notNull(),
+    /** the last sign of activity (a changed reading, a stream update); the indexer watches the newest */
+    activeAtMs: int("active_at_ms").notNull(),
+  },
+  (t) => [index("reading_schedule_next").on(t.nextReadAtMs), index("reading_schedule_active").on(t.activeAtMs)],
+);
+
+/**
+ * What the RPC provider was asked, per hour and JSON-RPC method (a batch counts each call in it):
+ * every thread and process adds its own counts, so `/metrics` and health see the whole bill.
+ * Hours older than a week are folded into the row of hour 0.
+ */
+export const providerUsage = sqliteTable(
+  "provider_usage",
+  {
+    hourAtMs: int("hour_at_ms").notNull(),
+    method: text("method").notNull(),
+    requests: int("requests").notNull(),
+    responseBytes: int("response_bytes").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.hourAtMs, t.method] })],
+);

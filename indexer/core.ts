@@ -22,7 +22,7 @@ import { settleIntent } from "../src/launches";
 import { intentsAwaitingCreate, intentsWithSignatureToSettle } from "../src/launches";
 import { log } from "../src/lib/log";
 import { resolvePayoutSignature, resolveSentPayouts } from "../src/payouts";
-import { storeVaultReadings } from "../src/tokens";
+import { activeSince, mostRecentlyActive, storeVaultReadings } from "../src/tokens";
 import { resolveSentSweeps, resolveSweepSignature } from "../src/sweeps";
 import { AccountCache } from "./cache";
 
@@ -59,6 +59,8 @@ export class IndexerCore {
   private readonly tokens = new Map<number, TrackedToken>();
   private readonly byAddress = new Map<string, number[]>();
   private maxTokenId = 0;
+  /** the latest activity (reading_schedule.active_at_ms) already taken into the watched set; null before the first sync */
+  private activeCursorMs: number | null = null;
   private intentMints = new Set<string>();
   private syncing: Promise<void> = Promise.resolve();
   /** tokenId -> earliest update time (ms) not yet reflected in the stored reading */
@@ -111,6 +113,11 @@ export class IndexerCore {
     return this.tokens.size;
   }
 
+  /** Accounts in the stream's filters. */
+  get watchedCount(): number {
+    return this.byAddress.size;
+  }
+
   /** Every watched account address, for the stream's account filters. */
   watchedAddresses(): string[] {
     return [...this.byAddress.keys()];
@@ -122,8 +129,8 @@ export class IndexerCore {
   }
 
   /**
-   * Picks up tokens launched and launches pending since the last call. Returns true when the
-   * watched set changed (the stream's filters must follow).
+   * Picks up tokens launched, tokens that showed activity and launches pending since the last
+   * call. Returns true when the watched set changed (the stream's filters must follow).
    */
   syncWatched(): Promise<{ changed: boolean; newTokens: TrackedToken[] }> {
     // One at a time: discovery shares one recording reader.
@@ -136,15 +143,41 @@ export class IndexerCore {
   }
 
   private async syncOnce(): Promise<{ changed: boolean; newTokens: TrackedToken[] }> {
-    // The first sync starts at the newest `watchMax` tokens rather than tracking every older one only to drop it.
-    if (this.maxTokenId === 0) this.maxTokenId = idBeforeNewest(this.db, this.watchMax);
-    const rows = tokensAfter(this.db, this.maxTokenId);
     const newTokens: TrackedToken[] = [];
-    for (const row of rows) {
-      const token = await this.track(row.id, { mint: row.mint, creator: row.creator });
-      newTokens.push(token);
+    const watch = async (rows: readonly { id: number; mint: string; creator: string }[]) => {
+      for (const row of rows) {
+        const tracked = this.tokens.get(row.id);
+        if (tracked) {
+          // Most recent activity last: the map's first keys are the ones to drop.
+          this.tokens.delete(row.id);
+          this.tokens.set(row.id, tracked);
+        } else newTokens.push(await this.track(row.id, { mint: row.mint, creator: row.creator }));
+      }
+    };
+    if (this.activeCursorMs === null) {
+      // The first sync starts at the `watchMax` most recently active tokens (a token that never
+      // traded counts from its launch), least recent first.
+      this.activeCursorMs = latestActivityMs(this.db);
+      await watch(tokenRefsOf(this.db, mostRecentlyActive(this.db, this.watchMax).reverse()));
+      this.maxTokenId = Math.max(this.maxTokenId, newestTokenId(this.db));
+    } else {
+      const launched = tokensAfter(this.db, this.maxTokenId);
+      if (launched.length > 0) this.maxTokenId = launched[launched.length - 1]!.id;
+      await watch(launched);
+      // Tokens that traded (a changed reading by the sweep, a detail's refresh or this stream)
+      // join or move to the newest end: the stream follows the trading, not the launch order.
+      const active = activeSince(this.db, this.activeCursorMs + 1);
+      if (active.length > 0) {
+        this.activeCursorMs = active[active.length - 1]!.activeAtMs;
+        await watch(
+          tokenRefsOf(
+            this.db,
+            active.map((a) => a.id),
+          ),
+        );
+      }
     }
-    // Tracked in id order, so the map's first keys are the oldest watched tokens.
+    const before = this.tokens.size;
     for (let over = this.tokens.size - this.watchMax; over > 0; over--) {
       const oldest = this.tokens.keys().next().value;
       if (oldest === undefined) break;
@@ -154,7 +187,11 @@ export class IndexerCore {
     const intentsChanged = mints.size !== this.intentMints.size || [...mints].some((m) => !this.intentMints.has(m));
     this.intentMints = mints;
     // A page limit means more may be waiting: the next call takes the rest.
-    return { changed: newTokens.length > 0 || intentsChanged, newTokens };
+    const dropped = before !== this.tokens.size;
+    return {
+      changed: newTokens.length > 0 || dropped || intentsChanged,
+      newTokens: newTokens.filter((t) => this.tokens.has(t.id)),
+    };
   }
 
   private async track(id: number, ref: TokenRef): Promise<TrackedToken> {
@@ -170,7 +207,6 @@ export class IndexerCore {
       if (list) list.push(id);
       else this.byAddress.set(a, [id]);
     }
-    if (id > this.maxTokenId) this.maxTokenId = id;
     return token;
   }
 
@@ -272,11 +308,13 @@ export class IndexerCore {
     const readings = await this.program.readVaults(tokens.map((t) => t.ref));
     const byMint = new Map(readings.map((r) => [r.mint, r]));
     const atMs = this.o.ctx.now();
+    // A changed figure is a trade: the sweep reads the token at its next run, and it stays watched.
     storeVaultReadings(
       this.db,
       tokens.map((t) => ({ tokenId: t.id, reading: byMint.get(t.ref.mint) ?? null })),
       atMs,
       this.o.job.assertHeld,
+      { kind: "activity" },
     );
     const storedAt = Date.now();
     this.readingsStored += tokens.length;
@@ -337,7 +375,11 @@ export class IndexerCore {
     let pending = 0;
     const sweptTokens = sweptTokenIds(db, signature);
     if (sweptTokens.length > 0) {
-      pending += await resolveSweepSignature(this.sweepDeps(), job, signature);
+      // Seen on the stream at confirmed: money moves only at finalized. One status request says
+      // whether it is still landing; the outcome (four requests) is asked once it may be decided.
+      pending += (await this.stillLanding(signature))
+        ? 1
+        : await resolveSweepSignature(this.sweepDeps(), job, signature);
       // A confirmation subtracts what it credited from the stored reading; if the reading was
       // already taken after the sweep landed, that would count the sweep twice: read again.
       for (const id of sweptTokens) this.markDirty(id, Date.now());
@@ -351,6 +393,20 @@ export class IndexerCore {
       if (result.kind === "pending" || result.kind === "not_found") pending += 1;
     }
     return pending;
+  }
+
+  /** True when the node sees the transaction landed without error but not finalized yet. */
+  private async stillLanding(signature: string): Promise<boolean> {
+    try {
+      const status = (await this.o.chain.reader.getSignatureStatuses([signature], false)).get(signature);
+      return (
+        status != null &&
+        status.err === null &&
+        (status.confirmationStatus === "processed" || status.confirmationStatus === "confirmed")
+      );
+    } catch {
+      return false;
+    }
   }
 
   private sweepDeps() {
@@ -449,12 +505,28 @@ function memoizeVaultAddresses(program: LaunchProgram, maxEntries: number): Laun
 // The indexer only reads these tables to decide what to watch and what to hand to the jobs'
 // resolvers; every write goes through the owning feature's service.
 
-/** The id just before the newest `count` tokens (0 when there are no more than that). */
-function idBeforeNewest(db: Db, count: number): number {
-  const row = db.$client
-    .query<{ id: bigint }, [number]>("SELECT id FROM tokens ORDER BY id DESC LIMIT 1 OFFSET ?")
-    .get(count);
-  return row ? Number(row.id) : 0;
+/** The newest token's id (0 when there is none). */
+function newestTokenId(db: Db): number {
+  const row = db.$client.query<{ id: bigint | null }, []>("SELECT MAX(id) AS id FROM tokens").get();
+  return row?.id == null ? 0 : Number(row.id);
+}
+
+/** The latest activity noted in the reading schedule (0 when none). */
+function latestActivityMs(db: Db): number {
+  const row = db.$client.query<{ at: number | null }, []>("SELECT MAX(active_at_ms) AS at FROM reading_schedule").get();
+  return row?.at == null ? 0 : Number(row.at);
+}
+
+/** The mint and creator of each token id, in the order given. */
+function tokenRefsOf(db: Db, ids: readonly number[]): { id: number; mint: string; creator: string }[] {
+  if (ids.length === 0) return [];
+  const rows = db.$client
+    .query<{ id: bigint; mint: string; creator: string }, [string]>(
+      "SELECT id, mint, creator FROM tokens WHERE id IN (SELECT value FROM json_each(?))",
+    )
+    .all(JSON.stringify(ids));
+  const byId = new Map(rows.map((r) => [Number(r.id), { id: Number(r.id), mint: r.mint, creator: r.creator }]));
+  return ids.map((id) => byId.get(id)).filter((r): r is { id: number; mint: string; creator: string } => Boolean(r));
 }
 
 /** Tokens created after `afterId`, oldest first, a bounded page at a time. */

@@ -13,7 +13,7 @@ import Client, {
   CommitmentLevel,
   SlotStatus,
   type SubscribeRequest,
-  type SubscribeUpdate,
+  SubscribeUpdate,
 } from "@triton-one/yellowstone-grpc";
 import { encodeBase58 } from "../src/chain/address";
 import { log } from "../src/lib/log";
@@ -51,6 +51,8 @@ export function reconnectBackoffMs(
 export class GrpcSubscriber {
   connected = false;
   reconnects = 0;
+  /** protobuf payload bytes of every message received, across reconnects (the provider bills bandwidth) */
+  receivedBytes = 0;
   lastError: string | null = null;
   private stopped = false;
   private client: Client | null = null;
@@ -180,6 +182,7 @@ export class GrpcSubscriber {
     const ended = new Promise<void>((resolve, reject) => {
       stream.on("data", (u: SubscribeUpdate) => {
         lastMessageAt = Date.now();
+        this.receivedBytes += messageBytes(u);
         if (u.pong?.id === firstPong) answered = this.session_.answered = true;
         try {
           this.dispatch(u);
@@ -336,6 +339,18 @@ export class GrpcSubscriber {
     } catch {
       // already closed
     }
+  }
+}
+
+/**
+ * A message's size as it came over the wire, framing excluded: the client hands over decoded
+ * messages, so it is encoded again (a few microseconds; updates come per trade, not per token).
+ */
+function messageBytes(u: SubscribeUpdate): number {
+  try {
+    return SubscribeUpdate.encode(u).finish().length;
+  } catch {
+    return 0;
   }
 }
 

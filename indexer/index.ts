@@ -23,6 +23,7 @@ import { IndexerCore } from "./core";
 import { GrpcSubscriber, type GrpcOptions } from "./grpc";
 import { RpcPoller } from "./poller";
 import { registerIndexerState, type IndexerState } from "../src/jobs";
+import { flushProviderUsage } from "../src/metrics/provider-usage";
 
 export type { IndexerState } from "../src/jobs";
 
@@ -117,7 +118,7 @@ class LeasedIndexer {
   private core: IndexerCore | null = null;
   private source: GrpcSubscriber | RpcPoller | null = null;
   private reconnectsBefore = 0;
-  private readonly counted = { accountUpdates: 0, readingsStored: 0 };
+  private readonly counted = { accountUpdates: 0, readingsStored: 0, receivedBytes: 0 };
   private lastError: string | null = null;
   private leaseTimer: ReturnType<typeof setTimeout> | null = null;
   private transition: Promise<void> = Promise.resolve();
@@ -152,7 +153,10 @@ class LeasedIndexer {
   private async end(why: string): Promise<void> {
     const s = this.source;
     const c = this.core;
-    if (s instanceof GrpcSubscriber) this.reconnectsBefore += s.reconnects;
+    if (s instanceof GrpcSubscriber) {
+      this.reconnectsBefore += s.reconnects;
+      this.counted.receivedBytes += s.receivedBytes;
+    }
     this.source = null;
     this.controller.abort(new Error(why));
     c?.stop();
@@ -171,6 +175,8 @@ class LeasedIndexer {
     this.transition = this.transition.then(async () => {
       if (this.stopped) return;
       try {
+        // The jobs' thread's provider requests (every job's, and this indexer's) join the bill.
+        flushProviderUsage(ctx.db, ctx.now());
         if (!this.lease) {
           const held = acquireLease(ctx.db, INDEXER_LEASE, settings.holder, settings.leaseMs, ctx.now());
           if (held) this.begin(held);
@@ -203,6 +209,8 @@ class LeasedIndexer {
       reconnects: this.reconnectsBefore + (s instanceof GrpcSubscriber ? s.reconnects : 0),
       lastError: s?.lastError ?? c?.lastError ?? this.lastError,
       tokens: c?.tokenCount ?? 0,
+      accounts: c?.watchedCount ?? 0,
+      receivedBytes: this.counted.receivedBytes + (s instanceof GrpcSubscriber ? s.receivedBytes : 0),
     };
   }
 

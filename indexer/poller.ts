@@ -4,6 +4,7 @@
  * through the jobs' resolvers, every reading stored), so readings and confirmations stay at most
  * one poll old. Slower and costlier than the stream, and never wrong for lack of it.
  */
+import { countProviderRequest } from "../src/chain/rpc";
 import { log } from "../src/lib/log";
 import { scrubErrorText } from "../src/lib/scrub";
 import type { IndexerCore } from "./core";
@@ -64,6 +65,7 @@ export class RpcPoller {
 }
 
 async function currentSlot(rpcUrl: string): Promise<bigint | null> {
+  let text: string | null = null;
   try {
     const res = await fetch(rpcUrl, {
       method: "POST",
@@ -71,9 +73,12 @@ async function currentSlot(rpcUrl: string): Promise<bigint | null> {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getSlot", params: [{ commitment: "confirmed" }] }),
       signal: AbortSignal.timeout(5_000),
     });
-    const body = (await res.json()) as { result?: number };
+    text = await res.text();
+    countProviderRequest("getSlot", text);
+    const body = JSON.parse(text) as { result?: number };
     return typeof body.result === "number" ? BigInt(body.result) : null;
   } catch {
+    if (text === null) countProviderRequest("getSlot", null);
     // The slot is for the state report only; the poll itself goes on without it.
     return null;
   }

@@ -210,8 +210,6 @@ interface Answer {
   tokens: { mint: string; recipients: { handle: string }[] }[];
   nextCursor: string | null;
   nextBefore: string | null;
-  ok: boolean;
-  durationMs: number;
 }
 
 async function json(url: string): Promise<Answer> {
@@ -366,12 +364,23 @@ function driveJobs(base: string, active: () => boolean): Promise<Record<string, 
   const loop = async (job: string) => {
     outcomes[job] = [];
     while (active()) {
-      const r = await fetch(`${base}/api/cron/${job}`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${CRON_SECRET}` },
-      }).catch(() => null);
-      const body = (r ? await r.json().catch(() => ({})) : {}) as Partial<Answer>;
-      outcomes[job]!.push(r?.status === 200 ? `${body.ok ? "ok" : "error"} ${body.durationMs} ms` : String(r?.status));
+      const authorization = `Bearer ${CRON_SECRET}`;
+      const r = await fetch(`${base}/api/cron/${job}`, { method: "POST", headers: { authorization } }).catch(
+        () => null,
+      );
+      if (r?.status !== 202) {
+        outcomes[job]!.push(String(r?.status));
+        await Bun.sleep(100);
+        continue;
+      }
+      // The route answers once the run has started; its report is read until it has finished.
+      const { runId } = (await r.json()) as { runId: string };
+      let run: { state: string; durationMs: number | null } = { state: "running", durationMs: null };
+      while (run.state === "running") {
+        await Bun.sleep(50);
+        run = await fetch(`${base}/api/cron/runs/${runId}`, { headers: { authorization } }).then((x) => x.json());
+      }
+      outcomes[job]!.push(`${run.state === "succeeded" ? "ok" : run.state} ${run.durationMs} ms`);
       await Bun.sleep(100);
     }
   };

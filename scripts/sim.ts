@@ -40,6 +40,7 @@ import { Scheduler, type JobContext } from "../src/jobs/scheduler";
 import { accountFigures, ledgerTotals } from "../src/ledger/figures";
 import { isAppError } from "../src/lib/errors";
 import { verifyLedger } from "../src/ledger/verify";
+import { moneyHalt, requestWithdrawal, withdrawableLamports } from "../src/custody";
 import { setLogSilent } from "../src/lib/log";
 import { queuePayout } from "../src/payouts/service";
 import { rebroadcastPass } from "../src/landing";
@@ -92,6 +93,9 @@ const InvariantViolation = SimInvariantViolation;
 /** A crash or takeover planned for one job run: at a crash point, or (launches) at its n-th chain read. */
 type RunPlan = { point: CrashPointName | "launches:read"; hit: number; mode: "crash" | "takeover" };
 
+/** Where the platform's withdrawals go: one address for every seed (each seed's chain is new). */
+const PLATFORM_WALLET = Keypair.fromSeed(new Uint8Array(32).fill(7)).publicKey.toBase58();
+
 let sharedConfig: Config | null = null;
 function config(): Config {
   sharedConfig ??= loadConfig({
@@ -101,6 +105,7 @@ function config(): Config {
     AUTOPAY_MIN_LAMPORTS: "1000000",
     SWEEP_MIN_LAMPORTS: "1000000",
     PLATFORM_BUYBACK_BPS: "5000",
+    PLATFORM_WALLET: PLATFORM_WALLET,
   });
   return sharedConfig;
 }
@@ -303,7 +308,7 @@ class World {
         deployer: this.deployer.publicKey.toBase58(),
         launchSignature: created.signature,
         launchedAtMs: this.nowMs,
-        platformBps: [1000, 250, 0][index % 3]!,
+        platformBps: [3000, 250, 0][index % 3]!,
         recipients: [
           { handle: a.handle, bps: 6000 },
           { handle: b.handle, bps: 4000 },
@@ -392,6 +397,12 @@ class World {
           platformBuybackBps: config().platformBuybackBps,
           now,
           sendConcurrency: 1,
+          // The custody breakers run as in production: a false halt would leave payouts queued
+          // and the settling would say so.
+          reserves: config().custody,
+          // Odd seeds read by the reading schedule (a short maximum, so quiet tokens come due
+          // within a seed's clock); even seeds read every token every run.
+          quietMaxIntervalMs: this.seed % 2 === 1 ? 300_000 : undefined,
           ...settle,
         },
         ctx,
@@ -403,7 +414,10 @@ class World {
       return `sent=${r.sent} confirmed=${r.confirmed} failed=${r.failed} replaced=${r.replaced} pending=${r.pending}`;
     }
     if (job === "burns") {
-      const r = await runBurnsJob({ db: this.db, chain: this.chain, now, ...settle }, ctx);
+      const r = await runBurnsJob(
+        { db: this.db, chain: this.chain, now, outflowCaps: config().custody, ...settle },
+        ctx,
+      );
       if (r.parts > 0) this.count("burnBuyParts", r.parts);
       return `buys=${r.buysSent} bought=${r.bought} burned=${r.burned} failed=${r.failed}${r.parts ? ` parts=${r.parts}` : ""}`;
     }
@@ -637,7 +651,7 @@ class World {
       if (rule.kind === "clear") this.count("clear");
       return `fault ${JSON.stringify(rule)}`;
     }
-    if (roll < 0.98) {
+    if (roll < 0.97) {
       const jump = this.pick([60_000, 3_600_000, 86_400_000]);
       this.nowMs += jump;
       // Time passes for the chain too: a blockhash handed out before the jump is dead after it.
@@ -645,9 +659,43 @@ class World {
       this.count("clockJump");
       return `clock +${jump}ms`;
     }
+    if (roll < 0.995) return `withdraw -> ${this.withdraw()}`;
     this.paused = !this.paused;
     setClaimsPaused(this.db, this.paused);
     return this.paused ? "claims paused" : "claims resumed";
+  }
+
+  /** The operator withdraws some of the platform's revenue, within what may be withdrawn now. */
+  withdraw(): string {
+    const least = 890_880n;
+    const most = withdrawableLamports(this.db, {
+      treasuryLamports: this.node.getBalance(this.chain.treasury.publicKey),
+      owedLamports: owedForReserves(this.db),
+      reserveLamports: config().custody.treasuryReserveLamports,
+    });
+    if (most < least) return "nothing to withdraw";
+    const lamports = least + BigInt(Math.floor(this.rand() * Number(most - least)));
+    try {
+      const w = requestWithdrawal(
+        this.db,
+        {
+          lamports,
+          reason: "sim",
+          actor: "sim",
+          wallet: PLATFORM_WALLET,
+          treasuryLamports: this.node.getBalance(this.chain.treasury.publicKey),
+          owedLamports: () => owedForReserves(this.db),
+          reserveLamports: config().custody.treasuryReserveLamports,
+          atMs: this.nowMs,
+        },
+        () => {},
+      );
+      this.count("withdrawal");
+      return `queued ${w.lamports}`;
+    } catch (error) {
+      if (isAppError(error, "INVALID_INPUT")) return `refused ${error.message}`;
+      throw error;
+    }
   }
 
   /** A trade on any token recorded (the seeded ones and those launched meanwhile): fees accrue. */
@@ -690,8 +738,14 @@ class World {
 
   /** A crash or takeover at one of the job's points (the n-th time it is reached). */
   private planFor(job: Job, mode: RunPlan["mode"]): RunPlan {
+    // The payouts run also sends and resolves withdrawals: while one is live, its points half the time.
+    const withdrawing =
+      job === "payouts" &&
+      this.db.$client.query("SELECT 1 FROM withdrawals WHERE status IN ('queued', 'sent') LIMIT 1").get() !== null &&
+      this.rand() < 0.5;
+    const prefix = withdrawing ? "withdrawals:" : `${job}:`;
     const points: RunPlan["point"][] =
-      job === "launches" ? ["launches:read"] : CRASH_POINTS.filter((p) => p.startsWith(`${job}:`));
+      job === "launches" ? ["launches:read"] : CRASH_POINTS.filter((p) => p.startsWith(prefix));
     return { point: this.pick(points), hit: mode === "crash" ? this.int(1, 2) : 1, mode };
   }
 
@@ -713,6 +767,11 @@ class World {
     const sentLanded = this.checkPayouts();
     this.checkSweeps();
     this.checkRent();
+    this.checkWithdrawals();
+    // The world is healthy (its faults are the chain's, not theft or broken books): a breaker that
+    // trips here is a false halt.
+    const halt = moneyHalt(this.db);
+    if (halt) throw new InvariantViolation(`money halted in a healthy world: ${halt.kind}: ${halt.detail}`);
     this.checkReserves(sentLanded);
     if (totals.sweptLamports < 0n) throw new InvariantViolation("negative swept");
   }
@@ -776,6 +835,29 @@ class World {
       .all();
     for (const s of failed)
       if (this.landedOk(s.signature)) throw new InvariantViolation(`sweep ${s.signature} failed but landed`);
+  }
+
+  /**
+   * No withdrawal paid twice or booked without landing: the platform wallet holds exactly the
+   * confirmed withdrawals plus those landed and not yet resolved (still `sent`).
+   */
+  private checkWithdrawals(): void {
+    const rows = this.db.$client
+      .query<{ status: string; lamports: bigint; signature: string | null }, []>(
+        "SELECT status, lamports, signature FROM withdrawals",
+      )
+      .all();
+    let expected = 0n;
+    for (const w of rows) {
+      const landed = this.landedOk(w.signature);
+      if (w.status === "failed" && landed) throw new InvariantViolation(`withdrawal ${w.signature} failed but landed`);
+      if (w.status === "confirmed" && !landed)
+        throw new InvariantViolation(`withdrawal ${w.signature} confirmed but not landed`);
+      if (w.status === "confirmed" || (w.status === "sent" && landed)) expected += BigInt(w.lamports);
+    }
+    const onChain = this.node.getBalance(new PublicKey(PLATFORM_WALLET));
+    if (onChain !== expected)
+      throw new InvariantViolation(`the platform wallet holds ${onChain}, its withdrawals say ${expected}`);
   }
 
   /** Rent the books hold in an account is there on chain: no rent booked for an account that is gone. */
@@ -842,6 +924,7 @@ class World {
     this.node.advanceSlots(MAX_JUMP_SLOTS);
     const live = this.db.$client.query<{ n: number }, []>(
       `SELECT (SELECT COUNT(*) FROM sweeps WHERE status = 'sent') + (SELECT COUNT(*) FROM payouts WHERE status IN ('sent', 'queued'))
+            + (SELECT COUNT(*) FROM withdrawals WHERE status IN ('sent', 'queued'))
             + (SELECT COUNT(*) FROM burn_buys WHERE status IN ('sent', 'bought', 'burning'))
             + (SELECT COUNT(*) FROM launch_intents WHERE status IN ('prepared', 'metadata')) AS n`,
     );

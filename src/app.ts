@@ -9,6 +9,7 @@ import { accountRoutes } from "./accounts/routes";
 import { adminPageRoutes } from "./admin/page-routes";
 import { adminRoutes } from "./admin/routes";
 import { setAsideRoutes } from "./admin/set-aside-routes";
+import { custodyRoutes } from "./admin/custody-routes";
 import { authRoutes } from "./auth/routes";
 import { createFrontDoor } from "./front-door";
 import { historyRoutes } from "./history/routes";
@@ -119,6 +120,7 @@ export function createApp(ctx: SchedulingContext) {
     .use(adminPageRoutes(ctx))
     .use(webhookRoutes(ctx))
     .use(setAsideRoutes(ctx))
+    .use(custodyRoutes(ctx))
     .use(webRoutes(ctx));
 }
 
@@ -126,8 +128,11 @@ export type App = ReturnType<typeof createApp>;
 
 /** A short sentence naming the bad field, never the schema or the value. */
 function validationMessage(error: unknown): string {
-  const e = error as { type?: string; valueError?: { path?: string } };
+  const e = error as { type?: string; valueError?: { path?: string; value?: unknown } };
   const path = e.valueError?.path?.replace(/^\//, "").replace(/\//g, ".") ?? "";
   const where = e.type === "query" ? "query parameter" : e.type === "params" ? "path parameter" : "field";
-  return path ? `The ${where} '${path}' is not valid.` : "The request is not valid.";
+  if (!path) return "The request is not valid.";
+  // A required value left out is missing, not malformed: the fix is to send it.
+  if (e.valueError && e.valueError.value === undefined) return `The ${where} '${path}' is missing.`;
+  return `The ${where} '${path}' is not valid.`;
 }

@@ -4,6 +4,7 @@
  * its value: secrets must not reach a log. With nothing set the service runs on its embedded defaults.
  */
 import { join, resolve } from "node:path";
+import { PublicKey } from "@solana/web3.js";
 import { parseTrustedProxies } from "./lib/trusted-proxies";
 import { AppError, isAppError } from "./lib/errors";
 
@@ -46,6 +47,11 @@ export interface Config {
   schedules: Record<JobNameForConfig, string>;
   jobLeaseMs: number;
   sweepMinLamports: bigint;
+  /**
+   * the longest a quiet token's vaults go unread by the sweep (SWEEP_QUIET_MAX_INTERVAL_MS);
+   * null: every token is read on every run
+   */
+  sweepQuietMaxIntervalMs: number | null;
   platformBps: number;
   platformBuybackBps: number;
   maxRecipients: number;
@@ -53,6 +59,20 @@ export interface Config {
   burnSlippageBps: number;
   /** the most one burn buy may move the price it pays (basis points); larger orders are bought in parts */
   burnMaxPriceImpactBps: number;
+  /** custody controls (src/custody): breakers, review, platform withdrawals */
+  custody: {
+    /** lamports that may leave the treasury (payouts, burn buys, withdrawals) in a rolling hour / day */
+    outflowMaxLamportsPerHour: bigint;
+    outflowMaxLamportsPerDay: bigint;
+    /** a single payout above this waits as `held` until an operator approves it */
+    payoutReviewLamports: bigint;
+    /** how far the treasury may sit below what is owed (less what is in flight) before money halts */
+    shortfallToleranceLamports: bigint;
+    /** the fee and rent budget a withdrawal must leave in the treasury's surplus */
+    treasuryReserveLamports: bigint;
+    /** where platform withdrawals go (environment only: no API changes it); null: withdrawals off */
+    platformWallet: string | null;
+  };
   /** priority fees and send endpoints of every transaction the service signs (src/chain/landing.ts) */
   landing: {
     feeMinMicroLamports: bigint;
@@ -132,6 +152,23 @@ function lamports(env: Env, name: string, fallback: bigint): bigint {
   const value = BigInt(raw);
   if (value > 9_223_372_036_854_775_807n) throw new ConfigError(`${name} must be a whole number of lamports`);
   return value;
+}
+
+/** A base58 Solana address (32 bytes), or null when unset. */
+function walletAddress(env: Env, name: string): string | null {
+  const raw = str(env, name);
+  if (raw === null) return null;
+  if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(raw) || !isSolanaAddress(raw))
+    throw new ConfigError(`${name} must be a Solana address`);
+  return raw;
+}
+
+function isSolanaAddress(address: string): boolean {
+  try {
+    return new PublicKey(address).toBytes().length === 32;
+  } catch {
+    return false;
+  }
 }
 
 function flag(env: Env, name: string, fallback: boolean): boolean {
@@ -283,9 +320,18 @@ function landingSettings(env: Env): Pick<Config, "landing" | "rebroadcastMs"> {
   };
 }
 
+/** 0 reads every token on every run (as before the reading schedule); else 5 minutes to a week. */
+function quietMaxInterval(env: Env): number | null {
+  const ms = int(env, "SWEEP_QUIET_MAX_INTERVAL_MS", 6 * 3_600_000, 0, 7 * 86_400_000);
+  if (ms !== 0 && ms < 300_000)
+    throw new ConfigError("SWEEP_QUIET_MAX_INTERVAL_MS must be 0 or from 300000 to 604800000");
+  return ms === 0 ? null : ms;
+}
+
 function moneySettings(env: Env) {
   return {
     sweepMinLamports: lamports(env, "SWEEP_MIN_LAMPORTS", 5_000_000n),
+    sweepQuietMaxIntervalMs: quietMaxInterval(env),
     platformBps: int(env, "PLATFORM_BPS", 1000, 0, 5000),
     platformBuybackBps: int(env, "PLATFORM_BUYBACK_BPS", 0, 0, 10_000),
     maxRecipients: int(env, "MAX_RECIPIENTS", 10, 1, 10),
@@ -295,6 +341,14 @@ function moneySettings(env: Env) {
     autopayMinLamports: lamports(env, "AUTOPAY_MIN_LAMPORTS", 10_000_000n),
     burnSlippageBps: int(env, "BURN_SLIPPAGE_BPS", 100, 0, 5_000),
     burnMaxPriceImpactBps: int(env, "BURN_MAX_PRICE_IMPACT_BPS", 200, 1, 5_000),
+    custody: {
+      outflowMaxLamportsPerHour: lamports(env, "OUTFLOW_MAX_LAMPORTS_PER_HOUR", 1_000_000_000_000n),
+      outflowMaxLamportsPerDay: lamports(env, "OUTFLOW_MAX_LAMPORTS_PER_DAY", 5_000_000_000_000n),
+      payoutReviewLamports: lamports(env, "PAYOUT_REVIEW_LAMPORTS", 100_000_000_000n),
+      shortfallToleranceLamports: lamports(env, "SHORTFALL_TOLERANCE_LAMPORTS", 0n),
+      treasuryReserveLamports: lamports(env, "TREASURY_RESERVE_LAMPORTS", 100_000_000n),
+      platformWallet: walletAddress(env, "PLATFORM_WALLET"),
+    },
   };
 }
 
@@ -428,5 +482,12 @@ export function exitOnConfigError(error: unknown): never {
 
 /** A test configuration: embedded defaults, jobs off, an isolated data dir. */
 export function testConfig(overrides: Env = {}): Config {
-  return loadConfig({ DATA_DIR: `/tmp/cfl-test-${crypto.randomUUID()}`, JOBS: "0", DEMO: "0", ...overrides });
+  return loadConfig({
+    DATA_DIR: `/tmp/cfl-test-${crypto.randomUUID()}`,
+    JOBS: "0",
+    DEMO: "0",
+    // Tests trade and sweep at once, with no indexer: every token read every run unless a test asks.
+    SWEEP_QUIET_MAX_INTERVAL_MS: "0",
+    ...overrides,
+  });
 }

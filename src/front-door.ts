@@ -83,15 +83,15 @@ export function createFrontDoor(ctx: FrontDoorOptions) {
     if (!kind) return undefined;
     const check = operatorCheck(ctx, kind, request);
     if (!check.enabled) return refuse(404, "No such route.");
+    // The right secret passes before the failure count is looked at: guesses from an address the
+    // operator shares must not lock the operator out. The page's sign-in counts its own failures.
+    const signIn = kind === "admin" && path.replace(/\/$/, "") === ADMIN_SIGN_IN_PATH;
+    if (check.authorized || signIn) return undefined;
     const rule = operatorFailureRule(kind);
     const before = ctx.limiter.peek(rule, key);
     if (!before.allowed) return refuse(429, TOO_MANY, { "retry-after": before.headers["retry-after"]! });
-    const signIn = kind === "admin" && path.replace(/\/$/, "") === ADMIN_SIGN_IN_PATH;
-    if (!check.authorized && !signIn) {
-      ctx.limiter.hit(rule, key);
-      return refuse(404, "No such route.");
-    }
-    return undefined;
+    ctx.limiter.hit(rule, key);
+    return refuse(404, "No such route.");
   }
 
   /** The per-IP limit of SPEC's Limits table; its headers go on every answer of the route. */

@@ -31,6 +31,8 @@ export function registerJobs(ctx: SchedulingContext, options: RegisterJobsOption
         sweepMinLamports: config.sweepMinLamports,
         platformBuybackBps: config.platformBuybackBps,
         now: ctx.now,
+        reserves: config.custody,
+        quietMaxIntervalMs: config.sweepQuietMaxIntervalMs ?? undefined,
       },
       job,
     );
@@ -53,6 +55,7 @@ export function registerJobs(ctx: SchedulingContext, options: RegisterJobsOption
         now: ctx.now,
         slippageBps: config.burnSlippageBps,
         maxPriceImpactBps: config.burnMaxPriceImpactBps,
+        outflowCaps: config.custody,
       },
       job,
     );

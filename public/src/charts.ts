@@ -8,7 +8,7 @@ import uPlot from "uplot";
 import { api } from "./api";
 import { h } from "./dom";
 import { lamportsToSol } from "./money";
-import { absoluteTime } from "./time";
+import { absoluteTime, dayLabel } from "./time";
 import type { SolvencyPoint, TokenHistoryPoint } from "../../src/history/queries";
 import { errorBox, loading, table } from "./ui";
 
@@ -45,15 +45,44 @@ function legend(items: { label: string; color: string }[]): HTMLElement {
   );
 }
 
-/** Mounts a uPlot chart that follows its box's width (down to a 360 px phone). */
+/**
+ * Mounts a uPlot chart that follows its box's width (down to a 360 px phone). Pointing at (or
+ * tapping) the chart shows that point's exact figures in a tip beside the cursor.
+ */
 function mount(
   box: HTMLElement,
   options: Omit<uPlot.Options, "width" | "height">,
   data: uPlot.AlignedData,
   signal: AbortSignal,
+  tipText: (index: number) => string | null,
 ): void {
   const width = () => Math.max(240, Math.floor(box.clientWidth || box.getBoundingClientRect().width || 320));
-  const plot = new uPlot({ ...options, width: width(), height: CHART_HEIGHT_PX }, data, box);
+  const tip = h("div", { className: "chart-tip", hidden: true, "aria-hidden": "true" });
+  const showTip = (u: uPlot) => {
+    const index = u.cursor.idx;
+    const text = index === null || index === undefined ? null : tipText(index);
+    if (!text || u.cursor.left === undefined || u.cursor.left < 0) {
+      tip.hidden = true;
+      return;
+    }
+    tip.textContent = text;
+    tip.hidden = false;
+    const left = u.cursor.left + u.over.offsetLeft;
+    const room = box.clientWidth - tip.offsetWidth - 4;
+    tip.style.left = `${Math.max(0, Math.min(left + 12, room))}px`;
+    tip.style.top = `${Math.max(0, (u.cursor.top ?? 0) + u.over.offsetTop - tip.offsetHeight - 8)}px`;
+  };
+  const plot = new uPlot(
+    {
+      ...options,
+      width: width(),
+      height: CHART_HEIGHT_PX,
+      hooks: { ...options.hooks, setCursor: [...(options.hooks?.setCursor ?? []), showTip] },
+    },
+    data,
+    box,
+  );
+  box.append(tip);
   const observer = new ResizeObserver(() => plot.setSize({ width: width(), height: CHART_HEIGHT_PX }));
   observer.observe(box);
   signal.addEventListener("abort", () => {
@@ -64,10 +93,30 @@ function mount(
 
 const axisFont = "12px system-ui, sans-serif";
 
-function axes(text: string, line: string, yLabel: string): uPlot.Axis[] {
+type TickLabels = (splits: number[]) => string[];
+
+/** Ticks in the page's one date format: "26 Nov", and "26 Nov 16:15" when a chart spans under two days. */
+function timeTicks(timeZone: string | undefined): TickLabels {
+  const day = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", timeZone });
+  const hour = new Intl.DateTimeFormat("en-GB", {
+    day: "numeric",
+    month: "short",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+    timeZone,
+  });
+  return (splits) => {
+    const span = (splits[splits.length - 1] ?? 0) - (splits[0] ?? 0);
+    const f = span < 2 * DAY_SEC ? hour : day;
+    return splits.map((sec) => f.format(new Date(sec * 1000)));
+  };
+}
+
+function axes(text: string, line: string, yLabel: string, xTicks: TickLabels): uPlot.Axis[] {
   const base = { stroke: text, font: axisFont, grid: { stroke: line, width: 1 }, ticks: { stroke: line, width: 1 } };
   return [
-    { ...base, space: 70 },
+    { ...base, space: 70, values: (_u, splits) => xTicks(splits) },
     {
       ...base,
       size: 56,
@@ -80,7 +129,10 @@ function axes(text: string, line: string, yLabel: string): uPlot.Axis[] {
   ];
 }
 
+const DAY_SEC = 86_400;
 const dayStartSec = (day: string) => Date.parse(`${day}T00:00:00Z`) / 1000;
+/** The chart's UTC days are labelled as UTC days, whatever the browser's zone. */
+const utcDate = (sec: number) => uPlot.tzDate(new Date(sec * 1000), "Etc/UTC");
 
 /** The token page's daily fees: recipients' and platform's parts stacked, with the figures as a table. */
 export function feeChart(mint: string, signal: AbortSignal, days = 90): HTMLElement {
@@ -110,7 +162,7 @@ export function feeChart(mint: string, signal: AbortSignal, days = 90): HTMLElem
     const best = history.points.reduce((a, b) => (BigInt(b.sweptLamports) > BigInt(a.sweptLamports) ? b : a));
     const summary =
       `Fees swept on ${history.points.length} of the last ${days} days, ${lamportsToSol(total)} SOL in all; ` +
-      `the most in one day was ${lamportsToSol(best.sweptLamports)} SOL on ${best.day}.`;
+      `the most in one day was ${lamportsToSol(best.sweptLamports)} SOL on ${dayLabel(best.day)}.`;
     const accent = cssColor("--accent", "#8b72ff");
     const warn = cssColor("--warn", "#f5b942");
     const box = h("div", { className: "chart-box", role: "img", "aria-label": summary });
@@ -129,7 +181,7 @@ export function feeChart(mint: string, signal: AbortSignal, days = 90): HTMLElem
         table(
           ["Day (UTC)", "Swept", "Recipients' part", "Platform's part", "Sweeps"],
           history.points.map((p) => [
-            p.day,
+            dayLabel(p.day),
             `${lamportsToSol(p.sweptLamports)} SOL`,
             `${lamportsToSol(recipientsPart(p))} SOL`,
             `${lamportsToSol(p.platformLamports)} SOL`,
@@ -139,6 +191,23 @@ export function feeChart(mint: string, signal: AbortSignal, days = 90): HTMLElem
         ),
       ),
     );
+    // Every day of the window gets its place (zero where nothing was swept), so the time axis
+    // always spans the window and one busy day is one bar among the others.
+    const byDay = new Map(history.points.map((p) => [p.day, p]));
+    const todaySec = Math.floor(Date.now() / 1000 / DAY_SEC) * DAY_SEC;
+    const lastSec = Math.max(todaySec, ...history.points.map((p) => dayStartSec(p.day)));
+    const daySecs = Array.from({ length: days }, (_, i) => lastSec - (days - 1 - i) * DAY_SEC);
+    const dayOf = (sec: number) => new Date(sec * 1000).toISOString().slice(0, 10);
+    const tipText = (index: number) => {
+      const sec = daySecs[index];
+      if (sec === undefined) return null;
+      const p = byDay.get(dayOf(sec));
+      if (!p) return `${dayLabel(dayOf(sec))}: nothing swept`;
+      return (
+        `${dayLabel(p.day)}: ${lamportsToSol(p.sweptLamports)} SOL swept ` +
+        `(recipients ${lamportsToSol(recipientsPart(p))}, platform ${lamportsToSol(p.platformLamports)})`
+      );
+    };
     const bars = uPlot.paths.bars!({ size: [0.7, 40], align: 0 });
     // Drawn in order: the whole day first in the platform's colour, then the recipients' part over
     // it from the axis up, so what shows of the first bar is the platform's part, stacked on top.
@@ -146,12 +215,13 @@ export function feeChart(mint: string, signal: AbortSignal, days = 90): HTMLElem
       box,
       {
         legend: { show: false },
+        tzDate: utcDate,
         cursor: { show: true, points: { show: false } },
         scales: {
-          x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] },
+          x: { time: true, range: () => [daySecs[0]!, daySecs[daySecs.length - 1]! + DAY_SEC] },
           y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
         },
-        axes: axes(cssColor("--muted", "#9aa3b5"), cssColor("--line", "#2a2f3a"), "SOL"),
+        axes: axes(cssColor("--muted", "#9aa3b5"), cssColor("--line", "#2a2f3a"), "SOL", timeTicks("UTC")),
         series: [
           {},
           { label: "Swept", fill: warn, stroke: warn, paths: bars, points: { show: false } },
@@ -159,11 +229,18 @@ export function feeChart(mint: string, signal: AbortSignal, days = 90): HTMLElem
         ],
       },
       [
-        history.points.map((p) => dayStartSec(p.day) + 43_200),
-        history.points.map((p) => solForPlot(p.sweptLamports)),
-        history.points.map((p) => solForPlot(recipientsPart(p))),
+        daySecs.map((sec) => sec + DAY_SEC / 2),
+        daySecs.map((sec) => {
+          const p = byDay.get(dayOf(sec));
+          return p ? solForPlot(p.sweptLamports) : 0;
+        }),
+        daySecs.map((sec) => {
+          const p = byDay.get(dayOf(sec));
+          return p ? solForPlot(recipientsPart(p)) : 0;
+        }),
       ],
       signal,
+      tipText,
     );
   })();
   return section;
@@ -222,7 +299,7 @@ export function solvencyChart(signal: AbortSignal, days = 30): HTMLElement {
         { className: "chart-table" },
         h("summary", null, "Show the figures as a table"),
         table(
-          ["Time (UTC)", "Treasury", "Owed", "Surplus", "Solvent"],
+          ["Time", "Treasury", "Owed", "Surplus", "Solvent"],
           [...points]
             .reverse()
             .map((p) => [
@@ -242,7 +319,7 @@ export function solvencyChart(signal: AbortSignal, days = 30): HTMLElement {
         legend: { show: false },
         cursor: { show: true, points: { show: false } },
         scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
-        axes: axes(cssColor("--muted", "#9aa3b5"), cssColor("--line", "#2a2f3a"), "SOL"),
+        axes: axes(cssColor("--muted", "#9aa3b5"), cssColor("--line", "#2a2f3a"), "SOL", timeTicks(undefined)),
         series: [
           {},
           { label: "Treasury", stroke: ok, width: 2, points: { show: points.length < 60, size: 5, fill: ok } },
@@ -261,6 +338,14 @@ export function solvencyChart(signal: AbortSignal, days = 30): HTMLElement {
         points.map((p) => solForPlot(p.owedLamports)),
       ],
       signal,
+      (index) => {
+        const p = points[index];
+        if (!p) return null;
+        return (
+          `${absoluteTime(p.at, { seconds: false })}: treasury ${lamportsToSol(p.treasuryLamports)} SOL, ` +
+          `owed ${lamportsToSol(p.owedLamports)} SOL`
+        );
+      },
     );
   })();
   return section;

@@ -5,24 +5,18 @@ import { route, setOnNavigate, startRouter } from "./router";
 import type { Me } from "./types";
 import { refreshTimes } from "./ui";
 import { explorePage } from "./pages/explore";
-import { tokenPage } from "./pages/token";
-import { accountPage } from "./pages/account";
-import { mePage } from "./pages/me";
-import { launchPage } from "./pages/launch";
-import { ledgerPage } from "./pages/ledger";
-import { statsPage } from "./pages/stats";
-import { proofPage } from "./pages/proof";
-import { adminPage } from "./pages/admin";
 
+// Explore is the front door and comes with the bundle; every other page is its own chunk, loaded
+// when first visited, so no page downloads the operator's, the launch's or the charts' code.
 route("/", "Explore", async () => explorePage);
-route("/token/:mint", "Token", async () => tokenPage);
-route("/idp/:handle", "Account", async () => accountPage);
-route("/me", "Your account", async () => mePage);
-route("/launch", "Launch a token", async () => launchPage);
-route("/ledger", "Ledger", async () => ledgerPage);
-route("/stats", "Stats", async () => statsPage);
-route("/proof", "Proof of reserves", async () => proofPage);
-route("/admin", "Operator", async () => adminPage);
+route("/token/:mint", "Token", async () => (await import("./pages/token")).tokenPage);
+route("/idp/:handle", "Account", async () => (await import("./pages/account")).accountPage);
+route("/me", "Your account", async () => (await import("./pages/me")).mePage);
+route("/launch", "Launch a token", async () => (await import("./pages/launch")).launchPage);
+route("/ledger", "Ledger", async () => (await import("./pages/ledger")).ledgerPage);
+route("/stats", "Stats", async () => (await import("./pages/stats")).statsPage);
+route("/proof", "Proof of reserves", async () => (await import("./pages/proof")).proofPage);
+route("/admin", "Operator", async () => (await import("./pages/admin")).adminPage);
 
 setOnNavigate((path) => {
   for (const a of Array.from(document.querySelectorAll<HTMLAnchorElement>("#nav a"))) {

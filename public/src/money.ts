@@ -28,16 +28,44 @@ export function parseLamports(text: string): bigint {
 }
 
 /**
- * What a user types ("0.5", "1,000.25", ".1") to lamports; null when it is not an amount or has
- * more than nine decimals (a lamport is the smallest unit, so rounding would be guessing).
+ * What a user types ("0.5", "0,5", "1,000.25", "1.000,25", ".1") to lamports; null when it is not
+ * an amount or has more than nine decimals (a lamport is the smallest unit, so rounding would be
+ * guessing). A comma is the decimal mark wherever it cannot be a thousands separator: "0,05" is
+ * five hundredths, "1,000" is a thousand, "1,5" is one and a half.
  */
 export function solToLamports(input: string): bigint | null {
-  const text = input.trim().replace(/[,_\s]/g, "");
-  const match = /^(\d*)(?:\.(\d*))?$/.exec(text);
+  const text = input.trim().replace(/[_\s\u00a0\u202f']/g, "");
+  const normalized = normalizeDecimal(text);
+  if (normalized === null) return null;
+  const match = /^(\d*)(?:\.(\d*))?$/.exec(normalized);
   if (!match || (match[1] === "" && (match[2] ?? "") === "")) return null;
   const frac = match[2] ?? "";
   if (frac.length > 9) return null;
   return BigInt(match[1] || "0") * LAMPORTS_PER_SOL + BigInt(frac.padEnd(9, "0") || "0");
+}
+
+/** Groups of three after a non-zero lead group: how a thousands separator is used. */
+const grouped = (whole: string, mark: "," | ".") => new RegExp(`^[1-9]\\d{0,2}(?:\\${mark}\\d{3})+$`).test(whole);
+
+/** The amount with "." as its only mark, or null when its marks cannot be read one way. */
+function normalizeDecimal(text: string): string | null {
+  const commas = text.split(",").length - 1;
+  const dots = text.split(".").length - 1;
+  if (commas > 0 && dots > 0) {
+    // Both marks: the last one is the decimal mark, the other must group thousands before it.
+    const decimal = text.lastIndexOf(",") > text.lastIndexOf(".") ? "," : ".";
+    const group = decimal === "," ? "." : ",";
+    const at = text.lastIndexOf(decimal);
+    const whole = text.slice(0, at);
+    if (text.split(decimal).length - 1 !== 1 || !grouped(whole, group)) return null;
+    return `${whole.split(group).join("")}.${text.slice(at + 1)}`;
+  }
+  if (commas > 0) {
+    if (grouped(text, ",")) return text.replace(/,/g, "");
+    return commas === 1 ? text.replace(",", ".") : null;
+  }
+  if (dots > 1) return grouped(text, ".") ? text.replace(/\./g, "") : null;
+  return text;
 }
 
 function groupThousands(digits: string): string {
@@ -52,6 +80,30 @@ export function usd(value: number | null | undefined): string {
     currency: "USD",
     notation: value >= 100_000 ? "compact" : "standard",
     maximumFractionDigits: value >= 100_000 ? 1 : 0,
+  }).format(value);
+}
+
+/**
+ * A lamport amount's value in USD at `solUsd` dollars per SOL, for showing beside the exact SOL
+ * figure: "$300.00", "< $0.01"; null for zero or an unreadable amount. A float is fine here: the
+ * price itself is an estimate, and the SOL figure next to it stays exact.
+ */
+export function usdOfLamports(lamports: string | bigint, solUsd: number): string | null {
+  let raw: bigint;
+  try {
+    raw = typeof lamports === "bigint" ? lamports : parseLamports(lamports);
+  } catch {
+    return null;
+  }
+  if (raw <= 0n || !Number.isFinite(solUsd) || solUsd <= 0) return null;
+  const value = (Number(raw) / 1e9) * solUsd;
+  if (value < 0.01) return "< $0.01";
+  return new Intl.NumberFormat("en-US", {
+    style: "currency",
+    currency: "USD",
+    notation: value >= 1_000_000 ? "compact" : "standard",
+    maximumFractionDigits: value >= 1_000_000 ? 2 : 2,
+    minimumFractionDigits: value >= 1_000_000 ? 0 : 2,
   }).format(value);
 }
 

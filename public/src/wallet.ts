@@ -1,8 +1,11 @@
 /**
- * Wallets for the launch: any browser wallet that registers through the Wallet Standard
- * (Phantom, Solflare, Backpack...) and, on the embedded local chain, a built-in local wallet whose
- * key lives in this browser's localStorage so the whole flow works offline.
+ * Browser wallets: any wallet that registers through the Wallet Standard (Phantom, Solflare,
+ * Backpack...), found with the standard's own `@wallet-standard/app`, for the launch (which signs)
+ * and the claim (which only needs the address); and, on the embedded local chain, a built-in local
+ * wallet whose key lives in this browser's localStorage so the whole flow works offline.
  */
+import { getWallets } from "@wallet-standard/app";
+import type { Wallet, WalletAccount } from "@wallet-standard/base";
 import bs58 from "bs58";
 import { parseTransaction, withSignature } from "./txwire";
 
@@ -17,103 +20,116 @@ export interface LaunchWallet {
   signTransactions(wires: Uint8Array[]): Promise<Uint8Array[]>;
 }
 
-/** Minimal Wallet Standard shapes (the standard's own types would add a dependency for nothing). */
-interface StdAccount {
-  address: string;
-  publicKey: Uint8Array;
-  chains: readonly string[];
-  features: readonly string[];
+/** The features this page uses, as the standard names them; each is checked before use. */
+interface ConnectFeature {
+  connect(): Promise<{ accounts?: readonly WalletAccount[] }>;
 }
-interface StdWallet {
-  name: string;
-  icon: string;
-  chains: readonly string[];
-  accounts: readonly StdAccount[];
-  /** what a usable wallet offers; any wallet may offer more or less, so each is checked before use */
-  features: Partial<StdFeatures>;
+interface SignMessageFeature {
+  signMessage(input: { account: WalletAccount; message: Uint8Array }): Promise<{ signature: Uint8Array }[]>;
 }
-interface StdFeatures {
-  "standard:connect": { connect(): Promise<{ accounts?: readonly StdAccount[] }> };
-  "solana:signMessage": {
-    signMessage(input: { account: StdAccount; message: Uint8Array }): Promise<{ signature: Uint8Array }[]>;
-  };
-  "solana:signTransaction": {
-    signTransaction(
-      ...inputs: { account: StdAccount; transaction: Uint8Array; chain: string }[]
-    ): Promise<{ signedTransaction: Uint8Array }[]>;
-  };
+interface SignTransactionFeature {
+  signTransaction(
+    ...inputs: { account: WalletAccount; transaction: Uint8Array; chain: string }[]
+  ): Promise<{ signedTransaction: Uint8Array }[]>;
 }
 
-const registered = new Set<StdWallet>();
-const listeners = new Set<() => void>();
+const feature = <T>(w: Wallet, name: string): T | null => (w.features[name as `${string}:${string}`] as T) ?? null;
 
-function register(...wallets: StdWallet[]): () => void {
-  for (const w of wallets) registered.add(w);
-  for (const l of listeners) l();
-  return () => {
-    for (const w of wallets) registered.delete(w);
-    for (const l of listeners) l();
-  };
-}
-
-let started = false;
-/** Starts listening for wallets (idempotent). Wallets that loaded earlier answer app-ready. */
+let wallets: ReturnType<typeof getWallets> | null = null;
+/** Starts listening for wallets (idempotent); wallets that loaded earlier answer the app-ready event. */
 export function discoverWallets(): void {
-  if (started) return;
-  started = true;
-  const api = Object.freeze({ register });
-  window.addEventListener("wallet-standard:register-wallet", ((event: CustomEvent) => {
-    try {
-      event.detail(api);
-    } catch {
-      // A misbehaving wallet must not break the page.
-    }
-  }) as EventListener);
-  window.dispatchEvent(new CustomEvent("wallet-standard:app-ready", { detail: api }));
+  wallets ??= getWallets();
 }
 
 export function onWalletsChanged(fn: () => void): () => void {
-  listeners.add(fn);
-  return () => listeners.delete(fn);
+  discoverWallets();
+  const offRegister = wallets!.on("register", fn);
+  const offUnregister = wallets!.on("unregister", fn);
+  return () => {
+    offRegister();
+    offUnregister();
+  };
 }
 
-function usable(w: StdWallet): boolean {
-  return Boolean(
-    w.features["standard:connect"] &&
-      w.features["solana:signMessage"] &&
-      w.features["solana:signTransaction"] &&
-      w.chains.some((c) => c.startsWith("solana:")),
-  );
+const onSolana = (w: Wallet) => w.chains.some((c) => c.startsWith("solana:"));
+const safeIcon = (w: Wallet) => (typeof w.icon === "string" && w.icon.startsWith("data:image/") ? w.icon : null);
+
+/** What a claim needs from a wallet: its name and the address it shares on connecting. */
+export interface ConnectableWallet {
+  name: string;
+  icon: string | null;
+  /** the first Solana account the wallet shares */
+  connect(): Promise<string>;
 }
 
+async function connectAccount(w: Wallet): Promise<WalletAccount> {
+  const { accounts } = await feature<ConnectFeature>(w, "standard:connect")!.connect();
+  const account =
+    (accounts ?? []).find((a) => a.chains.some((c) => c.startsWith("solana:"))) ??
+    accounts?.[0] ??
+    w.accounts.find((a) => a.chains.some((c) => c.startsWith("solana:"))) ??
+    w.accounts[0];
+  if (!account) throw new Error(`${w.name} did not share an account.`);
+  return account;
+}
+
+/** Wallets that can share a Solana address (enough to claim to). */
+export function addressWallets(): ConnectableWallet[] {
+  discoverWallets();
+  return wallets!
+    .get()
+    .filter((w) => onSolana(w) && feature(w, "standard:connect"))
+    .map((w) => ({
+      name: w.name,
+      icon: safeIcon(w),
+      connect: async () => (await connectAccount(w)).address,
+    }));
+}
+
+/** Wallets that can also sign the launch's message and transactions. */
 export function standardWallets(): { name: string; icon: string | null; connect: () => Promise<LaunchWallet> }[] {
-  return [...registered].filter(usable).map((w) => ({
-    name: w.name,
-    icon: typeof w.icon === "string" && w.icon.startsWith("data:image/") ? w.icon : null,
-    connect: async () => {
-      const { accounts } = await w.features["standard:connect"]!.connect();
-      const account: StdAccount | undefined = accounts?.[0] ?? w.accounts[0];
-      if (!account) throw new Error(`${w.name} did not share an account.`);
-      const chain = account.chains.find((c) => c.startsWith("solana:")) ?? "solana:mainnet";
-      return {
-        id: `std:${w.name}`,
-        name: w.name,
-        icon: typeof w.icon === "string" && w.icon.startsWith("data:image/") ? w.icon : null,
-        address: account.address,
-        async signMessage(message) {
-          const [out] = await w.features["solana:signMessage"]!.signMessage({ account, message });
-          return new Uint8Array(out!.signature);
-        },
-        async signTransactions(transactions) {
-          const outputs = await w.features["solana:signTransaction"]!.signTransaction(
-            ...transactions.map((transaction) => ({ account, transaction, chain })),
-          );
-          return outputs.map((o) => new Uint8Array(o.signedTransaction));
-        },
-      };
-    },
-  }));
+  discoverWallets();
+  return wallets!
+    .get()
+    .filter(
+      (w) =>
+        onSolana(w) &&
+        feature(w, "standard:connect") &&
+        feature(w, "solana:signMessage") &&
+        feature(w, "solana:signTransaction"),
+    )
+    .map((w) => ({
+      name: w.name,
+      icon: safeIcon(w),
+      connect: async () => {
+        const account = await connectAccount(w);
+        const chain = account.chains.find((c) => c.startsWith("solana:")) ?? "solana:mainnet";
+        return {
+          id: `std:${w.name}`,
+          name: w.name,
+          icon: safeIcon(w),
+          address: account.address,
+          async signMessage(message) {
+            const [out] = await feature<SignMessageFeature>(w, "solana:signMessage")!.signMessage({ account, message });
+            return new Uint8Array(out!.signature);
+          },
+          async signTransactions(transactions) {
+            const outputs = await feature<SignTransactionFeature>(w, "solana:signTransaction")!.signTransaction(
+              ...transactions.map((transaction) => ({ account, transaction, chain })),
+            );
+            return outputs.map((o) => new Uint8Array(o.signedTransaction));
+          },
+        };
+      },
+    }));
 }
+
+/** Where to get a wallet when this browser has none. */
+export const WALLET_SITES: [string, string][] = [
+  ["Phantom", "https://phantom.com/download"],
+  ["Solflare", "https://solflare.com/download"],
+  ["Backpack", "https://backpack.app/download"],
+];
 
 /** An ed25519 key held by WebCrypto; its private part is stored as JWK in localStorage. */
 export class LocalKey {

@@ -3,6 +3,7 @@
  * the checks in the order the user's mistakes are reported, then the write. Every refusal is an
  * AppError whose message is the sentence the user reads.
  */
+import { claimsPausedReason } from "../custody";
 import type { AppContext } from "../context";
 import { accounts, balanceOf } from "../ledger";
 import { AppError, isAppError } from "../lib/errors";
@@ -13,7 +14,6 @@ import { checkPayoutWallet, parseWalletAddress } from "./wallet";
 
 const I64_MAX = 9_223_372_036_854_775_807n;
 const ROUTINGS: readonly Routing[] = ["hold", "autopay", "burn"];
-const CLAIMS_PAUSED = "Claims are paused for now; your balance is untouched. Try again later.";
 const IN_FLIGHT = "A payout is already queued or in flight; wait until it is sent and confirmed.";
 
 const refuse = (message: string) => new AppError("INVALID_INPUT", message);
@@ -33,7 +33,7 @@ function hasLivePayout(ctx: AppContext, idpUserId: string): boolean {
   return (
     ctx.db.$client
       .query<{ one: bigint }, [string]>(
-        "SELECT 1 AS one FROM payouts WHERE idp_user_id = ? AND status IN ('queued', 'sent') LIMIT 1",
+        "SELECT 1 AS one FROM payouts WHERE idp_user_id = ? AND status IN ('held', 'queued', 'sent') LIMIT 1",
       )
       .get(idpUserId) !== null
   );
@@ -70,7 +70,8 @@ export async function claim(ctx: AppContext, idpUserId: string, input: ClaimInpu
   if (input.wallet === undefined || input.wallet === null) throw refuse("Name the wallet to pay.");
   parseWalletAddress(input.wallet);
   const lamports = parseLamports(input.lamports);
-  if (getClaimsPaused(ctx.db)) throw new AppError("CLAIMS_PAUSED", CLAIMS_PAUSED);
+  const paused = claimsPausedReason(ctx.db);
+  if (paused) throw new AppError("CLAIMS_PAUSED", paused);
   const min = getMinClaimLamports(ctx.db, ctx.config);
   const refusalNow = () => amountRefusal(balanceOf(ctx.db, accounts.user(idpUserId)), lamports, min);
 
@@ -83,13 +84,22 @@ export async function claim(ctx: AppContext, idpUserId: string, input: ClaimInpu
   try {
     const queued = queuePayout(
       ctx.db,
-      { idpUserId, lamports, wallet, kind: "claim", minLamports: min, atMs: ctx.now() },
+      {
+        idpUserId,
+        lamports,
+        wallet,
+        kind: "claim",
+        minLamports: min,
+        atMs: ctx.now(),
+        reviewLamports: ctx.config.custody.payoutReviewLamports,
+      },
       // A pause that lands while the wallet was being checked still stops this claim.
       () => {
-        if (getClaimsPaused(ctx.db)) throw new AppError("CLAIMS_PAUSED", CLAIMS_PAUSED);
+        const pausedNow = claimsPausedReason(ctx.db);
+        if (pausedNow) throw new AppError("CLAIMS_PAUSED", pausedNow);
       },
     );
-    return { payoutId: queued.payoutId, lamports: queued.lamports.toString(), status: "queued" as const };
+    return { payoutId: queued.payoutId, lamports: queued.lamports.toString(), status: queued.status };
   } catch (error) {
     // The service's own words are for the log; the user reads the sentence of the refusal.
     switch (payoutRefusal(error)) {

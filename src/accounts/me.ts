@@ -3,6 +3,7 @@
  * account record's for the signed-in user id; the record builder is reused for the two arrays so
  * both answers always agree.
  */
+import { claimsPausedReason } from "../custody";
 import type { Db } from "../../db/client";
 import type { Config } from "../config";
 import { accountFigures } from "../ledger";
@@ -41,6 +42,8 @@ export interface SignedIn extends Omit<SignedOut, "signedIn"> {
   minClaimLamports: string;
   autopayMinLamports: string;
   claimsPaused: boolean;
+  /** why claims are paused, in plain words (the operator's pause, or a custody halt); null when they are not */
+  claimsPausedReason: string | null;
 }
 
 export function signedOut(config: Config): SignedOut {
@@ -79,6 +82,7 @@ export function meOf(db: Db, config: Config, idpUserId: string): SignedIn | Sign
     ? { payouts: record.payouts, nextCursor: record.payoutsNextCursor }
     : payoutsPage(db, idpUserId, null, ACCOUNT_PAGE_SIZE);
   const settings = settingsInForce(db, config);
+  const pausedReason = claimsPausedReason(db);
   return {
     ...signedOut(config),
     signedIn: true,
@@ -101,6 +105,7 @@ export function meOf(db: Db, config: Config, idpUserId: string): SignedIn | Sign
     payoutsNextCursor: payouts.nextCursor,
     minClaimLamports: settings.minClaimLamports.toString(),
     autopayMinLamports: settings.autopayMinLamports.toString(),
-    claimsPaused: settings.claimsPaused,
+    claimsPaused: pausedReason !== null,
+    claimsPausedReason: pausedReason,
   };
 }

@@ -4,6 +4,7 @@
  * are keyset positions: payouts by id, tokens by (launch time, mint), both newest first, so a new
  * payout or launch never shifts a page. They are opaque to clients; a malformed one is a 400.
  */
+import { integerQuery } from "../http/params";
 import { AppError } from "../lib/errors";
 
 /** Items inline in the record and per page. */
@@ -57,11 +58,11 @@ export function parseTokenCursor(cursor: string): TokenPosition {
   return { launchedAtMs, mint };
 }
 
-/** `limit` from a query: 1 to 100, default 100. */
-export function pageLimit(raw: string | undefined): number {
-  if (raw === undefined) return ACCOUNT_PAGE_SIZE;
-  if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > ACCOUNT_PAGE_SIZE) {
-    throw new AppError("INVALID_INPUT", `limit must be a whole number from 1 to ${ACCOUNT_PAGE_SIZE}.`);
-  }
-  return Number(raw);
-}
+/** `limit` of the pages: 1 to 100, default 100. */
+export const PAGE_LIMIT = integerQuery(
+  "limit",
+  { minimum: 1, maximum: ACCOUNT_PAGE_SIZE, default: ACCOUNT_PAGE_SIZE },
+  "items per page",
+);
+
+export const pageLimit = (raw: string | undefined): number => PAGE_LIMIT.parse(raw);

@@ -2,18 +2,19 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
+import { HandleParams } from "../http/params";
 import { errors, handleKey } from "../http/public-schemas";
 import { jsonBody, readMemo } from "../http/read-memo";
 import { AppError } from "../lib/errors";
 import { accountOwnerOf, accountRecord, accountTokensPage, payoutsPage } from "./record";
-import { pageLimit, parsePayoutCursor, parseTokenCursor } from "./pages";
+import { PAGE_LIMIT, pageLimit, parsePayoutCursor, parseTokenCursor } from "./pages";
 import { AccountRecordSchema, AccountTokensPageSchema, PayoutsPageSchema } from "./schemas";
 
 const PageQuerySchema = t.Object({
   cursor: t.String({
     description: "the nextCursor (or the record's tokensNextCursor/payoutsNextCursor) of the previous page",
   }),
-  limit: t.Optional(t.String({ description: "1 to 100, default 100" })),
+  limit: PAGE_LIMIT.schema,
 });
 
 /** The handle of a path, as its lowercase key. */
@@ -48,7 +49,7 @@ export function accountPublicRoutes(ctx: AppContext) {
         return jsonBody(memo.set(key, version, body), set);
       },
       {
-        params: t.Object({ handle: t.String({ description: "1 to 15 letters, digits or underscores, optional @" }) }),
+        params: HandleParams,
         response: { 200: AccountRecordSchema, ...errors(400, 404, 429) },
         detail: {
           tags: ["public"],
@@ -61,12 +62,13 @@ export function accountPublicRoutes(ctx: AppContext) {
       "/api/idp/:handle/tokens",
       ({ params, query, set }) => {
         set.headers["cache-control"] = CACHE.publicRead;
+        const limit = pageLimit(query.limit);
         const owner = ownerOf(params.handle);
         const after = parseTokenCursor(query.cursor);
-        return accountTokensPage(ctx.db, owner, after, pageLimit(query.limit));
+        return accountTokensPage(ctx.db, owner, after, limit);
       },
       {
-        params: t.Object({ handle: t.String() }),
+        params: HandleParams,
         query: PageQuerySchema,
         response: { 200: AccountTokensPageSchema, ...errors(400, 404, 429) },
         detail: {
@@ -80,13 +82,14 @@ export function accountPublicRoutes(ctx: AppContext) {
       "/api/idp/:handle/payouts",
       ({ params, query, set }) => {
         set.headers["cache-control"] = CACHE.publicRead;
+        const limit = pageLimit(query.limit);
         const owner = ownerOf(params.handle);
         const beforeId = parsePayoutCursor(query.cursor);
         if (!owner.idpUserId) return { payouts: [], nextCursor: null };
-        return payoutsPage(ctx.db, owner.idpUserId, beforeId, pageLimit(query.limit));
+        return payoutsPage(ctx.db, owner.idpUserId, beforeId, limit);
       },
       {
-        params: t.Object({ handle: t.String() }),
+        params: HandleParams,
         query: PageQuerySchema,
         response: { 200: PayoutsPageSchema, ...errors(400, 404, 429) },
         detail: {

@@ -5,6 +5,7 @@
  */
 import { type Static, t } from "elysia";
 import { Int, IsoTimeSchema, LamportsSchema, NullableIsoTime, NullableString } from "../http/public-schemas";
+import { PayoutStatusSchema } from "../ledger";
 import { RoutingSchema } from "../tokens";
 
 export const PayoutSchema = t.Object(
@@ -13,13 +14,7 @@ export const PayoutSchema = t.Object(
     lamports: LamportsSchema,
     wallet: t.String(),
     kind: t.Union([t.Literal("claim"), t.Literal("autopay")]),
-    status: t.Union([
-      t.Literal("queued"),
-      t.Literal("sent"),
-      t.Literal("confirmed"),
-      t.Literal("failed"),
-      t.Literal("replaced"),
-    ]),
+    status: PayoutStatusSchema,
     signature: t.Union([t.String(), t.Null()], { description: "present once sent" }),
     createdAt: IsoTimeSchema,
     confirmedAt: NullableIsoTime,
@@ -27,14 +22,17 @@ export const PayoutSchema = t.Object(
   { title: "Payout" },
 );
 
-export const AccountTokenSchema = t.Object({
-  mint: t.String(),
-  name: t.String(),
-  symbol: t.String(),
-  imageUrl: NullableString,
-  bps: Int(),
-  creditedLamports: LamportsSchema,
-});
+export const AccountTokenSchema = t.Object(
+  {
+    mint: t.String(),
+    name: t.String(),
+    symbol: t.String(),
+    imageUrl: NullableString,
+    bps: Int({ minimum: 1, maximum: 10_000 }),
+    creditedLamports: LamportsSchema,
+  },
+  { title: "AccountToken" },
+);
 
 export const AccountRecordSchema = t.Object(
   {

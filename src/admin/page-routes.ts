@@ -8,6 +8,8 @@ import type { AppContext } from "../context";
 import { appendSetCookie } from "../auth";
 import { jsonObject } from "../auth";
 import { CACHE } from "../http/cache";
+import { limitKeyOf } from "../http/client-ip";
+import { ADMIN_SIGN_IN_FAILURES } from "../http/rate-limit";
 import { AppError } from "../lib/errors";
 import { adminOverview, adminTokens, auditPageEvent } from "./page-service";
 import {
@@ -16,16 +18,50 @@ import {
   adminSessionValid,
   createAdminSession,
   deleteAdminSession,
+  deleteAllAdminSessions,
   sameOriginWrite,
   secretMatches,
 } from "./session";
-import { adminGuard } from "./authorized";
+import { ADMIN_PAGE_ACTOR, type AdminOrigin, adminGuard, adminOriginOf } from "./authorized";
 
 const notFound = () => new AppError("NOT_FOUND", "Not found.");
 /** Signing in or out from another site's page would plant or drop an operator session. */
 const crossSite = () => new AppError("FORBIDDEN", "Requests from another site are refused.");
 
+const MAX_REASON = 500;
+
+/** `{reason?}` of a write whose body is optional; a reason is audited with the action. */
+async function optionalReason(request: Request): Promise<string | null> {
+  const text = await request.text();
+  if (text.trim() === "") return null;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    throw new AppError("INVALID_INPUT", "The body must be a JSON object.", {}, { cause: error });
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw new AppError("INVALID_INPUT", "The body must be a JSON object.");
+  const { reason } = body as Record<string, unknown>;
+  if (reason === undefined || reason === null) return null;
+  if (typeof reason !== "string") throw new AppError("INVALID_INPUT", "The reason must be a string.");
+  if (reason.length > MAX_REASON)
+    throw new AppError("INVALID_INPUT", `The reason is longer than ${MAX_REASON} characters.`);
+  return reason;
+}
+
 export function adminPageRoutes(ctx: AppContext) {
+  /** The page's own sign-in and sign-out: credential the page, with the request's id and IP. */
+  const pageOrigin = (request: Request): AdminOrigin => ({ ...adminOriginOf(ctx, request), actor: ADMIN_PAGE_ACTOR });
+  /** A wrong key counts against its address; past the limit, wrong keys are 429 (the right one never is). */
+  const refuseAfterTooManyFailures = (origin: AdminOrigin) => {
+    if (!ctx.config.rateLimit || origin.clientIp === null) return;
+    const decision = ctx.limiter.hit(ADMIN_SIGN_IN_FAILURES, limitKeyOf(origin.clientIp));
+    if (!decision.allowed)
+      throw new AppError("RATE_LIMITED", "Too many wrong keys; retry after the time in retry-after.", {
+        retryAfterSeconds: Number(decision.headers["retry-after"]),
+      });
+  };
   const configured = () => {
     if (!ctx.config.adminSecret) throw notFound();
   };
@@ -52,12 +88,14 @@ export function adminPageRoutes(ctx: AppContext) {
         if (typeof input.secret !== "string" || input.secret.length === 0 || input.secret.length > 1024) {
           throw new AppError("INVALID_INPUT", "Enter the admin key.");
         }
+        const origin = pageOrigin(request);
         if (!secretMatches(input.secret, ctx.config.adminSecret)) {
+          refuseAfterTooManyFailures(origin);
           throw new AppError("SIGN_IN_REQUIRED", "That is not the admin key.");
         }
         const nowMs = ctx.now();
-        const { token } = createAdminSession(ctx.db, nowMs);
-        auditPageEvent(ctx.db, "admin_sign_in", nowMs);
+        const { token } = createAdminSession(ctx.db, ctx.config.adminSecret!, nowMs);
+        auditPageEvent(ctx.db, "admin_sign_in", origin, nowMs);
         appendSetCookie(set.headers, adminCookie(ctx.config, token, ADMIN_SESSION_TTL_MS));
         return { ok: true as const };
       },
@@ -70,12 +108,29 @@ export function adminPageRoutes(ctx: AppContext) {
         if (!sameOriginWrite(request, ctx.config)) throw crossSite();
         if (adminSessionValid(ctx.db, ctx.config, request, ctx.now())) {
           deleteAdminSession(ctx.db, ctx.config, request);
-          auditPageEvent(ctx.db, "admin_sign_out", ctx.now());
+          auditPageEvent(ctx.db, "admin_sign_out", pageOrigin(request), ctx.now());
         }
         appendSetCookie(set.headers, adminCookie(ctx.config, "", 0));
         return { ok: true as const };
       },
       { detail: { hide: true } },
+    )
+    .delete(
+      "/api/admin/sessions",
+      async ({ request, set }) => {
+        // "Sign out all sessions": every page session ends, this one included; the bearer is unaffected.
+        guard(request);
+        const reason = await optionalReason(request);
+        const nowMs = ctx.now();
+        const signedOut = deleteAllAdminSessions(ctx.db, nowMs);
+        auditPageEvent(ctx.db, "admin_sign_out_all", adminOriginOf(ctx, request), nowMs, {
+          subject: String(signedOut),
+          reason,
+        });
+        appendSetCookie(set.headers, adminCookie(ctx.config, "", 0));
+        return { ok: true as const, signedOut };
+      },
+      { parse: "none", detail: { hide: true } },
     )
     .get(
       "/api/admin/overview",

@@ -9,8 +9,10 @@ import { jobHealth, type HealthReport } from "../jobs";
 import { immediate } from "../../db/transaction";
 import { getPlatformTokenMint, settingsInForce } from "../settings";
 import { isoMs, isoMsOrNull } from "../http/public-schemas";
+import { type AdminOrigin, ADMIN_PAGE_ACTOR } from "./authorized";
+import { audit } from "./service";
 
-export const ADMIN_PAGE_ACTOR = "admin-page";
+export { ADMIN_PAGE_ACTOR };
 const RECENT_RUNS = 40;
 const TOKEN_ROWS = 50;
 
@@ -102,10 +104,15 @@ export function adminTokens(db: Db, q: string | null): AdminToken[] {
   }));
 }
 
-export function auditPageEvent(db: Db, action: "admin_sign_in" | "admin_sign_out", nowMs: number): void {
+/** Sign-ins and sign-outs of the page, audited like any admin action: credential, request id, client IP. */
+export function auditPageEvent(
+  db: Db,
+  action: "admin_sign_in" | "admin_sign_out" | "admin_sign_out_all",
+  origin: AdminOrigin,
+  nowMs: number,
+  details: { subject?: string | null; reason?: string | null } = {},
+): void {
   immediate(db, () => {
-    db.$client
-      .query("INSERT INTO admin_audit (at_ms, actor, action, subject, reason) VALUES (?, ?, ?, NULL, NULL)")
-      .run(nowMs, ADMIN_PAGE_ACTOR, action);
+    audit(db, { ...origin, reason: details.reason ?? null, nowMs }, action, details.subject ?? null);
   });
 }

@@ -1,15 +1,15 @@
 /**
- * `/api/admin/*` behind `Authorization: Bearer <ADMIN_SECRET>`; with the secret unset, or a wrong
- * one, every admin route answers 404 as if it did not exist. Not part of the public API.
+ * `/api/admin/*` behind `Authorization: Bearer <ADMIN_SECRET>` or the /admin page's session; with
+ * the secret unset, or a wrong one, every admin route answers 404 as if it did not exist. Not part
+ * of the public API.
  */
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
-import { requestMeta } from "../http/request-meta";
 import { listFeeSharing } from "../tokens";
 import { auditLog, performAdminAction, type AdminAction } from "./service";
 import { AppError } from "../lib/errors";
-import { adminGuard } from "./authorized";
+import { adminGuard, adminOriginOf } from "./authorized";
 
 interface ActionBody {
   reason: string | null;
@@ -68,18 +68,8 @@ export function adminRoutes(ctx: AppContext) {
     guard(request);
     const parsed = parseBody(body);
     const action = build(parsed);
-    const meta = requestMeta(request);
-    performAdminAction(
-      ctx.db,
-      {
-        actor: "admin-api",
-        reason: parsed.reason,
-        nowMs: ctx.now(),
-        requestId: meta?.id ?? null,
-        clientIp: meta?.ip ?? null,
-      },
-      action,
-    );
+    // Recorded as the credential it came with: the bearer (admin-api) or the /admin page's session.
+    performAdminAction(ctx.db, { ...adminOriginOf(ctx, request), reason: parsed.reason, nowMs: ctx.now() }, action);
     return { ok: true, action: action.action };
   };
   const app = new Elysia({ name: "admin" }).onAfterHandle(({ set }) => {

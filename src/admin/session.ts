@@ -4,10 +4,13 @@
  * scoped to /api/admin; the database keeps its SHA-256. `adminAuthorized` is what every admin
  * route checks: the bearer secret (scripts, curl) or that cookie, and for a write through the
  * cookie an Origin naming this site, so another site cannot drive the operator's browser.
+ *
+ * A session is bound to the secret it was opened with: the stored id is an HMAC of the token keyed
+ * by ADMIN_SECRET, so rotating the secret signs every session out (their ids no longer match),
+ * and a leaked database row is useless without the secret.
  */
-import { sha256 } from "@oslojs/crypto/sha2";
-import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from "@oslojs/encoding";
-import { timingSafeEqual } from "node:crypto";
+import { encodeBase32LowerCaseNoPadding } from "@oslojs/encoding";
+import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Db } from "../../db/client";
 import type { Config } from "../config";
 import { isOwnOrigin } from "../http/own-origin";
@@ -22,7 +25,8 @@ export function adminCookieName(config: Config): string {
   return cookiesSecure(config) ? "__Secure-admin" : "admin_session";
 }
 
-const idOf = (token: string) => encodeHexLowerCase(sha256(new TextEncoder().encode(token)));
+/** The row id of a session: the token's HMAC under the secret in force (64 hex characters). */
+const idOf = (secret: string, token: string) => createHmac("sha256", secret).update(token).digest("hex");
 
 export function secretMatches(given: unknown, secret: string | null): boolean {
   if (!secret || typeof given !== "string") return false;
@@ -31,7 +35,7 @@ export function secretMatches(given: unknown, secret: string | null): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export function createAdminSession(db: Db, nowMs: number): { token: string; expiresAtMs: number } {
+export function createAdminSession(db: Db, secret: string, nowMs: number): { token: string; expiresAtMs: number } {
   const bytes = new Uint8Array(20);
   crypto.getRandomValues(bytes);
   const token = encodeBase32LowerCaseNoPadding(bytes);
@@ -39,7 +43,7 @@ export function createAdminSession(db: Db, nowMs: number): { token: string; expi
   const c = db.$client;
   c.query("DELETE FROM admin_sessions WHERE expires_at_ms <= ?").run(nowMs);
   c.query("INSERT INTO admin_sessions (id, created_at_ms, expires_at_ms) VALUES (?, ?, ?)").run(
-    idOf(token),
+    idOf(secret, token),
     nowMs,
     expiresAtMs,
   );
@@ -53,13 +57,23 @@ export function adminSessionValid(db: Db, config: Config, request: Request, nowM
   if (!token || !TOKEN_SHAPE.test(token)) return false;
   const row = db.$client
     .query<{ expiresAtMs: bigint }, [string]>("SELECT expires_at_ms AS expiresAtMs FROM admin_sessions WHERE id = ?")
-    .get(idOf(token));
+    .get(idOf(config.adminSecret, token));
   return row !== null && Number(row.expiresAtMs) > nowMs;
 }
 
 export function deleteAdminSession(db: Db, config: Config, request: Request): void {
   const token = readCookie(request, adminCookieName(config));
-  if (token && TOKEN_SHAPE.test(token)) db.$client.query("DELETE FROM admin_sessions WHERE id = ?").run(idOf(token));
+  if (token && TOKEN_SHAPE.test(token) && config.adminSecret)
+    db.$client.query("DELETE FROM admin_sessions WHERE id = ?").run(idOf(config.adminSecret, token));
+}
+
+/** Signs every page session out (the operator's "sign out all sessions"); returns how many were open. */
+export function deleteAllAdminSessions(db: Db, nowMs: number): number {
+  const open = db.$client
+    .query<{ n: bigint }, [number]>("SELECT COUNT(*) AS n FROM admin_sessions WHERE expires_at_ms > ?")
+    .get(nowMs);
+  db.$client.query("DELETE FROM admin_sessions").run();
+  return Number(open?.n ?? 0n);
 }
 
 /** A write through the cookie must carry an Origin that is this site's own. */

@@ -1,5 +1,5 @@
 /**
- * `GET /api/admin/set-aside` (admin auth): tokens the money jobs set aside after repeated failures
+ * `GET /api/admin/set-aside` (admin auth: the bearer or the /admin page's session): tokens the money jobs set aside after repeated failures
  * (retried at `retryAt`) or stopped on a credit mismatch (`retryAt` null, waiting for an operator).
  * The shape is the contract the operator page reads (OTHERS.md).
  *
@@ -13,13 +13,11 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
 import { notFound } from "../http/errors";
-import { requestMeta } from "../http/request-meta";
-import { bearerMatches } from "../http/bearer";
 import { clearSetAside, listSetAside, type SetAsideJob, setAsideStates } from "../jobs";
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 import { recheckSweepCredit, sentSweepSignatures } from "../sweeps";
-import { adminAuthorized } from "./authorized";
+import { adminAuthorized, adminOriginOf } from "./authorized";
 import { audit } from "./service";
 
 const MAX_REASON = 500;
@@ -30,7 +28,7 @@ export function setAsideRoutes(ctx: AppContext) {
     .get(
       "/api/admin/set-aside",
       ({ request, set }) => {
-        if (!bearerMatches(request.headers.get("authorization"), ctx.config.adminSecret)) throw notFound();
+        if (!adminAuthorized(ctx, request)) throw notFound();
         set.headers["cache-control"] = CACHE.noStore;
         return { items: listSetAside(ctx.db) };
       },
@@ -81,14 +79,7 @@ async function clearToken(ctx: AppContext, request: Request, input: ClearInput):
   const seen = setAsideStates(ctx.db, input.mint, input.job);
   if (seen.length === 0) throw new AppError("NOT_FOUND", "That token is not set aside.");
   if (seen.some((s) => s.stopped)) await recheckStopped(ctx, input.mint);
-  const meta = requestMeta(request);
-  const who = {
-    actor: "admin-api",
-    reason: input.reason,
-    nowMs: ctx.now(),
-    requestId: meta?.id ?? null,
-    clientIp: meta?.ip ?? null,
-  };
+  const who = { ...adminOriginOf(ctx, request), reason: input.reason, nowMs: ctx.now() };
   if (!clearSetAside(ctx.db, input.mint, seen, () => audit(ctx.db, who, CLEAR_SET_ASIDE_ACTION, input.mint)))
     throw new AppError("CONFLICT", "The token's state changed while it was re-checked; look at it again.");
   return seen.map((s) => s.job);

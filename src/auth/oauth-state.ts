@@ -85,12 +85,13 @@ export class OAuthStateStore {
 /**
  * `returnTo` may only name a path on this site: one leading slash, no scheme, no authority, no
  * backslash (browsers read `/\evil` as `//evil`), no control characters. Null when refused.
+ * The rules hold for what is stored as well as for what was given: dot segments can collapse
+ * `/..//evil` into `//evil`, which a browser reads as another site.
  */
 export function safeReturnTo(raw: string | null | undefined, publicUrl: string): string | null {
   if (raw === null || raw === undefined || raw === "") return "/";
   if (raw.length > 512) return null;
-  if (!raw.startsWith("/") || raw.startsWith("//") || raw.includes("\\")) return null;
-  if (hasControlCharacter(raw)) return null;
+  if (!onThisSite(raw)) return null;
   const base = new URL(publicUrl);
   let resolved: URL;
   try {
@@ -99,7 +100,13 @@ export function safeReturnTo(raw: string | null | undefined, publicUrl: string):
     return null;
   }
   if (resolved.origin !== base.origin) return null;
-  return `${resolved.pathname}${resolved.search}${resolved.hash}`;
+  const path = `${resolved.pathname}${resolved.search}${resolved.hash}`;
+  return onThisSite(path) ? path : null;
+}
+
+/** One leading slash (not `//`, a scheme-relative address), no backslash, no control character. */
+function onThisSite(path: string): boolean {
+  return path.startsWith("/") && !path.startsWith("//") && !path.includes("\\") && !hasControlCharacter(path);
 }
 
 /** C0 controls and DEL: a header or log line could be split by them. */

@@ -34,6 +34,7 @@ import {
   startBurnBuy,
 } from "./service";
 import { isAppError } from "../lib/errors";
+import { moneyGate, moneyHalt, type OutflowCaps } from "../custody";
 
 export interface BurnJobDeps {
   db: Db;
@@ -42,6 +43,8 @@ export interface BurnJobDeps {
   slippageBps?: number;
   /** the most one buy may move the price it pays; a mint's orders worth more are bought in parts */
   maxPriceImpactBps?: number;
+  /** outflow caps a buy must stay within (src/custody); absent: only an open halt stops buys */
+  outflowCaps?: OutflowCaps;
   maxMintsPerRun?: number;
   settleTimeoutMs?: number;
   settlePollMs?: number;
@@ -329,7 +332,9 @@ export async function runBurnsJob(deps: BurnJobDeps, ctx: JobContext): Promise<B
   await advance(deps, ctx, report);
   const busyMints = new Set(liveBuys(deps.db).map((b) => b.mint));
   const heldBack = heldBackMints(deps.db, "burns", deps.now());
-  for (const group of pendingBurnGroups(deps.db, deps.maxMintsPerRun ?? 200)) {
+  // Halted: buys in flight and burns of tokens already bought go on (above); no new buy leaves.
+  const halted = moneyHalt(deps.db) !== null;
+  for (const group of halted ? [] : pendingBurnGroups(deps.db, deps.maxMintsPerRun ?? 200)) {
     if (ctx.signal.aborted) break;
     if (busyMints.has(group.mint)) continue;
     if (heldBack.has(group.mint)) {
@@ -418,6 +423,11 @@ async function buyGroup(
         ctx.assertHeld,
       );
     }
+    return;
+  }
+  // The breakers: an open halt, or this buy taking the outflow past a cap (which trips it).
+  if (deps.outflowCaps ? moneyGate(deps.db, deps.outflowCaps, deps.now(), lamports) : moneyHalt(deps.db)) {
+    report.skipped++;
     return;
   }
   if (lamports < group.recipientLamports + group.platformLamports) report.parts++;

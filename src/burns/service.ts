@@ -38,6 +38,7 @@ export function partOfGroup(group: PendingBurnGroup, lamports: bigint): PendingB
   let left = lamports;
   for (const order of group.orders) {
     if (left === 0n) break;
+    // biome-ignore lint/complexity/useMathMinMax: bigint lamports; Math.min takes numbers only
     const take = order.lamports <= left ? order.lamports : left;
     part.orderIds.push(order.id);
     if (order.source === "platform") part.platformLamports += take;

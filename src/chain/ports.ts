@@ -102,7 +102,7 @@ export interface PreparedTransaction {
 }
 
 /** Which money job signs a transaction: fee steps, metrics and the rebroadcast journal name it. */
-export type TransactionJob = "sweep" | "payouts" | "burn-buy" | "burn" | "anchor";
+export type TransactionJob = "sweep" | "payouts" | "burn-buy" | "burn" | "anchor" | "withdrawal";
 
 export interface PrepareOptions {
   job?: TransactionJob;

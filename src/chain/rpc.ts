@@ -174,18 +174,105 @@ class ContextSlots {
   }
 }
 
+/**
+ * What this thread asked the provider since the counts were last taken, per JSON-RPC method: the
+ * provider's bill (requests and response bytes). A batch counts each call in it as a request of
+ * its method, and its response bytes are shared out by each answer's own size. Every request of
+ * every client made here passes through `timedFetch`, so nothing is missed; failed requests
+ * (429s, timeouts) count too, as providers bill them.
+ */
+export interface ProviderUsageCounts {
+  requests: Map<string, number>;
+  responseBytes: Map<string, number>;
+}
+
+let providerUsage: ProviderUsageCounts = { requests: new Map(), responseBytes: new Map() };
+
+/** The counts since the last call, and a fresh start (each thread flushes its own: src/metrics/provider-usage.ts). */
+export function takeProviderUsage(): ProviderUsageCounts {
+  const taken = providerUsage;
+  providerUsage = { requests: new Map(), responseBytes: new Map() };
+  return taken;
+}
+
+/** Counts taken but not stored (the database was busy) go back, for the next flush to carry. */
+export function returnProviderUsage(counts: ProviderUsageCounts): void {
+  for (const [m, n] of counts.requests) addUsage(providerUsage.requests, m, n);
+  for (const [m, n] of counts.responseBytes) addUsage(providerUsage.responseBytes, m, n);
+}
+
+function addUsage(map: Map<string, number>, method: string, n: number): void {
+  map.set(method, (map.get(method) ?? 0) + n);
+}
+
+const METHOD_FIELD = /"method"\s*:\s*"([A-Za-z0-9_]{1,64})"/;
+
+/** The JSON-RPC methods a request body asks for (one, or each of a batch's). */
+function methodsOf(body: unknown): string[] {
+  if (typeof body !== "string") return ["unknown"];
+  if (body.trimStart().startsWith("[")) {
+    try {
+      const calls: unknown = JSON.parse(body);
+      if (Array.isArray(calls))
+        return calls.map((c) => (isRecord(c) && typeof c.method === "string" ? c.method.slice(0, 64) : "unknown"));
+    } catch {
+      // counted as one unknown request below
+    }
+    return ["unknown"];
+  }
+  return [METHOD_FIELD.exec(body)?.[1] ?? "unknown"];
+}
+
+/** For the few requests made without this client (the indexer's slot poll): counted alike. */
+export function countProviderRequest(method: string, responseBody: string | null): void {
+  countRequest([method], responseBody);
+}
+
+function countRequest(methods: readonly string[], responseBody: string | null): void {
+  for (const m of methods) addUsage(providerUsage.requests, m, 1);
+  if (responseBody === null) return;
+  const bytes = Buffer.byteLength(responseBody);
+  if (methods.length === 1) {
+    addUsage(providerUsage.responseBytes, methods[0]!, bytes);
+    return;
+  }
+  // A batch: each answer's share by its own size (the batch's brackets and commas to the first).
+  let answers: unknown = null;
+  try {
+    answers = JSON.parse(responseBody);
+  } catch {
+    // not a batch answer: all to the first method
+  }
+  if (!Array.isArray(answers) || answers.length !== methods.length) {
+    addUsage(providerUsage.responseBytes, methods[0]!, bytes);
+    return;
+  }
+  let shared = 0;
+  for (const [i, answer] of answers.entries()) {
+    const n = i === 0 ? 0 : Buffer.byteLength(JSON.stringify(answer));
+    shared += n;
+    if (i > 0) addUsage(providerUsage.responseBytes, methods[i]!, n);
+  }
+  addUsage(providerUsage.responseBytes, methods[0]!, Math.max(0, bytes - shared));
+}
+
 /** fetch with the timeout covering the body too, and failures web3.js cannot blur. */
 function timedFetch(transport: typeof fetch, timeoutMs: number) {
   return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
+    const methods = methodsOf(init?.body);
+    let counted = false;
     try {
       const res = await transport(input, { ...init, signal: controller.signal });
       // Read the body under the same timer: a provider that sends headers then stalls is a timeout too.
       const body = await res.text();
+      countRequest(methods, body);
+      counted = true;
       if (!res.ok) throw httpStatusFailure(res.status, retryAfterMs(res.headers.get("retry-after"), Date.now()));
       return new Response(body, { status: res.status, headers: res.headers });
     } catch (error) {
+      if (!counted) countRequest(methods, null);
       if (controller.signal.aborted) throw new AppError("CHAIN_REQUEST_TIMEOUT", "request timed out");
       throw error;
     } finally {

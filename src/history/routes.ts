@@ -7,6 +7,7 @@ import type { AppContext } from "../context";
 import { privately, requireSession } from "../auth";
 import { CACHE } from "../http/cache";
 import { badRequest, notFound } from "../http/errors";
+import { HandleParams, integerQuery, MintParams } from "../http/params";
 import { errors, handleKey, looksLikeAddress } from "../http/public-schemas";
 import { jsonBody, readMemo } from "../http/read-memo";
 import { exportCsvStream } from "./export";
@@ -17,16 +18,10 @@ export const TOKEN_HISTORY_DAYS_DEFAULT = 90;
 export const PROOF_HISTORY_DAYS_DEFAULT = 30;
 export const HISTORY_DAYS_MAX = 365;
 
-const DaysQuery = (fallback: number) =>
-  t.Object({
-    days: t.Optional(
-      t.Integer({
-        minimum: 1,
-        maximum: HISTORY_DAYS_MAX,
-        description: `UTC days back, 1 to ${HISTORY_DAYS_MAX}; default ${fallback}`,
-      }),
-    ),
-  });
+const historyDays = (fallback: number) =>
+  integerQuery("days", { minimum: 1, maximum: HISTORY_DAYS_MAX, default: fallback }, "UTC days back");
+const TOKEN_DAYS = historyDays(TOKEN_HISTORY_DAYS_DEFAULT);
+const PROOF_DAYS = historyDays(PROOF_HISTORY_DAYS_DEFAULT);
 
 export function historyRoutes(ctx: AppContext) {
   const memo = readMemo(ctx.db);
@@ -38,7 +33,7 @@ export function historyRoutes(ctx: AppContext) {
       ({ params, query, set }) => {
         set.headers["cache-control"] = CACHE.publicRead;
         if (!looksLikeAddress(params.mint)) throw badRequest("The mint is not a base58 address.");
-        const days = query.days ?? TOKEN_HISTORY_DAYS_DEFAULT;
+        const days = TOKEN_DAYS.parse(query.days);
         const key = `token-history\u0000${params.mint}\u0000${days}\u0000${minute()}`;
         const hit = memo.get(key);
         if (hit) return jsonBody(hit.body, set);
@@ -49,8 +44,8 @@ export function historyRoutes(ctx: AppContext) {
         return jsonBody(memo.set(key, version, body), set);
       },
       {
-        params: t.Object({ mint: t.String({ description: "base58 token address, case-sensitive" }) }),
-        query: DaysQuery(TOKEN_HISTORY_DAYS_DEFAULT),
+        params: MintParams,
+        query: t.Object({ days: TOKEN_DAYS.schema }),
         response: { 200: TokenHistorySchema, ...errors(400, 404, 429) },
         detail: {
           tags: ["public"],
@@ -63,7 +58,7 @@ export function historyRoutes(ctx: AppContext) {
       "/api/proof/history",
       ({ query, set }) => {
         set.headers["cache-control"] = CACHE.proof;
-        const days = query.days ?? PROOF_HISTORY_DAYS_DEFAULT;
+        const days = PROOF_DAYS.parse(query.days);
         const key = `proof-history\u0000${days}\u0000${minute()}`;
         const hit = memo.get(key);
         if (hit) return jsonBody(hit.body, set);
@@ -72,7 +67,7 @@ export function historyRoutes(ctx: AppContext) {
         return jsonBody(memo.set(key, version, body), set);
       },
       {
-        query: DaysQuery(PROOF_HISTORY_DAYS_DEFAULT),
+        query: t.Object({ days: PROOF_DAYS.schema }),
         response: { 200: ProofHistorySchema, ...errors(400, 429) },
         detail: {
           tags: ["public"],
@@ -92,7 +87,7 @@ export function historyRoutes(ctx: AppContext) {
         return jsonBody(JSON.stringify({ entries }), set);
       },
       {
-        params: t.Object({ handle: t.String({ description: "1 to 15 letters, digits or underscores, optional @" }) }),
+        params: HandleParams,
         response: { 200: HandleHistorySchema, ...errors(400, 404, 429) },
         detail: { tags: ["public"], summary: "An account's pin and rename history" },
       },

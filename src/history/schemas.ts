@@ -5,15 +5,18 @@ import { Int, IsoTimeSchema, LamportsSchema } from "../http/public-schemas";
 export const TokenHistorySchema = t.Object(
   {
     points: t.Array(
-      t.Object({
-        day: t.String({ pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", description: "UTC day" }),
-        sweptLamports: {
-          ...LamportsSchema,
-          description: "confirmed sweeps that day, recipients' and platform's parts together",
+      t.Object(
+        {
+          day: t.String({ pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", description: "UTC day" }),
+          sweptLamports: {
+            ...LamportsSchema,
+            description: "confirmed sweeps that day, recipients' and platform's parts together",
+          },
+          platformLamports: { ...LamportsSchema, description: "the platform's part of sweptLamports" },
+          sweeps: Int({ minimum: 1 }),
         },
-        platformLamports: { ...LamportsSchema, description: "the platform's part of sweptLamports" },
-        sweeps: Int({ minimum: 1 }),
-      }),
+        { title: "TokenHistoryPoint" },
+      ),
       { description: "one point per UTC day with a confirmed sweep, oldest first" },
     ),
   },
@@ -23,13 +26,16 @@ export const TokenHistorySchema = t.Object(
 export const ProofHistorySchema = t.Object(
   {
     points: t.Array(
-      t.Object({
-        at: IsoTimeSchema,
-        treasuryLamports: LamportsSchema,
-        owedLamports: LamportsSchema,
-        surplusLamports: t.String({ pattern: "^-?[0-9]+$", description: "treasury minus owed; negative when short" }),
-        solvent: t.Boolean(),
-      }),
+      t.Object(
+        {
+          at: IsoTimeSchema,
+          treasuryLamports: LamportsSchema,
+          owedLamports: LamportsSchema,
+          surplusLamports: t.String({ pattern: "^-?[0-9]+$", description: "treasury minus owed; negative when short" }),
+          solvent: t.Boolean(),
+        },
+        { title: "SolvencyPoint" },
+      ),
       { description: "oldest first; a long window shows each stretch's lowest surplus" },
     ),
   },
@@ -39,12 +45,15 @@ export const ProofHistorySchema = t.Object(
 export const HandleHistorySchema = t.Object(
   {
     entries: t.Array(
-      t.Object({
-        handle: t.String(),
-        displayHandle: t.String(),
-        pinnedAt: IsoTimeSchema,
-        event: t.Union([t.Literal("pinned"), t.Literal("renamed")]),
-      }),
+      t.Object(
+        {
+          handle: t.String(),
+          displayHandle: t.String(),
+          pinnedAt: IsoTimeSchema,
+          event: t.Union([t.Literal("pinned"), t.Literal("renamed")]),
+        },
+        { title: "HandleHistoryEntry" },
+      ),
       { description: "newest first; empty while the handle is pinned to no account" },
     ),
   },

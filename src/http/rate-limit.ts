@@ -104,6 +104,12 @@ export const SPEC_LIMITS: { method: string; pattern: RegExp; rule: LimitRule }[]
   { method: "GET", pattern: /^\/api\/idp\/[^/]+\/?$/, rule: { name: "idp", limit: 120, windowMs: MINUTE } },
   { method: "GET", pattern: /^\/api\/stats\/?$/, rule: { name: "stats", limit: 120, windowMs: MINUTE } },
   { method: "GET", pattern: /^\/api\/ledger\/?$/, rule: { name: "ledger", limit: 120, windowMs: MINUTE } },
+  // Opening a stream reads the feed (a replay's start); a browser reconnects every 3 s at most.
+  {
+    method: "GET",
+    pattern: /^\/api\/ledger\/stream\/?$/,
+    rule: { name: "ledger-stream", limit: 60, windowMs: MINUTE },
+  },
   { method: "GET", pattern: /^\/api\/proof\/?$/, rule: { name: "proof", limit: 60, windowMs: MINUTE } },
   {
     method: "GET",
@@ -151,11 +157,6 @@ export const SPEC_LIMITS: { method: string; pattern: RegExp; rule: LimitRule }[]
   },
   { method: "GET", pattern: /^\/api\/me\/export\.csv$/, rule: { name: "export", limit: 10, windowMs: MINUTE } },
   {
-    method: "POST",
-    pattern: /^\/api\/admin\/session\/?$/,
-    rule: { name: "admin-sign-in", limit: 10, windowMs: MINUTE },
-  },
-  {
     method: "GET",
     pattern: /^\/api\/auth\/idp\/start\/?$/,
     rule: { name: "signin-start", limit: 30, windowMs: MINUTE },
@@ -184,6 +185,12 @@ export const SPEC_LIMITS: { method: string; pattern: RegExp; rule: LimitRule }[]
   },
   { method: "GET", pattern: /^\/api\/me\/proof\/?$/, rule: { name: "me-proof", limit: 60, windowMs: MINUTE } },
 ];
+
+/**
+ * Failed sign-ins of the /admin page per IP. Only failures count, and the right key is accepted
+ * whatever the count: guesses from an address the operator shares must not lock the operator out.
+ */
+export const ADMIN_SIGN_IN_FAILURES: LimitRule = { name: "admin-sign-in", limit: 10, windowMs: MINUTE };
 
 /** Failed secret attempts on the operator routes, per kind (admin, cron, metrics) and IP. */
 export const OPERATOR_FAILURE_LIMIT = 30;

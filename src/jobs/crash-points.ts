@@ -36,6 +36,11 @@
  *   burns:burn-after-save  the burn of a bought amount saved `burning`, not sent
  *   burns:burn-after-send  the burn sent, its outcome not looked at
  *   burns:burn-after-confirm the burn seen confirmed, burns and ledger not recorded
+ *
+ * withdrawals (src/payouts/withdrawals.ts, in the payouts run)
+ *   withdrawals:after-save    a withdrawal marked `sent` with its signature, not sent
+ *   withdrawals:after-send    its transaction sent, its outcome not looked at
+ *   withdrawals:after-confirm seen confirmed on chain, not yet marked confirmed
  */
 export const CRASH_POINTS = [
   "sweep:after-read",
@@ -55,6 +60,9 @@ export const CRASH_POINTS = [
   "burns:burn-after-save",
   "burns:burn-after-send",
   "burns:burn-after-confirm",
+  "withdrawals:after-save",
+  "withdrawals:after-send",
+  "withdrawals:after-confirm",
 ] as const;
 
 export type CrashPointName = (typeof CRASH_POINTS)[number];

@@ -1,6 +1,8 @@
 /** Job health as SPEC's `GET /api/cron/health` shows it. */
 import type { Db } from "../../db/client";
 import { undecidedTransactions } from "../landing";
+import { moneyHalt } from "../custody";
+import { providerHour, type ProviderHour } from "../metrics/provider-usage";
 import { JOB_NAMES, STALE_AFTER_SEC, type JobName } from "./names";
 
 export interface JobHealth {
@@ -33,6 +35,10 @@ export interface HealthReport {
   setAside: { tokens: number; stopped: number };
   /** signed transactions no node has decided 10 minutes on (src/landing): they make `ok` false */
   undecided: { transactions: number; oldestSignedAt: string | null };
+  /** a custody breaker that halted payouts, burn buys and withdrawals until an operator resumes; null when money moves */
+  halted: { kind: string; detail: string; since: string } | null;
+  /** what the RPC provider was asked per hour, by every thread (src/metrics/provider-usage.ts) */
+  provider: ProviderHour;
 }
 
 interface LeaseRow {
@@ -74,15 +80,22 @@ export function jobHealth(db: Db, nowMs = Date.now(), setup: JobSetup | null = n
   });
   const aside = setAsideCounts(db);
   const undecided = undecidedTransactions(db, nowMs);
+  const halt = moneyHalt(db);
   return {
     // A job with nothing to do here is not a reason to call the service unhealthy; a stopped
     // token is, and so is money in flight that no node can decide.
-    ok: jobs.every((j) => !j.stale || !j.configured) && aside.stopped === 0 && undecided.transactions === 0,
+    ok:
+      jobs.every((j) => !j.stale || !j.configured) &&
+      aside.stopped === 0 &&
+      undecided.transactions === 0 &&
+      halt === null,
     staleAfterSec: STALE_AFTER_SEC,
     jobs,
     checkedAt: new Date(nowMs).toISOString(),
     setAside: aside,
     undecided: { transactions: undecided.transactions, oldestSignedAt: iso(undecided.oldestPreparedAtMs) },
+    halted: halt ? { kind: halt.kind, detail: halt.detail, since: new Date(halt.atMs).toISOString() } : null,
+    provider: providerHour(db, nowMs),
   };
 }
 

@@ -19,6 +19,10 @@ export interface IndexerState {
   reconnects: number;
   lastError: string | null;
   tokens: number;
+  /** accounts the stream watches (filters); absent before the indexer reports */
+  accounts?: number;
+  /** stream bytes received since the indexer started (protobuf payloads) */
+  receivedBytes?: number;
 }
 
 const registry = new WeakMap<object, () => IndexerState>();

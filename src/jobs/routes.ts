@@ -1,63 +1,92 @@
 /**
  * Job health (public) and the cron trigger route (DESIGN §5): `POST /api/cron/:job` with
- * `Authorization: Bearer <CRON_SECRET>` runs one job now under the same lease as the schedule.
- * Without the secret, or with a wrong one, the route does not exist (404).
+ * `Authorization: Bearer <CRON_SECRET>` starts one job now under the same lease as the schedule
+ * and answers 202 with a run id; `GET /api/cron/runs/:runId` reports the run. Without the secret,
+ * or with a wrong one, the routes do not exist (404).
  */
 import { Elysia, t } from "elysia";
 import { bearerMatches } from "../http/bearer";
 import { CACHE } from "../http/cache";
-import { Int } from "../http/public-schemas";
+import { errors, Int } from "../http/public-schemas";
+import { CronRunSchema, CronStartedSchema, OPERATOR_TAG } from "./cron-schemas";
+import { CronRuns, MAX_RUNS } from "./cron-runs";
 import { conflict, notFound, unavailable } from "../http/errors";
 import { indexerStateOf } from "./indexer-state";
 import { jobHealth } from "./health";
 import { jobSetup, type SchedulingContext } from "./setup";
 import { isJobName, JOB_NAMES } from "./names";
 
-const JobHealthSchema = t.Object({
-  job: t.String(),
-  lastRunAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
-  lastOkAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
-  secondsSinceOk: t.Union([Int(), t.Null()]),
-  stale: t.Boolean(),
-  running: t.Boolean(),
-  runs: Int(),
-  lastError: t.Union([t.String(), t.Null()]),
-  configured: t.Boolean(),
-  nextRunAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
-});
+const JobHealthSchema = t.Object(
+  {
+    job: t.String(),
+    lastRunAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
+    lastOkAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
+    secondsSinceOk: t.Union([Int(), t.Null()]),
+    stale: t.Boolean(),
+    running: t.Boolean(),
+    runs: Int(),
+    lastError: t.Union([t.String(), t.Null()]),
+    configured: t.Boolean(),
+    nextRunAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
+  },
+  { title: "JobHealth" },
+);
 
 /** Additive (SPEC versioning rule 2): present when this process runs the indexer. */
-const IndexerHealthSchema = t.Object({
-  mode: t.Union([t.Literal("grpc"), t.Literal("poll"), t.Literal("standby"), t.Literal("stopped")]),
-  connected: t.Boolean(),
-  lastSlot: t.Union([Int(), t.Null()]),
-  headSlot: t.Union([Int(), t.Null()]),
-  lagSlots: t.Union([Int(), t.Null()]),
-  lastUpdateAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
-  reconnects: Int(),
-  lastError: t.Union([t.String(), t.Null()]),
-  tokens: Int(),
-});
+const IndexerHealthSchema = t.Object(
+  {
+    mode: t.Union([t.Literal("grpc"), t.Literal("poll"), t.Literal("standby"), t.Literal("stopped")]),
+    connected: t.Boolean(),
+    lastSlot: t.Union([Int(), t.Null()]),
+    headSlot: t.Union([Int(), t.Null()]),
+    lagSlots: t.Union([Int(), t.Null()]),
+    lastUpdateAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
+    reconnects: Int(),
+    lastError: t.Union([t.String(), t.Null()]),
+    tokens: Int(),
+    /** Additive: the accounts the stream watches (the provider bills filters and their updates). */
+    accounts: t.Optional(Int()),
+    /** Additive: the stream's bytes received since the indexer started (protobuf payloads). */
+    receivedBytes: t.Optional(Int()),
+  },
+  { title: "IndexerHealth" },
+);
 
-export const HealthSchema = t.Object({
-  ok: t.Boolean(),
-  staleAfterSec: Int(),
-  jobs: t.Array(JobHealthSchema),
-  checkedAt: t.String({ format: "date-time" }),
-  indexer: t.Optional(IndexerHealthSchema),
-  /** Additive: tokens the money jobs set aside, and those stopped on a credit mismatch (then ok is false). */
-  setAside: t.Optional(t.Object({ tokens: Int(), stopped: Int() })),
-  /**
-   * Additive: signed transactions neither seen landing nor proven expired 10 minutes after they
-   * were signed (no node that keeps their history answered); their items wait, never re-signed,
-   * and ok is false until one does.
-   */
-  undecided: t.Optional(
-    t.Object({ transactions: Int(), oldestSignedAt: t.Union([t.String({ format: "date-time" }), t.Null()]) }),
-  ),
-});
+export const HealthSchema = t.Object(
+  {
+    ok: t.Boolean(),
+    staleAfterSec: Int(),
+    jobs: t.Array(JobHealthSchema),
+    checkedAt: t.String({ format: "date-time" }),
+    indexer: t.Optional(IndexerHealthSchema),
+    /** Additive: tokens the money jobs set aside, and those stopped on a credit mismatch (then ok is false). */
+    setAside: t.Optional(t.Object({ tokens: Int(), stopped: Int() })),
+    /**
+     * Additive: signed transactions neither seen landing nor proven expired 10 minutes after they
+     * were signed (no node that keeps their history answered); their items wait, never re-signed,
+     * and ok is false until one does.
+     */
+    undecided: t.Optional(
+      t.Object({ transactions: Int(), oldestSignedAt: t.Union([t.String({ format: "date-time" }), t.Null()]) }),
+    ),
+    /**
+     * Additive: a custody breaker (a reserves shortfall, a failed books audit, an outflow cap) that
+     * halted payouts, burn buys and withdrawals until an operator resumes; then ok is false.
+     */
+    halted: t.Optional(
+      t.Union([t.Object({ kind: t.String(), detail: t.String(), since: t.String({ format: "date-time" }) }), t.Null()]),
+    ),
+    /**
+     * Additive: JSON-RPC requests the service made to its provider (each call of a batch counts),
+     * by every thread: in the previous full clock hour, its response bytes, and so far this hour.
+     */
+    provider: t.Optional(t.Object({ requestsPerHour: Int(), responseBytesPerHour: Int(), requestsThisHour: Int() })),
+  },
+  { title: "Health" },
+);
 
 export function jobRoutes(ctx: SchedulingContext) {
+  const runs = new CronRuns(ctx.db, () => ctx.scheduler);
   return new Elysia({ name: "jobs" })
     .get(
       "/api/cron/health",
@@ -75,15 +104,48 @@ export function jobRoutes(ctx: SchedulingContext) {
         if (!bearerMatches(request.headers.get("authorization"), ctx.config.cronSecret)) throw notFound();
         if (!isJobName(params.job)) throw notFound();
         set.headers["cache-control"] = CACHE.noStore;
-        const result = await ctx.scheduler.runNow(params.job);
-        if (!result.ran && result.reason === "busy")
+        // Answered once the run has started: a scheduler's HTTP timeout must not decide a run's fate.
+        const outcome = await runs.start(params.job);
+        if ("refused" in outcome && outcome.refused === "busy")
           throw conflict("That job is running already; try again when it finishes.");
-        if (!result.ran && result.reason === "not_registered")
+        if ("refused" in outcome && outcome.refused === "not_registered")
           throw unavailable("That job is not available on this deployment yet.");
-        if (!result.ran) throw unavailable("The service is shutting down.");
-        return { job: params.job, ok: result.ok, error: result.error, durationMs: result.durationMs };
+        if ("refused" in outcome) throw unavailable("The service is shutting down.");
+        const { runId, job } = outcome.started;
+        set.status = 202;
+        set.headers.location = `/api/cron/runs/${runId}`;
+        return { runId, job };
       },
-      { detail: { hide: true } },
+      {
+        params: t.Object({ job: t.String() }),
+        response: { 202: CronStartedSchema, ...errors(404, 409, 429, 503) },
+        detail: {
+          tags: [OPERATOR_TAG],
+          summary: "Start a job now",
+          description:
+            "Answers 202 as soon as the run has started; read its outcome from GET /api/cron/runs/{runId}. " +
+            "409 while a run of that job holds its lease. 404 when CRON_SECRET is unset or the bearer is wrong.",
+        },
+      },
+    )
+    .get(
+      "/api/cron/runs/:runId",
+      ({ params, request, set }) => {
+        if (!bearerMatches(request.headers.get("authorization"), ctx.config.cronSecret)) throw notFound();
+        set.headers["cache-control"] = CACHE.noStore;
+        const run = runs.get(params.runId);
+        if (!run) throw notFound("No such run; runs are kept in memory until the service restarts.");
+        return run;
+      },
+      {
+        params: t.Object({ runId: t.String() }),
+        response: { 200: CronRunSchema, ...errors(404, 429) },
+        detail: {
+          tags: [OPERATOR_TAG],
+          summary: "A run started by the cron route: its state and report",
+          description: `The last ${MAX_RUNS} runs of this process are kept.`,
+        },
+      },
     );
 }
 

@@ -9,6 +9,7 @@ import { t, type Static } from "elysia";
 import type { Config } from "../config";
 import { isAddress } from "../chain/address";
 import { HANDLE_PATTERN, type LaunchRecipientInput } from "../tokens";
+import { Int } from "../http/public-schemas";
 import { AppError } from "../lib/errors";
 
 /** The launch program's own limits (PUMP.md §2): name ≤32, symbol ≤13, uri ≤200 characters. */
@@ -24,7 +25,8 @@ export const DraftRecipientSchema = t.Object(
     handle: t.String({
       description: "identity-provider handle, 1 to 15 letters, digits or underscores, optional leading @",
     }),
-    bps: t.Integer({
+    // A JSON number only: Elysia's t.Integer would also take "5000" or "0x10" and document "string or integer".
+    bps: Int({
       minimum: 1,
       maximum: 10_000,
       description: "share of the recipients' part; all recipients sum to 10000",

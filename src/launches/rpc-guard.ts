@@ -1,17 +1,33 @@
 /**
  * What `/api/rpc` lets through: the methods and parameter shapes the launch page sends, rebuilt
  * from checked values (so no option such as simulate's `accounts` reaches the provider), and for
- * send/simulate only a transaction whose launch-program instructions create or first-buy the mint
- * of an open launch intent of this site, within its window, paid by that intent's wallet. An
- * ordinary buy or sell, or a launch of somebody else's, cannot borrow the operator's provider key.
+ * send/simulate only a transaction that is the create or first buy of an open launch intent of
+ * this site, within its window, paid by that intent's wallet, and that calls no program but the
+ * ones a launch needs (System, SPL Token, Token-2022, Associated Token, Compute Budget and the
+ * launch program). Anything bundled beside the launch (a transfer through another program, a trade
+ * on another venue) is refused, so the operator's provider key relays launches and nothing else.
  */
-import { PublicKey, type VersionedTransaction } from "@solana/web3.js";
+import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "@solana/spl-token";
+import { ComputeBudgetProgram, PublicKey, SystemProgram, type VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { AppContext } from "../context";
 import { AppError } from "../lib/errors";
 import type { LaunchProgram } from "../chain/ports";
 import { intentForMint, type Intent } from "./intents";
 import { LANDING_GRACE_MS } from "./service";
+
+/** Programs a launch transaction uses besides the launch program itself (wallets add a compute budget). */
+const LAUNCH_SUPPORT_PROGRAMS: ReadonlySet<string> = new Set(
+  [
+    SystemProgram.programId,
+    TOKEN_PROGRAM_ID,
+    TOKEN_2022_PROGRAM_ID,
+    ASSOCIATED_TOKEN_PROGRAM_ID,
+    ComputeBudgetProgram.programId,
+  ].map((id) => id.toBase58()),
+);
+/** The local launch program speaks through memos signed by its event authority (its `programId`). */
+const MEMO_PROGRAM_ID = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr";
 
 const COMMITMENTS = new Set(["processed", "confirmed", "finalized"]);
 /** The page polls one signature; a few leave room for a retry. */
@@ -132,8 +148,9 @@ export function checkedParams(method: string, raw: unknown[] | undefined): unkno
 export function checkLaunchTransaction(
   ctx: AppContext,
   tx: VersionedTransaction,
-  program: Pick<LaunchProgram, "launchOps">,
+  program: Pick<LaunchProgram, "launchOps" | "kind" | "programId">,
 ): Intent {
+  checkProgramsCalled(tx, program);
   // Which instructions create or buy is the launch program's knowledge (its adapter's launchOps).
   const ops = program.launchOps(tx);
   if (ops.length === 0) throw invalid("Only launch transactions can be sent or simulated here.");
@@ -166,4 +183,25 @@ export function checkLaunchTransaction(
     if (firstBuyLamports <= 0n || spend === null || spend === undefined || spend > bound) throw notOurs();
   }
   return intent;
+}
+
+/**
+ * Refuses (400) a transaction with a top-level instruction of any program a launch does not use.
+ * Program ids cannot come from address lookup tables, so the static keys name every one.
+ */
+function checkProgramsCalled(tx: VersionedTransaction, program: Pick<LaunchProgram, "kind" | "programId">): void {
+  const keys = tx.message.staticAccountKeys.map((k) => k.toBase58());
+  for (const ix of tx.message.compiledInstructions) {
+    const called = keys[ix.programIdIndex];
+    if (called === undefined) throw invalid("The transaction could not be decoded.");
+    if (called === program.programId || LAUNCH_SUPPORT_PROGRAMS.has(called)) continue;
+    const localEvent =
+      program.kind === "local" &&
+      called === MEMO_PROGRAM_ID &&
+      keys[ix.accountKeyIndexes[0] ?? -1] === program.programId;
+    if (localEvent) continue;
+    throw invalid(
+      "Only the programs a launch uses (System, SPL Token, Token-2022, Associated Token, Compute Budget and the launch program) can be called here.",
+    );
+  }
 }

@@ -3,7 +3,7 @@
  * types derive from them.
  */
 import { t, type Static } from "elysia";
-import { IsoTimeSchema } from "../http/public-schemas";
+import { Int, IsoTimeSchema } from "../http/public-schemas";
 import { TokenDetailSchema } from "../tokens";
 import { DraftSchema } from "./draft";
 
@@ -25,7 +25,7 @@ export const IntentResponseSchema = t.Object(
     mint: Address,
     wallet: Address,
     creator: t.String({ description: "this token's own creator address, derived by the service" }),
-    platformBps: t.Integer({ description: "platform share recorded for this token" }),
+    platformBps: Int({ minimum: 0, maximum: 10_000, description: "platform share recorded for this token" }),
     message: t.String({ description: "UTF-8 text the wallet signs (signMessage) for the metadata step" }),
     expiresAt: IsoTimeSchema,
   },

@@ -264,3 +264,36 @@ export function returnRent(
 function minBigint(a: bigint, b: bigint): bigint {
   return a < b ? a : b;
 }
+
+/** A platform withdrawal queued: its amount leaves the platform's balance at once. */
+export function reserveWithdrawal(db: Db, withdrawalId: number, lamports: bigint, atMs: number): PostingResult {
+  return post(
+    db,
+    `withdrawal_reserve:${withdrawalId}`,
+    "withdrawal_reserve",
+    atMs,
+    twoLegs(accounts.platform(), accounts.withdrawal(withdrawalId), lamports),
+  );
+}
+
+/** The withdrawal landed: it left the treasury for good. */
+export function confirmWithdrawal(db: Db, withdrawalId: number, lamports: bigint, atMs: number): PostingResult {
+  return post(
+    db,
+    `withdrawal_confirm:${withdrawalId}`,
+    "withdrawal_confirm",
+    atMs,
+    twoLegs(accounts.withdrawal(withdrawalId), accounts.withdrawn(), lamports),
+  );
+}
+
+/** The withdrawal failed on chain (or was refused at send): its amount is the platform's again. */
+export function failWithdrawal(db: Db, withdrawalId: number, lamports: bigint, atMs: number): PostingResult {
+  return post(
+    db,
+    `withdrawal_fail:${withdrawalId}`,
+    "withdrawal_fail",
+    atMs,
+    twoLegs(accounts.withdrawal(withdrawalId), accounts.platform(), lamports),
+  );
+}

@@ -7,7 +7,7 @@ import type { Db } from "../../db/client";
 import { statement } from "../../db/statement";
 import { isoMs } from "../http/public-schemas";
 import type { FeedType } from "./feed";
-import type { FeedEvent, FeedPage } from "./feed-schemas";
+import type { FeedEvent, FeedPage, PayoutEvent } from "./feed-schemas";
 
 export type { FeedEvent, FeedPage, FeedType };
 
@@ -89,7 +89,14 @@ const sweepDetails = statement<
     FROM sweeps s JOIN tokens t ON t.id = s.token_id WHERE s.id IN (SELECT value FROM json_each($ids))`,
 );
 const payoutDetails = statement<
-  { id: bigint; handle: string; lamports: bigint; kind: "claim" | "autopay"; status: string; signature: string | null },
+  {
+    id: bigint;
+    handle: string;
+    lamports: bigint;
+    kind: "claim" | "autopay";
+    status: PayoutEvent["status"];
+    signature: string | null;
+  },
   Ids
 >(
   `SELECT p.id, i.handle, p.lamports, p.kind, p.status, p.signature

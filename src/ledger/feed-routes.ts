@@ -3,12 +3,14 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
 import { badRequest } from "../http/errors";
+import { integerQuery } from "../http/params";
 import { errors } from "../http/public-schemas";
 import { jsonBody, readMemo } from "../http/read-memo";
 import { feedPage, parseBefore } from "./feed-queries";
 import { FeedPageSchema } from "./feed-schemas";
 
-export const DEFAULT_FEED_LIMIT = 50;
+/** SPEC: `limit` of `/api/ledger` is an integer from 1 to 100, default 50. */
+export const FEED_LIMIT = integerQuery("limit", { minimum: 1, maximum: 100, default: 50 }, "events per page");
 
 export function feedRoutes(ctx: AppContext) {
   const memo = readMemo(ctx.db);
@@ -16,13 +18,13 @@ export function feedRoutes(ctx: AppContext) {
     "/api/ledger",
     ({ query, set }) => {
       set.headers["cache-control"] = CACHE.ledger;
+      const limit = FEED_LIMIT.parse(query.limit);
       let beforeUs: number | null = null;
       if (query.before !== undefined) {
         beforeUs = parseBefore(query.before);
         if (beforeUs === null)
           throw badRequest("The 'before' parameter must be an ISO 8601 time, as given in nextBefore.");
       }
-      const limit = query.limit ?? DEFAULT_FEED_LIMIT;
       const key = `ledger\u0000${limit}\u0000${beforeUs ?? ""}`;
       const hit = memo.get(key);
       if (hit) return jsonBody(hit.body, set);
@@ -32,7 +34,7 @@ export function feedRoutes(ctx: AppContext) {
     },
     {
       query: t.Object({
-        limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: "1 to 100, default 50" })),
+        limit: FEED_LIMIT.schema,
         before: t.Optional(
           t.String({ description: "the previous page's nextBefore, as it came (ISO 8601 with microseconds)" }),
         ),

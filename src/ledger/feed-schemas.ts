@@ -3,7 +3,19 @@
  * webhooks send. The TypeScript types of the events are derived from these schemas.
  */
 import { t, type Static } from "elysia";
+import { DISCRIMINATED_BY } from "../http/params";
 import { Int, IsoTimeSchema, LamportsSchema } from "../http/public-schemas";
+
+/** DESIGN §5's payout statuses; the payout record (src/accounts/schemas.ts) has the same ones. */
+export const PayoutStatusSchema = t.Union([
+  // above the review amount, waiting for an operator (src/custody)
+  t.Literal("held"),
+  t.Literal("queued"),
+  t.Literal("sent"),
+  t.Literal("confirmed"),
+  t.Literal("failed"),
+  t.Literal("replaced"),
+]);
 
 const common = { at: IsoTimeSchema, mint: t.String(), signature: t.String() };
 
@@ -32,7 +44,7 @@ export const PayoutEventSchema = t.Object(
     handle: t.String({ description: "the handle the account signed in with most recently" }),
     lamports: LamportsSchema,
     kind: t.Union([t.Literal("claim"), t.Literal("autopay")]),
-    status: t.String({ description: "queued, sent, confirmed, failed or replaced" }),
+    status: PayoutStatusSchema,
     signature: t.Union([t.String(), t.Null()], { description: "present once sent" }),
   },
   { title: "PayoutEvent", description: "A payout in any status; `at` is when it was queued" },
@@ -49,9 +61,15 @@ export const BurnEventSchema = t.Object(
   { title: "BurnEvent", description: "A completed burn, one per source of a buy; `at` is when it landed" },
 );
 
+/** One entry of the feed: clients switch on `type`. */
+export const LedgerEventSchema = t.Union([LaunchEventSchema, SweepEventSchema, PayoutEventSchema, BurnEventSchema], {
+  title: "LedgerEvent",
+  [DISCRIMINATED_BY]: "type",
+});
+
 export const FeedPageSchema = t.Object(
   {
-    events: t.Array(t.Union([LaunchEventSchema, SweepEventSchema, PayoutEventSchema, BurnEventSchema])),
+    events: t.Array(LedgerEventSchema),
     nextBefore: t.Union([t.String({ description: "ISO 8601 with microseconds" }), t.Null()], {
       description: "pass as `before` for the next page; null when nothing is older",
     }),

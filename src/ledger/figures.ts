@@ -122,6 +122,10 @@ export interface LedgerTotals {
   rentLamports: bigint;
   /** what the operator's own float in the treasury fronted (rent the platform's balance could not cover) */
   floatFrontedLamports: bigint;
+  /** platform revenue withdrawn to PLATFORM_WALLET, confirmed on chain */
+  withdrawnLamports: bigint;
+  /** platform withdrawals queued or in flight */
+  withdrawalPendingLamports: bigint;
 }
 
 export function ledgerTotals(db: Db): LedgerTotals {
@@ -141,16 +145,20 @@ export function ledgerTotals(db: Db): LedgerTotals {
     buybackPendingLamports: get("buyback_pending"),
     rentLamports: get("rent"),
     floatFrontedLamports: -get("operator_float"),
+    withdrawnLamports: get("withdrawn"),
+    withdrawalPendingLamports: get("withdrawal"),
   };
   // Every lamport swept (and every one the float fronted) is somewhere: owed, paid, burned, the
-  // platform's, or rent in an account the treasury owns.
+  // platform's (withdrawn or not), or rent in an account the treasury owns.
   const accounted =
     totals.owedLamports +
     totals.paidLamports +
     totals.burnedLamports +
     totals.platformLamports +
     totals.buybackPendingLamports +
-    totals.rentLamports;
+    totals.rentLamports +
+    totals.withdrawnLamports +
+    totals.withdrawalPendingLamports;
   if (accounted !== totals.sweptLamports + totals.floatFrontedLamports) {
     throw new AppError("LEDGER_INVARIANT", "ledger totals do not add up to what was swept");
   }

@@ -10,12 +10,16 @@ export {
   reservePayout,
   payRent,
   returnRent,
+  reserveWithdrawal,
+  confirmWithdrawal,
+  failWithdrawal,
 } from "./commands";
 export type { SweepCreditResult, SweepRecipient } from "./commands";
 export { appendFeedEvent } from "./feed";
 export { feedNotifier } from "./feed-notifier";
 export { isoMicros, parseBefore, renderFeedRows } from "./feed-queries";
 export type { FeedType } from "./feed-queries";
+export { PayoutStatusSchema } from "./feed-schemas";
 export { accountFigures, creditsByToken, ledgerTotals } from "./figures";
 export type { MoneyFigures } from "./figures";
 export { accounts, balanceOf } from "./ledger";

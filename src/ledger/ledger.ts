@@ -25,6 +25,8 @@ export const ACCOUNT_KINDS = [
   "burned",
   "rent",
   "operator_float",
+  "withdrawal",
+  "withdrawn",
 ] as const;
 export type AccountKind = (typeof ACCOUNT_KINDS)[number];
 
@@ -47,6 +49,9 @@ export const POSTING_KINDS = [
   "burn_refund",
   "rent_paid",
   "rent_returned",
+  "withdrawal_reserve",
+  "withdrawal_confirm",
+  "withdrawal_fail",
 ] as const;
 export type PostingKind = (typeof POSTING_KINDS)[number];
 
@@ -190,4 +195,7 @@ export const accounts = {
   /** rent the treasury paid into an account it owns (a token account, a volume accumulator), per address */
   rent: (address: string): AccountRef => ({ kind: "rent", ref: address }),
   operatorFloat: (): AccountRef => ({ kind: "operator_float", ref: "operator_float" }),
+  /** a platform withdrawal queued or in flight (exactly its amount while `queued`/`sent`) */
+  withdrawal: (withdrawalId: number): AccountRef => ({ kind: "withdrawal", ref: String(withdrawalId) }),
+  withdrawn: (): AccountRef => ({ kind: "withdrawn", ref: "withdrawn" }),
 };

@@ -14,9 +14,11 @@ const STREAM_DESCRIPTION = [
   "the event's time with microseconds, the same string `/api/ledger` takes as `before`.",
   "Send the last id received as the `Last-Event-ID` header (browsers' EventSource does so by itself) or as",
   "`?lastEventId=` to replay every event committed after it, oldest first, before live events; without it the",
-  "stream starts with the next event. Events are sent in the order they were committed, which can differ from",
-  "the order of their times (a launch carries its block time). A comment line (`: heartbeat`) is sent every",
-  "15 seconds. At most 5 open streams per client IP (429 beyond).",
+  "stream starts with the next event. An id newer than the newest event, or older than the last 50,000 events",
+  "(read those from /api/ledger instead), is a 400. Events are sent in the order they were committed, which can",
+  "differ from the order of their times (a launch carries its block time). A comment line (`: heartbeat`) is",
+  "sent every 15 seconds. At most 60 opens a minute and 5 open streams per client IP (429 beyond). The same id",
+  "is each event's webhook-id.",
 ].join(" ");
 
 const STREAM_HEADERS = {

@@ -23,6 +23,11 @@ export interface StreamOptions {
    * instead of one per event, which is what keeps a thousand streams cheap
    */
   coalesceMs: number;
+  /**
+   * how far back Last-Event-ID may reach, in events: an older id is refused (the client reads the
+   * gap from /api/ledger), so no open replays, or looks through, more than this many commits
+   */
+  replayWindowEvents: number;
 }
 
 export const DEFAULT_STREAM_OPTIONS: StreamOptions = {
@@ -32,6 +37,7 @@ export const DEFAULT_STREAM_OPTIONS: StreamOptions = {
   maxQueuedFrames: 10_000,
   fallbackPollMs: 5_000,
   coalesceMs: 20,
+  replayWindowEvents: 50_000,
 };
 
 const PAGE = 500;
@@ -121,21 +127,56 @@ export class LedgerStreamHub {
     }
     this.catchUp();
     if (afterAtUs !== null) {
-      const c = this.db.$client;
-      // parseBefore rounds sub-microsecond digits up; an id this stream sent has exactly six.
-      const exact = c
-        .query<{ seq: bigint }, [atUs: number]>("SELECT seq FROM feed_commits WHERE at_us = ?")
-        .get(afterAtUs);
-      replay = exact
-        ? { afterSeq: Number(exact.seq), untilSeq: this.lastSeq, minAtUs: -1 }
-        : // Not an event of ours: every event later than that time, in commit order.
-          { afterSeq: 0, untilSeq: this.lastSeq, minAtUs: afterAtUs };
+      const start = this.replayStart(afterAtUs);
+      if (!start.ok) return { ok: false, status: 400, message: start.message };
+      replay = start.replay;
     }
     const client = new StreamClient(this, ip, replay);
     this.clients.add(client);
     this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);
     this.startTimers();
     return { ok: true, stream: client.stream };
+  }
+
+  /**
+   * Where a replay after `afterAtUs` starts, found through indexes only (the unique index on
+   * `at_us`, the `seq` key): an id newer than the newest event, or older than the replay window,
+   * is refused before anything is scanned.
+   */
+  private replayStart(afterAtUs: number): { ok: true; replay: Replay } | { ok: false; message: string } {
+    const c = this.db.$client;
+    const newest = c.query<{ atUs: bigint | null }, []>("SELECT MAX(at_us) AS atUs FROM feed_commits").get();
+    if (newest?.atUs === null || newest?.atUs === undefined || afterAtUs > Number(newest.atUs))
+      return {
+        ok: false,
+        message: "Last-Event-ID is newer than the newest event; open the stream without it.",
+      };
+    const tooOld = {
+      ok: false as const,
+      message: `Last-Event-ID is older than the last ${this.options.replayWindowEvents} events this stream replays; read what came since from /api/ledger, then open the stream without it.`,
+    };
+    const oldestSeq = this.lastSeq - this.options.replayWindowEvents;
+    // parseBefore rounds sub-microsecond digits up; an id this stream sent has exactly six.
+    const exact = c
+      .query<{ seq: bigint }, [atUs: number]>("SELECT seq FROM feed_commits WHERE at_us = ?")
+      .get(afterAtUs);
+    if (exact) {
+      if (Number(exact.seq) < oldestSeq) return tooOld;
+      return { ok: true, replay: { afterSeq: Number(exact.seq), untilSeq: this.lastSeq, minAtUs: -1 } };
+    }
+    // Not an event of ours: every event later than that time, in commit order. The window's
+    // oldest event bounds the time too, so the search below reads at most about a window's entries.
+    if (oldestSeq > 0) {
+      const boundary = c
+        .query<{ atUs: bigint }, [seq: number]>("SELECT at_us AS atUs FROM feed_commits WHERE seq = ?")
+        .get(oldestSeq);
+      if (boundary && afterAtUs < Number(boundary.atUs)) return tooOld;
+    }
+    const first = c
+      .query<{ seq: bigint | null }, [atUs: number]>("SELECT MIN(seq) AS seq FROM feed_commits WHERE at_us > ?")
+      .get(afterAtUs);
+    const afterSeq = first?.seq === null || first?.seq === undefined ? this.lastSeq : Number(first.seq) - 1;
+    return { ok: true, replay: { afterSeq, untilSeq: this.lastSeq, minAtUs: afterAtUs } };
   }
 
   /** Frames of one replay page, and where the next page starts (null when done). */

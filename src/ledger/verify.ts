@@ -64,10 +64,19 @@ export function verifyLedger(db: Db, options: VerifyOptions = {}): void {
   const payoutMismatch = c
     .query<{ id: bigint }, []>(
       `SELECT p.id FROM payouts p LEFT JOIN ledger_accounts a ON a.kind = 'payout' AND a.ref = CAST(p.id AS TEXT)
-        WHERE COALESCE(a.balance, 0) <> CASE WHEN p.status IN ('queued', 'sent') THEN p.lamports ELSE 0 END LIMIT 1`,
+        WHERE COALESCE(a.balance, 0) <> CASE WHEN p.status IN ('held', 'queued', 'sent') THEN p.lamports ELSE 0 END LIMIT 1`,
     )
     .get();
   if (payoutMismatch) throw new AppError("LEDGER_INVARIANT", `payout ${payoutMismatch.id} disagrees with the ledger`);
+
+  const withdrawalMismatch = c
+    .query<{ id: bigint }, []>(
+      `SELECT w.id FROM withdrawals w LEFT JOIN ledger_accounts a ON a.kind = 'withdrawal' AND a.ref = CAST(w.id AS TEXT)
+        WHERE COALESCE(a.balance, 0) <> CASE WHEN w.status IN ('queued', 'sent') THEN w.lamports ELSE 0 END LIMIT 1`,
+    )
+    .get();
+  if (withdrawalMismatch)
+    throw new AppError("LEDGER_INVARIANT", `withdrawal ${withdrawalMismatch.id} disagrees with the ledger`);
 
   const sweptMismatch = c
     .query<{ id: bigint }, []>(

@@ -5,7 +5,9 @@
  *   (taken at or before `at`), its leaf count and the signature of the memo anchoring it on chain.
  *   Public, cached like `/api/proof`; never a nonce or an account.
  * - `GET /api/me/proof[?at=ISO]`: the signed-in account's own leaf (with its secret nonce) and its
- *   path to the root. Private, no-store.
+ *   path to the root. Private, no-store. A snapshot never changes, so an account's proof in it is
+ *   remembered (the last PROOFS_KEPT asked, in this process only): asking again, for any past
+ *   snapshot, rebuilds no tree. Nothing of it reaches a shared cache.
  */
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
@@ -13,7 +15,7 @@ import { privately, requireSession } from "../auth";
 import { CACHE } from "../http/cache";
 import { badRequest, notFound } from "../http/errors";
 import { errors, Int, IsoTimeSchema, LamportsSchema, NullableString } from "../http/public-schemas";
-import { inclusionProof, snapshotAt } from "./service";
+import { inclusionProof, type SnapshotSummary, snapshotAt } from "./service";
 
 const HEX32 = t.String({ pattern: "^[0-9a-f]{64}$", description: "32 bytes, lowercase hex" });
 
@@ -45,7 +47,37 @@ function parseAt(raw: string | undefined): number | null {
 
 const NO_SNAPSHOT = "No liability snapshot was taken at or before that time.";
 
+/** Proofs remembered, each a few KB (its path has one node per level of the tree). */
+export const PROOFS_KEPT = 2_000;
+
+type Proof = NonNullable<ReturnType<typeof inclusionProof>>;
+
+const keyOf = (snapshot: SnapshotSummary, idpUserId: string) =>
+  `${snapshot.id}\u0000${snapshot.root}\u0000${idpUserId}`;
+
+/** The proofs last asked for, by snapshot and account, least recently asked first. */
+class ProofMemo {
+  private readonly proofs = new Map<string, Proof>();
+
+  /** Keyed by the snapshot's root too: a row id alone could in principle be reused. */
+  get(snapshot: SnapshotSummary, idpUserId: string): Proof | undefined {
+    const key = keyOf(snapshot, idpUserId);
+    const proof = this.proofs.get(key);
+    if (proof) {
+      this.proofs.delete(key);
+      this.proofs.set(key, proof);
+    }
+    return proof;
+  }
+
+  set(snapshot: SnapshotSummary, idpUserId: string, proof: Proof): void {
+    this.proofs.set(keyOf(snapshot, idpUserId), proof);
+    if (this.proofs.size > PROOFS_KEPT) this.proofs.delete(this.proofs.keys().next().value!);
+  }
+}
+
 export function liabilityRoutes(ctx: AppContext) {
+  const proofs = new ProofMemo();
   return new Elysia({ name: "liabilities" })
     .get(
       "/api/proof/liabilities",
@@ -82,8 +114,11 @@ export function liabilityRoutes(ctx: AppContext) {
           const session = requireSession(ctx, request);
           const snapshot = snapshotAt(ctx.db, parseAt(query.at));
           if (!snapshot) throw notFound(NO_SNAPSHOT);
+          const kept = proofs.get(snapshot, session.idpUserId);
+          if (kept) return kept;
           const proof = inclusionProof(ctx.db, snapshot, session.idpUserId);
           if (!proof) throw notFound("Your account was owed nothing at that snapshot, so it has no leaf in it.");
+          proofs.set(snapshot, session.idpUserId, proof);
           return proof;
         }),
       { query: AtQuery, detail: { hide: true } },

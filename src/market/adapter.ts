@@ -12,6 +12,8 @@ export type { MarketFigures };
 export interface MarketData {
   /** most addresses one call may ask for */
   readonly batchSize: number;
+  /** SOL's price in USD implied by the last batch's SOL-quoted pairs; null when none gave it */
+  readonly solUsd?: number | null;
   /** Figures for the mints the source knows; a mint it does not know is absent from the map. */
   fetchBatch(mints: readonly string[]): Promise<Map<string, MarketFigures>>;
 }
@@ -23,6 +25,36 @@ interface Pair {
   fdv?: unknown;
   volume?: { h24?: unknown };
   liquidity?: { usd?: unknown };
+  quoteToken?: { address?: unknown };
+  priceUsd?: unknown;
+  priceNative?: unknown;
+}
+
+/** Wrapped SOL: the quote token of pump pairs. */
+export const WSOL_MINT = "So11111111111111111111111111111111111111112";
+
+const positive = (v: unknown): number | null => {
+  const n = typeof v === "string" && v.trim() !== "" ? Number(v) : typeof v === "number" ? v : Number.NaN;
+  return Number.isFinite(n) && n > 0 ? n : null;
+};
+
+/**
+ * SOL's price in USD as the source states it: a SOL-quoted pair's price in USD over its price in
+ * SOL, from the most liquid such pair. Null when no pair gives both (nothing is made up).
+ */
+export function solUsdFromPairs(pairs: readonly Pair[], chainId: string): number | null {
+  let best: { liquidity: number; usd: number } | null = null;
+  for (const pair of pairs) {
+    if (!pair || typeof pair !== "object") continue;
+    if (pair.chainId !== undefined && pair.chainId !== chainId) continue;
+    if (pair.quoteToken?.address !== WSOL_MINT) continue;
+    const usd = positive(pair.priceUsd);
+    const native = positive(pair.priceNative);
+    if (usd === null || native === null) continue;
+    const liquidity = finite(pair.liquidity?.usd) ?? 0;
+    if (!best || liquidity > best.liquidity) best = { liquidity, usd: usd / native };
+  }
+  return best && Number.isFinite(best.usd) ? best.usd : null;
 }
 
 const finite = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : null);
@@ -59,6 +91,7 @@ export function figuresFromPairs(
 
 export class DexScreenerMarket implements MarketData {
   readonly batchSize = 30;
+  solUsd: number | null = null;
 
   constructor(
     private readonly baseUrl: string,
@@ -103,6 +136,7 @@ export class DexScreenerMarket implements MarketData {
       log.warn("market data answer has no pairs");
       return new Map();
     }
+    this.solUsd = solUsdFromPairs(pairs as Pair[], this.chainId);
     return figuresFromPairs(pairs as Pair[], mints, this.chainId);
   }
 }

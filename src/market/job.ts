@@ -7,6 +7,7 @@ import type { Db } from "../../db/client";
 import type { JobContext } from "../jobs";
 import { immediate } from "../../db/transaction";
 import { log } from "../lib/log";
+import { SOL_USD_KEY, writeSetting } from "../settings";
 import { storeMarketFigures, tokenMints } from "../tokens";
 import type { MarketData, MarketFigures } from "./adapter";
 
@@ -20,6 +21,7 @@ export async function refreshMarket(
   let updated = 0;
   let failedBatches = 0;
   let lastError: unknown = null;
+  let solUsd: { usd: number; atMs: number } | null = null;
   for (let i = 0; i < mints.length; i += market.batchSize) {
     if (job.signal.aborted) break;
     const batch = mints.slice(i, i + market.batchSize);
@@ -33,9 +35,18 @@ export async function refreshMarket(
       continue;
     }
     const at = nowMs();
+    if (typeof market.solUsd === "number") solUsd = { usd: market.solUsd, atMs: at };
     immediate(db, () => {
       job.assertHeld();
       updated += storeMarketFigures(db, batch, figures, at);
+    });
+  }
+  // The page shows USD beside SOL only from a price the source gave (and only while it is fresh).
+  if (solUsd) {
+    const price = solUsd;
+    immediate(db, () => {
+      job.assertHeld();
+      writeSetting(db, SOL_USD_KEY, JSON.stringify(price));
     });
   }
   if (failedBatches > 0) throw lastError instanceof Error ? lastError : new Error("market data failed");

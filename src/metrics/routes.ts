@@ -11,6 +11,8 @@ import { bearerMatches } from "../http/bearer";
 import { ledgerTotals } from "../ledger";
 import { counter, gauge } from "../lib/metrics";
 import { landingTotals } from "../landing";
+import { incidentCounts, moneyHalt } from "../custody";
+import { providerTotals } from "./provider-usage";
 
 export function renderMetrics(ctx: AppContext): string {
   const totals = ledgerTotals(ctx.db);
@@ -28,6 +30,7 @@ export function renderMetrics(ctx: AppContext): string {
       { labels: { figure: "platform" }, value: totals.platformLamports },
       { labels: { figure: "rent_held" }, value: totals.rentLamports },
       { labels: { figure: "float_fronted" }, value: totals.floatFrontedLamports },
+      { labels: { figure: "withdrawn" }, value: totals.withdrawnLamports },
     ]),
   ];
   const row = ctx.db.$client
@@ -44,6 +47,18 @@ export function renderMetrics(ctx: AppContext): string {
       ]),
     );
   }
+  // Custody: every incident ever opened by kind, and whether money is halted now.
+  const incidents = incidentCounts(ctx.db);
+  parts.push(
+    counter(
+      "custody_incidents_total",
+      "Custody incidents opened (breakers that tripped, reserve warnings), by kind",
+      incidents.map((i) => ({ labels: { kind: i.kind }, value: i.n })),
+    ),
+    gauge("custody_halted", "1 while a breaker has halted payouts, burn buys and withdrawals", [
+      { value: moneyHalt(ctx.db) ? 1 : 0 },
+    ]),
+  );
   const landing = landingTotals(ctx.db);
   if (landing.length > 0) {
     const per = (name: string, help: string, pick: (t: (typeof landing)[number]) => number | bigint) =>
@@ -79,6 +94,20 @@ export function renderMetrics(ctx: AppContext): string {
       ),
     );
   }
+  // The provider's bill: every JSON-RPC call of every thread (a batch counts each call in it).
+  const provider = providerTotals(ctx.db, ctx.now());
+  parts.push(
+    counter(
+      "chain_rpc_requests_total",
+      "JSON-RPC requests made to the RPC provider, per method (each call of a batch counts)",
+      provider.map((p) => ({ labels: { method: p.method }, value: p.requests })),
+    ),
+    counter(
+      "chain_rpc_response_bytes_total",
+      "Response bytes received from the RPC provider, per method",
+      provider.map((p) => ({ labels: { method: p.method }, value: p.responseBytes })),
+    ),
+  );
   const health = jobHealth(ctx.db, ctx.now());
   parts.push(
     gauge(
@@ -110,6 +139,8 @@ export function indexerMetrics(state: {
   lagSlots: number | null;
   lastSlot: number | null;
   reconnects: number;
+  accounts?: number;
+  receivedBytes?: number;
 }): string {
   return [
     gauge("indexer_connected", "1 when the indexer's stream (or poll) reaches the node", [
@@ -122,5 +153,13 @@ export function indexerMetrics(state: {
       { value: state.lastSlot ?? -1 },
     ]),
     gauge("indexer_reconnects", "Stream reconnects since start", [{ value: state.reconnects }]),
+    gauge(
+      "yellowstone_watched_accounts",
+      "Accounts the indexer's Yellowstone stream watches (the provider's filters)",
+      [{ value: state.accounts ?? 0 }],
+    ),
+    counter("yellowstone_received_bytes_total", "Bytes the indexer's Yellowstone stream received (protobuf payloads)", [
+      { value: state.receivedBytes ?? 0 },
+    ]),
   ].join("\n");
 }

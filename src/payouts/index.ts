@@ -1,2 +1,3 @@
 export { resolvePayoutSignature, resolveSentPayouts } from "./job";
-export { queuePayout } from "./service";
+export { approveHeldPayout, heldPayouts, queuePayout, refuseHeldPayout } from "./service";
+export type { HeldPayout } from "./service";

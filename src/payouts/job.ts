@@ -2,7 +2,7 @@
  * The `payouts` job. Each run:
  *  1. resolves batches left `sent`: confirmed (paid), failed (amount back to the balance), or
  *     provably expired (replaced by a new queued payout); pending ones wait;
- *  2. unless claims are paused: queues one autopay payout of the whole balance for every autopay
+ *  2. unless claims are paused or money is halted (src/custody): queues one autopay payout of the whole balance for every autopay
  *     account with a saved wallet and a balance at or above the autopay threshold;
  *  3. sends queued payouts in batches of up to 12 transfers a transaction, each batch's signature
  *     and expiry height saved before it is sent; then waits a bounded time for them to settle.
@@ -20,6 +20,8 @@ import { isAppError } from "../lib/errors";
 import { log } from "../lib/log";
 import { scrubErrorText } from "../lib/scrub";
 import { getAutopayMinLamports, getClaimsPaused } from "../settings";
+import { moneyGate, moneyHalt } from "../custody";
+import { resolveSentWithdrawals, sendQueuedWithdrawals, type WithdrawalRunReport } from "./withdrawals";
 import type { Config } from "../config";
 import { confirmPayouts, failPayouts, markPayoutsSent, queuePayout, replaceExpiredPayouts } from "./service";
 
@@ -48,6 +50,10 @@ export interface PayoutRunReport {
   pending: number;
   sendErrors: number;
   paused: boolean;
+  /** platform withdrawals sent and resolved in this run */
+  withdrawals: WithdrawalRunReport;
+  /** a custody breaker is open (or tripped in this run): nothing new was sent */
+  halted: boolean;
 }
 
 export async function runPayoutsJob(deps: PayoutJobDeps, ctx: JobContext): Promise<PayoutRunReport> {
@@ -61,10 +67,20 @@ export async function runPayoutsJob(deps: PayoutJobDeps, ctx: JobContext): Promi
     pending: 0,
     sendErrors: 0,
     paused: false,
+    halted: false,
+    withdrawals: { sent: 0, confirmed: 0, failed: 0, requeued: 0, pending: 0 },
   };
   await resolveSentPayouts(deps, ctx, report);
+  // Withdrawals in flight resolve whatever the pause or halt; new ones go only past the breakers.
+  await resolveSentWithdrawals(deps, ctx, report.withdrawals);
+  if (!moneyHalt(deps.db)) await sendQueuedWithdrawals(deps, ctx, report.withdrawals);
   if (getClaimsPaused(deps.db)) {
     report.paused = true;
+    return report;
+  }
+  // Halted: what is in flight resolved above; nothing new is queued or sent until an operator resumes.
+  if (moneyHalt(deps.db)) {
+    report.halted = true;
     return report;
   }
   if (ctx.signal.aborted) return report;
@@ -74,7 +90,8 @@ export async function runPayoutsJob(deps: PayoutJobDeps, ctx: JobContext): Promi
 
   const deadline = Date.now() + (deps.settleTimeoutMs ?? 60_000);
   while (!ctx.signal.aborted) {
-    const pending = await resolveSentPayouts(deps, ctx, report);
+    const pending =
+      (await resolveSentPayouts(deps, ctx, report)) + (await resolveSentWithdrawals(deps, ctx, report.withdrawals));
     if (pending === 0 || Date.now() >= deadline) break;
     await Bun.sleep(deps.settlePollMs ?? 500);
   }
@@ -101,6 +118,12 @@ async function sendQueued(deps: PayoutJobDeps, ctx: JobContext, report: PayoutRu
     // what is already in flight still resolves below.
     if (getClaimsPaused(deps.db)) {
       report.paused = true;
+      break;
+    }
+    // The breakers: an open halt, or this batch taking the outflow past a cap (which trips it).
+    const total = batch.reduce((n, p) => n + BigInt(p.lamports), 0n);
+    if (moneyGate(deps.db, deps.config.custody, deps.now(), total)) {
+      report.halted = true;
       break;
     }
     const instructions = batch.map((p) =>
@@ -162,7 +185,7 @@ async function queueAutopay(deps: PayoutJobDeps, ctx: JobContext, report: Payout
       `SELECT i.idp_user_id AS id, i.payout_wallet AS wallet FROM identities i
          JOIN ledger_accounts a ON a.kind = 'user' AND a.ref = i.idp_user_id
         WHERE i.routing = 'autopay' AND i.payout_wallet IS NOT NULL AND a.balance >= ? AND a.balance > 0
-          AND NOT EXISTS (SELECT 1 FROM payouts p WHERE p.idp_user_id = i.idp_user_id AND p.status IN ('queued', 'sent'))
+          AND NOT EXISTS (SELECT 1 FROM payouts p WHERE p.idp_user_id = i.idp_user_id AND p.status IN ('held', 'queued', 'sent'))
         LIMIT 10000`,
     )
     .all(min);
@@ -176,7 +199,15 @@ async function queueAutopay(deps: PayoutJobDeps, ctx: JobContext, report: Payout
     try {
       queuePayout(
         deps.db,
-        { idpUserId: row.id, lamports: null, wallet: row.wallet, kind: "autopay", minLamports: min, atMs: deps.now() },
+        {
+          idpUserId: row.id,
+          lamports: null,
+          wallet: row.wallet,
+          kind: "autopay",
+          minLamports: min,
+          atMs: deps.now(),
+          reviewLamports: deps.config.custody.payoutReviewLamports,
+        },
         ctx.assertHeld,
       );
       report.autopayQueued += 1;

@@ -1,5 +1,6 @@
 /**
- * Payout states (DESIGN §5): queued -> sent -> confirmed | failed | replaced. The amount leaves the
+ * Payout states (DESIGN §5): queued -> sent -> confirmed | failed | replaced; a payout above the
+ * review amount starts `held` and is queued once an operator approves it. The amount leaves the
  * balance when the payout is queued; a failed payout puts it back; a payout that provably expired
  * is replaced by a new queued payout that owes the same amount. One live (queued or sent) payout
  * per account at a time.
@@ -23,11 +24,14 @@ export interface PayoutRequest {
   /** smallest amount accepted */
   minLamports: bigint;
   atMs: number;
+  /** above this the payout waits as `held` until an operator approves it (src/custody); absent: never held */
+  reviewLamports?: bigint;
 }
 
 export interface QueuedPayout {
   payoutId: number;
   lamports: bigint;
+  status: "queued" | "held";
 }
 
 /** Queues a payout and reserves its amount, atomically. Concurrent requests serialise here. */
@@ -37,7 +41,7 @@ export function queuePayout(db: Db, request: PayoutRequest, assertHeld?: () => v
     const c = db.$client;
     const live = c
       .query<{ id: bigint }, [idpUserId: string]>(
-        "SELECT id FROM payouts WHERE idp_user_id = ? AND status IN ('queued', 'sent') LIMIT 1",
+        "SELECT id FROM payouts WHERE idp_user_id = ? AND status IN ('held', 'queued', 'sent') LIMIT 1",
       )
       .get(request.idpUserId);
     if (live) throw new AppError("PAYOUT_IN_FLIGHT", "a payout is already queued or in flight");
@@ -46,16 +50,20 @@ export function queuePayout(db: Db, request: PayoutRequest, assertHeld?: () => v
     if (lamports <= 0n || balance <= 0n) throw new AppError("INSUFFICIENT_BALANCE", "there is no balance to pay");
     if (lamports > balance) throw new AppError("INSUFFICIENT_BALANCE", "the amount is above the balance");
     if (lamports < request.minLamports) throw new AppError("INSUFFICIENT_BALANCE", "the amount is below the minimum");
+    const status = request.reviewLamports !== undefined && lamports > request.reviewLamports ? "held" : "queued";
     const row = c
-      .query<{ id: bigint }, [idpUserId: string, lamports: bigint, wallet: string, kind: PayoutKind, atMs: number]>(
+      .query<
+        { id: bigint },
+        [idpUserId: string, lamports: bigint, wallet: string, kind: PayoutKind, status: string, atMs: number]
+      >(
         `INSERT INTO payouts (idp_user_id, lamports, wallet, kind, status, created_at_ms)
-         VALUES (?, ?, ?, ?, 'queued', ?) RETURNING id`,
+         VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
       )
-      .get(request.idpUserId, lamports, request.wallet, request.kind, request.atMs);
+      .get(request.idpUserId, lamports, request.wallet, request.kind, status, request.atMs);
     const payoutId = Number(row!.id);
     reservePayout(db, payoutId, request.idpUserId, lamports, request.atMs);
     appendFeedEvent(db, "payout", payoutId, request.atMs);
-    return { payoutId, lamports };
+    return { payoutId, lamports, status };
   });
 }
 
@@ -160,4 +168,61 @@ export function replaceExpiredPayouts(db: Db, signature: string, atMs: number, a
       return newId;
     });
   });
+}
+
+/**
+ * An operator approves a held payout: it is queued and the next payouts run sends it. Call inside
+ * the audit's transaction. False when the payout is not held (approved already, or never held).
+ */
+export function approveHeldPayout(db: Db, payoutId: number): boolean {
+  return (
+    db.$client
+      .query<never, [payoutId: number]>("UPDATE payouts SET status = 'queued' WHERE id = ? AND status = 'held'")
+      .run(payoutId).changes === 1
+  );
+}
+
+/** An operator refuses a held payout: it fails and its amount is back in the balance. Call inside a transaction. */
+export function refuseHeldPayout(db: Db, payoutId: number, reason: string, atMs: number): boolean {
+  const row = db.$client
+    .query<{ idpUserId: string; lamports: bigint }, [payoutId: number]>(
+      "SELECT idp_user_id AS idpUserId, lamports FROM payouts WHERE id = ? AND status = 'held'",
+    )
+    .get(payoutId);
+  if (!row) return false;
+  failPayout(db, payoutId, row.idpUserId, BigInt(row.lamports), atMs);
+  db.$client
+    .query<never, [error: string, payoutId: number]>("UPDATE payouts SET status = 'failed', error = ? WHERE id = ?")
+    .run(`refused by an operator: ${reason}`.slice(0, 300), payoutId);
+  return true;
+}
+
+export interface HeldPayout {
+  payoutId: number;
+  idpUserId: string;
+  lamports: bigint;
+  wallet: string;
+  kind: PayoutKind;
+  createdAtMs: number;
+}
+
+/** Payouts waiting for an operator's approval, oldest first. */
+export function heldPayouts(db: Db, limit = 200): HeldPayout[] {
+  return db.$client
+    .query<
+      { id: bigint; idpUserId: string; lamports: bigint; wallet: string; kind: PayoutKind; createdAtMs: bigint },
+      [limit: number]
+    >(
+      `SELECT id, idp_user_id AS idpUserId, lamports, wallet, kind, created_at_ms AS createdAtMs
+         FROM payouts WHERE status = 'held' ORDER BY id LIMIT ?`,
+    )
+    .all(limit)
+    .map((r) => ({
+      payoutId: Number(r.id),
+      idpUserId: r.idpUserId,
+      lamports: BigInt(r.lamports),
+      wallet: r.wallet,
+      kind: r.kind,
+      createdAtMs: Number(r.createdAtMs),
+    }));
 }

@@ -13,5 +13,6 @@ export {
   setLaunchesPaused,
   setMinClaimLamports,
   settingsInForce,
+  SOL_USD_KEY,
   writeSetting,
 } from "./service";

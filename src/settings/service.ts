@@ -20,7 +20,8 @@ type StoredKey =
   | SettingKey
   | typeof PLATFORM_TOKEN_MINT_KEY
   | typeof LAST_RECONCILIATION_KEY
-  | typeof NEXT_CREATOR_INDEX_KEY;
+  | typeof NEXT_CREATOR_INDEX_KEY
+  | typeof SOL_USD_KEY;
 
 const I64_MAX = 9_223_372_036_854_775_807n;
 
@@ -106,6 +107,8 @@ export const PLATFORM_TOKEN_MINT_KEY = "platform_token_mint";
 export const LAST_RECONCILIATION_KEY = "last_reconciliation";
 /** The launches' creator-index counter (src/launches/intents.ts). */
 export const NEXT_CREATOR_INDEX_KEY = "next_creator_index";
+/** SOL's price in USD as the market source last gave it, `{usd, atMs}` as JSON (the market job). */
+export const SOL_USD_KEY = "sol_usd";
 
 export function getPlatformTokenMint(db: Db): string | null {
   return readSetting(db, PLATFORM_TOKEN_MINT_KEY);

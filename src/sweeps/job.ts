@@ -2,7 +2,8 @@
  * The `sweep` job. Each run:
  *  1. resolves sweeps left `sent` (by an earlier run, or a crash): confirmed ones are credited,
  *     failed or provably expired ones are marked failed, pending ones wait;
- *  2. reads both vaults and the creator address of every token in pages and stores the readings;
+ *  2. reads both vaults and the creator address of every token due a reading (its schedule:
+ *     every run while active, less and less often while quiet) in pages, stores the readings;
  *  3. a chunk of tokens at a time, packs those at or above the sweep minimum (and with no sweep in
  *     flight) into as few transactions as fit, saves each sweep with its signature, then sends;
  *  4. waits a bounded time for what it sent, resolving as in 1;
@@ -29,11 +30,14 @@ import { scrubErrorText } from "../lib/scrub";
 import { getPlatformTokenMint, setLastReconciliation } from "../settings";
 import { heldBackMints, recordTokenFailure, recordTokenSuccess, stopToken, suspectMints } from "../jobs";
 import { isChainUnavailable } from "../chain/errors";
-import { storeVaultReadings, unsweptLamports } from "../tokens";
+import { dueTokensAfter, type ScheduleNote, storeVaultReadings, unsweptLamports } from "../tokens";
 import { transferredTo, treasuryReceived } from "./transfers";
 import { creditedInSignature } from "./credit-check";
 import { SWEEP_EXPIRED_ERROR, confirmSweep, failSweep, recordSweepsSent, sweepAttempt } from "./service";
 import { computeUnitFloorFor, journalOutcome, sentFromSlotOf } from "../landing";
+import { checkReserves, raiseIncident, type ReservesPolicy } from "../custody";
+import { isAppError } from "../lib/errors";
+import { flushProviderUsage } from "../metrics/provider-usage";
 
 export interface SweepJobDeps {
   db: Db;
@@ -52,6 +56,13 @@ export interface SweepJobDeps {
   sendConcurrency?: number;
   /** sent sweeps looked at per resolution page (default RESOLVE_BATCH) */
   resolveBatchSize?: number;
+  /** the reconciliation's breakers (src/custody); absent: a shortfall is only logged */
+  reserves?: ReservesPolicy;
+  /**
+   * The longest a quiet token goes unread (SWEEP_QUIET_MAX_INTERVAL_MS): a run reads only the
+   * tokens its reading schedule says are due. Absent: every token every run (the baseline).
+   */
+  quietMaxIntervalMs?: number;
 }
 
 export interface SweepRunReport {
@@ -107,6 +118,8 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
     report.reread = await rereadSwept(deps, ctx, [...swept, ...wereInFlight]);
     await reconcile(deps, ctx);
   }
+  // The run's provider requests join the bill (/metrics), whichever thread runs the job.
+  flushProviderUsage(deps.db, deps.now(), { wait: true });
   return report;
 }
 
@@ -140,9 +153,9 @@ interface TokenRow extends TokenRefRow {
 }
 
 /**
- * Reads the vaults of every token, a page at a time, stores the readings and yields the tokens to
- * sweep now, a chunk at a time (the last one possibly empty); the tokens whose sweep was in flight
- * go to `wereInFlight` (their reading is taken after the run).
+ * Reads the vaults of every token due a reading, a page at a time, stores the readings and yields
+ * the tokens to sweep now, a chunk at a time (the last one possibly empty); the tokens whose sweep
+ * was in flight go to `wereInFlight` (their reading is taken after the run, due or not).
  */
 async function* readTokenChunks(
   deps: SweepJobDeps,
@@ -161,16 +174,18 @@ async function* readTokenChunks(
   const chunkTokens = deps.sendChunkTokens ?? SWEEP_SEND_CHUNK_TOKENS;
   let candidates: Candidate[] = [];
   let afterId = 0;
-  // Keyset pages over every token, hidden ones included: hidden tokens are swept too.
+  wereInFlight.push(...inFlight);
+  const runAtMs = deps.now();
+  const everyToken = deps.quietMaxIntervalMs === undefined;
+  // Keyset pages over the tokens due, hidden ones included: hidden tokens are swept too.
   for (let page = 0; page < 1_000_000 && !ctx.signal.aborted; page++) {
-    const rows = deps.db.$client
-      .query<TokenRow, [afterId: number, limit: number]>(
-        "SELECT id, mint, creator, creator_index AS creatorIndex FROM tokens WHERE id > ? ORDER BY id LIMIT ?",
-      )
-      .all(afterId, batchSize);
+    const rows: TokenRow[] = dueTokensAfter(deps.db, afterId, runAtMs, batchSize, everyToken);
     if (rows.length === 0) break;
     afterId = Number(rows[rows.length - 1]!.id);
     const refs: TokenRef[] = rows.map((r) => ({ mint: r.mint, creator: r.creator }));
+    // Before the node answers: a quiet reading backs off from here, so a fee that arrives while
+    // the answer travels is still read within the maximum.
+    const readAtMs = deps.now();
     const readings = await deps.chain.launchProgram.readVaults(refs);
     const byMint = new Map(readings.map((r) => [r.mint, r]));
     // A token with a sweep in flight keeps its stored reading: when that sweep is credited, its
@@ -182,8 +197,8 @@ async function* readTokenChunks(
       rows
         .filter((r) => !inFlight.has(Number(r.id)))
         .map((r) => ({ tokenId: Number(r.id), reading: byMint.get(r.mint) ?? null })),
+      readAtMs,
     );
-    for (const r of rows) if (inFlight.has(Number(r.id))) wereInFlight.push(Number(r.id));
     report.tokensRead += rows.length;
     for (const row of rows) {
       const reading = byMint.get(row.mint);
@@ -323,8 +338,14 @@ function storeReadings(
   deps: SweepJobDeps,
   ctx: JobContext,
   readings: { tokenId: number; reading: VaultReading | null }[],
+  readAtMs: number,
 ): void {
-  storeVaultReadings(deps.db, readings, deps.now(), ctx.assertHeld);
+  // A changed reading is activity either way (the indexer streams the most recently active tokens).
+  const schedule: ScheduleNote =
+    deps.quietMaxIntervalMs === undefined
+      ? { kind: "activity" }
+      : { kind: "sweep", readAtMs, quietMaxIntervalMs: deps.quietMaxIntervalMs };
+  storeVaultReadings(deps.db, readings, deps.now(), ctx.assertHeld, schedule);
 }
 
 /** Resolves every `sent` sweep whose outcome the chain can tell now; returns how many stay pending. */
@@ -538,15 +559,60 @@ function creditMismatches(
   return mismatched;
 }
 
+/**
+ * Waits for the run's own sweeps, asking again at growing intervals (the poll interval doubling up
+ * to eight times itself): each ask is four provider requests per transaction, and a sweep takes
+ * ~13 s to be finalized on mainnet, so a fixed 500 ms poll cost ~26 asks each. What is still
+ * pending at the deadline is resolved by the indexer or the next run, as before.
+ */
 async function settle(deps: SweepJobDeps, ctx: JobContext, report: SweepRunReport): Promise<void> {
   const deadline = Date.now() + (deps.settleTimeoutMs ?? 60_000);
-  const pollMs = deps.settlePollMs ?? 500;
+  const firstPollMs = deps.settlePollMs ?? 500;
+  let pollMs = firstPollMs;
+  let first = true;
   while (!ctx.signal.aborted) {
-    const pending = await resolveSentSweeps(deps, ctx, report);
-    if (pending === 0 || Date.now() >= deadline) break;
-    await Bun.sleep(pollMs);
+    // While every sent transaction is still landing, one status request says so for all of them;
+    // the outcome (four requests a transaction) is asked only when one may be decided.
+    if (first || !(await stillLanding(deps))) {
+      const pending = await resolveSentSweeps(deps, ctx, report);
+      if (pending === 0) break;
+    }
+    first = false;
+    if (Date.now() >= deadline) break;
+    await Bun.sleep(Math.min(pollMs, Math.max(0, deadline - Date.now())));
+    pollMs = Math.min(pollMs * 2, firstPollMs * 8);
   }
 }
+
+/**
+ * True when every sent sweep transaction is seen landing but not finalized yet, so no outcome can
+ * be decided now. Only decides when to ask: the outcome itself still comes from `outcome()`. A
+ * transaction not seen (perhaps expired), failed or finalized, a node that cannot answer, or more
+ * transactions than one request covers: false, and the outcomes are asked.
+ */
+async function stillLanding(deps: SweepJobDeps): Promise<boolean> {
+  const signatures = deps.db.$client
+    .query<{ s: string }, [limit: number]>("SELECT DISTINCT signature AS s FROM sweeps WHERE status = 'sent' LIMIT ?")
+    .all(STATUS_CHECK_MAX + 1)
+    .map((r) => r.s);
+  if (signatures.length === 0 || signatures.length > STATUS_CHECK_MAX) return false;
+  try {
+    const statuses = await deps.chain.reader.getSignatureStatuses(signatures, false);
+    return signatures.every((sig) => {
+      const st = statuses.get(sig);
+      return (
+        st != null &&
+        st.err === null &&
+        (st.confirmationStatus === "processed" || st.confirmationStatus === "confirmed")
+      );
+    });
+  } catch {
+    return false;
+  }
+}
+
+/** Signatures one status request covers (the RPC's limit). */
+const STATUS_CHECK_MAX = 256;
 
 /**
  * Reconciliation of readings (issue: "a token whose vault reading disagrees with the chain is
@@ -597,11 +663,23 @@ async function rereadSwept(deps: SweepJobDeps, ctx: JobContext, tokenIds: readon
 
 /**
  * The proof of reserves, checked every run: the treasury must hold at least what is owed. A
- * shortfall is logged loudly and kept for the proof route; the audit throws on broken books.
+ * shortfall is logged loudly and kept for the proof route, and beyond the tolerance it halts money
+ * (src/custody); the audit throws on broken books, and halts money too.
  */
 async function reconcile(deps: SweepJobDeps, ctx: JobContext): Promise<void> {
   // Each credit of the run checked its own token's recipient credits when it was written.
-  verifyLedger(deps.db, { recipientCredits: false, accountFigures: "identities" });
+  try {
+    verifyLedger(deps.db, { recipientCredits: false, accountFigures: "identities" });
+  } catch (error) {
+    // Broken books halt every outflow until an operator has looked; the run still fails loudly.
+    if (isAppError(error, "LEDGER_INVARIANT"))
+      raiseIncident(deps.db, {
+        kind: "audit",
+        detail: `the books audit failed: ${scrubErrorText(error)}`,
+        atMs: deps.now(),
+      });
+    throw error;
+  }
   const treasury = deps.chain.treasury.publicKey.toBase58();
   const balances = await deps.chain.reader.getBalances([treasury]);
   const treasuryLamports = balances.get(treasury) ?? 0n;
@@ -611,6 +689,8 @@ async function reconcile(deps: SweepJobDeps, ctx: JobContext): Promise<void> {
   immediate(deps.db, () => {
     ctx.assertHeld();
     setLastReconciliation(deps.db, { treasuryLamports, owedLamports: owed, checkedAtMs: deps.now() });
+    if (deps.reserves)
+      checkReserves(deps.db, { treasuryLamports, owedLamports: owed, atMs: deps.now() }, deps.reserves);
   });
 }
 

@@ -4,6 +4,15 @@ export type { LaunchRecipientInput } from "./launch-record";
 export { imageUrlOf, tokenDetail } from "./queries";
 export type { TokenDetail } from "./queries";
 export { storeVaultReadings, unsweptLamports } from "./readings";
+export type { ScheduleNote } from "./readings";
+export {
+  activeSince,
+  dueTokensAfter,
+  mostRecentlyActive,
+  noteActivity,
+  QUIET_FIRST_INTERVAL_MS,
+  quietCapMs,
+} from "./reading-schedule";
 export { RoutingSchema, TokenDetailSchema } from "./schemas";
 export {
   highestCreatorIndex,

@@ -7,6 +7,7 @@ import type { Db } from "../../db/client";
 import type { VaultReading } from "../chain/ports";
 import { immediate } from "../../db/transaction";
 import { recordFeeSharing } from "./fee-sharing";
+import { noteActivity, noteQuietReadings } from "./reading-schedule";
 
 /**
  * Unswept fees: both vaults plus what somebody else already collected into the creator address,
@@ -18,11 +19,19 @@ export function unsweptLamports(reading: VaultReading): bigint {
   return reading.curveLamports + reading.poolLamports + reading.creatorLamports + share;
 }
 
+/**
+ * What a stored reading tells the reading schedule (src/tokens/reading-schedule.ts): a changed
+ * figure is always a sign of activity; `sweep` readings that did not change also back the token
+ * off (taken at `readAtMs`, before the node answered).
+ */
+export type ScheduleNote = { kind: "activity" } | { kind: "sweep"; readAtMs: number; quietMaxIntervalMs: number };
+
 export function storeVaultReadings(
   db: Db,
   readings: readonly { tokenId: number; reading: VaultReading | null }[],
   atMs: number,
   assertHeld?: () => void,
+  schedule?: ScheduleNote,
 ): void {
   immediate(db, () => {
     assertHeld?.();
@@ -34,13 +43,20 @@ export function storeVaultReadings(
     const update = db.$client.query<never, [vaultLamports: bigint, atMs: number, bonded: number, tokenId: number]>(
       "UPDATE tokens SET vault_lamports = ?, vault_checked_at_ms = ?, bonded = CASE WHEN ? THEN 1 ELSE bonded END WHERE id = ?",
     );
+    const changed: number[] = [];
+    const quiet: number[] = [];
     for (const { tokenId, reading } of readings) {
       if (!reading) continue;
       const vaultLamports = unsweptLamports(reading);
       const bonded = reading.bonded ? 1 : 0;
-      if (timeOnly.run(atMs, bonded, tokenId, vaultLamports).changes === 0)
+      if (timeOnly.run(atMs, bonded, tokenId, vaultLamports).changes === 0) {
         update.run(vaultLamports, atMs, bonded, tokenId);
+        changed.push(tokenId);
+      } else quiet.push(tokenId);
       recordFeeSharing(db, tokenId, reading.feeSharing, atMs);
     }
+    if (!schedule) return;
+    noteActivity(db, changed, atMs);
+    if (schedule.kind === "sweep") noteQuietReadings(db, quiet, schedule.readAtMs, schedule.quietMaxIntervalMs);
   });
 }

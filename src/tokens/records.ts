@@ -3,6 +3,7 @@
  * the market job, the demo), so the table's SQL stays with the feature that owns it.
  */
 import type { Db } from "../../db/client";
+import { noteActivity } from "./reading-schedule";
 
 /** A token has been recorded with this mint. */
 export function isTokenMint(db: Db, mint: string): boolean {
@@ -95,5 +96,7 @@ export function storeVaultReadingIfUnchanged(
       seen.vaultCheckedAtMs,
       seen.lastSweptAtMs,
     ).changes;
+  // The figure moved since the last reading: a trade, so the sweep reads the token at its next run.
+  if (changes === 1) noteActivity(db, [tokenId], reading.checkedAtMs);
   return changes === 1;
 }

@@ -1,23 +1,20 @@
 /**
  * Public token reads: the Explore list, one token's record and its stored preview image.
  */
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
+import { MintParams } from "../http/params";
 import { errors, looksLikeAddress } from "../http/public-schemas";
 import { AppError } from "../lib/errors";
 import { jsonBody, type ReadMemo, readMemo } from "../http/read-memo";
 import { cursorSigner, type TokenSort } from "./cursor";
 import { listTokens, tokenDetail, tokenImage, vaultStateOf } from "./queries";
-import { TokenDetailSchema, TokenListQuerySchema, TokenPageSchema } from "./schemas";
+import { TOKENS_LIMIT, TokenDetailSchema, TokenListQuerySchema, TokenPageSchema } from "./schemas";
 import { refreshVaultIfStale, VAULT_STALE_MS } from "./vault-refresh";
-
-export const DEFAULT_TOKENS_LIMIT = 24;
 
 const invalid = (message: string) => new AppError("TOKEN_INPUT_INVALID", message);
 const CONTROL_CHARACTER = /\p{Cc}/u;
-
-const MintParams = t.Object({ mint: t.String({ description: "base58 token address, case-sensitive" }) });
 
 /** One token's record as JSON, remembered until the books change or its vault reading needs a refresh. */
 async function tokenDetailBody(ctx: AppContext, memo: ReadMemo, mint: string): Promise<Blob> {
@@ -49,7 +46,7 @@ export function tokenRoutes(ctx: AppContext) {
         set.headers["cache-control"] = CACHE.publicRead;
         const sort: TokenSort = query.sort ?? "new";
         const q = query.q?.trim() || null;
-        const limit = query.limit ?? DEFAULT_TOKENS_LIMIT;
+        const limit = TOKENS_LIMIT.parse(query.limit);
         // Only answers to valid input are remembered, so a hit needs no cursor check (an HMAC).
         const key = `tokens\u0000${sort}\u0000${limit}\u0000${q ?? ""}\u0000${query.cursor ?? ""}`;
         const hit = memo.get(key);

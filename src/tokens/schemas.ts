@@ -8,6 +8,10 @@ import {
   NullableNumber,
   NullableString,
 } from "../http/public-schemas";
+import { integerQuery } from "../http/params";
+
+/** SPEC: `limit` of `/api/tokens` is an integer from 1 to 60, default 24. */
+export const TOKENS_LIMIT = integerQuery("limit", { minimum: 1, maximum: 60, default: 24 }, "tokens per page");
 
 export const RoutingSchema = t.Union([t.Literal("hold"), t.Literal("autopay"), t.Literal("burn"), t.Null()]);
 
@@ -126,7 +130,7 @@ export const TokenListQuerySchema = t.Object({
         "exact mint or creator address, substring of name or ticker, or a recipient handle with or without @",
     }),
   ),
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 60, description: "1 to 60, default 24" })),
+  limit: TOKENS_LIMIT.schema,
   cursor: t.Optional(t.String({ description: "the nextCursor of the previous page; valid only with the same sort" })),
 });
 

@@ -7,10 +7,10 @@
  * One dispatcher per database: it runs in the process that runs the jobs (main.ts, JOBS on).
  */
 import type { Db } from "../../db/client";
-import { feedNotifier } from "../ledger";
+import { feedNotifier, isoMicros } from "../ledger";
 import { isAppError } from "../lib/errors";
 import { log } from "../lib/log";
-import { checkDestination } from "./destination";
+import { pinnedRequest, type Resolve, resolveDestination } from "./destination";
 import { webhookSecret } from "./key";
 import { webhookHeaders } from "./signing";
 import { dropDelivery, dueDeliveries, recordAttempt, renderPayload, startDelivery, type DueDelivery } from "./service";
@@ -32,6 +32,8 @@ export interface DispatcherOptions {
   allowPrivate: boolean;
   now: () => number;
   fetch: (url: string, init: RequestInit) => Promise<Response>;
+  /** how destination names are resolved (the system resolver; tests stand one in) */
+  resolve?: Resolve;
 }
 
 const DAY_MS = 24 * 3_600_000;
@@ -148,15 +150,20 @@ export class WebhookDispatcher {
     let httpStatus: number | null = null;
     let error: string | null = null;
     try {
-      await checkDestination(new URL(delivery.url), this.options.allowPrivate);
-      const id = webhookMessageId(delivery.webhookId, delivery.atUs);
+      const url = new URL(delivery.url);
+      // Connect to the address just checked: resolving the name again could answer another one.
+      const address = await resolveDestination(url, this.options.allowPrivate, this.options.resolve);
+      const target = pinnedRequest(url, address);
+      const id = webhookMessageId(delivery.atUs);
       const timestampSec = Math.floor(this.options.now() / 1000);
-      const response = await this.options.fetch(delivery.url, {
+      const response = await this.options.fetch(target.url, {
         method: "POST",
         headers: {
           ...webhookHeaders(webhookSecret(this.options.signingKey, delivery.webhookId), id, timestampSec, payload),
           "user-agent": "creator-fee-ledger-webhooks/1",
+          ...target.headers,
         },
+        ...(target.tls ? { tls: target.tls } : {}),
         body: payload,
         // A redirect is a non-2xx answer: following it could lead anywhere, private ranges included.
         redirect: "manual",
@@ -189,9 +196,13 @@ export class WebhookDispatcher {
   }
 }
 
-/** Stable per event and endpoint: every retry and replay of one event to one endpoint shares it. */
-export function webhookMessageId(webhookId: string, atUs: number): string {
-  return `msg_${webhookId.replace(/^wh_/, "")}_${atUs}`;
+/**
+ * The event's id, the one string every surface shares: the SSE `id`, `/api/ledger`'s cursor (the
+ * event's time with microseconds) and the deliveries route's `eventId`. Every attempt and replay
+ * of one event carries it, so a receiver dedupes by it and matches it to the stream directly.
+ */
+export function webhookMessageId(atUs: number): string {
+  return isoMicros(atUs);
 }
 
 function describeFailure(error: unknown, timeoutMs: number): string {

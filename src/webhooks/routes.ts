@@ -1,13 +1,16 @@
 /**
  * `/api/admin/webhooks...`: register, list and remove webhook endpoints, see their deliveries and
- * replay events. Behind the admin guard like every admin route (404 without the secret); the
- * guard runs before the body is read.
+ * replay events. Behind the admin guard like every admin route (the bearer or the /admin page's
+ * session; 404 without); the guard runs before the body is read. Registering, removing and
+ * replaying are admin actions: each is audited (credential, request id, client IP, reason) in the
+ * transaction that does it.
  */
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
+import { immediate } from "../../db/transaction";
 import { CACHE } from "../http/cache";
-import { bearerMatches } from "../http/bearer";
-import { parseBefore } from "../ledger";
+import { adminAuthorized, adminOriginOf, audit } from "../admin";
+import { isoMicros, parseBefore } from "../ledger";
 import { checkDestination, parseDestination } from "./destination";
 import { AppError } from "../lib/errors";
 import { webhookSigningKey } from "./key";
@@ -15,6 +18,7 @@ import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, parseTypes,
 
 const MAX_BODY_BYTES = 16 * 1024;
 const ID_SHAPE = /^wh_[0-9a-f]{24}$/;
+const MAX_REASON = 500;
 
 const refuse = (message: string, cause?: unknown) => new AppError("INVALID_INPUT", message, {}, { cause });
 const noSuchWebhook = () => new AppError("NOT_FOUND", "No such webhook.");
@@ -36,13 +40,51 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+function reasonOf(body: Record<string, unknown>): string | null {
+  const { reason } = body;
+  if (reason === undefined || reason === null) return null;
+  if (typeof reason !== "string") throw refuse("The reason must be a string.");
+  if (reason.length > MAX_REASON) throw refuse(`The reason is longer than ${MAX_REASON} characters.`);
+  return reason;
+}
+
+/**
+ * Runs an admin action on webhooks and writes its audit row in the same transaction. `work`
+ * answers its result and the audit subject, or null when there was nothing to act on.
+ */
+function audited<T>(
+  ctx: AppContext,
+  request: Request,
+  reason: string | null,
+  action: string,
+  work: () => { value: T; subject: string } | null,
+): T | null {
+  const who = { ...adminOriginOf(ctx, request), reason, nowMs: ctx.now() };
+  return immediate(ctx.db, () => {
+    const done = work();
+    if (done === null) return null;
+    audit(ctx.db, who, action, done.subject);
+    return done.value;
+  });
+}
+
 /** `POST /api/admin/webhooks`: the destination is checked (resolved too) before it is stored. */
 async function registerWebhook(ctx: AppContext, request: Request) {
   const body = await readJsonObject(request);
   const url = parseDestination(body.url);
   const types = parseTypes(body.types);
+  const reason = reasonOf(body);
   await checkDestination(url, ctx.config.webhooksAllowPrivate);
-  return createWebhook(ctx.db, { url: url.href, types, nowMs: ctx.now(), signingKey: webhookSigningKey(ctx.config) });
+  const created = audited(ctx, request, reason, "create_webhook", () => {
+    const hook = createWebhook(ctx.db, {
+      url: url.href,
+      types,
+      nowMs: ctx.now(),
+      signingKey: webhookSigningKey(ctx.config),
+    });
+    return { value: hook, subject: hook.id };
+  });
+  return created!;
 }
 
 function deliveriesLimit(raw = "100"): number {
@@ -54,9 +96,7 @@ function deliveriesLimit(raw = "100"): number {
 
 export function webhookRoutes(ctx: AppContext) {
   const guard = (request: Request) => {
-    if (!bearerMatches(request.headers.get("authorization"), ctx.config.adminSecret)) {
-      throw new AppError("NOT_FOUND", "Not found.");
-    }
+    if (!adminAuthorized(ctx, request)) throw new AppError("NOT_FOUND", "Not found.");
   };
   const knownId = (id: string) => {
     if (!ID_SHAPE.test(id)) throw noSuchWebhook();
@@ -84,12 +124,17 @@ export function webhookRoutes(ctx: AppContext) {
     )
     .delete(
       "/api/admin/webhooks/:id",
-      ({ request, params }) => {
+      async ({ request, params }) => {
         guard(request);
-        if (!deleteWebhook(ctx.db, knownId(params.id))) throw noSuchWebhook();
+        const id = knownId(params.id);
+        const reason = reasonOf(await readJsonObject(request));
+        const deleted = audited(ctx, request, reason, "delete_webhook", () =>
+          deleteWebhook(ctx.db, id) ? { value: true, subject: id } : null,
+        );
+        if (!deleted) throw noSuchWebhook();
         return { ok: true };
       },
-      { detail: { hide: true } },
+      { parse: "none", detail: { hide: true } },
     )
     .get(
       "/api/admin/webhooks/:id/deliveries",
@@ -110,9 +155,13 @@ export function webhookRoutes(ctx: AppContext) {
         const body = await readJsonObject(request);
         const sinceUs = typeof body.since === "string" ? parseBefore(body.since) : null;
         if (sinceUs === null) throw refuse("since is required: an ISO 8601 time.");
-        const queued = replayWebhook(ctx.db, id, sinceUs);
-        if (queued === null) throw noSuchWebhook();
-        return { queued };
+        const reason = reasonOf(body);
+        const replayed = audited(ctx, request, reason, "replay_webhook", () => {
+          const queued = replayWebhook(ctx.db, id, sinceUs);
+          return queued === null ? null : { value: queued, subject: `${id} since ${isoMicros(sinceUs)}` };
+        });
+        if (replayed === null) throw noSuchWebhook();
+        return { queued: replayed };
       },
       { parse: "none", detail: { hide: true } },
     );

@@ -10,7 +10,8 @@ import { isoMs } from "../http/public-schemas";
 import { AppError } from "../lib/errors";
 import { webhookSecret } from "./key";
 
-export const EVENT_TYPES = ["launch", "sweep", "payout", "burn"] as const;
+/** The ledger feed's event types, and `incident` (custody incidents: operator-only, src/custody). */
+export const EVENT_TYPES = ["launch", "sweep", "payout", "burn", "incident"] as const;
 export const MAX_WEBHOOKS = 20;
 /** events one replay call may queue; a longer history is replayed in several calls */
 export const MAX_REPLAY = 10_000;

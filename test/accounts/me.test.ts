@@ -61,6 +61,7 @@ describe("GET /api/me", () => {
         "minClaimLamports",
         "autopayMinLamports",
         "claimsPaused",
+        "claimsPausedReason",
       ].sort(),
     );
     expect(b).toMatchObject({
@@ -83,6 +84,7 @@ describe("GET /api/me", () => {
       minClaimLamports: "10000000",
       autopayMinLamports: "50000000",
       claimsPaused: false,
+      claimsPausedReason: null,
     });
     for (const k of [
       "creditedLamports",

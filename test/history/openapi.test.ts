@@ -1,15 +1,12 @@
 /** The history routes are in `/api/openapi.json`, and their real answers validate against it. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import Ajv2020 from "ajv/dist/2020";
-import addFormats from "ajv-formats";
 import { recordSolvencySnapshot } from "../../src/history/snapshots";
+import { documentChecker } from "../helpers/openapi";
 import { testService, type TestService, type Json } from "../helpers/service";
 import { launch, signIn, sweep } from "../helpers/read-world";
 
 let svc: TestService;
 let doc: Json;
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
 let mint = "";
 
 beforeAll(async () => {
@@ -28,10 +25,7 @@ afterAll(async () => svc && (await svc.cleanup()));
 async function conforms(url: string, path: string, status: number): Promise<Json> {
   const { status: got, body } = await svc.json(url);
   expect(got).toBe(status);
-  const schema = doc.paths[path]?.get?.responses?.[String(status)]?.content?.["application/json"]?.schema;
-  if (!schema) throw new Error(`no ${status} schema for ${path}`);
-  const validate = ajv.compile(schema);
-  if (!validate(body)) throw new Error(`${url}: ${ajv.errorsText(validate.errors)}`);
+  documentChecker(doc).assertBody(path, "GET", status, body, url);
   return body;
 }
 

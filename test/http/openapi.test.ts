@@ -5,9 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import Ajv2020 from "ajv/dist/2020";
-import addFormats from "ajv-formats";
 import { seedDatabase } from "../../scripts/seed";
+import { documentChecker } from "../helpers/openapi";
 import { testService, type TestService, type Json } from "../helpers/service";
 import { fakeChain } from "../helpers/read-world";
 
@@ -22,21 +21,10 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => svc && (await svc.cleanup()));
 
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
-
-function responseSchema(path: string, status: number) {
-  const schema = doc.paths[path]?.get?.responses?.[String(status)]?.content?.["application/json"]?.schema;
-  if (!schema) throw new Error(`the document has no ${status} JSON schema for ${path}`);
-  return schema;
-}
-
 async function expectConforms(url: string, docPath: string, status = 200): Promise<Json> {
   const { status: got, body } = await svc.json(url);
   expect(got).toBe(status);
-  const validate = ajv.compile(responseSchema(docPath, status));
-  const ok = validate(body);
-  if (!ok) throw new Error(`${url}: ${ajv.errorsText(validate.errors)}`);
+  documentChecker(doc).assertBody(docPath, "GET", status, body, url);
   return body;
 }
 

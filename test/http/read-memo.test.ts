@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeDatabase, openDatabase, type Db } from "../../db/client";
 import { CACHE } from "../../src/http/cache";
-import { READ_MEMO_STALE_MS, ReadMemo } from "../../src/http/read-memo";
+import { READ_MEMO_MAX_BYTES, READ_MEMO_MAX_ENTRIES, READ_MEMO_STALE_MS, ReadMemo } from "../../src/http/read-memo";
 import { testService } from "../helpers/service";
 
 let dir: string | null = null;
@@ -114,3 +114,19 @@ test("a remembered body is the UTF-8 of its JSON: accents, emoji and a lone surr
   expect(JSON.parse(await rendered.text())).toEqual({ name: "Café 🚀", bad: "\ufffd" });
   other.close();
 });
+
+test("issue 43, finding 4: distinct tiny bodies are capped by count and by what each entry really costs", () => {
+  const { memo } = fresh();
+  const empty = '{"tokens":[],"nextCursor":null}';
+  // 100,000 distinct empty searches. Before the cap the memo kept all of them (+75 MB resident,
+  // measured alone; 258,704 of them, +184 MB): it counted 31 bytes of body each and nothing else.
+  const version = memo.version();
+  for (let i = 0; i < 100_000; i++) memo.set(`/api/tokens?sort=new&q=nothing-${i}&limit=24`, version, empty);
+  expect(memo.size).toBeLessThanOrEqual(READ_MEMO_MAX_ENTRIES);
+  // What the memo counts is what it holds: keys and per-entry overhead, not the bodies alone.
+  expect(memo.bytes).toBeLessThanOrEqual(READ_MEMO_MAX_BYTES);
+  expect(memo.bytes).toBeGreaterThan(memo.size * (empty.length + 500));
+  // The newest entries are the ones kept.
+  expect(memo.get("/api/tokens?sort=new&q=nothing-99999&limit=24")).not.toBeNull();
+  expect(memo.get("/api/tokens?sort=new&q=nothing-0&limit=24")).toBeNull();
+}, 20_000);

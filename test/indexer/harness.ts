@@ -195,7 +195,9 @@ export async function indexerHarness(env: Record<string, string> = {}): Promise<
           t.burnedLamports +
           t.platformLamports +
           t.buybackPendingLamports +
-          t.rentLamports,
+          t.rentLamports +
+          t.withdrawnLamports +
+          t.withdrawalPendingLamports,
       );
     },
     async close() {

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { registerJobs } from "../../src/register-jobs";
 import { buildService, type Service } from "../../src/service";
 import { testConfig } from "../../src/config";
+import { waitForRun } from "../helpers/cron";
 import { checkPaidExactlyOnce, checkSweptExactlyOnce, setupPayouts, setupSweep } from "./scenarios";
 import { moneyWorld, type World } from "./world";
 
@@ -95,8 +96,14 @@ describe("one job never overlaps itself", () => {
     const done = await scheduled.done;
     expect(done.results[0]).toMatchObject({ ran: true, ok: true });
     const after = await cron();
-    expect(after.status).toBe(200);
-    expect(await after.json()).toMatchObject({ job: "payouts", ok: true });
+    expect(after.status).toBe(202);
+    const { runId } = (await after.json()) as { runId: string };
+    const call = (path: string, init?: RequestInit) =>
+      service!.app.handle(new Request(`http://localhost${path}`, init));
+    expect(await waitForRun(call, runId, "cron-secret-for-tests-0123456789")).toMatchObject({
+      job: "payouts",
+      state: "succeeded",
+    });
     const runs = runsOf(w).filter((r) => r.job === "payouts");
     expect(runs).toHaveLength(2);
     expect(runs[1]!.start).toBeGreaterThanOrEqual(runs[0]!.end!);

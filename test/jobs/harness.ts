@@ -76,7 +76,9 @@ export async function moneyHarness(env: Record<string, string> = {}): Promise<Mo
           t.burnedLamports +
           t.platformLamports +
           t.buybackPendingLamports +
-          t.rentLamports,
+          t.rentLamports +
+          t.withdrawnLamports +
+          t.withdrawalPendingLamports,
       );
     },
     async close() {

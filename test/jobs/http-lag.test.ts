@@ -11,6 +11,7 @@ import { createRpcChain } from "../../src/chain/rpc";
 import { deriveCreatorKeypair } from "../../src/chain/keys";
 import { startLocalChain, type LocalChain } from "../../src/chain/localnet/index";
 import { registerJobs } from "../../src/register-jobs";
+import { runJob } from "../helpers/cron";
 import { testService, type TestService, type Json } from "../helpers/service";
 import { devLogin, postJson } from "../accounts/support";
 import { draft, jsonPost, png, prepare, signReturned, upload } from "../launches/support";
@@ -70,8 +71,7 @@ async function chainRpc(method: string, params: unknown[] = []): Promise<Json> {
   return body.result;
 }
 
-const cron = (job: string) =>
-  svc.json(`/api/cron/${job}`, { method: "POST", headers: { authorization: `Bearer ${CRON}` } });
+const cron = async (job: string) => ({ body: await runJob(svc.call, job, CRON) });
 
 async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -119,7 +119,7 @@ test("statuses read through a node far behind past a payout's expiry: the claim 
 
   // The fee is swept and credited; alice_1 signs in and claims all of it to a fresh wallet.
   const swept = await cron("sweep");
-  expect(swept.body).toMatchObject({ ok: true });
+  expect(swept.body).toMatchObject({ state: "succeeded" });
   const cookie = await devLogin(svc, "alice_1");
   const me = (await svc.json("/api/me", { headers: { cookie } })).body;
   const credited = BigInt(me.balanceLamports);
@@ -137,14 +137,14 @@ test("statuses read through a node far behind past a payout's expiry: the claim 
   expect(claim.body.lamports).toBe(credited.toString());
 
   // The batch lands at once; its blockhash expires ~150 blocks later, well inside the lag.
-  expect((await cron("payouts")).body).toMatchObject({ ok: true });
+  expect((await cron("payouts")).body).toMatchObject({ state: "succeeded" });
   const startHeight = BigInt(await chainRpc("getBlockHeight"));
   await until(
     "the payout's blockhash long expired",
     async () => BigInt(await chainRpc("getBlockHeight", [{ commitment: "finalized" }])) > startHeight + 200n,
   );
-  expect((await cron("payouts")).body).toMatchObject({ ok: true });
-  expect((await cron("payouts")).body).toMatchObject({ ok: true });
+  expect((await cron("payouts")).body).toMatchObject({ state: "succeeded" });
+  expect((await cron("payouts")).body).toMatchObject({ state: "succeeded" });
 
   // The pool recovers; the payout confirms.
   await chainRpc("localnet_fault", [{ kind: "clear" }]);

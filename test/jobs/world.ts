@@ -270,7 +270,7 @@ export async function moneyWorld(options: { slotMs?: number; rpcTimeoutMs?: numb
       // SPEC Stats relations: owed - unclaimed is what was claimed or routed to a burn and has not
       // left the treasury (payouts queued or in flight, burn orders waiting for their buy).
       const inFlight = db.$client
-        .query("SELECT COALESCE(SUM(lamports), 0) AS s FROM payouts WHERE status IN ('queued', 'sent')")
+        .query("SELECT COALESCE(SUM(lamports), 0) AS s FROM payouts WHERE status IN ('held', 'queued', 'sent')")
         .get() as { s: bigint };
       const burnWaiting = db.$client
         .query(
@@ -286,7 +286,9 @@ export async function moneyWorld(options: { slotMs?: number; rpcTimeoutMs?: numb
           t.burnedLamports +
           t.platformLamports +
           t.buybackPendingLamports +
-          t.rentLamports,
+          t.rentLamports +
+          t.withdrawnLamports +
+          t.withdrawalPendingLamports,
       );
       // Confirmed payouts are the paid figure; sweeps' totals are the swept figure.
       const paid = db.$client

@@ -5,6 +5,12 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import {
+  createAssociatedTokenAccountIdempotentInstruction,
+  getAssociatedTokenAddressSync,
+  TOKEN_2022_PROGRAM_ID,
+} from "@solana/spl-token";
+import {
+  ComputeBudgetProgram,
   Keypair,
   PublicKey,
   SystemProgram,
@@ -330,6 +336,49 @@ describe("POST /api/rpc: only the create and first buy of an open launch of this
       (await rpc(svc, "sendTransaction", [encodedTx([buyOf(mint.publicKey, w.publicKey)], w), { encoding: "base64" }]))
         .status,
     ).toBe(400);
+    expect(received).toHaveLength(1);
+  });
+
+  test("only the programs a launch needs ride along: any other program's instruction is refused", async () => {
+    // Issue 43, finding 2: the intent's own create and first buy with anything else bundled
+    // (another DEX, a memo, an unknown program) was relayed through the operator's provider key.
+    const svc = service();
+    const { wallet, mint } = await openLaunch(svc);
+    const launchIxs = () => [createOf(mint.publicKey, wallet.publicKey), buyOf(mint.publicKey, wallet.publicKey)];
+    const foreign = (programId: string) =>
+      new TransactionInstruction({
+        programId: new PublicKey(programId),
+        keys: [{ pubkey: wallet.publicKey, isSigner: true, isWritable: true }],
+        data: Buffer.from([9, 9, 9]),
+      });
+    for (const [label, extra] of [
+      ["another DEX", foreign("JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4")],
+      ["a memo", foreign("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr")],
+      ["an unknown program", foreign(Keypair.generate().publicKey.toBase58())],
+    ] as const) {
+      for (const method of ["sendTransaction", "simulateTransaction"]) {
+        const refused = await rpc(svc, method, [encodedTx([...launchIxs(), extra], wallet), { encoding: "base64" }]);
+        expect({ label, method, status: refused.status }).toEqual({ label, method, status: 400 });
+        expect(Object.keys(refused.body)).toEqual(["error"]);
+      }
+    }
+    expect(received).toHaveLength(0);
+    // What a wallet adds (a compute budget) and what a launch uses (System, SPL Token, Token-2022,
+    // Associated Token) pass with the launch program's instructions.
+    const withBudget = [
+      ComputeBudgetProgram.setComputeUnitLimit({ units: 300_000 }),
+      ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000 }),
+      createAssociatedTokenAccountIdempotentInstruction(
+        wallet.publicKey,
+        getAssociatedTokenAddressSync(mint.publicKey, wallet.publicKey, true, TOKEN_2022_PROGRAM_ID),
+        wallet.publicKey,
+        mint.publicKey,
+        TOKEN_2022_PROGRAM_ID,
+      ),
+      ...launchIxs(),
+    ];
+    const sent = await rpc(svc, "sendTransaction", [encodedTx(withBudget, wallet), { encoding: "base64" }]);
+    expect(sent.status).toBe(200);
     expect(received).toHaveLength(1);
   });
 

@@ -147,7 +147,7 @@ describe("GET /api/ledger/stream", () => {
     const doc = (await s.json("/api/openapi.json")).body;
     const op = doc.paths["/api/ledger/stream"].get;
     expect(Object.keys(op.responses["200"].content)).toEqual(["text/event-stream"]);
-    expect(Object.keys(op.responses).sort()).toEqual(["200", "400", "429", "503"]);
+    expect(Object.keys(op.responses).sort()).toEqual(["200", "400", "429", "500", "503"]);
     const params = op.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`).sort();
     expect(params).toEqual(["header:last-event-id", "query:lastEventId"]);
   });

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchBrowser } from "../web/browser";
+import { overHttp, runJob } from "../helpers/cron";
 import { freePort } from "../helpers/socket";
 
 const root = join(import.meta.dir, "..", "..");
@@ -56,12 +57,8 @@ describe("proof of liabilities on the local chain", () => {
       stderr: "inherit",
     });
     const cron = async (job: string) => {
-      const r = await fetch(`${base}/api/cron/${job}`, {
-        method: "POST",
-        headers: { authorization: "Bearer pol-cron-secret-0123456789abcdef0123" },
-      });
-      expect(r.status).toBe(200);
-      expect((await r.json()).ok).toBe(true);
+      const run = await runJob(overHttp(base), job, "pol-cron-secret-0123456789abcdef0123");
+      expect(run.state).toBe("succeeded");
     };
     const login = async (handle: string) => {
       const r = await fetch(`${base}/api/auth/dev-login`, {

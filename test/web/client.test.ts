@@ -4,7 +4,7 @@ import { Keypair, PublicKey, TransactionInstruction, TransactionMessage, Version
 import fc from "fast-check";
 import { api, ApiError, retryAfterSeconds, setSleep, sleep } from "../../public/src/api";
 import { bpsToPercent, lamportsToSol, percentToBps, sol, solToLamports } from "../../public/src/money";
-import { absoluteTime, relativeTime } from "../../public/src/time";
+import { absoluteTime, relativeTime, utcTime } from "../../public/src/time";
 import { firstSignature, parseTransaction, withSignature } from "../../public/src/txwire";
 import { LocalKey } from "../../public/src/wallet";
 import { verifyEd25519 } from "./ed25519";
@@ -37,6 +37,22 @@ describe("SOL formatting", () => {
     expect(solToLamports("0.0000000001")).toBeNull();
     expect(solToLamports("abc")).toBeNull();
     expect(solToLamports(".")).toBeNull();
+  });
+
+  test("a comma is the decimal mark wherever it cannot be a thousands separator", () => {
+    expect(solToLamports("0,05")).toBe(50_000_000n);
+    expect(solToLamports("1,5")).toBe(1_500_000_000n);
+    expect(solToLamports("12,3456")).toBe(12_345_600_000n);
+    expect(solToLamports("0,050")).toBe(50_000_000n);
+    expect(solToLamports("1.000,25")).toBe(1_000_250_000_000n);
+    expect(solToLamports("1 000,5")).toBe(1_000_500_000_000n);
+    // Groups of three after a non-zero lead are thousands, as before.
+    expect(solToLamports("1,000")).toBe(1_000_000_000_000n);
+    expect(solToLamports("1,000.25")).toBe(1_000_250_000_000n);
+    // Marks that read two ways are refused rather than guessed.
+    expect(solToLamports("1,2,3")).toBeNull();
+    expect(solToLamports("1.2.3")).toBeNull();
+    expect(solToLamports("1,000,5")).toBeNull();
     fc.assert(fc.property(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), (n) => solToLamports(lamportsToSol(n)) === n));
   });
 
@@ -57,7 +73,12 @@ describe("times", () => {
     expect(relativeTime("2026-11-21T11:58:00Z", now)).toBe("2 minutes ago");
     expect(relativeTime("2026-11-21T11:59:58Z", now)).toBe("just now");
     expect(relativeTime("2026-11-20T12:00:00Z", now)).toBe("yesterday");
-    expect(absoluteTime("2026-11-21T11:58:00.123Z")).toBe("2026-11-21 11:58:00 UTC");
+    expect(utcTime("2026-11-21T11:58:00.123Z")).toBe("2026-11-21 11:58:00 UTC");
+    // One format everywhere, in the zone the browser is in.
+    expect(absoluteTime("2026-11-21T11:58:00.123Z", { timeZone: "Europe/Berlin" })).toBe("21 Nov 2026, 12:58:00 CET");
+    expect(absoluteTime("2026-11-21T11:58:00.123Z", { timeZone: "America/New_York", seconds: false })).toBe(
+      "21 Nov 2026, 06:58 GMT-5",
+    );
     expect(relativeTime("not a time", now)).toBe("unknown");
   });
 });

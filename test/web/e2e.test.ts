@@ -13,6 +13,7 @@ import type { Page } from "playwright-core";
 import { DESKTOP, useBrowser, PHONE, screenshot } from "./browser";
 import { PNG } from "./fixtures";
 import type { Json } from "../helpers/service";
+import { overHttp, waitForRun } from "../helpers/cron";
 import { freePort } from "../helpers/socket";
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
@@ -61,8 +62,10 @@ async function runJob(job: string): Promise<void> {
     headers: { authorization: `Bearer ${CRON_SECRET}` },
   });
   // 409: that job is already running; the next call runs it again.
-  if (response.status !== 200 && response.status !== 409)
-    throw new Error(`cron ${job}: ${response.status} ${await response.text()}`);
+  if (response.status === 409) return;
+  if (response.status !== 202) throw new Error(`cron ${job}: ${response.status} ${await response.text()}`);
+  const { runId } = (await response.json()) as { runId: string };
+  await waitForRun(overHttp(base), runId, CRON_SECRET);
 }
 
 beforeAll(async () => {

@@ -42,6 +42,14 @@ export class FakeApi {
   claimsPaused = false;
   /** EXPLORER_URL as a real chain's deployment has it; null is the local chain */
   explorerUrl: string | null = "https://solscan.io/{kind}/{id}";
+  /** SOL's price in USD the page is served with (the market source's); null when none is known */
+  solUsd: number | null = null;
+  /** SPEC's `idpConfigured`: sign-in with X is set up on this deployment */
+  idpConfigured = true;
+  /** the embedded local chain (dev login on, the local genesis hash); false is a real chain */
+  localChain = true;
+  /** what the first page of /api/ledger answers; the fixtures when null */
+  ledgerEvents: Json[] | null = null;
   /** what /api/cron/health answers */
   health: (now: number) => unknown = fx.health;
   /** transactions the page sent through /api/rpc, with their signatures checked */
@@ -86,7 +94,7 @@ export class FakeApi {
     const path = url.pathname;
     if (!path.startsWith("/api/")) {
       const bundle = await webBundle();
-      const html = pageHtml(bundle, this.explorerUrl);
+      const html = pageHtml(bundle, this.explorerUrl, this.solUsd);
       if (pagePatterns.some((p) => p.test(path)))
         return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
       const asset = bundle.assets.get(path);
@@ -171,7 +179,10 @@ export class FakeApi {
       return json(
         q.get("before")
           ? { events: [], nextBefore: null }
-          : { events: fx.ledger(this.now, this.tokens), nextBefore: "2026-01-01T00:00:00.000001Z" },
+          : {
+              events: this.ledgerEvents ?? fx.ledger(this.now, this.tokens),
+              nextBefore: "2026-01-01T00:00:00.000001Z",
+            },
       );
     }
     if (method === "GET" && path === "/api/me") return json(this.me());
@@ -247,7 +258,7 @@ export class FakeApi {
   }
 
   private me() {
-    if (!this.signedInAs) return { signedIn: false, idpConfigured: true, devLogin: true };
+    if (!this.signedInAs) return { signedIn: false, idpConfigured: this.idpConfigured, devLogin: this.localChain };
     // Each read moves a payout one state on, as the payout job would between reads.
     for (const p of this.payouts) {
       p.reads++;
@@ -264,8 +275,8 @@ export class FakeApi {
     return {
       ...account,
       signedIn: true,
-      idpConfigured: true,
-      devLogin: true,
+      idpConfigured: this.idpConfigured,
+      devLogin: this.localChain,
       idpUserId: `dev-${this.signedInAs}`,
       routing: "hold",
       payoutWallet: null,
@@ -318,7 +329,11 @@ export class FakeApi {
     const answer = (result: unknown) => ({ jsonrpc: "2.0", id: body.id, result });
     switch (body.method) {
       case "getGenesisHash":
-        return answer("LocaLChain1111111111111111111111111111111111");
+        return answer(
+          this.localChain
+            ? "LocaLChain1111111111111111111111111111111111"
+            : "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d",
+        );
       case "getBalance":
         return answer({ context: { slot: 1 }, value: 0 });
       case "requestAirdrop":

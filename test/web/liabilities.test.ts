@@ -47,14 +47,32 @@ describe("proof of liabilities on the signed-in page", () => {
     const { published } = fakeLiabilities(api.balance, api.now);
     const v = await verdict();
     expect(v.verified).toBe("true");
-    expect(v.text).toBe(
-      `Checked in your browser: your 2 SOL is inside the published total of 2.001000007 SOL owed to 3 accounts at ${new Date(published.at).toUTCString()}, anchored in transaction 4444…4444 signed by the treasury.`,
+    // The snapshot's time in the page's one format, in the browser's own zone.
+    const shownAt = await page.evaluate(
+      (at) =>
+        new Intl.DateTimeFormat("en-GB", {
+          day: "numeric",
+          month: "short",
+          year: "numeric",
+          hour: "2-digit",
+          minute: "2-digit",
+          second: "2-digit",
+          hourCycle: "h23",
+          timeZoneName: "short",
+        }).format(new Date(at)),
+      published.at,
+    );
+    // The anchor's signature comes with its "…" (named "Show the whole transaction signature") and Copy buttons.
+    expect(v.text.replace(/\s+/g, " ")).toBe(
+      `Checked in your browser: your 2 SOL is inside the published total of 2.001000007 SOL owed to 3 accounts at ${shownAt}, anchored in transaction 4444…4444 … Show the whole transaction signature Copy signed by the treasury.`,
     );
     expect(await page.locator("#liability-proof-result a").getAttribute("title")).toBe(FAKE_ANCHOR_SIGNATURE);
     // The published root was asked for the proof's own instant.
     expect(api.apiCalls("/api/proof/liabilities")[0]!.search.get("at")).toBe(published.at);
 
-    await page.getByRole("link", { name: "How to check it by hand" }).click();
+    // Said once: the disclosure itself, not a link to it as well.
+    expect(await page.getByText("How to check it by hand").count()).toBe(1);
+    await page.locator("#check-by-hand summary").click();
     expect(await page.locator("#check-by-hand").getAttribute("open")).not.toBeNull();
     expect(await page.locator("#check-by-hand").innerText()).toContain("bun run verify-liabilities proof.json");
     const download = page.waitForEvent("download");

@@ -6,6 +6,7 @@ import type { AccountRecord, AccountToken, Payout } from "../types";
 import {
   avatar,
   errorBox,
+  explorerAccount,
   explorerTx,
   facts,
   loading,
@@ -16,7 +17,7 @@ import {
   time,
   tokenLink,
 } from "../ui";
-import { routingLabel } from "./token";
+import { routingLabel } from "../routing";
 import { handleHistorySection } from "../account-history";
 
 export async function accountPage(
@@ -135,7 +136,7 @@ export function payoutsTable(payouts: Payout[], id = "payouts"): HTMLElement {
       money(p.lamports),
       p.kind === "autopay" ? "Autopay" : "Claim",
       statusBadge(p.status),
-      h("code", { className: "mono", title: p.wallet }, `${p.wallet.slice(0, 4)}…${p.wallet.slice(-4)}`),
+      explorerAccount(p.wallet),
       time(p.createdAt),
       p.status === "confirmed" ? time(p.confirmedAt ?? null) : "–",
       explorerTx(p.signature ?? null),

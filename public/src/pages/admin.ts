@@ -13,7 +13,8 @@ import type { AdminOverview, AdminToken } from "../../../src/admin/page-service"
 import type { AuditRow } from "../../../src/admin/service";
 import type { DeliveryView, WebhookView } from "../../../src/webhooks/service";
 import { absoluteTime } from "../time";
-import { errorBox, loading, notice, statusBadge, table, time } from "../ui";
+import { loadCustody } from "./admin-custody";
+import { errorBox, loading, longValue, notice, statusBadge, table, time, when } from "../ui";
 
 interface SetAsideItem {
   mint: string;
@@ -125,6 +126,137 @@ async function act(status: HTMLElement, work: () => Promise<unknown>, done: stri
   }
 }
 
+/**
+ * Asks the operator to confirm an action and say why: the reason is required and goes to the
+ * audit log with the action. Resolves to the reason, or null when cancelled.
+ */
+export function askReason(options: { title: string; text: string; confirm: string }): Promise<string | null> {
+  return new Promise((resolve) => {
+    const reason = h("textarea", {
+      id: "admin-reason",
+      name: "reason",
+      rows: 3,
+      maxlength: 500,
+      required: true,
+      "aria-describedby": "admin-reason-help",
+    });
+    const problem = h("p", { className: "field-error", id: "admin-reason-error", role: "alert", hidden: true });
+    const confirm = h("button", { type: "submit", id: "admin-confirm" }, options.confirm);
+    const cancel = h("button", { type: "button", className: "secondary", id: "admin-cancel" }, "Cancel");
+    const form = h(
+      "form",
+      { className: "stack", method: "dialog", novalidate: true },
+      h("h2", { id: "admin-dialog-title" }, options.title),
+      h("p", null, options.text),
+      h("label", { for: "admin-reason" }, "Reason"),
+      reason,
+      h("p", { className: "muted small", id: "admin-reason-help" }, "Required. Kept in the audit log with the action."),
+      problem,
+      h("div", { className: "row wrap" }, confirm, cancel),
+    );
+    const dialog = h("dialog", { id: "admin-dialog", "aria-labelledby": "admin-dialog-title" }, form);
+    let answer: string | null = null;
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const text = reason.value.trim();
+      if (!text) {
+        problem.textContent = "Say why: the reason is kept in the audit log.";
+        problem.hidden = false;
+        reason.setAttribute("aria-invalid", "true");
+        reason.setAttribute("aria-describedby", "admin-reason-help admin-reason-error");
+        reason.focus();
+        return;
+      }
+      answer = text;
+      dialog.close();
+    });
+    cancel.addEventListener("click", () => dialog.close());
+    dialog.addEventListener(
+      "close",
+      () => {
+        dialog.remove();
+        resolve(answer);
+      },
+      { once: true },
+    );
+    document.body.append(dialog);
+    dialog.showModal();
+    reason.focus();
+  });
+}
+
+/** A confirmed, reasoned admin action: asks, then runs it with the reason and shows the outcome. */
+async function confirmAndAct(
+  status: HTMLElement,
+  question: { title: string; text: string; confirm: string },
+  work: (reason: string) => Promise<unknown>,
+  done: string,
+  after: () => void,
+): Promise<void> {
+  const reason = await askReason(question);
+  if (reason === null) {
+    status.replaceChildren(notice("Nothing changed.", "info"));
+    return;
+  }
+  await act(status, () => work(reason), done, after);
+}
+
+const RUNS_PER_PAGE = 10;
+
+/** The recent runs, ten at a time, so a busy history does not push the rest of the page down. */
+function runsTable(runs: AdminOverview["runs"]): HTMLElement {
+  const slot = h("div", { id: "admin-runs" });
+  let page = 0;
+  const pages = Math.max(1, Math.ceil(runs.length / RUNS_PER_PAGE));
+  const newer = h("button", { type: "button", className: "secondary", id: "admin-runs-newer" }, "Newer runs");
+  const older = h("button", { type: "button", className: "secondary", id: "admin-runs-older" }, "Older runs");
+  // Keeps the keyboard on the pager: on the button pressed, or the other one at either end.
+  const turn = (by: number) => {
+    page += by;
+    paint();
+    (by > 0 ? (older.disabled ? newer : older) : newer.disabled ? older : newer).focus();
+  };
+  newer.addEventListener("click", () => turn(-1));
+  older.addEventListener("click", () => turn(1));
+  const paint = () => {
+    const from = page * RUNS_PER_PAGE;
+    const shown = runs.slice(from, from + RUNS_PER_PAGE);
+    newer.disabled = page === 0;
+    older.disabled = page >= pages - 1;
+    slot.replaceChildren(
+      table(
+        ["Job", "Started", "Outcome", "Error"],
+        shown.map((r) => [
+          r.job,
+          when(r.startedAt),
+          r.ok === null
+            ? statusBadge("running")
+            : r.ok
+              ? h("span", { className: "badge ok" }, "ok")
+              : h("span", { className: "badge bad" }, "failed"),
+          r.error ?? "–",
+        ]),
+        "The most recent job runs, newest first",
+      ),
+      runs.length > RUNS_PER_PAGE
+        ? h(
+            "div",
+            { className: "row wrap pager" },
+            newer,
+            h(
+              "span",
+              { className: "muted", "aria-live": "polite", id: "admin-runs-range" },
+              `Runs ${from + 1}–${from + shown.length} of ${runs.length}`,
+            ),
+            older,
+          )
+        : "",
+    );
+  };
+  paint();
+  return slot;
+}
+
 function dashboard(root: HTMLElement, signal: AbortSignal): void {
   const signOut = h("button", { type: "button", className: "secondary", id: "admin-sign-out" }, "Sign out");
   signOut.addEventListener("click", async () => {
@@ -134,15 +266,39 @@ function dashboard(root: HTMLElement, signal: AbortSignal): void {
       signInForm(root, signal);
     }
   });
+  // Every page session, this one included (after a lost laptop, say); the bearer keeps working.
+  const signOutAll = h(
+    "button",
+    { type: "button", className: "secondary", id: "admin-sign-out-all" },
+    "Sign out everywhere",
+  );
+  const signOutAllStatus = h("div", { "aria-live": "polite" });
+  signOutAll.addEventListener(
+    "click",
+    () =>
+      void confirmAndAct(
+        signOutAllStatus,
+        {
+          title: "Sign out every /admin session?",
+          text: "Everyone signed in to this page, you included, must sign in again with the admin secret.",
+          confirm: "Sign out everywhere",
+        },
+        (reason) => api("/api/admin/sessions", { method: "DELETE", body: { reason } }),
+        "Every session is signed out.",
+        () => signInForm(root, signal),
+      ),
+  );
 
   // After any action: the figures it changed and the audit row it wrote.
   const reloadAll = () => {
     overview.reload();
     setAside.reload();
+    custody.reload();
     audit.reload();
   };
 
   const controls = h("div", { id: "admin-controls" }, loading());
+  const setAsideStatus = h("div", { "aria-live": "polite" });
   const overview = section(
     "admin-jobs",
     "Jobs",
@@ -166,22 +322,7 @@ function dashboard(root: HTMLElement, signal: AbortSignal): void {
           "Job health",
         ),
         h("h3", null, "Recent runs"),
-        o.runs.length === 0
-          ? h("p", { className: "empty" }, "No runs yet.")
-          : table(
-              ["Job", "Started", "Outcome", "Error"],
-              o.runs.map((r) => [
-                r.job,
-                absoluteTime(r.startedAt),
-                r.ok === null
-                  ? statusBadge("running")
-                  : r.ok
-                    ? h("span", { className: "badge ok" }, "ok")
-                    : h("span", { className: "badge bad" }, "failed"),
-                r.error ?? "–",
-              ]),
-              "The most recent job runs, newest first",
-            ),
+        o.runs.length === 0 ? h("p", { className: "empty" }, "No runs yet.") : runsTable(o.runs),
       );
       controls.replaceChildren(pauses(o, reloadAll), thresholds(o, reloadAll));
     },
@@ -206,24 +347,57 @@ function dashboard(root: HTMLElement, signal: AbortSignal): void {
         items.length === 0
           ? h("p", { className: "empty" }, "None: every token is being swept and burned normally.")
           : table(
-              ["Token", "Job", "Why", "Failures", "Since", "Next try"],
-              items.map((i) => [
-                h(
-                  "span",
-                  null,
-                  i.symbol ? `$${i.symbol} ` : "",
-                  h("code", { className: "mono", title: i.mint }, `${i.mint.slice(0, 4)}…${i.mint.slice(-4)}`),
-                ),
-                i.job,
-                i.reason,
-                String(i.failures),
-                time(i.since),
-                i.retryAt ? time(i.retryAt) : "not scheduled",
-              ]),
+              ["Token", "Job", "Why", "Failures", "Since", "Next try", "Action"],
+              items.map((i) => {
+                const clear = h(
+                  "button",
+                  { type: "button", className: "secondary", "aria-label": `Clear ${i.symbol ?? i.mint} (${i.job})` },
+                  "Clear",
+                );
+                clear.addEventListener(
+                  "click",
+                  () =>
+                    void confirmAndAct(
+                      setAsideStatus,
+                      {
+                        title: `Clear ${i.symbol ? `$${i.symbol}` : "this token"} for the ${i.job} job?`,
+                        text:
+                          i.retryAt === null
+                            ? "The stop is re-checked against the chain first; while the sweep still disagrees, nothing is cleared."
+                            : "The job tries this token again on its next run instead of waiting.",
+                        confirm: "Clear",
+                      },
+                      (reason) =>
+                        api(`/api/admin/set-aside/${encodeURIComponent(i.mint)}/clear`, {
+                          method: "POST",
+                          body: { job: i.job, reason },
+                        }),
+                      `${i.symbol ? `$${i.symbol}` : "The token"} is cleared for the ${i.job} job.`,
+                      reloadAll,
+                    ),
+                );
+                return [
+                  h("span", null, i.symbol ? `$${i.symbol} ` : "", longValue(i.mint, "mint address")),
+                  i.job,
+                  i.reason,
+                  String(i.failures),
+                  time(i.since),
+                  i.retryAt ? time(i.retryAt) : "not scheduled",
+                  clear,
+                ];
+              }),
               "Tokens the money jobs skip for now",
             ),
+        setAsideStatus,
       );
     },
+    signal,
+  );
+
+  const custody = section(
+    "admin-custody",
+    "Custody",
+    (body) => loadCustody(body, signal, confirmAndAct, reloadAll),
     signal,
   );
 
@@ -246,8 +420,15 @@ function dashboard(root: HTMLElement, signal: AbortSignal): void {
   );
 
   root.replaceChildren(
-    h("header", { className: "account-head" }, h("h1", null, "Operator"), signOut),
+    h(
+      "header",
+      { className: "account-head" },
+      h("h1", null, "Operator"),
+      h("span", { className: "inline" }, signOut, signOutAll),
+    ),
+    signOutAllStatus,
     overview.el,
+    custody.el,
     controls,
     setAside.el,
     tokenSection(signal, reloadAll),
@@ -267,9 +448,18 @@ function pauses(o: AdminOverview, after: () => void): HTMLElement {
     button.addEventListener(
       "click",
       () =>
-        void act(
+        void confirmAndAct(
           status,
-          () => api(`/api/admin/${what}/${paused ? "resume" : "pause"}`, { method: "POST", body: {} }),
+          {
+            title: `${paused ? "Resume" : "Pause"} ${what}?`,
+            text: paused
+              ? `${what === "claims" ? "Claims and payouts go out again" : "New launches are accepted again"} from now on.`
+              : what === "claims"
+                ? "No claim is accepted and no payout is sent until claims resume; balances stay as they are."
+                : "No new launch is accepted until launches resume.",
+            confirm: paused ? `Resume ${what}` : `Pause ${what}`,
+          },
+          (reason) => api(`/api/admin/${what}/${paused ? "resume" : "pause"}`, { method: "POST", body: { reason } }),
           `${what[0]!.toUpperCase()}${what.slice(1)} ${paused ? "resumed" : "paused"}.`,
           after,
         ),
@@ -309,9 +499,14 @@ function thresholds(o: AdminOverview, after: () => void): HTMLElement {
         status.replaceChildren(errorBox(new Error("Enter an amount in SOL with at most nine decimals.")));
         return;
       }
-      void act(
+      void confirmAndAct(
         status,
-        () => api(route, { method: "POST", body: { lamports: value.toString() } }),
+        {
+          title: `Set the ${label.toLowerCase()} to ${lamportsToSol(value)} SOL?`,
+          text: `It is ${lamportsToSol(lamports)} SOL now; the new value applies at once.`,
+          confirm: "Save",
+        },
+        (reason) => api(route, { method: "POST", body: { lamports: value.toString(), reason } }),
         `${label} set to ${lamportsToSol(value)} SOL.`,
         after,
       );
@@ -336,7 +531,6 @@ function thresholds(o: AdminOverview, after: () => void): HTMLElement {
 
 function tokenSection(signal: AbortSignal, after: () => void): HTMLElement {
   const search = h("input", { type: "search", id: "admin-token-search", placeholder: "Name, ticker or mint" });
-  const reason = h("input", { id: "admin-token-reason", placeholder: "Why (kept in the audit log)", maxlength: 500 });
   const list = h("div", null, loading());
   const status = h("div", { "aria-live": "polite" });
   const load = async () => {
@@ -349,7 +543,7 @@ function tokenSection(signal: AbortSignal, after: () => void): HTMLElement {
         tokens.length === 0
           ? h("p", { className: "empty" }, "No token matches.")
           : table(
-              ["Token", "Mint", "Launched", "Explore", ""],
+              ["Token", "Mint", "Launched", "Explore", "Action"],
               tokens.map((t) => {
                 const button = h(
                   "button",
@@ -360,12 +554,19 @@ function tokenSection(signal: AbortSignal, after: () => void): HTMLElement {
                 button.addEventListener(
                   "click",
                   () =>
-                    void act(
+                    void confirmAndAct(
                       status,
-                      () =>
+                      {
+                        title: `${t.hidden ? "Unhide" : "Hide"} ${t.name} ($${t.symbol})?`,
+                        text: t.hidden
+                          ? "It is listed on Explore again."
+                          : "It leaves Explore; it is still swept, its recipients are still paid, and its page still answers.",
+                        confirm: t.hidden ? "Unhide" : "Hide",
+                      },
+                      (reason) =>
                         api(`/api/admin/tokens/${encodeURIComponent(t.mint)}/${t.hidden ? "unhide" : "hide"}`, {
                           method: "POST",
-                          body: { reason: reason.value.trim() || null },
+                          body: { reason },
                         }),
                       `${t.name} is ${t.hidden ? "shown on Explore again" : "hidden from Explore"}.`,
                       () => {
@@ -376,7 +577,7 @@ function tokenSection(signal: AbortSignal, after: () => void): HTMLElement {
                 );
                 return [
                   `${t.name} ($${t.symbol})`,
-                  h("code", { className: "mono", title: t.mint }, `${t.mint.slice(0, 4)}…${t.mint.slice(-4)}`),
+                  longValue(t.mint, "mint address"),
                   time(t.launchedAt),
                   t.hidden
                     ? h("span", { className: "badge bad" }, "hidden")
@@ -402,12 +603,6 @@ function tokenSection(signal: AbortSignal, after: () => void): HTMLElement {
     { id: "admin-tokens", "aria-labelledby": "admin-tokens-title" },
     h("h2", { id: "admin-tokens-title" }, "Tokens"),
     h("div", { className: "field" }, h("label", { for: "admin-token-search" }, "Find a token"), search),
-    h(
-      "div",
-      { className: "field" },
-      h("label", { for: "admin-token-reason" }, "Reason for hiding or unhiding"),
-      reason,
-    ),
     status,
     list,
   );
@@ -481,16 +676,23 @@ function webhookSection(signal: AbortSignal, after: () => void): HTMLElement {
       hooks.length === 0
         ? h("p", { className: "empty" }, "No webhooks.")
         : table(
-            ["URL", "Types", "State", "Added", ""],
+            ["URL", "Types", "State", "Added", "Actions"],
             hooks.map((w) => {
               const show = h("button", { type: "button", className: "secondary" }, "Deliveries");
               show.addEventListener("click", () => void showDeliveries(w));
               const remove = h("button", { type: "button", className: "secondary" }, "Delete");
+              remove.setAttribute("aria-label", `Delete the webhook to ${w.url}`);
+              show.setAttribute("aria-label", `Deliveries to ${w.url}`);
               remove.addEventListener("click", () => {
-                if (!confirm(`Delete the webhook to ${w.url}?`)) return;
-                void act(
+                void confirmAndAct(
                   status,
-                  () => api(`/api/admin/webhooks/${encodeURIComponent(w.id)}`, { method: "DELETE" }),
+                  {
+                    title: "Delete this webhook?",
+                    text: `Nothing more is sent to ${w.url}; its waiting deliveries are dropped.`,
+                    confirm: "Delete",
+                  },
+                  (reason) =>
+                    api(`/api/admin/webhooks/${encodeURIComponent(w.id)}`, { method: "DELETE", body: { reason } }),
                   "Webhook deleted.",
                   () => {
                     void load();
@@ -504,7 +706,11 @@ function webhookSection(signal: AbortSignal, after: () => void): HTMLElement {
                 !w.enabled
                   ? h("span", { className: "badge" }, "disabled")
                   : w.failingSince
-                    ? h("span", { className: "badge bad", title: absoluteTime(w.failingSince) }, "failing")
+                    ? h(
+                        "span",
+                        { className: "badge bad", title: `failing since ${absoluteTime(w.failingSince)}` },
+                        "failing",
+                      )
                     : h("span", { className: "badge ok" }, "ok"),
                 time(w.createdAt),
                 h("span", null, show, " ", remove),

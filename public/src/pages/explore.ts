@@ -4,10 +4,10 @@
  */
 import { api, qs } from "../api";
 import { h } from "../dom";
-import { bpsToPercent, sol, usd } from "../money";
+import { bpsToPercent, usd } from "../money";
 import { navigate } from "../router";
 import type { Token } from "../types";
-import { errorBox, handleLink, loading, time, tokenImage } from "../ui";
+import { errorBox, handleLink, loading, money, time, tokenImage } from "../ui";
 
 const SORTS = [
   { key: "new", label: "Newest" },
@@ -108,7 +108,7 @@ export async function explorePage(
         { signal, onWait: (s) => status.replaceChildren(loading(`Busy; retrying in ${s} s…`)) },
       );
       if (signal.aborted) return;
-      const cards = page.tokens.map(tokenCard);
+      const cards = page.tokens.map((t) => tokenCard(t, sort));
       list.append(...cards);
       // "Load more" hides while loading; keep the keyboard on the first new card instead of the page top.
       if (keepFocus) cards[0]?.querySelector<HTMLElement>("a.stretch")?.focus();
@@ -147,7 +147,7 @@ export async function explorePage(
   await loadPage();
 }
 
-export function tokenCard(token: Token): HTMLElement {
+export function tokenCard(token: Token, sort = "new"): HTMLElement {
   const href = `/token/${encodeURIComponent(token.mint)}`;
   return h(
     "li",
@@ -155,7 +155,7 @@ export function tokenCard(token: Token): HTMLElement {
     h(
       "div",
       { className: "card-head" },
-      tokenImage(token.imageUrl, "", 56),
+      tokenImage(token.imageUrl, "", 56, { seed: token.mint, label: token.symbol }),
       h(
         "div",
         { className: "card-title" },
@@ -184,10 +184,18 @@ export function tokenCard(token: Token): HTMLElement {
     h(
       "dl",
       { className: "card-figures" },
-      figure("Swept", sol(token.sweptLamports), "swept"),
-      figure("Unswept", sol(token.vaultLamports), "unswept"),
+      figure("Swept", money(token.sweptLamports), "swept"),
+      figure("Unswept", money(token.vaultLamports), "unswept"),
       figure("Market cap", usd(token.marketCapUsd), "mcap"),
       figure("Last sweep", time(token.lastSweptAt), "last-sweep"),
+      // "Most fees" ranks by swept plus unswept: the card shows the figure it is ranked by.
+      sort === "fees"
+        ? figure(
+            "All fees (swept + unswept)",
+            money((BigInt(token.sweptLamports) + BigInt(token.vaultLamports)).toString()),
+            "fees",
+          )
+        : null,
     ),
   );
 }

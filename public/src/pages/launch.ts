@@ -18,6 +18,7 @@ import {
   localWallet,
   onWalletsChanged,
   standardWallets,
+  WALLET_SITES,
   type LaunchWallet,
 } from "../wallet";
 
@@ -110,6 +111,8 @@ export async function launchPage(
       return;
     }
     submit.disabled = true;
+    // What the form said before (a missing wallet) is no longer true once the launch starts.
+    status.replaceChildren();
     try {
       await launchAndReport({ draft: draft.draft, image: draft.image, wallet, localChain, steps, status, signal });
     } finally {
@@ -157,6 +160,8 @@ function walletPicker(
     try {
       wallet = await connect();
       setStep(steps, "wallet", "done");
+      // "Connect a wallet first." (or a failed connection) is answered now.
+      status.replaceChildren();
       paint();
     } catch (error) {
       status.replaceChildren(errorBox(error));
@@ -195,18 +200,39 @@ function walletPicker(
             h("code", { className: "mono break" }, wallet.address),
           )
         : h("p", { className: "muted" }, "The wallet pays for the launch and signs it."),
-      choices.length
-        ? h("div", { className: "row wrap" }, choices)
-        : notice(
-            "No Solana wallet found in this browser. Install Phantom, Solflare or Backpack, then reload this page.",
-            "warn",
-          ),
+      choices.length ? h("div", { className: "row wrap" }, choices) : noWalletHint(),
+      localChain && choices.length === 1
+        ? h(
+            "p",
+            { className: "muted small" },
+            "No browser wallet found; the local wallet works on this local chain only.",
+          )
+        : "",
     );
   };
   const unsubscribe = onWalletsChanged(paint);
   signal.addEventListener("abort", unsubscribe);
   paint();
   return { element, current: () => wallet };
+}
+
+/** No browser wallet here: where to get one, and that the page finds it after a reload. */
+function noWalletHint(): HTMLElement {
+  return h(
+    "div",
+    { className: "notice warn", role: "status", id: "no-wallet" },
+    h("p", null, "No Solana wallet found in this browser. A launch needs one to pay for it and sign it."),
+    h(
+      "p",
+      null,
+      "Install one of ",
+      WALLET_SITES.flatMap(([name, href], i) => [
+        i === 0 ? "" : i === WALLET_SITES.length - 1 ? " or " : ", ",
+        h("a", { href, target: "_blank", rel: "noopener noreferrer" }, name),
+      ]),
+      " (a browser extension, or the wallet's own in-app browser on a phone), then reload this page.",
+    ),
+  );
 }
 
 /**

@@ -28,28 +28,59 @@ export async function ledgerPage(
     more,
   );
   let before: string | null = null;
-  const shown = new Set<string>();
-  const show = (events: LedgerEvent[]) => {
-    const fresh = events.filter((e) => !shown.has(eventKey(e)));
-    for (const e of fresh) shown.add(eventKey(e));
-    return fresh.map(eventItem);
-  };
-  // Opened before the first page is read, so nothing committed in between is missed; an event in
-  // both is shown once.
-  followStream(signal, live, (e) => {
-    if (shown.has(eventKey(e))) return;
+  /** Every row shown, by the event it shows: a later copy of the event replaces it in place. */
+  const shown = new Map<string, HTMLElement>();
+  /**
+   * Applies one event as the stream or a page read gives it: a new event is placed by its time
+   * (several events of one transaction are each their own row); one already shown is redrawn when
+   * it changed (a payout that went from sent to confirmed).
+   */
+  const apply = (e: LedgerEvent, live: boolean): void => {
+    const key = eventKey(e);
+    const existing = shown.get(key);
+    if (existing) {
+      if (existing.dataset.state !== eventState(e)) {
+        const item = eventItem(e);
+        if (live) item.classList.add("live-new");
+        existing.replaceWith(item);
+        shown.set(key, item);
+      }
+      return;
+    }
     // Events arrive in commit order; a launch carries its block time, so place it by its time.
     const items = Array.from(list.children) as HTMLElement[];
     const next = items.find((li) => (li.dataset.at ?? "") < e.at);
     // Older than everything loaded while older pages remain: "Load older events" will bring it.
-    if (!next && before !== null) return;
-    shown.add(eventKey(e));
+    // An event as old as the oldest shown (another sweep of the same run) still belongs here.
+    const oldest = items.at(-1)?.dataset.at ?? "";
+    if (live && !next && before !== null && e.at < oldest) return;
     const item = eventItem(e);
-    item.classList.add("live-new");
+    if (live) item.classList.add("live-new");
+    shown.set(key, item);
     if (next) list.insertBefore(item, next);
     else list.append(item);
     status.querySelector(".empty")?.remove();
-  });
+  };
+  // Opened before the first page is read, so nothing committed in between is missed; an event in
+  // both is shown once.
+  followStream(signal, live, (e) => apply(e, true));
+  // The stream announces a payout when it is queued; its later states are read from the feed while
+  // a shown payout is still on its way.
+  const pending = () => Array.from(shown.values()).some((li) => li.dataset.state?.startsWith("pending"));
+  const recheck = async () => {
+    if (signal.aborted) return;
+    if (pending() && !document.hidden) {
+      try {
+        const page = await api<{ events: LedgerEvent[] }>(`/api/ledger${qs({ limit: 50 })}`, { signal });
+        for (const e of page.events) apply(e, true);
+      } catch {
+        // The next check tries again; the rows keep their last known state meanwhile.
+      }
+    }
+    if (!signal.aborted) timer = setTimeout(() => void recheck(), PENDING_RECHECK_MS);
+  };
+  let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(() => void recheck(), PENDING_RECHECK_MS);
+  signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
   const load = async () => {
     more.hidden = true;
     status.replaceChildren(loading());
@@ -59,7 +90,7 @@ export async function ledgerPage(
         { signal },
       );
       if (signal.aborted) return;
-      list.append(...show(page.events));
+      for (const e of page.events) apply(e, false);
       before = page.nextBefore;
       status.replaceChildren(
         list.children.length === 0 ? h("p", { className: "empty" }, "Nothing has happened yet.") : "",
@@ -74,16 +105,31 @@ export async function ledgerPage(
   await load();
 }
 
-/** What identifies an event across the page and the stream (a payout's status can move on). */
-function eventKey(e: LedgerEvent): string {
+const PENDING_RECHECK_MS = 5000;
+const FINAL_PAYOUT = new Set(["confirmed", "failed", "replaced"]);
+
+/**
+ * What identifies an event across the page and the stream. One transaction can carry several
+ * events (a sweep run sweeps many tokens in one, a payout run pays many accounts), so the
+ * signature alone is not enough; a payout's status is left out because it moves on.
+ */
+export function eventKey(e: LedgerEvent): string {
   switch (e.type) {
     case "payout":
       return `payout|${e.at}|${e.handle}|${e.lamports}|${e.kind}`;
     case "burn":
-      return `burn|${e.signature}|${e.source}`;
+      return `burn|${e.signature}|${e.source}|${e.mint}|${e.lamports}`;
+    case "sweep":
+      return `sweep|${e.signature}|${e.mint}|${e.at}`;
     default:
-      return `${e.type}|${e.signature}`;
+      return `${e.type}|${e.signature}|${e.mint}`;
   }
+}
+
+/** What can change about a shown event: a payout's status (and the signature it gets when sent). */
+function eventState(e: LedgerEvent): string {
+  if (e.type !== "payout") return "final";
+  return `${FINAL_PAYOUT.has(e.status) ? "final" : "pending"}:${e.status}:${e.signature ?? ""}`;
 }
 
 const STREAM_EVENT_TYPES = ["launch", "sweep", "payout", "burn"] as const;
@@ -160,7 +206,7 @@ function eventItem(e: LedgerEvent): HTMLElement {
   const signature = "signature" in e ? e.signature : null;
   return h(
     "li",
-    { className: `event event-${e.type}`, "data-type": e.type, "data-at": e.at },
+    { className: `event event-${e.type}`, "data-type": e.type, "data-at": e.at, "data-state": eventState(e) },
     h("span", { className: `event-type ${e.type}` }, e.type),
     h("span", { className: "event-body" }, body),
     h("span", { className: "event-meta" }, time(e.at), " ", explorerTx(signature ?? null)),

@@ -9,6 +9,7 @@ import type { SignedInMe } from "../types";
 import { api, ApiError } from "../api";
 import { h } from "../dom";
 import { sol } from "../money";
+import { absoluteTime } from "../time";
 import { errorBox, explorerTx, loading, notice } from "../ui";
 
 interface PublishedLiabilities {
@@ -162,14 +163,9 @@ export function liabilityProofBlock(me: SignedInMe, signal: AbortSignal): HTMLEl
     { className: "panel stack", id: "liability-proof" },
     h("h2", null, "Is your balance counted?"),
     result,
-    h("p", null, h("a", { href: "#check-by-hand", id: "check-by-hand-link" }, "How to check it by hand")),
     hand,
   );
   hand.replaceChildren(byHand(null));
-  section.querySelector("#check-by-hand-link")!.addEventListener("click", () => {
-    const details = section.querySelector<HTMLDetailsElement>("#check-by-hand");
-    if (details) details.open = true;
-  });
   // Owed nothing now (no balance, no payout on its way): the latest snapshot has no leaf of ours.
   if (BigInt(me.balanceLamports) === 0n && me.payouts.every((p) => FINAL_PAYOUT.has(p.status))) {
     result.replaceChildren(
@@ -237,7 +233,7 @@ export function liabilityProofBlock(me: SignedInMe, signal: AbortSignal): HTMLEl
           h("strong", { "data-field": "proof-lamports" }, sol(proof.leaf.lamports)),
           " is inside the published total of ",
           h("strong", { "data-field": "proof-total" }, sol(published.totalLamports)),
-          ` owed to ${published.leaves} ${published.leaves === 1 ? "account" : "accounts"} at ${new Date(published.at).toUTCString()}`,
+          ` owed to ${published.leaves} ${published.leaves === 1 ? "account" : "accounts"} at ${absoluteTime(published.at)}`,
           anchored,
           ".",
         ),

@@ -2,13 +2,14 @@
  * The signed-in area: balance, thresholds, routing, claim, payouts. The figures and payouts refresh
  * on their own (quickly while a payout is on its way) without touching what the user is typing.
  */
-import { api, ApiError } from "../api";
+import { api, ApiError, qs } from "../api";
 import { h } from "../dom";
 import { sol, solToLamports } from "../money";
 import { render } from "../router";
 import { relativeTime } from "../time";
-import type { JobHealth, Me, Routing, SignedInMe } from "../types";
+import type { JobHealth, Me, Routing, SignedInMe, Token } from "../types";
 import { avatar, errorBox, facts, loading, money, notice } from "../ui";
+import { addressWallets, onWalletsChanged } from "../wallet";
 import { burnedRow, paidRows, payoutsTable, tokensTable } from "./account";
 import { exportCsvLink } from "../account-history";
 import { liabilityProofBlock } from "./me-proof";
@@ -48,6 +49,14 @@ function signedOut(root: HTMLElement, me: Extract<Me, { signedIn: false }>): voi
       "Recipients sign in with the X account a token names. Signing in shows your balance and lets you claim it to a wallet or choose what happens to new fees.",
     ),
   ];
+  if (!me.idpConfigured && me.devLogin) {
+    parts.push(
+      notice(
+        "Sign-in with X is not set up on this deployment (it runs on the local chain). Use dev login below: it signs you in as any handle, here only.",
+        "info",
+      ),
+    );
+  }
   if (me.idpConfigured) {
     parts.push(
       h(
@@ -71,6 +80,7 @@ function signedOut(root: HTMLElement, me: Extract<Me, { signedIn: false }>): voi
       autocomplete: "off",
     });
     const status = h("div", { "aria-live": "polite" });
+    const suggestions = h("div", { id: "dev-handles" });
     const form = h(
       "form",
       { className: "stack", id: "dev-login" },
@@ -80,7 +90,12 @@ function signedOut(root: HTMLElement, me: Extract<Me, { signedIn: false }>): voi
       input,
       h("button", { type: "submit" }, "Sign in as this handle"),
       status,
+      suggestions,
     );
+    void suggestHandles(suggestions, (handle) => {
+      input.value = handle;
+      form.requestSubmit();
+    });
     form.addEventListener("submit", async (e) => {
       e.preventDefault();
       status.replaceChildren(loading("Signing in…"));
@@ -97,9 +112,50 @@ function signedOut(root: HTMLElement, me: Extract<Me, { signedIn: false }>): voi
   root.replaceChildren(...parts);
 }
 
+/**
+ * On the local chain (the demo's too) the handles its tokens name, those with the most fees first:
+ * a newcomer can sign in as one and see a balance to claim.
+ */
+async function suggestHandles(slot: HTMLElement, pick: (handle: string) => void): Promise<void> {
+  let tokens: Token[];
+  try {
+    tokens = (await api<{ tokens: Token[] }>(`/api/tokens${qs({ sort: "fees", limit: 24 })}`)).tokens;
+  } catch {
+    return; // a convenience: typing a handle still works
+  }
+  const handles = new Map<string, string>();
+  for (const t of tokens)
+    for (const r of t.recipients) if (!handles.has(r.handle)) handles.set(r.handle, r.displayHandle);
+  if (handles.size === 0) return;
+  slot.replaceChildren(
+    h("p", { className: "muted" }, "Or pick one of the handles tokens here name, most fees first:"),
+    h(
+      "ul",
+      { className: "handle-choices" },
+      [...handles].slice(0, 8).map(([handle, display]) =>
+        h(
+          "li",
+          null,
+          h(
+            "button",
+            {
+              type: "button",
+              className: "secondary",
+              onclick: () => pick(handle),
+              "aria-label": `Sign in as @${display}`,
+            },
+            `@${display}`,
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
 function signedIn(root: HTMLElement, first: SignedInMe, signal: AbortSignal): void {
   let me = first;
   const banner = h("div", { id: "paused-banner" });
+  const balance = h("div", { id: "balance-facts" });
   const totals = h("div", { id: "totals" });
   const payouts = h("div", { id: "payouts-slot", "aria-live": "polite" });
   const tokens = h("div");
@@ -109,18 +165,26 @@ function signedIn(root: HTMLElement, first: SignedInMe, signal: AbortSignal): vo
     banner.replaceChildren(
       me.claimsPaused
         ? notice(
-            "Claims and payouts are paused right now. Your balance is safe; queued payouts are sent once they resume.",
+            // The server's sentence says why (the operator's pause, or a halt the service put itself in).
+            me.claimsPausedReason ??
+              "Claims and payouts are paused right now. Your balance is safe; queued payouts are sent once they resume.",
             "warn",
           )
         : "",
     );
-    totals.replaceChildren(
+    // The balance and the claim come first: on a phone the other figures would push the form
+    // seven cards down.
+    balance.replaceChildren(
       facts([
         ["Balance", money(me.balanceLamports, { "data-field": "balance" })],
+        ["Smallest claim", money(me.minClaimLamports, { "data-field": "min-claim" })],
+      ]),
+    );
+    totals.replaceChildren(
+      facts([
         ["Credited", money(me.creditedLamports, { "data-field": "credited" })],
         ...paidRows(me),
         burnedRow(me),
-        ["Smallest claim", money(me.minClaimLamports, { "data-field": "min-claim" })],
         ["Autopay pays from", money(me.autopayMinLamports, { "data-field": "autopay-min" })],
       ]),
     );
@@ -174,12 +238,15 @@ function signedIn(root: HTMLElement, first: SignedInMe, signal: AbortSignal): vo
       signOut,
     ),
     banner,
-    totals,
+    balance,
     claimForm(
       () => me,
       refresh,
       (sync) => (syncClaim = sync),
+      signal,
     ),
+    h("h2", null, "Totals"),
+    totals,
     routingForm(() => me, refresh),
     h("h2", null, "Payouts"),
     payouts,
@@ -213,6 +280,7 @@ function claimForm(
   get: () => SignedInMe,
   refresh: () => Promise<void>,
   onSync: (sync: () => void) => void,
+  signal: AbortSignal,
 ): HTMLElement {
   const me = get();
   const amount = h("input", {
@@ -232,6 +300,7 @@ function claimForm(
     className: "mono",
   });
   const status = h("div", { id: "claim-status", "aria-live": "polite" });
+  const connected = walletChooser(wallet, status, signal);
   const button = h("button", { type: "submit", "aria-describedby": "claim-below-min" }, "Claim");
   const belowMin = h("p", { className: "notice info", id: "claim-below-min", hidden: true });
   /** The claim this form queued, followed until its payout is final. */
@@ -249,6 +318,7 @@ function claimForm(
     ),
     h("label", { for: "claim-wallet" }, "Wallet address"),
     wallet,
+    connected,
     belowMin,
     button,
     status,
@@ -336,6 +406,90 @@ function claimForm(
     }
   });
   return form;
+}
+
+/**
+ * Claim to a browser wallet: its address fills the field (still editable), and the address typed
+ * before is kept one click away.
+ */
+function walletChooser(input: HTMLInputElement, status: HTMLElement, signal: AbortSignal): HTMLElement {
+  const slot = h("div", { id: "claim-wallets", className: "stack" });
+  let typed: string | null = null;
+  let using: string | null = null;
+  const paint = () => {
+    const found = addressWallets();
+    const back =
+      using && typed !== null
+        ? h(
+            "button",
+            {
+              type: "button",
+              className: "secondary",
+              id: "claim-typed-address",
+              onclick: () => {
+                input.value = typed ?? "";
+                using = null;
+                typed = null;
+                paint();
+                input.focus();
+              },
+            },
+            "Use the address I typed",
+          )
+        : null;
+    slot.replaceChildren(
+      using
+        ? h("p", { id: "claim-wallet-connected", className: "muted" }, `Filled in from your ${using} wallet.`)
+        : found.length
+          ? h("p", { className: "muted" }, "Or fill it in from a wallet in this browser:")
+          : h(
+              "p",
+              { className: "muted small" },
+              "A Solana wallet in this browser (Phantom, Solflare, Backpack) can fill this in.",
+            ),
+      found.length || back
+        ? h(
+            "div",
+            { className: "row wrap" },
+            found.map((w) =>
+              h(
+                "button",
+                {
+                  type: "button",
+                  className: "secondary wallet-choice",
+                  onclick: async () => {
+                    try {
+                      const address = await w.connect();
+                      if (!using) typed = input.value.trim();
+                      input.value = address;
+                      using = w.name;
+                      status.replaceChildren();
+                      paint();
+                    } catch (error) {
+                      status.replaceChildren(errorBox(error));
+                    }
+                  },
+                },
+                w.icon ? h("img", { src: w.icon, alt: "", width: 20, height: 20 }) : null,
+                `Use ${w.name}`,
+              ),
+            ),
+            back,
+          )
+        : "",
+    );
+  };
+  const off = onWalletsChanged(paint);
+  signal.addEventListener("abort", off, { once: true });
+  // A wallet's address typed over by hand is the typed address again.
+  input.addEventListener("input", () => {
+    if (!using) return;
+    using = null;
+    typed = null;
+    paint();
+  });
+  paint();
+  return slot;
 }
 
 /** SPEC: switching to autopay with a balance above the threshold also pays that balance on the next payout run. */

@@ -2,7 +2,7 @@
 import { api, ApiError } from "../api";
 import { h } from "../dom";
 import type { Proof } from "../types";
-import { errorBox, explorerAccount, facts, loading, money, time } from "../ui";
+import { copyable, errorBox, explorerAccount, explorerTx, facts, loading, money, time } from "../ui";
 import { solvencyChart } from "../charts";
 
 export async function proofPage(
@@ -19,6 +19,7 @@ export async function proofPage(
       "The treasury's balance, read from the chain, against everything credited to recipients and not yet paid out or burned.",
     ),
     slot,
+    liabilitiesSection(signal),
     solvencyChart(signal),
   );
   try {
@@ -50,4 +51,57 @@ export async function proofPage(
       ),
     );
   }
+}
+
+interface PublishedLiabilities {
+  at: string;
+  root: string;
+  totalLamports: string;
+  leaves: number;
+  anchorSignature: string | null;
+}
+
+/**
+ * The latest published liabilities root: what each signed-in account checks its own balance
+ * against, and the treasury-signed transaction that anchors it on chain.
+ */
+function liabilitiesSection(signal: AbortSignal): HTMLElement {
+  const body = h("div", null, loading());
+  const section = h(
+    "section",
+    { id: "liabilities", "aria-labelledby": "liabilities-title" },
+    h("h2", { id: "liabilities-title" }, "Proof of liabilities"),
+    h(
+      "p",
+      { className: "muted" },
+      "Every balance owed is a leaf of a summed hash tree; its root and total are published and anchored on chain. Signed-in recipients check their own leaf on their account page.",
+    ),
+    body,
+  );
+  void (async () => {
+    try {
+      const p = await api<PublishedLiabilities>("/api/proof/liabilities", { signal });
+      if (signal.aborted) return;
+      body.replaceChildren(
+        facts([
+          ["Root", copyable(p.root, "liabilities root")],
+          ["Total owed in the tree", money(p.totalLamports, { "data-field": "liabilities-total" })],
+          ["Accounts in the tree", String(p.leaves)],
+          ["Published", time(p.at)],
+          [
+            "Anchor transaction",
+            p.anchorSignature ? explorerTx(p.anchorSignature) : h("span", { className: "muted" }, "not confirmed yet"),
+          ],
+        ]),
+      );
+    } catch (error) {
+      if (signal.aborted) return;
+      body.replaceChildren(
+        error instanceof ApiError && error.status === 404
+          ? h("p", { className: "empty" }, "No liabilities snapshot is published yet.")
+          : errorBox(error),
+      );
+    }
+  })();
+  return section;
 }

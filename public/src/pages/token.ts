@@ -21,6 +21,9 @@ import {
   tokenImage,
 } from "../ui";
 import { notFoundView } from "./not-found";
+import { routingLabel } from "../routing";
+
+export { routingLabel };
 
 export async function tokenPage(root: HTMLElement, params: Record<string, string>, signal: AbortSignal): Promise<void> {
   const mint = params.mint!;
@@ -60,7 +63,7 @@ export async function tokenPage(root: HTMLElement, params: Record<string, string
     h(
       "header",
       { className: "token-head" },
-      tokenImage(token.imageUrl, `${token.name} image`, 96),
+      tokenImage(token.imageUrl, `${token.name} image`, 96, { seed: token.mint, label: token.symbol }),
       h(
         "div",
         null,
@@ -159,18 +162,4 @@ function recipientsTable(recipients: Recipient[]): HTMLElement {
     ]),
     "Recipients and their shares of the recipients' part",
   );
-}
-
-export function routingLabel(r: { routing: string | null; declined: boolean }): string {
-  if (r.declined) return "Burn (declined)";
-  switch (r.routing) {
-    case "hold":
-      return "Hold";
-    case "autopay":
-      return "Autopay";
-    case "burn":
-      return "Burn";
-    default:
-      return "Not chosen yet";
-  }
 }

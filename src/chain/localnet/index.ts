@@ -109,6 +109,8 @@ export interface LocalChain {
   faults: LocalChainFaults;
   /** in-process transport to the JSON-RPC (for createRpcChain's `fetch`) */
   fetch: typeof fetch;
+  /** what the JSON-RPC server answered, per method: what a provider would bill */
+  served: RpcServer["served"];
   programKeys: LocalProgramKeys;
   programConfig: LocalProgramConfig;
   launchProgram(reader: ChainReader): LaunchProgram;
@@ -203,6 +205,7 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
     simulator,
     faults,
     fetch: rpc.fetch,
+    served: rpc.served,
     programKeys: node.programKeys,
     programConfig,
     launchProgram: (reader) => new LocalLaunchProgram(node.programKeys, programConfig, reader),

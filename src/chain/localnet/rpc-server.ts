@@ -175,10 +175,31 @@ export class RpcServer {
   }
 
   /**
+   * What this server answered, per JSON-RPC method (each call of a batch counts) and the answers'
+   * bytes in all: what a provider would bill, for tests of the client's own counts.
+   */
+  readonly served = { requests: new Map<string, number>(), responseBytes: 0 };
+
+  /**
    * One HTTP request's answer, faults applied: the node:http server and the in-process transport
    * (`fetch`, the simulation's) both come here, so both see the same hostile chain.
    */
   async respond(text: string, signal?: AbortSignal): Promise<RpcAnswer> {
+    try {
+      const calls: unknown = JSON.parse(text);
+      for (const c of Array.isArray(calls) ? calls : [calls]) {
+        const method = typeof c?.method === "string" ? c.method : "unknown";
+        this.served.requests.set(method, (this.served.requests.get(method) ?? 0) + 1);
+      }
+    } catch {
+      this.served.requests.set("unknown", (this.served.requests.get("unknown") ?? 0) + 1);
+    }
+    const answer = await this.answer(text, signal);
+    this.served.responseBytes += Buffer.byteLength(answer.body);
+    return answer;
+  }
+
+  private async answer(text: string, signal?: AbortSignal): Promise<RpcAnswer> {
     let body: unknown;
     try {
       body = JSON.parse(text);

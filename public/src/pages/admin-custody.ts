@@ -1,0 +1,232 @@
+/**
+ * The custody part of /admin (src/custody, docs/custody.md): the halt and its incidents with the
+ * resume, payouts held for review (approve or refuse), and platform withdrawals to PLATFORM_WALLET.
+ * Every action asks for a reason, which the server audits with it.
+ */
+import { api } from "../api";
+import { h } from "../dom";
+import { lamportsToSol, solToLamports } from "../money";
+import { errorBox, longValue, notice, table, time } from "../ui";
+
+interface IncidentView {
+  id: number;
+  kind: string;
+  detail: string;
+  halts: boolean;
+  at: string;
+  resolvedAt: string | null;
+  resolvedBy: string | null;
+  resolveReason: string | null;
+}
+
+interface HeldPayoutView {
+  payoutId: number;
+  idpUserId: string;
+  lamports: string;
+  wallet: string;
+  kind: string;
+  createdAt: string;
+}
+
+interface WithdrawalView {
+  id: number;
+  lamports: string;
+  wallet: string;
+  reason: string;
+  actor: string;
+  status: string;
+  signature: string | null;
+  error: string | null;
+  createdAt: string;
+}
+
+type Confirm = (
+  status: HTMLElement,
+  question: { title: string; text: string; confirm: string },
+  work: (reason: string) => Promise<unknown>,
+  done: string,
+  after: () => void,
+) => Promise<void>;
+
+/** Fills `body` with the custody controls; `after` reloads what an action changed. */
+export async function loadCustody(
+  body: HTMLElement,
+  signal: AbortSignal,
+  confirmAndAct: Confirm,
+  after: () => void,
+): Promise<void> {
+  const [incidents, held, withdrawals] = await Promise.all([
+    api<{ halted: IncidentView | null; incidents: IncidentView[] }>("/api/admin/incidents", { signal }),
+    api<{ payouts: HeldPayoutView[] }>("/api/admin/payouts/held", { signal }),
+    api<{ configured: boolean; withdrawableLamports: string | null; withdrawals: WithdrawalView[] }>(
+      "/api/admin/withdrawals",
+      { signal },
+    ),
+  ]);
+  const status = h("div", { "aria-live": "polite", id: "admin-custody-status" });
+
+  const halt = incidents.halted;
+  const resume = h("button", { type: "button", id: "admin-resume" }, "Resume money");
+  resume.addEventListener(
+    "click",
+    () =>
+      void confirmAndAct(
+        status,
+        {
+          title: "Resume payouts, burn buys and withdrawals?",
+          text: "What is waiting now goes out once, even above the outflow caps; the caps hold again after it.",
+          confirm: "Resume",
+        },
+        (reason) => api("/api/admin/resume", { method: "POST", body: { reason } }),
+        "Money moves again.",
+        after,
+      ),
+  );
+  const haltBox = halt
+    ? h(
+        "div",
+        { id: "admin-halt" },
+        notice(h("span", null, `Money is halted (${halt.kind}) since `, time(halt.at), `: ${halt.detail}`), "warn"),
+        h("p", null, resume),
+      )
+    : notice("Money moves: no breaker has tripped.", "ok");
+
+  const incidentList =
+    incidents.incidents.length === 0
+      ? h("p", { className: "empty" }, "No incidents.")
+      : table(
+          ["When", "Kind", "What", "Halts", "Resolved"],
+          incidents.incidents
+            .slice(0, 10)
+            .map((i) => [
+              time(i.at),
+              i.kind,
+              i.detail,
+              i.halts ? "yes" : "warning",
+              i.resolvedAt ? h("span", null, time(i.resolvedAt), ` by ${i.resolvedBy}: ${i.resolveReason}`) : "open",
+            ]),
+          "Custody incidents, newest first",
+        );
+
+  const heldList =
+    held.payouts.length === 0
+      ? h("p", { className: "empty" }, "No payout waits for review.")
+      : table(
+          ["Payout", "Amount (SOL)", "To", "Kind", "Since", "Actions"],
+          held.payouts.map((p) => {
+            const approve = h("button", { type: "button", "aria-label": `Approve payout ${p.payoutId}` }, "Approve");
+            const refuse = h(
+              "button",
+              { type: "button", className: "secondary", "aria-label": `Refuse payout ${p.payoutId}` },
+              "Refuse",
+            );
+            approve.addEventListener(
+              "click",
+              () =>
+                void confirmAndAct(
+                  status,
+                  {
+                    title: `Approve payout ${p.payoutId} of ${lamportsToSol(p.lamports)} SOL?`,
+                    text: "The next payouts run sends it.",
+                    confirm: "Approve",
+                  },
+                  (reason) => api(`/api/admin/payouts/${p.payoutId}/approve`, { method: "POST", body: { reason } }),
+                  `Payout ${p.payoutId} is approved.`,
+                  after,
+                ),
+            );
+            refuse.addEventListener(
+              "click",
+              () =>
+                void confirmAndAct(
+                  status,
+                  {
+                    title: `Refuse payout ${p.payoutId}?`,
+                    text: "It fails and its amount goes back to the account's balance.",
+                    confirm: "Refuse",
+                  },
+                  (reason) => api(`/api/admin/payouts/${p.payoutId}/refuse`, { method: "POST", body: { reason } }),
+                  `Payout ${p.payoutId} is refused; the amount is back in the balance.`,
+                  after,
+                ),
+            );
+            return [
+              String(p.payoutId),
+              lamportsToSol(p.lamports),
+              longValue(p.wallet, "wallet address"),
+              p.kind,
+              time(p.createdAt),
+              h("span", { className: "inline" }, approve, refuse),
+            ];
+          }),
+          "Payouts held above the review amount",
+        );
+
+  const amount = h("input", {
+    id: "admin-withdraw-amount",
+    inputmode: "decimal",
+    "aria-describedby": "admin-withdraw-hint",
+  });
+  const withdraw = h("button", { type: "button", className: "secondary", id: "admin-withdraw" }, "Withdraw");
+  withdraw.addEventListener("click", () => {
+    const lamports = solToLamports(amount.value);
+    if (lamports === null || lamports <= 0n) {
+      status.replaceChildren(errorBox(new Error("Enter an amount in SOL with at most nine decimals.")));
+      return;
+    }
+    void confirmAndAct(
+      status,
+      {
+        title: `Withdraw ${lamportsToSol(lamports)} SOL of platform revenue?`,
+        text: "It goes to the platform wallet set on this deployment, and nowhere else.",
+        confirm: "Withdraw",
+      },
+      (reason) => api("/api/admin/withdrawals", { method: "POST", body: { lamports: lamports.toString(), reason } }),
+      `${lamportsToSol(lamports)} SOL is queued for the platform wallet.`,
+      after,
+    );
+  });
+  const withdrawForm = withdrawals.configured
+    ? h(
+        "div",
+        { className: "field" },
+        h("label", { for: "admin-withdraw-amount" }, "Platform withdrawal (SOL)"),
+        h("div", { className: "inline" }, amount, withdraw),
+        h(
+          "p",
+          { className: "muted", id: "admin-withdraw-hint" },
+          withdrawals.withdrawableLamports === null
+            ? "The treasury cannot be read right now."
+            : `At most ${lamportsToSol(withdrawals.withdrawableLamports)} SOL now.`,
+        ),
+      )
+    : h("p", { className: "muted" }, "Withdrawals are off: PLATFORM_WALLET is not set on this deployment.");
+  const withdrawalList =
+    withdrawals.withdrawals.length === 0
+      ? h("p", { className: "empty" }, "No withdrawals yet.")
+      : table(
+          ["When", "Amount (SOL)", "Status", "By", "Reason"],
+          withdrawals.withdrawals
+            .slice(0, 10)
+            .map((w) => [
+              time(w.createdAt),
+              lamportsToSol(w.lamports),
+              w.error ? `${w.status}: ${w.error}` : w.status,
+              w.actor,
+              w.reason,
+            ]),
+          "Platform withdrawals, newest first",
+        );
+
+  body.replaceChildren(
+    haltBox,
+    h("h3", null, "Incidents"),
+    incidentList,
+    h("h3", null, "Payouts held for review"),
+    heldList,
+    h("h3", null, "Withdrawals"),
+    withdrawForm,
+    withdrawalList,
+    status,
+  );
+}

@@ -1,0 +1,231 @@
+/**
+ * The operator's custody controls (src/custody): incidents and the halted state, resume with a
+ * reason, held payouts approved or refused, and platform withdrawals to PLATFORM_WALLET. Same
+ * credential as every admin route (the bearer or the /admin page's session), each action audited in
+ * the write that makes it, with a required reason where money moves on the operator's word.
+ */
+import { Elysia } from "elysia";
+import type { AppContext } from "../context";
+import {
+  listIncidents,
+  listWithdrawals,
+  moneyHalt,
+  requestWithdrawal,
+  resumeMoney,
+  waitingOutflowLamports,
+  withdrawableLamports,
+  type Incident,
+  type Withdrawal,
+} from "../custody";
+import { approveHeldPayout, heldPayouts, refuseHeldPayout } from "../payouts";
+import { owedForReserves } from "../proof";
+import { immediate } from "../../db/transaction";
+import { CACHE } from "../http/cache";
+import { AppError } from "../lib/errors";
+import { adminGuard, adminOriginOf } from "./authorized";
+import { audit } from "./service";
+
+const MAX_REASON_CHARS = 500;
+const refuse = (message: string) => new AppError("INVALID_INPUT", message);
+
+function objectBody(body: unknown): Record<string, unknown> {
+  if (body === undefined || body === null || body === "") return {};
+  if (typeof body !== "object" || Array.isArray(body)) throw refuse("The body must be a JSON object.");
+  return body as Record<string, unknown>;
+}
+
+function requiredReason(body: Record<string, unknown>): string {
+  const reason = body.reason;
+  if (typeof reason !== "string" || reason.trim() === "") throw refuse("A reason is required.");
+  if (reason.length > MAX_REASON_CHARS) throw refuse(`The reason is longer than ${MAX_REASON_CHARS} characters.`);
+  return reason.trim();
+}
+
+function optionalReason(body: Record<string, unknown>): string | null {
+  if (body.reason === undefined || body.reason === null) return null;
+  return requiredReason(body);
+}
+
+function payoutIdOf(raw: string): number {
+  if (!/^[1-9]\d{0,15}$/.test(raw)) throw refuse("The payout id must be a positive whole number.");
+  return Number(raw);
+}
+
+function incidentJson(i: Incident) {
+  return {
+    id: i.id,
+    kind: i.kind,
+    detail: i.detail,
+    halts: i.halts,
+    at: new Date(i.atMs).toISOString(),
+    resolvedAt: i.resolvedAtMs === null ? null : new Date(i.resolvedAtMs).toISOString(),
+    resolvedBy: i.resolvedBy,
+    resolveReason: i.resolveReason,
+  };
+}
+
+function withdrawalJson(w: Withdrawal) {
+  return {
+    id: w.id,
+    lamports: w.lamports.toString(),
+    wallet: w.wallet,
+    reason: w.reason,
+    actor: w.actor,
+    status: w.status,
+    signature: w.signature,
+    error: w.error,
+    createdAt: new Date(w.createdAtMs).toISOString(),
+    confirmedAt: w.confirmedAtMs === null ? null : new Date(w.confirmedAtMs).toISOString(),
+  };
+}
+
+async function treasuryLamports(ctx: AppContext): Promise<bigint> {
+  const chain = ctx.chain;
+  const unavailable = () =>
+    new AppError("UNAVAILABLE", "The treasury balance cannot be read right now; try again later.");
+  if (!chain) throw unavailable();
+  const address = chain.treasury.publicKey.toBase58();
+  const balance = (await chain.reader.getBalances([address]).catch(() => null))?.get(address);
+  if (typeof balance !== "bigint") throw unavailable();
+  return balance;
+}
+
+export function custodyRoutes(ctx: AppContext) {
+  const guard = adminGuard(ctx);
+  const hidden = { detail: { hide: true } };
+  return new Elysia({ name: "admin-custody" })
+    .onAfterHandle(({ set }) => {
+      set.headers["cache-control"] = CACHE.noStore;
+    })
+    .get(
+      "/api/admin/incidents",
+      ({ request }) => {
+        guard(request);
+        const halt = moneyHalt(ctx.db);
+        return {
+          halted: halt ? incidentJson(halt) : null,
+          incidents: listIncidents(ctx.db, 100).map(incidentJson),
+        };
+      },
+      hidden,
+    )
+    .post(
+      "/api/admin/resume",
+      ({ request, body }) => {
+        guard(request);
+        const reason = requiredReason(objectBody(body));
+        const origin = adminOriginOf(ctx, request);
+        const nowMs = ctx.now();
+        const resolved = immediate(ctx.db, () => {
+          const n = resumeMoney(ctx.db, {
+            actor: origin.actor,
+            reason,
+            atMs: nowMs,
+            allowanceLamports: waitingOutflowLamports(ctx.db),
+          });
+          audit(ctx.db, { ...origin, reason, nowMs }, "resume_money", `${n} incident(s)`);
+          return n;
+        });
+        return { ok: true, action: "resume_money", resolved };
+      },
+      hidden,
+    )
+    .get(
+      "/api/admin/payouts/held",
+      ({ request }) => {
+        guard(request);
+        return {
+          payouts: heldPayouts(ctx.db).map((p) => ({
+            ...p,
+            lamports: p.lamports.toString(),
+            createdAt: new Date(p.createdAtMs).toISOString(),
+          })),
+        };
+      },
+      hidden,
+    )
+    .post(
+      "/api/admin/payouts/:id/approve",
+      ({ request, body, params }) => {
+        guard(request);
+        const id = payoutIdOf(params.id);
+        const reason = optionalReason(objectBody(body));
+        const origin = adminOriginOf(ctx, request);
+        const nowMs = ctx.now();
+        immediate(ctx.db, () => {
+          if (!approveHeldPayout(ctx.db, id)) throw refuse("That payout is not waiting for approval.");
+          audit(ctx.db, { ...origin, reason, nowMs }, "approve_payout", String(id));
+        });
+        return { ok: true, action: "approve_payout", payoutId: id };
+      },
+      hidden,
+    )
+    .post(
+      "/api/admin/payouts/:id/refuse",
+      ({ request, body, params }) => {
+        guard(request);
+        const id = payoutIdOf(params.id);
+        const reason = requiredReason(objectBody(body));
+        const origin = adminOriginOf(ctx, request);
+        const nowMs = ctx.now();
+        immediate(ctx.db, () => {
+          if (!refuseHeldPayout(ctx.db, id, reason, nowMs)) throw refuse("That payout is not waiting for approval.");
+          audit(ctx.db, { ...origin, reason, nowMs }, "refuse_payout", String(id));
+        });
+        return { ok: true, action: "refuse_payout", payoutId: id };
+      },
+      hidden,
+    )
+    .get(
+      "/api/admin/withdrawals",
+      async ({ request }) => {
+        guard(request);
+        const treasury = await treasuryLamports(ctx).catch(() => null);
+        return {
+          configured: ctx.config.custody.platformWallet !== null,
+          withdrawableLamports:
+            treasury === null
+              ? null
+              : withdrawableLamports(ctx.db, {
+                  treasuryLamports: treasury,
+                  owedLamports: owedForReserves(ctx.db),
+                  reserveLamports: ctx.config.custody.treasuryReserveLamports,
+                }).toString(),
+          withdrawals: listWithdrawals(ctx.db, 100).map(withdrawalJson),
+        };
+      },
+      hidden,
+    )
+    .post(
+      "/api/admin/withdrawals",
+      async ({ request, body }) => {
+        guard(request);
+        const input = objectBody(body);
+        const wallet = ctx.config.custody.platformWallet;
+        if (wallet === null) throw refuse("Withdrawals are not configured on this deployment.");
+        const raw = input.lamports;
+        if (typeof raw !== "string" || !/^[1-9]\d{0,18}$/.test(raw))
+          throw refuse("lamports must be a decimal string of whole lamports.");
+        const reason = requiredReason(input);
+        const origin = adminOriginOf(ctx, request);
+        const treasury = await treasuryLamports(ctx);
+        const nowMs = ctx.now();
+        const withdrawal = requestWithdrawal(
+          ctx.db,
+          {
+            lamports: BigInt(raw),
+            reason,
+            actor: origin.actor,
+            wallet,
+            treasuryLamports: treasury,
+            owedLamports: () => owedForReserves(ctx.db),
+            reserveLamports: ctx.config.custody.treasuryReserveLamports,
+            atMs: nowMs,
+          },
+          (id) => audit(ctx.db, { ...origin, reason, nowMs }, "withdraw", `${id}: ${raw} lamports`),
+        );
+        return { ok: true, action: "withdraw", withdrawal: withdrawalJson(withdrawal) };
+      },
+      hidden,
+    );
+}

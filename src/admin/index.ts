@@ -1,0 +1,3 @@
+/** What other features may use of admin: who may call an admin route, who did, and the audit row. */
+export { adminAuthorized, adminOriginOf, type AdminOrigin } from "./authorized";
+export { audit, type AdminActor } from "./service";

@@ -1,0 +1,183 @@
+/**
+ * Custody incidents and the halted state. A breaker that trips (the treasury short of what is
+ * owed, broken books, an outflow cap) opens a halting incident: payouts, burn buys and withdrawals
+ * stop sending until an operator resumes, with a reason. Distinct from the admin pause: a pause is
+ * an operator's choice, a halt is the service refusing to go on by itself. A warning (the surplus
+ * under the reserve) is recorded and clears itself when the surplus recovers. One open incident per
+ * kind, so a breaker that keeps tripping does not flood the operator.
+ */
+import type { Db } from "../../db/client";
+import { immediate } from "../../db/transaction";
+import { AppError } from "../lib/errors";
+import { log } from "../lib/log";
+
+export const HALTING_KINDS = ["shortfall", "audit", "outflow-hour", "outflow-day"] as const;
+export const WARNING_KINDS = ["reserve-low"] as const;
+export type IncidentKind = (typeof HALTING_KINDS)[number] | (typeof WARNING_KINDS)[number];
+
+export interface Incident {
+  id: number;
+  kind: IncidentKind;
+  detail: string;
+  halts: boolean;
+  atMs: number;
+  resolvedAtMs: number | null;
+  resolvedBy: string | null;
+  resolveReason: string | null;
+}
+
+interface IncidentRow {
+  id: bigint;
+  kind: IncidentKind;
+  detail: string;
+  halts: bigint;
+  atMs: bigint;
+  resolvedAtMs: bigint | null;
+  resolvedBy: string | null;
+  resolveReason: string | null;
+}
+
+const COLUMNS = `id, kind, detail, halts, at_ms AS atMs, resolved_at_ms AS resolvedAtMs,
+  resolved_by AS resolvedBy, resolve_reason AS resolveReason`;
+
+function toIncident(r: IncidentRow): Incident {
+  return {
+    id: Number(r.id),
+    kind: r.kind,
+    detail: r.detail,
+    halts: Number(r.halts) === 1,
+    atMs: Number(r.atMs),
+    resolvedAtMs: r.resolvedAtMs === null ? null : Number(r.resolvedAtMs),
+    resolvedBy: r.resolvedBy,
+    resolveReason: r.resolveReason,
+  };
+}
+
+/** What learns of a new incident inside its own transaction (the webhook outbox, set by the composition root). */
+export type IncidentListener = (db: Db, incident: Incident) => void;
+const listeners = new Set<IncidentListener>();
+
+export function onIncident(listener: IncidentListener): void {
+  listeners.add(listener);
+}
+
+/**
+ * Opens an incident of `kind` unless one is open already; returns the open one and whether it is
+ * new. Runs in its own immediate transaction (or the caller's, when inside one).
+ */
+export function raiseIncident(
+  db: Db,
+  raised: { kind: IncidentKind; detail: string; atMs: number },
+): { incident: Incident; created: boolean } {
+  const work = () => {
+    const c = db.$client;
+    const open = c
+      .query<IncidentRow, [kind: string]>(
+        `SELECT ${COLUMNS} FROM custody_incidents WHERE resolved_at_ms IS NULL AND kind = ? LIMIT 1`,
+      )
+      .get(raised.kind);
+    if (open) return { incident: toIncident(open), created: false };
+    const halts = (HALTING_KINDS as readonly string[]).includes(raised.kind);
+    const row = c
+      .query<IncidentRow, [kind: string, detail: string, halts: number, atMs: number]>(
+        `INSERT INTO custody_incidents (kind, detail, halts, at_ms) VALUES (?, ?, ?, ?) RETURNING ${COLUMNS}`,
+      )
+      .get(raised.kind, raised.detail.slice(0, 500), halts ? 1 : 0, raised.atMs);
+    const incident = toIncident(row!);
+    for (const listener of listeners) listener(db, incident);
+    return { incident, created: true };
+  };
+  const result = db.$client.inTransaction ? work() : immediate(db, work);
+  if (result.created) {
+    const { kind, detail, halts } = result.incident;
+    if (halts)
+      log.error("money halted: payouts, burn buys and withdrawals stop until an operator resumes", { kind, detail });
+    else log.warn("custody warning", { kind, detail });
+  }
+  return result;
+}
+
+/** The first open halting incident, or null when money may move. */
+export function moneyHalt(db: Db): Incident | null {
+  const row = db.$client
+    .query<IncidentRow, []>(
+      `SELECT ${COLUMNS} FROM custody_incidents WHERE resolved_at_ms IS NULL AND halts = 1 ORDER BY id LIMIT 1`,
+    )
+    .get();
+  return row ? toIncident(row) : null;
+}
+
+export function listIncidents(db: Db, limit: number): Incident[] {
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new RangeError("limit out of range");
+  return db.$client
+    .query<IncidentRow, [limit: number]>(`SELECT ${COLUMNS} FROM custody_incidents ORDER BY id DESC LIMIT ?`)
+    .all(limit)
+    .map(toIncident);
+}
+
+/** Closes open incidents of these kinds (a warning whose cause went away); returns how many. */
+export function clearIncidents(db: Db, kinds: readonly IncidentKind[], atMs: number): number {
+  let cleared = 0;
+  for (const kind of kinds) {
+    cleared += db.$client
+      .query<never, [atMs: number, kind: string]>(
+        `UPDATE custody_incidents SET resolved_at_ms = ?, resolved_by = 'system', resolve_reason = 'the cause went away'
+          WHERE resolved_at_ms IS NULL AND kind = ?`,
+      )
+      .run(atMs, kind).changes;
+  }
+  return cleared;
+}
+
+/** The moment of the last resume and what it let through beyond the outflow caps (see outflow.ts). */
+export const RESUME_KEY = "custody_resume";
+
+export interface ResumeGrant {
+  atMs: number;
+  /** lamports waiting to leave when the operator resumed: let through beyond the caps */
+  allowanceLamports: bigint;
+}
+
+export function lastResume(db: Db): ResumeGrant | null {
+  const row = db.$client
+    .query<{ value: string }, [key: string]>("SELECT value FROM settings WHERE key = ?")
+    .get(RESUME_KEY);
+  if (!row) return null;
+  const parsed = JSON.parse(row.value) as { atMs: number; allowanceLamports: string };
+  return { atMs: parsed.atMs, allowanceLamports: BigInt(parsed.allowanceLamports) };
+}
+
+/**
+ * An operator resumes: every open halting incident is resolved with their reason, and what was
+ * waiting to leave at this moment (`allowanceLamports`) goes out even if it is above an outflow
+ * cap (they looked at it). Call inside the audit's transaction. Returns the incidents resolved.
+ */
+export function resumeMoney(
+  db: Db,
+  resume: { actor: string; reason: string; atMs: number; allowanceLamports: bigint },
+): number {
+  if (!db.$client.inTransaction) throw new AppError("LEDGER_INVARIANT", "a resume must run inside a transaction");
+  if (resume.reason.trim() === "") throw new AppError("INVALID_INPUT", "A reason is required.");
+  const resolved = db.$client
+    .query<never, [atMs: number, actor: string, reason: string]>(
+      `UPDATE custody_incidents SET resolved_at_ms = ?, resolved_by = ?, resolve_reason = ?
+        WHERE resolved_at_ms IS NULL AND halts = 1`,
+    )
+    .run(resume.atMs, resume.actor, resume.reason.slice(0, 500)).changes;
+  db.$client
+    .query<never, [key: string, value: string]>(
+      "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2",
+    )
+    .run(RESUME_KEY, JSON.stringify({ atMs: resume.atMs, allowanceLamports: resume.allowanceLamports.toString() }));
+  return resolved;
+}
+
+/** Incidents by kind ever opened, for /metrics. */
+export function incidentCounts(db: Db): { kind: string; n: number; open: number }[] {
+  return db.$client
+    .query<{ kind: string; n: bigint; open: bigint }, []>(
+      `SELECT kind, COUNT(*) AS n, SUM(resolved_at_ms IS NULL) AS open FROM custody_incidents GROUP BY kind ORDER BY kind`,
+    )
+    .all()
+    .map((r) => ({ kind: r.kind, n: Number(r.n), open: Number(r.open) }));
+}

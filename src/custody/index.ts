@@ -1,0 +1,30 @@
+export {
+  HALTING_KINDS,
+  clearIncidents,
+  incidentCounts,
+  lastResume,
+  listIncidents,
+  moneyHalt,
+  onIncident,
+  raiseIncident,
+  resumeMoney,
+} from "./incidents";
+export type { Incident, IncidentKind, IncidentListener } from "./incidents";
+export { moneyGate, outflowAllows, outflowSince, waitingOutflowLamports } from "./outflow";
+export type { OutflowCaps } from "./outflow";
+export { checkReserves, inFlightLamports } from "./reserves";
+export type { ReservesPolicy } from "./reserves";
+export { claimsPausedReason } from "./state";
+export {
+  MAX_WITHDRAWAL_REASON_CHARS,
+  confirmWithdrawalSent,
+  failWithdrawalWith,
+  listWithdrawals,
+  markWithdrawalSent,
+  pendingWithdrawalLamports,
+  requestWithdrawal,
+  requeueExpiredWithdrawal,
+  withdrawableLamports,
+  withdrawalsIn,
+} from "./withdrawals";
+export type { Withdrawal, WithdrawalStatus } from "./withdrawals";

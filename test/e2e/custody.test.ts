@@ -1,0 +1,203 @@
+/**
+ * Custody controls through HTTP only, against the real process on `npm start`'s demo chain
+ * (issue 43). Two services side by side:
+ *
+ * - with OUTFLOW_MAX_LAMPORTS_PER_HOUR below a demo claim: the claim is accepted, payouts halt on
+ *   their own, `/api/me` says claims are paused and why, `/api/cron/health` names the halt;
+ *   `POST /api/admin/resume {reason}` resumes them and the claim is paid exactly once;
+ * - with PAYOUT_REVIEW_LAMPORTS below a claim: the payout waits as `held` until
+ *   `POST /api/admin/payouts/:id/approve`, and is then paid exactly once.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Connection, Keypair } from "@solana/web3.js";
+
+const main = join(import.meta.dir, "..", "..", "src", "main.ts");
+const DEMO_HANDLES = ["alice_demo", "bob_demo", "carol_demo", "dave_demo", "erin_demo"];
+const CLAIM_LAMPORTS = 10_000_000n;
+const ADMIN = "admin-secret-for-the-custody-e2e-0123456789";
+
+interface Running {
+  base: string;
+  rpcUrl: string;
+  child: ReturnType<typeof Bun.spawn>;
+  dataDir: string;
+}
+
+const running: Running[] = [];
+
+function start(env: Record<string, string>): Running {
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const rpcPort = 40_000 + Math.floor(Math.random() * 10_000) * 2;
+  const base = `http://127.0.0.1:${port}`;
+  const dataDir = mkdtempSync(join(tmpdir(), "cfl-custody-"));
+  const inherited: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) inherited[k] = v;
+  const child = Bun.spawn([process.execPath, "run", main], {
+    env: {
+      ...inherited,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      PUBLIC_URL: base,
+      LOCAL_CHAIN_RPC_PORT: String(rpcPort),
+      LOCAL_CHAIN_GRPC_PORT: "0",
+      LOCAL_CHAIN_SLOT_MS: "100",
+      PAYOUTS_SCHEDULE: "*/2 * * * * *",
+      RATE_LIMIT: "0",
+      LOG_LEVEL: "warn",
+      ADMIN_SECRET: ADMIN,
+      CRON_SECRET: ADMIN,
+      ...env,
+    },
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+  const r = { base, rpcUrl: `http://127.0.0.1:${rpcPort}`, child, dataDir };
+  running.push(r);
+  return r;
+}
+
+async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => null);
+    if (value !== null) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(250);
+  }
+}
+
+async function signIn(s: Running, handle: string): Promise<string> {
+  const login = await fetch(`${s.base}/api/auth/dev-login`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: s.base },
+    body: JSON.stringify({ handle }),
+  });
+  expect(login.status).toBeLessThan(400);
+  return (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+}
+
+/** A demo handle whose balance covers a claim, signed in. */
+async function claimant(s: Running): Promise<{ handle: string; cookie: string }> {
+  return until("a demo balance to claim", 120_000, async () => {
+    for (const handle of DEMO_HANDLES) {
+      const res = await fetch(`${s.base}/api/idp/${handle}`);
+      if (res.status !== 200) continue;
+      const { balanceLamports } = (await res.json()) as { balanceLamports: string };
+      if (BigInt(balanceLamports) >= CLAIM_LAMPORTS) return { handle, cookie: await signIn(s, handle) };
+    }
+    await Bun.sleep(2_000);
+    return null;
+  });
+}
+
+async function claim(s: Running, cookie: string, wallet: string): Promise<{ payoutId: number; status: string }> {
+  const res = await fetch(`${s.base}/api/claim`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: s.base, cookie },
+    body: JSON.stringify({ wallet, lamports: CLAIM_LAMPORTS.toString() }),
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as { payoutId: number; status: string };
+}
+
+async function admin(s: Running, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(`${s.base}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+interface PayoutEvent {
+  type: string;
+  handle: string;
+  status: string;
+  signature?: string | null;
+}
+
+async function payoutsOf(s: Running, handle: string): Promise<PayoutEvent[]> {
+  const { events } = (await (await fetch(`${s.base}/api/ledger?limit=60`)).json()) as { events: PayoutEvent[] };
+  return events.filter((e) => e.type === "payout" && e.handle === handle);
+}
+
+let capped: Running;
+let reviewed: Running;
+
+beforeAll(async () => {
+  capped = start({ OUTFLOW_MAX_LAMPORTS_PER_HOUR: String(CLAIM_LAMPORTS - 1n) });
+  reviewed = start({ PAYOUT_REVIEW_LAMPORTS: String(CLAIM_LAMPORTS - 1n) });
+  for (const s of [capped, reviewed])
+    await until("the service", 30_000, async () => ((await fetch(`${s.base}/api/stats`)).ok ? true : null));
+}, 60_000);
+
+afterAll(async () => {
+  for (const s of running) {
+    s.child.kill("SIGTERM");
+    await s.child.exited;
+    rmSync(s.dataDir, { recursive: true, force: true });
+  }
+}, 30_000);
+
+describe("custody controls, through HTTP against the running service", () => {
+  test("a claim over the hourly outflow cap halts payouts until an operator resumes; then it is paid once", async () => {
+    const { handle, cookie } = await claimant(capped);
+    const wallet = Keypair.generate().publicKey;
+    expect((await claim(capped, cookie, wallet.toBase58())).status).toBe("queued");
+    const health = await until("the halt", 30_000, async () => {
+      const h = (await (await fetch(`${capped.base}/api/cron/health`)).json()) as {
+        ok: boolean;
+        halted: { kind: string } | null;
+      };
+      return h.halted ? h : null;
+    });
+    expect(health).toMatchObject({ ok: false, halted: { kind: "outflow-hour" } });
+    const me = (await (await fetch(`${capped.base}/api/me`, { headers: { cookie } })).json()) as {
+      claimsPaused: boolean;
+      claimsPausedReason: string | null;
+    };
+    expect(me.claimsPaused).toBe(true);
+    expect(me.claimsPausedReason).toContain("hourly limit");
+    // Nothing left while halted.
+    await Bun.sleep(3_000);
+    expect((await payoutsOf(capped, handle)).map((p) => p.status)).toEqual(["queued"]);
+    const connection = new Connection(capped.rpcUrl, "confirmed");
+    expect(await connection.getBalance(wallet)).toBe(0);
+
+    expect((await admin(capped, "/api/admin/resume", { reason: "a known demo claim" })).status).toBe(200);
+    const paid = await until("the payout confirmed", 60_000, async () => {
+      const list = await payoutsOf(capped, handle);
+      return list[0]?.status === "confirmed" ? list : null;
+    });
+    expect(paid.length).toBe(1);
+    expect(BigInt(await connection.getBalance(wallet))).toBe(CLAIM_LAMPORTS);
+    const after = (await (await fetch(`${capped.base}/api/me`, { headers: { cookie } })).json()) as {
+      claimsPaused: boolean;
+    };
+    expect(after.claimsPaused).toBe(false);
+  }, 240_000);
+
+  test("a claim above the review amount waits as held until approved; then it is paid once", async () => {
+    const { handle, cookie } = await claimant(reviewed);
+    const wallet = Keypair.generate().publicKey;
+    const queued = await claim(reviewed, cookie, wallet.toBase58());
+    expect(queued.status).toBe("held");
+    await Bun.sleep(4_000);
+    expect((await payoutsOf(reviewed, handle)).map((p) => p.status)).toEqual(["held"]);
+    const held = (await admin(reviewed, "/api/admin/payouts/held")).body as { payouts: { payoutId: number }[] };
+    expect(held.payouts.map((p) => p.payoutId)).toEqual([queued.payoutId]);
+    expect(
+      (await admin(reviewed, `/api/admin/payouts/${queued.payoutId}/approve`, { reason: "looked at it" })).status,
+    ).toBe(200);
+    const paid = await until("the payout confirmed", 60_000, async () => {
+      const list = await payoutsOf(reviewed, handle);
+      return list[0]?.status === "confirmed" ? list : null;
+    });
+    expect(paid.length).toBe(1);
+    const connection = new Connection(reviewed.rpcUrl, "confirmed");
+    expect(BigInt(await connection.getBalance(wallet))).toBe(CLAIM_LAMPORTS);
+  }, 240_000);
+});
