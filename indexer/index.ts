@@ -23,7 +23,7 @@ import { IndexerCore } from "./core";
 import { GrpcSubscriber, type GrpcOptions } from "./grpc";
 import { RpcPoller } from "./poller";
 import { registerIndexerState, type IndexerState } from "../src/jobs";
-import { flushProviderUsage } from "../src/metrics/provider-usage";
+import { flushProviderUsage } from "../src/chain/provider-usage";
 
 export type { IndexerState } from "../src/jobs";
 

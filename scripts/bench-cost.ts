@@ -37,7 +37,7 @@ import { takeProviderUsage } from "../src/chain/rpc";
 import { testConfig } from "../src/config";
 import { acquireLease, assertLeaseHeld, releaseLease } from "../src/jobs/lease";
 import { setLogSilent } from "../src/lib/log";
-import { providerTotals } from "../src/metrics/provider-usage";
+import { providerTotals } from "../src/chain/provider-usage";
 import { buildService } from "../src/service";
 import { runSweepJob } from "../src/sweeps/job";
 import { quietCapMs } from "../src/tokens";

@@ -738,11 +738,12 @@ class World {
 
   /** A crash or takeover at one of the job's points (the n-th time it is reached). */
   private planFor(job: Job, mode: RunPlan["mode"]): RunPlan {
-    // The payouts run also sends and resolves withdrawals: while one is live, its points half the time.
+    // The payouts run also sends and resolves withdrawals: while one is live, its points half the
+    // time (always while settling, where every seed's last withdrawal goes).
     const withdrawing =
       job === "payouts" &&
       this.db.$client.query("SELECT 1 FROM withdrawals WHERE status IN ('queued', 'sent') LIMIT 1").get() !== null &&
-      this.rand() < 0.5;
+      (this.settling || this.rand() < 0.5);
     const prefix = withdrawing ? "withdrawals:" : `${job}:`;
     const points: RunPlan["point"][] =
       job === "launches" ? ["launches:read"] : CRASH_POINTS.filter((p) => p.startsWith(prefix));
@@ -918,6 +919,9 @@ class World {
    */
   async settle(): Promise<string | null> {
     this.settling = true;
+    // A withdrawal at the end of every seed where the platform has earned enough, so the recovery
+    // rounds crash at its points too (short runs rarely reach one otherwise).
+    if (this.withdraw().startsWith("queued")) this.count("withdrawalAtSettle");
     this.faults.clear();
     setClaimsPaused(this.db, false);
     this.nowMs += INTENT_WINDOW_MS + LANDING_GRACE_MS + 1;

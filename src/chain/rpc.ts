@@ -188,7 +188,7 @@ export interface ProviderUsageCounts {
 
 let providerUsage: ProviderUsageCounts = { requests: new Map(), responseBytes: new Map() };
 
-/** The counts since the last call, and a fresh start (each thread flushes its own: src/metrics/provider-usage.ts). */
+/** The counts since the last call, and a fresh start (each thread flushes its own: src/chain/provider-usage.ts). */
 export function takeProviderUsage(): ProviderUsageCounts {
   const taken = providerUsage;
   providerUsage = { requests: new Map(), responseBytes: new Map() };

@@ -2,7 +2,7 @@
 import type { Db } from "../../db/client";
 import { undecidedTransactions } from "../landing";
 import { moneyHalt } from "../custody";
-import { providerHour, type ProviderHour } from "../metrics/provider-usage";
+import { providerHour, type ProviderHour } from "../chain/provider-usage";
 import { JOB_NAMES, STALE_AFTER_SEC, type JobName } from "./names";
 
 export interface JobHealth {
@@ -37,7 +37,7 @@ export interface HealthReport {
   undecided: { transactions: number; oldestSignedAt: string | null };
   /** a custody breaker that halted payouts, burn buys and withdrawals until an operator resumes; null when money moves */
   halted: { kind: string; detail: string; since: string } | null;
-  /** what the RPC provider was asked per hour, by every thread (src/metrics/provider-usage.ts) */
+  /** what the RPC provider was asked per hour, by every thread (src/chain/provider-usage.ts) */
   provider: ProviderHour;
 }
 

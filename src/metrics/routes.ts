@@ -12,7 +12,7 @@ import { ledgerTotals } from "../ledger";
 import { counter, gauge } from "../lib/metrics";
 import { landingTotals } from "../landing";
 import { incidentCounts, moneyHalt } from "../custody";
-import { providerTotals } from "./provider-usage";
+import { providerTotals } from "../chain/provider-usage";
 
 export function renderMetrics(ctx: AppContext): string {
   const totals = ledgerTotals(ctx.db);

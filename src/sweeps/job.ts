@@ -37,7 +37,7 @@ import { SWEEP_EXPIRED_ERROR, confirmSweep, failSweep, recordSweepsSent, sweepAt
 import { computeUnitFloorFor, journalOutcome, sentFromSlotOf } from "../landing";
 import { checkReserves, raiseIncident, type ReservesPolicy } from "../custody";
 import { isAppError } from "../lib/errors";
-import { flushProviderUsage } from "../metrics/provider-usage";
+import { flushProviderUsage } from "../chain/provider-usage";
 
 export interface SweepJobDeps {
   db: Db;

@@ -54,6 +54,8 @@ export async function loadCustody(
   signal: AbortSignal,
   confirmAndAct: Confirm,
   after: () => void,
+  /** kept across reloads, so an action's outcome stays on screen after the section is rebuilt */
+  status: HTMLElement,
 ): Promise<void> {
   const [incidents, held, withdrawals] = await Promise.all([
     api<{ halted: IncidentView | null; incidents: IncidentView[] }>("/api/admin/incidents", { signal }),
@@ -63,7 +65,6 @@ export async function loadCustody(
       { signal },
     ),
   ]);
-  const status = h("div", { "aria-live": "polite", id: "admin-custody-status" });
 
   const halt = incidents.halted;
   const resume = h("button", { type: "button", id: "admin-resume" }, "Resume money");

@@ -270,7 +270,7 @@ function dashboard(root: HTMLElement, signal: AbortSignal): void {
   const signOutAll = h(
     "button",
     { type: "button", className: "secondary", id: "admin-sign-out-all" },
-    "Sign out everywhere",
+    "End all sessions",
   );
   const signOutAllStatus = h("div", { "aria-live": "polite" });
   signOutAll.addEventListener(
@@ -279,9 +279,9 @@ function dashboard(root: HTMLElement, signal: AbortSignal): void {
       void confirmAndAct(
         signOutAllStatus,
         {
-          title: "Sign out every /admin session?",
+          title: "End every /admin session?",
           text: "Everyone signed in to this page, you included, must sign in again with the admin secret.",
-          confirm: "Sign out everywhere",
+          confirm: "End all sessions",
         },
         (reason) => api("/api/admin/sessions", { method: "DELETE", body: { reason } }),
         "Every session is signed out.",
@@ -394,10 +394,11 @@ function dashboard(root: HTMLElement, signal: AbortSignal): void {
     signal,
   );
 
+  const custodyStatus = h("div", { "aria-live": "polite", id: "admin-custody-status" });
   const custody = section(
     "admin-custody",
     "Custody",
-    (body) => loadCustody(body, signal, confirmAndAct, reloadAll),
+    (body) => loadCustody(body, signal, confirmAndAct, reloadAll, custodyStatus),
     signal,
   );
 

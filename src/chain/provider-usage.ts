@@ -7,7 +7,7 @@
 import type { Db } from "../../db/client";
 import { immediate } from "../../db/transaction";
 import { writeWithoutWaiting } from "../../db/write-without-waiting";
-import { returnProviderUsage, takeProviderUsage } from "../chain/rpc";
+import { returnProviderUsage, takeProviderUsage } from "./rpc";
 import { log } from "../lib/log";
 
 const HOUR_MS = 3_600_000;
