@@ -177,6 +177,7 @@ class World {
       const build = launchProgram.buildBurnBuy.bind(launchProgram);
       launchProgram.buildBurnBuy = async (token, buyer, lamports, slippageBps) => {
         const plan = await build(token, buyer, lamports, slippageBps);
+        // A basis-point count (at most 10,000), worked out in bigint; only the ratio becomes a number.
         const thinPoolBps = Number((lamports * 10_000n) / (5_000_000n + lamports));
         return this.settling ? plan : { ...plan, priceImpactBps: thinPoolBps };
       };
@@ -674,7 +675,8 @@ class World {
       reserveLamports: config().custody.treasuryReserveLamports,
     });
     if (most < least) return "nothing to withdraw";
-    const lamports = least + BigInt(Math.floor(this.rand() * Number(most - least)));
+    // Lamports stay bigint: a random share in millionths of the room above the least.
+    const lamports = least + ((most - least) * BigInt(Math.floor(this.rand() * 1_000_000))) / 1_000_000n;
     try {
       const w = requestWithdrawal(
         this.db,

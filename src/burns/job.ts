@@ -229,7 +229,7 @@ async function settleBuy(
     // What the buy spent is what is burned; the rest of its budget goes back to its orders.
     const spend = buySpendOf(tx, treasury, deps.chain.launchProgram.buyRentAccounts(buy.mint, treasury));
     if (!spend) throw chainUnavailable("CHAIN_BAD_RESPONSE", "the buy's transaction does not show what it spent");
-    markBurnBought(deps.db, id, amount, ctx.assertHeld, spend, deps.now());
+    markBurnBought(deps.db, { buyId: id, tokenAmount: amount, spend, atMs: deps.now() }, ctx.assertHeld);
     recordTokenSuccess(deps.db, buy.mint, "burns", ctx.assertHeld);
     report.bought++;
     buy.status = "bought";

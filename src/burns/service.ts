@@ -296,36 +296,31 @@ export function failBurnBuy(db: Db, buyId: number, error: string, assertHeld?: (
  */
 export function markBurnBought(
   db: Db,
-  buyId: number,
-  tokenAmount: bigint,
+  bought: { buyId: number; tokenAmount: bigint; spend: BuySpend; atMs: number },
   assertHeld?: () => void,
-  spend?: BuySpend,
-  atMs?: number,
 ): void {
+  const { buyId, tokenAmount, spend, atMs } = bought;
   if (tokenAmount < 0n) throw new AppError("LEDGER_INVARIANT", "a bought amount cannot be negative");
   immediate(db, () => {
     assertHeld?.();
     const c = db.$client;
-    if (spend) {
-      const buy = c
-        .query<{ lamports: bigint }, [buyId: number]>("SELECT lamports FROM burn_buys WHERE id = ?")
-        .get(buyId);
-      if (!buy) throw new AppError("LEDGER_INVARIANT", `no burn buy ${buyId}`);
-      if (spend.spentLamports < 0n || spend.rentLamports < 0n || spend.spentLamports > BigInt(buy.lamports)) {
-        throw new AppError(
-          "LEDGER_INVARIANT",
-          `burn buy ${buyId} spent ${spend.spentLamports} of a budget of ${buy.lamports} (rent ${spend.rentLamports})`,
-        );
-      }
+    const buy = c
+      .query<{ lamports: bigint }, [buyId: number]>("SELECT lamports FROM burn_buys WHERE id = ?")
+      .get(buyId);
+    if (!buy) throw new AppError("LEDGER_INVARIANT", `no burn buy ${buyId}`);
+    if (spend.spentLamports < 0n || spend.rentLamports < 0n || spend.spentLamports > BigInt(buy.lamports)) {
+      throw new AppError(
+        "LEDGER_INVARIANT",
+        `burn buy ${buyId} spent ${spend.spentLamports} of a budget of ${buy.lamports} (rent ${spend.rentLamports})`,
+      );
     }
     const updated = c
-      .query<never, [tokenAmount: bigint, spent: bigint | null, rent: bigint | null, buyId: number]>(
+      .query<never, [tokenAmount: bigint, spent: bigint, rent: bigint, buyId: number]>(
         "UPDATE burn_buys SET status = 'bought', token_amount = ?, spent_lamports = ?, rent_lamports = ? WHERE id = ? AND status = 'sent'",
       )
-      .run(tokenAmount, spend?.spentLamports ?? null, spend?.rentLamports ?? null, buyId);
+      .run(tokenAmount, spend.spentLamports, spend.rentLamports, buyId);
     // The rent the buy paid, in the same write: it is the platform's, held in the accounts created.
-    if (spend && updated.changes === 1)
-      payRent(db, { key: `burn_buy:${buyId}`, accounts: spend.rentAccounts, atMs: atMs ?? Date.now() });
+    if (updated.changes === 1) payRent(db, { key: `burn_buy:${buyId}`, accounts: spend.rentAccounts, atMs });
   });
 }
 

@@ -15,7 +15,7 @@ import {
   withdrawalsIn,
 } from "../custody";
 import { crashPoint, type JobContext } from "../jobs";
-import { attemptAfter, journalOutcome, sentFromSlotOf } from "../landing";
+import { journalOutcome, sentFromSlotOf } from "../landing";
 import { log } from "../lib/log";
 import { owedForReserves } from "../proof";
 import { scrubErrorText } from "../lib/scrub";
@@ -95,7 +95,8 @@ export async function sendQueuedWithdrawals(
       toPubkey: new PublicKey(w.wallet),
       lamports: w.lamports,
     });
-    const attempt = w.attempt > 0 ? w.attempt : attemptAfter(deps.db, []);
+    // A withdrawal sent again after its last send provably expired pays the next fee step.
+    const attempt = w.attempt;
     const prepared = await deps.chain.sender.prepare([instruction], treasury, [], { job: "withdrawal", attempt });
     markWithdrawalSent(
       deps.db,
