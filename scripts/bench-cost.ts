@@ -31,7 +31,7 @@
 import { Keypair } from "@solana/web3.js";
 import { rmSync } from "node:fs";
 import type { Db } from "../db/client";
-import { unsweptLamports } from "../src/chain/localnet/program";
+import { unsweptLamports } from "@fee-ledger/localnet/program";
 import { setupChain } from "../src/chain/setup";
 import { takeProviderUsage } from "../src/chain/rpc";
 import { testConfig } from "../src/config";

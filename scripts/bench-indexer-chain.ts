@@ -6,7 +6,7 @@
  */
 import { Keypair, SystemProgram } from "@solana/web3.js";
 import { createInterface } from "node:readline";
-import { startLocalChain } from "../src/chain/localnet";
+import { startLocalChain } from "@fee-ledger/localnet";
 
 const TRANSFERS_PER_TX = 20;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

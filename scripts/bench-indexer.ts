@@ -35,7 +35,8 @@ async function main(): Promise<void> {
   const { testConfig } = await import("../src/config.ts");
   const { buildService } = await import("../src/service.ts");
   const { createRpcChain } = await import("../src/chain/rpc.ts");
-  const { LocalLaunchProgram, localProgram } = await import("../src/chain/localnet/index.ts");
+  const { localProgram } = await import("@fee-ledger/localnet");
+  const { localLaunchProgram } = await import("../src/chain/setup.ts");
   const { recordConfirmedLaunch } = await import("../src/tokens/launch-record.ts");
   const { startIndexer } = await import("../indexer/index.ts");
   const { setLogSilent } = await import("../src/lib/log.ts");
@@ -84,7 +85,7 @@ async function main(): Promise<void> {
   const rpc = createRpcChain({ rpcUrl: ready.rpcUrl, timeoutMs: 10_000, retries: 3, allowNodeCosigners: true });
   const programConfig = { creatorFeeBps: 30, bondThresholdLamports: 85_000_000_000n };
   const keys = new localProgram.LocalProgramKeys(seed);
-  const program = (reader: typeof rpc.reader) => new LocalLaunchProgram(keys, programConfig, reader);
+  const program = (reader: typeof rpc.reader) => localLaunchProgram({ programKeys: keys, programConfig }, reader);
   const treasury = Keypair.generate();
   const services = {
     reader: rpc.reader,

@@ -18,8 +18,8 @@ import {
   type TransactionInstruction,
 } from "@solana/web3.js";
 import bs58 from "bs58";
-import { startLocalChain, type LocalChain } from "../src/chain/localnet";
-import { buildCollectOp } from "../src/chain/localnet/program";
+import { startLocalChain, type LocalChain } from "@fee-ledger/localnet";
+import { buildCollectOp } from "@fee-ledger/localnet/program";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);

@@ -13,7 +13,7 @@
  *
  * writes into DATA_DIR (default ./data) and refuses a database that already has tokens.
  */
-import { seededRandom } from "../src/chain/localnet/random";
+import { seededRandom } from "@fee-ledger/localnet";
 import bs58 from "bs58";
 import { closeDatabase, openDatabase, type Db } from "../db/client";
 import { recordSignIn, setRouting, type Routing } from "../src/identity/identity";

@@ -21,7 +21,7 @@ import { createPrivateKey, sign } from "node:crypto";
 import { Keypair, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
 import type { Db } from "../db/client";
-import type { LocalNode } from "../src/chain/localnet/node";
+import type { LocalNode } from "@fee-ledger/localnet";
 import type { AppContext } from "../src/context";
 import { confirmLaunch, prepareLaunch, uploadMetadata } from "../src/launches/service";
 import { isAppError } from "../src/lib/errors";

@@ -7,7 +7,7 @@
 import { Keypair } from "@solana/web3.js";
 import type { Db } from "../db/client";
 import type { ChainServices } from "../src/chain/services";
-import type { LocalChain } from "../src/chain/localnet";
+import type { LocalChain } from "@fee-ledger/localnet";
 import { recordSignIn } from "../src/identity/identity";
 import { recordConfirmedLaunch } from "../src/tokens/launch-record";
 

@@ -196,6 +196,69 @@ describe("import graph", () => {
   });
 });
 
+/** Every import specifier of a file, comments left out. */
+function specifiersOf(file: string): string[] {
+  const source = withoutComments(readFileSync(file, "utf8"));
+  return SPECIFIERS.flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1]!));
+}
+
+describe("the local chain package (packages/localnet)", () => {
+  const PACKAGE_DIR = join(ROOT, "packages", "localnet");
+  const manifest = JSON.parse(readFileSync(join(PACKAGE_DIR, "package.json"), "utf8")) as {
+    name: string;
+    exports: Record<string, string>;
+    dependencies: Record<string, string>;
+  };
+  const surfaces = new Set(Object.keys(manifest.exports).map((key) => manifest.name + key.slice(1)));
+
+  test("the service reaches it only through the surfaces its package.json exports", () => {
+    const broken: string[] = [];
+    for (const top of [...SCANNED, "scripts"]) {
+      for (const file of walk(join(ROOT, top))) {
+        for (const specifier of specifiersOf(file)) {
+          const intoPackage = specifier.startsWith(".") && resolve(dirname(file), specifier).startsWith(PACKAGE_DIR);
+          const byName = specifier === manifest.name || specifier.startsWith(`${manifest.name}/`);
+          if (intoPackage || (byName && !surfaces.has(specifier))) broken.push(`${relative(ROOT, file)}: ${specifier}`);
+        }
+      }
+    }
+    expect(surfaces.size).toBeGreaterThan(0);
+    expect(broken).toEqual([]);
+  });
+
+  test("it imports nothing of the service: its own files, node's built-ins, Bun and its declared dependencies", () => {
+    const allowed = new Set(Object.keys(manifest.dependencies));
+    const broken: string[] = [];
+    for (const dir of ["src", "bin", "test"]) {
+      if (!existsSync(join(PACKAGE_DIR, dir))) continue;
+      for (const file of walk(join(PACKAGE_DIR, dir))) {
+        for (const specifier of specifiersOf(file)) {
+          if (specifier.startsWith(".")) {
+            if (!resolve(dirname(file), specifier).startsWith(PACKAGE_DIR))
+              broken.push(`${relative(ROOT, file)}: ${specifier}`);
+            continue;
+          }
+          if (specifier.startsWith("node:") || specifier === "bun" || specifier === "bun:test") continue;
+          const name = specifier.startsWith("@")
+            ? specifier.split("/").slice(0, 2).join("/")
+            : specifier.split("/")[0]!;
+          if (!allowed.has(name) && !(dir === "test" && isTestOnly(name)))
+            broken.push(`${relative(ROOT, file)}: ${specifier}`);
+        }
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+});
+
+/** Clients the package's tests drive it with (the package's devDependencies). */
+function isTestOnly(name: string): boolean {
+  const manifest = JSON.parse(readFileSync(join(ROOT, "packages", "localnet", "package.json"), "utf8")) as {
+    devDependencies?: Record<string, string>;
+  };
+  return name in (manifest.devDependencies ?? {});
+}
+
 if (process.env.IMPORT_GRAPH) {
   for (const [from, targets] of [...nodeGraph(edges)].sort(([a], [b]) => a.localeCompare(b)))
     console.log(`${from} -> ${[...targets.keys()].sort().join(" ")}`);

@@ -13,9 +13,9 @@ import { join } from "node:path";
 import type { Config } from "../config";
 import { ConfigError } from "../config";
 import { deriveCreatorKeypair, isKeyInvalid, loadMasterSecret, loadTreasuryKeypair } from "./keys";
-import type { LocalChain } from "./localnet";
-import { LocalLaunchProgram } from "./localnet/adapter";
-import { LocalProgramKeys, type LocalProgramConfig } from "./localnet/program";
+import type { LocalChain } from "@fee-ledger/localnet";
+import { LocalLaunchProgram } from "./local/adapter";
+import { LocalProgramKeys, type LocalProgramConfig } from "@fee-ledger/localnet/program";
 import type { ChainReader, LaunchProgram } from "./ports";
 import { createRpcChain } from "./rpc";
 import type { ChainServices } from "./services";
@@ -45,7 +45,15 @@ export interface ChainSetup {
 
 /** The launch-program adapter of a chain, over any reader: the local program's, else pump.fun's. */
 export function launchProgramOver(local: LocalChain | null): (reader: ChainReader) => LaunchProgram {
-  return local ? (reader) => local.launchProgram(reader) : pumpLaunchProgram;
+  return local ? (reader) => localLaunchProgram(local, reader) : pumpLaunchProgram;
+}
+
+/** The local launch program's adapter for a chain of the package, over any reader. */
+export function localLaunchProgram(
+  chain: Pick<LocalChain, "programKeys" | "programConfig">,
+  reader: ChainReader,
+): LaunchProgram {
+  return new LocalLaunchProgram(chain.programKeys, chain.programConfig, reader);
 }
 
 /**
@@ -58,8 +66,8 @@ function pumpLaunchProgram(reader: ChainReader): LaunchProgram {
   return createPumpLaunchProgram(reader);
 }
 
-async function loadLocalnet(): Promise<typeof import("./localnet")> {
-  return import("./localnet");
+async function loadLocalnet(): Promise<typeof import("@fee-ledger/localnet")> {
+  return import("@fee-ledger/localnet");
 }
 
 function readOrCreateSecretFile(path: string, create: () => string): string {

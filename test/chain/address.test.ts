@@ -9,7 +9,7 @@ import { heapStats } from "bun:jsc";
 import { Keypair } from "@solana/web3.js";
 import bs58 from "bs58";
 import { addressOfKey, encodeBase58, isAddress } from "../../src/chain/address";
-import { LocalProgramKeys } from "../../src/chain/localnet/program";
+import { LocalProgramKeys } from "@fee-ledger/localnet/program";
 
 const KEPT = 20_000;
 

@@ -3,9 +3,10 @@
  * service's own rpc.ts reader/sender (JSON-RPC on loopback): the same assertions as for pump.
  */
 import { Keypair, LAMPORTS_PER_SOL, VersionedTransaction } from "@solana/web3.js";
-import { startLocalChain } from "../../src/chain/localnet";
+import { startLocalChain } from "@fee-ledger/localnet";
 import { createRpcChain } from "../../src/chain/rpc";
 import { type LaunchHarness, describeLaunchProgramContract } from "./launch-contract";
+import { localLaunchProgram } from "../../src/chain/setup";
 
 const LAMPORTS_PER_SIGNATURE = 5_000n;
 
@@ -22,7 +23,7 @@ async function makeLocalHarness(): Promise<LaunchHarness> {
     retries: 0,
     allowNodeCosigners: true,
   });
-  const launch = chain.launchProgram(reader);
+  const launch = localLaunchProgram(chain, reader);
   const trader = Keypair.generate();
   chain.node.fund(trader.publicKey, 1_000n * BigInt(LAMPORTS_PER_SOL));
   const fees = new Map<string, bigint>();

@@ -5,9 +5,9 @@
  */
 import { describe, expect, test } from "bun:test";
 import { Keypair, SystemProgram } from "@solana/web3.js";
-import { LocalLaunchProgram } from "../../src/chain/localnet/adapter";
-import { DEFAULT_BOND_THRESHOLD_LAMPORTS, DEFAULT_CREATOR_FEE_BPS } from "../../src/chain/localnet";
-import { LocalProgramKeys } from "../../src/chain/localnet/program";
+import { LocalLaunchProgram } from "../../src/chain/local/adapter";
+import { DEFAULT_BOND_THRESHOLD_LAMPORTS, DEFAULT_CREATOR_FEE_BPS } from "@fee-ledger/localnet";
+import { LocalProgramKeys } from "@fee-ledger/localnet/program";
 import { MEMO_MAX_BYTES } from "../../src/chain/memo";
 import type { ConfirmedTransaction, LaunchProgram } from "../../src/chain/ports";
 import { createPumpLaunchProgram } from "../../src/chain/pump/adapter";

@@ -3,7 +3,7 @@
  * that need a token in the books and no chain behind it.
  */
 import type { Db } from "../../db/client";
-import type { LocalChain } from "../../src/chain/localnet";
+import type { LocalChain } from "@fee-ledger/localnet";
 import type { LaunchProgram } from "../../src/chain/ports";
 import { type ConfirmedLaunch, type LaunchRecipientInput, recordConfirmedLaunch } from "../../src/tokens/launch-record";
 

@@ -9,7 +9,7 @@ import { rmSync } from "node:fs";
 import net from "node:net";
 import { expect } from "bun:test";
 import { deriveCreatorKeypair } from "../../src/chain/keys";
-import { startLocalChain, type LocalChain } from "../../src/chain/localnet";
+import { startLocalChain, type LocalChain } from "@fee-ledger/localnet";
 import { createRpcChain } from "../../src/chain/rpc";
 import type { ChainServices } from "../../src/chain/services";
 import { testConfig } from "../../src/config";
@@ -20,6 +20,7 @@ import { verifyLedger } from "../../src/ledger/verify";
 import { buildService, type Service } from "../../src/service";
 import { startIndexer, type Indexer, type IndexerOptions } from "../../indexer";
 import { launchOnLocalChain } from "../helpers/launch";
+import { localLaunchProgram } from "../../src/chain/setup";
 
 export interface TcpProxy {
   url: string;
@@ -117,7 +118,7 @@ export async function indexerHarness(env: Record<string, string> = {}): Promise<
   const chain: ChainServices = {
     reader: rpc.reader,
     sender: rpc.sender,
-    launchProgram: local.launchProgram(rpc.reader),
+    launchProgram: localLaunchProgram(local, rpc.reader),
     treasury,
     creatorKeypair,
     creatorAddress: (i) => creatorKeypair(i).publicKey,

@@ -9,12 +9,13 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
 import { createRpcChain } from "../../src/chain/rpc";
 import { deriveCreatorKeypair } from "../../src/chain/keys";
-import { startLocalChain, type LocalChain } from "../../src/chain/localnet/index";
+import { startLocalChain, type LocalChain } from "@fee-ledger/localnet";
 import { registerJobs } from "../../src/register-jobs";
 import { runJob } from "../helpers/cron";
 import { testService, type TestService, type Json } from "../helpers/service";
 import { devLogin, postJson } from "../accounts/support";
 import { draft, jsonPost, png, prepare, signReturned, upload } from "../launches/support";
+import { localLaunchProgram } from "../../src/chain/setup";
 
 const SITE = "http://localhost:3000"; // the origin the accounts helpers send
 const CRON = "cron-secret-for-the-lag-test-0123456789";
@@ -45,7 +46,7 @@ beforeAll(async () => {
       chain: {
         reader: rpc.reader,
         sender: rpc.sender,
-        launchProgram: local.launchProgram(rpc.reader),
+        launchProgram: localLaunchProgram(local, rpc.reader),
         treasury: local.treasury,
         creatorKeypair,
         creatorAddress: (i) => creatorKeypair(i).publicKey,

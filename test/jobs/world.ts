@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { closeDatabase, openDatabase, type Db } from "../../db/client";
 import { recordSignIn, setRouting } from "../../src/identity/identity";
 import { deriveCreatorKeypair } from "../../src/chain/keys";
-import { startLocalChain, type LocalChain } from "../../src/chain/localnet";
+import { startLocalChain, type LocalChain } from "@fee-ledger/localnet";
 import { createRpcChain } from "../../src/chain/rpc";
 import type { LaunchProgram } from "../../src/chain/ports";
 import { ledgerTotals } from "../../src/ledger/figures";
@@ -28,6 +28,7 @@ import type { JobName } from "../../src/jobs/names";
 import { Scheduler, type RunResult } from "../../src/jobs/scheduler";
 import { registerMoneyJobs } from "./fixtures/bodies";
 import { launchOnLocalChain } from "../helpers/launch";
+import { localLaunchProgram } from "../../src/chain/setup";
 
 const WORKER = join(import.meta.dir, "fixtures", "job-worker.ts");
 
@@ -125,7 +126,7 @@ export async function moneyWorld(options: { slotMs?: number; rpcTimeoutMs?: numb
     backoffBaseMs: 50,
     allowNodeCosigners: true,
   });
-  const launchProgram = local.launchProgram(rpc.reader);
+  const launchProgram = localLaunchProgram(local, rpc.reader);
   const chain: ChainServices = {
     reader: rpc.reader,
     sender: rpc.sender,

@@ -17,7 +17,7 @@ import {
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import bs58 from "bs58";
 import sharp from "sharp";
-import { buildCreateOp, MINT_RENT_LAMPORTS, TOKEN_PROGRAM_ID } from "../../src/chain/localnet/program";
+import { buildCreateOp, MINT_RENT_LAMPORTS, TOKEN_PROGRAM_ID } from "@fee-ledger/localnet/program";
 import { runLaunchesJob } from "../../src/launches/jobs";
 import { testService, type TestService } from "../helpers/service";
 import {

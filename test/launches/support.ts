@@ -8,12 +8,13 @@ import { type Keypair, PublicKey, TransactionInstruction, VersionedTransaction }
 import bs58 from "bs58";
 import sharp from "sharp";
 import { deriveCreatorKeypair } from "../../src/chain/keys";
-import { startLocalChain, type LocalChain } from "../../src/chain/localnet";
+import { startLocalChain, type LocalChain } from "@fee-ledger/localnet";
 import { pumpLaunchOps } from "../../src/chain/pump";
 import { createRpcChain } from "../../src/chain/rpc";
 import type { ChainServices } from "../../src/chain/services";
 import type { TestService } from "../helpers/service";
 import { fakeChain } from "../fakes/chain";
+import { localLaunchProgram } from "../../src/chain/setup";
 
 export const PUMP_PROGRAM_ID = "6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P";
 
@@ -138,7 +139,7 @@ export async function localLaunchChain(): Promise<LocalLaunchChain> {
     services: {
       reader: rpc.reader,
       sender: rpc.sender,
-      launchProgram: local.launchProgram(rpc.reader),
+      launchProgram: localLaunchProgram(local, rpc.reader),
       treasury: local.treasury,
       creatorKeypair,
       creatorAddress: (i) => creatorKeypair(i).publicKey,

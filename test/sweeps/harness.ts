@@ -7,7 +7,7 @@ import { Keypair } from "@solana/web3.js";
 import { rmSync } from "node:fs";
 import { expect } from "bun:test";
 import { deriveCreatorKeypair } from "../../src/chain/keys";
-import { startLocalChain, type LocalChain } from "../../src/chain/localnet";
+import { startLocalChain, type LocalChain } from "@fee-ledger/localnet";
 import type { LaunchProgram } from "../../src/chain/ports";
 import { createRpcChain } from "../../src/chain/rpc";
 import type { ChainServices } from "../../src/chain/services";
@@ -17,6 +17,7 @@ import { buildService, type Service } from "../../src/service";
 import { runSweepJob, type SweepRunReport } from "../../src/sweeps/job";
 import { startIndexer, type Indexer } from "../../indexer";
 import { launchOnLocalChain } from "../helpers/launch";
+import { localLaunchProgram } from "../../src/chain/setup";
 
 export const MINUTE_MS = 60_000;
 
@@ -64,13 +65,13 @@ export async function scheduleWorld(options: {
   };
   // The sweep's reads are recorded while a run is on (a detail's refresh reads through it too).
   let recording: Set<string> | null = null;
-  const program: LaunchProgram = local.launchProgram(rpc.reader);
+  const program: LaunchProgram = localLaunchProgram(local, rpc.reader);
   const readVaults = program.readVaults.bind(program);
   program.readVaults = async (tokens) => {
     if (recording) for (const t of tokens) recording.add(t.mint);
     return readVaults(tokens);
   };
-  const direct = local.launchProgram(rpc.reader);
+  const direct = localLaunchProgram(local, rpc.reader);
   const chain: ChainServices = {
     reader: rpc.reader,
     sender: rpc.sender,

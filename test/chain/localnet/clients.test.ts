@@ -42,7 +42,7 @@ import {
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startLocalChain, type LocalChain } from "../../../src/chain/localnet";
+import { startLocalChain, type LocalChain } from "@fee-ledger/localnet";
 
 const main = join(import.meta.dir, "..", "..", "..", "src", "main.ts");
 

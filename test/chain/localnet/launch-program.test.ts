@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { type Connection, Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram } from "@solana/web3.js";
 import { getAssociatedTokenAddressSync, getMint } from "@solana/spl-token";
-import type { LocalChain } from "../../../src/chain/localnet";
+import type { LocalChain } from "@fee-ledger/localnet";
 import type { LaunchProgram, TokenRef } from "../../../src/chain/ports";
 import {
   buildBuyOp,
@@ -11,8 +11,9 @@ import {
   LaunchError,
   SYSTEM_ACCOUNT_RENT_LAMPORTS,
   spendWithin,
-} from "../../../src/chain/localnet/program";
+} from "@fee-ledger/localnet/program";
 import { ConnectionReader, sendAndConfirm, signedTx, startTestChain, waitFor } from "./helpers";
+import { localLaunchProgram } from "../../../src/chain/setup";
 
 const SOL = BigInt(LAMPORTS_PER_SOL);
 let chain: LocalChain;
@@ -23,7 +24,7 @@ let program: LaunchProgram;
 beforeEach(async () => {
   ({ chain, connection } = await startTestChain({ creatorFeeBps: 30, bondThresholdLamports: 2n * SOL }));
   reader = new ConnectionReader(connection);
-  program = chain.launchProgram(reader);
+  program = localLaunchProgram(chain, reader);
 });
 afterEach(async () => {
   await chain.stop();

@@ -18,7 +18,7 @@ import {
   type TransactionInstruction,
 } from "@solana/web3.js";
 import bs58 from "bs58";
-import type { LocalChain } from "../../../src/chain/localnet";
+import type { LocalChain } from "@fee-ledger/localnet";
 import { packSweeps, type SweepItem } from "../../../src/chain/packing";
 import { createRpcChain } from "../../../src/chain/rpc";
 import { deriveCreatorKeypair } from "../../../src/chain/keys";

@@ -6,7 +6,7 @@
  *
  * Which reads a `lag` rule's `share` hits, which requests a `prunedHistory` node answers and which
  * underpriced sends `congestion` loses are drawn from a seeded generator, so a simulation seed
- * reproduces the same answers. See docs/local-chain.md.
+ * reproduces the same answers. See the package README.
  */
 import type { LocalNode } from "./node";
 import { type RpcError, rpcError } from "./node";

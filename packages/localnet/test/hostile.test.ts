@@ -1,10 +1,10 @@
 /**
- * The hostile local chain (docs/local-chain.md "Fault rules"): `localnet_fault` / `localnet_faults`
+ * The hostile local chain (packages/localnet/README.md "Fault rules"): `localnet_fault` / `localnet_faults`
  * over JSON-RPC and the same rules in-process. Every rule is checked against what a client sees.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { type Connection, Keypair, SystemProgram } from "@solana/web3.js";
-import type { LocalChain } from "../../../src/chain/localnet";
+import type { LocalChain } from "../src/index";
 import { signedTx, startTestChain } from "./helpers";
 
 let chain: LocalChain;

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { Keypair, PublicKey } from "@solana/web3.js";
-import { LocalProgramKeys } from "../../../src/chain/localnet/program";
+import { LocalProgramKeys } from "../src/program";
 
 const seed = () => crypto.getRandomValues(new Uint8Array(32));
 

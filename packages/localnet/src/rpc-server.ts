@@ -25,7 +25,7 @@ import {
 } from "./node";
 import { ChainFaults, type PoolNode } from "./faults";
 import { stringifyJson } from "./json";
-import { isAddress } from "../address";
+import { isAddress } from "./address";
 import { readU64LE } from "./program";
 import { parsedAccountData } from "./parsed";
 

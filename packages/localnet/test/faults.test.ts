@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Connection, Keypair, PublicKey, SystemProgram } from "@solana/web3.js";
-import type { LocalChain } from "../../../src/chain/localnet";
-import { startLocalChain } from "../../../src/chain/localnet";
-import { parseFaultRule } from "../../../src/chain/localnet/faults";
-import { ConnectionReader, signedTx, startTestChain, waitFor } from "./helpers";
+import type { LocalChain } from "../src/index";
+import { startLocalChain } from "../src/index";
+import { parseFaultRule } from "../src/faults";
+import { signedTx, startTestChain, waitFor } from "./helpers";
 
 let chain: LocalChain;
 let connection: Connection;
@@ -74,8 +74,8 @@ describe("fault injection", () => {
     expect((await status(signature))?.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
     expect(await connection.getBalance(to)).toBe(0);
     expect(BigInt(await connection.getBalance(chain.treasury.publicKey))).toBe(before - 5000n);
-    const read = await new ConnectionReader(connection).getTransaction(signature);
-    expect(read?.err).toContain("InstructionError");
+    const read = await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: "confirmed" });
+    expect(read?.meta?.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
   }, 60_000);
 
   test("RPC calls fail or time out by method, then recover", async () => {

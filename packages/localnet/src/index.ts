@@ -1,7 +1,7 @@
 /**
  * The embedded local chain: a LiteSVM node that speaks Solana JSON-RPC and Yellowstone gRPC on
  * loopback (and Solana PubSub over WebSocket), with a local launch program and a trade simulator.
- * See docs/local-chain.md.
+ * See the package README.
  *
  * API (the one entry point):
  *
@@ -36,7 +36,6 @@
  *                           apply(rule) / list() / injected: the hostile-chain rules of faults.ts, the
  *                           same as JSON-RPC `localnet_fault` / `localnet_faults`
  *   chain.fetch             an in-process fetch to the JSON-RPC (same answers and faults, no socket)
- *   chain.launchProgram(reader: ChainReader): LaunchProgram   (kind "local")
  *   chain.programKeys       LocalProgramKeys (addresses and builders' keys; node-held secrets)
  *   chain.programConfig     { creatorFeeBps, bondThresholdLamports }
  *   chain.stop()            stops the clock, the simulator and the three servers; idempotent
@@ -46,13 +45,11 @@
  * spawned and stop() releases everything.
  */
 import { Keypair, LAMPORTS_PER_SOL } from "@solana/web3.js";
-import type { ChainReader, LaunchProgram } from "../ports";
 import { LocalNode } from "./node";
 import { RpcServer } from "./rpc-server";
 import { ChainFaults, type FaultRule } from "./faults";
 import { GeyserServer } from "./grpc-server";
 import { PubSubServer } from "./pubsub-server";
-import { LocalLaunchProgram } from "./adapter";
 import { LocalLaunchHelpers, TradeSimulator } from "./launch";
 import type { LocalProgramKeys, LocalProgramConfig } from "./program";
 
@@ -113,7 +110,6 @@ export interface LocalChain {
   served: RpcServer["served"];
   programKeys: LocalProgramKeys;
   programConfig: LocalProgramConfig;
-  launchProgram(reader: ChainReader): LaunchProgram;
   stop(): Promise<void>;
 }
 
@@ -208,7 +204,6 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
     served: rpc.served,
     programKeys: node.programKeys,
     programConfig,
-    launchProgram: (reader) => new LocalLaunchProgram(node.programKeys, programConfig, reader),
     stop: async () => {
       if (stopped) return;
       stopped = true;
@@ -241,6 +236,15 @@ function listenPubSub(pubsub: PubSubServer, opts: LocalChainOptions, rpcPort: nu
 
 export { LocalNode } from "./node";
 export { ChainFaults, parseFaultRule, seededRandom, type FaultRule } from "./faults";
-export { LocalLaunchProgram } from "./adapter";
 export { LocalLaunchHelpers, TradeSimulator } from "./launch";
 export * as localProgram from "./program";
+export { RpcServer } from "./rpc-server";
+export {
+  BLOCKHASH_VALID_BLOCKS,
+  FINALIZATION_SLOTS,
+  LAMPORTS_PER_SIGNATURE,
+  MAX_COMPUTE_UNIT_LIMIT,
+  type AccountUpdate,
+  type Commitment,
+  type TxRecord,
+} from "./node";

@@ -8,7 +8,7 @@ import Client, {
 } from "@triton-one/yellowstone-grpc";
 import bs58 from "bs58";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
-import type { LocalChain } from "../../../src/chain/localnet";
+import type { LocalChain } from "../src/index";
 import { startTestChain, signedTx, waitFor } from "./helpers";
 
 let chain: LocalChain;

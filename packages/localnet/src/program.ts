@@ -1,7 +1,7 @@
 /**
  * The local launch program: a pump.fun-like bonding curve built only from System, SPL Token,
  * Associated Token Account and Memo instructions, because no custom program can be loaded into
- * the local chain. docs/local-chain.md explains the scheme; in short:
+ * the local chain. packages/localnet/README.md explains the scheme; in short:
  *
  * - The "program" is the node itself. It holds keys derived from a program seed (bonding curve,
  *   creator vaults, event authority) and co-signs a transaction only when every instruction that
@@ -20,9 +20,8 @@
  * and op validation against a state reader supplied by the node.
  */
 import { type Keypair, PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js";
-import { decodeSharingConfig } from "../pump/layout";
-import { addressOfKey, encodeBase58, isAddress } from "../address";
-import { keypairFromSeed, publicKeyBytesFromSeed } from "../fast-keypair";
+import { addressOfKey, encodeBase58, isAddress } from "./address";
+import { keypairFromSeed, publicKeyBytesFromSeed } from "./fast-keypair";
 import {
   AuthorityType,
   TOKEN_PROGRAM_ID,
@@ -506,6 +505,9 @@ export function buildDistributeOp(
   ];
 }
 
+/** pump fees' `SharingConfig` account discriminator. */
+const SHARING_CONFIG_DISCRIMINATOR_HEX = "d84a0900388c5d4b";
+
 /** The SharingConfig account as pump's fee program lays it out, so one decoder reads both chains. */
 export function encodeSharingConfig(
   mint: PublicKey,
@@ -513,7 +515,7 @@ export function encodeSharingConfig(
   active: boolean,
 ): Uint8Array {
   const b = Buffer.alloc(8 + 3 + 32 + 32 + 1 + 4 + 34 * shareholders.length);
-  Buffer.from("d84a0900388c5d4b", "hex").copy(b, 0);
+  Buffer.from(SHARING_CONFIG_DISCRIMINATOR_HEX, "hex").copy(b, 0);
   b.writeUInt8(255, 8);
   b.writeUInt8(1, 9);
   b.writeUInt8(active ? 1 : 0, 10);
@@ -942,12 +944,21 @@ function checkDistribute(c: OpCheck, ev: Extract<LaunchEvent, { e: "distribute" 
 export function decodeLocalSharingConfig(
   data: Uint8Array,
 ): { active: boolean; shareholders: { address: string; shareBps: number }[] } | null {
-  try {
-    const { active, shareholders } = decodeSharingConfig(data);
-    return { active, shareholders };
-  } catch {
+  if (data.length < 80 || Buffer.from(data.subarray(0, 8)).toString("hex") !== SHARING_CONFIG_DISCRIMINATOR_HEX) {
     return null;
   }
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const count = view.getUint32(76, true);
+  // pump allows at most 10 shareholders; the bound only stops a hostile length prefix.
+  if (count > 64 || data.length < 80 + 34 * count) return null;
+  const shareholders: { address: string; shareBps: number }[] = [];
+  for (let i = 0; i < count; i++) {
+    shareholders.push({
+      address: encodeBase58(data.subarray(80 + 34 * i, 112 + 34 * i)),
+      shareBps: view.getUint16(112 + 34 * i, true),
+    });
+  }
+  return { active: data[10] === 1, shareholders };
 }
 
 export { TOKEN_PROGRAM_ID, ASSOCIATED_TOKEN_PROGRAM_ID };

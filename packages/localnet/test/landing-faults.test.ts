@@ -1,5 +1,5 @@
 /**
- * Mainnet's landing conditions on the local chain (docs/local-chain.md "Hostile-chain rules"):
+ * Mainnet's landing conditions on the local chain (packages/localnet/README.md "Hostile-chain rules"):
  * `congestion` (underpriced sends lost, getRecentPrioritizationFees), `prunedHistory` (nodes that
  * forgot old slots), one pool node per HTTP request (batches), and the compute-unit limit. Checked
  * over JSON-RPC HTTP, and through the in-process fetch where the transport matters.
@@ -13,8 +13,8 @@ import {
   type TransactionInstruction,
 } from "@solana/web3.js";
 import bs58 from "bs58";
-import type { LocalChain } from "../../../src/chain/localnet";
-import { seededRandom } from "../../../src/chain/localnet";
+import type { LocalChain } from "../src/index";
+import { seededRandom } from "../src/index";
 import { signedTx, startTestChain } from "./helpers";
 
 let chain: LocalChain;

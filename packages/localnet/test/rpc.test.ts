@@ -8,7 +8,7 @@ import {
   SendTransactionError,
   Transaction,
 } from "@solana/web3.js";
-import { startLocalChain, type LocalChain } from "../../../src/chain/localnet";
+import { startLocalChain, type LocalChain } from "../src/index";
 import { startTestChain, signedTx } from "./helpers";
 
 let chain: LocalChain;

@@ -47,9 +47,9 @@ import {
   MINIMUM_DISTRIBUTABLE_LAMPORTS,
   POOL_TRANSFER_MIN_LAMPORTS,
   distributableFrom,
-} from "./program";
+} from "@fee-ledger/localnet/program";
 import { unknownLayout } from "../pump/layout";
-import { MEMO_PROGRAM_ID } from "./program";
+import { MEMO_PROGRAM_ID } from "@fee-ledger/localnet/program";
 import { memoInstruction, memoTexts } from "../memo";
 import { buyPriceImpactBps } from "../impact";
 

@@ -27,8 +27,7 @@ import {
   type TransactionInstruction,
   ComputeBudgetProgram,
 } from "@solana/web3.js";
-import { addressOfKey, encodeBase58 } from "../address";
-import { AppError, isAppError } from "../../lib/errors";
+import { addressOfKey, encodeBase58 } from "./address";
 import { fromLitesvmError, errorLands, type SolanaTxError } from "./errors";
 import {
   LocalProgramKeys,
@@ -62,21 +61,29 @@ export const MAX_COMPUTE_UNIT_LIMIT = 1_400_000n;
 
 const TOKEN_2022 = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
 
-/** A JSON-RPC error the node raises and sends as-is: Solana's code (`context.rpcCode`), message and data. */
-export type RpcError = AppError<"LOCAL_RPC_ERROR">;
+/** A JSON-RPC error the node raises and sends as-is: Solana's code, message and data. */
+export class RpcError extends Error {
+  override readonly name = "RpcError";
+  constructor(
+    readonly rpcCode: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
 
 export function rpcError(rpcCode: number, message: string, data?: unknown): RpcError {
-  return new AppError("LOCAL_RPC_ERROR", message, data === undefined ? { rpcCode } : { rpcCode, data });
+  return new RpcError(rpcCode, message, data);
 }
 
 export function isRpcError(error: unknown): error is RpcError {
-  return isAppError(error, "LOCAL_RPC_ERROR");
+  return error instanceof RpcError;
 }
 
 /** The JSON-RPC `error` member for one of the node's own errors. */
 export function rpcErrorBody(error: RpcError): { code: number; message: string; data?: unknown } {
-  const { rpcCode, data } = error.context;
-  const code = typeof rpcCode === "number" ? rpcCode : -32603;
+  const { rpcCode: code, data } = error;
   return data === undefined ? { code, message: error.message } : { code, message: error.message, data };
 }
 

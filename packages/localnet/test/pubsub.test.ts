@@ -6,8 +6,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Keypair, SystemProgram } from "@solana/web3.js";
 import bs58 from "bs58";
-import type { LocalChain } from "../../../src/chain/localnet";
-import { FINALIZATION_SLOTS } from "../../../src/chain/localnet/node";
+import type { LocalChain } from "../src/index";
+import { FINALIZATION_SLOTS } from "../src/node";
 import { startTestChain } from "./helpers";
 
 let chain: LocalChain;
