@@ -262,6 +262,12 @@ export class LocalNode {
   /** address -> its most recent signatures, oldest first (getSignaturesForAddress) */
   private readonly byAddress = new Map<string, string[]>();
   private writeVersion = 0n;
+  /**
+   * Every address the node has written, in the order first written. LiteSVM cannot list its
+   * accounts; getProgramAccounts and the checkpoint need to. Closed accounts stay listed (a read
+   * finds them empty), so the set only grows with what was ever created.
+   */
+  private readonly written = new Set<string>();
   /** newest first, as the SlotHashes sysvar lists them; written to LiteSVM only when a transaction needs it */
   private readonly slotHashes: { slot: bigint; hash: string }[] = [];
   private slotHashesStale = true;
@@ -413,7 +419,29 @@ export class LocalNode {
 
   // ------------------------------------------------------------------ accounts
 
+  /** The addresses the node has ever written (see `written`), oldest first. */
+  knownAddresses(): IterableIterator<string> {
+    return this.written.values();
+  }
+
+  /** Writes one account whole, as a genesis config or a checkpoint restore does. */
+  setAccount(
+    address: PublicKey,
+    account: { lamports: bigint; data: Uint8Array; owner: PublicKey; executable: boolean; rentEpoch?: number },
+  ): void {
+    if (account.lamports > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError("balance would exceed 2^53 lamports");
+    this.svm.setAccount(address, {
+      lamports: Number(account.lamports),
+      data: account.data,
+      owner: account.owner,
+      executable: account.executable,
+      rentEpoch: account.rentEpoch ?? 0,
+    });
+    this.written.add(addressOfKey(address));
+  }
+
   fund(address: PublicKey, lamports: bigint): void {
+    this.written.add(addressOfKey(address));
     const existing = this.svm.getAccount(address);
     if (lamports + (this.svm.getBalance(address) ?? 0n) > BigInt(Number.MAX_SAFE_INTEGER))
       throw new Error("balance would exceed 2^53 lamports");
@@ -917,6 +945,9 @@ export class LocalNode {
       return { landed: false, err: ran.err };
     }
     const { err } = ran;
+    keys.forEach((key, i) => {
+      if (writable[i]) this.written.add(addressOfKey(key));
+    });
     const record: TxRecord = {
       signature,
       slot: this.slot,
@@ -1151,12 +1182,11 @@ export class LocalNode {
     );
     if (r.err) throw new Error(`sharing creator fees of ${mint} failed: ${JSON.stringify(r.err)}`);
     const data = encodeSharingConfig(new PublicKey(mint), shareholders, options.active ?? true);
-    this.svm.setAccount(config.publicKey, {
-      lamports: Number(rentExemptLamports(data.length)),
+    this.setAccount(config.publicKey, {
+      lamports: rentExemptLamports(data.length),
       data,
       owner: this.programKeys.feeProgram,
       executable: false,
-      rentEpoch: 0,
     });
     this.mintCreators.set(mint, config.publicKey.toBase58());
     return r.signature;
