@@ -34,7 +34,8 @@ export interface Config {
   rpcUrl: string | null;
   grpcUrl: string | null;
   grpcToken: string | null;
-  localChain: { rpcPort: number; grpcPort: number; slotMs: number; wsPort?: number };
+  /** `stateDir`: where the local chain keeps its state across restarts; null = in memory only */
+  localChain: { rpcPort: number; grpcPort: number; slotMs: number; wsPort?: number; stateDir: string | null };
   /** secret sources: a value, or a file path; read by the chain module, never printed */
   treasuryKey: string | null;
   treasuryKeyFile: string | null;
@@ -413,6 +414,8 @@ export function loadConfig(env: Env = process.env): Config {
       grpcPort: int(env, "LOCAL_CHAIN_GRPC_PORT", 10000, 0, 65535),
       slotMs: int(env, "LOCAL_CHAIN_SLOT_MS", 400, 10, 60_000),
       wsPort: str(env, "LOCAL_CHAIN_WS_PORT") === null ? undefined : int(env, "LOCAL_CHAIN_WS_PORT", 0, 0, 65535),
+      // Kept beside the database, so a restart shows the chain the database remembers.
+      stateDir: flag(env, "LOCAL_CHAIN_STATE", true) ? join(dataDir, "chain") : null,
     },
     ...keys,
     cronSecret: str(env, "CRON_SECRET"),
@@ -488,6 +491,8 @@ export function testConfig(overrides: Env = {}): Config {
     DEMO: "0",
     // Tests trade and sweep at once, with no indexer: every token read every run unless a test asks.
     SWEEP_QUIET_MAX_INTERVAL_MS: "0",
+    // An in-process test chain lives and dies with the test.
+    LOCAL_CHAIN_STATE: "0",
     ...overrides,
   });
 }

@@ -134,7 +134,8 @@ export const EMBEDDED_TX_HISTORY_LIMIT = 10_000;
 
 /**
  * Starts the embedded local chain's node in the thread that calls this and returns it with its
- * endpoints. The program seed is random unless given (another thread derives the same keys from it).
+ * endpoints. The program seed is random unless given, or the saved chain's when the chain continues
+ * from DATA_DIR (another thread derives the same keys from the endpoints' seed).
  */
 export async function startEmbeddedChain(
   config: ChainConfig,
@@ -150,6 +151,7 @@ export async function startEmbeddedChain(
     treasury: secretsFor(config).treasury,
     programSeed,
     txHistoryLimit: EMBEDDED_TX_HISTORY_LIMIT,
+    stateDir: config.localChain.stateDir ?? undefined,
     log: options.log,
   });
   return {
@@ -158,7 +160,8 @@ export async function startEmbeddedChain(
       rpcUrl: local.rpcUrl,
       grpcUrl: local.grpcUrl,
       wsUrl: local.wsUrl,
-      programSeed,
+      // A chain continued from DATA_DIR keeps the program (and its addresses) it was saved with.
+      programSeed: local.programSeed,
       programConfig: local.programConfig,
     },
   };

@@ -52,6 +52,7 @@ import { GeyserServer } from "./grpc-server";
 import { PubSubServer } from "./pubsub-server";
 import { LocalLaunchHelpers, TradeSimulator } from "./launch";
 import type { LocalProgramKeys, LocalProgramConfig } from "./program";
+import { Checkpointer, type CheckpointOptions, loadCheckpoint, resetCheckpoint } from "./checkpoint";
 
 export interface LocalChainOptions {
   rpcPort: number;
@@ -69,6 +70,16 @@ export interface LocalChainOptions {
   log?: (msg: string) => void;
   /** seeds which reads a `lag` rule's share hits (default 1): a simulation seed reproduces them */
   faultSeed?: number;
+  /**
+   * Where the chain's state is kept across restarts (checkpoint.ts): given, a start continues the
+   * chain saved there (its accounts, clock, program and recent transactions) and saves as it goes.
+   * Absent, the chain lives in memory only.
+   */
+  stateDir?: string;
+  /** with stateDir: forget the saved chain and start fresh */
+  reset?: boolean;
+  /** with stateDir: compaction and size bounds of the checkpoint */
+  checkpoint?: Omit<CheckpointOptions, "dir">;
 }
 
 export interface LocalChainFaults {
@@ -110,6 +121,10 @@ export interface LocalChain {
   served: RpcServer["served"];
   programKeys: LocalProgramKeys;
   programConfig: LocalProgramConfig;
+  /** the seed the program's keys derive from (a restored chain keeps the one it was saved with) */
+  programSeed: Uint8Array;
+  /** the slot a restored chain continued from, or null for a fresh one */
+  restoredFromSlot: bigint | null;
   stop(): Promise<void>;
 }
 
@@ -133,15 +148,27 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
   ) {
     throw new Error("creatorFeeBps must be an integer in [0, 1000]");
   }
+  if (opts.reset && opts.stateDir) resetCheckpoint(opts.stateDir);
+  const saved = opts.stateDir ? loadCheckpoint(opts.stateDir) : null;
   const node = new LocalNode({
     slotMs,
     programSeed: opts.programSeed,
     program: programConfig,
     txHistoryLimit: opts.txHistoryLimit,
     log,
+    restore: saved?.state,
   });
+  if (saved) for (const changes of saved.journal) node.applyChanges(changes);
   const treasury = opts.treasury ?? Keypair.generate();
-  node.fund(treasury.publicKey, opts.treasuryLamports ?? DEFAULT_TREASURY_LAMPORTS);
+  // A restored chain has the treasury's balance already (even 0): funding it again would mint lamports.
+  if (!saved || !node.hasWritten(treasury.publicKey.toBase58())) {
+    node.fund(treasury.publicKey, opts.treasuryLamports ?? DEFAULT_TREASURY_LAMPORTS);
+  }
+  const checkpointer = opts.stateDir
+    ? new Checkpointer(node, { ...opts.checkpoint, dir: opts.stateDir }, saved?.seq ?? 0)
+    : null;
+  if (checkpointer) node.onSlotClosed = () => checkpointer.flush();
+  if (saved) log(`local chain: continued the chain saved in ${opts.stateDir} at slot ${node.getSlot()}`);
 
   const chainFaults = new ChainFaults(node, opts.faultSeed ?? 1);
   const rpc = new RpcServer(node, log, chainFaults);
@@ -204,12 +231,16 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
     served: rpc.served,
     programKeys: node.programKeys,
     programConfig,
+    programSeed: node.programSeed,
+    restoredFromSlot: saved ? node.getSlot() : null,
     stop: async () => {
       if (stopped) return;
       stopped = true;
       simulator.stop();
       node.stop();
       await Promise.all([rpc.close(), geyser.close(), pubsub?.close()]);
+      // After the servers: nothing can change the state the last snapshot holds.
+      checkpointer?.close();
     },
   };
 }
@@ -248,3 +279,4 @@ export {
   type Commitment,
   type TxRecord,
 } from "./node";
+export { CheckpointError, loadCheckpoint, resetCheckpoint, type CheckpointOptions } from "./checkpoint";

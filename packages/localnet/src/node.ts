@@ -189,6 +189,54 @@ export interface LocalNodeOptions {
   /** processed transactions kept for read-back; oldest are forgotten past this */
   txHistoryLimit?: number;
   log?: (msg: string) => void;
+  /** a checkpoint to continue from (checkpoint.ts); its program seed wins over `programSeed` */
+  restore?: NodeState;
+}
+
+/**
+ * The node's durable state, as a checkpoint holds it: accounts whole, the clock, the recent
+ * blockhashes and the most recent transactions (statuses of older ones). Faults, delayed and ghost
+ * sends and subscriptions are not state: a restart ends them, as it would on a validator.
+ */
+export interface NodeState {
+  programSeed: Uint8Array;
+  programPayerSecret: Uint8Array;
+  faucetSecret: Uint8Array;
+  slot: bigint;
+  blockHeight: bigint;
+  latestBlockhash: string;
+  writeVersion: bigint;
+  blockhashes: [string, bigint][];
+  slotHashes: { slot: bigint; hash: string }[];
+  accounts: NodeAccount[];
+  records: TxRecord[];
+  oldStatuses: [string, { slot: bigint; err: SolanaTxError | null }][];
+  mintCreators: [string, string][];
+  curveMints: [string, string][];
+}
+
+export interface NodeAccount {
+  address: string;
+  lamports: bigint;
+  owner: string;
+  executable: boolean;
+  rentEpoch: number;
+  data: Uint8Array;
+}
+
+/** What changed since the last `takeChanges()`: a checkpoint's journal entry. */
+export interface NodeChanges {
+  slot: bigint;
+  blockHeight: bigint;
+  latestBlockhash: string;
+  writeVersion: bigint;
+  /** the accounts written, as they are now */
+  accounts: NodeAccount[];
+  records: TxRecord[];
+  blockhashes: [string, bigint][];
+  slotHashes: { slot: bigint; hash: string }[];
+  mintCreators: [string, string][];
+  curveMints: [string, string][];
 }
 
 const MAX_DELAYED = 10_000;
@@ -200,6 +248,31 @@ const MAX_SEND_RULES = 1_000;
 const SLOT_HASHES_MAX = 512;
 /** How far back lag views can look (the faults module caps a lag at this many slots). */
 const MAX_LAG_VIEW_SLOTS = 10_000n;
+/**
+ * Without a lag rule, state before each write is kept only as far back as finalized reads look
+ * (agave's default commitment is finalized, so most reads without one land there).
+ */
+const FINALIZED_VIEW_SLOTS = FINALIZATION_SLOTS + 2n;
+/** Blocks kept for getBlock and friends, the oldest forgotten first (~5.5 hours at 400 ms a slot). */
+const MAX_BLOCKS = 50_000;
+const SYSTEM_PROGRAM_ID = "11111111111111111111111111111111";
+/** SystemInstruction::AdvanceNonceAccount, as a u32 LE discriminator */
+const ADVANCE_NONCE_IX = 4;
+/** nonce account layout (Versions::Current): version u32, state u32, authority, durable nonce */
+const NONCE_ACCOUNT_BYTES = 80;
+const NONCE_VALUE_OFFSET = 40;
+
+/** One slot's block as getBlock answers it: one block a slot, none skipped. */
+export interface BlockRecord {
+  slot: bigint;
+  parentSlot: bigint;
+  blockhash: string;
+  previousBlockhash: string;
+  blockHeight: bigint;
+  blockTimeSec: number;
+  /** in execution order */
+  signatures: string[];
+}
 
 interface HistoricAccount {
   lamports: bigint;
@@ -214,9 +287,9 @@ export class LocalNode {
   readonly programKeys: LocalProgramKeys;
   readonly programConfig: LocalProgramConfig;
   /** pays the program's own transactions (curve completion) */
-  readonly programPayer = Keypair.generate();
+  readonly programPayer: Keypair;
   /** source of requestAirdrop */
-  readonly faucet = Keypair.generate();
+  readonly faucet: Keypair;
 
   private slot = 1_000n;
   private blockHeight = 950n;
@@ -244,11 +317,19 @@ export class LocalNode {
    * draw each time, so rebroadcasting the same bytes can still get it in.
    */
   congestionDrops: ((priceMicroLamports: bigint) => boolean) | null = null;
+  /** called as each slot closes, after everything the tick did (the checkpoint journals it) */
+  onSlotClosed: (() => void) | null = null;
   /**
    * Lag views (faults.ts `lag`): per address, the state before each write, oldest first, so a read
    * can be answered as a node `k` slots behind would. Kept only once a lag rule asked for it.
    */
-  private accountHistory: Map<string, { slot: bigint; prev: HistoricAccount | null }[]> | null = null;
+  private accountHistory: Map<string, { slot: bigint; prev: HistoricAccount | null }[]> | null = new Map();
+  /** how far back reads may look: finalized reads always, lag rules further */
+  private accountHistorySlots = FINALIZED_VIEW_SLOTS;
+  /** slot -> its block; insertion-ordered (ascending) for pruning */
+  private readonly blocks = new Map<bigint, BlockRecord>();
+  /** the slot LiteSVM's own blockhash was last moved in (durable nonces derive from it) */
+  private svmBlockhashSlot = -1n;
   private readonly listeners = new Set<NodeListener>();
   private readonly mintCreators = new Map<string, string>();
   /** bonding-curve address → its mint, so a read can tell a curve account (programLayout) */
@@ -262,6 +343,10 @@ export class LocalNode {
   /** address -> its most recent signatures, oldest first (getSignaturesForAddress) */
   private readonly byAddress = new Map<string, string[]>();
   private writeVersion = 0n;
+  /** the seed the program's keys derive from (a checkpoint keeps it: the program's addresses with it) */
+  readonly programSeed: Uint8Array;
+  /** what changed since the last takeChanges(); null until trackChanges() (no checkpoint, no cost) */
+  private changes: { addresses: Set<string>; rest: Omit<NodeChanges, "accounts" | "slot" | "blockHeight" | "latestBlockhash" | "writeVersion"> } | null = null;
   /**
    * Every address the node has written, in the order first written. LiteSVM cannot list its
    * accounts; getProgramAccounts and the checkpoint need to. Closed accounts stay listed (a read
@@ -277,10 +362,18 @@ export class LocalNode {
 
   constructor(private readonly opts: LocalNodeOptions) {
     this.svm = new LiteSVM().withBlockhashCheck(false).withSigverify(true).withTransactionHistory(0n);
-    this.programKeys = new LocalProgramKeys(opts.programSeed ?? crypto.getRandomValues(new Uint8Array(32)));
+    const restore = opts.restore;
+    this.programSeed = restore?.programSeed ?? opts.programSeed ?? crypto.getRandomValues(new Uint8Array(32));
+    this.programKeys = new LocalProgramKeys(this.programSeed);
     this.programConfig = opts.program;
     this.txHistoryLimit = opts.txHistoryLimit ?? 50_000;
     this.log = opts.log ?? (() => {});
+    this.programPayer = restore ? Keypair.fromSecretKey(restore.programPayerSecret) : Keypair.generate();
+    this.faucet = restore ? Keypair.fromSecretKey(restore.faucetSecret) : Keypair.generate();
+    if (restore) {
+      this.importState(restore);
+      return;
+    }
     this.newBlockhash();
     this.fund(this.programPayer.publicKey, 1_000_000_000_000_000n);
     // Balances stay below 2^53: LiteSVM's setAccount takes lamports as a double.
@@ -317,6 +410,12 @@ export class LocalNode {
     const last = this.blockhashes.get(blockhash);
     return last !== undefined && this.blockHeight <= last;
   }
+  /** Whether the node as it was at `atSlot` (a finalized view) knew `blockhash` and still took it. */
+  isBlockhashValidAt(blockhash: string, atSlot: bigint): boolean {
+    const last = this.blockhashes.get(blockhash);
+    const height = this.blockHeightAt(atSlot);
+    return last !== undefined && last - BLOCKHASH_VALID_BLOCKS <= height && height <= last;
+  }
 
   /** Closes the open slot and opens the next: a new block, a new blockhash, delayed sends land. */
   advanceSlots(count = 1): void {
@@ -348,7 +447,9 @@ export class LocalNode {
       }
     }
     for (const [sig, g] of this.ghosts) if (g.until < this.slot) this.ghosts.delete(sig);
-    if (this.accountHistory && this.slot % 256n === 0n) this.pruneAccountHistory();
+    this.openBlock();
+    if (this.accountHistory && this.slot % (this.accountHistorySlots > 256n ? 256n : 16n) === 0n)
+      this.pruneAccountHistory();
     // Delayed sends land once their slot has come, if their blockhash still allows it.
     for (let i = 0; i < this.delayed.length; ) {
       const d = this.delayed[i]!;
@@ -361,12 +462,14 @@ export class LocalNode {
         }
       } else i++;
     }
+    this.onSlotClosed?.();
   }
 
   private newBlockhash(): void {
     const digest = createHash("sha256").update(this.latestBlockhash).update(this.slot.toString()).digest();
     this.latestBlockhash = encodeBase58(digest);
     this.blockhashes.set(this.latestBlockhash, this.blockHeight + BLOCKHASH_VALID_BLOCKS);
+    this.changes?.rest.blockhashes.push([this.latestBlockhash, this.blockHeight + BLOCKHASH_VALID_BLOCKS]);
     // Forget hashes long expired; isBlockhashValid answers false for unknown ones anyway.
     for (const [hash, last] of this.blockhashes) {
       if (last + BLOCKHASH_VALID_BLOCKS >= this.blockHeight) break;
@@ -385,6 +488,7 @@ export class LocalNode {
    */
   private noteSlotHash(slot: bigint, hash: string): void {
     this.slotHashes.unshift({ slot, hash });
+    this.changes?.rest.slotHashes.push({ slot, hash });
     if (this.slotHashes.length > SLOT_HASHES_MAX) this.slotHashes.length = SLOT_HASHES_MAX;
     this.slotHashesStale = true;
   }
@@ -424,6 +528,11 @@ export class LocalNode {
     return this.written.values();
   }
 
+  /** Whether the node has ever written `address`. */
+  hasWritten(address: string): boolean {
+    return this.written.has(address);
+  }
+
   /** Writes one account whole, as a genesis config or a checkpoint restore does. */
   setAccount(
     address: PublicKey,
@@ -437,11 +546,11 @@ export class LocalNode {
       executable: account.executable,
       rentEpoch: account.rentEpoch ?? 0,
     });
-    this.written.add(addressOfKey(address));
+    this.noteWritten(addressOfKey(address));
   }
 
   fund(address: PublicKey, lamports: bigint): void {
-    this.written.add(addressOfKey(address));
+    this.noteWritten(addressOfKey(address));
     const existing = this.svm.getAccount(address);
     if (lamports + (this.svm.getBalance(address) ?? 0n) > BigInt(Number.MAX_SAFE_INTEGER))
       throw new Error("balance would exceed 2^53 lamports");
@@ -591,6 +700,7 @@ export class LocalNode {
   /** Starts keeping the state before each write, so reads can be answered as of an older slot. */
   keepAccountHistory(): void {
     this.accountHistory ??= new Map();
+    this.accountHistorySlots = MAX_LAG_VIEW_SLOTS;
   }
 
   /** Block height of the node as it was at `atSlot` (one block a slot here). */
@@ -653,7 +763,7 @@ export class LocalNode {
   private pruneAccountHistory(): void {
     const history = this.accountHistory;
     if (!history) return;
-    const oldest = this.slot - MAX_LAG_VIEW_SLOTS;
+    const oldest = this.slot - this.accountHistorySlots;
     for (const [id, list] of history) {
       const keep = list.findIndex((e) => e.slot >= oldest);
       if (keep < 0) history.delete(id);
@@ -692,7 +802,7 @@ export class LocalNode {
       if (opts.skipPreflight) return signature;
       throw preflightError("AlreadyProcessed", "This transaction has already been processed", []);
     }
-    if (!this.isBlockhashValid(tx.message.recentBlockhash)) {
+    if (!this.acceptsBlockhash(tx)) {
       if (opts.skipPreflight) return signature;
       throw preflightError("BlockhashNotFound", "Blockhash not found", []);
     }
@@ -842,14 +952,16 @@ export class LocalNode {
 
   simulate(
     tx: VersionedTransaction,
-    o: { sigVerify: boolean; replaceRecentBlockhash: boolean; coSign?: boolean },
+    o: { sigVerify: boolean; replaceRecentBlockhash: boolean; coSign?: boolean; postAccounts?: boolean },
   ): {
     err: SolanaTxError | null;
     logs: string[];
     unitsConsumed: bigint;
     innerInstructions: TxRecord["innerInstructions"];
+    /** the accounts the transaction loaded, as they would be after it (only when asked) */
+    postAccounts?: Map<string, { lamports: bigint; owner: PublicKey; executable: boolean; data: Uint8Array; rentEpoch: number }>;
   } {
-    if (!o.replaceRecentBlockhash && !this.isBlockhashValid(tx.message.recentBlockhash)) {
+    if (!o.replaceRecentBlockhash && !this.acceptsBlockhash(tx)) {
       return { err: "BlockhashNotFound", logs: [], unitsConsumed: 0n, innerInstructions: [] };
     }
     const { instructions, unsigned, err: lookupErr } = this.decompile(tx);
@@ -872,6 +984,7 @@ export class LocalNode {
     const copy = VersionedTransaction.deserialize(tx.serialize());
     if (o.coSign && verdict.signers.length) copy.sign(verdict.signers);
     this.syncSlotHashesFor(copy);
+    this.syncSvmBlockhashFor(copy);
     this.svm.withSigverify(o.sigVerify);
     try {
       const r = this.svm.simulateTransaction(copy);
@@ -882,10 +995,103 @@ export class LocalNode {
         logs: meta.logs(),
         unitsConsumed: meta.computeUnitsConsumed(),
         innerInstructions: convertInner(meta),
+        postAccounts:
+          o.postAccounts && !(r instanceof FailedTransactionMetadata)
+            ? new Map(
+                r.postAccounts().map(([k, a]) => [
+                  k.toBase58(),
+                  {
+                    lamports: a.lamports(),
+                    owner: new PublicKey(a.owner()),
+                    executable: a.executable(),
+                    data: a.data(),
+                    rentEpoch: Number(a.rentEpoch()),
+                  },
+                ]),
+              )
+            : undefined,
       };
     } finally {
       this.svm.withSigverify(true);
     }
+  }
+
+  // ------------------------------------------------------------------ blocks and durable nonces
+
+  /** The block of the open slot, created on first need (also after a checkpoint restore). */
+  private openBlock(): BlockRecord {
+    let block = this.blocks.get(this.slot);
+    if (block) return block;
+    const parent = this.blocks.get(this.slot - 1n);
+    block = {
+      slot: this.slot,
+      parentSlot: parent ? parent.slot : this.slot - 1n,
+      blockhash: this.latestBlockhash,
+      previousBlockhash: parent?.blockhash ?? this.slotHashes.find((h) => h.slot === this.slot - 1n)?.hash ?? "",
+      blockHeight: this.blockHeight,
+      blockTimeSec: Math.floor(Date.now() / 1000),
+      signatures: [],
+    };
+    this.blocks.set(this.slot, block);
+    if (this.blocks.size > MAX_BLOCKS) {
+      const oldest = this.blocks.keys().next().value;
+      if (oldest !== undefined) this.blocks.delete(oldest);
+    }
+    return block;
+  }
+
+  /** The block of `slot`, if the node produced it and still keeps it (the open slot's included). */
+  blockAt(slot: bigint): BlockRecord | null {
+    if (slot === this.slot) return this.openBlock();
+    return this.blocks.get(slot) ?? null;
+  }
+
+  /** The oldest block kept (getFirstAvailableBlock, minimumLedgerSlot). */
+  firstBlockSlot(): bigint {
+    return this.blocks.keys().next().value ?? this.slot;
+  }
+
+  /** Slots of the blocks kept in [from, to], ascending, at most `limit`. */
+  blockSlots(from: bigint, to: bigint, limit: number): bigint[] {
+    const out: bigint[] = [];
+    const first = this.firstBlockSlot();
+    for (let s = from < first ? first : from; s <= to && out.length < limit; s++) if (this.blocks.has(s)) out.push(s);
+    return out;
+  }
+
+  /**
+   * A durable-nonce transaction (first instruction AdvanceNonceAccount) names its nonce account's
+   * stored nonce as its blockhash; agave accepts it while that nonce is current, however old.
+   */
+  acceptsBlockhash(tx: VersionedTransaction): boolean {
+    if (this.isBlockhashValid(tx.message.recentBlockhash)) return true;
+    const nonce = this.nonceAccountOf(tx);
+    if (!nonce) return false;
+    const acc = this.getAccount(nonce);
+    if (!acc || !acc.owner.equals(SystemProgram.programId) || acc.data.length !== NONCE_ACCOUNT_BYTES) return false;
+    return encodeBase58(acc.data.subarray(NONCE_VALUE_OFFSET, NONCE_VALUE_OFFSET + 32)) === tx.message.recentBlockhash;
+  }
+
+  /** The nonce account a transaction advances first, or null (not a durable-nonce transaction). */
+  private nonceAccountOf(tx: VersionedTransaction): PublicKey | null {
+    const ix = tx.message.compiledInstructions[0];
+    const keys = tx.message.staticAccountKeys;
+    if (!ix || keys[ix.programIdIndex]?.toBase58() !== SYSTEM_PROGRAM_ID) return null;
+    if (ix.data.length < 4 || ix.data[0] !== ADVANCE_NONCE_IX || ix.data[1] || ix.data[2] || ix.data[3]) return null;
+    const i = ix.accountKeyIndexes[0];
+    return i === undefined ? null : (keys[i] ?? null);
+  }
+
+  /**
+   * LiteSVM's own blockhash is what the system program stores as a nonce; it never moves by itself
+   * (the node keeps blockhashes here), so it is moved once a slot before a transaction that touches
+   * the system program. Two advances of one nonce in one slot then fail, as on agave.
+   */
+  private syncSvmBlockhashFor(tx: VersionedTransaction): void {
+    if (this.svmBlockhashSlot === this.slot) return;
+    if (!tx.message.staticAccountKeys.some((k) => k.equals(SystemProgram.programId))) return;
+    this.svm.expireBlockhash();
+    this.svmBlockhashSlot = this.slot;
   }
 
   /** Builds, signs (payer first) and executes a transaction in-process, as the node's own client. */
@@ -921,7 +1127,7 @@ export class LocalNode {
     const existing = this.txs.get(signature);
     if (existing) return { landed: true, record: existing };
     if (this.oldStatuses.has(signature)) return { landed: false, err: "AlreadyProcessed" };
-    if (!this.isBlockhashValid(tx.message.recentBlockhash)) {
+    if (!this.acceptsBlockhash(tx)) {
       this.stats.refused++;
       return { landed: false, err: "BlockhashNotFound" };
     }
@@ -946,13 +1152,13 @@ export class LocalNode {
     }
     const { err } = ran;
     keys.forEach((key, i) => {
-      if (writable[i]) this.written.add(addressOfKey(key));
+      if (writable[i]) this.noteWritten(addressOfKey(key));
     });
     const record: TxRecord = {
       signature,
       slot: this.slot,
       index: this.slotTxCount++,
-      blockTimeSec: Math.floor(Date.now() / 1000),
+      blockTimeSec: this.openBlock().blockTimeSec,
       tx,
       accountKeys: keys,
       loadedAddresses: loaded,
@@ -974,13 +1180,14 @@ export class LocalNode {
       computeUnits: ran.computeUnits,
     };
     this.remember(record);
+    this.openBlock().signatures.push(signature);
     if (err) this.stats.failed++;
     else this.stats.processed++;
 
     if (!err && verdict?.ok) {
       for (const c of verdict.created) {
-        this.mintCreators.set(c.mint, c.creator);
-        this.curveMints.set(this.programKeys.bondingCurveAddress(c.mint), c.mint);
+        this.noteCreator(c.mint, c.creator);
+        this.noteCurve(this.programKeys.bondingCurveAddress(c.mint), c.mint);
       }
     }
     this.emit(record);
@@ -1043,6 +1250,7 @@ export class LocalNode {
 
   private runOnSvm(tx: VersionedTransaction): ExecutionResult {
     this.syncSlotHashesFor(tx);
+    this.syncSvmBlockhashFor(tx);
     const r = this.svm.sendTransaction(tx);
     const meta = r instanceof FailedTransactionMetadata ? r.meta() : r;
     let err: SolanaTxError | null = null;
@@ -1060,6 +1268,7 @@ export class LocalNode {
   }
 
   private remember(record: TxRecord): void {
+    this.changes?.rest.records.push(record);
     this.txs.set(record.signature, record);
     for (const key of record.accountKeys) {
       const id = addressOfKey(key);
@@ -1188,8 +1397,131 @@ export class LocalNode {
       owner: this.programKeys.feeProgram,
       executable: false,
     });
-    this.mintCreators.set(mint, config.publicKey.toBase58());
+    this.noteCreator(mint, config.publicKey.toBase58());
     return r.signature;
+  }
+
+  // ------------------------------------------------------------------ checkpoint (checkpoint.ts)
+
+  private noteWritten(address: string): void {
+    this.written.add(address);
+    this.changes?.addresses.add(address);
+  }
+
+  private noteCreator(mint: string, creator: string): void {
+    this.mintCreators.set(mint, creator);
+    this.changes?.rest.mintCreators.push([mint, creator]);
+  }
+
+  private noteCurve(curve: string, mint: string): void {
+    this.curveMints.set(curve, mint);
+    this.changes?.rest.curveMints.push([curve, mint]);
+  }
+
+  /** Starts recording changes for takeChanges(). */
+  trackChanges(): void {
+    this.changes ??= {
+      addresses: new Set(),
+      rest: { records: [], blockhashes: [], slotHashes: [], mintCreators: [], curveMints: [] },
+    };
+  }
+
+  /** The changes since the last call (or trackChanges()); null when nothing changed. */
+  takeChanges(): NodeChanges | null {
+    const changes = this.changes;
+    if (!changes) return null;
+    const { addresses, rest } = changes;
+    if (addresses.size === 0 && rest.records.length === 0 && rest.blockhashes.length === 0) return null;
+    this.changes = null;
+    this.trackChanges();
+    return {
+      slot: this.slot,
+      blockHeight: this.blockHeight,
+      latestBlockhash: this.latestBlockhash,
+      writeVersion: this.writeVersion,
+      accounts: [...addresses].map((address) => this.accountState(address)),
+      ...rest,
+    };
+  }
+
+  private accountState(address: string): NodeAccount {
+    const key = new PublicKey(address);
+    const acc = this.svm.getAccount(key);
+    return {
+      address,
+      lamports: this.svm.getBalance(key) ?? 0n,
+      owner: (acc?.owner ?? SystemProgram.programId).toBase58(),
+      executable: acc?.executable ?? false,
+      rentEpoch: Number(acc?.rentEpoch ?? 0),
+      data: acc?.data ?? new Uint8Array(0),
+    };
+  }
+
+  /** The whole durable state, with at most `recordsMax` full transaction records (the newest). */
+  exportState(recordsMax: number, statusesMax: number): NodeState {
+    const records = [...this.txs.values()].slice(-recordsMax);
+    const dropped = [...this.txs.values()].slice(0, Math.max(0, this.txs.size - recordsMax));
+    const oldStatuses: NodeState["oldStatuses"] = [
+      ...[...this.oldStatuses].slice(-statusesMax),
+      ...dropped.map((r): NodeState["oldStatuses"][number] => [r.signature, { slot: r.slot, err: r.err }]),
+    ];
+    return {
+      programSeed: this.programSeed,
+      programPayerSecret: this.programPayer.secretKey,
+      faucetSecret: this.faucet.secretKey,
+      slot: this.slot,
+      blockHeight: this.blockHeight,
+      latestBlockhash: this.latestBlockhash,
+      writeVersion: this.writeVersion,
+      blockhashes: [...this.blockhashes],
+      slotHashes: [...this.slotHashes].reverse(),
+      accounts: [...this.written].map((address) => this.accountState(address)),
+      records,
+      oldStatuses,
+      mintCreators: [...this.mintCreators],
+      curveMints: [...this.curveMints],
+    };
+  }
+
+  /** Applies one journal entry over the restored state (in order; an entry is applied whole). */
+  applyChanges(changes: NodeChanges): void {
+    this.slot = changes.slot;
+    this.blockHeight = changes.blockHeight;
+    this.latestBlockhash = changes.latestBlockhash;
+    this.writeVersion = changes.writeVersion;
+    for (const [hash, last] of changes.blockhashes) this.blockhashes.set(hash, last);
+    for (const h of changes.slotHashes) this.noteSlotHash(h.slot, h.hash);
+    for (const account of changes.accounts) this.restoreAccount(account);
+    for (const record of changes.records) if (!this.txs.has(record.signature)) this.remember(record);
+    for (const [mint, creator] of changes.mintCreators) this.mintCreators.set(mint, creator);
+    for (const [curve, mint] of changes.curveMints) this.curveMints.set(curve, mint);
+    this.syncClock();
+  }
+
+  private importState(state: NodeState): void {
+    this.slot = state.slot;
+    this.blockHeight = state.blockHeight;
+    this.latestBlockhash = state.latestBlockhash;
+    this.writeVersion = state.writeVersion;
+    for (const [hash, last] of state.blockhashes) this.blockhashes.set(hash, last);
+    for (const h of state.slotHashes) this.noteSlotHash(h.slot, h.hash);
+    for (const account of state.accounts) this.restoreAccount(account);
+    for (const [signature, status] of state.oldStatuses) this.oldStatuses.set(signature, status);
+    for (const record of state.records) this.remember(record);
+    for (const [mint, creator] of state.mintCreators) this.mintCreators.set(mint, creator);
+    for (const [curve, mint] of state.curveMints) this.curveMints.set(curve, mint);
+    this.syncClock();
+  }
+
+  private restoreAccount(account: NodeAccount): void {
+    this.written.add(account.address);
+    this.svm.setAccount(new PublicKey(account.address), {
+      lamports: Number(account.lamports),
+      data: account.data,
+      owner: new PublicKey(account.owner),
+      executable: account.executable,
+      rentEpoch: account.rentEpoch,
+    });
   }
 
   /** Transfers from the faucet through a real transaction, so airdrops have a signature to confirm. */
