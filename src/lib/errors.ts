@@ -46,6 +46,8 @@ export const ERROR_CODES = {
   CHAIN_REQUEST_TIMEOUT: "internal",
   // ledger
   LEDGER_INVARIANT: "internal",
+  /** a memo of the service's own form that does not decode (chain/command-key.ts) */
+  COMMAND_KEY_MALFORMED: "internal",
   // payouts, sweeps, burns, jobs, proof, liabilities, history, stats
   PAYOUT_IN_FLIGHT: "conflict",
   INSUFFICIENT_BALANCE: "input",
