@@ -225,7 +225,14 @@ function fsyncDir(dir: string): void {
 const b64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString("base64");
 const unb64 = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, "base64"));
 
-type AccountJson = [address: string, lamports: string, owner: string, executable: boolean, rentEpoch: number, data: string];
+type AccountJson = [
+  address: string,
+  lamports: string,
+  owner: string,
+  executable: boolean,
+  rentEpoch: number,
+  data: string,
+];
 
 function encodeAccount(a: NodeAccount): AccountJson {
   return [a.address, a.lamports.toString(), a.owner, a.executable, a.rentEpoch, b64(a.data)];
@@ -286,8 +293,10 @@ const decodeIx = (ix: IxJson): TxRecord["instructions"][number] => ({
   data: unb64(ix.d),
   stackHeight: ix.h,
 });
-const encodeTokens = (list: TokenBalance[]): TokenBalanceJson[] => list.map((t) => ({ ...t, amount: t.amount.toString() }));
-const decodeTokens = (list: TokenBalanceJson[]): TokenBalance[] => list.map((t) => ({ ...t, amount: BigInt(t.amount) }));
+const encodeTokens = (list: TokenBalance[]): TokenBalanceJson[] =>
+  list.map((t) => ({ ...t, amount: t.amount.toString() }));
+const decodeTokens = (list: TokenBalanceJson[]): TokenBalance[] =>
+  list.map((t) => ({ ...t, amount: BigInt(t.amount) }));
 const keys = (list: PublicKey[]): string[] => list.map((k) => k.toBase58());
 const unkeys = (list: string[]): PublicKey[] => list.map((k) => new PublicKey(k));
 

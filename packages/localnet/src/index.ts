@@ -16,6 +16,7 @@
  *     bondThresholdLamports?: bigint, // real SOL on a curve at which it bonds, default 85 SOL
  *     programSeed?: Uint8Array, // derives the program's keys; random per start by default
  *     txHistoryLimit?: number,  // full records for getTransaction, default 50,000 (statuses: 2,000,000)
+ *     strictConfirmed?: boolean, // confirmed reads answer the last closed slot, as agave (default false)
  *     log?: (msg: string) => void,
  *   });
  *
@@ -76,6 +77,11 @@ export interface LocalChainOptions {
    * Absent, the chain lives in memory only.
    */
   stateDir?: string;
+  /**
+   * Confirmed reads answer the last closed slot, as agave's (the `localnet` command's default).
+   * Off by default here: callers stepping the clock by hand read at confirmed what they just sent.
+   */
+  strictConfirmed?: boolean;
   /** with stateDir: forget the saved chain and start fresh */
   reset?: boolean;
   /** with stateDir: compaction and size bounds of the checkpoint */
@@ -171,7 +177,7 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
   if (saved) log(`local chain: continued the chain saved in ${opts.stateDir} at slot ${node.getSlot()}`);
 
   const chainFaults = new ChainFaults(node, opts.faultSeed ?? 1);
-  const rpc = new RpcServer(node, log, chainFaults);
+  const rpc = new RpcServer(node, log, chainFaults, { strictConfirmed: opts.strictConfirmed === true });
   const geyser = new GeyserServer(node);
   const pubsub = typeof Bun === "undefined" ? null : new PubSubServer(node, log);
   try {

@@ -346,7 +346,10 @@ export class LocalNode {
   /** the seed the program's keys derive from (a checkpoint keeps it: the program's addresses with it) */
   readonly programSeed: Uint8Array;
   /** what changed since the last takeChanges(); null until trackChanges() (no checkpoint, no cost) */
-  private changes: { addresses: Set<string>; rest: Omit<NodeChanges, "accounts" | "slot" | "blockHeight" | "latestBlockhash" | "writeVersion"> } | null = null;
+  private changes: {
+    addresses: Set<string>;
+    rest: Omit<NodeChanges, "accounts" | "slot" | "blockHeight" | "latestBlockhash" | "writeVersion">;
+  } | null = null;
   /**
    * Every address the node has written, in the order first written. LiteSVM cannot list its
    * accounts; getProgramAccounts and the checkpoint need to. Closed accounts stay listed (a read
@@ -959,7 +962,10 @@ export class LocalNode {
     unitsConsumed: bigint;
     innerInstructions: TxRecord["innerInstructions"];
     /** the accounts the transaction loaded, as they would be after it (only when asked) */
-    postAccounts?: Map<string, { lamports: bigint; owner: PublicKey; executable: boolean; data: Uint8Array; rentEpoch: number }>;
+    postAccounts?: Map<
+      string,
+      { lamports: bigint; owner: PublicKey; executable: boolean; data: Uint8Array; rentEpoch: number }
+    >;
   } {
     if (!o.replaceRecentBlockhash && !this.acceptsBlockhash(tx)) {
       return { err: "BlockhashNotFound", logs: [], unitsConsumed: 0n, innerInstructions: [] };
@@ -1068,7 +1074,7 @@ export class LocalNode {
     const nonce = this.nonceAccountOf(tx);
     if (!nonce) return false;
     const acc = this.getAccount(nonce);
-    if (!acc || !acc.owner.equals(SystemProgram.programId) || acc.data.length !== NONCE_ACCOUNT_BYTES) return false;
+    if (!acc?.owner.equals(SystemProgram.programId) || acc.data.length !== NONCE_ACCOUNT_BYTES) return false;
     return encodeBase58(acc.data.subarray(NONCE_VALUE_OFFSET, NONCE_VALUE_OFFSET + 32)) === tx.message.recentBlockhash;
   }
 

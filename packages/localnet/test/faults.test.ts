@@ -74,7 +74,10 @@ describe("fault injection", () => {
     expect((await status(signature))?.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
     expect(await connection.getBalance(to)).toBe(0);
     expect(BigInt(await connection.getBalance(chain.treasury.publicKey))).toBe(before - 5000n);
-    const read = await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: "confirmed" });
+    const read = await connection.getTransaction(signature, {
+      maxSupportedTransactionVersion: 0,
+      commitment: "confirmed",
+    });
     expect(read?.meta?.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
   }, 60_000);
 

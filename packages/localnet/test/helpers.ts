@@ -5,7 +5,6 @@
 import {
   Connection,
   type Keypair,
-  PublicKey,
   type TransactionInstruction,
   TransactionMessage,
   VersionedTransaction,

@@ -17,7 +17,6 @@ afterEach(async () => {
   await chain.stop();
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: a JSON-RPC answer of any method, read field by field by the assertions that check its shape
 async function rpc(method: string, params: unknown[] = []): Promise<{ status: number; headers: Headers; json: any }> {
   const res = await fetch(chain.rpcUrl, {
     method: "POST",
@@ -129,8 +128,8 @@ describe("localnet_fault over JSON-RPC", () => {
     const behind = await statusOf(signature);
     expect(behind.context.slot).toBe(slot - 20);
     expect(behind.value[0]).toBeNull();
-    expect((await rpc("getBalance", [to.toBase58()])).json.result.value).toBe(0);
-    expect((await rpc("getSlot")).json.result).toBe(slot - 20);
+    expect((await rpc("getBalance", [to.toBase58(), { commitment: "processed" }])).json.result.value).toBe(0);
+    expect((await rpc("getSlot", [{ commitment: "processed" }])).json.result).toBe(slot - 20);
     const epoch = (await rpc("getEpochInfo", [{ commitment: "finalized" }])).json.result;
     expect(epoch.absoluteSlot).toBe(slot - 20 - 33);
     expect(epoch.blockHeight).toBe(Number(chain.node.getBlockHeight()) - 20 - 33);
@@ -145,11 +144,12 @@ describe("localnet_fault over JSON-RPC", () => {
     expect(refused.json.error.code).toBe(-32016);
     // methods not named are answered by the current node
     expect(
-      (await rpc("getMultipleAccounts", [[to.toBase58()], { encoding: "base64" }])).json.result.value[0].lamports,
+      (await rpc("getMultipleAccounts", [[to.toBase58()], { encoding: "base64", commitment: "confirmed" }])).json.result
+        .value[0].lamports,
     ).toBe(1_000_000);
     await fault({ kind: "clear" });
     expect((await statusOf(signature)).value[0].confirmationStatus).toBe("confirmed");
-    expect((await rpc("getBalance", [to.toBase58()])).json.result.value).toBe(1_000_000);
+    expect((await rpc("getBalance", [to.toBase58(), { commitment: "processed" }])).json.result.value).toBe(1_000_000);
     const injected = (await rpc("localnet_faults")).json.result.injected;
     expect(injected.lag).toBeGreaterThanOrEqual(6);
     expect(injected.minContextSlot).toBe(1);
@@ -162,7 +162,7 @@ describe("localnet_fault over JSON-RPC", () => {
       for (let i = 0; i < 200; i++) {
         const r = await c.fetch(c.rpcUrl, {
           method: "POST",
-          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getSlot", params: [] }),
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getSlot", params: [{ commitment: "processed" }] }),
         });
         out.push(((await r.json()) as { result: number }).result !== Number(c.node.getSlot()));
       }

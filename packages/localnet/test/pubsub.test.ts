@@ -26,7 +26,6 @@ interface Message {
   result?: unknown;
   error?: { code: number; message: string };
   method?: string;
-  // biome-ignore lint/suspicious/noExplicitAny: a notification of any subscription kind, read field by field by the assertions that check its shape
   params?: { result: any; subscription: number };
 }
 

@@ -303,7 +303,10 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
     const funded = Keypair.generate().publicKey;
     await connection.requestAirdrop(funded, 5_000_000);
     const system = "11111111111111111111111111111111";
-    const good = await call([[funded.toBase58(), Keypair.generate().publicKey.toBase58()], { encoding: "base64" }]);
+    const good = await call([
+      [funded.toBase58(), Keypair.generate().publicKey.toBase58()],
+      { encoding: "base64", commitment: "confirmed" },
+    ]);
     expect(good.result.value[0].lamports).toBe(5_000_000);
     expect(good.result.value[0].owner).toBe(system);
     expect(good.result.value[1]).toBeNull();

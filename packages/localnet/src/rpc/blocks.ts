@@ -1,0 +1,302 @@
+/**
+ * Blocks as agave's RPC serves them: getBlock, getBlocks, getBlocksWithLimit, getBlockTime,
+ * getBlockCommitment, getBlockProduction, getRecentPerformanceSamples, getRecentPrioritizationFees,
+ * getFirstAvailableBlock, minimumLedgerSlot. One block a slot (none skipped), kept by the node
+ * (node.ts `blocks`) for its most recent slots; agave's error codes for the rest.
+ */
+import { type BlockRecord, computeBudgetOf, rpcError, FINALIZATION_SLOTS, type TxRecord } from "../node";
+import {
+  addressParam,
+  configOf,
+  ctx,
+  type Handler,
+  highestBlock,
+  requireConfirmed,
+  type RpcContext,
+  slotParam,
+  validatorOf,
+  VOTE_ACCOUNT_STAKE_LAMPORTS,
+  type View,
+} from "./context";
+import { metaJson, txEncodingOf, txJson, versionOf } from "./encode";
+import { LAMPORTS_PER_SIGNATURE } from "../node";
+import bs58 from "bs58";
+
+/** agave's MAX_GET_CONFIRMED_BLOCKS_RANGE */
+const MAX_BLOCKS_RANGE = 500_000n;
+const MAX_PRIORITIZATION_FEE_ADDRESSES = 128;
+/** Slots getRecentPrioritizationFees reports, as agave's prioritization fee cache keeps. */
+const PRIORITIZATION_FEE_SLOTS = 150n;
+/** agave samples performance every 60 s and keeps 720 samples */
+const PERFORMANCE_SAMPLE_SECS = 60;
+const MAX_PERFORMANCE_SAMPLES = 720;
+const MAX_SLOT_LEADERS = 5_000;
+
+interface FeeSummary {
+  /** the lowest price a transaction of the block paid (micro-lamports a unit); 0 for an empty block */
+  blockMin: bigint;
+  /** per writable account, the lowest price among the block's transactions writing it */
+  byAccount: Map<string, bigint>;
+}
+
+export function blockMethods(c: RpcContext): Record<string, Handler> {
+  const { node, faults } = c;
+  const fees = new WeakMap<BlockRecord, FeeSummary>();
+
+  /** The first block this view may serve: the node's oldest kept, or a pruned node's floor. */
+  const firstAvailable = (v: View): bigint => {
+    const kept = node.firstBlockSlot();
+    if (v.historyFloorSlot === null || v.historyFloorSlot <= kept) return kept;
+    faults.countPrunedAnswer();
+    return v.historyFloorSlot;
+  };
+
+  /** The block at `slot` as the view sees it, or agave's error for why there is none. */
+  const blockOf = (slot: bigint, v: View): { block: BlockRecord; records: TxRecord[] } => {
+    if (slot > highestBlock(v)) throw rpcError(-32004, `Block not available for slot ${slot}`);
+    const first = firstAvailable(v);
+    const cleanedUp = () =>
+      rpcError(-32001, `Block ${slot} cleaned up, does not exist on node. First available block: ${first}`);
+    if (slot < first) throw cleanedUp();
+    const block = node.blockAt(slot);
+    if (!block) throw rpcError(-32007, `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`);
+    const records: TxRecord[] = [];
+    for (const signature of block.signatures) {
+      const record = node.getTransaction(signature);
+      // Full records outlived by the block: the block can no longer be given whole.
+      if (!record) throw cleanedUp();
+      records.push(record);
+    }
+    return { block, records };
+  };
+
+  const feeSummary = (block: BlockRecord): FeeSummary => {
+    const known = fees.get(block);
+    if (known && block.slot !== node.getSlot()) return known;
+    let blockMin: bigint | null = null;
+    const byAccount = new Map<string, bigint>();
+    for (const signature of block.signatures) {
+      const record = node.getTransaction(signature);
+      if (!record) continue;
+      const price = computeBudgetOf(record.tx).microLamportsPerUnit;
+      if (blockMin === null || price < blockMin) blockMin = price;
+      record.accountKeys.forEach((k, i) => {
+        if (!record.writable[i]) return;
+        const id = k.toBase58();
+        const had = byAccount.get(id);
+        if (had === undefined || price < had) byAccount.set(id, price);
+      });
+    }
+    const summary = { blockMin: blockMin ?? 0n, byAccount };
+    fees.set(block, summary);
+    return summary;
+  };
+
+  /** The fee rewards a block paid its leader: half the base fees (the rest is burnt) and all priority fees. */
+  const rewardsOf = (records: TxRecord[]) => {
+    let lamports = 0n;
+    for (const r of records) {
+      const base = LAMPORTS_PER_SIGNATURE * BigInt(r.tx.message.header.numRequiredSignatures);
+      lamports += base / 2n + (r.feeLamports - base);
+    }
+    if (lamports === 0n) return [];
+    return [
+      {
+        pubkey: validatorOf(node).identity,
+        lamports,
+        postBalance: node.getBalance(validatorOf(node).identity),
+        rewardType: "Fee",
+        commission: null,
+      },
+    ];
+  };
+
+  return {
+    getFirstAvailableBlock: (_p, v) => firstAvailable(v),
+    minimumLedgerSlot: (_p, v) => firstAvailable(v),
+
+    getBlock: (p, v) => {
+      requireConfirmed(v);
+      const slot = slotParam(p[0]);
+      const cfg = typeof p[1] === "string" ? { encoding: p[1] } : configOf(p[1]);
+      const encoding = txEncodingOf(cfg.encoding);
+      const details = cfg.transactionDetails ?? "full";
+      if (!["full", "signatures", "none", "accounts"].includes(details))
+        throw rpcError(
+          -32602,
+          `Invalid params: unknown variant \`${details}\`, expected one of \`full\`, \`signatures\`, \`none\`, \`accounts\`.`,
+        );
+      const { block, records } = blockOf(slot, v);
+      const head = {
+        blockHeight: block.blockHeight,
+        blockTime: block.blockTimeSec,
+        blockhash: block.blockhash,
+        parentSlot: block.parentSlot,
+        previousBlockhash: block.previousBlockhash,
+        ...(cfg.rewards === false ? {} : { rewards: rewardsOf(records) }),
+      };
+      if (details === "none") return head;
+      if (details === "signatures") return { ...head, signatures: block.signatures };
+      const transactions = records.map((r) => {
+        const version = versionOf(r, cfg.maxSupportedTransactionVersion);
+        if (details === "accounts") {
+          const keys = r.accountKeys.map((k, i) => ({
+            pubkey: k.toBase58(),
+            signer: i < r.tx.message.header.numRequiredSignatures,
+            writable: r.writable[i] ?? false,
+            source: i < r.tx.message.staticAccountKeys.length ? "transaction" : "lookupTable",
+          }));
+          const meta = metaJson(r);
+          return {
+            transaction: { signatures: r.tx.signatures.map((s) => bs58.encode(s)), accountKeys: keys },
+            meta: {
+              err: meta.err,
+              status: meta.status,
+              fee: meta.fee,
+              preBalances: meta.preBalances,
+              postBalances: meta.postBalances,
+              preTokenBalances: meta.preTokenBalances,
+              postTokenBalances: meta.postTokenBalances,
+            },
+            version,
+          };
+        }
+        return { transaction: txJson(r, encoding), meta: metaJson(r, encoding), version };
+      });
+      return { ...head, transactions };
+    },
+
+    getBlockTime: (p, v) => {
+      const slot = slotParam(p[0]);
+      // agave answers confirmed blocks here whatever the commitment
+      const view: View = { ...v, commitment: "confirmed", slot: v.at - 1n };
+      return blockOf(slot, view).block.blockTimeSec;
+    },
+
+    getBlocks: (p, v) => {
+      requireConfirmed(v);
+      const start = slotParam(p[0], "start slot");
+      const endGiven = typeof p[1] === "number" || typeof p[1] === "bigint";
+      const highest = highestBlock(v);
+      const end = endGiven ? slotParam(p[1], "end slot") : highest;
+      if (end > start && end - start > MAX_BLOCKS_RANGE)
+        throw rpcError(-32602, `Slot range too large; max ${MAX_BLOCKS_RANGE}`);
+      if (end < start) return [];
+      const first = firstAvailable(v);
+      // biome-ignore lint/complexity/useMathMinMax: bigint slots; Math.min and Math.max take numbers only
+      return node.blockSlots(start < first ? first : start, end < highest ? end : highest, Number(MAX_BLOCKS_RANGE));
+    },
+
+    getBlocksWithLimit: (p, v) => {
+      requireConfirmed(v);
+      const start = slotParam(p[0], "start slot");
+      const limit = slotParam(p[1], "limit");
+      if (limit > MAX_BLOCKS_RANGE) throw rpcError(-32602, `Limit too large; max ${MAX_BLOCKS_RANGE}`);
+      const first = firstAvailable(v);
+      // biome-ignore lint/complexity/useMathMinMax: bigint slots; Math.min and Math.max take numbers only
+      return node.blockSlots(start < first ? first : start, highestBlock(v), Number(limit));
+    },
+
+    getBlockCommitment: (p, v) => {
+      const slot = slotParam(p[0]);
+      // agave's cache covers the slots not yet rooted: one vote a slot confirms them deeper
+      const depth = v.at - slot;
+      const commitment =
+        depth >= 1n && depth <= FINALIZATION_SLOTS
+          ? Array.from({ length: 32 }, (_, i) => (BigInt(i) === depth - 1n ? VOTE_ACCOUNT_STAKE_LAMPORTS : 0n))
+          : null;
+      return { commitment, totalStake: VOTE_ACCOUNT_STAKE_LAMPORTS };
+    },
+
+    getBlockProduction: (p, v) => {
+      const cfg = configOf(p[0]) as { identity?: unknown; range?: { firstSlot?: unknown; lastSlot?: unknown } };
+      const firstSlot = cfg.range?.firstSlot === undefined ? 0n : slotParam(cfg.range.firstSlot, "firstSlot");
+      const lastSlot = cfg.range?.lastSlot === undefined ? v.slot : slotParam(cfg.range.lastSlot, "lastSlot");
+      if (lastSlot < firstSlot) throw rpcError(-32602, `lastSlot, ${lastSlot}, cannot be less than firstSlot`);
+      if (lastSlot > v.slot) throw rpcError(-32602, `lastSlot, ${lastSlot}, cannot be greater than current slot`);
+      const { identity } = validatorOf(node);
+      const wanted = cfg.identity === undefined ? identity : addressParam(cfg.identity);
+      const first = node.firstBlockSlot();
+      // Slots before the chain's first block had no leader: the chain began there.
+      const from = firstSlot > first ? firstSlot : first;
+      const slots = lastSlot >= from ? lastSlot - from + 1n : 0n;
+      return {
+        context: ctx(v),
+        value: {
+          byIdentity: wanted === identity ? { [identity]: [slots, slots] } : {},
+          range: { firstSlot, lastSlot },
+        },
+      };
+    },
+
+    getRecentPerformanceSamples: (p) => {
+      const limit = p[0] === undefined ? MAX_PERFORMANCE_SAMPLES : Number(slotParam(p[0], "limit"));
+      if (limit > MAX_PERFORMANCE_SAMPLES) throw rpcError(-32602, `Invalid limit; max ${MAX_PERFORMANCE_SAMPLES}`);
+      // Newest first: 60-second windows ending at the last closed slot, as agave's sampler writes them.
+      const out: {
+        slot: bigint;
+        numTransactions: bigint;
+        numNonVoteTransactions: bigint;
+        numSlots: bigint;
+        samplePeriodSecs: number;
+      }[] = [];
+      let end = node.getSlot() - 1n;
+      const first = node.firstBlockSlot();
+      while (out.length < limit && end >= first) {
+        const endBlock = node.blockAt(end);
+        if (!endBlock) break;
+        let txs = 0n;
+        let s = end;
+        for (; s >= first; s--) {
+          const b = node.blockAt(s);
+          if (!b || b.blockTimeSec <= endBlock.blockTimeSec - PERFORMANCE_SAMPLE_SECS) break;
+          txs += BigInt(b.signatures.length);
+        }
+        out.push({
+          slot: end,
+          numTransactions: txs,
+          numNonVoteTransactions: txs,
+          numSlots: end - s,
+          samplePeriodSecs: PERFORMANCE_SAMPLE_SECS,
+        });
+        end = s;
+      }
+      return out;
+    },
+
+    getRecentPrioritizationFees: (p, v) => {
+      const list = p[0] ?? [];
+      if (!Array.isArray(list)) throw rpcError(-32602, "Invalid params: expected an array of addresses");
+      if (list.length > MAX_PRIORITIZATION_FEE_ADDRESSES)
+        throw rpcError(-32602, `Too many inputs provided; max ${MAX_PRIORITIZATION_FEE_ADDRESSES}`);
+      const addresses = list.map(addressParam);
+      // The slots before the open one (closed blocks only), oldest first as agave lists them. A
+      // slot's fee is the most the block's lowest price and each named account's lowest price ask.
+      const from = v.at > PRIORITIZATION_FEE_SLOTS ? v.at - PRIORITIZATION_FEE_SLOTS : 0n;
+      const out: { slot: bigint; prioritizationFee: bigint }[] = [];
+      for (let slot = from; slot < v.at; slot++) {
+        let fee = faults.prioritizationFeeAt(slot);
+        const block = node.blockAt(slot);
+        if (block?.signatures.length) {
+          const summary = feeSummary(block);
+          if (summary.blockMin > fee) fee = summary.blockMin;
+          for (const a of addresses) {
+            const f = summary.byAccount.get(a);
+            if (f !== undefined && f > fee) fee = f;
+          }
+        }
+        out.push({ slot, prioritizationFee: fee });
+      }
+      return out;
+    },
+
+    getSlotLeader: () => validatorOf(node).identity,
+
+    getSlotLeaders: (p) => {
+      slotParam(p[0], "start slot");
+      const limit = slotParam(p[1], "limit");
+      if (limit > BigInt(MAX_SLOT_LEADERS)) throw rpcError(-32602, `Invalid limit; max ${MAX_SLOT_LEADERS}`);
+      return Array.from({ length: Number(limit) }, () => validatorOf(node).identity);
+    },
+  };
+}

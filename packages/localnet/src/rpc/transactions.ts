@@ -1,0 +1,250 @@
+/**
+ * Sending, simulating and reading transactions as agave answers them: sendTransaction,
+ * simulateTransaction (with its `accounts` config), getSignatureStatuses, getSignaturesForAddress,
+ * getTransaction, getLatestBlockhash, isBlockhashValid, getFeeForMessage, requestAirdrop,
+ * getMinimumBalanceForRentExemption.
+ */
+import { VersionedMessage, VersionedTransaction } from "@solana/web3.js";
+import bs58 from "bs58";
+import { computeFee, rpcError } from "../node";
+import {
+  addressParam,
+  type Config,
+  configOf,
+  ctx,
+  type Handler,
+  pubkeyParam,
+  requireConfirmed,
+  type RpcContext,
+  stringParam,
+  u64Param,
+  type View,
+} from "./context";
+import type { Account } from "./accounts";
+import { ixJson, metaJson, txEncodingOf, txJson, versionOf } from "./encode";
+
+const MAX_SIGNATURE_STATUSES = 256;
+/** agave's MAX_BASE58_SIZE / MAX_BASE64_SIZE: a packet's 1232 bytes, encoded */
+const MAX_BASE58_TX_CHARS = 1683;
+const MAX_BASE64_TX_CHARS = 1644;
+/**
+ * The most one requestAirdrop gives: solana-test-validator's faucet holds 1,000,000 SOL by default
+ * and has no per-request cap, so no request above that can succeed there; the local faucet refuses
+ * such requests the way agave refuses a faucet error (-32603 Internal error).
+ */
+export const AIRDROP_CAP_LAMPORTS = 1_000_000n * 1_000_000_000n;
+
+type AccountJson = (address: string, cfg: Config, v: View) => unknown;
+type EncodeAccount = (acc: Account, cfg: Config, v: View) => unknown;
+
+/** A transaction as sendTransaction/simulateTransaction receive it; agave's -32602 when it is not one. */
+function wireOf(raw: string, encoding: string | undefined): Uint8Array {
+  const enc = encoding ?? "base58";
+  if (enc === "base58") {
+    if (raw.length > MAX_BASE58_TX_CHARS)
+      throw rpcError(
+        -32602,
+        `base58 encoded solana_transaction::versioned::VersionedTransaction too large: ${raw.length} bytes (max: encoded/raw ${MAX_BASE58_TX_CHARS}/1232)`,
+      );
+    const bad = [...raw].findIndex((ch) => !BASE58_ALPHABET.includes(ch));
+    if (bad >= 0)
+      throw rpcError(-32602, `invalid base58 encoding: InvalidCharacter { character: '${raw[bad]}', index: ${bad} }`);
+    return bs58.decode(raw);
+  }
+  if (enc === "base64") {
+    if (raw.length > MAX_BASE64_TX_CHARS)
+      throw rpcError(
+        -32602,
+        `base64 encoded solana_transaction::versioned::VersionedTransaction too large: ${raw.length} bytes (max: encoded/raw ${MAX_BASE64_TX_CHARS}/1232)`,
+      );
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(raw)) throw rpcError(-32602, "invalid base64 encoding: InvalidByte");
+    return Buffer.from(raw, "base64");
+  }
+  throw rpcError(-32602, `Invalid params: unknown variant \`${enc}\`, expected \`base58\` or \`base64\`.`);
+}
+const BASE58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+
+export function transactionMethods(
+  c: RpcContext,
+  accountJson: AccountJson,
+  encodeAccount: EncodeAccount,
+): Record<string, Handler> {
+  const { node, faults } = c;
+  const pruned = (v: View, slot: bigint) => v.historyFloorSlot !== null && slot < v.historyFloorSlot;
+
+  return {
+    getLatestBlockhash: (_p, v) => {
+      const { blockhash, lastValidBlockHeight } =
+        v.slot < node.getSlot() ? node.blockhashAt(v.slot) : node.getLatestBlockhash();
+      return { context: ctx(v), value: { blockhash, lastValidBlockHeight } };
+    },
+    isBlockhashValid: (p, v) => ({
+      context: ctx(v),
+      value: node.isBlockhashValidAt(stringParam(p[0], "blockhash"), v.slot),
+    }),
+    getMinimumBalanceForRentExemption: (p) => {
+      const len = Number(p[0] ?? 0);
+      if (!Number.isInteger(len) || len < 0 || len > 10 * 1024 * 1024)
+        throw rpcError(-32602, "Invalid params: data length");
+      return node.minimumBalanceForRentExemption(len);
+    },
+    getFeeForMessage: (p, v) => {
+      let message: VersionedMessage;
+      try {
+        message = VersionedMessage.deserialize(Buffer.from(stringParam(p[0], "message"), "base64"));
+      } catch {
+        throw rpcError(-32602, "Invalid params: invalid message");
+      }
+      const tx = new VersionedTransaction(message);
+      if (!node.isBlockhashValidAt(message.recentBlockhash, v.slot) && !node.acceptsBlockhash(tx))
+        return { context: ctx(v), value: null };
+      return { context: ctx(v), value: computeFee(tx) };
+    },
+    requestAirdrop: (p) => {
+      const to = pubkeyParam(p[0]);
+      const lamports = u64Param(p[1], "lamports");
+      if (lamports === 0n) throw rpcError(-32602, "Invalid params: lamports");
+      if (lamports > AIRDROP_CAP_LAMPORTS) throw rpcError(-32603, "Internal error");
+      return node.airdrop(to, lamports);
+    },
+    sendTransaction: (p) => {
+      const cfg = configOf(p[1]);
+      const wire = wireOf(stringParam(p[0], "transaction"), cfg.encoding);
+      return node.sendWire(wire, { skipPreflight: cfg.skipPreflight === true });
+    },
+    simulateTransaction: (p, v) => {
+      const cfg = configOf(p[1]);
+      const wire = wireOf(stringParam(p[0], "transaction"), cfg.encoding);
+      let tx: VersionedTransaction;
+      try {
+        tx = VersionedTransaction.deserialize(wire);
+      } catch (e) {
+        throw rpcError(
+          -32602,
+          `failed to deserialize solana_transaction::versioned::VersionedTransaction: ${(e as Error).message}`,
+        );
+      }
+      if (cfg.sigVerify && cfg.replaceRecentBlockhash)
+        throw rpcError(-32602, "sigVerify may not be used with replaceRecentBlockhash");
+      const wanted = cfg.accounts ? accountsConfigOf(cfg.accounts, tx) : null;
+      const sim = node.simulate(tx, {
+        sigVerify: cfg.sigVerify === true,
+        replaceRecentBlockhash: cfg.replaceRecentBlockhash === true,
+        coSign: true,
+        postAccounts: wanted !== null,
+      });
+      const latest = node.getLatestBlockhash();
+      const accounts = wanted
+        ? wanted.addresses.map((address) => {
+            if (sim.err) return null;
+            const post = sim.postAccounts?.get(address);
+            if (!post) return accountJson(address, { encoding: wanted.encoding }, { ...v, slot: v.at });
+            if (post.lamports === 0n) return null;
+            return encodeAccount(post, { encoding: wanted.encoding }, { ...v, slot: v.at });
+          })
+        : null;
+      return {
+        context: ctx(v),
+        value: {
+          err: sim.err,
+          logs: sim.logs,
+          accounts,
+          unitsConsumed: sim.unitsConsumed,
+          returnData: null,
+          innerInstructions: cfg.innerInstructions
+            ? sim.innerInstructions.map((i) => ({ index: i.index, instructions: i.instructions.map(ixJson) }))
+            : null,
+          replacementBlockhash: cfg.replaceRecentBlockhash ? latest : null,
+        },
+      };
+    },
+    getSignatureStatuses: (p, v) => {
+      const sigs = p[0];
+      if (!Array.isArray(sigs)) throw rpcError(-32602, "Invalid params: expected an array of signatures");
+      if (sigs.length > MAX_SIGNATURE_STATUSES)
+        throw rpcError(-32602, `Too many inputs provided; max ${MAX_SIGNATURE_STATUSES}`);
+      const history = configOf(p[1]).searchTransactionHistory === true;
+      let hid = false;
+      const value = sigs.map((s) => {
+        const st = node.getSignatureStatus(stringParam(s, "signature"), history, v.at);
+        if (!st || !pruned(v, st.record.slot)) return st;
+        hid = true;
+        return null;
+      });
+      if (hid) faults.countPrunedAnswer();
+      return {
+        context: ctx(v),
+        value: value.map((st) => {
+          if (!st) return null;
+          return {
+            slot: st.record.slot,
+            confirmations: st.confirmations,
+            err: st.record.err,
+            status: st.record.err ? { Err: st.record.err } : { Ok: null },
+            confirmationStatus: st.commitment,
+          };
+        }),
+      };
+    },
+    getSignaturesForAddress: (p, v) => {
+      requireConfirmed(v);
+      const address = addressParam(p[0]);
+      const cfg = configOf(p[1]);
+      const limit = cfg.limit ?? 1000;
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw rpcError(-32602, "Invalid limit; max 1000");
+      const highest = v.slot;
+      const known = node
+        .signaturesForAddress(address, { limit: 1000, before: cfg.before, until: cfg.until })
+        .filter((r) => r.slot <= highest)
+        .slice(0, limit);
+      const kept = known.filter((r) => !pruned(v, r.slot));
+      if (kept.length < known.length) faults.countPrunedAnswer();
+      return kept.map((r) => ({
+        signature: r.signature,
+        slot: r.slot,
+        err: r.err,
+        memo: null,
+        blockTime: r.blockTimeSec,
+        confirmationStatus: node.commitmentOf(r.slot, v.at),
+      }));
+    },
+    getTransaction: (p, v) => {
+      const signature = stringParam(p[0], "signature");
+      const cfg = typeof p[1] === "string" ? { encoding: p[1] } : configOf(p[1]);
+      const encoding = txEncodingOf(cfg.encoding);
+      // As agave: "processed" is refused, the default is "finalized", and a transaction is only
+      // returned once its slot has reached the asked commitment.
+      requireConfirmed(v);
+      const record = node.getTransactionAt(signature, v.at);
+      if (!record) return null;
+      if (pruned(v, record.slot)) {
+        faults.countPrunedAnswer();
+        return null;
+      }
+      const version = versionOf(record, cfg.maxSupportedTransactionVersion);
+      const reached = node.commitmentOf(record.slot, v.at);
+      if (reached === "processed" || (v.commitment === "finalized" && reached !== "finalized")) return null;
+      return {
+        slot: record.slot,
+        blockTime: record.blockTimeSec,
+        version,
+        transaction: txJson(record, encoding),
+        meta: metaJson(record, encoding),
+      };
+    },
+  };
+}
+
+function accountsConfigOf(raw: unknown, tx: VersionedTransaction): { addresses: string[]; encoding: string } {
+  const { addresses, encoding = "base64" } = configOf(raw) as { addresses?: unknown; encoding?: string };
+  if (!Array.isArray(addresses)) throw rpcError(-32602, "Invalid params: accounts.addresses must be an array");
+  if (encoding === "binary" || encoding === "base58")
+    throw rpcError(-32602, "Invalid params: base58 encoding not supported");
+  if (encoding !== "base64" && encoding !== "base64+zstd" && encoding !== "jsonParsed")
+    throw rpcError(-32602, `Invalid params: unknown variant \`${encoding}\``);
+  const max =
+    tx.message.staticAccountKeys.length +
+    tx.message.addressTableLookups.reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0);
+  if (addresses.length > max) throw rpcError(-32602, `Too many accounts provided; max ${max}`);
+  return { addresses: addresses.map(addressParam), encoding };
+}
