@@ -851,3 +851,47 @@ export const providerUsage = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.hourAtMs, t.method] })],
 );
+
+/**
+ * Reconciliations with the chain (src/reconcile): after a restore, or at any start whose treasury
+ * history holds a transaction the database does not know, the treasury's transactions since the
+ * last one it knows are read and applied. scanning -> applying -> done, or blocked (a treasury
+ * transaction the service cannot account for: money stays halted until an operator resumes).
+ */
+export const reconciliations = sqliteTable(
+  "reconciliations",
+  {
+    id: rowId("id"),
+    /** restore | start */
+    reason: text("reason").notNull(),
+    status: text("status", { enum: ["scanning", "applying", "done", "blocked"] }).notNull(),
+    startedAtMs: int("started_at_ms").notNull(),
+    finishedAtMs: int("finished_at_ms"),
+    /** signatures read from the treasury's history */
+    scanned: int("scanned").notNull().default(sql`0`),
+    /** transactions to apply (unknown to the database) */
+    total: int("total").notNull().default(sql`0`),
+    applied: int("applied").notNull().default(sql`0`),
+    unknown: int("unknown").notNull().default(sql`0`),
+    detail: text("detail"),
+  },
+  (t) => [index("reconciliations_status").on(t.status)],
+);
+
+/** The treasury transactions a reconciliation found, oldest first, and what became of each. */
+export const reconciliationItems = sqliteTable(
+  "reconciliation_items",
+  {
+    signature: text("signature").primaryKey(),
+    reconciliationId: int("reconciliation_id").notNull(),
+    /** oldest first within its reconciliation */
+    position: int("position").notNull(),
+    slot: lamports("slot").notNull(),
+    /** pending | applied | ignored (not signed by the treasury, or moved nothing) | unknown (an incident) */
+    status: text("status", { enum: ["pending", "applied", "ignored", "unknown"] }).notNull(),
+    /** the command key's kind once read */
+    kind: text("kind"),
+    note: text("note"),
+  },
+  (t) => [index("reconciliation_items_order").on(t.reconciliationId, t.status, t.position)],
+);

@@ -11,7 +11,19 @@ import { immediate } from "../../db/transaction";
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 
-export const HALTING_KINDS = ["shortfall", "audit", "outflow-hour", "outflow-day"] as const;
+export const HALTING_KINDS = [
+  "shortfall",
+  "audit",
+  "outflow-hour",
+  "outflow-day",
+  "reconciling",
+  "unknown-transaction",
+] as const;
+/**
+ * Held by the reconciliation with the chain while it runs (src/reconcile) and resolved by it alone:
+ * an operator's resume cannot let money move while the books may still miss what the chain did.
+ */
+export const SYSTEM_RESOLVED_KINDS: readonly IncidentKind[] = ["reconciling"];
 export const WARNING_KINDS = ["reserve-low"] as const;
 export type IncidentKind = (typeof HALTING_KINDS)[number] | (typeof WARNING_KINDS)[number];
 
@@ -161,7 +173,7 @@ export function resumeMoney(
   const resolved = db.$client
     .query<never, [atMs: number, actor: string, reason: string]>(
       `UPDATE custody_incidents SET resolved_at_ms = ?, resolved_by = ?, resolve_reason = ?
-        WHERE resolved_at_ms IS NULL AND halts = 1`,
+        WHERE resolved_at_ms IS NULL AND halts = 1 AND kind <> 'reconciling'`,
     )
     .run(resume.atMs, resume.actor, resume.reason.slice(0, 500)).changes;
   db.$client

@@ -15,6 +15,10 @@ const HALT_WORDS: Record<IncidentKind, string> = {
   "outflow-day":
     "Payouts are on hold: more than the daily limit would have left the treasury, and the operator is checking. Your balance is untouched.",
   "reserve-low": "Payouts are on hold. Your balance is untouched.",
+  reconciling:
+    "Payouts are on hold for a few minutes while the service checks its books against the chain. Your balance is untouched.",
+  "unknown-transaction":
+    "Payouts are on hold while the operator checks a treasury transaction the service did not make. Your balance is untouched.",
 };
 
 export const OPERATOR_PAUSE_WORDS = "Claims are paused for now; your balance is untouched. Try again later.";

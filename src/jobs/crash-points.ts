@@ -41,6 +41,12 @@
  *   withdrawals:after-save    a withdrawal marked `sent` with its signature, not sent
  *   withdrawals:after-send    its transaction sent, its outcome not looked at
  *   withdrawals:after-confirm seen confirmed on chain, not yet marked confirmed
+ *
+ * reconciliation with the chain (src/reconcile, first in the payouts run)
+ *   reconcile:after-scan      the treasury's history read and the items saved, none applied
+ *   reconcile:after-write     an item's rows written `sent`, its job's resolution not run
+ *                             (fires per item: `@n` picks one)
+ *   reconcile:after-resolve   an item's outcome booked by its job, the item not yet settled
  */
 export const CRASH_POINTS = [
   "sweep:after-read",
@@ -63,6 +69,9 @@ export const CRASH_POINTS = [
   "withdrawals:after-save",
   "withdrawals:after-send",
   "withdrawals:after-confirm",
+  "reconcile:after-scan",
+  "reconcile:after-write",
+  "reconcile:after-resolve",
 ] as const;
 
 export type CrashPointName = (typeof CRASH_POINTS)[number];

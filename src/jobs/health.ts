@@ -39,6 +39,20 @@ export interface HealthReport {
   halted: { kind: string; detail: string; since: string } | null;
   /** what the RPC provider was asked per hour, by every thread (src/chain/provider-usage.ts) */
   provider: ProviderHour;
+  /** the newest reconciliation with the chain (src/reconcile); absent when there never was one */
+  reconciliation?: ReconciliationHealth;
+}
+
+export interface ReconciliationHealth {
+  status: "scanning" | "applying" | "done" | "blocked";
+  reason: "restore" | "start";
+  /** treasury signatures read, transactions to apply, applied so far, and those nobody can account for */
+  scanned: number;
+  total: number;
+  applied: number;
+  unknown: number;
+  startedAt: string;
+  finishedAt: string | null;
 }
 
 interface LeaseRow {
@@ -96,6 +110,41 @@ export function jobHealth(db: Db, nowMs = Date.now(), setup: JobSetup | null = n
     undecided: { transactions: undecided.transactions, oldestSignedAt: iso(undecided.oldestPreparedAtMs) },
     halted: halt ? { kind: halt.kind, detail: halt.detail, since: new Date(halt.atMs).toISOString() } : null,
     provider: providerHour(db, nowMs),
+    ...reconciliationOf(db),
+  };
+}
+
+function reconciliationOf(db: Db): { reconciliation?: ReconciliationHealth } {
+  const row = db.$client
+    .query<
+      {
+        status: ReconciliationHealth["status"];
+        reason: ReconciliationHealth["reason"];
+        scanned: bigint;
+        total: bigint;
+        applied: bigint;
+        unknown: bigint;
+        startedAtMs: bigint;
+        finishedAtMs: bigint | null;
+      },
+      []
+    >(
+      `SELECT status, reason, scanned, total, applied, unknown, started_at_ms AS startedAtMs, finished_at_ms AS finishedAtMs
+         FROM reconciliations ORDER BY id DESC LIMIT 1`,
+    )
+    .get();
+  if (!row) return {};
+  return {
+    reconciliation: {
+      status: row.status,
+      reason: row.reason,
+      scanned: Number(row.scanned),
+      total: Number(row.total),
+      applied: Number(row.applied),
+      unknown: Number(row.unknown),
+      startedAt: new Date(Number(row.startedAtMs)).toISOString(),
+      finishedAt: iso(row.finishedAtMs === null ? null : Number(row.finishedAtMs)),
+    },
   };
 }
 

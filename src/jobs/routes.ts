@@ -81,6 +81,24 @@ export const HealthSchema = t.Object(
      * by every thread: in the previous full clock hour, its response bytes, and so far this hour.
      */
     provider: t.Optional(t.Object({ requestsPerHour: Int(), responseBytesPerHour: Int(), requestsThisHour: Int() })),
+    /**
+     * Additive: the newest reconciliation of the books with the treasury's history (after a
+     * restore, or a start that found a treasury transaction the database did not know) and its
+     * progress; absent when there never was one. While it runs money is halted (`halted.kind`
+     * `reconciling`); `blocked` means a treasury transaction nobody can account for.
+     */
+    reconciliation: t.Optional(
+      t.Object({
+        status: t.Union([t.Literal("scanning"), t.Literal("applying"), t.Literal("done"), t.Literal("blocked")]),
+        reason: t.Union([t.Literal("restore"), t.Literal("start")]),
+        scanned: Int(),
+        total: Int(),
+        applied: Int(),
+        unknown: Int(),
+        startedAt: t.String({ format: "date-time" }),
+        finishedAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
+      }),
+    ),
   },
   { title: "Health" },
 );

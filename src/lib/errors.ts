@@ -48,6 +48,8 @@ export const ERROR_CODES = {
   LEDGER_INVARIANT: "internal",
   /** a memo of the service's own form that does not decode (chain/command-key.ts) */
   COMMAND_KEY_MALFORMED: "internal",
+  /** a treasury transaction's command key disagrees with the rows the database holds (src/reconcile) */
+  RECONCILE_MISMATCH: "internal",
   // payouts, sweeps, burns, jobs, proof, liabilities, history, stats
   PAYOUT_IN_FLIGHT: "conflict",
   INSUFFICIENT_BALANCE: "input",

@@ -1,2 +1,3 @@
 export { recheckSweepCredit, sentSweepSignatures } from "./credit-check";
 export { resolveSentSweeps, resolveSweepSignature } from "./job";
+export type { SweepJobDeps } from "./job";

@@ -26,6 +26,7 @@ import { parentOf } from "./port";
 import { yieldToRequests } from "./priority";
 import { pacedFetch } from "./pace";
 import type { WorkerStart } from "./protocol";
+import { holdForReconciliation } from "../reconcile";
 
 /** How often the indexer's state is sent to the request thread (its health and metrics show it). */
 export const INDEXER_STATE_EVERY_MS = 500;
@@ -87,6 +88,9 @@ function postStats(): void {
 
 /** The schedules, the indexer and the webhook sender: only when JOBS is on, as before the threads. */
 function startWork(): void {
+  // Money waits until the payouts run has checked the treasury's history against the books
+  // (src/reconcile): a database restored, or copied back by hand, is never paid from twice.
+  holdForReconciliation(db, "start", ctx.now());
   postStats();
   statsTimer = setInterval(postStats, STATS_PUBLISH_EVERY_MS);
   // Also without schedules: runs fired by the cron route sign transactions that must be sent
@@ -106,6 +110,8 @@ function startWork(): void {
   stateTimer = setInterval(() => parent.post({ type: "indexer", state: running.state() }), INDEXER_STATE_EVERY_MS);
   parent.post({ type: "indexer", state: running.state() });
   scheduler.start();
+  // The check above runs now, not at the payouts schedule's next minute.
+  void scheduler.runNow("payouts");
   webhooks = new WebhookDispatcher(db, {
     signingKey: webhookSigningKey(config),
     allowPrivate: config.webhooksAllowPrivate,

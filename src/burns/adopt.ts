@@ -1,0 +1,118 @@
+/**
+ * Burn buys and burns the chain made after a backup, written back into the restored database by
+ * the reconciliation (src/reconcile). Inside the caller's immediate write. The buy's memo names
+ * the orders (or parts of orders) it spent; an order is found by the id it names, else by what it
+ * is (the mint, the source, the user, enough lamports), else made again from the balance it came
+ * from: routing set after the backup is gone, the money it sent to a burn is not.
+ */
+import type { Db } from "../../db/client";
+import type { BurnOrderItem } from "../chain/command-key";
+import { orderBurn } from "../ledger";
+import { AppError } from "../lib/errors";
+
+interface OrderRow {
+  id: bigint;
+  lamports: bigint;
+}
+
+/** The buy is written `sent` with its orders `buying`; the job's resolution books its spend. A string says why it cannot be. */
+export function adoptBurnBuy(
+  db: Db,
+  buy: { buyId: number; tokenId: number; orders: readonly BurnOrderItem[]; signature: string; atMs: number },
+): string | null {
+  const c = db.$client;
+  const existing = c
+    .query<{ signature: string }, [id: number]>("SELECT signature FROM burn_buys WHERE id = ?")
+    .get(buy.buyId);
+  if (existing) {
+    if (existing.signature === buy.signature) return null;
+    throw new AppError("RECONCILE_MISMATCH", `burn buy ${buy.buyId} of the database is another transaction`);
+  }
+  const token = c.query<{ mint: string }, [id: number]>("SELECT mint FROM tokens WHERE id = ?").get(buy.tokenId);
+  if (!token) return `it bought token ${buy.tokenId}, which the database does not hold`;
+  let total = 0n;
+  const taken: number[] = [];
+  for (const item of buy.orders) {
+    const orderId = pendingOrderFor(db, token.mint, item, taken, buy.atMs);
+    c.query<never, [buyId: number, orderId: number]>(
+      "UPDATE burn_orders SET status = 'buying', buy_id = ? WHERE id = ?",
+    ).run(buy.buyId, orderId);
+    taken.push(orderId);
+    total += item.lamports;
+  }
+  c.query<never, [id: number, mint: string, signature: string, lamports: bigint, atMs: number]>(
+    `INSERT INTO burn_buys (id, mint, signature, last_valid_block_height, status, lamports, created_at_ms)
+     VALUES (?, ?, ?, 0, 'sent', ?, ?)`,
+  ).run(buy.buyId, token.mint, buy.signature, total, buy.atMs);
+  return null;
+}
+
+/** A pending order holding exactly the item's lamports (cut from a larger one, or made again). */
+function pendingOrderFor(db: Db, mint: string, item: BurnOrderItem, taken: readonly number[], atMs: number): number {
+  const c = db.$client;
+  const matches = `status = 'pending' AND mint = ?2 AND source = ?3 AND idp_user_id IS ?4 AND lamports >= ?5`;
+  const args = [mint, item.source, item.idpUserId, item.lamports] as const;
+  const found =
+    c
+      .query<OrderRow, [id: number, mint: string, source: string, user: string | null, lamports: bigint]>(
+        `SELECT id, lamports FROM burn_orders WHERE id = ?1 AND ${matches}`,
+      )
+      .get(item.orderId, ...args) ??
+    c
+      .query<OrderRow, [never: number, mint: string, source: string, user: string | null, lamports: bigint]>(
+        `SELECT id, lamports FROM burn_orders WHERE ?1 = ?1 AND ${matches} ORDER BY id LIMIT 1`,
+      )
+      .get(0, ...args);
+  if (found && !taken.includes(Number(found.id))) {
+    if (BigInt(found.lamports) > item.lamports) {
+      c.query<never, [lamports: bigint, id: bigint]>("UPDATE burn_orders SET lamports = ? WHERE id = ?").run(
+        item.lamports,
+        found.id,
+      );
+      c.query<never, [rest: bigint, id: bigint]>(
+        `INSERT INTO burn_orders (source, idp_user_id, mint, lamports, sweep_id, status, created_at_ms)
+         SELECT source, idp_user_id, mint, ?, sweep_id, 'pending', created_at_ms FROM burn_orders WHERE id = ?`,
+      ).run(BigInt(found.lamports) - item.lamports, found.id);
+    }
+    return Number(found.id);
+  }
+  const made = c
+    .query<{ id: bigint }, [source: string, user: string | null, mint: string, lamports: bigint, atMs: number]>(
+      `INSERT INTO burn_orders (source, idp_user_id, mint, lamports, sweep_id, status, created_at_ms)
+       VALUES (?, ?, ?, ?, NULL, 'pending', ?) RETURNING id`,
+    )
+    .get(item.source, item.idpUserId, mint, item.lamports, atMs);
+  const orderId = Number(made!.id);
+  // Throws LEDGER_INVARIANT when the balance cannot cover it: the reconciliation reports the buy.
+  orderBurn(db, { orderId, source: item.source, idpUserId: item.idpUserId, mint, lamports: item.lamports, atMs });
+  return orderId;
+}
+
+/** The burn of a buy the database holds `bought` is written `burning`; the job's resolution completes it. */
+export function adoptBurnSent(db: Db, burn: { buyId: number; signature: string }): string | null {
+  const row = db.$client
+    .query<{ status: string; burnSignature: string | null }, [id: number]>(
+      "SELECT status, burn_signature AS burnSignature FROM burn_buys WHERE id = ?",
+    )
+    .get(burn.buyId);
+  if (!row) return `it burned the tokens of buy ${burn.buyId}, which the database does not hold`;
+  if (row.burnSignature === burn.signature) return null;
+  // `burning` with another signature: that burn provably expired (or failed) and this retry landed.
+  if (row.status !== "bought" && row.status !== "burning") {
+    throw new AppError("RECONCILE_MISMATCH", `burn buy ${burn.buyId} is ${row.status}, not waiting for its burn`);
+  }
+  db.$client
+    .query<never, [signature: string, id: number]>(
+      "UPDATE burn_buys SET status = 'burning', burn_signature = ?, burn_last_valid_block_height = 0 WHERE id = ?",
+    )
+    .run(burn.signature, burn.buyId);
+  return null;
+}
+
+/** Signatures of the buys still `sent` (the reconciliation settles them before what followed them). */
+export function sentBuySignatures(db: Db): string[] {
+  return db.$client
+    .query<{ signature: string }, []>("SELECT DISTINCT signature FROM burn_buys WHERE status = 'sent' LIMIT 1000")
+    .all()
+    .map((r) => r.signature);
+}

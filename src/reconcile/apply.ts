@@ -1,0 +1,265 @@
+/**
+ * Applying one treasury transaction the database does not know. The rule is the one a crash after
+ * a send already follows: the items the transaction carries are brought to `sent` with its
+ * signature (created first when the backup never held them, with the reservation their job made
+ * when it queued them), and the job's own resolution of that signature then books the outcome:
+ * the payout's confirmation, the sweep's credit through its cross-check, the buy's spend. What the
+ * memo says is checked against what the transaction did (transfers, amounts, wallets) before
+ * anything is written; a disagreement, or a transaction without a command key, is unknown.
+ */
+import type { Db } from "../../db/client";
+import { immediate } from "../../db/transaction";
+import { type CommandKey, decodeCommandKey } from "../chain/command-key";
+import { memoTexts } from "../chain/memo";
+import type { ConfirmedTransaction } from "../chain/ports";
+import { appendFeedEvent, replacePayout, reservePayout, reserveWithdrawal } from "../ledger";
+import { AppError, isAppError } from "../lib/errors";
+import { adoptBurnBuy, adoptBurnSent } from "../burns";
+
+const SYSTEM_PROGRAM = "11111111111111111111111111111111";
+const TRANSFER = 2;
+
+export type ApplyOutcome =
+  /** the effects are written; the job's resolution of the signature decides the rest */
+  | { kind: "written"; key: CommandKey }
+  /** nothing of the service's to do: not signed by the treasury, or it moved nothing of its own */
+  | { kind: "ignored"; note: string }
+  /** a treasury transaction the service cannot account for */
+  | { kind: "unknown"; note: string };
+
+interface Transfer {
+  to: string;
+  lamports: bigint;
+}
+
+/** Top-level system transfers out of `from`, in instruction order. */
+export function transfersFrom(tx: ConfirmedTransaction, from: string): Transfer[] {
+  const out: Transfer[] = [];
+  for (const ix of tx.instructions) {
+    if (ix.programId !== SYSTEM_PROGRAM || ix.data.length !== 12 || ix.accounts[0] !== from) continue;
+    const view = new DataView(ix.data.buffer, ix.data.byteOffset, ix.data.byteLength);
+    if (view.getUint32(0, true) !== TRANSFER) continue;
+    out.push({ to: ix.accounts[1]!, lamports: view.getBigUint64(4, true) });
+  }
+  return out;
+}
+
+/** The command key of a transaction: the one memo of ours the treasury signed, or why there is none. */
+export function commandKeyOf(tx: ConfirmedTransaction, treasury: string): CommandKey | string {
+  const keys: CommandKey[] = [];
+  for (const memo of memoTexts(tx)) {
+    if (!memo.signers.includes(treasury)) continue;
+    let key: CommandKey | null;
+    try {
+      key = decodeCommandKey(memo.text);
+    } catch {
+      return "its memo looks like a command key but does not decode";
+    }
+    if (key) keys.push(key);
+  }
+  if (keys.length === 0) return "it carries no command key of this service";
+  if (keys.length > 1) return "it carries more than one command key";
+  return keys[0]!;
+}
+
+/** Whether the treasury signed or paid for the transaction (what it received alone is no command). */
+export function treasuryActed(tx: ConfirmedTransaction, treasury: string): boolean {
+  const i = tx.accountKeys.indexOf(treasury);
+  if (i < 0) return false;
+  if (i === 0) return true;
+  return (tx.postBalances[i] ?? 0n) < (tx.preBalances[i] ?? 0n);
+}
+
+/**
+ * Writes what one transaction did, in one immediate write, or says why it cannot. Throws only what
+ * the database throws; a ledger invariant the effects would break is an unknown transaction.
+ */
+export function applyTransaction(db: Db, tx: ConfirmedTransaction, treasury: string, atMs: number): ApplyOutcome {
+  if (!treasuryActed(tx, treasury)) return { kind: "ignored", note: "the treasury only received" };
+  const key = commandKeyOf(tx, treasury);
+  if (typeof key === "string") return { kind: "unknown", note: key };
+  try {
+    const refused = immediate(db, () => write(db, tx, key, treasury, atMs));
+    return refused === null ? { kind: "written", key } : { kind: "unknown", note: refused };
+  } catch (error) {
+    if (isAppError(error, "LEDGER_INVARIANT") || isAppError(error, "RECONCILE_MISMATCH")) {
+      return { kind: "unknown", note: error.message };
+    }
+    throw error;
+  }
+}
+
+/** The effects of one command; a string says why they cannot be written (nothing is). */
+function write(db: Db, tx: ConfirmedTransaction, key: CommandKey, treasury: string, atMs: number): string | null {
+  switch (key.kind) {
+    case "payouts":
+      return writePayouts(db, tx, key.items, treasury, atMs);
+    case "sweeps":
+      return writeSweeps(db, tx, key.tokenIds, atMs);
+    case "withdrawal":
+      return writeWithdrawal(db, tx, key.withdrawalId, treasury, atMs);
+    case "burn-buy":
+      return adoptBurnBuy(db, { ...key, signature: tx.signature, atMs });
+    case "burn":
+      return adoptBurnSent(db, { buyId: key.buyId, signature: tx.signature });
+    case "anchor":
+      return writeAnchor(db, tx, key.anchorId, atMs);
+  }
+}
+
+function mismatch(message: string): AppError {
+  return new AppError("RECONCILE_MISMATCH", message);
+}
+
+interface PayoutRow {
+  id: bigint;
+  idpUserId: string;
+  lamports: bigint;
+  wallet: string;
+  status: string;
+  signature: string | null;
+}
+
+function payoutRow(db: Db, id: number): PayoutRow | null {
+  return db.$client
+    .query<PayoutRow, [id: number]>(
+      "SELECT id, idp_user_id AS idpUserId, lamports, wallet, status, signature FROM payouts WHERE id = ?",
+    )
+    .get(id);
+}
+
+function writePayouts(
+  db: Db,
+  tx: ConfirmedTransaction,
+  items: Extract<CommandKey, { kind: "payouts" }>["items"],
+  treasury: string,
+  atMs: number,
+): string | null {
+  const transfers = transfersFrom(tx, treasury);
+  if (transfers.length !== items.length)
+    return `its memo names ${items.length} payouts for ${transfers.length} transfers`;
+  const c = db.$client;
+  items.forEach((item, i) => {
+    const transfer = transfers[i]!;
+    const row = payoutRow(db, item.payoutId);
+    if (row) {
+      if (row.signature === tx.signature) return;
+      const same =
+        row.idpUserId === item.idpUserId && BigInt(row.lamports) === transfer.lamports && row.wallet === transfer.to;
+      if (!same || (row.status !== "queued" && row.status !== "held")) {
+        throw mismatch(`payout ${item.payoutId} of the database differs from the one the transaction paid`);
+      }
+      c.query<never, [signature: string, atMs: number, id: number]>(
+        "UPDATE payouts SET status = 'sent', signature = ?, last_valid_block_height = 0, sent_at_ms = ? WHERE id = ?",
+      ).run(tx.signature, atMs, item.payoutId);
+      return;
+    }
+    const replaced = item.replacesId === null ? null : payoutRow(db, item.replacesId);
+    c.query<
+      never,
+      [
+        id: number,
+        idpUserId: string,
+        lamports: bigint,
+        wallet: string,
+        kind: string,
+        replacesId: number | null,
+        signature: string,
+        atMs: number,
+      ]
+    >(
+      `INSERT INTO payouts (id, idp_user_id, lamports, wallet, kind, status, replaces_id, signature, last_valid_block_height, created_at_ms, sent_at_ms)
+       VALUES (?, ?, ?, ?, ?, 'sent', ?, ?, 0, ?8, ?8)`,
+    ).run(
+      item.payoutId,
+      item.idpUserId,
+      transfer.lamports,
+      transfer.to,
+      item.kind,
+      replaced ? item.replacesId : null,
+      tx.signature,
+      atMs,
+    );
+    if (replaced && replaced.status === "sent") {
+      // The payout it replaced was in flight in the backup and provably expired since: its
+      // reservation moves to this one, and it must never be resolved (and replaced) again.
+      if (replaced.idpUserId !== item.idpUserId || BigInt(replaced.lamports) !== transfer.lamports) {
+        throw mismatch(`payout ${item.payoutId} does not owe what payout ${item.replacesId} it replaces owed`);
+      }
+      replacePayout(db, Number(replaced.id), item.payoutId, transfer.lamports, atMs);
+      c.query<never, [id: bigint]>("UPDATE payouts SET status = 'replaced' WHERE id = ?").run(replaced.id);
+    } else if (replaced) {
+      throw mismatch(`payout ${item.replacesId}, replaced on chain, is ${replaced.status} in the database`);
+    } else {
+      // Queued after the backup: its reservation is made as the claim (or autopay) made it.
+      reservePayout(db, item.payoutId, item.idpUserId, transfer.lamports, atMs);
+    }
+    appendFeedEvent(db, "payout", item.payoutId, atMs);
+  });
+  return null;
+}
+
+function writeSweeps(db: Db, tx: ConfirmedTransaction, tokenIds: readonly number[], atMs: number): string | null {
+  const c = db.$client;
+  for (const tokenId of tokenIds) {
+    const token = c.query<{ id: bigint }, [id: number]>("SELECT id FROM tokens WHERE id = ?").get(tokenId);
+    if (!token) return `it swept token ${tokenId}, which the database does not hold`;
+  }
+  for (const tokenId of tokenIds) {
+    c.query<never, [tokenId: number, signature: string, atMs: number]>(
+      `INSERT INTO sweeps (token_id, signature, last_valid_block_height, status, created_at_ms)
+       VALUES (?, ?, 0, 'sent', ?) ON CONFLICT (signature, token_id) DO NOTHING`,
+    ).run(tokenId, tx.signature, atMs);
+  }
+  return null;
+}
+
+interface WithdrawalRow {
+  lamports: bigint;
+  wallet: string;
+  status: string;
+  signature: string | null;
+}
+
+function writeWithdrawal(
+  db: Db,
+  tx: ConfirmedTransaction,
+  withdrawalId: number,
+  treasury: string,
+  atMs: number,
+): string | null {
+  const transfers = transfersFrom(tx, treasury);
+  if (transfers.length !== 1) return `a withdrawal moves one transfer, this one ${transfers.length}`;
+  const transfer = transfers[0]!;
+  const c = db.$client;
+  const row = c
+    .query<WithdrawalRow, [id: number]>("SELECT lamports, wallet, status, signature FROM withdrawals WHERE id = ?")
+    .get(withdrawalId);
+  if (row) {
+    if (row.signature === tx.signature) return null;
+    if (row.status !== "queued" || BigInt(row.lamports) !== transfer.lamports || row.wallet !== transfer.to) {
+      throw mismatch(`withdrawal ${withdrawalId} of the database differs from the one the transaction made`);
+    }
+    c.query<never, [signature: string, atMs: number, id: number]>(
+      "UPDATE withdrawals SET status = 'sent', signature = ?, last_valid_block_height = 0, sent_at_ms = ? WHERE id = ?",
+    ).run(tx.signature, atMs, withdrawalId);
+    return null;
+  }
+  c.query<never, [id: number, lamports: bigint, wallet: string, signature: string, atMs: number]>(
+    `INSERT INTO withdrawals (id, lamports, wallet, reason, actor, status, signature, last_valid_block_height, created_at_ms, sent_at_ms)
+     VALUES (?, ?, ?, 'made after the backup; recreated from the chain', 'reconciliation', 'sent', ?, 0, ?5, ?5)`,
+  ).run(withdrawalId, transfer.lamports, transfer.to, tx.signature, atMs);
+  reserveWithdrawal(db, withdrawalId, transfer.lamports, atMs);
+  return null;
+}
+
+/** Anchors move no money: the snapshot's anchor is noted when the backup holds the snapshot. */
+function writeAnchor(db: Db, tx: ConfirmedTransaction, anchorId: number, atMs: number): string | null {
+  db.$client
+    .query<never, [signature: string, atMs: number, id: number]>(
+      `UPDATE liability_snapshots SET anchor_signature = ?, anchor_last_valid_block_height = 0, anchor_wire = NULL,
+         anchored_at_ms = ? WHERE id = ? AND anchored_at_ms IS NULL`,
+    )
+    .run(tx.signature, tx.blockTime?.getTime() ?? atMs, anchorId);
+  return null;
+}

@@ -1,0 +1,159 @@
+/**
+ * The reconciliation with the chain, run as the first step of every payouts run (before anything
+ * is sent): when the database was restored, or when the treasury's newest transactions hold one
+ * the database does not know, the treasury's history since the last known transaction is read and
+ * every unknown transaction applied, oldest first, each to the end (its outcome booked by its own
+ * job's resolution) before the next. Money stays halted meanwhile (custody's `reconciling`
+ * incident); a transaction nobody can account for leaves it halted behind an `unknown-transaction`
+ * incident for the operator. Every step is idempotent: a crash anywhere is continued next run.
+ */
+import type { Db } from "../../db/client";
+import type { ChainServices } from "../chain/services";
+import { crashPoint, type JobContext } from "../jobs";
+import { type BurnJobDeps, resolveBurnSignature, sentBuySignatures } from "../burns";
+import { log } from "../lib/log";
+import { type PayoutJobDeps, resolvePayoutSignature, resolveSentWithdrawals } from "../payouts";
+import { resolveSentSweeps, resolveSweepSignature, type SweepJobDeps } from "../sweeps";
+import { applyTransaction } from "./apply";
+import { DEFAULT_SCAN, newestUnknown, type ScanOptions, scanHistory } from "./scan";
+import {
+  activeReconciliation,
+  finishReconciliation,
+  isKnownSignature,
+  pendingItems,
+  type Reconciliation,
+  type ReconciliationItem,
+  releaseHold,
+  restoredAtMs,
+  saveScan,
+  settleItem,
+  startReconciliation,
+} from "./store";
+
+export interface ReconcileDeps {
+  db: Db;
+  chain: ChainServices;
+  now: () => number;
+  payouts: PayoutJobDeps;
+  sweeps: SweepJobDeps;
+  burns: BurnJobDeps;
+  /** transactions applied in one run at most (the rest next run) */
+  itemsPerRun?: number;
+  scan?: ScanOptions;
+}
+
+export interface ReconcileReport {
+  /** clean: nothing to reconcile; waiting: an item waits on the chain (finality) */
+  status: "clean" | "waiting" | "applying" | "done" | "blocked";
+  applied: number;
+  unknown: number;
+}
+
+const ITEMS_PER_RUN = 500;
+
+export async function reconcileWithChain(deps: ReconcileDeps, ctx: JobContext): Promise<ReconcileReport> {
+  const { db } = deps;
+  const list = deps.chain.reader.signaturesForAddress?.bind(deps.chain.reader);
+  const treasury = deps.chain.treasury.publicKey.toBase58();
+  const known = (signature: string) => isKnownSignature(db, signature);
+  let active = activeReconciliation(db);
+  if (!active) {
+    const restored = restoredAtMs(db) !== null;
+    // A reader that cannot page history (a test's fake) has nothing to reconcile against.
+    if (!list || (!restored && !(await newestUnknown(list, treasury, known)))) {
+      releaseHold(db, deps.now());
+      return { status: "clean", applied: 0, unknown: 0 };
+    }
+    active = startReconciliation(db, restored ? "restore" : "start", deps.now());
+    log.warn("reconciling the books with the treasury's history before money moves", { reason: active.reason });
+  }
+  if (active.status === "scanning") {
+    const scan = await scanHistory(list!, treasury, known, deps.scan ?? DEFAULT_SCAN);
+    saveScan(db, active.id, scan);
+    crashPoint("reconcile:after-scan");
+  }
+  const report: ReconcileReport = { status: "applying", applied: 0, unknown: 0 };
+  // What the backup held in flight is settled first: a sweep it knew, credited since, pays for
+  // payouts further on; a buy it knew must be bought before the burn of it that follows.
+  if ((await settleKnown(deps, ctx)) > 0) return { ...report, status: "waiting" };
+  for (let n = 0; n < (deps.itemsPerRun ?? ITEMS_PER_RUN) && !ctx.signal.aborted; n++) {
+    const [item] = pendingItems(db, active.id, 1);
+    if (!item) return finish(db, active, deps.now(), report);
+    const step = await applyItem(deps, ctx, item, treasury);
+    if (step === "wait") return { ...report, status: "waiting" };
+    if (step === "unknown") report.unknown++;
+    else report.applied++;
+  }
+  return pendingItems(db, active.id, 1).length === 0 ? finish(db, active, deps.now(), report) : report;
+}
+
+async function settleKnown(deps: ReconcileDeps, ctx: JobContext): Promise<number> {
+  let waiting = await resolveSentSweeps(deps.sweeps, ctx);
+  for (const signature of sentBuySignatures(deps.db)) waiting += await resolveBurnSignature(deps.burns, ctx, signature);
+  return waiting;
+}
+
+function finish(db: Db, active: Reconciliation, atMs: number, report: ReconcileReport): ReconcileReport {
+  const done = finishReconciliation(db, active.id, atMs);
+  log.warn("reconciliation with the chain finished", {
+    status: done.status,
+    scanned: done.scanned,
+    applied: done.applied,
+    unknown: done.unknown,
+  });
+  return { ...report, status: done.status === "blocked" ? "blocked" : "done" };
+}
+
+/** One transaction, to the end: its effects written, then its outcome booked by its job. */
+async function applyItem(
+  deps: ReconcileDeps,
+  ctx: JobContext,
+  item: ReconciliationItem,
+  treasury: string,
+): Promise<"settled" | "unknown" | "wait"> {
+  const tx = await deps.chain.reader.getTransaction(item.signature);
+  if (!tx) return "wait";
+  const outcome = applyTransaction(deps.db, tx, treasury, deps.now());
+  if (outcome.kind === "ignored") {
+    settleItem(deps.db, { signature: item.signature, status: "ignored", kind: null, note: outcome.note });
+    return "settled";
+  }
+  if (outcome.kind === "unknown") {
+    log.error("a treasury transaction the service cannot account for", {
+      signature: item.signature,
+      why: outcome.note,
+    });
+    settleItem(deps.db, { signature: item.signature, status: "unknown", kind: null, note: outcome.note });
+    return "unknown";
+  }
+  const { key } = outcome;
+  crashPoint("reconcile:after-write");
+  let waiting = 0;
+  switch (key.kind) {
+    case "payouts":
+      waiting = await resolvePayoutSignature(deps.payouts, ctx, item.signature);
+      break;
+    case "sweeps":
+      waiting = await resolveSweepSignature(deps.sweeps, ctx, item.signature);
+      break;
+    case "withdrawal":
+      waiting = await resolveSentWithdrawals(deps.payouts, ctx, {
+        sent: 0,
+        confirmed: 0,
+        failed: 0,
+        requeued: 0,
+        pending: 0,
+      });
+      break;
+    case "burn-buy":
+    case "burn":
+      waiting = await resolveBurnSignature(deps.burns, ctx, item.signature);
+      break;
+    case "anchor":
+      break;
+  }
+  if (waiting > 0) return "wait";
+  crashPoint("reconcile:after-resolve");
+  settleItem(deps.db, { signature: item.signature, status: "applied", kind: key.kind, note: null });
+  return "settled";
+}

@@ -1,0 +1,79 @@
+/**
+ * Reading the treasury's history back to what the database knows. Signatures come newest first;
+ * the scan stops once it is `slotsPastKnown` slots older than the first signature the database
+ * knows. Not at that first one: a transaction saved before the backup may land after one saved
+ * later (its blockhash was older, its send slower), so unknown ones can sit a little below a known
+ * one, never more than a blockhash's lifetime (150 blocks) below it.
+ */
+import type { ChainReader } from "../chain/ports";
+import { AppError } from "../lib/errors";
+
+export interface ScanOptions {
+  /** signatures a page asks for (the RPC's maximum is 1,000) */
+  pageLimit: number;
+  /** the most signatures read in one scan; past it the scan stops and says so */
+  scannedMax: number;
+  /** how far below the first known signature unknown ones are still looked for */
+  slotsPastKnown: bigint;
+}
+
+export const DEFAULT_SCAN: ScanOptions = { pageLimit: 1_000, scannedMax: 100_000, slotsPastKnown: 512n };
+
+export interface ScanResult {
+  scanned: number;
+  /** unknown signatures, oldest first */
+  unknown: { signature: string; slot: bigint }[];
+  /** why the scan stopped short of a known signature, or null */
+  detail: string | null;
+}
+
+type Lister = NonNullable<ChainReader["signaturesForAddress"]>;
+
+export async function scanHistory(
+  list: Lister,
+  address: string,
+  isKnown: (signature: string) => boolean,
+  options: ScanOptions = DEFAULT_SCAN,
+): Promise<ScanResult> {
+  const unknown: { signature: string; slot: bigint }[] = [];
+  let scanned = 0;
+  let firstKnownSlot: bigint | null = null;
+  let before: string | undefined;
+  for (;;) {
+    const page = await list(address, { before, limit: options.pageLimit });
+    for (const entry of page) {
+      scanned++;
+      if (firstKnownSlot !== null && entry.slot + options.slotsPastKnown < firstKnownSlot) {
+        return { scanned, unknown: unknown.reverse(), detail: null };
+      }
+      if (isKnown(entry.signature)) firstKnownSlot ??= entry.slot;
+      else unknown.push({ signature: entry.signature, slot: entry.slot });
+    }
+    if (page.length < options.pageLimit) {
+      // The history's start: everything the node has was read.
+      const detail =
+        firstKnownSlot === null && scanned > 0
+          ? "the treasury's history holds no transaction the database knows"
+          : null;
+      return { scanned, unknown: unknown.reverse(), detail };
+    }
+    if (scanned >= options.scannedMax) {
+      throw new AppError(
+        "UNAVAILABLE",
+        `the treasury's history since the last known transaction is longer than ${options.scannedMax} signatures`,
+      );
+    }
+    before = page[page.length - 1]!.signature;
+  }
+}
+
+/** Whether the newest `limit` treasury transactions hold one the database does not know. */
+export async function newestUnknown(
+  list: Lister,
+  address: string,
+  isKnown: (signature: string) => boolean,
+  limit = 25,
+): Promise<boolean> {
+  const page = await list(address, { limit });
+  return page.some((entry) => !isKnown(entry.signature));
+}

@@ -1,0 +1,252 @@
+/**
+ * The reconciliations' own rows (`reconciliations`, `reconciliation_items`, migration 0018). Every
+ * change of state is one immediate write, so a crash at any point leaves a reconciliation that the
+ * next run continues: a scan not saved is done again (reading is free of effects), an item is
+ * settled in the write that applies it.
+ */
+import type { Db } from "../../db/client";
+import { immediate } from "../../db/transaction";
+import { clearIncidents, raiseIncident } from "../custody";
+import { AppError } from "../lib/errors";
+
+export type ReconciliationStatus = "scanning" | "applying" | "done" | "blocked";
+export type ItemStatus = "pending" | "applied" | "ignored" | "unknown";
+
+export interface Reconciliation {
+  id: number;
+  reason: "restore" | "start";
+  status: ReconciliationStatus;
+  startedAtMs: number;
+  finishedAtMs: number | null;
+  scanned: number;
+  total: number;
+  applied: number;
+  unknown: number;
+  detail: string | null;
+}
+
+export interface ReconciliationItem {
+  signature: string;
+  position: number;
+  slot: bigint;
+}
+
+/** Settings key the restore leaves in the restored database: the next start reconciles it whole. */
+export const RESTORED_KEY = "restored_at_ms";
+/** How many unknown signatures an incident's detail names (it is cut at 500 characters anyway). */
+const NAMED_UNKNOWN_MAX = 4;
+
+const COLUMNS = `id, reason, status, started_at_ms AS startedAtMs, finished_at_ms AS finishedAtMs,
+  scanned, total, applied, unknown, detail`;
+
+interface Row {
+  id: bigint;
+  reason: "restore" | "start";
+  status: ReconciliationStatus;
+  startedAtMs: bigint;
+  finishedAtMs: bigint | null;
+  scanned: bigint;
+  total: bigint;
+  applied: bigint;
+  unknown: bigint;
+  detail: string | null;
+}
+
+function toReconciliation(r: Row): Reconciliation {
+  return {
+    id: Number(r.id),
+    reason: r.reason,
+    status: r.status,
+    startedAtMs: Number(r.startedAtMs),
+    finishedAtMs: r.finishedAtMs === null ? null : Number(r.finishedAtMs),
+    scanned: Number(r.scanned),
+    total: Number(r.total),
+    applied: Number(r.applied),
+    unknown: Number(r.unknown),
+    detail: r.detail,
+  };
+}
+
+/** The reconciliation in progress, or null. */
+export function activeReconciliation(db: Db): Reconciliation | null {
+  const row = db.$client
+    .query<Row, []>(
+      `SELECT ${COLUMNS} FROM reconciliations WHERE status IN ('scanning', 'applying') ORDER BY id DESC LIMIT 1`,
+    )
+    .get();
+  return row ? toReconciliation(row) : null;
+}
+
+/** The newest reconciliation in any state, or null when there never was one. */
+export function latestReconciliation(db: Db): Reconciliation | null {
+  const row = db.$client.query<Row, []>(`SELECT ${COLUMNS} FROM reconciliations ORDER BY id DESC LIMIT 1`).get();
+  return row ? toReconciliation(row) : null;
+}
+
+/**
+ * Holds money (a `reconciling` incident) until the reconciliation job has checked the treasury's
+ * history: at every start of the jobs, and in a database a restore just put back (with the
+ * marker that makes the next check a reconciliation whatever the chain's newest transaction is).
+ */
+export function holdForReconciliation(db: Db, why: "start" | "restore", atMs: number): void {
+  immediate(db, () => {
+    if (why === "restore") {
+      db.$client
+        .query<never, [key: string, value: string]>(
+          "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2",
+        )
+        .run(RESTORED_KEY, String(atMs));
+    }
+    raiseIncident(db, {
+      kind: "reconciling",
+      detail:
+        why === "restore"
+          ? "restored from a backup: the books are checked against the treasury's history before money moves"
+          : "the treasury's history since the last start is checked before money moves",
+      atMs,
+    });
+  });
+}
+
+/** When the database was restored and not yet reconciled; null otherwise. */
+export function restoredAtMs(db: Db): number | null {
+  const row = db.$client
+    .query<{ value: string }, [key: string]>("SELECT value FROM settings WHERE key = ?")
+    .get(RESTORED_KEY);
+  return row ? Number(row.value) : null;
+}
+
+/** Nothing to reconcile: the hold taken at start is let go. */
+export function releaseHold(db: Db, atMs: number): void {
+  immediate(db, () => {
+    if (activeReconciliation(db)) return;
+    clearIncidents(db, ["reconciling"], atMs);
+  });
+}
+
+export function startReconciliation(db: Db, reason: "restore" | "start", atMs: number): Reconciliation {
+  return immediate(db, () => {
+    const active = activeReconciliation(db);
+    if (active) return active;
+    raiseIncident(db, {
+      kind: "reconciling",
+      detail: "the books are being reconciled with the treasury's history; money moves again when it is done",
+      atMs,
+    });
+    const row = db.$client
+      .query<Row, [reason: string, atMs: number]>(
+        `INSERT INTO reconciliations (reason, status, started_at_ms) VALUES (?, 'scanning', ?) RETURNING ${COLUMNS}`,
+      )
+      .get(reason, atMs);
+    return toReconciliation(row!);
+  });
+}
+
+/** The scan's result, oldest first: the items to apply. Saved whole or not at all. */
+export function saveScan(
+  db: Db,
+  id: number,
+  scan: { scanned: number; unknown: readonly { signature: string; slot: bigint }[]; detail: string | null },
+): void {
+  immediate(db, () => {
+    const c = db.$client;
+    const moved = c
+      .query<never, [scanned: number, total: number, detail: string | null, id: number]>(
+        "UPDATE reconciliations SET status = 'applying', scanned = ?, total = ?, detail = ? WHERE id = ? AND status = 'scanning'",
+      )
+      .run(scan.scanned, scan.unknown.length, scan.detail, id);
+    if (moved.changes !== 1) throw new AppError("LEDGER_INVARIANT", `reconciliation ${id} is not scanning`);
+    const insert = c.query<never, [signature: string, id: number, position: number, slot: bigint]>(
+      `INSERT INTO reconciliation_items (signature, reconciliation_id, position, slot, status)
+       VALUES (?, ?, ?, ?, 'pending') ON CONFLICT (signature) DO NOTHING`,
+    );
+    scan.unknown.forEach((item, position) => {
+      insert.run(item.signature, id, position, item.slot);
+    });
+  });
+}
+
+export function pendingItems(db: Db, id: number, limit: number): ReconciliationItem[] {
+  return db.$client
+    .query<{ signature: string; position: bigint; slot: bigint }, [id: number, limit: number]>(
+      `SELECT signature, position, slot FROM reconciliation_items
+        WHERE reconciliation_id = ? AND status = 'pending' ORDER BY position LIMIT ?`,
+    )
+    .all(id, limit)
+    .map((r) => ({ signature: r.signature, position: Number(r.position), slot: BigInt(r.slot) }));
+}
+
+/**
+ * Settles one item. Inside the caller's write when it applies money (the item and its effects are
+ * one write); on its own otherwise.
+ */
+export function settleItem(
+  db: Db,
+  item: { signature: string; status: Exclude<ItemStatus, "pending">; kind: string | null; note: string | null },
+): void {
+  const work = () => {
+    const c = db.$client;
+    const row = c
+      .query<
+        { reconciliationId: bigint },
+        [status: string, kind: string | null, note: string | null, signature: string]
+      >(
+        `UPDATE reconciliation_items SET status = ?, kind = ?, note = ? WHERE signature = ? AND status = 'pending'
+         RETURNING reconciliation_id AS reconciliationId`,
+      )
+      .get(item.status, item.kind, item.note?.slice(0, 300) ?? null, item.signature);
+    if (!row) return;
+    const column = item.status === "unknown" ? "unknown" : "applied";
+    c.query<never, [id: bigint]>(`UPDATE reconciliations SET ${column} = ${column} + 1 WHERE id = ?`).run(
+      row.reconciliationId,
+    );
+  };
+  if (db.$client.inTransaction) work();
+  else immediate(db, work);
+}
+
+/**
+ * Every item settled: done, and money may move again; or blocked, with an incident naming the
+ * treasury transactions nobody can account for (money stays halted until an operator resumes).
+ */
+export function finishReconciliation(db: Db, id: number, atMs: number): Reconciliation {
+  return immediate(db, () => {
+    const c = db.$client;
+    const unknown = c
+      .query<{ signature: string; note: string | null }, [id: number]>(
+        "SELECT signature, note FROM reconciliation_items WHERE reconciliation_id = ? AND status = 'unknown' ORDER BY position",
+      )
+      .all(id);
+    const status: ReconciliationStatus = unknown.length > 0 ? "blocked" : "done";
+    c.query<never, [status: string, atMs: number, id: number]>(
+      "UPDATE reconciliations SET status = ?, finished_at_ms = ? WHERE id = ?",
+    ).run(status, atMs, id);
+    c.query<never, [key: string]>("DELETE FROM settings WHERE key = ?").run(RESTORED_KEY);
+    if (unknown.length > 0) {
+      const named = unknown
+        .slice(0, NAMED_UNKNOWN_MAX)
+        .map((u) => u.signature)
+        .join(", ");
+      const more = unknown.length > NAMED_UNKNOWN_MAX ? ` and ${unknown.length - NAMED_UNKNOWN_MAX} more` : "";
+      raiseIncident(db, {
+        kind: "unknown-transaction",
+        detail: `treasury transactions the service cannot account for: ${named}${more}`,
+        atMs,
+      });
+    }
+    clearIncidents(db, ["reconciling"], atMs);
+    const row = c.query<Row, [id: number]>(`SELECT ${COLUMNS} FROM reconciliations WHERE id = ?`).get(id);
+    return toReconciliation(row!);
+  });
+}
+
+/** Whether the service knows this treasury signature: it signed it (journal) or a reconciliation read it. */
+export function isKnownSignature(db: Db, signature: string): boolean {
+  const row = db.$client
+    .query<{ known: bigint | number }, [signature: string]>(
+      `SELECT EXISTS (SELECT 1 FROM chain_transactions WHERE signature = ?1)
+           OR EXISTS (SELECT 1 FROM reconciliation_items WHERE signature = ?1) AS known`,
+    )
+    .get(signature);
+  return Number(row?.known ?? 0) === 1;
+}
