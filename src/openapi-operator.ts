@@ -233,8 +233,14 @@ export const OPERATOR_PATHS: Record<string, Record<string, Json>> = {
   },
   "/api/admin/incidents": {
     get: operation("listIncidents", {
-      summary: "Custody incidents, newest first, and the one halting money movements if any",
-      ok: object({ halted: { type: ["object", "null"] }, incidents: { type: "array", items: { type: "object" } } }),
+      summary:
+        "Custody incidents, newest first, the one halting money movements if any, and the newest reconciliation with the chain",
+      ok: object({
+        halted: { type: ["object", "null"] },
+        incidents: { type: "array", items: { type: "object" } },
+        /** the newest reconciliation with the chain (src/reconcile) and its progress; null when there never was one */
+        reconciliation: { type: ["object", "null"] },
+      }),
       errors: [404, 429],
     }),
   },

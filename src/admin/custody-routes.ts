@@ -18,6 +18,7 @@ import {
   type Withdrawal,
 } from "../custody";
 import { approveHeldPayout, heldPayouts, refuseHeldPayout } from "../payouts";
+import { latestReconciliation, type Reconciliation } from "../reconcile";
 import { owedForReserves } from "../proof";
 import { immediate } from "../../db/transaction";
 import { CACHE } from "../http/cache";
@@ -49,6 +50,19 @@ function optionalReason(body: Record<string, unknown>): string | null {
 function payoutIdOf(raw: string): number {
   if (!/^[1-9]\d{0,15}$/.test(raw)) throw refuse("The payout id must be a positive whole number.");
   return Number(raw);
+}
+
+function reconciliationJson(r: Reconciliation) {
+  return {
+    status: r.status,
+    reason: r.reason,
+    scanned: r.scanned,
+    total: r.total,
+    applied: r.applied,
+    unknown: r.unknown,
+    startedAt: new Date(r.startedAtMs).toISOString(),
+    finishedAt: r.finishedAtMs === null ? null : new Date(r.finishedAtMs).toISOString(),
+  };
 }
 
 function incidentJson(i: Incident) {
@@ -102,9 +116,11 @@ export function custodyRoutes(ctx: AppContext) {
       ({ request }) => {
         guard(request);
         const halt = moneyHalt(ctx.db);
+        const reconciliation = latestReconciliation(ctx.db);
         return {
           halted: halt ? incidentJson(halt) : null,
           incidents: listIncidents(ctx.db, 100).map(incidentJson),
+          reconciliation: reconciliation ? reconciliationJson(reconciliation) : null,
         };
       },
       hidden,

@@ -8,6 +8,38 @@ import { h } from "../dom";
 import { lamportsToSol, solToLamports } from "../money";
 import { errorBox, longValue, notice, table, time } from "../ui";
 
+/** The newest reconciliation of the books with the treasury's history (src/reconcile). */
+interface ReconciliationView {
+  status: "scanning" | "applying" | "done" | "blocked";
+  reason: "restore" | "start";
+  scanned: number;
+  total: number;
+  applied: number;
+  unknown: number;
+  startedAt: string;
+  finishedAt: string | null;
+}
+
+/** One line on its progress: what was read, what is applied, what nobody can account for. */
+function reconciliationLine(r: ReconciliationView | null): HTMLElement | null {
+  if (!r) return null;
+  const why = r.reason === "restore" ? "after a restore" : "at a start that found an unknown treasury transaction";
+  const counts = `${r.applied} of ${r.total} treasury transactions applied (${r.scanned} read), ${r.unknown} unknown`;
+  const running = r.status === "scanning" || r.status === "applying";
+  return h(
+    "p",
+    { id: "admin-reconciliation" },
+    running ? "Reconciling with the chain " : `Last reconciliation with the chain (${r.status}) `,
+    why,
+    ": ",
+    counts,
+    ". Started ",
+    time(r.startedAt),
+    r.finishedAt ? h("span", null, ", finished ", time(r.finishedAt)) : "",
+    ".",
+  );
+}
+
 interface IncidentView {
   id: number;
   kind: string;
@@ -58,7 +90,10 @@ export async function loadCustody(
   status: HTMLElement,
 ): Promise<void> {
   const [incidents, held, withdrawals] = await Promise.all([
-    api<{ halted: IncidentView | null; incidents: IncidentView[] }>("/api/admin/incidents", { signal }),
+    api<{ halted: IncidentView | null; incidents: IncidentView[]; reconciliation: ReconciliationView | null }>(
+      "/api/admin/incidents",
+      { signal },
+    ),
     api<{ payouts: HeldPayoutView[] }>("/api/admin/payouts/held", { signal }),
     api<{ configured: boolean; withdrawableLamports: string | null; withdrawals: WithdrawalView[] }>(
       "/api/admin/withdrawals",
@@ -91,6 +126,7 @@ export async function loadCustody(
         h("p", null, resume),
       )
     : notice("Money moves: no breaker has tripped.", "ok");
+  const reconciliationBox = reconciliationLine(incidents.reconciliation);
 
   const incidentList =
     incidents.incidents.length === 0
@@ -221,6 +257,7 @@ export async function loadCustody(
 
   body.replaceChildren(
     haltBox,
+    ...(reconciliationBox ? [reconciliationBox] : []),
     h("h3", null, "Incidents"),
     incidentList,
     h("h3", null, "Payouts held for review"),
