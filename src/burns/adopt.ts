@@ -33,11 +33,12 @@ export function adoptBurnBuy(
   let total = 0n;
   const taken: number[] = [];
   for (const item of buy.orders) {
-    const orderId = pendingOrderFor(db, token.mint, item, taken, buy.atMs);
-    c.query<never, [buyId: number, orderId: number]>(
-      "UPDATE burn_orders SET status = 'buying', buy_id = ? WHERE id = ?",
-    ).run(buy.buyId, orderId);
-    taken.push(orderId);
+    for (const orderId of ordersFor(db, token.mint, item, taken, buy.atMs)) {
+      c.query<never, [buyId: number, orderId: number]>(
+        "UPDATE burn_orders SET status = 'buying', buy_id = ? WHERE id = ?",
+      ).run(buy.buyId, orderId);
+      taken.push(orderId);
+    }
     total += item.lamports;
   }
   c.query<never, [id: number, mint: string, signature: string, lamports: bigint, atMs: number]>(
@@ -47,45 +48,56 @@ export function adoptBurnBuy(
   return null;
 }
 
-/** A pending order holding exactly the item's lamports (cut from a larger one, or made again). */
-function pendingOrderFor(db: Db, mint: string, item: BurnOrderItem, taken: readonly number[], atMs: number): number {
+/**
+ * Pending orders holding exactly the item's lamports together. Taken as the burns job takes orders,
+ * oldest first among the mint's pending orders of the same source and user (the one the memo names
+ * first when it is pending here: ids match when the books were rebuilt in the same order), the last
+ * cut where the item ends; what the pending orders cannot cover is ordered again from the balance
+ * it came from (routing set after the backup is gone, the money it sent to a burn is not).
+ */
+function ordersFor(db: Db, mint: string, item: BurnOrderItem, taken: readonly number[], atMs: number): number[] {
   const c = db.$client;
-  const matches = `status = 'pending' AND mint = ?2 AND source = ?3 AND idp_user_id IS ?4 AND lamports >= ?5`;
-  const args = [mint, item.source, item.idpUserId, item.lamports] as const;
-  const found =
-    c
-      .query<OrderRow, [id: number, mint: string, source: string, user: string | null, lamports: bigint]>(
-        `SELECT id, lamports FROM burn_orders WHERE id = ?1 AND ${matches}`,
-      )
-      .get(item.orderId, ...args) ??
-    c
-      .query<OrderRow, [never: number, mint: string, source: string, user: string | null, lamports: bigint]>(
-        `SELECT id, lamports FROM burn_orders WHERE ?1 = ?1 AND ${matches} ORDER BY id LIMIT 1`,
-      )
-      .get(0, ...args);
-  if (found && !taken.includes(Number(found.id))) {
-    if (BigInt(found.lamports) > item.lamports) {
-      c.query<never, [lamports: bigint, id: bigint]>("UPDATE burn_orders SET lamports = ? WHERE id = ?").run(
-        item.lamports,
-        found.id,
-      );
-      c.query<never, [rest: bigint, id: bigint]>(
-        `INSERT INTO burn_orders (source, idp_user_id, mint, lamports, sweep_id, status, created_at_ms)
-         SELECT source, idp_user_id, mint, ?, sweep_id, 'pending', created_at_ms FROM burn_orders WHERE id = ?`,
-      ).run(BigInt(found.lamports) - item.lamports, found.id);
-    }
-    return Number(found.id);
-  }
-  const made = c
-    .query<{ id: bigint }, [source: string, user: string | null, mint: string, lamports: bigint, atMs: number]>(
-      `INSERT INTO burn_orders (source, idp_user_id, mint, lamports, sweep_id, status, created_at_ms)
-       VALUES (?, ?, ?, ?, NULL, 'pending', ?) RETURNING id`,
+  const pending = c
+    .query<OrderRow, [mint: string, source: string, user: string | null]>(
+      `SELECT id, lamports FROM burn_orders WHERE status = 'pending' AND mint = ? AND source = ? AND idp_user_id IS ?
+        ORDER BY id LIMIT 1000`,
     )
-    .get(item.source, item.idpUserId, mint, item.lamports, atMs);
-  const orderId = Number(made!.id);
-  // Throws LEDGER_INVARIANT when the balance cannot cover it: the reconciliation reports the buy.
-  orderBurn(db, { orderId, source: item.source, idpUserId: item.idpUserId, mint, lamports: item.lamports, atMs });
-  return orderId;
+    .all(mint, item.source, item.idpUserId)
+    .filter((o) => !taken.includes(Number(o.id)));
+  const named = pending.findIndex((o) => Number(o.id) === item.orderId);
+  if (named > 0) pending.unshift(...pending.splice(named, 1));
+  const out: number[] = [];
+  let left = item.lamports;
+  for (const order of pending) {
+    if (left === 0n) break;
+    const held = BigInt(order.lamports);
+    if (held > left) cutOrder(db, order.id, left, held);
+    out.push(Number(order.id));
+    left -= held > left ? left : held;
+  }
+  if (left > 0n) {
+    const made = c
+      .query<{ id: bigint }, [source: string, user: string | null, mint: string, lamports: bigint, atMs: number]>(
+        `INSERT INTO burn_orders (source, idp_user_id, mint, lamports, sweep_id, status, created_at_ms)
+         VALUES (?, ?, ?, ?, NULL, 'pending', ?) RETURNING id`,
+      )
+      .get(item.source, item.idpUserId, mint, left, atMs);
+    const orderId = Number(made!.id);
+    // Throws LEDGER_INVARIANT when the balance cannot cover it: the reconciliation reports the buy.
+    orderBurn(db, { orderId, source: item.source, idpUserId: item.idpUserId, mint, lamports: left, atMs });
+    out.push(orderId);
+  }
+  return out;
+}
+
+/** Cuts a pending order: `lamports` stay in it, the rest becomes a new pending order like it. */
+function cutOrder(db: Db, id: bigint, lamports: bigint, held: bigint): void {
+  const c = db.$client;
+  c.query<never, [lamports: bigint, id: bigint]>("UPDATE burn_orders SET lamports = ? WHERE id = ?").run(lamports, id);
+  c.query<never, [rest: bigint, id: bigint]>(
+    `INSERT INTO burn_orders (source, idp_user_id, mint, lamports, sweep_id, status, created_at_ms)
+     SELECT source, idp_user_id, mint, ?, sweep_id, 'pending', created_at_ms FROM burn_orders WHERE id = ?`,
+  ).run(held - lamports, id);
 }
 
 /** The burn of a buy the database holds `bought` is written `burning`; the job's resolution completes it. */

@@ -8,7 +8,10 @@
  *   a failed or expired buy returns its orders to pending; a failed or expired burn is retried.
  */
 import { createCloseAccountInstruction } from "@solana/spl-token";
-import type { TransactionInstruction } from "@solana/web3.js";
+import type { PublicKey, TransactionInstruction } from "@solana/web3.js";
+import { computeBudgetInstructions, MAX_COMPUTE_UNIT_LIMIT, withoutComputeBudget } from "../chain/landing";
+import { commandKeyMemo } from "../chain/memo";
+import { MAX_TRANSACTION_BYTES, measureTransaction } from "../chain/packing";
 import type { Db } from "../../db/client";
 import type { ChainServices } from "../chain/services";
 import { crashPoint } from "../jobs";
@@ -20,12 +23,14 @@ import { heldBackMints, recordTokenFailure, recordTokenSuccess } from "../jobs";
 import type { PreparedTransaction, TokenRef } from "../chain/ports";
 import { computeUnitFloorFor, journalOutcome, sentFromSlotOf } from "../landing";
 import {
+  burnBuyCommandKey,
   buyAttempt,
   buySpendOf,
   completeBurnBuy,
   failBurnBuy,
   markBurnBought,
   markBurnSent,
+  nextBurnBuyId,
   partOfGroup,
   pendingBurnGroups,
   type PendingBurnGroup,
@@ -161,6 +166,7 @@ async function advanceOne(deps: BurnJobDeps, ctx: JobContext, buy: BuyRow, repor
     // A burn sent again after its last one provably expired pays the next fee step.
     const attempt = buy.error === EXPIRED ? 1 : 0;
     const prepared = await deps.chain.sender.prepare(instructions, treasury, [], {
+      commandKey: { kind: "burn", buyId: id },
       job: "burn",
       attempt,
       computeUnitFloor: computeUnitFloorFor(deps.db, "burn", deps.now()),
@@ -342,14 +348,14 @@ export async function runBurnsJob(deps: BurnJobDeps, ctx: JobContext): Promise<B
       continue;
     }
     const token = deps.db.$client
-      .query<TokenRef, [mint: string]>("SELECT mint, creator FROM tokens WHERE mint = ?")
+      .query<TokenRef & { id: bigint }, [mint: string]>("SELECT id, mint, creator FROM tokens WHERE mint = ?")
       .get(group.mint);
     if (!token) {
       // Only tokens launched here can be bought through the launch-program port.
       report.skipped++;
       continue;
     }
-    await buyGroup(deps, ctx, report, group, token);
+    await buyGroup(deps, ctx, report, group, { mint: token.mint, creator: token.creator }, Number(token.id));
   }
   const deadline = Date.now() + (deps.settleTimeoutMs ?? 60_000);
   while (!ctx.signal.aborted) {
@@ -360,6 +366,34 @@ export async function runBurnsJob(deps: BurnJobDeps, ctx: JobContext): Promise<B
   return report;
 }
 
+/**
+ * How many of the key's orders, oldest first, a buy transaction can name: its instructions, the
+ * compute budget and the command key's memo within 1,232 bytes (and the memo within its bound).
+ * At least one: a buy of a single order that does not fit is refused by the sender.
+ */
+function ordersThatFit(
+  instructions: readonly TransactionInstruction[],
+  treasury: PublicKey,
+  key: ReturnType<typeof burnBuyCommandKey>,
+): number {
+  const own = [
+    ...computeBudgetInstructions(MAX_COMPUTE_UNIT_LIMIT, 0n),
+    ...withoutComputeBudget(instructions).instructions,
+  ];
+  const fits = (n: number): boolean => {
+    let memo: TransactionInstruction;
+    try {
+      memo = commandKeyMemo({ ...key, orders: key.orders.slice(0, n) }, treasury);
+    } catch {
+      return false;
+    }
+    return measureTransaction([...own, memo], treasury).sizeBytes <= MAX_TRANSACTION_BYTES;
+  };
+  let n = key.orders.length;
+  while (n > 1 && !fits(n)) n--;
+  return n;
+}
+
 /** Builds one mint's buy of its pending orders, saves it `sent` with its signature, then sends it. */
 async function buyGroup(
   deps: BurnJobDeps,
@@ -367,11 +401,16 @@ async function buyGroup(
   report: BurnRunReport,
   group: PendingBurnGroup,
   token: TokenRef,
+  tokenId: number,
 ): Promise<void> {
   const treasury = deps.chain.treasury;
   const maxImpactBps = deps.maxPriceImpactBps ?? DEFAULT_BURN_MAX_PRICE_IMPACT_BPS;
   let lamports = group.recipientLamports + group.platformLamports;
   let prepared: PreparedTransaction;
+  let part: PendingBurnGroup;
+  let buyKey: ReturnType<typeof burnBuyCommandKey>;
+  // The id the row will get, named by the transaction's command key: chosen before it is signed.
+  const buyId = nextBurnBuyId(deps.db);
   // A buy of a mint whose last buys provably expired pays the next fee step.
   const attempt = buyAttempt(deps.db, group.mint, EXPIRED);
   try {
@@ -401,7 +440,19 @@ async function buyGroup(
       }
       plan = await build(lamports);
     }
+    part = partOfGroup(group, lamports);
+    buyKey = burnBuyCommandKey(deps.db, { buyId, tokenId, group: part });
+    // Too many orders for one transaction with its command key: the oldest that fit are bought
+    // now (re-quoted for their smaller budget), the rest by the next runs.
+    const fitting = ordersThatFit(plan.instructions, treasury.publicKey, buyKey);
+    if (fitting < buyKey.orders.length) {
+      lamports = buyKey.orders.slice(0, fitting).reduce((n, o) => n + o.lamports, 0n);
+      plan = await build(lamports);
+      part = partOfGroup(group, lamports);
+      buyKey = burnBuyCommandKey(deps.db, { buyId, tokenId, group: part });
+    }
     prepared = await deps.chain.sender.prepare(plan.instructions, treasury, [], {
+      commandKey: buyKey,
       job: "burn-buy",
       attempt,
       computeUnitFloor: computeUnitFloorFor(deps.db, "burn-buy", deps.now()),
@@ -434,7 +485,9 @@ async function buyGroup(
   startBurnBuy(
     deps.db,
     {
-      group: partOfGroup(group, lamports),
+      id: buyId,
+      orders: buyKey.orders,
+      group: part,
       signature: prepared.signature,
       lastValidBlockHeight: prepared.lastValidBlockHeight,
       atMs: deps.now(),

@@ -11,6 +11,7 @@ import { appendFeedEvent } from "../ledger";
 import { recordSignedTransaction, type SignedTransaction } from "../landing";
 import { immediate } from "../../db/transaction";
 import { AppError } from "../lib/errors";
+import type { BurnOrderItem, CommandKey } from "../chain/command-key";
 
 export interface PendingBurnGroup {
   mint: string;
@@ -77,9 +78,50 @@ export function pendingBurnGroups(db: Db, limit: number): PendingBurnGroup[] {
   return [...groups.values()];
 }
 
+/**
+ * The id the next burn buy gets. The buy's transaction names it in its command key, so it is
+ * chosen before the transaction is signed and inserted as is (startBurnBuy's `id`); only the burns
+ * job inserts buys, under its lease, one at a time.
+ */
+export function nextBurnBuyId(db: Db): number {
+  const row = db.$client.query<{ next: bigint }, []>("SELECT COALESCE(MAX(id), 0) + 1 AS next FROM burn_buys").get();
+  return Number(row!.next);
+}
+
+/**
+ * What a buy's transaction is: its id, its token and the orders it spends (the cut one for the
+ * part it takes), read as they are now, as startBurnBuy will mark them `buying` (it checks they
+ * still are).
+ */
+export function burnBuyCommandKey(
+  db: Db,
+  buy: { buyId: number; tokenId: number; group: PendingBurnGroup },
+): CommandKey & { kind: "burn-buy" } {
+  const orders: BurnOrderItem[] = buy.group.orderIds.map((orderId) => {
+    const row = db.$client
+      .query<{ source: string; idpUserId: string | null; lamports: bigint }, [orderId: number, mint: string]>(
+        "SELECT source, idp_user_id AS idpUserId, lamports FROM burn_orders WHERE id = ? AND mint = ? AND status = 'pending'",
+      )
+      .get(orderId, buy.group.mint);
+    if (!row) throw new AppError("LEDGER_INVARIANT", `burn order ${orderId} is not pending`);
+    const platform = row.source === "platform";
+    return {
+      orderId,
+      lamports: buy.group.cut?.orderId === orderId ? buy.group.cut.lamports : BigInt(row.lamports),
+      source: platform ? "platform" : "recipient",
+      idpUserId: platform ? null : row.idpUserId,
+    };
+  });
+  return { kind: "burn-buy", buyId: buy.buyId, tokenId: buy.tokenId, orders };
+}
+
 export function startBurnBuy(
   db: Db,
   buy: {
+    /** the id its transaction's command key names (nextBurnBuyId); absent: SQLite's next */
+    id?: number;
+    /** the orders its transaction's command key names: the rows marked `buying` must be exactly these */
+    orders?: readonly BurnOrderItem[];
     group: PendingBurnGroup;
     signature: string;
     lastValidBlockHeight: bigint;
@@ -97,22 +139,44 @@ export function startBurnBuy(
     const row = c
       .query<
         { id: bigint },
-        [mint: string, signature: string, lastValidBlockHeight: bigint, lamports: bigint, atMs: number]
+        [
+          id: number | null,
+          mint: string,
+          signature: string,
+          lastValidBlockHeight: bigint,
+          lamports: bigint,
+          atMs: number,
+        ]
       >(
-        `INSERT INTO burn_buys (mint, signature, last_valid_block_height, status, lamports, created_at_ms)
-         VALUES (?, ?, ?, 'sent', ?, ?) RETURNING id`,
+        `INSERT INTO burn_buys (id, mint, signature, last_valid_block_height, status, lamports, created_at_ms)
+         VALUES (?, ?, ?, ?, 'sent', ?, ?) RETURNING id`,
       )
-      .get(buy.group.mint, buy.signature, buy.lastValidBlockHeight, total, buy.atMs);
+      .get(buy.id ?? null, buy.group.mint, buy.signature, buy.lastValidBlockHeight, total, buy.atMs);
     const buyId = Number(row!.id);
     if (buy.group.cut) splitOrder(db, buy.group.mint, buy.group.cut);
+    // The memo on chain and the rows saved here must name the same orders, amounts and accounts.
+    if (buy.orders && buy.orders.map((o) => o.orderId).join() !== buy.group.orderIds.join())
+      throw new AppError("LEDGER_INVARIANT", "the buy's command key names other orders than it takes");
+    const named = new Map((buy.orders ?? []).map((o) => [o.orderId, o]));
     let sum = 0n;
     for (const orderId of buy.group.orderIds) {
       const order = c
-        .query<{ lamports: bigint }, [buyId: number, orderId: number, mint: string]>(
-          "UPDATE burn_orders SET status = 'buying', buy_id = ? WHERE id = ? AND status = 'pending' AND mint = ? RETURNING lamports",
+        .query<
+          { lamports: bigint; source: string; idpUserId: string | null },
+          [buyId: number, orderId: number, mint: string]
+        >(
+          "UPDATE burn_orders SET status = 'buying', buy_id = ? WHERE id = ? AND status = 'pending' AND mint = ? RETURNING lamports, source, idp_user_id AS idpUserId",
         )
         .get(buyId, orderId, buy.group.mint);
       if (!order) throw new AppError("LEDGER_INVARIANT", `burn order ${orderId} is not pending`);
+      const expected = named.get(orderId);
+      if (
+        expected &&
+        (expected.source !== order.source ||
+          expected.idpUserId !== (order.source === "platform" ? null : order.idpUserId) ||
+          expected.lamports !== BigInt(order.lamports))
+      )
+        throw new AppError("LEDGER_INVARIANT", `burn order ${orderId} changed while the buy was prepared`);
       sum += BigInt(order.lamports);
     }
     if (sum !== total) throw new AppError("LEDGER_INVARIANT", "burn orders changed while the buy was prepared");

@@ -5,8 +5,9 @@
  * Compact ASCII, `fl1:<kind>:<body>`; ids and amounts in base 36; a user id that is a decimal
  * number (X's) as `~` and its base 36, any other percent-encoded (only the separators are escaped):
  *
- * - `fl1:p:<payout>.<c|a>.<user>[.r<replaced payout>],…` a payout batch, one item per transfer in
- *   instruction order (the transfer gives the wallet and the lamports)
+ * - `fl1:p:<payout>.<c|a>.<user>[.r<first payout>],…` a payout batch, one item per transfer in
+ *   instruction order (the transfer gives the wallet and the lamports); `r` names the first payout
+ *   of the chain of replacements the payout ends
  * - `fl1:s:<token>,…` a sweep batch, one item per token swept (the sweep rows are keyed by
  *   signature and token)
  * - `fl1:b:<buy>.<token>:<order>.<lamports>.<u|p>[.<user>],…` a burn buy: the buy's id, its token,
@@ -23,8 +24,13 @@ export interface PayoutItem {
   payoutId: number;
   kind: "claim" | "autopay";
   idpUserId: string;
-  /** the payout this one replaces (its transaction provably expired), or null */
-  replacesId: number | null;
+  /**
+   * When this payout replaces one whose transaction provably expired: the first payout of that
+   * chain of replacements (the claim's or the autopay's own), however many replaced it since; null
+   * for a first payout. The first, not the last: a restored database may hold the chain's start
+   * and none of the replacements made after the backup.
+   */
+  firstPayoutId: number | null;
 }
 
 export interface BurnOrderItem {
@@ -92,7 +98,7 @@ export function encodeCommandKey(key: CommandKey): string {
       return `${COMMAND_KEY_PREFIX}p:${key.items
         .map(
           (p) =>
-            `${id36(p.payoutId)}.${p.kind === "claim" ? "c" : "a"}.${userOut(p.idpUserId)}${p.replacesId === null ? "" : `.r${id36(p.replacesId)}`}`,
+            `${id36(p.payoutId)}.${p.kind === "claim" ? "c" : "a"}.${userOut(p.idpUserId)}${p.firstPayoutId === null ? "" : `.r${id36(p.firstPayoutId)}`}`,
         )
         .join(",")}`;
     case "sweeps":
@@ -163,7 +169,7 @@ function payoutItem(text: string): PayoutItem {
     payoutId: unid36(id),
     kind: kind === "c" ? "claim" : "autopay",
     idpUserId: userIn(user),
-    replacesId: replaced === undefined ? null : unid36(replaced.slice(1)),
+    firstPayoutId: replaced === undefined ? null : unid36(replaced.slice(1)),
   };
 }
 

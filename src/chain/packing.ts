@@ -7,9 +7,10 @@
  * - `measureTransaction(...)`: its wire size and account count.
  * - `packSweeps(items, options)`: greedily packs sweeps of many tokens into as few transactions as
  *   fit in 1,232 bytes, 64 accounts and the compute-unit cap; each batch carries its compute-budget
- *   instructions, the launch program's sweep instructions and the creator keys that must sign.
- *   Items the launch program has nothing to sweep for, or that cannot fit even alone, come back in
- *   `skipped` with a reason.
+ *   instructions, the launch program's sweep instructions, the creator keys that must sign and its
+ *   command key (the token ids it sweeps). The sender appends that key's memo when it signs; the
+ *   batch is measured with it. Items the launch program has nothing to sweep for, or that cannot
+ *   fit even alone, come back in `skipped` with a reason.
  */
 import {
   type AddressLookupTableAccount,
@@ -21,6 +22,8 @@ import {
   type TransactionInstruction,
   VersionedTransaction,
 } from "@solana/web3.js";
+import type { CommandKey } from "./command-key";
+import { commandKeyMemo, memoComputeUnits } from "./memo";
 import type { LaunchProgram, TokenRef, VaultReading } from "./ports";
 
 /** PACKET_DATA_SIZE: the largest transaction a validator accepts. */
@@ -103,6 +106,8 @@ export function measureTransaction(
 }
 
 export interface SweepItem {
+  /** the token's id in the service's database: what the batch's command key names */
+  tokenId: number;
   token: TokenRef;
   reading: VaultReading;
   /** the derived creator key of this token: it signs the move to the treasury */
@@ -126,6 +131,9 @@ export interface PackedSweep {
   instructions: TransactionInstruction[];
   /** creator keys to pass as extra signers (the treasury pays and signs separately) */
   signers: Keypair[];
+  /** the token ids swept, in instruction order: the sender appends it as the last instruction */
+  commandKey: CommandKey;
+  /** with the command key's memo */
   sizeBytes: number;
   accountCount: number;
   computeUnitLimit: number;
@@ -150,8 +158,16 @@ export function packSweeps(items: readonly SweepItem[], options: PackOptions): P
       batch.map(({ token, reading }) => ({ token, reading })),
       options.treasury,
     );
+    const commandKey: CommandKey = { kind: "sweeps", tokenIds: batch.map((item) => item.tokenId) };
+    let memo: TransactionInstruction;
+    try {
+      memo = commandKeyMemo(commandKey, options.treasury);
+    } catch {
+      return null; // a key over the memo bound: the batch is too large whatever its bytes
+    }
     const computeUnitLimit = batch.reduce((n, item) => n + cuFor(item), 0);
-    if (computeUnitLimit > MAX_COMPUTE_UNITS) return null;
+    // The sender adds the memo's own units to the limit it falls back on (rpc.ts).
+    if (computeUnitLimit + memoComputeUnits(memo.data.length) > MAX_COMPUTE_UNITS) return null;
     // Both budget instructions are always counted: the sender sets the real price (and sizes the
     // limit by simulation) when it signs, and a u64 price takes the same bytes whatever it is.
     const budget = [
@@ -159,10 +175,10 @@ export function packSweeps(items: readonly SweepItem[], options: PackOptions): P
       ComputeBudgetProgram.setComputeUnitPrice({ microLamports: options.computeUnitPriceMicroLamports ?? 0n }),
     ];
     const instructions = [...budget, ...sweep];
-    const measure = measureTransaction(instructions, options.treasury, options.lookupTables);
+    const measure = measureTransaction([...instructions, memo], options.treasury, options.lookupTables);
     if (measure.sizeBytes > MAX_TRANSACTION_BYTES || measure.accountCount > MAX_TRANSACTION_ACCOUNTS) return null;
     const signers = signersOf(batch, instructions);
-    return { items: [...batch], instructions, signers, ...measure, computeUnitLimit };
+    return { items: [...batch], instructions, signers, commandKey, ...measure, computeUnitLimit };
   };
 
   const batches: PackedSweep[] = [];

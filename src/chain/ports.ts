@@ -7,6 +7,7 @@
  * Failures are `AppError`s with the chain codes of errors.ts (`isChainUnavailable`: retry later).
  */
 import type { Keypair, PublicKey, TransactionInstruction, VersionedTransaction } from "@solana/web3.js";
+import type { CommandKey } from "./command-key";
 
 export interface AccountSnapshot {
   lamports: bigint;
@@ -65,6 +66,14 @@ export interface ChainReader {
   getAccounts(addresses: readonly string[]): Promise<Map<string, AccountSnapshot | null>>;
   /** null when the node does not know the signature (yet). */
   getTransaction(signature: string): Promise<ConfirmedTransaction | null>;
+  /**
+   * An address's transactions, newest first, at most `limit` (1 to 1,000) older than `before`
+   * (getSignaturesForAddress at confirmed). Absent on readers that cannot page history.
+   */
+  signaturesForAddress?(
+    address: string,
+    options: { before?: string; limit: number },
+  ): Promise<{ signature: string; slot: bigint; err: string | null }[]>;
   /** searchHistory = true asks the node to look beyond its recent status cache. */
   getSignatureStatuses(
     signatures: readonly string[],
@@ -105,6 +114,12 @@ export interface PreparedTransaction {
 export type TransactionJob = "sweep" | "payouts" | "burn-buy" | "burn" | "anchor" | "withdrawal";
 
 export interface PrepareOptions {
+  /**
+   * What the transaction is: the sender appends it as the last instruction, a Memo signed by the
+   * payer (src/chain/memo.ts `commandKeyMemo`), so the treasury's history on chain is a journal of
+   * the service's money commands. A transaction too large with it is refused like any oversize one.
+   */
+  commandKey: CommandKey;
   job?: TransactionJob;
   /** 0 for a first attempt; n for the n-th replacement of a provably expired one (its price steps up) */
   attempt?: number;
@@ -126,13 +141,14 @@ export interface ChainSender {
    * Builds and signs; sends nothing. The caller saves `signature` and `lastValidBlockHeight` before
    * `send`. The sender adds the compute budget (a unit limit sized by simulation, a price from the
    * recent fees of the accounts it writes); ComputeBudget instructions given are replaced (a limit
-   * given is the fallback when the transaction cannot be simulated).
+   * given is the fallback when the transaction cannot be simulated). The command key's memo comes
+   * last, so the given instructions keep their indexes after the budget's two.
    */
   prepare(
     instructions: readonly TransactionInstruction[],
     payer: Keypair,
     extraSigners: readonly Keypair[],
-    options?: PrepareOptions,
+    options: PrepareOptions,
   ): Promise<PreparedTransaction>;
   /**
    * Sends exactly the prepared bytes (skipPreflight, no node retries) to every send endpoint. Safe

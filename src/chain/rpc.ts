@@ -33,6 +33,7 @@ import {
   type SignatureStatus,
   SolanaJSONRPCError,
   type TransactionInstruction,
+  type VersionedTransaction,
   type VersionedTransactionResponse,
 } from "@solana/web3.js";
 import bs58 from "bs58";
@@ -50,6 +51,8 @@ import {
   tableComputeUnits,
   withoutComputeBudget,
 } from "./landing";
+import type { CommandKey } from "./command-key";
+import { commandKeyMemo, memoComputeUnits } from "./memo";
 import { MAX_TRANSACTION_BYTES, compileTransaction } from "./packing";
 import type {
   AccountSnapshot,
@@ -554,6 +557,23 @@ function rpcReader(rpc: RpcContext): ChainReader {
       return tx ? toConfirmedTransaction(signature, tx) : null;
     },
 
+    async signaturesForAddress(address, options) {
+      const limit = Math.max(1, Math.min(1_000, Math.trunc(options.limit)));
+      const list = await call("getSignaturesForAddress", () =>
+        connection.getSignaturesForAddress(
+          new PublicKey(address),
+          { limit, ...(options.before ? { before: options.before } : {}) },
+          "confirmed",
+        ),
+      );
+      if (!Array.isArray(list)) throw chainUnavailable("CHAIN_BAD_RESPONSE", "getSignaturesForAddress: not a list");
+      return list.map((entry) => ({
+        signature: entry.signature,
+        slot: BigInt(entry.slot),
+        err: entry.err ? JSON.stringify(entry.err) : null,
+      }));
+    },
+
     async getSignatureStatuses(signatures, searchHistory) {
       const out = new Map<string, SignatureState | null>();
       for (let i = 0; i < signatures.length; i += GET_SIGNATURE_STATUSES_MAX) {
@@ -633,9 +653,12 @@ function rpcSender(rpc: RpcContext, reader: ChainReader, options: RpcChainOption
       given: readonly TransactionInstruction[],
       payer: Keypair,
       extraSigners: readonly Keypair[],
-      prepareOptions: PrepareOptions = {},
+      prepareOptions: PrepareOptions,
     ) {
-      const { instructions, givenLimit } = withoutComputeBudget(given);
+      const { instructions: own, givenLimit } = withoutComputeBudget(given);
+      // Last, so the job's own instructions keep their indexes; signed by the payer (the treasury).
+      const memo = commandKeyInstruction(prepareOptions.commandKey, payer);
+      const instructions = [...own, memo];
       const latest = await reader.getLatestBlockhash();
       const { blockhash, lastValidBlockHeight } = latest;
       const floor = prepareOptions.computeUnitFloor ?? 0;
@@ -646,11 +669,18 @@ function rpcSender(rpc: RpcContext, reader: ChainReader, options: RpcChainOption
         payer,
         extraSigners,
       );
-      const consumed = await simulatedUnits(rpc, probe.serialize());
+      // The probe has the final size (a price takes the same bytes whatever it is): an oversize
+      // transaction is refused before a simulation is spent on it.
+      const consumed = await simulatedUnits(rpc, wireWithinLimit(probe));
       const computeUnitLimit =
         consumed !== null
           ? computeUnitLimitFor(consumed, floor)
-          : Math.min(MAX_COMPUTE_UNIT_LIMIT, Math.max(floor, givenLimit ?? tableComputeUnits(instructions)));
+          : Math.min(
+              MAX_COMPUTE_UNIT_LIMIT,
+              // A limit given, or the table, sizes the job's own instructions; the command key's
+              // memo (whose units grow with its length) is added to either.
+              Math.max(floor, (givenLimit ?? tableComputeUnits(own)) + memoComputeUnits(memo.data.length)),
+            );
       const market = await marketPrice(rpc, writableAccountsOf(probe));
       const computeUnitPriceMicroLamports = priorityPrice({
         marketMicroLamports: market,
@@ -668,10 +698,7 @@ function rpcSender(rpc: RpcContext, reader: ChainReader, options: RpcChainOption
       if (unsigned(tx.signatures[0]!) || (!options.allowNodeCosigners && tx.signatures.some(unsigned))) {
         throw chainRejected("prepare: a required signer is missing");
       }
-      const wire = tx.serialize();
-      if (wire.length > MAX_TRANSACTION_BYTES) {
-        throw chainRejected(`prepare: transaction is ${wire.length} bytes, over ${MAX_TRANSACTION_BYTES}`);
-      }
+      const wire = wireWithinLimit(tx);
       return {
         signature: bs58.encode(tx.signatures[0]!),
         lastValidBlockHeight,
@@ -710,6 +737,30 @@ function rpcSender(rpc: RpcContext, reader: ChainReader, options: RpcChainOption
       }
     },
   };
+}
+
+function wireWithinLimit(tx: VersionedTransaction): Uint8Array {
+  let wire: Uint8Array;
+  try {
+    wire = tx.serialize();
+  } catch {
+    // web3.js throws when the bytes overrun its buffer: certainly too large
+    throw chainRejected(`prepare: transaction is over ${MAX_TRANSACTION_BYTES} bytes`);
+  }
+  if (wire.length > MAX_TRANSACTION_BYTES) {
+    throw chainRejected(`prepare: transaction is ${wire.length} bytes, over ${MAX_TRANSACTION_BYTES}`);
+  }
+  return wire;
+}
+
+/** The command key's memo; a key whose text alone is over the memo bound is refused like an oversize transaction. */
+function commandKeyInstruction(key: CommandKey, payer: Keypair): TransactionInstruction {
+  try {
+    return commandKeyMemo(key, payer.publicKey);
+  } catch (error) {
+    if (error instanceof RangeError) throw chainRejected(`prepare: the command key is too long (${error.message})`);
+    throw error;
+  }
 }
 
 /**
@@ -870,7 +921,9 @@ async function decideOutcome(
   // dropped with its fork; until then the transaction is landing, not landed.
   if (s.confirmationStatus !== "finalized") return { kind: "pending" };
   const slot = BigInt(s.slot);
-  if (s.err !== null && s.err !== undefined) return { kind: "failed", slot, error: describeError(s.err) };
+  if (s.err !== null && s.err !== undefined) {
+    return { kind: "failed", slot, error: await withBudgetExhaustion(rpc, signature, describeError(s.err)) };
+  }
   let blockTime: Date | null = null;
   try {
     const t = await call("getBlockTime", () => connection.getBlockTime(s.slot));
@@ -879,6 +932,22 @@ async function decideOutcome(
     // the time is informative only; the confirmation stands without it
   }
   return { kind: "confirmed", slot, blockTime };
+}
+
+/**
+ * A program that runs out of compute units fails as `ProgramFailedToComplete`; only its log says
+ * why ("exceeded CUs meter"). Every transaction now ends in the command key's memo, whose units
+ * grow with its length, so that is where a too-low limit usually runs out: the log's words are
+ * added to the error, which the journal reads to raise the job's next limit (landing.ts,
+ * `exceededComputeBudget`). Unknown when the logs cannot be read now: the outcome waits.
+ */
+async function withBudgetExhaustion(rpc: RpcContext, signature: string, error: string): Promise<string> {
+  if (!error.includes("ProgramFailedToComplete")) return error;
+  const tx = await rpc.call("getTransaction", () =>
+    rpc.connection.getTransaction(signature, { commitment: "finalized", maxSupportedTransactionVersion: 0 }),
+  );
+  const exhausted = tx?.meta?.logMessages?.find((line) => /exceeded CUs meter/i.test(line));
+  return exhausted ? `${error}: ${exhausted.replace(/^Program \S+ failed: /, "")}` : error;
 }
 
 function epochOf(result: unknown): { absoluteSlot: number; blockHeight: number } {

@@ -67,7 +67,12 @@ async function anchorOne(
   let { signature, lastValidBlockHeight, wire } = row;
   if (signature === null || lastValidBlockHeight === null || wire === null) {
     const instruction = chain.launchProgram.buildMemo(row.memo, chain.treasury.publicKey);
-    const prepared = await chain.sender.prepare([instruction], chain.treasury, [], { job: "anchor" });
+    // The anchor's own memo stays first (readers find `liabilities:` there); the sender adds the
+    // command key naming this snapshot as a second memo.
+    const prepared = await chain.sender.prepare([instruction], chain.treasury, [], {
+      commandKey: { kind: "anchor", anchorId: row.id },
+      job: "anchor",
+    });
     const saved = immediate(db, () => {
       const updated = c
         .query<never, [signature: string, lastValidBlockHeight: bigint, wire: Uint8Array, snapshotId: number]>(

@@ -4,13 +4,18 @@
  *     provably expired (replaced by a new queued payout); pending ones wait;
  *  2. unless claims are paused or money is halted (src/custody): queues one autopay payout of the whole balance for every autopay
  *     account with a saved wallet and a balance at or above the autopay threshold;
- *  3. sends queued payouts in batches of up to 12 transfers a transaction, each batch's signature
- *     and expiry height saved before it is sent; then waits a bounded time for them to settle.
+ *  3. sends queued payouts in batches of up to 12 transfers a transaction (fewer where the batch's
+ *     command key memo would not fit), each batch's signature and expiry height saved before it is
+ *     sent; then waits a bounded time for them to settle.
  * A payout is never in two live transactions: only `queued` payouts are sent, and a `sent` one
  * is requeued (as its replacement) only after its transaction provably expired.
  */
-import { PublicKey, SystemProgram } from "@solana/web3.js";
+import { PublicKey, SystemProgram, type TransactionInstruction } from "@solana/web3.js";
 import type { Db } from "../../db/client";
+import type { CommandKey } from "../chain/command-key";
+import { computeBudgetInstructions, MAX_COMPUTE_UNIT_LIMIT } from "../chain/landing";
+import { commandKeyMemo } from "../chain/memo";
+import { MAX_TRANSACTION_BYTES, measureTransaction } from "../chain/packing";
 import type { ChainServices } from "../chain/services";
 import { accounts, balanceOf } from "../ledger";
 import { crashPoint } from "../jobs";
@@ -102,15 +107,22 @@ interface QueuedPayoutRow {
   id: bigint;
   wallet: string;
   lamports: bigint;
+  kind: "claim" | "autopay";
+  idpUserId: string;
+  replacesId: bigint | null;
+  /** the first payout of the chain of replacements this one ends (the command key names it); null for a first payout */
+  firstPayoutId: number | null;
 }
 
 /** Sends queued payouts in batches, each batch saved `sent` with its signature before it leaves. */
 async function sendQueued(deps: PayoutJobDeps, ctx: JobContext, report: PayoutRunReport): Promise<void> {
   const queued = deps.db.$client
-    .query<QueuedPayoutRow, [limit: number]>(
-      "SELECT id, wallet, lamports FROM payouts WHERE status = 'queued' ORDER BY id LIMIT ?",
+    .query<Omit<QueuedPayoutRow, "firstPayoutId">, [limit: number]>(
+      `SELECT id, wallet, lamports, kind, idp_user_id AS idpUserId, replaces_id AS replacesId
+         FROM payouts WHERE status = 'queued' ORDER BY id LIMIT ?`,
     )
-    .all(deps.maxPayoutsPerRun ?? 12_000);
+    .all(deps.maxPayoutsPerRun ?? 12_000)
+    .map((p) => ({ ...p, firstPayoutId: p.replacesId === null ? null : firstPayoutOf(deps.db, Number(p.replacesId)) }));
   const treasury = deps.chain.treasury;
   for (const batch of await batchesOf(deps, queued)) {
     if (ctx.signal.aborted) break;
@@ -126,16 +138,11 @@ async function sendQueued(deps: PayoutJobDeps, ctx: JobContext, report: PayoutRu
       report.halted = true;
       break;
     }
-    const instructions = batch.map((p) =>
-      SystemProgram.transfer({
-        fromPubkey: treasury.publicKey,
-        toPubkey: new PublicKey(p.wallet),
-        lamports: BigInt(p.lamports),
-      }),
-    );
+    const instructions = transfersOf(treasury.publicKey, batch);
     // A batch replacing payouts whose transaction provably expired pays the next fee step.
     const attempt = attemptAfter(deps.db, replacedSignatures(deps, batch));
     const prepared = await deps.chain.sender.prepare(instructions, treasury, [], {
+      commandKey: payoutsCommandKey(batch),
       job: "payouts",
       attempt,
       computeUnitFloor: computeUnitFloorFor(deps.db, "payouts", deps.now()),
@@ -218,30 +225,86 @@ async function queueAutopay(deps: PayoutJobDeps, ctx: JobContext, report: Payout
   }
 }
 
+function transfersOf(treasury: PublicKey, batch: readonly QueuedPayoutRow[]): TransactionInstruction[] {
+  return batch.map((p) =>
+    SystemProgram.transfer({ fromPubkey: treasury, toPubkey: new PublicKey(p.wallet), lamports: BigInt(p.lamports) }),
+  );
+}
+
+/** The first payout of the chain of replacements `id` belongs to (the chain is short: one per expiry). */
+function firstPayoutOf(db: Db, id: number): number {
+  let current = id;
+  for (let step = 0; step < 1_000; step++) {
+    const row = db.$client
+      .query<{ replacesId: bigint | null }, [id: number]>("SELECT replaces_id AS replacesId FROM payouts WHERE id = ?")
+      .get(current);
+    if (!row || row.replacesId === null) return current;
+    current = Number(row.replacesId);
+  }
+  return current;
+}
+
+/** What the batch's transaction is: one item per transfer, in instruction order. */
+function payoutsCommandKey(batch: readonly QueuedPayoutRow[]): CommandKey {
+  return {
+    kind: "payouts",
+    items: batch.map((p) => ({
+      payoutId: Number(p.id),
+      kind: p.kind,
+      idpUserId: p.idpUserId,
+      firstPayoutId: p.firstPayoutId,
+    })),
+  };
+}
+
 /**
- * Batches of up to TRANSFERS_PER_TRANSACTION transfers, in queue order. A batch confirms or fails
- * as one (DESIGN §5), so a transfer that would fail on chain takes its whole batch down: a payout
- * below the rent-exempt minimum to a wallet that does not exist yet (the system program refuses
- * to create an account it leaves below rent) goes in a transaction of its own.
+ * Whether the batch fits one transaction as the sender signs it: its compute budget, the transfers
+ * and the command key memo (whose length grows with the payout ids and user ids it names).
  */
-async function batchesOf<T extends { wallet: string; lamports: bigint }>(
-  deps: PayoutJobDeps,
-  queued: readonly T[],
-): Promise<T[][]> {
+function fitsOneTransaction(treasury: PublicKey, batch: readonly QueuedPayoutRow[]): boolean {
+  let memo: TransactionInstruction;
+  try {
+    memo = commandKeyMemo(payoutsCommandKey(batch), treasury);
+  } catch {
+    return false;
+  }
+  const instructions = [
+    ...computeBudgetInstructions(MAX_COMPUTE_UNIT_LIMIT, 0n),
+    ...transfersOf(treasury, batch),
+    memo,
+  ];
+  return measureTransaction(instructions, treasury).sizeBytes <= MAX_TRANSACTION_BYTES;
+}
+
+/**
+ * Batches of up to TRANSFERS_PER_TRANSACTION transfers, in queue order, each cut shorter where its
+ * transaction with the command key would be over the size limit (user ids that are not X's
+ * numbers can be long). A batch confirms or fails as one (DESIGN §5), so a transfer that would
+ * fail on chain takes its whole batch down: a payout below the rent-exempt minimum to a wallet
+ * that does not exist yet (the system program refuses to create an account it leaves below rent)
+ * goes in a transaction of its own.
+ */
+async function batchesOf(deps: PayoutJobDeps, queued: readonly QueuedPayoutRow[]): Promise<QueuedPayoutRow[][]> {
   const small = queued.filter((p) => BigInt(p.lamports) < RENT_EXEMPT_MINIMUM_LAMPORTS);
   const balances =
     small.length > 0
       ? await deps.chain.reader.getBalances([...new Set(small.map((p) => p.wallet))])
       : new Map<string, bigint>();
-  const alone: T[][] = [];
-  const together: T[] = [];
+  const alone: QueuedPayoutRow[][] = [];
+  const together: QueuedPayoutRow[] = [];
   for (const p of queued) {
     if (BigInt(p.lamports) < RENT_EXEMPT_MINIMUM_LAMPORTS && (balances.get(p.wallet) ?? 0n) === 0n) alone.push([p]);
     else together.push(p);
   }
-  const batches: T[][] = [];
-  for (let i = 0; i < together.length; i += TRANSFERS_PER_TRANSACTION)
-    batches.push(together.slice(i, i + TRANSFERS_PER_TRANSACTION));
+  const treasury = deps.chain.treasury.publicKey;
+  const batches: QueuedPayoutRow[][] = [];
+  for (let i = 0; i < together.length; ) {
+    // Measured once per batch as a rule: twelve X payouts fit (docs/money-jobs.md, "Command keys on chain").
+    let n = Math.min(TRANSFERS_PER_TRANSACTION, together.length - i);
+    while (n > 1 && !fitsOneTransaction(treasury, together.slice(i, i + n))) n--;
+    batches.push(together.slice(i, i + n));
+    i += n;
+  }
   return [...batches, ...alone];
 }
 

@@ -97,7 +97,11 @@ export async function sendQueuedWithdrawals(
     });
     // A withdrawal sent again after its last send provably expired pays the next fee step.
     const attempt = w.attempt;
-    const prepared = await deps.chain.sender.prepare([instruction], treasury, [], { job: "withdrawal", attempt });
+    const prepared = await deps.chain.sender.prepare([instruction], treasury, [], {
+      commandKey: { kind: "withdrawal", withdrawalId: w.id },
+      job: "withdrawal",
+      attempt,
+    });
     markWithdrawalSent(
       deps.db,
       {

@@ -102,13 +102,10 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
   const wereInFlight: number[] = [];
   for await (const candidates of readTokenChunks(deps, ctx, report, wereInFlight)) {
     crashPoint("sweep:after-read");
-    const tokenIdByMint = new Map(candidates.map((c) => [c.token.mint, c.tokenId]));
     const batches = packCandidates(deps, ctx, candidates);
     // Several batches in flight at once (each one still saved before it is sent): the run is bound
     // by round trips to the node, not by the node itself.
-    await forEachLimit(batches, deps.sendConcurrency ?? 8, (batch) =>
-      sendBatch(deps, ctx, report, batch, tokenIdByMint),
-    );
+    await forEachLimit(batches, deps.sendConcurrency ?? 8, (batch) => sendBatch(deps, ctx, report, batch));
     for (const c of candidates) swept.push(c.tokenId);
   }
 
@@ -140,8 +137,6 @@ export const SWEEP_READ_BATCH_TOKENS = 100;
  */
 export const SWEEP_SEND_CHUNK_TOKENS = 1_000;
 
-type Candidate = SweepItem & { tokenId: number };
-
 interface TokenRefRow {
   id: bigint;
   mint: string;
@@ -162,7 +157,7 @@ async function* readTokenChunks(
   ctx: JobContext,
   report: SweepRunReport,
   wereInFlight: number[],
-): AsyncGenerator<Candidate[]> {
+): AsyncGenerator<SweepItem[]> {
   const inFlight = new Set(
     deps.db.$client
       .query<{ id: bigint }, []>("SELECT DISTINCT token_id AS id FROM sweeps WHERE status = 'sent'")
@@ -172,7 +167,7 @@ async function* readTokenChunks(
   const batchSize = deps.readBatchSize ?? SWEEP_READ_BATCH_TOKENS;
   const heldBack = heldBackMints(deps.db, "sweep", deps.now());
   const chunkTokens = deps.sendChunkTokens ?? SWEEP_SEND_CHUNK_TOKENS;
-  let candidates: Candidate[] = [];
+  let candidates: SweepItem[] = [];
   let afterId = 0;
   wereInFlight.push(...inFlight);
   const runAtMs = deps.now();
@@ -240,7 +235,7 @@ async function* readTokenChunks(
  * goes in a transaction of its own: one mint whose collect keeps failing must not take the tokens
  * packed with it down every run.
  */
-function packCandidates(deps: SweepJobDeps, ctx: JobContext, candidates: readonly Candidate[]): PackedSweep[] {
+function packCandidates(deps: SweepJobDeps, ctx: JobContext, candidates: readonly SweepItem[]): PackedSweep[] {
   const suspects = suspectMints(deps.db, "sweep");
   const packOptions = { launchProgram: deps.chain.launchProgram, treasury: deps.chain.treasury.publicKey };
   const together = packSweeps(
@@ -270,17 +265,17 @@ async function sendBatch(
   ctx: JobContext,
   report: SweepRunReport,
   batch: PackedSweep,
-  tokenIdByMint: ReadonlyMap<string, number>,
 ): Promise<void> {
   if (ctx.signal.aborted) return;
   let prepared: PreparedTransaction;
   // Tokens whose last sweeps provably expired pay the next fee step.
   const attempt = sweepAttempt(
     deps.db,
-    batch.items.map((item) => tokenIdByMint.get(item.token.mint)!),
+    batch.items.map((item) => item.tokenId),
   );
   try {
     prepared = await deps.chain.sender.prepare(batch.instructions, deps.chain.treasury, batch.signers, {
+      commandKey: batch.commandKey,
       job: "sweep",
       attempt,
       computeUnitFloor: computeUnitFloorFor(deps.db, "sweep", deps.now()),
@@ -311,7 +306,7 @@ async function sendBatch(
   recordSweepsSent(
     deps.db,
     batch.items.map((item) => ({
-      tokenId: tokenIdByMint.get(item.token.mint)!,
+      tokenId: item.tokenId,
       signature: prepared.signature,
       lastValidBlockHeight: prepared.lastValidBlockHeight,
       atMs: deps.now(),

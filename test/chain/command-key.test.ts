@@ -12,7 +12,7 @@ const key: fc.Arbitrary<CommandKey> = fc.oneof(
         payoutId: id,
         kind: fc.constantFrom("claim" as const, "autopay" as const),
         idpUserId: user,
-        replacesId: fc.option(id, { nil: null }),
+        firstPayoutId: fc.option(id, { nil: null }),
       }),
       { minLength: 1, maxLength: 12 },
     ),
@@ -60,7 +60,7 @@ describe("command keys", () => {
         payoutId: 1_000_000 + i,
         kind: "claim" as const,
         idpUserId: "1790000000000000000",
-        replacesId: null,
+        firstPayoutId: null,
       })),
     });
     expect(text.length).toBeLessThan(260);

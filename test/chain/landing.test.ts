@@ -12,6 +12,7 @@ import {
   priorityFeeLamports,
   priorityPrice,
 } from "../../src/chain/landing";
+import { memoComputeUnits } from "../../src/chain/memo";
 import { createRpcChain } from "../../src/chain/rpc";
 import { context, type FakeRpc, startFakeRpc } from "./support/fake-rpc";
 
@@ -33,6 +34,7 @@ const transfer = SystemProgram.transfer({
   toPubkey: Keypair.generate().publicKey,
   lamports: 1n,
 });
+const KEY = { commandKey: { kind: "withdrawal", withdrawalId: 1 } } as const;
 
 function budgetOf(wire: Uint8Array): { limit: number; price: bigint; count: number } {
   const tx = VersionedTransaction.deserialize(wire);
@@ -120,7 +122,7 @@ describe("prepare", () => {
     const node = marketNode(450, [5_000, 10_000, 10_000, 10_000]);
     const { sender } = chainOver(node.url);
     const given = [ComputeBudgetProgram.setComputeUnitLimit({ units: 999_999 }), transfer];
-    const prepared = await sender.prepare(given, payer, [], { job: "payouts" });
+    const prepared = await sender.prepare(given, payer, [], { ...KEY, job: "payouts" });
     const budget = budgetOf(prepared.wire);
     expect(budget).toEqual({ limit: 550, price: 10_000n, count: 2 });
     expect(prepared.computeUnitLimit).toBe(550);
@@ -135,18 +137,19 @@ describe("prepare", () => {
   test("a replacement pays the next step; a floor raises the limit; no simulation falls back to the limit given", async () => {
     const node = marketNode(450, [10_000]);
     const { sender } = chainOver(node.url);
-    const second = await sender.prepare([transfer], payer, [], { attempt: 2, computeUnitFloor: 1_100 });
+    const second = await sender.prepare([transfer], payer, [], { ...KEY, attempt: 2, computeUnitFloor: 1_100 });
     expect(budgetOf(second.wire)).toEqual({ limit: 1_100, price: 22_500n, count: 2 });
 
     const blind = marketNode(null, [10_000]);
     const given = [ComputeBudgetProgram.setComputeUnitLimit({ units: 80_000 }), transfer];
-    const prepared = await chainOver(blind.url).sender.prepare(given, payer, []);
-    expect(budgetOf(prepared.wire).limit).toBe(80_000);
+    const prepared = await chainOver(blind.url).sender.prepare(given, payer, [], KEY);
+    // The limit given, plus what the command key's memo ("fl1:w:1", 7 bytes) costs.
+    expect(budgetOf(prepared.wire).limit).toBe(80_000 + memoComputeUnits(7));
   });
 
   test("fees turned off: the price instruction asks for 0 and the fees are not even read", async () => {
     const node = marketNode(450, [10_000]);
-    const prepared = await chainOver(node.url, { feeMaxMicroLamports: 0n }).sender.prepare([transfer], payer, []);
+    const prepared = await chainOver(node.url, { feeMaxMicroLamports: 0n }).sender.prepare([transfer], payer, [], KEY);
     expect(budgetOf(prepared.wire).price).toBe(0n);
     expect(node.requests.some((r) => r.method === "getRecentPrioritizationFees")).toBe(false);
   });
@@ -161,7 +164,7 @@ describe("send", () => {
       result: VersionedTransaction.deserialize(Buffer.from(params[0] as string, "base64")).signatures.length,
     }));
     const { sender } = chainOver(primary.url, { sendUrls: [staked.url] });
-    const prepared = await sender.prepare([transfer], payer, []);
+    const prepared = await sender.prepare([transfer], payer, [], KEY);
     await sender.send(prepared);
     const sent = [...primary.requests, ...staked.requests].filter((r) => r.method === "sendTransaction");
     expect(sent.length).toBeGreaterThanOrEqual(2);

@@ -91,6 +91,7 @@ export function describeLaunchProgramContract(name: string, makeHarness: () => P
     const sweep = async (tokens: { token: TokenRef; creator: Keypair }[]) => {
       const readings = await h.launch.readVaults(tokens.map((t) => t.token));
       const items: SweepItem[] = tokens.map((t, i) => ({
+        tokenId: i + 1,
         token: t.token,
         reading: readings[i]!,
         creatorSigner: t.creator,

@@ -69,7 +69,10 @@ async function makeLocalHarness(): Promise<LaunchHarness> {
       chain.node.fund(new (await import("@solana/web3.js")).PublicKey(address), lamports);
     },
     async submit(instructions, signers) {
-      const prepared = await sender.prepare(instructions, chain.treasury, signers);
+      // The service's sender names a command on everything it signs; what it is does not matter here.
+      const prepared = await sender.prepare(instructions, chain.treasury, signers, {
+        commandKey: { kind: "anchor", anchorId: 0 },
+      });
       fees.set(
         prepared.signature,
         LAMPORTS_PER_SIGNATURE * BigInt(VersionedTransaction.deserialize(prepared.wire).signatures.length),

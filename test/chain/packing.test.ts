@@ -14,6 +14,7 @@ import {
   compileTransaction,
   packSweeps,
 } from "../../src/chain/packing";
+import { commandKeyMemo } from "../../src/chain/memo";
 import { createPumpLaunchProgram } from "../../src/chain/pump";
 import { mapReader } from "./support/fixtures";
 
@@ -27,6 +28,8 @@ function items(n: number, reading: { curve: bigint; pool: bigint; creator: bigin
     const creatorSigner = deriveCreatorKeypair(secret, nextIndex++);
     const mint = Keypair.generate().publicKey.toBase58();
     return {
+      // ids of a service with ~100k tokens: four base-36 digits each in the command key
+      tokenId: 100_000 + nextIndex,
       token: { mint, creator: creatorSigner.publicKey.toBase58() },
       reading: {
         mint,
@@ -69,13 +72,14 @@ function lookupTableFor(list: SweepItem[]): AddressLookupTableAccount[] {
   return tables;
 }
 
-/** Sign for real and check the measured figures were the truth. */
+/** Sign for real, with the command key memo the sender appends, and check the measured figures were the truth. */
 function checkBatch(batch: PackedSweep, tables?: AddressLookupTableAccount[]) {
   expect(batch.sizeBytes).toBeLessThanOrEqual(MAX_TRANSACTION_BYTES);
   expect(batch.accountCount).toBeLessThanOrEqual(MAX_TRANSACTION_ACCOUNTS);
   expect(batch.computeUnitLimit).toBeLessThanOrEqual(MAX_COMPUTE_UNITS);
+  expect(batch.commandKey).toEqual({ kind: "sweeps", tokenIds: batch.items.map((it) => it.tokenId) });
   const tx = compileTransaction({
-    instructions: batch.instructions,
+    instructions: [...batch.instructions, commandKeyMemo(batch.commandKey, treasury.publicKey)],
     payer: treasury.publicKey,
     recentBlockhash: Keypair.generate().publicKey.toBase58(),
     lookupTables: tables,
@@ -91,8 +95,9 @@ const FEES = 5_000_000n;
 
 describe("packSweeps", () => {
   const cases = [
-    { name: "curve vault only", reading: { curve: FEES, pool: 0n, creator: 0n }, legacy: 5, withTable: 7 },
-    { name: "both vaults (migrated)", reading: { curve: FEES, pool: FEES, creator: 0n }, legacy: 2, withTable: 5 },
+    // With the command key memo (its program id and token ids): 7 -> 6 and 5 -> 4 with a table; legacy unchanged.
+    { name: "curve vault only", reading: { curve: FEES, pool: 0n, creator: 0n }, legacy: 5, withTable: 6 },
+    { name: "both vaults (migrated)", reading: { curve: FEES, pool: FEES, creator: 0n }, legacy: 2, withTable: 4 },
     { name: "creator balance only", reading: { curve: 0n, pool: 0n, creator: FEES }, legacy: 8, withTable: 8 },
   ];
   for (const c of cases) {

@@ -305,6 +305,7 @@ describe("reader", () => {
 
 describe("sender", () => {
   const payer = Keypair.generate();
+  const KEY = { commandKey: { kind: "withdrawal", withdrawalId: 1 } } as const;
   const blockhash = Keypair.generate().publicKey.toBase58();
   const ix = SystemProgram.transfer({
     fromPubkey: payer.publicKey,
@@ -329,7 +330,7 @@ describe("sender", () => {
           };
     });
     const { sender } = chain();
-    const prepared = await sender.prepare([ix], payer, []);
+    const prepared = await sender.prepare([ix], payer, [], KEY);
     // The blockhash, a simulation to size the unit limit (this node has none: the table's limit),
     // the recent fees to price it; nothing sent.
     expect(fake.requests.map((r) => r.method)).toEqual([
@@ -356,8 +357,8 @@ describe("sender", () => {
     fake.handle("getLatestBlockhash", () => context({ blockhash, lastValidBlockHeight: 10 }));
     const other = Keypair.generate();
     const needsOther = SystemProgram.transfer({ fromPubkey: other.publicKey, toPubkey: payer.publicKey, lamports: 1n });
-    await expect(chain().sender.prepare([needsOther], payer, [])).rejects.toThrow();
-    expect((await chain().sender.prepare([needsOther], payer, [other])).signature.length).toBeGreaterThan(80);
+    await expect(chain().sender.prepare([needsOther], payer, [], KEY)).rejects.toThrow();
+    expect((await chain().sender.prepare([needsOther], payer, [other], KEY)).signature.length).toBeGreaterThan(80);
   });
 
   test("outcome: confirmed, failed, pending, and expired only past lastValidBlockHeight with nothing found", async () => {

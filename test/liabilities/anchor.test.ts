@@ -83,6 +83,7 @@ describe("anchoring liability roots", () => {
       [chain.launchProgram.buildMemo(memo, chain.treasury.publicKey)],
       chain.treasury,
       [],
+      { commandKey: { kind: "anchor", anchorId: snapshot.id } },
     );
     db.$client
       .query(

@@ -134,12 +134,14 @@ describe("proof of liabilities on the local chain", () => {
           text: Buffer.from(ix.data).toString("utf8"),
           signers: ix.accountKeyIndexes.map((i) => keys[i]),
         }));
-      expect(memos).toEqual([
-        {
-          text: `liabilities:${published.root}:${published.totalLamports}:${published.at}`,
-          signers: [reserves.treasury],
-        },
-      ]);
+      // The anchor's own memo first; the command key naming its snapshot last (docs/money-jobs.md).
+      expect(memos).toHaveLength(2);
+      expect(memos[0]).toEqual({
+        text: `liabilities:${published.root}:${published.totalLamports}:${published.at}`,
+        signers: [reserves.treasury],
+      });
+      expect(memos[1]?.signers).toEqual([reserves.treasury]);
+      expect(memos[1]?.text).toMatch(/^fl1:a:[0-9a-z]+$/);
       expect(keys[0]).toBe(reserves.treasury);
 
       // Each demo recipient's own proof verifies with the independent verifier.

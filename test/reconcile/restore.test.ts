@@ -83,8 +83,8 @@ describe("a restore from an older backup", () => {
     const memo = encodeCommandKey({
       kind: "payouts",
       items: [
-        { payoutId: 9_001, kind: "claim", idpUserId: "u-ana", replacesId: null },
-        { payoutId: 9_002, kind: "claim", idpUserId: "u-ana", replacesId: null },
+        { payoutId: 9_001, kind: "claim", idpUserId: "u-ana", firstPayoutId: null },
+        { payoutId: 9_002, kind: "claim", idpUserId: "u-ana", firstPayoutId: null },
       ],
     });
     const signature = await sendByHand([

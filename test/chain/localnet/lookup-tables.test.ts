@@ -171,13 +171,14 @@ describe("address lookup tables", () => {
     expect(await connection.getBalance(fresh, "processed")).toBe(1_000_000);
   });
 
-  test("the pump adapter's sweep packing uses a table created on the local chain: 7 tokens a transaction instead of 5, and the node resolves every lookup", async () => {
+  test("the pump adapter's sweep packing uses a table created on the local chain: 6 tokens a transaction instead of 5 (with the command key memo), and the node resolves every lookup", async () => {
     const pump = createPumpLaunchProgram(mapReader(new Map()));
     const secret = new Uint8Array(32).fill(9);
     const items: SweepItem[] = Array.from({ length: 14 }, (_, i) => {
       const creatorSigner = deriveCreatorKeypair(secret, i + 1);
       const mint = Keypair.generate().publicKey.toBase58();
       return {
+        tokenId: 100_000 + i,
         token: { mint, creator: creatorSigner.publicKey.toBase58() },
         reading: { mint, curveLamports: 5_000_000n, poolLamports: 0n, creatorLamports: 0n, bonded: false },
         creatorSigner,
@@ -201,14 +202,16 @@ describe("address lookup tables", () => {
     const plain = packSweeps(items, { launchProgram: pump, treasury: chain.treasury.publicKey });
     const packed = packSweeps(items, { launchProgram: pump, treasury: chain.treasury.publicKey, lookupTables: [lut] });
     expect(plain.batches[0]!.items.length).toBe(5);
-    expect(packed.batches[0]!.items.length).toBe(7);
+    expect(packed.batches[0]!.items.length).toBe(6);
     expect(packed.batches.flatMap((b) => b.items)).toEqual(items);
 
     // Prepared by the service's own sender (v0 against the table), each transaction resolves on
     // the node: the launch program is not deployed locally, so it stops there, never at a lookup.
     const { sender } = createRpcChain({ rpcUrl: chain.rpcUrl, lookupTables: [lut], timeoutMs: 5_000, retries: 0 });
     for (const batch of packed.batches) {
-      const prepared = await sender.prepare(batch.instructions, chain.treasury, batch.signers);
+      const prepared = await sender.prepare(batch.instructions, chain.treasury, batch.signers, {
+        commandKey: batch.commandKey,
+      });
       const tx = VersionedTransaction.deserialize(prepared.wire);
       expect(tx.message.addressTableLookups).toHaveLength(1);
       expect(prepared.wire.length).toBe(batch.sizeBytes);
