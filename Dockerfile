@@ -1,27 +1,33 @@
-# One container, one volume: the SQLite file and everything the service writes live in /data.
-FROM oven/bun:1.3-debian AS deps
-WORKDIR /app
+# The single executable (npm run build) on a slim base: no Bun, no node_modules, no sources in the
+# image. One volume: the SQLite file and everything the service writes live in /data.
+#
+#   docker build --build-arg GIT_COMMIT=$(git rev-parse --short=12 HEAD) -t fee-ledger .
+#
+# The Bun that builds it is the one package-lock.json pins (and every test runs):
+# test/dockerfile.test.ts keeps the two equal. linux/amd64 only: two native dependencies (LiteSVM,
+# the Yellowstone client) publish no linux-arm64 build of the versions used (README, Self-hosting).
+FROM oven/bun:1.4.5 AS build
+WORKDIR /src
 COPY package.json package-lock.json ./
+COPY packages ./packages
 RUN bun install --production --frozen-lockfile || bun install --production
+COPY . .
+ARG GIT_COMMIT=unknown
+RUN GIT_COMMIT=$GIT_COMMIT bun run scripts/build.ts --outfile /out/fee-ledger
 
-FROM oven/bun:1.3-debian
-WORKDIR /app
-ENV NODE_ENV=production \
-    DATA_DIR=/data \
-    PORT=3000
-COPY --from=deps /app/node_modules ./node_modules
-COPY package.json ./
-COPY src ./src
-COPY db ./db
-COPY indexer ./indexer
-COPY public ./public
-RUN groupadd --system app && useradd --system --gid app --home /app app \
+FROM debian:bookworm-slim
+COPY --from=build /out/fee-ledger /usr/local/bin/fee-ledger
+RUN groupadd --system app && useradd --system --gid app --home /data app \
     && mkdir -p /data && chown app:app /data
 USER app
+WORKDIR /data
 VOLUME ["/data"]
+ENV DATA_DIR=/data \
+    PORT=3000
 EXPOSE 3000
+# The executable asks the running service itself (a slim image has no HTTP client).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD bun -e "const r = await fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/api/cron/health'); process.exit(r.status === 200 ? 0 : 1)"
+  CMD ["fee-ledger", "health"]
 # Read once as the process starts, so set here: JavaScriptCore's heap sizing (collect early in each
 # of the three threads) and one glibc arena for the native modules. The same as `npm start`; the
 # reasons are in src/workers/runtime-env.ts (README, Operations).
@@ -30,4 +36,4 @@ ENV BUN_JSC_forceRAMSize=402653184 \
     BUN_JSC_smallHeapGrowthFactor=1.25 \
     BUN_JSC_mediumHeapGrowthFactor=1.15 \
     MALLOC_ARENA_MAX=1
-CMD ["bun", "run", "src/main.ts"]
+CMD ["fee-ledger"]

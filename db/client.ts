@@ -2,12 +2,14 @@ import { Database } from "bun:sqlite";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
+import { appFile } from "../src/lib/app-files";
 import * as schema from "./schema";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
-const migrationsFolder = join(import.meta.dir, "migrations");
+// Found in the checkout, or in the single executable's embedded files (scripts/build.ts).
+const migrationsFolder = appFile("db", "migrations");
 
 // Features run their SQL through `db.$client.query(sql)`, whose compiled statements bun keeps in a
 // per-connection LRU of 20 by default. The service runs a few hundred distinct statements, so at 20

@@ -81,10 +81,11 @@ export function verifyLiabilityProof(doc: unknown): Verdict {
   }
 }
 
-if (import.meta.main) {
-  const file = process.argv[2];
-  if (!file || process.argv.length > 3) {
-    console.error("usage: bun run verify-liabilities <proof.json>");
+/** The command, as `bun run verify-liabilities <file>` or `fee-ledger verify-liabilities <file>` (scripts/cli.ts). */
+export function verifyLiabilitiesCommand(args: readonly string[], invokedAs = "bun run verify-liabilities"): void {
+  const file = args[0];
+  if (!file || args.length > 1) {
+    console.error(`usage: ${invokedAs} <proof.json>`);
     process.exit(2);
   }
   let doc: unknown;
@@ -106,3 +107,5 @@ if (import.meta.main) {
     process.exit(1);
   }
 }
+
+if (import.meta.main) verifyLiabilitiesCommand(process.argv.slice(2));

@@ -1,21 +1,36 @@
 /**
- * No Docker engine runs here, so the image layout is checked from the Dockerfile itself: a Bun
- * base image, a production install, a non-root user, the data volume, and a health check on the
- * job health route.
+ * No Docker engine runs here, so the image layout is checked from the Dockerfile itself: the
+ * single executable built by the Bun every test runs on, run on a slim base as a non-root user
+ * with the data volume and a health check on the job health route.
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 
-const text = await Bun.file(join(import.meta.dir, "..", "Dockerfile")).text();
+const root = join(import.meta.dir, "..");
+const text = await Bun.file(join(root, "Dockerfile")).text();
 const lines = text
   .split("\n")
   .map((l) => l.trim())
   .filter((l) => l && !l.startsWith("#"));
+const froms = lines.filter((l) => l.startsWith("FROM "));
 
 describe("Dockerfile", () => {
-  test("builds from a Bun image with a production install", () => {
-    expect(lines.filter((l) => l.startsWith("FROM ")).every((l) => /oven\/bun:/.test(l))).toBe(true);
-    expect(text).toMatch(/bun install --production/);
+  test("builds with the Bun that package-lock.json pins and package.json asks for, to the patch", async () => {
+    const pkg = await Bun.file(join(root, "package.json")).json();
+    const lock = await Bun.file(join(root, "package-lock.json")).json();
+    const locked: string = lock.packages["node_modules/bun"].version;
+    const bunImages = froms.map((l) => /^FROM oven\/bun:(\S+)/.exec(l)?.[1]).filter((tag) => tag !== undefined);
+    expect(bunImages.length).toBeGreaterThan(0);
+    for (const tag of bunImages) expect(tag).toBe(locked);
+    expect(Bun.semver.satisfies(locked, pkg.devDependencies.bun)).toBe(true);
+    expect(text).toMatch(/RUN [^\n]*scripts\/build\.ts/);
+  });
+
+  test("runs the executable alone on a slim base", () => {
+    const final = froms[froms.length - 1]!;
+    expect(final).toMatch(/^FROM debian:\S+-slim$/);
+    expect(text).toMatch(/COPY --from=build \S+\/fee-ledger \/usr\/local\/bin\/fee-ledger/);
+    expect(lines[lines.length - 1]).toBe('CMD ["fee-ledger"]');
   });
 
   test("runs as a non-root user that owns the data volume", () => {
@@ -27,15 +42,8 @@ describe("Dockerfile", () => {
     expect(text).toMatch(/chown [^\n]*\/data/);
   });
 
-  test("health check asks /api/cron/health and the command starts the service", () => {
-    const health = lines.find((l) => l.startsWith("HEALTHCHECK"));
-    expect(health).toBeDefined();
-    expect(text).toMatch(/HEALTHCHECK[\s\S]*\/api\/cron\/health/);
-    expect(lines[lines.length - 1]).toBe('CMD ["bun", "run", "src/main.ts"]');
-  });
-
-  test("copies every folder the service needs at run time", () => {
-    for (const folder of ["src", "db", "public", "indexer"])
-      expect(text).toMatch(new RegExp(`COPY ${folder} \\./${folder}`));
+  test("the health check is the executable's own, which asks /api/cron/health", async () => {
+    expect(text).toMatch(/HEALTHCHECK[^\n]*\\\n\s*CMD \["fee-ledger", "health"\]/);
+    expect(await Bun.file(join(root, "scripts", "cli.ts")).text()).toMatch(/\/api\/cron\/health/);
   });
 });

@@ -5,6 +5,7 @@
  */
 import type { Metadata } from "sharp";
 import { AppError } from "../lib/errors";
+import { loadImageLibrary } from "../lib/native-libraries";
 
 export type ImageType = "png" | "jpeg" | "gif" | "webp";
 
@@ -86,7 +87,8 @@ export async function makePreview(bytes: Uint8Array, type: ImageType): Promise<U
  */
 let sharpModule: Promise<typeof import("sharp")> | null = null;
 async function loadSharp(): Promise<typeof import("sharp")["default"]> {
-  sharpModule ??= import("sharp");
+  // Inside the single executable libvips must be in the process before sharp's addon loads.
+  sharpModule ??= loadImageLibrary().then(() => import("sharp"));
   return (await sharpModule).default;
 }
 

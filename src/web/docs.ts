@@ -10,11 +10,16 @@ import { dirname, join } from "node:path";
 import { CACHE } from "../http/cache";
 import { errorResponse } from "../http/errors";
 import { DOCS_PATH, OPENAPI_PATH } from "../http/openapi";
+import { appFile, insideExecutable } from "../lib/app-files";
 import { log } from "../lib/log";
+import swaggerPackage from "swagger-ui-dist/package.json";
 
 const require = createRequire(import.meta.url);
-const SWAGGER_DIR = dirname(require.resolve("swagger-ui-dist/package.json"));
-const SWAGGER_VERSION = (require("swagger-ui-dist/package.json") as { version: string }).version;
+// The single executable carries the two files under their path in the checkout (scripts/build.ts).
+const SWAGGER_DIR = insideExecutable
+  ? appFile("node_modules", "swagger-ui-dist")
+  : dirname(require.resolve("swagger-ui-dist/package.json"));
+const SWAGGER_VERSION = swaggerPackage.version;
 
 /** The version is in the asset path: a new pinned release is a new URL, so a year's cache is safe. */
 const ASSET_BASE = `${DOCS_PATH}/assets/${SWAGGER_VERSION}`;

@@ -13,9 +13,11 @@ import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
 import { errorResponse } from "../http/errors";
+import { appFile, insideExecutable } from "../lib/app-files";
 import { log } from "../lib/log";
 import { readSetting, SOL_USD_KEY } from "../settings";
 import { docsRoutes } from "./docs";
+import { deserializeBundle, PREBUILT_BUNDLE_PATH } from "./prebuilt";
 
 const PUBLIC_DIR = join(import.meta.dir, "..", "..", "public");
 
@@ -32,7 +34,7 @@ export const PAGE_PATHS = [
   "/admin",
 ] as const;
 
-interface Asset {
+export interface Asset {
   body: Uint8Array;
   type: string;
   /** brotli and gzip forms of a text asset; absent when compression would not pay */
@@ -40,7 +42,7 @@ interface Asset {
   gzip?: Uint8Array;
 }
 
-interface Bundle {
+export interface Bundle {
   html: string;
   assets: Map<string, Asset>;
 }
@@ -112,6 +114,8 @@ export function webBundle(): Promise<Bundle> {
 }
 
 async function buildBundle(): Promise<Bundle> {
+  // The single executable has no page sources: it carries the bundle built with it (scripts/build.ts).
+  if (insideExecutable) return deserializeBundle(await Bun.file(appFile(...PREBUILT_BUNDLE_PATH)).text());
   const started = performance.now();
   const result = await Bun.build({
     entrypoints: [join(PUBLIC_DIR, "src", "main.ts")],

@@ -10,6 +10,8 @@ import { type IndexerState, registerIndexerState } from "../jobs";
 import type { SchedulingContext } from "../jobs/setup";
 import { indexerMetrics } from "../metrics/routes";
 import { handOffCheckpoints } from "../../db/checkpoints";
+import { pathToFileURL } from "node:url";
+import { appFile, insideExecutable } from "../lib/app-files";
 import { bridgeFeed } from "./feed-bridge";
 import { WorkerLink } from "./link";
 import { lowerRuntimeHelpers } from "./priority";
@@ -17,6 +19,11 @@ import { countRequests } from "./pace";
 import type { Env } from "./protocol";
 import { RemoteScheduler } from "./remote-scheduler";
 import { publishStats } from "../stats/service";
+
+/** A thread's entry file: beside this one, or inside the single executable under its path in the checkout. */
+function threadEntry(file: string): URL {
+  return insideExecutable ? pathToFileURL(appFile("src", "workers", file)) : new URL(`./${file}`, import.meta.url);
+}
 
 const NOT_REGISTERED = { ran: false, reason: "not_registered" } as const;
 
@@ -51,7 +58,7 @@ export async function startChainThread(config: Config): Promise<ChainThread> {
   let jobs: JobsThread | null = null;
   const link: WorkerLink = new WorkerLink(
     "chain",
-    new URL("./chain-thread.ts", import.meta.url),
+    threadEntry("chain-thread.ts"),
     { env: envOf(), endpoints: null, requests: null, programSeed },
     async (message) => {
       if (message.type !== "run") return;
@@ -104,7 +111,7 @@ export async function startJobsThread(
   let indexer: IndexerState | null = null;
   const link = new WorkerLink(
     "jobs",
-    new URL("./jobs-thread.ts", import.meta.url),
+    threadEntry("jobs-thread.ts"),
     { env: envOf(), endpoints, requests: countRequests() },
     (m) => {
       if (m.type === "indexer") indexer = m.state;
