@@ -2,63 +2,47 @@
  * `bun run backup <file>`: a consistent online copy of the service database while it runs.
  * SQLite's VACUUM INTO writes a transactionally consistent snapshot to a temporary name next to
  * the target; the copy must pass `PRAGMA integrity_check` and the full ledger audit before it is
- * renamed into place, so a file at <file> is always a good backup.
+ * renamed into place, so a file at <file> is always a good backup (src/backup/snapshot.ts).
+ * `bun run backup s3://bucket/prefix` uploads that checked snapshot as a new generation and keeps
+ * the newest BACKUP_KEEP (src/backup, docs/operations.md).
  */
-import { Database } from "bun:sqlite";
-import { existsSync, renameSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
-import { openDatabase } from "../db/client";
-import { loadConfigOrExit } from "../src/config";
-import { verifyLedger } from "../src/ledger/verify";
+import { backupDatabase, isS3Url, parseS3Url, uploadGeneration } from "../src/backup";
+import { type Config, loadConfigOrExit } from "../src/config";
 import { refuseInOneLine } from "./refusal";
 
-export function backupDatabase(sourcePath: string, targetPath: string): void {
-  const target = resolve(targetPath);
-  if (!existsSync(sourcePath)) throw new Error(`there is no service database at ${sourcePath} (check DATA_DIR)`);
-  const temporary = `${target}.partial-${process.pid}`;
-  if (existsSync(temporary)) rmSync(temporary);
-  const source = new Database(sourcePath, { readonly: true, safeIntegers: true });
-  try {
-    source.exec("PRAGMA busy_timeout = 10000");
-    source.query("VACUUM INTO ?").run(temporary);
-  } finally {
-    source.close();
-  }
-  try {
-    checkBackup(temporary);
-    renameSync(temporary, target);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
-  }
-}
+export { backupDatabase, checkBackup } from "../src/backup";
 
-/** Integrity and balanced books, or an exception saying which failed. */
-export function checkBackup(path: string): void {
-  const copy = new Database(path, { readonly: true, safeIntegers: true });
-  try {
-    const result = copy.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get();
-    if (result?.integrity_check !== "ok") throw new Error(`integrity check failed: ${result?.integrity_check}`);
-  } finally {
-    copy.close();
-  }
-  // The audit needs the drizzle wrapper; migrations are already applied in a copy of a live database.
-  const db = openDatabase(path);
-  try {
-    verifyLedger(db);
-  } finally {
-    db.$client.close();
-  }
-}
-
-if (import.meta.main) {
+/** The command, as `bun run backup <file>` or the executable's `fee-ledger backup <file>` (scripts/cli.ts). */
+export function backupCommand(args: readonly string[], invokedAs = "bun run backup"): void | Promise<void> {
   refuseInOneLine("backup");
-  const target = process.argv[2];
+  const target = args[0];
   if (!target) {
-    process.stderr.write("usage: bun run backup <file>\n");
+    process.stderr.write(`usage: ${invokedAs} <file | s3://bucket/prefix>\n`);
     process.exit(2);
   }
   const config = loadConfigOrExit();
+  if (isS3Url(target)) return backupToS3(config, target);
   backupDatabase(config.databasePath, target);
   process.stdout.write(`backup written to ${resolve(target)} (integrity ok, books balanced)\n`);
 }
+
+/** A failure rejects, and refuseInOneLine prints it as one line (the store's error code, never a credential). */
+async function backupToS3(config: Config, url: string): Promise<void> {
+  if (config.backup.s3 === null)
+    throw new Error("S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY (or the AWS_ names) must be set to back up to S3");
+  const target = parseS3Url(url);
+  if (target.generation !== null) throw new Error("back up to a prefix (s3://bucket/prefix), not to a generation");
+  const outcome = await uploadGeneration({
+    databasePath: config.databasePath,
+    target,
+    settings: config.backup.s3,
+    keep: config.backup.keep,
+  });
+  process.stdout.write(
+    `backup uploaded to ${outcome.url} (${outcome.bytes} bytes, integrity ok, books balanced; ${outcome.pruned.length} older generations pruned, ${config.backup.keep} kept)\n`,
+  );
+  if (outcome.pruneError) process.stderr.write(`backup: older generations not pruned: ${outcome.pruneError}\n`);
+}
+
+if (import.meta.main) await backupCommand(process.argv.slice(2));

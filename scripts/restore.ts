@@ -2,53 +2,110 @@
  * `bun run restore <file>`: puts a backup back as the service database. The service must be
  * stopped first (restore refuses while a job lease is held). The backup is checked (integrity and
  * balanced books) before anything is touched; the current database is kept beside it as
- * service.db.before-restore-<time>, and its WAL files are moved with it.
+ * service.db.before-restore-<time>, and its WAL files are moved with it. `bun run restore
+ * s3://bucket/prefix` restores the newest generation there (`…/prefix/<generation>` a named one),
+ * after checking its bytes against the hash in its name. The database put back carries the
+ * moment of the restore (`restored_at_ms`, src/backup/restored.ts): the service reconciles with
+ * the chain before money moves.
  */
-import { copyFileSync, existsSync, mkdirSync, renameSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { Database } from "bun:sqlite";
-import { loadConfigOrExit } from "../src/config";
-import { checkBackup } from "./backup";
+import { checkBackup, downloadGeneration, freeLeasesOfBackup, isS3Url, markRestored, parseS3Url } from "../src/backup";
+import { type Config, loadConfigOrExit } from "../src/config";
+import { crashPoint } from "../src/jobs";
 import { refuseInOneLine } from "./refusal";
 
 export function restoreDatabase(backupPath: string, databasePath: string, nowMs = Date.now()): string | null {
   if (!existsSync(backupPath)) throw new Error(`there is no backup file at ${backupPath}`);
   checkBackup(backupPath);
+  const live = existsSync(databasePath);
+  if (live) refuseWhileAlive(databasePath, nowMs);
+  mkdirSync(dirname(databasePath), { recursive: true });
+  // The order makes a kill at any step safe: until the last rename the database is the old one,
+  // whole (its WAL folded in first, so no stale WAL is ever left beside the restored file); after
+  // it, the restored one, marked. Running the command again finishes the job.
+  const restoring = `${databasePath}.restoring`;
+  copyFileSync(backupPath, restoring);
+  // Marked before it takes the database's name: no start can see the restored books unmarked.
+  const copy = new Database(restoring, { safeIntegers: true });
+  try {
+    markRestored(copy, nowMs);
+    freeLeasesOfBackup(copy);
+    copy.exec("PRAGMA journal_mode = DELETE");
+  } finally {
+    copy.close();
+  }
+  crashPoint("restore:after-prepare");
   let kept: string | null = null;
-  if (existsSync(databasePath)) {
-    const live = new Database(databasePath, { readonly: true, safeIntegers: true });
+  if (live) {
+    const current = new Database(databasePath, { safeIntegers: true });
     try {
-      const held = live
-        .query<{ n: bigint }, [number]>(
-          "SELECT COUNT(*) AS n FROM job_leases WHERE holder IS NOT NULL AND expires_at_ms > ?",
-        )
-        .get(nowMs);
-      if (held && Number(held.n) > 0)
-        throw new Error("refused: the service looks alive (a job lease is held); stop it, then restore");
+      current.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     } finally {
-      live.close();
+      current.close();
     }
     kept = `${databasePath}.before-restore-${nowMs}`;
-    renameSync(databasePath, kept);
-    for (const suffix of ["-wal", "-shm"])
-      if (existsSync(databasePath + suffix)) renameSync(databasePath + suffix, kept + suffix);
+    copyFileSync(databasePath, kept);
+    crashPoint("restore:after-keep");
   }
-  mkdirSync(dirname(databasePath), { recursive: true });
-  copyFileSync(backupPath, `${databasePath}.restoring`);
-  renameSync(`${databasePath}.restoring`, databasePath);
+  renameSync(restoring, databasePath);
+  for (const suffix of ["-wal", "-shm"]) rmSync(databasePath + suffix, { force: true });
   return kept;
 }
 
-if (import.meta.main) {
+function refuseWhileAlive(databasePath: string, nowMs: number): void {
+  const live = new Database(databasePath, { readonly: true, safeIntegers: true });
+  try {
+    const held = live
+      .query<{ n: bigint }, [number]>(
+        "SELECT COUNT(*) AS n FROM job_leases WHERE holder IS NOT NULL AND expires_at_ms > ?",
+      )
+      .get(nowMs);
+    if (held && Number(held.n) > 0)
+      throw new Error("refused: the service looks alive (a job lease is held); stop it, then restore");
+  } finally {
+    live.close();
+  }
+}
+
+/** The command, as `bun run restore <file>` or the executable's `fee-ledger restore <file>` (scripts/cli.ts). */
+export function restoreCommand(args: readonly string[], invokedAs = "bun run restore"): void | Promise<void> {
   refuseInOneLine("restore");
-  const source = process.argv[2];
+  const source = args[0];
   if (!source) {
-    process.stderr.write("usage: bun run restore <backup file>   (stop the service first)\n");
+    process.stderr.write(
+      `usage: ${invokedAs} <backup file | s3://bucket/prefix[/<generation>]>   (stop the service first)\n`,
+    );
     process.exit(2);
   }
   const config = loadConfigOrExit();
+  if (isS3Url(source)) return restoreFromS3(config, source);
   const kept = restoreDatabase(resolve(source), config.databasePath);
   process.stdout.write(
     `restored ${resolve(source)} to ${config.databasePath}${kept ? `; the previous database is kept at ${kept}` : ""}\n`,
   );
 }
+
+/** Downloads beside the database (the volume has room for it), restores, and deletes the download. */
+async function restoreFromS3(config: Config, url: string): Promise<void> {
+  if (config.backup.s3 === null)
+    throw new Error("S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY (or the AWS_ names) must be set to restore from S3");
+  const download = `${config.databasePath}.download-${process.pid}`;
+  mkdirSync(dirname(download), { recursive: true });
+  try {
+    const fetched = await downloadGeneration({
+      target: parseS3Url(url),
+      settings: config.backup.s3,
+      destinationPath: download,
+    });
+    const kept = restoreDatabase(download, config.databasePath);
+    process.stdout.write(
+      `restored ${fetched.url} to ${config.databasePath}${kept ? `; the previous database is kept at ${kept}` : ""}\n`,
+    );
+  } finally {
+    rmSync(download, { force: true });
+  }
+}
+
+if (import.meta.main) await restoreCommand(process.argv.slice(2));

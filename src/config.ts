@@ -122,6 +122,28 @@ export interface Config {
   /** the key webhook secrets are derived from: a value or a file (else generated in DATA_DIR) */
   webhooksKey: string | null;
   webhooksKeyFile: string | null;
+  /** off-site backups (src/backup): the scheduled upload, and the store `backup`/`restore s3://…` use */
+  backup: BackupSettings;
+}
+
+/** Where off-site backups go and how the S3-compatible store is reached; the credentials are never printed. */
+export interface BackupSettings {
+  /** `s3://bucket/prefix` the service uploads to on `schedule` and at SIGTERM; null: no scheduled backups */
+  url: string | null;
+  schedule: string;
+  /** generations kept under the prefix; older ones are deleted after each successful upload */
+  keep: number;
+  /** null when no key pair is set (then only local-file backups work) */
+  s3: S3Settings | null;
+}
+
+export interface S3Settings {
+  /** null: AWS's own endpoint for the region */
+  endpoint: string | null;
+  region: string | null;
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken: string | null;
 }
 
 export type JobNameForConfig = "sweep" | "payouts" | "burns" | "launches" | "market";
@@ -385,6 +407,47 @@ function webhookSettings(env: Env) {
   };
 }
 
+/** `s3://bucket` or `s3://bucket/prefix`, with S3's bucket naming rules. */
+const S3_URL = /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[^\s]*)?$/;
+
+/**
+ * BACKUP_URL, its schedule and generations, and the S3 key pair under Bun's names (S3_* first,
+ * then AWS_*). A key pair is needed only with BACKUP_URL; `backup s3://…` by hand needs it too.
+ */
+function backupSettings(env: Env): BackupSettings {
+  const target = str(env, "BACKUP_URL");
+  if (target !== null && !S3_URL.test(target)) throw new ConfigError("BACKUP_URL must be an s3://bucket/prefix URL");
+  const accessKeyId = str(env, "S3_ACCESS_KEY_ID") ?? str(env, "AWS_ACCESS_KEY_ID");
+  const secretAccessKey = str(env, "S3_SECRET_ACCESS_KEY") ?? str(env, "AWS_SECRET_ACCESS_KEY");
+  if ((accessKeyId === null) !== (secretAccessKey === null))
+    throw new ConfigError("S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together");
+  if (target !== null && accessKeyId === null)
+    throw new ConfigError("BACKUP_URL needs S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY (or the AWS_ names)");
+  const endpoint = url(
+    { S3_ENDPOINT: str(env, "S3_ENDPOINT") ?? str(env, "AWS_ENDPOINT") ?? undefined },
+    "S3_ENDPOINT",
+    null,
+  );
+  const region = str(env, "S3_REGION") ?? str(env, "AWS_REGION");
+  if (region !== null && !/^[a-z0-9-]{1,32}$/.test(region))
+    throw new ConfigError("S3_REGION must be a region name, e.g. us-east-1");
+  return {
+    url: target?.replace(/\/+$/, "") ?? null,
+    schedule: schedule(env, "BACKUP_SCHEDULE", "0 * * * *"),
+    keep: int(env, "BACKUP_KEEP", 24, 1, 10_000),
+    s3:
+      accessKeyId === null || secretAccessKey === null
+        ? null
+        : {
+            endpoint,
+            region,
+            accessKeyId,
+            secretAccessKey,
+            sessionToken: str(env, "S3_SESSION_TOKEN") ?? str(env, "AWS_SESSION_TOKEN"),
+          },
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   // Checked in this order, so the first bad setting named is the same whatever else is wrong.
   const port = int(env, "PORT", 3000, 0, 65535);
@@ -441,6 +504,7 @@ export function loadConfig(env: Env = process.env): Config {
     uploadBytesPerIpDay: int(env, "UPLOAD_BYTES_PER_IP_DAY", 64 * 1024 * 1024, 0, 1024 * 1024 * 1024),
     explorerUrl: explorerTemplate(env, chain),
     ...webhookSettings(env),
+    backup: backupSettings(env),
   };
 }
 

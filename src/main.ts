@@ -11,6 +11,7 @@ import { serverBodyMaxBytes } from "./http/body-limit";
 import { closeAllStreams } from "./ledger/stream";
 import { startSharedThreadsHere } from "./workers/priority";
 import { startChainThread, startJobsThread } from "./workers/threads";
+import { backupAtShutdown } from "./backup";
 
 const config = loadConfigOrExit();
 setLogLevel(config.logLevel);
@@ -49,6 +50,8 @@ async function shutdown(signal: string): Promise<void> {
   closeAllStreams();
   await server.server?.stop();
   await jobs.stop();
+  // The books as they stand once the jobs have stopped, off site; bounded, and logged either way.
+  if (config.backup.url !== null) await backupAtShutdown({ db: service.ctx.db, config });
   await service.close();
   await chain.stop();
   log.info("stopped");

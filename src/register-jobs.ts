@@ -10,6 +10,8 @@ import { runSweepJob } from "./sweeps/job";
 import { log } from "./lib/log";
 import { takeSolvencySnapshot } from "./history/snapshots";
 import { snapshotLiabilitiesAfterRun } from "./liabilities/hook";
+import { activeReconciliation, reconcileWithChain } from "./reconcile";
+import { BackupSchedule, scheduleBackupsWith } from "./backup";
 
 export interface RegisterJobsOptions {
   /** false in the jobs' worker thread: proofs are served by the request thread's connection */
@@ -18,47 +20,57 @@ export interface RegisterJobsOptions {
 
 export function registerJobs(ctx: SchedulingContext, options: RegisterJobsOptions = {}): void {
   const afterRun = { rememberTree: options.servesProofs ?? true };
+  // Off-site backups (BACKUP_URL) need no chain: they start and stop with the schedules.
+  if (ctx.config.backup.url !== null)
+    scheduleBackupsWith(
+      ctx.scheduler,
+      new BackupSchedule({ db: ctx.db, config: ctx.config, holder: ctx.scheduler.holder, now: ctx.now }),
+    );
   // Intents expire and market figures refresh with or without a chain.
   registerLaunchJobs(ctx.scheduler, ctx);
   const chain = ctx.chain;
   if (!chain) return;
   const { db, config, scheduler } = ctx;
+  const sweeps = {
+    db,
+    chain,
+    sweepMinLamports: config.sweepMinLamports,
+    platformBuybackBps: config.platformBuybackBps,
+    now: ctx.now,
+    reserves: config.custody,
+    quietMaxIntervalMs: config.sweepQuietMaxIntervalMs ?? undefined,
+  };
+  const payouts = { db, chain, config, now: ctx.now };
+  const burns = {
+    db,
+    chain,
+    now: ctx.now,
+    slippageBps: config.burnSlippageBps,
+    maxPriceImpactBps: config.burnMaxPriceImpactBps,
+    outflowCaps: config.custody,
+  };
   scheduler.register("sweep", async (job) => {
-    const report = await runSweepJob(
-      {
-        db,
-        chain,
-        sweepMinLamports: config.sweepMinLamports,
-        platformBuybackBps: config.platformBuybackBps,
-        now: ctx.now,
-        reserves: config.custody,
-        quietMaxIntervalMs: config.sweepQuietMaxIntervalMs ?? undefined,
-      },
-      job,
-    );
+    const report = await runSweepJob(sweeps, job);
     log.info("sweep run", { ...report });
     // Liabilities first: their anchor memo is paid from the treasury, which the solvency snapshot then reads.
     await snapshotLiabilitiesAfterRun(ctx, "sweep", afterRun);
     await takeSolvencySnapshot({ db, chain, now: ctx.now }, "sweep");
   });
   scheduler.register("payouts", async (job) => {
-    const report = await runPayoutsJob({ db, chain, config, now: ctx.now }, job);
+    // Nothing is sent before the books agree with the treasury's history (src/reconcile).
+    const reconciled = await reconcileWithChain({ db, chain, now: ctx.now, payouts, sweeps, burns }, job);
+    if (reconciled.status !== "clean") log.info("reconciliation step", { ...reconciled });
+    // While it runs, not even autopay is queued: the payouts the chain holds keep their ids.
+    if (activeReconciliation(db)) return;
+    const report = await runPayoutsJob(payouts, job);
     log.info("payouts run", { ...report });
     await snapshotLiabilitiesAfterRun(ctx, "payouts", afterRun);
     await takeSolvencySnapshot({ db, chain, now: ctx.now }, "payouts");
   });
   scheduler.register("burns", async (job) => {
-    const report = await runBurnsJob(
-      {
-        db,
-        chain,
-        now: ctx.now,
-        slippageBps: config.burnSlippageBps,
-        maxPriceImpactBps: config.burnMaxPriceImpactBps,
-        outflowCaps: config.custody,
-      },
-      job,
-    );
+    // A burn of tokens the chain may have burned already waits for the reconciliation too.
+    if (activeReconciliation(db)) return;
+    const report = await runBurnsJob(burns, job);
     log.info("burns run", { ...report });
     // The hourly floor rides on a job that runs every few minutes in every deployment.
     await takeSolvencySnapshot({ db, chain, now: ctx.now }, "hourly");

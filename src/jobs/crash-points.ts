@@ -74,7 +74,14 @@ export const CRASH_POINTS = [
   "reconcile:after-resolve",
 ] as const;
 
-export type CrashPointName = (typeof CRASH_POINTS)[number];
+/**
+ * The restore command's own (scripts/restore.ts), outside the jobs and the simulation:
+ *   restore:after-prepare   the backup copied beside the database and marked restored, the database untouched
+ *   restore:after-keep      the current database kept aside as well, not yet replaced
+ */
+export const RESTORE_CRASH_POINTS = ["restore:after-prepare", "restore:after-keep"] as const;
+
+export type CrashPointName = (typeof CRASH_POINTS)[number] | (typeof RESTORE_CRASH_POINTS)[number];
 
 function parse(raw: string | undefined): { name: string; hit: number } | null {
   if (!raw) return null;

@@ -1,0 +1,24 @@
+/**
+ * Backups (docs/operations.md): a consistent checked snapshot to a local file or as a generation
+ * on S3-compatible storage, on a schedule and at SIGTERM; the way back for `restore`, and the mark
+ * a restore leaves so the service reconciles with the chain before money moves.
+ */
+export { backupDatabase, checkBackup } from "./snapshot";
+export { downloadGeneration, listGenerations, uploadGeneration } from "./offsite";
+export type { DownloadOptions, UploadOptions, UploadOutcome } from "./offsite";
+export { s3Store, StoreError } from "./s3";
+export type { ObjectStore } from "./s3";
+export { isS3Url, parseS3Url, s3UrlOf } from "./target";
+export type { S3Target } from "./target";
+export { generationName, GENERATION_NAME } from "./generations";
+export { freeLeasesOfBackup, markRestored, restoredAtMs, RESTORED_AT_KEY } from "./restored";
+export {
+  BACKUP_LEASE,
+  backupAtShutdown,
+  backupHealth,
+  BackupSchedule,
+  runBackup,
+  scheduleBackupsWith,
+  SHUTDOWN_UPLOAD_TIMEOUT_MS,
+} from "./schedule";
+export type { BackupHealth, BackupRun } from "./schedule";
