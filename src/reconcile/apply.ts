@@ -25,7 +25,7 @@ export type ApplyOutcome =
   /** nothing of the service's to do: not signed by the treasury, or it moved nothing of its own */
   | { kind: "ignored"; note: string }
   /** a treasury transaction the service cannot account for */
-  | { kind: "unknown"; note: string };
+  | { kind: "unknown"; note: string; balanceShort?: boolean };
 
 interface Transfer {
   to: string;
@@ -82,9 +82,8 @@ export function applyTransaction(db: Db, tx: ConfirmedTransaction, treasury: str
     const refused = immediate(db, () => write(db, tx, key, treasury, atMs));
     return refused === null ? { kind: "written", key } : { kind: "unknown", note: refused };
   } catch (error) {
-    if (isAppError(error, "LEDGER_INVARIANT") || isAppError(error, "RECONCILE_MISMATCH")) {
-      return { kind: "unknown", note: error.message };
-    }
+    if (isAppError(error, "LEDGER_INVARIANT")) return { kind: "unknown", note: error.message, balanceShort: true };
+    if (isAppError(error, "RECONCILE_MISMATCH")) return { kind: "unknown", note: error.message };
     throw error;
   }
 }
@@ -128,6 +127,21 @@ function payoutRow(db: Db, id: number): PayoutRow | null {
     .get(id);
 }
 
+/** The newest payout the books hold of the chain of replacements that starts at `firstId`, or null. */
+function chainTip(db: Db, firstId: number): PayoutRow | null {
+  let tip = payoutRow(db, firstId);
+  for (let step = 0; tip && step < 1_000; step++) {
+    const next = db.$client
+      .query<PayoutRow, [id: bigint]>(
+        "SELECT id, idp_user_id AS idpUserId, lamports, wallet, status, signature FROM payouts WHERE replaces_id = ?",
+      )
+      .get(tip.id);
+    if (!next) break;
+    tip = next;
+  }
+  return tip;
+}
+
 function writePayouts(
   db: Db,
   tx: ConfirmedTransaction,
@@ -154,7 +168,9 @@ function writePayouts(
       ).run(tx.signature, atMs, item.payoutId);
       return;
     }
-    const replaced = item.replacesId === null ? null : payoutRow(db, item.replacesId);
+    // The payout this one replaced: the newest of its chain the books hold (the chain's first one
+    // when every replacement was made after the backup).
+    const replaced = item.firstPayoutId === null ? null : chainTip(db, item.firstPayoutId);
     c.query<
       never,
       [
@@ -163,7 +179,7 @@ function writePayouts(
         lamports: bigint,
         wallet: string,
         kind: string,
-        replacesId: number | null,
+        replacesId: bigint | null,
         signature: string,
         atMs: number,
       ]
@@ -176,20 +192,21 @@ function writePayouts(
       transfer.lamports,
       transfer.to,
       item.kind,
-      replaced ? item.replacesId : null,
+      replaced ? replaced.id : null,
       tx.signature,
       atMs,
     );
-    if (replaced && replaced.status === "sent") {
-      // The payout it replaced was in flight in the backup and provably expired since: its
-      // reservation moves to this one, and it must never be resolved (and replaced) again.
+    if (replaced && (replaced.status === "sent" || replaced.status === "queued" || replaced.status === "held")) {
+      // The payout it replaced was in flight in the backup (or still waiting to be sent, and sent
+      // after it) and provably expired since: its reservation moves to this one, and it must never
+      // be sent, resolved or replaced again.
       if (replaced.idpUserId !== item.idpUserId || BigInt(replaced.lamports) !== transfer.lamports) {
-        throw mismatch(`payout ${item.payoutId} does not owe what payout ${item.replacesId} it replaces owed`);
+        throw mismatch(`payout ${item.payoutId} does not owe what payout ${replaced.id} it replaces owed`);
       }
       replacePayout(db, Number(replaced.id), item.payoutId, transfer.lamports, atMs);
       c.query<never, [id: bigint]>("UPDATE payouts SET status = 'replaced' WHERE id = ?").run(replaced.id);
     } else if (replaced) {
-      throw mismatch(`payout ${item.replacesId}, replaced on chain, is ${replaced.status} in the database`);
+      throw mismatch(`payout ${replaced.id}, replaced on chain, is ${replaced.status} in the database`);
     } else {
       // Queued after the backup: its reservation is made as the claim (or autopay) made it.
       reservePayout(db, item.payoutId, item.idpUserId, transfer.lamports, atMs);
@@ -237,7 +254,10 @@ function writeWithdrawal(
     .get(withdrawalId);
   if (row) {
     if (row.signature === tx.signature) return null;
-    if (row.status !== "queued" || BigInt(row.lamports) !== transfer.lamports || row.wallet !== transfer.to) {
+    // `sent` under another signature: that send provably expired (the job sends a withdrawal again
+    // only then) and this one landed after the backup.
+    const waiting = row.status === "queued" || row.status === "sent";
+    if (!waiting || BigInt(row.lamports) !== transfer.lamports || row.wallet !== transfer.to) {
       throw mismatch(`withdrawal ${withdrawalId} of the database differs from the one the transaction made`);
     }
     c.query<never, [signature: string, atMs: number, id: number]>(

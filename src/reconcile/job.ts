@@ -11,6 +11,7 @@ import type { Db } from "../../db/client";
 import type { ChainServices } from "../chain/services";
 import { crashPoint, type JobContext } from "../jobs";
 import { type BurnJobDeps, resolveBurnSignature, sentBuySignatures } from "../burns";
+import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 import { type PayoutJobDeps, resolvePayoutSignature, resolveSentWithdrawals } from "../payouts";
 import { resolveSentSweeps, resolveSweepSignature, type SweepJobDeps } from "../sweeps";
@@ -19,7 +20,9 @@ import { DEFAULT_SCAN, newestUnknown, type ScanOptions, scanHistory } from "./sc
 import {
   activeReconciliation,
   finishReconciliation,
+  deferItem,
   isKnownSignature,
+  knowsLandedTransaction,
   pendingItems,
   type Reconciliation,
   type ReconciliationItem,
@@ -68,7 +71,10 @@ export async function reconcileWithChain(deps: ReconcileDeps, ctx: JobContext): 
     log.warn("reconciling the books with the treasury's history before money moves", { reason: active.reason });
   }
   if (active.status === "scanning") {
-    const scan = await scanHistory(list!, treasury, known, deps.scan ?? DEFAULT_SCAN);
+    const scan = await scanHistory(list!, treasury, known, deps.scan ?? DEFAULT_SCAN, knowsLandedTransaction(db));
+    if (!(await reachesNow(deps.chain, treasury, scan.newest))) {
+      throw new AppError("UNAVAILABLE", "the treasury's history as listed does not reach its present balance yet");
+    }
     saveScan(db, active.id, scan);
     crashPoint("reconcile:after-scan");
   }
@@ -76,20 +82,48 @@ export async function reconcileWithChain(deps: ReconcileDeps, ctx: JobContext): 
   // What the backup held in flight is settled first: a sweep it knew, credited since, pays for
   // payouts further on; a buy it knew must be bought before the burn of it that follows.
   if ((await settleKnown(deps, ctx)) > 0) return { ...report, status: "waiting" };
+  const stalled = new Set<string>();
   for (let n = 0; n < (deps.itemsPerRun ?? ITEMS_PER_RUN) && !ctx.signal.aborted; n++) {
     const [item] = pendingItems(db, active.id, 1);
     if (!item) return finish(db, active, deps.now(), report);
-    const step = await applyItem(deps, ctx, item, treasury);
+    const step = await applyItem(deps, ctx, item, treasury, stalled);
     if (step === "wait") return { ...report, status: "waiting" };
+    if (step === "deferred") continue;
     if (step === "unknown") report.unknown++;
     else report.applied++;
   }
   return pendingItems(db, active.id, 1).length === 0 ? finish(db, active, deps.now(), report) : report;
 }
 
+/**
+ * Whether the listing reached the present: the treasury's balance after the newest transaction
+ * listed is its balance now. A node behind the others lists the history up to its own slot, and
+ * a reconciliation that took it for the whole would miss the newest transactions (and send their
+ * payouts again). A transaction landing meanwhile also disagrees: the next run scans again.
+ */
+async function reachesNow(chain: ChainServices, treasury: string, newest: string | null): Promise<boolean> {
+  // No history at all: nothing to reach (a history cut short is refused by the scan itself).
+  if (newest === null) return true;
+  const now = (await chain.reader.getBalances([treasury])).get(treasury) ?? 0n;
+  const tx = await chain.reader.getTransaction(newest);
+  const i = tx?.accountKeys.indexOf(treasury) ?? -1;
+  return tx !== null && i >= 0 && tx.postBalances[i] === now;
+}
+
 async function settleKnown(deps: ReconcileDeps, ctx: JobContext): Promise<number> {
   let waiting = await resolveSentSweeps(deps.sweeps, ctx);
   for (const signature of sentBuySignatures(deps.db)) waiting += await resolveBurnSignature(deps.burns, ctx, signature);
+  // A payout batch of the backup that landed (paid, or failed and its amount back in a balance)
+  // before a claim made after the backup reserves from that balance. One that never landed is
+  // left as it is: its replacement made after the backup, if one landed, is an item that takes
+  // its place (resolving it here would replace it a second time).
+  const sentPayouts = deps.db.$client
+    .query<{ signature: string }, []>("SELECT DISTINCT signature FROM payouts WHERE status = 'sent' LIMIT 1000")
+    .all();
+  for (const { signature } of sentPayouts) {
+    if (await deps.chain.reader.getTransaction(signature))
+      waiting += await resolvePayoutSignature(deps.payouts, ctx, signature);
+  }
   return waiting;
 }
 
@@ -110,13 +144,23 @@ async function applyItem(
   ctx: JobContext,
   item: ReconciliationItem,
   treasury: string,
-): Promise<"settled" | "unknown" | "wait"> {
+  /** items deferred since the last one applied */
+  stalled: Set<string>,
+): Promise<"settled" | "unknown" | "wait" | "deferred"> {
   const tx = await deps.chain.reader.getTransaction(item.signature);
   if (!tx) return "wait";
   const outcome = applyTransaction(deps.db, tx, treasury, deps.now());
   if (outcome.kind === "ignored") {
     settleItem(deps.db, { signature: item.signature, status: "ignored", kind: null, note: outcome.note });
     return "settled";
+  }
+  if (outcome.kind === "unknown" && outcome.balanceShort && !stalled.has(item.signature)) {
+    // The books book in the order things were asked for, the chain in the order they landed: a
+    // withdrawal requested before a buy's rent was booked lands after it, and the balance it was
+    // reserved from is short until a later item (the burn returning the rent) is applied. It
+    // waits behind the others; once every pending item failed since the last one applied, it is unknown.
+    stalled.add(item.signature);
+    if (deferItem(deps.db, item.reconciliationId, item.signature)) return "deferred";
   }
   if (outcome.kind === "unknown") {
     log.error("a treasury transaction the service cannot account for", {
@@ -155,5 +199,6 @@ async function applyItem(
   if (waiting > 0) return "wait";
   crashPoint("reconcile:after-resolve");
   settleItem(deps.db, { signature: item.signature, status: "applied", kind: key.kind, note: null });
+  stalled.clear();
   return "settled";
 }

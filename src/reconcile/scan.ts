@@ -25,6 +25,8 @@ export interface ScanResult {
   unknown: { signature: string; slot: bigint }[];
   /** why the scan stopped short of a known signature, or null */
   detail: string | null;
+  /** the newest signature the listing held, known or not (null: the treasury has no history) */
+  newest: string | null;
 }
 
 type Lister = NonNullable<ChainReader["signaturesForAddress"]>;
@@ -34,28 +36,41 @@ export async function scanHistory(
   address: string,
   isKnown: (signature: string) => boolean,
   options: ScanOptions = DEFAULT_SCAN,
+  /** the books hold a transaction that landed: a history without any known one is cut short, not new */
+  booksKnowLanded = false,
 ): Promise<ScanResult> {
   const unknown: { signature: string; slot: bigint }[] = [];
   let scanned = 0;
   let firstKnownSlot: bigint | null = null;
   let before: string | undefined;
+  let newest: string | null = null;
   for (;;) {
     const page = await list(address, { before, limit: options.pageLimit });
+    newest ??= page[0]?.signature ?? null;
     for (const entry of page) {
       scanned++;
       if (firstKnownSlot !== null && entry.slot + options.slotsPastKnown < firstKnownSlot) {
-        return { scanned, unknown: unknown.reverse(), detail: null };
+        return { scanned, unknown: unknown.reverse(), detail: null, newest };
       }
       if (isKnown(entry.signature)) firstKnownSlot ??= entry.slot;
       else unknown.push({ signature: entry.signature, slot: entry.slot });
     }
     if (page.length < options.pageLimit) {
+      // A node that keeps history from a recent slot only (pruned) ends the list early: were its
+      // end taken for the history's start, every transaction older than its first slot would go
+      // unread. The next run asks again (another node of the pool, or an archive).
+      if (firstKnownSlot === null && booksKnowLanded) {
+        throw new AppError(
+          "UNAVAILABLE",
+          "the node's history of the treasury does not reach back to the last transaction the books know",
+        );
+      }
       // The history's start: everything the node has was read.
       const detail =
         firstKnownSlot === null && scanned > 0
           ? "the treasury's history holds no transaction the database knows"
           : null;
-      return { scanned, unknown: unknown.reverse(), detail };
+      return { scanned, unknown: unknown.reverse(), detail, newest };
     }
     if (scanned >= options.scannedMax) {
       throw new AppError(

@@ -27,6 +27,7 @@ export interface Reconciliation {
 
 export interface ReconciliationItem {
   signature: string;
+  reconciliationId: number;
   position: number;
   slot: bigint;
 }
@@ -173,7 +174,7 @@ export function pendingItems(db: Db, id: number, limit: number): ReconciliationI
         WHERE reconciliation_id = ? AND status = 'pending' ORDER BY position LIMIT ?`,
     )
     .all(id, limit)
-    .map((r) => ({ signature: r.signature, position: Number(r.position), slot: BigInt(r.slot) }));
+    .map((r) => ({ signature: r.signature, reconciliationId: id, position: Number(r.position), slot: BigInt(r.slot) }));
 }
 
 /**
@@ -249,4 +250,35 @@ export function isKnownSignature(db: Db, signature: string): boolean {
     )
     .get(signature);
   return Number(row?.known ?? 0) === 1;
+}
+
+/** Whether the books hold a treasury transaction that landed (the treasury's history must reach it). */
+export function knowsLandedTransaction(db: Db): boolean {
+  const row = db.$client
+    .query<{ known: bigint | number }, []>(
+      `SELECT EXISTS (SELECT 1 FROM chain_transactions WHERE landed_slot IS NOT NULL)
+           OR EXISTS (SELECT 1 FROM sweeps WHERE status = 'confirmed')
+           OR EXISTS (SELECT 1 FROM payouts WHERE status = 'confirmed')
+           OR EXISTS (SELECT 1 FROM withdrawals WHERE status = 'confirmed')
+           OR EXISTS (SELECT 1 FROM reconciliation_items WHERE status = 'applied') AS known`,
+    )
+    .get();
+  return Number(row?.known ?? 0) === 1;
+}
+
+/** Moves a pending item behind every other pending one; false when it is the only one left. */
+export function deferItem(db: Db, id: number, signature: string): boolean {
+  return immediate(db, () => {
+    const c = db.$client;
+    const others = c
+      .query<{ last: bigint | null }, [id: number, signature: string]>(
+        "SELECT MAX(position) AS last FROM reconciliation_items WHERE reconciliation_id = ? AND status = 'pending' AND signature <> ?",
+      )
+      .get(id, signature);
+    if (others?.last === null || others?.last === undefined) return false;
+    c.query<never, [position: bigint, signature: string]>(
+      "UPDATE reconciliation_items SET position = ? WHERE signature = ? AND status = 'pending'",
+    ).run(BigInt(others.last) + 1n, signature);
+    return true;
+  });
 }
