@@ -12,7 +12,10 @@
  * service, driven by a schedule drawn from the seed: user actions (trades, claims, routing changes,
  * autopay, declines, sign-ins, renames, launches: see sim-launches.ts), every fault rule, crashes at
  * the crash points (for the launches job, which has none, at any of its chain reads), lease
- * takeovers, clock jumps (the chain's slots move on with the clock).
+ * takeovers, clock jumps (the chain's slots move on with the clock), and in about half the seeds a
+ * backup taken early and restored some steps later: the payouts run then reconciles the books with
+ * the treasury's history (src/reconcile) under faults, crashes and takeovers, and the books must
+ * come out as they were before the restore (see World.restore).
  * Time is virtual: the simulation advances the chain's slots and the jobs' clock itself; the jobs
  * settle without waiting (settleTimeoutMs 0). After every step the invariants are checked against
  * the chain itself; at the end the faults clear and every `sent` item must reach a terminal state.
@@ -21,8 +24,19 @@
  * every run: a failing seed prints itself and the one-line command that replays it.
  */
 import { createHash } from "node:crypto";
+import { Database } from "bun:sqlite";
 import { Keypair, PublicKey } from "@solana/web3.js";
+import { drizzle } from "drizzle-orm/bun-sqlite";
 import { openDatabase, closeDatabase, type Db } from "../db/client";
+import * as schema from "../db/schema";
+import { freeLeasesOfBackup } from "../src/backup";
+import {
+  activeReconciliation,
+  holdForReconciliation,
+  latestReconciliation,
+  reconcileWithChain,
+  restoredAtMs,
+} from "../src/reconcile";
 import { recordSignIn, setRouting } from "../src/identity/identity";
 import { resolveBurnSignature, runBurnsJob } from "../src/burns/job";
 import { deriveCreatorKeypair } from "../src/chain/keys";
@@ -70,6 +84,12 @@ const MAX_JUMP_SLOTS = 1_000;
 /** Rounds of every job once faults clear; crashes may still hit the first ones. */
 const SETTLE_ROUNDS = 16;
 const CRASHING_SETTLE_ROUNDS = 5;
+/** Rounds of the money jobs after a restore until the reconciliation must be done; faults and crashes in the first ones. */
+const RECONCILE_ROUNDS = 16;
+const HOSTILE_RECONCILE_ROUNDS = 8;
+const MONEY_JOBS = ["sweep", "payouts", "burns"] as const;
+/** The reading schedule's longest wait in the odd seeds (a quiet token is read at least this often). */
+const QUIET_MAX_INTERVAL_MS = 300_000;
 type Job = (typeof JOBS)[number];
 
 export interface SeedResult {
@@ -82,6 +102,24 @@ export interface SeedResult {
   /** crashes and lease takeovers that fired, by mode and point (`crash@payouts:after-send`) */
   crashes: Record<string, number>;
   error?: string;
+}
+
+interface MoneyState {
+  /** ledger account (kind:ref) -> balance, nonzero ones */
+  accounts: Map<string, string>;
+  /** confirmed payout id -> user, wallet, amount, signature */
+  payouts: Map<string, string>;
+  /** confirmed withdrawal id -> wallet, amount, signature */
+  withdrawals: Map<string, string>;
+  /** wallet -> lamports on chain */
+  wallets: Map<string, string>;
+}
+
+/** The backup put back as the database the jobs use (what `bun run restore` copies into place). */
+function restoredCopy(backup: Uint8Array): Db {
+  const client = Database.deserialize(backup, { safeIntegers: true, strict: true });
+  client.exec("PRAGMA foreign_keys = ON");
+  return drizzle({ client, schema }) as Db;
 }
 
 class SimCrash extends Error {
@@ -116,13 +154,13 @@ class World {
   readonly node: LocalNode;
   readonly faults: ChainFaults;
   readonly rpc: RpcServer;
-  readonly db: Db;
+  db: Db;
   readonly chain: ChainServices;
   readonly launch: LocalLaunchHelpers;
   readonly trader: Keypair;
   readonly deployer: Keypair;
   readonly launchers: Keypair[] = [];
-  readonly ctx: SchedulingContext;
+  ctx: SchedulingContext;
   readonly launches: SimLaunches;
   readonly users: { id: string; handle: string; wallet: string; signedIn: boolean }[] = [];
   readonly mints: string[] = [];
@@ -139,6 +177,14 @@ class World {
 
   /** the faults have cleared and the jobs run until everything sent is terminal */
   private settling = false;
+  /**
+   * The copy of the books a restore will put back (taken between two steps, as a backup is), and
+   * the steps it is taken and restored at. While it is held, the actions whose effects a restore
+   * loses by design and the reconciliation cannot find on chain (sign-ins and renames, which pin
+   * handles; routing changes; launches; the claims pause) are not drawn: see restore().
+   */
+  private backup: Uint8Array | null = null;
+  private restorePlan: { takeAt: number; restoreAt: number } | null = null;
 
   constructor(readonly seed: number) {
     this.rand = seededRandom(seed * 2_654_435_761);
@@ -273,6 +319,16 @@ class World {
         before();
         return reader.getLatestBlockhash();
       },
+      // The reconciliation pages the treasury's history (getSignaturesForAddress) through the same
+      // hostile node pool as every other read.
+      ...(reader.signaturesForAddress
+        ? {
+            signaturesForAddress: async (address: string, options: { before?: string; limit: number }) => {
+              before();
+              return reader.signaturesForAddress!(address, options);
+            },
+          }
+        : {}),
     };
   }
 
@@ -389,36 +445,42 @@ class World {
   private async body(job: Job, ctx: JobContext): Promise<string> {
     const now = () => this.nowMs;
     const settle = { settleTimeoutMs: 0, settlePollMs: 0 };
+    const sweeps = {
+      db: this.db,
+      chain: this.chain,
+      sweepMinLamports: config().sweepMinLamports,
+      platformBuybackBps: config().platformBuybackBps,
+      now,
+      sendConcurrency: 1,
+      // The custody breakers run as in production: a false halt would leave payouts queued
+      // and the settling would say so.
+      reserves: config().custody,
+      // Odd seeds read by the reading schedule (a short maximum, so quiet tokens come due
+      // within a seed's clock); even seeds read every token every run.
+      quietMaxIntervalMs: this.seed % 2 === 1 ? QUIET_MAX_INTERVAL_MS : undefined,
+      ...settle,
+    };
+    const payouts = { db: this.db, chain: this.chain, config: config(), now, ...settle };
+    const burns = { db: this.db, chain: this.chain, now, outflowCaps: config().custody, ...settle };
     if (job === "sweep") {
-      const r = await runSweepJob(
-        {
-          db: this.db,
-          chain: this.chain,
-          sweepMinLamports: config().sweepMinLamports,
-          platformBuybackBps: config().platformBuybackBps,
-          now,
-          sendConcurrency: 1,
-          // The custody breakers run as in production: a false halt would leave payouts queued
-          // and the settling would say so.
-          reserves: config().custody,
-          // Odd seeds read by the reading schedule (a short maximum, so quiet tokens come due
-          // within a seed's clock); even seeds read every token every run.
-          quietMaxIntervalMs: this.seed % 2 === 1 ? 300_000 : undefined,
-          ...settle,
-        },
-        ctx,
-      );
+      const r = await runSweepJob(sweeps, ctx);
       return `sent=${r.transactionsSent} confirmed=${r.confirmed} failed=${r.failed} pending=${r.pending}`;
     }
     if (job === "payouts") {
-      const r = await runPayoutsJob({ db: this.db, chain: this.chain, config: config(), now, ...settle }, ctx);
-      return `sent=${r.sent} confirmed=${r.confirmed} failed=${r.failed} replaced=${r.replaced} pending=${r.pending}`;
+      // As production's payouts body (src/register-jobs.ts): the reconciliation with the chain
+      // first, and nothing else while one is active.
+      const rec = await reconcileWithChain({ db: this.db, chain: this.chain, now, payouts, sweeps, burns }, ctx);
+      const reconciled =
+        rec.status === "clean" ? "" : `reconcile ${rec.status} applied=${rec.applied} unknown=${rec.unknown}; `;
+      if (activeReconciliation(this.db)) return `${reconciled}held`;
+      const r = await runPayoutsJob(payouts, ctx);
+      if (r.replaced > 0) this.count("payoutsReplaced", r.replaced);
+      return `${reconciled}sent=${r.sent} confirmed=${r.confirmed} failed=${r.failed} replaced=${r.replaced} pending=${r.pending}`;
     }
     if (job === "burns") {
-      const r = await runBurnsJob(
-        { db: this.db, chain: this.chain, now, outflowCaps: config().custody, ...settle },
-        ctx,
-      );
+      // A burn of tokens the chain may have burned already waits for the reconciliation too.
+      if (activeReconciliation(this.db)) return "held: reconciling";
+      const r = await runBurnsJob(burns, ctx);
       if (r.parts > 0) this.count("burnBuyParts", r.parts);
       return `buys=${r.buysSent} bought=${r.bought} burned=${r.burned} failed=${r.failed}${r.parts ? ` parts=${r.parts}` : ""}`;
     }
@@ -545,6 +607,7 @@ class World {
       "getLatestBlockhash",
       "getTransaction",
       "sendTransaction",
+      "getSignaturesForAddress",
       "*",
     ];
     switch (this.int(0, 8)) {
@@ -572,6 +635,7 @@ class World {
           "getMultipleAccounts",
           "getTransaction",
           "getLatestBlockhash",
+          "getSignaturesForAddress",
         ];
         const some = this.rand() < 0.7;
         return {
@@ -618,6 +682,8 @@ class World {
     if (roll < 0.24) return this.trade();
     if (roll < 0.6) return this.jobStep();
     if (roll < 0.65) return `indexer -> ${await this.indexerResolve()}`;
+    // A backup is held: what a restore loses by design is not drawn (see restore()).
+    if (this.backup !== null && ((roll >= 0.65 && roll < 0.71) || roll >= 0.995)) return this.trade();
     if (roll < 0.71) {
       const outcome = await this.launches.act();
       this.node.advanceSlots(this.int(0, 2));
@@ -626,6 +692,7 @@ class World {
     if (roll < 0.82) {
       const u = this.pick(this.users);
       const what = this.rand();
+      if (this.backup !== null) return `claim ${u.id} -> ${this.claim(u)}`;
       if (!u.signedIn || what < 0.1) return `signin ${u.id} -> ${this.signIn(u)}`;
       if (what < 0.55) return `claim ${u.id} -> ${this.claim(u)}`;
       if (what < 0.9) return `route ${u.id} -> ${this.route(u)}`;
@@ -741,15 +808,261 @@ class World {
   /** A crash or takeover at one of the job's points (the n-th time it is reached). */
   private planFor(job: Job, mode: RunPlan["mode"]): RunPlan {
     // The payouts run also sends and resolves withdrawals: while one is live, its points half the
-    // time (always while settling, where every seed's last withdrawal goes).
+    // time (more while settling, where every seed's last withdrawal goes; not always, since the
+    // settling's first run is where dropped payouts are proven expired).
     const withdrawing =
       job === "payouts" &&
       this.db.$client.query("SELECT 1 FROM withdrawals WHERE status IN ('queued', 'sent') LIMIT 1").get() !== null &&
-      (this.settling || this.rand() < 0.5);
-    const prefix = withdrawing ? "withdrawals:" : `${job}:`;
-    const points: RunPlan["point"][] =
+      this.rand() < (this.settling ? 0.7 : 0.5);
+    // While a reconciliation is pending, the payouts run is the reconciliation: its points.
+    const prefix = job === "payouts" && this.reconciling() ? "reconcile:" : withdrawing ? "withdrawals:" : `${job}:`;
+    let points: RunPlan["point"][] =
       job === "launches" ? ["launches:read"] : CRASH_POINTS.filter((p) => p.startsWith(prefix));
-    return { point: this.pick(points), hit: mode === "crash" ? this.int(1, 2) : 1, mode };
+    // Some of the time at the point the payouts' state makes reachable, which a uniform pick rarely
+    // meets: a batch in flight, the point only its proven expiry reaches; a payout queued, its save.
+    if (prefix === "payouts:" && this.rand() < 0.4) {
+      const state = this.db.$client
+        .query<{ status: string }, []>(
+          "SELECT status FROM payouts WHERE status IN ('sent', 'queued') ORDER BY status = 'sent' DESC LIMIT 1",
+        )
+        .get();
+      if (state) points = [state.status === "sent" ? "payouts:after-expiry" : "payouts:after-save"];
+    }
+    const point = this.pick(points);
+    // The scan is reached once per reconciliation.
+    const once = point === "reconcile:after-scan";
+    return { point, hit: mode === "crash" && !once ? this.int(1, 2) : 1, mode };
+  }
+
+  // ------------------------------------------------------------------ backup and restore
+
+  /** Whether the books wait on a reconciliation with the chain: a restore marked them, or one runs. */
+  reconciling(): boolean {
+    return activeReconciliation(this.db) !== null || restoredAtMs(this.db) !== null;
+  }
+
+  /** About half the seeds take a backup early and restore it some steps later (within `steps`). */
+  planRestore(steps: number): void {
+    if (steps < 6 || this.rand() >= 0.5) return;
+    const takeAt = this.int(0, Math.floor(steps / 3));
+    this.restorePlan = { takeAt, restoreAt: this.int(takeAt + 3, takeAt + Math.max(3, Math.floor(steps / 2))) };
+  }
+
+  /** The backup or the restore due at step `i` (of `steps`), as that step's action; null when none is. */
+  async scheduled(i: number, steps: number): Promise<string | null> {
+    const plan = this.restorePlan;
+    if (!plan) return null;
+    if (this.backup === null) {
+      // A launch in flight would confirm after the backup: its token is one the restored books
+      // cannot know (see restore()), so the backup waits for it.
+      if (i < plan.takeAt || i >= steps - 1 || this.launchInFlight()) return null;
+      this.restorePlan = { ...plan, takeAt: Number.POSITIVE_INFINITY };
+      // A consistent copy of the books between two commits, as `VACUUM INTO` makes it.
+      this.backup = this.db.$client.serialize();
+      this.count("backup");
+      return "backup taken";
+    }
+    if (i < plan.restoreAt && i < steps - 1) return null;
+    return `restore -> ${await this.restore()}`;
+  }
+
+  private launchInFlight(): boolean {
+    return (
+      this.db.$client.query("SELECT 1 FROM launch_intents WHERE status IN ('prepared', 'metadata') LIMIT 1").get() !==
+      null
+    );
+  }
+
+  /**
+   * The disk is lost and the backup put back; the jobs go on under faults, crashes and takeovers,
+   * and the payouts run reconciles the books with the treasury's history before money moves.
+   *
+   * What is compared: the world comes to rest first (faults clear, everything queued or sent
+   * settles), so the books just before the restore are a fixed point. A claim queued and not sent
+   * when the disk is lost is lost with it (its user claims again), and no chain can show it; so
+   * are sign-ins, renames (handle pins), routing changes, launches and the claims pause made
+   * after the backup (the recovery promise names them), and those are not drawn while a backup is
+   * held. After the reconciliation and a second rest, every ledger account holds exactly what it
+   * held before the restore, the confirmed payouts and withdrawals are the same (id, wallet,
+   * amount, signature), and no wallet on chain received a lamport more. Payouts that expired or
+   * failed after the backup never touched the chain: the restored books do not hold them.
+   */
+  async restore(): Promise<string> {
+    const backup = this.backup!;
+    this.backup = null;
+    const rest = await this.quiesce();
+    if (rest) throw new InvariantViolation(`before the restore: ${rest}`);
+    this.check();
+    const before = this.moneyState();
+    const sweptBefore = new Set(
+      this.db.$client
+        .query<{ signature: string }, []>("SELECT DISTINCT signature FROM sweeps")
+        .all()
+        .map((r) => r.signature),
+    );
+    const lost = this.db;
+    this.useDatabase(restoredCopy(backup));
+    closeDatabase(lost);
+    // As `bun run restore` and the start after it: the backup's leases freed, the books held.
+    freeLeasesOfBackup(this.db);
+    holdForReconciliation(this.db, "restore", this.nowMs);
+    this.count("restore");
+    const runs: string[] = [];
+    let round = 0;
+    for (; round < RECONCILE_ROUNDS && this.reconciling(); round++) {
+      this.nowMs += LEASE_MS + 1; // any lease a crashed run left has expired
+      const hostile = round < HOSTILE_RECONCILE_ROUNDS;
+      if (hostile && this.rand() < 0.6) {
+        const rule = this.randomRule();
+        this.faults.apply(rule);
+        if (rule.kind === "clear") this.count("clear");
+        runs.push(`fault ${rule.kind}`);
+      } else if (round === HOSTILE_RECONCILE_ROUNDS) this.faults.clear();
+      // Production runs the sweep job during the reconciliation too; burns wait for it.
+      for (const job of MONEY_JOBS) {
+        const r = this.rand();
+        const plan = !hostile
+          ? null
+          : r < 0.3
+            ? this.planFor(job, "crash")
+            : r < 0.36
+              ? this.planFor(job, "takeover")
+              : null;
+        const outcome = await this.runJob(job, plan);
+        if (job === "payouts") runs.push(`${plan ? `${plan.mode}@${plan.point}#${plan.hit} ` : ""}${outcome}`);
+        this.node.advanceSlots(this.int(1, 40));
+        this.checkBooks();
+      }
+    }
+    if (this.reconciling())
+      throw new InvariantViolation(
+        `the reconciliation after the restore did not finish: ${runs.slice(-2).join(" | ")}`,
+      );
+    const done = latestReconciliation(this.db);
+    if (done?.status !== "done")
+      throw new InvariantViolation(
+        `the reconciliation after the restore ended ${done?.status}: ${this.db.$client
+          .query<{ signature: string; note: string | null }, []>(
+            "SELECT signature, note FROM reconciliation_items WHERE status = 'unknown' ORDER BY position",
+          )
+          .all()
+          .map((u) => `${u.signature.slice(0, 8)}… ${u.note}`)
+          .join("; ")}`,
+      );
+    const settled = await this.quiesce();
+    if (settled) throw new InvariantViolation(`after the reconciliation: ${settled}`);
+    // A sweep sent after the restore credits fees the rest before it left in a vault (a token the
+    // sweep job did not take then): new money, not the reconciliation's. The balances then differ
+    // by it; what the chain decides (payouts, withdrawals, wallets) is still compared.
+    const sweptSince = this.db.$client
+      .query<{ signature: string }, []>("SELECT DISTINCT signature FROM sweeps WHERE status = 'confirmed'")
+      .all()
+      .some((r) => !sweptBefore.has(r.signature));
+    if (sweptSince) this.count("restoreSweptAfter");
+    this.compareMoney(before, this.moneyState(), sweptSince ? ["payouts", "withdrawals", "wallets"] : undefined);
+    this.count("reconciledItems", done.applied);
+    return `reconciled ${done.applied}/${done.total} of ${done.scanned} scanned in ${round} rounds: ${runs.join(" | ")}`;
+  }
+
+  private useDatabase(db: Db): void {
+    this.db = db;
+    this.ctx = { ...this.ctx, db, scheduler: new Scheduler(db, { holder: "sim", leaseMs: LEASE_MS }) };
+  }
+
+  /** Faults clear and the money jobs run until nothing is queued or in flight (bounded); null once there. */
+  private async quiesce(): Promise<string | null> {
+    this.faults.clear();
+    // Paused claims would stay queued: the operator lifts the pause (in the restored books too).
+    this.paused = false;
+    setClaimsPaused(this.db, false);
+    const settling = this.settling;
+    this.settling = true;
+    try {
+      // Every token comes due for a reading (the odd seeds' schedule), so no fee is left unswept;
+      // every blockhash handed out dies, so what was dropped is proven expired and sent again.
+      this.nowMs += QUIET_MAX_INTERVAL_MS + 1;
+      this.node.advanceSlots(MAX_JUMP_SLOTS);
+      for (let round = 0; round === 0 || (round < SETTLE_ROUNDS && this.moneyLive()); round++) {
+        this.nowMs += LEASE_MS + 1;
+        for (const job of MONEY_JOBS) {
+          // Crashes in the first rounds too, as in settle(): this is where expiries are proven.
+          const plan = round < CRASHING_SETTLE_ROUNDS && this.rand() < 0.3 ? this.planFor(job, "crash") : null;
+          const outcome = await this.runJob(job, plan);
+          if (outcome === "busy" || outcome.startsWith("error")) return `${job} run: ${outcome}`;
+          this.node.advanceSlots(40);
+        }
+      }
+      if (!this.moneyLive()) return null;
+      const live = this.db.$client
+        .query<{ what: string }, []>(
+          `SELECT 'sweep ' || id AS what FROM sweeps WHERE status = 'sent'
+           UNION ALL SELECT 'payout ' || id || ' ' || status FROM payouts WHERE status IN ('sent', 'queued')
+           UNION ALL SELECT 'withdrawal ' || id || ' ' || status FROM withdrawals WHERE status IN ('sent', 'queued')
+           UNION ALL SELECT 'burn buy ' || id || ' ' || status FROM burn_buys WHERE status IN ('sent', 'bought', 'burning')`,
+        )
+        .all();
+      return `queued or sent items did not settle: ${live.map((l) => l.what).join(", ")}; halted: ${moneyHalt(this.db)?.kind ?? "no"}`;
+    } finally {
+      this.settling = settling;
+    }
+  }
+
+  private moneyLive(): boolean {
+    const row = this.db.$client
+      .query<{ n: bigint }, []>(
+        `SELECT (SELECT COUNT(*) FROM sweeps WHERE status = 'sent') + (SELECT COUNT(*) FROM payouts WHERE status IN ('sent', 'queued'))
+              + (SELECT COUNT(*) FROM withdrawals WHERE status IN ('sent', 'queued'))
+              + (SELECT COUNT(*) FROM burn_buys WHERE status IN ('sent', 'bought', 'burning')) AS n`,
+      )
+      .get();
+    return Number(row?.n ?? 0) > 0;
+  }
+
+  /** What a restore must give back: balances, the money that left, and the wallets on chain. */
+  private moneyState(): MoneyState {
+    const rows = (sql: string) =>
+      new Map(
+        (this.db.$client.query(sql).all() as { k: string; v: unknown }[]).map((r) => [
+          String(r.k),
+          JSON.stringify(r.v, (_k, v) => (typeof v === "bigint" ? v.toString() : v)),
+        ]),
+      );
+    const wallets = new Map<string, string>();
+    for (const a of [...this.users.map((u) => u.wallet), PLATFORM_WALLET])
+      wallets.set(a, String(this.node.getBalance(new PublicKey(a))));
+    return {
+      accounts: rows("SELECT kind || ':' || ref AS k, balance AS v FROM ledger_accounts WHERE balance <> 0"),
+      payouts: rows(
+        "SELECT id AS k, json_array(idp_user_id, wallet, CAST(lamports AS TEXT), signature) AS v FROM payouts WHERE status = 'confirmed'",
+      ),
+      withdrawals: rows(
+        "SELECT id AS k, json_array(wallet, CAST(lamports AS TEXT), signature) AS v FROM withdrawals WHERE status = 'confirmed'",
+      ),
+      wallets,
+    };
+  }
+
+  private compareMoney(
+    before: MoneyState,
+    after: MoneyState,
+    parts: readonly (keyof MoneyState)[] = ["accounts", "payouts", "withdrawals", "wallets"],
+  ): void {
+    for (const part of parts) {
+      const keys = new Set([...before[part].keys(), ...after[part].keys()]);
+      const differ = [...keys]
+        .filter((k) => before[part].get(k) !== after[part].get(k))
+        .map((k) => `${k}: ${before[part].get(k) ?? "none"} -> ${after[part].get(k) ?? "none"}`);
+      if (differ.length > 0)
+        throw new InvariantViolation(
+          `after the restore and its reconciliation, ${part} differ from before the restore: ${differ.slice(0, 4).join("; ")}`,
+        );
+    }
+  }
+
+  /** The books' own invariants: what holds at every moment, a reconciliation half done included. */
+  private checkBooks(): void {
+    verifyLedger(this.db);
+    ledgerTotals(this.db);
   }
 
   // ------------------------------------------------------------------ invariants
@@ -964,8 +1277,9 @@ export async function runSeed(seed: number, options: { steps?: number } = {}): P
     world.check();
     trace.push(`warm-up ${await world.warmUp()} #${world.booksHash()}`);
     world.check();
+    world.planRestore(steps);
     for (let i = 0; i < steps; i++) {
-      const action = await world.step();
+      const action = (await world.scheduled(i, steps)) ?? (await world.step());
       world.check();
       trace.push(`${i} ${action} #${world.booksHash()}`);
     }

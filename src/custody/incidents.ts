@@ -109,14 +109,49 @@ export function raiseIncident(
   return result;
 }
 
-/** The first open halting incident, or null when money may move. */
+/** The first open halting incident, or the hold taken at start, or null when money may move. */
 export function moneyHalt(db: Db): Incident | null {
   const row = db.$client
     .query<IncidentRow, []>(
       `SELECT ${COLUMNS} FROM custody_incidents WHERE resolved_at_ms IS NULL AND halts = 1 ORDER BY id LIMIT 1`,
     )
     .get();
-  return row ? toIncident(row) : null;
+  if (row) return toIncident(row);
+  const held = db.$client
+    .query<{ value: string }, [key: string]>("SELECT value FROM settings WHERE key = ?")
+    .get(START_HOLD_KEY);
+  return held
+    ? {
+        id: 0,
+        kind: "reconciling",
+        detail: "the treasury's history since the last start is checked before money moves",
+        halts: true,
+        atMs: Number(held.value),
+        resolvedAtMs: null,
+        resolvedBy: null,
+        resolveReason: null,
+      }
+    : null;
+}
+
+/**
+ * The hold every start of the jobs takes until the reconciliation has checked the treasury's
+ * history (src/reconcile). Not an incident: nothing happened yet, so nobody is told (no webhook,
+ * no row in the operator's list); it halts money as a `reconciling` incident does, and only the
+ * reconciliation lets it go.
+ */
+export const START_HOLD_KEY = "money_start_hold";
+
+export function holdMoneyAtStart(db: Db, atMs: number): void {
+  db.$client
+    .query<never, [key: string, value: string]>(
+      "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2",
+    )
+    .run(START_HOLD_KEY, String(atMs));
+}
+
+export function releaseStartHold(db: Db): void {
+  db.$client.query<never, [key: string]>("DELETE FROM settings WHERE key = ?").run(START_HOLD_KEY);
 }
 
 export function listIncidents(db: Db, limit: number): Incident[] {

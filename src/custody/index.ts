@@ -4,9 +4,11 @@ export {
   incidentCounts,
   lastResume,
   listIncidents,
+  holdMoneyAtStart,
   moneyHalt,
   onIncident,
   raiseIncident,
+  releaseStartHold,
   resumeMoney,
 } from "./incidents";
 export type { Incident, IncidentKind, IncidentListener } from "./incidents";

@@ -5,7 +5,7 @@
  * under the reserve (the fee and rent budget) is a warning that clears itself.
  */
 import type { Db } from "../../db/client";
-import { clearIncidents, raiseIncident, type Incident } from "./incidents";
+import { clearIncidents, moneyHalt, raiseIncident, type Incident } from "./incidents";
 
 /** Lamports the books still count as owed that have left, or may have left, the treasury. */
 export function inFlightLamports(db: Db): bigint {
@@ -34,6 +34,10 @@ export interface ReservesPolicy {
 
 /** Trips the shortfall breaker or records the low-reserve warning; returns the incident raised, if any. */
 export function checkReserves(db: Db, reading: ReservesReading, policy: ReservesPolicy): Incident | null {
+  // While the books are reconciled with the chain they still count as owed what was paid since the
+  // backup: the treasury looks short without being so. Money is halted meanwhile anyway, and the
+  // next check after the reconciliation reads the books as they are.
+  if (moneyHalt(db)?.kind === "reconciling") return null;
   const inFlight = inFlightLamports(db);
   const shortBy = reading.owedLamports - inFlight - reading.treasuryLamports;
   if (shortBy > policy.shortfallToleranceLamports) {

@@ -6,7 +6,7 @@
  */
 import type { Db } from "../../db/client";
 import { immediate } from "../../db/transaction";
-import { clearIncidents, raiseIncident } from "../custody";
+import { clearIncidents, holdMoneyAtStart, raiseIncident, releaseStartHold } from "../custody";
 import { AppError } from "../lib/errors";
 
 export type ReconciliationStatus = "scanning" | "applying" | "done" | "blocked";
@@ -91,19 +91,18 @@ export function latestReconciliation(db: Db): Reconciliation | null {
  */
 export function holdForReconciliation(db: Db, why: "start" | "restore", atMs: number): void {
   immediate(db, () => {
-    if (why === "restore") {
-      db.$client
-        .query<never, [key: string, value: string]>(
-          "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2",
-        )
-        .run(RESTORED_KEY, String(atMs));
+    if (why === "start") {
+      holdMoneyAtStart(db, atMs);
+      return;
     }
+    db.$client
+      .query<never, [key: string, value: string]>(
+        "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2",
+      )
+      .run(RESTORED_KEY, String(atMs));
     raiseIncident(db, {
       kind: "reconciling",
-      detail:
-        why === "restore"
-          ? "restored from a backup: the books are checked against the treasury's history before money moves"
-          : "the treasury's history since the last start is checked before money moves",
+      detail: "restored from a backup: the books are checked against the treasury's history before money moves",
       atMs,
     });
   });
@@ -121,6 +120,7 @@ export function restoredAtMs(db: Db): number | null {
 export function releaseHold(db: Db, atMs: number): void {
   immediate(db, () => {
     if (activeReconciliation(db)) return;
+    releaseStartHold(db);
     clearIncidents(db, ["reconciling"], atMs);
   });
 }
@@ -236,6 +236,7 @@ export function finishReconciliation(db: Db, id: number, atMs: number): Reconcil
       });
     }
     clearIncidents(db, ["reconciling"], atMs);
+    releaseStartHold(db);
     const row = c.query<Row, [id: number]>(`SELECT ${COLUMNS} FROM reconciliations WHERE id = ?`).get(id);
     return toReconciliation(row!);
   });

@@ -4,8 +4,15 @@
  * a treasury transaction nobody can account for leaves money halted until an operator resumes.
  */
 import { afterEach, expect, test } from "bun:test";
+import { checkReserves, moneyHalt } from "../../src/custody";
 import { holdForReconciliation } from "../../src/reconcile";
-import { finishReconciliation, saveScan, settleItem, startReconciliation } from "../../src/reconcile/store";
+import {
+  finishReconciliation,
+  releaseHold,
+  saveScan,
+  settleItem,
+  startReconciliation,
+} from "../../src/reconcile/store";
 import { type TestService, testService } from "../helpers/service";
 
 const ADMIN = "admin-secret-for-reconciliation-tests-0123456789";
@@ -70,4 +77,17 @@ test("progress in health and /admin; money halted throughout; an unknown transac
   ).toBe(200);
   health = await service.json("/api/cron/health");
   expect(health.body.halted).toBeNull();
+});
+
+test("no false shortfall while reconciling: the books still count as owed what was paid since the backup", () => {
+  service = testService({ ADMIN_SECRET: ADMIN });
+  const { db } = service.ctx;
+  const policy = { shortfallToleranceLamports: 0n, treasuryReserveLamports: 0n };
+  const reading = { treasuryLamports: 1_000n, owedLamports: 1_000_000_000n, atMs: Date.now() };
+  holdForReconciliation(db, "start", Date.now());
+  expect(checkReserves(db, reading, policy)).toBeNull();
+  expect(moneyHalt(db)?.kind).toBe("reconciling");
+  // The check over, the same reading is a shortfall.
+  releaseHold(db, Date.now());
+  expect(checkReserves(db, reading, policy)?.kind).toBe("shortfall");
 });

@@ -1,7 +1,9 @@
 /**
  * The seeded simulation (scripts/sim.ts) in CI: 200 seeds of random user behaviour, every fault
  * rule of the hostile local chain, crashes at the crash points, lease takeovers and clock jumps,
- * with the invariants checked after every step; and one fixed seed replayed to the same trace.
+ * restores of an earlier backup reconciled with the chain (crashes at the reconciliation's points
+ * included), with the invariants checked after every step; and one fixed seed replayed to the
+ * same trace.
  */
 import { describe, expect, test } from "bun:test";
 import { runSeed } from "../../scripts/sim";
@@ -52,6 +54,9 @@ describe("seeded simulation", () => {
       "congestion",
       "prunedHistory",
       "rebroadcast",
+      // backups restored, and treasury transactions the reconciliation applied after them
+      "restore",
+      "reconciledItems",
     ]) {
       expect({ kind, injected: (totals[kind] ?? 0) > 0 }).toEqual({ kind, injected: true });
     }
