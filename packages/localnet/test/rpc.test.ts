@@ -310,8 +310,9 @@ describe("local chain JSON-RPC through web3.js Connection", () => {
     expect(good.result.value[0].lamports).toBe(5_000_000);
     expect(good.result.value[0].owner).toBe(system);
     expect(good.result.value[1]).toBeNull();
-    // 31 bytes, 33 bytes, not base58, not a string: each refused as new PublicKey refuses it.
-    for (const wrong of [system.slice(1), `${funded.toBase58()}2`, "0OIl".repeat(8), 42]) {
+    // 31 bytes, 33 bytes (45 characters: an address of 43 with one more could still spell 32), not
+    // base58, not a string: each refused as new PublicKey refuses it.
+    for (const wrong of [system.slice(1), funded.toBase58().padEnd(45, "2"), "0OIl".repeat(8), 42]) {
       const answer = await call([[funded.toBase58(), wrong]]);
       expect(answer.error).toEqual({ code: -32602, message: "Invalid param: Invalid" });
     }
