@@ -282,6 +282,18 @@ interface HistoricAccount {
   rentEpoch: number;
 }
 
+/**
+ * Lamports as LiteSVM's `setAccount` takes them: a double (napi's AccountInfoBytes). Every balance
+ * the node writes passes here, so none beyond 2^53 (where a double stops being exact) is written;
+ * reads go through `getBalance`, the exact u64.
+ */
+function liteSvmLamports(lamports: bigint): number {
+  if (lamports < 0n || lamports > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new RangeError("a balance must be 0 to 2^53 lamports on the local chain");
+  }
+  return Number(lamports);
+}
+
 export class LocalNode {
   readonly svm: LiteSVM;
   readonly programKeys: LocalProgramKeys;
@@ -541,9 +553,8 @@ export class LocalNode {
     address: PublicKey,
     account: { lamports: bigint; data: Uint8Array; owner: PublicKey; executable: boolean; rentEpoch?: number },
   ): void {
-    if (account.lamports > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError("balance would exceed 2^53 lamports");
     this.svm.setAccount(address, {
-      lamports: Number(account.lamports),
+      lamports: liteSvmLamports(account.lamports),
       data: account.data,
       owner: account.owner,
       executable: account.executable,
@@ -555,10 +566,8 @@ export class LocalNode {
   fund(address: PublicKey, lamports: bigint): void {
     this.noteWritten(addressOfKey(address));
     const existing = this.svm.getAccount(address);
-    if (lamports + (this.svm.getBalance(address) ?? 0n) > BigInt(Number.MAX_SAFE_INTEGER))
-      throw new Error("balance would exceed 2^53 lamports");
     this.svm.setAccount(address, {
-      lamports: Number(lamports + BigInt(existing?.lamports ?? 0)),
+      lamports: liteSvmLamports(lamports + (this.svm.getBalance(address) ?? 0n)),
       data: existing?.data ?? new Uint8Array(0),
       owner: existing?.owner ?? SystemProgram.programId,
       executable: existing?.executable ?? false,
@@ -1250,7 +1259,7 @@ export class LocalNode {
     const payerBalance = this.getBalance(payer);
     if (payerBalance < feeLamports) return { landed: false, err: "InsufficientFundsForFee" };
     const acc = this.svm.getAccount(payer)!;
-    this.svm.setAccount(payer, { ...acc, lamports: Number(payerBalance - feeLamports) });
+    this.svm.setAccount(payer, { ...acc, lamports: liteSvmLamports(payerBalance - feeLamports) });
     return { landed: true, err: forced.err, logs: forced.logs, inner: [], computeUnits: 0n };
   }
 
@@ -1522,7 +1531,7 @@ export class LocalNode {
   private restoreAccount(account: NodeAccount): void {
     this.written.add(account.address);
     this.svm.setAccount(new PublicKey(account.address), {
-      lamports: Number(account.lamports),
+      lamports: liteSvmLamports(account.lamports),
       data: account.data,
       owner: new PublicKey(account.owner),
       executable: account.executable,
