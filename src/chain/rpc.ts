@@ -562,7 +562,9 @@ function rpcReader(rpc: RpcContext): ChainReader {
       const list = await call("getSignaturesForAddress", () =>
         connection.getSignaturesForAddress(
           new PublicKey(address),
-          { limit, ...(options.before ? { before: options.before } : {}) },
+          // A node behind the others lists the history up to its own slot only: the reconciliation
+          // would take that for the whole and miss the newest transactions (and pay them again).
+          { limit, ...(options.before ? { before: options.before } : {}), ...slots.minSlot("confirmed") },
           "confirmed",
         ),
       );

@@ -21,6 +21,7 @@ import {
   activeReconciliation,
   finishReconciliation,
   deferItem,
+  isAnchorSignature,
   isKnownSignature,
   knowsLandedTransaction,
   pendingItems,
@@ -71,7 +72,14 @@ export async function reconcileWithChain(deps: ReconcileDeps, ctx: JobContext): 
     log.warn("reconciling the books with the treasury's history before money moves", { reason: active.reason });
   }
   if (active.status === "scanning") {
-    const scan = await scanHistory(list!, treasury, known, deps.scan ?? DEFAULT_SCAN, knowsLandedTransaction(db));
+    const scan = await scanHistory(
+      list!,
+      treasury,
+      known,
+      deps.scan ?? DEFAULT_SCAN,
+      knowsLandedTransaction(db),
+      (signature) => isAnchorSignature(db, signature),
+    );
     if (!(await reachesNow(deps.chain, treasury, scan.newest))) {
       throw new AppError("UNAVAILABLE", "the treasury's history as listed does not reach its present balance yet");
     }

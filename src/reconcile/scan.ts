@@ -38,6 +38,8 @@ export async function scanHistory(
   options: ScanOptions = DEFAULT_SCAN,
   /** the books hold a transaction that landed: a history without any known one is cut short, not new */
   booksKnowLanded = false,
+  /** known signatures that mark the books' history reached (not ones signed during the reconciliation) */
+  isAnchor: (signature: string) => boolean = isKnown,
 ): Promise<ScanResult> {
   const unknown: { signature: string; slot: bigint }[] = [];
   let scanned = 0;
@@ -52,8 +54,8 @@ export async function scanHistory(
       if (firstKnownSlot !== null && entry.slot + options.slotsPastKnown < firstKnownSlot) {
         return { scanned, unknown: unknown.reverse(), detail: null, newest };
       }
-      if (isKnown(entry.signature)) firstKnownSlot ??= entry.slot;
-      else unknown.push({ signature: entry.signature, slot: entry.slot });
+      if (!isKnown(entry.signature)) unknown.push({ signature: entry.signature, slot: entry.slot });
+      else if (isAnchor(entry.signature)) firstKnownSlot ??= entry.slot;
     }
     if (page.length < options.pageLimit) {
       // A node that keeps history from a recent slot only (pruned) ends the list early: were its

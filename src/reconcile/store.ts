@@ -34,6 +34,13 @@ export interface ReconciliationItem {
 
 /** Settings key the restore leaves in the restored database: the next start reconciles it whole. */
 export const RESTORED_KEY = "restored_at_ms";
+/**
+ * Settings key holding the journal's last row (`chain_transactions` rowid; rows are never deleted)
+ * when money was held: only signatures up to it mark where the backup's history is reached. The
+ * sweep job runs during a reconciliation, and its new sweep, known and newer than every
+ * transaction made since the backup, would otherwise end the scan (512 slots past it) before them.
+ */
+const JOURNAL_MARK_KEY = "reconcile_journal_mark";
 /** How many unknown signatures an incident's detail names (it is cut at 500 characters anyway). */
 const NAMED_UNKNOWN_MAX = 4;
 
@@ -91,6 +98,8 @@ export function latestReconciliation(db: Db): Reconciliation | null {
  */
 export function holdForReconciliation(db: Db, why: "start" | "restore", atMs: number): void {
   immediate(db, () => {
+    // A start after a crash mid-reconciliation keeps the mark its hold took: sweeps sent since are not the backup's.
+    markJournal(db, why === "restore");
     if (why === "start") {
       holdMoneyAtStart(db, atMs);
       return;
@@ -108,6 +117,34 @@ export function holdForReconciliation(db: Db, why: "start" | "restore", atMs: nu
   });
 }
 
+function markJournal(db: Db, replace: boolean): void {
+  db.$client
+    .query<never, [key: string]>(
+      `INSERT INTO settings (key, value) SELECT ?1, CAST(COALESCE(MAX(rowid), 0) AS TEXT) FROM chain_transactions
+       WHERE true ON CONFLICT (key) DO ${replace ? "UPDATE SET value = excluded.value" : "NOTHING"}`,
+    )
+    .run(JOURNAL_MARK_KEY);
+}
+
+function clearJournalMark(db: Db): void {
+  db.$client.query<never, [key: string]>("DELETE FROM settings WHERE key = ?").run(JOURNAL_MARK_KEY);
+}
+
+/**
+ * Whether a treasury signature is one the books knew when money was held: the service signed it
+ * then (journal rows up to the mark), or an earlier reconciliation read it.
+ */
+export function isAnchorSignature(db: Db, signature: string): boolean {
+  const row = db.$client
+    .query<{ known: bigint | number }, [signature: string, key: string]>(
+      `SELECT EXISTS (SELECT 1 FROM chain_transactions WHERE signature = ?1
+                        AND rowid <= COALESCE((SELECT CAST(value AS INTEGER) FROM settings WHERE key = ?2), rowid))
+           OR EXISTS (SELECT 1 FROM reconciliation_items WHERE signature = ?1) AS known`,
+    )
+    .get(signature, JOURNAL_MARK_KEY);
+  return Number(row?.known ?? 0) === 1;
+}
+
 /** When the database was restored and not yet reconciled; null otherwise. */
 export function restoredAtMs(db: Db): number | null {
   const row = db.$client
@@ -121,6 +158,7 @@ export function releaseHold(db: Db, atMs: number): void {
   immediate(db, () => {
     if (activeReconciliation(db)) return;
     releaseStartHold(db);
+    clearJournalMark(db);
     clearIncidents(db, ["reconciling"], atMs);
   });
 }
@@ -129,6 +167,7 @@ export function startReconciliation(db: Db, reason: "restore" | "start", atMs: n
   return immediate(db, () => {
     const active = activeReconciliation(db);
     if (active) return active;
+    markJournal(db, false);
     raiseIncident(db, {
       kind: "reconciling",
       detail: "the books are being reconciled with the treasury's history; money moves again when it is done",
@@ -223,6 +262,7 @@ export function finishReconciliation(db: Db, id: number, atMs: number): Reconcil
       "UPDATE reconciliations SET status = ?, finished_at_ms = ? WHERE id = ?",
     ).run(status, atMs, id);
     c.query<never, [key: string]>("DELETE FROM settings WHERE key = ?").run(RESTORED_KEY);
+    clearJournalMark(db);
     if (unknown.length > 0) {
       const named = unknown
         .slice(0, NAMED_UNKNOWN_MAX)

@@ -4,7 +4,7 @@
  * `bun run verify-liabilities`, the published root and total are exactly what the treasury's memo
  * on chain says (read back from the chain with web3.js), and the total is `owedLamports`.
  */
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { Connection, Keypair } from "@solana/web3.js";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -30,6 +30,11 @@ async function verifyWithScript(dir: string, name: string, proof: unknown): Prom
 }
 
 describe("proof of liabilities on the local chain", () => {
+  // A timed-out test never reaches its finally: the service must not outlive it and load the
+  // tests that follow.
+  let service: ReturnType<typeof Bun.spawn> | null = null;
+  afterAll(() => service?.kill("SIGKILL"));
+
   test("after a sweep and a claim: a demo recipient's proof verifies, the root is the anchored memo, the total is owedLamports", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "cfl-pol-"));
     const port = await freePort();
@@ -56,6 +61,7 @@ describe("proof of liabilities on the local chain", () => {
       stdout: "ignore",
       stderr: "inherit",
     });
+    service = child;
     const cron = async (job: string) => {
       const run = await runJob(overHttp(base), job, "pol-cron-secret-0123456789abcdef0123");
       expect(run.state).toBe("succeeded");
