@@ -18,6 +18,7 @@ import { appErrorResponse, errorResponse, HttpError } from "./http/errors";
 import { requestMeta } from "./http/request-meta";
 import { jobRoutes } from "./jobs/routes";
 import type { SchedulingContext } from "./jobs/setup";
+import type { JobRunner } from "./jobs/scheduler";
 import { launchConfigRoutes } from "./launches/config-routes";
 import { launchRoutes } from "./launches/routes";
 import { feedRoutes } from "./ledger/feed-routes";
@@ -34,7 +35,7 @@ import { webRoutes } from "./web";
 import { webhookRoutes } from "./webhooks/routes";
 import { noteRequest } from "./workers/pace";
 
-export function createApp(ctx: SchedulingContext) {
+export function createApp(ctx: SchedulingContext<JobRunner>) {
   const screenRequest = createFrontDoor(ctx);
   return new Elysia({ normalize: true })
     .onRequest((context) => {

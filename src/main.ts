@@ -22,9 +22,14 @@ await startSharedThreadsHere();
 // The embedded chain runs in its own worker thread (src/workers), a real one is reached over RPC.
 const chainThread = config.chain === "local" ? await startChainThread(config).catch(exitOnConfigError) : null;
 const chain = chainThread?.setup ?? (await setupChain(config, (message) => log.info(message)).catch(exitOnConfigError));
-const service = buildService(config, { chain: chain.services });
-// The jobs, the indexer and the webhook sender run in their own worker thread; ctx.scheduler hands runs to it.
-const jobs = await startJobsThread(service.ctx, chainThread?.endpoints ?? null);
+// The jobs, the indexer and the webhook sender run in their own worker thread; the context's
+// runner (ctx.scheduler) is that thread's, and hands the cron route's runs to it.
+const service = buildService(config, {
+  chain: chain.services,
+  jobs: (books) => startJobsThread(books, chainThread?.endpoints ?? null),
+});
+const jobs = service.ctx.scheduler;
+await jobs.ready();
 if (config.demo && chainThread) await chainThread.startDemo(jobs);
 // Bun refuses bodies over the largest route limit itself; each route's own limit is enforced while reading.
 const server = service.app.listen({
@@ -33,7 +38,7 @@ const server = service.app.listen({
   maxRequestBodySize: serverBodyMaxBytes(config),
 });
 // Schedules, indexer and webhook sender (one per database), all in the jobs' thread; JOBS=off stops them.
-jobs.start();
+jobs.start(service.ctx);
 log.info("service started", {
   url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${server.server?.port ?? config.port}`,
   chain: config.chain,

@@ -9,23 +9,40 @@ import type { Config } from "./config";
 import { createApp } from "./app";
 import { LIMITER_SWEEP_MS, RateLimiter } from "./http/rate-limit";
 import { createServiceMetrics } from "./lib/metrics";
-import { Scheduler } from "./jobs/scheduler";
+import { type JobRunner, Scheduler } from "./jobs/scheduler";
 import type { SchedulingContext } from "./jobs/setup";
 import { verifyLedger } from "./ledger/verify";
 import { log } from "./lib/log";
 import { connectFeedListeners } from "./feed-listeners";
+import type { AppContext } from "./context";
 
-export interface Service {
-  ctx: SchedulingContext;
+export interface Service<R extends JobRunner = Scheduler> {
+  ctx: SchedulingContext<R>;
   app: ReturnType<typeof createApp>;
   /** stops schedules, waits for running jobs, closes the database */
   close(): Promise<void>;
 }
 
+export interface ServiceOptions {
+  now?: () => number;
+  chain?: ChainServices | null;
+}
+
+/** What runs the jobs when they run elsewhere (src/workers), built on the service's books before its context. */
+export type JobsElsewhere<R extends JobRunner> = (
+  books: Pick<AppContext, "config" | "db" | "metrics">,
+) => R & Pick<AppContext, "extraMetrics">;
+
+/** With `jobs`, the context's runner is theirs; without, an in-process Scheduler that job bodies register on. */
+export function buildService<R extends JobRunner>(
+  config: Config,
+  options: ServiceOptions & { jobs: JobsElsewhere<R> },
+): Service<R>;
+export function buildService(config: Config, options?: ServiceOptions): Service;
 export function buildService(
   config: Config,
-  options: { now?: () => number; chain?: ChainServices | null } = {},
-): Service {
+  options: ServiceOptions & { jobs?: JobsElsewhere<JobRunner> } = {},
+): Service<JobRunner> {
   connectFeedListeners();
   const db = openDatabase(config.databasePath);
   // Refuse to serve balances from books that do not add up. The accounts' stored figures are
@@ -33,23 +50,27 @@ export function buildService(
   // (at 100k tokens the recomputation alone would add ~20 s to every start).
   verifyLedger(db, { accountFigures: "identities" });
   const metrics = createServiceMetrics();
-  const scheduler = new Scheduler(db, {
-    leaseMs: config.jobLeaseMs,
-    schedules: config.schedules,
-    onRunFinished: (job, result) => {
-      if (!result.ran) return;
-      metrics.jobRuns.inc({ job, outcome: result.ok ? "ok" : "error" });
-      metrics.jobSeconds.observe({ job }, result.durationMs / 1000);
-      if (result.ok) log.info("job finished", { job, durationMs: result.durationMs });
-      else log.warn("job failed", { job, error: result.error, durationMs: result.durationMs });
-    },
-  });
-  const ctx: SchedulingContext = {
+  const elsewhere = options.jobs?.({ config, db, metrics });
+  const scheduler =
+    elsewhere ??
+    new Scheduler(db, {
+      leaseMs: config.jobLeaseMs,
+      schedules: config.schedules,
+      onRunFinished: (job, result) => {
+        if (!result.ran) return;
+        metrics.jobRuns.inc({ job, outcome: result.ok ? "ok" : "error" });
+        metrics.jobSeconds.observe({ job }, result.durationMs / 1000);
+        if (result.ok) log.info("job finished", { job, durationMs: result.durationMs });
+        else log.warn("job failed", { job, error: result.error, durationMs: result.durationMs });
+      },
+    });
+  const ctx: SchedulingContext<JobRunner> = {
     config,
     db,
     scheduler,
     limiter: new RateLimiter(),
     metrics,
+    extraMetrics: elsewhere?.extraMetrics,
     chain: options.chain ?? null,
     now: options.now ?? Date.now,
   };

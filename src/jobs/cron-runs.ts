@@ -9,7 +9,7 @@
 import type { Db } from "../../db/client";
 import { scrubErrorText } from "../lib/scrub";
 import type { JobName } from "./names";
-import type { RunResult, Scheduler } from "./scheduler";
+import type { JobRunner, RunResult } from "./scheduler";
 
 export const MAX_RUNS = 500;
 
@@ -44,10 +44,9 @@ const REFUSED_TEXT = {
 export class CronRuns {
   private readonly runs = new Map<string, CronRun>();
 
-  /** `scheduler` is asked each time: the threaded process installs the jobs' thread's one after start. */
   constructor(
     private readonly db: Db,
-    private readonly scheduler: () => Pick<Scheduler, "runNow">,
+    private readonly runner: Pick<JobRunner, "runNow">,
   ) {}
 
   get(runId: string): CronRun | null {
@@ -68,17 +67,15 @@ export class CronRuns {
       error: null,
     };
     const startedAtMs = Date.now();
-    const outcome = this.scheduler()
-      .runNow(job)
-      .then(
-        (result) => result,
-        (error: unknown): RunResult => ({
-          ran: true,
-          ok: false,
-          error: scrubErrorText(error),
-          durationMs: Date.now() - startedAtMs,
-        }),
-      );
+    const outcome = this.runner.runNow(job).then(
+      (result) => result,
+      (error: unknown): RunResult => ({
+        ran: true,
+        ok: false,
+        error: scrubErrorText(error),
+        durationMs: Date.now() - startedAtMs,
+      }),
+    );
     let timer: ReturnType<typeof setTimeout> | undefined;
     const early = await Promise.race([
       outcome,

@@ -14,6 +14,7 @@ import { conflict, notFound, unavailable } from "../http/errors";
 import { indexerStateOf } from "./indexer-state";
 import { jobHealth } from "./health";
 import { jobSetup, type SchedulingContext } from "./setup";
+import type { JobRunner } from "./scheduler";
 import { isJobName, JOB_NAMES } from "./names";
 
 const JobHealthSchema = t.Object(
@@ -103,8 +104,8 @@ export const HealthSchema = t.Object(
   { title: "Health" },
 );
 
-export function jobRoutes(ctx: SchedulingContext) {
-  const runs = new CronRuns(ctx.db, () => ctx.scheduler);
+export function jobRoutes(ctx: SchedulingContext<JobRunner>) {
+  const runs = new CronRuns(ctx.db, ctx.scheduler);
   return new Elysia({ name: "jobs" })
     .get(
       "/api/cron/health",

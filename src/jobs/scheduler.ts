@@ -34,7 +34,19 @@ export interface SchedulerOptions {
   onRunFinished?: (job: JobName, result: RunResult) => void;
 }
 
-export class Scheduler {
+/**
+ * What the routes ask of whatever runs the jobs: this process's Scheduler, or the request thread's
+ * handle on the jobs' thread (src/workers/threads.ts), which registers and schedules nothing itself.
+ */
+export interface JobRunner {
+  isRegistered(job: JobName): boolean;
+  /** runs one job now under its lease; answers `busy` when a run holds the lease */
+  runNow(job: JobName): Promise<RunResult>;
+  /** refuses new runs; running ones stop at their next safe point */
+  stop(): Promise<void>;
+}
+
+export class Scheduler implements JobRunner {
   readonly holder: string;
   private readonly bodies = new Map<JobName, JobBody>();
   private readonly crons: Cron[] = [];

@@ -3,12 +3,15 @@ import { Cron } from "croner";
 import type { AppContext } from "../context";
 import type { JobSetup } from "./health";
 import type { JobName } from "./names";
-import type { Scheduler } from "./scheduler";
+import type { JobRunner, Scheduler } from "./scheduler";
 
-/** The service's context plus the scheduler the composition root built (src/service.ts). */
-export type SchedulingContext = AppContext & { scheduler: Scheduler };
+/**
+ * The service's context plus what runs its jobs, as the composition root built it (src/service.ts):
+ * a Scheduler that job bodies register on, or only a JobRunner when the jobs run in another thread.
+ */
+export type SchedulingContext<R extends JobRunner = Scheduler> = AppContext & { scheduler: R };
 
-export function jobSetup(ctx: SchedulingContext): JobSetup {
+export function jobSetup(ctx: SchedulingContext<JobRunner>): JobSetup {
   const { config, scheduler } = ctx;
   // Without a market data source the market job runs but has nothing to refresh.
   const notConfigured: JobName[] = config.marketApiUrl === null ? ["market"] : [];

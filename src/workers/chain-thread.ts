@@ -12,30 +12,31 @@ import { startDemo } from "../demo/demo";
 import { connectFeedListeners } from "../feed-listeners";
 import { log, setLogLevel } from "../lib/log";
 import { parentOf } from "./port";
-import { yieldToRequests } from "./priority";
-import type { WorkerStart } from "./protocol";
+import { nameThisThread, THREAD_NAMES, yieldToRequests } from "./priority";
+import { RUN_ANSWER_MAX_MS, type ChainProtocol, type WorkerStart } from "./protocol";
 
 export interface ChainThreadStart extends WorkerStart {
   programSeed: Uint8Array;
 }
 
-const parent = parentOf<ChainThreadStart>();
+const { start, parent } = parentOf<ChainProtocol, ChainThreadStart>();
+nameThisThread(THREAD_NAMES.chain);
 // The node works mostly for the jobs (their sends and reads); a detail's refresh waits on it too,
 // but then the request thread is idle and the jobs' thread is as low as this one.
 yieldToRequests();
-const config = loadConfig(parent.start.env);
+const config = loadConfig(start.env);
 setLogLevel(config.logLevel);
 // The demo's launches are feed events: webhooks hear of them as of any other thread's.
 connectFeedListeners();
 const { local, endpoints } = await startEmbeddedChain(config, {
-  programSeed: parent.start.programSeed,
+  programSeed: start.programSeed,
   log: (message) => log.info(message),
 });
 
 let db: Db | null = null;
 let demo: { stop(): void } | null = null;
 
-async function runDemo(): Promise<void> {
+async function runDemo(): Promise<null> {
   db = openDatabase(config.databasePath);
   const over = setupChainOverEndpoints(config, endpoints);
   demo = await startDemo(
@@ -44,19 +45,19 @@ async function runDemo(): Promise<void> {
     {
       platformBps: config.platformBps,
       now: Date.now,
-      runSweep: config.jobsEnabled ? () => parent.runJob("sweep") : undefined,
+      runSweep: config.jobsEnabled ? () => parent.request("run", "sweep", RUN_ANSWER_MAX_MS) : undefined,
     },
   );
-  parent.post({ type: "demo-done" });
+  return null;
 }
 
-parent.on(async (message) => {
-  if (message.type === "demo") await runDemo();
-  if (message.type !== "stop") return;
+async function stop(): Promise<null> {
   demo?.stop();
   await local.stop();
   if (db) closeDatabase(db);
   db = null;
-  parent.post({ type: "stopped" });
-});
-parent.post({ type: "ready", registered: [], endpoints });
+  return null;
+}
+
+parent.serve({ demo: runDemo, stop });
+parent.notify({ type: "ready", endpoints });

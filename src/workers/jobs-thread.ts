@@ -23,23 +23,24 @@ import { webhookSigningKey } from "../webhooks/key";
 import { startCheckpoints } from "../../db/checkpoints";
 import { bridgeFeed } from "./feed-bridge";
 import { parentOf } from "./port";
-import { yieldToRequests } from "./priority";
+import { nameThisThread, THREAD_NAMES, yieldToRequests } from "./priority";
 import { pacedFetch } from "./pace";
-import type { WorkerStart } from "./protocol";
+import type { JobsProtocol } from "./protocol";
 import { holdForReconciliation, restoredAtMs } from "../reconcile";
 
 /** How often the indexer's state is sent to the request thread (its health and metrics show it). */
 export const INDEXER_STATE_EVERY_MS = 500;
 
-const parent = parentOf<WorkerStart>();
-const { endpoints } = parent.start;
+const { start, parent } = parentOf<JobsProtocol>();
+const { endpoints } = start;
+nameThisThread(THREAD_NAMES.jobs);
 yieldToRequests();
-const config = loadConfig(parent.start.env);
+const config = loadConfig(start.env);
 setLogLevel(config.logLevel);
 connectFeedListeners();
 // On a real chain nothing is started here: setupChain only builds the RPC clients.
 // The jobs reach the chain through a fetch that rests while requests come (src/workers/pace.ts).
-const chainFetch = parent.start.requests ? pacedFetch(fetch, parent.start.requests) : fetch;
+const chainFetch = start.requests ? pacedFetch(fetch, start.requests) : fetch;
 const chain = endpoints
   ? setupChainOverEndpoints(config, endpoints, { fetch: chainFetch })
   : await setupChain(config, undefined, { fetch: chainFetch });
@@ -54,7 +55,7 @@ const scheduler = new Scheduler(db, {
     if (!result.ran) return;
     if (result.ok) log.info("job finished", { job, durationMs: result.durationMs });
     else log.warn("job failed", { job, error: result.error, durationMs: result.durationMs });
-    parent.post({ type: "finished", job, result });
+    parent.notify({ type: "finished", job, result });
   },
 });
 const ctx: SchedulingContext = {
@@ -79,7 +80,7 @@ let stopRebroadcaster: (() => void) | null = null;
 function postStats(): void {
   const atMs = ctx.now();
   try {
-    parent.post({ type: "stats", stats: computeStats(db, atMs), atMs });
+    parent.notify({ type: "stats", stats: computeStats(db, atMs), atMs });
   } catch (error) {
     // The request thread then counts itself, and answers an invariant failure as it always did.
     log.warn("stats not computed", { error });
@@ -109,8 +110,8 @@ function startWork(): void {
     launchProgramOver: chain.launchProgramOver,
   });
   const running = indexer;
-  stateTimer = setInterval(() => parent.post({ type: "indexer", state: running.state() }), INDEXER_STATE_EVERY_MS);
-  parent.post({ type: "indexer", state: running.state() });
+  stateTimer = setInterval(() => parent.notify({ type: "indexer", state: running.state() }), INDEXER_STATE_EVERY_MS);
+  parent.notify({ type: "indexer", state: running.state() });
   scheduler.start();
   // The check above runs now, not at the payouts schedule's next minute.
   void scheduler.runNow("payouts");
@@ -127,7 +128,7 @@ async function stopWork(): Promise<void> {
   if (statsTimer) clearInterval(statsTimer);
   if (stateTimer) clearInterval(stateTimer);
   await indexer?.stop();
-  parent.post({ type: "indexer", state: null });
+  parent.notify({ type: "indexer", state: null });
   await webhooks?.stop();
   await scheduler.stop();
   closeBridge();
@@ -135,15 +136,14 @@ async function stopWork(): Promise<void> {
   closeDatabase(db);
 }
 
-parent.on(async (message) => {
-  if (message.type === "start") startWork();
-  if (message.type === "run") {
-    const result = await scheduler.runNow(message.job);
-    parent.post({ type: "ran", id: message.id, result });
-  }
-  if (message.type === "stop") {
-    await stopWork();
-    parent.post({ type: "stopped" });
-  }
+parent.onNotice((notice) => {
+  if (notice.type === "start") startWork();
 });
-parent.post({ type: "ready", registered: JOB_NAMES.filter((job) => scheduler.isRegistered(job)) });
+parent.serve({
+  run: (job) => scheduler.runNow(job),
+  stop: async () => {
+    await stopWork();
+    return null;
+  },
+});
+parent.notify({ type: "ready", registered: JOB_NAMES.filter((job) => scheduler.isRegistered(job)) });

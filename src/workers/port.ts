@@ -1,41 +1,20 @@
-/** A worker thread's end of its link to the request thread: the start data and typed messages. */
+/** A worker thread's end of its link to the request thread: the start data and its protocol's channel. */
 import { parentPort, workerData } from "node:worker_threads";
-import type { RunResult } from "../jobs/scheduler";
-import type { JobName } from "../jobs/names";
-import type { FromWorker, ToWorker, WorkerStart } from "./protocol";
+import { AppError } from "../lib/errors";
+import { Channel, type Envelope } from "./channel";
+import type { Protocol, WorkerStart } from "./protocol";
 
-export interface ParentPort<S extends WorkerStart> {
+export interface ParentPort<P extends Protocol, S extends WorkerStart> {
   start: S;
-  post(message: FromWorker): void;
-  on(handler: (message: ToWorker) => void | Promise<void>): void;
-  /** asks the request thread to run a job (it hands the run to the jobs' thread) */
-  runJob(job: JobName): Promise<RunResult>;
+  /** requests to the request thread and notices for it; `serve` answers its requests */
+  parent: Channel<P["toParent"], P["toWorker"]>;
 }
 
-export function parentOf<S extends WorkerStart>(): ParentPort<S> {
+export function parentOf<P extends Protocol, S extends WorkerStart = WorkerStart>(): ParentPort<P, S> {
   const port = parentPort;
-  if (!port) throw new Error("this module runs only as a worker thread");
-  const pending = new Map<number, (result: RunResult) => void>();
-  let nextId = 1;
-  const handlers: ((message: ToWorker) => void | Promise<void>)[] = [];
-  port.on("message", (message: ToWorker) => {
-    if (message.type === "ran") {
-      pending.get(message.id)?.(message.result);
-      pending.delete(message.id);
-      return;
-    }
-    for (const handler of handlers) void handler(message);
-  });
-  const post = (message: FromWorker) => port.postMessage(message);
-  return {
-    start: workerData as S,
-    post,
-    on: (handler) => handlers.push(handler),
-    runJob: (job) =>
-      new Promise((resolve) => {
-        const id = nextId++;
-        pending.set(id, resolve);
-        post({ type: "run", id, job });
-      }),
-  };
+  if (!port) throw new AppError("INTERNAL", "this module runs only as a worker thread");
+  const parent = new Channel<P["toParent"], P["toWorker"]>("request", (envelope) => port.postMessage(envelope));
+  port.on("message", (envelope: Envelope) => parent.receive(envelope));
+  port.on("close", () => parent.end("its port closed"));
+  return { start: workerData as S, parent };
 }

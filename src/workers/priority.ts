@@ -12,12 +12,29 @@
  * markers and JIT compilers, which work mostly for the jobs' heaps, are then lowered to the
  * workers' level (`lowerRuntimeHelpers`).
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { setPriority } from "node:os";
 import { log } from "../lib/log";
 
 /** The nice value of the jobs' and the chain's threads: about a tenth of a core's share under contention. */
 export const WORKER_NICE = 10;
+
+/**
+ * The worker threads' names as /proc and `top -H` show them. Bun names every worker thread
+ * "Worker"; named by what it does, each is found as itself, not counted among whatever else a
+ * process runs under that name.
+ */
+export const THREAD_NAMES = { jobs: "jobs thread", chain: "chain thread" } as const;
+
+/** Names the calling thread (Linux; at most 15 characters). Best effort: a name is a convenience. */
+export function nameThisThread(name: string): void {
+  if (process.platform !== "linux") return;
+  try {
+    writeFileSync("/proc/thread-self/comm", name.slice(0, 15));
+  } catch (error) {
+    log.warn("could not name a worker thread", { name, error });
+  }
+}
 
 /** True when this thread now runs at `nice`. */
 export function yieldToRequests(nice = WORKER_NICE): boolean {

@@ -5,9 +5,11 @@
  */
 import { type ChainSetup, type LocalChainEndpoints, secretsFor, setupChainOverEndpoints } from "../chain/setup";
 import type { Config } from "../config";
+import type { AppContext } from "../context";
 import { READ_MEMO_STALE_MS, readMemo } from "../http/read-memo";
 import { type IndexerState, registerIndexerState } from "../jobs";
-import type { SchedulingContext } from "../jobs/setup";
+import type { JobName } from "../jobs/names";
+import type { JobRunner, RunResult } from "../jobs/scheduler";
 import { indexerMetrics } from "../metrics/routes";
 import { handOffCheckpoints } from "../../db/checkpoints";
 import { pathToFileURL } from "node:url";
@@ -16,16 +18,21 @@ import { bridgeFeed } from "./feed-bridge";
 import { WorkerLink } from "./link";
 import { lowerRuntimeHelpers } from "./priority";
 import { countRequests } from "./pace";
-import type { Env } from "./protocol";
-import { RemoteScheduler } from "./remote-scheduler";
+import { type ChainProtocol, type Env, type JobsProtocol, RUN_ANSWER_MAX_MS } from "./protocol";
 import { publishStats } from "../stats/service";
+
+/** How long a thread may take to start (the chain's loads its programs; the jobs' opens the books). */
+const READY_MAX_MS = 120_000;
+/** How long the demo may take to launch its tokens. */
+const DEMO_MAX_MS = 300_000;
 
 /** A thread's entry file: beside this one, or inside the single executable under its path in the checkout. */
 function threadEntry(file: string): URL {
   return insideExecutable ? pathToFileURL(appFile("src", "workers", file)) : new URL(`./${file}`, import.meta.url);
 }
 
-const NOT_REGISTERED = { ran: false, reason: "not_registered" } as const;
+const NOT_REGISTERED: RunResult = { ran: false, reason: "not_registered" };
+const STOPPING: RunResult = { ran: false, reason: "stopping" };
 
 const STANDBY: IndexerState = {
   mode: "standby",
@@ -48,103 +55,129 @@ export interface ChainThread {
   setup: ChainSetup;
   endpoints: LocalChainEndpoints;
   /** creates the demo tokens and starts trading (in the chain's thread); early sweeps go to `jobs` */
-  startDemo(jobs: JobsThread): Promise<void>;
+  startDemo(jobs: JobRunner): Promise<void>;
 }
 
 /** The embedded local chain in its worker. Secrets are made here first, so a bad one exits as before. */
 export async function startChainThread(config: Config): Promise<ChainThread> {
   secretsFor(config);
   const programSeed = crypto.getRandomValues(new Uint8Array(32));
-  let jobs: JobsThread | null = null;
-  const link: WorkerLink = new WorkerLink(
+  // The demo's early sweeps arrive once the demo starts, which is when the jobs' runner is known.
+  let jobs: JobRunner | null = null;
+  const link = new WorkerLink<ChainProtocol>(
     "chain",
     threadEntry("chain-thread.ts"),
     { env: envOf(), endpoints: null, requests: null, programSeed },
-    async (message) => {
-      if (message.type !== "run") return;
-      const result = jobs ? await jobs.scheduler.runNow(message.job) : NOT_REGISTERED;
-      link.post({ type: "ran", id: message.id, result });
-    },
+    { handlers: { run: (job) => (jobs ? jobs.runNow(job) : NOT_REGISTERED) } },
   );
-  const ready = await link.next("ready");
-  const endpoints = ready.endpoints!;
+  const { endpoints } = await link.channel.next("ready", READY_MAX_MS);
   const over = setupChainOverEndpoints(config, endpoints);
   return {
     endpoints,
     setup: { ...over, stop: () => link.stop() },
-    async startDemo(thread) {
-      jobs = thread;
-      const done = link.next("demo-done", 300_000);
-      link.post({ type: "demo" });
-      await done;
+    async startDemo(runner) {
+      jobs = runner;
+      await link.channel.request("demo", null, DEMO_MAX_MS);
     },
   };
 }
 
-export interface JobsThread {
-  scheduler: RemoteScheduler;
-  /** starts the schedules, the indexer and the webhook sender (JOBS on) */
-  start(): void;
-  /** stops them at a safe point, releases the leases, closes the thread's connection */
+/** What the jobs' thread is built on: the request thread's books, where its results are shown. */
+export type JobsThreadBooks = Pick<AppContext, "config" | "db" | "metrics">;
+
+/**
+ * The request thread's runner when the jobs run in their own thread: the cron route's and the demo's
+ * runs are handed over and keep their database lease there, so a run fired here and a scheduled
+ * one there never overlap. It registers and schedules nothing itself.
+ */
+export interface JobsThread extends JobRunner {
+  /** the indexer's lines for /metrics (JOBS on): standby until the thread reports */
+  readonly extraMetrics: (() => string)[];
+  /** waits for the thread to register its jobs, then hands it the checkpoints */
+  ready(): Promise<void>;
+  /** starts the schedules, the indexer and the webhook sender (JOBS on); `ctx`'s health shows the indexer */
+  start(ctx: AppContext): void;
+  /** refuses new runs, stops the thread's work at a safe point (leases released), ends the thread */
   stop(): Promise<void>;
 }
 
 /**
- * The jobs' thread, installed as `ctx.scheduler` (the cron route hands its runs over) and as the
- * source of the indexer's health and metrics. Without JOBS and without a cron secret no job can
- * ever run, so no thread is started.
+ * The jobs' thread, built before the service's context (src/service.ts) so that the context holds
+ * it from the start as its runner, and the source of the indexer's health and metrics. Without
+ * JOBS and without a cron secret no job can ever run, so no thread is started.
  */
-export async function startJobsThread(
-  ctx: SchedulingContext,
-  endpoints: LocalChainEndpoints | null,
-): Promise<JobsThread> {
-  const closeBridge = bridgeFeed(ctx.db, ctx.config.databasePath);
+export function startJobsThread(books: JobsThreadBooks, endpoints: LocalChainEndpoints | null): JobsThread {
+  const { config, db, metrics } = books;
+  const closeBridge = bridgeFeed(db, config.databasePath);
   // Other threads write the books all the time now: public bodies may be up to a second old.
-  readMemo(ctx.db).staleMs = READ_MEMO_STALE_MS;
-  if (!ctx.config.jobsEnabled && !ctx.config.cronSecret) {
-    const scheduler = new RemoteScheduler(ctx.db, new Set(), {
-      run: async () => ({ ran: false, reason: "stopping" }),
-    });
-    ctx.scheduler = scheduler;
-    return { scheduler, start() {}, stop: async () => closeBridge() };
-  }
+  readMemo(db).staleMs = READ_MEMO_STALE_MS;
+  if (!config.jobsEnabled && !config.cronSecret) return withoutThread(closeBridge);
+
   let indexer: IndexerState | null = null;
-  const link = new WorkerLink(
+  let registered: ReadonlySet<JobName> = new Set();
+  let closed = false;
+  let stopLowering = () => {};
+  let unregister = () => {};
+  const link = new WorkerLink<JobsProtocol>(
     "jobs",
     threadEntry("jobs-thread.ts"),
     { env: envOf(), endpoints, requests: countRequests() },
-    (m) => {
-      if (m.type === "indexer") indexer = m.state;
-      if (m.type === "stats") publishStats(ctx.db, m.stats, m.atMs);
-      if (m.type !== "finished" || !m.result.ran) return;
-      ctx.metrics.jobRuns.inc({ job: m.job, outcome: m.result.ok ? "ok" : "error" });
-      ctx.metrics.jobSeconds.observe({ job: m.job }, m.result.durationMs / 1000);
+    {
+      onNotice: (notice) => {
+        if (notice.type === "indexer") indexer = notice.state;
+        if (notice.type === "stats") publishStats(db, notice.stats, notice.atMs);
+        if (notice.type !== "finished" || !notice.result.ran) return;
+        metrics.jobRuns.inc({ job: notice.job, outcome: notice.result.ok ? "ok" : "error" });
+        metrics.jobSeconds.observe({ job: notice.job }, notice.result.durationMs / 1000);
+      },
     },
   );
-  const ready = await link.next("ready");
-  // The jobs' thread checkpoints from now on: a checkpoint in a request's commit stalls every request.
-  handOffCheckpoints(ctx.db);
-  // The jobs' heaps keep the runtime's GC markers busy: those run below the requests too.
-  const stopLowering = lowerRuntimeHelpers();
-  const scheduler = new RemoteScheduler(ctx.db, new Set(ready.registered), {
-    run: (job) => link.runJob(job),
-  });
-  ctx.scheduler = scheduler;
-  let unregister = () => {};
+  // Waited for from the start: the notice may come before anyone asks.
+  const readied = link.channel.next("ready", READY_MAX_MS);
+  readied.catch(() => {});
   return {
-    scheduler,
-    start() {
-      link.post({ type: "start" });
-      if (!ctx.config.jobsEnabled) return;
-      // As when the indexer ran on this thread: its state is there from the start, standby until it reports.
-      unregister = registerIndexerState(ctx, () => indexer ?? STANDBY);
-      ctx.extraMetrics = [...(ctx.extraMetrics ?? []), () => indexerMetrics(indexer ?? STANDBY)];
+    // As when the indexer ran on this thread: its state is there from the start, standby until it reports.
+    extraMetrics: config.jobsEnabled ? [() => indexerMetrics(indexer ?? STANDBY)] : [],
+    isRegistered: (job) => registered.has(job),
+    async runNow(job) {
+      if (closed) return STOPPING;
+      if (!registered.has(job)) return NOT_REGISTERED;
+      return link.channel.request("run", job, RUN_ANSWER_MAX_MS);
+    },
+    async ready() {
+      registered = new Set((await readied).registered);
+      // The jobs' thread checkpoints from now on: a checkpoint in a request's commit stalls every request.
+      handOffCheckpoints(db);
+      // The jobs' heaps keep the runtime's GC markers busy: those run below the requests too.
+      stopLowering = lowerRuntimeHelpers();
+    },
+    start(ctx) {
+      link.channel.notify({ type: "start" });
+      if (config.jobsEnabled) unregister = registerIndexerState(ctx, () => indexer ?? STANDBY);
     },
     async stop() {
+      if (closed) return;
+      closed = true;
       stopLowering();
-      await scheduler.stop();
       await link.stop();
       unregister();
+      closeBridge();
+    },
+  };
+}
+
+/** The runner when no job can run here: every run is refused, as not registered. */
+function withoutThread(closeBridge: () => void): JobsThread {
+  let closed = false;
+  return {
+    extraMetrics: [],
+    isRegistered: () => false,
+    runNow: async () => (closed ? STOPPING : NOT_REGISTERED),
+    ready: async () => {},
+    start() {},
+    async stop() {
+      if (closed) return;
+      closed = true;
       closeBridge();
     },
   };

@@ -10,7 +10,12 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs
 import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../../db/client";
 import { verifyLedger } from "../../src/ledger/verify";
-import { RUNTIME_HELPER_SCAN_EVERY_MS, RUNTIME_HELPER_THREADS, WORKER_NICE } from "../../src/workers/priority";
+import {
+  RUNTIME_HELPER_SCAN_EVERY_MS,
+  RUNTIME_HELPER_THREADS,
+  THREAD_NAMES,
+  WORKER_NICE,
+} from "../../src/workers/priority";
 import { STATS_MEMO_MS, STATS_PUBLISH_EVERY_MS } from "../../src/stats/service";
 import { overHttp, waitForRun } from "../helpers/cron";
 import { CRON, killStarted, removeSeeded, seededDataDir, startMain } from "./support";
@@ -105,13 +110,13 @@ describe("jobs in their worker thread", () => {
           return false;
         }
       });
-    // The request thread as it was; the jobs' and the chain's threads at nice 10.
+    // The request thread as it was; the jobs' and the chain's threads at nice 10, each found by its
+    // own name: a count of threads Bun calls "Worker" would count whatever else runs under it.
     expect([niceOf(String(pid)), policyOf(String(pid))]).toEqual([0, 0]);
-    const workers = named(new Set(["Worker"]));
-    expect(workers.map((tid) => [niceOf(tid), policyOf(tid)])).toEqual([
-      [WORKER_NICE, 0],
-      [WORKER_NICE, 0],
-    ]);
+    for (const name of [THREAD_NAMES.jobs, THREAD_NAMES.chain]) {
+      const thread = named(new Set([name]));
+      expect(thread.map((tid) => [niceOf(tid), policyOf(tid)])).toEqual([[WORKER_NICE, 0]]);
+    }
     // Bun's shared fetch thread was started by the request thread, so it runs as that thread does.
     const fetchThreads = named(new Set(["HTTP Client"]));
     expect(fetchThreads.length).toBe(1);
