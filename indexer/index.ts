@@ -26,6 +26,8 @@ import { registerIndexerState, type IndexerState } from "../src/jobs";
 import { flushProviderUsage } from "../src/chain/provider-usage";
 
 export type { IndexerState } from "../src/jobs";
+/** The core alone (cache, adapter and writer, no subscription): the indexer benchmark feeds it directly. */
+export { IndexerCore } from "./core";
 
 export const INDEXER_LEASE = "indexer";
 

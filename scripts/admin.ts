@@ -11,7 +11,7 @@
  * action is one short IMMEDIATE transaction).
  */
 import { openDatabase } from "../db/client";
-import { auditLog, performAdminAction, type AdminAction } from "../src/admin/service";
+import { auditLog, performAdminAction, type AdminAction } from "../src/admin";
 import { loadConfigOrExit } from "../src/config";
 import { isAppError } from "../src/lib/errors";
 import { refuseInOneLine } from "./refusal";

@@ -13,10 +13,10 @@
 import { spawn } from "bun";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { createSession, sessionCookieName } from "../src/auth/sessions";
+import { createSession, sessionCookieName } from "../src/auth";
 import { testConfig } from "../src/config";
 import { setLogSilent } from "../src/lib/log";
-import { takeSnapshot } from "../src/liabilities/snapshots";
+import { takeSnapshot } from "../src/liabilities";
 import { buildService } from "../src/service";
 import { seedDatabase } from "./seed";
 

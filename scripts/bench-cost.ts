@@ -35,13 +35,13 @@ import { unsweptLamports } from "@fee-ledger/localnet/program";
 import { setupChain } from "../src/chain/setup";
 import { takeProviderUsage } from "../src/chain/rpc";
 import { testConfig } from "../src/config";
-import { acquireLease, assertLeaseHeld, releaseLease } from "../src/jobs/lease";
+import { acquireLease, assertLeaseHeld, releaseLease } from "../src/jobs";
 import { setLogSilent } from "../src/lib/log";
 import { providerTotals } from "../src/chain/provider-usage";
 import { buildService } from "../src/service";
-import { runSweepJob } from "../src/sweeps/job";
+import { runSweepJob } from "../src/sweeps";
 import { quietCapMs } from "../src/tokens";
-import { recordConfirmedLaunch } from "../src/tokens/launch-record";
+import { recordConfirmedLaunch } from "../src/tokens";
 import { startIndexer } from "../indexer";
 
 setLogSilent(true);
@@ -331,10 +331,19 @@ async function runWorld(mode: "baseline" | "scheduled", plan: Plan, startMs: num
     if (nb > 0) bytes.set(p.method, nb);
   }
 
-  // ------------------------------------------------------------ one maximum interval more, no trading
+  // ------------------------------------------------------------ after the window, no trading (not counted)
   if (mode === "scheduled") {
     const end = clock.nowMs + MAX_INTERVAL_MS;
     while (clock.nowMs < end) {
+      clock.nowMs += RUN_EVERY_MS;
+      await sweep();
+      checkCredits();
+    }
+  } else {
+    // The window's last fees (and a sweep still landing when its run ended) are credited by the
+    // next runs: without them the worlds' credited lamports differ by what the baseline's last
+    // runs had in flight, not by anything the schedule did.
+    for (let n = 0; n < 10 && pending.size > 0; n++) {
       clock.nowMs += RUN_EVERY_MS;
       await sweep();
       checkCredits();
@@ -359,8 +368,13 @@ async function runWorld(mode: "baseline" | "scheduled", plan: Plan, startMs: num
           "SELECT status, total_lamports AS total, error FROM sweeps WHERE token_id = ?",
         )
         .all(id);
+      const aside = db.$client
+        .query<{ reason: string; failures: bigint }, [string]>(
+          "SELECT reason, failures FROM set_aside WHERE mint = ? AND job = 'sweep'",
+        )
+        .get(row.mint);
       say(
-        `  uncredited: token ${id} fees ${p.cum} base ${p.baseSwept} swept ${row.swept} stored ${row.vault} sweeps ${JSON.stringify(sweeps, (_, v) => (typeof v === "bigint" ? String(v) : v))}`,
+        `  uncredited: token ${id} fees ${p.cum} base ${p.baseSwept} swept ${row.swept} stored ${row.vault} sweeps ${JSON.stringify(sweeps, (_, v) => (typeof v === "bigint" ? String(v) : v))}${aside ? ` set aside after ${aside.failures} failures: ${aside.reason}` : ""}`,
       );
     }
   await indexer.stop();

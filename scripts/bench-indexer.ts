@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   const { createRpcChain } = await import("../src/chain/rpc.ts");
   const { localProgram } = await import("@fee-ledger/localnet");
   const { localLaunchProgram } = await import("../src/chain/setup.ts");
-  const { recordConfirmedLaunch } = await import("../src/tokens/launch-record.ts");
+  const { recordConfirmedLaunch } = await import("../src/tokens/index.ts");
   const { startIndexer } = await import("../indexer/index.ts");
   const { setLogSilent } = await import("../src/lib/log.ts");
   setLogSilent(true);
@@ -182,8 +182,8 @@ async function main(): Promise<void> {
   // Phase 2: the indexer's own ceiling. Updates are fed as fast as it takes them, in bursts
   // of one slot's worth, through the same cache, adapter and writer (no gRPC decoding).
   if (SATURATION_SLOTS > 0) {
-    const { IndexerCore } = await import("../indexer/core.ts");
-    const { acquireLease, assertLeaseHeld } = await import("../src/jobs/lease.ts");
+    const { IndexerCore } = await import("../indexer/index.ts");
+    const { acquireLease, assertLeaseHeld } = await import("../src/jobs/index.ts");
     const lease = acquireLease(service.ctx.db, "indexer", "bench", 600_000)!;
     const satDelays: number[] = [];
     const core = new IndexerCore({

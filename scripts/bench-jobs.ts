@@ -14,10 +14,9 @@ import { rmSync } from "node:fs";
 import { setupChain } from "../src/chain/setup";
 import { testConfig } from "../src/config";
 import { registerJobs } from "../src/register-jobs";
-import { ledgerTotals } from "../src/ledger/figures";
-import { verifyLedger } from "../src/ledger/verify";
+import { ledgerTotals, verifyLedger } from "../src/ledger";
 import { setLogSilent } from "../src/lib/log";
-import { queuePayout } from "../src/payouts/service";
+import { queuePayout } from "../src/payouts";
 import { buildService } from "../src/service";
 import { launchTokensWithFees } from "./tokens-with-fees";
 

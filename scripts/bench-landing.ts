@@ -32,7 +32,7 @@ import { testConfig } from "../src/config";
 import { startRebroadcaster } from "../src/landing";
 import { isAppError } from "../src/lib/errors";
 import { setLogSilent } from "../src/lib/log";
-import { queuePayout } from "../src/payouts/service";
+import { queuePayout } from "../src/payouts";
 import { registerJobs } from "../src/register-jobs";
 import { buildService } from "../src/service";
 

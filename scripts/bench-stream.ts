@@ -35,7 +35,7 @@ const arg = (name: string, fallback: string) => {
 if (args.includes("--server")) {
   const { testConfig } = await import("../src/config");
   const { buildService } = await import("../src/service");
-  const { recordConfirmedLaunch } = await import("../src/tokens/launch-record");
+  const { recordConfirmedLaunch } = await import("../src/tokens");
   const { base58Of, rng } = await import("./seed");
   const port = Number(arg("--port", "31900"));
   const config = testConfig({

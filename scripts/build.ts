@@ -24,7 +24,6 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "no
 import { dirname, join, relative } from "node:path";
 import type { BunPlugin } from "bun";
 import { setLogLevel } from "../src/lib/log";
-import { serializeBundle, PREBUILT_BUNDLE_PATH } from "../src/web/prebuilt";
 
 const ROOT = join(import.meta.dir, "..");
 
@@ -86,7 +85,7 @@ async function runTimeFiles(target: Target): Promise<string[]> {
   const files: string[] = [];
 
   // The page's bundle, built now with the code that would build it at start.
-  const { webBundle } = await import("../src/web/index");
+  const { webBundle, serializeBundle, PREBUILT_BUNDLE_PATH } = await import("../src/web/index");
   setLogLevel("warn");
   const bundlePath = join(ROOT, ...PREBUILT_BUNDLE_PATH);
   mkdirSync(dirname(bundlePath), { recursive: true });

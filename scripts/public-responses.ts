@@ -15,8 +15,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import type { ChainServices } from "../src/chain/services";
-import { recordSolvencySnapshot } from "../src/history/snapshots";
-import { takeSnapshot } from "../src/liabilities/snapshots";
+import { recordSolvencySnapshot } from "../src/history";
+import { takeSnapshot } from "../src/liabilities";
 import { testService, type TestService } from "../test/helpers/service";
 import { seedDatabase } from "./seed";
 

@@ -16,21 +16,14 @@
 import { seededRandom } from "@fee-ledger/localnet";
 import bs58 from "bs58";
 import { closeDatabase, openDatabase, type Db } from "../db/client";
-import { recordSignIn, setRouting, type Routing } from "../src/identity/identity";
-import { completeBurnBuy, failBurnBuy, pendingBurnGroups, startBurnBuy } from "../src/burns/service";
+import { recordSignIn, setRouting, type Routing } from "../src/identity";
+import { completeBurnBuy, failBurnBuy, pendingBurnGroups, startBurnBuy } from "../src/burns";
 import { loadConfig } from "../src/config";
-import { verifyLedger } from "../src/ledger/verify";
-import { accounts, balanceOf } from "../src/ledger/ledger";
-import {
-  confirmPayouts,
-  failPayouts,
-  markPayoutsSent,
-  queuePayout,
-  replaceExpiredPayouts,
-} from "../src/payouts/service";
-import { confirmSweep, failSweep, recordSweepsSent } from "../src/sweeps/service";
-import { recordConfirmedLaunch } from "../src/tokens/launch-record";
-import { performAdminAction } from "../src/admin/service";
+import { accounts, balanceOf, verifyLedger } from "../src/ledger";
+import { confirmPayouts, failPayouts, markPayoutsSent, queuePayout, replaceExpiredPayouts } from "../src/payouts";
+import { confirmSweep, failSweep, recordSweepsSent } from "../src/sweeps";
+import { recordConfirmedLaunch } from "../src/tokens";
+import { performAdminAction } from "../src/admin";
 
 export interface SeedOptions {
   tokens: number;

@@ -23,7 +23,7 @@ import bs58 from "bs58";
 import type { Db } from "../db/client";
 import type { LocalNode } from "@fee-ledger/localnet";
 import type { AppContext } from "../src/context";
-import { confirmLaunch, prepareLaunch, uploadMetadata } from "../src/launches/service";
+import { confirmLaunch, prepareLaunch, uploadMetadata } from "../src/launches";
 import { isAppError } from "../src/lib/errors";
 
 export class SimInvariantViolation extends Error {

@@ -37,38 +37,41 @@ import {
   reconcileWithChain,
   restoredAtMs,
 } from "../src/reconcile";
-import { recordSignIn, setRouting } from "../src/identity/identity";
-import { resolveBurnSignature, runBurnsJob } from "../src/burns/job";
+import { recordSignIn, setRouting } from "../src/identity";
+import { resolveBurnSignature, runBurnsJob } from "../src/burns";
 import { deriveCreatorKeypair } from "../src/chain/keys";
 import { ChainFaults, seededRandom, type FaultRule } from "@fee-ledger/localnet";
-import { LocalLaunchProgram } from "../src/chain/local/adapter";
 import { LocalLaunchHelpers } from "@fee-ledger/localnet";
 import { LocalNode } from "@fee-ledger/localnet";
 import { RpcServer } from "@fee-ledger/localnet";
 import { createRpcChain } from "../src/chain/rpc";
 import type { ChainServices } from "../src/chain/services";
+import { localLaunchProgram } from "../src/chain/setup";
 import { loadConfig, type Config } from "../src/config";
-import { CRASH_POINTS, setCrashHook, type CrashPointName } from "../src/jobs/crash-points";
-import { acquireLease, assertLeaseHeld, releaseLease } from "../src/jobs/lease";
-import { Scheduler, type JobContext } from "../src/jobs/scheduler";
-import { accountFigures, ledgerTotals } from "../src/ledger/figures";
+import {
+  acquireLease,
+  assertLeaseHeld,
+  CRASH_POINTS,
+  type CrashPointName,
+  type JobContext,
+  releaseLease,
+  Scheduler,
+  type SchedulingContext,
+  setCrashHook,
+} from "../src/jobs";
+import { accountFigures, ledgerTotals, verifyLedger } from "../src/ledger";
 import { isAppError } from "../src/lib/errors";
-import { verifyLedger } from "../src/ledger/verify";
 import { moneyHalt, requestWithdrawal, withdrawableLamports } from "../src/custody";
 import { setLogSilent } from "../src/lib/log";
-import { queuePayout } from "../src/payouts/service";
+import { queuePayout, resolvePayoutSignature, runPayoutsJob } from "../src/payouts";
 import { rebroadcastPass } from "../src/landing";
-import { resolvePayoutSignature, runPayoutsJob } from "../src/payouts/job";
-import { owedForReserves } from "../src/proof/reserves";
-import { PLATFORM_TOKEN_MINT_KEY, setClaimsPaused } from "../src/settings/service";
-import { resolveSweepSignature, runSweepJob } from "../src/sweeps/job";
-import { recordConfirmedLaunch } from "../src/tokens/launch-record";
+import { owedForReserves } from "../src/proof";
+import { PLATFORM_TOKEN_MINT_KEY, setClaimsPaused } from "../src/settings";
+import { resolveSweepSignature, runSweepJob } from "../src/sweeps";
+import { recordConfirmedLaunch } from "../src/tokens";
 import type { ChainReader } from "../src/chain/ports";
-import type { SchedulingContext } from "../src/jobs/setup";
 import { RateLimiter } from "../src/http/rate-limit";
-import { runLaunchesJob } from "../src/launches/jobs";
-import { getIntent, INTENT_WINDOW_MS } from "../src/launches/intents";
-import { LANDING_GRACE_MS, settleIntent } from "../src/launches/service";
+import { getIntent, INTENT_WINDOW_MS, LANDING_GRACE_MS, runLaunchesJob, settleIntent } from "../src/launches";
 import { createServiceMetrics } from "../src/lib/metrics";
 import { describeError, SimInvariantViolation, SimLaunches } from "./sim-launches";
 
@@ -215,7 +218,7 @@ class World {
       allowNodeCosigners: true,
     });
     const reader = this.interruptible(rpc.reader);
-    const launchProgram = new LocalLaunchProgram(this.node.programKeys, this.node.programConfig, reader);
+    const launchProgram = localLaunchProgram(this.node, reader);
     // Every third seed buys on thin pools: a buy moves the price as on a pool 0.005 SOL deep, so the
     // burns job buys the larger orders in parts (cut orders, several buys of a mint across runs).
     // Not while settling: one part per run would outlast its bounded rounds.

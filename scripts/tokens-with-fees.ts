@@ -8,8 +8,8 @@ import { Keypair } from "@solana/web3.js";
 import type { Db } from "../db/client";
 import type { ChainServices } from "../src/chain/services";
 import type { LocalChain } from "@fee-ledger/localnet";
-import { recordSignIn } from "../src/identity/identity";
-import { recordConfirmedLaunch } from "../src/tokens/launch-record";
+import { recordSignIn } from "../src/identity";
+import { recordConfirmedLaunch } from "../src/tokens";
 
 export function launchTokensWithFees(
   db: Db,

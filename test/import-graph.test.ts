@@ -14,12 +14,28 @@
  *   in `chain/setup.ts` and reached by nobody else, so only its top-level files may be imported.
  * - the composition root: the other root files of src (`app.ts` builds the HTTP app, `main.ts` the
  *   process, `register-jobs.ts` the job bodies, ...) and `src/workers/` (the process's threads). Nothing but the root imports the root, and the
- *   root may import any feature file: route plugins and job bodies are wired there and nowhere
- *   else, so they stay out of the surfaces (an index.ts is loaded whole, and a surface carrying
- *   every route would load Elysia and each route module into every script and worker that needs
- *   one function).
+ *   root may import any feature file: route plugins and job registrations are wired there and
+ *   nowhere else, so they stay out of the surfaces (an index.ts is loaded whole, and a surface
+ *   carrying every route would load Elysia and each route module into every script and worker
+ *   that needs one function). A job's single run (`runSweepJob`, ...) is on its feature's surface:
+ *   the simulation drives runs one at a time, and a run's file is no route module.
  *
  * And no cycle between nodes at all. `IMPORT_GRAPH=1 bun test test/import-graph.test.ts` prints the node graph.
+ *
+ * Two folders outside the service are held to the same surfaces (issue #45):
+ *
+ * - public/ (the web page, bundled for the browser) imports nothing of the server but
+ *   `src/api-types.ts`, and that only as types (`import type`, `export type`): the bundler erases
+ *   them, so the page shares the API's response shapes without a byte of server code. That file
+ *   re-exports types and nothing else, each through a feature's index.ts or from the bottom.
+ * - scripts/ (the CLI, seed, benchmarks, the simulation) are entry points as main.ts is, so they may
+ *   import the composition root (root files of src, `src/workers/`) and the shared bottom (of
+ *   `chain` its top-level files only), but features and the indexer only through their index.ts,
+ *   as a feature does: a script reaching into a feature would pin that feature's file layout as
+ *   much as a neighbour would. Besides: other scripts, the repository's package.json (the CLI's
+ *   name and version) and the suite's fixtures in test/helpers/ (public-responses writes the golden
+ *   file the suite compares with, so it builds the suite's own service). Packages are reached only
+ *   through their package.json exports (the local chain package's tests below).
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -201,6 +217,97 @@ function specifiersOf(file: string): string[] {
   const source = withoutComments(readFileSync(file, "utf8"));
   return SPECIFIERS.flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1]!));
 }
+
+/** `import type {…} from` and `export type {…} from`: erased whole by the bundler. */
+const TYPE_ONLY = /\b(?:import|export)\s+type\s+[^'";]*?\bfrom\s*["']([^"']+)["']/g;
+
+interface OutsideEdge {
+  from: string;
+  to: string;
+  specifier: string;
+  /** every statement importing it is `import type` / `export type` */
+  typeOnly: boolean;
+}
+
+/** The relative imports of the files of a folder outside the service's nodes, resolved. */
+function outsideEdges(top: string): OutsideEdge[] {
+  return walk(join(ROOT, top)).flatMap((file) => {
+    const source = withoutComments(readFileSync(file, "utf8"));
+    const typeOnlyCount = new Map<string, number>();
+    for (const match of source.matchAll(TYPE_ONLY))
+      typeOnlyCount.set(match[1]!, (typeOnlyCount.get(match[1]!) ?? 0) + 1);
+    const all = specifiersOf(file);
+    return [...new Set(all)].flatMap((specifier) => {
+      const target = resolveImport(file, specifier);
+      if (!target) return [];
+      const typeOnly = typeOnlyCount.get(specifier) === all.filter((s) => s === specifier).length;
+      return [{ from: relative(ROOT, file), to: relative(ROOT, target), specifier, typeOnly }];
+    });
+  });
+}
+
+const API_TYPES = "src/api-types.ts";
+
+/** Why an import of the page breaks its rule, or null. */
+function pageViolation(edge: OutsideEdge): string | null {
+  if (edge.to.startsWith("public/")) return null;
+  if (edge.to !== API_TYPES) return `the page imports the server only through ${API_TYPES}`;
+  return edge.typeOnly ? null : `${API_TYPES} is imported as types only (import type), or its code would be bundled`;
+}
+
+/** Why an import of a script breaks its rule, or null. */
+function scriptViolation(edge: OutsideEdge): string | null {
+  const { to } = edge;
+  if (to.startsWith("scripts/") || to === "package.json" || to.startsWith("test/helpers/")) return null;
+  const toNode = nodeOf(join(ROOT, to));
+  if (toNode === null) return "outside src/, indexer/, db/, scripts/, test/helpers/ and package.json";
+  if (isCompositionRoot(toNode)) return null;
+  return violation({ from: edge.from, to, fromNode: "scripts", toNode });
+}
+
+describe("the page (public/) and the scripts (scripts/)", () => {
+  const pageEdges = outsideEdges("public");
+  const scriptEdges = outsideEdges("scripts");
+
+  test("the parser sees their code", () => {
+    expect(pageEdges.length).toBeGreaterThan(50);
+    expect(pageEdges.filter((edge) => edge.to === API_TYPES && edge.typeOnly).length).toBeGreaterThan(3);
+    expect(scriptEdges.length).toBeGreaterThan(100);
+    expect(scriptEdges.some((edge) => edge.to === "src/service.ts")).toBe(true);
+  });
+
+  test("the page imports the server only through src/api-types.ts, as types", () => {
+    const broken = pageEdges.flatMap((edge) => {
+      const why = pageViolation(edge);
+      return why ? [`${edge.from} -> ${edge.specifier}: ${why}`] : [];
+    });
+    expect(broken).toEqual([]);
+  });
+
+  test("src/api-types.ts re-exports types only, each through a feature's index.ts or from the bottom", () => {
+    const file = join(ROOT, API_TYPES);
+    const source = withoutComments(readFileSync(file, "utf8"));
+    const reexport = /\bexport\s+type\s*\{[^}]*\}\s*from\s*["']([^"']+)["'];?/g;
+    expect(source.replace(reexport, "").trim()).toBe("");
+    const broken: string[] = [];
+    for (const match of source.matchAll(reexport)) {
+      const to = relative(ROOT, resolveImport(file, match[1]!)!);
+      const toNode = nodeOf(join(ROOT, to))!;
+      if (BOTTOM.has(toNode) ? /^src\/chain\/[^/]+\//.test(to) : to !== `src/${toNode}/index.ts`)
+        broken.push(`${match[1]} (${to})`);
+    }
+    expect([...source.matchAll(reexport)].length).toBeGreaterThan(3);
+    expect(broken).toEqual([]);
+  });
+
+  test("scripts import features through index.ts, like the features do; the root and the bottom directly", () => {
+    const broken = scriptEdges.flatMap((edge) => {
+      const why = scriptViolation(edge);
+      return why ? [`${edge.from} -> ${edge.specifier}: ${why}`] : [];
+    });
+    expect(broken).toEqual([]);
+  });
+});
 
 describe("the local chain package (packages/localnet)", () => {
   const PACKAGE_DIR = join(ROOT, "packages", "localnet");

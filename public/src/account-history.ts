@@ -5,7 +5,7 @@
  */
 import { api } from "./api";
 import { h } from "./dom";
-import type { HandleHistoryEntry } from "../../src/history/queries";
+import type { HandleHistoryEntry } from "../../src/api-types";
 import { errorBox, handleLink, loading, time } from "./ui";
 import { absoluteTime } from "./time";
 

@@ -9,7 +9,7 @@ import { api } from "./api";
 import { h } from "./dom";
 import { lamportsToSol } from "./money";
 import { absoluteTime, dayLabel } from "./time";
-import type { SolvencyPoint, TokenHistoryPoint } from "../../src/history/queries";
+import type { SolvencyPoint, TokenHistoryPoint } from "../../src/api-types";
 import { errorBox, loading, table } from "./ui";
 
 const CHART_HEIGHT_PX = 220;

@@ -2,14 +2,9 @@
  * SPEC's response shapes as the page reads them: the server's own response types, imported as
  * types only (erased from the bundle), so the page and the API cannot drift apart.
  */
-import type { Recipient as ServerRecipient } from "../../src/tokens/queries";
-import type { SignedIn, SignedOut } from "../../src/accounts/me";
-import type { HealthReport } from "../../src/jobs/health";
-import type { FeedEvent } from "../../src/ledger/feed-queries";
+import type { FeedEvent, HealthReport, Recipient as ServerRecipient, SignedIn, SignedOut } from "../../src/api-types";
 
-export type { Token, Sweep, TokenDetail } from "../../src/tokens/queries";
-export type { AccountToken, AccountRecord, Payout } from "../../src/accounts/record";
-export type { Stats } from "../../src/stats/service";
+export type { AccountRecord, AccountToken, Payout, Stats, Sweep, Token, TokenDetail } from "../../src/api-types";
 
 export type Recipient = ServerRecipient;
 export type Routing = "hold" | "autopay" | "burn";

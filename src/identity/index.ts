@@ -3,6 +3,7 @@ export {
   payoutWalletOf,
   pinHandleAtLaunch,
   pinnedIdOf,
+  recordSignIn,
   setRouting,
   signInWithProfile,
 } from "./identity";

@@ -1,4 +1,5 @@
-export { crashPoint } from "./crash-points";
+export { CRASH_POINTS, crashPoint, setCrashHook } from "./crash-points";
+export type { CrashPointName } from "./crash-points";
 export { jobHealth } from "./health";
 export type { HealthReport } from "./health";
 export { registerIndexerState } from "./indexer-state";
@@ -8,6 +9,7 @@ export type { Lease } from "./lease";
 export { Scheduler } from "./scheduler";
 export type { JobContext } from "./scheduler";
 export type { SetAsideJob } from "./set-aside";
+export type { SchedulingContext } from "./setup";
 export {
   clearSetAside,
   heldBackMints,

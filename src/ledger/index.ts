@@ -18,7 +18,7 @@ export type { SweepCreditResult, SweepRecipient } from "./commands";
 export { appendFeedEvent } from "./feed";
 export { feedNotifier } from "./feed-notifier";
 export { isoMicros, parseBefore, renderFeedRows } from "./feed-queries";
-export type { FeedType } from "./feed-queries";
+export type { FeedEvent, FeedType } from "./feed-queries";
 export { PayoutStatusSchema } from "./feed-schemas";
 export { accountFigures, creditsByToken, ledgerTotals } from "./figures";
 export type { MoneyFigures } from "./figures";

@@ -1,5 +1,14 @@
-export { resolvePayoutSignature, resolveSentPayouts } from "./job";
+export { resolvePayoutSignature, resolveSentPayouts, runPayoutsJob } from "./job";
 export { resolveSentWithdrawals } from "./withdrawals";
-export { approveHeldPayout, heldPayouts, queuePayout, refuseHeldPayout } from "./service";
+export {
+  approveHeldPayout,
+  confirmPayouts,
+  failPayouts,
+  heldPayouts,
+  markPayoutsSent,
+  queuePayout,
+  refuseHeldPayout,
+  replaceExpiredPayouts,
+} from "./service";
 export type { HeldPayout } from "./service";
 export type { PayoutJobDeps } from "./job";

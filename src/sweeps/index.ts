@@ -1,3 +1,4 @@
 export { recheckSweepCredit, sentSweepSignatures } from "./credit-check";
-export { resolveSentSweeps, resolveSweepSignature } from "./job";
+export { resolveSentSweeps, resolveSweepSignature, runSweepJob } from "./job";
+export { confirmSweep, failSweep, recordSweepsSent } from "./service";
 export type { SweepJobDeps } from "./job";

@@ -19,6 +19,8 @@ import { readSetting, SOL_USD_KEY } from "../settings";
 import { docsRoutes } from "./docs";
 import { deserializeBundle, PREBUILT_BUNDLE_PATH } from "./prebuilt";
 
+export { PREBUILT_BUNDLE_PATH, serializeBundle } from "./prebuilt";
+
 const PUBLIC_DIR = join(import.meta.dir, "..", "..", "public");
 
 /** Page paths of the router in public/src/main.ts. */

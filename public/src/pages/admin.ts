@@ -9,9 +9,7 @@
 import { api, ApiError } from "../api";
 import { h } from "../dom";
 import { lamportsToSol, solToLamports } from "../money";
-import type { AdminOverview, AdminToken } from "../../../src/admin/page-service";
-import type { AuditRow } from "../../../src/admin/service";
-import type { DeliveryView, WebhookView } from "../../../src/webhooks/service";
+import type { AdminOverview, AdminToken, AuditRow, DeliveryView, WebhookView } from "../../../src/api-types";
 import { absoluteTime } from "../time";
 import { loadCustody } from "./admin-custody";
 import { errorBox, loading, longValue, notice, statusBadge, table, time, when } from "../ui";

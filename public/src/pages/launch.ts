@@ -4,7 +4,7 @@
  * send through /api/rpc -> poll confirm, each step shown as it happens.
  */
 import bs58 from "bs58";
-import type { DraftInput } from "../../../src/launches/draft";
+import type { DraftInput } from "../../../src/api-types";
 import { api, apiRaw, describeError } from "../api";
 import { h } from "../dom";
 import { bpsToPercent, lamportsToSol, percentToBps, sol, solToLamports } from "../money";

@@ -4,7 +4,7 @@
  * in words whether the balance is inside the published total. Nothing is taken on trust from the
  * proof answer alone: the root and total are read again from the public route.
  */
-import type { InclusionProofJson } from "../../../src/liabilities/document";
+import type { InclusionProofJson } from "../../../src/api-types";
 import type { SignedInMe } from "../types";
 import { api, ApiError } from "../api";
 import { h } from "../dom";

@@ -1,0 +1,2 @@
+/** What others may use of webhooks: the shapes the operator page lists. */
+export type { DeliveryView, WebhookView } from "./service";
