@@ -9,6 +9,7 @@
  * Either way, every (re)connection is followed by a catch-up read over RPC, so whatever a gap
  * hid is found even when the endpoint cannot replay it.
  */
+import { AppError } from "../src/lib/errors";
 import Client, {
   CommitmentLevel,
   SlotStatus,
@@ -36,6 +37,15 @@ export interface GrpcOptions {
 const KEYS_PER_FILTER = 5_000;
 
 type Stream = Awaited<ReturnType<Client["subscribe"]>>;
+
+/** What one stream's handlers have seen, read by its timers and its catch-up. */
+interface StreamState {
+  lastMessageAt: number;
+  /** the first ping came back: the endpoint took the subscription */
+  answered: boolean;
+  /** the stream ended, failed or closed */
+  done: boolean;
+}
 
 /** The wait before reconnect number `failures` (from 1): exponential to its bound, full jitter. */
 export function reconnectBackoffMs(
@@ -157,52 +167,12 @@ export class GrpcSubscriber {
   }
 
   private async session(): Promise<void> {
-    if (!this.client) {
-      const client = new Client(this.o.url, this.o.token ?? undefined, {
-        grpcMaxDecodingMessageSize: 64 * 1024 * 1024,
-      });
-      await client.connect();
-      this.client = client;
-    }
-    let stream: Stream;
-    try {
-      stream = await this.client.subscribe();
-    } catch (error) {
-      // A connection that cannot open a stream is rebuilt next time.
-      this.client = null;
-      throw error;
-    }
+    const stream = await this.openStream();
     this.stream = stream;
     this.session_ = { askedFromSlot: false, answered: false };
-    let lastMessageAt = Date.now();
+    const state: StreamState = { lastMessageAt: Date.now(), answered: false, done: false };
     const firstPong = this.pingId++;
-    let answered = false;
-
-    let streamDone = false;
-    const ended = new Promise<void>((resolve, reject) => {
-      stream.on("data", (u: SubscribeUpdate) => {
-        lastMessageAt = Date.now();
-        this.receivedBytes += messageBytes(u);
-        if (u.pong?.id === firstPong) answered = this.session_.answered = true;
-        try {
-          this.dispatch(u);
-        } catch (error) {
-          log.warn("indexer: could not apply an update", { error });
-        }
-      });
-      stream.on("error", (e: Error) => {
-        streamDone = true;
-        reject(e);
-      });
-      stream.on("end", () => {
-        streamDone = true;
-        resolve();
-      });
-      stream.on("close", () => {
-        streamDone = true;
-        resolve();
-      });
-    });
+    const ended = this.listen(stream, state, firstPong);
     // Swallow the rejection if the session ends another way first; it is awaited below.
     ended.catch(() => {});
 
@@ -217,36 +187,14 @@ export class GrpcSubscriber {
     const fillSlot = this.core.headSlot;
 
     const timers: ReturnType<typeof setInterval>[] = [];
-    const watchdog = new Promise<void>((_, reject) => {
-      const staleMs = this.o.staleMs ?? 20_000;
-      timers.push(
-        setInterval(
-          () => {
-            if (Date.now() - lastMessageAt > staleMs) reject(new Error(`no message for ${staleMs} ms`));
-          },
-          Math.min(1_000, staleMs / 4),
-        ),
-      );
-    });
+    const watchdog = this.watchdog(state, timers);
     watchdog.catch(() => {});
-    timers.push(
-      setInterval(() => {
-        void this.write(stream, { ...emptyRequest(), ping: { id: this.pingId++ } }).catch(() => {});
-      }, this.o.pingMs ?? 10_000),
-    );
-    let syncing = false;
-    timers.push(
-      setInterval(() => {
-        if (syncing || !answered) return;
-        syncing = true;
-        void this.followDatabase(stream).finally(() => (syncing = false));
-      }, this.o.syncMs ?? 250),
-    );
+    this.keepAlive(stream, state, timers);
 
     try {
       // The stream is open before the catch-up starts, so nothing falls between the two.
       await Promise.race([
-        waitUntil(() => answered || this.stopped, 10_000, "the endpoint did not answer the subscription"),
+        waitUntil(() => state.answered || this.stopped, 10_000, "the endpoint did not answer the subscription"),
         ended,
         watchdog,
       ]);
@@ -258,21 +206,108 @@ export class GrpcSubscriber {
         resumedFrom: resumed ? this.core.lastSlot?.toString() : null,
         accounts: this.core.watchedAddresses().length,
       });
-      // A failed catch-up (the RPC node down, say) keeps the healthy stream and tries again.
-      for (let attempt = 1; !this.stopped && !streamDone; attempt++) {
-        try {
-          await Promise.race([this.core.catchUp(fillSlot), ended, watchdog]);
-          break;
-        } catch (error) {
-          if (streamDone) throw error;
-          this.lastError = describe(error);
-          log.warn("indexer: catch-up failed; retrying", { error: this.lastError });
-          await Promise.race([this.sleep(this.backoff(attempt)), ended, watchdog]);
-        }
-      }
+      await this.catchUpWhileOpen(fillSlot, state, ended, watchdog);
       await Promise.race([ended, watchdog]);
     } finally {
       for (const t of timers) clearInterval(t);
+    }
+  }
+
+  /** A stream on the kept connection, connecting first when there is none. */
+  private async openStream(): Promise<Stream> {
+    if (!this.client) {
+      const client = new Client(this.o.url, this.o.token ?? undefined, {
+        grpcMaxDecodingMessageSize: 64 * 1024 * 1024,
+      });
+      await client.connect();
+      this.client = client;
+    }
+    try {
+      return await this.client.subscribe();
+    } catch (error) {
+      // A connection that cannot open a stream is rebuilt next time.
+      this.client = null;
+      throw error;
+    }
+  }
+
+  /** Applies the stream's updates as they come; settles when the stream ends (rejects on its error). */
+  private listen(stream: Stream, state: StreamState, firstPong: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      stream.on("data", (u: SubscribeUpdate) => {
+        state.lastMessageAt = Date.now();
+        this.receivedBytes += messageBytes(u);
+        if (u.pong?.id === firstPong) state.answered = this.session_.answered = true;
+        try {
+          this.dispatch(u);
+        } catch (error) {
+          log.warn("indexer: could not apply an update", { error });
+        }
+      });
+      stream.on("error", (e: Error) => {
+        state.done = true;
+        reject(e);
+      });
+      stream.on("end", () => {
+        state.done = true;
+        resolve();
+      });
+      stream.on("close", () => {
+        state.done = true;
+        resolve();
+      });
+    });
+  }
+
+  /** Rejects once the stream has been quiet for `staleMs`; its timer joins `timers`. */
+  private watchdog(state: StreamState, timers: ReturnType<typeof setInterval>[]): Promise<void> {
+    return new Promise<void>((_, reject) => {
+      const staleMs = this.o.staleMs ?? 20_000;
+      timers.push(
+        setInterval(
+          () => {
+            if (Date.now() - state.lastMessageAt > staleMs) reject(new AppError("INDEXER_STREAM_SILENT", { staleMs }));
+          },
+          Math.min(1_000, staleMs / 4),
+        ),
+      );
+    });
+  }
+
+  /** The pings that keep the stream alive and the checks for new launches; their timers join `timers`. */
+  private keepAlive(stream: Stream, state: StreamState, timers: ReturnType<typeof setInterval>[]): void {
+    timers.push(
+      setInterval(() => {
+        void this.write(stream, { ...emptyRequest(), ping: { id: this.pingId++ } }).catch(() => {});
+      }, this.o.pingMs ?? 10_000),
+    );
+    let syncing = false;
+    timers.push(
+      setInterval(() => {
+        if (syncing || !state.answered) return;
+        syncing = true;
+        void this.followDatabase(stream).finally(() => (syncing = false));
+      }, this.o.syncMs ?? 250),
+    );
+  }
+
+  /** A failed catch-up (the RPC node down, say) keeps the healthy stream and tries again. */
+  private async catchUpWhileOpen(
+    fillSlot: bigint,
+    state: StreamState,
+    ended: Promise<void>,
+    watchdog: Promise<void>,
+  ): Promise<void> {
+    for (let attempt = 1; !this.stopped && !state.done; attempt++) {
+      try {
+        await Promise.race([this.core.catchUp(fillSlot), ended, watchdog]);
+        break;
+      } catch (error) {
+        if (state.done) throw error;
+        this.lastError = describe(error);
+        log.warn("indexer: catch-up failed; retrying", { error: this.lastError });
+        await Promise.race([this.sleep(this.backoff(attempt)), ended, watchdog]);
+      }
     }
   }
 
@@ -377,7 +412,7 @@ function emptyRequest(): SubscribeRequest {
 async function waitUntil(fn: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!fn()) {
-    if (Date.now() > deadline) throw new Error(what);
+    if (Date.now() > deadline) throw new AppError("INDEXER_UNANSWERED", { awaited: what, timeoutMs });
     await new Promise((r) => setTimeout(r, 5));
   }
 }

@@ -14,7 +14,7 @@ import { authRoutes } from "./auth/routes";
 import { createFrontDoor } from "./front-door";
 import { historyRoutes } from "./history/routes";
 import { bodyWasTooLarge } from "./http/body-limit";
-import { appErrorResponse, errorResponse, HttpError } from "./http/errors";
+import { appErrorResponse, errorResponse } from "./http/errors";
 import { requestMeta } from "./http/request-meta";
 import { jobRoutes } from "./jobs/routes";
 import type { SchedulingContext } from "./jobs/setup";
@@ -25,6 +25,7 @@ import { feedRoutes } from "./ledger/feed-routes";
 import { feedStreamRoutes } from "./ledger/stream-routes";
 import { liabilityRoutes } from "./liabilities/routes";
 import { AppError } from "./lib/errors";
+import { stopOnBrokenInvariant } from "./lib/invariant";
 import { log, logsAt } from "./lib/log";
 import { metricsRoutes } from "./metrics/routes";
 import { openapiPlugin } from "./openapi";
@@ -34,6 +35,32 @@ import { tokenRoutes } from "./tokens/routes";
 import { webRoutes } from "./web";
 import { webhookRoutes } from "./webhooks/routes";
 import { noteRequest } from "./workers/pace";
+
+/** A finished request in the metrics (and the debug log), labelled by its route's pattern. */
+function recordRequest(
+  ctx: SchedulingContext<JobRunner>,
+  request: Request,
+  route: string,
+  setStatus: number,
+  response: unknown,
+): void {
+  const info = requestMeta(request);
+  if (!info) return;
+  const status = response instanceof Response ? response.status : setStatus;
+  const seconds = (performance.now() - info.atMs) / 1000;
+  // Label by the matched pattern, never the raw path: bounded series.
+  const pattern = route || "unmatched";
+  ctx.metrics.requests.inc({ route: pattern, method: request.method, status: String(status) });
+  ctx.metrics.requestSeconds.observe({ route: pattern }, seconds);
+  if (!logsAt("debug")) return;
+  log.debug("request", {
+    requestId: info.id,
+    method: request.method,
+    route: pattern,
+    status,
+    ms: Math.round(seconds * 1000),
+  });
+}
 
 export function createApp(ctx: SchedulingContext<JobRunner>) {
   const screenRequest = createFrontDoor(ctx);
@@ -56,8 +83,6 @@ export function createApp(ctx: SchedulingContext<JobRunner>) {
         ),
       ) as Record<string, string>;
       if (bodyWasTooLarge(request)) return errorResponse(413, "The request body is too large.", headers);
-      if (error instanceof HttpError)
-        return errorResponse(error.status, error.message, { ...headers, ...error.headers });
       if (error instanceof AppError) {
         const mapped = appErrorResponse(error, headers);
         if (mapped) {
@@ -80,28 +105,14 @@ export function createApp(ctx: SchedulingContext<JobRunner>) {
             path: new URL(request.url).pathname,
             error,
           });
+          stopOnBrokenInvariant(error, "http");
           return errorResponse(500, "Something went wrong on our side; try again later.", headers);
         }
       }
     })
-    .onAfterResponse({ as: "global" }, ({ request, route, set, response }) => {
-      const info = requestMeta(request);
-      if (!info) return;
-      const status = response instanceof Response ? response.status : typeof set.status === "number" ? set.status : 200;
-      const seconds = (performance.now() - info.atMs) / 1000;
-      // Label by the matched pattern, never the raw path: bounded series.
-      const pattern = route || "unmatched";
-      ctx.metrics.requests.inc({ route: pattern, method: request.method, status: String(status) });
-      ctx.metrics.requestSeconds.observe({ route: pattern }, seconds);
-      if (!logsAt("debug")) return;
-      log.debug("request", {
-        requestId: info.id,
-        method: request.method,
-        route: pattern,
-        status,
-        ms: Math.round(seconds * 1000),
-      });
-    })
+    .onAfterResponse({ as: "global" }, ({ request, route, set, response }) =>
+      recordRequest(ctx, request, route, typeof set.status === "number" ? set.status : 200, response),
+    )
     .use(openapiPlugin())
     .use(metricsRoutes(ctx))
     .use(statsRoutes(ctx))

@@ -11,6 +11,7 @@
  * `{error}` body, the rate-limit, retry-after and cache-control headers each answer carries, and
  * camelCase operation ids. Integrators generate typed clients from it (docs/integrating.md).
  */
+import { AppError } from "./lib/errors";
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import { type AnyElysia, Elysia } from "elysia";
 import { ADMIN_SIGN_IN_PATH } from "./admin/authorized";
@@ -201,7 +202,7 @@ export function refine(doc: Node, options: RefineOptions): Node {
     const name = node.title;
     const existing = schemas[name];
     if (existing && JSON.stringify(existing) !== JSON.stringify(node))
-      throw new Error(`two different schemas are titled ${name}`);
+      throw new AppError("OPENAPI_TITLE_TAKEN", { title: name });
     schemas[name] = node;
     return ref("schemas", name);
   };
@@ -248,8 +249,7 @@ function discriminate(node: Node, schemas: Record<string, Json>): void {
   for (const member of members) {
     const name = typeof member?.$ref === "string" ? member.$ref.replace("#/components/schemas/", "") : null;
     const value = name ? (schemas[name] as Node)?.properties?.[property]?.const : undefined;
-    if (typeof value !== "string")
-      throw new Error(`a member of a union told apart by ${property} is not a named schema`);
+    if (typeof value !== "string") throw new AppError("OPENAPI_UNION_MEMBER_UNNAMED", { property });
     mapping[value] = member.$ref;
   }
   delete node.anyOf;
@@ -281,7 +281,7 @@ export function publicDocument(app: AnyElysia): Node {
     {
       cacheControl(path) {
         const value = CACHE_CONTROL_OF[path];
-        if (!value) throw new Error(`no Cache-Control is documented for ${path}`);
+        if (!value) throw new AppError("OPENAPI_CACHE_UNDOCUMENTED", { path });
         return value;
       },
     },

@@ -134,6 +134,13 @@ const dayStartSec = (day: string) => Date.parse(`${day}T00:00:00Z`) / 1000;
 /** The chart's UTC days are labelled as UTC days, whatever the browser's zone. */
 const utcDate = (sec: number) => uPlot.tzDate(new Date(sec * 1000), "Etc/UTC");
 
+/** The exact figures behind a chart, folded away under the chart itself. */
+function figuresDisclosure(figures: HTMLElement): HTMLElement {
+  return h("details", { className: "chart-table" }, h("summary", null, "Show the figures as a table"), figures);
+}
+
+const recipientsPart = (p: TokenHistoryPoint) => (BigInt(p.sweptLamports) - BigInt(p.platformLamports)).toString();
+
 /** The token page's daily fees: recipients' and platform's parts stacked, with the figures as a table. */
 export function feeChart(mint: string, signal: AbortSignal, days = 90): HTMLElement {
   const section = h(
@@ -156,94 +163,111 @@ export function feeChart(mint: string, signal: AbortSignal, days = 90): HTMLElem
       section.replaceChildren(heading, h("p", { className: "empty" }, `No fees swept in the last ${days} days.`));
       return;
     }
-    const recipientsPart = (p: TokenHistory["points"][number]) =>
-      (BigInt(p.sweptLamports) - BigInt(p.platformLamports)).toString();
-    const total = history.points.reduce((n, p) => n + BigInt(p.sweptLamports), 0n);
-    const best = history.points.reduce((a, b) => (BigInt(b.sweptLamports) > BigInt(a.sweptLamports) ? b : a));
-    const summary =
-      `Fees swept on ${history.points.length} of the last ${days} days, ${lamportsToSol(total)} SOL in all; ` +
-      `the most in one day was ${lamportsToSol(best.sweptLamports)} SOL on ${dayLabel(best.day)}.`;
-    const accent = cssColor("--accent", "#8b72ff");
-    const warn = cssColor("--warn", "#f5b942");
-    const box = h("div", { className: "chart-box", role: "img", "aria-label": summary });
-    section.replaceChildren(
-      heading,
-      h("p", { className: "muted chart-summary" }, summary),
-      legend([
-        { label: "Recipients' part", color: accent },
-        { label: "Platform's part", color: warn },
-      ]),
-      box,
-      h(
-        "details",
-        { className: "chart-table" },
-        h("summary", null, "Show the figures as a table"),
-        table(
-          ["Day (UTC)", "Swept", "Recipients' part", "Platform's part", "Sweeps"],
-          history.points.map((p) => [
-            dayLabel(p.day),
-            `${lamportsToSol(p.sweptLamports)} SOL`,
-            `${lamportsToSol(recipientsPart(p))} SOL`,
-            `${lamportsToSol(p.platformLamports)} SOL`,
-            String(p.sweeps),
-          ]),
-          "Fees swept per UTC day",
-        ),
-      ),
-    );
-    // Every day of the window gets its place (zero where nothing was swept), so the time axis
-    // always spans the window and one busy day is one bar among the others.
-    const byDay = new Map(history.points.map((p) => [p.day, p]));
-    const todaySec = Math.floor(Date.now() / 1000 / DAY_SEC) * DAY_SEC;
-    const lastSec = Math.max(todaySec, ...history.points.map((p) => dayStartSec(p.day)));
-    const daySecs = Array.from({ length: days }, (_, i) => lastSec - (days - 1 - i) * DAY_SEC);
-    const dayOf = (sec: number) => new Date(sec * 1000).toISOString().slice(0, 10);
-    const tipText = (index: number) => {
-      const sec = daySecs[index];
-      if (sec === undefined) return null;
-      const p = byDay.get(dayOf(sec));
-      if (!p) return `${dayLabel(dayOf(sec))}: nothing swept`;
-      return (
-        `${dayLabel(p.day)}: ${lamportsToSol(p.sweptLamports)} SOL swept ` +
-        `(recipients ${lamportsToSol(recipientsPart(p))}, platform ${lamportsToSol(p.platformLamports)})`
-      );
-    };
-    const bars = uPlot.paths.bars!({ size: [0.7, 40], align: 0 });
-    // Drawn in order: the whole day first in the platform's colour, then the recipients' part over
-    // it from the axis up, so what shows of the first bar is the platform's part, stacked on top.
-    mount(
-      box,
-      {
-        legend: { show: false },
-        tzDate: utcDate,
-        cursor: { show: true, points: { show: false } },
-        scales: {
-          x: { time: true, range: () => [daySecs[0]!, daySecs[daySecs.length - 1]! + DAY_SEC] },
-          y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
-        },
-        axes: axes(cssColor("--muted", "#9aa3b5"), cssColor("--line", "#2a2f3a"), "SOL", timeTicks("UTC")),
-        series: [
-          {},
-          { label: "Swept", fill: warn, stroke: warn, paths: bars, points: { show: false } },
-          { label: "Recipients' part", fill: accent, stroke: accent, paths: bars, points: { show: false } },
-        ],
-      },
-      [
-        daySecs.map((sec) => sec + DAY_SEC / 2),
-        daySecs.map((sec) => {
-          const p = byDay.get(dayOf(sec));
-          return p ? solForPlot(p.sweptLamports) : 0;
-        }),
-        daySecs.map((sec) => {
-          const p = byDay.get(dayOf(sec));
-          return p ? solForPlot(recipientsPart(p)) : 0;
-        }),
-      ],
-      signal,
-      tipText,
-    );
+    showFees(section, heading, history.points, days, signal);
   })();
   return section;
+}
+
+/** Fills the fee chart's section: summary, legend, the bars' box and the figures as a table. */
+function showFees(
+  section: HTMLElement,
+  heading: ChildNode,
+  points: TokenHistoryPoint[],
+  days: number,
+  signal: AbortSignal,
+): void {
+  const total = points.reduce((n, p) => n + BigInt(p.sweptLamports), 0n);
+  const best = points.reduce((a, b) => (BigInt(b.sweptLamports) > BigInt(a.sweptLamports) ? b : a));
+  const summary =
+    `Fees swept on ${points.length} of the last ${days} days, ${lamportsToSol(total)} SOL in all; ` +
+    `the most in one day was ${lamportsToSol(best.sweptLamports)} SOL on ${dayLabel(best.day)}.`;
+  const accent = cssColor("--accent", "#8b72ff");
+  const warn = cssColor("--warn", "#f5b942");
+  const box = h("div", { className: "chart-box", role: "img", "aria-label": summary });
+  section.replaceChildren(
+    heading,
+    h("p", { className: "muted chart-summary" }, summary),
+    legend([
+      { label: "Recipients' part", color: accent },
+      { label: "Platform's part", color: warn },
+    ]),
+    box,
+    figuresDisclosure(
+      table(
+        ["Day (UTC)", "Swept", "Recipients' part", "Platform's part", "Sweeps"],
+        points.map((p) => [
+          dayLabel(p.day),
+          `${lamportsToSol(p.sweptLamports)} SOL`,
+          `${lamportsToSol(recipientsPart(p))} SOL`,
+          `${lamportsToSol(p.platformLamports)} SOL`,
+          String(p.sweeps),
+        ]),
+        "Fees swept per UTC day",
+      ),
+    ),
+  );
+  drawFeeBars(box, points, days, signal, { accent, warn });
+}
+
+function drawFeeBars(
+  box: HTMLElement,
+  points: TokenHistoryPoint[],
+  days: number,
+  signal: AbortSignal,
+  colors: { accent: string; warn: string },
+): void {
+  const { accent, warn } = colors;
+  // Every day of the window gets its place (zero where nothing was swept), so the time axis
+  // always spans the window and one busy day is one bar among the others.
+  const byDay = new Map(points.map((p) => [p.day, p]));
+  const todaySec = Math.floor(Date.now() / 1000 / DAY_SEC) * DAY_SEC;
+  const lastSec = Math.max(todaySec, ...points.map((p) => dayStartSec(p.day)));
+  const daySecs = Array.from({ length: days }, (_, i) => lastSec - (days - 1 - i) * DAY_SEC);
+  const dayOf = (sec: number) => new Date(sec * 1000).toISOString().slice(0, 10);
+  const tipText = (index: number) => {
+    const sec = daySecs[index];
+    if (sec === undefined) return null;
+    const p = byDay.get(dayOf(sec));
+    if (!p) return `${dayLabel(dayOf(sec))}: nothing swept`;
+    return (
+      `${dayLabel(p.day)}: ${lamportsToSol(p.sweptLamports)} SOL swept ` +
+      `(recipients ${lamportsToSol(recipientsPart(p))}, platform ${lamportsToSol(p.platformLamports)})`
+    );
+  };
+  const bars = uPlot.paths.bars!({ size: [0.7, 40], align: 0 });
+  // Drawn in order: the whole day first in the platform's colour, then the recipients' part over
+  // it from the axis up, so what shows of the first bar is the platform's part, stacked on top.
+  mount(
+    box,
+    {
+      legend: { show: false },
+      tzDate: utcDate,
+      cursor: { show: true, points: { show: false } },
+      scales: {
+        x: { time: true, range: () => [daySecs[0]!, daySecs[daySecs.length - 1]! + DAY_SEC] },
+        y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+      },
+      axes: axes(cssColor("--muted", "#9aa3b5"), cssColor("--line", "#2a2f3a"), "SOL", timeTicks("UTC")),
+      series: [
+        {},
+        { label: "Swept", fill: warn, stroke: warn, paths: bars, points: { show: false } },
+        { label: "Recipients' part", fill: accent, stroke: accent, paths: bars, points: { show: false } },
+      ],
+    },
+    [
+      daySecs.map((sec) => sec + DAY_SEC / 2),
+      daySecs.map((sec) => {
+        const p = byDay.get(dayOf(sec));
+        return p ? solForPlot(p.sweptLamports) : 0;
+      }),
+      daySecs.map((sec) => {
+        const p = byDay.get(dayOf(sec));
+        return p ? solForPlot(recipientsPart(p)) : 0;
+      }),
+    ],
+    signal,
+    tipText,
+  );
 }
 
 /** The proof page's solvency over time: the treasury against what was owed, with the figures as a table. */
@@ -276,77 +300,95 @@ export function solvencyChart(signal: AbortSignal, days = 30): HTMLElement {
       );
       return;
     }
-    const short = points.filter((p) => !p.solvent);
-    const lowest = points.reduce((a, b) => (BigInt(b.surplusLamports) < BigInt(a.surplusLamports) ? b : a));
-    const summary =
-      (short.length === 0
-        ? `Solvent at all ${points.length} snapshots of the last ${days} days. `
-        : `Short of what was owed at ${short.length} of ${points.length} snapshots of the last ${days} days. `) +
-      `The lowest surplus was ${signedSol(lowest.surplusLamports)} SOL, at ${absoluteTime(lowest.at)}.`;
-    const ok = cssColor("--ok", "#3ecf8e");
-    const bad = cssColor("--bad", "#ff6b6b");
-    const box = h("div", { className: "chart-box", role: "img", "aria-label": summary });
-    section.replaceChildren(
-      heading,
-      h("p", { className: `chart-summary ${short.length ? "bad" : "muted"}` }, summary),
-      legend([
-        { label: "Treasury", color: ok },
-        { label: "Owed to recipients", color: bad },
-      ]),
-      box,
-      h(
-        "details",
-        { className: "chart-table" },
-        h("summary", null, "Show the figures as a table"),
-        table(
-          ["Time", "Treasury", "Owed", "Surplus", "Solvent"],
-          [...points]
-            .reverse()
-            .map((p) => [
-              absoluteTime(p.at),
-              `${lamportsToSol(p.treasuryLamports)} SOL`,
-              `${lamportsToSol(p.owedLamports)} SOL`,
-              `${signedSol(p.surplusLamports)} SOL`,
-              p.solvent ? "yes" : "no",
-            ]),
-          "Solvency snapshots, newest first",
-        ),
-      ),
-    );
-    mount(
-      box,
-      {
-        legend: { show: false },
-        cursor: { show: true, points: { show: false } },
-        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
-        axes: axes(cssColor("--muted", "#9aa3b5"), cssColor("--line", "#2a2f3a"), "SOL", timeTicks(undefined)),
-        series: [
-          {},
-          { label: "Treasury", stroke: ok, width: 2, points: { show: points.length < 60, size: 5, fill: ok } },
-          {
-            label: "Owed",
-            stroke: bad,
-            width: 2,
-            dash: [6, 4],
-            points: { show: points.length < 60, size: 5, fill: bad },
-          },
-        ],
-      },
-      [
-        points.map((p) => Date.parse(p.at) / 1000),
-        points.map((p) => solForPlot(p.treasuryLamports)),
-        points.map((p) => solForPlot(p.owedLamports)),
-      ],
-      signal,
-      (index) => {
-        const p = points[index];
-        if (!p) return null;
-        return (
-          `${absoluteTime(p.at, { seconds: false })}: treasury ${lamportsToSol(p.treasuryLamports)} SOL, ` +
-          `owed ${lamportsToSol(p.owedLamports)} SOL`
-        );
-      },
-    );
+    showSolvency(section, heading, points, days, signal);
   })();
   return section;
+}
+
+/** Fills the solvency chart's section: summary, legend, the lines' box and the figures as a table. */
+function showSolvency(
+  section: HTMLElement,
+  heading: ChildNode,
+  points: SolvencyPoint[],
+  days: number,
+  signal: AbortSignal,
+): void {
+  const short = points.filter((p) => !p.solvent);
+  const lowest = points.reduce((a, b) => (BigInt(b.surplusLamports) < BigInt(a.surplusLamports) ? b : a));
+  const summary =
+    (short.length === 0
+      ? `Solvent at all ${points.length} snapshots of the last ${days} days. `
+      : `Short of what was owed at ${short.length} of ${points.length} snapshots of the last ${days} days. `) +
+    `The lowest surplus was ${signedSol(lowest.surplusLamports)} SOL, at ${absoluteTime(lowest.at)}.`;
+  const ok = cssColor("--ok", "#3ecf8e");
+  const bad = cssColor("--bad", "#ff6b6b");
+  const box = h("div", { className: "chart-box", role: "img", "aria-label": summary });
+  section.replaceChildren(
+    heading,
+    h("p", { className: `chart-summary ${short.length ? "bad" : "muted"}` }, summary),
+    legend([
+      { label: "Treasury", color: ok },
+      { label: "Owed to recipients", color: bad },
+    ]),
+    box,
+    figuresDisclosure(
+      table(
+        ["Time", "Treasury", "Owed", "Surplus", "Solvent"],
+        [...points]
+          .reverse()
+          .map((p) => [
+            absoluteTime(p.at),
+            `${lamportsToSol(p.treasuryLamports)} SOL`,
+            `${lamportsToSol(p.owedLamports)} SOL`,
+            `${signedSol(p.surplusLamports)} SOL`,
+            p.solvent ? "yes" : "no",
+          ]),
+        "Solvency snapshots, newest first",
+      ),
+    ),
+  );
+  drawSolvencyLines(box, points, signal, { ok, bad });
+}
+
+function drawSolvencyLines(
+  box: HTMLElement,
+  points: SolvencyPoint[],
+  signal: AbortSignal,
+  colors: { ok: string; bad: string },
+): void {
+  const { ok, bad } = colors;
+  mount(
+    box,
+    {
+      legend: { show: false },
+      cursor: { show: true, points: { show: false } },
+      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+      axes: axes(cssColor("--muted", "#9aa3b5"), cssColor("--line", "#2a2f3a"), "SOL", timeTicks(undefined)),
+      series: [
+        {},
+        { label: "Treasury", stroke: ok, width: 2, points: { show: points.length < 60, size: 5, fill: ok } },
+        {
+          label: "Owed",
+          stroke: bad,
+          width: 2,
+          dash: [6, 4],
+          points: { show: points.length < 60, size: 5, fill: bad },
+        },
+      ],
+    },
+    [
+      points.map((p) => Date.parse(p.at) / 1000),
+      points.map((p) => solForPlot(p.treasuryLamports)),
+      points.map((p) => solForPlot(p.owedLamports)),
+    ],
+    signal,
+    (index) => {
+      const p = points[index];
+      if (!p) return null;
+      return (
+        `${absoluteTime(p.at, { seconds: false })}: treasury ${lamportsToSol(p.treasuryLamports)} SOL, ` +
+        `owed ${lamportsToSol(p.owedLamports)} SOL`
+      );
+    },
+  );
 }

@@ -20,11 +20,11 @@ const PageQuerySchema = t.Object({
 /** The handle of a path, as its lowercase key. */
 function handleOf(raw: string): string {
   const handle = handleKey(raw);
-  if (!handle) throw new AppError("INVALID_INPUT", "The handle must be 1 to 15 letters, digits or underscores.");
+  if (!handle) throw new AppError("HANDLE_INVALID");
   return handle;
 }
 
-const noRecord = () => new AppError("NOT_FOUND", "No token launched here names this handle yet.");
+const noRecord = () => new AppError("HANDLE_NOT_NAMED");
 
 export function accountPublicRoutes(ctx: AppContext) {
   const memo = readMemo(ctx.db);

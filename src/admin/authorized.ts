@@ -37,7 +37,7 @@ export function adminAuthorized(ctx: Pick<AppContext, "config" | "db" | "now">, 
 /** A route's own check: every admin answer is 404 to a caller without the credential, as if the route did not exist. */
 export function adminGuard(ctx: Pick<AppContext, "config" | "db" | "now">): (request: Request) => void {
   return (request) => {
-    if (!adminAuthorized(ctx, request)) throw new AppError("NOT_FOUND", "Not found.");
+    if (!adminAuthorized(ctx, request)) throw new AppError("ROUTE_HIDDEN");
   };
 }
 

@@ -37,8 +37,8 @@ function objectBody(body: unknown): Record<string, unknown> {
 
 function requiredReason(body: Record<string, unknown>): string {
   const reason = body.reason;
-  if (typeof reason !== "string" || reason.trim() === "") throw refuse("A reason is required.");
-  if (reason.length > MAX_REASON_CHARS) throw refuse(`The reason is longer than ${MAX_REASON_CHARS} characters.`);
+  if (typeof reason !== "string" || reason.trim() === "") throw new AppError("REASON_REQUIRED");
+  if (reason.length > MAX_REASON_CHARS) throw new AppError("REASON_TOO_LONG", { maximum: MAX_REASON_CHARS });
   return reason.trim();
 }
 
@@ -95,13 +95,103 @@ function withdrawalJson(w: Withdrawal) {
 
 async function treasuryLamports(ctx: AppContext): Promise<bigint> {
   const chain = ctx.chain;
-  const unavailable = () =>
-    new AppError("UNAVAILABLE", "The treasury balance cannot be read right now; try again later.");
+  const unavailable = () => new AppError("TREASURY_UNREADABLE");
   if (!chain) throw unavailable();
   const address = chain.treasury.publicKey.toBase58();
   const balance = (await chain.reader.getBalances([address]).catch(() => null))?.get(address);
   if (typeof balance !== "bigint") throw unavailable();
   return balance;
+}
+
+/**
+ * A held payout approved (a reason optional) or refused (a reason required: the amount goes back
+ * to its user's balance), audited in the same write.
+ */
+function decideHeldPayout(
+  ctx: AppContext,
+  request: Request,
+  body: unknown,
+  rawId: string,
+  action: "approve_payout" | "refuse_payout",
+) {
+  const id = payoutIdOf(rawId);
+  const input = objectBody(body);
+  const reason = action === "approve_payout" ? optionalReason(input) : requiredReason(input);
+  const origin = adminOriginOf(ctx, request);
+  const nowMs = ctx.now();
+  immediate(ctx.db, () => {
+    const decided =
+      action === "approve_payout"
+        ? approveHeldPayout(ctx.db, id)
+        : refuseHeldPayout(ctx.db, id, reason as string, nowMs);
+    if (!decided) throw refuse("That payout is not waiting for approval.");
+    audit(ctx.db, { ...origin, reason, nowMs }, action, String(id));
+  });
+  return { ok: true, action, payoutId: id };
+}
+
+/** `POST /api/admin/resume`: every open halting incident resolved, with the operator's reason. */
+function resume(ctx: AppContext, request: Request, body: unknown) {
+  const reason = requiredReason(objectBody(body));
+  const origin = adminOriginOf(ctx, request);
+  const nowMs = ctx.now();
+  const resolved = immediate(ctx.db, () => {
+    const n = resumeMoney(ctx.db, {
+      actor: origin.actor,
+      reason,
+      atMs: nowMs,
+      allowanceLamports: waitingOutflowLamports(ctx.db),
+    });
+    audit(ctx.db, { ...origin, reason, nowMs }, "resume_money", `${n} incident(s)`);
+    return n;
+  });
+  return { ok: true, action: "resume_money", resolved };
+}
+
+/** `GET /api/admin/withdrawals`: what may be withdrawn now (null when the treasury cannot be read) and the last withdrawals. */
+async function withdrawalsView(ctx: AppContext) {
+  const treasury = await treasuryLamports(ctx).catch(() => null);
+  return {
+    configured: ctx.config.custody.platformWallet !== null,
+    withdrawableLamports:
+      treasury === null
+        ? null
+        : withdrawableLamports(ctx.db, {
+            treasuryLamports: treasury,
+            owedLamports: owedForReserves(ctx.db),
+            reserveLamports: ctx.config.custody.treasuryReserveLamports,
+          }).toString(),
+    withdrawals: listWithdrawals(ctx.db, 100).map(withdrawalJson),
+  };
+}
+
+/** `POST /api/admin/withdrawals`: a platform withdrawal to PLATFORM_WALLET, audited in the write that queues it. */
+async function withdraw(ctx: AppContext, request: Request, body: unknown) {
+  const input = objectBody(body);
+  const wallet = ctx.config.custody.platformWallet;
+  if (wallet === null) throw refuse("Withdrawals are not configured on this deployment.");
+  const raw = input.lamports;
+  if (typeof raw !== "string" || !/^[1-9]\d{0,18}$/.test(raw))
+    throw refuse("lamports must be a decimal string of whole lamports.");
+  const reason = requiredReason(input);
+  const origin = adminOriginOf(ctx, request);
+  const treasury = await treasuryLamports(ctx);
+  const nowMs = ctx.now();
+  const withdrawal = requestWithdrawal(
+    ctx.db,
+    {
+      lamports: BigInt(raw),
+      reason,
+      actor: origin.actor,
+      wallet,
+      treasuryLamports: treasury,
+      owedLamports: () => owedForReserves(ctx.db),
+      reserveLamports: ctx.config.custody.treasuryReserveLamports,
+      atMs: nowMs,
+    },
+    (id) => audit(ctx.db, { ...origin, reason, nowMs }, "withdraw", `${id}: ${raw} lamports`),
+  );
+  return { ok: true, action: "withdraw", withdrawal: withdrawalJson(withdrawal) };
 }
 
 export function custodyRoutes(ctx: AppContext) {
@@ -129,20 +219,7 @@ export function custodyRoutes(ctx: AppContext) {
       "/api/admin/resume",
       ({ request, body }) => {
         guard(request);
-        const reason = requiredReason(objectBody(body));
-        const origin = adminOriginOf(ctx, request);
-        const nowMs = ctx.now();
-        const resolved = immediate(ctx.db, () => {
-          const n = resumeMoney(ctx.db, {
-            actor: origin.actor,
-            reason,
-            atMs: nowMs,
-            allowanceLamports: waitingOutflowLamports(ctx.db),
-          });
-          audit(ctx.db, { ...origin, reason, nowMs }, "resume_money", `${n} incident(s)`);
-          return n;
-        });
-        return { ok: true, action: "resume_money", resolved };
+        return resume(ctx, request, body);
       },
       hidden,
     )
@@ -164,15 +241,7 @@ export function custodyRoutes(ctx: AppContext) {
       "/api/admin/payouts/:id/approve",
       ({ request, body, params }) => {
         guard(request);
-        const id = payoutIdOf(params.id);
-        const reason = optionalReason(objectBody(body));
-        const origin = adminOriginOf(ctx, request);
-        const nowMs = ctx.now();
-        immediate(ctx.db, () => {
-          if (!approveHeldPayout(ctx.db, id)) throw refuse("That payout is not waiting for approval.");
-          audit(ctx.db, { ...origin, reason, nowMs }, "approve_payout", String(id));
-        });
-        return { ok: true, action: "approve_payout", payoutId: id };
+        return decideHeldPayout(ctx, request, body, params.id, "approve_payout");
       },
       hidden,
     )
@@ -180,15 +249,7 @@ export function custodyRoutes(ctx: AppContext) {
       "/api/admin/payouts/:id/refuse",
       ({ request, body, params }) => {
         guard(request);
-        const id = payoutIdOf(params.id);
-        const reason = requiredReason(objectBody(body));
-        const origin = adminOriginOf(ctx, request);
-        const nowMs = ctx.now();
-        immediate(ctx.db, () => {
-          if (!refuseHeldPayout(ctx.db, id, reason, nowMs)) throw refuse("That payout is not waiting for approval.");
-          audit(ctx.db, { ...origin, reason, nowMs }, "refuse_payout", String(id));
-        });
-        return { ok: true, action: "refuse_payout", payoutId: id };
+        return decideHeldPayout(ctx, request, body, params.id, "refuse_payout");
       },
       hidden,
     )
@@ -196,19 +257,7 @@ export function custodyRoutes(ctx: AppContext) {
       "/api/admin/withdrawals",
       async ({ request }) => {
         guard(request);
-        const treasury = await treasuryLamports(ctx).catch(() => null);
-        return {
-          configured: ctx.config.custody.platformWallet !== null,
-          withdrawableLamports:
-            treasury === null
-              ? null
-              : withdrawableLamports(ctx.db, {
-                  treasuryLamports: treasury,
-                  owedLamports: owedForReserves(ctx.db),
-                  reserveLamports: ctx.config.custody.treasuryReserveLamports,
-                }).toString(),
-          withdrawals: listWithdrawals(ctx.db, 100).map(withdrawalJson),
-        };
+        return withdrawalsView(ctx);
       },
       hidden,
     )
@@ -216,31 +265,7 @@ export function custodyRoutes(ctx: AppContext) {
       "/api/admin/withdrawals",
       async ({ request, body }) => {
         guard(request);
-        const input = objectBody(body);
-        const wallet = ctx.config.custody.platformWallet;
-        if (wallet === null) throw refuse("Withdrawals are not configured on this deployment.");
-        const raw = input.lamports;
-        if (typeof raw !== "string" || !/^[1-9]\d{0,18}$/.test(raw))
-          throw refuse("lamports must be a decimal string of whole lamports.");
-        const reason = requiredReason(input);
-        const origin = adminOriginOf(ctx, request);
-        const treasury = await treasuryLamports(ctx);
-        const nowMs = ctx.now();
-        const withdrawal = requestWithdrawal(
-          ctx.db,
-          {
-            lamports: BigInt(raw),
-            reason,
-            actor: origin.actor,
-            wallet,
-            treasuryLamports: treasury,
-            owedLamports: () => owedForReserves(ctx.db),
-            reserveLamports: ctx.config.custody.treasuryReserveLamports,
-            atMs: nowMs,
-          },
-          (id) => audit(ctx.db, { ...origin, reason, nowMs }, "withdraw", `${id}: ${raw} lamports`),
-        );
-        return { ok: true, action: "withdraw", withdrawal: withdrawalJson(withdrawal) };
+        return withdraw(ctx, request, body);
       },
       hidden,
     );

@@ -24,7 +24,7 @@ import {
 } from "./session";
 import { ADMIN_PAGE_ACTOR, type AdminOrigin, adminGuard, adminOriginOf } from "./authorized";
 
-const notFound = () => new AppError("NOT_FOUND", "Not found.");
+const notFound = () => new AppError("ROUTE_HIDDEN");
 /** Signing in or out from another site's page would plant or drop an operator session. */
 const crossSite = () => new AppError("FORBIDDEN", "Requests from another site are refused.");
 
@@ -45,23 +45,46 @@ async function optionalReason(request: Request): Promise<string | null> {
   const { reason } = body as Record<string, unknown>;
   if (reason === undefined || reason === null) return null;
   if (typeof reason !== "string") throw new AppError("INVALID_INPUT", "The reason must be a string.");
-  if (reason.length > MAX_REASON)
-    throw new AppError("INVALID_INPUT", `The reason is longer than ${MAX_REASON} characters.`);
+  if (reason.length > MAX_REASON) throw new AppError("REASON_TOO_LONG", { maximum: MAX_REASON });
   return reason;
 }
 
+/** The page's own sign-in and sign-out: credential the page, with the request's id and IP. */
+function pageOrigin(ctx: AppContext, request: Request): AdminOrigin {
+  return { ...adminOriginOf(ctx, request), actor: ADMIN_PAGE_ACTOR };
+}
+
+/** A wrong key counts against its address; past the limit, wrong keys are 429 (the right one never is). */
+function refuseAfterTooManyFailures(ctx: AppContext, origin: AdminOrigin): void {
+  if (!ctx.config.rateLimit || origin.clientIp === null) return;
+  const decision = ctx.limiter.hit(ADMIN_SIGN_IN_FAILURES, limitKeyOf(origin.clientIp));
+  if (!decision.allowed)
+    throw new AppError("RATE_LIMITED", "Too many wrong keys; retry after the time in retry-after.", {
+      retryAfterSeconds: Number(decision.headers["retry-after"]),
+    });
+}
+
+/** `POST /api/admin/session`: the admin key for a page session cookie. */
+function signIn(ctx: AppContext, request: Request, body: unknown, headers: Record<string, unknown>) {
+  // Signing in from another site's form would plant an operator session: same origin only.
+  if (!sameOriginWrite(request, ctx.config)) throw crossSite();
+  const input = jsonObject(request, body);
+  if (typeof input.secret !== "string" || input.secret.length === 0 || input.secret.length > 1024) {
+    throw new AppError("INVALID_INPUT", "Enter the admin key.");
+  }
+  const origin = pageOrigin(ctx, request);
+  if (!secretMatches(input.secret, ctx.config.adminSecret)) {
+    refuseAfterTooManyFailures(ctx, origin);
+    throw new AppError("SIGN_IN_REQUIRED", "That is not the admin key.");
+  }
+  const nowMs = ctx.now();
+  const { token } = createAdminSession(ctx.db, ctx.config.adminSecret!, nowMs);
+  auditPageEvent(ctx.db, "admin_sign_in", origin, nowMs);
+  appendSetCookie(headers, adminCookie(ctx.config, token, ADMIN_SESSION_TTL_MS));
+  return { ok: true as const };
+}
+
 export function adminPageRoutes(ctx: AppContext) {
-  /** The page's own sign-in and sign-out: credential the page, with the request's id and IP. */
-  const pageOrigin = (request: Request): AdminOrigin => ({ ...adminOriginOf(ctx, request), actor: ADMIN_PAGE_ACTOR });
-  /** A wrong key counts against its address; past the limit, wrong keys are 429 (the right one never is). */
-  const refuseAfterTooManyFailures = (origin: AdminOrigin) => {
-    if (!ctx.config.rateLimit || origin.clientIp === null) return;
-    const decision = ctx.limiter.hit(ADMIN_SIGN_IN_FAILURES, limitKeyOf(origin.clientIp));
-    if (!decision.allowed)
-      throw new AppError("RATE_LIMITED", "Too many wrong keys; retry after the time in retry-after.", {
-        retryAfterSeconds: Number(decision.headers["retry-after"]),
-      });
-  };
   const configured = () => {
     if (!ctx.config.adminSecret) throw notFound();
   };
@@ -82,22 +105,7 @@ export function adminPageRoutes(ctx: AppContext) {
       "/api/admin/session",
       ({ request, body, set }) => {
         configured();
-        // Signing in from another site's form would plant an operator session: same origin only.
-        if (!sameOriginWrite(request, ctx.config)) throw crossSite();
-        const input = jsonObject(request, body);
-        if (typeof input.secret !== "string" || input.secret.length === 0 || input.secret.length > 1024) {
-          throw new AppError("INVALID_INPUT", "Enter the admin key.");
-        }
-        const origin = pageOrigin(request);
-        if (!secretMatches(input.secret, ctx.config.adminSecret)) {
-          refuseAfterTooManyFailures(origin);
-          throw new AppError("SIGN_IN_REQUIRED", "That is not the admin key.");
-        }
-        const nowMs = ctx.now();
-        const { token } = createAdminSession(ctx.db, ctx.config.adminSecret!, nowMs);
-        auditPageEvent(ctx.db, "admin_sign_in", origin, nowMs);
-        appendSetCookie(set.headers, adminCookie(ctx.config, token, ADMIN_SESSION_TTL_MS));
-        return { ok: true as const };
+        return signIn(ctx, request, body, set.headers);
       },
       { parse: "text", detail: { hide: true } },
     )
@@ -108,7 +116,7 @@ export function adminPageRoutes(ctx: AppContext) {
         if (!sameOriginWrite(request, ctx.config)) throw crossSite();
         if (adminSessionValid(ctx.db, ctx.config, request, ctx.now())) {
           deleteAdminSession(ctx.db, ctx.config, request);
-          auditPageEvent(ctx.db, "admin_sign_out", pageOrigin(request), ctx.now());
+          auditPageEvent(ctx.db, "admin_sign_out", pageOrigin(ctx, request), ctx.now());
         }
         appendSetCookie(set.headers, adminCookie(ctx.config, "", 0));
         return { ok: true as const };

@@ -73,7 +73,7 @@ function checkLamports(value: bigint): void {
 
 export function performAdminAction(db: Db, who: AdminActor, request: AdminAction): void {
   if (who.reason !== null && who.reason.length > MAX_REASON)
-    throw inputError(`The reason is longer than ${MAX_REASON} characters.`);
+    throw new AppError("REASON_TOO_LONG", { maximum: MAX_REASON });
   if (who.actor.trim() === "") throw inputError("An admin action needs an actor.");
   switch (request.action) {
     case "set_platform_token":

@@ -12,7 +12,6 @@ import { PublicKey } from "@solana/web3.js";
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
-import { notFound } from "../http/errors";
 import { clearSetAside, listSetAside, type SetAsideJob, setAsideStates } from "../jobs";
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
@@ -28,7 +27,7 @@ export function setAsideRoutes(ctx: AppContext) {
     .get(
       "/api/admin/set-aside",
       ({ request, set }) => {
-        if (!adminAuthorized(ctx, request)) throw notFound();
+        if (!adminAuthorized(ctx, request)) throw new AppError("ROUTE_HIDDEN");
         set.headers["cache-control"] = CACHE.noStore;
         return { items: listSetAside(ctx.db) };
       },
@@ -37,7 +36,7 @@ export function setAsideRoutes(ctx: AppContext) {
     .post(
       "/api/admin/set-aside/:mint/clear",
       async ({ request, body, params, set }) => {
-        if (!adminAuthorized(ctx, request)) throw notFound();
+        if (!adminAuthorized(ctx, request)) throw new AppError("ROUTE_HIDDEN");
         set.headers["cache-control"] = CACHE.noStore;
         const input = parseClear(params.mint, body);
         const cleared = await clearToken(ctx, request, input);
@@ -70,7 +69,7 @@ function parseClear(mint: string, body: unknown): ClearInput {
   if (reason !== undefined && reason !== null && typeof reason !== "string")
     throw new AppError("INVALID_INPUT", "The reason must be a string.");
   if (typeof reason === "string" && reason.length > MAX_REASON)
-    throw new AppError("INVALID_INPUT", `The reason is longer than ${MAX_REASON} characters.`);
+    throw new AppError("REASON_TOO_LONG", { maximum: MAX_REASON });
   return { mint, job: job ?? null, reason: reason ?? null };
 }
 

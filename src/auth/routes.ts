@@ -138,7 +138,7 @@ async function devLogin(ctx: AppContext, request: Request, body: unknown, set: R
   const input = jsonObject(request, body);
   const handle = typeof input.handle === "string" ? handleKey(input.handle) : null;
   if (!handle || typeof input.handle !== "string") {
-    throw new AppError("INVALID_INPUT", "The handle must be 1 to 15 letters, digits or underscores.");
+    throw new AppError("HANDLE_INVALID");
   }
   const display = input.handle.replace(/^@/, "");
   // Dev login signs in as whoever the handle is pinned to, so a local account keeps its money.

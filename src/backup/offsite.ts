@@ -4,6 +4,7 @@
  * An upload is one object (a multipart upload becomes visible only when complete), so a failed or
  * interrupted upload never leaves a generation a restore could pick.
  */
+import { AppError } from "../lib/errors";
 import { readdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { S3Settings } from "../config";
@@ -121,12 +122,12 @@ export async function downloadGeneration(options: DownloadOptions): Promise<{ ge
   const { target, destinationPath } = options;
   const store = options.store ?? s3Store(target, options.settings);
   const generation = target.generation ?? (await listGenerations(store, target))[0];
-  if (generation === undefined) throw new Error(`there is no backup generation under ${s3UrlOf(target)}`);
+  if (generation === undefined) throw new AppError("BACKUP_NOT_FOUND", { url: s3UrlOf(target) });
   const url = s3UrlOf(target, generation);
   try {
     await store.download(objectKey(target, generation), destinationPath);
     if (!(await sha256OfFile(destinationPath)).startsWith(checksumOf(generation)))
-      throw new Error(`refused ${url}: its bytes do not match the checksum in its name (damaged in the store)`);
+      throw new AppError("BACKUP_CHECKSUM_MISMATCH", { url });
   } catch (error) {
     rmSync(destinationPath, { force: true });
     throw error;

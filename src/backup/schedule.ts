@@ -16,6 +16,7 @@ import { snapshotPathFor, uploadGeneration, type UploadOutcome } from "./offsite
 import type { ObjectStore } from "./s3";
 import { StoreError } from "./s3";
 import { parseS3Url } from "./target";
+import { AppError } from "../lib/errors";
 
 /** The lease's name in `job_leases`. */
 export const BACKUP_LEASE = "backup";
@@ -75,7 +76,7 @@ export async function runBackup(deps: BackupDeps, options: { timeoutMs?: number 
         store: deps.store,
       }),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`the upload took longer than ${timeoutMs} ms`)), timeoutMs);
+        timer = setTimeout(() => reject(new AppError("BACKUP_UPLOAD_TIMEOUT", { timeoutMs })), timeoutMs);
       }),
     ]);
     run = { ran: true, ok: true, outcome, durationMs: now() - startedAtMs };

@@ -4,6 +4,7 @@
  * `PRAGMA integrity_check` and the full ledger audit before it is renamed into place, so a file at
  * the target is always a good backup.
  */
+import { AppError } from "../lib/errors";
 import { Database } from "bun:sqlite";
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
@@ -12,7 +13,8 @@ import { verifyLedger } from "../ledger";
 
 export function backupDatabase(sourcePath: string, targetPath: string): void {
   const target = resolve(targetPath);
-  if (!existsSync(sourcePath)) throw new Error(`there is no service database at ${sourcePath} (check DATA_DIR)`);
+  if (!existsSync(sourcePath))
+    throw new AppError("CONFIG_INVALID", `there is no service database at ${sourcePath} (check DATA_DIR)`);
   const temporary = `${target}.partial-${process.pid}`;
   if (existsSync(temporary)) rmSync(temporary);
   const source = new Database(sourcePath, { readonly: true, safeIntegers: true });
@@ -36,7 +38,8 @@ export function checkBackup(path: string): void {
   const copy = new Database(path, { readonly: true, safeIntegers: true });
   try {
     const result = copy.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get();
-    if (result?.integrity_check !== "ok") throw new Error(`integrity check failed: ${result?.integrity_check}`);
+    if (result?.integrity_check !== "ok")
+      throw new AppError("BACKUP_INTEGRITY_FAILED", { result: String(result?.integrity_check) });
   } finally {
     copy.close();
   }

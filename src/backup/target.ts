@@ -2,6 +2,7 @@
  * Backup targets: a local file path, or `s3://bucket/prefix` on an S3-compatible store, where
  * `s3://bucket/prefix/<generation>` names one generation (for `restore`).
  */
+import { AppError } from "../lib/errors";
 import { GENERATION_NAME } from "./generations";
 
 export interface S3Target {
@@ -20,7 +21,8 @@ export function isS3Url(target: string): boolean {
 export function parseS3Url(target: string): S3Target {
   const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(target.trim());
   if (!match)
-    throw new Error(
+    throw new AppError(
+      "CONFIG_INVALID",
       "an S3 target looks like s3://bucket/prefix (bucket: 3-63 lowercase letters, digits, dots, dashes)",
     );
   const parts = (match[2] ?? "").split("/").filter((part) => part !== "");

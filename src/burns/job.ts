@@ -394,6 +394,75 @@ function ordersThatFit(
   return n;
 }
 
+interface PlannedBuy {
+  prepared: PreparedTransaction;
+  /** what the buy spends: the group's total, or a part of it */
+  lamports: bigint;
+  part: PendingBurnGroup;
+  buyKey: ReturnType<typeof burnBuyCommandKey>;
+}
+
+/**
+ * The buy's signed transaction, shrunk to a part that stays under the price-impact bound and to
+ * the orders its command key can name; null when the mint waits for the next run (counted skipped).
+ */
+async function planBuy(
+  deps: BurnJobDeps,
+  report: BurnRunReport,
+  group: PendingBurnGroup,
+  token: TokenRef,
+  ids: { tokenId: number; buyId: number; attempt: number },
+): Promise<PlannedBuy | null> {
+  const treasury = deps.chain.treasury;
+  const maxImpactBps = deps.maxPriceImpactBps ?? DEFAULT_BURN_MAX_PRICE_IMPACT_BPS;
+  const { tokenId, buyId, attempt } = ids;
+  let lamports = group.recipientLamports + group.platformLamports;
+  const build = (budget: bigint) =>
+    deps.chain.launchProgram.buildBurnBuy(
+      token,
+      treasury.publicKey,
+      budget,
+      deps.slippageBps ?? DEFAULT_BURN_SLIPPAGE_BPS,
+    );
+  let plan = await build(lamports);
+  // Too large for one buy: shrink it to a part that stays under the bound (aiming a tenth
+  // below it, since the impact grows a little faster than the budget), re-quoted each time.
+  for (let quotes = 1; plan.priceImpactBps > maxImpactBps; quotes++) {
+    if (quotes >= IMPACT_QUOTES_MAX) {
+      log.warn("burn buy stays above the price-impact bound; the mint waits for the next run", {
+        mint: group.mint,
+        priceImpactBps: plan.priceImpactBps,
+      });
+      report.skipped++;
+      return null;
+    }
+    lamports = (lamports * BigInt(maxImpactBps) * 9n) / (BigInt(plan.priceImpactBps) * 10n);
+    if (lamports <= 0n) {
+      report.skipped++;
+      return null;
+    }
+    plan = await build(lamports);
+  }
+  let part = partOfGroup(group, lamports);
+  let buyKey = burnBuyCommandKey(deps.db, { buyId, tokenId, group: part });
+  // Too many orders for one transaction with its command key: the oldest that fit are bought
+  // now (re-quoted for their smaller budget), the rest by the next runs.
+  const fitting = ordersThatFit(plan.instructions, treasury.publicKey, buyKey);
+  if (fitting < buyKey.orders.length) {
+    lamports = buyKey.orders.slice(0, fitting).reduce((n, o) => n + o.lamports, 0n);
+    plan = await build(lamports);
+    part = partOfGroup(group, lamports);
+    buyKey = burnBuyCommandKey(deps.db, { buyId, tokenId, group: part });
+  }
+  const prepared = await deps.chain.sender.prepare(plan.instructions, treasury, [], {
+    commandKey: buyKey,
+    job: "burn-buy",
+    attempt,
+    computeUnitFloor: computeUnitFloorFor(deps.db, "burn-buy", deps.now()),
+  });
+  return { prepared, lamports, part, buyKey };
+}
+
 /** Builds one mint's buy of its pending orders, saves it `sent` with its signature, then sends it. */
 async function buyGroup(
   deps: BurnJobDeps,
@@ -403,60 +472,13 @@ async function buyGroup(
   token: TokenRef,
   tokenId: number,
 ): Promise<void> {
-  const treasury = deps.chain.treasury;
-  const maxImpactBps = deps.maxPriceImpactBps ?? DEFAULT_BURN_MAX_PRICE_IMPACT_BPS;
-  let lamports = group.recipientLamports + group.platformLamports;
-  let prepared: PreparedTransaction;
-  let part: PendingBurnGroup;
-  let buyKey: ReturnType<typeof burnBuyCommandKey>;
   // The id the row will get, named by the transaction's command key: chosen before it is signed.
   const buyId = nextBurnBuyId(deps.db);
   // A buy of a mint whose last buys provably expired pays the next fee step.
   const attempt = buyAttempt(deps.db, group.mint, EXPIRED);
+  let planned: PlannedBuy | null;
   try {
-    const build = (budget: bigint) =>
-      deps.chain.launchProgram.buildBurnBuy(
-        token,
-        treasury.publicKey,
-        budget,
-        deps.slippageBps ?? DEFAULT_BURN_SLIPPAGE_BPS,
-      );
-    let plan = await build(lamports);
-    // Too large for one buy: shrink it to a part that stays under the bound (aiming a tenth
-    // below it, since the impact grows a little faster than the budget), re-quoted each time.
-    for (let quotes = 1; plan.priceImpactBps > maxImpactBps; quotes++) {
-      if (quotes >= IMPACT_QUOTES_MAX) {
-        log.warn("burn buy stays above the price-impact bound; the mint waits for the next run", {
-          mint: group.mint,
-          priceImpactBps: plan.priceImpactBps,
-        });
-        report.skipped++;
-        return;
-      }
-      lamports = (lamports * BigInt(maxImpactBps) * 9n) / (BigInt(plan.priceImpactBps) * 10n);
-      if (lamports <= 0n) {
-        report.skipped++;
-        return;
-      }
-      plan = await build(lamports);
-    }
-    part = partOfGroup(group, lamports);
-    buyKey = burnBuyCommandKey(deps.db, { buyId, tokenId, group: part });
-    // Too many orders for one transaction with its command key: the oldest that fit are bought
-    // now (re-quoted for their smaller budget), the rest by the next runs.
-    const fitting = ordersThatFit(plan.instructions, treasury.publicKey, buyKey);
-    if (fitting < buyKey.orders.length) {
-      lamports = buyKey.orders.slice(0, fitting).reduce((n, o) => n + o.lamports, 0n);
-      plan = await build(lamports);
-      part = partOfGroup(group, lamports);
-      buyKey = burnBuyCommandKey(deps.db, { buyId, tokenId, group: part });
-    }
-    prepared = await deps.chain.sender.prepare(plan.instructions, treasury, [], {
-      commandKey: buyKey,
-      job: "burn-buy",
-      attempt,
-      computeUnitFloor: computeUnitFloorFor(deps.db, "burn-buy", deps.now()),
-    });
+    planned = await planBuy(deps, report, group, token, { tokenId, buyId, attempt });
   } catch (error) {
     // One mint that cannot be bought (pool missing, buy too small...) is counted and skipped;
     // the other mints are bought. Repeated failures set it aside (see jobs/set-aside.ts).
@@ -476,6 +498,8 @@ async function buyGroup(
     }
     return;
   }
+  if (!planned) return;
+  const { prepared, lamports, part, buyKey } = planned;
   // The breakers: an open halt, or this buy taking the outflow past a cap (which trips it).
   if (deps.outflowCaps ? moneyGate(deps.db, deps.outflowCaps, deps.now(), lamports) : moneyHalt(deps.db)) {
     report.skipped++;

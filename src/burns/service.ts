@@ -208,6 +208,26 @@ function splitOrder(db: Db, mint: string, cut: { orderId: number; lamports: bigi
   ).run(BigInt(order.lamports) - cut.lamports, cut.orderId);
 }
 
+/** A buy's orders by source, checked to add up to the budget its row says it spends. */
+function buyBudget(
+  db: Db,
+  buyId: number,
+  buyLamports: bigint,
+): { recipientBudget: bigint; platformBudget: bigint; total: bigint } {
+  const sums = db.$client
+    .query<{ source: string; lamports: bigint }, [buyId: number]>(
+      "SELECT source, SUM(lamports) AS lamports FROM burn_orders WHERE buy_id = ? AND status = 'buying' GROUP BY source",
+    )
+    .all(buyId);
+  const recipientBudget = BigInt(sums.find((s) => s.source === "recipient")?.lamports ?? 0n);
+  const platformBudget = BigInt(sums.find((s) => s.source === "platform")?.lamports ?? 0n);
+  const total = recipientBudget + platformBudget;
+  if (total <= 0n) throw new AppError("LEDGER_INVARIANT", `burn buy ${buyId} has no orders`);
+  if (total !== buyLamports)
+    throw new AppError("LEDGER_INVARIANT", `burn buy ${buyId}'s orders do not add up to its budget`);
+  return { recipientBudget, platformBudget, total };
+}
+
 /** The buy-and-burn landed and burned `tokenAmount` base units. Idempotent. */
 export function completeBurnBuy(
   db: Db,
@@ -238,17 +258,7 @@ export function completeBurnBuy(
     // `sent`: a buy and burn in one transaction; `burning`: the burn of tokens bought earlier.
     if (buy.status !== "sent" && buy.status !== "burning")
       throw new AppError("LEDGER_INVARIANT", `burn buy ${done.buyId} is ${buy.status}`);
-    const sums = c
-      .query<{ source: string; lamports: bigint }, [buyId: number]>(
-        "SELECT source, SUM(lamports) AS lamports FROM burn_orders WHERE buy_id = ? AND status = 'buying' GROUP BY source",
-      )
-      .all(done.buyId);
-    const recipientBudget = BigInt(sums.find((s) => s.source === "recipient")?.lamports ?? 0n);
-    const platformBudget = BigInt(sums.find((s) => s.source === "platform")?.lamports ?? 0n);
-    const total = recipientBudget + platformBudget;
-    if (total <= 0n) throw new AppError("LEDGER_INVARIANT", `burn buy ${done.buyId} has no orders`);
-    if (total !== BigInt(buy.lamports))
-      throw new AppError("LEDGER_INVARIANT", `burn buy ${done.buyId}'s orders do not add up to its budget`);
+    const { recipientBudget, platformBudget, total } = buyBudget(db, done.buyId, BigInt(buy.lamports));
     // Burned is what the buy spent (its budget for buys recorded before the spend was read),
     // split like the budget; the division's remainder is the platform's.
     const spent = buy.spent === null ? total : BigInt(buy.spent);

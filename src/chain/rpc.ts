@@ -64,6 +64,7 @@ import type {
   SignatureState,
   TokenBalanceView,
   TransactionOutcome,
+  PreparedTransaction,
 } from "./ports";
 
 export interface RpcChainOptions {
@@ -519,29 +520,64 @@ function accountOfAnswer(value: unknown): AccountSnapshot | null {
   };
 }
 
+/** `getMultipleAccounts` in chunks of the RPC's maximum, each at least as new as the last answer seen. */
+async function readAccounts(
+  rpc: RpcContext,
+  addresses: readonly string[],
+): Promise<Map<string, AccountSnapshot | null>> {
+  const { post, call, slots, commitment } = rpc;
+  const unique = [...new Set(addresses)];
+  const out = new Map<string, AccountSnapshot | null>();
+  for (let i = 0; i < unique.length; i += GET_MULTIPLE_ACCOUNTS_MAX_KEYS) {
+    const chunk = unique.slice(i, i + GET_MULTIPLE_ACCOUNTS_MAX_KEYS);
+    // Addresses are checked before asking, as web3.js's PublicKey did.
+    for (const address of chunk) assertAddress(address);
+    const answer = await call("getMultipleAccounts", () =>
+      post("getMultipleAccounts", [chunk, { encoding: "base64", commitment, ...slots.minSlot(commitment) }]),
+    );
+    const context = isRecord(answer) && isRecord(answer.context) ? answer.context : null;
+    if (typeof context?.slot === "number") slots.observe(commitment, context.slot);
+    const infos = isRecord(answer) ? answer.value : null;
+    if (!Array.isArray(infos) || infos.length !== chunk.length) {
+      throw chainUnavailable("CHAIN_BAD_RESPONSE", "getMultipleAccounts: answer does not match the keys asked");
+    }
+    for (const [j, address] of chunk.entries()) out.set(address, accountOfAnswer(infos[j]));
+  }
+  return out;
+}
+
+/** `getSignatureStatuses` in chunks of the RPC's maximum, each at least as new as the last answer seen. */
+async function readSignatureStatuses(
+  rpc: RpcContext,
+  signatures: readonly string[],
+  searchHistory: boolean,
+): Promise<Map<string, SignatureState | null>> {
+  const { connection, call, slots } = rpc;
+  const out = new Map<string, SignatureState | null>();
+  for (let i = 0; i < signatures.length; i += GET_SIGNATURE_STATUSES_MAX) {
+    const chunk = signatures.slice(i, i + GET_SIGNATURE_STATUSES_MAX);
+    const res = await call("getSignatureStatuses", () =>
+      connection.getSignatureStatuses([...chunk], {
+        searchTransactionHistory: searchHistory,
+        ...slots.minSlot("processed"),
+      } as { searchTransactionHistory: boolean }),
+    );
+    slots.observe("processed", res?.context?.slot);
+    const values = res?.value;
+    if (!Array.isArray(values) || values.length !== chunk.length) {
+      throw chainUnavailable("CHAIN_BAD_RESPONSE", "getSignatureStatuses: answer does not match the signatures asked");
+    }
+    chunk.forEach((sig, j) => {
+      out.set(sig, toSignatureState(values[j]));
+    });
+  }
+  return out;
+}
+
 function rpcReader(rpc: RpcContext): ChainReader {
-  const { connection, post, call, slots, commitment } = rpc;
+  const { connection, call, slots, commitment } = rpc;
   const reader: ChainReader = {
-    async getAccounts(addresses) {
-      const unique = [...new Set(addresses)];
-      const out = new Map<string, AccountSnapshot | null>();
-      for (let i = 0; i < unique.length; i += GET_MULTIPLE_ACCOUNTS_MAX_KEYS) {
-        const chunk = unique.slice(i, i + GET_MULTIPLE_ACCOUNTS_MAX_KEYS);
-        // Addresses are checked before asking, as web3.js's PublicKey did.
-        for (const address of chunk) assertAddress(address);
-        const answer = await call("getMultipleAccounts", () =>
-          post("getMultipleAccounts", [chunk, { encoding: "base64", commitment, ...slots.minSlot(commitment) }]),
-        );
-        const context = isRecord(answer) && isRecord(answer.context) ? answer.context : null;
-        if (typeof context?.slot === "number") slots.observe(commitment, context.slot);
-        const infos = isRecord(answer) ? answer.value : null;
-        if (!Array.isArray(infos) || infos.length !== chunk.length) {
-          throw chainUnavailable("CHAIN_BAD_RESPONSE", "getMultipleAccounts: answer does not match the keys asked");
-        }
-        for (const [j, address] of chunk.entries()) out.set(address, accountOfAnswer(infos[j]));
-      }
-      return out;
-    },
+    getAccounts: (addresses) => readAccounts(rpc, addresses),
 
     async getBalances(addresses) {
       const accounts = await reader.getAccounts(addresses);
@@ -576,30 +612,7 @@ function rpcReader(rpc: RpcContext): ChainReader {
       }));
     },
 
-    async getSignatureStatuses(signatures, searchHistory) {
-      const out = new Map<string, SignatureState | null>();
-      for (let i = 0; i < signatures.length; i += GET_SIGNATURE_STATUSES_MAX) {
-        const chunk = signatures.slice(i, i + GET_SIGNATURE_STATUSES_MAX);
-        const res = await call("getSignatureStatuses", () =>
-          connection.getSignatureStatuses([...chunk], {
-            searchTransactionHistory: searchHistory,
-            ...slots.minSlot("processed"),
-          } as { searchTransactionHistory: boolean }),
-        );
-        slots.observe("processed", res?.context?.slot);
-        const values = res?.value;
-        if (!Array.isArray(values) || values.length !== chunk.length) {
-          throw chainUnavailable(
-            "CHAIN_BAD_RESPONSE",
-            "getSignatureStatuses: answer does not match the signatures asked",
-          );
-        }
-        chunk.forEach((sig, j) => {
-          out.set(sig, toSignatureState(values[j]));
-        });
-      }
-      return out;
-    },
+    getSignatureStatuses: (signatures, searchHistory) => readSignatureStatuses(rpc, signatures, searchHistory),
 
     async getBlockHeight() {
       return BigInt(await call("getBlockHeight", () => connection.getBlockHeight(commitment)));
@@ -631,85 +644,93 @@ function toSignatureState(s: SignatureStatus | null | undefined): SignatureState
   };
 }
 
+/** A transaction compiled against the options' lookup tables and signed by the payer and the extra signers. */
+function signedTransaction(
+  options: RpcChainOptions,
+  instructions: readonly TransactionInstruction[],
+  blockhash: string,
+  payer: Keypair,
+  extraSigners: readonly Keypair[],
+) {
+  const tx = compileTransaction({
+    instructions,
+    payer: payer.publicKey,
+    recentBlockhash: blockhash,
+    lookupTables: options.lookupTables,
+  });
+  const signers = new Map<string, Keypair>([[payer.publicKey.toBase58(), payer]]);
+  for (const s of extraSigners) signers.set(s.publicKey.toBase58(), s);
+  tx.sign([...signers.values()]);
+  return tx;
+}
+
+/**
+ * The instructions with the command key's memo last, a compute unit limit from a simulation (or
+ * the tables), the market's priority price for the attempt, signed on the latest blockhash.
+ */
+async function prepareTransaction(
+  rpc: RpcContext,
+  reader: ChainReader,
+  options: RpcChainOptions,
+  given: readonly TransactionInstruction[],
+  signers: { payer: Keypair; extraSigners: readonly Keypair[] },
+  prepareOptions: PrepareOptions,
+): Promise<PreparedTransaction> {
+  const { payer, extraSigners } = signers;
+  const sign = (instructions: readonly TransactionInstruction[], blockhash: string) =>
+    signedTransaction(options, instructions, blockhash, payer, extraSigners);
+  const { instructions: own, givenLimit } = withoutComputeBudget(given);
+  // Last, so the job's own instructions keep their indexes; signed by the payer (the treasury).
+  const memo = commandKeyInstruction(prepareOptions.commandKey, payer);
+  const instructions = [...own, memo];
+  const latest = await reader.getLatestBlockhash();
+  const { blockhash, lastValidBlockHeight } = latest;
+  const floor = prepareOptions.computeUnitFloor ?? 0;
+  // Simulated with the most a transaction may ask for, so what it consumes is never cut short.
+  const probe = sign([...computeBudgetInstructions(MAX_COMPUTE_UNIT_LIMIT, 0n), ...instructions], blockhash);
+  // The probe has the final size (a price takes the same bytes whatever it is): an oversize
+  // transaction is refused before a simulation is spent on it.
+  const consumed = await simulatedUnits(rpc, wireWithinLimit(probe));
+  const computeUnitLimit =
+    consumed !== null
+      ? computeUnitLimitFor(consumed, floor)
+      : Math.min(
+          MAX_COMPUTE_UNIT_LIMIT,
+          // A limit given, or the table, sizes the job's own instructions; the command key's
+          // memo (whose units grow with its length) is added to either.
+          Math.max(floor, (givenLimit ?? tableComputeUnits(own)) + memoComputeUnits(memo.data.length)),
+        );
+  const market = await marketPrice(rpc, writableAccountsOf(probe));
+  const computeUnitPriceMicroLamports = priorityPrice({
+    marketMicroLamports: market,
+    attempt: prepareOptions.attempt ?? 0,
+    computeUnitLimit,
+    settings: rpc.landing,
+  });
+  const tx = sign(
+    [...computeBudgetInstructions(computeUnitLimit, computeUnitPriceMicroLamports), ...instructions],
+    blockhash,
+  );
+  const unsigned = (sig: Uint8Array) => sig.every((b) => b === 0);
+  if (unsigned(tx.signatures[0]!) || (!options.allowNodeCosigners && tx.signatures.some(unsigned))) {
+    throw chainRejected("prepare: a required signer is missing");
+  }
+  const wire = wireWithinLimit(tx);
+  return {
+    signature: bs58.encode(tx.signatures[0]!),
+    lastValidBlockHeight,
+    wire,
+    sentFromSlot: latest.slot ?? 0n,
+    computeUnitLimit,
+    computeUnitPriceMicroLamports,
+  };
+}
+
 function rpcSender(rpc: RpcContext, reader: ChainReader, options: RpcChainOptions): ChainSender {
   const { commitment } = rpc;
-  const sign = (
-    instructions: readonly TransactionInstruction[],
-    blockhash: string,
-    payer: Keypair,
-    extraSigners: readonly Keypair[],
-  ) => {
-    const tx = compileTransaction({
-      instructions,
-      payer: payer.publicKey,
-      recentBlockhash: blockhash,
-      lookupTables: options.lookupTables,
-    });
-    const signers = new Map<string, Keypair>([[payer.publicKey.toBase58(), payer]]);
-    for (const s of extraSigners) signers.set(s.publicKey.toBase58(), s);
-    tx.sign([...signers.values()]);
-    return tx;
-  };
   return {
-    async prepare(
-      given: readonly TransactionInstruction[],
-      payer: Keypair,
-      extraSigners: readonly Keypair[],
-      prepareOptions: PrepareOptions,
-    ) {
-      const { instructions: own, givenLimit } = withoutComputeBudget(given);
-      // Last, so the job's own instructions keep their indexes; signed by the payer (the treasury).
-      const memo = commandKeyInstruction(prepareOptions.commandKey, payer);
-      const instructions = [...own, memo];
-      const latest = await reader.getLatestBlockhash();
-      const { blockhash, lastValidBlockHeight } = latest;
-      const floor = prepareOptions.computeUnitFloor ?? 0;
-      // Simulated with the most a transaction may ask for, so what it consumes is never cut short.
-      const probe = sign(
-        [...computeBudgetInstructions(MAX_COMPUTE_UNIT_LIMIT, 0n), ...instructions],
-        blockhash,
-        payer,
-        extraSigners,
-      );
-      // The probe has the final size (a price takes the same bytes whatever it is): an oversize
-      // transaction is refused before a simulation is spent on it.
-      const consumed = await simulatedUnits(rpc, wireWithinLimit(probe));
-      const computeUnitLimit =
-        consumed !== null
-          ? computeUnitLimitFor(consumed, floor)
-          : Math.min(
-              MAX_COMPUTE_UNIT_LIMIT,
-              // A limit given, or the table, sizes the job's own instructions; the command key's
-              // memo (whose units grow with its length) is added to either.
-              Math.max(floor, (givenLimit ?? tableComputeUnits(own)) + memoComputeUnits(memo.data.length)),
-            );
-      const market = await marketPrice(rpc, writableAccountsOf(probe));
-      const computeUnitPriceMicroLamports = priorityPrice({
-        marketMicroLamports: market,
-        attempt: prepareOptions.attempt ?? 0,
-        computeUnitLimit,
-        settings: rpc.landing,
-      });
-      const tx = sign(
-        [...computeBudgetInstructions(computeUnitLimit, computeUnitPriceMicroLamports), ...instructions],
-        blockhash,
-        payer,
-        extraSigners,
-      );
-      const unsigned = (sig: Uint8Array) => sig.every((b) => b === 0);
-      if (unsigned(tx.signatures[0]!) || (!options.allowNodeCosigners && tx.signatures.some(unsigned))) {
-        throw chainRejected("prepare: a required signer is missing");
-      }
-      const wire = wireWithinLimit(tx);
-      return {
-        signature: bs58.encode(tx.signatures[0]!),
-        lastValidBlockHeight,
-        wire,
-        sentFromSlot: latest.slot ?? 0n,
-        computeUnitLimit,
-        computeUnitPriceMicroLamports,
-      };
-    },
+    prepare: (given, payer, extraSigners, prepareOptions) =>
+      prepareTransaction(rpc, reader, options, given, { payer, extraSigners }, prepareOptions),
 
     async send(tx) {
       // The node must not retry on its own (maxRetries 0): the service rebroadcasts these exact

@@ -204,7 +204,7 @@ export function resumeMoney(
   resume: { actor: string; reason: string; atMs: number; allowanceLamports: bigint },
 ): number {
   if (!db.$client.inTransaction) throw new AppError("LEDGER_INVARIANT", "a resume must run inside a transaction");
-  if (resume.reason.trim() === "") throw new AppError("INVALID_INPUT", "A reason is required.");
+  if (resume.reason.trim() === "") throw new AppError("REASON_REQUIRED");
   const resolved = db.$client
     .query<never, [atMs: number, actor: string, reason: string]>(
       `UPDATE custody_incidents SET resolved_at_ms = ?, resolved_by = ?, resolve_reason = ?

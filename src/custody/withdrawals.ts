@@ -98,8 +98,6 @@ export function withdrawableLamports(
   return most > 0n ? most : 0n;
 }
 
-const refuse = (message: string) => new AppError("INVALID_INPUT", message);
-
 /**
  * Queues a withdrawal of `lamports` to `wallet` and reserves it from the platform's balance, in one
  * write with the audit row the caller adds (`withAudit`). Refused with a sentence when it is more
@@ -120,17 +118,15 @@ export function requestWithdrawal(
   },
   withAudit: (withdrawalId: number) => void,
 ): Withdrawal {
-  if (request.lamports <= 0n) throw refuse("lamports must be a positive whole number of lamports.");
+  if (request.lamports <= 0n) throw new AppError("WITHDRAWAL_AMOUNT_INVALID");
   // Below it a transfer to a wallet that does not exist yet fails on chain (the system program
   // refuses to leave a new account under rent), paying a fee each time it is tried.
   if (request.lamports < RENT_EXEMPT_MINIMUM_LAMPORTS)
-    throw refuse(
-      `A withdrawal must be at least ${RENT_EXEMPT_MINIMUM_LAMPORTS} lamports (a new wallet's rent-exempt minimum).`,
-    );
+    throw new AppError("WITHDRAWAL_BELOW_RENT", { minimumLamports: RENT_EXEMPT_MINIMUM_LAMPORTS });
   const reason = request.reason.trim();
-  if (reason === "") throw refuse("A reason is required.");
+  if (reason === "") throw new AppError("REASON_REQUIRED");
   if (reason.length > MAX_WITHDRAWAL_REASON_CHARS)
-    throw refuse(`The reason is longer than ${MAX_WITHDRAWAL_REASON_CHARS} characters.`);
+    throw new AppError("REASON_TOO_LONG", { maximum: MAX_WITHDRAWAL_REASON_CHARS });
   return immediate(db, () => {
     const most = withdrawableLamports(db, {
       treasuryLamports: request.treasuryLamports,
@@ -138,9 +134,7 @@ export function requestWithdrawal(
       reserveLamports: request.reserveLamports,
     });
     if (request.lamports > most) {
-      throw refuse(
-        `At most ${most} lamports can be withdrawn now: the platform's balance, and the treasury's surplus over what is owed less the reserve for fees and rent.`,
-      );
+      throw new AppError("WITHDRAWAL_OVER_LIMIT", { mostLamports: most });
     }
     const row = db.$client
       .query<WithdrawalRow, [lamports: bigint, wallet: string, reason: string, actor: string, atMs: number]>(

@@ -10,6 +10,7 @@
  * DEMO_SWEEP_RETRY_MS through the first minute) instead of waiting up to two minutes for the
  * schedule. Early runs go through the scheduler like any run: same lease, same job body.
  */
+import { AppError } from "../lib/errors";
 import type { Db } from "../../db/client";
 import type { ChainSetup } from "../chain/setup";
 import { log } from "../lib/log";
@@ -71,7 +72,7 @@ export async function startDemo(
   options: DemoOptions,
 ): Promise<{ mints: string[]; stop(): void }> {
   const local = chain.local;
-  if (!local) throw new Error("the demo runs only on the embedded local chain");
+  if (!local) throw new AppError("CONFIG_INVALID", "the demo runs only on the embedded local chain");
   const known = tokenMints(db, 100);
   const onChain = known.length > 0 ? await chain.services.reader.getAccounts(known) : new Map();
   let mints = known.filter((m) => onChain.get(m));
@@ -83,7 +84,7 @@ export async function startDemo(
       const creator = chain.services.creatorAddress(creatorIndex).toBase58();
       const uri = `local://demo/${demo.symbol.toLowerCase()}.json`;
       const created = local.launch.createToken({ name: demo.name, symbol: demo.symbol, uri, creator });
-      if (created.err) throw new Error("the demo could not create its tokens");
+      if (created.err) throw new AppError("INTERNAL", "the demo could not create its tokens");
       const vaults = chain.services.launchProgram.vaultAddresses({ mint: created.mint, creator });
       const launchedAtMs = options.now();
       recordConfirmedLaunch(

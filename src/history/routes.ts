@@ -6,7 +6,7 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { privately, requireSession } from "../auth";
 import { CACHE } from "../http/cache";
-import { badRequest, notFound } from "../http/errors";
+import { AppError } from "../lib/errors";
 import { HandleParams, integerQuery, MintParams } from "../http/params";
 import { errors, handleKey, looksLikeAddress } from "../http/public-schemas";
 import { jsonBody, readMemo } from "../http/read-memo";
@@ -23,6 +23,9 @@ const historyDays = (fallback: number) =>
 const TOKEN_DAYS = historyDays(TOKEN_HISTORY_DAYS_DEFAULT);
 const PROOF_DAYS = historyDays(PROOF_HISTORY_DAYS_DEFAULT);
 
+/** A fresh object per route: the OpenAPI plugin may annotate what it is given. */
+const publicDetail = (summary: string, description: string) => ({ tags: ["public"], summary, description });
+
 export function historyRoutes(ctx: AppContext) {
   const memo = readMemo(ctx.db);
   // The window moves with the clock even when nothing is written: part of the memo key.
@@ -32,14 +35,14 @@ export function historyRoutes(ctx: AppContext) {
       "/api/tokens/:mint/history",
       ({ params, query, set }) => {
         set.headers["cache-control"] = CACHE.publicRead;
-        if (!looksLikeAddress(params.mint)) throw badRequest("The mint is not a base58 address.");
+        if (!looksLikeAddress(params.mint)) throw new AppError("MINT_INVALID");
         const days = TOKEN_DAYS.parse(query.days);
         const key = `token-history\u0000${params.mint}\u0000${days}\u0000${minute()}`;
         const hit = memo.get(key);
         if (hit) return jsonBody(hit.body, set);
         const version = memo.version();
         const points = tokenHistory(ctx.db, params.mint, days, ctx.now());
-        if (!points) throw notFound("No token with that mint was launched here.");
+        if (!points) throw new AppError("MINT_NOT_LAUNCHED");
         const body = JSON.stringify({ points });
         return jsonBody(memo.set(key, version, body), set);
       },
@@ -47,11 +50,7 @@ export function historyRoutes(ctx: AppContext) {
         params: MintParams,
         query: t.Object({ days: TOKEN_DAYS.schema }),
         response: { 200: TokenHistorySchema, ...errors(400, 404, 429) },
-        detail: {
-          tags: ["public"],
-          summary: "A token's swept fees per UTC day",
-          description: "Hidden tokens answer too.",
-        },
+        detail: publicDetail("A token's swept fees per UTC day", "Hidden tokens answer too."),
       },
     )
     .get(
@@ -69,11 +68,10 @@ export function historyRoutes(ctx: AppContext) {
       {
         query: t.Object({ days: PROOF_DAYS.schema }),
         response: { 200: ProofHistorySchema, ...errors(400, 429) },
-        detail: {
-          tags: ["public"],
-          summary: "Solvency over time",
-          description: "Snapshots taken after every sweep and payout run and at least hourly; kept one year.",
-        },
+        detail: publicDetail(
+          "Solvency over time",
+          "Snapshots taken after every sweep and payout run and at least hourly; kept one year.",
+        ),
       },
     )
     .get(
@@ -81,9 +79,9 @@ export function historyRoutes(ctx: AppContext) {
       ({ params, set }) => {
         set.headers["cache-control"] = CACHE.publicRead;
         const handle = handleKey(params.handle);
-        if (!handle) throw badRequest("The handle must be 1 to 15 letters, digits or underscores.");
+        if (!handle) throw new AppError("HANDLE_INVALID");
         const entries = handleHistory(ctx.db, handle);
-        if (!entries) throw notFound("No token launched here names this handle yet.");
+        if (!entries) throw new AppError("HANDLE_NOT_NAMED");
         return jsonBody(JSON.stringify({ entries }), set);
       },
       {

@@ -1,29 +1,9 @@
 /**
  * The one error shape of SPEC: `{error: sentence}` with the status. Services throw `AppError`
- * (src/lib/errors.ts) and its kind picks the status here; `HttpError` is for the HTTP edge itself
- * (front door, route guards). Anything else becomes a 500 whose details go only to the log.
+ * (src/lib/errors.ts), the routes included, and its kind picks the status here. Anything else
+ * becomes a 500 whose details go only to the log.
  */
 import { AppError, type ErrorKind } from "../lib/errors";
-
-export class HttpError extends Error {
-  override readonly name = "HttpError";
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
-
-export const badRequest = (message: string) => new HttpError(400, message);
-export const unauthorized = (message = "Sign in first.") => new HttpError(401, message);
-export const forbidden = (message = "Requests from another site are refused.") => new HttpError(403, message);
-export const notFound = (message = "Not found.") => new HttpError(404, message);
-export const conflict = (message: string) => new HttpError(409, message);
-export const gone = (message: string) => new HttpError(410, message);
-export const badGateway = (message: string) => new HttpError(502, message);
-export const unavailable = (message: string) => new HttpError(503, message);
 
 export function errorResponse(status: number, message: string, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify({ error: message }), {
@@ -80,9 +60,6 @@ function responseHeadersOf(error: AppError): Record<string, string> {
  * a public refusal passes through unchanged.
  */
 export function withResponseHeaders(error: unknown, headers: Record<string, string>): unknown {
-  if (error instanceof HttpError) {
-    return new HttpError(error.status, error.message, { ...headers, ...error.headers });
-  }
   if (error instanceof AppError && error.kind !== "internal") {
     const carried = { ...headers, ...responseHeadersOf(error) };
     return new AppError(error.code, error.message, { ...error.context, [RESPONSE_HEADERS]: carried }, { cause: error });

@@ -7,7 +7,7 @@
  */
 import type { TOptional, TString } from "@sinclair/typebox";
 import { t } from "elysia";
-import { badRequest } from "./errors";
+import { AppError, messageOf } from "../lib/errors";
 
 /**
  * A schema key the OpenAPI document shows in place of the schema the route validates with: for
@@ -48,7 +48,8 @@ export function strictInteger(raw: string): number | null {
 }
 
 export function integerQuery(name: string, bounds: IntegerBounds, description?: string): IntegerQuery {
-  const message = `The query parameter '${name}' must be an integer from ${bounds.minimum} to ${bounds.maximum}.`;
+  const refusal = { name, minimum: bounds.minimum, maximum: bounds.maximum };
+  const message = messageOf("QUERY_INTEGER_INVALID", refusal);
   const documented = {
     type: "integer",
     minimum: bounds.minimum,
@@ -63,7 +64,8 @@ export function integerQuery(name: string, bounds: IntegerBounds, description?: 
     parse(raw) {
       if (raw === undefined) return bounds.default;
       const value = strictInteger(raw);
-      if (value === null || value < bounds.minimum || value > bounds.maximum) throw badRequest(message);
+      if (value === null || value < bounds.minimum || value > bounds.maximum)
+        throw new AppError("QUERY_INTEGER_INVALID", refusal);
       return value;
     },
   };

@@ -145,21 +145,12 @@ export function payoutWalletOf(db: Db, idpUserId: string): string | null {
 
 /** The handle is pinned to another id whose account still holds it (409). */
 function heldElsewhere(reason: string): AppError<"HANDLE_HELD_ELSEWHERE"> {
-  return new AppError(
-    "HANDLE_HELD_ELSEWHERE",
-    "This handle is still pinned to the account that held it before; sign in with the account that holds it now.",
-    { reason },
-  );
+  return new AppError("HANDLE_HELD_ELSEWHERE", { reason });
 }
 
 /** The provider could not say who holds a handle that money has gone to before (503). */
 function ownerUnknown(cause: unknown): AppError<"HANDLE_OWNER_UNKNOWN"> {
-  return new AppError(
-    "HANDLE_OWNER_UNKNOWN",
-    "The identity provider could not be asked who holds this handle now; nothing was changed. Try again later.",
-    {},
-    { cause },
-  );
+  return new AppError("HANDLE_OWNER_UNKNOWN", {}, { cause });
 }
 
 /**

@@ -86,5 +86,5 @@ export function assertLeaseHeld(db: Db, lease: Lease, nowMs = Date.now()): void 
       "SELECT 1 FROM job_leases WHERE job = ? AND holder = ? AND generation = ? AND expires_at_ms > ?",
     )
     .get(lease.job, lease.holder, lease.generation, nowMs);
-  if (!row) throw new AppError("LEASE_LOST", `lease of ${lease.job} was lost`);
+  if (!row) throw new AppError("LEASE_LOST", { job: lease.job });
 }

@@ -10,7 +10,7 @@ import { CACHE } from "../http/cache";
 import { errors, Int } from "../http/public-schemas";
 import { CronRunSchema, CronStartedSchema, OPERATOR_TAG } from "./cron-schemas";
 import { CronRuns, MAX_RUNS } from "./cron-runs";
-import { conflict, notFound, unavailable } from "../http/errors";
+import { AppError } from "../lib/errors";
 import { indexerStateOf } from "./indexer-state";
 import { jobHealth } from "./health";
 import { jobSetup, type SchedulingContext } from "./setup";
@@ -120,16 +120,15 @@ export function jobRoutes(ctx: SchedulingContext<JobRunner>) {
     .post(
       "/api/cron/:job",
       async ({ params, request, set }) => {
-        if (!bearerMatches(request.headers.get("authorization"), ctx.config.cronSecret)) throw notFound();
-        if (!isJobName(params.job)) throw notFound();
+        if (!bearerMatches(request.headers.get("authorization"), ctx.config.cronSecret))
+          throw new AppError("ROUTE_HIDDEN");
+        if (!isJobName(params.job)) throw new AppError("ROUTE_HIDDEN");
         set.headers["cache-control"] = CACHE.noStore;
         // Answered once the run has started: a scheduler's HTTP timeout must not decide a run's fate.
         const outcome = await runs.start(params.job);
-        if ("refused" in outcome && outcome.refused === "busy")
-          throw conflict("That job is running already; try again when it finishes.");
-        if ("refused" in outcome && outcome.refused === "not_registered")
-          throw unavailable("That job is not available on this deployment yet.");
-        if ("refused" in outcome) throw unavailable("The service is shutting down.");
+        if ("refused" in outcome && outcome.refused === "busy") throw new AppError("JOB_RUNNING");
+        if ("refused" in outcome && outcome.refused === "not_registered") throw new AppError("JOB_NOT_AVAILABLE");
+        if ("refused" in outcome) throw new AppError("SERVICE_STOPPING");
         const { runId, job } = outcome.started;
         set.status = 202;
         set.headers.location = `/api/cron/runs/${runId}`;
@@ -150,10 +149,11 @@ export function jobRoutes(ctx: SchedulingContext<JobRunner>) {
     .get(
       "/api/cron/runs/:runId",
       ({ params, request, set }) => {
-        if (!bearerMatches(request.headers.get("authorization"), ctx.config.cronSecret)) throw notFound();
+        if (!bearerMatches(request.headers.get("authorization"), ctx.config.cronSecret))
+          throw new AppError("ROUTE_HIDDEN");
         set.headers["cache-control"] = CACHE.noStore;
         const run = runs.get(params.runId);
-        if (!run) throw notFound("No such run; runs are kept in memory until the service restarts.");
+        if (!run) throw new AppError("CRON_RUN_NOT_FOUND");
         return run;
       },
       {

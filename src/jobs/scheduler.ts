@@ -4,6 +4,8 @@
  * one process or across processes on one database file. A job with no body registered (its
  * capability is not built) never runs and shows in health as never run.
  */
+import { AppError } from "../lib/errors";
+import { stopOnBrokenInvariant } from "../lib/invariant";
 import { Cron } from "croner";
 import type { Db } from "../../db/client";
 import { scrubErrorText } from "../lib/scrub";
@@ -61,7 +63,7 @@ export class Scheduler implements JobRunner {
   }
 
   register(job: JobName, body: JobBody): void {
-    if (this.bodies.has(job)) throw new Error(`job ${job} already has a body`);
+    if (this.bodies.has(job)) throw new AppError("JOB_ALREADY_REGISTERED", { job });
     this.bodies.set(job, body);
   }
 
@@ -121,6 +123,7 @@ export class Scheduler implements JobRunner {
     );
     let ok = true;
     let error: string | null = null;
+    let failure: unknown;
     try {
       await body({
         lease,
@@ -129,6 +132,7 @@ export class Scheduler implements JobRunner {
       });
     } catch (caught) {
       ok = false;
+      failure = caught;
       error = scrubErrorText(caught);
     } finally {
       clearInterval(heartbeat);
@@ -148,6 +152,8 @@ export class Scheduler implements JobRunner {
     releaseLease(this.db, lease, { ok, error }, finishedAtMs);
     const result: RunResult = { ran: true, ok, error, durationMs: finishedAtMs - startedAtMs };
     this.options.onRunFinished?.(job, result);
+    // After the run is written down and its lease let go, so the operator finds it in job_runs.
+    stopOnBrokenInvariant(failure, `job ${job}`);
     return result;
   }
 

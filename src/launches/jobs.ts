@@ -21,6 +21,7 @@ import {
 } from "./intents";
 import { LANDING_GRACE_MS, settleIntent } from "./service";
 import { deleteDeadLaunchObjects } from "./uploads";
+import { AppError } from "../lib/errors";
 
 /** Tokens whose bonding-curve state one run reads, in batches of this size. */
 export const BONDED_BATCH = 100;
@@ -51,7 +52,7 @@ export async function runLaunchesJob(
   counts.bonded += bonded.bonded;
 
   const lastError = bonded.lastError ?? settled.lastError;
-  if (lastError) throw lastError instanceof Error ? lastError : new Error("launches job failed");
+  if (lastError) throw lastError instanceof Error ? lastError : new AppError("INTERNAL", "launches job failed");
   return counts;
 }
 

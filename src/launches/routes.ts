@@ -86,6 +86,35 @@ const rpcProxyDocs = () => ({
   },
 });
 
+/** A fresh object per app, as rpcProxyDocs. */
+const metadataDocs = () => ({
+  ...detail(
+    "Upload the launch image and metadata",
+    "Verifies the wallet's signature of the intent message, stores a WebP preview, pins the image and the metadata " +
+      "JSON (extensions.split lists the recipients and bps) and returns the unsigned create transaction. 20 per hour per IP.",
+  ),
+  requestBody: {
+    required: true,
+    content: { "multipart/form-data": { schema: MetadataBodySchema } },
+  },
+});
+
+/** A locally stored object by its content address. */
+function localObjectResponse(ctx: AppContext, cid: string, setHeaders: Record<string, unknown>): Response {
+  if (!/^[0-9a-f]{64}$/.test(cid)) throw new AppError("LAUNCH_INPUT_INVALID", "Not an object address.");
+  const object = readLocalObject(ctx.db, cid);
+  if (!object) throw new AppError("LAUNCH_OBJECT_NOT_FOUND", "No such object.");
+  // Content-addressed: the bytes under a name never change.
+  const headers = {
+    "content-type": object.contentType,
+    "cache-control": CACHE.immutable,
+    "x-content-type-options": "nosniff",
+    "content-security-policy": "default-src 'none'",
+  };
+  Object.assign(setHeaders, headers);
+  return new Response(new Uint8Array(object.body), { headers });
+}
+
 export function launchRoutes(ctx: AppContext) {
   return new Elysia({ name: "launches" })
     .post(
@@ -113,17 +142,7 @@ export function launchRoutes(ctx: AppContext) {
         // Parsed but not validated by schema: a wrong image must answer 413/415, not a generic 400.
         parse: "multipart/form-data",
         response: { 200: MetadataResponseSchema, ...errors(400, 401, 404, 409, 410, 413, 415, 429, 502, 503) },
-        detail: {
-          ...detail(
-            "Upload the launch image and metadata",
-            "Verifies the wallet's signature of the intent message, stores a WebP preview, pins the image and the metadata " +
-              "JSON (extensions.split lists the recipients and bps) and returns the unsigned create transaction. 20 per hour per IP.",
-          ),
-          requestBody: {
-            required: true,
-            content: { "multipart/form-data": { schema: MetadataBodySchema } },
-          },
-        },
+        detail: metadataDocs(),
       },
     )
     .post(
@@ -155,25 +174,8 @@ export function launchRoutes(ctx: AppContext) {
         detail: rpcProxyDocs(),
       },
     )
-    .get(
-      `${LOCAL_OBJECTS_PATH}/:cid`,
-      ({ params, set }) => {
-        if (!/^[0-9a-f]{64}$/.test(params.cid)) throw new AppError("LAUNCH_INPUT_INVALID", "Not an object address.");
-        const object = readLocalObject(ctx.db, params.cid);
-        if (!object) throw new AppError("LAUNCH_OBJECT_NOT_FOUND", "No such object.");
-        // Content-addressed: the bytes under a name never change.
-        const headers = {
-          "content-type": object.contentType,
-          "cache-control": CACHE.immutable,
-          "x-content-type-options": "nosniff",
-          "content-security-policy": "default-src 'none'",
-        };
-        Object.assign(set.headers, headers);
-        return new Response(new Uint8Array(object.body), { headers });
-      },
-      {
-        params: t.Object({ cid: t.String() }),
-        detail: detail("Locally stored launch metadata or image", "Used when no IPFS account is configured."),
-      },
-    );
+    .get(`${LOCAL_OBJECTS_PATH}/:cid`, ({ params, set }) => localObjectResponse(ctx, params.cid, set.headers), {
+      params: t.Object({ cid: t.String() }),
+      detail: detail("Locally stored launch metadata or image", "Used when no IPFS account is configured."),
+    });
 }

@@ -77,7 +77,7 @@ function decodeTransaction(params: unknown[] | undefined): VersionedTransaction 
   try {
     if (encoding === "base64") bytes = new Uint8Array(Buffer.from(encoded, "base64"));
     else if (encoding === "base58") bytes = bs58.decode(encoded);
-    else throw new Error("encoding");
+    else throw new AppError("RPC_REQUEST_INVALID", "unknown transaction encoding");
     return VersionedTransaction.deserialize(bytes);
   } catch {
     throw invalid("The transaction could not be decoded.");

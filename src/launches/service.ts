@@ -316,7 +316,7 @@ export async function confirmLaunch(
 
 function confirmed(ctx: AppContext, intent: Intent, signature: string): ConfirmOutcome {
   const record = tokenDetail(ctx.db, intent.mint);
-  if (!record) throw new Error("confirmed launch has no token record");
+  if (!record) throw new AppError("INTERNAL", "confirmed launch has no token record");
   return { httpStatus: 200, body: { status: "confirmed", intent: intent.id, signature, token: record.detail } };
 }
 

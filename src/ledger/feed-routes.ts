@@ -2,7 +2,7 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
-import { badRequest } from "../http/errors";
+import { AppError } from "../lib/errors";
 import { integerQuery } from "../http/params";
 import { errors } from "../http/public-schemas";
 import { jsonBody, readMemo } from "../http/read-memo";
@@ -22,8 +22,7 @@ export function feedRoutes(ctx: AppContext) {
       let beforeUs: number | null = null;
       if (query.before !== undefined) {
         beforeUs = parseBefore(query.before);
-        if (beforeUs === null)
-          throw badRequest("The 'before' parameter must be an ISO 8601 time, as given in nextBefore.");
+        if (beforeUs === null) throw new AppError("FEED_BEFORE_INVALID");
       }
       const key = `ledger\u0000${limit}\u0000${beforeUs ?? ""}`;
       const hit = memo.get(key);

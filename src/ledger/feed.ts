@@ -3,6 +3,7 @@
  * paging with `before` never skips or repeats (DESIGN §5). A collision is bumped by 1 µs.
  * Call inside the transaction that creates the event.
  */
+import { AppError } from "../lib/errors";
 import type { Db } from "../../db/client";
 import { statement } from "../../db/statement";
 import { announceFeedCommit } from "./feed-notifier";
@@ -51,7 +52,8 @@ export function appendFeedEvent(db: Db, type: FeedType, refId: number, atMs: num
     // Gaps below `top` are possible, but the next free slot after the highest one is always free.
     atUs = top + 1;
   }
-  if (atUs >= Math.trunc(atMs) * 1000 + MAX_BUMPS) throw new Error("too many feed events in one millisecond");
+  if (atUs >= Math.trunc(atMs) * 1000 + MAX_BUMPS)
+    throw new AppError("EVENT_SLOTS_EXHAUSTED", { events: "feed events" });
   insertEvent(db).run(atUs, type, refId);
   // Live readers: the commit order for the stream, the webhook outbox, and a wake-up after commit.
   insertCommit(db).run(atUs);

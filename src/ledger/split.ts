@@ -3,6 +3,7 @@
  * floor(R * bps_i / 10000) of the rest R; the dust R - sum goes to the platform, so the parts add
  * up to T exactly.
  */
+import { AppError } from "../lib/errors";
 export const BPS_DENOMINATOR = 10_000n;
 
 export interface SplitShare<K> {
@@ -46,7 +47,7 @@ export function splitSweep<K>(
   const dustLamports = recipientsPart - given;
   const platformLamports = platformBase + dustLamports;
   if (platformLamports + given !== totalLamports || dustLamports < 0n) {
-    throw new Error("ledger invariant violated: sweep split does not add up");
+    throw new AppError("LEDGER_INVARIANT", "sweep split does not add up");
   }
   return { platformLamports, dustLamports, recipients };
 }

@@ -13,7 +13,7 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { privately, requireSession } from "../auth";
 import { CACHE } from "../http/cache";
-import { badRequest, notFound } from "../http/errors";
+import { AppError } from "../lib/errors";
 import { errors, Int, IsoTimeSchema, LamportsSchema, NullableString } from "../http/public-schemas";
 import { inclusionProof, type SnapshotSummary, snapshotAt } from "./service";
 
@@ -41,11 +41,9 @@ const AtQuery = t.Object({
 function parseAt(raw: string | undefined): number | null {
   if (raw === undefined) return null;
   const ms = /^\d{4}-\d{2}-\d{2}T/.test(raw) ? Date.parse(raw) : Number.NaN;
-  if (!Number.isFinite(ms)) throw badRequest("The query parameter 'at' must be an ISO 8601 time.");
+  if (!Number.isFinite(ms)) throw new AppError("LIABILITY_AT_INVALID");
   return ms;
 }
-
-const NO_SNAPSHOT = "No liability snapshot was taken at or before that time.";
 
 /** Proofs remembered, each a few KB (its path has one node per level of the tree). */
 export const PROOFS_KEPT = 2_000;
@@ -84,7 +82,7 @@ export function liabilityRoutes(ctx: AppContext) {
       ({ query, set }) => {
         set.headers["cache-control"] = CACHE.proof;
         const snapshot = snapshotAt(ctx.db, parseAt(query.at));
-        if (!snapshot) throw notFound(NO_SNAPSHOT);
+        if (!snapshot) throw new AppError("LIABILITY_SNAPSHOT_NOT_FOUND");
         return {
           at: new Date(snapshot.atMs).toISOString(),
           root: snapshot.root,
@@ -113,11 +111,11 @@ export function liabilityRoutes(ctx: AppContext) {
           set.headers["cache-control"] = CACHE.private;
           const session = requireSession(ctx, request);
           const snapshot = snapshotAt(ctx.db, parseAt(query.at));
-          if (!snapshot) throw notFound(NO_SNAPSHOT);
+          if (!snapshot) throw new AppError("LIABILITY_SNAPSHOT_NOT_FOUND");
           const kept = proofs.get(snapshot, session.idpUserId);
           if (kept) return kept;
           const proof = inclusionProof(ctx.db, snapshot, session.idpUserId);
-          if (!proof) throw notFound("Your account was owed nothing at that snapshot, so it has no leaf in it.");
+          if (!proof) throw new AppError("LIABILITY_LEAF_NOT_FOUND");
           proofs.set(snapshot, session.idpUserId, proof);
           return proof;
         }),

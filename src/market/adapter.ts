@@ -109,22 +109,14 @@ export class DexScreenerMarket implements MarketData {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
-      throw new AppError(
-        "MARKET_UNAVAILABLE",
-        `market data unreachable (${(error as Error)?.name ?? "error"})`,
-        {},
-        { cause: error },
-      );
+      throw new AppError("MARKET_UNREACHABLE", { failure: (error as Error)?.name ?? "error" }, { cause: error });
     }
-    if (!response.ok)
-      throw new AppError("MARKET_UNAVAILABLE", `market data answered HTTP ${response.status}`, {
-        status: response.status,
-      });
+    if (!response.ok) throw new AppError("MARKET_HTTP_STATUS", { status: response.status });
     let body: unknown;
     try {
       body = await response.json();
     } catch (error) {
-      throw new AppError("MARKET_UNAVAILABLE", "market data answered something that is not JSON", {}, { cause: error });
+      throw new AppError("MARKET_NOT_JSON", {}, { cause: error });
     }
     // The older `/latest/dex/tokens` shape wraps the same pairs in {pairs}.
     const pairs = Array.isArray(body)

@@ -10,6 +10,7 @@ import { log } from "../lib/log";
 import { SOL_USD_KEY, writeSetting } from "../settings";
 import { storeMarketFigures, tokenMints } from "../tokens";
 import type { MarketData, MarketFigures } from "./adapter";
+import { AppError } from "../lib/errors";
 
 export async function refreshMarket(
   db: Db,
@@ -49,6 +50,7 @@ export async function refreshMarket(
       writeSetting(db, SOL_USD_KEY, JSON.stringify(price));
     });
   }
-  if (failedBatches > 0) throw lastError instanceof Error ? lastError : new Error("market data failed");
+  if (failedBatches > 0)
+    throw lastError instanceof Error ? lastError : new AppError("MARKET_BATCHES_FAILED", { failed: failedBatches });
   return { updated, failedBatches };
 }

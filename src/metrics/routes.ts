@@ -5,7 +5,7 @@
  */
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
-import { notFound } from "../http/errors";
+import { AppError } from "../lib/errors";
 import { jobHealth } from "../jobs";
 import { bearerMatches } from "../http/bearer";
 import { ledgerTotals } from "../ledger";
@@ -15,41 +15,62 @@ import { incidentCounts, moneyHalt } from "../custody";
 import { providerTotals } from "../chain/provider-usage";
 
 export function renderMetrics(ctx: AppContext): string {
-  const totals = ledgerTotals(ctx.db);
   const parts = [
     ctx.metrics.requests.render(),
     ctx.metrics.requestSeconds.render(),
     ctx.metrics.jobRuns.render(),
     ctx.metrics.jobSeconds.render(),
-    gauge("ledger_lamports", "Ledger totals in lamports", [
-      { labels: { figure: "swept" }, value: totals.sweptLamports },
-      { labels: { figure: "paid" }, value: totals.paidLamports },
-      { labels: { figure: "burned" }, value: totals.burnedLamports },
-      { labels: { figure: "owed" }, value: totals.owedLamports },
-      { labels: { figure: "unclaimed" }, value: totals.unclaimedLamports },
-      { labels: { figure: "platform" }, value: totals.platformLamports },
-      { labels: { figure: "rent_held" }, value: totals.rentLamports },
-      { labels: { figure: "float_fronted" }, value: totals.floatFrontedLamports },
-      { labels: { figure: "withdrawn" }, value: totals.withdrawnLamports },
-    ]),
+    ledgerMetrics(ctx),
+    ...treasuryMetrics(ctx),
+    ...custodyMetrics(ctx),
+    ...landingMetrics(ctx),
+    ...providerMetrics(ctx),
+    gauge(
+      "job_seconds_since_ok",
+      "Seconds since each job last finished cleanly (-1: never)",
+      jobHealth(ctx.db, ctx.now()).jobs.map((j) => ({ labels: { job: j.job }, value: j.secondsSinceOk ?? -1 })),
+    ),
   ];
+  for (const extra of ctx.extraMetrics ?? []) parts.push(extra());
+  return `${parts.join("\n")}\n`;
+}
+
+function ledgerMetrics(ctx: AppContext): string {
+  const totals = ledgerTotals(ctx.db);
+  return gauge("ledger_lamports", "Ledger totals in lamports", [
+    { labels: { figure: "swept" }, value: totals.sweptLamports },
+    { labels: { figure: "paid" }, value: totals.paidLamports },
+    { labels: { figure: "burned" }, value: totals.burnedLamports },
+    { labels: { figure: "owed" }, value: totals.owedLamports },
+    { labels: { figure: "unclaimed" }, value: totals.unclaimedLamports },
+    { labels: { figure: "platform" }, value: totals.platformLamports },
+    { labels: { figure: "rent_held" }, value: totals.rentLamports },
+    { labels: { figure: "float_fronted" }, value: totals.floatFrontedLamports },
+    { labels: { figure: "withdrawn" }, value: totals.withdrawnLamports },
+  ]);
+}
+
+/** The surplus at the last check of the treasury against the books; nothing before the first. */
+function treasuryMetrics(ctx: AppContext): string[] {
   const row = ctx.db.$client
     .query<{ value: string }, []>("SELECT value FROM settings WHERE key = 'last_reconciliation'")
     .get();
-  if (row) {
-    const last = JSON.parse(row.value) as { treasuryLamports: string; owedLamports: string; checkedAtMs: number };
-    parts.push(
-      gauge("treasury_surplus_lamports", "Treasury balance minus what is owed, at the last reconciliation", [
-        { value: BigInt(last.treasuryLamports) - BigInt(last.owedLamports) },
-      ]),
-      gauge("treasury_checked_timestamp_seconds", "When the treasury was last reconciled", [
-        { value: Math.floor(last.checkedAtMs / 1000) },
-      ]),
-    );
-  }
-  // Custody: every incident ever opened by kind, and whether money is halted now.
+  if (!row) return [];
+  const last = JSON.parse(row.value) as { treasuryLamports: string; owedLamports: string; checkedAtMs: number };
+  return [
+    gauge("treasury_surplus_lamports", "Treasury balance minus what is owed, at the last reconciliation", [
+      { value: BigInt(last.treasuryLamports) - BigInt(last.owedLamports) },
+    ]),
+    gauge("treasury_checked_timestamp_seconds", "When the treasury was last reconciled", [
+      { value: Math.floor(last.checkedAtMs / 1000) },
+    ]),
+  ];
+}
+
+/** Every incident ever opened by kind, and whether money is halted now. */
+function custodyMetrics(ctx: AppContext): string[] {
   const incidents = incidentCounts(ctx.db);
-  parts.push(
+  return [
     counter(
       "custody_incidents_total",
       "Custody incidents opened (breakers that tripped, reserve warnings), by kind",
@@ -58,45 +79,47 @@ export function renderMetrics(ctx: AppContext): string {
     gauge("custody_halted", "1 while a breaker has halted payouts, burn buys and withdrawals", [
       { value: moneyHalt(ctx.db) ? 1 : 0 },
     ]),
-  );
+  ];
+}
+
+/** The signed-transaction journal's running totals per money job; nothing before the first signature. */
+function landingMetrics(ctx: AppContext): string[] {
   const landing = landingTotals(ctx.db);
-  if (landing.length > 0) {
-    const per = (name: string, help: string, pick: (t: (typeof landing)[number]) => number | bigint) =>
-      counter(
-        name,
-        help,
-        landing.map((t) => ({ labels: { job: t.job }, value: pick(t) })),
-      );
-    parts.push(
-      per("chain_transactions_signed_total", "Transactions signed, per money job", (t) => t.prepared),
-      per(
-        "chain_transaction_sends_total",
-        "Sends of signed transactions, first sends and rebroadcasts",
-        (t) => t.sends,
-      ),
-      per("chain_transaction_rebroadcasts_total", "Sends of the same signed bytes again", (t) => t.rebroadcasts),
-      per("chain_transactions_landed_total", "Transactions seen landing (failed on chain included)", (t) => t.landed),
-      per("chain_transactions_failed_total", "Transactions that landed with an error", (t) => t.failed),
-      per(
-        "chain_transactions_expired_total",
-        "Transactions whose blockhash passed without them landing",
-        (t) => t.lapsed,
-      ),
-      per(
-        "chain_transactions_replaced_total",
-        "Transactions signed to replace a provably expired one",
-        (t) => t.replacements,
-      ),
-      per(
-        "chain_priority_fee_lamports_total",
-        "Priority fees paid by landed transactions (price x limit)",
-        (t) => t.priorityFeeLamports,
-      ),
+  if (landing.length === 0) return [];
+  const per = (name: string, help: string, pick: (t: (typeof landing)[number]) => number | bigint) =>
+    counter(
+      name,
+      help,
+      landing.map((t) => ({ labels: { job: t.job }, value: pick(t) })),
     );
-  }
-  // The provider's bill: every JSON-RPC call of every thread (a batch counts each call in it).
+  return [
+    per("chain_transactions_signed_total", "Transactions signed, per money job", (t) => t.prepared),
+    per("chain_transaction_sends_total", "Sends of signed transactions, first sends and rebroadcasts", (t) => t.sends),
+    per("chain_transaction_rebroadcasts_total", "Sends of the same signed bytes again", (t) => t.rebroadcasts),
+    per("chain_transactions_landed_total", "Transactions seen landing (failed on chain included)", (t) => t.landed),
+    per("chain_transactions_failed_total", "Transactions that landed with an error", (t) => t.failed),
+    per(
+      "chain_transactions_expired_total",
+      "Transactions whose blockhash passed without them landing",
+      (t) => t.lapsed,
+    ),
+    per(
+      "chain_transactions_replaced_total",
+      "Transactions signed to replace a provably expired one",
+      (t) => t.replacements,
+    ),
+    per(
+      "chain_priority_fee_lamports_total",
+      "Priority fees paid by landed transactions (price x limit)",
+      (t) => t.priorityFeeLamports,
+    ),
+  ];
+}
+
+/** The provider's bill: every JSON-RPC call of every thread (a batch counts each call in it). */
+function providerMetrics(ctx: AppContext): string[] {
   const provider = providerTotals(ctx.db, ctx.now());
-  parts.push(
+  return [
     counter(
       "chain_rpc_requests_total",
       "JSON-RPC requests made to the RPC provider, per method (each call of a batch counts)",
@@ -107,24 +130,15 @@ export function renderMetrics(ctx: AppContext): string {
       "Response bytes received from the RPC provider, per method",
       provider.map((p) => ({ labels: { method: p.method }, value: p.responseBytes })),
     ),
-  );
-  const health = jobHealth(ctx.db, ctx.now());
-  parts.push(
-    gauge(
-      "job_seconds_since_ok",
-      "Seconds since each job last finished cleanly (-1: never)",
-      health.jobs.map((j) => ({ labels: { job: j.job }, value: j.secondsSinceOk ?? -1 })),
-    ),
-  );
-  for (const extra of ctx.extraMetrics ?? []) parts.push(extra());
-  return `${parts.join("\n")}\n`;
+  ];
 }
 
 export function metricsRoutes(ctx: AppContext) {
   return new Elysia({ name: "metrics" }).get(
     "/metrics",
     ({ request, set }) => {
-      if (!bearerMatches(request.headers.get("authorization"), ctx.config.metricsSecret)) throw notFound();
+      if (!bearerMatches(request.headers.get("authorization"), ctx.config.metricsSecret))
+        throw new AppError("ROUTE_HIDDEN");
       set.headers["content-type"] = "text/plain; version=0.0.4; charset=utf-8";
       set.headers["cache-control"] = "no-store";
       return renderMetrics(ctx);

@@ -12,7 +12,7 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
-import { unavailable } from "../http/errors";
+import { AppError } from "../lib/errors";
 import { errors, IsoTimeSchema, LamportsSchema } from "../http/public-schemas";
 import { jsonBody, readMemo } from "../http/read-memo";
 import { owedForReserves } from "./reserves";
@@ -43,7 +43,7 @@ export function proofRoutes(ctx: AppContext) {
   /** Reads the treasury, then the books at one version, and remembers the answer. */
   async function readProof(): Promise<Blob> {
     const chain = ctx.chain;
-    if (!chain) throw unavailable("The treasury balance cannot be read right now; try again later.");
+    if (!chain) throw new AppError("TREASURY_UNREADABLE");
     const treasury = chain.treasury.publicKey.toBase58();
     const readAtMs = ctx.now();
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -60,7 +60,7 @@ export function proofRoutes(ctx: AppContext) {
       clearTimeout(timer);
     }
     if (typeof treasuryLamports !== "bigint") {
-      throw unavailable("The treasury balance cannot be read right now; try again later.");
+      throw new AppError("TREASURY_UNREADABLE");
     }
     const balance = treasuryLamports;
     // The stamp and the books in one read transaction: the body stored under the version is what

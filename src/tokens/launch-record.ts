@@ -3,6 +3,7 @@
  * event, in one transaction. The launch confirm route, the launches job, the demo and the seed all
  * come through here. Idempotent on the mint.
  */
+import { AppError } from "../lib/errors";
 import type { Db } from "../../db/client";
 import { pinHandleAtLaunch } from "../identity";
 import { appendFeedEvent } from "../ledger";
@@ -106,7 +107,7 @@ export function recordConfirmedLaunch(
         launch.platformBps,
         nowMs,
       );
-    if (!row) throw new Error("the token insert returned no id");
+    if (!row) throw new AppError("INTERNAL", "the token insert returned no id");
     const tokenId = Number(row.id);
     launch.recipients.forEach((r, position) => {
       recordRecipient(db, tokenId, position, r, nowMs);

@@ -13,7 +13,6 @@ import { listTokens, tokenDetail, tokenImage, vaultStateOf } from "./queries";
 import { TOKENS_LIMIT, TokenDetailSchema, TokenListQuerySchema, TokenPageSchema } from "./schemas";
 import { refreshVaultIfStale, VAULT_STALE_MS } from "./vault-refresh";
 
-const invalid = (message: string) => new AppError("TOKEN_INPUT_INVALID", message);
 const CONTROL_CHARACTER = /\p{Cc}/u;
 
 /** One token's record as JSON, remembered until the books change or its vault reading needs a refresh. */
@@ -23,7 +22,7 @@ async function tokenDetailBody(ctx: AppContext, memo: ReadMemo, mint: string): P
   // A remembered answer holds only while its vault reading needs no refresh.
   if (hit && !(ctx.chain && ctx.now() - hit.note > VAULT_STALE_MS)) return hit.body;
   const stored = vaultStateOf(ctx.db, mint);
-  if (!stored) throw new AppError("TOKEN_NOT_FOUND", "No token with that mint was launched here.");
+  if (!stored) throw new AppError("MINT_NOT_LAUNCHED");
   await refreshVaultIfStale(ctx, stored);
   // Rendered once, after any refresh: the body stored under this version is what the database
   // holds at this version (other requests may have written while this one waited). One read
@@ -32,7 +31,7 @@ async function tokenDetailBody(ctx: AppContext, memo: ReadMemo, mint: string): P
   const { version, record } = ctx.db.$client
     .transaction(() => ({ version: memo.version(), record: tokenDetail(ctx.db, mint) }))
     .deferred();
-  if (!record) throw new AppError("TOKEN_NOT_FOUND", "No token with that mint was launched here.");
+  if (!record) throw new AppError("MINT_NOT_LAUNCHED");
   return memo.set(key, version, JSON.stringify(record.detail), Date.parse(record.detail.vaultCheckedAt));
 }
 
@@ -54,10 +53,10 @@ export function tokenRoutes(ctx: AppContext) {
         let after = null;
         if (query.cursor !== undefined) {
           after = signer.decode(query.cursor, sort);
-          if (!after) throw invalid("The cursor is not valid for this sort; start again without it.");
+          if (!after) throw new AppError("TOKEN_CURSOR_INVALID");
         }
         // The full-text index cannot parse control characters (a NUL ends its query early).
-        if (q !== null && CONTROL_CHARACTER.test(q)) throw invalid("The search must not contain control characters.");
+        if (q !== null && CONTROL_CHARACTER.test(q)) throw new AppError("TOKEN_SEARCH_INVALID");
         const version = memo.version();
         const page = listTokens(ctx.db, { sort, q, limit, after });
         const body = JSON.stringify({ tokens: page.tokens, nextCursor: page.next ? signer.encode(page.next) : null });
@@ -77,7 +76,7 @@ export function tokenRoutes(ctx: AppContext) {
       "/api/tokens/:mint",
       async ({ params, set }) => {
         set.headers["cache-control"] = CACHE.publicRead;
-        if (!looksLikeAddress(params.mint)) throw invalid("The mint is not a base58 address.");
+        if (!looksLikeAddress(params.mint)) throw new AppError("MINT_INVALID");
         return jsonBody(await tokenDetailBody(ctx, memo, params.mint), set);
       },
       {
@@ -93,9 +92,9 @@ export function tokenRoutes(ctx: AppContext) {
     .get(
       "/api/token-images/:mint",
       ({ params, set }) => {
-        if (!looksLikeAddress(params.mint)) throw invalid("The mint is not a base58 address.");
+        if (!looksLikeAddress(params.mint)) throw new AppError("MINT_INVALID");
         const webp = tokenImage(ctx.db, params.mint);
-        if (!webp) throw new AppError("TOKEN_NOT_FOUND", "There is no stored image for that token.");
+        if (!webp) throw new AppError("TOKEN_IMAGE_NOT_FOUND");
         set.headers["cache-control"] = CACHE.immutable;
         set.headers["content-type"] = "image/webp";
         return new Response(new Uint8Array(webp), { headers: set.headers as Record<string, string> });

@@ -7,6 +7,7 @@
  * The operator and launch pages are their own chunks, loaded only when visited; every text asset
  * is minified and kept compressed (brotli and gzip, made once at build) so a request costs a copy.
  */
+import { AppError } from "../lib/errors";
 import { Elysia } from "elysia";
 import { join } from "node:path";
 import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
@@ -130,7 +131,7 @@ async function buildBundle(): Promise<Bundle> {
     sourcemap: "none",
   });
   if (!result.success) {
-    throw new Error(`web bundle failed: ${result.logs.map((l) => l.message).join("; ")}`);
+    throw new AppError("WEB_BUILD_FAILED", { part: "web bundle", logs: result.logs.map((l) => l.message).join("; ") });
   }
   const assets = new Map<string, Asset>();
   let appPath: string | null = null;
@@ -144,11 +145,11 @@ async function buildBundle(): Promise<Bundle> {
       appBytes = body.length;
     }
   }
-  if (!appPath) throw new Error("web bundle produced no entry point");
+  if (!appPath) throw new AppError("WEB_BUILD_FAILED", { part: "web bundle", logs: "no entry point" });
 
   const styles = await Bun.build({ entrypoints: [join(PUBLIC_DIR, "styles.css")], minify: true });
   if (!styles.success || !styles.outputs[0])
-    throw new Error(`styles failed: ${styles.logs.map((l) => l.message).join("; ")}`);
+    throw new AppError("WEB_BUILD_FAILED", { part: "styles", logs: styles.logs.map((l) => l.message).join("; ") });
   const css = new Uint8Array(await styles.outputs[0].arrayBuffer());
   const stylesPath = `/assets/styles-${Bun.hash(css).toString(36)}.css`;
   assets.set(stylesPath, compressed(css, "text/css; charset=utf-8"));

@@ -2,6 +2,7 @@
  * The webhook outbox: called by `appendFeedEvent` inside the event's own transaction, so a
  * committed event always has its deliveries recorded and a rolled-back one never does.
  */
+import { AppError } from "../lib/errors";
 import type { Db } from "../../db/client";
 
 const ENQUEUE_SQL = `INSERT INTO webhook_deliveries (webhook_id, at_us, status, attempts, next_attempt_at_ms)
@@ -39,7 +40,7 @@ export function enqueueIncidentDeliveries(db: Db, incident: IncidentEvent): void
         OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE at_us = ?1)`,
   );
   for (let bumps = 0; taken.get(atUs); bumps++) {
-    if (bumps >= MAX_INCIDENT_BUMPS) throw new Error("too many webhook deliveries in one millisecond");
+    if (bumps >= MAX_INCIDENT_BUMPS) throw new AppError("EVENT_SLOTS_EXHAUSTED", { events: "webhook deliveries" });
     atUs++;
   }
   const at = new Date(incident.atMs).toISOString();

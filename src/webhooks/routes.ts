@@ -44,7 +44,7 @@ function reasonOf(body: Record<string, unknown>): string | null {
   const { reason } = body;
   if (reason === undefined || reason === null) return null;
   if (typeof reason !== "string") throw refuse("The reason must be a string.");
-  if (reason.length > MAX_REASON) throw refuse(`The reason is longer than ${MAX_REASON} characters.`);
+  if (reason.length > MAX_REASON) throw new AppError("REASON_TOO_LONG", { maximum: MAX_REASON });
   return reason;
 }
 
@@ -96,7 +96,7 @@ function deliveriesLimit(raw = "100"): number {
 
 export function webhookRoutes(ctx: AppContext) {
   const guard = (request: Request) => {
-    if (!adminAuthorized(ctx, request)) throw new AppError("NOT_FOUND", "Not found.");
+    if (!adminAuthorized(ctx, request)) throw new AppError("ROUTE_HIDDEN");
   };
   const knownId = (id: string) => {
     if (!ID_SHAPE.test(id)) throw noSuchWebhook();

@@ -80,6 +80,13 @@ type Confirm = (
   after: () => void,
 ) => Promise<void>;
 
+/** What every custody control needs to ask for a reason, act, and show the outcome. */
+interface CustodyActions {
+  confirmAndAct: Confirm;
+  status: HTMLElement;
+  after: () => void;
+}
+
 /** Fills `body` with the custody controls; `after` reloads what an action changed. */
 export async function loadCustody(
   body: HTMLElement,
@@ -100,8 +107,30 @@ export async function loadCustody(
       { signal },
     ),
   ]);
+  const actions: CustodyActions = { confirmAndAct, status, after };
+  const haltBox = haltNotice(incidents.halted, actions);
+  const reconciliationBox = reconciliationLine(incidents.reconciliation);
+  const incidentList = incidentsTable(incidents.incidents);
+  const heldList = heldPayoutsTable(held.payouts, actions);
+  const withdrawForm = withdrawalForm(withdrawals, actions);
+  const withdrawalList = withdrawalsTable(withdrawals.withdrawals);
 
-  const halt = incidents.halted;
+  body.replaceChildren(
+    haltBox,
+    ...(reconciliationBox ? [reconciliationBox] : []),
+    h("h3", null, "Incidents"),
+    incidentList,
+    h("h3", null, "Payouts held for review"),
+    heldList,
+    h("h3", null, "Withdrawals"),
+    withdrawForm,
+    withdrawalList,
+    status,
+  );
+}
+
+/** Whether money moves, and while it is halted, the way to resume it. */
+function haltNotice(halt: IncidentView | null, { confirmAndAct, status, after }: CustodyActions): HTMLElement {
   const resume = h("button", { type: "button", id: "admin-resume" }, "Resume money");
   resume.addEventListener(
     "click",
@@ -118,7 +147,7 @@ export async function loadCustody(
         after,
       ),
   );
-  const haltBox = halt
+  return halt
     ? h(
         "div",
         { id: "admin-halt" },
@@ -126,79 +155,88 @@ export async function loadCustody(
         h("p", null, resume),
       )
     : notice("Money moves: no breaker has tripped.", "ok");
-  const reconciliationBox = reconciliationLine(incidents.reconciliation);
+}
 
-  const incidentList =
-    incidents.incidents.length === 0
-      ? h("p", { className: "empty" }, "No incidents.")
-      : table(
-          ["When", "Kind", "What", "Halts", "Resolved"],
-          incidents.incidents
-            .slice(0, 10)
-            .map((i) => [
-              time(i.at),
-              i.kind,
-              i.detail,
-              i.halts ? "yes" : "warning",
-              i.resolvedAt ? h("span", null, time(i.resolvedAt), ` by ${i.resolvedBy}: ${i.resolveReason}`) : "open",
-            ]),
-          "Custody incidents, newest first",
-        );
+function incidentsTable(incidents: IncidentView[]): HTMLElement {
+  return incidents.length === 0
+    ? h("p", { className: "empty" }, "No incidents.")
+    : table(
+        ["When", "Kind", "What", "Halts", "Resolved"],
+        incidents
+          .slice(0, 10)
+          .map((i) => [
+            time(i.at),
+            i.kind,
+            i.detail,
+            i.halts ? "yes" : "warning",
+            i.resolvedAt ? h("span", null, time(i.resolvedAt), ` by ${i.resolvedBy}: ${i.resolveReason}`) : "open",
+          ]),
+        "Custody incidents, newest first",
+      );
+}
 
-  const heldList =
-    held.payouts.length === 0
-      ? h("p", { className: "empty" }, "No payout waits for review.")
-      : table(
-          ["Payout", "Amount (SOL)", "To", "Kind", "Since", "Actions"],
-          held.payouts.map((p) => {
-            const approve = h("button", { type: "button", "aria-label": `Approve payout ${p.payoutId}` }, "Approve");
-            const refuse = h(
-              "button",
-              { type: "button", className: "secondary", "aria-label": `Refuse payout ${p.payoutId}` },
-              "Refuse",
-            );
-            approve.addEventListener(
-              "click",
-              () =>
-                void confirmAndAct(
-                  status,
-                  {
-                    title: `Approve payout ${p.payoutId} of ${lamportsToSol(p.lamports)} SOL?`,
-                    text: "The next payouts run sends it.",
-                    confirm: "Approve",
-                  },
-                  (reason) => api(`/api/admin/payouts/${p.payoutId}/approve`, { method: "POST", body: { reason } }),
-                  `Payout ${p.payoutId} is approved.`,
-                  after,
-                ),
-            );
-            refuse.addEventListener(
-              "click",
-              () =>
-                void confirmAndAct(
-                  status,
-                  {
-                    title: `Refuse payout ${p.payoutId}?`,
-                    text: "It fails and its amount goes back to the account's balance.",
-                    confirm: "Refuse",
-                  },
-                  (reason) => api(`/api/admin/payouts/${p.payoutId}/refuse`, { method: "POST", body: { reason } }),
-                  `Payout ${p.payoutId} is refused; the amount is back in the balance.`,
-                  after,
-                ),
-            );
-            return [
-              String(p.payoutId),
-              lamportsToSol(p.lamports),
-              longValue(p.wallet, "wallet address"),
-              p.kind,
-              time(p.createdAt),
-              h("span", { className: "inline" }, approve, refuse),
-            ];
-          }),
-          "Payouts held above the review amount",
-        );
+function heldPayoutsTable(payouts: HeldPayoutView[], actions: CustodyActions): HTMLElement {
+  return payouts.length === 0
+    ? h("p", { className: "empty" }, "No payout waits for review.")
+    : table(
+        ["Payout", "Amount (SOL)", "To", "Kind", "Since", "Actions"],
+        payouts.map((p) => heldPayoutRow(p, actions)),
+        "Payouts held above the review amount",
+      );
+}
 
+function heldPayoutRow(p: HeldPayoutView, { confirmAndAct, status, after }: CustodyActions): (Node | string)[] {
+  const approve = h("button", { type: "button", "aria-label": `Approve payout ${p.payoutId}` }, "Approve");
+  const refuse = h(
+    "button",
+    { type: "button", className: "secondary", "aria-label": `Refuse payout ${p.payoutId}` },
+    "Refuse",
+  );
+  approve.addEventListener(
+    "click",
+    () =>
+      void confirmAndAct(
+        status,
+        {
+          title: `Approve payout ${p.payoutId} of ${lamportsToSol(p.lamports)} SOL?`,
+          text: "The next payouts run sends it.",
+          confirm: "Approve",
+        },
+        (reason) => api(`/api/admin/payouts/${p.payoutId}/approve`, { method: "POST", body: { reason } }),
+        `Payout ${p.payoutId} is approved.`,
+        after,
+      ),
+  );
+  refuse.addEventListener(
+    "click",
+    () =>
+      void confirmAndAct(
+        status,
+        {
+          title: `Refuse payout ${p.payoutId}?`,
+          text: "It fails and its amount goes back to the account's balance.",
+          confirm: "Refuse",
+        },
+        (reason) => api(`/api/admin/payouts/${p.payoutId}/refuse`, { method: "POST", body: { reason } }),
+        `Payout ${p.payoutId} is refused; the amount is back in the balance.`,
+        after,
+      ),
+  );
+  return [
+    String(p.payoutId),
+    lamportsToSol(p.lamports),
+    longValue(p.wallet, "wallet address"),
+    p.kind,
+    time(p.createdAt),
+    h("span", { className: "inline" }, approve, refuse),
+  ];
+}
+
+/** A withdrawal of platform revenue, or why there is none to make on this deployment. */
+function withdrawalForm(
+  withdrawals: { configured: boolean; withdrawableLamports: string | null },
+  { confirmAndAct, status, after }: CustodyActions,
+): HTMLElement {
   const amount = h("input", {
     id: "admin-withdraw-amount",
     inputmode: "decimal",
@@ -223,7 +261,7 @@ export async function loadCustody(
       after,
     );
   });
-  const withdrawForm = withdrawals.configured
+  return withdrawals.configured
     ? h(
         "div",
         { className: "field" },
@@ -238,33 +276,22 @@ export async function loadCustody(
         ),
       )
     : h("p", { className: "muted" }, "Withdrawals are off: PLATFORM_WALLET is not set on this deployment.");
-  const withdrawalList =
-    withdrawals.withdrawals.length === 0
-      ? h("p", { className: "empty" }, "No withdrawals yet.")
-      : table(
-          ["When", "Amount (SOL)", "Status", "By", "Reason"],
-          withdrawals.withdrawals
-            .slice(0, 10)
-            .map((w) => [
-              time(w.createdAt),
-              lamportsToSol(w.lamports),
-              w.error ? `${w.status}: ${w.error}` : w.status,
-              w.actor,
-              w.reason,
-            ]),
-          "Platform withdrawals, newest first",
-        );
+}
 
-  body.replaceChildren(
-    haltBox,
-    ...(reconciliationBox ? [reconciliationBox] : []),
-    h("h3", null, "Incidents"),
-    incidentList,
-    h("h3", null, "Payouts held for review"),
-    heldList,
-    h("h3", null, "Withdrawals"),
-    withdrawForm,
-    withdrawalList,
-    status,
-  );
+function withdrawalsTable(withdrawals: WithdrawalView[]): HTMLElement {
+  return withdrawals.length === 0
+    ? h("p", { className: "empty" }, "No withdrawals yet.")
+    : table(
+        ["When", "Amount (SOL)", "Status", "By", "Reason"],
+        withdrawals
+          .slice(0, 10)
+          .map((w) => [
+            time(w.createdAt),
+            lamportsToSol(w.lamports),
+            w.error ? `${w.status}: ${w.error}` : w.status,
+            w.actor,
+            w.reason,
+          ]),
+        "Platform withdrawals, newest first",
+      );
 }

@@ -256,6 +256,43 @@ function runsTable(runs: AdminOverview["runs"]): HTMLElement {
 }
 
 function dashboard(root: HTMLElement, signal: AbortSignal): void {
+  const { head, signOutAllStatus } = dashboardHead(root, signal);
+
+  // After any action: the figures it changed and the audit row it wrote.
+  const reloadAll = () => {
+    overview.reload();
+    setAside.reload();
+    custody.reload();
+    audit.reload();
+  };
+
+  const controls = h("div", { id: "admin-controls" }, loading());
+  const overview = jobsSection(controls, signal, reloadAll);
+  const setAside = setAsideSection(signal, reloadAll);
+  const custodyStatus = h("div", { "aria-live": "polite", id: "admin-custody-status" });
+  const custody = section(
+    "admin-custody",
+    "Custody",
+    (body) => loadCustody(body, signal, confirmAndAct, reloadAll, custodyStatus),
+    signal,
+  );
+  const audit = auditSection(signal);
+
+  root.replaceChildren(
+    head,
+    signOutAllStatus,
+    overview.el,
+    custody.el,
+    controls,
+    setAside.el,
+    tokenSection(signal, reloadAll),
+    webhookSection(signal, reloadAll),
+    audit.el,
+  );
+}
+
+/** The page's heading with its two ways out: this session, or every session. */
+function dashboardHead(root: HTMLElement, signal: AbortSignal): { head: HTMLElement; signOutAllStatus: HTMLElement } {
   const signOut = h("button", { type: "button", className: "secondary", id: "admin-sign-out" }, "Sign out");
   signOut.addEventListener("click", async () => {
     try {
@@ -286,18 +323,22 @@ function dashboard(root: HTMLElement, signal: AbortSignal): void {
         () => signInForm(root, signal),
       ),
   );
+  const head = h(
+    "header",
+    { className: "account-head" },
+    h("h1", null, "Operator"),
+    h("span", { className: "inline" }, signOut, signOutAll),
+  );
+  return { head, signOutAllStatus };
+}
 
-  // After any action: the figures it changed and the audit row it wrote.
-  const reloadAll = () => {
-    overview.reload();
-    setAside.reload();
-    custody.reload();
-    audit.reload();
-  };
-
-  const controls = h("div", { id: "admin-controls" }, loading());
-  const setAsideStatus = h("div", { "aria-live": "polite" });
-  const overview = section(
+/** Job health and recent runs; the same answer fills `controls` with the pauses and thresholds. */
+function jobsSection(
+  controls: HTMLElement,
+  signal: AbortSignal,
+  reloadAll: () => void,
+): { el: HTMLElement; reload: () => void } {
+  return section(
     "admin-jobs",
     "Jobs",
     async (body) => {
@@ -326,8 +367,11 @@ function dashboard(root: HTMLElement, signal: AbortSignal): void {
     },
     signal,
   );
+}
 
-  const setAside = section(
+function setAsideSection(signal: AbortSignal, reloadAll: () => void): { el: HTMLElement; reload: () => void } {
+  const status = h("div", { "aria-live": "polite" });
+  return section(
     "admin-set-aside",
     "Tokens set aside by the jobs",
     async (body) => {
@@ -346,61 +390,57 @@ function dashboard(root: HTMLElement, signal: AbortSignal): void {
           ? h("p", { className: "empty" }, "None: every token is being swept and burned normally.")
           : table(
               ["Token", "Job", "Why", "Failures", "Since", "Next try", "Action"],
-              items.map((i) => {
-                const clear = h(
-                  "button",
-                  { type: "button", className: "secondary", "aria-label": `Clear ${i.symbol ?? i.mint} (${i.job})` },
-                  "Clear",
-                );
-                clear.addEventListener(
-                  "click",
-                  () =>
-                    void confirmAndAct(
-                      setAsideStatus,
-                      {
-                        title: `Clear ${i.symbol ? `$${i.symbol}` : "this token"} for the ${i.job} job?`,
-                        text:
-                          i.retryAt === null
-                            ? "The stop is re-checked against the chain first; while the sweep still disagrees, nothing is cleared."
-                            : "The job tries this token again on its next run instead of waiting.",
-                        confirm: "Clear",
-                      },
-                      (reason) =>
-                        api(`/api/admin/set-aside/${encodeURIComponent(i.mint)}/clear`, {
-                          method: "POST",
-                          body: { job: i.job, reason },
-                        }),
-                      `${i.symbol ? `$${i.symbol}` : "The token"} is cleared for the ${i.job} job.`,
-                      reloadAll,
-                    ),
-                );
-                return [
-                  h("span", null, i.symbol ? `$${i.symbol} ` : "", longValue(i.mint, "mint address")),
-                  i.job,
-                  i.reason,
-                  String(i.failures),
-                  time(i.since),
-                  i.retryAt ? time(i.retryAt) : "not scheduled",
-                  clear,
-                ];
-              }),
+              items.map((i) => setAsideRow(i, status, reloadAll)),
               "Tokens the money jobs skip for now",
             ),
-        setAsideStatus,
+        status,
       );
     },
     signal,
   );
+}
 
-  const custodyStatus = h("div", { "aria-live": "polite", id: "admin-custody-status" });
-  const custody = section(
-    "admin-custody",
-    "Custody",
-    (body) => loadCustody(body, signal, confirmAndAct, reloadAll, custodyStatus),
-    signal,
+function setAsideRow(i: SetAsideItem, status: HTMLElement, reloadAll: () => void): (Node | string)[] {
+  const clear = h(
+    "button",
+    { type: "button", className: "secondary", "aria-label": `Clear ${i.symbol ?? i.mint} (${i.job})` },
+    "Clear",
   );
+  clear.addEventListener(
+    "click",
+    () =>
+      void confirmAndAct(
+        status,
+        {
+          title: `Clear ${i.symbol ? `$${i.symbol}` : "this token"} for the ${i.job} job?`,
+          text:
+            i.retryAt === null
+              ? "The stop is re-checked against the chain first; while the sweep still disagrees, nothing is cleared."
+              : "The job tries this token again on its next run instead of waiting.",
+          confirm: "Clear",
+        },
+        (reason) =>
+          api(`/api/admin/set-aside/${encodeURIComponent(i.mint)}/clear`, {
+            method: "POST",
+            body: { job: i.job, reason },
+          }),
+        `${i.symbol ? `$${i.symbol}` : "The token"} is cleared for the ${i.job} job.`,
+        reloadAll,
+      ),
+  );
+  return [
+    h("span", null, i.symbol ? `$${i.symbol} ` : "", longValue(i.mint, "mint address")),
+    i.job,
+    i.reason,
+    String(i.failures),
+    time(i.since),
+    i.retryAt ? time(i.retryAt) : "not scheduled",
+    clear,
+  ];
+}
 
-  const audit = section(
+function auditSection(signal: AbortSignal): { el: HTMLElement; reload: () => void } {
+  return section(
     "admin-audit",
     "Audit log",
     async (body) => {
@@ -416,23 +456,6 @@ function dashboard(root: HTMLElement, signal: AbortSignal): void {
       );
     },
     signal,
-  );
-
-  root.replaceChildren(
-    h(
-      "header",
-      { className: "account-head" },
-      h("h1", null, "Operator"),
-      h("span", { className: "inline" }, signOut, signOutAll),
-    ),
-    signOutAllStatus,
-    overview.el,
-    custody.el,
-    controls,
-    setAside.el,
-    tokenSection(signal, reloadAll),
-    webhookSection(signal, reloadAll),
-    audit.el,
   );
 }
 
@@ -611,6 +634,10 @@ function webhookSection(signal: AbortSignal, after: () => void): HTMLElement {
   const body = h("div", null, loading());
   const status = h("div", { "aria-live": "polite" });
   const deliveries = h("div");
+  const changed = () => {
+    void load();
+    after();
+  };
   const load = async () => {
     let hooks: Webhook[];
     try {
@@ -624,97 +651,13 @@ function webhookSection(signal: AbortSignal, after: () => void): HTMLElement {
       );
       return;
     }
-    const url = h("input", {
-      type: "url",
-      id: "admin-webhook-url",
-      placeholder: "https://example.com/hook",
-      required: true,
-    });
-    const types = h("input", { id: "admin-webhook-types", placeholder: "all event types" });
-    const add = h(
-      "form",
-      { className: "inline" },
-      h("label", { for: "admin-webhook-url" }, "URL"),
-      url,
-      h("label", { for: "admin-webhook-types" }, "Types (comma-separated)"),
-      types,
-      h("button", { type: "submit" }, "Add webhook"),
-    );
-    add.addEventListener("submit", (event) => {
-      event.preventDefault();
-      const list = types.value
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean);
-      void (async () => {
-        status.replaceChildren(loading("Adding…"));
-        try {
-          const created = await api<{ id: string; secret: string }>("/api/admin/webhooks", {
-            method: "POST",
-            body: list.length ? { url: url.value, types: list } : { url: url.value },
-          });
-          status.replaceChildren(
-            notice(
-              h(
-                "span",
-                null,
-                "Added. Its signing secret, shown once: ",
-                h("code", { className: "break" }, created.secret),
-              ),
-              "ok",
-            ),
-          );
-          void load();
-          after();
-        } catch (error) {
-          status.replaceChildren(errorBox(error));
-        }
-      })();
-    });
+    const add = addWebhookForm(status, changed);
     body.replaceChildren(
       hooks.length === 0
         ? h("p", { className: "empty" }, "No webhooks.")
         : table(
             ["URL", "Types", "State", "Added", "Actions"],
-            hooks.map((w) => {
-              const show = h("button", { type: "button", className: "secondary" }, "Deliveries");
-              show.addEventListener("click", () => void showDeliveries(w));
-              const remove = h("button", { type: "button", className: "secondary" }, "Delete");
-              remove.setAttribute("aria-label", `Delete the webhook to ${w.url}`);
-              show.setAttribute("aria-label", `Deliveries to ${w.url}`);
-              remove.addEventListener("click", () => {
-                void confirmAndAct(
-                  status,
-                  {
-                    title: "Delete this webhook?",
-                    text: `Nothing more is sent to ${w.url}; its waiting deliveries are dropped.`,
-                    confirm: "Delete",
-                  },
-                  (reason) =>
-                    api(`/api/admin/webhooks/${encodeURIComponent(w.id)}`, { method: "DELETE", body: { reason } }),
-                  "Webhook deleted.",
-                  () => {
-                    void load();
-                    after();
-                  },
-                );
-              });
-              return [
-                h("span", { className: "break" }, w.url),
-                w.types ? w.types.join(", ") : "all",
-                !w.enabled
-                  ? h("span", { className: "badge" }, "disabled")
-                  : w.failingSince
-                    ? h(
-                        "span",
-                        { className: "badge bad", title: `failing since ${absoluteTime(w.failingSince)}` },
-                        "failing",
-                      )
-                    : h("span", { className: "badge ok" }, "ok"),
-                time(w.createdAt),
-                h("span", null, show, " ", remove),
-              ];
-            }),
+            hooks.map((w) => webhookRow(w, status, () => void showDeliveries(w), changed)),
             "Webhooks",
           ),
       add,
@@ -757,4 +700,92 @@ function webhookSection(signal: AbortSignal, after: () => void): HTMLElement {
     status,
     deliveries,
   );
+}
+
+/** Adds a webhook and shows its signing secret, the only time the page ever sees it. */
+function addWebhookForm(status: HTMLElement, added: () => void): HTMLElement {
+  const url = h("input", {
+    type: "url",
+    id: "admin-webhook-url",
+    placeholder: "https://example.com/hook",
+    required: true,
+  });
+  const types = h("input", { id: "admin-webhook-types", placeholder: "all event types" });
+  const add = h(
+    "form",
+    { className: "inline" },
+    h("label", { for: "admin-webhook-url" }, "URL"),
+    url,
+    h("label", { for: "admin-webhook-types" }, "Types (comma-separated)"),
+    types,
+    h("button", { type: "submit" }, "Add webhook"),
+  );
+  add.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const list = types.value
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
+    void (async () => {
+      status.replaceChildren(loading("Adding…"));
+      try {
+        const created = await api<{ id: string; secret: string }>("/api/admin/webhooks", {
+          method: "POST",
+          body: list.length ? { url: url.value, types: list } : { url: url.value },
+        });
+        status.replaceChildren(
+          notice(
+            h(
+              "span",
+              null,
+              "Added. Its signing secret, shown once: ",
+              h("code", { className: "break" }, created.secret),
+            ),
+            "ok",
+          ),
+        );
+        added();
+      } catch (error) {
+        status.replaceChildren(errorBox(error));
+      }
+    })();
+  });
+  return add;
+}
+
+function webhookRow(
+  w: Webhook,
+  status: HTMLElement,
+  showDeliveries: () => void,
+  deleted: () => void,
+): (Node | string)[] {
+  const show = h("button", { type: "button", className: "secondary" }, "Deliveries");
+  show.addEventListener("click", showDeliveries);
+  const remove = h("button", { type: "button", className: "secondary" }, "Delete");
+  remove.setAttribute("aria-label", `Delete the webhook to ${w.url}`);
+  show.setAttribute("aria-label", `Deliveries to ${w.url}`);
+  remove.addEventListener("click", () => {
+    void confirmAndAct(
+      status,
+      {
+        title: "Delete this webhook?",
+        text: `Nothing more is sent to ${w.url}; its waiting deliveries are dropped.`,
+        confirm: "Delete",
+      },
+      (reason) => api(`/api/admin/webhooks/${encodeURIComponent(w.id)}`, { method: "DELETE", body: { reason } }),
+      "Webhook deleted.",
+      deleted,
+    );
+  });
+  return [
+    h("span", { className: "break" }, w.url),
+    w.types ? w.types.join(", ") : "all",
+    !w.enabled
+      ? h("span", { className: "badge" }, "disabled")
+      : w.failingSince
+        ? h("span", { className: "badge bad", title: `failing since ${absoluteTime(w.failingSince)}` }, "failing")
+        : h("span", { className: "badge ok" }, "ok"),
+    time(w.createdAt),
+    h("span", null, show, " ", remove),
+  ];
 }

@@ -27,59 +27,9 @@ export async function explorePage(
   const sort = SORTS.some((s) => s.key === url.searchParams.get("sort")) ? url.searchParams.get("sort")! : "new";
   const q = (url.searchParams.get("q") ?? "").slice(0, 64);
 
-  const go = (next: { sort?: string; q?: string }) => {
-    const active = document.activeElement as HTMLElement | null;
-    refocus = active?.dataset.sort
-      ? `[data-sort="${next.sort ?? active.dataset.sort}"]`
-      : active?.id === "search"
-        ? "#search"
-        : null;
-    const s = next.sort ?? sort;
-    const query = next.q ?? q;
-    navigate(`/${qs({ sort: s === "new" ? null : s, q: query.trim() || null })}`);
-  };
-
-  const search = h("input", {
-    type: "search",
-    id: "search",
-    name: "q",
-    maxlength: 64,
-    value: q,
-    // Short enough to show whole beside the button on a phone.
-    placeholder: "Name, $ticker, @handle, mint",
-    autocomplete: "off",
-  });
-  const form = h(
-    "form",
-    {
-      className: "search",
-      role: "search",
-      onsubmit: (e: Event) => {
-        e.preventDefault();
-        go({ q: search.value });
-      },
-    },
-    h("label", { for: "search", className: "visually-hidden" }, "Search tokens"),
-    search,
-    h("button", { type: "submit" }, "Search"),
-    q ? h("button", { type: "button", className: "secondary", onclick: () => go({ q: "" }) }, "Clear") : null,
-  );
-  const sorts = h(
-    "div",
-    { className: "sorts", role: "group", "aria-label": "Sort tokens by" },
-    SORTS.map((s) =>
-      h(
-        "button",
-        {
-          type: "button",
-          "aria-pressed": String(s.key === sort),
-          "data-sort": s.key,
-          onclick: () => go({ sort: s.key }),
-        },
-        s.label,
-      ),
-    ),
-  );
+  const go = (next: ExploreView) => exploreTo({ sort, q }, next);
+  const form = searchForm(q, go);
+  const sorts = sortButtons(sort, go);
   const list = h("ul", { className: "cards", id: "token-list", "aria-label": "Tokens" });
   const status = h("div", { className: "list-status", "aria-live": "polite" });
   const more = h("button", { type: "button", className: "secondary", id: "load-more", hidden: true }, "Load more");
@@ -145,6 +95,71 @@ export async function explorePage(
   observer.observe(sentinel);
   signal.addEventListener("abort", () => observer.disconnect());
   await loadPage();
+}
+
+interface ExploreView {
+  sort?: string;
+  q?: string;
+}
+
+/** Navigates to another sort or search, noting which control gets focus back after the re-render. */
+function exploreTo(current: Required<ExploreView>, next: ExploreView): void {
+  const active = document.activeElement as HTMLElement | null;
+  refocus = active?.dataset.sort
+    ? `[data-sort="${next.sort ?? active.dataset.sort}"]`
+    : active?.id === "search"
+      ? "#search"
+      : null;
+  const s = next.sort ?? current.sort;
+  const query = next.q ?? current.q;
+  navigate(`/${qs({ sort: s === "new" ? null : s, q: query.trim() || null })}`);
+}
+
+function searchForm(q: string, go: (next: ExploreView) => void): HTMLElement {
+  const search = h("input", {
+    type: "search",
+    id: "search",
+    name: "q",
+    maxlength: 64,
+    value: q,
+    // Short enough to show whole beside the button on a phone.
+    placeholder: "Name, $ticker, @handle, mint",
+    autocomplete: "off",
+  });
+  return h(
+    "form",
+    {
+      className: "search",
+      role: "search",
+      onsubmit: (e: Event) => {
+        e.preventDefault();
+        go({ q: search.value });
+      },
+    },
+    h("label", { for: "search", className: "visually-hidden" }, "Search tokens"),
+    search,
+    h("button", { type: "submit" }, "Search"),
+    q ? h("button", { type: "button", className: "secondary", onclick: () => go({ q: "" }) }, "Clear") : null,
+  );
+}
+
+function sortButtons(sort: string, go: (next: ExploreView) => void): HTMLElement {
+  return h(
+    "div",
+    { className: "sorts", role: "group", "aria-label": "Sort tokens by" },
+    SORTS.map((s) =>
+      h(
+        "button",
+        {
+          type: "button",
+          "aria-pressed": String(s.key === sort),
+          "data-sort": s.key,
+          onclick: () => go({ sort: s.key }),
+        },
+        s.label,
+      ),
+    ),
+  );
 }
 
 export function tokenCard(token: Token, sort = "new"): HTMLElement {

@@ -64,23 +64,7 @@ export async function ledgerPage(
   // Opened before the first page is read, so nothing committed in between is missed; an event in
   // both is shown once.
   followStream(signal, live, (e) => apply(e, true));
-  // The stream announces a payout when it is queued; its later states are read from the feed while
-  // a shown payout is still on its way.
-  const pending = () => Array.from(shown.values()).some((li) => li.dataset.state?.startsWith("pending"));
-  const recheck = async () => {
-    if (signal.aborted) return;
-    if (pending() && !document.hidden) {
-      try {
-        const page = await api<{ events: LedgerEvent[] }>(`/api/ledger${qs({ limit: 50 })}`, { signal });
-        for (const e of page.events) apply(e, true);
-      } catch {
-        // The next check tries again; the rows keep their last known state meanwhile.
-      }
-    }
-    if (!signal.aborted) timer = setTimeout(() => void recheck(), PENDING_RECHECK_MS);
-  };
-  let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(() => void recheck(), PENDING_RECHECK_MS);
-  signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+  recheckWhilePending(shown, (e) => apply(e, true), signal);
   const load = async () => {
     more.hidden = true;
     status.replaceChildren(loading());
@@ -103,6 +87,32 @@ export async function ledgerPage(
   };
   more.addEventListener("click", () => void load());
   await load();
+}
+
+/**
+ * The stream announces a payout when it is queued; its later states are read from the feed while
+ * a shown payout is still on its way.
+ */
+function recheckWhilePending(
+  shown: Map<string, HTMLElement>,
+  apply: (e: LedgerEvent) => void,
+  signal: AbortSignal,
+): void {
+  const pending = () => Array.from(shown.values()).some((li) => li.dataset.state?.startsWith("pending"));
+  const recheck = async () => {
+    if (signal.aborted) return;
+    if (pending() && !document.hidden) {
+      try {
+        const page = await api<{ events: LedgerEvent[] }>(`/api/ledger${qs({ limit: 50 })}`, { signal });
+        for (const e of page.events) apply(e);
+      } catch {
+        // The next check tries again; the rows keep their last known state meanwhile.
+      }
+    }
+    if (!signal.aborted) timer = setTimeout(() => void recheck(), PENDING_RECHECK_MS);
+  };
+  let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(() => void recheck(), PENDING_RECHECK_MS);
+  signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
 }
 
 const PENDING_RECHECK_MS = 5000;

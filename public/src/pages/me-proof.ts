@@ -221,25 +221,27 @@ export function liabilityProofBlock(me: SignedInMe, signal: AbortSignal): HTMLEl
       return;
     }
     result.dataset.verified = "true";
-    const anchored = published.anchorSignature
-      ? h("span", null, ", anchored in transaction ", explorerTx(published.anchorSignature), " signed by the treasury")
-      : h("span", null, "; its anchor transaction is not confirmed yet");
-    result.replaceChildren(
-      notice(
-        h(
-          "span",
-          null,
-          "Checked in your browser: your ",
-          h("strong", { "data-field": "proof-lamports" }, sol(proof.leaf.lamports)),
-          " is inside the published total of ",
-          h("strong", { "data-field": "proof-total" }, sol(published.totalLamports)),
-          ` owed to ${published.leaves} ${published.leaves === 1 ? "account" : "accounts"} at ${absoluteTime(published.at)}`,
-          anchored,
-          ".",
-        ),
-        "ok",
-      ),
-    );
+    result.replaceChildren(verifiedNotice(proof, published));
   })();
   return section;
+}
+
+function verifiedNotice(proof: InclusionProofJson, published: PublishedLiabilities): HTMLElement {
+  const anchored = published.anchorSignature
+    ? h("span", null, ", anchored in transaction ", explorerTx(published.anchorSignature), " signed by the treasury")
+    : h("span", null, "; its anchor transaction is not confirmed yet");
+  return notice(
+    h(
+      "span",
+      null,
+      "Checked in your browser: your ",
+      h("strong", { "data-field": "proof-lamports" }, sol(proof.leaf.lamports)),
+      " is inside the published total of ",
+      h("strong", { "data-field": "proof-total" }, sol(published.totalLamports)),
+      ` owed to ${published.leaves} ${published.leaves === 1 ? "account" : "accounts"} at ${absoluteTime(published.at)}`,
+      anchored,
+      ".",
+    ),
+    "ok",
+  );
 }

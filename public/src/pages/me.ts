@@ -162,16 +162,7 @@ function signedIn(root: HTMLElement, first: SignedInMe, signal: AbortSignal): vo
   let syncClaim = () => {};
 
   const paint = () => {
-    banner.replaceChildren(
-      me.claimsPaused
-        ? notice(
-            // The server's sentence says why (the operator's pause, or a halt the service put itself in).
-            me.claimsPausedReason ??
-              "Claims and payouts are paused right now. Your balance is safe; queued payouts are sent once they resume.",
-            "warn",
-          )
-        : "",
-    );
+    banner.replaceChildren(pausedNotice(me));
     // The balance and the claim come first: on a phone the other figures would push the form
     // seven cards down.
     balance.replaceChildren(
@@ -215,28 +206,8 @@ function signedIn(root: HTMLElement, first: SignedInMe, signal: AbortSignal): vo
   };
   schedule();
 
-  const signOut = h("button", { type: "button", className: "secondary", id: "sign-out" }, "Sign out");
-  signOut.addEventListener("click", async () => {
-    try {
-      await api("/api/auth/logout", { method: "POST" });
-    } finally {
-      sessionChanged();
-    }
-  });
-
   root.replaceChildren(
-    h(
-      "header",
-      { className: "account-head" },
-      avatar(me.avatarUrl, "", 64),
-      h(
-        "div",
-        null,
-        h("h1", null, me.name || `@${me.displayHandle}`),
-        h("p", { className: "muted" }, me.handles.map((x) => `@${x}`).join(", ") || `@${me.displayHandle}`),
-      ),
-      signOut,
-    ),
+    accountHead(me),
     banner,
     balance,
     claimForm(
@@ -256,6 +227,41 @@ function signedIn(root: HTMLElement, first: SignedInMe, signal: AbortSignal): vo
     liabilityProofBlock(me, signal),
   );
   paint();
+}
+
+function pausedNotice(me: SignedInMe): HTMLElement | string {
+  return me.claimsPaused
+    ? notice(
+        // The server's sentence says why (the operator's pause, or a halt the service put itself in).
+        me.claimsPausedReason ??
+          "Claims and payouts are paused right now. Your balance is safe; queued payouts are sent once they resume.",
+        "warn",
+      )
+    : "";
+}
+
+/** Who is signed in, with the way out. */
+function accountHead(me: SignedInMe): HTMLElement {
+  const signOut = h("button", { type: "button", className: "secondary", id: "sign-out" }, "Sign out");
+  signOut.addEventListener("click", async () => {
+    try {
+      await api("/api/auth/logout", { method: "POST" });
+    } finally {
+      sessionChanged();
+    }
+  });
+  return h(
+    "header",
+    { className: "account-head" },
+    avatar(me.avatarUrl, "", 64),
+    h(
+      "div",
+      null,
+      h("h1", null, me.name || `@${me.displayHandle}`),
+      h("p", { className: "muted" }, me.handles.map((x) => `@${x}`).join(", ") || `@${me.displayHandle}`),
+    ),
+    signOut,
+  );
 }
 
 /** When the payouts job runs next, as "in 40 seconds", or null when the server does not say. */
@@ -283,22 +289,7 @@ function claimForm(
   signal: AbortSignal,
 ): HTMLElement {
   const me = get();
-  const amount = h("input", {
-    id: "claim-amount",
-    name: "amount",
-    inputmode: "decimal",
-    autocomplete: "off",
-    "aria-describedby": "claim-amount-help",
-  });
-  const wallet = h("input", {
-    id: "claim-wallet",
-    name: "wallet",
-    required: true,
-    autocomplete: "off",
-    spellcheck: "false",
-    value: me.payoutWallet ?? "",
-    className: "mono",
-  });
+  const { amount, wallet } = claimInputs(me);
   const status = h("div", { id: "claim-status", "aria-live": "polite" });
   const connected = walletChooser(wallet, status, signal);
   const button = h("button", { type: "submit", "aria-describedby": "claim-below-min" }, "Claim");
@@ -334,49 +325,14 @@ function claimForm(
     button.disabled = below;
     const payout = queued && current.payouts.find((p) => p.id === queued!.id);
     if (queued && payout && FINAL_PAYOUT.has(payout.status)) {
-      status.replaceChildren(
-        payout.status === "confirmed"
-          ? notice(`Your claim of ${sol(payout.lamports)} (payout #${payout.id}) is confirmed on chain.`, "ok")
-          : notice(
-              `Your claim of ${sol(payout.lamports)} (payout #${payout.id}) ${payout.status === "failed" ? "failed" : "was replaced"}; the amount is back in your balance unless a replacement was sent.`,
-              "warn",
-            ),
-      );
+      status.replaceChildren(finalPayoutNotice(payout));
       queued = null;
     }
   });
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
-    const current = get();
-    const body: { wallet: string; lamports?: string } = { wallet: wallet.value.trim() };
-    if (!BASE58_ADDRESS.test(body.wallet)) {
-      status.replaceChildren(errorBox(new Error("Enter a Solana wallet address (base58).")));
-      wallet.focus();
-      return;
-    }
-    if (amount.value.trim()) {
-      const lamports = solToLamports(amount.value);
-      if (lamports === null || lamports === 0n) {
-        status.replaceChildren(
-          errorBox(new Error("Enter an amount in SOL with at most nine decimals, or leave it empty.")),
-        );
-        amount.focus();
-        return;
-      }
-      if (lamports < BigInt(current.minClaimLamports)) {
-        status.replaceChildren(errorBox(new Error(`The smallest claim is ${sol(current.minClaimLamports)}.`)));
-        amount.focus();
-        return;
-      }
-      if (lamports > BigInt(current.balanceLamports)) {
-        status.replaceChildren(
-          errorBox(new Error(`That is more than your balance of ${sol(current.balanceLamports)}.`)),
-        );
-        amount.focus();
-        return;
-      }
-      body.lamports = lamports.toString();
-    }
+    const body = claimBody(get(), wallet, amount, status);
+    if (!body) return;
     button.disabled = true;
     status.replaceChildren(loading("Queueing your claim…"));
     try {
@@ -394,18 +350,84 @@ function claimForm(
       amount.value = "";
       await refresh();
     } catch (error) {
-      status.replaceChildren(
-        errorBox(
-          error instanceof ApiError && error.status === 401
-            ? new Error("Your session ended; sign in again.")
-            : inSol(error),
-        ),
-      );
+      status.replaceChildren(claimFailedNotice(error));
     } finally {
       button.disabled = BigInt(get().balanceLamports) < BigInt(get().minClaimLamports);
     }
   });
   return form;
+}
+
+function claimInputs(me: SignedInMe): { amount: HTMLInputElement; wallet: HTMLInputElement } {
+  const amount = h("input", {
+    id: "claim-amount",
+    name: "amount",
+    inputmode: "decimal",
+    autocomplete: "off",
+    "aria-describedby": "claim-amount-help",
+  });
+  const wallet = h("input", {
+    id: "claim-wallet",
+    name: "wallet",
+    required: true,
+    autocomplete: "off",
+    spellcheck: "false",
+    value: me.payoutWallet ?? "",
+    className: "mono",
+  });
+  return { amount, wallet };
+}
+
+function claimFailedNotice(error: unknown): HTMLElement {
+  return errorBox(
+    error instanceof ApiError && error.status === 401 ? new Error("Your session ended; sign in again.") : inSol(error),
+  );
+}
+
+function finalPayoutNotice(payout: SignedInMe["payouts"][number]): HTMLElement {
+  return payout.status === "confirmed"
+    ? notice(`Your claim of ${sol(payout.lamports)} (payout #${payout.id}) is confirmed on chain.`, "ok")
+    : notice(
+        `Your claim of ${sol(payout.lamports)} (payout #${payout.id}) ${payout.status === "failed" ? "failed" : "was replaced"}; the amount is back in your balance unless a replacement was sent.`,
+        "warn",
+      );
+}
+
+/** The claim the form asks for, or null once the form has said what to fix (and focused that field). */
+function claimBody(
+  current: SignedInMe,
+  wallet: HTMLInputElement,
+  amount: HTMLInputElement,
+  status: HTMLElement,
+): { wallet: string; lamports?: string } | null {
+  const body: { wallet: string; lamports?: string } = { wallet: wallet.value.trim() };
+  if (!BASE58_ADDRESS.test(body.wallet)) {
+    status.replaceChildren(errorBox(new Error("Enter a Solana wallet address (base58).")));
+    wallet.focus();
+    return null;
+  }
+  if (amount.value.trim()) {
+    const lamports = solToLamports(amount.value);
+    if (lamports === null || lamports === 0n) {
+      status.replaceChildren(
+        errorBox(new Error("Enter an amount in SOL with at most nine decimals, or leave it empty.")),
+      );
+      amount.focus();
+      return null;
+    }
+    if (lamports < BigInt(current.minClaimLamports)) {
+      status.replaceChildren(errorBox(new Error(`The smallest claim is ${sol(current.minClaimLamports)}.`)));
+      amount.focus();
+      return null;
+    }
+    if (lamports > BigInt(current.balanceLamports)) {
+      status.replaceChildren(errorBox(new Error(`That is more than your balance of ${sol(current.balanceLamports)}.`)));
+      amount.focus();
+      return null;
+    }
+    body.lamports = lamports.toString();
+  }
+  return body;
 }
 
 /**
@@ -504,14 +526,6 @@ function routingSaved(routing: Routing, me: SignedInMe): string {
 
 function routingForm(get: () => SignedInMe, refresh: () => Promise<void>): HTMLElement {
   const me = get();
-  const choice = me.declined ? "decline" : me.routing;
-  const option = (value: string, label: string, help: string) =>
-    h(
-      "label",
-      { className: "choice" },
-      h("input", { type: "radio", name: "routing", value, checked: choice === value }),
-      h("span", null, h("strong", null, label), h("span", { className: "muted" }, ` ${help}`)),
-    );
   const wallet = h("input", {
     id: "routing-wallet",
     name: "wallet",
@@ -534,35 +548,12 @@ function routingForm(get: () => SignedInMe, refresh: () => Promise<void>): HTMLE
   );
   const status = h("div", { id: "routing-status", "aria-live": "polite" });
   const button = h("button", { type: "submit" }, "Save routing");
-  const confirmDialog = h(
-    "dialog",
-    { id: "decline-dialog", "aria-labelledby": "decline-title" },
-    h("h2", { id: "decline-title" }, "Decline publicly?"),
-    h(
-      "p",
-      null,
-      "Your credits will be bought back and burned instead of paid to you. This is shown on your public page.",
-    ),
-    h(
-      "form",
-      { method: "dialog", className: "row" },
-      h("button", { value: "cancel", className: "secondary" }, "Cancel"),
-      h("button", { value: "confirm", id: "decline-confirm" }, "Yes, decline publicly"),
-    ),
-  );
+  const confirmDialog = declineDialog();
   const form = h(
     "form",
     { className: "stack panel", id: "routing-form" },
     h("h2", null, "What happens to new fees"),
-    h(
-      "fieldset",
-      null,
-      h("legend", { className: "visually-hidden" }, "Routing"),
-      option("hold", "Hold", "Keep them in your balance until you claim."),
-      option("autopay", "Autopay", "Pay them to your wallet automatically once above the autopay threshold."),
-      option("burn", "Burn", "Spend them on buys of the token that are then burned."),
-      option("decline", "Decline publicly", "Refuse the fees in public; they are bought back and burned."),
-    ),
+    routingChoices(me.declined ? "decline" : me.routing),
     walletRow,
     declineRow,
     button,
@@ -607,19 +598,63 @@ function routingForm(get: () => SignedInMe, refresh: () => Promise<void>): HTMLE
         ack.focus();
         return;
       }
-      confirmDialog.returnValue = "";
-      confirmDialog.showModal();
-      confirmDialog.addEventListener(
-        "close",
-        () => {
-          if (confirmDialog.returnValue === "confirm") void save("burn", true);
-          else status.replaceChildren(notice("Nothing changed.", "info"));
-        },
-        { once: true },
-      );
+      askToDecline(confirmDialog, status, () => void save("burn", true));
       return;
     }
     void save(value as Routing, false);
   });
   return form;
+}
+
+/** The four routings as radio buttons, `choice` checked. */
+function routingChoices(choice: string): HTMLElement {
+  const option = (value: string, label: string, help: string) =>
+    h(
+      "label",
+      { className: "choice" },
+      h("input", { type: "radio", name: "routing", value, checked: choice === value }),
+      h("span", null, h("strong", null, label), h("span", { className: "muted" }, ` ${help}`)),
+    );
+  return h(
+    "fieldset",
+    null,
+    h("legend", { className: "visually-hidden" }, "Routing"),
+    option("hold", "Hold", "Keep them in your balance until you claim."),
+    option("autopay", "Autopay", "Pay them to your wallet automatically once above the autopay threshold."),
+    option("burn", "Burn", "Spend them on buys of the token that are then burned."),
+    option("decline", "Decline publicly", "Refuse the fees in public; they are bought back and burned."),
+  );
+}
+
+/** The last word before declining in public, which the user's public page then shows. */
+function declineDialog(): HTMLDialogElement {
+  return h(
+    "dialog",
+    { id: "decline-dialog", "aria-labelledby": "decline-title" },
+    h("h2", { id: "decline-title" }, "Decline publicly?"),
+    h(
+      "p",
+      null,
+      "Your credits will be bought back and burned instead of paid to you. This is shown on your public page.",
+    ),
+    h(
+      "form",
+      { method: "dialog", className: "row" },
+      h("button", { value: "cancel", className: "secondary" }, "Cancel"),
+      h("button", { value: "confirm", id: "decline-confirm" }, "Yes, decline publicly"),
+    ),
+  );
+}
+
+function askToDecline(dialog: HTMLDialogElement, status: HTMLElement, confirmed: () => void): void {
+  dialog.returnValue = "";
+  dialog.showModal();
+  dialog.addEventListener(
+    "close",
+    () => {
+      if (dialog.returnValue === "confirm") confirmed();
+      else status.replaceChildren(notice("Nothing changed.", "info"));
+    },
+    { once: true },
+  );
 }

@@ -48,6 +48,22 @@ export async function tokenPage(root: HTMLElement, params: Record<string, string
   if (signal.aborted) return;
   document.title = `${token.name} ($${token.symbol}) · Fee Ledger`;
 
+  root.replaceChildren(
+    tokenHead(token),
+    token.description ? h("p", { className: "description" }, token.description) : "",
+    h("h2", null, "Fees"),
+    feeFacts(token),
+    feeChart(token.mint, signal),
+    h("h2", null, "Recipients"),
+    recipientsTable(token.recipients),
+    h("h2", null, "Recent sweeps"),
+    sweepsTable(token.sweeps),
+    h("h2", null, "On chain"),
+    onChainFacts(token),
+  );
+}
+
+function tokenHead(token: TokenDetail): HTMLElement {
   const links = (
     [
       ["Website", token.website],
@@ -58,81 +74,80 @@ export async function tokenPage(root: HTMLElement, params: Record<string, string
     .map(([label, url]) => [label, safeUrl(url)] as const)
     .filter(([, url]) => url !== null)
     .map(([label, url]) => h("a", { href: url!, target: "_blank", rel: "noopener noreferrer nofollow" }, label));
-
-  root.replaceChildren(
+  return h(
+    "header",
+    { className: "token-head" },
+    tokenImage(token.imageUrl, `${token.name} image`, 96, { seed: token.mint, label: token.symbol }),
     h(
-      "header",
-      { className: "token-head" },
-      tokenImage(token.imageUrl, `${token.name} image`, 96, { seed: token.mint, label: token.symbol }),
-      h(
-        "div",
-        null,
-        h("h1", null, token.name, " ", h("span", { className: "ticker" }, `$${token.symbol}`)),
-        token.bonded
-          ? h("span", { className: "badge ok" }, "Bonded")
-          : h("span", { className: "badge" }, "On the bonding curve"),
-        h("p", { className: "mint" }, copyable(token.mint)),
-        links.length
-          ? h(
-              "p",
-              { className: "links" },
-              links.flatMap((a, i) => (i ? [" · ", a] : [a])),
-            )
-          : null,
-      ),
+      "div",
+      null,
+      h("h1", null, token.name, " ", h("span", { className: "ticker" }, `$${token.symbol}`)),
+      token.bonded
+        ? h("span", { className: "badge ok" }, "Bonded")
+        : h("span", { className: "badge" }, "On the bonding curve"),
+      h("p", { className: "mint" }, copyable(token.mint)),
+      links.length
+        ? h(
+            "p",
+            { className: "links" },
+            links.flatMap((a, i) => (i ? [" · ", a] : [a])),
+          )
+        : null,
     ),
-    token.description ? h("p", { className: "description" }, token.description) : "",
-    h("h2", null, "Fees"),
-    facts([
-      ["Swept, all time", money(token.sweptLamports, { "data-field": "swept" })],
-      [
-        "Unswept in the vaults",
-        h(
-          "span",
-          null,
-          money(token.vaultLamports, { "data-field": "unswept" }),
-          " ",
-          h("span", { className: "muted", "data-field": "vault-age" }, "read ", time(token.vaultCheckedAt)),
-        ),
-      ],
-      ["Last sweep", time(token.lastSweptAt)],
-      ["Platform share", bpsToPercent(token.platformBps)],
-      ["Market cap", usd(token.marketCapUsd)],
-      ["Volume, 24 h", usd(token.volume24hUsd)],
-    ]),
-    feeChart(token.mint, signal),
-    h("h2", null, "Recipients"),
-    recipientsTable(token.recipients),
-    h("h2", null, "Recent sweeps"),
-    token.sweeps.length === 0
-      ? h("p", { className: "empty" }, "No sweeps yet. Fees are swept once enough has accrued.")
-      : table(
-          ["Status", "Credited", "Platform part", "Sent", "Confirmed", "Transaction"],
-          token.sweeps.map((s) => [
-            statusBadge(s.status),
-            money(s.totalLamports),
-            money(s.platformLamports),
-            time(s.createdAt),
-            s.status === "confirmed" ? time(s.confirmedAt) : "–",
-            explorerTx(s.signature),
-          ]),
-          "The 25 most recent sweeps, newest first",
-        ),
-    h("h2", null, "On chain"),
-    facts([
-      ["Launched", h("span", null, time(token.launchedAt), ` (${absoluteTime(token.launchedAt)})`)],
-      ["Creator address", explorerAccount(token.creator)],
-      ["Creator vault", explorerAccount(token.creatorVault)],
-      ["Deployer", explorerAccount(token.deployer)],
-      ["Launch transaction", explorerTx(token.launchSignature)],
-      [
-        "Metadata",
-        safeUrl(token.metadataUri)
-          ? h("a", { href: safeUrl(token.metadataUri)!, target: "_blank", rel: "noopener noreferrer" }, "metadata")
-          : h("code", { className: "break" }, token.metadataUri),
-      ],
-    ]),
   );
+}
+
+function feeFacts(token: TokenDetail): HTMLElement {
+  return facts([
+    ["Swept, all time", money(token.sweptLamports, { "data-field": "swept" })],
+    [
+      "Unswept in the vaults",
+      h(
+        "span",
+        null,
+        money(token.vaultLamports, { "data-field": "unswept" }),
+        " ",
+        h("span", { className: "muted", "data-field": "vault-age" }, "read ", time(token.vaultCheckedAt)),
+      ),
+    ],
+    ["Last sweep", time(token.lastSweptAt)],
+    ["Platform share", bpsToPercent(token.platformBps)],
+    ["Market cap", usd(token.marketCapUsd)],
+    ["Volume, 24 h", usd(token.volume24hUsd)],
+  ]);
+}
+
+function sweepsTable(sweeps: TokenDetail["sweeps"]): HTMLElement {
+  return sweeps.length === 0
+    ? h("p", { className: "empty" }, "No sweeps yet. Fees are swept once enough has accrued.")
+    : table(
+        ["Status", "Credited", "Platform part", "Sent", "Confirmed", "Transaction"],
+        sweeps.map((s) => [
+          statusBadge(s.status),
+          money(s.totalLamports),
+          money(s.platformLamports),
+          time(s.createdAt),
+          s.status === "confirmed" ? time(s.confirmedAt) : "–",
+          explorerTx(s.signature),
+        ]),
+        "The 25 most recent sweeps, newest first",
+      );
+}
+
+function onChainFacts(token: TokenDetail): HTMLElement {
+  return facts([
+    ["Launched", h("span", null, time(token.launchedAt), ` (${absoluteTime(token.launchedAt)})`)],
+    ["Creator address", explorerAccount(token.creator)],
+    ["Creator vault", explorerAccount(token.creatorVault)],
+    ["Deployer", explorerAccount(token.deployer)],
+    ["Launch transaction", explorerTx(token.launchSignature)],
+    [
+      "Metadata",
+      safeUrl(token.metadataUri)
+        ? h("a", { href: safeUrl(token.metadataUri)!, target: "_blank", rel: "noopener noreferrer" }, "metadata")
+        : h("code", { className: "break" }, token.metadataUri),
+    ],
+  ]);
 }
 
 function recipientsTable(recipients: Recipient[]): HTMLElement {

@@ -191,6 +191,39 @@ export function createPumpLaunchProgram(
   };
 }
 
+/**
+ * For tokens whose creator moved to a sharing config: the configs and the vaults of the creators
+ * the programs now read (one request for all); empty when no token's creator moved.
+ */
+async function readSharingAccounts(
+  reader: ChainReader,
+  mints: readonly string[],
+  currentCreators: readonly (string | null)[],
+): Promise<Map<string, AccountSnapshot | null>> {
+  const moved = [...new Set(currentCreators.filter((c): c is string => c !== null))];
+  if (moved.length === 0) return new Map<string, AccountSnapshot | null>();
+  return reader.getAccounts(
+    [
+      ...new Set(mints.flatMap((mint, i) => (currentCreators[i] ? [pumpPdas.sharingConfig(pk(mint)).toBase58()] : []))),
+    ].concat(
+      moved.flatMap((c) => [
+        pumpPdas.creatorVault(pk(c)).toBase58(),
+        pumpPdas.ammCreatorVaultWsolAta(pk(c)).toBase58(),
+      ]),
+    ),
+  );
+}
+
+/** The bonding curve's `complete`; an account the program does not own, or that does not decode, is not complete. */
+function curveComplete(curve: AccountSnapshot | null | undefined): boolean {
+  if (!curve || curve.owner !== PUMP_PROGRAM_ID.toBase58()) return false;
+  try {
+    return decodeBondingCurve(curve.data).complete;
+  } catch {
+    return false;
+  }
+}
+
 async function readVaults(reader: ChainReader, tokens: readonly TokenRef[]): Promise<VaultReading[]> {
   const rows = tokens.map((token) => ({
     token,
@@ -208,21 +241,11 @@ async function readVaults(reader: ChainReader, tokens: readonly TokenRef[]): Pro
   const currentCreators = rows.map((r) =>
     currentCreatorOf(r.token, accounts.get(r.bondingCurve), accounts.get(r.pool)),
   );
-  const moved = [...new Set(currentCreators.filter((c): c is string => c !== null))];
-  const second = moved.length
-    ? await reader.getAccounts(
-        [
-          ...new Set(
-            rows.flatMap((r, i) => (currentCreators[i] ? [pumpPdas.sharingConfig(pk(r.token.mint)).toBase58()] : [])),
-          ),
-        ].concat(
-          moved.flatMap((c) => [
-            pumpPdas.creatorVault(pk(c)).toBase58(),
-            pumpPdas.ammCreatorVaultWsolAta(pk(c)).toBase58(),
-          ]),
-        ),
-      )
-    : new Map<string, AccountSnapshot | null>();
+  const second = await readSharingAccounts(
+    reader,
+    rows.map((r) => r.token.mint),
+    currentCreators,
+  );
   const readings = rows.map((r, i): VaultReading => {
     const curveVault = accounts.get(r.curveVault);
     const poolVault = accounts.get(r.poolVault);
@@ -247,14 +270,7 @@ async function readVaults(reader: ChainReader, tokens: readonly TokenRef[]): Pro
     // The WSOL token amount, not lamports: the lamports include the ATA's rent.
     const poolLamports =
       poolVault && poolVault.owner === TOKEN_PROGRAM_ID.toBase58() ? tokenAccountAmount(poolVault.data) : 0n;
-    let complete = false;
-    if (curve && curve.owner === PUMP_PROGRAM_ID.toBase58()) {
-      try {
-        complete = decodeBondingCurve(curve.data).complete;
-      } catch {
-        complete = false;
-      }
-    }
+    const complete = curveComplete(curve);
     return {
       mint: r.token.mint,
       curveLamports,

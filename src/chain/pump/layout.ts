@@ -4,6 +4,7 @@
  * built byte for byte, and decoders for create arguments, Anchor CPI events and BondingCurve.
  * Pure functions, no I/O; the golden tests pin every byte against the IDLs and the SDK builders.
  */
+import { AppError } from "../../lib/errors";
 import {
   ASSOCIATED_TOKEN_PROGRAM_ID,
   NATIVE_MINT,
@@ -430,8 +431,10 @@ export const BONDING_CURVE_MIN_BYTES = 49;
 const BONDING_CURVE_FULL_BYTES = 125;
 
 export function decodeBondingCurve(data: Uint8Array): BondingCurveState {
-  if (!startsWith(data, DISC.bondingCurveAccount)) throw new Error("not a BondingCurve account");
-  if (data.length < BONDING_CURVE_MIN_BYTES) throw new Error(`BondingCurve too short: ${data.length} bytes`);
+  if (!startsWith(data, DISC.bondingCurveAccount))
+    throw new AppError("CHAIN_ACCOUNT_MALFORMED", "not a BondingCurve account");
+  if (data.length < BONDING_CURVE_MIN_BYTES)
+    throw new AppError("CHAIN_ACCOUNT_MALFORMED", `BondingCurve too short: ${data.length} bytes`);
   const padded = new Uint8Array(Math.max(BONDING_CURVE_FULL_BYTES, data.length));
   padded.set(data);
   const c = new Cursor(padded.subarray(8));
@@ -462,7 +465,7 @@ export function decodeBondingCurve(data: Uint8Array): BondingCurveState {
 
 /** SPL token account `amount` (offset 64), for accounts owned by either token program. */
 export function tokenAccountAmount(data: Uint8Array): bigint {
-  if (data.length < 72) throw new Error("not a token account");
+  if (data.length < 72) throw new AppError("CHAIN_ACCOUNT_MALFORMED", "not a token account");
   return new DataView(data.buffer, data.byteOffset + 64, 8).getBigUint64(0, true);
 }
 
@@ -475,7 +478,8 @@ export interface SharingConfigState {
 
 /** Pump Fees `SharingConfig`: bump u8, version u8, status enum u8 (0 Paused, 1 Active), mint, admin, admin_revoked bool, Vec<{address, share_bps u16}>. */
 export function decodeSharingConfig(data: Uint8Array): SharingConfigState {
-  if (!startsWith(data, DISC.sharingConfigAccount)) throw new Error("not a SharingConfig account");
+  if (!startsWith(data, DISC.sharingConfigAccount))
+    throw new AppError("CHAIN_ACCOUNT_MALFORMED", "not a SharingConfig account");
   const c = new Cursor(data.subarray(8));
   c.u8(); // bump
   c.u8(); // version
