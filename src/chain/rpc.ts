@@ -877,6 +877,50 @@ function writableAccountsOf(tx: ReturnType<typeof compileTransaction>): string[]
   return out;
 }
 
+interface StatusRead {
+  statuses: { context: { slot: number }; value: unknown[] };
+  epoch: { absoluteSlot: number; blockHeight: number };
+  /** `minimumLedgerSlot` and `getFirstAvailableBlock` of the same node, when asked */
+  floorAnswers: [() => unknown, () => unknown] | null;
+}
+
+/**
+ * The signature's status and the finalized epoch (and, `withFloor`, the history floor) from one
+ * node in one batch; retried while that node's status search is behind its own finalized slot.
+ * Null when every attempt was.
+ */
+async function readStatusAndEpoch(rpc: RpcContext, signature: string, withFloor: boolean): Promise<StatusRead | null> {
+  const { call, slots, settings } = rpc;
+  const { retries, backoffBaseMs, backoffMaxMs, random, sleep } = settings;
+  for (let attempt = 0; attempt <= retries; attempt++) {
+    const answers = await call("getSignatureStatuses", async () => {
+      // The search first: a pool's rules (and the local chain's fault rules) see a status read.
+      const got = await rpc.batch([
+        { method: "getSignatureStatuses", params: [[signature], { searchTransactionHistory: true }] },
+        { method: "getEpochInfo", params: [{ commitment: "finalized", ...slots.minSlot("finalized") }] },
+        ...(withFloor
+          ? [
+              { method: "minimumLedgerSlot", params: [] },
+              { method: "getFirstAvailableBlock", params: [] },
+            ]
+          : []),
+      ]);
+      // The epoch and the status decide; an error in either is the node's, retried as one.
+      got[0]!();
+      got[1]!();
+      return got;
+    });
+    const statuses = statusesOf(answers[0]!());
+    const epoch = epochOf(answers[1]!());
+    slots.observe("finalized", epoch.absoluteSlot);
+    // The status search must come from at least the finalized slot of the same answer.
+    if (statuses.context.slot >= epoch.absoluteSlot)
+      return { statuses, epoch, floorAnswers: withFloor ? [answers[2]!, answers[3]!] : null };
+    if (attempt < retries) await sleep(Math.floor(Math.min(backoffMaxMs, backoffBaseMs * 2 ** attempt) * random()));
+  }
+  return null;
+}
+
 /**
  * The finalized slot and block height, the signature's status and the node's history floor, all
  * from ONE node: a JSON-RPC batch is one HTTP request, answered by one node of a provider's pool.
@@ -895,42 +939,21 @@ async function decideOutcome(
   lastValidBlockHeight: bigint,
   sentFromSlot: bigint,
 ): Promise<TransactionOutcome> {
-  const { connection, call, slots, settings } = rpc;
-  const { retries, backoffBaseMs, backoffMaxMs, random, sleep } = settings;
-  let answers: (() => unknown)[] | null = null;
-  let epoch: { absoluteSlot: number; blockHeight: number } | null = null;
-  let statuses: { context: { slot: number }; value: unknown[] } | null = null;
-  for (let attempt = 0; attempt <= retries; attempt++) {
-    answers = await call("getSignatureStatuses", async () => {
-      // The search first: a pool's rules (and the local chain's fault rules) see a status read.
-      const got = await rpc.batch([
-        { method: "getSignatureStatuses", params: [[signature], { searchTransactionHistory: true }] },
-        { method: "getEpochInfo", params: [{ commitment: "finalized", ...slots.minSlot("finalized") }] },
-        { method: "minimumLedgerSlot", params: [] },
-        { method: "getFirstAvailableBlock", params: [] },
-      ]);
-      // The epoch and the status decide; an error in either is the node's, retried as one.
-      got[0]!();
-      got[1]!();
-      return got;
-    });
-    statuses = statusesOf(answers[0]!());
-    epoch = epochOf(answers[1]!());
-    slots.observe("finalized", epoch.absoluteSlot);
-    // The status search must come from at least the finalized slot of the same answer.
-    if (statuses.context.slot >= epoch.absoluteSlot) break;
-    statuses = null;
-    if (attempt < retries) await sleep(Math.floor(Math.min(backoffMaxMs, backoffBaseMs * 2 ** attempt) * random()));
+  const { connection, call, slots } = rpc;
+  let read = await readStatusAndEpoch(rpc, signature, false);
+  if (read && !read.statuses.value[0] && BigInt(read.epoch.blockHeight) > lastValidBlockHeight) {
+    // An absence past expiry proves expiry only with the same node's history floor: asked again,
+    // all four in one batch, and decided on that answer alone. The floor is billed only then.
+    read = await readStatusAndEpoch(rpc, signature, true);
   }
-  if (!answers || !epoch || !statuses) {
-    return { kind: "unknown", reason: "status answered by a node behind the finalized slot" };
-  }
+  if (!read) return { kind: "unknown", reason: "status answered by a node behind the finalized slot" };
+  const { statuses, epoch, floorAnswers } = read;
   slots.observe("processed", statuses.context.slot);
   const finalizedHeight = BigInt(epoch.blockHeight);
   const s = statuses.value[0] as SignatureStatus | null | undefined;
   if (!s) {
     if (finalizedHeight <= lastValidBlockHeight) return { kind: "pending" };
-    const floor = historyFloor(answers[2]!, answers[3]!);
+    const floor = floorAnswers ? historyFloor(floorAnswers[0], floorAnswers[1]) : null;
     if (floor === null) return { kind: "unknown", reason: "the node's history floor could not be read" };
     if (floor > sentFromSlot) {
       return {

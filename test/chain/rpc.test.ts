@@ -403,20 +403,28 @@ describe("sender", () => {
     finalizedHeight = 150; // equal is still valid: the transaction may land in block 150
     expect(await sender.outcome("s", 150n)).toEqual({ kind: "pending" });
     finalizedHeight = 151;
+    const beforeExpiry = fake.requests.length;
     expect(await sender.outcome("s", 150n)).toEqual({ kind: "expired" });
-    // a late-found status wins over the height
-    status = { slot: 8, confirmations: null, err: null, confirmationStatus: "finalized", status: { Ok: null } };
-    expect((await sender.outcome("s", 150n)).kind).toBe("confirmed");
-
-    // the history search, the finalized slot and height and the node's history floor: one batch,
-    // so one node of a pool answers them all
-    const order = fake.requests.filter((r) => r.method !== "getBlockTime").slice(-4);
-    expect(order.map((r) => r.method)).toEqual([
+    // An absence past expiry is decided on one batch that also holds the node's history floor,
+    // so one node of a pool answers all four; the first, cheaper batch only found the absence.
+    const expiryCalls = fake.requests.slice(beforeExpiry).map((r) => r.method);
+    expect(expiryCalls).toEqual([
+      "getSignatureStatuses",
+      "getEpochInfo",
       "getSignatureStatuses",
       "getEpochInfo",
       "minimumLedgerSlot",
       "getFirstAvailableBlock",
     ]);
+    // a late-found status wins over the height
+    status = { slot: 8, confirmations: null, err: null, confirmationStatus: "finalized", status: { Ok: null } };
+    const beforeFound = fake.requests.length;
+    expect((await sender.outcome("s", 150n)).kind).toBe("confirmed");
+
+    // A status found needs no floor: the history search and the finalized slot and height, one
+    // batch, are all that is asked (two billed calls, not four).
+    const order = fake.requests.slice(beforeFound).filter((r) => r.method !== "getBlockTime");
+    expect(order.map((r) => r.method)).toEqual(["getSignatureStatuses", "getEpochInfo"]);
     expect(order[0]!.params[1]).toEqual({ searchTransactionHistory: true });
     expect((order[1]!.params[0] as { commitment: string }).commitment).toBe("finalized");
   });

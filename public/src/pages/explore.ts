@@ -40,6 +40,9 @@ export async function explorePage(
   let cursor: string | null = null;
   let busy = false;
   let done = false;
+  // After a failed load only "Try again" loads: the observer's first callback can arrive after the
+  // failure and would replace the error with a silent retry.
+  let failed = false;
   const sentinel = h("div", { className: "sentinel", "aria-hidden": "true" });
   /** The observer only fires on a change, so a page that leaves the sentinel in view asks again. */
   const sentinelNearView = () => sentinel.getBoundingClientRect().top < window.innerHeight + 600;
@@ -77,7 +80,13 @@ export async function explorePage(
       }
     } catch (error) {
       if (signal.aborted) return;
-      status.replaceChildren(errorBox(error, () => void loadPage()));
+      failed = true;
+      status.replaceChildren(
+        errorBox(error, () => {
+          failed = false;
+          void loadPage();
+        }),
+      );
     } finally {
       busy = false;
     }
@@ -88,7 +97,7 @@ export async function explorePage(
   root.append(sentinel);
   const observer = new IntersectionObserver(
     (entries) => {
-      if (entries.some((e) => e.isIntersecting)) void loadPage();
+      if (!failed && entries.some((e) => e.isIntersecting)) void loadPage();
     },
     { rootMargin: "600px" },
   );
