@@ -350,6 +350,7 @@ export async function resolveSentSweeps(deps: SweepJobDeps, ctx: JobContext, rep
   const buyback = { platformBuybackBps: deps.platformBuybackBps, platformTokenMint: getPlatformTokenMint(deps.db) };
   // Keyset pages over every sent sweep: a run that sent more than one page resolves them all
   // (a single page used to leave everything past RESOLVE_BATCH for the next run).
+  const resolved = new Set<string>();
   for (let page = 0; page < 100_000 && !ctx.signal.aborted; page++) {
     const rows = deps.db.$client
       .query<SentSweepRow, [afterId: number, limit: number]>(
@@ -360,10 +361,26 @@ export async function resolveSentSweeps(deps: SweepJobDeps, ctx: JobContext, rep
       .all(afterId, deps.resolveBatchSize ?? RESOLVE_BATCH);
     if (rows.length === 0) break;
     afterId = Number(rows[rows.length - 1]!.id);
-    pending += await resolvePage(deps, ctx, rows, buyback, report);
+    // A transaction's sweeps are resolved together, never split by a page's edge: its credit's
+    // cross-check adds up the whole transaction, and a part of it would not add up (the part's
+    // tokens were stopped as mismatched, their fees left uncredited until an operator looked).
+    const signatures = [...new Set(rows.map((r) => r.signature))].filter((sig) => !resolved.has(sig));
+    if (signatures.length === 0) continue;
+    for (const sig of signatures) resolved.add(sig);
+    pending += await resolvePage(deps, ctx, sentSweepsOf(deps.db, signatures), buyback, report);
   }
   if (report) report.pending = pending;
   return pending;
+}
+
+/** Every `sent` sweep of these transactions, in id order. */
+function sentSweepsOf(db: SweepJobDeps["db"], signatures: readonly string[]): SentSweepRow[] {
+  const query = db.$client.query<SentSweepRow, [signature: string]>(
+    `SELECT s.id, s.signature, s.last_valid_block_height AS lvbh, t.creator, t.mint
+       FROM sweeps s JOIN tokens t ON t.id = s.token_id
+      WHERE s.status = 'sent' AND s.signature = ? ORDER BY s.id`,
+  );
+  return signatures.flatMap((signature) => query.all(signature));
 }
 
 /**
@@ -371,13 +388,7 @@ export async function resolveSentSweeps(deps: SweepJobDeps, ctx: JobContext, rep
  * the stream shows that signature. Returns how many stay pending (0 when none is sent any more).
  */
 export async function resolveSweepSignature(deps: SweepJobDeps, ctx: JobContext, signature: string): Promise<number> {
-  const rows = deps.db.$client
-    .query<SentSweepRow, [signature: string]>(
-      `SELECT s.id, s.signature, s.last_valid_block_height AS lvbh, t.creator, t.mint
-         FROM sweeps s JOIN tokens t ON t.id = s.token_id
-        WHERE s.status = 'sent' AND s.signature = ? ORDER BY s.id`,
-    )
-    .all(signature);
+  const rows = sentSweepsOf(deps.db, [signature]);
   if (rows.length === 0) return 0;
   const buyback = { platformBuybackBps: deps.platformBuybackBps, platformTokenMint: getPlatformTokenMint(deps.db) };
   return resolvePage(deps, ctx, rows, buyback);

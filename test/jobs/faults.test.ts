@@ -60,6 +60,20 @@ describe("sweep under faults", () => {
     await checkSweptExactlyOnce(w, setup);
   }, 30_000);
 
+  test("a page edge never splits a transaction's sweeps: each is credited whole, none stopped", async () => {
+    w = await moneyWorld();
+    const setup = await setupSweep(w, 5);
+    // One sent sweep a page: every transaction packing two tokens or more is cut by a page's edge.
+    expect(await w.run("sweep", {}, { resolveBatchSize: 1 })).toMatchObject(ok);
+    const perTransaction = w.db.$client
+      .query<{ n: bigint }, []>("SELECT COUNT(*) AS n FROM sweeps GROUP BY signature")
+      .all()
+      .map((r) => Number(r.n));
+    expect(Math.max(...perTransaction)).toBeGreaterThan(1);
+    expect(count(w, "SELECT COUNT(*) AS n FROM set_aside WHERE job = 'sweep'")).toBe(0);
+    await checkSweptExactlyOnce(w, setup);
+  }, 30_000);
+
   test("a run over more tokens than one chunk sends each chunk as it is read and sweeps every token once", async () => {
     w = await moneyWorld();
     const setup = await setupSweep(w, 10);
