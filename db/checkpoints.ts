@@ -21,6 +21,7 @@ import { open } from "node:fs/promises";
 import { log } from "../src/lib/log";
 import { withBusyTimeout } from "./busy-timeout";
 import type { Db } from "./client";
+import { query } from "./statement";
 
 export const CHECKPOINT_EVERY_MS = 1_000;
 /** 16 MiB of 4 KiB pages. A WAL this long was not started over by a passive checkpoint. */
@@ -75,8 +76,8 @@ export function startCheckpoints(db: Db, options: CheckpointOptions = {}): () =>
   const restartFrames = options.restartFrames ?? WAL_RESTART_FRAMES;
   const client = db.$client;
   const path = client.filename;
-  const passive = client.prepare<CheckpointResult, []>("PRAGMA wal_checkpoint(PASSIVE)");
-  const restart = client.prepare<CheckpointResult, []>("PRAGMA wal_checkpoint(RESTART)");
+  const passive = query<CheckpointResult, []>(client, "PRAGMA wal_checkpoint(PASSIVE)");
+  const restart = query<CheckpointResult, []>(client, "PRAGMA wal_checkpoint(RESTART)");
   let stopped = false;
   let running = false;
   let backoffMs = everyMs;

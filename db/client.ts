@@ -11,9 +11,12 @@ export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 // Found in the checkout, or in the single executable's embedded files (scripts/build.ts).
 const migrationsFolder = appFile("db", "migrations");
 
-// Features run their SQL through `db.$client.query(sql)`, whose compiled statements bun keeps in a
-// per-connection LRU of 20 by default. The service runs a few hundred distinct statements, so at 20
-// every busy route would compile its SQL again on most calls; 1,024 holds them all (each a few KB).
+// The folders not yet on db/statement.ts's `query()` (test/db/one-query-path.test.ts lists those that
+// are) still call `db.$client.query(sql)`, whose statements bun keeps in a per-connection LRU of 20
+// by default; the service runs a few hundred distinct texts, so at 20 a busy route would compile its
+// SQL again on most calls. 1,024 holds them all. Once every folder is converted this goes to 0: bun's
+// LRU moves each hit to the back of its Map, ~2 µs a lookup with 300 statements cached against
+// ~20 ns for `query()`'s own cache (bench:queries, docs/queries.md).
 Database.MAX_QUERY_CACHE_SIZE = 1024;
 
 /**

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { customType } from "drizzle-orm/sqlite-core";
+import { AppError } from "../src/lib/errors";
 
 /**
  * The database is opened with `safeIntegers`, so every INTEGER arrives as a bigint. Money keeps it;
@@ -9,7 +10,7 @@ import { customType } from "drizzle-orm/sqlite-core";
 export const lamports = customType<{ data: bigint; driverData: bigint | number }>({
   dataType: () => "integer",
   toDriver: (value) => {
-    if (typeof value !== "bigint") throw new TypeError("lamport column needs a bigint");
+    if (typeof value !== "bigint") throw new AppError("DB_LAMPORTS_NOT_BIGINT");
     return value;
   },
   fromDriver: (value) => BigInt(value),
@@ -18,7 +19,7 @@ export const lamports = customType<{ data: bigint; driverData: bigint | number }
 export function toSafeNumber(value: bigint | number): number {
   if (typeof value === "number") return value;
   if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER)) {
-    throw new RangeError("integer outside the exact number range");
+    throw new AppError("DB_INTEGER_INEXACT");
   }
   return Number(value);
 }
@@ -26,7 +27,7 @@ export function toSafeNumber(value: bigint | number): number {
 export const int = customType<{ data: number; driverData: bigint | number }>({
   dataType: () => "integer",
   toDriver: (value) => {
-    if (!Number.isSafeInteger(value)) throw new RangeError("integer column needs a safe integer");
+    if (!Number.isSafeInteger(value)) throw new AppError("DB_INTEGER_UNSAFE");
     return value;
   },
   fromDriver: toSafeNumber,

@@ -60,6 +60,9 @@ export const tokens = sqliteTable(
     index("tokens_new").on(t.hidden, t.launchedAtMs, t.mint),
     index("tokens_fees").on(t.hidden, t.feesLamports, t.mint),
     index("tokens_mcap").on(t.hidden, t.marketCapUsd, t.mint),
+    // The ids alone, in order: the sweep's scheduled read pass walks every id to find the due ones
+    // (src/tokens/reading-schedule.ts), and through the table that read every row (~620 bytes each).
+    index("tokens_ids").on(t.id),
   ],
 );
 
@@ -132,7 +135,9 @@ export const handles = sqliteTable(
     pinnedAtMs: int("pinned_at_ms"),
   },
   (t) => [
-    index("handles_idp_user").on(t.idpUserId),
+    // With the handle: the stats' claimed-accounts count walks every pinned handle from this index
+    // alone (without it, a table read per handle: 3.6 s at 1M tokens, 1.5 s with it).
+    index("handles_idp_user").on(t.idpUserId, t.handle),
     /**
      * Covering: a token's recipients read their profile from this index alone. Through the primary
      * key each lookup was two random pages (the key's index, then the row), and a random token

@@ -9,6 +9,7 @@
 import { SQLiteError } from "bun:sqlite";
 import { withBusyTimeout } from "./busy-timeout";
 import type { Db } from "./client";
+import { query } from "./statement";
 
 function isBusy(error: unknown): boolean {
   return error instanceof SQLiteError && (error.code === "SQLITE_BUSY" || error.code === "SQLITE_LOCKED");
@@ -19,15 +20,15 @@ export function writeWithoutWaiting<T>(db: Db, write: () => T): T | null {
   const client = db.$client;
   return withBusyTimeout(client, 0, () => {
     const synchronous =
-      client.query<{ synchronous: number | bigint }, []>("PRAGMA synchronous").get()?.synchronous ?? 2;
-    client.query("PRAGMA synchronous = NORMAL").run();
+      query<{ synchronous: number | bigint }, []>(client, "PRAGMA synchronous").get()?.synchronous ?? 2;
+    query(client, "PRAGMA synchronous = NORMAL").run();
     try {
       return write();
     } catch (error) {
       if (isBusy(error)) return null;
       throw error;
     } finally {
-      client.query(`PRAGMA synchronous = ${Number(synchronous)}`).run();
+      query(client, `PRAGMA synchronous = ${Number(synchronous)}`).run();
     }
   });
 }

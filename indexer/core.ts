@@ -51,6 +51,8 @@ export interface CoreOptions {
 const RPC_FILL_CHUNK = 1_000;
 // Money moves only at finalized (~13 s after landing on mainnet): the later retries cover that.
 const RESOLVE_RETRY_DELAYS_MS = [100, 250, 500, 1_000, 2_000, 4_000, 8_000, 8_000];
+/** Bound on transactions waiting for their slot to be finalized; beyond it they are asked at once. */
+const AWAITING_FINAL_MAX = 10_000;
 
 export class IndexerCore {
   readonly cache: AccountCache;
@@ -68,7 +70,15 @@ export class IndexerCore {
   private flushing: Promise<void> | null = null;
   private flushQueued = false;
   /** signature -> retry attempt and the transaction's accounts */
-  private readonly resolveQueue = new Map<string, { attempt: number; keys: readonly string[] }>();
+  private readonly resolveQueue = new Map<string, { attempt: number; keys: readonly string[]; final: boolean }>();
+  /**
+   * Sent sweeps, payouts and burns the stream showed at confirmed, by signature: the slot they
+   * landed in and their accounts. Money moves only at finalized, so they wait here for the stream
+   * to show that slot finalized (free) instead of the node being asked until then (billed).
+   */
+  private readonly awaitingFinal = new Map<string, { slot: bigint; keys: readonly string[] }>();
+  /** the newest slot the stream showed finalized; null until it shows one (then nothing waits) */
+  finalizedSlot: bigint | null = null;
   private resolving: Promise<void> | null = null;
   private readonly retryTimers = new Set<ReturnType<typeof setTimeout>>();
   private stopped = false;
@@ -328,7 +338,28 @@ export class IndexerCore {
   onTransaction(signature: string, slot: bigint, accountKeys: readonly string[]): void {
     this.noteSlot(slot);
     if (!this.isPending(signature, accountKeys)) return;
+    // A launch settles at confirmed; the rest wait for their slot to be finalized, when the stream
+    // shows finalized slots at all (an endpoint that does not is asked at once, as before).
+    const launch = accountKeys.some((k) => this.intentMints.has(k));
+    if (!launch && this.finalizedSlot !== null && slot > this.finalizedSlot) {
+      if (this.awaitingFinal.size < AWAITING_FINAL_MAX) {
+        this.awaitingFinal.set(signature, { slot, keys: accountKeys });
+        return;
+      }
+    }
     this.enqueueResolve(signature, 0, accountKeys);
+  }
+
+  /** A slot the stream showed finalized: what landed at or before it may now be decided. */
+  noteFinalized(slot: bigint): void {
+    if (this.finalizedSlot !== null && slot <= this.finalizedSlot) return;
+    this.finalizedSlot = slot;
+    for (const [signature, held] of this.awaitingFinal) {
+      if (held.slot > slot) continue;
+      this.awaitingFinal.delete(signature);
+      // Settled meanwhile (the job's own settle loop, a catch-up): nothing to ask.
+      if (this.isPending(signature, held.keys)) this.enqueueResolve(signature, 0, held.keys, true);
+    }
   }
 
   private isPending(signature: string, accountKeys: readonly string[]): boolean {
@@ -336,23 +367,27 @@ export class IndexerCore {
     return accountKeys.some((k) => this.intentMints.has(k));
   }
 
-  private enqueueResolve(signature: string, attempt: number, keys: readonly string[]): void {
+  private enqueueResolve(signature: string, attempt: number, keys: readonly string[], final = false): void {
     if (this.stopped) return;
     const queued = this.resolveQueue.get(signature);
-    this.resolveQueue.set(signature, { attempt: Math.max(attempt, queued?.attempt ?? 0), keys });
+    this.resolveQueue.set(signature, {
+      attempt: Math.max(attempt, queued?.attempt ?? 0),
+      keys,
+      final: final || (queued?.final ?? false),
+    });
     if (!this.resolving) this.resolving = this.drainResolves().finally(() => (this.resolving = null));
   }
 
   private async drainResolves(): Promise<void> {
     while (this.resolveQueue.size > 0 && !this.stopped) {
-      const [signature, { attempt, keys }] = this.resolveQueue.entries().next().value as [
+      const [signature, { attempt, keys, final }] = this.resolveQueue.entries().next().value as [
         string,
-        { attempt: number; keys: readonly string[] },
+        { attempt: number; keys: readonly string[]; final: boolean },
       ];
       this.resolveQueue.delete(signature);
       let pending = 0;
       try {
-        pending = await this.resolveSignature(signature, keys);
+        pending = await this.resolveSignature(signature, keys, final);
       } catch (error) {
         this.fail("resolving a transaction failed", error, { signature });
         pending = 1;
@@ -369,17 +404,19 @@ export class IndexerCore {
   }
 
   /** Every kind of pending thing with this signature, through the jobs' own resolvers. */
-  private async resolveSignature(signature: string, keys: readonly string[]): Promise<number> {
+  private async resolveSignature(signature: string, keys: readonly string[], final: boolean): Promise<number> {
     const { ctx, chain, job } = this.o;
     const db = this.db;
     let pending = 0;
     const sweptTokens = sweptTokenIds(db, signature);
     if (sweptTokens.length > 0) {
-      // Seen on the stream at confirmed: money moves only at finalized. One status request says
-      // whether it is still landing; the outcome (four requests) is asked once it may be decided.
-      pending += (await this.stillLanding(signature))
-        ? 1
-        : await resolveSweepSignature(this.sweepDeps(), job, signature);
+      // Seen on the stream at confirmed: money moves only at finalized. Unless the stream showed
+      // its slot finalized, one status request says whether it is still landing; the outcome
+      // (more requests) is asked once it may be decided.
+      pending +=
+        !final && (await this.stillLanding(signature))
+          ? 1
+          : await resolveSweepSignature(this.sweepDeps(), job, signature);
       // A confirmation subtracts what it credited from the stored reading; if the reading was
       // already taken after the sweep landed, that would count the sweep twice: read again.
       for (const id of sweptTokens) this.markDirty(id, Date.now());
@@ -475,6 +512,7 @@ export class IndexerCore {
     this.stopped = true;
     for (const t of this.retryTimers) clearTimeout(t);
     this.retryTimers.clear();
+    this.awaitingFinal.clear();
     this.resolveQueue.clear();
   }
 }

@@ -357,6 +357,7 @@ export class GrpcSubscriber {
       const slot = BigInt(u.slot.slot);
       this.core.noteHead(slot);
       if (u.slot.status === SlotStatus.SLOT_CONFIRMED) this.core.noteSlot(slot);
+      else if (u.slot.status === SlotStatus.SLOT_FINALIZED) this.core.noteFinalized(slot);
     }
   }
 

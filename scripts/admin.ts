@@ -64,7 +64,8 @@ export function adminCommand(args: readonly string[], invokedAs = "bun run admin
     performAdminAction(db, { actor: `cli:${process.env.USER ?? "operator"}`, reason, nowMs: Date.now() }, action);
     process.stdout.write(`${action.action}: done\n`);
   } catch (error) {
-    if (isAppError(error, "ADMIN_INPUT", "ADMIN_NOT_FOUND")) {
+    // The operator's own mistakes (input, or a mint never launched) are printed; anything else is a fault.
+    if (isAppError(error) && (error.kind === "input" || error.kind === "missing")) {
       process.stderr.write(`admin: ${error.message}\n`);
       process.exit(1);
     }

@@ -8,6 +8,9 @@
  *
  *   bun run bench:api [-- --tokens 100000 --seconds 5 --connections 8 --dir data/bench --churn-ms 0 --jobs]
  *
+ * `--tokens 1000000` runs the same reads at a million tokens; its seed keeps ~1M sweeps (the 100k
+ * history; see `defaultSweepsPerToken` in scripts/seed.ts) and takes its own directory.
+ *
  * Both phases run the server as deployed with a cron secret, so its jobs' thread is up (and takes
  * the WAL checkpoints); with the jobs off no run is started.
  *

@@ -221,6 +221,7 @@ async function runWorld(mode: "baseline" | "scheduled", plan: Plan, startMs: num
     if ((result as { err: unknown }).err) throw new Error(`trade of ${ordinal} failed`);
     return vaultsOf(ordinal) - before;
   };
+  let indexer: ReturnType<typeof startIndexer> | null = null;
   const sweep = async (everyToken = false) => {
     const lease = acquireLease(db, "sweep", "bench-cost", 10 * 60_000, clock.nowMs);
     if (!lease) throw new Error("sweep lease busy");
@@ -233,6 +234,8 @@ async function runWorld(mode: "baseline" | "scheduled", plan: Plan, startMs: num
           platformBuybackBps: 0,
           now: () => clock.nowMs,
           quietMaxIntervalMs: mode === "scheduled" && !everyToken ? MAX_INTERVAL_MS : undefined,
+          // As the jobs' thread wires it: the indexer's stream decides the run's sweeps.
+          streamResolves: () => indexer?.state().mode === "grpc" && indexer.state().connected,
           settleTimeoutMs: 60_000,
           settlePollMs: 25,
         },
@@ -265,7 +268,7 @@ async function runWorld(mode: "baseline" | "scheduled", plan: Plan, startMs: num
 
   // ------------------------------------------------------------ the window
   clock.nowMs = startMs;
-  const indexer = startIndexer(
+  indexer = startIndexer(
     service.ctx,
     { services, local },
     { leaseMs: 30 * 24 * HOUR_MS, stateLogMs: 0, watchMax: WATCH },

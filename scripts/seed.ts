@@ -9,12 +9,12 @@
  * real ones. Market figures and vault readings are plain readings of outside sources (the market
  * job and the chain), written directly as those jobs would.
  *
- *   bun run seed -- --tokens 1000 [--seed 7] [--days 365]
+ *   bun run seed -- --tokens 1000 [--seed 7] [--days 365] [--sweeps-per-token 10]
  *
  * writes into DATA_DIR (default ./data) and refuses a database that already has tokens.
  */
 import { seededRandom } from "@fee-ledger/localnet";
-import bs58 from "bs58";
+import { encodeBase58 } from "../src/chain/address";
 import { closeDatabase, openDatabase, type Db } from "../db/client";
 import { recordSignIn, setRouting, type Routing } from "../src/identity";
 import { completeBurnBuy, failBurnBuy, pendingBurnGroups, startBurnBuy } from "../src/burns";
@@ -33,7 +33,7 @@ export interface SeedOptions {
   nowMs?: number;
   /** and starts this many days earlier */
   days?: number;
-  /** mean sweeps per token (the bench uses 10: about 1M sweeps for 100k tokens) */
+  /** mean sweeps per token (default `defaultSweepsPerToken`: about 1M sweeps for 100k tokens) */
   sweepsPerToken?: number;
   /** progress lines on stderr */
   log?: (line: string) => void;
@@ -66,7 +66,9 @@ export function base58Of(random: () => number, bytes: number): string {
   for (let i = 0; i < bytes; i++) buf[i] = Math.floor(random() * 256);
   // A leading zero byte encodes as '1' and shortens nothing; avoid it so every address is 43-44 chars.
   if (buf[0] === 0) buf[0] = 1;
-  return bs58.encode(buf);
+  // bs58's string is a rope of one cell per character (~1.4 KB kept per address); at 1M tokens the
+  // seed keeps a mint per token and tens of thousands of deployers. The same text, built flat.
+  return encodeBase58(buf);
 }
 
 /**
@@ -76,7 +78,7 @@ export function base58Of(random: () => number, bytes: number): string {
 function addressFor(subject: string): string {
   const bytes = new Bun.CryptoHasher("sha256").update(subject).digest();
   if (bytes[0] === 0) bytes[0] = 1;
-  return bs58.encode(bytes);
+  return encodeBase58(bytes);
 }
 
 /**
@@ -146,6 +148,17 @@ const FAKE_WEBP = new Uint8Array([
   0x10, 0x07, 0x10, 0x11, 0x11, 0x88, 0x88, 0xfe, 0x07, 0,
 ]);
 
+/**
+ * Mean sweeps per token unless told: 10 up to 100,000 tokens (~1M sweeps and ~1M feed events, the
+ * history bench:api was tuned on), then fewer so the history stays ~1M sweeps. Each sweep goes
+ * through the ledger's services at ~0.6 ms: 10 per token at 1M tokens would be ~10M sweeps,
+ * hours of seeding and a ~18 GB file, and what a million tokens stress (the token table's sorts,
+ * search, the read loop) does not need it. `--sweeps-per-token` asks for more.
+ */
+export function defaultSweepsPerToken(tokens: number): number {
+  return tokens <= 100_000 ? 10 : (10 * 100_000) / tokens;
+}
+
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
@@ -166,7 +179,7 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
   const nowMs = options.nowMs ?? Date.now();
   const days = options.days ?? 365;
   const startMs = nowMs - days * DAY;
-  const meanSweeps = options.sweepsPerToken ?? 10;
+  const meanSweeps = options.sweepsPerToken ?? defaultSweepsPerToken(options.tokens);
   const t0 = performance.now();
   const say = (line: string) => options.log?.(`${line} (+${Math.round(performance.now() - t0)} ms)`);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
@@ -526,6 +539,12 @@ if (import.meta.main) {
   const tokens = Number(argValue(args, "--tokens") ?? "1000");
   const seed = Number(argValue(args, "--seed") ?? "7");
   const days = Number(argValue(args, "--days") ?? "365");
+  const perToken = argValue(args, "--sweeps-per-token");
+  const sweepsPerToken = perToken === undefined ? undefined : Number(perToken);
+  if (sweepsPerToken !== undefined && !(sweepsPerToken >= 0 && sweepsPerToken <= 100)) {
+    process.stderr.write("--sweeps-per-token must be a number from 0 to 100\n");
+    process.exit(1);
+  }
   if (!Number.isSafeInteger(tokens) || tokens < 1 || tokens > 10_000_000) {
     process.stderr.write("--tokens must be a whole number from 1 to 10000000\n");
     process.exit(1);
@@ -537,7 +556,13 @@ if (import.meta.main) {
   db.$client.exec("PRAGMA cache_size = -262144");
   const started = performance.now();
   try {
-    const summary = seedDatabase(db, { tokens, seed, days, log: (line) => process.stderr.write(`seed: ${line}\n`) });
+    const summary = seedDatabase(db, {
+      tokens,
+      seed,
+      days,
+      ...(sweepsPerToken === undefined ? {} : { sweepsPerToken }),
+      log: (line) => process.stderr.write(`seed: ${line}\n`),
+    });
     const { samples: _samples, ...counts } = summary;
     process.stdout.write(
       `${JSON.stringify({ database: config.databasePath, ...counts, seconds: Math.round((performance.now() - started) / 100) / 10 })}\n`,

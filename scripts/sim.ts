@@ -770,7 +770,8 @@ class World {
       this.count("withdrawal");
       return `queued ${w.lamports}`;
     } catch (error) {
-      if (isAppError(error, "INVALID_INPUT")) return `refused ${error.message}`;
+      // The custody's refusals (amount, rent, limit, reason) are each a code of kind input.
+      if (isAppError(error) && error.kind === "input") return `refused ${error.message}`;
       throw error;
     }
   }

@@ -7,6 +7,7 @@ import { registerLaunchJobs } from "./launches/jobs";
 import type { SchedulingContext } from "./jobs/setup";
 import { runPayoutsJob } from "./payouts/job";
 import { runSweepJob } from "./sweeps/job";
+import { indexerStateOf } from "./jobs";
 import { log } from "./lib/log";
 import { takeSolvencySnapshot } from "./history/snapshots";
 import { snapshotLiabilitiesAfterRun } from "./liabilities/hook";
@@ -39,6 +40,10 @@ export function registerJobs(ctx: SchedulingContext, options: RegisterJobsOption
     now: ctx.now,
     reserves: config.custody,
     quietMaxIntervalMs: config.sweepQuietMaxIntervalMs ?? undefined,
+    streamResolves: () => {
+      const indexer = indexerStateOf(ctx);
+      return indexer !== null && indexer.mode === "grpc" && indexer.connected;
+    },
   };
   const payouts = { db, chain, config, now: ctx.now };
   const burns = {

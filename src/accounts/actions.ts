@@ -3,7 +3,7 @@
  * the checks in the order the user's mistakes are reported, then the write. Every refusal is an
  * AppError whose message is the sentence the user reads.
  */
-import { claimsPausedReason } from "../custody";
+import { claimsPausedCode } from "../custody";
 import type { AppContext } from "../context";
 import { accounts, balanceOf } from "../ledger";
 import { AppError, isAppError } from "../lib/errors";
@@ -14,18 +14,15 @@ import { checkPayoutWallet, parseWalletAddress } from "./wallet";
 
 const I64_MAX = 9_223_372_036_854_775_807n;
 const ROUTINGS: readonly Routing[] = ["hold", "autopay", "burn"];
-const IN_FLIGHT = "A payout is already queued or in flight; wait until it is sent and confirmed.";
-
-const refuse = (message: string) => new AppError("INVALID_INPUT", message);
 
 function parseLamports(raw: unknown): bigint | null {
   if (raw === undefined || raw === null) return null;
   if (typeof raw !== "string" || !/^\d{1,19}$/.test(raw)) {
-    throw refuse("The amount must be a whole number of lamports written as a decimal string.");
+    throw new AppError("CLAIM_AMOUNT_NOT_DECIMAL");
   }
   const value = BigInt(raw);
-  if (value > I64_MAX) throw refuse("The amount is above the balance.");
-  if (value === 0n) throw refuse("The amount must be more than zero.");
+  if (value > I64_MAX) throw new AppError("CLAIM_ABOVE_BALANCE");
+  if (value === 0n) throw new AppError("CLAIM_AMOUNT_ZERO");
   return value;
 }
 
@@ -39,13 +36,19 @@ function hasLivePayout(ctx: AppContext, idpUserId: string): boolean {
   );
 }
 
-/** The same refusals queuePayout makes, as sentences for the user. */
-function amountRefusal(balance: bigint, lamports: bigint | null, min: bigint): string | null {
-  if (balance <= 0n) return "There is no balance to claim.";
+/** The same refusals queuePayout makes, in the user's words. */
+function amountRefusal(balance: bigint, lamports: bigint | null, min: bigint): AppError | null {
+  if (balance <= 0n) return new AppError("CLAIM_NO_BALANCE");
   const amount = lamports ?? balance;
-  if (amount > balance) return "The amount is above the balance.";
-  if (amount < min) return `The amount is below the minimum claim of ${min} lamports.`;
+  if (amount > balance) return new AppError("CLAIM_ABOVE_BALANCE");
+  if (amount < min) return new AppError("CLAIM_BELOW_MINIMUM", { minimumLamports: min });
   return null;
+}
+
+/** Claims are paused (by the operator, or by a halt of the service's own): the refusal that says why. */
+function pausedRefusal(ctx: AppContext): AppError | null {
+  const code = claimsPausedCode(ctx.db);
+  return code === null ? null : new AppError(code);
 }
 
 /**
@@ -67,18 +70,18 @@ export interface ClaimInput {
 
 /** `POST /api/claim`: queues a payout of `lamports` (or the whole balance) to a checked wallet. */
 export async function claim(ctx: AppContext, idpUserId: string, input: ClaimInput) {
-  if (input.wallet === undefined || input.wallet === null) throw refuse("Name the wallet to pay.");
+  if (input.wallet === undefined || input.wallet === null) throw new AppError("CLAIM_WALLET_REQUIRED");
   parseWalletAddress(input.wallet);
   const lamports = parseLamports(input.lamports);
-  const paused = claimsPausedReason(ctx.db);
-  if (paused) throw new AppError("CLAIMS_PAUSED", paused);
+  const paused = pausedRefusal(ctx);
+  if (paused) throw paused;
   const min = getMinClaimLamports(ctx.db, ctx.config);
   const refusalNow = () => amountRefusal(balanceOf(ctx.db, accounts.user(idpUserId)), lamports, min);
 
   // Cheap refusals before the chain is asked; queuePayout decides again atomically.
-  if (hasLivePayout(ctx, idpUserId)) throw new AppError("PAYOUT_IN_FLIGHT", IN_FLIGHT);
+  if (hasLivePayout(ctx, idpUserId)) throw new AppError("PAYOUT_IN_FLIGHT");
   const refusal = refusalNow();
-  if (refusal) throw refuse(refusal);
+  if (refusal) throw refusal;
 
   const wallet = await checkPayoutWallet(ctx, input.wallet);
   try {
@@ -95,8 +98,8 @@ export async function claim(ctx: AppContext, idpUserId: string, input: ClaimInpu
       },
       // A pause that lands while the wallet was being checked still stops this claim.
       () => {
-        const pausedNow = claimsPausedReason(ctx.db);
-        if (pausedNow) throw new AppError("CLAIMS_PAUSED", pausedNow);
+        const pausedNow = pausedRefusal(ctx);
+        if (pausedNow) throw pausedNow;
       },
     );
     return { payoutId: queued.payoutId, lamports: queued.lamports.toString(), status: queued.status };
@@ -104,14 +107,11 @@ export async function claim(ctx: AppContext, idpUserId: string, input: ClaimInpu
     // The service's own words are for the log; the user reads the sentence of the refusal.
     switch (payoutRefusal(error)) {
       case "PAYOUT_IN_FLIGHT":
-        throw new AppError("PAYOUT_IN_FLIGHT", IN_FLIGHT, {}, { cause: error });
-      case "INSUFFICIENT_BALANCE":
-        throw new AppError(
-          "INSUFFICIENT_BALANCE",
-          refusalNow() ?? "The amount is not available to claim.",
-          {},
-          { cause: error },
-        );
+        throw new AppError("PAYOUT_IN_FLIGHT", {}, { cause: error });
+      case "INSUFFICIENT_BALANCE": {
+        const refusal = refusalNow() ?? new AppError("CLAIM_NOT_AVAILABLE");
+        throw new AppError(refusal.code, refusal.message, refusal.context, { cause: error });
+      }
       default:
         throw error;
     }
@@ -127,21 +127,19 @@ export interface RoutingInput {
 /** `POST /api/routing`: where the account's money goes (hold, autopay to a wallet, burn). */
 export async function changeRouting(ctx: AppContext, idpUserId: string, input: RoutingInput) {
   const routing = ROUTINGS.find((r) => r === input.routing);
-  if (routing === undefined) throw refuse("The routing must be hold, autopay or burn.");
+  if (routing === undefined) throw new AppError("ROUTING_INVALID");
   if (input.declined !== undefined && typeof input.declined !== "boolean") {
-    throw refuse("declined must be true or false.");
+    throw new AppError("DECLINED_NOT_BOOLEAN");
   }
   const declined = input.declined === true;
-  if (declined && routing !== "burn") throw refuse("Declining publicly needs the burn routing.");
+  if (declined && routing !== "burn") throw new AppError("DECLINE_NEEDS_BURN");
   if (input.wallet !== undefined && input.wallet !== null) parseWalletAddress(input.wallet);
   // parseWalletAddress let only a string through.
   const given = input.wallet as string | null | undefined;
 
   const wallet = given === undefined ? payoutWalletOf(ctx.db, idpUserId) : given;
-  if (routing === "autopay" && wallet === null) throw refuse("Autopay needs a wallet to pay.");
-  if (getClaimsPaused(ctx.db)) {
-    throw new AppError("CLAIMS_PAUSED", "Payouts are paused for now; routing cannot change. Try again later.");
-  }
+  if (routing === "autopay" && wallet === null) throw new AppError("AUTOPAY_NEEDS_WALLET");
+  if (getClaimsPaused(ctx.db)) throw new AppError("ROUTING_PAUSED");
 
   const payoutWallet = typeof given === "string" ? await checkPayoutWallet(ctx, given) : wallet;
   setRouting(ctx.db, idpUserId, { routing, payoutWallet, declined });

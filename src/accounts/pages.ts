@@ -15,8 +15,7 @@ export interface TokenPosition {
   mint: string;
 }
 
-const refuse = (cause?: unknown) =>
-  new AppError("INVALID_INPUT", "The cursor is not one this service issued.", {}, { cause });
+const refuse = (cause?: unknown) => new AppError("ACCOUNT_CURSOR_INVALID", {}, { cause });
 
 export function payoutCursor(lastId: number): string {
   return Buffer.from(JSON.stringify(["p", lastId])).toString("base64url");

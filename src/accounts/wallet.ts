@@ -14,14 +14,10 @@ import { log } from "../lib/log";
 const SYSTEM_PROGRAM = "11111111111111111111111111111111";
 const CHAIN_TIMEOUT_MS = 8_000;
 
-export const NOT_AN_ADDRESS = "The wallet is not a valid address.";
-export const NOT_A_WALLET = "That address is not a wallet; use the address of a wallet you hold.";
-export const CHAIN_UNAVAILABLE = "The wallet could not be checked on chain just now; try again shortly.";
-
-const notAnAddress = (cause?: unknown) => new AppError("INVALID_INPUT", NOT_AN_ADDRESS, {}, { cause });
-const notAWallet = () => new AppError("INVALID_INPUT", NOT_A_WALLET);
+const notAnAddress = (cause?: unknown) => new AppError("WALLET_NOT_ADDRESS", {}, { cause });
+const notAWallet = () => new AppError("WALLET_NOT_WALLET");
 /** The chain could not be asked (503); the chain's own failure, for the log, is the cause. */
-const cannotCheck = (cause?: unknown) => new AppError("CHAIN_UNAVAILABLE", CHAIN_UNAVAILABLE, {}, { cause });
+const cannotCheck = (cause?: unknown) => new AppError("WALLET_UNCHECKABLE", {}, { cause });
 
 /** Shape checks that need no chain: base58, 32 bytes, canonical spelling, on the curve. */
 export function parseWalletAddress(raw: unknown): PublicKey {
@@ -57,11 +53,17 @@ async function readAccount(ctx: AppContext, address: string) {
     const accounts = await Promise.race([
       chain.reader.getAccounts([address]),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(chainUnavailable("CHAIN_TIMEOUT", "wallet check timed out")), CHAIN_TIMEOUT_MS);
+        timer = setTimeout(
+          () => reject(chainUnavailable("CHAIN_TIMEOUT", { method: "wallet check", timeoutMs: CHAIN_TIMEOUT_MS })),
+          CHAIN_TIMEOUT_MS,
+        );
       }),
     ]);
     if (!accounts.has(address))
-      throw chainUnavailable("CHAIN_UNAVAILABLE", "the node left the wallet out of its answer");
+      throw chainUnavailable("CHAIN_UNAVAILABLE", {
+        method: "wallet check",
+        detail: "the node left the wallet out of its answer",
+      });
     return accounts.get(address) ?? null;
   } catch (error) {
     if (isChainUnavailable(error)) {
@@ -74,7 +76,7 @@ async function readAccount(ctx: AppContext, address: string) {
   }
 }
 
-/** Full check of a payout wallet; returns its canonical base58 form. Refuses with INVALID_INPUT or CHAIN_UNAVAILABLE. */
+/** Full check of a payout wallet; returns its canonical base58 form. Refuses with WALLET_NOT_ADDRESS, WALLET_NOT_WALLET or WALLET_UNCHECKABLE. */
 export async function checkPayoutWallet(ctx: AppContext, raw: unknown): Promise<string> {
   const address = parseWalletAddress(raw).toBase58();
   if (!ctx.chain) throw cannotCheck();

@@ -27,11 +27,10 @@ import { adminGuard, adminOriginOf } from "./authorized";
 import { audit } from "./service";
 
 const MAX_REASON_CHARS = 500;
-const refuse = (message: string) => new AppError("INVALID_INPUT", message);
 
 function objectBody(body: unknown): Record<string, unknown> {
   if (body === undefined || body === null || body === "") return {};
-  if (typeof body !== "object" || Array.isArray(body)) throw refuse("The body must be a JSON object.");
+  if (typeof body !== "object" || Array.isArray(body)) throw new AppError("BODY_NOT_OBJECT");
   return body as Record<string, unknown>;
 }
 
@@ -48,7 +47,7 @@ function optionalReason(body: Record<string, unknown>): string | null {
 }
 
 function payoutIdOf(raw: string): number {
-  if (!/^[1-9]\d{0,15}$/.test(raw)) throw refuse("The payout id must be a positive whole number.");
+  if (!/^[1-9]\d{0,15}$/.test(raw)) throw new AppError("PAYOUT_ID_INVALID");
   return Number(raw);
 }
 
@@ -124,7 +123,7 @@ function decideHeldPayout(
       action === "approve_payout"
         ? approveHeldPayout(ctx.db, id)
         : refuseHeldPayout(ctx.db, id, reason as string, nowMs);
-    if (!decided) throw refuse("That payout is not waiting for approval.");
+    if (!decided) throw new AppError("PAYOUT_NOT_HELD");
     audit(ctx.db, { ...origin, reason, nowMs }, action, String(id));
   });
   return { ok: true, action, payoutId: id };
@@ -169,10 +168,9 @@ async function withdrawalsView(ctx: AppContext) {
 async function withdraw(ctx: AppContext, request: Request, body: unknown) {
   const input = objectBody(body);
   const wallet = ctx.config.custody.platformWallet;
-  if (wallet === null) throw refuse("Withdrawals are not configured on this deployment.");
+  if (wallet === null) throw new AppError("WITHDRAWALS_NOT_CONFIGURED");
   const raw = input.lamports;
-  if (typeof raw !== "string" || !/^[1-9]\d{0,18}$/.test(raw))
-    throw refuse("lamports must be a decimal string of whole lamports.");
+  if (typeof raw !== "string" || !/^[1-9]\d{0,18}$/.test(raw)) throw new AppError("LAMPORTS_NOT_DECIMAL");
   const reason = requiredReason(input);
   const origin = adminOriginOf(ctx, request);
   const treasury = await treasuryLamports(ctx);

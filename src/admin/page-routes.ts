@@ -26,7 +26,7 @@ import { ADMIN_PAGE_ACTOR, type AdminOrigin, adminGuard, adminOriginOf } from ".
 
 const notFound = () => new AppError("ROUTE_HIDDEN");
 /** Signing in or out from another site's page would plant or drop an operator session. */
-const crossSite = () => new AppError("FORBIDDEN", "Requests from another site are refused.");
+const crossSite = () => new AppError("CROSS_SITE_REFUSED");
 
 const MAX_REASON = 500;
 
@@ -38,13 +38,12 @@ async function optionalReason(request: Request): Promise<string | null> {
   try {
     body = JSON.parse(text);
   } catch (error) {
-    throw new AppError("INVALID_INPUT", "The body must be a JSON object.", {}, { cause: error });
+    throw new AppError("BODY_NOT_OBJECT", {}, { cause: error });
   }
-  if (typeof body !== "object" || body === null || Array.isArray(body))
-    throw new AppError("INVALID_INPUT", "The body must be a JSON object.");
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new AppError("BODY_NOT_OBJECT");
   const { reason } = body as Record<string, unknown>;
   if (reason === undefined || reason === null) return null;
-  if (typeof reason !== "string") throw new AppError("INVALID_INPUT", "The reason must be a string.");
+  if (typeof reason !== "string") throw new AppError("REASON_NOT_STRING");
   if (reason.length > MAX_REASON) throw new AppError("REASON_TOO_LONG", { maximum: MAX_REASON });
   return reason;
 }
@@ -59,7 +58,7 @@ function refuseAfterTooManyFailures(ctx: AppContext, origin: AdminOrigin): void 
   if (!ctx.config.rateLimit || origin.clientIp === null) return;
   const decision = ctx.limiter.hit(ADMIN_SIGN_IN_FAILURES, limitKeyOf(origin.clientIp));
   if (!decision.allowed)
-    throw new AppError("RATE_LIMITED", "Too many wrong keys; retry after the time in retry-after.", {
+    throw new AppError("ADMIN_KEY_GUESSES_LIMITED", {
       retryAfterSeconds: Number(decision.headers["retry-after"]),
     });
 }
@@ -70,12 +69,12 @@ function signIn(ctx: AppContext, request: Request, body: unknown, headers: Recor
   if (!sameOriginWrite(request, ctx.config)) throw crossSite();
   const input = jsonObject(request, body);
   if (typeof input.secret !== "string" || input.secret.length === 0 || input.secret.length > 1024) {
-    throw new AppError("INVALID_INPUT", "Enter the admin key.");
+    throw new AppError("ADMIN_KEY_REQUIRED");
   }
   const origin = pageOrigin(ctx, request);
   if (!secretMatches(input.secret, ctx.config.adminSecret)) {
     refuseAfterTooManyFailures(ctx, origin);
-    throw new AppError("SIGN_IN_REQUIRED", "That is not the admin key.");
+    throw new AppError("ADMIN_KEY_WRONG");
   }
   const nowMs = ctx.now();
   const { token } = createAdminSession(ctx.db, ctx.config.adminSecret!, nowMs);
@@ -153,7 +152,7 @@ export function adminPageRoutes(ctx: AppContext) {
       ({ request, query }) => {
         guard(request);
         const q = (query.q ?? "").trim();
-        if (q.length > 64) throw new AppError("INVALID_INPUT", "The search is longer than 64 characters.");
+        if (q.length > 64) throw new AppError("ADMIN_SEARCH_TOO_LONG", { maximum: 64 });
         return { tokens: adminTokens(ctx.db, q || null) };
       },
       { detail: { hide: true } },

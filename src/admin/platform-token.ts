@@ -16,9 +16,8 @@ export function setPlatformToken(
   nowMs: number = Date.now(),
   origin: { requestId?: string | null; clientIp?: string | null } = {},
 ): void {
-  if (!isAddress(mint))
-    throw new AppError("PLATFORM_TOKEN_INVALID", "The platform token must be a base58 mint address.");
-  if (actor.trim() === "") throw new RangeError("an admin action needs an actor");
+  if (!isAddress(mint)) throw new AppError("PLATFORM_TOKEN_INVALID");
+  if (actor.trim() === "") throw new AppError("ADMIN_ACTOR_REQUIRED");
   immediate(db, () => {
     const c = db.$client;
     writeSetting(db, PLATFORM_TOKEN_MINT_KEY, mint);

@@ -17,18 +17,16 @@ interface ActionBody {
   lamports?: bigint;
 }
 
-const refuse = (message: string) => new AppError("INVALID_INPUT", message);
-
 function parseBody(body: unknown): ActionBody {
   if (body === undefined || body === null || body === "") return { reason: null };
-  if (typeof body !== "object" || Array.isArray(body)) throw refuse("The body must be a JSON object.");
+  if (typeof body !== "object" || Array.isArray(body)) throw new AppError("BODY_NOT_OBJECT");
   const { reason, mint, lamports } = body as Record<string, unknown>;
   if (reason !== undefined && reason !== null && typeof reason !== "string") {
-    throw refuse("The reason must be a string.");
+    throw new AppError("REASON_NOT_STRING");
   }
-  if (mint !== undefined && typeof mint !== "string") throw refuse("The mint must be a string.");
+  if (mint !== undefined && typeof mint !== "string") throw new AppError("MINT_NOT_STRING");
   if (lamports !== undefined && (typeof lamports !== "string" || !/^\d{1,19}$/.test(lamports))) {
-    throw refuse("lamports must be a decimal string of whole lamports.");
+    throw new AppError("LAMPORTS_NOT_DECIMAL");
   }
   return {
     reason: reason ?? null,
@@ -39,12 +37,12 @@ function parseBody(body: unknown): ActionBody {
 
 function needMint(body: ActionBody, mint?: string): string {
   const value = mint ?? body.mint;
-  if (!value) throw refuse("A mint is required.");
+  if (!value) throw new AppError("MINT_REQUIRED");
   return value;
 }
 
 function needLamports(body: ActionBody): bigint {
-  if (body.lamports === undefined) throw refuse("lamports is required.");
+  if (body.lamports === undefined) throw new AppError("LAMPORTS_REQUIRED");
   return body.lamports;
 }
 
@@ -86,7 +84,7 @@ export function adminRoutes(ctx: AppContext) {
       ({ request, query }) => {
         guard(request);
         const raw = query.limit ?? "50";
-        if (!/^\d{1,3}$/.test(raw)) throw refuse("limit must be a whole number from 1 to 500.");
+        if (!/^\d{1,3}$/.test(raw)) throw new AppError("LIMIT_INVALID", { maximum: 500 });
         return { entries: auditLog(ctx.db, Number(raw)) };
       },
       { detail: { hide: true } },

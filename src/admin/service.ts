@@ -10,9 +10,6 @@ import { setPlatformToken } from "./platform-token";
 import { setAutopayMinLamports, setClaimsPaused, setLaunchesPaused, setMinClaimLamports } from "../settings";
 import { AppError } from "../lib/errors";
 
-/** A refusal of the operator's input; the sentence is what the API and the CLI print. */
-const inputError = (message: string, cause?: unknown) => new AppError("ADMIN_INPUT", message, {}, { cause });
-
 export interface AdminActor {
   actor: string;
   reason: string | null;
@@ -52,7 +49,7 @@ function checkMint(mint: string): void {
   } catch (error) {
     failure = error;
   }
-  if (!valid) throw inputError("The mint must be a base58 address.", failure);
+  if (!valid) throw new AppError("MINT_NOT_BASE58", {}, { cause: failure });
 }
 
 /**
@@ -62,19 +59,16 @@ function checkMint(mint: string): void {
 export const RENT_EXEMPT_MINIMUM_LAMPORTS = 890_880n;
 
 function checkLamports(value: bigint): void {
-  if (typeof value !== "bigint" || value < 0n || value > I64_MAX)
-    throw inputError("The amount must be a whole number of lamports.");
+  if (typeof value !== "bigint" || value < 0n || value > I64_MAX) throw new AppError("THRESHOLD_LAMPORTS_INVALID");
   if (value < RENT_EXEMPT_MINIMUM_LAMPORTS) {
-    throw inputError(
-      `A threshold below ${RENT_EXEMPT_MINIMUM_LAMPORTS} lamports (a new wallet's rent-exempt minimum) would make payouts fail.`,
-    );
+    throw new AppError("THRESHOLD_BELOW_RENT", { minimumLamports: RENT_EXEMPT_MINIMUM_LAMPORTS });
   }
 }
 
 export function performAdminAction(db: Db, who: AdminActor, request: AdminAction): void {
   if (who.reason !== null && who.reason.length > MAX_REASON)
     throw new AppError("REASON_TOO_LONG", { maximum: MAX_REASON });
-  if (who.actor.trim() === "") throw inputError("An admin action needs an actor.");
+  if (who.actor.trim() === "") throw new AppError("ADMIN_ACTOR_REQUIRED");
   switch (request.action) {
     case "set_platform_token":
       checkMint(request.mint);
@@ -92,7 +86,7 @@ export function performAdminAction(db: Db, who: AdminActor, request: AdminAction
           .query("UPDATE tokens SET hidden = ? WHERE mint = ?")
           .run(request.action === "hide_token" ? 1 : 0, request.mint);
         if (result.changes !== 1) {
-          throw new AppError("ADMIN_NOT_FOUND", "No token with that mint was launched here.", { mint: request.mint });
+          throw new AppError("MINT_NOT_LAUNCHED", { mint: request.mint });
         }
         audit(db, who, request.action, request.mint);
       });

@@ -59,15 +59,13 @@ function parseClear(mint: string, body: unknown): ClearInput {
   } catch {
     valid = false;
   }
-  if (!valid) throw new AppError("INVALID_INPUT", "The mint must be a base58 address.");
+  if (!valid) throw new AppError("MINT_NOT_BASE58");
   if (body === undefined || body === null || body === "") return { mint, job: null, reason: null };
-  if (typeof body !== "object" || Array.isArray(body))
-    throw new AppError("INVALID_INPUT", "The body must be a JSON object.");
+  if (typeof body !== "object" || Array.isArray(body)) throw new AppError("BODY_NOT_OBJECT");
   const { job, reason } = body as Record<string, unknown>;
   if (job !== undefined && job !== null && job !== "sweep" && job !== "burns")
-    throw new AppError("INVALID_INPUT", 'The job must be "sweep" or "burns".');
-  if (reason !== undefined && reason !== null && typeof reason !== "string")
-    throw new AppError("INVALID_INPUT", "The reason must be a string.");
+    throw new AppError("SET_ASIDE_JOB_INVALID");
+  if (reason !== undefined && reason !== null && typeof reason !== "string") throw new AppError("REASON_NOT_STRING");
   if (typeof reason === "string" && reason.length > MAX_REASON)
     throw new AppError("REASON_TOO_LONG", { maximum: MAX_REASON });
   return { mint, job: job ?? null, reason: reason ?? null };
@@ -76,42 +74,27 @@ function parseClear(mint: string, body: unknown): ClearInput {
 /** Re-checks, then clears in one audited transaction. Returns the jobs cleared. */
 async function clearToken(ctx: AppContext, request: Request, input: ClearInput): Promise<SetAsideJob[]> {
   const seen = setAsideStates(ctx.db, input.mint, input.job);
-  if (seen.length === 0) throw new AppError("NOT_FOUND", "That token is not set aside.");
+  if (seen.length === 0) throw new AppError("SET_ASIDE_NOT_FOUND");
   if (seen.some((s) => s.stopped)) await recheckStopped(ctx, input.mint);
   const who = { ...adminOriginOf(ctx, request), reason: input.reason, nowMs: ctx.now() };
   if (!clearSetAside(ctx.db, input.mint, seen, () => audit(ctx.db, who, CLEAR_SET_ASIDE_ACTION, input.mint)))
-    throw new AppError("CONFLICT", "The token's state changed while it was re-checked; look at it again.");
+    throw new AppError("SET_ASIDE_CHANGED");
   return seen.map((s) => s.job);
 }
 
 /** The stop holds while the sweep's credit still disagrees with the chain: then nothing is cleared. */
 async function recheckStopped(ctx: AppContext, mint: string): Promise<void> {
   const chain = ctx.chain;
-  if (!chain) throw new AppError("UNAVAILABLE", "No chain is configured here, so the stop cannot be re-checked.");
+  if (!chain) throw new AppError("SET_ASIDE_NO_CHAIN");
   for (const signature of sentSweepSignatures(ctx.db, mint)) {
     let result: Awaited<ReturnType<typeof recheckSweepCredit>>;
     try {
       result = await recheckSweepCredit(ctx.db, chain, signature, mint);
     } catch (error) {
       log.warn("set-aside clear: re-check read failed", { mint, error });
-      throw new AppError(
-        "UPSTREAM_FAILED",
-        "The chain could not be reached to re-check the stop; try again.",
-        {},
-        {
-          cause: error,
-        },
-      );
+      throw new AppError("SET_ASIDE_CHAIN_UNREACHABLE", {}, { cause: error });
     }
-    if (result.kind === "unreadable")
-      throw new AppError(
-        "CONFLICT",
-        "The stopped sweep's transaction cannot be read back from the chain; try again later.",
-      );
-    if (result.kind === "disagrees")
-      throw new AppError(
-        "CONFLICT",
-        `The sweep still disagrees with the chain (${result.reason}); the token stays stopped.`,
-      );
+    if (result.kind === "unreadable") throw new AppError("SET_ASIDE_SWEEP_UNREADABLE");
+    if (result.kind === "disagrees") throw new AppError("SET_ASIDE_SWEEP_DISAGREES", { reason: result.reason });
   }
 }

@@ -10,7 +10,7 @@ import { sessionFromRequest, type Session } from "./sessions";
 
 export function requireSession(ctx: AppContext, request: Request): Session {
   const session = sessionFromRequest(ctx.db, ctx.config, request, ctx.now());
-  if (!session) throw new AppError("SIGN_IN_REQUIRED", "Sign in first; there is no session or it has expired.");
+  if (!session) throw new AppError("SESSION_REQUIRED");
   return session;
 }
 
@@ -20,8 +20,7 @@ export function requireSession(ctx: AppContext, request: Request): Session {
  */
 export function jsonObject(request: Request, body: unknown): Record<string, unknown> {
   const type = request.headers.get("content-type") ?? "";
-  const refusal = (cause?: unknown) =>
-    new AppError("INVALID_INPUT", "Send the request body as a JSON object.", {}, { cause });
+  const refusal = (cause?: unknown) => new AppError("BODY_NOT_JSON_OBJECT", {}, { cause });
   if (!/^application\/json\s*(;|$)/i.test(type)) throw refusal();
   let parsed: unknown = body;
   if (typeof body === "string") {

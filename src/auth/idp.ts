@@ -18,22 +18,12 @@ const TIMEOUT_MS = 10_000;
 
 /** The provider could not be reached or answered with something unusable: retry later (502). */
 export function idpUnavailable(reason: string, cause?: unknown): AppError<"IDP_UNAVAILABLE"> {
-  return new AppError(
-    "IDP_UNAVAILABLE",
-    "The identity provider did not answer properly; try again later.",
-    { reason },
-    { cause },
-  );
+  return new AppError("IDP_UNAVAILABLE", { reason }, { cause });
 }
 
 /** The provider refused the code (reused, expired, or the verifier does not match the challenge). */
 function idpGrantRefused(cause: unknown): AppError<"IDP_GRANT_REFUSED"> {
-  return new AppError(
-    "IDP_GRANT_REFUSED",
-    "The identity provider refused the sign-in; start again.",
-    { reason: "the provider refused the authorization code" },
-    { cause },
-  );
+  return new AppError("IDP_GRANT_REFUSED", { reason: "the provider refused the authorization code" }, { cause });
 }
 
 /** Who holds an id now: its current profile, or `gone` when the account no longer exists. */

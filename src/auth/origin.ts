@@ -8,7 +8,7 @@ import type { Config } from "../config";
 import { isOwnOrigin } from "../http/own-origin";
 import { AppError } from "../lib/errors";
 
-const refused = () => new AppError("FORBIDDEN", "Requests from another site are refused.");
+const refused = () => new AppError("CROSS_SITE_REFUSED");
 
 export function assertSameSite(request: Request, config: Config): void {
   const origin = request.headers.get("origin");

@@ -27,8 +27,6 @@ import {
 
 type ResponseSet = { status?: unknown; headers: Record<string, unknown> };
 
-const IDP_NOT_SET_UP = "Sign-in with the identity provider is not set up on this deployment.";
-
 /** Sign-in bookkeeping plus the session; a handle that changed hands may refuse it (409 or 503). */
 async function completeSignIn(
   ctx: AppContext,
@@ -92,9 +90,9 @@ interface SignInFlow {
 /** `GET /api/auth/idp/start`: the round-trip cookie, then off to the provider. */
 function startSignIn(flow: SignInFlow, query: Record<string, string | undefined>, set: ResponseSet): string {
   const { ctx, idp, states } = flow;
-  if (!idp) throw new AppError("UNAVAILABLE", IDP_NOT_SET_UP);
+  if (!idp) throw new AppError("IDP_NOT_SET_UP");
   const returnTo = safeReturnTo(query.returnTo, ctx.config.publicUrl);
-  if (returnTo === null) throw new AppError("INVALID_INPUT", "returnTo must be a path on this site.");
+  if (returnTo === null) throw new AppError("RETURN_TO_INVALID");
   const state = generateState();
   const codeVerifier = generateCodeVerifier();
   const sealed = states.seal({ state, codeVerifier, returnTo, issuedAtMs: ctx.now() });
@@ -110,16 +108,12 @@ async function finishSignIn(
   set: ResponseSet,
 ): Promise<string> {
   const { ctx, idp, states } = flow;
-  if (!idp) throw new AppError("UNAVAILABLE", IDP_NOT_SET_UP);
+  if (!idp) throw new AppError("IDP_NOT_SET_UP");
   const checked = states.open(readCookie(request, OAUTH_COOKIE), query.state ?? null, ctx.now());
   if (!checked.ok) {
-    throw new AppError(
-      "INVALID_INPUT",
-      checked.reason === "expired"
-        ? "The sign-in took too long; start again."
-        : "The sign-in could not be verified; start again from this site.",
-      { reason: checked.reason },
-    );
+    throw checked.reason === "expired"
+      ? new AppError("SIGN_IN_EXPIRED")
+      : new AppError("SIGN_IN_UNVERIFIED", { reason: checked.reason });
   }
   const { codeVerifier, returnTo } = checked.trip;
   // Consent refused at the provider: back to where the user was, still signed out.
@@ -132,7 +126,7 @@ async function finishSignIn(
 
 /** `POST /api/auth/dev-login`: on a local chain with DEV_LOGIN, a sign-in by handle alone. */
 async function devLogin(ctx: AppContext, request: Request, body: unknown, set: ResponseSet) {
-  if (!ctx.config.devLogin || ctx.config.chain !== "local") throw new AppError("NOT_FOUND", "No such route.");
+  if (!ctx.config.devLogin || ctx.config.chain !== "local") throw new AppError("DEV_LOGIN_OFF");
   set.headers["cache-control"] = CACHE.private;
   assertSameSite(request, ctx.config);
   const input = jsonObject(request, body);

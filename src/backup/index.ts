@@ -6,7 +6,7 @@
 export { backupDatabase, checkBackup } from "./snapshot";
 export { downloadGeneration, listGenerations, uploadGeneration } from "./offsite";
 export type { DownloadOptions, UploadOptions, UploadOutcome } from "./offsite";
-export { s3Store, StoreError } from "./s3";
+export { s3Store } from "./s3";
 export type { ObjectStore } from "./s3";
 export { isS3Url, parseS3Url, s3UrlOf } from "./target";
 export type { S3Target } from "./target";

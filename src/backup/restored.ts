@@ -4,31 +4,23 @@
  * (every money command since the backup was taken is missing from it), so the service reads it at
  * start and keeps money halted until the reconciliation with the chain (src/reconcile) has run.
  */
-import type { Database } from "bun:sqlite";
-import type { Db } from "../../db/client";
+import { type Connection, query } from "../../db/statement";
 
 export const RESTORED_AT_KEY = "restored_at_ms";
 
-type Connection = Db | Database;
-
-function clientOf(db: Connection): Database {
-  return "$client" in db ? db.$client : db;
-}
-
 /** Records that this database was put back from a backup at `atMs` (replaces an earlier mark). */
 export function markRestored(db: Connection, atMs: number): void {
-  clientOf(db)
-    .query<never, [key: string, value: string]>(
-      "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2",
-    )
-    .run(RESTORED_AT_KEY, String(Math.trunc(atMs)));
+  query<never, [key: string, value: string]>(
+    db,
+    "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2",
+  ).run(RESTORED_AT_KEY, String(Math.trunc(atMs)));
 }
 
 /** When this database was last put back from a backup; null when it never was (or the mark was cleared). */
 export function restoredAtMs(db: Connection): number | null {
-  const row = clientOf(db)
-    .query<{ value: string }, [key: string]>("SELECT value FROM settings WHERE key = ?")
-    .get(RESTORED_AT_KEY);
+  const row = query<{ value: string }, [key: string]>(db, "SELECT value FROM settings WHERE key = ?").get(
+    RESTORED_AT_KEY,
+  );
   return row ? Number(row.value) : null;
 }
 
@@ -38,7 +30,5 @@ export function restoredAtMs(db: Connection): number | null {
  * and a second `restore`, refused until they expire.
  */
 export function freeLeasesOfBackup(db: Connection): void {
-  clientOf(db)
-    .query<never, []>("UPDATE job_leases SET holder = NULL, expires_at_ms = 0 WHERE holder IS NOT NULL")
-    .run();
+  query<never, []>(db, "UPDATE job_leases SET holder = NULL, expires_at_ms = 0 WHERE holder IS NOT NULL").run();
 }

@@ -5,6 +5,7 @@
  * `ConnectionRefused`, ...), never the client's own message, the endpoint or a header.
  */
 import type { S3Settings } from "../config";
+import { AppError } from "../lib/errors";
 import type { S3Target } from "./target";
 
 export interface ObjectStore {
@@ -17,17 +18,6 @@ export interface ObjectStore {
   remove(key: string): Promise<void>;
 }
 
-/** A failure of the store, safe to print and log: the action and the store's error code. */
-export class StoreError extends Error {
-  constructor(
-    readonly action: string,
-    readonly code: string,
-  ) {
-    super(`${action} failed (${code})`);
-    this.name = "StoreError";
-  }
-}
-
 /** The store's error code when it is a plain identifier; anything else is not repeated. */
 function codeOf(error: unknown): string {
   const code = typeof error === "object" && error !== null && "code" in error ? error.code : null;
@@ -38,7 +28,8 @@ async function guarded<T>(action: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    throw new StoreError(action, codeOf(error));
+    // Safe to print and log: the action and the store's error code, never the client's own message.
+    throw new AppError("BACKUP_STORE_FAILED", { action, storeCode: codeOf(error) });
   }
 }
 

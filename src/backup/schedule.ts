@@ -14,9 +14,9 @@ import { log } from "../lib/log";
 import { scrubErrorText } from "../lib/scrub";
 import { snapshotPathFor, uploadGeneration, type UploadOutcome } from "./offsite";
 import type { ObjectStore } from "./s3";
-import { StoreError } from "./s3";
 import { parseS3Url } from "./target";
-import { AppError } from "../lib/errors";
+import { AppError, isAppError } from "../lib/errors";
+import { query } from "../../db/statement";
 
 /** The lease's name in `job_leases`. */
 export const BACKUP_LEASE = "backup";
@@ -81,8 +81,8 @@ export async function runBackup(deps: BackupDeps, options: { timeoutMs?: number 
     ]);
     run = { ran: true, ok: true, outcome, durationMs: now() - startedAtMs };
   } catch (error) {
-    // StoreError text is built from the action and the store's code only; anything else is scrubbed.
-    const text = error instanceof StoreError ? error.message : scrubErrorText(error);
+    // A store failure's text is built from the action and the store's code only; anything else is scrubbed.
+    const text = isAppError(error, "BACKUP_STORE_FAILED") ? error.message : scrubErrorText(error);
     run = { ran: true, ok: false, error: text, durationMs: now() - startedAtMs };
     // An abandoned upload may still be reading it; unlinking leaves its open handle valid.
     rmSync(snapshotPath, { force: true });
@@ -159,11 +159,10 @@ export class BackupSchedule {
 
   private releaseAbandoned(): void {
     const { db } = this.deps;
-    db.$client
-      .query<never, [error: string, job: string, holder: string]>(
-        "UPDATE job_leases SET holder = NULL, expires_at_ms = 0, last_error = ? WHERE job = ? AND holder = ?",
-      )
-      .run("stopped before the upload finished", BACKUP_LEASE, this.deps.holder);
+    query<never, [error: string, job: string, holder: string]>(
+      db,
+      "UPDATE job_leases SET holder = NULL, expires_at_ms = 0, last_error = ? WHERE job = ? AND holder = ?",
+    ).run("stopped before the upload finished", BACKUP_LEASE, this.deps.holder);
   }
 }
 
@@ -194,21 +193,20 @@ export interface BackupHealth {
 
 /** The backup lease's record, for `/api/cron/health`; null when no backup ever ran on this database. */
 export function backupHealth(db: Db, nowMs = Date.now()): BackupHealth | null {
-  const row = db.$client
-    .query<
-      {
-        holder: string | null;
-        expiresAtMs: bigint | number;
-        runs: bigint | number;
-        lastRunAtMs: bigint | number | null;
-        lastOkAtMs: bigint | number | null;
-        lastError: string | null;
-      },
-      [job: string]
-    >(
-      "SELECT holder, expires_at_ms AS expiresAtMs, runs, last_run_at_ms AS lastRunAtMs, last_ok_at_ms AS lastOkAtMs, last_error AS lastError FROM job_leases WHERE job = ?",
-    )
-    .get(BACKUP_LEASE);
+  const row = query<
+    {
+      holder: string | null;
+      expiresAtMs: bigint | number;
+      runs: bigint | number;
+      lastRunAtMs: bigint | number | null;
+      lastOkAtMs: bigint | number | null;
+      lastError: string | null;
+    },
+    [job: string]
+  >(
+    db,
+    "SELECT holder, expires_at_ms AS expiresAtMs, runs, last_run_at_ms AS lastRunAtMs, last_ok_at_ms AS lastOkAtMs, last_error AS lastError FROM job_leases WHERE job = ?",
+  ).get(BACKUP_LEASE);
   if (!row) return null;
   const iso = (ms: bigint | number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
   return {

@@ -10,6 +10,7 @@ import { existsSync, renameSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { openDatabase } from "../../db/client";
 import { verifyLedger } from "../ledger";
+import { query } from "../../db/statement";
 
 export function backupDatabase(sourcePath: string, targetPath: string): void {
   const target = resolve(targetPath);
@@ -20,7 +21,7 @@ export function backupDatabase(sourcePath: string, targetPath: string): void {
   const source = new Database(sourcePath, { readonly: true, safeIntegers: true });
   try {
     source.exec("PRAGMA busy_timeout = 10000");
-    source.query("VACUUM INTO ?").run(temporary);
+    query<never, [path: string]>(source, "VACUUM INTO ?").run(temporary);
   } finally {
     source.close();
   }
@@ -37,7 +38,7 @@ export function backupDatabase(sourcePath: string, targetPath: string): void {
 export function checkBackup(path: string): void {
   const copy = new Database(path, { readonly: true, safeIntegers: true });
   try {
-    const result = copy.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get();
+    const result = query<{ integrity_check: string }, []>(copy, "PRAGMA integrity_check").get();
     if (result?.integrity_check !== "ok")
       throw new AppError("BACKUP_INTEGRITY_FAILED", { result: String(result?.integrity_check) });
   } finally {

@@ -26,7 +26,7 @@ export function adoptBurnBuy(
     .get(buy.buyId);
   if (existing) {
     if (existing.signature === buy.signature) return null;
-    throw new AppError("RECONCILE_MISMATCH", `burn buy ${buy.buyId} of the database is another transaction`);
+    throw new AppError("RECONCILE_BURN_BUY_DIFFERS", { buyId: buy.buyId });
   }
   const token = c.query<{ mint: string }, [id: number]>("SELECT mint FROM tokens WHERE id = ?").get(buy.tokenId);
   if (!token) return `it bought token ${buy.tokenId}, which the database does not hold`;
@@ -111,7 +111,7 @@ export function adoptBurnSent(db: Db, burn: { buyId: number; signature: string }
   if (row.burnSignature === burn.signature) return null;
   // `burning` with another signature: that burn provably expired (or failed) and this retry landed.
   if (row.status !== "bought" && row.status !== "burning") {
-    throw new AppError("RECONCILE_MISMATCH", `burn buy ${burn.buyId} is ${row.status}, not waiting for its burn`);
+    throw new AppError("RECONCILE_BURN_NOT_AWAITED", { buyId: burn.buyId, status: row.status });
   }
   db.$client
     .query<never, [signature: string, id: number]>(

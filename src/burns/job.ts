@@ -234,7 +234,11 @@ async function settleBuy(
     const amount = deps.chain.launchProgram.decodeBoughtAmount(tx, buy.mint, treasury);
     // What the buy spent is what is burned; the rest of its budget goes back to its orders.
     const spend = buySpendOf(tx, treasury, deps.chain.launchProgram.buyRentAccounts(buy.mint, treasury));
-    if (!spend) throw chainUnavailable("CHAIN_BAD_RESPONSE", "the buy's transaction does not show what it spent");
+    if (!spend)
+      throw chainUnavailable("CHAIN_BAD_RESPONSE", {
+        method: "getTransaction",
+        detail: "the buy's transaction does not show what it spent",
+      });
     markBurnBought(deps.db, { buyId: id, tokenAmount: amount, spend, atMs: deps.now() }, ctx.assertHeld);
     recordTokenSuccess(deps.db, buy.mint, "burns", ctx.assertHeld);
     report.bought++;

@@ -50,8 +50,7 @@ export type CommandKey =
   | { kind: "anchor"; anchorId: number };
 
 const id36 = (n: number): string => {
-  if (!Number.isSafeInteger(n) || n < 0)
-    throw new AppError("INVALID_INPUT", "a command key id is a non-negative integer");
+  if (!Number.isSafeInteger(n) || n < 0) throw new AppError("COMMAND_KEY_ID_INVALID");
   return n.toString(36);
 };
 
@@ -67,7 +66,7 @@ const USER_ESCAPES = /[%.,:~]/g;
 const DECIMAL_ID = /^[1-9][0-9]{0,19}$/;
 
 const userOut = (user: string): string => {
-  if (user.length === 0) throw new AppError("INVALID_INPUT", "a command key user id is not empty");
+  if (user.length === 0) throw new AppError("COMMAND_KEY_USER_EMPTY");
   if (DECIMAL_ID.test(user)) return `~${BigInt(user).toString(36)}`;
   return user.replace(USER_ESCAPES, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
 };
@@ -88,7 +87,7 @@ function base36BigInt(text: string, digitsMax: number): bigint {
 }
 
 function malformed(): AppError {
-  return new AppError("COMMAND_KEY_MALFORMED", "a memo starts as a command key but does not decode as one");
+  return new AppError("COMMAND_KEY_MALFORMED");
 }
 
 /** The memo text of a command key. */
@@ -106,7 +105,7 @@ export function encodeCommandKey(key: CommandKey): string {
     case "burn-buy":
       return `${COMMAND_KEY_PREFIX}b:${id36(key.buyId)}.${id36(key.tokenId)}:${key.orders
         .map((o) => {
-          if (o.lamports <= 0n) throw new AppError("INVALID_INPUT", "a burn order part is positive");
+          if (o.lamports <= 0n) throw new AppError("COMMAND_KEY_BURN_PART_INVALID");
           const who = o.source === "platform" ? "p" : `u.${userOut(o.idpUserId ?? "")}`;
           return `${id36(o.orderId)}.${o.lamports.toString(36)}.${who}`;
         })

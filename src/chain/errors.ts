@@ -14,7 +14,7 @@
  * - `createScrubber(url)` returns a function that removes the URL, its host, path segments and
  *   query values (where API keys live) from any text, so messages can be logged safely.
  */
-import { AppError, isAppError } from "../lib/errors";
+import { AppError, type AppErrorArgs, type ContextOf, isAppError } from "../lib/errors";
 
 const UNAVAILABLE_CODES = [
   "CHAIN_UNAVAILABLE",
@@ -36,22 +36,26 @@ export function isChainRejected(error: unknown): error is AppError<"CHAIN_REJECT
   return isAppError(error, "CHAIN_REJECTED");
 }
 
-/** A transient failure of one of the `isChainUnavailable` codes. */
-export function chainUnavailable(
-  code: ChainUnavailableCode,
-  message: string,
+/** A transient failure of one of the `isChainUnavailable` codes, with the context its template names. */
+export function chainUnavailable<C extends ChainUnavailableCode>(
+  code: C,
+  context: ContextOf<C>,
   cause?: unknown,
-): AppError<ChainUnavailableCode> {
-  return new AppError(code, message, {}, { cause });
+): AppError<C> {
+  return new AppError(code, ...([context, { cause }] as unknown as AppErrorArgs<C>));
 }
 
-/** A request the node refused; `rpcCode` is its JSON-RPC error code when it gave one. */
+/**
+ * A request the node refused: `method` is what was asked, `detail` why (the node's own text,
+ * scrubbed, where it gave one), `rpcCode` its JSON-RPC error code when it gave one.
+ */
 export function chainRejected(
-  message: string,
+  method: string,
+  detail: string,
   rpcCode: number | null = null,
   cause?: unknown,
 ): AppError<"CHAIN_REJECTED"> {
-  return new AppError("CHAIN_REJECTED", message, { rpcCode }, { cause });
+  return new AppError("CHAIN_REJECTED", { method, detail, rpcCode }, { cause });
 }
 
 const REDACTED = "[redacted]";

@@ -6,6 +6,7 @@
  */
 import { Keypair } from "@solana/web3.js";
 import { createPrivateKey, createPublicKey } from "node:crypto";
+import { AppError } from "../lib/errors";
 
 /** PKCS#8 DER header of an Ed25519 private key; the 32-byte seed follows it. */
 const PKCS8_ED25519_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
@@ -24,7 +25,7 @@ export function keypairFromSeed(seed: Uint8Array): Keypair {
  * `PublicKey` (and its big number) is built, which costs more than the curve arithmetic itself.
  */
 export function publicKeyBytesFromSeed(seed: Uint8Array): Uint8Array {
-  if (seed.length !== 32) throw new RangeError("an Ed25519 seed is 32 bytes");
+  if (seed.length !== 32) throw new AppError("ED25519_SEED_INVALID");
   const privateKey = createPrivateKey({
     key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]),
     format: "der",

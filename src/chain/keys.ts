@@ -23,9 +23,11 @@ export const CREATOR_KEY_DOMAIN = "creator-fee-ledger/creator-key/v1";
 export const MIN_MASTER_SECRET_BYTES = 32;
 
 /** A key setting that cannot be used (`CHAIN_KEY_INVALID`); its message never repeats the value. */
-function keyInvalid(message: string): AppError<"CHAIN_KEY_INVALID"> {
-  return new AppError("CHAIN_KEY_INVALID", message);
+function keyInvalid(setting: KeySetting, reason: string): AppError<"CHAIN_KEY_INVALID"> {
+  return new AppError("CHAIN_KEY_INVALID", { setting, reason });
 }
+
+type KeySetting = "master secret" | "treasury key" | "token index";
 
 export function isKeyInvalid(error: unknown): error is AppError<"CHAIN_KEY_INVALID"> {
   return isAppError(error, "CHAIN_KEY_INVALID");
@@ -35,10 +37,10 @@ const domainBytes = new TextEncoder().encode(CREATOR_KEY_DOMAIN);
 
 export function deriveCreatorSeed(masterSecret: Uint8Array, index: number): Uint8Array {
   if (masterSecret.length < MIN_MASTER_SECRET_BYTES) {
-    throw keyInvalid(`master secret must be at least ${MIN_MASTER_SECRET_BYTES} bytes`);
+    throw keyInvalid("master secret", `must be at least ${MIN_MASTER_SECRET_BYTES} bytes`);
   }
   if (!Number.isSafeInteger(index) || index < 0) {
-    throw keyInvalid("token index must be a non-negative safe integer");
+    throw keyInvalid("token index", "must be a non-negative safe integer");
   }
   // Fixed-width index: variable-length encodings would let "1"‖"2" and "12" meet.
   const message = new Uint8Array(domainBytes.length + 8);
@@ -52,18 +54,18 @@ export function deriveCreatorKeypair(masterSecret: Uint8Array, index: number): K
 }
 
 /** Reads a setting that is either the secret itself or the path of a file holding it. */
-function readValueOrFile(valueOrPath: string, what: string, looksLikeValue: (v: string) => boolean): string {
+function readValueOrFile(valueOrPath: string, what: KeySetting, looksLikeValue: (v: string) => boolean): string {
   const trimmed = valueOrPath.trim();
-  if (trimmed === "") throw keyInvalid(`${what} is empty`);
+  if (trimmed === "") throw keyInvalid(what, "is empty");
   if (looksLikeValue(trimmed)) return trimmed;
   if (existsSync(trimmed)) {
     try {
       return readFileSync(trimmed, "utf8").trim();
     } catch {
-      throw keyInvalid(`${what}: the file could not be read`);
+      throw keyInvalid(what, "names a file that could not be read");
     }
   }
-  throw keyInvalid(`${what}: neither a valid value nor an existing file`);
+  throw keyInvalid(what, "is neither a valid value nor an existing file");
 }
 
 const HEX_SECRET = /^(?:0x)?[0-9a-fA-F]+$/;
@@ -76,7 +78,7 @@ function isHexSecret(v: string): boolean {
 export function loadMasterSecret(valueOrPath: string): Uint8Array {
   const text = readValueOrFile(valueOrPath, "master secret", isHexSecret);
   if (!isHexSecret(text)) {
-    throw keyInvalid(`master secret must be hex of at least ${MIN_MASTER_SECRET_BYTES} bytes`);
+    throw keyInvalid("master secret", `must be hex of at least ${MIN_MASTER_SECRET_BYTES} bytes`);
   }
   return decodeHex(text.startsWith("0x") ? text.slice(2) : text);
 }
@@ -121,7 +123,8 @@ export function loadTreasuryKeypair(valueOrPath: string): Keypair {
   const keypair = parseSecretKey(text);
   if (!keypair) {
     throw keyInvalid(
-      "treasury key must be a base58 secret key, a JSON byte array (solana-keygen) or a file holding one",
+      "treasury key",
+      "must be a base58 secret key, a JSON byte array (solana-keygen) or a file holding one",
     );
   }
   return keypair;

@@ -4,6 +4,7 @@
  * can only have been written by whoever holds the treasury key.
  */
 import { PublicKey, TransactionInstruction } from "@solana/web3.js";
+import { AppError } from "../lib/errors";
 import { type CommandKey, encodeCommandKey } from "./command-key";
 import type { ConfirmedTransaction } from "./ports";
 
@@ -17,7 +18,8 @@ export function memoInstruction(
   programId = SPL_MEMO_PROGRAM_ID,
 ): TransactionInstruction {
   const data = Buffer.from(text, "utf8");
-  if (data.length === 0 || data.length > MEMO_MAX_BYTES) throw new RangeError(`a memo is 1 to ${MEMO_MAX_BYTES} bytes`);
+  if (data.length === 0 || data.length > MEMO_MAX_BYTES)
+    throw new AppError("MEMO_SIZE_INVALID", { maxBytes: MEMO_MAX_BYTES });
   return new TransactionInstruction({ programId, keys: [{ pubkey: signer, isSigner: true, isWritable: false }], data });
 }
 

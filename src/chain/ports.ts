@@ -21,6 +21,8 @@ export interface SignatureState {
   /** null when the transaction succeeded; a short description of the on-chain error otherwise */
   err: string | null;
   confirmationStatus: "processed" | "confirmed" | "finalized" | null;
+  /** blocks confirmed on top of it, while not finalized; absent where the reader does not say */
+  confirmations?: number | null;
 }
 
 /** A confirmed transaction as read back from the chain, in the shape the decoders need. */
@@ -159,8 +161,20 @@ export interface ChainSender {
    * The outcome of a saved transaction. `confirmed` and `failed` only once finalized; `expired`
    * only when provably never landing (the history searched reaches back to `sentFromSlot`; 0n when
    * unknown: all history); `unknown` when the chain could not be asked or cannot prove absence.
+   * `blockTime: false`: the caller reads the transaction itself (which carries its block's time),
+   * so a confirmation's `blockTime` is not asked (one billed request fewer) and may be null.
    */
-  outcome(signature: string, lastValidBlockHeight: bigint, sentFromSlot?: bigint): Promise<TransactionOutcome>;
+  outcome(
+    signature: string,
+    lastValidBlockHeight: bigint,
+    sentFromSlot?: bigint,
+    options?: OutcomeOptions,
+  ): Promise<TransactionOutcome>;
+}
+
+export interface OutcomeOptions {
+  /** ask the confirmed block's time (default true) */
+  blockTime?: boolean;
 }
 
 /** A token as the launch program sees it: the mint and the creator address the service derived for it. */

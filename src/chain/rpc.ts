@@ -113,7 +113,7 @@ export const GET_SIGNATURE_STATUSES_MAX = 256;
 type TransportFailure = AppError<"CHAIN_HTTP_STATUS" | "CHAIN_REQUEST_TIMEOUT">;
 
 function httpStatusFailure(status: number, retryAfterMs: number | null): TransportFailure {
-  return new AppError("CHAIN_HTTP_STATUS", `HTTP ${status}`, { status, retryAfterMs });
+  return new AppError("CHAIN_HTTP_STATUS", { status, retryAfterMs });
 }
 
 /** `retry-after` as seconds or an HTTP date, in ms from `nowMs`; null when absent or unreadable. */
@@ -277,7 +277,7 @@ function timedFetch(transport: typeof fetch, timeoutMs: number) {
       return new Response(body, { status: res.status, headers: res.headers });
     } catch (error) {
       if (!counted) countRequest(methods, null);
-      if (controller.signal.aborted) throw new AppError("CHAIN_REQUEST_TIMEOUT", "request timed out");
+      if (controller.signal.aborted) throw new AppError("CHAIN_REQUEST_TIMEOUT");
       throw error;
     } finally {
       clearTimeout(timer);
@@ -297,7 +297,7 @@ function classify(
   }
   const found = findCause(error);
   if (isAppError(found, "CHAIN_REQUEST_TIMEOUT")) {
-    return { error: chainUnavailable("CHAIN_TIMEOUT", `${method}: no answer within ${timeoutMs} ms`), transient: true };
+    return { error: chainUnavailable("CHAIN_TIMEOUT", { method, timeoutMs }), transient: true };
   }
   if (isAppError(found, "CHAIN_HTTP_STATUS")) return classifyHttpStatus(method, Number(found.context.status));
   // The raw error is not kept as `cause`: its text carries the provider URL and key unscrubbed.
@@ -306,42 +306,41 @@ function classify(
     const code = typeof error.code === "number" ? error.code : null;
     if (code !== null && TRANSIENT_RPC_CODES.has(code)) {
       return {
-        error: chainUnavailable("CHAIN_PROVIDER_FAILED", `${method}: node error ${code}: ${detail}`),
+        error: chainUnavailable("CHAIN_PROVIDER_FAILED", { method, detail: `node error ${code}: ${detail}` }),
         transient: true,
       };
     }
-    return { error: chainRejected(`${method}: ${detail}`, code), transient: false };
+    return { error: chainRejected(method, detail, code), transient: false };
   }
   if (error instanceof SendTransactionError) {
     // The node looked at the transaction and said no; the code is lost in web3.js's wrapping,
     // so only an unhealthy/behind node (retry) is told apart by its message.
     if (/behind|unhealthy|-32005/i.test(detail)) {
-      return { error: chainUnavailable("CHAIN_PROVIDER_FAILED", `${method}: ${detail}`), transient: true };
+      return { error: chainUnavailable("CHAIN_PROVIDER_FAILED", { method, detail }), transient: true };
     }
-    return { error: chainRejected(`${method}: ${detail}`), transient: false };
+    return { error: chainRejected(method, detail), transient: false };
   }
   if (
     /Expected|StructError|JSON|Unexpected token|invalid json|Server responded|parse/i.test(detail) &&
     !/fetch failed|ECONN|connect/i.test(detail)
   ) {
     return {
-      error: chainUnavailable("CHAIN_BAD_RESPONSE", `${method}: malformed answer: ${detail}`),
+      error: chainUnavailable("CHAIN_BAD_RESPONSE", { method, detail: `malformed answer: ${detail}` }),
       transient: true,
     };
   }
-  return { error: chainUnavailable("CHAIN_PROVIDER_FAILED", `${method}: ${detail}`), transient: true };
+  return { error: chainUnavailable("CHAIN_PROVIDER_FAILED", { method, detail }), transient: true };
 }
 
 function classifyHttpStatus(method: string, status: number): { error: Error; transient: boolean } {
-  if (status === 429)
-    return { error: chainUnavailable("CHAIN_RATE_LIMITED", `${method}: rate limited (HTTP 429)`), transient: true };
+  if (status === 429) return { error: chainUnavailable("CHAIN_RATE_LIMITED", { method }), transient: true };
   if (status >= 500)
     return {
-      error: chainUnavailable("CHAIN_PROVIDER_FAILED", `${method}: provider error (HTTP ${status})`),
+      error: chainUnavailable("CHAIN_PROVIDER_FAILED", { method, detail: `provider error (HTTP ${status})` }),
       transient: true,
     };
   // 401/403/404/413 and the like: configuration or request problems a retry cannot fix
-  return { error: chainRejected(`${method}: refused (HTTP ${status})`), transient: false };
+  return { error: chainRejected(method, `refused (HTTP ${status})`), transient: false };
 }
 
 type Call = <T>(method: string, fn: () => Promise<T>) => Promise<T>;
@@ -368,7 +367,7 @@ function retryingCall(settings: RetrySettings, scrub: (text: string) => string):
         await sleep(Math.max(wait, Math.floor(ceiling * random())));
       }
     }
-    throw last ?? chainUnavailable("CHAIN_PROVIDER_FAILED", `${method}: not attempted`);
+    throw last ?? chainUnavailable("CHAIN_PROVIDER_FAILED", { method, detail: "not attempted" });
   };
 }
 
@@ -451,18 +450,21 @@ function jsonRpcBatchPoster(
       body: JSON.stringify(calls.map((c, i) => ({ jsonrpc: "2.0", id: ids[i], method: c.method, params: c.params }))),
     });
     const answer: unknown = JSON.parse(await res.text());
-    if (!Array.isArray(answer)) throw chainUnavailable("CHAIN_BAD_RESPONSE", "batch: the node did not answer a batch");
+    if (!Array.isArray(answer))
+      throw chainUnavailable("CHAIN_BAD_RESPONSE", { method: "batch", detail: "the node did not answer a batch" });
     const byId = new Map<unknown, unknown>();
     for (const item of answer) if (isRecord(item)) byId.set(item.id, item);
     return calls.map((c, i) => {
       const item = byId.get(ids[i]);
       return () => {
-        if (!isRecord(item)) throw chainUnavailable("CHAIN_BAD_RESPONSE", `${c.method}: no answer in the batch`);
+        if (!isRecord(item))
+          throw chainUnavailable("CHAIN_BAD_RESPONSE", { method: c.method, detail: "no answer in the batch" });
         if (isRecord(item.error)) {
           const { code, message, data } = item.error;
           throw new SolanaJSONRPCError({ code, message: String(message ?? ""), data }, `${c.method} failed`);
         }
-        if (!("result" in item)) throw chainUnavailable("CHAIN_BAD_RESPONSE", `${c.method}: malformed answer`);
+        if (!("result" in item))
+          throw chainUnavailable("CHAIN_BAD_RESPONSE", { method: c.method, detail: "malformed answer" });
         return item.result;
       };
     });
@@ -488,12 +490,12 @@ function jsonRpcPoster(
       body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }),
     });
     const answer: unknown = JSON.parse(await res.text());
-    if (!isRecord(answer)) throw chainUnavailable("CHAIN_BAD_RESPONSE", `${method}: malformed answer`);
+    if (!isRecord(answer)) throw chainUnavailable("CHAIN_BAD_RESPONSE", { method, detail: "malformed answer" });
     if (isRecord(answer.error)) {
       const { code, message, data } = answer.error;
       throw new SolanaJSONRPCError({ code, message: String(message ?? ""), data }, `${method} failed`);
     }
-    if (!("result" in answer)) throw chainUnavailable("CHAIN_BAD_RESPONSE", `${method}: malformed answer`);
+    if (!("result" in answer)) throw chainUnavailable("CHAIN_BAD_RESPONSE", { method, detail: "malformed answer" });
     return answer.result;
   };
 }
@@ -505,7 +507,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** One account of a base64 `getMultipleAccounts` answer, checked field by field. */
 function accountOfAnswer(value: unknown): AccountSnapshot | null {
   if (value === null) return null;
-  const malformed = () => chainUnavailable("CHAIN_BAD_RESPONSE", "getMultipleAccounts: malformed account");
+  const malformed = () =>
+    chainUnavailable("CHAIN_BAD_RESPONSE", { method: "getMultipleAccounts", detail: "malformed account" });
   if (!isRecord(value)) throw malformed();
   const { lamports, owner, executable, data } = value;
   if (typeof lamports !== "number" || typeof owner !== "string" || typeof executable !== "boolean") throw malformed();
@@ -539,7 +542,10 @@ async function readAccounts(
     if (typeof context?.slot === "number") slots.observe(commitment, context.slot);
     const infos = isRecord(answer) ? answer.value : null;
     if (!Array.isArray(infos) || infos.length !== chunk.length) {
-      throw chainUnavailable("CHAIN_BAD_RESPONSE", "getMultipleAccounts: answer does not match the keys asked");
+      throw chainUnavailable("CHAIN_BAD_RESPONSE", {
+        method: "getMultipleAccounts",
+        detail: "answer does not match the keys asked",
+      });
     }
     for (const [j, address] of chunk.entries()) out.set(address, accountOfAnswer(infos[j]));
   }
@@ -565,7 +571,10 @@ async function readSignatureStatuses(
     slots.observe("processed", res?.context?.slot);
     const values = res?.value;
     if (!Array.isArray(values) || values.length !== chunk.length) {
-      throw chainUnavailable("CHAIN_BAD_RESPONSE", "getSignatureStatuses: answer does not match the signatures asked");
+      throw chainUnavailable("CHAIN_BAD_RESPONSE", {
+        method: "getSignatureStatuses",
+        detail: "answer does not match the signatures asked",
+      });
     }
     chunk.forEach((sig, j) => {
       out.set(sig, toSignatureState(values[j]));
@@ -604,7 +613,8 @@ function rpcReader(rpc: RpcContext): ChainReader {
           "confirmed",
         ),
       );
-      if (!Array.isArray(list)) throw chainUnavailable("CHAIN_BAD_RESPONSE", "getSignaturesForAddress: not a list");
+      if (!Array.isArray(list))
+        throw chainUnavailable("CHAIN_BAD_RESPONSE", { method: "getSignaturesForAddress", detail: "not a list" });
       return list.map((entry) => ({
         signature: entry.signature,
         slot: BigInt(entry.slot),
@@ -641,6 +651,7 @@ function toSignatureState(s: SignatureStatus | null | undefined): SignatureState
     slot: BigInt(s.slot),
     err: s.err === null || s.err === undefined ? null : describeError(s.err),
     confirmationStatus: s.confirmationStatus ?? null,
+    confirmations: s.confirmations ?? null,
   };
 }
 
@@ -713,7 +724,7 @@ async function prepareTransaction(
   );
   const unsigned = (sig: Uint8Array) => sig.every((b) => b === 0);
   if (unsigned(tx.signatures[0]!) || (!options.allowNodeCosigners && tx.signatures.some(unsigned))) {
-    throw chainRejected("prepare: a required signer is missing");
+    throw chainRejected("prepare", "a required signer is missing");
   }
   const wire = wireWithinLimit(tx);
   return {
@@ -746,13 +757,13 @@ function rpcSender(rpc: RpcContext, reader: ChainReader, options: RpcChainOption
       if (results.some((r) => r.status === "fulfilled")) return;
       const error = (results[0] as PromiseRejectedResult).reason;
       // The same bytes already landed or are in flight: that is the success we wanted.
-      if (isChainRejected(error) && /already (been )?processed/i.test(error.message)) return;
+      if (isChainRejected(error) && /already (been )?processed/i.test(error.context.detail)) return;
       throw error;
     },
 
-    async outcome(signature: string, lastValidBlockHeight: bigint, sentFromSlot = 0n): Promise<TransactionOutcome> {
+    async outcome(signature, lastValidBlockHeight, sentFromSlot = 0n, options = {}): Promise<TransactionOutcome> {
       try {
-        return await decideOutcome(rpc, signature, lastValidBlockHeight, sentFromSlot);
+        return await decideOutcome(rpc, signature, lastValidBlockHeight, sentFromSlot, options.blockTime ?? true);
       } catch (error) {
         // Rate limited, timed out, behind, down: nothing is known, and nothing may be decided.
         if (isChainUnavailable(error)) return { kind: "unknown", reason: error.message };
@@ -768,10 +779,10 @@ function wireWithinLimit(tx: VersionedTransaction): Uint8Array {
     wire = tx.serialize();
   } catch {
     // web3.js throws when the bytes overrun its buffer: certainly too large
-    throw chainRejected(`prepare: transaction is over ${MAX_TRANSACTION_BYTES} bytes`);
+    throw chainRejected("prepare", `transaction is over ${MAX_TRANSACTION_BYTES} bytes`);
   }
   if (wire.length > MAX_TRANSACTION_BYTES) {
-    throw chainRejected(`prepare: transaction is ${wire.length} bytes, over ${MAX_TRANSACTION_BYTES}`);
+    throw chainRejected("prepare", `transaction is ${wire.length} bytes, over ${MAX_TRANSACTION_BYTES}`);
   }
   return wire;
 }
@@ -781,7 +792,9 @@ function commandKeyInstruction(key: CommandKey, payer: Keypair): TransactionInst
   try {
     return commandKeyMemo(key, payer.publicKey);
   } catch (error) {
-    if (error instanceof RangeError) throw chainRejected(`prepare: the command key is too long (${error.message})`);
+    if (isAppError(error, "MEMO_SIZE_INVALID")) {
+      throw chainRejected("prepare", `the command key is too long (${error.message})`);
+    }
     throw error;
   }
 }
@@ -855,7 +868,10 @@ async function marketPrice(rpc: RpcContext, writable: readonly string[]): Promis
       rpc.post("getRecentPrioritizationFees", [writable.slice(0, PRIORITIZATION_FEE_MAX_ACCOUNTS)]),
     );
     if (!Array.isArray(answer))
-      throw chainUnavailable("CHAIN_BAD_RESPONSE", "getRecentPrioritizationFees: malformed answer");
+      throw chainUnavailable("CHAIN_BAD_RESPONSE", {
+        method: "getRecentPrioritizationFees",
+        detail: "malformed answer",
+      });
     const fees: bigint[] = [];
     for (const entry of answer) {
       const fee = isRecord(entry) ? entry.prioritizationFee : null;
@@ -938,6 +954,7 @@ async function decideOutcome(
   signature: string,
   lastValidBlockHeight: bigint,
   sentFromSlot: bigint,
+  withBlockTime: boolean,
 ): Promise<TransactionOutcome> {
   const { connection, call, slots } = rpc;
   let read = await readStatusAndEpoch(rpc, signature, false);
@@ -971,6 +988,7 @@ async function decideOutcome(
     return { kind: "failed", slot, error: await withBudgetExhaustion(rpc, signature, describeError(s.err)) };
   }
   let blockTime: Date | null = null;
+  if (!withBlockTime) return { kind: "confirmed", slot, blockTime };
   try {
     const t = await call("getBlockTime", () => connection.getBlockTime(s.slot));
     blockTime = t === null ? null : new Date(t * 1000);
@@ -997,10 +1015,11 @@ async function withBudgetExhaustion(rpc: RpcContext, signature: string, error: s
 }
 
 function epochOf(result: unknown): { absoluteSlot: number; blockHeight: number } {
-  if (!isRecord(result)) throw chainUnavailable("CHAIN_BAD_RESPONSE", "getEpochInfo: malformed answer");
+  if (!isRecord(result))
+    throw chainUnavailable("CHAIN_BAD_RESPONSE", { method: "getEpochInfo", detail: "malformed answer" });
   const { absoluteSlot, blockHeight } = result;
   if (typeof absoluteSlot !== "number" || typeof blockHeight !== "number" || !Number.isSafeInteger(blockHeight)) {
-    throw chainUnavailable("CHAIN_BAD_RESPONSE", "getEpochInfo: malformed answer");
+    throw chainUnavailable("CHAIN_BAD_RESPONSE", { method: "getEpochInfo", detail: "malformed answer" });
   }
   return { absoluteSlot, blockHeight };
 }
@@ -1009,7 +1028,10 @@ function statusesOf(result: unknown): { context: { slot: number }; value: unknow
   const context = isRecord(result) && isRecord(result.context) ? result.context : null;
   const value = isRecord(result) ? result.value : null;
   if (typeof context?.slot !== "number" || !Array.isArray(value) || value.length !== 1) {
-    throw chainUnavailable("CHAIN_BAD_RESPONSE", "getSignatureStatuses: answer does not match the signature asked");
+    throw chainUnavailable("CHAIN_BAD_RESPONSE", {
+      method: "getSignatureStatuses",
+      detail: "answer does not match the signature asked",
+    });
   }
   return { context: { slot: context.slot }, value };
 }
@@ -1039,7 +1061,7 @@ function findCause(error: unknown): unknown {
 
 function assertAddress(address: string): void {
   if (isAddress(address)) return;
-  throw chainRejected(`not a valid address: ${String(address).slice(0, 64)}`);
+  throw chainRejected("address", `not a valid address: ${String(address).slice(0, 64)}`);
 }
 
 /**
@@ -1048,7 +1070,7 @@ function assertAddress(address: string): void {
  */
 function exactLamports(method: string, lamports: number): bigint {
   if (!Number.isSafeInteger(lamports) || lamports < 0) {
-    throw chainUnavailable("CHAIN_BAD_RESPONSE", `${method}: lamports not representable exactly`);
+    throw chainUnavailable("CHAIN_BAD_RESPONSE", { method, detail: "lamports not representable exactly" });
   }
   return BigInt(lamports);
 }
@@ -1059,7 +1081,11 @@ function describeError(err: unknown): string {
 
 function toConfirmedTransaction(signature: string, tx: VersionedTransactionResponse): ConfirmedTransaction {
   const meta = tx.meta;
-  if (!meta) throw chainUnavailable("CHAIN_BAD_RESPONSE", "getTransaction: transaction without status meta");
+  if (!meta)
+    throw chainUnavailable("CHAIN_BAD_RESPONSE", {
+      method: "getTransaction",
+      detail: "transaction without status meta",
+    });
   const message = tx.transaction.message;
   const accountKeys = [
     ...message.staticAccountKeys.map((k) => k.toBase58()),
@@ -1068,7 +1094,8 @@ function toConfirmedTransaction(signature: string, tx: VersionedTransactionRespo
   ];
   const keyAt = (i: number): string => {
     const k = accountKeys[i];
-    if (k === undefined) throw chainUnavailable("CHAIN_BAD_RESPONSE", "getTransaction: account index out of range");
+    if (k === undefined)
+      throw chainUnavailable("CHAIN_BAD_RESPONSE", { method: "getTransaction", detail: "account index out of range" });
     return k;
   };
   const instructions: CompiledInstructionView[] = message.compiledInstructions.map((ix) => ({

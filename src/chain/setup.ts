@@ -106,7 +106,7 @@ export function secretsFor(config: ChainConfig): { treasury: Keypair; masterSecr
   } catch (error) {
     if (isKeyInvalid(error)) {
       // Name the setting, never the value.
-      const which = /treasury/i.test(error.message) ? "TREASURY_KEY" : "MASTER_SECRET";
+      const which = error.context.setting === "treasury key" ? "TREASURY_KEY" : "MASTER_SECRET";
       throw new ConfigError(`${which} is not valid: ${error.message}`);
     }
     throw error;

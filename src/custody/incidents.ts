@@ -10,6 +10,8 @@ import type { Db } from "../../db/client";
 import { immediate } from "../../db/transaction";
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
+import { custodyIncidents } from "../../db/schema";
+import { columnsOf, query, type TableRow } from "../../db/statement";
 
 export const HALTING_KINDS = [
   "shortfall",
@@ -38,19 +40,10 @@ export interface Incident {
   resolveReason: string | null;
 }
 
-interface IncidentRow {
-  id: bigint;
-  kind: IncidentKind;
-  detail: string;
-  halts: bigint;
-  atMs: bigint;
-  resolvedAtMs: bigint | null;
-  resolvedBy: string | null;
-  resolveReason: string | null;
-}
+/** The schema stores any text as the kind; this service writes only its own kinds. */
+type IncidentRow = Omit<TableRow<typeof custodyIncidents>, "kind"> & { kind: IncidentKind };
 
-const COLUMNS = `id, kind, detail, halts, at_ms AS atMs, resolved_at_ms AS resolvedAtMs,
-  resolved_by AS resolvedBy, resolve_reason AS resolveReason`;
+const COLUMNS = columnsOf(custodyIncidents);
 
 function toIncident(r: IncidentRow): Incident {
   return {
@@ -82,19 +75,16 @@ export function raiseIncident(
   raised: { kind: IncidentKind; detail: string; atMs: number },
 ): { incident: Incident; created: boolean } {
   const work = () => {
-    const c = db.$client;
-    const open = c
-      .query<IncidentRow, [kind: string]>(
-        `SELECT ${COLUMNS} FROM custody_incidents WHERE resolved_at_ms IS NULL AND kind = ? LIMIT 1`,
-      )
-      .get(raised.kind);
+    const open = query<IncidentRow, [kind: string]>(
+      db,
+      `SELECT ${COLUMNS} FROM custody_incidents WHERE resolved_at_ms IS NULL AND kind = ? LIMIT 1`,
+    ).get(raised.kind);
     if (open) return { incident: toIncident(open), created: false };
     const halts = (HALTING_KINDS as readonly string[]).includes(raised.kind);
-    const row = c
-      .query<IncidentRow, [kind: string, detail: string, halts: number, atMs: number]>(
-        `INSERT INTO custody_incidents (kind, detail, halts, at_ms) VALUES (?, ?, ?, ?) RETURNING ${COLUMNS}`,
-      )
-      .get(raised.kind, raised.detail.slice(0, 500), halts ? 1 : 0, raised.atMs);
+    const row = query<IncidentRow, [kind: string, detail: string, halts: number, atMs: number]>(
+      db,
+      `INSERT INTO custody_incidents (kind, detail, halts, at_ms) VALUES (?, ?, ?, ?) RETURNING ${COLUMNS}`,
+    ).get(raised.kind, raised.detail.slice(0, 500), halts ? 1 : 0, raised.atMs);
     const incident = toIncident(row!);
     for (const listener of listeners) listener(db, incident);
     return { incident, created: true };
@@ -111,15 +101,14 @@ export function raiseIncident(
 
 /** The first open halting incident, or the hold taken at start, or null when money may move. */
 export function moneyHalt(db: Db): Incident | null {
-  const row = db.$client
-    .query<IncidentRow, []>(
-      `SELECT ${COLUMNS} FROM custody_incidents WHERE resolved_at_ms IS NULL AND halts = 1 ORDER BY id LIMIT 1`,
-    )
-    .get();
+  const row = query<IncidentRow, []>(
+    db,
+    `SELECT ${COLUMNS} FROM custody_incidents WHERE resolved_at_ms IS NULL AND halts = 1 ORDER BY id LIMIT 1`,
+  ).get();
   if (row) return toIncident(row);
-  const held = db.$client
-    .query<{ value: string }, [key: string]>("SELECT value FROM settings WHERE key = ?")
-    .get(START_HOLD_KEY);
+  const held = query<{ value: string }, [key: string]>(db, "SELECT value FROM settings WHERE key = ?").get(
+    START_HOLD_KEY,
+  );
   return held
     ? {
         id: 0,
@@ -143,21 +132,19 @@ export function moneyHalt(db: Db): Incident | null {
 export const START_HOLD_KEY = "money_start_hold";
 
 export function holdMoneyAtStart(db: Db, atMs: number): void {
-  db.$client
-    .query<never, [key: string, value: string]>(
-      "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2",
-    )
-    .run(START_HOLD_KEY, String(atMs));
+  query<never, [key: string, value: string]>(
+    db,
+    "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2",
+  ).run(START_HOLD_KEY, String(atMs));
 }
 
 export function releaseStartHold(db: Db): void {
-  db.$client.query<never, [key: string]>("DELETE FROM settings WHERE key = ?").run(START_HOLD_KEY);
+  query<never, [key: string]>(db, "DELETE FROM settings WHERE key = ?").run(START_HOLD_KEY);
 }
 
 export function listIncidents(db: Db, limit: number): Incident[] {
-  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new RangeError("limit out of range");
-  return db.$client
-    .query<IncidentRow, [limit: number]>(`SELECT ${COLUMNS} FROM custody_incidents ORDER BY id DESC LIMIT ?`)
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new AppError("LIST_LIMIT_INVALID");
+  return query<IncidentRow, [limit: number]>(db, `SELECT ${COLUMNS} FROM custody_incidents ORDER BY id DESC LIMIT ?`)
     .all(limit)
     .map(toIncident);
 }
@@ -166,12 +153,11 @@ export function listIncidents(db: Db, limit: number): Incident[] {
 export function clearIncidents(db: Db, kinds: readonly IncidentKind[], atMs: number): number {
   let cleared = 0;
   for (const kind of kinds) {
-    cleared += db.$client
-      .query<never, [atMs: number, kind: string]>(
-        `UPDATE custody_incidents SET resolved_at_ms = ?, resolved_by = 'system', resolve_reason = 'the cause went away'
+    cleared += query<never, [atMs: number, kind: string]>(
+      db,
+      `UPDATE custody_incidents SET resolved_at_ms = ?, resolved_by = 'system', resolve_reason = 'the cause went away'
           WHERE resolved_at_ms IS NULL AND kind = ?`,
-      )
-      .run(atMs, kind).changes;
+    ).run(atMs, kind).changes;
   }
   return cleared;
 }
@@ -186,9 +172,7 @@ export interface ResumeGrant {
 }
 
 export function lastResume(db: Db): ResumeGrant | null {
-  const row = db.$client
-    .query<{ value: string }, [key: string]>("SELECT value FROM settings WHERE key = ?")
-    .get(RESUME_KEY);
+  const row = query<{ value: string }, [key: string]>(db, "SELECT value FROM settings WHERE key = ?").get(RESUME_KEY);
   if (!row) return null;
   const parsed = JSON.parse(row.value) as { atMs: number; allowanceLamports: string };
   return { atMs: parsed.atMs, allowanceLamports: BigInt(parsed.allowanceLamports) };
@@ -205,26 +189,24 @@ export function resumeMoney(
 ): number {
   if (!db.$client.inTransaction) throw new AppError("LEDGER_INVARIANT", "a resume must run inside a transaction");
   if (resume.reason.trim() === "") throw new AppError("REASON_REQUIRED");
-  const resolved = db.$client
-    .query<never, [atMs: number, actor: string, reason: string]>(
-      `UPDATE custody_incidents SET resolved_at_ms = ?, resolved_by = ?, resolve_reason = ?
+  const resolved = query<never, [atMs: number, actor: string, reason: string]>(
+    db,
+    `UPDATE custody_incidents SET resolved_at_ms = ?, resolved_by = ?, resolve_reason = ?
         WHERE resolved_at_ms IS NULL AND halts = 1 AND kind <> 'reconciling'`,
-    )
-    .run(resume.atMs, resume.actor, resume.reason.slice(0, 500)).changes;
-  db.$client
-    .query<never, [key: string, value: string]>(
-      "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2",
-    )
-    .run(RESUME_KEY, JSON.stringify({ atMs: resume.atMs, allowanceLamports: resume.allowanceLamports.toString() }));
+  ).run(resume.atMs, resume.actor, resume.reason.slice(0, 500)).changes;
+  query<never, [key: string, value: string]>(
+    db,
+    "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2",
+  ).run(RESUME_KEY, JSON.stringify({ atMs: resume.atMs, allowanceLamports: resume.allowanceLamports.toString() }));
   return resolved;
 }
 
 /** Incidents by kind ever opened, for /metrics. */
 export function incidentCounts(db: Db): { kind: string; n: number; open: number }[] {
-  return db.$client
-    .query<{ kind: string; n: bigint; open: bigint }, []>(
-      `SELECT kind, COUNT(*) AS n, SUM(resolved_at_ms IS NULL) AS open FROM custody_incidents GROUP BY kind ORDER BY kind`,
-    )
+  return query<{ kind: string; n: bigint; open: bigint }, []>(
+    db,
+    `SELECT kind, COUNT(*) AS n, SUM(resolved_at_ms IS NULL) AS open FROM custody_incidents GROUP BY kind ORDER BY kind`,
+  )
     .all()
     .map((r) => ({ kind: r.kind, n: Number(r.n), open: Number(r.open) }));
 }

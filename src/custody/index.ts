@@ -16,7 +16,7 @@ export { moneyGate, outflowAllows, outflowSince, waitingOutflowLamports } from "
 export type { OutflowCaps } from "./outflow";
 export { checkReserves, inFlightLamports } from "./reserves";
 export type { ReservesPolicy } from "./reserves";
-export { claimsPausedReason } from "./state";
+export { claimsPausedCode, claimsPausedReason } from "./state";
 export {
   MAX_WITHDRAWAL_REASON_CHARS,
   confirmWithdrawalSent,

@@ -6,6 +6,7 @@
  */
 import type { Db } from "../../db/client";
 import { lastResume, moneyHalt, raiseIncident, type Incident } from "./incidents";
+import { query } from "../../db/statement";
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
@@ -17,14 +18,13 @@ export interface OutflowCaps {
 
 /** Lamports that left or are leaving the treasury since `sinceMs`. */
 export function outflowSince(db: Db, sinceMs: number): bigint {
-  const row = db.$client
-    .query<{ payouts: bigint; buys: bigint; withdrawals: bigint }, [sinceMs: number]>(
-      `SELECT
+  const row = query<{ payouts: bigint; buys: bigint; withdrawals: bigint }, [sinceMs: number]>(
+    db,
+    `SELECT
          (SELECT COALESCE(SUM(lamports), 0) FROM payouts WHERE status IN ('sent', 'confirmed') AND sent_at_ms >= ?1) AS payouts,
          (SELECT COALESCE(SUM(lamports), 0) FROM burn_buys WHERE status <> 'failed' AND created_at_ms >= ?1) AS buys,
          (SELECT COALESCE(SUM(lamports), 0) FROM withdrawals WHERE status IN ('sent', 'confirmed') AND sent_at_ms >= ?1) AS withdrawals`,
-    )
-    .get(sinceMs)!;
+  ).get(sinceMs)!;
   return BigInt(row.payouts) + BigInt(row.buys) + BigInt(row.withdrawals);
 }
 
@@ -73,13 +73,12 @@ export function moneyGate(db: Db, caps: OutflowCaps, nowMs: number, lamports: bi
 
 /** What is waiting to leave: queued payouts, pending burn orders, queued withdrawals (a resume's allowance). */
 export function waitingOutflowLamports(db: Db): bigint {
-  const row = db.$client
-    .query<{ payouts: bigint; burns: bigint; withdrawals: bigint }, []>(
-      `SELECT
+  const row = query<{ payouts: bigint; burns: bigint; withdrawals: bigint }, []>(
+    db,
+    `SELECT
          (SELECT COALESCE(SUM(lamports), 0) FROM payouts WHERE status = 'queued') AS payouts,
          (SELECT COALESCE(SUM(lamports), 0) FROM burn_orders WHERE status = 'pending') AS burns,
          (SELECT COALESCE(SUM(lamports), 0) FROM withdrawals WHERE status = 'queued') AS withdrawals`,
-    )
-    .get()!;
+  ).get()!;
   return BigInt(row.payouts) + BigInt(row.burns) + BigInt(row.withdrawals);
 }

@@ -6,17 +6,17 @@
  */
 import type { Db } from "../../db/client";
 import { clearIncidents, moneyHalt, raiseIncident, type Incident } from "./incidents";
+import { query } from "../../db/statement";
 
 /** Lamports the books still count as owed that have left, or may have left, the treasury. */
 export function inFlightLamports(db: Db): bigint {
-  const row = db.$client
-    .query<{ payouts: bigint; buys: bigint }, []>(
-      `SELECT
+  const row = query<{ payouts: bigint; buys: bigint }, []>(
+    db,
+    `SELECT
          (SELECT COALESCE(SUM(lamports), 0) FROM payouts WHERE status = 'sent') AS payouts,
          (SELECT COALESCE(SUM(o.lamports), 0) FROM burn_orders o JOIN burn_buys b ON b.id = o.buy_id
            WHERE b.status = 'sent' AND o.status = 'buying' AND o.source = 'recipient') AS buys`,
-    )
-    .get()!;
+  ).get()!;
   return BigInt(row.payouts) + BigInt(row.buys);
 }
 

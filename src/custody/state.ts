@@ -3,29 +3,32 @@
  * or a halt the service put itself in (SPEC's `claimsPaused` is true for both).
  */
 import type { Db } from "../../db/client";
+import { messageOf } from "../lib/errors";
 import { getClaimsPaused } from "../settings";
 import { moneyHalt, type IncidentKind } from "./incidents";
 
-const HALT_WORDS: Record<IncidentKind, string> = {
-  shortfall:
-    "Payouts are on hold while the operator checks the treasury: it held less than the books say is owed. Your balance is untouched.",
-  audit: "Payouts are on hold while the operator checks the books. Your balance is untouched.",
-  "outflow-hour":
-    "Payouts are on hold: more than the hourly limit would have left the treasury, and the operator is checking. Your balance is untouched.",
-  "outflow-day":
-    "Payouts are on hold: more than the daily limit would have left the treasury, and the operator is checking. Your balance is untouched.",
-  "reserve-low": "Payouts are on hold. Your balance is untouched.",
-  reconciling:
-    "Payouts are on hold for a few minutes while the service checks its books against the chain. Your balance is untouched.",
-  "unknown-transaction":
-    "Payouts are on hold while the operator checks a treasury transaction the service did not make. Your balance is untouched.",
-};
+/** The refusal of a claim while a halt of each kind holds; its sentence is in ERROR_MESSAGES. */
+const HALT_CODES = {
+  shortfall: "PAYOUTS_HELD_SHORTFALL",
+  audit: "PAYOUTS_HELD_AUDIT",
+  "outflow-hour": "PAYOUTS_HELD_OUTFLOW_HOUR",
+  "outflow-day": "PAYOUTS_HELD_OUTFLOW_DAY",
+  "reserve-low": "PAYOUTS_HELD_RESERVE_LOW",
+  reconciling: "PAYOUTS_HELD_RECONCILING",
+  "unknown-transaction": "PAYOUTS_HELD_UNKNOWN_TRANSACTION",
+} as const satisfies Record<IncidentKind, string>;
 
-export const OPERATOR_PAUSE_WORDS = "Claims are paused for now; your balance is untouched. Try again later.";
+export type ClaimsPausedCode = "CLAIMS_PAUSED" | (typeof HALT_CODES)[IncidentKind];
+
+/** null when claims are open; otherwise the code of the refusal that says why they are not. */
+export function claimsPausedCode(db: Db): ClaimsPausedCode | null {
+  if (getClaimsPaused(db)) return "CLAIMS_PAUSED";
+  const halt = moneyHalt(db);
+  return halt ? HALT_CODES[halt.kind] : null;
+}
 
 /** null when claims are open; otherwise the sentence that says why they are not. */
 export function claimsPausedReason(db: Db): string | null {
-  if (getClaimsPaused(db)) return OPERATOR_PAUSE_WORDS;
-  const halt = moneyHalt(db);
-  return halt ? HALT_WORDS[halt.kind] : null;
+  const code = claimsPausedCode(db);
+  return code === null ? null : messageOf(code);
 }

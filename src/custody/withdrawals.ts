@@ -12,6 +12,8 @@ import { immediate } from "../../db/transaction";
 import { recordSignedTransaction, type SignedTransaction } from "../landing";
 import { accounts, balanceOf, confirmWithdrawal, failWithdrawal, reserveWithdrawal } from "../ledger";
 import { AppError } from "../lib/errors";
+import { withdrawals } from "../../db/schema";
+import { columnsOf, query, type TableRow } from "../../db/statement";
 
 export type WithdrawalStatus = "queued" | "sent" | "confirmed" | "failed";
 
@@ -31,24 +33,9 @@ export interface Withdrawal {
   confirmedAtMs: number | null;
 }
 
-interface WithdrawalRow {
-  id: bigint;
-  lamports: bigint;
-  wallet: string;
-  reason: string;
-  actor: string;
-  status: WithdrawalStatus;
-  signature: string | null;
-  lvbh: bigint | null;
-  attempt: bigint;
-  error: string | null;
-  createdAtMs: bigint;
-  sentAtMs: bigint | null;
-  confirmedAtMs: bigint | null;
-}
+type WithdrawalRow = TableRow<typeof withdrawals>;
 
-const COLUMNS = `id, lamports, wallet, reason, actor, status, signature, last_valid_block_height AS lvbh, attempt,
-  error, created_at_ms AS createdAtMs, sent_at_ms AS sentAtMs, confirmed_at_ms AS confirmedAtMs`;
+const COLUMNS = columnsOf(withdrawals);
 
 function toWithdrawal(r: WithdrawalRow): Withdrawal {
   return {
@@ -59,7 +46,7 @@ function toWithdrawal(r: WithdrawalRow): Withdrawal {
     actor: r.actor,
     status: r.status,
     signature: r.signature,
-    lastValidBlockHeight: r.lvbh === null ? null : BigInt(r.lvbh),
+    lastValidBlockHeight: r.lastValidBlockHeight === null ? null : BigInt(r.lastValidBlockHeight),
     attempt: Number(r.attempt),
     error: r.error,
     createdAtMs: Number(r.createdAtMs),
@@ -74,11 +61,10 @@ const RENT_EXEMPT_MINIMUM_LAMPORTS = 890_880n;
 
 /** Withdrawals queued or sent: reserved from the platform, still in the treasury until they land. */
 export function pendingWithdrawalLamports(db: Db): bigint {
-  const row = db.$client
-    .query<{ s: bigint }, []>(
-      "SELECT COALESCE(SUM(lamports), 0) AS s FROM withdrawals WHERE status IN ('queued', 'sent')",
-    )
-    .get()!;
+  const row = query<{ s: bigint }, []>(
+    db,
+    "SELECT COALESCE(SUM(lamports), 0) AS s FROM withdrawals WHERE status IN ('queued', 'sent')",
+  ).get()!;
   return BigInt(row.s);
 }
 
@@ -136,12 +122,11 @@ export function requestWithdrawal(
     if (request.lamports > most) {
       throw new AppError("WITHDRAWAL_OVER_LIMIT", { mostLamports: most });
     }
-    const row = db.$client
-      .query<WithdrawalRow, [lamports: bigint, wallet: string, reason: string, actor: string, atMs: number]>(
-        `INSERT INTO withdrawals (lamports, wallet, reason, actor, status, created_at_ms)
+    const row = query<WithdrawalRow, [lamports: bigint, wallet: string, reason: string, actor: string, atMs: number]>(
+      db,
+      `INSERT INTO withdrawals (lamports, wallet, reason, actor, status, created_at_ms)
          VALUES (?, ?, ?, ?, 'queued', ?) RETURNING ${COLUMNS}`,
-      )
-      .get(request.lamports, request.wallet, reason, request.actor, request.atMs)!;
+    ).get(request.lamports, request.wallet, reason, request.actor, request.atMs)!;
     const withdrawal = toWithdrawal(row);
     reserveWithdrawal(db, withdrawal.id, withdrawal.lamports, request.atMs);
     withAudit(withdrawal.id);
@@ -150,18 +135,17 @@ export function requestWithdrawal(
 }
 
 export function listWithdrawals(db: Db, limit: number): Withdrawal[] {
-  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new RangeError("limit out of range");
-  return db.$client
-    .query<WithdrawalRow, [limit: number]>(`SELECT ${COLUMNS} FROM withdrawals ORDER BY id DESC LIMIT ?`)
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new AppError("LIST_LIMIT_INVALID");
+  return query<WithdrawalRow, [limit: number]>(db, `SELECT ${COLUMNS} FROM withdrawals ORDER BY id DESC LIMIT ?`)
     .all(limit)
     .map(toWithdrawal);
 }
 
 export function withdrawalsIn(db: Db, status: "queued" | "sent", limit = 100): Withdrawal[] {
-  return db.$client
-    .query<WithdrawalRow, [status: string, limit: number]>(
-      `SELECT ${COLUMNS} FROM withdrawals WHERE status = ? ORDER BY id LIMIT ?`,
-    )
+  return query<WithdrawalRow, [status: string, limit: number]>(
+    db,
+    `SELECT ${COLUMNS} FROM withdrawals WHERE status = ? ORDER BY id LIMIT ?`,
+  )
     .all(status, limit)
     .map(toWithdrawal);
 }
@@ -175,11 +159,10 @@ export function markWithdrawalSent(
   immediate(db, () => {
     assertHeld?.();
     if (sent.signed) recordSignedTransaction(db, sent.signed, sent.atMs);
-    const changed = db.$client
-      .query<never, [signature: string, lvbh: bigint, atMs: number, id: number]>(
-        "UPDATE withdrawals SET status = 'sent', signature = ?, last_valid_block_height = ?, sent_at_ms = ? WHERE id = ? AND status = 'queued'",
-      )
-      .run(sent.signature, sent.lastValidBlockHeight, sent.atMs, sent.id).changes;
+    const changed = query<never, [signature: string, lvbh: bigint, atMs: number, id: number]>(
+      db,
+      "UPDATE withdrawals SET status = 'sent', signature = ?, last_valid_block_height = ?, sent_at_ms = ? WHERE id = ? AND status = 'queued'",
+    ).run(sent.signature, sent.lastValidBlockHeight, sent.atMs, sent.id).changes;
     if (changed !== 1) throw new AppError("LEDGER_INVARIANT", `withdrawal ${sent.id} is not queued`);
   });
 }
@@ -188,16 +171,16 @@ export function markWithdrawalSent(
 export function confirmWithdrawalSent(db: Db, id: number, atMs: number, assertHeld?: () => void): boolean {
   return immediate(db, () => {
     assertHeld?.();
-    const row = db.$client
-      .query<{ lamports: bigint }, [id: number]>("SELECT lamports FROM withdrawals WHERE id = ? AND status = 'sent'")
-      .get(id);
+    const row = query<{ lamports: bigint }, [id: number]>(
+      db,
+      "SELECT lamports FROM withdrawals WHERE id = ? AND status = 'sent'",
+    ).get(id);
     if (!row) return false;
     confirmWithdrawal(db, id, BigInt(row.lamports), atMs);
-    db.$client
-      .query<never, [atMs: number, id: number]>(
-        "UPDATE withdrawals SET status = 'confirmed', confirmed_at_ms = ? WHERE id = ?",
-      )
-      .run(atMs, id);
+    query<never, [atMs: number, id: number]>(
+      db,
+      "UPDATE withdrawals SET status = 'confirmed', confirmed_at_ms = ? WHERE id = ?",
+    ).run(atMs, id);
     return true;
   });
 }
@@ -213,16 +196,16 @@ export function failWithdrawalWith(
 ): boolean {
   return immediate(db, () => {
     assertHeld?.();
-    const row = db.$client
-      .query<{ lamports: bigint }, [id: number, from: string]>(
-        "SELECT lamports FROM withdrawals WHERE id = ? AND status = ?",
-      )
-      .get(failed.id, failed.from);
+    const row = query<{ lamports: bigint }, [id: number, from: string]>(
+      db,
+      "SELECT lamports FROM withdrawals WHERE id = ? AND status = ?",
+    ).get(failed.id, failed.from);
     if (!row) return false;
     failWithdrawal(db, failed.id, BigInt(row.lamports), failed.atMs);
-    db.$client
-      .query<never, [error: string, id: number]>("UPDATE withdrawals SET status = 'failed', error = ? WHERE id = ?")
-      .run(failed.error.slice(0, 300), failed.id);
+    query<never, [error: string, id: number]>(
+      db,
+      "UPDATE withdrawals SET status = 'failed', error = ? WHERE id = ?",
+    ).run(failed.error.slice(0, 300), failed.id);
     return true;
   });
 }
@@ -232,12 +215,11 @@ export function requeueExpiredWithdrawal(db: Db, id: number, assertHeld?: () => 
   return immediate(db, () => {
     assertHeld?.();
     return (
-      db.$client
-        .query<never, [id: number]>(
-          `UPDATE withdrawals SET status = 'queued', signature = NULL, last_valid_block_height = NULL,
+      query<never, [id: number]>(
+        db,
+        `UPDATE withdrawals SET status = 'queued', signature = NULL, last_valid_block_height = NULL,
                   sent_at_ms = NULL, attempt = attempt + 1 WHERE id = ? AND status = 'sent'`,
-        )
-        .run(id).changes === 1
+      ).run(id).changes === 1
     );
   });
 }

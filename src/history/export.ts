@@ -7,6 +7,7 @@
  */
 import { Database } from "bun:sqlite";
 import type { Db } from "../../db/client";
+import { ownStatement } from "../../db/statement";
 
 export const CSV_HEADER = ["at", "type", "mint", "symbol", "lamports", "status", "signature", "wallet", "sol"] as const;
 const ROWS_PER_CHUNK = 500;
@@ -102,7 +103,7 @@ export function exportCsvStream(db: Db, idpUserId: string): ReadableStream<Uint8
   const own = file !== "" && file !== ":memory:";
   const client = own ? new Database(file, { readonly: true, safeIntegers: true, strict: true }) : db.$client;
   if (own) client.exec("PRAGMA busy_timeout = 5000");
-  const statement = client.prepare<ExportRow, [idpUserId: string]>(EXPORT_SQL);
+  const statement = ownStatement<ExportRow, [idpUserId: string]>(client, EXPORT_SQL);
   const rows = statement.iterate(idpUserId);
   const encoder = new TextEncoder();
   let closed = false;

@@ -6,6 +6,7 @@
 import type { Db } from "../../db/client";
 import { isoMs } from "../http/public-schemas";
 import type { HandleHistoryEntry, SolvencyPoint, TokenHistoryPoint } from "./schemas";
+import { query } from "../../db/statement";
 
 export type { HandleHistoryEntry, SolvencyPoint, TokenHistoryPoint };
 
@@ -18,18 +19,19 @@ export function windowStartMs(nowMs: number, days: number): number {
 
 /** One point per UTC day with a confirmed sweep, oldest first; null when no token has that mint. */
 export function tokenHistory(db: Db, mint: string, days: number, nowMs: number): TokenHistoryPoint[] | null {
-  const c = db.$client;
-  const token = c.query<{ id: bigint }, [mint: string]>("SELECT id FROM tokens WHERE mint = ?").get(mint);
+  const token = query<{ id: bigint }, [mint: string]>(db, "SELECT id FROM tokens WHERE mint = ?").get(mint);
   if (!token) return null;
-  const rows = c
-    .query<{ day: string; swept: bigint; platform: bigint; sweeps: bigint }, [tokenId: bigint, fromMs: number]>(
-      `SELECT strftime('%Y-%m-%d', confirmed_at_ms / 1000, 'unixepoch') AS day,
+  const rows = query<
+    { day: string; swept: bigint; platform: bigint; sweeps: bigint },
+    [tokenId: bigint, fromMs: number]
+  >(
+    db,
+    `SELECT strftime('%Y-%m-%d', confirmed_at_ms / 1000, 'unixepoch') AS day,
               SUM(total_lamports) AS swept, SUM(platform_lamports) AS platform, COUNT(*) AS sweeps
          FROM sweeps
         WHERE token_id = ? AND status = 'confirmed' AND confirmed_at_ms >= ?
         GROUP BY day ORDER BY day`,
-    )
-    .all(token.id, windowStartMs(nowMs, days));
+  ).all(token.id, windowStartMs(nowMs, days));
   return rows.map((r) => ({
     day: r.day,
     sweptLamports: BigInt(r.swept).toString(),
@@ -46,31 +48,29 @@ export const PROOF_HISTORY_MAX_POINTS = 500;
  * into equal buckets and each bucket shows its lowest surplus, so thinning never hides a shortfall.
  */
 export function proofHistory(db: Db, days: number, nowMs: number): SolvencyPoint[] {
-  const c = db.$client;
   const from = nowMs - days * DAY_MS;
   const count = Number(
-    c.query<{ n: bigint }, [fromMs: number]>("SELECT COUNT(*) AS n FROM solvency_snapshots WHERE at_ms >= ?").get(from)!
-      .n,
+    query<{ n: bigint }, [fromMs: number]>(db, "SELECT COUNT(*) AS n FROM solvency_snapshots WHERE at_ms >= ?").get(
+      from,
+    )!.n,
   );
   type Row = { atMs: bigint; treasury: bigint; owed: bigint };
   let rows: Row[];
   if (count <= PROOF_HISTORY_MAX_POINTS) {
-    rows = c
-      .query<Row, [fromMs: number]>(
-        "SELECT at_ms AS atMs, treasury_lamports AS treasury, owed_lamports AS owed FROM solvency_snapshots WHERE at_ms >= ? ORDER BY at_ms, id",
-      )
-      .all(from);
+    rows = query<Row, [fromMs: number]>(
+      db,
+      "SELECT at_ms AS atMs, treasury_lamports AS treasury, owed_lamports AS owed FROM solvency_snapshots WHERE at_ms >= ? ORDER BY at_ms, id",
+    ).all(from);
   } else {
     const bucketMs = Math.ceil((days * DAY_MS) / PROOF_HISTORY_MAX_POINTS);
-    rows = c
-      .query<Row, [fromMs: number, bucketMs: number]>(
-        `SELECT atMs, treasury, owed FROM (
+    rows = query<Row, [fromMs: number, bucketMs: number]>(
+      db,
+      `SELECT atMs, treasury, owed FROM (
            SELECT at_ms AS atMs, treasury_lamports AS treasury, owed_lamports AS owed,
                   ROW_NUMBER() OVER (PARTITION BY (at_ms - ?1) / ?2 ORDER BY treasury_lamports - owed_lamports, at_ms DESC, id DESC) AS rank
              FROM solvency_snapshots WHERE at_ms >= ?1)
           WHERE rank = 1 ORDER BY atMs`,
-      )
-      .all(from, bucketMs);
+    ).all(from, bucketMs);
   }
   return rows.map((r) => {
     const treasury = BigInt(r.treasury);
@@ -92,21 +92,20 @@ export function proofHistory(db: Db, days: number, nowMs: number): SolvencyPoint
  * (the record answers 404 then too); empty while the handle is unpinned.
  */
 export function handleHistory(db: Db, handle: string): HandleHistoryEntry[] | null {
-  const c = db.$client;
-  if (!c.query<{ 1: number }, [handle: string]>("SELECT 1 FROM token_recipients WHERE handle = ? LIMIT 1").get(handle))
+  if (
+    !query<{ 1: bigint }, [handle: string]>(db, "SELECT 1 FROM token_recipients WHERE handle = ? LIMIT 1").get(handle)
+  )
     return null;
-  const pinned = c
-    .query<{ idpUserId: string | null }, [handle: string]>(
-      "SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?",
-    )
-    .get(handle);
+  const pinned = query<{ idpUserId: string | null }, [handle: string]>(
+    db,
+    "SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?",
+  ).get(handle);
   if (!pinned?.idpUserId) return [];
-  const rows = c
-    .query<{ handle: string; displayHandle: string; pinnedAtMs: bigint }, [idpUserId: string]>(
-      `SELECT handle, display_handle AS displayHandle, pinned_at_ms AS pinnedAtMs FROM handles
+  const rows = query<{ handle: string; displayHandle: string; pinnedAtMs: bigint }, [idpUserId: string]>(
+    db,
+    `SELECT handle, display_handle AS displayHandle, pinned_at_ms AS pinnedAtMs FROM handles
         WHERE idp_user_id = ? AND pinned_at_ms IS NOT NULL ORDER BY pinned_at_ms DESC, handle DESC`,
-    )
-    .all(pinned.idpUserId);
+  ).all(pinned.idpUserId);
   return rows.map((r, i) => ({
     handle: r.handle,
     displayHandle: r.displayHandle,

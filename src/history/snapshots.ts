@@ -8,7 +8,9 @@ import type { Db } from "../../db/client";
 import type { ChainServices } from "../chain/services";
 import { immediate } from "../../db/transaction";
 import { ledgerTotals } from "../ledger";
+import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
+import { query } from "../../db/statement";
 
 export const SNAPSHOT_EVERY_MS = 3_600_000;
 export const SNAPSHOT_RETENTION_MS = 365 * 86_400_000;
@@ -29,22 +31,21 @@ export function recordSolvencySnapshot(
   db: Db,
   input: { treasuryLamports: bigint; atMs: number; trigger: SnapshotTrigger },
 ): SnapshotResult {
-  if (input.treasuryLamports < 0n) throw new RangeError("a balance cannot be negative");
+  if (input.treasuryLamports < 0n) throw new AppError("SNAPSHOT_BALANCE_NEGATIVE");
   return immediate(db, () => {
-    const c = db.$client;
     const owed = ledgerTotals(db).owedLamports;
-    const last = c
-      .query<{ atMs: bigint; treasury: bigint; owed: bigint }, []>(
-        "SELECT at_ms AS atMs, treasury_lamports AS treasury, owed_lamports AS owed FROM solvency_snapshots ORDER BY at_ms DESC, id DESC LIMIT 1",
-      )
-      .get();
+    const last = query<{ atMs: bigint; treasury: bigint; owed: bigint }, []>(
+      db,
+      "SELECT at_ms AS atMs, treasury_lamports AS treasury, owed_lamports AS owed FROM solvency_snapshots ORDER BY at_ms DESC, id DESC LIMIT 1",
+    ).get();
     const fresh = last !== null && input.atMs - Number(last.atMs) < SNAPSHOT_EVERY_MS;
     const same = last !== null && BigInt(last.treasury) === input.treasuryLamports && BigInt(last.owed) === owed;
     if (fresh && (same || input.trigger === "hourly")) return { written: false, atMs: input.atMs };
-    c.query<never, [atMs: number, treasuryLamports: bigint, owedLamports: bigint, trigger: SnapshotTrigger]>(
+    query<never, [atMs: number, treasuryLamports: bigint, owedLamports: bigint, trigger: SnapshotTrigger]>(
+      db,
       "INSERT INTO solvency_snapshots (at_ms, treasury_lamports, owed_lamports, trigger) VALUES (?, ?, ?, ?)",
     ).run(input.atMs, input.treasuryLamports, owed, input.trigger);
-    c.query<never, [cutoffMs: number]>("DELETE FROM solvency_snapshots WHERE at_ms < ?").run(
+    query<never, [cutoffMs: number]>(db, "DELETE FROM solvency_snapshots WHERE at_ms < ?").run(
       input.atMs - SNAPSHOT_RETENTION_MS,
     );
     return { written: true, atMs: input.atMs };

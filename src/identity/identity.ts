@@ -7,8 +7,19 @@ import type { Db } from "../../db/client";
 import { pinHandleCredits } from "../ledger";
 import { immediate } from "../../db/transaction";
 import { AppError } from "../lib/errors";
+import { query } from "../../db/statement";
 
 export type Routing = "hold" | "autopay" | "burn";
+
+/** An identity's profile columns as the inserts bind them (handle lowercase, then as spelled). */
+type ProfileColumns = [
+  idpUserId: string,
+  handle: string,
+  displayHandle: string,
+  name: string,
+  avatarUrl: string,
+  followers: number,
+];
 
 export interface IdpProfile {
   idpUserId: string;
@@ -21,9 +32,9 @@ export interface IdpProfile {
 
 /** Creates or refreshes an identity; `signIn` marks a sign-in (claimed, latest handle). Call inside `immediate`. */
 export function upsertIdentity(db: Db, profile: IdpProfile, options: { signIn: boolean; atMs: number }): void {
-  const c = db.$client;
   const handle = profile.displayHandle.toLowerCase();
-  c.query(
+  query<never, [...ProfileColumns, createdAtMs: number, signInAtMs: number | null]>(
+    db,
     `INSERT INTO identities (idp_user_id, handle, display_handle, name, avatar_url, followers, created_at_ms,
         first_sign_in_at_ms, last_sign_in_at_ms)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)
@@ -56,22 +67,31 @@ export interface PinResult {
  * the old owner was credited stays the old owner's.
  */
 export function pinHandle(db: Db, profile: IdpProfile, atMs: number): PinResult {
-  const c = db.$client;
   const handle = profile.displayHandle.toLowerCase();
-  const row = c
-    .query<{ idpUserId: string | null }, [string]>("SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?")
-    .get(handle);
+  const row = query<{ idpUserId: string | null }, [string]>(
+    db,
+    "SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?",
+  ).get(handle);
   if (row?.idpUserId === profile.idpUserId) {
-    c.query("UPDATE handles SET display_handle = ?, name = ?, avatar_url = ?, followers = ? WHERE handle = ?").run(
-      profile.displayHandle,
-      profile.name,
-      profile.avatarUrl,
-      profile.followers,
-      handle,
-    );
+    query<never, [displayHandle: string, name: string, avatarUrl: string, followers: number, handle: string]>(
+      db,
+      "UPDATE handles SET display_handle = ?, name = ?, avatar_url = ?, followers = ? WHERE handle = ?",
+    ).run(profile.displayHandle, profile.name, profile.avatarUrl, profile.followers, handle);
     return { firstPin: false, previousIdpUserId: null };
   }
-  c.query(
+  query<
+    never,
+    [
+      handle: string,
+      displayHandle: string,
+      name: string,
+      avatarUrl: string,
+      followers: number,
+      idpUserId: string,
+      pinnedAtMs: number,
+    ]
+  >(
+    db,
     `INSERT INTO handles (handle, display_handle, name, avatar_url, followers, idp_user_id, pinned_at_ms)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
      ON CONFLICT (handle) DO UPDATE SET display_handle = ?2, name = ?3, avatar_url = ?4, followers = ?5,
@@ -90,20 +110,19 @@ export function pinHandle(db: Db, profile: IdpProfile, atMs: number): PinResult 
  * it); what that id was credited stays its own. Call inside `immediate`.
  */
 export function pinHandleAtLaunch(db: Db, profile: IdpProfile, atMs: number): PinResult {
-  db.$client
-    .query(
-      `INSERT INTO identities (idp_user_id, handle, display_handle, name, avatar_url, followers, created_at_ms)
+  query<never, [...ProfileColumns, createdAtMs: number]>(
+    db,
+    `INSERT INTO identities (idp_user_id, handle, display_handle, name, avatar_url, followers, created_at_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idp_user_id) DO NOTHING`,
-    )
-    .run(
-      profile.idpUserId,
-      profile.displayHandle.toLowerCase(),
-      profile.displayHandle,
-      profile.name,
-      profile.avatarUrl,
-      profile.followers,
-      atMs,
-    );
+  ).run(
+    profile.idpUserId,
+    profile.displayHandle.toLowerCase(),
+    profile.displayHandle,
+    profile.name,
+    profile.avatarUrl,
+    profile.followers,
+    atMs,
+  );
   return pinHandle(db, profile, atMs);
 }
 
@@ -124,20 +143,20 @@ export function setRouting(
     throw new AppError("INTERNAL", "declining requires burn routing", { idpUserId });
   }
   immediate(db, () => {
-    const result = db.$client
-      .query("UPDATE identities SET routing = ?, payout_wallet = ?, declined = ? WHERE idp_user_id = ?")
-      .run(choice.routing, choice.payoutWallet, choice.declined ? 1 : 0, idpUserId);
+    const result = query<never, [routing: Routing, payoutWallet: string | null, declined: number, idpUserId: string]>(
+      db,
+      "UPDATE identities SET routing = ?, payout_wallet = ?, declined = ? WHERE idp_user_id = ?",
+    ).run(choice.routing, choice.payoutWallet, choice.declined ? 1 : 0, idpUserId);
     if (result.changes !== 1) throw new AppError("INTERNAL", "no such identity", { idpUserId });
   });
 }
 
 /** The wallet autopay pays, or null (none saved, or no such identity). */
 export function payoutWalletOf(db: Db, idpUserId: string): string | null {
-  const row = db.$client
-    .query<{ payoutWallet: string | null }, [string]>(
-      "SELECT payout_wallet AS payoutWallet FROM identities WHERE idp_user_id = ?",
-    )
-    .get(idpUserId);
+  const row = query<{ payoutWallet: string | null }, [string]>(
+    db,
+    "SELECT payout_wallet AS payoutWallet FROM identities WHERE idp_user_id = ?",
+  ).get(idpUserId);
   return row?.payoutWallet ?? null;
 }
 
@@ -161,9 +180,10 @@ export type CurrentHandleLookup = (idpUserId: string) => Promise<string | null>;
 
 /** The id a handle is pinned to, or null when unpinned (or never seen). */
 export function pinnedIdOf(db: Db, handle: string): string | null {
-  const row = db.$client
-    .query<{ idpUserId: string | null }, [string]>("SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?")
-    .get(handle.toLowerCase());
+  const row = query<{ idpUserId: string | null }, [string]>(
+    db,
+    "SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?",
+  ).get(handle.toLowerCase());
   return row?.idpUserId ?? null;
 }
 
@@ -173,16 +193,17 @@ export function pinnedIdOf(db: Db, handle: string): string | null {
  */
 export function handleHasBeenPaid(db: Db, handle: string): boolean {
   const key = handle.toLowerCase();
-  const credited = db.$client
-    .query(
-      `SELECT 1 FROM ledger_entries e JOIN ledger_postings p ON p.id = e.posting_id
+  const credited = query<{ 1: bigint }, [handle: string]>(
+    db,
+    `SELECT 1 FROM ledger_entries e JOIN ledger_postings p ON p.id = e.posting_id
         WHERE e.handle = ? AND p.kind = 'sweep' AND e.amount > 0 LIMIT 1`,
-    )
-    .get(key);
+  ).get(key);
   if (credited) return true;
   const pinned = pinnedIdOf(db, key);
   return (
-    pinned !== null && db.$client.query("SELECT 1 FROM payouts WHERE idp_user_id = ? LIMIT 1").get(pinned) !== null
+    pinned !== null &&
+    query<{ 1: bigint }, [idpUserId: string]>(db, "SELECT 1 FROM payouts WHERE idp_user_id = ? LIMIT 1").get(pinned) !==
+      null
   );
 }
 
@@ -233,10 +254,9 @@ function pinIfStill(db: Db, profile: IdpProfile, atMs: number, expected: string 
 
 /** Every handle pinned to an id, oldest pin first (a rename shows as two entries). */
 export function handlesOf(db: Db, idpUserId: string): string[] {
-  const rows = db.$client
-    .query<{ handle: string }, [string]>(
-      "SELECT handle FROM handles WHERE idp_user_id = ? ORDER BY pinned_at_ms, handle",
-    )
-    .all(idpUserId);
+  const rows = query<{ handle: string }, [string]>(
+    db,
+    "SELECT handle FROM handles WHERE idp_user_id = ? ORDER BY pinned_at_ms, handle",
+  ).all(idpUserId);
   return rows.map((r) => r.handle);
 }

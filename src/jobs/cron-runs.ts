@@ -10,6 +10,7 @@ import type { Db } from "../../db/client";
 import { scrubErrorText } from "../lib/scrub";
 import type { JobName } from "./names";
 import type { JobRunner, RunResult } from "./scheduler";
+import { query } from "../../db/statement";
 
 export const MAX_RUNS = 500;
 
@@ -91,11 +92,10 @@ export class CronRuns {
   /** A run of `job` holds its lease now: started here and not finished, or held by any process. */
   private isRunning(job: JobName): boolean {
     for (const run of this.runs.values()) if (run.job === job && run.state === "running") return true;
-    const lease = this.db.$client
-      .query<{ holder: string | null; expiresAtMs: bigint }, [job: string]>(
-        "SELECT holder, expires_at_ms AS expiresAtMs FROM job_leases WHERE job = ?",
-      )
-      .get(job);
+    const lease = query<{ holder: string | null; expiresAtMs: bigint }, [job: string]>(
+      this.db,
+      "SELECT holder, expires_at_ms AS expiresAtMs FROM job_leases WHERE job = ?",
+    ).get(job);
     return lease !== null && lease.holder !== null && Number(lease.expiresAtMs) > Date.now();
   }
 

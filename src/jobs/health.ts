@@ -4,6 +4,8 @@ import { undecidedTransactions } from "../landing";
 import { moneyHalt } from "../custody";
 import { providerHour, type ProviderHour } from "../chain/provider-usage";
 import { JOB_NAMES, STALE_AFTER_SEC, type JobName } from "./names";
+import { jobLeases } from "../../db/schema";
+import { columnsOf, query, type TableRow } from "../../db/statement";
 
 export interface JobHealth {
   job: JobName;
@@ -55,24 +57,14 @@ export interface ReconciliationHealth {
   finishedAt: string | null;
 }
 
-interface LeaseRow {
-  job: string;
-  holder: string | null;
-  expiresAtMs: bigint;
-  runs: bigint;
-  lastRunAtMs: bigint | null;
-  lastOkAtMs: bigint | null;
-  lastError: string | null;
-}
+const LEASE_FIELDS = ["job", "holder", "expiresAtMs", "runs", "lastRunAtMs", "lastOkAtMs", "lastError"] as const;
+type LeaseRow = Pick<TableRow<typeof jobLeases>, (typeof LEASE_FIELDS)[number]>;
+const LEASE_COLUMNS = columnsOf(jobLeases, { only: LEASE_FIELDS });
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export function jobHealth(db: Db, nowMs = Date.now(), setup: JobSetup | null = null): HealthReport {
-  const rows = db.$client
-    .query<LeaseRow, []>(
-      "SELECT job, holder, expires_at_ms AS expiresAtMs, runs, last_run_at_ms AS lastRunAtMs, last_ok_at_ms AS lastOkAtMs, last_error AS lastError FROM job_leases",
-    )
-    .all();
+  const rows = query<LeaseRow, []>(db, `SELECT ${LEASE_COLUMNS} FROM job_leases`).all();
   const byJob = new Map(rows.map((r) => [r.job, r]));
   const jobs = JOB_NAMES.map((job): JobHealth => {
     const row = byJob.get(job);
@@ -115,24 +107,23 @@ export function jobHealth(db: Db, nowMs = Date.now(), setup: JobSetup | null = n
 }
 
 function reconciliationOf(db: Db): { reconciliation?: ReconciliationHealth } {
-  const row = db.$client
-    .query<
-      {
-        status: ReconciliationHealth["status"];
-        reason: ReconciliationHealth["reason"];
-        scanned: bigint;
-        total: bigint;
-        applied: bigint;
-        unknown: bigint;
-        startedAtMs: bigint;
-        finishedAtMs: bigint | null;
-      },
-      []
-    >(
-      `SELECT status, reason, scanned, total, applied, unknown, started_at_ms AS startedAtMs, finished_at_ms AS finishedAtMs
+  const row = query<
+    {
+      status: ReconciliationHealth["status"];
+      reason: ReconciliationHealth["reason"];
+      scanned: bigint;
+      total: bigint;
+      applied: bigint;
+      unknown: bigint;
+      startedAtMs: bigint;
+      finishedAtMs: bigint | null;
+    },
+    []
+  >(
+    db,
+    `SELECT status, reason, scanned, total, applied, unknown, started_at_ms AS startedAtMs, finished_at_ms AS finishedAtMs
          FROM reconciliations ORDER BY id DESC LIMIT 1`,
-    )
-    .get();
+  ).get();
   if (!row) return {};
   return {
     reconciliation: {
@@ -149,10 +140,9 @@ function reconciliationOf(db: Db): { reconciliation?: ReconciliationHealth } {
 }
 
 function setAsideCounts(db: Db): { tokens: number; stopped: number } {
-  const row = db.$client
-    .query<{ tokens: bigint; stopped: bigint }, []>(
-      "SELECT COUNT(*) AS tokens, COALESCE(SUM(CASE WHEN retry_at_ms IS NULL THEN 1 ELSE 0 END), 0) AS stopped FROM set_aside WHERE set_aside_at_ms IS NOT NULL",
-    )
-    .get()!;
+  const row = query<{ tokens: bigint; stopped: bigint }, []>(
+    db,
+    "SELECT COUNT(*) AS tokens, COALESCE(SUM(CASE WHEN retry_at_ms IS NULL THEN 1 ELSE 0 END), 0) AS stopped FROM set_aside WHERE set_aside_at_ms IS NOT NULL",
+  ).get()!;
   return { tokens: Number(row.tokens), stopped: Number(row.stopped) };
 }

@@ -2,7 +2,7 @@ export { CRASH_POINTS, crashPoint, setCrashHook } from "./crash-points";
 export type { CrashPointName } from "./crash-points";
 export { jobHealth } from "./health";
 export type { HealthReport } from "./health";
-export { registerIndexerState } from "./indexer-state";
+export { indexerStateOf, registerIndexerState } from "./indexer-state";
 export type { IndexerState } from "./indexer-state";
 export { acquireLease, assertLeaseHeld, releaseLease, renewLease } from "./lease";
 export type { Lease } from "./lease";

@@ -12,6 +12,7 @@ import { scrubErrorText } from "../lib/scrub";
 import { immediate } from "../../db/transaction";
 import { acquireLease, assertLeaseHeld, releaseLease, renewLease, type Lease } from "./lease";
 import { JOB_NAMES, type JobName } from "./names";
+import { query } from "../../db/statement";
 
 export interface JobContext {
   lease: Lease;
@@ -104,11 +105,10 @@ export class Scheduler implements JobRunner {
   private async execute(job: JobName, body: JobBody, lease: Lease, controller: AbortController): Promise<RunResult> {
     const startedAtMs = Date.now();
     const runId = immediate(this.db, () => {
-      const row = this.db.$client
-        .query<{ id: bigint }, [job: JobName, generation: number, holder: string, atMs: number]>(
-          "INSERT INTO job_runs (job, generation, holder, started_at_ms) VALUES (?, ?, ?, ?) RETURNING id",
-        )
-        .get(job, lease.generation, lease.holder, startedAtMs);
+      const row = query<{ id: bigint }, [job: JobName, generation: number, holder: string, atMs: number]>(
+        this.db,
+        "INSERT INTO job_runs (job, generation, holder, started_at_ms) VALUES (?, ?, ?, ?) RETURNING id",
+      ).get(job, lease.generation, lease.holder, startedAtMs);
       return Number(row!.id);
     });
     const heartbeat = setInterval(
@@ -140,11 +140,11 @@ export class Scheduler implements JobRunner {
     const finishedAtMs = Date.now();
     const keep = this.options.keepRunsPerJob ?? 1000;
     immediate(this.db, () => {
-      const c = this.db.$client;
-      c.query<never, [atMs: number, ok: number, error: string | null, runId: number]>(
+      query<never, [atMs: number, ok: number, error: string | null, runId: number]>(
+        this.db,
         "UPDATE job_runs SET finished_at_ms = ?, ok = ?, error = ? WHERE id = ?",
       ).run(finishedAtMs, ok ? 1 : 0, error, runId);
-      c.query<never, [job: JobName, upToId: number]>("DELETE FROM job_runs WHERE job = ? AND id <= ?").run(
+      query<never, [job: JobName, upToId: number]>(this.db, "DELETE FROM job_runs WHERE job = ? AND id <= ?").run(
         job,
         runId - keep,
       );

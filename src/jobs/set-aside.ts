@@ -8,6 +8,8 @@
  * Times are the job's clock (`atMs`), so the simulation's virtual clock drives the back-off.
  */
 import type { Db } from "../../db/client";
+import { setAside } from "../../db/schema";
+import { columnsOf, query, type TableRow } from "../../db/statement";
 import { immediate } from "../../db/transaction";
 
 export type SetAsideJob = "sweep" | "burns";
@@ -27,15 +29,7 @@ export interface SetAsideItem {
   retryAt: string | null;
 }
 
-interface Row {
-  mint: string;
-  job: SetAsideJob;
-  reason: string;
-  failures: bigint;
-  sinceMs: bigint;
-  setAsideAtMs: bigint | null;
-  retryAtMs: bigint | null;
-}
+type Row = TableRow<typeof setAside>;
 
 /** The back-off after `failures` consecutive failures (the first set-aside waits the base). */
 export function setAsideBackoffMs(failures: number): number {
@@ -43,11 +37,10 @@ export function setAsideBackoffMs(failures: number): number {
   return Math.min(SET_ASIDE_BACKOFF_MAX_MS, SET_ASIDE_BACKOFF_BASE_MS * 2 ** Math.min(step, 20));
 }
 
-const SELECT_ROW =
-  "SELECT mint, job, reason, failures, since_ms AS sinceMs, set_aside_at_ms AS setAsideAtMs, retry_at_ms AS retryAtMs FROM set_aside";
+const SELECT_ROW = `SELECT ${columnsOf(setAside)} FROM set_aside`;
 
 function read(db: Db, mint: string, job: SetAsideJob): Row | null {
-  return db.$client.query<Row, [string, SetAsideJob]>(`${SELECT_ROW} WHERE mint = ? AND job = ?`).get(mint, job);
+  return query<Row, [mint: string, job: SetAsideJob]>(db, `${SELECT_ROW} WHERE mint = ? AND job = ?`).get(mint, job);
 }
 
 /** One more failure of this token; returns whether it is (now) set aside. */
@@ -69,12 +62,22 @@ export function recordTokenFailure(
         : f.atMs
       : null;
     const retryAtMs = setAside ? f.atMs + setAsideBackoffMs(failures) : null;
-    db.$client
-      .query(
-        `INSERT INTO set_aside (mint, job, reason, failures, since_ms, set_aside_at_ms, retry_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+    query<
+      never,
+      [
+        mint: string,
+        job: SetAsideJob,
+        reason: string,
+        failures: number,
+        sinceMs: number,
+        setAsideAtMs: number | null,
+        retryAtMs: number | null,
+      ]
+    >(
+      db,
+      `INSERT INTO set_aside (mint, job, reason, failures, since_ms, set_aside_at_ms, retry_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
          ON CONFLICT (mint, job) DO UPDATE SET reason = ?3, failures = ?4, set_aside_at_ms = ?6, retry_at_ms = ?7`,
-      )
-      .run(f.mint, f.job, f.reason.slice(0, REASON_MAX), failures, f.atMs, setAsideAtMs, retryAtMs);
+    ).run(f.mint, f.job, f.reason.slice(0, REASON_MAX), failures, f.atMs, setAsideAtMs, retryAtMs);
     return { setAside, failures };
   });
 }
@@ -89,12 +92,11 @@ export function stopToken(
     assertHeld?.();
     const row = read(db, s.mint, s.job);
     if (row && row.setAsideAtMs !== null && row.retryAtMs === null) return;
-    db.$client
-      .query(
-        `INSERT INTO set_aside (mint, job, reason, failures, since_ms, set_aside_at_ms, retry_at_ms) VALUES (?1, ?2, ?3, 1, ?4, ?4, NULL)
+    query<never, [mint: string, job: SetAsideJob, reason: string, atMs: number]>(
+      db,
+      `INSERT INTO set_aside (mint, job, reason, failures, since_ms, set_aside_at_ms, retry_at_ms) VALUES (?1, ?2, ?3, 1, ?4, ?4, NULL)
          ON CONFLICT (mint, job) DO UPDATE SET reason = ?3, failures = failures + 1, set_aside_at_ms = ?4, retry_at_ms = NULL`,
-      )
-      .run(s.mint, s.job, s.reason.slice(0, REASON_MAX), s.atMs);
+    ).run(s.mint, s.job, s.reason.slice(0, REASON_MAX), s.atMs);
   });
 }
 
@@ -102,48 +104,44 @@ export function stopToken(
 export function recordTokenSuccess(db: Db, mint: string, job: SetAsideJob, assertHeld?: () => void): void {
   immediate(db, () => {
     assertHeld?.();
-    db.$client
-      .query(
-        "DELETE FROM set_aside WHERE mint = ? AND job = ? AND NOT (set_aside_at_ms IS NOT NULL AND retry_at_ms IS NULL)",
-      )
-      .run(mint, job);
+    query<never, [mint: string, job: SetAsideJob]>(
+      db,
+      "DELETE FROM set_aside WHERE mint = ? AND job = ? AND NOT (set_aside_at_ms IS NOT NULL AND retry_at_ms IS NULL)",
+    ).run(mint, job);
   });
 }
 
 /** Mints the job must not try now: set aside and not yet due, or stopped. */
 export function heldBackMints(db: Db, job: SetAsideJob, nowMs: number): Set<string> {
-  const rows = db.$client
-    .query<{ mint: string }, [SetAsideJob, number]>(
-      "SELECT mint FROM set_aside WHERE job = ? AND set_aside_at_ms IS NOT NULL AND (retry_at_ms IS NULL OR retry_at_ms > ?)",
-    )
-    .all(job, nowMs);
+  const rows = query<{ mint: string }, [SetAsideJob, number]>(
+    db,
+    "SELECT mint FROM set_aside WHERE job = ? AND set_aside_at_ms IS NOT NULL AND (retry_at_ms IS NULL OR retry_at_ms > ?)",
+  ).all(job, nowMs);
   return new Set(rows.map((r) => r.mint));
 }
 
 /** Mints that failed at least once and have not worked since: they go in a transaction of their own. */
 export function suspectMints(db: Db, job: SetAsideJob): Set<string> {
-  const rows = db.$client.query<{ mint: string }, [SetAsideJob]>("SELECT mint FROM set_aside WHERE job = ?").all(job);
+  const rows = query<{ mint: string }, [SetAsideJob]>(db, "SELECT mint FROM set_aside WHERE job = ?").all(job);
   return new Set(rows.map((r) => r.mint));
 }
 
 export function stoppedCount(db: Db): number {
-  const row = db.$client
-    .query<{ n: bigint }, []>(
-      "SELECT COUNT(*) AS n FROM set_aside WHERE set_aside_at_ms IS NOT NULL AND retry_at_ms IS NULL",
-    )
-    .get();
+  const row = query<{ n: bigint }, []>(
+    db,
+    "SELECT COUNT(*) AS n FROM set_aside WHERE set_aside_at_ms IS NOT NULL AND retry_at_ms IS NULL",
+  ).get();
   return Number(row?.n ?? 0n);
 }
 
 /** The admin list (`GET /api/admin/set-aside`): set-aside and stopped tokens, oldest first. */
 export function listSetAside(db: Db, limit = 1_000): SetAsideItem[] {
-  const rows = db.$client
-    .query<Omit<Row, "setAsideAtMs"> & { symbol: string | null }, [number]>(
-      `SELECT s.mint, s.job, s.reason, s.failures, s.since_ms AS sinceMs, s.retry_at_ms AS retryAtMs, t.symbol
+  const rows = query<Omit<Row, "setAsideAtMs"> & { symbol: string | null }, [number]>(
+    db,
+    `SELECT s.mint, s.job, s.reason, s.failures, s.since_ms AS sinceMs, s.retry_at_ms AS retryAtMs, t.symbol
          FROM set_aside s LEFT JOIN tokens t ON t.mint = s.mint
         WHERE s.set_aside_at_ms IS NOT NULL ORDER BY s.since_ms, s.mint, s.job LIMIT ?`,
-    )
-    .all(limit);
+  ).all(limit);
   return rows.map((r) => ({
     mint: r.mint,
     symbol: r.symbol ?? null,
@@ -173,8 +171,8 @@ function stateOf(r: Row): SetAsideState {
 export function setAsideStates(db: Db, mint: string, job: SetAsideJob | null): SetAsideState[] {
   const rows =
     job === null
-      ? db.$client.query<Row, [string]>(`${SELECT_ROW} WHERE mint = ? ORDER BY job`).all(mint)
-      : db.$client.query<Row, [string, SetAsideJob]>(`${SELECT_ROW} WHERE mint = ? AND job = ?`).all(mint, job);
+      ? query<Row, [mint: string]>(db, `${SELECT_ROW} WHERE mint = ? ORDER BY job`).all(mint)
+      : query<Row, [mint: string, job: SetAsideJob]>(db, `${SELECT_ROW} WHERE mint = ? AND job = ?`).all(mint, job);
   return rows.map(stateOf);
 }
 
@@ -192,7 +190,7 @@ export function clearSetAside(db: Db, mint: string, seen: readonly SetAsideState
       now.length === seen.length &&
       now.every((r) => seen.some((s) => s.job === r.job && s.stopped === r.stopped && s.failures === r.failures));
     if (!same) return false;
-    const forget = db.$client.query<never, [string, SetAsideJob]>("DELETE FROM set_aside WHERE mint = ? AND job = ?");
+    const forget = query<never, [string, SetAsideJob]>(db, "DELETE FROM set_aside WHERE mint = ? AND job = ?");
     for (const r of seen) forget.run(mint, r.job);
     audit();
     return true;

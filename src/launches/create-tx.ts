@@ -18,8 +18,6 @@ export interface UnsignedLaunch {
   lastValidBlockHeight: bigint;
 }
 
-const CHAIN_UNREACHABLE = "The chain could not be reached to prepare the transaction; try again.";
-
 export async function buildUnsignedLaunch(chain: ChainServices, p: CreateParams): Promise<UnsignedLaunch> {
   const groups = await instructionGroups(chain, p);
   let blockhash: string;
@@ -28,7 +26,7 @@ export async function buildUnsignedLaunch(chain: ChainServices, p: CreateParams)
     ({ blockhash, lastValidBlockHeight } = await chain.reader.getLatestBlockhash());
   } catch (error) {
     log.warn("launch: blockhash read failed", { error });
-    throw new AppError("UPSTREAM_FAILED", CHAIN_UNREACHABLE, {}, { cause: error });
+    throw new AppError("LAUNCH_PREPARE_UNREACHABLE", {}, { cause: error });
   }
   const payerKey = new PublicKey(p.deployer);
   const transactions = groups.map((instructions) => {
@@ -44,12 +42,7 @@ async function instructionGroups(chain: ChainServices, p: CreateParams) {
   } catch (error) {
     // The pump builder reads the program's global state: a provider failure is an upstream one.
     log.warn("launch: create builder failed", { error });
-    if (isChainUnavailable(error)) throw new AppError("UPSTREAM_FAILED", CHAIN_UNREACHABLE, {}, { cause: error });
-    throw new AppError(
-      "UNAVAILABLE",
-      "The create transaction could not be prepared; try again later.",
-      {},
-      { cause: error },
-    );
+    if (isChainUnavailable(error)) throw new AppError("LAUNCH_PREPARE_UNREACHABLE", {}, { cause: error });
+    throw new AppError("LAUNCH_PREPARE_FAILED", {}, { cause: error });
   }
 }

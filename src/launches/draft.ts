@@ -82,16 +82,16 @@ export const toStoredDraft = (d: Draft, platformBps: number): StoredDraft => ({
   platformBps,
 });
 
-const invalid = (message: string) => new AppError("LAUNCH_INPUT_INVALID", message);
 const chars = (s: string) => [...s].length;
 // Control characters would end up on chain and in every wallet that shows the token.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this pattern's purpose
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
-function text(value: string, field: string, min: number, max: number): string {
+function text(value: string, field: "name" | "symbol" | "description", min: number, max: number): string {
   const v = value.trim();
-  if (chars(v) < min || chars(v) > max) throw invalid(`The ${field} must be ${min} to ${max} characters.`);
-  if (CONTROL.test(v)) throw invalid(`The ${field} contains control characters.`);
+  if (chars(v) < min || chars(v) > max)
+    throw new AppError("LAUNCH_FIELD_LENGTH", { field, minimum: min, maximum: max });
+  if (CONTROL.test(v)) throw new AppError("LAUNCH_FIELD_CONTROL", { field });
   return v;
 }
 
@@ -101,43 +101,41 @@ function link(value: string | null | undefined, field: string): string | null {
   try {
     url = new URL(value.trim());
   } catch {
-    throw invalid(`The ${field} link is not a URL.`);
+    throw new AppError("LAUNCH_LINK_NOT_URL", { field });
   }
-  if (url.protocol !== "https:") throw invalid(`The ${field} link must start with https://.`);
+  if (url.protocol !== "https:") throw new AppError("LAUNCH_LINK_NOT_HTTPS", { field });
   // Credentials in a public link are a mistake at best and a phishing trick at worst.
-  if (url.username || url.password) throw invalid(`The ${field} link must not carry a user name or password.`);
+  if (url.username || url.password) throw new AppError("LAUNCH_LINK_CREDENTIALS", { field });
   return url.toString();
 }
 
 export function checkDraft(input: DraftInput, config: Pick<Config, "maxRecipients" | "maxFirstBuyLamports">): Draft {
   const name = text(input.name, "name", 1, NAME_MAX_CHARS);
   const symbol = text(input.symbol, "symbol", 1, SYMBOL_MAX_CHARS);
-  if (/\s/.test(symbol)) throw invalid("The symbol must not contain spaces.");
+  if (/\s/.test(symbol)) throw new AppError("LAUNCH_SYMBOL_SPACES");
   const description = text(input.description ?? "", "description", 0, DESCRIPTION_MAX_CHARS);
 
   const list = input.recipients;
   if (list.length < 1 || list.length > config.maxRecipients) {
-    throw invalid(`Name 1 to ${config.maxRecipients} recipients.`);
+    throw new AppError("LAUNCH_RECIPIENT_COUNT", { maximum: config.maxRecipients });
   }
   const seen = new Set<string>();
   let sum = 0;
   const recipients = list.map((r) => {
     const handle = r.handle.trim().replace(/^@/, "");
-    if (!HANDLE_PATTERN.test(handle))
-      throw invalid("A recipient handle is not valid (1 to 15 letters, digits or underscores).");
+    if (!HANDLE_PATTERN.test(handle)) throw new AppError("LAUNCH_RECIPIENT_HANDLE_INVALID");
     const key = handle.toLowerCase();
-    if (seen.has(key)) throw invalid("A recipient is named twice.");
+    if (seen.has(key)) throw new AppError("LAUNCH_RECIPIENT_TWICE");
     seen.add(key);
-    if (!Number.isInteger(r.bps) || r.bps < 1 || r.bps > 10_000)
-      throw invalid("Each recipient's bps must be a whole number from 1 to 10000.");
+    if (!Number.isInteger(r.bps) || r.bps < 1 || r.bps > 10_000) throw new AppError("LAUNCH_RECIPIENT_BPS_INVALID");
     sum += r.bps;
     return { handle, bps: r.bps };
   });
-  if (sum !== 10_000) throw invalid("The recipients' bps must add up to 10000.");
+  if (sum !== 10_000) throw new AppError("LAUNCH_BPS_SUM");
 
   const firstBuyLamports = BigInt(input.firstBuyLamports ?? "0");
   if (firstBuyLamports > config.maxFirstBuyLamports) {
-    throw invalid(`The first buy is above the largest allowed (${config.maxFirstBuyLamports} lamports).`);
+    throw new AppError("LAUNCH_FIRST_BUY_TOO_LARGE", { maximumLamports: config.maxFirstBuyLamports });
   }
 
   return {

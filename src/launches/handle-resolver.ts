@@ -11,9 +11,6 @@ import { toProfile } from "../auth";
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 
-const xUnavailable = (message: string, cause?: unknown) =>
-  new AppError("LAUNCH_HANDLES_UNAVAILABLE", message, {}, { cause });
-
 const TIMEOUT_MS = 10_000;
 /** X's limit for one users-by-usernames request; a launch names at most MAX_RECIPIENTS anyway. */
 const USERNAMES_PER_REQUEST = 100;
@@ -43,7 +40,7 @@ export async function resolveLaunchHandles(
       try {
         profile = toProfile(user as never);
       } catch {
-        throw xUnavailable("X answered with a user the service cannot read; try again.");
+        throw new AppError("LAUNCH_HANDLES_UNREADABLE");
       }
       out.set(profile.displayHandle.toLowerCase(), profile);
     }
@@ -61,9 +58,8 @@ export async function resolveLaunchHandles(
             e.title === "Forbidden"),
       );
       // Suspended accounts answer "Forbidden": nobody could ever sign in to claim for them either.
-      if (notFound)
-        throw new AppError("LAUNCH_HANDLE_UNKNOWN", `The handle @${missing} does not exist on X.`, { handle: missing });
-      throw xUnavailable("X could not say who holds the named handles; try again.");
+      if (notFound) throw new AppError("LAUNCH_HANDLE_UNKNOWN", { handle: missing });
+      throw new AppError("LAUNCH_HANDLES_UNAVAILABLE");
     }
   }
   return out;
@@ -88,17 +84,17 @@ async function usersByUsernames(
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
   } catch {
-    throw xUnavailable("X could not be reached to check the named handles; try again.");
+    throw new AppError("LAUNCH_HANDLES_UNREACHABLE");
   }
   if (response.status !== 200) {
     // The status only: the URL and the token stay out of the log.
     log.warn("launch: users by username answered", { status: response.status });
-    throw xUnavailable("X could not say who holds the named handles; try again.");
+    throw new AppError("LAUNCH_HANDLES_UNAVAILABLE");
   }
   try {
     const answer: unknown = await response.json();
     return typeof answer === "object" && answer !== null ? answer : null;
   } catch {
-    throw xUnavailable("X could not say who holds the named handles; try again.");
+    throw new AppError("LAUNCH_HANDLES_UNAVAILABLE");
   }
 }

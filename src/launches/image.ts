@@ -34,10 +34,8 @@ export function sniffImageType(bytes: Uint8Array): ImageType | null {
   return null;
 }
 
-export const unsupportedImage = () =>
-  new AppError("LAUNCH_IMAGE_UNSUPPORTED", "The image must be a PNG, JPEG, GIF or WebP file.");
-export const imageTooLarge = (maxBytes: number) =>
-  new AppError("LAUNCH_IMAGE_TOO_LARGE", `The image is too large; the limit is ${maxBytes} bytes.`, { maxBytes });
+export const unsupportedImage = () => new AppError("LAUNCH_IMAGE_UNSUPPORTED");
+export const imageTooLarge = (maxBytes: number) => new AppError("LAUNCH_IMAGE_TOO_LARGE", { maxBytes });
 
 /** Checks size and type; the caller then makes the preview, which also proves the file decodes. */
 export function checkImage(bytes: Uint8Array, maxBytes: number): ImageType {
@@ -92,14 +90,5 @@ async function loadSharp(): Promise<typeof import("sharp")["default"]> {
   return (await sharpModule).default;
 }
 
-const bombRefused = () =>
-  new AppError("LAUNCH_IMAGE_TOO_LARGE", `The image has too many pixels; the limit is ${MAX_IMAGE_PIXELS} pixels.`, {
-    maxPixels: MAX_IMAGE_PIXELS,
-  });
-const unreadable = (cause: unknown) =>
-  new AppError(
-    "LAUNCH_IMAGE_UNSUPPORTED",
-    "The image could not be read as a PNG, JPEG, GIF or WebP file.",
-    {},
-    { cause },
-  );
+const bombRefused = () => new AppError("LAUNCH_IMAGE_TOO_MANY_PIXELS", { maxPixels: MAX_IMAGE_PIXELS });
+const unreadable = (cause: unknown) => new AppError("LAUNCH_IMAGE_UNREADABLE", {}, { cause });

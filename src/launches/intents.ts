@@ -129,7 +129,7 @@ export function expireIntent(db: Db, id: string): boolean {
   );
 }
 
-const mintUsed = () => new AppError("LAUNCH_MINT_USED", "That token address is already used; generate a new one.");
+const mintUsed = () => new AppError("LAUNCH_MINT_USED");
 
 export interface NewIntent {
   wallet: string;

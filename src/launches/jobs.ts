@@ -52,7 +52,8 @@ export async function runLaunchesJob(
   counts.bonded += bonded.bonded;
 
   const lastError = bonded.lastError ?? settled.lastError;
-  if (lastError) throw lastError instanceof Error ? lastError : new AppError("INTERNAL", "launches job failed");
+  if (lastError)
+    throw lastError instanceof Error ? lastError : new AppError("LAUNCHES_JOB_FAILED", {}, { cause: lastError });
   return counts;
 }
 

@@ -51,10 +51,9 @@ async function metadataRequest(body: unknown, request: Request): Promise<Metadat
   const image = await bytesOf(b.image);
   const thumbnail = b.thumbnail === undefined || b.thumbnail === "" ? null : await bytesOf(b.thumbnail);
   if (typeof b.intent !== "string" || typeof b.signature !== "string" || !image) {
-    throw new AppError("LAUNCH_INPUT_INVALID", "Send multipart parts intent, signature and image.");
+    throw new AppError("LAUNCH_PARTS_MISSING");
   }
-  if (b.thumbnail !== undefined && b.thumbnail !== "" && !thumbnail)
-    throw new AppError("LAUNCH_INPUT_INVALID", "The thumbnail part must be a file.");
+  if (b.thumbnail !== undefined && b.thumbnail !== "" && !thumbnail) throw new AppError("LAUNCH_THUMBNAIL_NOT_FILE");
   const ip = requestMeta(request)?.ip;
   return {
     intent: b.intent,
@@ -101,9 +100,9 @@ const metadataDocs = () => ({
 
 /** A locally stored object by its content address. */
 function localObjectResponse(ctx: AppContext, cid: string, setHeaders: Record<string, unknown>): Response {
-  if (!/^[0-9a-f]{64}$/.test(cid)) throw new AppError("LAUNCH_INPUT_INVALID", "Not an object address.");
+  if (!/^[0-9a-f]{64}$/.test(cid)) throw new AppError("LAUNCH_OBJECT_ADDRESS_INVALID");
   const object = readLocalObject(ctx.db, cid);
-  if (!object) throw new AppError("LAUNCH_OBJECT_NOT_FOUND", "No such object.");
+  if (!object) throw new AppError("LAUNCH_OBJECT_NOT_FOUND");
   // Content-addressed: the bytes under a name never change.
   const headers = {
     "content-type": object.contentType,

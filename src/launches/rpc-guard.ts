@@ -35,9 +35,6 @@ const MAX_SIGNATURES = 10;
 /** The embedded local chain's airdrop the page asks for a test wallet (public/src/pages/launch.ts). */
 const MAX_AIRDROP_LAMPORTS = 10_000_000_000;
 
-const invalid = (message: string) => new AppError("RPC_REQUEST_INVALID", message);
-const refuse = (what: string) => invalid(`The JSON-RPC params are not valid: ${what}.`);
-
 function isAddressText(value: unknown): value is string {
   if (typeof value !== "string" || value.length < 32 || value.length > 44) return false;
   try {
@@ -62,12 +59,12 @@ function options(
   allowed: Record<string, (v: unknown) => boolean>,
 ): Record<string, unknown> | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== "object" || Array.isArray(value)) throw refuse("the options must be an object");
+  if (typeof value !== "object" || Array.isArray(value)) throw new AppError("RPC_OPTIONS_NOT_OBJECT");
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
     const check = allowed[key];
-    if (!check) throw refuse(`the option '${key.slice(0, 40)}' is not available here`);
-    if (!check(v)) throw refuse(`the option '${key}' is not valid`);
+    if (!check) throw new AppError("RPC_OPTION_UNAVAILABLE", { option: key.slice(0, 40) });
+    if (!check(v)) throw new AppError("RPC_OPTION_INVALID", { option: key });
     out[key] = v;
   }
   return out;
@@ -81,7 +78,7 @@ const smallInt = (max: number) => (v: unknown) =>
 
 function arity(params: unknown[], min: number, max: number): void {
   if (params.length < min || params.length > max)
-    throw refuse(`expected ${min === max ? min : `${min} to ${max}`} params`);
+    throw new AppError("RPC_PARAMS_COUNT", { count: min === max ? `${min}` : `${min} to ${max}` });
 }
 
 /** The params the provider gets: only the shapes the page uses, rebuilt from checked values. */
@@ -95,7 +92,7 @@ export function checkedParams(method: string, raw: unknown[] | undefined): unkno
       return [];
     case "getBalance":
       arity(params, 1, 2);
-      if (!isAddressText(params[0])) throw refuse("not an address");
+      if (!isAddressText(params[0])) throw new AppError("RPC_PARAM_NOT_ADDRESS");
       return withOptions(
         [params[0]],
         options(params[1], { commitment, minContextSlot: smallInt(Number.MAX_SAFE_INTEGER) }),
@@ -104,7 +101,7 @@ export function checkedParams(method: string, raw: unknown[] | undefined): unkno
       arity(params, 1, 2);
       const list = params[0];
       if (!Array.isArray(list) || list.length < 1 || list.length > MAX_SIGNATURES || !list.every(isSignatureText)) {
-        throw refuse(`one to ${MAX_SIGNATURES} transaction signatures`);
+        throw new AppError("RPC_SIGNATURES_INVALID", { maximum: MAX_SIGNATURES });
       }
       return withOptions([list], options(params[1], { searchTransactionHistory: bool }));
     }
@@ -129,12 +126,12 @@ export function checkedParams(method: string, raw: unknown[] | undefined): unkno
       );
     case "requestAirdrop":
       arity(params, 2, 2);
-      if (!isAddressText(params[0])) throw refuse("not an address");
+      if (!isAddressText(params[0])) throw new AppError("RPC_PARAM_NOT_ADDRESS");
       if (!smallInt(MAX_AIRDROP_LAMPORTS)(params[1]) || (params[1] as number) <= 0)
-        throw refuse("not an airdrop amount");
+        throw new AppError("RPC_AIRDROP_INVALID");
       return [params[0], params[1]];
     default:
-      throw invalid("That JSON-RPC method is not available here.");
+      throw new AppError("RPC_METHOD_UNAVAILABLE");
   }
 }
 
@@ -153,9 +150,8 @@ export function checkLaunchTransaction(
   checkProgramsCalled(tx, program);
   // Which instructions create or buy is the launch program's knowledge (its adapter's launchOps).
   const ops = program.launchOps(tx);
-  if (ops.length === 0) throw invalid("Only launch transactions can be sent or simulated here.");
-  const notOurs = () =>
-    invalid("Only the create and first buy of a launch prepared on this site, within its window, can be sent here.");
+  if (ops.length === 0) throw new AppError("RPC_NOT_LAUNCH");
+  const notOurs = () => new AppError("RPC_NOT_OUR_LAUNCH");
   if (ops.some((op) => op.kind === "other" || op.mint === null)) throw notOurs();
   const mints = new Set(ops.map((op) => op.mint!));
   if (mints.size !== 1) throw notOurs();
@@ -193,15 +189,13 @@ function checkProgramsCalled(tx: VersionedTransaction, program: Pick<LaunchProgr
   const keys = tx.message.staticAccountKeys.map((k) => k.toBase58());
   for (const ix of tx.message.compiledInstructions) {
     const called = keys[ix.programIdIndex];
-    if (called === undefined) throw invalid("The transaction could not be decoded.");
+    if (called === undefined) throw new AppError("RPC_TRANSACTION_UNDECODABLE");
     if (called === program.programId || LAUNCH_SUPPORT_PROGRAMS.has(called)) continue;
     const localEvent =
       program.kind === "local" &&
       called === MEMO_PROGRAM_ID &&
       keys[ix.accountKeyIndexes[0] ?? -1] === program.programId;
     if (localEvent) continue;
-    throw invalid(
-      "Only the programs a launch uses (System, SPL Token, Token-2022, Associated Token, Compute Budget and the launch program) can be called here.",
-    );
+    throw new AppError("RPC_PROGRAM_REFUSED");
   }
 }

@@ -48,22 +48,19 @@ export function upstreamUrl(ctx: AppContext): string {
  */
 export function checkOrigin(ctx: AppContext, request: Request): void {
   const origin = request.headers.get("origin");
-  if (origin === null || !isOwnOrigin(origin, ctx.config))
-    throw new AppError("RPC_ORIGIN_REFUSED", "Requests from another site are refused.");
+  if (origin === null || !isOwnOrigin(origin, ctx.config)) throw new AppError("CROSS_SITE_REFUSED");
 }
 
-const invalid = (message: string) => new AppError("RPC_REQUEST_INVALID", message);
-const providerFailed = () => new AppError("RPC_PROVIDER_FAILED", "The chain provider failed; try again.");
+const providerFailed = () => new AppError("RPC_PROVIDER_FAILED");
 
 function parseRequest(body: unknown): JsonRpcRequest {
-  if (Array.isArray(body)) throw invalid("Send one JSON-RPC request at a time.");
-  if (typeof body !== "object" || body === null) throw invalid("The body must be a JSON-RPC request object.");
+  if (Array.isArray(body)) throw new AppError("RPC_BATCH_REFUSED");
+  if (typeof body !== "object" || body === null) throw new AppError("RPC_BODY_NOT_OBJECT");
   const b = body as Record<string, unknown>;
-  if (b.jsonrpc !== "2.0" || typeof b.method !== "string") throw invalid("The body must be a JSON-RPC 2.0 request.");
+  if (b.jsonrpc !== "2.0" || typeof b.method !== "string") throw new AppError("RPC_NOT_2_0");
   const id = b.id ?? null;
-  if (id !== null && typeof id !== "string" && typeof id !== "number")
-    throw invalid("The JSON-RPC id must be a string or a number.");
-  if (b.params !== undefined && !Array.isArray(b.params)) throw invalid("The JSON-RPC params must be an array.");
+  if (id !== null && typeof id !== "string" && typeof id !== "number") throw new AppError("RPC_ID_INVALID");
+  if (b.params !== undefined && !Array.isArray(b.params)) throw new AppError("RPC_PARAMS_NOT_ARRAY");
   return { jsonrpc: "2.0", id, method: b.method, params: b.params as unknown[] | undefined };
 }
 
@@ -71,16 +68,16 @@ function decodeTransaction(params: unknown[] | undefined): VersionedTransaction 
   const encoded = params?.[0];
   const options = (params?.[1] ?? {}) as { encoding?: unknown };
   if (typeof encoded !== "string" || encoded.length > MAX_ENCODED_TX_CHARS)
-    throw invalid("The transaction is missing or too large.");
+    throw new AppError("RPC_TRANSACTION_MISSING");
   const encoding = options && typeof options === "object" ? (options.encoding ?? "base58") : "base58";
   let bytes: Uint8Array;
   try {
     if (encoding === "base64") bytes = new Uint8Array(Buffer.from(encoded, "base64"));
     else if (encoding === "base58") bytes = bs58.decode(encoded);
-    else throw new AppError("RPC_REQUEST_INVALID", "unknown transaction encoding");
+    else throw new AppError("RPC_TRANSACTION_UNDECODABLE");
     return VersionedTransaction.deserialize(bytes);
   } catch {
-    throw invalid("The transaction could not be decoded.");
+    throw new AppError("RPC_TRANSACTION_UNDECODABLE");
   }
 }
 
@@ -105,14 +102,14 @@ export async function proxyRpc(ctx: AppContext, request: Request, body: unknown)
     LOCAL_CHAIN_ONLY_METHODS.has(rpc.method) &&
     ctx.config.chain === "local" &&
     ctx.chain?.launchProgram.kind === "local";
-  if (!ALLOWED_METHODS.has(rpc.method) && !localOnly) throw invalid("That JSON-RPC method is not available here.");
+  if (!ALLOWED_METHODS.has(rpc.method) && !localOnly) throw new AppError("RPC_METHOD_UNAVAILABLE");
   rpc.params = checkedParams(rpc.method, rpc.params);
   if (TRANSACTION_METHODS.has(rpc.method)) {
-    if (!ctx.chain) throw new AppError("LAUNCHES_DISABLED", "Launches are not available on this deployment.");
+    if (!ctx.chain) throw new AppError("LAUNCHES_DISABLED");
     const tx = decodeTransaction(rpc.params);
     const program = ctx.chain.launchProgram;
     if (!callsLaunchProgram(tx, program.programId, program.kind)) {
-      throw invalid("Only launch transactions can be sent or simulated here.");
+      throw new AppError("RPC_NOT_LAUNCH");
     }
     checkLaunchTransaction(ctx, tx, program);
   }

@@ -35,19 +35,16 @@ export const LANDING_GRACE_MS = 5 * 60_000;
 /** The launch program's uri limit (PUMP.md §2). */
 export const URI_MAX_CHARS = 200;
 
-const invalid = (message: string) => new AppError("LAUNCH_INPUT_INVALID", message);
-const stepConflict = (message: string) => new AppError("LAUNCH_STEP_CONFLICT", message);
-const windowExpired = () =>
-  new AppError("LAUNCH_WINDOW_EXPIRED", "The signing window has expired; prepare the launch again.");
+const windowExpired = () => new AppError("LAUNCH_WINDOW_EXPIRED");
 
 function requireChain(ctx: AppContext): ChainServices {
-  if (!ctx.chain) throw new AppError("LAUNCHES_DISABLED", "Launches are not available on this deployment.");
+  if (!ctx.chain) throw new AppError("LAUNCHES_DISABLED");
   return ctx.chain;
 }
 
 function requireOpen(ctx: AppContext): ChainServices {
   const chain = requireChain(ctx);
-  if (getLaunchesPaused(ctx.db)) throw new AppError("LAUNCHES_PAUSED", "Launches are paused; try again later.");
+  if (getLaunchesPaused(ctx.db)) throw new AppError("LAUNCHES_PAUSED");
   return chain;
 }
 
@@ -86,12 +83,12 @@ export type { IntentResponse, MetadataResponse };
 
 export async function prepareLaunch(ctx: AppContext, req: IntentRequest): Promise<IntentResponse> {
   const chain = requireOpen(ctx);
-  if (!isWalletAddress(req.wallet)) throw invalid("The wallet is not a wallet address.");
+  if (!isWalletAddress(req.wallet)) throw new AppError("LAUNCH_WALLET_INVALID");
   // The page generates the mint keypair; it signs the create, so it is a point on the curve too.
-  if (!isWalletAddress(req.mint)) throw invalid("The mint is not a usable token address.");
-  if (req.mint === req.wallet) throw invalid("The mint and the wallet must differ.");
+  if (!isWalletAddress(req.mint)) throw new AppError("LAUNCH_MINT_INVALID");
+  if (req.mint === req.wallet) throw new AppError("LAUNCH_MINT_IS_WALLET");
   const digest = req.digest.toLowerCase();
-  if (!/^[0-9a-f]{64}$/.test(digest)) throw invalid("The digest must be the image's SHA-256 in hex.");
+  if (!/^[0-9a-f]{64}$/.test(digest)) throw new AppError("LAUNCH_DIGEST_INVALID");
   const checked = checkDraft(req.draft, ctx.config);
   // With IDP_APP_BEARER: X says which id holds each handle now (400 for one that does not exist).
   const draft = pinnedDraft(
@@ -105,8 +102,7 @@ export async function prepareLaunch(ctx: AppContext, req: IntentRequest): Promis
   // An address already on chain can never be created again; say so now rather than at confirm.
   try {
     const existing = await withTimeout(chain.reader.getAccounts([req.mint]), MINT_CHECK_WAIT_MS);
-    if (existing?.get(req.mint))
-      throw new AppError("LAUNCH_MINT_USED", "That token address is already used; generate a new one.");
+    if (existing?.get(req.mint)) throw new AppError("LAUNCH_MINT_USED");
   } catch (error) {
     if (isAppError(error)) throw error;
     log.warn("launch: mint check skipped, chain unavailable", { error });
@@ -154,7 +150,7 @@ export interface MetadataRequest {
 
 function loadOpenIntent(ctx: AppContext, id: string): Intent {
   const intent = getIntent(ctx.db, id);
-  if (!intent) throw new AppError("LAUNCH_INTENT_NOT_FOUND", "No such launch intent; prepare the launch again.");
+  if (!intent) throw new AppError("LAUNCH_INTENT_NOT_FOUND");
   return intent;
 }
 
@@ -164,11 +160,11 @@ export async function uploadMetadata(ctx: AppContext, req: MetadataRequest): Pro
   if (intent.status === "expired") throw windowExpired();
   // After a create that failed on chain the mint is still free, so a new transaction may be had.
   if (intent.status !== "prepared" && intent.status !== "metadata" && intent.status !== "failed") {
-    throw stepConflict("This launch is past the metadata step.");
+    throw new AppError("LAUNCH_PAST_METADATA");
   }
   if (ctx.now() > intent.expiresAtMs) throw windowExpired();
   if (!verifyWalletSignature(intent.wallet, messageFor(ctx, intent), req.signature)) {
-    throw new AppError("LAUNCH_SIGNATURE_MISMATCH", "The message signature does not match the wallet.");
+    throw new AppError("LAUNCH_SIGNATURE_MISMATCH");
   }
 
   const maxBytes = ctx.config.maxImageBytes;
@@ -177,7 +173,7 @@ export async function uploadMetadata(ctx: AppContext, req: MetadataRequest): Pro
   // signed image, so it cannot show something the wallet did not sign.
   if (req.thumbnail) checkImage(req.thumbnail, maxBytes);
   const digest = createHash("sha256").update(req.image).digest("hex");
-  if (digest !== intent.digest) throw invalid("The image is not the one named when the launch was prepared.");
+  if (digest !== intent.digest) throw new AppError("LAUNCH_IMAGE_NOT_NAMED");
   const preview = await makePreview(req.image, type);
 
   // A repeated upload (a lost answer, a stale blockhash) reuses what was pinned: same address, new transaction.
@@ -197,7 +193,7 @@ export async function uploadMetadata(ctx: AppContext, req: MetadataRequest): Pro
   });
   savePreview(ctx.db, intent.id, preview, ctx.now());
   if (!transition(ctx.db, intent.id, ["prepared", "metadata", "failed"], "metadata", { metadataUri, imageUri })) {
-    throw stepConflict("This launch is past the metadata step.");
+    throw new AppError("LAUNCH_PAST_METADATA");
   }
   return {
     intent: intent.id,
@@ -228,7 +224,7 @@ async function storeLaunchObjects(
   const metadataUri = (await store.putJson(launchMetadata(ctx, intent, imageUri), `${intent.mint}.json`)).uri;
   if ([...metadataUri].length > URI_MAX_CHARS) {
     log.error("launch: metadata address longer than the launch program allows", { length: metadataUri.length });
-    throw new AppError("LAUNCH_METADATA_UNSTORABLE", "Launch metadata cannot be stored on this deployment.");
+    throw new AppError("LAUNCH_METADATA_UNSTORABLE");
   }
   return { metadataUri, imageUri };
 }
@@ -271,16 +267,16 @@ export async function confirmLaunch(
   ctx: AppContext,
   req: { intent: string; signature: string },
 ): Promise<ConfirmOutcome> {
-  if (!isTransactionSignature(req.signature)) throw invalid("The signature is not a transaction signature.");
+  if (!isTransactionSignature(req.signature)) throw new AppError("LAUNCH_SIGNATURE_INVALID");
   const intent = loadOpenIntent(ctx, req.intent);
   const signature = req.signature;
   switch (intent.status) {
     case "prepared":
-      throw stepConflict("Upload the image and metadata before confirming.");
+      throw new AppError("LAUNCH_UPLOAD_FIRST");
     case "expired":
       throw windowExpired();
     case "confirmed":
-      if (intent.signature !== signature) throw stepConflict("This launch was confirmed with another transaction.");
+      if (intent.signature !== signature) throw new AppError("LAUNCH_CONFIRMED_ELSEWHERE");
       return confirmed(ctx, intent, signature);
     case "failed":
       if (intent.signature === signature) {
@@ -297,16 +293,9 @@ export async function confirmLaunch(
   }
   const result = await settleIntent(ctx, requireChain(ctx), intent, signature);
   if (result.kind === "not_found" && ctx.now() > intent.expiresAtMs + LANDING_GRACE_MS) {
-    throw new AppError(
-      "LAUNCH_WINDOW_EXPIRED",
-      "The signing window has expired and the transaction was not found; prepare the launch again.",
-    );
+    throw new AppError("LAUNCH_WINDOW_EXPIRED_UNSENT");
   }
-  if (result.kind === "rejected")
-    throw new AppError(
-      "LAUNCH_TRANSACTION_REJECTED",
-      `That transaction does not create this launch: ${result.reason}.`,
-    );
+  if (result.kind === "rejected") throw new AppError("LAUNCH_TRANSACTION_REJECTED", { reason: result.reason });
   if (result.kind === "failed") {
     return { httpStatus: 200, body: { status: "failed", intent: intent.id, signature, error: result.error } };
   }
@@ -316,7 +305,7 @@ export async function confirmLaunch(
 
 function confirmed(ctx: AppContext, intent: Intent, signature: string): ConfirmOutcome {
   const record = tokenDetail(ctx.db, intent.mint);
-  if (!record) throw new AppError("INTERNAL", "confirmed launch has no token record");
+  if (!record) throw new AppError("LAUNCH_RECORD_MISSING");
   return { httpStatus: 200, body: { status: "confirmed", intent: intent.id, signature, token: record.detail } };
 }
 
@@ -384,7 +373,7 @@ async function readOnChain<T>(what: string, read: () => Promise<T>): Promise<T> 
     return await read();
   } catch (error) {
     log.warn(`launch: ${what} read failed`, { error });
-    throw new AppError("LAUNCH_CHAIN_UNREACHABLE", "The chain could not be reached; try again.", {}, { cause: error });
+    throw new AppError("LAUNCH_CHAIN_UNREACHABLE", {}, { cause: error });
   }
 }
 
@@ -435,7 +424,7 @@ async function mintExists(chain: ChainServices, mint: string): Promise<boolean> 
     return (await chain.reader.getAccounts([mint])).get(mint) != null;
   } catch (error) {
     log.warn("launch: mint read failed", { error });
-    throw new AppError("LAUNCH_CHAIN_UNREACHABLE", "The chain could not be reached; try again.", {}, { cause: error });
+    throw new AppError("LAUNCH_CHAIN_UNREACHABLE", {}, { cause: error });
   }
 }
 

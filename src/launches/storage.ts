@@ -23,7 +23,7 @@ export interface ObjectStore {
 export const PIN_TIMEOUT_MS = 20_000;
 export const LOCAL_OBJECTS_PATH = "/api/launch/objects";
 
-const ipfsDown = () => new AppError("LAUNCH_UPLOAD_FAILED", "The IPFS upload failed; try again in a moment.");
+const ipfsDown = () => new AppError("LAUNCH_UPLOAD_FAILED");
 
 export class PinataStore implements ObjectStore {
   readonly kind = "ipfs" as const;

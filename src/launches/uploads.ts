@@ -42,11 +42,7 @@ export function reserveUploadBytes(db: Db, clientKey: string, bytes: number, lim
     return true;
   });
   if (!allowed) {
-    throw new AppError(
-      "LAUNCH_UPLOAD_ALLOWANCE_USED",
-      "The upload allowance of your address for today is used up; try again tomorrow.",
-      { retryAfterSeconds: ((day + 1) * DAY_MS - nowMs) / 1000 },
-    );
+    throw new AppError("LAUNCH_UPLOAD_ALLOWANCE_USED", { retryAfterSeconds: ((day + 1) * DAY_MS - nowMs) / 1000 });
   }
 }
 

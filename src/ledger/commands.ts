@@ -8,6 +8,7 @@ import { accounts, balanceOf, post, type AccountRef, type EntrySpec, type Postin
 import { splitSweep } from "./split";
 import { verifyRecipientCredits } from "./verify";
 import { AppError } from "../lib/errors";
+import { query } from "../../db/statement";
 
 export interface SweepRecipient {
   /** the handle the token names (lowercase) */
@@ -69,14 +70,13 @@ export function creditSweep(db: Db, credit: SweepCredit): SweepCreditResult {
  * pinned user directly.
  */
 export function pinHandleCredits(db: Db, handle: string, idpUserId: string, atMs: number): PostingResult {
-  const rows = db.$client
-    .query<{ tokenId: bigint | null; amount: bigint }, [handle: string]>(
-      `SELECT e.token_id AS tokenId, SUM(e.amount) AS amount
+  const rows = query<{ tokenId: bigint | null; amount: bigint }, [handle: string]>(
+    db,
+    `SELECT e.token_id AS tokenId, SUM(e.amount) AS amount
          FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
         WHERE a.kind = 'handle' AND a.ref = ?
         GROUP BY e.token_id HAVING SUM(e.amount) <> 0`,
-    )
-    .all(handle);
+  ).all(handle);
   if (rows.length === 0) return { applied: false, postingId: 0 };
   const entries: EntrySpec[] = [];
   for (const row of rows) {

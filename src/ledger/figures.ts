@@ -6,7 +6,7 @@
  */
 import type { Db } from "../../db/client";
 import { AppError } from "../lib/errors";
-import { statement } from "../../db/statement";
+import { query, statement } from "../../db/statement";
 
 export interface MoneyFigures {
   creditedLamports: bigint;
@@ -92,14 +92,13 @@ export function creditsByToken(
 
 /** What each handle a token names was credited from it, all time (SPEC Recipient.creditedLamports). */
 export function recipientCredits(db: Db, tokenId: number): Map<string, bigint> {
-  const rows = db.$client
-    .query<{ handle: string; credited: bigint }, [tokenId: number]>(
-      `SELECT e.handle AS handle, SUM(e.amount) AS credited
+  const rows = query<{ handle: string; credited: bigint }, [tokenId: number]>(
+    db,
+    `SELECT e.handle AS handle, SUM(e.amount) AS credited
          FROM ledger_entries e JOIN ledger_postings p ON p.id = e.posting_id
         WHERE e.token_id = ? AND p.kind = 'sweep' AND e.handle IS NOT NULL
         GROUP BY e.handle`,
-    )
-    .all(tokenId);
+  ).all(tokenId);
   return new Map(rows.map((r) => [r.handle, BigInt(r.credited)]));
 }
 
@@ -129,9 +128,10 @@ export interface LedgerTotals {
 }
 
 export function ledgerTotals(db: Db): LedgerTotals {
-  const rows = db.$client
-    .query<{ kind: string; total: bigint }, []>("SELECT kind, SUM(balance) AS total FROM ledger_accounts GROUP BY kind")
-    .all();
+  const rows = query<{ kind: string; total: bigint }, []>(
+    db,
+    "SELECT kind, SUM(balance) AS total FROM ledger_accounts GROUP BY kind",
+  ).all();
   const by = new Map(rows.map((r) => [r.kind, BigInt(r.total)]));
   const get = (kind: string) => by.get(kind) ?? 0n;
   const unclaimed = get("user") + get("handle");

@@ -22,19 +22,19 @@ export function splitSweep<K>(
   platformBps: number,
   shares: readonly SplitShare<K>[],
 ): SplitResult<K> {
-  if (totalLamports < 0n) throw new RangeError("sweep total must not be negative");
+  if (totalLamports < 0n) throw new AppError("SPLIT_TOTAL_NEGATIVE");
   if (!Number.isInteger(platformBps) || platformBps < 0 || platformBps > 10_000) {
-    throw new RangeError("platformBps must be an integer from 0 to 10000");
+    throw new AppError("SPLIT_PLATFORM_BPS_INVALID");
   }
-  if (shares.length === 0) throw new RangeError("a sweep needs at least one recipient");
+  if (shares.length === 0) throw new AppError("SPLIT_NO_RECIPIENTS");
   let bpsSum = 0;
   for (const share of shares) {
     if (!Number.isInteger(share.bps) || share.bps <= 0 || share.bps > 10_000) {
-      throw new RangeError("recipient bps must be an integer from 1 to 10000");
+      throw new AppError("SPLIT_RECIPIENT_BPS_INVALID");
     }
     bpsSum += share.bps;
   }
-  if (bpsSum !== 10_000) throw new RangeError("recipient bps must sum to 10000");
+  if (bpsSum !== 10_000) throw new AppError("SPLIT_BPS_SUM_INVALID");
 
   const platformBase = (totalLamports * BigInt(platformBps)) / BPS_DENOMINATOR;
   const recipientsPart = totalLamports - platformBase;

@@ -5,7 +5,7 @@
  * SSE id stays the event's microsecond cursor, the same string `/api/ledger` takes as `before`.
  */
 import type { Db } from "../../db/client";
-import { statement } from "../../db/statement";
+import { query, statement } from "../../db/statement";
 import { feedNotifier } from "./feed-notifier";
 import { isoMicros, parseBefore, renderFeedRows, type FeedType } from "./feed-queries";
 
@@ -144,8 +144,7 @@ export class LedgerStreamHub {
    * is refused before anything is scanned.
    */
   private replayStart(afterAtUs: number): { ok: true; replay: Replay } | { ok: false; message: string } {
-    const c = this.db.$client;
-    const newest = c.query<{ atUs: bigint | null }, []>("SELECT MAX(at_us) AS atUs FROM feed_commits").get();
+    const newest = query<{ atUs: bigint | null }, []>(this.db, "SELECT MAX(at_us) AS atUs FROM feed_commits").get();
     if (newest?.atUs === null || newest?.atUs === undefined || afterAtUs > Number(newest.atUs))
       return {
         ok: false,
@@ -157,9 +156,9 @@ export class LedgerStreamHub {
     };
     const oldestSeq = this.lastSeq - this.options.replayWindowEvents;
     // parseBefore rounds sub-microsecond digits up; an id this stream sent has exactly six.
-    const exact = c
-      .query<{ seq: bigint }, [atUs: number]>("SELECT seq FROM feed_commits WHERE at_us = ?")
-      .get(afterAtUs);
+    const exact = query<{ seq: bigint }, [atUs: number]>(this.db, "SELECT seq FROM feed_commits WHERE at_us = ?").get(
+      afterAtUs,
+    );
     if (exact) {
       if (Number(exact.seq) < oldestSeq) return tooOld;
       return { ok: true, replay: { afterSeq: Number(exact.seq), untilSeq: this.lastSeq, minAtUs: -1 } };
@@ -167,14 +166,16 @@ export class LedgerStreamHub {
     // Not an event of ours: every event later than that time, in commit order. The window's
     // oldest event bounds the time too, so the search below reads at most about a window's entries.
     if (oldestSeq > 0) {
-      const boundary = c
-        .query<{ atUs: bigint }, [seq: number]>("SELECT at_us AS atUs FROM feed_commits WHERE seq = ?")
-        .get(oldestSeq);
+      const boundary = query<{ atUs: bigint }, [seq: number]>(
+        this.db,
+        "SELECT at_us AS atUs FROM feed_commits WHERE seq = ?",
+      ).get(oldestSeq);
       if (boundary && afterAtUs < Number(boundary.atUs)) return tooOld;
     }
-    const first = c
-      .query<{ seq: bigint | null }, [atUs: number]>("SELECT MIN(seq) AS seq FROM feed_commits WHERE at_us > ?")
-      .get(afterAtUs);
+    const first = query<{ seq: bigint | null }, [atUs: number]>(
+      this.db,
+      "SELECT MIN(seq) AS seq FROM feed_commits WHERE at_us > ?",
+    ).get(afterAtUs);
     const afterSeq = first?.seq === null || first?.seq === undefined ? this.lastSeq : Number(first.seq) - 1;
     return { ok: true, replay: { afterSeq, untilSeq: this.lastSeq, minAtUs: afterAtUs } };
   }
@@ -229,9 +230,7 @@ export class LedgerStreamHub {
 
   private catchUp(): void {
     if (!this.tracking) {
-      const row = this.db.$client
-        .query<{ top: bigint }, []>("SELECT COALESCE(MAX(seq), 0) AS top FROM feed_commits")
-        .get();
+      const row = query<{ top: bigint }, []>(this.db, "SELECT COALESCE(MAX(seq), 0) AS top FROM feed_commits").get();
       this.lastSeq = Number(row!.top);
       this.tracking = true;
       return;

@@ -4,7 +4,7 @@
  */
 import type { Db } from "../../db/client";
 import { figuresAddUp, ledgerTotals, recipientCredits, STORED_FIGURES_COLUMNS, type StoredFigures } from "./figures";
-import { statement } from "../../db/statement";
+import { query, statement } from "../../db/statement";
 import { AppError } from "../lib/errors";
 
 export interface VerifyOptions {
@@ -24,116 +24,104 @@ export interface VerifyOptions {
 }
 
 export function verifyLedger(db: Db, options: VerifyOptions = {}): void {
-  const c = db.$client;
-  const unbalanced = c
-    .query<{ posting_id: bigint }, []>(
-      "SELECT posting_id FROM ledger_entries GROUP BY posting_id HAVING SUM(amount) <> 0 LIMIT 1",
-    )
-    .get();
+  const unbalanced = query<{ posting_id: bigint }, []>(
+    db,
+    "SELECT posting_id FROM ledger_entries GROUP BY posting_id HAVING SUM(amount) <> 0 LIMIT 1",
+  ).get();
   if (unbalanced) throw new AppError("LEDGER_INVARIANT", `posting ${unbalanced.posting_id} does not balance`);
 
-  const empty = c
-    .query<{ id: bigint }, []>(
-      "SELECT p.id FROM ledger_postings p WHERE NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.posting_id = p.id) LIMIT 1",
-    )
-    .get();
+  const empty = query<{ id: bigint }, []>(
+    db,
+    "SELECT p.id FROM ledger_postings p WHERE NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.posting_id = p.id) LIMIT 1",
+  ).get();
   if (empty) throw new AppError("LEDGER_INVARIANT", `posting ${empty.id} has no entries`);
 
-  const drifted = c
-    .query<{ id: bigint }, []>(
-      `SELECT a.id FROM ledger_accounts a
+  const drifted = query<{ id: bigint }, []>(
+    db,
+    `SELECT a.id FROM ledger_accounts a
          LEFT JOIN (SELECT account_id, SUM(amount) AS s FROM ledger_entries GROUP BY account_id) e ON e.account_id = a.id
         WHERE a.balance <> COALESCE(e.s, 0) OR a.entry_sum <> COALESCE(e.s, 0) LIMIT 1`,
-    )
-    .get();
+  ).get();
   if (drifted)
     throw new AppError("LEDGER_INVARIANT", `cached balance of account ${drifted.id} differs from its entries`);
 
-  const negative = c
-    .query<{ id: bigint }, []>(
-      `SELECT id FROM ledger_accounts
+  const negative = query<{ id: bigint }, []>(
+    db,
+    `SELECT id FROM ledger_accounts
         WHERE (kind NOT IN ('sweep_source', 'operator_float') AND balance < 0)
            OR (kind IN ('sweep_source', 'operator_float') AND balance > 0) LIMIT 1`,
-    )
-    .get();
+  ).get();
   if (negative) throw new AppError("LEDGER_INVARIANT", `account ${negative.id} has a balance of the wrong sign`);
 
   ledgerTotals(db);
 
   // The rows the money belongs to agree with the books.
-  const payoutMismatch = c
-    .query<{ id: bigint }, []>(
-      `SELECT p.id FROM payouts p LEFT JOIN ledger_accounts a ON a.kind = 'payout' AND a.ref = CAST(p.id AS TEXT)
+  const payoutMismatch = query<{ id: bigint }, []>(
+    db,
+    `SELECT p.id FROM payouts p LEFT JOIN ledger_accounts a ON a.kind = 'payout' AND a.ref = CAST(p.id AS TEXT)
         WHERE COALESCE(a.balance, 0) <> CASE WHEN p.status IN ('held', 'queued', 'sent') THEN p.lamports ELSE 0 END LIMIT 1`,
-    )
-    .get();
+  ).get();
   if (payoutMismatch) throw new AppError("LEDGER_INVARIANT", `payout ${payoutMismatch.id} disagrees with the ledger`);
 
-  const withdrawalMismatch = c
-    .query<{ id: bigint }, []>(
-      `SELECT w.id FROM withdrawals w LEFT JOIN ledger_accounts a ON a.kind = 'withdrawal' AND a.ref = CAST(w.id AS TEXT)
+  const withdrawalMismatch = query<{ id: bigint }, []>(
+    db,
+    `SELECT w.id FROM withdrawals w LEFT JOIN ledger_accounts a ON a.kind = 'withdrawal' AND a.ref = CAST(w.id AS TEXT)
         WHERE COALESCE(a.balance, 0) <> CASE WHEN w.status IN ('queued', 'sent') THEN w.lamports ELSE 0 END LIMIT 1`,
-    )
-    .get();
+  ).get();
   if (withdrawalMismatch)
     throw new AppError("LEDGER_INVARIANT", `withdrawal ${withdrawalMismatch.id} disagrees with the ledger`);
 
-  const sweptMismatch = c
-    .query<{ id: bigint }, []>(
-      `SELECT t.id FROM tokens t
+  const sweptMismatch = query<{ id: bigint }, []>(
+    db,
+    `SELECT t.id FROM tokens t
          LEFT JOIN ledger_accounts a ON a.kind = 'sweep_source' AND a.ref = t.mint
          LEFT JOIN (SELECT token_id, SUM(total_lamports) AS s FROM sweeps WHERE status = 'confirmed' GROUP BY token_id) sw ON sw.token_id = t.id
         WHERE t.swept_lamports <> -COALESCE(a.balance, 0) OR t.swept_lamports <> COALESCE(sw.s, 0) LIMIT 1`,
-    )
-    .get();
+  ).get();
   if (sweptMismatch)
     throw new AppError("LEDGER_INVARIANT", `token ${sweptMismatch.id} swept total disagrees with the ledger`);
 
   verifyAccountFigures(db, options.accountFigures ?? "recompute");
   if (options.recipientCredits === false) return;
   // The recipients' credits the reads serve (a projection kept by a trigger) equal their entries.
-  const creditDrift = c
-    .query<{ tokenId: bigint }, []>(
-      `SELECT COALESCE(x.token_id, r.token_id) AS tokenId
+  const creditDrift = query<{ tokenId: bigint }, []>(
+    db,
+    `SELECT COALESCE(x.token_id, r.token_id) AS tokenId
          FROM (SELECT e.token_id, e.handle, SUM(e.amount) AS s
                  FROM ledger_entries e JOIN ledger_postings p ON p.id = e.posting_id
                 WHERE e.handle IS NOT NULL AND e.token_id IS NOT NULL AND p.kind = 'sweep'
                 GROUP BY e.token_id, e.handle) x
          FULL OUTER JOIN ledger_recipient_credits r ON r.token_id = x.token_id AND r.handle = x.handle
         WHERE x.s IS NOT r.credited_lamports LIMIT 1`,
-    )
-    .get();
+  ).get();
   if (creditDrift)
     throw new AppError("LEDGER_INVARIANT", `recipient credits of token ${creditDrift.tokenId} differ from its entries`);
 }
 
 function verifyAccountFigures(db: Db, mode: "recompute" | "identities"): void {
-  const c = db.$client;
   // Iterated, not loaded: at 100k tokens there are ~200k accounts of people.
-  const rows = c
-    .query<StoredFigures & { id: bigint; kind: string; tokenCredited: bigint | null }, []>(
-      `SELECT a.id, a.kind, ${STORED_FIGURES_COLUMNS},
+  const rows = query<StoredFigures & { id: bigint; kind: string; tokenCredited: bigint | null }, []>(
+    db,
+    `SELECT a.id, a.kind, ${STORED_FIGURES_COLUMNS},
               (SELECT SUM(t.credited_lamports) FROM ledger_account_token_credits t WHERE t.account_id = a.id) AS tokenCredited
          FROM ledger_accounts a JOIN ledger_account_figures f ON f.account_id = a.id`,
-    )
-    .iterate();
+  ).iterate();
   for (const row of rows) {
     if (!figuresAddUp(row.kind, row) || BigInt(row.tokenCredited ?? 0n) !== BigInt(row.credited))
       throw new AppError("LEDGER_INVARIANT", `stored figures of account ${row.id} do not add up`);
   }
-  const unlisted = c
-    .query<{ id: bigint }, []>(
-      `SELECT a.id FROM ledger_accounts a
+  const unlisted = query<{ id: bigint }, []>(
+    db,
+    `SELECT a.id FROM ledger_accounts a
         WHERE a.kind IN ('user', 'handle') AND EXISTS (SELECT 1 FROM ledger_entries e WHERE e.account_id = a.id)
           AND NOT EXISTS (SELECT 1 FROM ledger_account_figures f WHERE f.account_id = a.id) LIMIT 1`,
-    )
-    .get();
+  ).get();
   if (unlisted) throw new AppError("LEDGER_INVARIANT", `account ${unlisted.id} has entries but no stored figures`);
   if (mode === "identities") return;
 
-  const drifted = c
-    .query<{ id: bigint }, []>(
-      `SELECT COALESCE(x.account_id, f.account_id) AS id
+  const drifted = query<{ id: bigint }, []>(
+    db,
+    `SELECT COALESCE(x.account_id, f.account_id) AS id
          FROM (SELECT e.account_id,
                       COALESCE(SUM(CASE WHEN p.kind IN ('sweep', 'pin') AND e.amount > 0 THEN e.amount END), 0) AS credited,
                       COALESCE(SUM(CASE WHEN p.kind IN ('payout_reserve', 'payout_fail') THEN -e.amount END), 0) AS paid,
@@ -145,13 +133,12 @@ function verifyAccountFigures(db: Db, mode: "recompute" | "identities"): void {
          FULL OUTER JOIN ledger_account_figures f ON f.account_id = x.account_id
         WHERE x.credited IS NOT f.credited_lamports OR x.paid IS NOT f.paid_lamports
            OR x.burned IS NOT f.burned_lamports OR x.pinMoved IS NOT f.pin_moved_lamports LIMIT 1`,
-    )
-    .get();
+  ).get();
   if (drifted)
     throw new AppError("LEDGER_INVARIANT", `stored figures of account ${drifted.id} differ from its entries`);
-  const tokenDrift = c
-    .query<{ id: bigint }, []>(
-      `SELECT COALESCE(x.account_id, t.account_id) AS id
+  const tokenDrift = query<{ id: bigint }, []>(
+    db,
+    `SELECT COALESCE(x.account_id, t.account_id) AS id
          FROM (SELECT e.account_id, e.token_id, SUM(e.amount) AS s
                  FROM ledger_accounts a JOIN ledger_entries e ON e.account_id = a.id
                  JOIN ledger_postings p ON p.id = e.posting_id
@@ -159,8 +146,7 @@ function verifyAccountFigures(db: Db, mode: "recompute" | "identities"): void {
                 GROUP BY e.account_id, e.token_id) x
          FULL OUTER JOIN ledger_account_token_credits t ON t.account_id = x.account_id AND t.token_id = x.token_id
         WHERE x.s IS NOT t.credited_lamports LIMIT 1`,
-    )
-    .get();
+  ).get();
   if (tokenDrift)
     throw new AppError("LEDGER_INVARIANT", `per-token credits of account ${tokenDrift.id} differ from its entries`);
 }

@@ -9,6 +9,7 @@ import type { ChainServices } from "../chain/services";
 import { immediate } from "../../db/transaction";
 import { journalOutcome, recordSignedTransaction, sentFromSlotOf } from "../landing";
 import { log } from "../lib/log";
+import { query } from "../../db/statement";
 
 /** Snapshots an anchoring pass looks at: the newest unanchored first. */
 export const ANCHOR_BATCH = 3;
@@ -33,21 +34,20 @@ export interface AnchorOptions {
 /** Sends or confirms the memo of the newest unanchored snapshots. Returns how many got anchored. */
 export async function anchorSnapshots(db: Db, chain: ChainServices, options: AnchorOptions): Promise<number> {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const rows = db.$client
-    .query<
-      {
-        id: bigint;
-        memo: string;
-        signature: string | null;
-        lastValidBlockHeight: bigint | null;
-        wire: Uint8Array | null;
-      },
-      [limit: number]
-    >(
-      `SELECT id, memo, anchor_signature AS signature, anchor_last_valid_block_height AS lastValidBlockHeight, anchor_wire AS wire
+  const rows = query<
+    {
+      id: bigint;
+      memo: string;
+      signature: string | null;
+      lastValidBlockHeight: bigint | null;
+      wire: Uint8Array | null;
+    },
+    [limit: number]
+  >(
+    db,
+    `SELECT id, memo, anchor_signature AS signature, anchor_last_valid_block_height AS lastValidBlockHeight, anchor_wire AS wire
          FROM liability_snapshots WHERE anchored_at_ms IS NULL ORDER BY id DESC LIMIT ?`,
-    )
-    .all(ANCHOR_BATCH);
+  ).all(ANCHOR_BATCH);
   let anchored = 0;
   for (const raw of rows) {
     const row: Unanchored = { ...raw, id: Number(raw.id) };
@@ -63,7 +63,6 @@ async function anchorOne(
   options: AnchorOptions,
   sleep: (ms: number) => Promise<void>,
 ): Promise<boolean> {
-  const c = db.$client;
   let { signature, lastValidBlockHeight, wire } = row;
   if (signature === null || lastValidBlockHeight === null || wire === null) {
     const instruction = chain.launchProgram.buildMemo(row.memo, chain.treasury.publicKey);
@@ -74,12 +73,14 @@ async function anchorOne(
       job: "anchor",
     });
     const saved = immediate(db, () => {
-      const updated = c
-        .query<never, [signature: string, lastValidBlockHeight: bigint, wire: Uint8Array, snapshotId: number]>(
-          `UPDATE liability_snapshots SET anchor_signature = ?, anchor_last_valid_block_height = ?, anchor_wire = ?
+      const updated = query<
+        never,
+        [signature: string, lastValidBlockHeight: bigint, wire: Uint8Array, snapshotId: number]
+      >(
+        db,
+        `UPDATE liability_snapshots SET anchor_signature = ?, anchor_last_valid_block_height = ?, anchor_wire = ?
             WHERE id = ? AND anchor_signature IS NULL`,
-        )
-        .run(prepared.signature, prepared.lastValidBlockHeight, prepared.wire, row.id);
+      ).run(prepared.signature, prepared.lastValidBlockHeight, prepared.wire, row.id);
       if (updated.changes === 1) recordSignedTransaction(db, { job: "anchor", prepared, attempt: 0 }, options.nowMs());
       return updated.changes === 1;
     });
@@ -93,7 +94,8 @@ async function anchorOne(
     const outcome = await chain.sender.outcome(signature, BigInt(lastValidBlockHeight), sentFromSlotOf(db, signature));
     journalOutcome(db, signature, outcome);
     if (outcome.kind === "confirmed") {
-      c.query<never, [atMs: number, snapshotId: number, signature: string]>(
+      query<never, [atMs: number, snapshotId: number, signature: string]>(
+        db,
         "UPDATE liability_snapshots SET anchored_at_ms = ? WHERE id = ? AND anchor_signature = ?",
       ).run(options.nowMs(), row.id, signature);
       return true;
@@ -103,7 +105,8 @@ async function anchorOne(
         snapshotId: row.id,
         outcome: outcome.kind,
       });
-      c.query<never, [snapshotId: number, signature: string]>(
+      query<never, [snapshotId: number, signature: string]>(
+        db,
         `UPDATE liability_snapshots SET anchor_signature = NULL, anchor_last_valid_block_height = NULL, anchor_wire = NULL
           WHERE id = ? AND anchor_signature = ?`,
       ).run(row.id, signature);

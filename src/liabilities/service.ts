@@ -6,6 +6,7 @@ import type { Db } from "../../db/client";
 import { inclusionProofJson, type InclusionProofJson } from "./document";
 import { buildTree, compareBytes, indexOfLeaf, proofPath, toHex, type SumTree } from "./tree";
 import { AppError } from "../lib/errors";
+import { query } from "../../db/statement";
 
 export interface SnapshotSummary {
   id: number;
@@ -19,23 +20,22 @@ export interface SnapshotSummary {
 
 /** The latest snapshot taken at or before `atMs` (the latest of all without it). */
 export function snapshotAt(db: Db, atMs: number | null): SnapshotSummary | null {
-  const row = db.$client
-    .query<
-      {
-        id: bigint;
-        atMs: bigint;
-        root: string;
-        totalLamports: bigint;
-        leafCount: bigint;
-        anchorSignature: string | null;
-      },
-      [atMs: number]
-    >(
-      `SELECT id, at_ms AS atMs, root, total_lamports AS totalLamports, leaf_count AS leafCount,
+  const row = query<
+    {
+      id: bigint;
+      atMs: bigint;
+      root: string;
+      totalLamports: bigint;
+      leafCount: bigint;
+      anchorSignature: string | null;
+    },
+    [atMs: number]
+  >(
+    db,
+    `SELECT id, at_ms AS atMs, root, total_lamports AS totalLamports, leaf_count AS leafCount,
               CASE WHEN anchored_at_ms IS NULL THEN NULL ELSE anchor_signature END AS anchorSignature
          FROM liability_snapshots WHERE at_ms <= ? ORDER BY at_ms DESC LIMIT 1`,
-    )
-    .get(atMs ?? Number.MAX_SAFE_INTEGER);
+  ).get(atMs ?? Number.MAX_SAFE_INTEGER);
   if (!row) return null;
   return {
     id: Number(row.id),
@@ -77,11 +77,10 @@ function treeOf(db: Db, snapshot: SnapshotSummary): SumTree {
   const cache = cacheOf(db);
   const hit = cache.get(snapshot.id);
   if (hit) return hit;
-  const leaves = db.$client
-    .query<{ hash: Uint8Array; lamports: bigint }, [snapshotId: number]>(
-      "SELECT leaf_hash AS hash, lamports FROM liability_leaves WHERE snapshot_id = ?",
-    )
-    .all(snapshot.id);
+  const leaves = query<{ hash: Uint8Array; lamports: bigint }, [snapshotId: number]>(
+    db,
+    "SELECT leaf_hash AS hash, lamports FROM liability_leaves WHERE snapshot_id = ?",
+  ).all(snapshot.id);
   const tree = buildTree(leaves.map((l) => ({ hash: new Uint8Array(l.hash), sumLamports: BigInt(l.lamports) })));
   // The stored leaves must rebuild the published root: anything else is a corrupted snapshot.
   if (toHex(tree.root.hash) !== snapshot.root || tree.root.sumLamports !== snapshot.totalLamports) {
@@ -96,16 +95,18 @@ function treeOf(db: Db, snapshot: SnapshotSummary): SumTree {
  * or, in snapshots taken before its handle was pinned, as that handle), or null when it had none.
  */
 export function inclusionProof(db: Db, snapshot: SnapshotSummary, idpUserId: string): InclusionProofJson | null {
-  const leaf = db.$client
-    .query<{ nonce: Uint8Array; lamports: bigint; hash: Uint8Array }, [snapshotId: number, user: string, user: string]>(
-      `SELECT l.nonce AS nonce, l.lamports AS lamports, l.leaf_hash AS hash
+  const leaf = query<
+    { nonce: Uint8Array; lamports: bigint; hash: Uint8Array },
+    [snapshotId: number, user: string, user: string]
+  >(
+    db,
+    `SELECT l.nonce AS nonce, l.lamports AS lamports, l.leaf_hash AS hash
          FROM liability_leaves l
         WHERE l.snapshot_id = ?
           AND ((l.account_kind = 'user' AND l.account_ref = ?)
                OR (l.account_kind = 'handle' AND l.account_ref IN (SELECT handle FROM handles WHERE idp_user_id = ?)))
         ORDER BY l.account_kind DESC, l.account_ref LIMIT 1`,
-    )
-    .get(snapshot.id, idpUserId, idpUserId);
+  ).get(snapshot.id, idpUserId, idpUserId);
   if (!leaf) return null;
   const tree = treeOf(db, snapshot);
   const index = indexOfLeaf(tree, new Uint8Array(leaf.hash));

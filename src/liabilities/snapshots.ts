@@ -13,6 +13,7 @@ import { immediate } from "../../db/transaction";
 import { buildTree, leafNode, randomNonce, toHex, type SumTree } from "./tree";
 import { anchorMemo } from "./document";
 import { AppError, isAppError } from "../lib/errors";
+import { query } from "../../db/statement";
 
 export const SNAPSHOT_EVERY_MS = 60 * 60 * 1000;
 export const SNAPSHOT_KEEP_MS = 365 * 24 * 60 * 60 * 1000;
@@ -25,7 +26,6 @@ export interface AccountLiability {
 
 /** What each account is owed now. Call inside the snapshot's transaction. */
 export function currentLiabilities(db: Db): AccountLiability[] {
-  const c = db.$client;
   const owed = new Map<string, AccountLiability>();
   const add = (kind: "user" | "handle", ref: string, lamports: bigint) => {
     if (lamports < 0n) throw new AppError("LEDGER_INVARIANT", `a ${kind} liability is negative`);
@@ -34,26 +34,23 @@ export function currentLiabilities(db: Db): AccountLiability[] {
     if (row) row.lamports += lamports;
     else owed.set(key, { kind, ref, lamports });
   };
-  const balances = c
-    .query<{ kind: "user" | "handle"; ref: string; balance: bigint }, []>(
-      "SELECT kind, ref, balance FROM ledger_accounts WHERE kind IN ('user', 'handle') AND balance <> 0",
-    )
-    .all();
+  const balances = query<{ kind: "user" | "handle"; ref: string; balance: bigint }, []>(
+    db,
+    "SELECT kind, ref, balance FROM ledger_accounts WHERE kind IN ('user', 'handle') AND balance <> 0",
+  ).all();
   for (const b of balances) add(b.kind, b.ref, BigInt(b.balance));
-  const payouts = c
-    .query<{ user: string; balance: bigint }, []>(
-      `SELECT p.idp_user_id AS user, a.balance AS balance
+  const payouts = query<{ user: string; balance: bigint }, []>(
+    db,
+    `SELECT p.idp_user_id AS user, a.balance AS balance
          FROM ledger_accounts a JOIN payouts p ON a.ref = CAST(p.id AS TEXT)
         WHERE a.kind = 'payout' AND a.balance <> 0`,
-    )
-    .all();
+  ).all();
   for (const p of payouts) add("user", p.user, BigInt(p.balance));
-  const burns = c
-    .query<{ user: string | null; lamports: bigint }, []>(
-      `SELECT idp_user_id AS user, SUM(lamports) AS lamports FROM burn_orders
+  const burns = query<{ user: string | null; lamports: bigint }, []>(
+    db,
+    `SELECT idp_user_id AS user, SUM(lamports) AS lamports FROM burn_orders
         WHERE source = 'recipient' AND status IN ('pending', 'buying') GROUP BY idp_user_id`,
-    )
-    .all();
+  ).all();
   for (const b of burns) {
     if (b.user === null) throw new AppError("LEDGER_INVARIANT", "a recipient burn order names nobody");
     add("user", b.user, BigInt(b.lamports));
@@ -83,11 +80,10 @@ interface SnapshotRead {
 }
 
 function latestSnapshot(db: Db): { atMs: number; postingId: number } | null {
-  const row = db.$client
-    .query<{ atMs: bigint; postingId: bigint }, []>(
-      "SELECT at_ms AS atMs, posting_id AS postingId FROM liability_snapshots ORDER BY at_ms DESC LIMIT 1",
-    )
-    .get();
+  const row = query<{ atMs: bigint; postingId: bigint }, []>(
+    db,
+    "SELECT at_ms AS atMs, posting_id AS postingId FROM liability_snapshots ORDER BY at_ms DESC LIMIT 1",
+  ).get();
   return row ? { atMs: Number(row.atMs), postingId: Number(row.postingId) } : null;
 }
 
@@ -113,7 +109,7 @@ export function takeSnapshot(db: Db, atMs: number): SnapshotResult {
   const read = c
     .transaction((): SnapshotRead | "same_instant" | "unchanged" => {
       const postingId = Number(
-        c.query<{ id: bigint }, []>("SELECT COALESCE(MAX(id), 0) AS id FROM ledger_postings").get()!.id,
+        query<{ id: bigint }, []>(db, "SELECT COALESCE(MAX(id), 0) AS id FROM ledger_postings").get()!.id,
       );
       const skip = skipReason(latestSnapshot(db), atMs, postingId);
       if (skip) return skip;
@@ -144,20 +140,20 @@ export function takeSnapshot(db: Db, atMs: number): SnapshotResult {
     }
     const root = toHex(tree.root.hash);
     const atIso = new Date(atMs).toISOString();
-    const inserted = c
-      .query<
-        { id: bigint },
-        [atMs: number, root: string, totalLamports: bigint, leafCount: number, postingId: number, memo: string]
-      >(
-        `INSERT INTO liability_snapshots (at_ms, root, total_lamports, leaf_count, posting_id, memo)
+    const inserted = query<
+      { id: bigint },
+      [atMs: number, root: string, totalLamports: bigint, leafCount: number, postingId: number, memo: string]
+    >(
+      db,
+      `INSERT INTO liability_snapshots (at_ms, root, total_lamports, leaf_count, posting_id, memo)
          VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
-      )
-      .get(atMs, root, owedLamports, leaves.length, postingId, anchorMemo(root, owedLamports, atIso));
+    ).get(atMs, root, owedLamports, leaves.length, postingId, anchorMemo(root, owedLamports, atIso));
     const snapshotId = Number(inserted!.id);
-    const insertLeaf = c.prepare<
+    const insertLeaf = query<
       never,
       [snapshotId: number, kind: "user" | "handle", ref: string, nonce: Uint8Array, lamports: bigint, hash: Uint8Array]
     >(
+      db,
       "INSERT INTO liability_leaves (snapshot_id, account_kind, account_ref, nonce, lamports, leaf_hash) VALUES (?, ?, ?, ?, ?, ?)",
     );
     for (const l of leaves) insertLeaf.run(snapshotId, l.kind, l.ref, l.nonce, l.lamports, l.hash);
@@ -172,11 +168,10 @@ function incident(
   treeLamports: bigint | null,
   detail: string,
 ): SnapshotResult {
-  db.$client
-    .query<never, [atMs: number, owedLamports: bigint, treeLamports: bigint | null, detail: string]>(
-      "INSERT INTO liability_incidents (at_ms, owed_lamports, tree_lamports, detail) VALUES (?, ?, ?, ?)",
-    )
-    .run(atMs, owedLamports, treeLamports, detail);
+  query<never, [atMs: number, owedLamports: bigint, treeLamports: bigint | null, detail: string]>(
+    db,
+    "INSERT INTO liability_incidents (at_ms, owed_lamports, tree_lamports, detail) VALUES (?, ?, ?, ?)",
+  ).run(atMs, owedLamports, treeLamports, detail);
   return { taken: false, reason: "incident", owedLamports, treeLamports, detail };
 }
 
@@ -184,12 +179,10 @@ function incident(
 export function pruneSnapshots(db: Db, nowMs: number): number {
   return immediate(db, () => {
     const cutoff = nowMs - SNAPSHOT_KEEP_MS;
-    db.$client
-      .query<never, [cutoffMs: number]>(
-        "DELETE FROM liability_leaves WHERE snapshot_id IN (SELECT id FROM liability_snapshots WHERE at_ms < ?)",
-      )
-      .run(cutoff);
-    return db.$client.query<never, [cutoffMs: number]>("DELETE FROM liability_snapshots WHERE at_ms < ?").run(cutoff)
-      .changes;
+    query<never, [cutoffMs: number]>(
+      db,
+      "DELETE FROM liability_leaves WHERE snapshot_id IN (SELECT id FROM liability_snapshots WHERE at_ms < ?)",
+    ).run(cutoff);
+    return query<never, [cutoffMs: number]>(db, "DELETE FROM liability_snapshots WHERE at_ms < ?").run(cutoff).changes;
   });
 }

@@ -101,7 +101,7 @@ export class DexScreenerMarket implements MarketData {
 
   async fetchBatch(mints: readonly string[]): Promise<Map<string, MarketFigures>> {
     if (mints.length === 0) return new Map();
-    if (mints.length > this.batchSize) throw new RangeError(`at most ${this.batchSize} mints a call`);
+    if (mints.length > this.batchSize) throw new AppError("MARKET_BATCH_TOO_LARGE", { batchSize: this.batchSize });
     let response: Response;
     try {
       response = await fetch(`${this.baseUrl}/tokens/v1/${this.chainId}/${mints.join(",")}`, {

@@ -13,6 +13,7 @@ import { counter, gauge } from "../lib/metrics";
 import { landingTotals } from "../landing";
 import { incidentCounts, moneyHalt } from "../custody";
 import { providerTotals } from "../chain/provider-usage";
+import { query } from "../../db/statement";
 
 export function renderMetrics(ctx: AppContext): string {
   const parts = [
@@ -52,9 +53,10 @@ function ledgerMetrics(ctx: AppContext): string {
 
 /** The surplus at the last check of the treasury against the books; nothing before the first. */
 function treasuryMetrics(ctx: AppContext): string[] {
-  const row = ctx.db.$client
-    .query<{ value: string }, []>("SELECT value FROM settings WHERE key = 'last_reconciliation'")
-    .get();
+  const row = query<{ value: string }, []>(
+    ctx.db,
+    "SELECT value FROM settings WHERE key = 'last_reconciliation'",
+  ).get();
   if (!row) return [];
   const last = JSON.parse(row.value) as { treasuryLamports: string; owedLamports: string; checkedAtMs: number };
   return [

@@ -44,12 +44,16 @@ export function queuePayout(db: Db, request: PayoutRequest, assertHeld?: () => v
         "SELECT id FROM payouts WHERE idp_user_id = ? AND status IN ('held', 'queued', 'sent') LIMIT 1",
       )
       .get(request.idpUserId);
-    if (live) throw new AppError("PAYOUT_IN_FLIGHT", "a payout is already queued or in flight");
+    if (live) throw new AppError("PAYOUT_IN_FLIGHT", { payoutId: live.id });
     const balance = balanceOf(db, accounts.user(request.idpUserId));
     const lamports = request.lamports ?? balance;
-    if (lamports <= 0n || balance <= 0n) throw new AppError("INSUFFICIENT_BALANCE", "there is no balance to pay");
-    if (lamports > balance) throw new AppError("INSUFFICIENT_BALANCE", "the amount is above the balance");
-    if (lamports < request.minLamports) throw new AppError("INSUFFICIENT_BALANCE", "the amount is below the minimum");
+    if (lamports <= 0n || balance <= 0n || lamports > balance || lamports < request.minLamports) {
+      throw new AppError("INSUFFICIENT_BALANCE", {
+        lamports,
+        balanceLamports: balance,
+        minimumLamports: request.minLamports,
+      });
+    }
     const status = request.reviewLamports !== undefined && lamports > request.reviewLamports ? "held" : "queued";
     const row = c
       .query<

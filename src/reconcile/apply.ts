@@ -13,7 +13,7 @@ import { type CommandKey, decodeCommandKey } from "../chain/command-key";
 import { memoTexts } from "../chain/memo";
 import type { ConfirmedTransaction } from "../chain/ports";
 import { appendFeedEvent, replacePayout, reservePayout, reserveWithdrawal } from "../ledger";
-import { AppError, isAppError } from "../lib/errors";
+import { AppError, type ErrorCode, isAppError } from "../lib/errors";
 import { adoptBurnBuy, adoptBurnSent } from "../burns";
 
 const SYSTEM_PROGRAM = "11111111111111111111111111111111";
@@ -83,7 +83,7 @@ export function applyTransaction(db: Db, tx: ConfirmedTransaction, treasury: str
     return refused === null ? { kind: "written", key } : { kind: "unknown", note: refused };
   } catch (error) {
     if (isAppError(error, "LEDGER_INVARIANT")) return { kind: "unknown", note: error.message, balanceShort: true };
-    if (isAppError(error, "RECONCILE_MISMATCH")) return { kind: "unknown", note: error.message };
+    if (isAppError(error, ...RECONCILE_MISMATCH_CODES)) return { kind: "unknown", note: error.message };
     throw error;
   }
 }
@@ -106,9 +106,15 @@ function write(db: Db, tx: ConfirmedTransaction, key: CommandKey, treasury: stri
   }
 }
 
-function mismatch(message: string): AppError {
-  return new AppError("RECONCILE_MISMATCH", message);
-}
+/** A command key that disagrees with the rows the database holds: the transaction is recorded as unknown. */
+const RECONCILE_MISMATCH_CODES = [
+  "RECONCILE_PAYOUT_DIFFERS",
+  "RECONCILE_REPLACEMENT_DIFFERS",
+  "RECONCILE_REPLACED_STATUS",
+  "RECONCILE_WITHDRAWAL_DIFFERS",
+  "RECONCILE_BURN_BUY_DIFFERS",
+  "RECONCILE_BURN_NOT_AWAITED",
+] as const satisfies readonly ErrorCode[];
 
 interface PayoutRow {
   id: bigint;
@@ -161,7 +167,7 @@ function writePayouts(
       const same =
         row.idpUserId === item.idpUserId && BigInt(row.lamports) === transfer.lamports && row.wallet === transfer.to;
       if (!same || (row.status !== "queued" && row.status !== "held")) {
-        throw mismatch(`payout ${item.payoutId} of the database differs from the one the transaction paid`);
+        throw new AppError("RECONCILE_PAYOUT_DIFFERS", { payoutId: item.payoutId });
       }
       c.query<never, [signature: string, atMs: number, id: number]>(
         "UPDATE payouts SET status = 'sent', signature = ?, last_valid_block_height = 0, sent_at_ms = ? WHERE id = ?",
@@ -201,12 +207,12 @@ function writePayouts(
       // after it) and provably expired since: its reservation moves to this one, and it must never
       // be sent, resolved or replaced again.
       if (replaced.idpUserId !== item.idpUserId || BigInt(replaced.lamports) !== transfer.lamports) {
-        throw mismatch(`payout ${item.payoutId} does not owe what payout ${replaced.id} it replaces owed`);
+        throw new AppError("RECONCILE_REPLACEMENT_DIFFERS", { payoutId: item.payoutId, replacedId: replaced.id });
       }
       replacePayout(db, Number(replaced.id), item.payoutId, transfer.lamports, atMs);
       c.query<never, [id: bigint]>("UPDATE payouts SET status = 'replaced' WHERE id = ?").run(replaced.id);
     } else if (replaced) {
-      throw mismatch(`payout ${replaced.id}, replaced on chain, is ${replaced.status} in the database`);
+      throw new AppError("RECONCILE_REPLACED_STATUS", { payoutId: replaced.id, status: replaced.status });
     } else {
       // Queued after the backup: its reservation is made as the claim (or autopay) made it.
       reservePayout(db, item.payoutId, item.idpUserId, transfer.lamports, atMs);
@@ -258,7 +264,7 @@ function writeWithdrawal(
     // only then) and this one landed after the backup.
     const waiting = row.status === "queued" || row.status === "sent";
     if (!waiting || BigInt(row.lamports) !== transfer.lamports || row.wallet !== transfer.to) {
-      throw mismatch(`withdrawal ${withdrawalId} of the database differs from the one the transaction made`);
+      throw new AppError("RECONCILE_WITHDRAWAL_DIFFERS", { withdrawalId });
     }
     c.query<never, [signature: string, atMs: number, id: number]>(
       "UPDATE withdrawals SET status = 'sent', signature = ?, last_valid_block_height = 0, sent_at_ms = ? WHERE id = ?",

@@ -81,7 +81,7 @@ export async function reconcileWithChain(deps: ReconcileDeps, ctx: JobContext): 
       (signature) => isAnchorSignature(db, signature),
     );
     if (!(await reachesNow(deps.chain, treasury, scan.newest))) {
-      throw new AppError("UNAVAILABLE", "the treasury's history as listed does not reach its present balance yet");
+      throw new AppError("RECONCILE_HISTORY_SHORT");
     }
     saveScan(db, active.id, scan);
     crashPoint("reconcile:after-scan");

@@ -62,10 +62,7 @@ export async function scanHistory(
       // end taken for the history's start, every transaction older than its first slot would go
       // unread. The next run asks again (another node of the pool, or an archive).
       if (firstKnownSlot === null && booksKnowLanded) {
-        throw new AppError(
-          "UNAVAILABLE",
-          "the node's history of the treasury does not reach back to the last transaction the books know",
-        );
+        throw new AppError("RECONCILE_HISTORY_UNREACHED");
       }
       // The history's start: everything the node has was read.
       const detail =
@@ -75,10 +72,7 @@ export async function scanHistory(
       return { scanned, unknown: unknown.reverse(), detail, newest };
     }
     if (scanned >= options.scannedMax) {
-      throw new AppError(
-        "UNAVAILABLE",
-        `the treasury's history since the last known transaction is longer than ${options.scannedMax} signatures`,
-      );
+      throw new AppError("RECONCILE_HISTORY_TOO_LONG", { scannedMax: options.scannedMax });
     }
     before = page[page.length - 1]!.signature;
   }

@@ -5,7 +5,9 @@
  */
 import type { Db } from "../../db/client";
 import type { Config } from "../config";
+import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
+import { query } from "../../db/statement";
 
 export const SETTING_KEYS = {
   minClaimLamports: "min_claim_lamports",
@@ -27,18 +29,15 @@ const I64_MAX = 9_223_372_036_854_775_807n;
 
 /** The stored text of `key`, or null when it was never set. */
 export function readSetting(db: Db, key: StoredKey): string | null {
-  return (
-    db.$client.query<{ value: string }, [StoredKey]>("SELECT value FROM settings WHERE key = ?").get(key)?.value ?? null
-  );
+  return query<{ value: string }, [StoredKey]>(db, "SELECT value FROM settings WHERE key = ?").get(key)?.value ?? null;
 }
 
 /** Stores `value` under `key`, in the caller's transaction when there is one. */
 export function writeSetting(db: Db, key: StoredKey, value: string): void {
-  db.$client
-    .query<never, [StoredKey, string]>(
-      "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2",
-    )
-    .run(key, value);
+  query<never, [StoredKey, string]>(
+    db,
+    "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2",
+  ).run(key, value);
 }
 
 const read = readSetting;
@@ -65,7 +64,7 @@ function readFlag(db: Db, key: SettingKey): boolean {
 }
 
 function checkLamports(value: bigint): string {
-  if (typeof value !== "bigint" || value < 0n || value > I64_MAX) throw new RangeError("lamports out of range");
+  if (typeof value !== "bigint" || value < 0n || value > I64_MAX) throw new AppError("SETTING_LAMPORTS_INVALID");
   return value.toString();
 }
 

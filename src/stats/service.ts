@@ -2,6 +2,7 @@
 import type { Db } from "../../db/client";
 import { ledgerTotals } from "../ledger";
 import type { Stats } from "./schemas";
+import { query } from "../../db/statement";
 
 export type { Stats };
 
@@ -14,8 +15,7 @@ export const STATS_MEMO_MS = 10_000;
 export const STATS_PUBLISH_EVERY_MS = Math.floor(STATS_MEMO_MS / 3);
 
 export function computeStats(db: Db, nowMs: number): Stats {
-  const c = db.$client;
-  const count = (sql: string, ...args: number[]) => Number(c.query<{ n: bigint }, number[]>(sql).get(...args)!.n);
+  const count = (sql: string, ...args: number[]) => Number(query<{ n: bigint }, number[]>(db, sql).get(...args)!.n);
   const totals = ledgerTotals(db);
   return {
     tokens: count("SELECT COUNT(*) AS n FROM tokens"),

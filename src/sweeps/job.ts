@@ -63,6 +63,12 @@ export interface SweepJobDeps {
    * tokens its reading schedule says are due. Absent: every token every run (the baseline).
    */
   quietMaxIntervalMs?: number;
+  /**
+   * True while an indexer streams this process's transactions and decides each once the stream
+   * shows its slot finalized: the settle loop then only watches the database (the node is billed
+   * for every question), and what the stream has not decided by the deadline is the next run's.
+   */
+  streamResolves?: () => boolean;
 }
 
 export interface SweepRunReport {
@@ -423,10 +429,12 @@ async function resolvePage(
   const answers = new Map<string, ChainAnswer>();
   await forEachLimit(groups, deps.sendConcurrency ?? 8, async ([signature, sweeps]) => {
     if (ctx.signal.aborted) return;
+    // The credit reads the transaction anyway, and it carries its block's time.
     const outcome = await deps.chain.sender.outcome(
       signature,
       BigInt(sweeps[0]!.lvbh),
       sentFromSlotOf(deps.db, signature),
+      { blockTime: false },
     );
     journalOutcome(deps.db, signature, outcome);
     const tx = outcome.kind === "confirmed" ? await deps.chain.reader.getTransaction(signature) : null;
@@ -455,7 +463,7 @@ async function resolvePage(
       continue;
     }
     crashPoint("sweep:after-confirm");
-    creditConfirmed(deps, ctx, sweeps, signature, tx, outcome.blockTime, buyback, report);
+    creditConfirmed(deps, ctx, sweeps, signature, tx, outcome.blockTime ?? tx.blockTime, buyback, report);
   }
   return pending;
 }
@@ -499,17 +507,25 @@ function creditConfirmed(
   );
   const movedByCreator = new Map(effects.map((e) => [e.creator, e.movedToTreasuryLamports]));
   const atMs = blockTime ? blockTime.getTime() : deps.now();
-  const mismatched = creditMismatches(deps, sweeps, signature, tx, movedByCreator);
-  for (const sweep of sweeps) {
-    const reason = mismatched.get(sweep.creator);
-    if (!reason) continue;
-    log.error("sweep credit disagrees with the chain; token stopped", { mint: sweep.mint, reason });
-    stopToken(deps.db, { mint: sweep.mint, job: "sweep", reason, atMs: deps.now() }, ctx.assertHeld);
-  }
-  // One database transaction for the whole batch (each confirmSweep nests as a savepoint): a
-  // batch is credited all at once, and with one disk sync instead of one per token.
+  const stillSent = deps.db.$client.query<{ one: number }, [id: bigint]>(
+    "SELECT 1 AS one FROM sweeps WHERE id = ? AND status = 'sent'",
+  );
+  // One database transaction for the whole batch (each write nests as a savepoint): a batch is
+  // checked and credited all at once, with one disk sync instead of one per token.
   immediate(deps.db, () => {
-    for (const sweep of sweeps) {
+    // The indexer and the job's settle loop may both resolve this transaction: whichever asked the
+    // chain second finds the other's credits here, checks the batch with them counted once, and
+    // credits only what is still sent (rows read before the chain was asked are stale by now).
+    const open = sweeps.filter((sweep) => stillSent.get(sweep.id) !== null);
+    if (open.length === 0) return;
+    const mismatched = creditMismatches(deps, open, signature, tx, movedByCreator);
+    for (const sweep of open) {
+      const reason = mismatched.get(sweep.creator);
+      if (!reason) continue;
+      log.error("sweep credit disagrees with the chain; token stopped", { mint: sweep.mint, reason });
+      stopToken(deps.db, { mint: sweep.mint, job: "sweep", reason, atMs: deps.now() }, ctx.assertHeld);
+    }
+    for (const sweep of open) {
       // A stopped token's sweep stays sent (so the token is not swept again) until an operator looks.
       if (mismatched.has(sweep.creator)) continue;
       // Credit what actually left the creator address for the treasury: fees that arrived after
@@ -566,54 +582,111 @@ function creditMismatches(
 }
 
 /**
- * Waits for the run's own sweeps, asking again at growing intervals (the poll interval doubling up
- * to eight times itself): each ask is four provider requests per transaction, and a sweep takes
- * ~13 s to be finalized on mainnet, so a fixed 500 ms poll cost ~26 asks each. What is still
- * pending at the deadline is resolved by the indexer or the next run, as before.
+ * Waits for the run's own sweeps. Money moves only at finalized, about 32 slots after landing
+ * (~13 s on mainnet), and every question to the node is billed, so the database is looked at often
+ * (the indexer resolves a sweep once its stream shows the slot finalized) and the node seldom:
+ * while every sent transaction is landing, one status request says so for all of them, with the
+ * confirmations each has. Once two answers show the slots passing, the next question waits for the
+ * earliest finalization they foretell; until then the wait doubles up to eight times the first.
+ * While the indexer's stream decides them (`streamResolves`), the node is not asked at all.
+ * What is still pending at the deadline is resolved by the indexer or the next run, as before.
  */
 async function settle(deps: SweepJobDeps, ctx: JobContext, report: SweepRunReport): Promise<void> {
   const deadline = Date.now() + (deps.settleTimeoutMs ?? 60_000);
-  const firstPollMs = deps.settlePollMs ?? 500;
-  let pollMs = firstPollMs;
-  let first = true;
-  while (!ctx.signal.aborted) {
-    // While every sent transaction is still landing, one status request says so for all of them;
-    // the outcome (four requests a transaction) is asked only when one may be decided.
-    if (first || !(await stillLanding(deps))) {
-      const pending = await resolveSentSweeps(deps, ctx, report);
-      if (pending === 0) break;
+  const lookMs = deps.settlePollMs ?? 500;
+  const pace = new FinalizationPace(lookMs);
+  let askAtMs = Date.now() + lookMs;
+  const sentCount = deps.db.$client.query<{ n: bigint }, []>("SELECT COUNT(*) AS n FROM sweeps WHERE status = 'sent'");
+  for (let look = 0; look < SETTLE_LOOKS_MAX && !ctx.signal.aborted; look++) {
+    if (Number(sentCount.get()!.n) === 0) break;
+    if (Date.now() >= askAtMs && !deps.streamResolves?.()) {
+      const landing = await stillLanding(deps);
+      if (landing === null && (await resolveSentSweeps(deps, ctx, report)) === 0) break;
+      askAtMs = Date.now() + pace.nextWaitMs(landing);
     }
-    first = false;
     if (Date.now() >= deadline) break;
-    await Bun.sleep(Math.min(pollMs, Math.max(0, deadline - Date.now())));
-    pollMs = Math.min(pollMs * 2, firstPollMs * 8);
+    // A question already due (the stream deciding instead) waits a look, never zero: no spin.
+    const untilAskMs = askAtMs - Date.now();
+    await Bun.sleep(Math.max(0, Math.min(lookMs, untilAskMs > 0 ? untilAskMs : lookMs, deadline - Date.now())));
+  }
+}
+
+/** Bound on the settle loop's looks at the database (the deadline ends it long before). */
+const SETTLE_LOOKS_MAX = 100_000;
+
+/** Confirmations after which a landed transaction is finalized (Solana's 32-slot lockout). */
+const FINALIZED_CONFIRMATIONS = 32;
+
+/**
+ * When to ask the node next: from the confirmations the transactions gained between the first
+ * landing answer and this one, the time until the first of them can be finalized; a doubling wait
+ * where that cannot be told (a reader that gives no confirmations, a clock that has not moved).
+ */
+export class FinalizationPace {
+  private first: { atMs: number; confirmations: ReadonlyMap<string, number> } | null = null;
+  private doublingMs: number;
+
+  constructor(
+    private readonly baseMs: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.doublingMs = baseMs;
+  }
+
+  /** `landing`: each landing transaction's confirmations, or null when an outcome was asked */
+  nextWaitMs(landing: ReadonlyMap<string, number | null> | null): number {
+    const doubling = this.doublingMs;
+    this.doublingMs = Math.min(this.doublingMs * 2, this.baseMs * 8);
+    const counted = new Map<string, number>();
+    for (const [signature, confirmations] of landing ?? [])
+      if (confirmations != null) counted.set(signature, confirmations);
+    if (counted.size === 0) return doubling;
+    const atMs = this.now();
+    if (this.first === null) {
+      this.first = { atMs, confirmations: counted };
+      return doubling;
+    }
+    let slotsPerMs = 0;
+    for (const [signature, confirmations] of counted) {
+      const before = this.first.confirmations.get(signature);
+      if (before !== undefined && atMs > this.first.atMs)
+        slotsPerMs = Math.max(slotsPerMs, (confirmations - before) / (atMs - this.first.atMs));
+    }
+    if (slotsPerMs <= 0) return doubling;
+    const slotsLeft = Math.min(...[...counted.values()].map((c) => Math.max(0, FINALIZED_CONFIRMATIONS - c)));
+    return Math.min(this.baseMs * 32, Math.max(this.baseMs, Math.ceil(slotsLeft / slotsPerMs)));
   }
 }
 
 /**
- * True when every sent sweep transaction is seen landing but not finalized yet, so no outcome can
- * be decided now. Only decides when to ask: the outcome itself still comes from `outcome()`. A
- * transaction not seen (perhaps expired), failed or finalized, a node that cannot answer, or more
- * transactions than one request covers: false, and the outcomes are asked.
+ * Each sent sweep transaction's confirmations when every one of them is seen landing but not
+ * finalized yet, so no outcome can be decided now; null otherwise (a transaction not seen, perhaps
+ * expired, failed or finalized, a node that cannot answer, more transactions than one request
+ * covers), and the outcomes are asked. Only decides when to ask: the outcome itself still comes
+ * from `outcome()`.
  */
-async function stillLanding(deps: SweepJobDeps): Promise<boolean> {
+async function stillLanding(deps: SweepJobDeps): Promise<Map<string, number | null> | null> {
   const signatures = deps.db.$client
     .query<{ s: string }, [limit: number]>("SELECT DISTINCT signature AS s FROM sweeps WHERE status = 'sent' LIMIT ?")
     .all(STATUS_CHECK_MAX + 1)
     .map((r) => r.s);
-  if (signatures.length === 0 || signatures.length > STATUS_CHECK_MAX) return false;
+  if (signatures.length === 0 || signatures.length > STATUS_CHECK_MAX) return null;
   try {
     const statuses = await deps.chain.reader.getSignatureStatuses(signatures, false);
-    return signatures.every((sig) => {
-      const st = statuses.get(sig);
-      return (
-        st != null &&
-        st.err === null &&
-        (st.confirmationStatus === "processed" || st.confirmationStatus === "confirmed")
-      );
-    });
+    const landing = new Map<string, number | null>();
+    for (const signature of signatures) {
+      const st = statuses.get(signature);
+      if (
+        st == null ||
+        st.err !== null ||
+        (st.confirmationStatus !== "processed" && st.confirmationStatus !== "confirmed")
+      )
+        return null;
+      landing.set(signature, st.confirmations ?? null);
+    }
+    return landing;
   } catch {
-    return false;
+    return null;
   }
 }
 

@@ -7,6 +7,8 @@ export { storeVaultReadings, unsweptLamports } from "./readings";
 export type { ScheduleNote } from "./readings";
 export {
   activeSince,
+  DUE_SLACK_MS,
+  DUE_TOKENS_PAGE_SQL,
   dueTokensAfter,
   mostRecentlyActive,
   noteActivity,

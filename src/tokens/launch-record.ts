@@ -124,15 +124,15 @@ export function recordConfirmedLaunch(
 
 /** The callers checked the draft already; this guards the books against a caller that did not. */
 function checkRecipients(recipients: readonly LaunchRecipientInput[]): void {
-  if (recipients.length === 0) throw new RangeError("a launch names at least one recipient");
+  if (recipients.length === 0) throw new AppError("LAUNCH_RECORD_NO_RECIPIENTS");
   const bpsSum = recipients.reduce((sum, r) => sum + r.bps, 0);
-  if (bpsSum !== 10_000) throw new RangeError("recipient bps must sum to 10000");
+  if (bpsSum !== 10_000) throw new AppError("LAUNCH_RECORD_BPS_SUM");
   const seen = new Set<string>();
   for (const r of recipients) {
-    if (!HANDLE_PATTERN.test(r.handle)) throw new RangeError("recipient handle is not valid");
-    if (!Number.isInteger(r.bps) || r.bps <= 0) throw new RangeError("recipient bps must be a positive integer");
+    if (!HANDLE_PATTERN.test(r.handle)) throw new AppError("LAUNCH_RECORD_HANDLE_INVALID");
+    if (!Number.isInteger(r.bps) || r.bps <= 0) throw new AppError("LAUNCH_RECORD_BPS_INVALID");
     const key = r.handle.toLowerCase();
-    if (seen.has(key)) throw new RangeError("a handle is named twice");
+    if (seen.has(key)) throw new AppError("LAUNCH_RECORD_HANDLE_TWICE");
     seen.add(key);
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { SQLQueryBindings, Statement } from "bun:sqlite";
 import type { Db } from "../../db/client";
+import { query } from "../../db/statement";
 import { handleKey, isoMs, isoMsOrNull, looksLikeAddress } from "../http/public-schemas";
 import type { CursorPosition, TokenSort } from "./cursor";
 import { FEE_SHARING_COLUMN, feeSharingFromJson } from "./fee-sharing";
@@ -84,25 +85,9 @@ interface RecipientRow {
   creditedLamports: bigint;
 }
 
-/**
- * Statements per database, prepared once and kept, keyed by their text (the list builds a few
- * variants). Not `db.$client.query()`: Bun keeps only the 20 most recent statements there, and the
- * rest of the service runs far more than 20, so these hot reads would be compiled again and again.
- */
-const statementsByDb = new WeakMap<Db, Map<string, Statement>>();
-
+/** db/statement.ts's `query()` (its one cache per connection), until this folder is converted to it. */
 function prepared<Row, Params extends SQLQueryBindings>(db: Db, sql: string): Statement<Row, [Params]> {
-  let statements = statementsByDb.get(db);
-  if (!statements) {
-    statements = new Map();
-    statementsByDb.set(db, statements);
-  }
-  let statement = statements.get(sql);
-  if (!statement) {
-    statement = db.$client.prepare(sql);
-    statements.set(sql, statement);
-  }
-  return statement as Statement<Row, [Params]>;
+  return query<Row, [Params]>(db, sql);
 }
 
 // ---------------------------------------------------------------- list

@@ -97,14 +97,20 @@ export function dueTokensAfter(db: Db, afterId: number, nowMs: number, limit: nu
       )
       .all(afterId, limit);
   return db.$client
-    .query<DueToken, [afterId: number, dueAtMs: number, limit: number]>(
-      `SELECT t.id, t.mint, t.creator, t.creator_index AS creatorIndex
-         FROM tokens t LEFT JOIN reading_schedule s ON s.token_id = t.id
-        WHERE t.id > ? AND (s.next_read_at_ms IS NULL OR s.next_read_at_ms <= ?)
-        ORDER BY t.id LIMIT ?`,
-    )
+    .query<DueToken, [afterId: number, dueAtMs: number, limit: number]>(DUE_TOKENS_PAGE_SQL)
     .all(afterId, nowMs + DUE_SLACK_MS, limit);
 }
+
+/**
+ * A page of due tokens (parameters: after id, due at, limit). The ids are walked in the narrow
+ * index `tokens_ids` (migration 0019), the schedule probed by its key, and a token's row read only
+ * once it is due: walked through the table, a run with 1% of 1M tokens due read the whole table
+ * (~620 MB) every two minutes to find them.
+ */
+export const DUE_TOKENS_PAGE_SQL = `SELECT t.id, t.mint, t.creator, t.creator_index AS creatorIndex
+  FROM tokens t INDEXED BY tokens_ids LEFT JOIN reading_schedule s ON s.token_id = t.id
+ WHERE t.id > ? AND (s.next_read_at_ms IS NULL OR s.next_read_at_ms <= ?)
+ ORDER BY t.id LIMIT ?`;
 
 /** Token ids by most recent activity (a token never scheduled counts from its launch), newest first. */
 export function mostRecentlyActive(db: Db, limit: number): number[] {

@@ -10,26 +10,33 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import { checkServerIdentity } from "node:tls";
 import ipaddr from "ipaddr.js";
-import { AppError } from "../lib/errors";
+import { AppError, type ErrorCode } from "../lib/errors";
 
 export const MAX_URL_LENGTH = 2048;
 
-/** A destination refused; the sentence is fit for the caller and for the delivery's error column. */
-const refused = (message: string, cause?: unknown) =>
-  new AppError("WEBHOOK_DESTINATION_REFUSED", message, {}, { cause });
+/** A destination refused; each sentence is fit for the caller and for the delivery's error column. */
+export const WEBHOOK_DESTINATION_CODES = [
+  "WEBHOOK_URL_REQUIRED",
+  "WEBHOOK_URL_TOO_LONG",
+  "WEBHOOK_URL_INVALID",
+  "WEBHOOK_URL_SCHEME",
+  "WEBHOOK_URL_CREDENTIALS",
+  "WEBHOOK_URL_PRIVATE",
+  "WEBHOOK_URL_UNRESOLVED",
+] as const satisfies readonly ErrorCode[];
 
-/** The URL, normalized, or a WEBHOOK_DESTINATION_REFUSED AppError with a sentence fit for the caller. */
+/** The URL, normalized, or an AppError of WEBHOOK_DESTINATION_CODES. */
 export function parseDestination(raw: unknown): URL {
-  if (typeof raw !== "string" || raw.length === 0) throw refused("url is required: an http or https URL.");
-  if (raw.length > MAX_URL_LENGTH) throw refused(`url must be at most ${MAX_URL_LENGTH} characters.`);
+  if (typeof raw !== "string" || raw.length === 0) throw new AppError("WEBHOOK_URL_REQUIRED");
+  if (raw.length > MAX_URL_LENGTH) throw new AppError("WEBHOOK_URL_TOO_LONG", { maximum: MAX_URL_LENGTH });
   let url: URL;
   try {
     url = new URL(raw);
   } catch (error) {
-    throw refused("url is not a valid URL.", error);
+    throw new AppError("WEBHOOK_URL_INVALID", {}, { cause: error });
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw refused("url must be http or https.");
-  if (url.username || url.password) throw refused("url must not carry credentials.");
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new AppError("WEBHOOK_URL_SCHEME");
+  if (url.username || url.password) throw new AppError("WEBHOOK_URL_CREDENTIALS");
   url.hash = "";
   return url;
 }
@@ -68,18 +75,18 @@ export async function resolveDestination(
 ): Promise<string> {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   if (ipaddr.isValid(host)) {
-    if (!allowPrivate && !isPublicAddress(host)) throw refused("url points at a private or loopback address.");
+    if (!allowPrivate && !isPublicAddress(host)) throw new AppError("WEBHOOK_URL_PRIVATE");
     return host;
   }
   let addresses: { address: string }[];
   try {
     addresses = await resolve(host);
   } catch (error) {
-    throw refused("url's host name could not be resolved.", error);
+    throw new AppError("WEBHOOK_URL_UNRESOLVED", {}, { cause: error });
   }
-  if (addresses.length === 0) throw refused("url's host name could not be resolved.");
+  if (addresses.length === 0) throw new AppError("WEBHOOK_URL_UNRESOLVED");
   if (!allowPrivate && addresses.some((a) => !isPublicAddress(a.address))) {
-    throw refused("url points at a private or loopback address.");
+    throw new AppError("WEBHOOK_URL_PRIVATE");
   }
   return addresses[0]!.address;
 }

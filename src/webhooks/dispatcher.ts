@@ -10,7 +10,7 @@ import type { Db } from "../../db/client";
 import { feedNotifier, isoMicros } from "../ledger";
 import { isAppError } from "../lib/errors";
 import { log } from "../lib/log";
-import { pinnedRequest, type Resolve, resolveDestination } from "./destination";
+import { pinnedRequest, type Resolve, resolveDestination, WEBHOOK_DESTINATION_CODES } from "./destination";
 import { webhookSecret } from "./key";
 import { webhookHeaders } from "./signing";
 import { dropDelivery, dueDeliveries, recordAttempt, renderPayload, startDelivery, type DueDelivery } from "./service";
@@ -206,7 +206,7 @@ export function webhookMessageId(atUs: number): string {
 }
 
 function describeFailure(error: unknown, timeoutMs: number): string {
-  if (isAppError(error, "WEBHOOK_DESTINATION_REFUSED")) return error.message;
+  if (isAppError(error, ...WEBHOOK_DESTINATION_CODES)) return error.message;
   const name = fieldOf(error, "name");
   if (name === "TimeoutError" || name === "AbortError") return `No answer within ${timeoutMs / 1000} s.`;
   // Connection errors: a short class of failure, never the URL (it can carry a token).

@@ -22,7 +22,7 @@ export function webhookSigningKey(config: Pick<Config, "dataDir" | "webhooksKey"
   }
   if (!config.webhooksKeyFile) chmodSync(path, 0o600);
   key = Buffer.from(readFileSync(path, "utf8").trim(), "utf8");
-  if (key.length < 32) throw new AppError("INTERNAL", "the webhook key must be at least 32 characters");
+  if (key.length < 32) throw new AppError("WEBHOOK_KEY_TOO_SHORT");
   keys.set(path, key);
   return key;
 }

@@ -20,19 +20,18 @@ const MAX_BODY_BYTES = 16 * 1024;
 const ID_SHAPE = /^wh_[0-9a-f]{24}$/;
 const MAX_REASON = 500;
 
-const refuse = (message: string, cause?: unknown) => new AppError("INVALID_INPUT", message, {}, { cause });
-const noSuchWebhook = () => new AppError("NOT_FOUND", "No such webhook.");
+const noSuchWebhook = () => new AppError("WEBHOOK_NOT_FOUND");
 
 async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
   const text = await request.text();
-  if (text.length > MAX_BODY_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", "The request body is too large.");
+  if (text.length > MAX_BODY_BYTES) throw new AppError("BODY_TOO_LARGE");
   let body: unknown;
   try {
     body = text === "" ? {} : JSON.parse(text);
   } catch (error) {
-    throw refuse("The request body could not be read; send a JSON object.", error);
+    throw new AppError("BODY_UNREADABLE", {}, { cause: error });
   }
-  if (!isPlainObject(body)) throw refuse("The body must be a JSON object.");
+  if (!isPlainObject(body)) throw new AppError("BODY_NOT_OBJECT");
   return body;
 }
 
@@ -43,7 +42,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function reasonOf(body: Record<string, unknown>): string | null {
   const { reason } = body;
   if (reason === undefined || reason === null) return null;
-  if (typeof reason !== "string") throw refuse("The reason must be a string.");
+  if (typeof reason !== "string") throw new AppError("REASON_NOT_STRING");
   if (reason.length > MAX_REASON) throw new AppError("REASON_TOO_LONG", { maximum: MAX_REASON });
   return reason;
 }
@@ -89,7 +88,7 @@ async function registerWebhook(ctx: AppContext, request: Request) {
 
 function deliveriesLimit(raw = "100"): number {
   if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > 500) {
-    throw refuse("limit must be a whole number from 1 to 500.");
+    throw new AppError("LIMIT_INVALID", { maximum: 500 });
   }
   return Number(raw);
 }
@@ -154,7 +153,7 @@ export function webhookRoutes(ctx: AppContext) {
         const id = knownId(params.id);
         const body = await readJsonObject(request);
         const sinceUs = typeof body.since === "string" ? parseBefore(body.since) : null;
-        if (sinceUs === null) throw refuse("since is required: an ISO 8601 time.");
+        if (sinceUs === null) throw new AppError("WEBHOOK_SINCE_REQUIRED");
         const reason = reasonOf(body);
         const replayed = audited(ctx, request, reason, "replay_webhook", () => {
           const queued = replayWebhook(ctx.db, id, sinceUs);

@@ -16,8 +16,6 @@ export const MAX_WEBHOOKS = 20;
 /** events one replay call may queue; a longer history is replayed in several calls */
 export const MAX_REPLAY = 10_000;
 
-const inputError = (message: string) => new AppError("WEBHOOK_INPUT", message);
-
 export interface WebhookView {
   id: string;
   url: string;
@@ -40,12 +38,12 @@ export interface DeliveryView {
 export function parseTypes(raw: unknown): string[] | null {
   if (raw === undefined || raw === null) return null;
   if (!Array.isArray(raw) || raw.length === 0 || raw.length > EVENT_TYPES.length) {
-    throw inputError(`types must be a non-empty list of ${EVENT_TYPES.join(", ")}, or left out for all.`);
+    throw new AppError("WEBHOOK_TYPES_EMPTY", { types: EVENT_TYPES.join(", ") });
   }
   const out: string[] = [];
   for (const value of raw) {
     if (typeof value !== "string" || !(EVENT_TYPES as readonly string[]).includes(value)) {
-      throw inputError(`types may only name ${EVENT_TYPES.join(", ")}.`);
+      throw new AppError("WEBHOOK_TYPES_UNKNOWN", { types: EVENT_TYPES.join(", ") });
     }
     if (!out.includes(value)) out.push(value);
   }
@@ -60,7 +58,7 @@ export function createWebhook(
   const secret = webhookSecret(input.signingKey, id);
   immediate(db, () => {
     const count = db.$client.query<{ n: bigint }, []>("SELECT COUNT(*) AS n FROM webhooks").get();
-    if (Number(count?.n ?? 0) >= MAX_WEBHOOKS) throw inputError(`At most ${MAX_WEBHOOKS} webhooks; delete one first.`);
+    if (Number(count?.n ?? 0) >= MAX_WEBHOOKS) throw new AppError("WEBHOOK_LIMIT_REACHED", { maximum: MAX_WEBHOOKS });
     db.$client
       .query(
         "INSERT INTO webhooks (id, url, types, enabled, created_at_ms, failing_since_ms) VALUES (?, ?, ?, 1, ?, NULL)",

@@ -67,7 +67,7 @@ export class Channel<Out extends Side, In extends Side> {
       const id = this.nextId++;
       const timer = setTimeout(() => {
         this.open.delete(id);
-        reject(this.unanswered(`answer ${request}`, request, timeoutMs));
+        reject(this.unanswered("WORKER_UNANSWERED", request, timeoutMs));
       }, timeoutMs);
       const settle = () => {
         clearTimeout(timer);
@@ -130,7 +130,7 @@ export class Channel<Out extends Side, In extends Side> {
       };
       const timer = setTimeout(() => {
         settle();
-        reject(this.unanswered(`send ${type}`, type, timeoutMs));
+        reject(this.unanswered("WORKER_SILENT", type, timeoutMs));
       }, timeoutMs);
       this.open.set(id, {
         request: type,
@@ -180,7 +180,7 @@ export class Channel<Out extends Side, In extends Side> {
     const handler = this.handlers?.[request.name as CallName<In>];
     let reply: Envelope;
     try {
-      if (!handler) throw new AppError("INTERNAL", `no handler for ${request.name}`, { request: request.name });
+      if (!handler) throw new AppError("WORKER_HANDLER_MISSING", { request: request.name });
       reply = { kind: "answer", id: request.id, answer: await handler(request.arg as ArgOf<In, CallName<In>>) };
     } catch (error) {
       // An AppError keeps its code and sentence across the boundary; any other failure is internal
@@ -199,20 +199,13 @@ export class Channel<Out extends Side, In extends Side> {
     }
   }
 
-  private unanswered(what: string, request: string, timeoutMs: number): AppError {
-    return new AppError("WORKER_UNANSWERED", `the ${this.thread} thread did not ${what} within ${timeoutMs} ms`, {
-      thread: this.thread,
-      request,
-      timeoutMs,
-    });
+  /** An answer (WORKER_UNANSWERED) or a notice (WORKER_SILENT, `request` is its type) that did not come in time. */
+  private unanswered(code: "WORKER_UNANSWERED" | "WORKER_SILENT", request: string, timeoutMs: number): AppError {
+    return new AppError(code, { thread: this.thread, request, timeoutMs });
   }
 
   private ended(request: string): AppError {
-    return new AppError(
-      "WORKER_UNANSWERED",
-      `the ${this.thread} thread ended before answering ${request} (${this.endedBecause})`,
-      { thread: this.thread, request, reason: this.endedBecause },
-    );
+    return new AppError("WORKER_ENDED", { thread: this.thread, request, reason: this.endedBecause ?? "it ended" });
   }
 
   private failed(request: string, code: ErrorCode, message: string): AppError {

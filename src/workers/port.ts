@@ -12,7 +12,7 @@ export interface ParentPort<P extends Protocol, S extends WorkerStart> {
 
 export function parentOf<P extends Protocol, S extends WorkerStart = WorkerStart>(): ParentPort<P, S> {
   const port = parentPort;
-  if (!port) throw new AppError("INTERNAL", "this module runs only as a worker thread");
+  if (!port) throw new AppError("WORKER_PORT_MISSING");
   const parent = new Channel<P["toParent"], P["toWorker"]>("request", (envelope) => port.postMessage(envelope));
   port.on("message", (envelope: Envelope) => parent.receive(envelope));
   port.on("close", () => parent.end("its port closed"));

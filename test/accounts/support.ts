@@ -33,7 +33,11 @@ export function fakeChain(): FakeChain {
         async getAccounts(addresses) {
           chain.reads += 1;
           if (chain.delayMs) await Bun.sleep(chain.delayMs);
-          if (chain.down) throw chainUnavailable("CHAIN_PROVIDER_FAILED", "node unreachable");
+          if (chain.down)
+            throw chainUnavailable("CHAIN_PROVIDER_FAILED", {
+              method: "getMultipleAccounts",
+              detail: "node unreachable",
+            });
           return new Map(addresses.map((a) => [a, chain.accounts.get(a) ?? null]));
         },
       },

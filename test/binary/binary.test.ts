@@ -15,6 +15,7 @@ import { Keypair, type VersionedTransaction } from "@solana/web3.js";
 import sharp from "sharp";
 import type { Json } from "../helpers/service";
 import { draft, sha256hex, signMessage, signReturned } from "../launches/support";
+import { freePortsSync } from "../helpers/socket";
 
 const ROOT = join(import.meta.dir, "..", "..");
 /** The local chain's JSON-RPC on its default port: the executable is started with its defaults. */
@@ -59,7 +60,7 @@ beforeAll(async () => {
   binary = join(work, "run", "fee-ledger");
   copyFileSync(built, binary);
   Bun.spawnSync(["chmod", "+x", binary]);
-  port = 20_000 + Math.floor(Math.random() * 20_000);
+  [port] = freePortsSync(1) as [number];
   base = `http://127.0.0.1:${port}`;
   env = { PORT: String(port), DATA_DIR: join(work, "run", "data") };
 }, 240_000);

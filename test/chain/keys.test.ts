@@ -13,6 +13,7 @@ import {
   loadMasterSecret,
   loadTreasuryKeypair,
 } from "../../src/chain/keys";
+import { secretsFor } from "../../src/chain/setup";
 
 /** true when `fn` throws the key-setting error (CHAIN_KEY_INVALID) */
 function throwsKeyInvalid(fn: () => unknown): boolean {
@@ -127,6 +128,33 @@ describe("secret loading", () => {
     expect([...loadMasterSecret(hexSecret)]).toEqual([...SECRET]);
     expect([...loadMasterSecret(file)]).toEqual([...SECRET]);
     expect(throwsKeyInvalid(() => loadMasterSecret("abcd"))).toBe(true);
+  });
+});
+
+describe("chain secrets at start", () => {
+  const HEX = "ab".repeat(32);
+  const TREASURY = bs58.encode(Keypair.generate().secretKey);
+  const configWith = (secrets: { masterSecret: string; treasuryKey: string }) =>
+    ({ chain: "devnet", rpcUrl: "http://127.0.0.1:1", dataDir: "/nonexistent", localChain: null, ...secrets }) as never;
+  const refusal = (secrets: { masterSecret: string; treasuryKey: string }) => {
+    try {
+      secretsFor(configWith(secrets));
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+    return "accepted";
+  };
+
+  test("a bad key setting is named as the setting at fault, never with its value", () => {
+    expect(refusal({ masterSecret: HEX, treasuryKey: TREASURY })).toBe("accepted");
+    expect(refusal({ masterSecret: HEX, treasuryKey: " " })).toBe("TREASURY_KEY is not valid: treasury key is empty");
+    expect(refusal({ masterSecret: " ", treasuryKey: TREASURY })).toBe(
+      "MASTER_SECRET is not valid: master secret is empty",
+    );
+    const shortHex = "ab".repeat(8);
+    const short = refusal({ masterSecret: shortHex, treasuryKey: TREASURY });
+    expect(short).toStartWith("MASTER_SECRET is not valid: master secret is neither a valid value");
+    expect(short).not.toContain(shortHex);
   });
 });
 

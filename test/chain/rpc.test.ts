@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { Keypair, PublicKey, SystemProgram, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
-import { isChainUnavailable } from "../../src/chain/errors";
+import { isChainRejected, isChainUnavailable } from "../../src/chain/errors";
 import { isAppError } from "../../src/lib/errors";
 import { createRpcChain } from "../../src/chain/rpc";
 import { type FakeRpc, context, startFakeRpc } from "./support/fake-rpc";
@@ -282,9 +282,11 @@ describe("reader", () => {
     const { reader } = chain();
     const statuses = await reader.getSignatureStatuses(["a", "b", "c"], true);
     expect(fake.requests[0]!.params[1]).toEqual({ searchTransactionHistory: true });
-    expect(statuses.get("a")).toEqual({ slot: 9n, err: null, confirmationStatus: "finalized" });
+    expect(statuses.get("a")).toEqual({ slot: 9n, err: null, confirmationStatus: "finalized", confirmations: null });
     expect(statuses.get("b")).toBeNull();
     expect(statuses.get("c")!.err).toContain("Custom");
+    // what the settle loop paces its questions by
+    expect(statuses.get("c")!.confirmations).toBe(1);
     const tx = (await reader.getTransaction("sig"))!;
     expect(tx.accountKeys).toEqual([payer, program, loadedW, loadedR]);
     expect(tx.instructions).toEqual([
@@ -361,6 +363,17 @@ describe("sender", () => {
     expect((await chain().sender.prepare([needsOther], payer, [other], KEY)).signature.length).toBeGreaterThan(80);
   });
 
+  test("prepare refuses a command key too long for one memo, as it refuses an oversize transaction", async () => {
+    fake = startFakeRpc();
+    fake.handle("getLatestBlockhash", () => context({ blockhash, lastValidBlockHeight: 10 }));
+    const tokenIds = Array.from({ length: 200 }, (_, i) => 1_000_000 + i);
+    const refused = await chain()
+      .sender.prepare([ix], payer, [], { commandKey: { kind: "sweeps", tokenIds } })
+      .catch((error: unknown) => error);
+    expect(isChainRejected(refused)).toBe(true);
+    expect((refused as Error).message).toBe("prepare: the command key is too long (a memo is 1 to 500 bytes)");
+  });
+
   test("outcome: confirmed, failed, pending, and expired only past lastValidBlockHeight with nothing found", async () => {
     fake = startFakeRpc();
     let status: unknown = null;
@@ -385,6 +398,14 @@ describe("sender", () => {
       slot: 5n,
       blockTime: new Date(1_760_000_000_000),
     });
+    // A caller that reads the transaction itself (it carries the block's time) is not billed for it.
+    const beforeNoTime = fake.requests.length;
+    expect(await sender.outcome("s", 150n, 0n, { blockTime: false })).toEqual({
+      kind: "confirmed",
+      slot: 5n,
+      blockTime: null,
+    });
+    expect(fake.requests.slice(beforeNoTime).map((r) => r.method)).toEqual(["getSignatureStatuses", "getEpochInfo"]);
     status = {
       slot: 6,
       confirmations: null,

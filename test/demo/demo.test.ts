@@ -7,6 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePortsSync } from "../helpers/socket";
 
 const main = join(import.meta.dir, "..", "..", "src", "main.ts");
 
@@ -17,7 +18,7 @@ const POLL_MS = 3_000;
 describe("the demo on the embedded defaults", () => {
   test("within 60 s of start, a demo recipient signed in by dev login has a claimable balance, credited by confirmed sweeps", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "cfl-demo-"));
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const [port] = freePortsSync(1) as [number];
     const base = `http://127.0.0.1:${port}`;
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;

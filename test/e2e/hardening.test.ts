@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sendChunked, sendHeadOnly } from "../helpers/socket";
+import { freePortsSync, sendChunked, sendHeadOnly } from "../helpers/socket";
 
 const main = join(import.meta.dir, "..", "..", "src", "main.ts");
 const MB = 1024 * 1024;
@@ -51,7 +51,7 @@ describe("refused at start", () => {
 describe("the running process", () => {
   let child: ReturnType<typeof Bun.spawn>;
   let dataDir: string;
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const [port] = freePortsSync(1) as [number];
   const base = `http://127.0.0.1:${port}`;
 
   beforeAll(async () => {

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Json, NOTHING_YET } from "../helpers/service";
+import { freePortsSync } from "../helpers/socket";
 
 const main = join(import.meta.dir, "..", "..", "src", "main.ts");
 
@@ -71,7 +72,7 @@ describe("configuration", () => {
 describe("start", () => {
   test("the start command serves zero stats and the five jobs within 20 s, and stops on SIGTERM", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "cfl-start-"));
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const [port] = freePortsSync(1) as [number];
     const child = Bun.spawn([process.execPath, "run", main], {
       env: baseEnv({ DATA_DIR: dataDir, PORT: String(port), DEMO: "0" }),
       stdout: "ignore",

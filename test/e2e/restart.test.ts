@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Connection, Keypair } from "@solana/web3.js";
+import { freePortsSync } from "../helpers/socket";
 
 const main = join(import.meta.dir, "..", "..", "src", "main.ts");
 const DEMO_HANDLES = ["alice_demo", "bob_demo", "carol_demo", "dave_demo", "erin_demo"];
@@ -31,8 +32,8 @@ interface TokenRow {
 let current: Running | null = null;
 
 function start(): Running {
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const rpcPort = 40_000 + Math.floor(Math.random() * 10_000) * 2;
+  const [port] = freePortsSync(1) as [number];
+  const [rpcPort] = freePortsSync(2) as [number, number];
   const base = `http://127.0.0.1:${port}`;
   const inherited: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) inherited[k] = v;

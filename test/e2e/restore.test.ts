@@ -14,14 +14,15 @@ import { Connection, Keypair, PublicKey } from "@solana/web3.js";
 import { Database } from "bun:sqlite";
 import { closeDatabase, openDatabase } from "../../db/client";
 import { verifyLedger } from "../../src/ledger/verify";
+import { freePortsSync } from "../helpers/socket";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const main = join(ROOT, "src", "main.ts");
 const dataDir = mkdtempSync(join(tmpdir(), "cfl-restore-e2e-"));
 const backupPath = join(dataDir, "..", `${dataDir.split("/").pop()}-backup.db`);
 const ports = {
-  http: 20_000 + Math.floor(Math.random() * 20_000),
-  rpc: 40_000 + Math.floor(Math.random() * 10_000) * 2,
+  http: freePortsSync(1)[0]!,
+  rpc: freePortsSync(2)[0]!,
 };
 const base = `http://127.0.0.1:${ports.http}`;
 const rpcUrl = `http://127.0.0.1:${ports.rpc}`;

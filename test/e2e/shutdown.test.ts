@@ -8,13 +8,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../../db/client";
 import { verifyLedger } from "../../src/ledger/verify";
+import { freePortsSync } from "../helpers/socket";
 
 const main = join(import.meta.dir, "..", "..", "src", "main.ts");
 
 describe("graceful shutdown", () => {
   test("SIGTERM during a sweep run finishes at a safe point, releases leases and closes the books", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "cfl-term-"));
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const [port] = freePortsSync(1) as [number];
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
     const child = Bun.spawn([process.execPath, "run", main], {

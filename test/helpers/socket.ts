@@ -17,6 +17,31 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * `count` consecutive ports nothing listens on right now, found without awaiting (for a file's
+ * constants). The local chain takes its RPC port and the next (its WebSocket, where web3.js looks
+ * for it), so the pair must be free together. Random picks in 20,000-60,000 fell in the kernel's
+ * ephemeral range, where a parallel run's own outgoing connections could hold them.
+ */
+export function freePortsSync(count: number): number[] {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const held: ReturnType<typeof Bun.serve>[] = [];
+    try {
+      held.push(Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() }));
+      const first = held[0]!.port!;
+      if (first + count - 1 > 65_535) continue;
+      for (let i = 1; i < count; i++)
+        held.push(Bun.serve({ port: first + i, hostname: "127.0.0.1", fetch: () => new Response() }));
+      return Array.from({ length: count }, (_, i) => first + i);
+    } catch {
+      // one of the following ports is taken: start from another
+    } finally {
+      for (const server of held) void server.stop(true);
+    }
+  }
+  throw new Error(`no ${count} consecutive free ports`);
+}
+
 function dechunk(raw: string): string {
   let out = "";
   let rest = raw;

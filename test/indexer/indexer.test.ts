@@ -10,7 +10,7 @@ import { recordSignIn } from "../../src/identity/identity";
 import { runPayoutsJob } from "../../src/payouts/job";
 import { queuePayout } from "../../src/payouts/service";
 import { ledgerTotals } from "../../src/ledger/figures";
-import { runSweepJob } from "../../src/sweeps/job";
+import { resolveSweepSignature, runSweepJob } from "../../src/sweeps/job";
 import { indexerHarness, waitFor, type IndexerHarness } from "./harness";
 
 let h: IndexerHarness | null = null;
@@ -176,6 +176,40 @@ describe("indexer on the local chain's gRPC stream", () => {
     expect(h.tokenRow(a.tokenId).vaultLamports).toBe(0n);
   }, 30_000);
 
+  test("a sweep seen landing waits for the stream to show its slot finalized: the node is not asked about it before", async () => {
+    h = await indexerHarness();
+    const a = await h.launch();
+    const ix = h.startIndexer();
+    await waitFor("stream open", () => ix.state().connected);
+    h.trade(a.mint, 5n * SOL);
+    h.tick();
+    const fees = await h.chainUnswept(a.mint, a.creator);
+    await sendSweeps(h);
+    releaseJob(h, "sweep");
+    const served = () => ({
+      statuses: h!.local.served.requests.get("getSignatureStatuses") ?? 0,
+      epochs: h!.local.served.requests.get("getEpochInfo") ?? 0,
+    });
+    const before = served();
+    // Landed and confirmed, delivered on the stream, but 33 slots from finalized.
+    h.tick(2);
+    await waitFor("sweep seen on the stream", () => (ix.state().lastSlot ?? 0) >= Number(h!.local.node.getSlot()) - 1);
+    // Long enough for the old schedule (asked at once, then after 100 and 250 ms) to have asked thrice.
+    await Bun.sleep(600);
+    expect(served()).toEqual(before);
+    expect(sweeps(h)[0]!.status).toBe("sent");
+
+    const t0 = Date.now();
+    h.tick(FINALIZE);
+    await waitFor("sweep confirmed by the indexer", () => sweeps(h!)[0]!.status === "confirmed");
+    expect(Date.now() - t0).toBeLessThan(LIVE_MS);
+    expect(BigInt(sweeps(h)[0]!.total)).toBe(fees);
+    // Decided on one outcome batch (status and finalized epoch), with no "still landing" ask first.
+    expect(served().statuses - before.statuses).toBe(1);
+    expect(served().epochs - before.epochs).toBe(1);
+    h.checkBooks();
+  }, 30_000);
+
   test("the job and the indexer racing on one confirmation credit it exactly once", async () => {
     h = await indexerHarness();
     const a = await h.launch();
@@ -202,6 +236,73 @@ describe("indexer on the local chain's gRPC stream", () => {
     h.checkBooks();
     expect(h.tokenRow(a.tokenId).vaultLamports).toBe(0n);
     expect(h.tokenRow(b.tokenId).vaultLamports).toBe(0n);
+  }, 30_000);
+
+  test("while the stream decides, a run waiting for its own sweep asks the node nothing about it", async () => {
+    h = await indexerHarness();
+    const a = await h.launch();
+    const ix = h.startIndexer();
+    await waitFor("stream open", () => ix.state().connected);
+    h.trade(a.mint, 4n * SOL);
+    h.tick();
+    const fees = await h.chainUnswept(a.mint, a.creator);
+    const served = (method: string) => h!.local.served.requests.get(method) ?? 0;
+    const before = { statuses: served("getSignatureStatuses"), epochs: served("getEpochInfo") };
+    let looks = 0;
+    const streamResolves = () => {
+      looks += 1;
+      return ix.state().connected;
+    };
+    const startedAt = Date.now();
+    const job = runSweepJob(
+      { ...sweepDeps(h), settleTimeoutMs: 20_000, settlePollMs: 20, streamResolves },
+      h.jobContext("sweep"),
+    );
+    await waitFor("sweep sent", () => sweeps(h!).length === 1);
+    h.tick(2);
+    // Polling from 20 ms, doubling, a run asking the node would have asked several times by now.
+    await waitFor("the run waiting on the stream", () => looks > 2);
+    await Bun.sleep(400);
+    h.tick(FINALIZE);
+    const finalizedAt = Date.now();
+    const report = await job;
+    // The run ends as soon as the indexer's credit shows in the database, not at its 20 s deadline.
+    expect(Date.now() - finalizedAt).toBeLessThan(10_000);
+    // It looked at the database every 20 ms at most: a wait, not a spin.
+    expect(looks).toBeLessThanOrEqual((Date.now() - startedAt) / 20 + 5);
+    expect(report).toMatchObject({ transactionsSent: 1 });
+    expect(sweeps(h).map((s) => [s.status, BigInt(s.total)])).toEqual([["confirmed", fees]]);
+    // The indexer's one outcome batch decided it; the run only watched the database.
+    expect(served("getSignatureStatuses") - before.statuses).toBe(1);
+    expect(served("getEpochInfo") - before.epochs).toBe(1);
+    h.checkBooks();
+  }, 30_000);
+
+  test("two resolvers asking the chain about one batch at once credit it once and stop no token", async () => {
+    h = await indexerHarness();
+    const a = await h.launch();
+    const b = await h.launch("bob");
+    h.trade(a.mint, 4n * SOL);
+    h.trade(b.mint, 3n * SOL);
+    h.tick();
+    const fees = (await h.chainUnswept(a.mint, a.creator)) + (await h.chainUnswept(b.mint, b.creator));
+    await sendSweeps(h);
+    releaseJob(h, "sweep");
+    h.tick(FINALIZE);
+    // Both read the batch's sent rows before either has its answer, as the indexer and the job's
+    // settle loop do when the finalization reaches both at once. The second to write must count
+    // the first's credits once, not stop the batch's tokens for a total twice what arrived.
+    const ctx = h.jobContext("sweep");
+    const [signature] = h.service.ctx.db.$client.query("SELECT DISTINCT signature FROM sweeps").values() as [string][];
+    await Promise.all([
+      resolveSweepSignature(sweepDeps(h), ctx, signature![0]),
+      resolveSweepSignature(sweepDeps(h), ctx, signature![0]),
+    ]);
+    expect(sweeps(h).map((s) => s.status)).toEqual(["confirmed", "confirmed"]);
+    expect(h.service.ctx.db.$client.query("SELECT mint, reason FROM set_aside").all()).toEqual([]);
+    expect(ledgerTotals(h.service.ctx.db).sweptLamports).toBe(fees);
+    expect(feedCount(h, "sweep")).toBe(2);
+    h.checkBooks();
   }, 30_000);
 
   test("a payout that lands is confirmed within 1 s and paid once, even when the job confirms it too", async () => {

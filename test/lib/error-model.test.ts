@@ -47,8 +47,16 @@ describe("one error model in src/, indexer/ and db/", () => {
     expect(sitesOf(/\breject\(\s*new\s+Error\s*\(/g)).toEqual([]);
   });
 
+  test("no bare `throw new RangeError(` or `TypeError(`: a service's own failure is an AppError too", () => {
+    // a broken contract has a code, an internal one where only a caller's bug reaches it
+    expect(sitesOf(/\bthrow\s+(new\s+)?(RangeError|TypeError)\s*\(/g)).toEqual([]);
+    expect(sitesOf(/\breject\(\s*new\s+(RangeError|TypeError)\s*\(/g)).toEqual([]);
+  });
+
   test("no second error class: HttpError is gone", () => {
     expect(sitesOf(/\bHttpError\b/g)).toEqual([]);
+    // nor any other class of failure beside AppError (a subclass of AppError, as ConfigError, is one)
+    expect(sitesOf(/\bclass\s+\w+\s+extends\s+(Error|RangeError|TypeError)\b/g)).toEqual([]);
   });
 
   test("every code an AppError is built or matched with is in ERROR_CODES", () => {
@@ -73,7 +81,12 @@ describe("one error model in src/, indexer/ and db/", () => {
  */
 const CONVERTED = [
   "src",
+  "src/accounts",
+  "src/admin",
+  "src/auth",
   "src/backup",
+  "src/burns",
+  "src/chain",
   "src/custody",
   "src/demo",
   "src/history",
@@ -81,15 +94,22 @@ const CONVERTED = [
   "src/identity",
   "src/jobs",
   "src/landing",
+  "src/launches",
   "src/ledger",
   "src/liabilities",
   "src/lib",
   "src/market",
   "src/metrics",
+  "src/payouts",
   "src/proof",
+  "src/reconcile",
+  "src/settings",
+  "src/stats",
   "src/sweeps",
   "src/tokens",
   "src/web",
+  "src/webhooks",
+  "src/workers",
   "indexer",
   "db",
 ];
@@ -144,6 +164,23 @@ describe("message templates", () => {
       BACKUP_NOT_FOUND: { url: "s3://b/p" },
       BACKUP_CHECKSUM_MISMATCH: { url: "s3://b/p/g" },
       BACKUP_INTEGRITY_FAILED: { result: "bad" },
+      CHAIN_UNAVAILABLE: { method: "getBalance", detail: "d" },
+      CHAIN_TIMEOUT: { method: "getBalance", timeoutMs: 10 },
+      CHAIN_RATE_LIMITED: { method: "getBalance" },
+      CHAIN_PROVIDER_FAILED: { method: "getBalance", detail: "d" },
+      CHAIN_BAD_RESPONSE: { method: "getBalance", detail: "d" },
+      CHAIN_REJECTED: { method: "sendTransaction", detail: "d", rpcCode: -32002 },
+      CHAIN_HTTP_STATUS: { status: 500, retryAfterMs: null },
+      LAUNCH_PROGRAM_ACCOUNT_MISSING: { account: "mint" },
+      LAUNCH_PROGRAM_AMOUNT_NOT_POSITIVE: { amount: "burn amount" },
+      LAUNCH_PROGRAM_SLIPPAGE_INVALID: { slippageBps: 10_000 },
+      LAUNCH_PROGRAM_BUY_TOO_SMALL: { buy: "first buy" },
+      CHAIN_KEY_INVALID: { setting: "treasury key", reason: "is empty" },
+      CHAIN_ACCOUNT_MALFORMED: { account: "token" },
+      CHAIN_ACCOUNT_TOO_SHORT: { account: "BondingCurve", bytes: 8 },
+      CHAIN_STRING_TOO_LONG: { bytes: 300, maxBytes: 200 },
+      CHAIN_SHAREHOLDERS_TOO_MANY: { count: 65, maximum: 64 },
+      MEMO_SIZE_INVALID: { maxBytes: 500 },
       INDEXER_UNANSWERED: { awaited: "the endpoint did not answer", timeoutMs: 10 },
       LEASE_LOST: { job: "sweep" },
       REASON_TOO_LONG: { maximum: 500 },
@@ -155,6 +192,44 @@ describe("message templates", () => {
       MARKET_BATCHES_FAILED: { failed: 2 },
       INDEXER_STREAM_SILENT: { staleMs: 20_000 },
       BACKUP_UPLOAD_TIMEOUT: { timeoutMs: 500 },
+      BACKUP_STORE_FAILED: { action: "upload of a/b", storeCode: "SignatureDoesNotMatch" },
+      LIMIT_INVALID: { maximum: 500 },
+      RECONCILE_PAYOUT_DIFFERS: { payoutId: 1 },
+      RECONCILE_REPLACEMENT_DIFFERS: { payoutId: 2, replacedId: 1n },
+      RECONCILE_REPLACED_STATUS: { payoutId: 1n, status: "confirmed" },
+      RECONCILE_WITHDRAWAL_DIFFERS: { withdrawalId: 1 },
+      RECONCILE_BURN_BUY_DIFFERS: { buyId: 1 },
+      RECONCILE_BURN_NOT_AWAITED: { buyId: 1, status: "failed" },
+      RECONCILE_HISTORY_TOO_LONG: { scannedMax: 10_000 },
+      INSUFFICIENT_BALANCE: { lamports: 5n, balanceLamports: 4n, minimumLamports: 1n },
+      CLAIM_BELOW_MINIMUM: { minimumLamports: 1_000_000n },
+      LAUNCH_TRANSACTION_REJECTED: { reason: "it pays another wallet" },
+      LAUNCH_IMAGE_TOO_LARGE: { maxBytes: 1024 },
+      LAUNCH_IMAGE_TOO_MANY_PIXELS: { maxPixels: 4096 },
+      LAUNCH_HANDLE_UNKNOWN: { handle: "nobody" },
+      LAUNCH_FIELD_LENGTH: { field: "name", minimum: 1, maximum: 32 },
+      LAUNCH_FIELD_CONTROL: { field: "symbol" },
+      LAUNCH_LINK_NOT_URL: { field: "website" },
+      LAUNCH_LINK_NOT_HTTPS: { field: "website" },
+      LAUNCH_LINK_CREDENTIALS: { field: "website" },
+      LAUNCH_RECIPIENT_COUNT: { maximum: 10 },
+      LAUNCH_FIRST_BUY_TOO_LARGE: { maximumLamports: 10n },
+      RPC_OPTION_UNAVAILABLE: { option: "accounts" },
+      RPC_OPTION_INVALID: { option: "encoding" },
+      RPC_PARAMS_COUNT: { count: "1 to 2" },
+      RPC_SIGNATURES_INVALID: { maximum: 256 },
+      THRESHOLD_BELOW_RENT: { minimumLamports: 890_880n },
+      SET_ASIDE_SWEEP_DISAGREES: { reason: "the credit differs" },
+      ADMIN_SEARCH_TOO_LONG: { maximum: 64 },
+      WEBHOOK_URL_TOO_LONG: { maximum: 2048 },
+      WEBHOOK_TYPES_EMPTY: { types: "a, b" },
+      WEBHOOK_TYPES_UNKNOWN: { types: "a, b" },
+      WEBHOOK_LIMIT_REACHED: { maximum: 20 },
+      WORKER_UNANSWERED: { thread: "jobs", request: "run sweep", timeoutMs: 100 },
+      WORKER_SILENT: { thread: "jobs", request: "ready", timeoutMs: 100 },
+      WORKER_ENDED: { thread: "jobs", request: "run sweep", reason: "it exited with code 3" },
+      WORKER_HANDLER_MISSING: { request: "run" },
+      MARKET_BATCH_TOO_LARGE: { batchSize: 30 },
     };
     for (const code of Object.keys(ERROR_MESSAGES) as (keyof typeof ERROR_MESSAGES)[]) {
       expect(Object.hasOwn(ERROR_CODES, code)).toBe(true);

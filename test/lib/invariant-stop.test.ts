@@ -73,7 +73,7 @@ describe("a broken ledger invariant stops the process", () => {
       throw new AppError("LEDGER_INVARIANT", "posting sweep does not balance (1)");
     });
     scheduler.register("payouts", async () => {
-      throw new AppError("CHAIN_TIMEOUT", "the provider did not answer");
+      throw new AppError("CHAIN_TIMEOUT", { method: "getBalance", timeoutMs: 1_000 });
     });
 
     expect(await scheduler.runNow("payouts")).toMatchObject({ ran: true, ok: false });

@@ -27,7 +27,8 @@ afterEach(async () => {
   await api?.stop();
 });
 
-async function until(check: () => Promise<boolean> | boolean, what: string, ms = 8000): Promise<void> {
+// 20 s: a liveness wait (it returns as soon as the page shows it), sized for a loaded parallel run.
+async function until(check: () => Promise<boolean> | boolean, what: string, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (await check()) return;

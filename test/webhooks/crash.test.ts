@@ -12,10 +12,11 @@ import { openDatabase } from "../../db/client";
 import { launch, T0 } from "../helpers/read-world";
 import { connectFeedListeners } from "../../src/feed-listeners";
 import { Receiver } from "./receiver";
+import { freePortsSync } from "../helpers/socket";
 
 const main = join(import.meta.dir, "..", "..", "src", "main.ts");
 const dataDir = mkdtempSync(join(tmpdir(), "cfl-webhook-kill-"));
-const port = 20_000 + Math.floor(Math.random() * 20_000);
+const [port] = freePortsSync(1) as [number];
 const receiver = new Receiver().start();
 
 afterAll(async () => {

@@ -53,7 +53,7 @@ describe("requests to a worker thread", () => {
     const startedAtMs = Date.now();
     const open = link.channel.request("hang", "payouts", 60_000);
     const error = await rejectionOf(link.channel.request("exit", 3, 60_000));
-    expect(isAppError(error, "WORKER_UNANSWERED")).toBe(true);
+    expect(isAppError(error, "WORKER_ENDED")).toBe(true);
     expect(error.message).toBe("the echo thread ended before answering exit (it exited with code 3)");
     expect((await rejectionOf(open)).message).toBe(
       "the echo thread ended before answering hang payouts (it exited with code 3)",

@@ -34,6 +34,8 @@ export interface Running {
   base: string;
   cron(job: string): Promise<Response | null>;
   metrics(): Promise<string>;
+  /** the last 4,000 characters the process wrote to stderr, to explain a failure */
+  stderrTail(): string;
 }
 
 const started = new Set<Bun.Subprocess>();
@@ -97,5 +99,5 @@ export async function startMain(dataDir: string, env: Record<string, string> = {
     );
   const metrics = () =>
     fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS}` } }).then((r) => r.text());
-  return { child, base, cron, metrics };
+  return { child, base, cron, metrics, stderrTail: () => stderrTail };
 }

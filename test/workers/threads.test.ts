@@ -73,6 +73,8 @@ describe("jobs in their worker thread", () => {
     expect(await waitForRun(overHttp(svc.base), runId, CRON)).toMatchObject({ job: "burns", state: "succeeded" });
     // A run's result crossed threads: counted in /metrics; health shows the payouts run in progress.
     const metrics = await svc.metrics();
+    if (!metrics.includes("job_runs_total"))
+      console.error(`/metrics failed; the service's stderr:\n${svc.stderrTail()}`);
     expect(metrics).toMatch(/job_runs_total\{job="burns",outcome="ok"\} 1/);
     const health = await (await fetch(`${svc.base}/api/cron/health`)).json();
     expect(health.jobs.find((j: { job: string }) => j.job === "payouts").running).toBe(true);

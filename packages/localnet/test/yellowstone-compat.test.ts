@@ -301,7 +301,10 @@ describe("blocksMeta", () => {
     const replay = await subscribe(
       request({ blocksMeta: { m: {} }, commitment: CommitmentLevel.CONFIRMED, fromSlot: first.toString() }),
     );
-    const replayed = replay.updates.filter((u) => u.blockMeta).map((u) => u.blockMeta!);
+    // The pong that ends subscribe() is written before the replay, so the replay may still be arriving.
+    const replayedMetas = () => replay.updates.filter((u) => u.blockMeta).map((u) => u.blockMeta!);
+    await waitFor("the replay", () => replayedMetas().length >= metas.length);
+    const replayed = replayedMetas();
     expect(replayed.map((m) => [m.slot, m.blockhash, m.parentBlockhash])).toEqual(
       metas.map((m) => [m.slot, m.blockhash, m.parentBlockhash]),
     );

@@ -330,7 +330,7 @@ export class LocalLaunchProgram implements LaunchProgram {
 
   async buildBurnBuy(token: TokenRef, buyer: PublicKey, lamports: bigint, slippageBps: number): Promise<BurnBuyPlan> {
     if (!Number.isInteger(slippageBps) || slippageBps < 0 || slippageBps > MAX_SLIPPAGE_BPS)
-      throw new AppError("LAUNCH_PROGRAM_FAILED", "slippageBps out of range");
+      throw new AppError("LAUNCH_PROGRAM_SLIPPAGE_INVALID", { slippageBps });
     const state = await this.curveState(token.mint);
     // As pump's buy_exact_sol_in: the largest input whose (rounded-up) fee fits in the budget, so
     // a lamport or so of the budget can stay with the buyer. The books burn what was spent and
@@ -338,7 +338,7 @@ export class LocalLaunchProgram implements LaunchProgram {
     const { solInLamports: solIn, feeLamports: fee } = spendWithin(lamports, this.config.creatorFeeBps);
     const quoted = quoteBuy(state, solIn);
     const minTokenOut = (quoted * BigInt(10_000 - slippageBps)) / 10_000n;
-    if (minTokenOut <= 0n) throw new AppError("LAUNCH_PROGRAM_FAILED", "buy too small to deliver any token");
+    if (minTokenOut <= 0n) throw new AppError("LAUNCH_PROGRAM_BUY_TOO_SMALL", { buy: "buy" });
     // The local program delivers exactly the asked amount if the curve still quotes at least that.
     const instructions = buildBuyOp(this.keys, {
       buyer,
@@ -461,7 +461,7 @@ export class LocalLaunchProgram implements LaunchProgram {
     const curveAta = this.keys.curveTokenAccount(mint).toBase58();
     const accounts = await this.reader.getAccounts([mint, curve, curveAta]);
     const mintAcc = accounts.get(mint);
-    if (!mintAcc) throw new AppError("LAUNCH_PROGRAM_FAILED", `mint ${mint} not found on the local chain`);
+    if (!mintAcc) throw new AppError("LAUNCH_PROGRAM_ACCOUNT_MISSING", { account: `mint ${mint}` });
     const curveLamports = accounts.get(curve)?.lamports ?? 0n;
     return {
       realSolLamports: curveLamports > SYSTEM_ACCOUNT_RENT_LAMPORTS ? curveLamports - SYSTEM_ACCOUNT_RENT_LAMPORTS : 0n,

@@ -89,11 +89,6 @@ import { addressOfKey } from "../address";
 /** Lamports each creator address keeps so it is never left rent-paying (see the header). */
 export const CREATOR_RESERVE_LAMPORTS = RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS;
 
-/** What the adapter cannot build or decode (`LAUNCH_PROGRAM_FAILED`); the text is for the log. */
-function launchProgramError(message: string): AppError<"LAUNCH_PROGRAM_FAILED"> {
-  return new AppError("LAUNCH_PROGRAM_FAILED", message);
-}
-
 export interface PumpLaunchProgram extends LaunchProgram {
   /** Current on-chain BondingCurve (creator can change after create: set_creator, fee sharing). */
   readBondingCurve(mint: string): Promise<BondingCurveState | null>;
@@ -148,7 +143,7 @@ function vaultAddresses(token: TokenRef): VaultAddresses {
 
 function mustGet(accounts: Map<string, AccountSnapshot | null>, address: string, what: string): AccountSnapshot {
   const a = accounts.get(address);
-  if (!a) throw launchProgramError(`${what} not found`);
+  if (!a) throw new AppError("LAUNCH_PROGRAM_ACCOUNT_MISSING", { account: what });
   return a;
 }
 
@@ -501,9 +496,9 @@ async function buildBurnBuy(
   lamports: bigint,
   slippageBps: number,
 ): Promise<BurnBuyPlan> {
-  if (lamports <= 0n) throw launchProgramError("buy amount must be positive");
+  if (lamports <= 0n) throw new AppError("LAUNCH_PROGRAM_AMOUNT_NOT_POSITIVE", { amount: "buy amount" });
   if (!Number.isInteger(slippageBps) || slippageBps < 0 || slippageBps >= 10_000) {
-    throw launchProgramError("slippageBps must be an integer in [0, 10000)");
+    throw new AppError("LAUNCH_PROGRAM_SLIPPAGE_INVALID", { slippageBps });
   }
   const mint = pk(token.mint);
   const curveAddr = pumpPdas.bondingCurve(mint).toBase58();
@@ -560,7 +555,7 @@ async function curveBurnBuy(
     );
   const expected = quote(lamports);
   const minTokenOut = bound(expected);
-  if (minTokenOut <= 0n) throw launchProgramError("buy too small to deliver any token");
+  if (minTokenOut <= 0n) throw new AppError("LAUNCH_PROGRAM_BUY_TOO_SMALL", { buy: "buy" });
   const recipients = sdkCurve.isMayhemMode
     ? [global.reservedFeeRecipient, ...global.reservedFeeRecipients]
     : [global.feeRecipient, ...global.feeRecipients];
@@ -590,7 +585,7 @@ async function curveBurnBuy(
 async function poolBurnBuy(reader: ChainReader, inputs: BuyInputs, poolAddr: string): Promise<BurnBuyPlan> {
   const { mint, buyer, lamports, tokenProgram, mintAccount, accounts, bound } = inputs;
   const poolAccount = accounts.get(poolAddr);
-  if (!poolAccount) throw launchProgramError("token is complete but its pool does not exist yet");
+  if (!poolAccount) throw new AppError("LAUNCH_PROGRAM_POOL_MISSING");
   const pool = PUMP_AMM_SDK.decodePool(asAccountInfo(poolAccount));
   const userBase = getAssociatedTokenAddressSync(mint, buyer, true, tokenProgram);
   const userQuote = getAssociatedTokenAddressSync(NATIVE_MINT, buyer, true, TOKEN_PROGRAM_ID);
@@ -649,14 +644,14 @@ async function poolBurnBuy(reader: ChainReader, inputs: BuyInputs, poolAddr: str
       creatorFeeBps: pool.creatorFeeBps,
     });
   const minTokenOut = bound(quote(lamports));
-  if (minTokenOut <= 0n) throw launchProgramError("buy too small to deliver any token");
+  if (minTokenOut <= 0n) throw new AppError("LAUNCH_PROGRAM_BUY_TOO_SMALL", { buy: "buy" });
   // The SDK wraps exactly the budget into WSOL and closes the account after the buy; its `buy`
   // (exact out, budget as ceiling) would leave the unspent slippage allowance in the treasury
   // while the whole order is booked as burned. buy_exact_quote_in takes the same accounts and
   // spends exactly `spendable_quote_in` (fees included), so what is booked is what left.
   const instructions = await PUMP_AMM_SDK.buyInstructions(state, toBN(minTokenOut), toBN(lamports));
   const buyIx = instructions.find((ix) => ix.programId.equals(PUMP_AMM_PROGRAM_ID) && startsWith(ix.data, DISC.buy));
-  if (!buyIx) throw launchProgramError("the AMM buy instruction is missing");
+  if (!buyIx) throw new AppError("LAUNCH_PROGRAM_AMM_BUY_MISSING");
   buyIx.data = encodeBuyExactQuoteIn(lamports, minTokenOut);
   return { instructions, minTokenOut, priceImpactBps: buyPriceImpactBps(lamports, quote) };
 }
@@ -667,15 +662,15 @@ async function buildBurn(
   owner: PublicKey,
   amount: bigint,
 ): Promise<TransactionInstruction[]> {
-  if (amount <= 0n) throw launchProgramError("burn amount must be positive");
+  if (amount <= 0n) throw new AppError("LAUNCH_PROGRAM_AMOUNT_NOT_POSITIVE", { amount: "burn amount" });
   const mintAccount = (await reader.getAccounts([mint])).get(mint);
-  if (!mintAccount) throw launchProgramError("mint not found");
+  if (!mintAccount) throw new AppError("LAUNCH_PROGRAM_ACCOUNT_MISSING", { account: "mint" });
   const program = pk(mintAccount.owner);
   // The mint's own program: Token-2022 for create_v2 coins, SPL Token for legacy create.
   if (!program.equals(TOKEN_PROGRAM_ID) && !program.equals(TOKEN_2022_PROGRAM_ID)) {
-    throw launchProgramError("mint is not owned by a token program");
+    throw new AppError("LAUNCH_PROGRAM_MINT_NOT_TOKEN");
   }
-  if (mintAccount.data.length < 82) throw launchProgramError("mint account too short");
+  if (mintAccount.data.length < 82) throw new AppError("LAUNCH_PROGRAM_MINT_TOO_SHORT");
   const decimals = mintAccount.data[44]!;
   const ata = getAssociatedTokenAddressSync(pk(mint), owner, true, program);
   return [createBurnCheckedInstruction(ata, pk(mint), owner, amount, decimals, [], program)];
@@ -701,7 +696,7 @@ function buyRentAccounts(mint: string, buyer: string): string[] {
 
 function decodeBoughtAmount(tx: ConfirmedTransaction, mint: string, owner: string): bigint {
   if (!tx.preTokenBalances || !tx.postTokenBalances) {
-    throw launchProgramError("transaction carries no token balances");
+    throw new AppError("LAUNCH_PROGRAM_NO_TOKEN_BALANCES");
   }
   const sum = (list: NonNullable<ConfirmedTransaction["postTokenBalances"]>) =>
     list.filter((b) => b.mint === mint && b.owner === owner).reduce((n, b) => n + b.amount, 0n);
@@ -712,9 +707,9 @@ async function buildCreate(ctx: PumpContext, params: CreateParams): Promise<Tran
   const { reader, random } = ctx;
   // PUMP.md §2 limits; the program would reject longer values after the deployer paid the fee.
   if ([...params.name].length > 32 || [...params.symbol].length > 13 || [...params.uri].length > 200) {
-    throw launchProgramError("name ≤ 32, symbol ≤ 13 and uri ≤ 200 characters");
+    throw new AppError("LAUNCH_PROGRAM_METADATA_TOO_LONG");
   }
-  if (params.firstBuyLamports < 0n) throw launchProgramError("first buy must not be negative");
+  if (params.firstBuyLamports < 0n) throw new AppError("LAUNCH_PROGRAM_FIRST_BUY_NEGATIVE");
   const mint = pk(params.mint);
   const deployer = pk(params.deployer);
   // create_v2: Token-2022 with metadata in the mint; the creator does not sign (PUMP.md §2).
@@ -747,7 +742,7 @@ async function buildCreate(ctx: PumpContext, params: CreateParams): Promise<Tran
   );
   // Create and buy are one transaction, so nobody trades in between; 1 % covers rounding only.
   const minTokenOut = (expected * 9_900n) / 10_000n;
-  if (minTokenOut <= 0n) throw launchProgramError("first buy too small to deliver any token");
+  if (minTokenOut <= 0n) throw new AppError("LAUNCH_PROGRAM_BUY_TOO_SMALL", { buy: "first buy" });
   const recipients = [global.feeRecipient, ...global.feeRecipients];
   const buyIx = await PUMP_SDK.getBuyInstructionRaw({
     user: deployer,

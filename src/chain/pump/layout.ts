@@ -242,7 +242,7 @@ class Cursor {
   offset = 0;
   constructor(readonly data: Uint8Array) {}
   private need(n: number): void {
-    if (this.offset + n > this.data.length) throw new RangeError("truncated");
+    if (this.offset + n > this.data.length) throw new AppError("CHAIN_DATA_TRUNCATED");
   }
   bytes(n: number): Uint8Array {
     this.need(n);
@@ -270,7 +270,7 @@ class Cursor {
   }
   string(maxBytes: number): string {
     const len = this.u32();
-    if (len > maxBytes) throw new RangeError("string too long");
+    if (len > maxBytes) throw new AppError("CHAIN_STRING_TOO_LONG", { bytes: len, maxBytes });
     return new TextDecoder("utf-8", { fatal: true }).decode(this.bytes(len));
   }
   get remaining(): number {
@@ -432,9 +432,9 @@ const BONDING_CURVE_FULL_BYTES = 125;
 
 export function decodeBondingCurve(data: Uint8Array): BondingCurveState {
   if (!startsWith(data, DISC.bondingCurveAccount))
-    throw new AppError("CHAIN_ACCOUNT_MALFORMED", "not a BondingCurve account");
+    throw new AppError("CHAIN_ACCOUNT_MALFORMED", { account: "BondingCurve" });
   if (data.length < BONDING_CURVE_MIN_BYTES)
-    throw new AppError("CHAIN_ACCOUNT_MALFORMED", `BondingCurve too short: ${data.length} bytes`);
+    throw new AppError("CHAIN_ACCOUNT_TOO_SHORT", { account: "BondingCurve", bytes: data.length });
   const padded = new Uint8Array(Math.max(BONDING_CURVE_FULL_BYTES, data.length));
   padded.set(data);
   const c = new Cursor(padded.subarray(8));
@@ -465,7 +465,7 @@ export function decodeBondingCurve(data: Uint8Array): BondingCurveState {
 
 /** SPL token account `amount` (offset 64), for accounts owned by either token program. */
 export function tokenAccountAmount(data: Uint8Array): bigint {
-  if (data.length < 72) throw new AppError("CHAIN_ACCOUNT_MALFORMED", "not a token account");
+  if (data.length < 72) throw new AppError("CHAIN_ACCOUNT_MALFORMED", { account: "token" });
   return new DataView(data.buffer, data.byteOffset + 64, 8).getBigUint64(0, true);
 }
 
@@ -479,7 +479,7 @@ export interface SharingConfigState {
 /** Pump Fees `SharingConfig`: bump u8, version u8, status enum u8 (0 Paused, 1 Active), mint, admin, admin_revoked bool, Vec<{address, share_bps u16}>. */
 export function decodeSharingConfig(data: Uint8Array): SharingConfigState {
   if (!startsWith(data, DISC.sharingConfigAccount))
-    throw new AppError("CHAIN_ACCOUNT_MALFORMED", "not a SharingConfig account");
+    throw new AppError("CHAIN_ACCOUNT_MALFORMED", { account: "SharingConfig" });
   const c = new Cursor(data.subarray(8));
   c.u8(); // bump
   c.u8(); // version
@@ -489,7 +489,7 @@ export function decodeSharingConfig(data: Uint8Array): SharingConfigState {
   c.u8(); // admin_revoked
   const count = c.u32();
   // The program allows at most 10 shareholders; the bound only stops a hostile length prefix.
-  if (count > 64) throw new RangeError("too many shareholders");
+  if (count > 64) throw new AppError("CHAIN_SHAREHOLDERS_TOO_MANY", { count, maximum: 64 });
   const shareholders: { address: string; shareBps: number }[] = [];
   for (let i = 0; i < count; i++) {
     const address = c.pubkey();

@@ -43,6 +43,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLocalChain, type LocalChain } from "@fee-ledger/localnet";
+import { freePortsSync } from "../../helpers/socket";
 
 const main = join(import.meta.dir, "..", "..", "..", "src", "main.ts");
 
@@ -54,8 +55,7 @@ describe("web3.js against npm start's chain, given only the RPC URL", () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "cfl-clients-"));
-    const rpcPort = 20_000 + Math.floor(Math.random() * 20_000);
-    const port = rpcPort + 2;
+    const [rpcPort, , port] = freePortsSync(3) as [number, number, number];
     rpcUrl = `http://127.0.0.1:${rpcPort}`;
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;

@@ -1,0 +1,1 @@
+CREATE INDEX `tokens_ids` ON `tokens` (`id`);
