@@ -54,6 +54,24 @@ const RESOLVE_RETRY_DELAYS_MS = [100, 250, 500, 1_000, 2_000, 4_000, 8_000, 8_00
 /** Bound on transactions waiting for their slot to be finalized; beyond it they are asked at once. */
 const AWAITING_FINAL_MAX = 10_000;
 
+/**
+ * `base` with its account reads answered empty and their addresses pushed to `asked`: a launch
+ * program's `readVaults` over it says which accounts a token's reading needs, with no request made.
+ */
+export function recordingReader(base: ChainReader, asked: string[]): ChainReader {
+  return {
+    ...base,
+    getAccounts: async (addresses) => {
+      asked.push(...addresses);
+      return new Map(addresses.map((a) => [a, null]));
+    },
+    getBalances: async (addresses) => {
+      asked.push(...addresses);
+      return new Map(addresses.map((a) => [a, 0n]));
+    },
+  };
+}
+
 export class IndexerCore {
   readonly cache: AccountCache;
   private readonly program: LaunchProgram;
@@ -101,17 +119,7 @@ export class IndexerCore {
     );
     const asked: string[] = [];
     // The adapter itself says which accounts a reading needs: ask it with a reader that records.
-    const recorder: ChainReader = {
-      ...o.chain.reader,
-      getAccounts: async (addresses) => {
-        asked.push(...addresses);
-        return new Map(addresses.map((a) => [a, null]));
-      },
-      getBalances: async (addresses) => {
-        asked.push(...addresses);
-        return new Map(addresses.map((a) => [a, 0n]));
-      },
-    };
+    const recorder = recordingReader(o.chain.reader, asked);
     this.discover = { program: o.launchProgramOver(recorder), asked };
   }
 

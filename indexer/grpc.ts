@@ -397,7 +397,8 @@ function addressesOf(request: SubscribeRequest): Set<string> {
   return out;
 }
 
-function emptyRequest(): SubscribeRequest {
+/** A subscribe request that asks for nothing: the base every request here spreads. */
+export function emptyRequest(): SubscribeRequest {
   return {
     accounts: {},
     slots: {},

@@ -27,7 +27,8 @@ import { flushProviderUsage } from "../src/chain/provider-usage";
 
 export type { IndexerState } from "../src/jobs";
 /** The core alone (cache, adapter and writer, no subscription): the indexer benchmark feeds it directly. */
-export { IndexerCore } from "./core";
+export { IndexerCore, recordingReader } from "./core";
+export { emptyRequest } from "./grpc";
 
 export const INDEXER_LEASE = "indexer";
 

@@ -45,7 +45,8 @@
  * but the request and the server's matching are those of N tokens).
  */
 import Client, { CommitmentLevel, SubscribeRequest, SubscribeUpdate } from "@triton-one/yellowstone-grpc";
-import { startLocalChain } from "@fee-ledger/localnet";
+import { seededRandom, startLocalChain } from "@fee-ledger/localnet";
+import { emptyRequest, recordingReader } from "../indexer";
 import { BONDING_CURVE_NEW_SIZE, PUMP_AMM_PROGRAM_ID, PUMP_PROGRAM_ID } from "@pump-fun/pump-sdk";
 import { TOKEN_PROGRAM_ID } from "@solana/spl-token";
 import { Keypair, LAMPORTS_PER_SOL } from "@solana/web3.js";
@@ -75,53 +76,11 @@ const KEYS_PER_FILTER = 5_000;
 const TRADES_PER_SLOT = 50;
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
-function rng(seed: number) {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 4_294_967_296;
-  };
-}
-const random = rng(SEED);
+const random = seededRandom(SEED);
 
 /** Anchor's account discriminator: what a memcmp at offset 0 matches to pick one account type. */
 function discriminator(name: string): Uint8Array {
   return new Bun.CryptoHasher("sha256").update(`account:${name}`).digest().subarray(0, 8);
-}
-
-/** A reader that answers nothing and records what it was asked: how IndexerCore.track discovers a token's accounts. */
-function recordingReader(asked: string[]): ChainReader {
-  const refuse = () => Promise.reject(new Error("not read in this benchmark"));
-  return {
-    getAccounts: async (addresses) => {
-      asked.push(...addresses);
-      return new Map(addresses.map((a) => [a, null]));
-    },
-    getBalances: async (addresses) => {
-      asked.push(...addresses);
-      return new Map(addresses.map((a) => [a, 0n]));
-    },
-    getTransaction: refuse,
-    getSignatureStatuses: refuse,
-    getBlockHeight: refuse,
-    getLatestBlockhash: refuse,
-  } as ChainReader;
-}
-
-function emptyRequest(): SubscribeRequest {
-  return {
-    accounts: {},
-    slots: {},
-    transactions: {},
-    transactionsStatus: {},
-    blocks: {},
-    blocksMeta: {},
-    entry: {},
-    accountsDataSlice: [],
-    commitment: CommitmentLevel.CONFIRMED,
-  };
 }
 
 /** Account filters of at most KEYS_PER_FILTER keys each, as indexer/grpc.ts request() builds them. */
@@ -215,7 +174,7 @@ class Subscriber {
 
   async ping(): Promise<void> {
     const id = ++Subscriber.pings;
-    await this.write({ ...emptyRequest(), commitment: undefined, ping: { id } });
+    await this.write({ ...emptyRequest(), ping: { id } });
     const deadline = Date.now() + 30_000;
     while (!this.pongs.has(id)) {
       if (Date.now() > deadline) throw new Error(`${this.name}: the endpoint did not answer`);
@@ -253,7 +212,7 @@ interface Token {
 /** The accounts IndexerCore.track watches for a token: what readVaults asks, plus the bonding curve. */
 async function watchedOf(over: typeof localOver, ref: TokenRef): Promise<string[]> {
   const asked: string[] = [];
-  const program = over(recordingReader(asked));
+  const program = over(recordingReader({} as ChainReader, asked));
   await program.readVaults([ref]);
   return [...new Set([...asked, program.vaultAddresses(ref).bondingCurve])];
 }
@@ -273,7 +232,7 @@ async function launch(count: number, label: string, payer: Keypair): Promise<Tok
 }
 
 async function tokenOf(ref: TokenRef): Promise<Token> {
-  const v = localOver(recordingReader([])).vaultAddresses(ref);
+  const v = localOver(recordingReader({} as ChainReader, [])).vaultAddresses(ref);
   return {
     ref,
     watched: await watchedOf(localOver, ref),
@@ -386,6 +345,7 @@ for (const n of OWN) {
   const pumpKeys = pumpWatchedPerToken.length - pumpShared.length;
   const aPump = requestBytes({
     ...emptyRequest(),
+    commitment: CommitmentLevel.CONFIRMED,
     accounts: accountFilters("vaults", [
       ...pumpShared,
       ...Array.from({ length: n * pumpKeys }, (_, i) => pumpWatchedPerToken[pumpShared.length + (i % pumpKeys)]!),
@@ -396,6 +356,7 @@ for (const n of OWN) {
     const requests = {
       a: {
         ...emptyRequest(),
+        commitment: CommitmentLevel.CONFIRMED,
         accounts: accountFilters(
           "vaults",
           mine.flatMap((t) => t.watched),
@@ -403,6 +364,7 @@ for (const n of OWN) {
       },
       b1: {
         ...emptyRequest(),
+        commitment: CommitmentLevel.CONFIRMED,
         accounts: {
           ...accountFilters(
             "curves",
@@ -413,6 +375,7 @@ for (const n of OWN) {
       },
       b2: {
         ...emptyRequest(),
+        commitment: CommitmentLevel.CONFIRMED,
         accounts: accountFilters(
           "fees",
           mine.flatMap((t) => t.vaults),
@@ -420,6 +383,7 @@ for (const n of OWN) {
       },
       c: {
         ...emptyRequest(),
+        commitment: CommitmentLevel.CONFIRMED,
         transactions: {
           program: {
             accountInclude: [chain.programKeys.eventAuthority.publicKey.toBase58()],
@@ -444,6 +408,7 @@ for (const n of OWN) {
     if (check)
       await check.open({
         ...emptyRequest(),
+        commitment: CommitmentLevel.CONFIRMED,
         accounts: { tokens: { account: [], owner: [TOKEN_PROGRAM_ID.toBase58()], filters: [] } },
       });
     const watching = check ? [...all, check] : all;
@@ -483,7 +448,11 @@ for (const n of OWN) {
       requestBytes: {
         a: requestBytes(requests.a),
         b1Listed: requestBytes(requests.b1),
-        b1Owner: requestBytes({ ...emptyRequest(), accounts: pumpProgramWideFilters() }),
+        b1Owner: requestBytes({
+          ...emptyRequest(),
+          commitment: CommitmentLevel.CONFIRMED,
+          accounts: pumpProgramWideFilters(),
+        }),
         b2: requestBytes(requests.b2),
         c: requestBytes(requests.c),
         aPump,
