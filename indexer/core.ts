@@ -349,11 +349,10 @@ export class IndexerCore {
     // A launch settles at confirmed; the rest wait for their slot to be finalized, when the stream
     // shows finalized slots at all (an endpoint that does not is asked at once, as before).
     const launch = accountKeys.some((k) => this.intentMints.has(k));
-    if (!launch && this.finalizedSlot !== null && slot > this.finalizedSlot) {
-      if (this.awaitingFinal.size < AWAITING_FINAL_MAX) {
-        this.awaitingFinal.set(signature, { slot, keys: accountKeys });
-        return;
-      }
+    const landing = this.finalizedSlot !== null && slot > this.finalizedSlot;
+    if (!launch && landing && this.awaitingFinal.size < AWAITING_FINAL_MAX) {
+      this.awaitingFinal.set(signature, { slot, keys: accountKeys });
+      return;
     }
     this.enqueueResolve(signature, 0, accountKeys);
   }
