@@ -11,13 +11,11 @@ export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 // Found in the checkout, or in the single executable's embedded files (scripts/build.ts).
 const migrationsFolder = appFile("db", "migrations");
 
-// The folders not yet on db/statement.ts's `query()` (test/db/one-query-path.test.ts lists those that
-// are) still call `db.$client.query(sql)`, whose statements bun keeps in a per-connection LRU of 20
-// by default; the service runs a few hundred distinct texts, so at 20 a busy route would compile its
-// SQL again on most calls. 1,024 holds them all. Once every folder is converted this goes to 0: bun's
-// LRU moves each hit to the back of its Map, ~2 µs a lookup with 300 statements cached against
-// ~20 ns for `query()`'s own cache (bench:queries, docs/queries.md).
-Database.MAX_QUERY_CACHE_SIZE = 1024;
+// Every query of the service goes through db/statement.ts's `query()` (test/db/one-query-path.test.ts),
+// whose own cache keeps each statement: bun's second cache would only cost. Its LRU moves each hit
+// to the back of a Map, ~2 µs a lookup with 300 statements cached against ~20 ns for `query()`'s
+// (bench:queries, docs/queries.md). At 0 a direct `$client.query()` (scripts, tests) compiles anew.
+Database.MAX_QUERY_CACHE_SIZE = 0;
 
 /**
  * Each connection's SQLite page cache, in KiB (the default is 2 MiB). It was 32 MiB, but SQLite

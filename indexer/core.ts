@@ -13,6 +13,8 @@
  * fenced by the indexer's lease.
  */
 import type { Db } from "../db/client";
+import { tokens } from "../db/schema";
+import { columnsOf, statement, type TableRow } from "../db/statement";
 import { resolveBurnSignature } from "../src/burns";
 import type { ChainReader, LaunchProgram, TokenRef, VaultAddresses } from "../src/chain/ports";
 import type { ChainServices } from "../src/chain/services";
@@ -550,72 +552,80 @@ function memoizeVaultAddresses(program: LaunchProgram, maxEntries: number): Laun
 // The indexer only reads these tables to decide what to watch and what to hand to the jobs'
 // resolvers; every write goes through the owning feature's service.
 
+const TOKEN_REF_FIELDS = ["id", "mint", "creator"] as const;
+type TokenRefRow = Pick<TableRow<typeof tokens>, (typeof TOKEN_REF_FIELDS)[number]>;
+const TOKEN_REF_COLUMNS = columnsOf(tokens, { only: TOKEN_REF_FIELDS });
+
+const newestTokenIdRow = statement<{ id: bigint | null }, []>("SELECT MAX(id) AS id FROM tokens");
+const latestActivityRow = statement<{ at: bigint | null }, []>("SELECT MAX(active_at_ms) AS at FROM reading_schedule");
+const tokenRefsIn = statement<TokenRefRow, [idsJson: string]>(
+  `SELECT ${TOKEN_REF_COLUMNS} FROM tokens WHERE id IN (SELECT value FROM json_each(?))`,
+);
+const tokenRefsAfter = statement<TokenRefRow, [afterId: number]>(
+  `SELECT ${TOKEN_REF_COLUMNS} FROM tokens WHERE id > ? ORDER BY id LIMIT 5000`,
+);
+const sentSweep = statement<{ one: bigint }, [signature: string]>(
+  "SELECT 1 AS one FROM sweeps WHERE signature = ? AND status = 'sent' LIMIT 1",
+);
+const sentPayout = statement<{ one: bigint }, [signature: string]>(
+  "SELECT 1 AS one FROM payouts WHERE signature = ? AND status = 'sent' LIMIT 1",
+);
+const sentBurnStep = statement<{ one: bigint }, [signature: string]>(
+  "SELECT 1 AS one FROM burn_buys WHERE (signature = ?1 AND status = 'sent') OR (burn_signature = ?1 AND status = 'burning') LIMIT 1",
+);
+const sweptTokens = statement<{ id: bigint }, [signature: string]>(
+  "SELECT token_id AS id FROM sweeps WHERE signature = ?",
+);
+const pendingBurnSignatureRows = statement<{ s: string }, []>(
+  "SELECT signature AS s FROM burn_buys WHERE status = 'sent' UNION SELECT burn_signature AS s FROM burn_buys WHERE status = 'burning' LIMIT 1000",
+);
+
 /** The newest token's id (0 when there is none). */
 function newestTokenId(db: Db): number {
-  const row = db.$client.query<{ id: bigint | null }, []>("SELECT MAX(id) AS id FROM tokens").get();
+  const row = newestTokenIdRow(db).get();
   return row?.id == null ? 0 : Number(row.id);
 }
 
 /** The latest activity noted in the reading schedule (0 when none). */
 function latestActivityMs(db: Db): number {
-  const row = db.$client.query<{ at: number | null }, []>("SELECT MAX(active_at_ms) AS at FROM reading_schedule").get();
+  const row = latestActivityRow(db).get();
   return row?.at == null ? 0 : Number(row.at);
 }
 
 /** The mint and creator of each token id, in the order given. */
 function tokenRefsOf(db: Db, ids: readonly number[]): { id: number; mint: string; creator: string }[] {
   if (ids.length === 0) return [];
-  const rows = db.$client
-    .query<{ id: bigint; mint: string; creator: string }, [string]>(
-      "SELECT id, mint, creator FROM tokens WHERE id IN (SELECT value FROM json_each(?))",
-    )
-    .all(JSON.stringify(ids));
+  const rows = tokenRefsIn(db).all(JSON.stringify(ids));
   const byId = new Map(rows.map((r) => [Number(r.id), { id: Number(r.id), mint: r.mint, creator: r.creator }]));
   return ids.map((id) => byId.get(id)).filter((r): r is { id: number; mint: string; creator: string } => Boolean(r));
 }
 
 /** Tokens created after `afterId`, oldest first, a bounded page at a time. */
 function tokensAfter(db: Db, afterId: number): { id: number; mint: string; creator: string }[] {
-  return db.$client
-    .query<{ id: bigint; mint: string; creator: string }, [number]>(
-      "SELECT id, mint, creator FROM tokens WHERE id > ? ORDER BY id LIMIT 5000",
-    )
+  return tokenRefsAfter(db)
     .all(afterId)
     .map((r) => ({ id: Number(r.id), mint: r.mint, creator: r.creator }));
 }
 
 /** true when a sent sweep, payout or burn (buy or burn step) waits on this signature. */
 function isSentSignature(db: Db, signature: string): boolean {
-  const c = db.$client;
   return (
-    c
-      .query<{ one: bigint }, [string]>("SELECT 1 AS one FROM sweeps WHERE signature = ? AND status = 'sent' LIMIT 1")
-      .get(signature) !== null ||
-    c
-      .query<{ one: bigint }, [string]>("SELECT 1 AS one FROM payouts WHERE signature = ? AND status = 'sent' LIMIT 1")
-      .get(signature) !== null ||
-    c
-      .query<{ one: bigint }, [string]>(
-        "SELECT 1 AS one FROM burn_buys WHERE (signature = ?1 AND status = 'sent') OR (burn_signature = ?1 AND status = 'burning') LIMIT 1",
-      )
-      .get(signature) !== null
+    sentSweep(db).get(signature) !== null ||
+    sentPayout(db).get(signature) !== null ||
+    sentBurnStep(db).get(signature) !== null
   );
 }
 
 /** The tokens a sweep transaction with this signature covers. */
 function sweptTokenIds(db: Db, signature: string): number[] {
-  return db.$client
-    .query<{ id: bigint }, [string]>("SELECT token_id AS id FROM sweeps WHERE signature = ?")
+  return sweptTokens(db)
     .all(signature)
     .map((r) => Number(r.id));
 }
 
 /** Signatures of burn steps still in flight (the buy sent, or the burn sent), a bounded batch. */
 function pendingBurnSignatures(db: Db): string[] {
-  return db.$client
-    .query<{ s: string }, []>(
-      "SELECT signature AS s FROM burn_buys WHERE status = 'sent' UNION SELECT burn_signature AS s FROM burn_buys WHERE status = 'burning' LIMIT 1000",
-    )
+  return pendingBurnSignatureRows(db)
     .all()
     .map((r) => r.s);
 }

@@ -136,6 +136,9 @@ interface WorldResult {
   tokensTraded: number;
   setupSeconds: number;
   runSeconds: number;
+  /** sweep transactions sent in the window, and the token sweeps they carried */
+  sweepTransactions: number;
+  tokenSweeps: number;
 }
 
 const benchEnv = {
@@ -322,6 +325,11 @@ async function runWorld(mode: "baseline" | "scheduled", plan: Plan, startMs: num
     checkCredits();
   }
   const after = providerTotals(db, clock.nowMs);
+  const sent = db.$client
+    .query<{ txs: bigint; sweeps: bigint }, [number]>(
+      "SELECT COUNT(DISTINCT signature) AS txs, COUNT(*) AS sweeps FROM sweeps WHERE created_at_ms >= ?",
+    )
+    .get(startMs)!;
   const streamBytes = (indexer.state().receivedBytes ?? 0) - streamBefore;
   const watchedAccounts = indexer.state().accounts ?? 0;
   const requests = new Map<string, number>();
@@ -397,6 +405,8 @@ async function runWorld(mode: "baseline" | "scheduled", plan: Plan, startMs: num
     tokensTraded: traded.size,
     setupSeconds,
     runSeconds,
+    sweepTransactions: Number(sent.txs),
+    tokenSweeps: Number(sent.sweeps),
   };
 }
 
@@ -420,7 +430,8 @@ for (const mode of ["baseline", "scheduled"] as const) {
   const r = await runWorld(mode, plan, startMs);
   worlds.push(r);
   say(
-    `${mode}: ${TOKENS} older tokens launched in ${r.setupSeconds.toFixed(1)} s, ${HOURS} h virtual in ${r.runSeconds.toFixed(1)} s`,
+    `${mode}: ${TOKENS} older tokens launched in ${r.setupSeconds.toFixed(1)} s, ${HOURS} h virtual in ${r.runSeconds.toFixed(1)} s; ` +
+      `${r.sweepTransactions} sweep transactions carried ${r.tokenSweeps} token sweeps`,
   );
 }
 const [base, sched] = worlds as [WorldResult, WorldResult];

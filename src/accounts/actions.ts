@@ -5,6 +5,7 @@
  */
 import { claimsPausedCode } from "../custody";
 import type { AppContext } from "../context";
+import { statement } from "../../db/statement";
 import { accounts, balanceOf } from "../ledger";
 import { AppError, isAppError } from "../lib/errors";
 import { queuePayout } from "../payouts";
@@ -26,14 +27,12 @@ function parseLamports(raw: unknown): bigint | null {
   return value;
 }
 
+const livePayout = statement<{ one: bigint }, [idpUserId: string]>(
+  "SELECT 1 AS one FROM payouts WHERE idp_user_id = ? AND status IN ('held', 'queued', 'sent') LIMIT 1",
+);
+
 function hasLivePayout(ctx: AppContext, idpUserId: string): boolean {
-  return (
-    ctx.db.$client
-      .query<{ one: bigint }, [string]>(
-        "SELECT 1 AS one FROM payouts WHERE idp_user_id = ? AND status IN ('held', 'queued', 'sent') LIMIT 1",
-      )
-      .get(idpUserId) !== null
-  );
+  return livePayout(ctx.db).get(idpUserId) !== null;
 }
 
 /** The same refusals queuePayout makes, in the user's words. */

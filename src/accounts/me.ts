@@ -5,6 +5,8 @@
  */
 import { claimsPausedReason } from "../custody";
 import type { Db } from "../../db/client";
+import { identities } from "../../db/schema";
+import { columnsOf, statement, type TableRow } from "../../db/statement";
 import type { Config } from "../config";
 import { accountFigures } from "../ledger";
 import { settingsInForce } from "../settings";
@@ -50,25 +52,23 @@ export function signedOut(config: Config): SignedOut {
   return { signedIn: false, idpConfigured: idpConfigured(config), devLogin: config.devLogin };
 }
 
-interface IdentityRow {
-  handle: string;
-  displayHandle: string;
-  name: string;
-  avatarUrl: string;
-  routing: Routing | null;
-  payoutWallet: string | null;
-  declined: bigint;
-}
+const IDENTITY_FIELDS = [
+  "handle",
+  "displayHandle",
+  "name",
+  "avatarUrl",
+  "routing",
+  "payoutWallet",
+  "declined",
+] as const;
+type IdentityRow = Pick<TableRow<typeof identities>, (typeof IDENTITY_FIELDS)[number]>;
+const identityOf = statement<IdentityRow, [idpUserId: string]>(
+  `SELECT ${columnsOf(identities, { only: IDENTITY_FIELDS })} FROM identities WHERE idp_user_id = ?`,
+);
 
 /** The signed-in answer, or the signed-out one when the identity is gone. */
 export function meOf(db: Db, config: Config, idpUserId: string): SignedIn | SignedOut {
-  const identity = db.$client
-    .query<IdentityRow, [string]>(
-      `SELECT handle, display_handle AS displayHandle, name, avatar_url AS avatarUrl, routing,
-              payout_wallet AS payoutWallet, declined
-         FROM identities WHERE idp_user_id = ?`,
-    )
-    .get(idpUserId);
+  const identity = identityOf(db).get(idpUserId);
   if (!identity) return signedOut(config);
   const handles = handlesOf(db, idpUserId);
   // The record of any handle pinned to this id covers the whole id; one named by a token has one.

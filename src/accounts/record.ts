@@ -5,6 +5,8 @@
  * credits and no payouts.
  */
 import type { Db } from "../../db/client";
+import { payouts } from "../../db/schema";
+import { columnsOf, query, statement, type TableRow } from "../../db/statement";
 import { accountFigures, creditsByToken } from "../ledger";
 import { isoMs, isoMsOrNull } from "../http/public-schemas";
 import { imageUrlOf } from "../tokens";
@@ -25,16 +27,21 @@ interface HandleRow {
   declined: bigint | null;
 }
 
-interface PayoutRow {
-  id: bigint;
-  lamports: bigint;
-  wallet: string;
-  kind: Payout["kind"];
-  status: Payout["status"];
-  signature: string | null;
-  createdAtMs: bigint;
-  confirmedAtMs: bigint | null;
-}
+const PAYOUT_FIELDS = [
+  "id",
+  "lamports",
+  "wallet",
+  "kind",
+  "status",
+  "signature",
+  "createdAtMs",
+  "confirmedAtMs",
+] as const;
+type PayoutRow = Pick<TableRow<typeof payouts>, (typeof PAYOUT_FIELDS)[number]>;
+const payoutsOlderThan = statement<PayoutRow, [idpUserId: string, beforeId: number, limit: number]>(
+  `SELECT ${columnsOf(payouts, { only: PAYOUT_FIELDS })}
+     FROM payouts WHERE idp_user_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
+);
 
 interface TokenRow {
   tokenId: bigint;
@@ -53,12 +60,7 @@ export function payoutsOf(
   idpUserId: string,
   page: { beforeId?: number | null; limit?: number } = {},
 ): Payout[] {
-  const rows = db.$client
-    .query<PayoutRow, [string, number, number]>(
-      `SELECT id, lamports, wallet, kind, status, signature, created_at_ms AS createdAtMs, confirmed_at_ms AS confirmedAtMs
-         FROM payouts WHERE idp_user_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
-    )
-    .all(idpUserId, page.beforeId ?? Number.MAX_SAFE_INTEGER, page.limit ?? -1);
+  const rows = payoutsOlderThan(db).all(idpUserId, page.beforeId ?? Number.MAX_SAFE_INTEGER, page.limit ?? -1);
   return rows.map((p) => ({
     id: Number(p.id),
     lamports: BigInt(p.lamports).toString(),
@@ -110,12 +112,12 @@ export function accountTokensPage(
   after: TokenPosition | null,
   limit: number,
 ): AccountTokensPage {
-  const c = db.$client;
   const afterMs = after?.launchedAtMs ?? Number.MAX_SAFE_INTEGER;
   const afterMint = after?.mint ?? "";
-  const tokenRows = c
-    .query<TokenRow, [string, number, string, number]>(tokenPageSql(owner.idpUserId !== null, after !== null))
-    .all(owner.idpUserId ?? owner.handle, afterMs, afterMint, limit + 1);
+  const tokenRows = query<TokenRow, [owner: string, afterMs: number, afterMint: string, limit: number]>(
+    db,
+    tokenPageSql(owner.idpUserId !== null, after !== null),
+  ).all(owner.idpUserId ?? owner.handle, afterMs, afterMint, limit + 1);
   const page = tokenRows.slice(0, limit);
   const last = page[page.length - 1];
   // The ledger keeps a row per account and token: only this page's are read.
@@ -139,42 +141,40 @@ export function accountTokensPage(
   };
 }
 
+const handleOwner = statement<{ idpUserId: string | null }, [handle: string]>(
+  "SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?",
+);
+const anyRecipient = statement<{ one: bigint }, [handle: string]>(
+  "SELECT 1 AS one FROM token_recipients WHERE handle = ? LIMIT 1",
+);
+const handleProfile = statement<HandleRow, [handle: string]>(
+  `SELECT h.handle, h.display_handle AS displayHandle, h.name, h.avatar_url AS avatarUrl, h.followers,
+          h.idp_user_id AS idpUserId, i.first_sign_in_at_ms AS firstSignInAtMs, i.routing, i.declined
+     FROM handles h LEFT JOIN identities i ON i.idp_user_id = h.idp_user_id
+    WHERE h.handle = ?`,
+);
+const recipientName = statement<{ handle: string; displayHandle: string }, [handle: string]>(
+  "SELECT handle, display_handle AS displayHandle FROM token_recipients WHERE handle = ? LIMIT 1",
+);
+
 /** The user id a handle's money belongs to (null before pinning), or undefined when no token names the handle. */
 export function accountOwnerOf(db: Db, handle: string): { idpUserId: string | null; handle: string } | undefined {
   if (!isNamed(db, handle)) return undefined;
-  const row = db.$client
-    .query<{ idpUserId: string | null }, [string]>("SELECT idp_user_id AS idpUserId FROM handles WHERE handle = ?")
-    .get(handle);
+  const row = handleOwner(db).get(handle);
   return { idpUserId: row?.idpUserId ?? null, handle };
 }
 
 /** Whether a token launched here names the handle: only then does it have a record. */
 function isNamed(db: Db, handle: string): boolean {
-  return (
-    db.$client
-      .query<{ one: bigint }, [string]>("SELECT 1 AS one FROM token_recipients WHERE handle = ? LIMIT 1")
-      .get(handle) !== null
-  );
+  return anyRecipient(db).get(handle) !== null;
 }
 
 /** The handle's profile and, once pinned, its identity's; a handle named only as a recipient gets a bare one. */
 function profileOf(db: Db, handle: string): HandleRow {
-  const c = db.$client;
-  const row = c
-    .query<HandleRow, [string]>(
-      `SELECT h.handle, h.display_handle AS displayHandle, h.name, h.avatar_url AS avatarUrl, h.followers,
-              h.idp_user_id AS idpUserId, i.first_sign_in_at_ms AS firstSignInAtMs, i.routing, i.declined
-         FROM handles h LEFT JOIN identities i ON i.idp_user_id = h.idp_user_id
-        WHERE h.handle = ?`,
-    )
-    .get(handle);
+  const row = handleProfile(db).get(handle);
   if (row) return row.name === "" ? { ...row, name: row.displayHandle } : row;
   // A launch always writes the handle's row; a missing one means only a bare recipient entry.
-  const recipient = c
-    .query<{ handle: string; displayHandle: string }, [string]>(
-      "SELECT handle, display_handle AS displayHandle FROM token_recipients WHERE handle = ? LIMIT 1",
-    )
-    .get(handle);
+  const recipient = recipientName(db).get(handle);
   return {
     handle: recipient?.handle ?? handle,
     displayHandle: recipient?.displayHandle ?? handle,

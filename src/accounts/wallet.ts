@@ -8,6 +8,7 @@
 import { PublicKey } from "@solana/web3.js";
 import { chainUnavailable, isChainUnavailable } from "../chain/errors";
 import type { AppContext } from "../context";
+import { statement } from "../../db/statement";
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 
@@ -34,15 +35,18 @@ export function parseWalletAddress(raw: unknown): PublicKey {
   return key;
 }
 
+const tokenAddress = statement<{ one: bigint }, [address: string]>(
+  "SELECT 1 AS one FROM tokens WHERE mint = ?1 OR creator = ?1 OR creator_vault = ?1 LIMIT 1",
+);
+const reservedAddress = statement<{ one: bigint }, [address: string]>(
+  "SELECT 1 AS one FROM launch_intents WHERE mint = ?1 OR creator = ?1 LIMIT 1",
+);
+
 function isServiceAddress(ctx: AppContext, address: string): boolean {
   if (ctx.chain && ctx.chain.treasury.publicKey.toBase58() === address) return true;
-  const c = ctx.db.$client;
-  const token = c
-    .query("SELECT 1 FROM tokens WHERE mint = ?1 OR creator = ?1 OR creator_vault = ?1 LIMIT 1")
-    .get(address);
-  if (token) return true;
+  if (tokenAddress(ctx.db).get(address)) return true;
   // A launch being prepared has its mint and creator reserved already.
-  return c.query("SELECT 1 FROM launch_intents WHERE mint = ?1 OR creator = ?1 LIMIT 1").get(address) !== null;
+  return reservedAddress(ctx.db).get(address) !== null;
 }
 
 async function readAccount(ctx: AppContext, address: string) {

@@ -4,6 +4,8 @@
  * like any admin action.
  */
 import type { Db } from "../../db/client";
+import { jobRuns, tokens } from "../../db/schema";
+import { columnsOf, statement, type TableRow } from "../../db/statement";
 import type { Config } from "../config";
 import { jobHealth, type HealthReport } from "../jobs";
 import { immediate } from "../../db/transaction";
@@ -37,22 +39,22 @@ export interface AdminOverview {
   };
 }
 
-interface JobRunRow {
-  id: bigint;
-  job: string;
-  startedAtMs: bigint;
-  finishedAtMs: bigint | null;
-  ok: bigint | null;
-  error: string | null;
-}
+const RUN_FIELDS = ["id", "job", "startedAtMs", "finishedAtMs", "ok", "error"] as const;
+type JobRunRow = Pick<TableRow<typeof jobRuns>, (typeof RUN_FIELDS)[number]>;
+const recentRuns = statement<JobRunRow, [limit: number]>(
+  `SELECT ${columnsOf(jobRuns, { only: RUN_FIELDS })} FROM job_runs ORDER BY id DESC LIMIT ?`,
+);
+
+const TOKEN_FIELDS = ["mint", "name", "symbol", "hidden", "launchedAtMs"] as const;
+type TokenRow = Pick<TableRow<typeof tokens>, (typeof TOKEN_FIELDS)[number]>;
+const matchingTokens = statement<TokenRow, [contains: string | null, startsWith: string | null, limit: number]>(
+  `SELECT ${columnsOf(tokens, { only: TOKEN_FIELDS })} FROM tokens
+    WHERE ?1 IS NULL OR mint LIKE ?2 ESCAPE '\\' OR name LIKE ?1 ESCAPE '\\' OR symbol LIKE ?1 ESCAPE '\\'
+    ORDER BY hidden DESC, launched_at_ms DESC, id DESC LIMIT ?3`,
+);
 
 export function adminOverview(db: Db, config: Config, nowMs: number): AdminOverview {
-  const runs = db.$client
-    .query<JobRunRow, [number]>(
-      `SELECT id, job, started_at_ms AS startedAtMs, finished_at_ms AS finishedAtMs, ok, error
-         FROM job_runs ORDER BY id DESC LIMIT ?`,
-    )
-    .all(RECENT_RUNS);
+  const runs = recentRuns(db).all(RECENT_RUNS);
   const s = settingsInForce(db, config);
   return {
     health: jobHealth(db, nowMs),
@@ -85,16 +87,11 @@ export interface AdminToken {
 /** Newest first; `q` matches the start of a mint or anywhere in a name or symbol (case-insensitive). */
 export function adminTokens(db: Db, q: string | null): AdminToken[] {
   const escaped = q ? q.replace(/[\\%_]/g, (m) => `\\${m}`) : null;
-  const rows = db.$client
-    .query<
-      { mint: string; name: string; symbol: string; hidden: bigint; launchedAtMs: bigint },
-      [string | null, string | null, number]
-    >(
-      `SELECT mint, name, symbol, hidden, launched_at_ms AS launchedAtMs FROM tokens
-        WHERE ?1 IS NULL OR mint LIKE ?2 ESCAPE '\\' OR name LIKE ?1 ESCAPE '\\' OR symbol LIKE ?1 ESCAPE '\\'
-        ORDER BY hidden DESC, launched_at_ms DESC, id DESC LIMIT ?3`,
-    )
-    .all(escaped === null ? null : `%${escaped}%`, escaped === null ? null : `${escaped}%`, TOKEN_ROWS);
+  const rows = matchingTokens(db).all(
+    escaped === null ? null : `%${escaped}%`,
+    escaped === null ? null : `${escaped}%`,
+    TOKEN_ROWS,
+  );
   return rows.map((r) => ({
     mint: r.mint,
     name: r.name,

@@ -3,10 +3,18 @@
  * an admin action; every change is written to the audit table in the same transaction.
  */
 import type { Db } from "../../db/client";
+import { statement } from "../../db/statement";
 import { immediate } from "../../db/transaction";
 import { isAddress } from "../chain/address";
 import { AppError } from "../lib/errors";
 import { PLATFORM_TOKEN_MINT_KEY, writeSetting } from "../settings";
+
+const auditPlatformToken = statement<
+  never,
+  [atMs: number, actor: string, mint: string, reason: string | null, requestId: string | null, clientIp: string | null]
+>(
+  "INSERT INTO admin_audit (at_ms, actor, action, subject, reason, request_id, client_ip) VALUES (?, ?, 'set_platform_token', ?, ?, ?, ?)",
+);
 
 export function setPlatformToken(
   db: Db,
@@ -19,10 +27,7 @@ export function setPlatformToken(
   if (!isAddress(mint)) throw new AppError("PLATFORM_TOKEN_INVALID");
   if (actor.trim() === "") throw new AppError("ADMIN_ACTOR_REQUIRED");
   immediate(db, () => {
-    const c = db.$client;
     writeSetting(db, PLATFORM_TOKEN_MINT_KEY, mint);
-    c.query<never, [number, string, string, string | null, string | null, string | null]>(
-      "INSERT INTO admin_audit (at_ms, actor, action, subject, reason, request_id, client_ip) VALUES (?, ?, 'set_platform_token', ?, ?, ?, ?)",
-    ).run(nowMs, actor, mint, reason, origin.requestId ?? null, origin.clientIp ?? null);
+    auditPlatformToken(db).run(nowMs, actor, mint, reason, origin.requestId ?? null, origin.clientIp ?? null);
   });
 }

@@ -5,6 +5,8 @@
  */
 import { PublicKey } from "@solana/web3.js";
 import type { Db } from "../../db/client";
+import { adminAudit } from "../../db/schema";
+import { columnsOf, statement, type TableRow } from "../../db/statement";
 import { immediate } from "../../db/transaction";
 import { setPlatformToken } from "./platform-token";
 import { setAutopayMinLamports, setClaimsPaused, setLaunchesPaused, setMinClaimLamports } from "../settings";
@@ -33,12 +35,27 @@ export type AdminAction =
 const MAX_REASON = 500;
 const I64_MAX = 9_223_372_036_854_775_807n;
 
+const insertAudit = statement<
+  never,
+  [
+    atMs: number,
+    actor: string,
+    action: string,
+    subject: string | null,
+    reason: string | null,
+    requestId: string | null,
+    clientIp: string | null,
+  ]
+>(
+  "INSERT INTO admin_audit (at_ms, actor, action, subject, reason, request_id, client_ip) VALUES (?, ?, ?, ?, ?, ?, ?)",
+);
+const setHidden = statement<never, [hidden: number, mint: string]>("UPDATE tokens SET hidden = ? WHERE mint = ?");
+const latestAudit = statement<TableRow<typeof adminAudit>, [limit: number]>(
+  `SELECT ${columnsOf(adminAudit)} FROM admin_audit ORDER BY id DESC LIMIT ?`,
+);
+
 export function audit(db: Db, who: AdminActor, action: string, subject: string | null): void {
-  db.$client
-    .query(
-      "INSERT INTO admin_audit (at_ms, actor, action, subject, reason, request_id, client_ip) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    )
-    .run(who.nowMs, who.actor, action, subject, who.reason, who.requestId ?? null, who.clientIp ?? null);
+  insertAudit(db).run(who.nowMs, who.actor, action, subject, who.reason, who.requestId ?? null, who.clientIp ?? null);
 }
 
 function checkMint(mint: string): void {
@@ -82,9 +99,7 @@ export function performAdminAction(db: Db, who: AdminActor, request: AdminAction
     case "unhide_token": {
       checkMint(request.mint);
       immediate(db, () => {
-        const result = db.$client
-          .query("UPDATE tokens SET hidden = ? WHERE mint = ?")
-          .run(request.action === "hide_token" ? 1 : 0, request.mint);
+        const result = setHidden(db).run(request.action === "hide_token" ? 1 : 0, request.mint);
         if (result.changes !== 1) {
           throw new AppError("MINT_NOT_LAUNCHED", { mint: request.mint });
         }
@@ -130,11 +145,7 @@ export interface AuditRow {
 }
 
 export function auditLog(db: Db, limit: number): AuditRow[] {
-  const rows = db.$client
-    .query<Omit<AuditRow, "id" | "at"> & { id: bigint; atMs: bigint }, [number]>(
-      "SELECT id, at_ms AS atMs, actor, action, subject, reason, request_id AS requestId, client_ip AS clientIp FROM admin_audit ORDER BY id DESC LIMIT ?",
-    )
-    .all(Math.min(Math.max(1, limit), 500));
+  const rows = latestAudit(db).all(Math.min(Math.max(1, limit), 500));
   return rows.map((r) => ({
     id: Number(r.id),
     at: new Date(Number(r.atMs)).toISOString(),

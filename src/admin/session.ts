@@ -12,6 +12,7 @@
 import { encodeBase32LowerCaseNoPadding } from "@oslojs/encoding";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Db } from "../../db/client";
+import { statement } from "../../db/statement";
 import type { Config } from "../config";
 import { isOwnOrigin } from "../http/own-origin";
 import { cookiesSecure, readCookie } from "../auth";
@@ -20,6 +21,19 @@ export const ADMIN_SESSION_TTL_MS = 8 * 60 * 60 * 1000;
 export const ADMIN_COOKIE_PATH = "/api/admin";
 const TOKEN_SHAPE = /^[a-z2-7]{32}$/;
 const READS = new Set(["GET", "HEAD"]);
+
+const deleteExpired = statement<never, [nowMs: number]>("DELETE FROM admin_sessions WHERE expires_at_ms <= ?");
+const insertSession = statement<never, [id: string, createdAtMs: number, expiresAtMs: number]>(
+  "INSERT INTO admin_sessions (id, created_at_ms, expires_at_ms) VALUES (?, ?, ?)",
+);
+const sessionExpiry = statement<{ expiresAtMs: bigint }, [id: string]>(
+  "SELECT expires_at_ms AS expiresAtMs FROM admin_sessions WHERE id = ?",
+);
+const deleteSession = statement<never, [id: string]>("DELETE FROM admin_sessions WHERE id = ?");
+const countOpen = statement<{ n: bigint }, [nowMs: number]>(
+  "SELECT COUNT(*) AS n FROM admin_sessions WHERE expires_at_ms > ?",
+);
+const deleteAll = statement<never, []>("DELETE FROM admin_sessions");
 
 export function adminCookieName(config: Config): string {
   return cookiesSecure(config) ? "__Secure-admin" : "admin_session";
@@ -40,13 +54,8 @@ export function createAdminSession(db: Db, secret: string, nowMs: number): { tok
   crypto.getRandomValues(bytes);
   const token = encodeBase32LowerCaseNoPadding(bytes);
   const expiresAtMs = nowMs + ADMIN_SESSION_TTL_MS;
-  const c = db.$client;
-  c.query("DELETE FROM admin_sessions WHERE expires_at_ms <= ?").run(nowMs);
-  c.query("INSERT INTO admin_sessions (id, created_at_ms, expires_at_ms) VALUES (?, ?, ?)").run(
-    idOf(secret, token),
-    nowMs,
-    expiresAtMs,
-  );
+  deleteExpired(db).run(nowMs);
+  insertSession(db).run(idOf(secret, token), nowMs, expiresAtMs);
   return { token, expiresAtMs };
 }
 
@@ -55,24 +64,19 @@ export function adminSessionValid(db: Db, config: Config, request: Request, nowM
   if (!config.adminSecret) return false;
   const token = readCookie(request, adminCookieName(config));
   if (!token || !TOKEN_SHAPE.test(token)) return false;
-  const row = db.$client
-    .query<{ expiresAtMs: bigint }, [string]>("SELECT expires_at_ms AS expiresAtMs FROM admin_sessions WHERE id = ?")
-    .get(idOf(config.adminSecret, token));
+  const row = sessionExpiry(db).get(idOf(config.adminSecret, token));
   return row !== null && Number(row.expiresAtMs) > nowMs;
 }
 
 export function deleteAdminSession(db: Db, config: Config, request: Request): void {
   const token = readCookie(request, adminCookieName(config));
-  if (token && TOKEN_SHAPE.test(token) && config.adminSecret)
-    db.$client.query("DELETE FROM admin_sessions WHERE id = ?").run(idOf(config.adminSecret, token));
+  if (token && TOKEN_SHAPE.test(token) && config.adminSecret) deleteSession(db).run(idOf(config.adminSecret, token));
 }
 
 /** Signs every page session out (the operator's "sign out all sessions"); returns how many were open. */
 export function deleteAllAdminSessions(db: Db, nowMs: number): number {
-  const open = db.$client
-    .query<{ n: bigint }, [number]>("SELECT COUNT(*) AS n FROM admin_sessions WHERE expires_at_ms > ?")
-    .get(nowMs);
-  db.$client.query("DELETE FROM admin_sessions").run();
+  const open = countOpen(db).get(nowMs);
+  deleteAll(db).run();
   return Number(open?.n ?? 0n);
 }
 

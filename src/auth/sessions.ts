@@ -6,6 +6,8 @@
 import { sha256 } from "@oslojs/crypto/sha2";
 import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from "@oslojs/encoding";
 import type { Db } from "../../db/client";
+import { sessions } from "../../db/schema";
+import { columnsOf, statement, type TableRow } from "../../db/statement";
 import type { Config } from "../config";
 import { cookiesSecure, readCookie, serializeCookie } from "./cookies";
 
@@ -29,6 +31,18 @@ function generateToken(): string {
 
 const TOKEN_SHAPE = /^[a-z2-7]{32}$/;
 
+const SESSION_FIELDS = ["id", "idpUserId", "expiresAtMs"] as const;
+type SessionRow = Pick<TableRow<typeof sessions>, (typeof SESSION_FIELDS)[number]>;
+
+const insertSession = statement<never, [id: string, idpUserId: string, createdAtMs: number, expiresAtMs: number]>(
+  "INSERT INTO sessions (id, idp_user_id, created_at_ms, expires_at_ms) VALUES (?, ?, ?, ?)",
+);
+const findSession = statement<SessionRow, [id: string]>(
+  `SELECT ${columnsOf(sessions, { only: SESSION_FIELDS })} FROM sessions WHERE id = ?`,
+);
+const deleteSession = statement<never, [id: string]>("DELETE FROM sessions WHERE id = ?");
+const deleteExpired = statement<never, [nowMs: number]>("DELETE FROM sessions WHERE expires_at_ms <= ?");
+
 export interface Session {
   id: string;
   idpUserId: string;
@@ -38,9 +52,7 @@ export interface Session {
 export function createSession(db: Db, idpUserId: string, nowMs: number): { token: string; session: Session } {
   const token = generateToken();
   const session: Session = { id: sessionId(token), idpUserId, expiresAtMs: nowMs + SESSION_TTL_MS };
-  db.$client
-    .query("INSERT INTO sessions (id, idp_user_id, created_at_ms, expires_at_ms) VALUES (?, ?, ?, ?)")
-    .run(session.id, idpUserId, nowMs, session.expiresAtMs);
+  insertSession(db).run(session.id, idpUserId, nowMs, session.expiresAtMs);
   return { token, session };
 }
 
@@ -48,15 +60,11 @@ export function createSession(db: Db, idpUserId: string, nowMs: number): { token
 export function validateSessionToken(db: Db, token: string, nowMs: number): Session | null {
   if (!TOKEN_SHAPE.test(token)) return null;
   const id = sessionId(token);
-  const row = db.$client
-    .query<{ id: string; idpUserId: string; expiresAtMs: bigint }, [string]>(
-      "SELECT id, idp_user_id AS idpUserId, expires_at_ms AS expiresAtMs FROM sessions WHERE id = ?",
-    )
-    .get(id);
+  const row = findSession(db).get(id);
   if (!row) return null;
   const expiresAtMs = Number(row.expiresAtMs);
   if (nowMs >= expiresAtMs) {
-    db.$client.query("DELETE FROM sessions WHERE id = ?").run(id);
+    deleteSession(db).run(id);
     return null;
   }
   return { id: row.id, idpUserId: row.idpUserId, expiresAtMs };
@@ -64,12 +72,12 @@ export function validateSessionToken(db: Db, token: string, nowMs: number): Sess
 
 export function deleteSessionToken(db: Db, token: string): void {
   if (!TOKEN_SHAPE.test(token)) return;
-  db.$client.query("DELETE FROM sessions WHERE id = ?").run(sessionId(token));
+  deleteSession(db).run(sessionId(token));
 }
 
 /** Housekeeping for a job or the sign-in path: expired rows are useless and only grow the table. */
 export function deleteExpiredSessions(db: Db, nowMs: number): number {
-  return db.$client.query("DELETE FROM sessions WHERE expires_at_ms <= ?").run(nowMs).changes;
+  return deleteExpired(db).run(nowMs).changes;
 }
 
 export function sessionFromRequest(db: Db, config: Config, request: Request, nowMs: number): Session | null {

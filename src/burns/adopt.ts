@@ -6,47 +6,62 @@
  * from: routing set after the backup is gone, the money it sent to a burn is not.
  */
 import type { Db } from "../../db/client";
+import { burnBuys, burnOrders } from "../../db/schema";
+import { columnsOf, statement, type TableRow } from "../../db/statement";
 import type { BurnOrderItem } from "../chain/command-key";
 import { orderBurn } from "../ledger";
 import { AppError } from "../lib/errors";
 
-interface OrderRow {
-  id: bigint;
-  lamports: bigint;
-}
+const buySignature = statement<{ signature: string }, [id: number]>("SELECT signature FROM burn_buys WHERE id = ?");
+const tokenMint = statement<{ mint: string }, [id: number]>("SELECT mint FROM tokens WHERE id = ?");
+const takeOrder = statement<never, [buyId: number, orderId: number]>(
+  "UPDATE burn_orders SET status = 'buying', buy_id = ? WHERE id = ?",
+);
+const insertSentBuy = statement<never, [id: number, mint: string, signature: string, lamports: bigint, atMs: number]>(
+  `INSERT INTO burn_buys (id, mint, signature, last_valid_block_height, status, lamports, created_at_ms)
+   VALUES (?, ?, ?, 0, 'sent', ?, ?)`,
+);
 
 /** The buy is written `sent` with its orders `buying`; the job's resolution books its spend. A string says why it cannot be. */
 export function adoptBurnBuy(
   db: Db,
   buy: { buyId: number; tokenId: number; orders: readonly BurnOrderItem[]; signature: string; atMs: number },
 ): string | null {
-  const c = db.$client;
-  const existing = c
-    .query<{ signature: string }, [id: number]>("SELECT signature FROM burn_buys WHERE id = ?")
-    .get(buy.buyId);
+  const existing = buySignature(db).get(buy.buyId);
   if (existing) {
     if (existing.signature === buy.signature) return null;
     throw new AppError("RECONCILE_BURN_BUY_DIFFERS", { buyId: buy.buyId });
   }
-  const token = c.query<{ mint: string }, [id: number]>("SELECT mint FROM tokens WHERE id = ?").get(buy.tokenId);
+  const token = tokenMint(db).get(buy.tokenId);
   if (!token) return `it bought token ${buy.tokenId}, which the database does not hold`;
   let total = 0n;
   const taken: number[] = [];
   for (const item of buy.orders) {
     for (const orderId of ordersFor(db, token.mint, item, taken, buy.atMs)) {
-      c.query<never, [buyId: number, orderId: number]>(
-        "UPDATE burn_orders SET status = 'buying', buy_id = ? WHERE id = ?",
-      ).run(buy.buyId, orderId);
+      takeOrder(db).run(buy.buyId, orderId);
       taken.push(orderId);
     }
     total += item.lamports;
   }
-  c.query<never, [id: number, mint: string, signature: string, lamports: bigint, atMs: number]>(
-    `INSERT INTO burn_buys (id, mint, signature, last_valid_block_height, status, lamports, created_at_ms)
-     VALUES (?, ?, ?, 0, 'sent', ?, ?)`,
-  ).run(buy.buyId, token.mint, buy.signature, total, buy.atMs);
+  insertSentBuy(db).run(buy.buyId, token.mint, buy.signature, total, buy.atMs);
   return null;
 }
+
+const ORDER_FIELDS = ["id", "lamports"] as const;
+const pendingOrdersOf = statement<
+  Pick<TableRow<typeof burnOrders>, (typeof ORDER_FIELDS)[number]>,
+  [mint: string, source: string, user: string | null]
+>(
+  `SELECT ${columnsOf(burnOrders, { only: ORDER_FIELDS })} FROM burn_orders WHERE status = 'pending' AND mint = ? AND source = ? AND idp_user_id IS ?
+    ORDER BY id LIMIT 1000`,
+);
+const insertPendingOrder = statement<
+  { id: bigint },
+  [source: string, user: string | null, mint: string, lamports: bigint, atMs: number]
+>(
+  `INSERT INTO burn_orders (source, idp_user_id, mint, lamports, sweep_id, status, created_at_ms)
+   VALUES (?, ?, ?, ?, NULL, 'pending', ?) RETURNING id`,
+);
 
 /**
  * Pending orders holding exactly the item's lamports together. Taken as the burns job takes orders,
@@ -56,12 +71,7 @@ export function adoptBurnBuy(
  * it came from (routing set after the backup is gone, the money it sent to a burn is not).
  */
 function ordersFor(db: Db, mint: string, item: BurnOrderItem, taken: readonly number[], atMs: number): number[] {
-  const c = db.$client;
-  const pending = c
-    .query<OrderRow, [mint: string, source: string, user: string | null]>(
-      `SELECT id, lamports FROM burn_orders WHERE status = 'pending' AND mint = ? AND source = ? AND idp_user_id IS ?
-        ORDER BY id LIMIT 1000`,
-    )
+  const pending = pendingOrdersOf(db)
     .all(mint, item.source, item.idpUserId)
     .filter((o) => !taken.includes(Number(o.id)));
   const named = pending.findIndex((o) => Number(o.id) === item.orderId);
@@ -76,12 +86,7 @@ function ordersFor(db: Db, mint: string, item: BurnOrderItem, taken: readonly nu
     left -= held > left ? left : held;
   }
   if (left > 0n) {
-    const made = c
-      .query<{ id: bigint }, [source: string, user: string | null, mint: string, lamports: bigint, atMs: number]>(
-        `INSERT INTO burn_orders (source, idp_user_id, mint, lamports, sweep_id, status, created_at_ms)
-         VALUES (?, ?, ?, ?, NULL, 'pending', ?) RETURNING id`,
-      )
-      .get(item.source, item.idpUserId, mint, left, atMs);
+    const made = insertPendingOrder(db).get(item.source, item.idpUserId, mint, left, atMs);
     const orderId = Number(made!.id);
     // Throws LEDGER_INVARIANT when the balance cannot cover it: the reconciliation reports the buy.
     orderBurn(db, { orderId, source: item.source, idpUserId: item.idpUserId, mint, lamports: left, atMs });
@@ -90,41 +95,48 @@ function ordersFor(db: Db, mint: string, item: BurnOrderItem, taken: readonly nu
   return out;
 }
 
+const setOrderLamports = statement<never, [lamports: bigint, id: bigint]>(
+  "UPDATE burn_orders SET lamports = ? WHERE id = ?",
+);
+const insertOrderRest = statement<never, [rest: bigint, id: bigint]>(
+  `INSERT INTO burn_orders (source, idp_user_id, mint, lamports, sweep_id, status, created_at_ms)
+   SELECT source, idp_user_id, mint, ?, sweep_id, 'pending', created_at_ms FROM burn_orders WHERE id = ?`,
+);
+
 /** Cuts a pending order: `lamports` stay in it, the rest becomes a new pending order like it. */
 function cutOrder(db: Db, id: bigint, lamports: bigint, held: bigint): void {
-  const c = db.$client;
-  c.query<never, [lamports: bigint, id: bigint]>("UPDATE burn_orders SET lamports = ? WHERE id = ?").run(lamports, id);
-  c.query<never, [rest: bigint, id: bigint]>(
-    `INSERT INTO burn_orders (source, idp_user_id, mint, lamports, sweep_id, status, created_at_ms)
-     SELECT source, idp_user_id, mint, ?, sweep_id, 'pending', created_at_ms FROM burn_orders WHERE id = ?`,
-  ).run(held - lamports, id);
+  setOrderLamports(db).run(lamports, id);
+  insertOrderRest(db).run(held - lamports, id);
 }
+
+const BURN_STATE_FIELDS = ["status", "burnSignature"] as const;
+const buyBurnState = statement<Pick<TableRow<typeof burnBuys>, (typeof BURN_STATE_FIELDS)[number]>, [id: number]>(
+  `SELECT ${columnsOf(burnBuys, { only: BURN_STATE_FIELDS })} FROM burn_buys WHERE id = ?`,
+);
+const markBurning = statement<never, [signature: string, id: number]>(
+  "UPDATE burn_buys SET status = 'burning', burn_signature = ?, burn_last_valid_block_height = 0 WHERE id = ?",
+);
 
 /** The burn of a buy the database holds `bought` is written `burning`; the job's resolution completes it. */
 export function adoptBurnSent(db: Db, burn: { buyId: number; signature: string }): string | null {
-  const row = db.$client
-    .query<{ status: string; burnSignature: string | null }, [id: number]>(
-      "SELECT status, burn_signature AS burnSignature FROM burn_buys WHERE id = ?",
-    )
-    .get(burn.buyId);
+  const row = buyBurnState(db).get(burn.buyId);
   if (!row) return `it burned the tokens of buy ${burn.buyId}, which the database does not hold`;
   if (row.burnSignature === burn.signature) return null;
   // `burning` with another signature: that burn provably expired (or failed) and this retry landed.
   if (row.status !== "bought" && row.status !== "burning") {
     throw new AppError("RECONCILE_BURN_NOT_AWAITED", { buyId: burn.buyId, status: row.status });
   }
-  db.$client
-    .query<never, [signature: string, id: number]>(
-      "UPDATE burn_buys SET status = 'burning', burn_signature = ?, burn_last_valid_block_height = 0 WHERE id = ?",
-    )
-    .run(burn.signature, burn.buyId);
+  markBurning(db).run(burn.signature, burn.buyId);
   return null;
 }
 
+const sentSignatures = statement<{ signature: string }, []>(
+  "SELECT DISTINCT signature FROM burn_buys WHERE status = 'sent' LIMIT 1000",
+);
+
 /** Signatures of the buys still `sent` (the reconciliation settles them before what followed them). */
 export function sentBuySignatures(db: Db): string[] {
-  return db.$client
-    .query<{ signature: string }, []>("SELECT DISTINCT signature FROM burn_buys WHERE status = 'sent' LIMIT 1000")
+  return sentSignatures(db)
     .all()
     .map((r) => r.signature);
 }

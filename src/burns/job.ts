@@ -13,6 +13,8 @@ import { computeBudgetInstructions, MAX_COMPUTE_UNIT_LIMIT, withoutComputeBudget
 import { commandKeyMemo } from "../chain/memo";
 import { MAX_TRANSACTION_BYTES, measureTransaction } from "../chain/packing";
 import type { Db } from "../../db/client";
+import { burnBuys } from "../../db/schema";
+import { columnsOf, statement, type TableRow } from "../../db/statement";
 import type { ChainServices } from "../chain/services";
 import { crashPoint } from "../jobs";
 import type { JobContext } from "../jobs";
@@ -66,18 +68,31 @@ export interface BurnRunReport {
   parts: number;
 }
 
-interface BuyRow {
-  id: bigint;
-  mint: string;
-  status: string;
-  signature: string;
-  lvbh: bigint;
-  tokenAmount: bigint | null;
-  burnSignature: string | null;
-  burnLvbh: bigint | null;
-  /** set when an earlier burn of this buy failed or expired */
-  error: string | null;
-}
+const BUY_FIELDS = [
+  "id",
+  "mint",
+  "status",
+  "signature",
+  "lastValidBlockHeight",
+  "tokenAmount",
+  "burnSignature",
+  "burnLastValidBlockHeight",
+  // set when an earlier burn of this buy failed or expired
+  "error",
+] as const;
+type BuyRow = Pick<TableRow<typeof burnBuys>, (typeof BUY_FIELDS)[number]>;
+const BUY_COLUMNS = columnsOf(burnBuys, { only: BUY_FIELDS });
+
+const liveBuyRows = statement<BuyRow, []>(
+  `SELECT ${BUY_COLUMNS} FROM burn_buys WHERE status IN ('sent', 'bought', 'burning') ORDER BY id LIMIT 1000`,
+);
+const liveBuysOfSignature = statement<BuyRow, [signature: string]>(
+  `SELECT ${BUY_COLUMNS}
+     FROM burn_buys WHERE (status = 'sent' AND signature = ?1) OR (status = 'burning' AND burn_signature = ?1)`,
+);
+const launchedToken = statement<TokenRef & { id: bigint }, [mint: string]>(
+  "SELECT id, mint, creator FROM tokens WHERE mint = ?",
+);
 
 const EXPIRED = "expired without landing";
 
@@ -99,13 +114,7 @@ export const DEFAULT_BURN_MAX_PRICE_IMPACT_BPS = 200;
 const IMPACT_QUOTES_MAX = 4;
 
 function liveBuys(db: Db): BuyRow[] {
-  return db.$client
-    .query<BuyRow, []>(
-      `SELECT id, mint, status, signature, last_valid_block_height AS lvbh, token_amount AS tokenAmount,
-              burn_signature AS burnSignature, burn_last_valid_block_height AS burnLvbh, error
-         FROM burn_buys WHERE status IN ('sent', 'bought', 'burning') ORDER BY id LIMIT 1000`,
-    )
-    .all();
+  return liveBuyRows(db).all();
 }
 
 /** Moves every live buy forward as far as the chain allows; returns how many are still waiting on the chain. */
@@ -152,7 +161,7 @@ async function advanceOne(deps: BurnJobDeps, ctx: JobContext, buy: BuyRow, repor
     const amount = BigInt(buy.tokenAmount ?? 0n);
     if (amount === 0n) {
       // The buy delivered nothing to burn; the spend itself is what is recorded.
-      markBurnSent(deps.db, id, buy.signature, BigInt(buy.lvbh), ctx.assertHeld);
+      markBurnSent(deps.db, id, buy.signature, BigInt(buy.lastValidBlockHeight), ctx.assertHeld);
       completeBurnBuy(deps.db, { buyId: id, tokenAmount: 0n, atMs: deps.now() }, ctx.assertHeld);
       report.burned++;
       return waiting;
@@ -221,7 +230,7 @@ async function settleBuy(
   const id = Number(buy.id);
   const outcome = await deps.chain.sender.outcome(
     buy.signature,
-    BigInt(buy.lvbh),
+    BigInt(buy.lastValidBlockHeight),
     sentFromSlotOf(deps.db, buy.signature),
   );
   journalOutcome(deps.db, buy.signature, outcome);
@@ -267,7 +276,7 @@ async function settleBurn(deps: BurnJobDeps, ctx: JobContext, buy: BuyRow, repor
   const id = Number(buy.id);
   const outcome = await deps.chain.sender.outcome(
     buy.burnSignature!,
-    BigInt(buy.burnLvbh!),
+    BigInt(buy.burnLastValidBlockHeight!),
     sentFromSlotOf(deps.db, buy.burnSignature!),
   );
   journalOutcome(deps.db, buy.burnSignature!, outcome);
@@ -303,13 +312,7 @@ async function settleBurn(deps: BurnJobDeps, ctx: JobContext, buy: BuyRow, repor
  * signature. Returns how many steps still wait on the chain.
  */
 export async function resolveBurnSignature(deps: BurnJobDeps, ctx: JobContext, signature: string): Promise<number> {
-  const rows = deps.db.$client
-    .query<BuyRow, [signature: string]>(
-      `SELECT id, mint, status, signature, last_valid_block_height AS lvbh, token_amount AS tokenAmount,
-              burn_signature AS burnSignature, burn_last_valid_block_height AS burnLvbh, error
-         FROM burn_buys WHERE (status = 'sent' AND signature = ?1) OR (status = 'burning' AND burn_signature = ?1)`,
-    )
-    .all(signature);
+  const rows = liveBuysOfSignature(deps.db).all(signature);
   const report: BurnRunReport = { buysSent: 0, bought: 0, burnsSent: 0, burned: 0, failed: 0, skipped: 0, parts: 0 };
   let waiting = 0;
   for (const buy of rows) waiting += (await settleLiveBuy(deps, ctx, buy, report)).waiting;
@@ -351,9 +354,7 @@ export async function runBurnsJob(deps: BurnJobDeps, ctx: JobContext): Promise<B
       report.skipped++;
       continue;
     }
-    const token = deps.db.$client
-      .query<TokenRef & { id: bigint }, [mint: string]>("SELECT id, mint, creator FROM tokens WHERE mint = ?")
-      .get(group.mint);
+    const token = launchedToken(deps.db).get(group.mint);
     if (!token) {
       // Only tokens launched here can be bought through the launch-program port.
       report.skipped++;

@@ -6,6 +6,8 @@
  * to `pending`.
  */
 import type { Db } from "../../db/client";
+import { burnBuys, burnOrders } from "../../db/schema";
+import { columnsOf, statement, type TableRow } from "../../db/statement";
 import { completeBurn, payRent, refundBurn, returnRent } from "../ledger";
 import { appendFeedEvent } from "../ledger";
 import { recordSignedTransaction, type SignedTransaction } from "../landing";
@@ -50,15 +52,19 @@ export function partOfGroup(group: PendingBurnGroup, lamports: bigint): PendingB
   return part;
 }
 
+const GROUPED_FIELDS = ["id", "mint", "source", "lamports"] as const;
+const pendingOrdersOfMints = statement<
+  Pick<TableRow<typeof burnOrders>, (typeof GROUPED_FIELDS)[number]>,
+  [limit: number]
+>(
+  `SELECT ${columnsOf(burnOrders, { only: GROUPED_FIELDS })} FROM burn_orders
+    WHERE status = 'pending' AND mint IN (SELECT DISTINCT mint FROM burn_orders WHERE status = 'pending' ORDER BY mint LIMIT ?)
+    ORDER BY mint, id`,
+);
+
 /** Pending orders grouped by mint, at most `limit` groups. */
 export function pendingBurnGroups(db: Db, limit: number): PendingBurnGroup[] {
-  const rows = db.$client
-    .query<{ id: bigint; mint: string; source: string; lamports: bigint }, [limit: number]>(
-      `SELECT id, mint, source, lamports FROM burn_orders
-        WHERE status = 'pending' AND mint IN (SELECT DISTINCT mint FROM burn_orders WHERE status = 'pending' ORDER BY mint LIMIT ?)
-        ORDER BY mint, id`,
-    )
-    .all(limit);
+  const rows = pendingOrdersOfMints(db).all(limit);
   const groups = new Map<string, PendingBurnGroup>();
   for (const row of rows) {
     let group = groups.get(row.mint);
@@ -78,15 +84,26 @@ export function pendingBurnGroups(db: Db, limit: number): PendingBurnGroup[] {
   return [...groups.values()];
 }
 
+const nextBuyId = statement<{ next: bigint }, []>("SELECT COALESCE(MAX(id), 0) + 1 AS next FROM burn_buys");
+
 /**
  * The id the next burn buy gets. The buy's transaction names it in its command key, so it is
  * chosen before the transaction is signed and inserted as is (startBurnBuy's `id`); only the burns
  * job inserts buys, under its lease, one at a time.
  */
 export function nextBurnBuyId(db: Db): number {
-  const row = db.$client.query<{ next: bigint }, []>("SELECT COALESCE(MAX(id), 0) + 1 AS next FROM burn_buys").get();
+  const row = nextBuyId(db).get();
   return Number(row!.next);
 }
+
+/** What a buy's command key names of each order it takes. */
+const ORDER_ITEM_FIELDS = ["source", "idpUserId", "lamports"] as const;
+type OrderItemRow = Pick<TableRow<typeof burnOrders>, (typeof ORDER_ITEM_FIELDS)[number]>;
+const ORDER_ITEM_COLUMNS = columnsOf(burnOrders, { only: ORDER_ITEM_FIELDS });
+
+const pendingOrderItem = statement<OrderItemRow, [orderId: number, mint: string]>(
+  `SELECT ${ORDER_ITEM_COLUMNS} FROM burn_orders WHERE id = ? AND mint = ? AND status = 'pending'`,
+);
 
 /**
  * What a buy's transaction is: its id, its token and the orders it spends (the cut one for the
@@ -98,11 +115,7 @@ export function burnBuyCommandKey(
   buy: { buyId: number; tokenId: number; group: PendingBurnGroup },
 ): CommandKey & { kind: "burn-buy" } {
   const orders: BurnOrderItem[] = buy.group.orderIds.map((orderId) => {
-    const row = db.$client
-      .query<{ source: string; idpUserId: string | null; lamports: bigint }, [orderId: number, mint: string]>(
-        "SELECT source, idp_user_id AS idpUserId, lamports FROM burn_orders WHERE id = ? AND mint = ? AND status = 'pending'",
-      )
-      .get(orderId, buy.group.mint);
+    const row = pendingOrderItem(db).get(orderId, buy.group.mint);
     if (!row) throw new AppError("LEDGER_INVARIANT", `burn order ${orderId} is not pending`);
     const platform = row.source === "platform";
     return {
@@ -114,6 +127,17 @@ export function burnBuyCommandKey(
   });
   return { kind: "burn-buy", buyId: buy.buyId, tokenId: buy.tokenId, orders };
 }
+
+const insertBuy = statement<
+  { id: bigint },
+  [id: number | null, mint: string, signature: string, lastValidBlockHeight: bigint, lamports: bigint, atMs: number]
+>(
+  `INSERT INTO burn_buys (id, mint, signature, last_valid_block_height, status, lamports, created_at_ms)
+   VALUES (?, ?, ?, ?, 'sent', ?, ?) RETURNING id`,
+);
+const takeOrder = statement<OrderItemRow, [buyId: number, orderId: number, mint: string]>(
+  `UPDATE burn_orders SET status = 'buying', buy_id = ? WHERE id = ? AND status = 'pending' AND mint = ? RETURNING ${ORDER_ITEM_COLUMNS}`,
+);
 
 export function startBurnBuy(
   db: Db,
@@ -134,24 +158,15 @@ export function startBurnBuy(
   return immediate(db, () => {
     assertHeld?.();
     if (buy.signed) recordSignedTransaction(db, buy.signed, buy.atMs);
-    const c = db.$client;
     const total = buy.group.recipientLamports + buy.group.platformLamports;
-    const row = c
-      .query<
-        { id: bigint },
-        [
-          id: number | null,
-          mint: string,
-          signature: string,
-          lastValidBlockHeight: bigint,
-          lamports: bigint,
-          atMs: number,
-        ]
-      >(
-        `INSERT INTO burn_buys (id, mint, signature, last_valid_block_height, status, lamports, created_at_ms)
-         VALUES (?, ?, ?, ?, 'sent', ?, ?) RETURNING id`,
-      )
-      .get(buy.id ?? null, buy.group.mint, buy.signature, buy.lastValidBlockHeight, total, buy.atMs);
+    const row = insertBuy(db).get(
+      buy.id ?? null,
+      buy.group.mint,
+      buy.signature,
+      buy.lastValidBlockHeight,
+      total,
+      buy.atMs,
+    );
     const buyId = Number(row!.id);
     if (buy.group.cut) splitOrder(db, buy.group.mint, buy.group.cut);
     // The memo on chain and the rows saved here must name the same orders, amounts and accounts.
@@ -160,14 +175,7 @@ export function startBurnBuy(
     const named = new Map((buy.orders ?? []).map((o) => [o.orderId, o]));
     let sum = 0n;
     for (const orderId of buy.group.orderIds) {
-      const order = c
-        .query<
-          { lamports: bigint; source: string; idpUserId: string | null },
-          [buyId: number, orderId: number, mint: string]
-        >(
-          "UPDATE burn_orders SET status = 'buying', buy_id = ? WHERE id = ? AND status = 'pending' AND mint = ? RETURNING lamports, source, idp_user_id AS idpUserId",
-        )
-        .get(buyId, orderId, buy.group.mint);
+      const order = takeOrder(db).get(buyId, orderId, buy.group.mint);
       if (!order) throw new AppError("LEDGER_INVARIANT", `burn order ${orderId} is not pending`);
       const expected = named.get(orderId);
       if (
@@ -184,29 +192,33 @@ export function startBurnBuy(
   });
 }
 
+const pendingOrderLamports = statement<{ lamports: bigint }, [orderId: number, mint: string]>(
+  "SELECT lamports FROM burn_orders WHERE id = ? AND mint = ? AND status = 'pending'",
+);
+const setOrderLamports = statement<never, [lamports: bigint, orderId: number]>(
+  "UPDATE burn_orders SET lamports = ? WHERE id = ?",
+);
+const insertOrderRest = statement<never, [rest: bigint, orderId: number]>(
+  `INSERT INTO burn_orders (source, idp_user_id, mint, lamports, sweep_id, status, created_at_ms)
+   SELECT source, idp_user_id, mint, ?, sweep_id, 'pending', created_at_ms FROM burn_orders WHERE id = ?`,
+);
+
 /**
  * Cuts a pending order in two: `lamports` stay in it (the buy about to be saved takes it), the rest
  * becomes a new pending order of the same source, account, sweep and time. The ledger does not
  * move: both parts are still in the mint's pending account.
  */
 function splitOrder(db: Db, mint: string, cut: { orderId: number; lamports: bigint }): void {
-  const c = db.$client;
-  const order = c
-    .query<{ lamports: bigint }, [orderId: number, mint: string]>(
-      "SELECT lamports FROM burn_orders WHERE id = ? AND mint = ? AND status = 'pending'",
-    )
-    .get(cut.orderId, mint);
+  const order = pendingOrderLamports(db).get(cut.orderId, mint);
   if (!order || cut.lamports <= 0n || cut.lamports >= BigInt(order.lamports))
     throw new AppError("LEDGER_INVARIANT", `burn order ${cut.orderId} cannot be cut at ${cut.lamports}`);
-  c.query<never, [lamports: bigint, orderId: number]>("UPDATE burn_orders SET lamports = ? WHERE id = ?").run(
-    cut.lamports,
-    cut.orderId,
-  );
-  c.query<never, [rest: bigint, orderId: number]>(
-    `INSERT INTO burn_orders (source, idp_user_id, mint, lamports, sweep_id, status, created_at_ms)
-     SELECT source, idp_user_id, mint, ?, sweep_id, 'pending', created_at_ms FROM burn_orders WHERE id = ?`,
-  ).run(BigInt(order.lamports) - cut.lamports, cut.orderId);
+  setOrderLamports(db).run(cut.lamports, cut.orderId);
+  insertOrderRest(db).run(BigInt(order.lamports) - cut.lamports, cut.orderId);
 }
+
+const buyingSumsBySource = statement<{ source: string; lamports: bigint }, [buyId: number]>(
+  "SELECT source, SUM(lamports) AS lamports FROM burn_orders WHERE buy_id = ? AND status = 'buying' GROUP BY source",
+);
 
 /** A buy's orders by source, checked to add up to the budget its row says it spends. */
 function buyBudget(
@@ -214,11 +226,7 @@ function buyBudget(
   buyId: number,
   buyLamports: bigint,
 ): { recipientBudget: bigint; platformBudget: bigint; total: bigint } {
-  const sums = db.$client
-    .query<{ source: string; lamports: bigint }, [buyId: number]>(
-      "SELECT source, SUM(lamports) AS lamports FROM burn_orders WHERE buy_id = ? AND status = 'buying' GROUP BY source",
-    )
-    .all(buyId);
+  const sums = buyingSumsBySource(db).all(buyId);
   const recipientBudget = BigInt(sums.find((s) => s.source === "recipient")?.lamports ?? 0n);
   const platformBudget = BigInt(sums.find((s) => s.source === "platform")?.lamports ?? 0n);
   const total = recipientBudget + platformBudget;
@@ -227,6 +235,33 @@ function buyBudget(
     throw new AppError("LEDGER_INVARIANT", `burn buy ${buyId}'s orders do not add up to its budget`);
   return { recipientBudget, platformBudget, total };
 }
+
+const buyToComplete = statement<
+  { id: bigint; mint: string; signature: string; status: string; lamports: bigint; spent: bigint | null },
+  [buyId: number]
+>(
+  `SELECT id, mint, COALESCE(burn_signature, signature) AS signature, status, lamports, spent_lamports AS spent
+     FROM burn_buys WHERE id = ?`,
+);
+const confirmBuy = statement<never, [tokenAmount: bigint, atMs: number, buyId: number]>(
+  "UPDATE burn_buys SET status = 'confirmed', token_amount = ?, landed_at_ms = ? WHERE id = ?",
+);
+const finishOrdersOfBuy = statement<never, [buyId: number]>("UPDATE burn_orders SET status = 'done' WHERE buy_id = ?");
+const insertBurn = statement<
+  { id: bigint },
+  [
+    buyId: number,
+    source: "recipient" | "platform",
+    mint: string,
+    signature: string,
+    lamports: bigint,
+    tokenAmount: bigint,
+    atMs: number,
+  ]
+>(
+  `INSERT INTO burns (buy_id, source, mint, signature, lamports, token_amount, landed_at_ms)
+   VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+);
 
 /** The buy-and-burn landed and burned `tokenAmount` base units. Idempotent. */
 export function completeBurnBuy(
@@ -243,16 +278,7 @@ export function completeBurnBuy(
   if (done.tokenAmount < 0n) throw new AppError("LEDGER_INVARIANT", "a burned amount cannot be negative");
   return immediate(db, () => {
     assertHeld?.();
-    const c = db.$client;
-    const buy = c
-      .query<
-        { id: bigint; mint: string; signature: string; status: string; lamports: bigint; spent: bigint | null },
-        [buyId: number]
-      >(
-        `SELECT id, mint, COALESCE(burn_signature, signature) AS signature, status, lamports, spent_lamports AS spent
-           FROM burn_buys WHERE id = ?`,
-      )
-      .get(done.buyId);
+    const buy = buyToComplete(db).get(done.buyId);
     if (!buy) throw new AppError("LEDGER_INVARIANT", `no burn buy ${done.buyId}`);
     if (buy.status === "confirmed") return { applied: false };
     // `sent`: a buy and burn in one transaction; `burning`: the burn of tokens bought earlier.
@@ -281,37 +307,27 @@ export function completeBurnBuy(
     }
     if (done.rentReturned?.length)
       returnRent(db, { key: `burn:${done.buyId}`, accounts: done.rentReturned, atMs: done.atMs });
-    c.query<never, [tokenAmount: bigint, atMs: number, buyId: number]>(
-      "UPDATE burn_buys SET status = 'confirmed', token_amount = ?, landed_at_ms = ? WHERE id = ?",
-    ).run(done.tokenAmount, done.atMs, done.buyId);
-    c.query<never, [buyId: number]>("UPDATE burn_orders SET status = 'done' WHERE buy_id = ?").run(done.buyId);
+    confirmBuy(db).run(done.tokenAmount, done.atMs, done.buyId);
+    finishOrdersOfBuy(db).run(done.buyId);
     for (const [source, lamports, tokens] of [
       ["recipient", recipientLamports, recipientTokens],
       ["platform", platformLamports, platformTokens],
     ] as const) {
       if (lamports === 0n) continue;
-      const burn = c
-        .query<
-          { id: bigint },
-          [
-            buyId: number,
-            source: "recipient" | "platform",
-            mint: string,
-            signature: string,
-            lamports: bigint,
-            tokenAmount: bigint,
-            atMs: number,
-          ]
-        >(
-          `INSERT INTO burns (buy_id, source, mint, signature, lamports, token_amount, landed_at_ms)
-           VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-        )
-        .get(done.buyId, source, buy.mint, buy.signature, lamports, tokens, done.atMs);
+      const burn = insertBurn(db).get(done.buyId, source, buy.mint, buy.signature, lamports, tokens, done.atMs);
       appendFeedEvent(db, "burn", Number(burn!.id), done.atMs);
     }
     return { applied: true };
   });
 }
+
+const REFUND_FIELDS = ["idpUserId", "lamports"] as const;
+const recipientOrdersOfBuy = statement<
+  Pick<TableRow<typeof burnOrders>, (typeof REFUND_FIELDS)[number]>,
+  [buyId: number]
+>(
+  `SELECT ${columnsOf(burnOrders, { only: REFUND_FIELDS })} FROM burn_orders WHERE buy_id = ? AND source = 'recipient' ORDER BY id`,
+);
 
 /**
  * The recipients' unspent part back to the accounts whose orders the buy paid for, in proportion
@@ -325,11 +341,7 @@ function refundsByUser(
   recipientBudget: bigint,
 ): { idpUserId: string; lamports: bigint }[] {
   if (refundLamports <= 0n) return [];
-  const orders = db.$client
-    .query<{ idpUserId: string | null; lamports: bigint }, [buyId: number]>(
-      "SELECT idp_user_id AS idpUserId, lamports FROM burn_orders WHERE buy_id = ? AND source = 'recipient' ORDER BY id",
-    )
-    .all(buyId);
+  const orders = recipientOrdersOfBuy(db).all(buyId);
   const shares = orders.map((o) => {
     if (!o.idpUserId) throw new AppError("LEDGER_INVARIANT", `a recipient burn order of buy ${buyId} has no account`);
     return { idpUserId: o.idpUserId, lamports: (refundLamports * BigInt(o.lamports)) / recipientBudget };
@@ -343,25 +355,35 @@ function refundsByUser(
   return [...byUser].map(([idpUserId, lamports]) => ({ idpUserId, lamports }));
 }
 
+const buyStatus = statement<{ status: string }, [buyId: number]>("SELECT status FROM burn_buys WHERE id = ?");
+const failBuy = statement<never, [error: string, buyId: number]>(
+  "UPDATE burn_buys SET status = 'failed', error = ? WHERE id = ?",
+);
+const returnOrdersOfBuy = statement<never, [buyId: number]>(
+  "UPDATE burn_orders SET status = 'pending', buy_id = NULL WHERE buy_id = ? AND status = 'buying'",
+);
+
 /** The buy failed or provably expired: its orders wait for the next run. */
 export function failBurnBuy(db: Db, buyId: number, error: string, assertHeld?: () => void): { applied: boolean } {
   return immediate(db, () => {
     assertHeld?.();
-    const c = db.$client;
-    const buy = c.query<{ status: string }, [buyId: number]>("SELECT status FROM burn_buys WHERE id = ?").get(buyId);
+    const buy = buyStatus(db).get(buyId);
     if (!buy) throw new AppError("LEDGER_INVARIANT", `no burn buy ${buyId}`);
     if (buy.status === "failed") return { applied: false };
     if (buy.status !== "sent")
       throw new AppError("LEDGER_INVARIANT", `burn buy ${buyId} is ${buy.status}; it cannot fail`);
-    c.query<never, [error: string, buyId: number]>(
-      "UPDATE burn_buys SET status = 'failed', error = ? WHERE id = ?",
-    ).run(error.slice(0, 300), buyId);
-    c.query<never, [buyId: number]>(
-      "UPDATE burn_orders SET status = 'pending', buy_id = NULL WHERE buy_id = ? AND status = 'buying'",
-    ).run(buyId);
+    failBuy(db).run(error.slice(0, 300), buyId);
+    returnOrdersOfBuy(db).run(buyId);
     return { applied: true };
   });
 }
+
+const buyBudgetLamports = statement<{ lamports: bigint }, [buyId: number]>(
+  "SELECT lamports FROM burn_buys WHERE id = ?",
+);
+const markBought = statement<never, [tokenAmount: bigint, spent: bigint, rent: bigint, buyId: number]>(
+  "UPDATE burn_buys SET status = 'bought', token_amount = ?, spent_lamports = ?, rent_lamports = ? WHERE id = ? AND status = 'sent'",
+);
 
 /**
  * The buy landed and delivered `tokenAmount`: the tokens are held until their burn lands. `spend`
@@ -377,10 +399,7 @@ export function markBurnBought(
   if (tokenAmount < 0n) throw new AppError("LEDGER_INVARIANT", "a bought amount cannot be negative");
   immediate(db, () => {
     assertHeld?.();
-    const c = db.$client;
-    const buy = c
-      .query<{ lamports: bigint }, [buyId: number]>("SELECT lamports FROM burn_buys WHERE id = ?")
-      .get(buyId);
+    const buy = buyBudgetLamports(db).get(buyId);
     if (!buy) throw new AppError("LEDGER_INVARIANT", `no burn buy ${buyId}`);
     if (spend.spentLamports < 0n || spend.rentLamports < 0n || spend.spentLamports > BigInt(buy.lamports)) {
       throw new AppError(
@@ -388,11 +407,7 @@ export function markBurnBought(
         `burn buy ${buyId} spent ${spend.spentLamports} of a budget of ${buy.lamports} (rent ${spend.rentLamports})`,
       );
     }
-    const updated = c
-      .query<never, [tokenAmount: bigint, spent: bigint, rent: bigint, buyId: number]>(
-        "UPDATE burn_buys SET status = 'bought', token_amount = ?, spent_lamports = ?, rent_lamports = ? WHERE id = ? AND status = 'sent'",
-      )
-      .run(tokenAmount, spend.spentLamports, spend.rentLamports, buyId);
+    const updated = markBought(db).run(tokenAmount, spend.spentLamports, spend.rentLamports, buyId);
     // The rent the buy paid, in the same write: it is the platform's, held in the accounts created.
     if (updated.changes === 1) payRent(db, { key: `burn_buy:${buyId}`, accounts: spend.rentAccounts, atMs });
   });
@@ -452,6 +467,10 @@ export function rentClosedIn(
   return closed;
 }
 
+const markBurning = statement<never, [signature: string, lastValidBlockHeight: bigint, buyId: number]>(
+  "UPDATE burn_buys SET status = 'burning', burn_signature = ?, burn_last_valid_block_height = ? WHERE id = ? AND status = 'bought'",
+);
+
 /** Saved before the burn transaction is sent. */
 export function markBurnSent(
   db: Db,
@@ -464,26 +483,29 @@ export function markBurnSent(
   immediate(db, () => {
     assertHeld?.();
     if (signed) recordSignedTransaction(db, signed, signed.atMs);
-    const result = db.$client
-      .query<never, [signature: string, lastValidBlockHeight: bigint, buyId: number]>(
-        "UPDATE burn_buys SET status = 'burning', burn_signature = ?, burn_last_valid_block_height = ? WHERE id = ? AND status = 'bought'",
-      )
-      .run(signature, lastValidBlockHeight, buyId);
+    const result = markBurning(db).run(signature, lastValidBlockHeight, buyId);
     if (result.changes !== 1) throw new AppError("LEDGER_INVARIANT", `burn buy ${buyId} is not waiting for its burn`);
   });
 }
+
+const unmarkBurning = statement<never, [error: string, buyId: number]>(
+  "UPDATE burn_buys SET status = 'bought', burn_signature = NULL, burn_last_valid_block_height = NULL, error = ? WHERE id = ? AND status = 'burning'",
+);
 
 /** The burn failed or expired: the tokens are still held; the next run burns them again. */
 export function retryBurn(db: Db, buyId: number, error: string, assertHeld?: () => void): void {
   immediate(db, () => {
     assertHeld?.();
-    db.$client
-      .query<never, [error: string, buyId: number]>(
-        "UPDATE burn_buys SET status = 'bought', burn_signature = NULL, burn_last_valid_block_height = NULL, error = ? WHERE id = ? AND status = 'burning'",
-      )
-      .run(error.slice(0, 300), buyId);
+    unmarkBurning(db).run(error.slice(0, 300), buyId);
   });
 }
+
+const recipientsOfBoughtBuys = statement<{ recipient: bigint; total: bigint; spent: bigint | null }, []>(
+  `SELECT COALESCE(SUM(CASE WHEN o.source = 'recipient' THEN o.lamports END), 0) AS recipient,
+          b.lamports AS total, b.spent_lamports AS spent
+     FROM burn_buys b JOIN burn_orders o ON o.buy_id = b.id AND o.status = 'buying'
+    WHERE b.status IN ('bought', 'burning') GROUP BY b.id`,
+);
 
 /**
  * Recipients' lamports already spent by buys that landed and whose burn has not yet: they left the
@@ -493,14 +515,7 @@ export function retryBurn(db: Db, buyId: number, error: string, assertHeld?: () 
 export function spentOnPendingBurnsLamports(db: Db): bigint {
   // The recipients' part of what each buy spent (its budget before the spend was read), split as
   // its completion will split it; what it did not spend is still in the treasury, and owed.
-  const rows = db.$client
-    .query<{ recipient: bigint; total: bigint; spent: bigint | null }, []>(
-      `SELECT COALESCE(SUM(CASE WHEN o.source = 'recipient' THEN o.lamports END), 0) AS recipient,
-              b.lamports AS total, b.spent_lamports AS spent
-         FROM burn_buys b JOIN burn_orders o ON o.buy_id = b.id AND o.status = 'buying'
-        WHERE b.status IN ('bought', 'burning') GROUP BY b.id`,
-    )
-    .all();
+  const rows = recipientsOfBoughtBuys(db).all();
   let sum = 0n;
   for (const r of rows) {
     const total = BigInt(r.total);
@@ -510,16 +525,17 @@ export function spentOnPendingBurnsLamports(db: Db): bigint {
   return sum;
 }
 
+const ATTEMPT_FIELDS = ["status", "error"] as const;
+const latestBuysOfMint = statement<Pick<TableRow<typeof burnBuys>, (typeof ATTEMPT_FIELDS)[number]>, [mint: string]>(
+  `SELECT ${columnsOf(burnBuys, { only: ATTEMPT_FIELDS })} FROM burn_buys WHERE mint = ? ORDER BY id DESC LIMIT 20`,
+);
+
 /**
  * The attempt number of a buy of this mint: how many of its latest buys in a row provably expired
  * (failed with `expiredError`); 0 for a first attempt.
  */
 export function buyAttempt(db: Db, mint: string, expiredError: string): number {
-  const rows = db.$client
-    .query<{ status: string; error: string | null }, [mint: string]>(
-      "SELECT status, error FROM burn_buys WHERE mint = ? ORDER BY id DESC LIMIT 20",
-    )
-    .all(mint);
+  const rows = latestBuysOfMint(db).all(mint);
   let n = 0;
   for (const row of rows) {
     if (row.status !== "failed" || row.error !== expiredError) break;

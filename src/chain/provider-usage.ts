@@ -5,6 +5,7 @@
  * `/metrics` or health is read. So `/metrics` shows what every thread and process asked.
  */
 import type { Db } from "../../db/client";
+import { statement } from "../../db/statement";
 import { immediate } from "../../db/transaction";
 import { writeWithoutWaiting } from "../../db/write-without-waiting";
 import { returnProviderUsage, takeProviderUsage } from "./rpc";
@@ -13,6 +14,31 @@ import { log } from "../lib/log";
 const HOUR_MS = 3_600_000;
 /** Hours kept one by one; older ones are folded into the row of hour 0 (the totals stay). */
 const KEEP_HOURS = 24 * 7;
+
+const addUsage = statement<never, [hourAtMs: number, method: string, requests: number, bytes: number]>(
+  `INSERT INTO provider_usage (hour_at_ms, method, requests, response_bytes) VALUES (?, ?, ?, ?)
+   ON CONFLICT (hour_at_ms, method) DO UPDATE SET requests = requests + excluded.requests,
+     response_bytes = response_bytes + excluded.response_bytes`,
+);
+const countOldHours = statement<{ n: bigint }, [beforeMs: number]>(
+  "SELECT COUNT(*) AS n FROM provider_usage WHERE hour_at_ms > 0 AND hour_at_ms < ?",
+);
+const foldIntoHourZero = statement<never, [beforeMs: number]>(
+  `INSERT INTO provider_usage (hour_at_ms, method, requests, response_bytes)
+     SELECT 0, method, SUM(requests), SUM(response_bytes) FROM provider_usage
+      WHERE hour_at_ms > 0 AND hour_at_ms < ?1 GROUP BY method
+   ON CONFLICT (hour_at_ms, method) DO UPDATE SET requests = requests + excluded.requests,
+     response_bytes = response_bytes + excluded.response_bytes`,
+);
+const deleteOldHours = statement<never, [beforeMs: number]>(
+  "DELETE FROM provider_usage WHERE hour_at_ms > 0 AND hour_at_ms < ?",
+);
+const totalsByMethod = statement<{ method: string; requests: bigint; bytes: bigint }, []>(
+  "SELECT method, SUM(requests) AS requests, SUM(response_bytes) AS bytes FROM provider_usage GROUP BY method ORDER BY method",
+);
+const hourSum = statement<{ requests: bigint | null; bytes: bigint | null }, [hourAtMs: number]>(
+  "SELECT SUM(requests) AS requests, SUM(response_bytes) AS bytes FROM provider_usage WHERE hour_at_ms = ?",
+);
 
 /**
  * Adds this thread's counts since the last flush. Never waits for another writer: when the write
@@ -24,11 +50,7 @@ export function flushProviderUsage(db: Db, nowMs: number, options: { wait?: bool
   const hourAtMs = Math.floor(nowMs / HOUR_MS) * HOUR_MS;
   const write = () =>
     immediate(db, () => {
-      const add = db.$client.query<never, [hourAtMs: number, method: string, requests: number, bytes: number]>(
-        `INSERT INTO provider_usage (hour_at_ms, method, requests, response_bytes) VALUES (?, ?, ?, ?)
-         ON CONFLICT (hour_at_ms, method) DO UPDATE SET requests = requests + excluded.requests,
-           response_bytes = response_bytes + excluded.response_bytes`,
-      );
+      const add = addUsage(db);
       const methods = new Set([...taken.requests.keys(), ...taken.responseBytes.keys()]);
       for (const m of methods) add.run(hourAtMs, m, taken.requests.get(m) ?? 0, taken.responseBytes.get(m) ?? 0);
       foldOldHours(db, hourAtMs - KEEP_HOURS * HOUR_MS);
@@ -45,19 +67,10 @@ export function flushProviderUsage(db: Db, nowMs: number, options: { wait?: bool
 }
 
 function foldOldHours(db: Db, beforeMs: number): void {
-  const c = db.$client;
-  const old = c
-    .query<{ n: bigint }, [number]>("SELECT COUNT(*) AS n FROM provider_usage WHERE hour_at_ms > 0 AND hour_at_ms < ?")
-    .get(beforeMs);
+  const old = countOldHours(db).get(beforeMs);
   if (!old || Number(old.n) === 0) return;
-  c.query<never, [number]>(
-    `INSERT INTO provider_usage (hour_at_ms, method, requests, response_bytes)
-       SELECT 0, method, SUM(requests), SUM(response_bytes) FROM provider_usage
-        WHERE hour_at_ms > 0 AND hour_at_ms < ?1 GROUP BY method
-     ON CONFLICT (hour_at_ms, method) DO UPDATE SET requests = requests + excluded.requests,
-       response_bytes = response_bytes + excluded.response_bytes`,
-  ).run(beforeMs);
-  c.query<never, [number]>("DELETE FROM provider_usage WHERE hour_at_ms > 0 AND hour_at_ms < ?").run(beforeMs);
+  foldIntoHourZero(db).run(beforeMs);
+  deleteOldHours(db).run(beforeMs);
 }
 
 export interface ProviderTotals {
@@ -69,10 +82,7 @@ export interface ProviderTotals {
 /** Every request and response byte ever counted, per method (after this thread's counts are added). */
 export function providerTotals(db: Db, nowMs: number): ProviderTotals[] {
   flushProviderUsage(db, nowMs);
-  return db.$client
-    .query<{ method: string; requests: number; bytes: number }, []>(
-      "SELECT method, SUM(requests) AS requests, SUM(response_bytes) AS bytes FROM provider_usage GROUP BY method ORDER BY method",
-    )
+  return totalsByMethod(db)
     .all()
     .map((r) => ({ method: r.method, requests: Number(r.requests), responseBytes: Number(r.bytes) }));
 }
@@ -90,9 +100,7 @@ export interface ProviderHour {
 export function providerHour(db: Db, nowMs: number): ProviderHour {
   flushProviderUsage(db, nowMs);
   const hourAtMs = Math.floor(nowMs / HOUR_MS) * HOUR_MS;
-  const sum = db.$client.query<{ requests: number | null; bytes: number | null }, [number]>(
-    "SELECT SUM(requests) AS requests, SUM(response_bytes) AS bytes FROM provider_usage WHERE hour_at_ms = ?",
-  );
+  const sum = hourSum(db);
   const last = sum.get(hourAtMs - HOUR_MS);
   const current = sum.get(hourAtMs);
   return {

@@ -23,6 +23,7 @@
  */
 import type { Statement } from "bun:sqlite";
 import type { Db } from "../../db/client";
+import { statement } from "../../db/statement";
 
 export const READ_MEMO_MAX_BYTES = 8 * 1024 * 1024;
 /** At most this many entries, whatever their size (8 MiB of the smallest would be ~12,000). */
@@ -50,6 +51,9 @@ interface Entry {
   note: number;
 }
 
+const totalChanges = statement<{ n: bigint }, []>("SELECT total_changes() AS n");
+const dataVersion = statement<{ data_version: bigint }, []>("PRAGMA data_version");
+
 export class ReadMemo {
   private readonly entries = new Map<string, Entry>();
   private heldBytes = 0;
@@ -63,8 +67,8 @@ export class ReadMemo {
     private readonly maxBytes = READ_MEMO_MAX_BYTES,
     private readonly maxEntries = READ_MEMO_MAX_ENTRIES,
   ) {
-    this.changes = db.$client.prepare<{ n: bigint }, []>("SELECT total_changes() AS n");
-    this.dataVersion = db.$client.prepare<{ data_version: bigint }, []>("PRAGMA data_version");
+    this.changes = totalChanges(db);
+    this.dataVersion = dataVersion(db);
   }
 
   /** Entries held now. */

@@ -4,6 +4,8 @@
  * that stores the intent, so two launches can never share a creator address.
  */
 import type { Db } from "../../db/client";
+import { launchIntents } from "../../db/schema";
+import { columnsOf, query, statement, type TableRow } from "../../db/statement";
 import { immediate } from "../../db/transaction";
 import { AppError } from "../lib/errors";
 import { NEXT_CREATOR_INDEX_KEY, readSetting, writeSetting } from "../settings";
@@ -32,26 +34,55 @@ export interface Intent {
   expiresAtMs: number;
 }
 
-interface IntentRow {
-  id: string;
-  wallet: string;
-  mint: string;
-  digest: string;
-  draft: string;
-  creatorIndex: bigint;
-  creator: string;
-  status: IntentStatus;
-  metadataUri: string | null;
-  imageUri: string | null;
-  signature: string | null;
-  error: string | null;
-  createdAtMs: bigint;
-  expiresAtMs: bigint;
-}
+type IntentRow = TableRow<typeof launchIntents>;
 
-const SELECT = `SELECT id, wallet, mint, digest, draft, creator_index AS creatorIndex, creator, status,
-  metadata_uri AS metadataUri, image_uri AS imageUri, signature, error, created_at_ms AS createdAtMs,
-  expires_at_ms AS expiresAtMs FROM launch_intents`;
+const SELECT = `SELECT ${columnsOf(launchIntents)} FROM launch_intents`;
+const intentById = statement<IntentRow, [id: string]>(`${SELECT} WHERE id = ?`);
+const intentByMint = statement<IntentRow, [mint: string]>(`${SELECT} WHERE mint = ?`);
+const intentsAtMetadata = statement<IntentRow, []>(`${SELECT} WHERE status = 'metadata'`);
+const signedIntents = statement<IntentRow, []>(
+  `${SELECT} WHERE status = 'metadata' AND signature IS NOT NULL ORDER BY created_at_ms`,
+);
+const unsignedIntentsBefore = statement<IntentRow, [beforeMs: number]>(
+  `${SELECT} WHERE status = 'metadata' AND signature IS NULL AND expires_at_ms < ? ORDER BY created_at_ms`,
+);
+const expirePrepared = statement<never, [nowMs: number]>(
+  "UPDATE launch_intents SET status = 'expired' WHERE status = 'prepared' AND expires_at_ms < ?",
+);
+const expireUnsignedIntent = statement<never, [id: string]>(
+  "UPDATE launch_intents SET status = 'expired' WHERE id = ? AND status = 'metadata' AND signature IS NULL",
+);
+const expireMetadataIntent = statement<never, [id: string]>(
+  "UPDATE launch_intents SET status = 'expired' WHERE id = ? AND status = 'metadata'",
+);
+const EARLIER_FIELDS = ["id", "status", "expiresAtMs"] as const;
+const earlierIntent = statement<Pick<IntentRow, (typeof EARLIER_FIELDS)[number]>, [mint: string]>(
+  `SELECT ${columnsOf(launchIntents, { only: EARLIER_FIELDS })} FROM launch_intents WHERE mint = ?`,
+);
+const deleteIntent = statement<never, [id: string]>("DELETE FROM launch_intents WHERE id = ?");
+const insertIntentRow = statement<
+  never,
+  [
+    id: string,
+    wallet: string,
+    mint: string,
+    digest: string,
+    draft: string,
+    creatorIndex: number,
+    creator: string,
+    createdAtMs: number,
+    expiresAtMs: number,
+  ]
+>(
+  `INSERT INTO launch_intents (id, wallet, mint, digest, draft, creator_index, creator, status, created_at_ms, expires_at_ms)
+   VALUES (?, ?, ?, ?, ?, ?, ?, 'prepared', ?, ?)`,
+);
+const intentMetadataUri = statement<{ uri: string | null }, [id: string]>(
+  "SELECT metadata_uri AS uri FROM launch_intents WHERE id = ?",
+);
+const highestIntentCreatorIndex = statement<{ m: bigint | null }, []>(
+  "SELECT MAX(creator_index) AS m FROM launch_intents",
+);
 
 const fromRow = (r: IntentRow): Intent => ({
   ...r,
@@ -62,37 +93,29 @@ const fromRow = (r: IntentRow): Intent => ({
 });
 
 export function getIntent(db: Db, id: string): Intent | null {
-  const row = db.$client.query<IntentRow, [string]>(`${SELECT} WHERE id = ?`).get(id);
+  const row = intentById(db).get(id);
   return row ? fromRow(row) : null;
 }
 
 /** The intent that names `mint` (one at most: the mint is unique among intents). */
 export function intentForMint(db: Db, mint: string): Intent | null {
-  const row = db.$client.query<IntentRow, [string]>(`${SELECT} WHERE mint = ?`).get(mint);
+  const row = intentByMint(db).get(mint);
   return row ? fromRow(row) : null;
 }
 
 /** Intents whose create transaction was handed out and may land: what the indexer watches for. */
 export function intentsAwaitingCreate(db: Db): Intent[] {
-  return db.$client.query<IntentRow, []>(`${SELECT} WHERE status = 'metadata'`).all().map(fromRow);
+  return intentsAtMetadata(db).all().map(fromRow);
 }
 
 /** Intents waiting on a signature the page gave, oldest first: what the `launches` job settles. */
 export function intentsWithSignatureToSettle(db: Db): Intent[] {
-  return db.$client
-    .query<IntentRow, []>(`${SELECT} WHERE status = 'metadata' AND signature IS NOT NULL ORDER BY created_at_ms`)
-    .all()
-    .map(fromRow);
+  return signedIntents(db).all().map(fromRow);
 }
 
 /** Intents handed a transaction but no signature whose landing window ended before `beforeMs`, oldest first. */
 export function unsignedIntentsPastWindow(db: Db, beforeMs: number): Intent[] {
-  return db.$client
-    .query<IntentRow, [number]>(
-      `${SELECT} WHERE status = 'metadata' AND signature IS NULL AND expires_at_ms < ? ORDER BY created_at_ms`,
-    )
-    .all(beforeMs)
-    .map(fromRow);
+  return unsignedIntentsBefore(db).all(beforeMs).map(fromRow);
 }
 
 /**
@@ -102,31 +125,17 @@ export function unsignedIntentsPastWindow(db: Db, beforeMs: number): Intent[] {
  * Returns how many expired.
  */
 export function expireStaleIntents(db: Db, nowMs: number, unsignedIdsToExpire: readonly string[]): number {
-  const c = db.$client;
-  const prepared = c
-    .query<never, [number]>(
-      "UPDATE launch_intents SET status = 'expired' WHERE status = 'prepared' AND expires_at_ms < ?",
-    )
-    .run(nowMs).changes;
-  const expireUnsigned = c.query<never, [string]>(
-    "UPDATE launch_intents SET status = 'expired' WHERE id = ? AND status = 'metadata' AND signature IS NULL",
-  );
+  const prepared = expirePrepared(db).run(nowMs).changes;
+  const expireUnsigned = expireUnsignedIntent(db);
   let unsigned = 0;
   for (const id of unsignedIdsToExpire) unsigned += expireUnsigned.run(id).changes;
-  c.query<never, []>(
-    `DELETE FROM local_objects WHERE cid LIKE '${PREVIEW_KEY_PREFIX}%'
-       AND substr(cid, ${PREVIEW_KEY_PREFIX.length + 1}) IN (SELECT id FROM launch_intents WHERE status = 'expired')`,
-  ).run();
+  deleteExpiredPreviews(db).run();
   return prepared + unsigned;
 }
 
 /** Expires one intent still at the metadata step; false when it moved on meanwhile. */
 export function expireIntent(db: Db, id: string): boolean {
-  return (
-    db.$client
-      .query<never, [string]>("UPDATE launch_intents SET status = 'expired' WHERE id = ? AND status = 'metadata'")
-      .run(id).changes > 0
-  );
+  return expireMetadataIntent(db).run(id).changes > 0;
 }
 
 const mintUsed = () => new AppError("LAUNCH_MINT_USED");
@@ -145,13 +154,8 @@ export interface NewIntent {
  */
 export function insertIntent(db: Db, input: NewIntent, creatorFor: (index: number) => string, nowMs: number): Intent {
   return immediate(db, () => {
-    const c = db.$client;
     if (isTokenMint(db, input.mint)) throw mintUsed();
-    const earlier = c
-      .query<{ id: string; status: IntentStatus; expiresAtMs: bigint }, [string]>(
-        "SELECT id, status, expires_at_ms AS expiresAtMs FROM launch_intents WHERE mint = ?",
-      )
-      .get(input.mint);
+    const earlier = earlierIntent(db).get(input.mint);
     if (earlier) {
       const abandoned =
         earlier.status === "expired" || (earlier.status === "prepared" && Number(earlier.expiresAtMs) <= nowMs);
@@ -161,7 +165,7 @@ export function insertIntent(db: Db, input: NewIntent, creatorFor: (index: numbe
       if (!(abandoned && noTransaction && !hadTransaction(db, earlier.id))) {
         throw mintUsed();
       }
-      c.query<never, [string]>("DELETE FROM launch_intents WHERE id = ?").run(earlier.id);
+      deleteIntent(db).run(earlier.id);
     }
     const index = nextCreatorIndex(db);
     writeSetting(db, SETTING_NEXT_CREATOR_INDEX, String(index + 1));
@@ -181,10 +185,7 @@ export function insertIntent(db: Db, input: NewIntent, creatorFor: (index: numbe
       createdAtMs: nowMs,
       expiresAtMs: nowMs + INTENT_WINDOW_MS,
     };
-    c.query<never, [string, string, string, string, string, number, string, number, number]>(
-      `INSERT INTO launch_intents (id, wallet, mint, digest, draft, creator_index, creator, status, created_at_ms, expires_at_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 'prepared', ?, ?)`,
-    ).run(
+    insertIntentRow(db).run(
       intent.id,
       intent.wallet,
       intent.mint,
@@ -201,9 +202,7 @@ export function insertIntent(db: Db, input: NewIntent, creatorFor: (index: numbe
 
 /** An intent whose metadata step ran has handed out a create transaction (metadata_uri is set then). */
 function hadTransaction(db: Db, id: string): boolean {
-  const row = db.$client
-    .query<{ uri: string | null }, [string]>("SELECT metadata_uri AS uri FROM launch_intents WHERE id = ?")
-    .get(id);
+  const row = intentMetadataUri(db).get(id);
   return row?.uri != null;
 }
 
@@ -221,8 +220,7 @@ function nextCreatorIndex(db: Db): number {
 
 /** The highest creator index a token or an intent holds, or null when none does. */
 export function highestCreatorIndexInUse(db: Db): bigint | null {
-  const byIntents =
-    db.$client.query<{ m: bigint | null }, []>("SELECT MAX(creator_index) AS m FROM launch_intents").get()?.m ?? null;
+  const byIntents = highestIntentCreatorIndex(db).get()?.m ?? null;
   const byTokens = highestCreatorIndex(db);
   if (byIntents === null) return byTokens;
   return byTokens !== null && byTokens > byIntents ? byTokens : byIntents;
@@ -250,31 +248,36 @@ export function transition(
     }
   }
   const placeholders = from.map(() => "?").join(", ");
-  const result = db.$client
-    .query(`UPDATE launch_intents SET ${sets.join(", ")} WHERE id = ? AND status IN (${placeholders})`)
-    .run(...args, id, ...from);
+  const result = query<never, (string | null)[]>(
+    db,
+    `UPDATE launch_intents SET ${sets.join(", ")} WHERE id = ? AND status IN (${placeholders})`,
+  ).run(...args, id, ...from);
   return result.changes > 0;
 }
 
 export const PREVIEW_KEY_PREFIX = "preview:";
 
+const deleteExpiredPreviews = statement<never, []>(
+  `DELETE FROM local_objects WHERE cid LIKE '${PREVIEW_KEY_PREFIX}%'
+     AND substr(cid, ${PREVIEW_KEY_PREFIX.length + 1}) IN (SELECT id FROM launch_intents WHERE status = 'expired')`,
+);
+const upsertPreview = statement<never, [cid: string, webp: Uint8Array, nowMs: number]>(
+  `INSERT INTO local_objects (cid, content_type, body, created_at_ms) VALUES (?, 'image/webp', ?, ?)
+   ON CONFLICT (cid) DO UPDATE SET body = excluded.body, created_at_ms = excluded.created_at_ms`,
+);
+const previewBody = statement<{ body: Uint8Array }, [cid: string]>("SELECT body FROM local_objects WHERE cid = ?");
+const deletePreview = statement<never, [cid: string]>("DELETE FROM local_objects WHERE cid = ?");
+
 /** The preview made at the metadata step waits here until the token is recorded at confirm. */
 export function savePreview(db: Db, intentId: string, webp: Uint8Array, nowMs: number): void {
-  db.$client
-    .query<never, [string, Uint8Array, number]>(
-      `INSERT INTO local_objects (cid, content_type, body, created_at_ms) VALUES (?, 'image/webp', ?, ?)
-       ON CONFLICT (cid) DO UPDATE SET body = excluded.body, created_at_ms = excluded.created_at_ms`,
-    )
-    .run(PREVIEW_KEY_PREFIX + intentId, webp, nowMs);
+  upsertPreview(db).run(PREVIEW_KEY_PREFIX + intentId, webp, nowMs);
 }
 
 export function loadPreview(db: Db, intentId: string): Uint8Array | null {
-  const row = db.$client
-    .query<{ body: Uint8Array }, [string]>("SELECT body FROM local_objects WHERE cid = ?")
-    .get(PREVIEW_KEY_PREFIX + intentId);
+  const row = previewBody(db).get(PREVIEW_KEY_PREFIX + intentId);
   return row?.body ?? null;
 }
 
 export function dropPreview(db: Db, intentId: string): void {
-  db.$client.query<never, [string]>("DELETE FROM local_objects WHERE cid = ?").run(PREVIEW_KEY_PREFIX + intentId);
+  deletePreview(db).run(PREVIEW_KEY_PREFIX + intentId);
 }

@@ -5,6 +5,8 @@
  */
 import { createHash } from "node:crypto";
 import type { Db } from "../../db/client";
+import { localObjects } from "../../db/schema";
+import { columnsOf, statement, type TableRow } from "../../db/statement";
 import type { Config } from "../config";
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
@@ -24,6 +26,18 @@ export const PIN_TIMEOUT_MS = 20_000;
 export const LOCAL_OBJECTS_PATH = "/api/launch/objects";
 
 const ipfsDown = () => new AppError("LAUNCH_UPLOAD_FAILED");
+
+const insertObject = statement<
+  never,
+  [cid: string, contentType: string, body: Uint8Array, createdAtMs: number, pending: number, intentId: string | null]
+>(
+  `INSERT INTO local_objects (cid, content_type, body, created_at_ms, pending, intent_id) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (cid) DO UPDATE SET intent_id = excluded.intent_id WHERE local_objects.pending = 1 AND excluded.pending = 1`,
+);
+const SERVED_FIELDS = ["contentType", "body"] as const;
+const servedObject = statement<Pick<TableRow<typeof localObjects>, (typeof SERVED_FIELDS)[number]>, [cid: string]>(
+  `SELECT ${columnsOf(localObjects, { only: SERVED_FIELDS })} FROM local_objects WHERE cid = ? AND pending = 0`,
+);
 
 export class PinataStore implements ObjectStore {
   readonly kind = "ipfs" as const;
@@ -100,12 +114,7 @@ export class LocalStore implements ObjectStore {
   private put(bytes: Uint8Array, contentType: string): StoredObject {
     const cid = createHash("sha256").update(bytes).digest("hex");
     // A pending object named again belongs to the newest launch naming it, so it outlives the old one.
-    this.db.$client
-      .query<never, [string, string, Uint8Array, number, number, string | null]>(
-        `INSERT INTO local_objects (cid, content_type, body, created_at_ms, pending, intent_id) VALUES (?, ?, ?, ?, ?, ?)
-           ON CONFLICT (cid) DO UPDATE SET intent_id = excluded.intent_id WHERE local_objects.pending = 1 AND excluded.pending = 1`,
-      )
-      .run(cid, contentType, bytes, this.now(), this.intentId ? 1 : 0, this.intentId);
+    insertObject(this.db).run(cid, contentType, bytes, this.now(), this.intentId ? 1 : 0, this.intentId);
     return { uri: `${this.publicUrl}${LOCAL_OBJECTS_PATH}/${cid}` };
   }
 }
@@ -119,9 +128,5 @@ export function objectStoreFor(config: Config, db: Db, now: () => number, intent
 export function readLocalObject(db: Db, cid: string): { contentType: string; body: Uint8Array } | null {
   if (!/^[0-9a-f]{64}$/.test(cid)) return null;
   // Pending objects belong to a launch not confirmed yet: not served.
-  return db.$client
-    .query<{ contentType: string; body: Uint8Array }, [string]>(
-      "SELECT content_type AS contentType, body FROM local_objects WHERE cid = ? AND pending = 0",
-    )
-    .get(cid);
+  return servedObject(db).get(cid);
 }

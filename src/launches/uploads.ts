@@ -5,12 +5,36 @@
  * IPv6 /64) may store per UTC day are bounded, whichever store takes them.
  */
 import type { Db } from "../../db/client";
+import { statement } from "../../db/statement";
 import { immediate } from "../../db/transaction";
 import { AppError } from "../lib/errors";
 import type { ObjectStore } from "./storage";
 
 const DAY_MS = 86_400_000;
 const LOCAL_CID = /\/api\/launch\/objects\/([0-9a-f]{64})$/;
+
+const usedBytes = statement<{ bytes: bigint }, [clientKey: string, day: number]>(
+  "SELECT bytes FROM upload_usage WHERE client_key = ? AND day = ?",
+);
+const addUsedBytes = statement<never, [clientKey: string, day: number, bytes: number]>(
+  "INSERT INTO upload_usage (client_key, day, bytes) VALUES (?1, ?2, ?3) ON CONFLICT (client_key, day) DO UPDATE SET bytes = bytes + ?3",
+);
+const deleteDaysBefore = statement<never, [day: number]>("DELETE FROM upload_usage WHERE day < ?");
+const releaseBytes = statement<never, [bytes: number, clientKey: string, day: number]>(
+  "UPDATE upload_usage SET bytes = MAX(0, bytes - ?) WHERE client_key = ? AND day = ?",
+);
+const publishObject = statement<never, [cid: string]>(
+  "UPDATE local_objects SET pending = 0 WHERE cid = ? AND pending = 1",
+);
+const deleteDeadObjects = statement<never, [deadBefore: number]>(
+  `DELETE FROM local_objects
+    WHERE pending = 1
+      AND intent_id IN (SELECT id FROM launch_intents
+                         WHERE status = 'expired' OR (status = 'failed' AND expires_at_ms < ?1))
+      AND NOT EXISTS (SELECT 1 FROM launch_intents i
+                       WHERE NOT (i.status = 'expired' OR (i.status = 'failed' AND i.expires_at_ms < ?1))
+                         AND (i.image_uri LIKE '%/' || local_objects.cid OR i.metadata_uri LIKE '%/' || local_objects.cid))`,
+);
 
 /** The content address of an object this service stores, from its public address; null for IPFS ones. */
 export function localCidOf(uri: string | null): string | null {
@@ -25,20 +49,12 @@ export function localCidOf(uri: string | null): string | null {
 export function reserveUploadBytes(db: Db, clientKey: string, bytes: number, limitBytes: number, nowMs: number): void {
   const day = Math.floor(nowMs / DAY_MS);
   const allowed = immediate(db, () => {
-    const row = db.$client
-      .query<{ bytes: number | bigint }, [string, number]>(
-        "SELECT bytes FROM upload_usage WHERE client_key = ? AND day = ?",
-      )
-      .get(clientKey, day);
+    const row = usedBytes(db).get(clientKey, day);
     const used = Number(row?.bytes ?? 0);
     if (used + bytes > limitBytes) return false;
-    db.$client
-      .query<never, [string, number, number]>(
-        "INSERT INTO upload_usage (client_key, day, bytes) VALUES (?1, ?2, ?3) ON CONFLICT (client_key, day) DO UPDATE SET bytes = bytes + ?3",
-      )
-      .run(clientKey, day, bytes);
+    addUsedBytes(db).run(clientKey, day, bytes);
     // Yesterday's counts and older are of no use: the table stays one row per active client.
-    db.$client.query<never, [number]>("DELETE FROM upload_usage WHERE day < ?").run(day - 1);
+    deleteDaysBefore(db).run(day - 1);
     return true;
   });
   if (!allowed) {
@@ -49,11 +65,7 @@ export function reserveUploadBytes(db: Db, clientKey: string, bytes: number, lim
 /** Gives back a reservation whose upload failed, so a provider outage does not eat the allowance. */
 export function releaseUploadBytes(db: Db, clientKey: string, bytes: number, nowMs: number): void {
   const day = Math.floor(nowMs / DAY_MS);
-  db.$client
-    .query<never, [number, string, number]>(
-      "UPDATE upload_usage SET bytes = MAX(0, bytes - ?) WHERE client_key = ? AND day = ?",
-    )
-    .run(bytes, clientKey, day);
+  releaseBytes(db).run(bytes, clientKey, day);
 }
 
 /** The store, giving the reservation back once if a put fails (an IPFS outage must not eat the allowance). */
@@ -79,9 +91,7 @@ export function refundOnFailure(store: ObjectStore, refund: () => void): ObjectS
 
 /** The launch was confirmed: its stored image and metadata are served from now on. */
 export function publishLaunchObjects(db: Db, uris: readonly (string | null)[]): void {
-  const publish = db.$client.query<never, [string]>(
-    "UPDATE local_objects SET pending = 0 WHERE cid = ? AND pending = 1",
-  );
+  const publish = publishObject(db);
   for (const uri of uris) {
     const cid = localCidOf(uri);
     if (cid) publish.run(cid);
@@ -95,15 +105,5 @@ export function publishLaunchObjects(db: Db, uris: readonly (string | null)[]): 
  */
 export function deleteDeadLaunchObjects(db: Db, nowMs: number, landingGraceMs: number): number {
   const deadBefore = nowMs - landingGraceMs;
-  return db.$client
-    .query<never, [number]>(
-      `DELETE FROM local_objects
-        WHERE pending = 1
-          AND intent_id IN (SELECT id FROM launch_intents
-                             WHERE status = 'expired' OR (status = 'failed' AND expires_at_ms < ?1))
-          AND NOT EXISTS (SELECT 1 FROM launch_intents i
-                           WHERE NOT (i.status = 'expired' OR (i.status = 'failed' AND i.expires_at_ms < ?1))
-                             AND (i.image_uri LIKE '%/' || local_objects.cid OR i.metadata_uri LIKE '%/' || local_objects.cid))`,
-    )
-    .run(deadBefore).changes;
+  return deleteDeadObjects(db).run(deadBefore).changes;
 }

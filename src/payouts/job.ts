@@ -12,6 +12,8 @@
  */
 import { PublicKey, SystemProgram, type TransactionInstruction } from "@solana/web3.js";
 import type { Db } from "../../db/client";
+import { payouts } from "../../db/schema";
+import { columnsOf, statement, type TableRow } from "../../db/statement";
 import type { CommandKey } from "../chain/command-key";
 import { computeBudgetInstructions, MAX_COMPUTE_UNIT_LIMIT } from "../chain/landing";
 import { commandKeyMemo } from "../chain/memo";
@@ -103,24 +105,20 @@ export async function runPayoutsJob(deps: PayoutJobDeps, ctx: JobContext): Promi
   return report;
 }
 
-interface QueuedPayoutRow {
-  id: bigint;
-  wallet: string;
-  lamports: bigint;
-  kind: "claim" | "autopay";
-  idpUserId: string;
-  replacesId: bigint | null;
+const QUEUED_FIELDS = ["id", "wallet", "lamports", "kind", "idpUserId", "replacesId"] as const;
+
+interface QueuedPayoutRow extends Pick<TableRow<typeof payouts>, (typeof QUEUED_FIELDS)[number]> {
   /** the first payout of the chain of replacements this one ends (the command key names it); null for a first payout */
   firstPayoutId: number | null;
 }
 
+const queuedOldestFirst = statement<Omit<QueuedPayoutRow, "firstPayoutId">, [limit: number]>(
+  `SELECT ${columnsOf(payouts, { only: QUEUED_FIELDS })} FROM payouts WHERE status = 'queued' ORDER BY id LIMIT ?`,
+);
+
 /** Sends queued payouts in batches, each batch saved `sent` with its signature before it leaves. */
 async function sendQueued(deps: PayoutJobDeps, ctx: JobContext, report: PayoutRunReport): Promise<void> {
-  const queued = deps.db.$client
-    .query<Omit<QueuedPayoutRow, "firstPayoutId">, [limit: number]>(
-      `SELECT id, wallet, lamports, kind, idp_user_id AS idpUserId, replaces_id AS replacesId
-         FROM payouts WHERE status = 'queued' ORDER BY id LIMIT ?`,
-    )
+  const queued = queuedOldestFirst(deps.db)
     .all(deps.maxPayoutsPerRun ?? 12_000)
     .map((p) => ({ ...p, firstPayoutId: p.replacesId === null ? null : firstPayoutOf(deps.db, Number(p.replacesId)) }));
   const treasury = deps.chain.treasury;
@@ -171,31 +169,31 @@ async function sendQueued(deps: PayoutJobDeps, ctx: JobContext, report: PayoutRu
   }
 }
 
+const replacedSignature = statement<{ signature: string | null }, [payoutId: bigint]>(
+  "SELECT old.signature FROM payouts p JOIN payouts old ON old.id = p.replaces_id WHERE p.id = ?",
+);
+
 /** The signatures of the expired transactions the batch's payouts replace (none for first attempts). */
 function replacedSignatures(deps: PayoutJobDeps, batch: readonly QueuedPayoutRow[]): string[] {
   const out: string[] = [];
   for (const p of batch) {
-    const row = deps.db.$client
-      .query<{ signature: string | null }, [payoutId: bigint]>(
-        "SELECT old.signature FROM payouts p JOIN payouts old ON old.id = p.replaces_id WHERE p.id = ?",
-      )
-      .get(p.id);
+    const row = replacedSignature(deps.db).get(p.id);
     if (row?.signature) out.push(row.signature);
   }
   return out;
 }
 
+const autopayDue = statement<{ id: string; wallet: string }, [minLamports: bigint]>(
+  `SELECT i.idp_user_id AS id, i.payout_wallet AS wallet FROM identities i
+     JOIN ledger_accounts a ON a.kind = 'user' AND a.ref = i.idp_user_id
+    WHERE i.routing = 'autopay' AND i.payout_wallet IS NOT NULL AND a.balance >= ? AND a.balance > 0
+      AND NOT EXISTS (SELECT 1 FROM payouts p WHERE p.idp_user_id = i.idp_user_id AND p.status IN ('held', 'queued', 'sent'))
+    LIMIT 10000`,
+);
+
 async function queueAutopay(deps: PayoutJobDeps, ctx: JobContext, report: PayoutRunReport): Promise<void> {
   const min = getAutopayMinLamports(deps.db, deps.config);
-  const rows = deps.db.$client
-    .query<{ id: string; wallet: string }, [minLamports: bigint]>(
-      `SELECT i.idp_user_id AS id, i.payout_wallet AS wallet FROM identities i
-         JOIN ledger_accounts a ON a.kind = 'user' AND a.ref = i.idp_user_id
-        WHERE i.routing = 'autopay' AND i.payout_wallet IS NOT NULL AND a.balance >= ? AND a.balance > 0
-          AND NOT EXISTS (SELECT 1 FROM payouts p WHERE p.idp_user_id = i.idp_user_id AND p.status IN ('held', 'queued', 'sent'))
-        LIMIT 10000`,
-    )
-    .all(min);
+  const rows = autopayDue(deps.db).all(min);
   // An autopay that cannot land (below the rent-exempt minimum, to a wallet that does not exist
   // yet) would fail on chain at every run, paying a fee each time: it waits until it can land.
   const wallets = await deps.chain.reader.getBalances([...new Set(rows.map((r) => r.wallet))]);
@@ -231,13 +229,15 @@ function transfersOf(treasury: PublicKey, batch: readonly QueuedPayoutRow[]): Tr
   );
 }
 
+const replacesOf = statement<{ replacesId: bigint | null }, [id: number]>(
+  "SELECT replaces_id AS replacesId FROM payouts WHERE id = ?",
+);
+
 /** The first payout of the chain of replacements `id` belongs to (the chain is short: one per expiry). */
 function firstPayoutOf(db: Db, id: number): number {
   let current = id;
   for (let step = 0; step < 1_000; step++) {
-    const row = db.$client
-      .query<{ replacesId: bigint | null }, [id: number]>("SELECT replaces_id AS replacesId FROM payouts WHERE id = ?")
-      .get(current);
+    const row = replacesOf(db).get(current);
     if (!row || row.replacesId === null) return current;
     current = Number(row.replacesId);
   }
@@ -315,17 +315,20 @@ interface SentBatch {
   n: bigint;
 }
 
+const sentBatches = statement<SentBatch, []>(
+  "SELECT signature, MAX(last_valid_block_height) AS lvbh, COUNT(*) AS n FROM payouts WHERE status = 'sent' GROUP BY signature LIMIT 2000",
+);
+const sentBatchWithSignature = statement<SentBatch, [signature: string]>(
+  "SELECT signature, MAX(last_valid_block_height) AS lvbh, COUNT(*) AS n FROM payouts WHERE status = 'sent' AND signature = ? GROUP BY signature",
+);
+
 /** Resolves every sent batch whose outcome the chain can tell now; returns how many stay pending. */
 export async function resolveSentPayouts(
   deps: PayoutJobDeps,
   ctx: JobContext,
   report?: PayoutRunReport,
 ): Promise<number> {
-  const batches = deps.db.$client
-    .query<SentBatch, []>(
-      "SELECT signature, MAX(last_valid_block_height) AS lvbh, COUNT(*) AS n FROM payouts WHERE status = 'sent' GROUP BY signature LIMIT 2000",
-    )
-    .all();
+  const batches = sentBatches(deps.db).all();
   let pending = 0;
   for (const batch of batches) {
     if (ctx.signal.aborted) break;
@@ -340,11 +343,7 @@ export async function resolveSentPayouts(
  * signature. Returns how many payouts stay pending (0 when none is sent any more).
  */
 export async function resolvePayoutSignature(deps: PayoutJobDeps, ctx: JobContext, signature: string): Promise<number> {
-  const batch = deps.db.$client
-    .query<SentBatch, [signature: string]>(
-      "SELECT signature, MAX(last_valid_block_height) AS lvbh, COUNT(*) AS n FROM payouts WHERE status = 'sent' AND signature = ? GROUP BY signature",
-    )
-    .get(signature);
+  const batch = sentBatchWithSignature(deps.db).get(signature);
   return batch ? resolveBatch(deps, ctx, batch) : 0;
 }
 

@@ -10,6 +10,8 @@ import { confirmPayout, failPayout, replacePayout, reservePayout } from "../ledg
 import { appendFeedEvent } from "../ledger";
 import { accounts, balanceOf } from "../ledger";
 import { recordSignedTransaction, type SignedTransaction } from "../landing";
+import { payouts } from "../../db/schema";
+import { columnsOf, statement, type TableRow } from "../../db/statement";
 import { immediate } from "../../db/transaction";
 import { AppError } from "../lib/errors";
 
@@ -34,16 +36,23 @@ export interface QueuedPayout {
   status: "queued" | "held";
 }
 
+const livePayoutOf = statement<{ id: bigint }, [idpUserId: string]>(
+  "SELECT id FROM payouts WHERE idp_user_id = ? AND status IN ('held', 'queued', 'sent') LIMIT 1",
+);
+
+const insertPayout = statement<
+  { id: bigint },
+  [idpUserId: string, lamports: bigint, wallet: string, kind: PayoutKind, status: string, atMs: number]
+>(
+  `INSERT INTO payouts (idp_user_id, lamports, wallet, kind, status, created_at_ms)
+   VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+);
+
 /** Queues a payout and reserves its amount, atomically. Concurrent requests serialise here. */
 export function queuePayout(db: Db, request: PayoutRequest, assertHeld?: () => void): QueuedPayout {
   return immediate(db, () => {
     assertHeld?.();
-    const c = db.$client;
-    const live = c
-      .query<{ id: bigint }, [idpUserId: string]>(
-        "SELECT id FROM payouts WHERE idp_user_id = ? AND status IN ('held', 'queued', 'sent') LIMIT 1",
-      )
-      .get(request.idpUserId);
+    const live = livePayoutOf(db).get(request.idpUserId);
     if (live) throw new AppError("PAYOUT_IN_FLIGHT", { payoutId: live.id });
     const balance = balanceOf(db, accounts.user(request.idpUserId));
     const lamports = request.lamports ?? balance;
@@ -55,21 +64,17 @@ export function queuePayout(db: Db, request: PayoutRequest, assertHeld?: () => v
       });
     }
     const status = request.reviewLamports !== undefined && lamports > request.reviewLamports ? "held" : "queued";
-    const row = c
-      .query<
-        { id: bigint },
-        [idpUserId: string, lamports: bigint, wallet: string, kind: PayoutKind, status: string, atMs: number]
-      >(
-        `INSERT INTO payouts (idp_user_id, lamports, wallet, kind, status, created_at_ms)
-         VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
-      )
-      .get(request.idpUserId, lamports, request.wallet, request.kind, status, request.atMs);
+    const row = insertPayout(db).get(request.idpUserId, lamports, request.wallet, request.kind, status, request.atMs);
     const payoutId = Number(row!.id);
     reservePayout(db, payoutId, request.idpUserId, lamports, request.atMs);
     appendFeedEvent(db, "payout", payoutId, request.atMs);
     return { payoutId, lamports, status };
   });
 }
+
+const markSent = statement<never, [signature: string, lastValidBlockHeight: bigint, atMs: number, payoutId: number]>(
+  "UPDATE payouts SET status = 'sent', signature = ?, last_valid_block_height = ?, sent_at_ms = ? WHERE id = ? AND status = 'queued'",
+);
 
 /** Saved before the transaction is sent: signature and expiry height for every payout in the batch. */
 export function markPayoutsSent(
@@ -88,31 +93,28 @@ export function markPayoutsSent(
     assertHeld?.();
     if (batch.signed) recordSignedTransaction(db, batch.signed, batch.atMs);
     for (const id of batch.payoutIds) {
-      const result = db.$client
-        .query<never, [signature: string, lastValidBlockHeight: bigint, atMs: number, payoutId: number]>(
-          "UPDATE payouts SET status = 'sent', signature = ?, last_valid_block_height = ?, sent_at_ms = ? WHERE id = ? AND status = 'queued'",
-        )
-        .run(batch.signature, batch.lastValidBlockHeight, batch.atMs, id);
+      const result = markSent(db).run(batch.signature, batch.lastValidBlockHeight, batch.atMs, id);
       if (result.changes !== 1) throw new AppError("LEDGER_INVARIANT", `payout ${id} is not queued; it cannot be sent`);
     }
   });
 }
 
-interface SentRow {
-  id: bigint;
-  idpUserId: string;
-  lamports: bigint;
-  wallet: string;
-  kind: PayoutKind;
-}
+const SENT_FIELDS = ["id", "idpUserId", "lamports", "wallet", "kind"] as const;
+type SentRow = Pick<TableRow<typeof payouts>, (typeof SENT_FIELDS)[number]>;
+const sentWithSignature = statement<SentRow, [signature: string]>(
+  `SELECT ${columnsOf(payouts, { only: SENT_FIELDS })} FROM payouts WHERE signature = ? AND status = 'sent'`,
+);
 
 function sentWith(db: Db, signature: string): SentRow[] {
-  return db.$client
-    .query<SentRow, [signature: string]>(
-      "SELECT id, idp_user_id AS idpUserId, lamports, wallet, kind FROM payouts WHERE signature = ? AND status = 'sent'",
-    )
-    .all(signature);
+  return sentWithSignature(db).all(signature);
 }
+
+const markConfirmed = statement<never, [atMs: number, payoutId: bigint]>(
+  "UPDATE payouts SET status = 'confirmed', confirmed_at_ms = ? WHERE id = ?",
+);
+const markFailed = statement<never, [error: string, payoutId: bigint | number]>(
+  "UPDATE payouts SET status = 'failed', error = ? WHERE id = ?",
+);
 
 /** The batch landed: every payout in it is confirmed and counted as paid. Idempotent. */
 export function confirmPayouts(db: Db, signature: string, atMs: number, assertHeld?: () => void): number {
@@ -121,11 +123,7 @@ export function confirmPayouts(db: Db, signature: string, atMs: number, assertHe
     const rows = sentWith(db, signature);
     for (const row of rows) {
       confirmPayout(db, Number(row.id), BigInt(row.lamports), atMs);
-      db.$client
-        .query<never, [atMs: number, payoutId: bigint]>(
-          "UPDATE payouts SET status = 'confirmed', confirmed_at_ms = ? WHERE id = ?",
-        )
-        .run(atMs, row.id);
+      markConfirmed(db).run(atMs, row.id);
     }
     return rows.length;
   });
@@ -138,13 +136,20 @@ export function failPayouts(db: Db, signature: string, error: string, atMs: numb
     const rows = sentWith(db, signature);
     for (const row of rows) {
       failPayout(db, Number(row.id), row.idpUserId, BigInt(row.lamports), atMs);
-      db.$client
-        .query<never, [error: string, payoutId: bigint]>("UPDATE payouts SET status = 'failed', error = ? WHERE id = ?")
-        .run(error.slice(0, 300), row.id);
+      markFailed(db).run(error.slice(0, 300), row.id);
     }
     return rows.length;
   });
 }
+
+const insertReplacement = statement<
+  { id: bigint },
+  [idpUserId: string, lamports: bigint, wallet: string, kind: PayoutKind, replacesId: bigint, atMs: number]
+>(
+  `INSERT INTO payouts (idp_user_id, lamports, wallet, kind, status, replaces_id, created_at_ms)
+   VALUES (?, ?, ?, ?, 'queued', ?, ?) RETURNING id`,
+);
+const markReplaced = statement<never, [payoutId: bigint]>("UPDATE payouts SET status = 'replaced' WHERE id = ?");
 
 /**
  * The batch provably expired (block height past lastValidBlockHeight, no trace in history): each
@@ -153,51 +158,42 @@ export function failPayouts(db: Db, signature: string, error: string, atMs: numb
 export function replaceExpiredPayouts(db: Db, signature: string, atMs: number, assertHeld?: () => void): number[] {
   return immediate(db, () => {
     assertHeld?.();
-    const c = db.$client;
     const rows = sentWith(db, signature);
     return rows.map((row) => {
-      const inserted = c
-        .query<
-          { id: bigint },
-          [idpUserId: string, lamports: bigint, wallet: string, kind: PayoutKind, replacesId: bigint, atMs: number]
-        >(
-          `INSERT INTO payouts (idp_user_id, lamports, wallet, kind, status, replaces_id, created_at_ms)
-           VALUES (?, ?, ?, ?, 'queued', ?, ?) RETURNING id`,
-        )
-        .get(row.idpUserId, row.lamports, row.wallet, row.kind, row.id, atMs);
+      const inserted = insertReplacement(db).get(row.idpUserId, row.lamports, row.wallet, row.kind, row.id, atMs);
       const newId = Number(inserted!.id);
       replacePayout(db, Number(row.id), newId, BigInt(row.lamports), atMs);
-      c.query<never, [payoutId: bigint]>("UPDATE payouts SET status = 'replaced' WHERE id = ?").run(row.id);
+      markReplaced(db).run(row.id);
       appendFeedEvent(db, "payout", newId, atMs);
       return newId;
     });
   });
 }
 
+const approveHeld = statement<never, [payoutId: number]>(
+  "UPDATE payouts SET status = 'queued' WHERE id = ? AND status = 'held'",
+);
+
 /**
  * An operator approves a held payout: it is queued and the next payouts run sends it. Call inside
  * the audit's transaction. False when the payout is not held (approved already, or never held).
  */
 export function approveHeldPayout(db: Db, payoutId: number): boolean {
-  return (
-    db.$client
-      .query<never, [payoutId: number]>("UPDATE payouts SET status = 'queued' WHERE id = ? AND status = 'held'")
-      .run(payoutId).changes === 1
-  );
+  return approveHeld(db).run(payoutId).changes === 1;
 }
+
+const HELD_AMOUNT_FIELDS = ["idpUserId", "lamports"] as const;
+type HeldAmountRow = Pick<TableRow<typeof payouts>, (typeof HELD_AMOUNT_FIELDS)[number]>;
+const heldAmount = statement<HeldAmountRow, [payoutId: number]>(
+  `SELECT ${columnsOf(payouts, { only: HELD_AMOUNT_FIELDS })} FROM payouts WHERE id = ? AND status = 'held'`,
+);
 
 /** An operator refuses a held payout: it fails and its amount is back in the balance. Call inside a transaction. */
 export function refuseHeldPayout(db: Db, payoutId: number, reason: string, atMs: number): boolean {
-  const row = db.$client
-    .query<{ idpUserId: string; lamports: bigint }, [payoutId: number]>(
-      "SELECT idp_user_id AS idpUserId, lamports FROM payouts WHERE id = ? AND status = 'held'",
-    )
-    .get(payoutId);
+  const row = heldAmount(db).get(payoutId);
   if (!row) return false;
   failPayout(db, payoutId, row.idpUserId, BigInt(row.lamports), atMs);
-  db.$client
-    .query<never, [error: string, payoutId: number]>("UPDATE payouts SET status = 'failed', error = ? WHERE id = ?")
-    .run(`refused by an operator: ${reason}`.slice(0, 300), payoutId);
+  markFailed(db).run(`refused by an operator: ${reason}`.slice(0, 300), payoutId);
   return true;
 }
 
@@ -210,16 +206,15 @@ export interface HeldPayout {
   createdAtMs: number;
 }
 
+const HELD_FIELDS = ["id", "idpUserId", "lamports", "wallet", "kind", "createdAtMs"] as const;
+type HeldRow = Pick<TableRow<typeof payouts>, (typeof HELD_FIELDS)[number]>;
+const heldOldestFirst = statement<HeldRow, [limit: number]>(
+  `SELECT ${columnsOf(payouts, { only: HELD_FIELDS })} FROM payouts WHERE status = 'held' ORDER BY id LIMIT ?`,
+);
+
 /** Payouts waiting for an operator's approval, oldest first. */
 export function heldPayouts(db: Db, limit = 200): HeldPayout[] {
-  return db.$client
-    .query<
-      { id: bigint; idpUserId: string; lamports: bigint; wallet: string; kind: PayoutKind; createdAtMs: bigint },
-      [limit: number]
-    >(
-      `SELECT id, idp_user_id AS idpUserId, lamports, wallet, kind, created_at_ms AS createdAtMs
-         FROM payouts WHERE status = 'held' ORDER BY id LIMIT ?`,
-    )
+  return heldOldestFirst(db)
     .all(limit)
     .map((r) => ({
       payoutId: Number(r.id),

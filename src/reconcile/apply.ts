@@ -8,6 +8,8 @@
  * anything is written; a disagreement, or a transaction without a command key, is unknown.
  */
 import type { Db } from "../../db/client";
+import { payouts, withdrawals } from "../../db/schema";
+import { columnsOf, statement, type TableRow } from "../../db/statement";
 import { immediate } from "../../db/transaction";
 import { type CommandKey, decodeCommandKey } from "../chain/command-key";
 import { memoTexts } from "../chain/memo";
@@ -116,37 +118,50 @@ const RECONCILE_MISMATCH_CODES = [
   "RECONCILE_BURN_NOT_AWAITED",
 ] as const satisfies readonly ErrorCode[];
 
-interface PayoutRow {
-  id: bigint;
-  idpUserId: string;
-  lamports: bigint;
-  wallet: string;
-  status: string;
-  signature: string | null;
-}
+const PAYOUT_FIELDS = ["id", "idpUserId", "lamports", "wallet", "status", "signature"] as const;
+type PayoutRow = Pick<TableRow<typeof payouts>, (typeof PAYOUT_FIELDS)[number]>;
+const PAYOUT_COLUMNS = columnsOf(payouts, { only: PAYOUT_FIELDS });
+
+const payoutById = statement<PayoutRow, [id: number]>(`SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE id = ?`);
+const payoutReplacing = statement<PayoutRow, [id: bigint]>(
+  `SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE replaces_id = ?`,
+);
 
 function payoutRow(db: Db, id: number): PayoutRow | null {
-  return db.$client
-    .query<PayoutRow, [id: number]>(
-      "SELECT id, idp_user_id AS idpUserId, lamports, wallet, status, signature FROM payouts WHERE id = ?",
-    )
-    .get(id);
+  return payoutById(db).get(id);
 }
 
 /** The newest payout the books hold of the chain of replacements that starts at `firstId`, or null. */
 function chainTip(db: Db, firstId: number): PayoutRow | null {
   let tip = payoutRow(db, firstId);
   for (let step = 0; tip && step < 1_000; step++) {
-    const next = db.$client
-      .query<PayoutRow, [id: bigint]>(
-        "SELECT id, idp_user_id AS idpUserId, lamports, wallet, status, signature FROM payouts WHERE replaces_id = ?",
-      )
-      .get(tip.id);
+    const next = payoutReplacing(db).get(tip.id);
     if (!next) break;
     tip = next;
   }
   return tip;
 }
+
+const markPayoutSent = statement<never, [signature: string, atMs: number, id: number]>(
+  "UPDATE payouts SET status = 'sent', signature = ?, last_valid_block_height = 0, sent_at_ms = ? WHERE id = ?",
+);
+const insertSentPayout = statement<
+  never,
+  [
+    id: number,
+    idpUserId: string,
+    lamports: bigint,
+    wallet: string,
+    kind: string,
+    replacesId: bigint | null,
+    signature: string,
+    atMs: number,
+  ]
+>(
+  `INSERT INTO payouts (id, idp_user_id, lamports, wallet, kind, status, replaces_id, signature, last_valid_block_height, created_at_ms, sent_at_ms)
+   VALUES (?, ?, ?, ?, ?, 'sent', ?, ?, 0, ?8, ?8)`,
+);
+const markPayoutReplaced = statement<never, [id: bigint]>("UPDATE payouts SET status = 'replaced' WHERE id = ?");
 
 function writePayouts(
   db: Db,
@@ -158,7 +173,6 @@ function writePayouts(
   const transfers = transfersFrom(tx, treasury);
   if (transfers.length !== items.length)
     return `its memo names ${items.length} payouts for ${transfers.length} transfers`;
-  const c = db.$client;
   items.forEach((item, i) => {
     const transfer = transfers[i]!;
     const row = payoutRow(db, item.payoutId);
@@ -169,30 +183,13 @@ function writePayouts(
       if (!same || (row.status !== "queued" && row.status !== "held")) {
         throw new AppError("RECONCILE_PAYOUT_DIFFERS", { payoutId: item.payoutId });
       }
-      c.query<never, [signature: string, atMs: number, id: number]>(
-        "UPDATE payouts SET status = 'sent', signature = ?, last_valid_block_height = 0, sent_at_ms = ? WHERE id = ?",
-      ).run(tx.signature, atMs, item.payoutId);
+      markPayoutSent(db).run(tx.signature, atMs, item.payoutId);
       return;
     }
     // The payout this one replaced: the newest of its chain the books hold (the chain's first one
     // when every replacement was made after the backup).
     const replaced = item.firstPayoutId === null ? null : chainTip(db, item.firstPayoutId);
-    c.query<
-      never,
-      [
-        id: number,
-        idpUserId: string,
-        lamports: bigint,
-        wallet: string,
-        kind: string,
-        replacesId: bigint | null,
-        signature: string,
-        atMs: number,
-      ]
-    >(
-      `INSERT INTO payouts (id, idp_user_id, lamports, wallet, kind, status, replaces_id, signature, last_valid_block_height, created_at_ms, sent_at_ms)
-       VALUES (?, ?, ?, ?, ?, 'sent', ?, ?, 0, ?8, ?8)`,
-    ).run(
+    insertSentPayout(db).run(
       item.payoutId,
       item.idpUserId,
       transfer.lamports,
@@ -210,7 +207,7 @@ function writePayouts(
         throw new AppError("RECONCILE_REPLACEMENT_DIFFERS", { payoutId: item.payoutId, replacedId: replaced.id });
       }
       replacePayout(db, Number(replaced.id), item.payoutId, transfer.lamports, atMs);
-      c.query<never, [id: bigint]>("UPDATE payouts SET status = 'replaced' WHERE id = ?").run(replaced.id);
+      markPayoutReplaced(db).run(replaced.id);
     } else if (replaced) {
       throw new AppError("RECONCILE_REPLACED_STATUS", { payoutId: replaced.id, status: replaced.status });
     } else {
@@ -222,27 +219,37 @@ function writePayouts(
   return null;
 }
 
+const tokenById = statement<{ id: bigint }, [id: number]>("SELECT id FROM tokens WHERE id = ?");
+const insertSentSweep = statement<never, [tokenId: number, signature: string, atMs: number]>(
+  `INSERT INTO sweeps (token_id, signature, last_valid_block_height, status, created_at_ms)
+   VALUES (?, ?, 0, 'sent', ?) ON CONFLICT (signature, token_id) DO NOTHING`,
+);
+
 function writeSweeps(db: Db, tx: ConfirmedTransaction, tokenIds: readonly number[], atMs: number): string | null {
-  const c = db.$client;
   for (const tokenId of tokenIds) {
-    const token = c.query<{ id: bigint }, [id: number]>("SELECT id FROM tokens WHERE id = ?").get(tokenId);
+    const token = tokenById(db).get(tokenId);
     if (!token) return `it swept token ${tokenId}, which the database does not hold`;
   }
   for (const tokenId of tokenIds) {
-    c.query<never, [tokenId: number, signature: string, atMs: number]>(
-      `INSERT INTO sweeps (token_id, signature, last_valid_block_height, status, created_at_ms)
-       VALUES (?, ?, 0, 'sent', ?) ON CONFLICT (signature, token_id) DO NOTHING`,
-    ).run(tokenId, tx.signature, atMs);
+    insertSentSweep(db).run(tokenId, tx.signature, atMs);
   }
   return null;
 }
 
-interface WithdrawalRow {
-  lamports: bigint;
-  wallet: string;
-  status: string;
-  signature: string | null;
-}
+const WITHDRAWAL_FIELDS = ["lamports", "wallet", "status", "signature"] as const;
+const withdrawalById = statement<Pick<TableRow<typeof withdrawals>, (typeof WITHDRAWAL_FIELDS)[number]>, [id: number]>(
+  `SELECT ${columnsOf(withdrawals, { only: WITHDRAWAL_FIELDS })} FROM withdrawals WHERE id = ?`,
+);
+const markWithdrawalSent = statement<never, [signature: string, atMs: number, id: number]>(
+  "UPDATE withdrawals SET status = 'sent', signature = ?, last_valid_block_height = 0, sent_at_ms = ? WHERE id = ?",
+);
+const insertSentWithdrawal = statement<
+  never,
+  [id: number, lamports: bigint, wallet: string, signature: string, atMs: number]
+>(
+  `INSERT INTO withdrawals (id, lamports, wallet, reason, actor, status, signature, last_valid_block_height, created_at_ms, sent_at_ms)
+   VALUES (?, ?, ?, 'made after the backup; recreated from the chain', 'reconciliation', 'sent', ?, 0, ?5, ?5)`,
+);
 
 function writeWithdrawal(
   db: Db,
@@ -254,10 +261,7 @@ function writeWithdrawal(
   const transfers = transfersFrom(tx, treasury);
   if (transfers.length !== 1) return `a withdrawal moves one transfer, this one ${transfers.length}`;
   const transfer = transfers[0]!;
-  const c = db.$client;
-  const row = c
-    .query<WithdrawalRow, [id: number]>("SELECT lamports, wallet, status, signature FROM withdrawals WHERE id = ?")
-    .get(withdrawalId);
+  const row = withdrawalById(db).get(withdrawalId);
   if (row) {
     if (row.signature === tx.signature) return null;
     // `sent` under another signature: that send provably expired (the job sends a withdrawal again
@@ -266,26 +270,21 @@ function writeWithdrawal(
     if (!waiting || BigInt(row.lamports) !== transfer.lamports || row.wallet !== transfer.to) {
       throw new AppError("RECONCILE_WITHDRAWAL_DIFFERS", { withdrawalId });
     }
-    c.query<never, [signature: string, atMs: number, id: number]>(
-      "UPDATE withdrawals SET status = 'sent', signature = ?, last_valid_block_height = 0, sent_at_ms = ? WHERE id = ?",
-    ).run(tx.signature, atMs, withdrawalId);
+    markWithdrawalSent(db).run(tx.signature, atMs, withdrawalId);
     return null;
   }
-  c.query<never, [id: number, lamports: bigint, wallet: string, signature: string, atMs: number]>(
-    `INSERT INTO withdrawals (id, lamports, wallet, reason, actor, status, signature, last_valid_block_height, created_at_ms, sent_at_ms)
-     VALUES (?, ?, ?, 'made after the backup; recreated from the chain', 'reconciliation', 'sent', ?, 0, ?5, ?5)`,
-  ).run(withdrawalId, transfer.lamports, transfer.to, tx.signature, atMs);
+  insertSentWithdrawal(db).run(withdrawalId, transfer.lamports, transfer.to, tx.signature, atMs);
   reserveWithdrawal(db, withdrawalId, transfer.lamports, atMs);
   return null;
 }
 
+const noteAnchor = statement<never, [signature: string, atMs: number, id: number]>(
+  `UPDATE liability_snapshots SET anchor_signature = ?, anchor_last_valid_block_height = 0, anchor_wire = NULL,
+     anchored_at_ms = ? WHERE id = ? AND anchored_at_ms IS NULL`,
+);
+
 /** Anchors move no money: the snapshot's anchor is noted when the backup holds the snapshot. */
 function writeAnchor(db: Db, tx: ConfirmedTransaction, anchorId: number, atMs: number): string | null {
-  db.$client
-    .query<never, [signature: string, atMs: number, id: number]>(
-      `UPDATE liability_snapshots SET anchor_signature = ?, anchor_last_valid_block_height = 0, anchor_wire = NULL,
-         anchored_at_ms = ? WHERE id = ? AND anchored_at_ms IS NULL`,
-    )
-    .run(tx.signature, tx.blockTime?.getTime() ?? atMs, anchorId);
+  noteAnchor(db).run(tx.signature, tx.blockTime?.getTime() ?? atMs, anchorId);
   return null;
 }

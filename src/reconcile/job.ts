@@ -8,6 +8,7 @@
  * incident for the operator. Every step is idempotent: a crash anywhere is continued next run.
  */
 import type { Db } from "../../db/client";
+import { statement } from "../../db/statement";
 import type { ChainServices } from "../chain/services";
 import { crashPoint, type JobContext } from "../jobs";
 import { type BurnJobDeps, resolveBurnSignature, sentBuySignatures } from "../burns";
@@ -118,6 +119,10 @@ async function reachesNow(chain: ChainServices, treasury: string, newest: string
   return tx !== null && i >= 0 && tx.postBalances[i] === now;
 }
 
+const sentPayoutSignatures = statement<{ signature: string }, []>(
+  "SELECT DISTINCT signature FROM payouts WHERE status = 'sent' LIMIT 1000",
+);
+
 async function settleKnown(deps: ReconcileDeps, ctx: JobContext): Promise<number> {
   let waiting = await resolveSentSweeps(deps.sweeps, ctx);
   for (const signature of sentBuySignatures(deps.db)) waiting += await resolveBurnSignature(deps.burns, ctx, signature);
@@ -125,9 +130,7 @@ async function settleKnown(deps: ReconcileDeps, ctx: JobContext): Promise<number
   // before a claim made after the backup reserves from that balance. One that never landed is
   // left as it is: its replacement made after the backup, if one landed, is an item that takes
   // its place (resolving it here would replace it a second time).
-  const sentPayouts = deps.db.$client
-    .query<{ signature: string }, []>("SELECT DISTINCT signature FROM payouts WHERE status = 'sent' LIMIT 1000")
-    .all();
+  const sentPayouts = sentPayoutSignatures(deps.db).all();
   for (const { signature } of sentPayouts) {
     if (await deps.chain.reader.getTransaction(signature))
       waiting += await resolvePayoutSignature(deps.payouts, ctx, signature);

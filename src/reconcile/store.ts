@@ -5,6 +5,8 @@
  * settled in the write that applies it.
  */
 import type { Db } from "../../db/client";
+import { reconciliationItems, reconciliations } from "../../db/schema";
+import { columnsOf, query, statement, type TableRow } from "../../db/statement";
 import { immediate } from "../../db/transaction";
 import { clearIncidents, holdMoneyAtStart, raiseIncident, releaseStartHold } from "../custody";
 import { AppError } from "../lib/errors";
@@ -44,21 +46,10 @@ const JOURNAL_MARK_KEY = "reconcile_journal_mark";
 /** How many unknown signatures an incident's detail names (it is cut at 500 characters anyway). */
 const NAMED_UNKNOWN_MAX = 4;
 
-const COLUMNS = `id, reason, status, started_at_ms AS startedAtMs, finished_at_ms AS finishedAtMs,
-  scanned, total, applied, unknown, detail`;
+const COLUMNS = columnsOf(reconciliations);
 
-interface Row {
-  id: bigint;
-  reason: "restore" | "start";
-  status: ReconciliationStatus;
-  startedAtMs: bigint;
-  finishedAtMs: bigint | null;
-  scanned: bigint;
-  total: bigint;
-  applied: bigint;
-  unknown: bigint;
-  detail: string | null;
-}
+/** The schema keeps `reason` as text; only these two are written. */
+type Row = Omit<TableRow<typeof reconciliations>, "reason"> & { reason: Reconciliation["reason"] };
 
 function toReconciliation(r: Row): Reconciliation {
   return {
@@ -75,21 +66,29 @@ function toReconciliation(r: Row): Reconciliation {
   };
 }
 
+const activeRow = statement<Row, []>(
+  `SELECT ${COLUMNS} FROM reconciliations WHERE status IN ('scanning', 'applying') ORDER BY id DESC LIMIT 1`,
+);
+const latestRow = statement<Row, []>(`SELECT ${COLUMNS} FROM reconciliations ORDER BY id DESC LIMIT 1`);
+const rowById = statement<Row, [id: number]>(`SELECT ${COLUMNS} FROM reconciliations WHERE id = ?`);
+
 /** The reconciliation in progress, or null. */
 export function activeReconciliation(db: Db): Reconciliation | null {
-  const row = db.$client
-    .query<Row, []>(
-      `SELECT ${COLUMNS} FROM reconciliations WHERE status IN ('scanning', 'applying') ORDER BY id DESC LIMIT 1`,
-    )
-    .get();
+  const row = activeRow(db).get();
   return row ? toReconciliation(row) : null;
 }
 
 /** The newest reconciliation in any state, or null when there never was one. */
 export function latestReconciliation(db: Db): Reconciliation | null {
-  const row = db.$client.query<Row, []>(`SELECT ${COLUMNS} FROM reconciliations ORDER BY id DESC LIMIT 1`).get();
+  const row = latestRow(db).get();
   return row ? toReconciliation(row) : null;
 }
+
+const setSetting = statement<never, [key: string, value: string]>(
+  "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2",
+);
+const deleteSetting = statement<never, [key: string]>("DELETE FROM settings WHERE key = ?");
+const settingValue = statement<{ value: string }, [key: string]>("SELECT value FROM settings WHERE key = ?");
 
 /**
  * Holds money (a `reconciling` incident) until the reconciliation job has checked the treasury's
@@ -104,11 +103,7 @@ export function holdForReconciliation(db: Db, why: "start" | "restore", atMs: nu
       holdMoneyAtStart(db, atMs);
       return;
     }
-    db.$client
-      .query<never, [key: string, value: string]>(
-        "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2",
-      )
-      .run(RESTORED_KEY, String(atMs));
+    setSetting(db).run(RESTORED_KEY, String(atMs));
     raiseIncident(db, {
       kind: "reconciling",
       detail: "restored from a backup: the books are checked against the treasury's history before money moves",
@@ -118,38 +113,35 @@ export function holdForReconciliation(db: Db, why: "start" | "restore", atMs: nu
 }
 
 function markJournal(db: Db, replace: boolean): void {
-  db.$client
-    .query<never, [key: string]>(
-      `INSERT INTO settings (key, value) SELECT ?1, CAST(COALESCE(MAX(rowid), 0) AS TEXT) FROM chain_transactions
-       WHERE true ON CONFLICT (key) DO ${replace ? "UPDATE SET value = excluded.value" : "NOTHING"}`,
-    )
-    .run(JOURNAL_MARK_KEY);
+  query<never, [key: string]>(
+    db,
+    `INSERT INTO settings (key, value) SELECT ?1, CAST(COALESCE(MAX(rowid), 0) AS TEXT) FROM chain_transactions
+     WHERE true ON CONFLICT (key) DO ${replace ? "UPDATE SET value = excluded.value" : "NOTHING"}`,
+  ).run(JOURNAL_MARK_KEY);
 }
 
 function clearJournalMark(db: Db): void {
-  db.$client.query<never, [key: string]>("DELETE FROM settings WHERE key = ?").run(JOURNAL_MARK_KEY);
+  deleteSetting(db).run(JOURNAL_MARK_KEY);
 }
+
+const isAnchor = statement<{ known: bigint | number }, [signature: string, key: string]>(
+  `SELECT EXISTS (SELECT 1 FROM chain_transactions WHERE signature = ?1
+                    AND rowid <= COALESCE((SELECT CAST(value AS INTEGER) FROM settings WHERE key = ?2), rowid))
+       OR EXISTS (SELECT 1 FROM reconciliation_items WHERE signature = ?1) AS known`,
+);
 
 /**
  * Whether a treasury signature is one the books knew when money was held: the service signed it
  * then (journal rows up to the mark), or an earlier reconciliation read it.
  */
 export function isAnchorSignature(db: Db, signature: string): boolean {
-  const row = db.$client
-    .query<{ known: bigint | number }, [signature: string, key: string]>(
-      `SELECT EXISTS (SELECT 1 FROM chain_transactions WHERE signature = ?1
-                        AND rowid <= COALESCE((SELECT CAST(value AS INTEGER) FROM settings WHERE key = ?2), rowid))
-           OR EXISTS (SELECT 1 FROM reconciliation_items WHERE signature = ?1) AS known`,
-    )
-    .get(signature, JOURNAL_MARK_KEY);
+  const row = isAnchor(db).get(signature, JOURNAL_MARK_KEY);
   return Number(row?.known ?? 0) === 1;
 }
 
 /** When the database was restored and not yet reconciled; null otherwise. */
 export function restoredAtMs(db: Db): number | null {
-  const row = db.$client
-    .query<{ value: string }, [key: string]>("SELECT value FROM settings WHERE key = ?")
-    .get(RESTORED_KEY);
+  const row = settingValue(db).get(RESTORED_KEY);
   return row ? Number(row.value) : null;
 }
 
@@ -163,6 +155,10 @@ export function releaseHold(db: Db, atMs: number): void {
   });
 }
 
+const insertReconciliation = statement<Row, [reason: string, atMs: number]>(
+  `INSERT INTO reconciliations (reason, status, started_at_ms) VALUES (?, 'scanning', ?) RETURNING ${COLUMNS}`,
+);
+
 export function startReconciliation(db: Db, reason: "restore" | "start", atMs: number): Reconciliation {
   return immediate(db, () => {
     const active = activeReconciliation(db);
@@ -173,14 +169,18 @@ export function startReconciliation(db: Db, reason: "restore" | "start", atMs: n
       detail: "the books are being reconciled with the treasury's history; money moves again when it is done",
       atMs,
     });
-    const row = db.$client
-      .query<Row, [reason: string, atMs: number]>(
-        `INSERT INTO reconciliations (reason, status, started_at_ms) VALUES (?, 'scanning', ?) RETURNING ${COLUMNS}`,
-      )
-      .get(reason, atMs);
+    const row = insertReconciliation(db).get(reason, atMs);
     return toReconciliation(row!);
   });
 }
+
+const moveToApplying = statement<never, [scanned: number, total: number, detail: string | null, id: number]>(
+  "UPDATE reconciliations SET status = 'applying', scanned = ?, total = ?, detail = ? WHERE id = ? AND status = 'scanning'",
+);
+const insertItem = statement<never, [signature: string, id: number, position: number, slot: bigint]>(
+  `INSERT INTO reconciliation_items (signature, reconciliation_id, position, slot, status)
+   VALUES (?, ?, ?, ?, 'pending') ON CONFLICT (signature) DO NOTHING`,
+);
 
 /** The scan's result, oldest first: the items to apply. Saved whole or not at all. */
 export function saveScan(
@@ -189,32 +189,37 @@ export function saveScan(
   scan: { scanned: number; unknown: readonly { signature: string; slot: bigint }[]; detail: string | null },
 ): void {
   immediate(db, () => {
-    const c = db.$client;
-    const moved = c
-      .query<never, [scanned: number, total: number, detail: string | null, id: number]>(
-        "UPDATE reconciliations SET status = 'applying', scanned = ?, total = ?, detail = ? WHERE id = ? AND status = 'scanning'",
-      )
-      .run(scan.scanned, scan.unknown.length, scan.detail, id);
+    const moved = moveToApplying(db).run(scan.scanned, scan.unknown.length, scan.detail, id);
     if (moved.changes !== 1) throw new AppError("LEDGER_INVARIANT", `reconciliation ${id} is not scanning`);
-    const insert = c.query<never, [signature: string, id: number, position: number, slot: bigint]>(
-      `INSERT INTO reconciliation_items (signature, reconciliation_id, position, slot, status)
-       VALUES (?, ?, ?, ?, 'pending') ON CONFLICT (signature) DO NOTHING`,
-    );
+    const insert = insertItem(db);
     scan.unknown.forEach((item, position) => {
       insert.run(item.signature, id, position, item.slot);
     });
   });
 }
 
+const PENDING_FIELDS = ["signature", "position", "slot"] as const;
+const pendingItemRows = statement<
+  Pick<TableRow<typeof reconciliationItems>, (typeof PENDING_FIELDS)[number]>,
+  [id: number, limit: number]
+>(
+  `SELECT ${columnsOf(reconciliationItems, { only: PENDING_FIELDS })} FROM reconciliation_items
+    WHERE reconciliation_id = ? AND status = 'pending' ORDER BY position LIMIT ?`,
+);
+
 export function pendingItems(db: Db, id: number, limit: number): ReconciliationItem[] {
-  return db.$client
-    .query<{ signature: string; position: bigint; slot: bigint }, [id: number, limit: number]>(
-      `SELECT signature, position, slot FROM reconciliation_items
-        WHERE reconciliation_id = ? AND status = 'pending' ORDER BY position LIMIT ?`,
-    )
+  return pendingItemRows(db)
     .all(id, limit)
     .map((r) => ({ signature: r.signature, reconciliationId: id, position: Number(r.position), slot: BigInt(r.slot) }));
 }
+
+const settlePendingItem = statement<
+  { reconciliationId: bigint },
+  [status: string, kind: string | null, note: string | null, signature: string]
+>(
+  `UPDATE reconciliation_items SET status = ?, kind = ?, note = ? WHERE signature = ? AND status = 'pending'
+   RETURNING reconciliation_id AS reconciliationId`,
+);
 
 /**
  * Settles one item. Inside the caller's write when it applies money (the item and its effects are
@@ -225,19 +230,10 @@ export function settleItem(
   item: { signature: string; status: Exclude<ItemStatus, "pending">; kind: string | null; note: string | null },
 ): void {
   const work = () => {
-    const c = db.$client;
-    const row = c
-      .query<
-        { reconciliationId: bigint },
-        [status: string, kind: string | null, note: string | null, signature: string]
-      >(
-        `UPDATE reconciliation_items SET status = ?, kind = ?, note = ? WHERE signature = ? AND status = 'pending'
-         RETURNING reconciliation_id AS reconciliationId`,
-      )
-      .get(item.status, item.kind, item.note?.slice(0, 300) ?? null, item.signature);
+    const row = settlePendingItem(db).get(item.status, item.kind, item.note?.slice(0, 300) ?? null, item.signature);
     if (!row) return;
     const column = item.status === "unknown" ? "unknown" : "applied";
-    c.query<never, [id: bigint]>(`UPDATE reconciliations SET ${column} = ${column} + 1 WHERE id = ?`).run(
+    query<never, [id: bigint]>(db, `UPDATE reconciliations SET ${column} = ${column} + 1 WHERE id = ?`).run(
       row.reconciliationId,
     );
   };
@@ -245,23 +241,27 @@ export function settleItem(
   else immediate(db, work);
 }
 
+const UNKNOWN_FIELDS = ["signature", "note"] as const;
+const unknownItems = statement<
+  Pick<TableRow<typeof reconciliationItems>, (typeof UNKNOWN_FIELDS)[number]>,
+  [id: number]
+>(
+  `SELECT ${columnsOf(reconciliationItems, { only: UNKNOWN_FIELDS })} FROM reconciliation_items WHERE reconciliation_id = ? AND status = 'unknown' ORDER BY position`,
+);
+const finishRow = statement<never, [status: string, atMs: number, id: number]>(
+  "UPDATE reconciliations SET status = ?, finished_at_ms = ? WHERE id = ?",
+);
+
 /**
  * Every item settled: done, and money may move again; or blocked, with an incident naming the
  * treasury transactions nobody can account for (money stays halted until an operator resumes).
  */
 export function finishReconciliation(db: Db, id: number, atMs: number): Reconciliation {
   return immediate(db, () => {
-    const c = db.$client;
-    const unknown = c
-      .query<{ signature: string; note: string | null }, [id: number]>(
-        "SELECT signature, note FROM reconciliation_items WHERE reconciliation_id = ? AND status = 'unknown' ORDER BY position",
-      )
-      .all(id);
+    const unknown = unknownItems(db).all(id);
     const status: ReconciliationStatus = unknown.length > 0 ? "blocked" : "done";
-    c.query<never, [status: string, atMs: number, id: number]>(
-      "UPDATE reconciliations SET status = ?, finished_at_ms = ? WHERE id = ?",
-    ).run(status, atMs, id);
-    c.query<never, [key: string]>("DELETE FROM settings WHERE key = ?").run(RESTORED_KEY);
+    finishRow(db).run(status, atMs, id);
+    deleteSetting(db).run(RESTORED_KEY);
     clearJournalMark(db);
     if (unknown.length > 0) {
       const named = unknown
@@ -277,49 +277,48 @@ export function finishReconciliation(db: Db, id: number, atMs: number): Reconcil
     }
     clearIncidents(db, ["reconciling"], atMs);
     releaseStartHold(db);
-    const row = c.query<Row, [id: number]>(`SELECT ${COLUMNS} FROM reconciliations WHERE id = ?`).get(id);
+    const row = rowById(db).get(id);
     return toReconciliation(row!);
   });
 }
 
+const isKnown = statement<{ known: bigint | number }, [signature: string]>(
+  `SELECT EXISTS (SELECT 1 FROM chain_transactions WHERE signature = ?1)
+       OR EXISTS (SELECT 1 FROM reconciliation_items WHERE signature = ?1) AS known`,
+);
+const landedKnown = statement<{ known: bigint | number }, []>(
+  `SELECT EXISTS (SELECT 1 FROM chain_transactions WHERE landed_slot IS NOT NULL)
+       OR EXISTS (SELECT 1 FROM sweeps WHERE status = 'confirmed')
+       OR EXISTS (SELECT 1 FROM payouts WHERE status = 'confirmed')
+       OR EXISTS (SELECT 1 FROM withdrawals WHERE status = 'confirmed')
+       OR EXISTS (SELECT 1 FROM reconciliation_items WHERE status = 'applied') AS known`,
+);
+
 /** Whether the service knows this treasury signature: it signed it (journal) or a reconciliation read it. */
 export function isKnownSignature(db: Db, signature: string): boolean {
-  const row = db.$client
-    .query<{ known: bigint | number }, [signature: string]>(
-      `SELECT EXISTS (SELECT 1 FROM chain_transactions WHERE signature = ?1)
-           OR EXISTS (SELECT 1 FROM reconciliation_items WHERE signature = ?1) AS known`,
-    )
-    .get(signature);
+  const row = isKnown(db).get(signature);
   return Number(row?.known ?? 0) === 1;
 }
 
 /** Whether the books hold a treasury transaction that landed (the treasury's history must reach it). */
 export function knowsLandedTransaction(db: Db): boolean {
-  const row = db.$client
-    .query<{ known: bigint | number }, []>(
-      `SELECT EXISTS (SELECT 1 FROM chain_transactions WHERE landed_slot IS NOT NULL)
-           OR EXISTS (SELECT 1 FROM sweeps WHERE status = 'confirmed')
-           OR EXISTS (SELECT 1 FROM payouts WHERE status = 'confirmed')
-           OR EXISTS (SELECT 1 FROM withdrawals WHERE status = 'confirmed')
-           OR EXISTS (SELECT 1 FROM reconciliation_items WHERE status = 'applied') AS known`,
-    )
-    .get();
+  const row = landedKnown(db).get();
   return Number(row?.known ?? 0) === 1;
 }
+
+const lastOtherPosition = statement<{ last: bigint | null }, [id: number, signature: string]>(
+  "SELECT MAX(position) AS last FROM reconciliation_items WHERE reconciliation_id = ? AND status = 'pending' AND signature <> ?",
+);
+const movePendingItem = statement<never, [position: bigint, signature: string]>(
+  "UPDATE reconciliation_items SET position = ? WHERE signature = ? AND status = 'pending'",
+);
 
 /** Moves a pending item behind every other pending one; false when it is the only one left. */
 export function deferItem(db: Db, id: number, signature: string): boolean {
   return immediate(db, () => {
-    const c = db.$client;
-    const others = c
-      .query<{ last: bigint | null }, [id: number, signature: string]>(
-        "SELECT MAX(position) AS last FROM reconciliation_items WHERE reconciliation_id = ? AND status = 'pending' AND signature <> ?",
-      )
-      .get(id, signature);
+    const others = lastOtherPosition(db).get(id, signature);
     if (others?.last === null || others?.last === undefined) return false;
-    c.query<never, [position: bigint, signature: string]>(
-      "UPDATE reconciliation_items SET position = ? WHERE signature = ? AND status = 'pending'",
-    ).run(BigInt(others.last) + 1n, signature);
+    movePendingItem(db).run(BigInt(others.last) + 1n, signature);
     return true;
   });
 }

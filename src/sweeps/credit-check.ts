@@ -8,6 +8,7 @@
  * was stopped and the others credited is checked as the whole batch it was.
  */
 import type { Db } from "../../db/client";
+import { statement } from "../../db/statement";
 import type { ChainServices } from "../chain/services";
 import { transferredTo, treasuryReceived } from "./transfers";
 
@@ -18,35 +19,32 @@ interface SweepOfSignature {
   totalLamports: bigint;
 }
 
+const creditedTotal = statement<{ total: bigint | null }, [signature: string]>(
+  "SELECT SUM(total_lamports) AS total FROM sweeps WHERE signature = ? AND status = 'confirmed'",
+);
+
+const sentSignaturesOfMint = statement<{ signature: string }, [mint: string]>(
+  `SELECT DISTINCT s.signature FROM sweeps s JOIN tokens t ON t.id = s.token_id
+    WHERE t.mint = ? AND s.status = 'sent' ORDER BY s.signature`,
+);
+
+const sweepsOfSignature = statement<SweepOfSignature, [signature: string]>(
+  `SELECT s.status, t.creator, t.mint, s.total_lamports AS totalLamports
+     FROM sweeps s JOIN tokens t ON t.id = s.token_id
+    WHERE s.signature = ? AND s.status IN ('sent', 'confirmed') ORDER BY s.id`,
+);
+
 /** Lamports already credited by the confirmed sweeps of this transaction (0 unless a batch was split by a stop). */
 export function creditedInSignature(db: Db, signature: string): bigint {
-  const row = db.$client
-    .query<{ total: bigint | null }, [string]>(
-      "SELECT SUM(total_lamports) AS total FROM sweeps WHERE signature = ? AND status = 'confirmed'",
-    )
-    .get(signature);
+  const row = creditedTotal(db).get(signature);
   return BigInt(row?.total ?? 0n);
 }
 
 /** The signatures of this token's sweeps still `sent` (a stopped token's sweep stays sent). */
 export function sentSweepSignatures(db: Db, mint: string): string[] {
-  return db.$client
-    .query<{ signature: string }, [string]>(
-      `SELECT DISTINCT s.signature FROM sweeps s JOIN tokens t ON t.id = s.token_id
-        WHERE t.mint = ? AND s.status = 'sent' ORDER BY s.signature`,
-    )
+  return sentSignaturesOfMint(db)
     .all(mint)
     .map((r) => r.signature);
-}
-
-function sweepsOfSignature(db: Db, signature: string): SweepOfSignature[] {
-  return db.$client
-    .query<SweepOfSignature, [string]>(
-      `SELECT s.status, t.creator, t.mint, s.total_lamports AS totalLamports
-         FROM sweeps s JOIN tokens t ON t.id = s.token_id
-        WHERE s.signature = ? AND s.status IN ('sent', 'confirmed') ORDER BY s.id`,
-    )
-    .all(signature);
 }
 
 export type RecheckResult =
@@ -67,7 +65,7 @@ export async function recheckSweepCredit(
 ): Promise<RecheckResult> {
   const tx = await chain.reader.getTransaction(signature);
   if (!tx || tx.err !== null) return { kind: "unreadable" };
-  const sweeps = sweepsOfSignature(db, signature);
+  const sweeps = sweepsOfSignature(db).all(signature);
   const sent = sweeps.filter((s) => s.status === "sent");
   const effects = chain.launchProgram.decodeSweep(
     tx,

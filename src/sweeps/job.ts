@@ -21,6 +21,8 @@ import type {
 } from "../chain/ports";
 import type { ChainServices } from "../chain/services";
 import { owedForReserves } from "../proof";
+import { tokens } from "../../db/schema";
+import { columnsOf, statement, type TableRow } from "../../db/statement";
 import { immediate } from "../../db/transaction";
 import { verifyLedger } from "../ledger";
 import { crashPoint } from "../jobs";
@@ -143,15 +145,16 @@ export const SWEEP_READ_BATCH_TOKENS = 100;
  */
 export const SWEEP_SEND_CHUNK_TOKENS = 1_000;
 
-interface TokenRefRow {
-  id: bigint;
-  mint: string;
-  creator: string;
-}
+const TOKEN_REF_FIELDS = ["id", "mint", "creator"] as const;
+type TokenRefRow = Pick<TableRow<typeof tokens>, (typeof TOKEN_REF_FIELDS)[number]>;
 
 interface TokenRow extends TokenRefRow {
   creatorIndex: bigint;
 }
+
+const tokensWithSweepInFlight = statement<{ id: bigint }, []>(
+  "SELECT DISTINCT token_id AS id FROM sweeps WHERE status = 'sent'",
+);
 
 /**
  * Reads the vaults of every token due a reading, a page at a time, stores the readings and yields
@@ -165,8 +168,7 @@ async function* readTokenChunks(
   wereInFlight: number[],
 ): AsyncGenerator<SweepItem[]> {
   const inFlight = new Set(
-    deps.db.$client
-      .query<{ id: bigint }, []>("SELECT DISTINCT token_id AS id FROM sweeps WHERE status = 'sent'")
+    tokensWithSweepInFlight(deps.db)
       .all()
       .map((r) => Number(r.id)),
   );
@@ -349,6 +351,12 @@ function storeReadings(
   storeVaultReadings(deps.db, readings, deps.now(), ctx.assertHeld, schedule);
 }
 
+const sentSweepsAfter = statement<SentSweepRow, [afterId: number, limit: number]>(
+  `SELECT s.id, s.signature, s.last_valid_block_height AS lvbh, t.creator, t.mint
+     FROM sweeps s JOIN tokens t ON t.id = s.token_id
+    WHERE s.status = 'sent' AND s.id > ? ORDER BY s.id LIMIT ?`,
+);
+
 /** Resolves every `sent` sweep whose outcome the chain can tell now; returns how many stay pending. */
 export async function resolveSentSweeps(deps: SweepJobDeps, ctx: JobContext, report?: SweepRunReport): Promise<number> {
   let pending = 0;
@@ -358,13 +366,7 @@ export async function resolveSentSweeps(deps: SweepJobDeps, ctx: JobContext, rep
   // (a single page used to leave everything past RESOLVE_BATCH for the next run).
   const resolved = new Set<string>();
   for (let page = 0; page < 100_000 && !ctx.signal.aborted; page++) {
-    const rows = deps.db.$client
-      .query<SentSweepRow, [afterId: number, limit: number]>(
-        `SELECT s.id, s.signature, s.last_valid_block_height AS lvbh, t.creator, t.mint
-           FROM sweeps s JOIN tokens t ON t.id = s.token_id
-          WHERE s.status = 'sent' AND s.id > ? ORDER BY s.id LIMIT ?`,
-      )
-      .all(afterId, deps.resolveBatchSize ?? RESOLVE_BATCH);
+    const rows = sentSweepsAfter(deps.db).all(afterId, deps.resolveBatchSize ?? RESOLVE_BATCH);
     if (rows.length === 0) break;
     afterId = Number(rows[rows.length - 1]!.id);
     // A transaction's sweeps are resolved together, never split by a page's edge: its credit's
@@ -379,14 +381,16 @@ export async function resolveSentSweeps(deps: SweepJobDeps, ctx: JobContext, rep
   return pending;
 }
 
+const sentSweepsWithSignature = statement<SentSweepRow, [signature: string]>(
+  `SELECT s.id, s.signature, s.last_valid_block_height AS lvbh, t.creator, t.mint
+     FROM sweeps s JOIN tokens t ON t.id = s.token_id
+    WHERE s.status = 'sent' AND s.signature = ? ORDER BY s.id`,
+);
+
 /** Every `sent` sweep of these transactions, in id order. */
 function sentSweepsOf(db: SweepJobDeps["db"], signatures: readonly string[]): SentSweepRow[] {
-  const query = db.$client.query<SentSweepRow, [signature: string]>(
-    `SELECT s.id, s.signature, s.last_valid_block_height AS lvbh, t.creator, t.mint
-       FROM sweeps s JOIN tokens t ON t.id = s.token_id
-      WHERE s.status = 'sent' AND s.signature = ? ORDER BY s.id`,
-  );
-  return signatures.flatMap((signature) => query.all(signature));
+  const sentOf = sentSweepsWithSignature(db);
+  return signatures.flatMap((signature) => sentOf.all(signature));
 }
 
 /**
@@ -487,6 +491,10 @@ function failSweeps(
   }
 }
 
+const sweepStillSent = statement<{ one: number }, [id: bigint]>(
+  "SELECT 1 AS one FROM sweeps WHERE id = ? AND status = 'sent'",
+);
+
 /**
  * Credits the sweeps of one confirmed transaction with what the chain says moved, after checking
  * the decoder against the transaction's own transfers; a token whose credit disagrees is stopped.
@@ -507,9 +515,7 @@ function creditConfirmed(
   );
   const movedByCreator = new Map(effects.map((e) => [e.creator, e.movedToTreasuryLamports]));
   const atMs = blockTime ? blockTime.getTime() : deps.now();
-  const stillSent = deps.db.$client.query<{ one: number }, [id: bigint]>(
-    "SELECT 1 AS one FROM sweeps WHERE id = ? AND status = 'sent'",
-  );
+  const stillSent = sweepStillSent(deps.db);
   // One database transaction for the whole batch (each write nests as a savepoint): a batch is
   // checked and credited all at once, with one disk sync instead of one per token.
   immediate(deps.db, () => {
@@ -581,6 +587,8 @@ function creditMismatches(
   return mismatched;
 }
 
+const sentSweepCount = statement<{ n: bigint }, []>("SELECT COUNT(*) AS n FROM sweeps WHERE status = 'sent'");
+
 /**
  * Waits for the run's own sweeps. Money moves only at finalized, about 32 slots after landing
  * (~13 s on mainnet), and every question to the node is billed, so the database is looked at often
@@ -596,7 +604,7 @@ async function settle(deps: SweepJobDeps, ctx: JobContext, report: SweepRunRepor
   const lookMs = deps.settlePollMs ?? 500;
   const pace = new FinalizationPace(lookMs);
   let askAtMs = Date.now() + lookMs;
-  const sentCount = deps.db.$client.query<{ n: bigint }, []>("SELECT COUNT(*) AS n FROM sweeps WHERE status = 'sent'");
+  const sentCount = sentSweepCount(deps.db);
   for (let look = 0; look < SETTLE_LOOKS_MAX && !ctx.signal.aborted; look++) {
     if (Number(sentCount.get()!.n) === 0) break;
     if (Date.now() >= askAtMs && !deps.streamResolves?.()) {
@@ -658,6 +666,10 @@ export class FinalizationPace {
   }
 }
 
+const sentSignatures = statement<{ s: string }, [limit: number]>(
+  "SELECT DISTINCT signature AS s FROM sweeps WHERE status = 'sent' LIMIT ?",
+);
+
 /**
  * Each sent sweep transaction's confirmations when every one of them is seen landing but not
  * finalized yet, so no outcome can be decided now; null otherwise (a transaction not seen, perhaps
@@ -666,8 +678,7 @@ export class FinalizationPace {
  * from `outcome()`.
  */
 async function stillLanding(deps: SweepJobDeps): Promise<Map<string, number | null> | null> {
-  const signatures = deps.db.$client
-    .query<{ s: string }, [limit: number]>("SELECT DISTINCT signature AS s FROM sweeps WHERE status = 'sent' LIMIT ?")
+  const signatures = sentSignatures(deps.db)
     .all(STATUS_CHECK_MAX + 1)
     .map((r) => r.s);
   if (signatures.length === 0 || signatures.length > STATUS_CHECK_MAX) return null;
@@ -693,6 +704,18 @@ async function stillLanding(deps: SweepJobDeps): Promise<Map<string, number | nu
 /** Signatures one status request covers (the RPC's limit). */
 const STATUS_CHECK_MAX = 256;
 
+const tokenRefsOf = statement<TokenRefRow, [ids: string]>(
+  `SELECT ${columnsOf(tokens, { only: TOKEN_REF_FIELDS })} FROM tokens
+    WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+);
+const storedVault = statement<{ v: bigint }, [tokenId: number]>("SELECT vault_lamports AS v FROM tokens WHERE id = ?");
+const sweepInFlight = statement<{ 1: number }, [tokenId: number]>(
+  "SELECT 1 FROM sweeps WHERE token_id = ? AND status = 'sent' LIMIT 1",
+);
+const storeVault = statement<never, [vaultLamports: bigint, atMs: number, tokenId: number]>(
+  "UPDATE tokens SET vault_lamports = ?, vault_checked_at_ms = ? WHERE id = ?",
+);
+
 /**
  * Reconciliation of readings (issue: "a token whose vault reading disagrees with the chain is
  * re-read"): a swept token's stored reading is the pre-sweep reading minus what the sweep credited,
@@ -704,9 +727,7 @@ const STATUS_CHECK_MAX = 256;
  */
 async function rereadSwept(deps: SweepJobDeps, ctx: JobContext, tokenIds: readonly number[]): Promise<number> {
   const batchSize = deps.readBatchSize ?? SWEEP_READ_BATCH_TOKENS;
-  const refsOf = deps.db.$client.query<TokenRefRow, [ids: string]>(
-    "SELECT id, mint, creator FROM tokens WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
-  );
+  const refsOf = tokenRefsOf(deps.db);
   let changed = 0;
   for (let i = 0; i < tokenIds.length && !ctx.signal.aborted; i += batchSize) {
     const page = refsOf
@@ -717,14 +738,9 @@ async function rereadSwept(deps: SweepJobDeps, ctx: JobContext, tokenIds: readon
     const at = deps.now();
     changed += immediate(deps.db, () => {
       ctx.assertHeld();
-      const c = deps.db.$client;
-      const stored = c.query<{ v: bigint }, [tokenId: number]>("SELECT vault_lamports AS v FROM tokens WHERE id = ?");
-      const inFlight = c.query<{ 1: number }, [tokenId: number]>(
-        "SELECT 1 FROM sweeps WHERE token_id = ? AND status = 'sent' LIMIT 1",
-      );
-      const update = c.query<never, [vaultLamports: bigint, atMs: number, tokenId: number]>(
-        "UPDATE tokens SET vault_lamports = ?, vault_checked_at_ms = ? WHERE id = ?",
-      );
+      const stored = storedVault(deps.db);
+      const inFlight = sweepInFlight(deps.db);
+      const update = storeVault(deps.db);
       let n = 0;
       for (const item of page) {
         const reading = byMint.get(item.token.mint);

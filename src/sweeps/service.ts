@@ -6,7 +6,9 @@
 import type { Db } from "../../db/client";
 import { appendFeedEvent } from "../ledger";
 import { recordSignedTransaction, type SignedTransaction } from "../landing";
+import { columnsOf, statement, type TableRow } from "../../db/statement";
 import { immediate } from "../../db/transaction";
+import { sweeps as sweepsTable } from "../../db/schema";
 import { creditSweep, orderBurn, type SweepCreditResult, type SweepRecipient } from "../ledger";
 import { AppError } from "../lib/errors";
 
@@ -16,6 +18,16 @@ export interface SweepSent {
   lastValidBlockHeight: bigint;
   atMs: number;
 }
+
+const insertSentSweep = statement<
+  { id: bigint },
+  [tokenId: number, signature: string, lastValidBlockHeight: bigint, atMs: number]
+>(
+  `INSERT INTO sweeps (token_id, signature, last_valid_block_height, status, total_lamports, platform_lamports, created_at_ms)
+   VALUES (?, ?, ?, 'sent', 0, 0, ?)
+   ON CONFLICT (signature, token_id) DO UPDATE SET signature = excluded.signature
+   RETURNING id`,
+);
 
 /** Saved before the transaction is sent, so its signature exists from the moment it leaves. */
 export function recordSweepsSent(
@@ -27,16 +39,9 @@ export function recordSweepsSent(
   return immediate(db, () => {
     assertHeld?.();
     if (signed && sweeps[0]) recordSignedTransaction(db, signed, sweeps[0].atMs);
-    const c = db.$client;
+    const insert = insertSentSweep(db);
     return sweeps.map((s) => {
-      const row = c
-        .query<{ id: bigint }, [tokenId: number, signature: string, lastValidBlockHeight: bigint, atMs: number]>(
-          `INSERT INTO sweeps (token_id, signature, last_valid_block_height, status, total_lamports, platform_lamports, created_at_ms)
-           VALUES (?, ?, ?, 'sent', 0, 0, ?)
-           ON CONFLICT (signature, token_id) DO UPDATE SET signature = excluded.signature
-           RETURNING id`,
-        )
-        .get(s.tokenId, s.signature, s.lastValidBlockHeight, s.atMs);
+      const row = insert.get(s.tokenId, s.signature, s.lastValidBlockHeight, s.atMs);
       return Number(row!.id);
     });
   });
@@ -65,18 +70,41 @@ interface RecipientRow {
   declined: bigint | null;
 }
 
+const sweepToConfirm = statement<
+  { id: bigint; status: string; tokenId: bigint; mint: string; platformBps: bigint },
+  [sweepId: number]
+>(
+  `SELECT s.id, s.status, s.token_id AS tokenId, t.mint, t.platform_bps AS platformBps
+     FROM sweeps s JOIN tokens t ON t.id = s.token_id WHERE s.id = ?`,
+);
+
+const recipientsOfToken = statement<RecipientRow, [tokenId: number]>(
+  `SELECT r.handle, r.bps, h.idp_user_id AS idpUserId, i.routing, i.declined
+     FROM token_recipients r
+     LEFT JOIN handles h ON h.handle = r.handle
+     LEFT JOIN identities i ON i.idp_user_id = h.idp_user_id
+    WHERE r.token_id = ? ORDER BY r.position`,
+);
+
+const markConfirmed = statement<
+  never,
+  [totalLamports: bigint, platformLamports: bigint, atMs: number, sweepId: number]
+>(
+  "UPDATE sweeps SET status = 'confirmed', total_lamports = ?, platform_lamports = ?, confirmed_at_ms = ? WHERE id = ?",
+);
+
+const addSweptToToken = statement<never, [totalLamports: bigint, atMs: number, tokenId: number]>(
+  `UPDATE tokens SET swept_lamports = swept_lamports + ?1,
+          vault_lamports = CASE WHEN vault_lamports > ?1 THEN vault_lamports - ?1 ELSE 0 END,
+          last_swept_at_ms = ?2 WHERE id = ?3`,
+);
+
 /** Confirms a sweep and credits its split, routing burn credits to burn orders. Call once per token. */
 export function confirmSweep(db: Db, confirmation: SweepConfirmation, assertHeld?: () => void): { applied: boolean } {
   if (confirmation.totalLamports < 0n) throw new AppError("LEDGER_INVARIANT", "a sweep total cannot be negative");
   return immediate(db, () => {
     assertHeld?.();
-    const c = db.$client;
-    const sweep = c
-      .query<{ id: bigint; status: string; tokenId: bigint; mint: string; platformBps: bigint }, [sweepId: number]>(
-        `SELECT s.id, s.status, s.token_id AS tokenId, t.mint, t.platform_bps AS platformBps
-           FROM sweeps s JOIN tokens t ON t.id = s.token_id WHERE s.id = ?`,
-      )
-      .get(confirmation.sweepId);
+    const sweep = sweepToConfirm(db).get(confirmation.sweepId);
     if (!sweep) throw new AppError("LEDGER_INVARIANT", `no sweep ${confirmation.sweepId}`);
     if (sweep.status === "confirmed") return { applied: false };
     if (sweep.status === "failed") {
@@ -84,15 +112,7 @@ export function confirmSweep(db: Db, confirmation: SweepConfirmation, assertHeld
       throw new AppError("LEDGER_INVARIANT", `sweep ${confirmation.sweepId} was failed but landed`);
     }
     const tokenId = Number(sweep.tokenId);
-    const recipients = c
-      .query<RecipientRow, [tokenId: number]>(
-        `SELECT r.handle, r.bps, h.idp_user_id AS idpUserId, i.routing, i.declined
-           FROM token_recipients r
-           LEFT JOIN handles h ON h.handle = r.handle
-           LEFT JOIN identities i ON i.idp_user_id = h.idp_user_id
-          WHERE r.token_id = ? ORDER BY r.position`,
-      )
-      .all(tokenId);
+    const recipients = recipientsOfToken(db).all(tokenId);
     const credit = creditSweep(db, {
       sweepId: confirmation.sweepId,
       tokenId,
@@ -105,20 +125,16 @@ export function confirmSweep(db: Db, confirmation: SweepConfirmation, assertHeld
       atMs: confirmation.atMs,
     });
 
-    c.query<never, [totalLamports: bigint, platformLamports: bigint, atMs: number, sweepId: number]>(
-      "UPDATE sweeps SET status = 'confirmed', total_lamports = ?, platform_lamports = ?, confirmed_at_ms = ? WHERE id = ?",
-    ).run(confirmation.totalLamports, credit.platformLamports, confirmation.atMs, confirmation.sweepId);
-    c.query<never, [totalLamports: bigint, atMs: number, tokenId: number]>(
-      `UPDATE tokens SET swept_lamports = swept_lamports + ?1,
-              vault_lamports = CASE WHEN vault_lamports > ?1 THEN vault_lamports - ?1 ELSE 0 END,
-              last_swept_at_ms = ?2 WHERE id = ?3`,
-    ).run(confirmation.totalLamports, confirmation.atMs, tokenId);
+    markConfirmed(db).run(confirmation.totalLamports, credit.platformLamports, confirmation.atMs, confirmation.sweepId);
+    addSweptToToken(db).run(confirmation.totalLamports, confirmation.atMs, tokenId);
 
     orderBurnsOfCredit(db, confirmation, sweep.mint, recipients, credit);
     appendFeedEvent(db, "sweep", confirmation.sweepId, confirmation.atMs);
     return { applied: true };
   });
 }
+
+const tokenWithMint = statement<{ 1: number }, [mint: string]>("SELECT 1 FROM tokens WHERE mint = ?");
 
 /**
  * The burn orders a credited sweep makes: credits of accounts routed to burn (or declined) for
@@ -156,10 +172,7 @@ function orderBurnsOfCredit(
   const { platformBuybackBps, platformTokenMint } = confirmation.buyback;
   // Only a token launched here can be bought through the launch-program port; orders for any
   // other mint would wait forever, so none are made and the platform keeps that share.
-  const buybackLaunchedHere =
-    platformTokenMint !== null &&
-    db.$client.query<{ 1: number }, [mint: string]>("SELECT 1 FROM tokens WHERE mint = ?").get(platformTokenMint) !==
-      null;
+  const buybackLaunchedHere = platformTokenMint !== null && tokenWithMint(db).get(platformTokenMint) !== null;
   if (platformTokenMint && buybackLaunchedHere && platformBuybackBps > 0) {
     const lamports = (credit.platformLamports * BigInt(platformBuybackBps)) / 10_000n;
     if (lamports > 0n) {
@@ -184,6 +197,21 @@ function orderBurnsOfCredit(
   }
 }
 
+const insertPendingBurnOrder = statement<
+  { id: bigint },
+  [
+    source: "recipient" | "platform",
+    idpUserId: string | null,
+    mint: string,
+    lamports: bigint,
+    sweepId: number,
+    atMs: number,
+  ]
+>(
+  `INSERT INTO burn_orders (source, idp_user_id, mint, lamports, sweep_id, status, created_at_ms)
+   VALUES (?, ?, ?, ?, ?, 'pending', ?) RETURNING id`,
+);
+
 function insertBurnOrder(
   db: Db,
   source: "recipient" | "platform",
@@ -193,47 +221,42 @@ function insertBurnOrder(
   sweepId: number,
   atMs: number,
 ): number {
-  const row = db.$client
-    .query<
-      { id: bigint },
-      [
-        source: "recipient" | "platform",
-        idpUserId: string | null,
-        mint: string,
-        lamports: bigint,
-        sweepId: number,
-        atMs: number,
-      ]
-    >(
-      `INSERT INTO burn_orders (source, idp_user_id, mint, lamports, sweep_id, status, created_at_ms)
-       VALUES (?, ?, ?, ?, ?, 'pending', ?) RETURNING id`,
-    )
-    .get(source, idpUserId, mint, lamports, sweepId, atMs);
+  const row = insertPendingBurnOrder(db).get(source, idpUserId, mint, lamports, sweepId, atMs);
   return Number(row!.id);
 }
+
+const sweepStatus = statement<{ status: string }, [sweepId: number]>("SELECT status FROM sweeps WHERE id = ?");
+
+const markFailed = statement<never, [error: string, sweepId: number]>(
+  "UPDATE sweeps SET status = 'failed', error = ?, confirmed_at_ms = NULL WHERE id = ?",
+);
 
 /** An on-chain failure or a proven expiry: nothing is credited. */
 export function failSweep(db: Db, sweepId: number, error: string, assertHeld?: () => void): { applied: boolean } {
   return immediate(db, () => {
     assertHeld?.();
-    const row = db.$client
-      .query<{ status: string }, [sweepId: number]>("SELECT status FROM sweeps WHERE id = ?")
-      .get(sweepId);
+    const row = sweepStatus(db).get(sweepId);
     if (!row) throw new AppError("LEDGER_INVARIANT", `no sweep ${sweepId}`);
     if (row.status === "failed") return { applied: false };
     if (row.status === "confirmed")
       throw new AppError("LEDGER_INVARIANT", `sweep ${sweepId} is confirmed; it cannot fail`);
-    db.$client
-      .query<never, [error: string, sweepId: number]>(
-        "UPDATE sweeps SET status = 'failed', error = ?, confirmed_at_ms = NULL WHERE id = ?",
-      )
-      .run(error.slice(0, 300), sweepId);
+    markFailed(db).run(error.slice(0, 300), sweepId);
     return { applied: true };
   });
 }
 
 /** A sweep that provably expired is failed with this error (the job's `failSweeps`). */
 export const SWEEP_EXPIRED_ERROR = "expired without landing";
+
+const latestSweepStatus = statement<{ status: string }, [tokenId: number]>(
+  "SELECT status FROM sweeps WHERE token_id = ? ORDER BY id DESC LIMIT 1",
+);
+
+const OUTCOME_FIELDS = ["status", "error"] as const;
+type OutcomeRow = Pick<TableRow<typeof sweepsTable>, (typeof OUTCOME_FIELDS)[number]>;
+const latestOutcomes = statement<OutcomeRow, [tokenId: number]>(
+  `SELECT ${columnsOf(sweepsTable, { only: OUTCOME_FIELDS })} FROM sweeps WHERE token_id = ? ORDER BY id DESC LIMIT 20`,
+);
 
 /**
  * The attempt number of a sweep of these tokens: how many of their sweeps in a row (since the last
@@ -243,17 +266,9 @@ export function sweepAttempt(db: Db, tokenIds: readonly number[]): number {
   let highest = 0;
   for (const tokenId of tokenIds.slice(0, 64)) {
     // From the covering sweeps_token index: most tokens' latest sweep landed, and that ends it.
-    const latest = db.$client
-      .query<{ status: string }, [tokenId: number]>(
-        "SELECT status FROM sweeps WHERE token_id = ? ORDER BY id DESC LIMIT 1",
-      )
-      .get(tokenId);
+    const latest = latestSweepStatus(db).get(tokenId);
     if (latest?.status !== "failed") continue;
-    const rows = db.$client
-      .query<{ status: string; error: string | null }, [tokenId: number]>(
-        "SELECT status, error FROM sweeps WHERE token_id = ? ORDER BY id DESC LIMIT 20",
-      )
-      .all(tokenId);
+    const rows = latestOutcomes(db).all(tokenId);
     let inARow = 0;
     for (const row of rows) {
       if (row.status !== "failed" || row.error !== SWEEP_EXPIRED_ERROR) break;

@@ -4,12 +4,26 @@
  * for admins. SQL owned here; the sweep itself acts on the live reading, never on this record.
  */
 import type { Db } from "../../db/client";
+import { statement } from "../../db/statement";
 import type { FeeSharingReading } from "../chain/ports";
 import { log } from "../lib/log";
 import type { FeeSharingState } from "./schemas";
 
 /** The public `feeSharing` field of a token; null while the launch program pays the token's own creator key (or it was never read). */
 export type { FeeSharingState };
+
+const deleteFeeSharing = statement<never, [number]>("DELETE FROM token_fee_sharing WHERE token_id = ?");
+
+const blockedReasonOf = statement<{ reason: string | null }, [number]>(
+  "SELECT blocked_reason AS reason FROM token_fee_sharing WHERE token_id = ?",
+);
+
+const upsertFeeSharing = statement<never, [number, string, number, number, string | null, number]>(
+  `INSERT INTO token_fee_sharing (token_id, current_creator, is_sharing_config, service_share_bps, blocked_reason, detected_at_ms, checked_at_ms)
+   VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
+   ON CONFLICT (token_id) DO UPDATE SET current_creator = ?2, is_sharing_config = ?3, service_share_bps = ?4,
+      blocked_reason = ?5, checked_at_ms = ?6`,
+);
 
 /**
  * Stores what a reading said (call inside `immediate`). `undefined` means the adapter did not
@@ -22,22 +36,12 @@ export function recordFeeSharing(
   atMs: number,
 ): void {
   if (reading === undefined) return;
-  const c = db.$client;
   if (reading === null) {
-    c.query<never, [number]>("DELETE FROM token_fee_sharing WHERE token_id = ?").run(tokenId);
+    deleteFeeSharing(db).run(tokenId);
     return;
   }
-  const before = c
-    .query<{ reason: string | null }, [number]>(
-      "SELECT blocked_reason AS reason FROM token_fee_sharing WHERE token_id = ?",
-    )
-    .get(tokenId);
-  c.query<never, [number, string, number, number, string | null, number]>(
-    `INSERT INTO token_fee_sharing (token_id, current_creator, is_sharing_config, service_share_bps, blocked_reason, detected_at_ms, checked_at_ms)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
-     ON CONFLICT (token_id) DO UPDATE SET current_creator = ?2, is_sharing_config = ?3, service_share_bps = ?4,
-        blocked_reason = ?5, checked_at_ms = ?6`,
-  ).run(
+  const before = blockedReasonOf(db).get(tokenId);
+  upsertFeeSharing(db).run(
     tokenId,
     reading.currentCreator,
     reading.isSharingConfig ? 1 : 0,
@@ -85,17 +89,17 @@ export interface FeeSharingAdminItem extends FeeSharingState {
   checkedAt: string;
 }
 
+const feeSharingNewestFirst = statement<{ mint: string; symbol: string; checkedAtMs: number; json: string }, [number]>(
+  `SELECT t.mint, t.symbol, f.checked_at_ms AS checkedAtMs,
+          json_object('currentCreator', f.current_creator, 'isSharingConfig', f.is_sharing_config,
+            'serviceShareBps', f.service_share_bps, 'reason', f.blocked_reason, 'detectedAtMs', f.detected_at_ms) AS json
+     FROM token_fee_sharing f JOIN tokens t ON t.id = f.token_id
+    ORDER BY f.detected_at_ms DESC, f.token_id DESC LIMIT ?`,
+);
+
 /** Every token whose creator moved, newest detection first (admins). */
 export function listFeeSharing(db: Db, limit = 500): FeeSharingAdminItem[] {
-  const rows = db.$client
-    .query<{ mint: string; symbol: string; checkedAtMs: number; json: string }, [number]>(
-      `SELECT t.mint, t.symbol, f.checked_at_ms AS checkedAtMs,
-              json_object('currentCreator', f.current_creator, 'isSharingConfig', f.is_sharing_config,
-                'serviceShareBps', f.service_share_bps, 'reason', f.blocked_reason, 'detectedAtMs', f.detected_at_ms) AS json
-         FROM token_fee_sharing f JOIN tokens t ON t.id = f.token_id
-        ORDER BY f.detected_at_ms DESC, f.token_id DESC LIMIT ?`,
-    )
-    .all(limit);
+  const rows = feeSharingNewestFirst(db).all(limit);
   return rows.map((r) => ({
     mint: r.mint,
     symbol: r.symbol,

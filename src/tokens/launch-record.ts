@@ -7,6 +7,7 @@ import { AppError } from "../lib/errors";
 import type { Db } from "../../db/client";
 import { pinHandleAtLaunch } from "../identity";
 import { appendFeedEvent } from "../ledger";
+import { statement } from "../../db/statement";
 import { immediate } from "../../db/transaction";
 
 export interface LaunchRecipientInput {
@@ -70,6 +71,28 @@ type TokenInsert = [
 
 export const HANDLE_PATTERN = /^[A-Za-z0-9_]{1,15}$/;
 
+const tokenIdOfMint = statement<{ id: bigint }, [string]>("SELECT id FROM tokens WHERE mint = ?");
+
+const insertToken = statement<{ id: bigint }, TokenInsert>(
+  `INSERT INTO tokens (mint, name, symbol, description, website, twitter, telegram, metadata_uri, image_uri,
+     creator_index, creator, creator_vault, pool_vault, deployer, launch_signature, launched_at_ms, platform_bps,
+     swept_lamports, vault_lamports, vault_checked_at_ms, bonded, hidden)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, 0, 0) RETURNING id`,
+);
+
+const insertImage = statement<never, [number, Uint8Array, string]>(
+  "INSERT INTO token_images (token_id, webp, sha256) VALUES (?, ?, ?)",
+);
+
+const insertRecipient = statement<never, [number, number, string, string, number]>(
+  "INSERT INTO token_recipients (token_id, position, handle, display_handle, bps) VALUES (?, ?, ?, ?, ?)",
+);
+
+const insertHandleIfNew = statement<never, [string, string, string, string, number]>(
+  `INSERT INTO handles (handle, display_handle, name, avatar_url, followers) VALUES (?, ?, ?, ?, ?)
+   ON CONFLICT (handle) DO NOTHING`,
+);
+
 export function recordConfirmedLaunch(
   db: Db,
   launch: ConfirmedLaunch,
@@ -77,45 +100,35 @@ export function recordConfirmedLaunch(
 ): { tokenId: number; created: boolean } {
   checkRecipients(launch.recipients);
   return immediate(db, () => {
-    const c = db.$client;
-    const existing = c.query<{ id: bigint }, [string]>("SELECT id FROM tokens WHERE mint = ?").get(launch.mint);
+    const existing = tokenIdOfMint(db).get(launch.mint);
     if (existing) return { tokenId: Number(existing.id), created: false };
-    const row = c
-      .query<{ id: bigint }, TokenInsert>(
-        `INSERT INTO tokens (mint, name, symbol, description, website, twitter, telegram, metadata_uri, image_uri,
-           creator_index, creator, creator_vault, pool_vault, deployer, launch_signature, launched_at_ms, platform_bps,
-           swept_lamports, vault_lamports, vault_checked_at_ms, bonded, hidden)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, 0, 0) RETURNING id`,
-      )
-      .get(
-        launch.mint,
-        launch.name,
-        launch.symbol,
-        launch.description,
-        launch.website,
-        launch.twitter,
-        launch.telegram,
-        launch.metadataUri,
-        launch.imageUri,
-        launch.creatorIndex,
-        launch.creator,
-        launch.creatorVault,
-        launch.poolVault ?? null,
-        launch.deployer,
-        launch.launchSignature,
-        launch.launchedAtMs,
-        launch.platformBps,
-        nowMs,
-      );
+    const row = insertToken(db).get(
+      launch.mint,
+      launch.name,
+      launch.symbol,
+      launch.description,
+      launch.website,
+      launch.twitter,
+      launch.telegram,
+      launch.metadataUri,
+      launch.imageUri,
+      launch.creatorIndex,
+      launch.creator,
+      launch.creatorVault,
+      launch.poolVault ?? null,
+      launch.deployer,
+      launch.launchSignature,
+      launch.launchedAtMs,
+      launch.platformBps,
+      nowMs,
+    );
     if (!row) throw new AppError("INTERNAL", "the token insert returned no id");
     const tokenId = Number(row.id);
     launch.recipients.forEach((r, position) => {
       recordRecipient(db, tokenId, position, r, nowMs);
     });
     if (launch.imageWebp) {
-      c.query<never, [number, Uint8Array, string]>(
-        "INSERT INTO token_images (token_id, webp, sha256) VALUES (?, ?, ?)",
-      ).run(tokenId, launch.imageWebp, launch.imageSha256 ?? "");
+      insertImage(db).run(tokenId, launch.imageWebp, launch.imageSha256 ?? "");
     }
     appendFeedEvent(db, "launch", tokenId, launch.launchedAtMs);
     return { tokenId, created: true };
@@ -139,15 +152,9 @@ function checkRecipients(recipients: readonly LaunchRecipientInput[]): void {
 
 /** One named recipient: its row, its handle's profile (first one wins) and, with an X id, its pin. */
 function recordRecipient(db: Db, tokenId: number, position: number, r: LaunchRecipientInput, nowMs: number): void {
-  const c = db.$client;
   const handle = r.handle.toLowerCase();
-  c.query<never, [number, number, string, string, number]>(
-    "INSERT INTO token_recipients (token_id, position, handle, display_handle, bps) VALUES (?, ?, ?, ?, ?)",
-  ).run(tokenId, position, handle, r.handle, r.bps);
-  c.query<never, [string, string, string, string, number]>(
-    `INSERT INTO handles (handle, display_handle, name, avatar_url, followers) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (handle) DO NOTHING`,
-  ).run(handle, r.handle, r.name ?? r.handle, r.avatarUrl ?? "", r.followers ?? 0);
+  insertRecipient(db).run(tokenId, position, handle, r.handle, r.bps);
+  insertHandleIfNew(db).run(handle, r.handle, r.name ?? r.handle, r.avatarUrl ?? "", r.followers ?? 0);
   if (r.idpUserId) {
     pinHandleAtLaunch(
       db,

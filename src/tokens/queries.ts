@@ -3,9 +3,9 @@
  * sort indexes, then the page's recipients and their credits in two batched queries, so a page
  * costs a fixed number of statements whatever its length.
  */
-import type { SQLQueryBindings, Statement } from "bun:sqlite";
 import type { Db } from "../../db/client";
-import { query } from "../../db/statement";
+import { sweeps, tokens } from "../../db/schema";
+import { columnsOf, query, statement, type TableRow } from "../../db/statement";
 import { handleKey, isoMs, isoMsOrNull, looksLikeAddress } from "../http/public-schemas";
 import type { CursorPosition, TokenSort } from "./cursor";
 import { FEE_SHARING_COLUMN, feeSharingFromJson } from "./fee-sharing";
@@ -58,15 +58,16 @@ interface DetailRow extends TokenRow {
   creatorIndex: bigint;
 }
 
-interface SweepRow {
-  id: bigint;
-  signature: string;
-  status: Sweep["status"];
-  totalLamports: bigint;
-  platformLamports: bigint;
-  createdAtMs: bigint;
-  confirmedAtMs: bigint | null;
-}
+const SWEEP_FIELDS = [
+  "id",
+  "signature",
+  "status",
+  "totalLamports",
+  "platformLamports",
+  "createdAtMs",
+  "confirmedAtMs",
+] as const;
+type SweepRow = Pick<TableRow<typeof sweeps>, (typeof SWEEP_FIELDS)[number]>;
 
 interface IdRow {
   id: bigint;
@@ -83,11 +84,6 @@ interface RecipientRow {
   routing: Recipient["routing"];
   declined: bigint | null;
   creditedLamports: bigint;
-}
-
-/** db/statement.ts's `query()` (its one cache per connection), until this folder is converted to it. */
-function prepared<Row, Params extends SQLQueryBindings>(db: Db, sql: string): Statement<Row, [Params]> {
-  return query<Row, [Params]>(db, sql);
 }
 
 // ---------------------------------------------------------------- list
@@ -174,6 +170,17 @@ function searchPlan(db: Db, typed: string): SearchPlan {
   return { from: "tokens t", where: `(${terms.join(" OR ")})`, params };
 }
 
+const idsOfAddress = statement<IdRow, [{ q: string }]>(
+  "SELECT id FROM tokens WHERE mint = $q UNION SELECT id FROM tokens WHERE creator = $q",
+);
+const idsOfHandle = statement<IdRow, [{ h: string }]>("SELECT token_id AS id FROM token_recipients WHERE handle = $h");
+const idsOfMintPrefix = statement<IdRow, [{ qPrefix: string; qPrefixEnd: string }]>(
+  `SELECT id FROM tokens WHERE mint >= $qPrefix AND mint < $qPrefixEnd LIMIT ${SEARCH_LIST_MAX + 1}`,
+);
+const idsOfPhrase = statement<IdRow, [{ phrase: string }]>(
+  `SELECT rowid AS id FROM tokens_search WHERE tokens_search MATCH $phrase LIMIT ${SEARCH_LIST_MAX + 1}`,
+);
+
 /** The ids of the tokens a search matches, up to a little past SEARCH_LIST_MAX per kind of match. */
 function matchIds(
   db: Db,
@@ -189,33 +196,10 @@ function matchIds(
   const collect = (rows: readonly IdRow[]) => {
     for (const r of rows) ids.add(Number(r.id));
   };
-  if (m.address)
-    collect(
-      prepared<IdRow, { q: string }>(
-        db,
-        "SELECT id FROM tokens WHERE mint = $q UNION SELECT id FROM tokens WHERE creator = $q",
-      ).all({ q: m.q }),
-    );
-  if (m.handle)
-    collect(
-      prepared<IdRow, { h: string }>(db, "SELECT token_id AS id FROM token_recipients WHERE handle = $h").all({
-        h: m.handle,
-      }),
-    );
-  if (m.mintPrefix) {
-    collect(
-      prepared<IdRow, { qPrefix: string; qPrefixEnd: string }>(
-        db,
-        `SELECT id FROM tokens WHERE mint >= $qPrefix AND mint < $qPrefixEnd LIMIT ${SEARCH_LIST_MAX + 1}`,
-      ).all(m.mintPrefix),
-    );
-  }
-  collect(
-    prepared<IdRow, { phrase: string }>(
-      db,
-      `SELECT rowid AS id FROM tokens_search WHERE tokens_search MATCH $phrase LIMIT ${SEARCH_LIST_MAX + 1}`,
-    ).all({ phrase: m.phrase }),
-  );
+  if (m.address) collect(idsOfAddress(db).all({ q: m.q }));
+  if (m.handle) collect(idsOfHandle(db).all({ h: m.handle }));
+  if (m.mintPrefix) collect(idsOfMintPrefix(db).all(m.mintPrefix));
+  collect(idsOfPhrase(db).all({ phrase: m.phrase }));
   return ids;
 }
 
@@ -223,7 +207,7 @@ type Bind = Record<string, string | number | bigint | null>;
 
 function selectPage(db: Db, from: string, where: string[], order: string, limit: number, params: Bind): TokenRow[] {
   const sql = `SELECT ${TOKEN_COLUMNS} FROM ${from} WHERE ${where.join(" AND ")} ORDER BY ${order} LIMIT $limit`;
-  return prepared<TokenRow, Bind>(db, sql).all({ ...params, limit });
+  return query<TokenRow, [Bind]>(db, sql).all({ ...params, limit });
 }
 
 export function listTokens(db: Db, query: TokenListQuery): TokenPage {
@@ -330,53 +314,52 @@ export interface TokenDetailRecord {
   detail: TokenDetail;
 }
 
+const VAULT_STATE_FIELDS = [
+  "id",
+  "mint",
+  "creator",
+  "creatorVault",
+  "poolVault",
+  "vaultCheckedAtMs",
+  "lastSweptAtMs",
+] as const;
+type VaultStateRow = Pick<TableRow<typeof tokens>, (typeof VAULT_STATE_FIELDS)[number]>;
+const vaultStateOfMint = statement<VaultStateRow, [{ mint: string }]>(
+  `SELECT ${columnsOf(tokens, { only: VAULT_STATE_FIELDS })} FROM tokens WHERE mint = $mint`,
+);
+
 /** What the detail's vault refresh needs of a token: one indexed row, so a refresh never costs a second render. */
 export function vaultStateOf(db: Db, mint: string): StaleToken | null {
-  const row = prepared<
-    {
-      id: bigint;
-      mint: string;
-      creator: string;
-      curveVault: string;
-      poolVault: string | null;
-      checkedAtMs: bigint;
-      sweptAtMs: bigint | null;
-    },
-    { mint: string }
-  >(
-    db,
-    `SELECT id, mint, creator, creator_vault AS curveVault, pool_vault AS poolVault,
-            vault_checked_at_ms AS checkedAtMs, last_swept_at_ms AS sweptAtMs
-       FROM tokens WHERE mint = $mint`,
-  ).get({ mint });
+  const row = vaultStateOfMint(db).get({ mint });
   if (!row) return null;
   return {
     tokenId: Number(row.id),
     mint: row.mint,
     creator: row.creator,
     // Recorded at launch together (migration 0013); a row from before has no pool vault.
-    vaults: row.poolVault === null ? null : { curveVault: row.curveVault, poolVault: row.poolVault },
-    vaultCheckedAtMs: Number(row.checkedAtMs),
-    lastSweptAtMs: row.sweptAtMs === null ? null : Number(row.sweptAtMs),
+    vaults: row.poolVault === null ? null : { curveVault: row.creatorVault, poolVault: row.poolVault },
+    vaultCheckedAtMs: Number(row.vaultCheckedAtMs),
+    lastSweptAtMs: row.lastSweptAtMs === null ? null : Number(row.lastSweptAtMs),
   };
 }
 
+const detailOfMint = statement<DetailRow, [{ mint: string }]>(
+  `SELECT ${TOKEN_COLUMNS}, t.description, t.website, t.twitter, t.telegram, t.metadata_uri AS metadataUri,
+          t.launch_signature AS launchSignature, t.creator_vault AS creatorVault, t.creator_index AS creatorIndex
+     FROM tokens t WHERE t.mint = $mint`,
+);
+
+const latestSweeps = statement<SweepRow, [{ tokenId: number }]>(
+  `SELECT ${columnsOf(sweeps, { alias: "s", only: SWEEP_FIELDS })}
+     FROM sweeps s WHERE s.token_id = $tokenId ORDER BY s.id DESC LIMIT ${SWEEPS_IN_DETAIL}`,
+);
+
 export function tokenDetail(db: Db, mint: string): TokenDetailRecord | null {
-  const row = prepared<DetailRow, { mint: string }>(
-    db,
-    `SELECT ${TOKEN_COLUMNS}, t.description, t.website, t.twitter, t.telegram, t.metadata_uri AS metadataUri,
-            t.launch_signature AS launchSignature, t.creator_vault AS creatorVault, t.creator_index AS creatorIndex
-       FROM tokens t WHERE t.mint = $mint`,
-  ).get({ mint });
+  const row = detailOfMint(db).get({ mint });
   if (!row) return null;
   const tokenId = Number(row.id);
   const recipients = recipientsOf(db, [tokenId]).get(tokenId) ?? [];
-  const sweepRows = prepared<SweepRow, { tokenId: number }>(
-    db,
-    `SELECT s.id, s.signature, s.status, s.total_lamports AS totalLamports, s.platform_lamports AS platformLamports,
-            s.created_at_ms AS createdAtMs, s.confirmed_at_ms AS confirmedAtMs
-       FROM sweeps s WHERE s.token_id = $tokenId ORDER BY s.id DESC LIMIT ${SWEEPS_IN_DETAIL}`,
-  ).all({ tokenId });
+  const sweepRows = latestSweeps(db).all({ tokenId });
   const detail: TokenDetail = {
     ...toToken(row, recipients),
     description: row.description,
@@ -402,15 +385,29 @@ export function tokenDetail(db: Db, mint: string): TokenDetailRecord | null {
   return { tokenId, creatorIndex: Number(row.creatorIndex), detail };
 }
 
+const imageOfMint = statement<{ webp: Uint8Array }, [{ mint: string }]>(
+  "SELECT i.webp FROM tokens t JOIN token_images i ON i.token_id = t.id WHERE t.mint = $mint",
+);
+
 export function tokenImage(db: Db, mint: string): Uint8Array | null {
-  const row = prepared<{ webp: Uint8Array }, { mint: string }>(
-    db,
-    "SELECT i.webp FROM tokens t JOIN token_images i ON i.token_id = t.id WHERE t.mint = $mint",
-  ).get({ mint });
+  const row = imageOfMint(db).get({ mint });
   return row?.webp ?? null;
 }
 
 // ---------------------------------------------------------------- shared
+
+const recipientsOfTokens = statement<RecipientRow, [{ ids: string }]>(
+  `SELECT r.token_id AS tokenId, r.handle, r.display_handle AS displayHandle, r.bps,
+          h.name, h.avatar_url AS avatarUrl, i.first_sign_in_at_ms AS firstSignInAtMs, i.routing, i.declined,
+          COALESCE(c.credited_lamports, 0) AS creditedLamports
+     FROM token_recipients r INDEXED BY token_recipients_listed
+     LEFT JOIN handles h INDEXED BY handles_recipient ON h.handle = r.handle
+     LEFT JOIN identities i INDEXED BY identities_recipient ON i.idp_user_id = h.idp_user_id
+     LEFT JOIN ledger_recipient_credits c INDEXED BY ledger_recipient_credits_listed
+            ON c.token_id = r.token_id AND c.handle = r.handle
+    WHERE r.token_id IN (SELECT value FROM json_each($ids))
+    ORDER BY r.token_id, r.position`,
+);
 
 /**
  * Recipients of several tokens with their profiles, sign-in state and per-token credits. The
@@ -421,19 +418,7 @@ export function tokenImage(db: Db, mint: string): Uint8Array | null {
 export function recipientsOf(db: Db, tokenIds: readonly number[]): Map<number, Recipient[]> {
   const out = new Map<number, Recipient[]>();
   if (tokenIds.length === 0) return out;
-  const rows = prepared<RecipientRow, { ids: string }>(
-    db,
-    `SELECT r.token_id AS tokenId, r.handle, r.display_handle AS displayHandle, r.bps,
-            h.name, h.avatar_url AS avatarUrl, i.first_sign_in_at_ms AS firstSignInAtMs, i.routing, i.declined,
-            COALESCE(c.credited_lamports, 0) AS creditedLamports
-       FROM token_recipients r INDEXED BY token_recipients_listed
-       LEFT JOIN handles h INDEXED BY handles_recipient ON h.handle = r.handle
-       LEFT JOIN identities i INDEXED BY identities_recipient ON i.idp_user_id = h.idp_user_id
-       LEFT JOIN ledger_recipient_credits c INDEXED BY ledger_recipient_credits_listed
-              ON c.token_id = r.token_id AND c.handle = r.handle
-      WHERE r.token_id IN (SELECT value FROM json_each($ids))
-      ORDER BY r.token_id, r.position`,
-  ).all({ ids: JSON.stringify(tokenIds) });
+  const rows = recipientsOfTokens(db).all({ ids: JSON.stringify(tokenIds) });
   for (const row of rows) {
     const tokenId = Number(row.tokenId);
     const claimed = row.firstSignInAtMs !== null;

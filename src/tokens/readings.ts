@@ -5,6 +5,7 @@
  */
 import type { Db } from "../../db/client";
 import type { VaultReading } from "../chain/ports";
+import { statement } from "../../db/statement";
 import { immediate } from "../../db/transaction";
 import { recordFeeSharing } from "./fee-sharing";
 import { noteActivity, noteQuietReadings } from "./reading-schedule";
@@ -26,6 +27,15 @@ export function unsweptLamports(reading: VaultReading): bigint {
  */
 export type ScheduleNote = { kind: "activity" } | { kind: "sweep"; readAtMs: number; quietMaxIntervalMs: number };
 
+// An unchanged figure writes only the time: naming vault_lamports rewrites the fee ranking's
+// index entry (of the generated fees_lamports) even when the value is the same.
+const storeReadingTime = statement<never, [atMs: number, bonded: number, tokenId: number, vaultLamports: bigint]>(
+  "UPDATE tokens SET vault_checked_at_ms = ?, bonded = CASE WHEN ? THEN 1 ELSE bonded END WHERE id = ? AND vault_lamports = ?",
+);
+const storeReading = statement<never, [vaultLamports: bigint, atMs: number, bonded: number, tokenId: number]>(
+  "UPDATE tokens SET vault_lamports = ?, vault_checked_at_ms = ?, bonded = CASE WHEN ? THEN 1 ELSE bonded END WHERE id = ?",
+);
+
 export function storeVaultReadings(
   db: Db,
   readings: readonly { tokenId: number; reading: VaultReading | null }[],
@@ -35,14 +45,8 @@ export function storeVaultReadings(
 ): void {
   immediate(db, () => {
     assertHeld?.();
-    // An unchanged figure writes only the time: naming vault_lamports rewrites the fee ranking's
-    // index entry (of the generated fees_lamports) even when the value is the same.
-    const timeOnly = db.$client.query<never, [atMs: number, bonded: number, tokenId: number, vaultLamports: bigint]>(
-      "UPDATE tokens SET vault_checked_at_ms = ?, bonded = CASE WHEN ? THEN 1 ELSE bonded END WHERE id = ? AND vault_lamports = ?",
-    );
-    const update = db.$client.query<never, [vaultLamports: bigint, atMs: number, bonded: number, tokenId: number]>(
-      "UPDATE tokens SET vault_lamports = ?, vault_checked_at_ms = ?, bonded = CASE WHEN ? THEN 1 ELSE bonded END WHERE id = ?",
-    );
+    const timeOnly = storeReadingTime(db);
+    const update = storeReading(db);
     const changed: number[] = [];
     const quiet: number[] = [];
     for (const { tokenId, reading } of readings) {

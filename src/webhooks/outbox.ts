@@ -4,14 +4,17 @@
  */
 import { AppError } from "../lib/errors";
 import type { Db } from "../../db/client";
+import { statement } from "../../db/statement";
 
-const ENQUEUE_SQL = `INSERT INTO webhook_deliveries (webhook_id, at_us, status, attempts, next_attempt_at_ms)
+const enqueueDeliveries = statement<never, [{ atUs: number; type: string }]>(
+  `INSERT INTO webhook_deliveries (webhook_id, at_us, status, attempts, next_attempt_at_ms)
   SELECT w.id, $atUs, 'pending', 0, 0 FROM webhooks w
   WHERE w.enabled = 1 AND (w.types IS NULL OR EXISTS (SELECT 1 FROM json_each(w.types) WHERE value = $type))
-  ON CONFLICT (webhook_id, at_us) DO NOTHING`;
+  ON CONFLICT (webhook_id, at_us) DO NOTHING`,
+);
 
 export function enqueueWebhookDeliveries(db: Db, type: string, atUs: number): void {
-  db.$client.query<never, { atUs: number; type: string }>(ENQUEUE_SQL).run({ atUs, type });
+  enqueueDeliveries(db).run({ atUs, type });
 }
 
 /** A custody incident as its webhook carries it (src/custody). */
@@ -26,6 +29,17 @@ export interface IncidentEvent {
 /** Bounded: a burst of deliveries in one millisecond this large is not a real workload. */
 const MAX_INCIDENT_BUMPS = 100_000;
 
+const eventSlotTaken = statement<{ one: bigint }, [atUs: number]>(
+  `SELECT 1 AS one WHERE EXISTS (SELECT 1 FROM feed_events WHERE at_us = ?1)
+      OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE at_us = ?1)`,
+);
+const enqueueIncident = statement<never, [{ atUs: number; payload: string }]>(
+  `INSERT INTO webhook_deliveries (webhook_id, at_us, status, attempts, next_attempt_at_ms, payload)
+   SELECT w.id, $atUs, 'pending', 0, 0, $payload FROM webhooks w
+    WHERE w.enabled = 1 AND (w.types IS NULL OR EXISTS (SELECT 1 FROM json_each(w.types) WHERE value = 'incident'))
+   ON CONFLICT (webhook_id, at_us) DO NOTHING`,
+);
+
 /**
  * A custody incident goes to every enabled endpoint subscribed to `incident` (or to every type),
  * inside the incident's own transaction. Incidents are not public events: they are not in the
@@ -33,12 +47,8 @@ const MAX_INCIDENT_BUMPS = 100_000;
  * the incident's time that no feed event and no other delivery holds.
  */
 export function enqueueIncidentDeliveries(db: Db, incident: IncidentEvent): void {
-  const c = db.$client;
   let atUs = Math.trunc(incident.atMs) * 1000;
-  const taken = c.query<{ one: number }, [atUs: number]>(
-    `SELECT 1 AS one WHERE EXISTS (SELECT 1 FROM feed_events WHERE at_us = ?1)
-        OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE at_us = ?1)`,
-  );
+  const taken = eventSlotTaken(db);
   for (let bumps = 0; taken.get(atUs); bumps++) {
     if (bumps >= MAX_INCIDENT_BUMPS) throw new AppError("EVENT_SLOTS_EXHAUSTED", { events: "webhook deliveries" });
     atUs++;
@@ -56,10 +66,5 @@ export function enqueueIncidentDeliveries(db: Db, incident: IncidentEvent): void
       halts: incident.halts,
     },
   });
-  c.query<never, { atUs: number; payload: string }>(
-    `INSERT INTO webhook_deliveries (webhook_id, at_us, status, attempts, next_attempt_at_ms, payload)
-     SELECT w.id, $atUs, 'pending', 0, 0, $payload FROM webhooks w
-      WHERE w.enabled = 1 AND (w.types IS NULL OR EXISTS (SELECT 1 FROM json_each(w.types) WHERE value = 'incident'))
-     ON CONFLICT (webhook_id, at_us) DO NOTHING`,
-  ).run({ atUs, payload });
+  enqueueIncident(db).run({ atUs, payload });
 }

@@ -222,7 +222,9 @@ export async function moneyWorld(options: { slotMs?: number; rpcTimeoutMs?: numb
         DATA_DIR: dir,
         JOBS: "0",
         DEMO: "0",
-        JOB_LEASE_MS: "1000",
+        // Long enough that a run on a loaded machine (four test files at once on two cores) keeps
+        // its lease; a killed worker's lease (its own, short) is what takeover tests wait out.
+        JOB_LEASE_MS: "10000",
         SWEEP_MIN_LAMPORTS: "1",
         AUTOPAY_MIN_LAMPORTS: "1000",
         ...env,

@@ -109,6 +109,11 @@ for (const [label, viewport] of WIDTHS) {
       await open({ width: viewport.width, height: 400 }, "/");
       await until(async () => (await cards().count()) === 24, "first page");
       await page.locator("#load-more").focus();
+      // Focusing the button scrolls the list's end into view; the button, not the scroll, loads
+      // (a scroll load would move the focus to a card, and Enter would open it).
+      await Bun.sleep(500);
+      expect(await cards().count()).toBe(24);
+      expect(api.apiCalls("/api/tokens")).toHaveLength(1);
       await page.keyboard.press("Enter");
       await until(async () => (await cards().count()) === 30, "second page");
       const focused = await page.evaluate(

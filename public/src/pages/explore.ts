@@ -51,7 +51,6 @@ export async function explorePage(
     if (busy || done) return;
     busy = true;
     let loaded = false;
-    // Tabbing to "Load more" scrolls it into view, which can start the load before the key press.
     const keepFocus = fromButton || document.activeElement === more;
     more.hidden = true;
     status.replaceChildren(loading(cursor ? "Loading more tokens…" : "Loading tokens…"));
@@ -95,15 +94,30 @@ export async function explorePage(
   more.addEventListener("click", () => void loadPage(true));
 
   root.append(sentinel);
+  // A focused "Load more" loads itself: a scroll load would move focus to a card that Enter opens.
+  loadNearEnd(
+    sentinel,
+    () => !failed && document.activeElement !== more,
+    () => void loadPage(),
+    signal,
+  );
+  await loadPage();
+}
+
+/**
+ * Calls `load` as the list's end comes near the view, while `ready()` says so. Tabbing to "Load
+ * more" also scrolls the end into view; loading then would move the keyboard to the new cards
+ * under the user, and the Enter meant for the button would open a card.
+ */
+function loadNearEnd(sentinel: HTMLElement, ready: () => boolean, load: () => void, signal: AbortSignal): void {
   const observer = new IntersectionObserver(
     (entries) => {
-      if (!failed && entries.some((e) => e.isIntersecting)) void loadPage();
+      if (ready() && entries.some((e) => e.isIntersecting)) load();
     },
     { rootMargin: "600px" },
   );
   observer.observe(sentinel);
   signal.addEventListener("abort", () => observer.disconnect());
-  await loadPage();
 }
 
 interface ExploreView {
