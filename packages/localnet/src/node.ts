@@ -22,6 +22,7 @@ import {
   Keypair,
   PublicKey,
   SystemProgram,
+  SYSVAR_CLOCK_PUBKEY,
   TransactionMessage,
   VersionedTransaction,
   type TransactionInstruction,
@@ -371,6 +372,13 @@ export class LocalNode {
   /** newest first, as the SlotHashes sysvar lists them; written to LiteSVM only when a transaction needs it */
   private readonly slotHashes: { slot: bigint; hash: string }[] = [];
   private slotHashesStale = true;
+  /**
+   * The Clock sysvar as of the last tick, written to LiteSVM only before something reads it (a
+   * transaction, a simulation, a read of the sysvar): a setClock costs milliseconds, and slots
+   * tick ten times a second whether or not anything runs.
+   */
+  private clockUnixSec = BigInt(Math.floor(Date.now() / 1000));
+  private clockStale = true;
   private timer: ReturnType<typeof setInterval> | null = null;
   private readonly log: (msg: string) => void;
   readonly stats = { processed: 0, failed: 0, refused: 0 };
@@ -529,10 +537,18 @@ export class LocalNode {
     this.svm.setSlotHashes(entries.slice(0, n));
   }
 
+  /** The clock moves with the slot; LiteSVM hears of it when it next executes (`syncSvmClock`). */
   private syncClock(): void {
+    this.clockUnixSec = BigInt(Math.floor(Date.now() / 1000));
+    this.clockStale = true;
+  }
+
+  private syncSvmClock(): void {
+    if (!this.clockStale) return;
+    this.clockStale = false;
     const clock = this.svm.getClock();
     clock.slot = this.slot;
-    clock.unixTimestamp = BigInt(Math.floor(Date.now() / 1000));
+    clock.unixTimestamp = this.clockUnixSec;
     this.svm.setClock(clock);
   }
 
@@ -579,6 +595,7 @@ export class LocalNode {
     address: PublicKey | string,
   ): { lamports: bigint; owner: PublicKey; executable: boolean; data: Uint8Array; rentEpoch: number } | null {
     const key = typeof address === "string" ? new PublicKey(address) : address;
+    if (key.equals(SYSVAR_CLOCK_PUBKEY)) this.syncSvmClock();
     const acc = this.svm.getAccount(key);
     if (!acc) return null;
     // A zero-lamport account does not exist on a real chain; LiteSVM may keep the husk.
@@ -1000,6 +1017,7 @@ export class LocalNode {
     if (o.coSign && verdict.signers.length) copy.sign(verdict.signers);
     this.syncSlotHashesFor(copy);
     this.syncSvmBlockhashFor(copy);
+    this.syncSvmClock();
     this.svm.withSigverify(o.sigVerify);
     try {
       const r = this.svm.simulateTransaction(copy);
@@ -1266,6 +1284,7 @@ export class LocalNode {
   private runOnSvm(tx: VersionedTransaction): ExecutionResult {
     this.syncSlotHashesFor(tx);
     this.syncSvmBlockhashFor(tx);
+    this.syncSvmClock();
     const r = this.svm.sendTransaction(tx);
     const meta = r instanceof FailedTransactionMetadata ? r.meta() : r;
     let err: SolanaTxError | null = null;

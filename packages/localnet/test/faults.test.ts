@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { Connection, Keypair, PublicKey, SystemProgram } from "@solana/web3.js";
+import { Connection, Keypair, PublicKey, SYSVAR_CLOCK_PUBKEY, SystemProgram } from "@solana/web3.js";
 import type { LocalChain } from "../src/index";
 import { startLocalChain } from "../src/index";
 import { parseFaultRule } from "../src/faults";
@@ -121,6 +121,20 @@ describe("clock", () => {
       await timed.stop();
     }
   }, 60_000);
+
+  test("the Clock sysvar read over JSON-RPC shows the slot it is read in, after slots with nothing run", async () => {
+    const clockOf = async () => {
+      const data = (await connection.getAccountInfo(SYSVAR_CLOCK_PUBKEY))!.data;
+      return { slot: data.readBigUInt64LE(0), unixSec: data.readBigInt64LE(32) };
+    };
+    const before = await clockOf();
+    expect(before.slot).toBe(chain.node.getSlot());
+    chain.node.advanceSlots(7);
+    const after = await clockOf();
+    expect(after.slot).toBe(before.slot + 7n);
+    expect(after.slot).toBe(chain.node.getSlot());
+    expect(Number(after.unixSec)).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000) - 5);
+  });
 
   test("stop releases the ports", async () => {
     const a = await startLocalChain({ rpcPort: 0, grpcPort: 0, slotMs: 0 });
