@@ -97,6 +97,8 @@ export class IndexerCore {
    * to show that slot finalized (free) instead of the node being asked until then (billed).
    */
   private readonly awaitingFinal = new Map<string, { slot: bigint; keys: readonly string[] }>();
+  /** statuses being asked ahead for transactions just finalized; they resolve once it answers */
+  private readonly prefetching = new Set<Promise<void>>();
   /** the newest slot the stream showed finalized; null until it shows one (then nothing waits) */
   finalizedSlot: bigint | null = null;
   private resolving: Promise<void> | null = null;
@@ -363,12 +365,27 @@ export class IndexerCore {
   noteFinalized(slot: bigint): void {
     if (this.finalizedSlot !== null && slot <= this.finalizedSlot) return;
     this.finalizedSlot = slot;
+    const due: [string, readonly string[]][] = [];
     for (const [signature, held] of this.awaitingFinal) {
       if (held.slot > slot) continue;
       this.awaitingFinal.delete(signature);
       // Settled meanwhile (the job's own settle loop, a catch-up): nothing to ask.
-      if (this.isPending(signature, held.keys)) this.enqueueResolve(signature, 0, held.keys, true);
+      if (this.isPending(signature, held.keys)) due.push([signature, held.keys]);
     }
+    const resolveDue = () => {
+      for (const [signature, keys] of due) this.enqueueResolve(signature, 0, keys, true);
+    };
+    // A run's transactions land together: their statuses in one ask, not one each.
+    const prefetch =
+      due.length > 1 ? this.o.chain.sender.prefetchOutcomes?.(due.map(([signature]) => signature)) : null;
+    if (!prefetch) return resolveDue();
+    const asked: Promise<void> = prefetch
+      .catch((error: unknown) => this.fail("asking statuses ahead failed", error))
+      .finally(() => {
+        this.prefetching.delete(asked);
+        resolveDue();
+      });
+    this.prefetching.add(asked);
   }
 
   private isPending(signature: string, accountKeys: readonly string[]): boolean {
@@ -511,8 +528,8 @@ export class IndexerCore {
 
   /** Waits for queued work (tests and shutdown); bounded by the caller. */
   async idle(): Promise<void> {
-    while (this.flushing || this.resolving || this.flushQueued) {
-      await Promise.all([this.flushing, this.resolving]);
+    while (this.flushing || this.resolving || this.flushQueued || this.prefetching.size > 0) {
+      await Promise.all([this.flushing, this.resolving, ...this.prefetching]);
       if (this.flushQueued) await new Promise((r) => setTimeout(r, (this.o.coalesceMs ?? 2) + 1));
     }
   }

@@ -10,6 +10,7 @@
  *   within the per-transaction fee cap.
  */
 import { ComputeBudgetProgram, type TransactionInstruction } from "@solana/web3.js";
+import type { PrepareShare } from "./ports";
 
 export interface LandingSettings {
   feeMinMicroLamports: bigint;
@@ -139,4 +140,17 @@ export function priorityFeeLamports(priceMicroLamports: bigint, computeUnitLimit
 /** A transaction that failed because its unit limit was too low. */
 export function exceededComputeBudget(error: string | null): boolean {
   return error !== null && /ComputationalBudgetExceeded|exceeded CUs meter/i.test(error);
+}
+
+/**
+ * How long transactions prepared together share one blockhash and one market price. A blockhash
+ * lives ~150 blocks (about a minute on mainnet); one taken 10 s ago leaves the rebroadcaster most of it.
+ */
+export const PREPARE_SHARE_MAX_AGE_MS = 10_000;
+
+/** A share for transactions with these instructions, paid by `payer`: the accounts they write, the payer first. */
+export function prepareShareFor(payer: string, instructions: Iterable<TransactionInstruction>): PrepareShare {
+  const writable = new Set([payer]);
+  for (const ix of instructions) for (const key of ix.keys) if (key.isWritable) writable.add(key.pubkey.toBase58());
+  return { maxAgeMs: PREPARE_SHARE_MAX_AGE_MS, writable: [...writable] };
 }

@@ -127,6 +127,21 @@ export interface PrepareOptions {
   attempt?: number;
   /** the least compute-unit limit to ask for (an earlier attempt's limit proved too low) */
   computeUnitFloor?: number;
+  /** transactions prepared together (one run's batches): what they may ask the node once */
+  share?: PrepareShare;
+}
+
+/**
+ * Transactions prepared together share one latest blockhash and one market price while those are
+ * younger than `maxAgeMs`, asked once instead of once per transaction (a provider bills each ask).
+ * `writable` is every account the group's transactions write, the payer's included; the price is
+ * asked for all of them at once (the first 128, the most the node takes), which is what a
+ * transaction locking all of them would pay, so it lands any one of them. A transaction writing an
+ * account outside it asks for its own price. The object is the group's identity: make one per group.
+ */
+export interface PrepareShare {
+  readonly maxAgeMs: number;
+  readonly writable: readonly string[];
 }
 
 export type TransactionOutcome =
@@ -170,6 +185,12 @@ export interface ChainSender {
     sentFromSlot?: bigint,
     options?: OutcomeOptions,
   ): Promise<TransactionOutcome>;
+  /**
+   * Asks the statuses of several saved transactions at once (one batch from one node), for the
+   * `outcome` of each asked in the next few seconds to use instead of asking again. Optional: a
+   * sender without it is asked per transaction.
+   */
+  prefetchOutcomes?(signatures: readonly string[]): Promise<void>;
 }
 
 export interface OutcomeOptions {

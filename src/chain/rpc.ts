@@ -61,6 +61,7 @@ import type {
   CompiledInstructionView,
   ConfirmedTransaction,
   PrepareOptions,
+  PrepareShare,
   SignatureState,
   TokenBalanceView,
   TransactionOutcome,
@@ -397,6 +398,7 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
     settings,
     landing,
     market: { lastPriceMicroLamports: 0n },
+    prefetched: new Map(),
     sendTargets: [
       { post, call },
       ...landing.sendUrls.map((url) => ({
@@ -422,6 +424,8 @@ interface RpcContext {
   landing: LandingSettings;
   /** the last market price read: what a send pays when the node cannot say */
   market: { lastPriceMicroLamports: bigint };
+  /** statuses asked for several transactions at once (`prefetchOutcomes`), each taken once by `outcome` */
+  prefetched: Map<string, { atMs: number; read: StatusRead }>;
   /** RPC_URL first, then every SEND_RPC_URLS endpoint: each send goes to all of them */
   sendTargets: { post: JsonRpcPost; call: Call }[];
 }
@@ -694,7 +698,10 @@ async function prepareTransaction(
   // Last, so the job's own instructions keep their indexes; signed by the payer (the treasury).
   const memo = commandKeyInstruction(prepareOptions.commandKey, payer);
   const instructions = [...own, memo];
-  const latest = await reader.getLatestBlockhash();
+  const share = prepareOptions.share;
+  const latest = await (share
+    ? sharedAsk(share, "latest", () => reader.getLatestBlockhash())
+    : reader.getLatestBlockhash());
   const { blockhash, lastValidBlockHeight } = latest;
   const floor = prepareOptions.computeUnitFloor ?? 0;
   // Simulated with the most a transaction may ask for, so what it consumes is never cut short.
@@ -711,7 +718,10 @@ async function prepareTransaction(
           // memo (whose units grow with its length) is added to either.
           Math.max(floor, (givenLimit ?? tableComputeUnits(own)) + memoComputeUnits(memo.data.length)),
         );
-  const market = await marketPrice(rpc, writableAccountsOf(probe));
+  const writable = writableAccountsOf(probe);
+  const market = await (share && coveredBy(share, writable)
+    ? sharedAsk(share, "price", () => marketPrice(rpc, share.writable))
+    : marketPrice(rpc, writable));
   const computeUnitPriceMicroLamports = priorityPrice({
     marketMicroLamports: market,
     attempt: prepareOptions.attempt ?? 0,
@@ -760,6 +770,8 @@ function rpcSender(rpc: RpcContext, reader: ChainReader, options: RpcChainOption
       if (isChainRejected(error) && /already (been )?processed/i.test(error.context.detail)) return;
       throw error;
     },
+
+    prefetchOutcomes: (signatures) => prefetchOutcomes(rpc, signatures),
 
     async outcome(signature, lastValidBlockHeight, sentFromSlot = 0n, options = {}): Promise<TransactionOutcome> {
       try {
@@ -853,6 +865,50 @@ async function simulatedReturnData(
   return { programId: returned.programId, data: new Uint8Array(Buffer.from(data, "base64")) };
 }
 
+interface SharedAsks {
+  /** the share's `writable` the price was asked for (the first PRIORITIZATION_FEE_MAX_ACCOUNTS) */
+  asked: Set<string>;
+  latest?: { atMs: number; answer: ReturnType<ChainReader["getLatestBlockhash"]> };
+  price?: { atMs: number; answer: Promise<bigint> };
+}
+const sharedAsks = new WeakMap<PrepareShare, SharedAsks>();
+
+function asksOf(share: PrepareShare): SharedAsks {
+  let asks = sharedAsks.get(share);
+  if (!asks) {
+    asks = { asked: new Set(share.writable.slice(0, PRIORITIZATION_FEE_MAX_ACCOUNTS)) };
+    sharedAsks.set(share, asks);
+  }
+  return asks;
+}
+
+/** Whether the share's price was asked for every account this transaction writes. */
+function coveredBy(share: PrepareShare, writable: readonly string[]): boolean {
+  const { asked } = asksOf(share);
+  return writable.every((account) => asked.has(account));
+}
+
+/**
+ * One answer for the group while it is younger than `maxAgeMs` (the first asker's; those asking
+ * meanwhile wait for it). A failed ask is forgotten, so the next transaction asks again.
+ */
+function sharedAsk<K extends "latest" | "price">(
+  share: PrepareShare,
+  key: K,
+  ask: () => NonNullable<SharedAsks[K]>["answer"],
+): NonNullable<SharedAsks[K]>["answer"] {
+  const asks = asksOf(share);
+  const nowMs = performance.now();
+  const found = asks[key];
+  if (found && nowMs - found.atMs <= share.maxAgeMs) return found.answer as NonNullable<SharedAsks[K]>["answer"];
+  const answer = ask();
+  asks[key] = { atMs: nowMs, answer } as SharedAsks[K];
+  answer.catch(() => {
+    if (asks[key]?.answer === answer) delete asks[key];
+  });
+  return answer;
+}
+
 /** The most accounts getRecentPrioritizationFees takes. */
 const PRIORITIZATION_FEE_MAX_ACCOUNTS = 128;
 
@@ -905,14 +961,18 @@ interface StatusRead {
  * node in one batch; retried while that node's status search is behind its own finalized slot.
  * Null when every attempt was.
  */
-async function readStatusAndEpoch(rpc: RpcContext, signature: string, withFloor: boolean): Promise<StatusRead | null> {
+async function readStatusAndEpoch(
+  rpc: RpcContext,
+  signatures: readonly string[],
+  withFloor: boolean,
+): Promise<StatusRead | null> {
   const { call, slots, settings } = rpc;
   const { retries, backoffBaseMs, backoffMaxMs, random, sleep } = settings;
   for (let attempt = 0; attempt <= retries; attempt++) {
     const answers = await call("getSignatureStatuses", async () => {
       // The search first: a pool's rules (and the local chain's fault rules) see a status read.
       const got = await rpc.batch([
-        { method: "getSignatureStatuses", params: [[signature], { searchTransactionHistory: true }] },
+        { method: "getSignatureStatuses", params: [signatures, { searchTransactionHistory: true }] },
         { method: "getEpochInfo", params: [{ commitment: "finalized", ...slots.minSlot("finalized") }] },
         ...(withFloor
           ? [
@@ -926,7 +986,7 @@ async function readStatusAndEpoch(rpc: RpcContext, signature: string, withFloor:
       got[1]!();
       return got;
     });
-    const statuses = statusesOf(answers[0]!());
+    const statuses = statusesOf(answers[0]!(), signatures.length);
     const epoch = epochOf(answers[1]!());
     slots.observe("finalized", epoch.absoluteSlot);
     // The status search must come from at least the finalized slot of the same answer.
@@ -935,6 +995,48 @@ async function readStatusAndEpoch(rpc: RpcContext, signature: string, withFloor:
     if (attempt < retries) await sleep(Math.floor(Math.min(backoffMaxMs, backoffBaseMs * 2 ** attempt) * random()));
   }
   return null;
+}
+
+/**
+ * How long a status asked ahead (`prefetchOutcomes`) may stand in for asking. It can only be older
+ * than the chain, never ahead of it: a transaction it shows still landing is asked again later, and
+ * an absence past expiry is asked again with the history floor, so age delays a decision and never
+ * changes one.
+ */
+const PREFETCHED_MAX_AGE_MS = 5_000;
+const PREFETCHED_MAX = 4 * GET_SIGNATURE_STATUSES_MAX;
+
+/**
+ * Several transactions' statuses and the finalized epoch in one batch from one node, kept for
+ * `outcome` to take, once each, instead of asking per transaction. Nothing is kept when the node
+ * could not be asked or answered from behind its finalized slot: `outcome` then asks itself.
+ */
+async function prefetchOutcomes(rpc: RpcContext, signatures: readonly string[]): Promise<void> {
+  const asked = [...new Set(signatures)].slice(0, GET_SIGNATURE_STATUSES_MAX);
+  if (asked.length < 2) return;
+  let read: StatusRead | null;
+  try {
+    read = await readStatusAndEpoch(rpc, asked, false);
+  } catch (error) {
+    if (isChainUnavailable(error)) return;
+    throw error;
+  }
+  if (!read) return;
+  const atMs = performance.now();
+  for (const [signature, kept] of rpc.prefetched)
+    if (atMs - kept.atMs > PREFETCHED_MAX_AGE_MS || rpc.prefetched.size > PREFETCHED_MAX)
+      rpc.prefetched.delete(signature);
+  for (const [i, signature] of asked.entries()) {
+    const statuses = { context: read.statuses.context, value: [read.statuses.value[i]] };
+    rpc.prefetched.set(signature, { atMs, read: { statuses, epoch: read.epoch, floorAnswers: null } });
+  }
+}
+
+function takePrefetched(rpc: RpcContext, signature: string): StatusRead | null {
+  const kept = rpc.prefetched.get(signature);
+  if (!kept) return null;
+  rpc.prefetched.delete(signature);
+  return performance.now() - kept.atMs <= PREFETCHED_MAX_AGE_MS ? kept.read : null;
 }
 
 /**
@@ -957,11 +1059,11 @@ async function decideOutcome(
   withBlockTime: boolean,
 ): Promise<TransactionOutcome> {
   const { connection, call, slots } = rpc;
-  let read = await readStatusAndEpoch(rpc, signature, false);
+  let read = takePrefetched(rpc, signature) ?? (await readStatusAndEpoch(rpc, [signature], false));
   if (read && !read.statuses.value[0] && BigInt(read.epoch.blockHeight) > lastValidBlockHeight) {
     // An absence past expiry proves expiry only with the same node's history floor: asked again,
     // all four in one batch, and decided on that answer alone. The floor is billed only then.
-    read = await readStatusAndEpoch(rpc, signature, true);
+    read = await readStatusAndEpoch(rpc, [signature], true);
   }
   if (!read) return { kind: "unknown", reason: "status answered by a node behind the finalized slot" };
   const { statuses, epoch, floorAnswers } = read;
@@ -1024,13 +1126,13 @@ function epochOf(result: unknown): { absoluteSlot: number; blockHeight: number }
   return { absoluteSlot, blockHeight };
 }
 
-function statusesOf(result: unknown): { context: { slot: number }; value: unknown[] } {
+function statusesOf(result: unknown, asked: number): { context: { slot: number }; value: unknown[] } {
   const context = isRecord(result) && isRecord(result.context) ? result.context : null;
   const value = isRecord(result) ? result.value : null;
-  if (typeof context?.slot !== "number" || !Array.isArray(value) || value.length !== 1) {
+  if (typeof context?.slot !== "number" || !Array.isArray(value) || value.length !== asked) {
     throw chainUnavailable("CHAIN_BAD_RESPONSE", {
       method: "getSignatureStatuses",
-      detail: "answer does not match the signature asked",
+      detail: "answer does not match the signatures asked",
     });
   }
   return { context: { slot: context.slot }, value };

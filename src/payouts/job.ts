@@ -15,7 +15,7 @@ import type { Db } from "../../db/client";
 import { payouts } from "../../db/schema";
 import { columnsOf, statement, type TableRow } from "../../db/statement";
 import type { CommandKey } from "../chain/command-key";
-import { computeBudgetInstructions, MAX_COMPUTE_UNIT_LIMIT } from "../chain/landing";
+import { computeBudgetInstructions, MAX_COMPUTE_UNIT_LIMIT, prepareShareFor } from "../chain/landing";
 import { commandKeyMemo } from "../chain/memo";
 import { MAX_TRANSACTION_BYTES, measureTransaction } from "../chain/packing";
 import type { ChainServices } from "../chain/services";
@@ -122,7 +122,12 @@ async function sendQueued(deps: PayoutJobDeps, ctx: JobContext, report: PayoutRu
     .all(deps.maxPayoutsPerRun ?? 12_000)
     .map((p) => ({ ...p, firstPayoutId: p.replacesId === null ? null : firstPayoutOf(deps.db, Number(p.replacesId)) }));
   const treasury = deps.chain.treasury;
-  for (const batch of await batchesOf(deps, queued)) {
+  const batches = await batchesOf(deps, queued);
+  const share = prepareShareFor(
+    treasury.publicKey.toBase58(),
+    batches.flatMap((batch) => transfersOf(treasury.publicKey, batch)),
+  );
+  for (const batch of batches) {
     if (ctx.signal.aborted) break;
     // A pause set while this run is sending stops the batches not yet sent (they stay queued);
     // what is already in flight still resolves below.
@@ -144,6 +149,7 @@ async function sendQueued(deps: PayoutJobDeps, ctx: JobContext, report: PayoutRu
       job: "payouts",
       attempt,
       computeUnitFloor: computeUnitFloorFor(deps.db, "payouts", deps.now()),
+      share,
     });
     markPayoutsSent(
       deps.db,

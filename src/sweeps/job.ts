@@ -11,10 +11,12 @@
  * Every write checks the job's lease (fencing), and the run stops at a safe point when aborted.
  */
 import type { Db } from "../../db/client";
+import { prepareShareFor } from "../chain/landing";
 import { packSweeps, type PackedSweep, type SweepItem } from "../chain/packing";
 import type {
   ConfirmedTransaction,
   PreparedTransaction,
+  PrepareShare,
   TokenRef,
   TransactionOutcome,
   VaultReading,
@@ -111,9 +113,13 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
   for await (const candidates of readTokenChunks(deps, ctx, report, wereInFlight)) {
     crashPoint("sweep:after-read");
     const batches = packCandidates(deps, ctx, candidates);
+    const share = prepareShareFor(
+      deps.chain.treasury.publicKey.toBase58(),
+      batches.flatMap((batch) => batch.instructions),
+    );
     // Several batches in flight at once (each one still saved before it is sent): the run is bound
     // by round trips to the node, not by the node itself.
-    await forEachLimit(batches, deps.sendConcurrency ?? 8, (batch) => sendBatch(deps, ctx, report, batch));
+    await forEachLimit(batches, deps.sendConcurrency ?? 8, (batch) => sendBatch(deps, ctx, report, batch, share));
     for (const c of candidates) swept.push(c.tokenId);
   }
 
@@ -273,6 +279,7 @@ async function sendBatch(
   ctx: JobContext,
   report: SweepRunReport,
   batch: PackedSweep,
+  share: PrepareShare,
 ): Promise<void> {
   if (ctx.signal.aborted) return;
   let prepared: PreparedTransaction;
@@ -287,6 +294,7 @@ async function sendBatch(
       job: "sweep",
       attempt,
       computeUnitFloor: computeUnitFloorFor(deps.db, "sweep", deps.now()),
+      share,
     });
   } catch (error) {
     // Isolated per batch: the chain being unreachable is nobody's fault (the next run tries

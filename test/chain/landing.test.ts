@@ -134,6 +134,63 @@ describe("prepare", () => {
     expect(asked).not.toContain(ComputeBudgetProgram.programId.toBase58());
   });
 
+  test("transactions prepared together ask the blockhash and the price once, for all their accounts; one outside asks its own", async () => {
+    const node = marketNode(450, [10_000]);
+    const { sender } = chainOver(node.url);
+    const asks = (method: string) => node.requests.filter((r) => r.method === method);
+    const to = [Keypair.generate(), Keypair.generate(), Keypair.generate()].map((k) => k.publicKey);
+    const pay = (toPubkey: (typeof to)[number]) =>
+      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey, lamports: 1n });
+    const share = { maxAgeMs: 60_000, writable: [payer.publicKey, to[0]!, to[1]!].map((k) => k.toBase58()) };
+    // Three at once, as a run's batches go: one ask of each, shared by all three.
+    const prepared = await Promise.all(
+      [to[0]!, to[1]!, to[0]!].map((t, i) =>
+        sender.prepare([pay(t)], payer, [], { commandKey: { kind: "withdrawal", withdrawalId: i + 1 }, share }),
+      ),
+    );
+    expect(asks("getLatestBlockhash")).toHaveLength(1);
+    expect(asks("getRecentPrioritizationFees")).toHaveLength(1);
+    // The price was asked for every account the group writes, not only the first transaction's.
+    expect(new Set(asks("getRecentPrioritizationFees")[0]!.params[0] as string[])).toEqual(new Set(share.writable));
+    expect(new Set(prepared.map((p) => p.signature)).size).toBe(3);
+    for (const p of prepared) expect(budgetOf(p.wire).price).toBe(10_000n);
+    // A transaction writing an account the group's price was not asked for asks its own.
+    await sender.prepare([pay(to[2]!)], payer, [], { commandKey: { kind: "withdrawal", withdrawalId: 9 }, share });
+    expect(asks("getRecentPrioritizationFees")).toHaveLength(2);
+    expect(asks("getRecentPrioritizationFees")[1]!.params[0]).toContain(to[2]!.toBase58());
+    expect(asks("getLatestBlockhash")).toHaveLength(1);
+    // Past its age the group asks again; without a share every transaction asks.
+    const stale = { ...share, maxAgeMs: 0 };
+    await sender.prepare([pay(to[0]!)], payer, [], {
+      commandKey: { kind: "withdrawal", withdrawalId: 10 },
+      share: stale,
+    });
+    await Bun.sleep(2);
+    await sender.prepare([pay(to[0]!)], payer, [], {
+      commandKey: { kind: "withdrawal", withdrawalId: 11 },
+      share: stale,
+    });
+    await sender.prepare([pay(to[0]!)], payer, [], { commandKey: { kind: "withdrawal", withdrawalId: 12 } });
+    expect(asks("getLatestBlockhash")).toHaveLength(4);
+  });
+
+  test("a shared ask that fails is asked again by the next transaction of the group", async () => {
+    const node = marketNode(450, [10_000]);
+    let refuse = true;
+    node.handle("getLatestBlockhash", () =>
+      refuse
+        ? { error: { code: -32005, message: "node is behind" } }
+        : { result: { context: { slot: 900 }, value: { blockhash, lastValidBlockHeight: 1_150 } } },
+    );
+    const { sender } = chainOver(node.url);
+    const share = { maxAgeMs: 60_000, writable: [payer.publicKey.toBase58()] };
+    const first = await sender.prepare([transfer], payer, [], { ...KEY, share }).catch((error: unknown) => error);
+    expect(first).toBeInstanceOf(Error);
+    refuse = false;
+    const second = await sender.prepare([transfer], payer, [], { ...KEY, share });
+    expect(second.lastValidBlockHeight).toBe(1_150n);
+  });
+
   test("a replacement pays the next step; a floor raises the limit; no simulation falls back to the limit given", async () => {
     const node = marketNode(450, [10_000]);
     const { sender } = chainOver(node.url);

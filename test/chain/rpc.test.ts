@@ -374,6 +374,75 @@ describe("sender", () => {
     expect((refused as Error).message).toBe("prepare: the command key is too long (a memo is 1 to 500 bytes)");
   });
 
+  test("statuses asked ahead for several transactions decide each outcome once, with no further ask", async () => {
+    fake = startFakeRpc();
+    fake.handle("getEpochInfo", () => ({
+      result: { absoluteSlot: 500, blockHeight: 100, epoch: 0, slotIndex: 0, slotsInEpoch: 1, transactionCount: 0 },
+    }));
+    const finalized = { confirmations: null, err: null, confirmationStatus: "finalized", status: { Ok: null } };
+    const landing = { slot: 9, confirmations: 2, err: null, confirmationStatus: "confirmed", status: { Ok: null } };
+    const statusOf: Record<string, unknown> = {
+      a: { ...finalized, slot: 5 },
+      b: { ...finalized, slot: 6 },
+      c: landing,
+    };
+    fake.handle("getSignatureStatuses", (params) => ({
+      result: { context: { slot: 540 }, value: (params[0] as string[]).map((sig) => statusOf[sig] ?? null) },
+    }));
+    const { sender } = chain();
+    await sender.prefetchOutcomes!(["a", "b", "c", "a"]);
+    const methods = () => fake!.requests.map((r) => r.method);
+    expect(methods()).toEqual(["getSignatureStatuses", "getEpochInfo"]);
+    expect(fake.requests[0]!.params[0]).toEqual(["a", "b", "c"]);
+    expect(await sender.outcome("a", 150n, 0n, { blockTime: false })).toEqual({
+      kind: "confirmed",
+      slot: 5n,
+      blockTime: null,
+    });
+    expect(await sender.outcome("b", 150n, 0n, { blockTime: false })).toEqual({
+      kind: "confirmed",
+      slot: 6n,
+      blockTime: null,
+    });
+    expect(await sender.outcome("c", 150n, 0n, { blockTime: false })).toEqual({ kind: "pending" });
+    expect(methods()).toHaveLength(2);
+    // Each is taken once: asked again, the node is asked (and now says c is finalized).
+    statusOf.c = { ...finalized, slot: 9 };
+    expect(await sender.outcome("c", 150n, 0n, { blockTime: false })).toEqual({
+      kind: "confirmed",
+      slot: 9n,
+      blockTime: null,
+    });
+    expect(methods()).toEqual(["getSignatureStatuses", "getEpochInfo", "getSignatureStatuses", "getEpochInfo"]);
+    expect(fake.requests[2]!.params[0]).toEqual(["c"]);
+  });
+
+  test("statuses asked ahead from a node behind its finalized slot are not kept", async () => {
+    fake = startFakeRpc();
+    fake.handle("getEpochInfo", () => ({
+      result: { absoluteSlot: 500, blockHeight: 100, epoch: 0, slotIndex: 0, slotsInEpoch: 1, transactionCount: 0 },
+    }));
+    let searchedAt = 400;
+    fake.handle("getSignatureStatuses", (params) => ({
+      result: {
+        context: { slot: searchedAt },
+        value: (params[0] as string[]).map(() => ({
+          slot: 5,
+          confirmations: null,
+          err: null,
+          confirmationStatus: "finalized",
+          status: { Ok: null },
+        })),
+      },
+    }));
+    const { sender } = chain();
+    await sender.prefetchOutcomes!(["a", "b"]);
+    const asked = fake.requests.length;
+    searchedAt = 540;
+    expect((await sender.outcome("a", 150n, 0n, { blockTime: false })).kind).toBe("confirmed");
+    expect(fake.requests.length).toBeGreaterThan(asked);
+  });
+
   test("outcome: confirmed, failed, pending, and expired only past lastValidBlockHeight with nothing found", async () => {
     fake = startFakeRpc();
     let status: unknown = null;

@@ -210,6 +210,40 @@ describe("indexer on the local chain's gRPC stream", () => {
     h.checkBooks();
   }, 30_000);
 
+  test("a run's sweeps finalized together are decided on one status batch, each credited once", async () => {
+    h = await indexerHarness();
+    const launched = [];
+    for (let i = 0; i < 6; i++) launched.push(await h.launch());
+    const ix = h.startIndexer();
+    await waitFor("stream open", () => ix.state().connected);
+    for (const t of launched) h.trade(t.mint, 2n * SOL);
+    h.tick();
+    const fees = new Map<number, bigint>();
+    for (const t of launched) fees.set(t.tokenId, await h.chainUnswept(t.mint, t.creator));
+    const report = await sendSweeps(h);
+    releaseJob(h, "sweep");
+    // Six tokens do not fit one transaction.
+    expect(report.transactionsSent).toBeGreaterThanOrEqual(3);
+    const served = () => ({
+      statuses: h!.local.served.requests.get("getSignatureStatuses") ?? 0,
+      epochs: h!.local.served.requests.get("getEpochInfo") ?? 0,
+    });
+    h.tick(2);
+    await waitFor(
+      "the sweeps seen on the stream",
+      () => (ix.state().lastSlot ?? 0) >= Number(h!.local.node.getSlot()) - 1,
+    );
+    const before = served();
+    h.tick(FINALIZE);
+    await waitFor("every sweep confirmed by the indexer", () => sweeps(h!).every((s) => s.status === "confirmed"));
+    expect(served().statuses - before.statuses).toBe(1);
+    expect(served().epochs - before.epochs).toBe(1);
+    const feesTotal = [...fees.values()].reduce((a, b) => a + b, 0n);
+    expect(sweeps(h).reduce((n, s) => n + BigInt(s.total), 0n)).toBe(feesTotal);
+    expect(ledgerTotals(h.service.ctx.db).sweptLamports).toBe(feesTotal);
+    h.checkBooks();
+  }, 30_000);
+
   test("the job and the indexer racing on one confirmation credit it exactly once", async () => {
     h = await indexerHarness();
     const a = await h.launch();
