@@ -378,7 +378,10 @@ export class IndexerCore {
     // A run's transactions land together: their statuses in one ask, not one each.
     const prefetch =
       due.length > 1 ? this.o.chain.sender.prefetchOutcomes?.(due.map(([signature]) => signature)) : null;
-    if (!prefetch) return resolveDue();
+    if (!prefetch) {
+      resolveDue();
+      return;
+    }
     const asked: Promise<void> = prefetch
       .catch((error: unknown) => this.fail("asking statuses ahead failed", error))
       .finally(() => {
