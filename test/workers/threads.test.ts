@@ -84,7 +84,10 @@ describe("jobs in their worker thread", () => {
     expect(await svc.child.exited).toBe(0);
     await payouts;
     const dbPath = join(dataDir, "service.db");
-    expect(!existsSync(`${dbPath}-wal`) || statSync(`${dbPath}-wal`).size === 0).toBe(true);
+    const walLeft = existsSync(`${dbPath}-wal`) && statSync(`${dbPath}-wal`).size > 0;
+    // Seen once in 13 runs: the WAL left whole after a clean exit. Its stderr says which close fell short.
+    if (walLeft) console.error(`WAL left after SIGTERM; the service's stderr:\n${svc.stderrTail()}`);
+    expect(walLeft).toBe(false);
     const db = openDatabase(dbPath);
     verifyLedger(db);
     const count = (sql: string) => Number(db.$client.query<{ n: number }, []>(sql).get()?.n ?? -1);
