@@ -122,18 +122,25 @@ function startWork(): void {
   }).start();
 }
 
-/** Safe points first (runs abort at their next one and release their leases), then the books close. */
+/**
+ * Safe points first (runs abort at their next one and release their leases), then the books close,
+ * whatever the steps before threw: a connection left open when the thread ends keeps the request
+ * thread's close from being the last, and the WAL is then left on disk, not checkpointed.
+ */
 async function stopWork(): Promise<void> {
-  stopRebroadcaster?.();
-  if (statsTimer) clearInterval(statsTimer);
-  if (stateTimer) clearInterval(stateTimer);
-  await indexer?.stop();
-  parent.notify({ type: "indexer", state: null });
-  await webhooks?.stop();
-  await scheduler.stop();
-  closeBridge();
-  stopCheckpoints();
-  closeDatabase(db);
+  try {
+    stopRebroadcaster?.();
+    if (statsTimer) clearInterval(statsTimer);
+    if (stateTimer) clearInterval(stateTimer);
+    await indexer?.stop();
+    parent.notify({ type: "indexer", state: null });
+    await webhooks?.stop();
+    await scheduler.stop();
+  } finally {
+    closeBridge();
+    stopCheckpoints();
+    closeDatabase(db);
+  }
 }
 
 parent.onNotice((notice) => {

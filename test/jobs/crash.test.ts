@@ -39,7 +39,9 @@ async function crashThenRecover(
   world.checkRelations();
   // Two runs: the first resolves what the dead run left (an unsent transaction is only given up
   // once provably expired), the second does what that freed.
-  const recovered = await world.worker({ jobs: [job], runs: 2, env });
+  // Its own lease is long: a loaded machine can miss renewing a 1 s one (the killed worker's short
+  // lease is what this one waits out).
+  const recovered = await world.worker({ jobs: [job], runs: 2, env: { JOB_LEASE_MS: "10000", ...env } });
   expect(recovered.exitCode).toBe(0);
   expect(recovered.results.map((r) => [r.ran, r.ok, r.error ?? null])).toEqual([
     [true, true, null],
