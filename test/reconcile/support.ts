@@ -27,7 +27,8 @@ export function configOf(w: World, platformWallet: string) {
     DATA_DIR: w.dir,
     JOBS: "0",
     DEMO: "0",
-    JOB_LEASE_MS: "1000",
+    // Runs in this process release their lease when done; a 1 s one can be lost to a loaded machine.
+    JOB_LEASE_MS: "10000",
     PLATFORM_WALLET: platformWallet,
     ...JOB_ENV,
   });
@@ -48,7 +49,7 @@ export interface PayoutRow {
 }
 
 export async function runOn(w: World, db: Db, platformWallet: string, job: "sweep" | "payouts" | "burns") {
-  const scheduler = new Scheduler(db, { leaseMs: 1000 });
+  const scheduler = new Scheduler(db, { leaseMs: 10_000 });
   registerMoneyJobs(scheduler, { db, chain: w.chain, config: configOf(w, platformWallet) });
   for (let i = 0; i < 100; i++) {
     const result = await scheduler.runNow(job);
