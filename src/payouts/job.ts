@@ -122,12 +122,15 @@ async function sendQueued(deps: PayoutJobDeps, ctx: JobContext, report: PayoutRu
     .all(deps.maxPayoutsPerRun ?? 12_000)
     .map((p) => ({ ...p, firstPayoutId: p.replacesId === null ? null : firstPayoutOf(deps.db, Number(p.replacesId)) }));
   const treasury = deps.chain.treasury;
-  const batches = await batchesOf(deps, queued);
+  const planned = (await batchesOf(deps, queued)).map((batch) => ({
+    batch,
+    instructions: transfersOf(treasury.publicKey, batch),
+  }));
   const share = prepareShareFor(
     treasury.publicKey.toBase58(),
-    batches.flatMap((batch) => transfersOf(treasury.publicKey, batch)),
+    planned.flatMap((p) => p.instructions),
   );
-  for (const batch of batches) {
+  for (const { batch, instructions } of planned) {
     if (ctx.signal.aborted) break;
     // A pause set while this run is sending stops the batches not yet sent (they stay queued);
     // what is already in flight still resolves below.
@@ -141,7 +144,6 @@ async function sendQueued(deps: PayoutJobDeps, ctx: JobContext, report: PayoutRu
       report.halted = true;
       break;
     }
-    const instructions = transfersOf(treasury.publicKey, batch);
     // A batch replacing payouts whose transaction provably expired pays the next fee step.
     const attempt = attemptAfter(deps.db, replacedSignatures(deps, batch));
     const prepared = await deps.chain.sender.prepare(instructions, treasury, [], {

@@ -50,6 +50,14 @@ function sweeps(h: IndexerHarness) {
   }[];
 }
 
+/** The outcome batch's two calls the local chain has answered so far. */
+function statusAsks(h: IndexerHarness) {
+  return {
+    statuses: h.local.served.requests.get("getSignatureStatuses") ?? 0,
+    epochs: h.local.served.requests.get("getEpochInfo") ?? 0,
+  };
+}
+
 function payouts(h: IndexerHarness) {
   return h.service.ctx.db.$client.query("SELECT id, status, lamports, signature FROM payouts ORDER BY id").all() as {
     id: bigint;
@@ -186,10 +194,7 @@ describe("indexer on the local chain's gRPC stream", () => {
     const fees = await h.chainUnswept(a.mint, a.creator);
     await sendSweeps(h);
     releaseJob(h, "sweep");
-    const served = () => ({
-      statuses: h!.local.served.requests.get("getSignatureStatuses") ?? 0,
-      epochs: h!.local.served.requests.get("getEpochInfo") ?? 0,
-    });
+    const served = () => statusAsks(h!);
     const before = served();
     // Landed and confirmed, delivered on the stream, but 33 slots from finalized.
     h.tick(2);
@@ -224,10 +229,7 @@ describe("indexer on the local chain's gRPC stream", () => {
     releaseJob(h, "sweep");
     // Six tokens do not fit one transaction.
     expect(report.transactionsSent).toBeGreaterThanOrEqual(3);
-    const served = () => ({
-      statuses: h!.local.served.requests.get("getSignatureStatuses") ?? 0,
-      epochs: h!.local.served.requests.get("getEpochInfo") ?? 0,
-    });
+    const served = () => statusAsks(h!);
     h.tick(2);
     await waitFor(
       "the sweeps seen on the stream",
