@@ -6,8 +6,9 @@
  *   bun run bench:cost -- --tokens 3000                a quicker run (~3 min)
  *   bun run bench:cost -- --tokens 100000 --hours 6    the issue's scale (hours here: not measured)
  *   BENCH_VERBOSE=1 ...                                also lists any fee left uncredited
+ *   ... --jobs 1                                       the worlds one after the other (default: at once)
  *
- * Two worlds, one after the other, each on its own chain and database, see the same seeded
+ * Two worlds, each in its own process with its own chain and database, see the same seeded
  * activity: N tokens launched before (with no fees waiting, so every reading is current), then
  * `--hours` virtual hours of pump-like trading with a sweep run every 2 minutes and the indexer
  * streaming:
@@ -29,7 +30,9 @@
  * world's requests or bytes per day exceed 5% of the baseline's.
  */
 import { Keypair } from "@solana/web3.js";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Db } from "../db/client";
 import { unsweptLamports } from "@fee-ledger/localnet/program";
 import { setupChain } from "../src/chain/setup";
@@ -55,6 +58,10 @@ const HOURS = arg("--hours", 2);
 const SEED = arg("--seed", 42);
 const MAX_INTERVAL_MS = arg("--max-interval-ms", 6 * 3_600_000);
 const WATCH = arg("--watch", 3_000);
+const JOBS = arg("--jobs", 2);
+/** set in a world's own process: which world, and the file its result goes to */
+const WORLD = args.includes("--world") ? args[args.indexOf("--world") + 1] : null;
+const OUT = args.includes("--out") ? args[args.indexOf("--out") + 1]! : null;
 const RUN_EVERY_MS = 120_000;
 const HOUR_MS = 3_600_000;
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -199,7 +206,9 @@ function launchToken(chain: Chain, db: Db, ordinal: number, atMs: number): Token
 
 async function runWorld(mode: "baseline" | "scheduled", plan: Plan, startMs: number): Promise<WorldResult> {
   const config = testConfig(benchEnv);
-  const chain = await setupChain(config);
+  // Every address a read derives stays remembered: the baseline reads every token in order each
+  // run, which the service's 10,000-entry cache never finds (the requests are the same either way).
+  const chain = await setupChain(config, () => {}, { addressCacheLimit: 4 * plan.tokensAtEnd + 10_000 });
   const clock = { nowMs: startMs - HOUR_MS };
   const service = buildService(config, { chain: chain.services, now: () => clock.nowMs });
   const db = service.ctx.db;
@@ -410,8 +419,40 @@ async function runWorld(mode: "baseline" | "scheduled", plan: Plan, startMs: num
   };
 }
 
-const startMs = Math.floor(Date.now() / HOUR_MS) * HOUR_MS + 24 * HOUR_MS;
+/** A world's result as its process writes it (Maps as entries, lamports as decimal strings). */
+function resultToJson(r: WorldResult): string {
+  return JSON.stringify(
+    {
+      ...r,
+      requests: [...r.requests],
+      bytes: [...r.bytes],
+      worstDelayMs: Number.isFinite(r.worstDelayMs) ? r.worstDelayMs : null,
+    },
+    (_, v) => (typeof v === "bigint" ? v.toString() : v),
+  );
+}
+
+function resultFromJson(text: string): WorldResult {
+  const o = JSON.parse(text);
+  return {
+    ...o,
+    requests: new Map(o.requests),
+    bytes: new Map(o.bytes),
+    creditedLamports: BigInt(o.creditedLamports),
+    feesLamports: BigInt(o.feesLamports),
+    leftForReference: BigInt(o.leftForReference),
+    worstDelayMs: o.worstDelayMs ?? Number.POSITIVE_INFINITY,
+  };
+}
+
+// Both worlds' processes draw the window from the same start.
+const startMs = arg("--start-ms", Math.floor(Date.now() / HOUR_MS) * HOUR_MS + 24 * HOUR_MS);
 const plan = planActivity(startMs);
+if (WORLD === "baseline" || WORLD === "scheduled") {
+  const r = await runWorld(WORLD, plan, startMs);
+  writeFileSync(OUT!, resultToJson(r));
+  process.exit(0);
+}
 const tradesTotal = plan.steps.reduce((n, s) => n + s.trades.length, 0);
 const perHour = plan.steps.length / (HOUR_MS / RUN_EVERY_MS);
 const hourly: number[] = [];
@@ -425,15 +466,30 @@ say(
     `${tradesTotal} trades, ${plan.tokensAtEnd - TOKENS} launches, tokens trading per hour ${hourly.join("/")} ` +
     `(${((100 * hourly.reduce((a, b) => a + b, 0)) / hourly.length / plan.tokensAtEnd).toFixed(2)}% of tokens)`,
 );
-const worlds: WorldResult[] = [];
-for (const mode of ["baseline", "scheduled"] as const) {
-  const r = await runWorld(mode, plan, startMs);
-  worlds.push(r);
+/** Each world in its own process: two cores run both at once, and neither world's heap or timers slow the other. */
+async function worldInProcess(mode: "baseline" | "scheduled"): Promise<WorldResult> {
+  const out = join(tmpdir(), `bench-cost-${process.pid}-${mode}.json`);
+  const child = Bun.spawn(
+    [process.execPath, import.meta.path, ...args, "--world", mode, "--out", out, "--start-ms", String(startMs)],
+    { stdout: "inherit", stderr: "inherit" },
+  );
+  const code = await child.exited;
+  if (code !== 0) {
+    say(`${mode}: the world's process exited with ${code}`);
+    process.exit(1);
+  }
+  const r = resultFromJson(readFileSync(out, "utf8"));
+  rmSync(out, { force: true });
   say(
     `${mode}: ${TOKENS} older tokens launched in ${r.setupSeconds.toFixed(1)} s, ${HOURS} h virtual in ${r.runSeconds.toFixed(1)} s; ` +
       `${r.sweepTransactions} sweep transactions carried ${r.tokenSweeps} token sweeps`,
   );
+  return r;
 }
+const worlds: WorldResult[] =
+  JOBS >= 2
+    ? await Promise.all([worldInProcess("baseline"), worldInProcess("scheduled")])
+    : [await worldInProcess("baseline"), await worldInProcess("scheduled")];
 const [base, sched] = worlds as [WorldResult, WorldResult];
 const perDay = 24 / HOURS;
 const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);

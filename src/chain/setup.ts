@@ -175,6 +175,8 @@ export async function startEmbeddedChain(
 /** How this thread reaches the node: the jobs' thread passes a paced fetch (src/workers/pace.ts). */
 export interface ChainClientOptions {
   fetch?: typeof fetch;
+  /** addresses of the local program remembered (bench:cost reads every one of 100,000 tokens a run) */
+  addressCacheLimit?: number;
 }
 
 export function setupChainOverEndpoints(
@@ -184,7 +186,7 @@ export function setupChainOverEndpoints(
 ): ChainSetup {
   const { treasury, masterSecret } = secretsFor(config);
   const creatorKeypair = creatorKeysOf(masterSecret);
-  const keys = new LocalProgramKeys(endpoints.programSeed);
+  const keys = new LocalProgramKeys(endpoints.programSeed, { addressCacheLimit: client.addressCacheLimit });
   const over = (reader: ChainReader): LaunchProgram => new LocalLaunchProgram(keys, endpoints.programConfig, reader);
   // The local launch program's vault keys are held by the node, which co-signs on receipt.
   const rpc = createRpcChain({

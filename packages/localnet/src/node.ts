@@ -28,7 +28,7 @@ import {
   type TransactionInstruction,
   ComputeBudgetProgram,
 } from "@solana/web3.js";
-import { addressOfKey, encodeBase58 } from "./address";
+import { addressBytes, addressOfKey, encodeBase58 } from "./address";
 import { fromLitesvmError, errorLands, type SolanaTxError } from "./errors";
 import {
   LocalProgramKeys,
@@ -238,6 +238,42 @@ export interface NodeChanges {
   slotHashes: { slot: bigint; hash: string }[];
   mintCreators: [string, string][];
   curveMints: [string, string][];
+}
+
+/** What getAccount uses of LiteSVM's napi binding (litesvm/dist/internal.d.ts `LiteSvm`, `Account`). */
+interface LiteSvmBinding {
+  getAccount(address: Uint8Array): {
+    lamports(): bigint;
+    data(): Uint8Array;
+    owner(): Uint8Array;
+    executable(): boolean;
+    rentEpoch(): bigint;
+  } | null;
+}
+
+const CLOCK_SYSVAR_BYTES = SYSVAR_CLOCK_PUBKEY.toBytes();
+
+function bytesEqual32(a: Uint8Array, b: Uint8Array): boolean {
+  for (let i = 0; i < 32; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * Owners as shared keys: a chain has a handful of owners (System, the token programs, a few
+ * programs), and a PublicKey per read was a big number built and thrown away each time. Keys are
+ * never mutated; the bound only guards against a chain of many program-owned accounts.
+ */
+const ownerKeys = new Map<string, PublicKey>();
+const OWNER_KEYS_MAX = 1_024;
+function ownerKeyOf(bytes: Uint8Array): PublicKey {
+  const id = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+  let key = ownerKeys.get(id);
+  if (key === undefined) {
+    if (ownerKeys.size >= OWNER_KEYS_MAX) ownerKeys.clear();
+    key = new PublicKey(bytes);
+    ownerKeys.set(id, key);
+  }
+  return key;
 }
 
 const MAX_DELAYED = 10_000;
@@ -594,15 +630,29 @@ export class LocalNode {
   getAccount(
     address: PublicKey | string,
   ): { lamports: bigint; owner: PublicKey; executable: boolean; data: Uint8Array; rentEpoch: number } | null {
-    const key = typeof address === "string" ? new PublicKey(address) : address;
-    if (key.equals(SYSVAR_CLOCK_PUBKEY)) this.syncSvmClock();
-    const acc = this.svm.getAccount(key);
+    const bytes = typeof address === "string" ? addressBytes(address) : address.toBytes();
+    if (bytes === null) throw new Error("Invalid public key input");
+    if (bytesEqual32(bytes, CLOCK_SYSVAR_BYTES)) this.syncSvmClock();
+    // LiteSVM's own binding, under its `getAccount`: that wrapper builds a PublicKey owner and
+    // rounds lamports to a double (its getBalance was the second call for the exact u64); reads
+    // of thousands of accounts a second (a sweep reads five a token) spent half their time there.
+    const acc = this.liteSvmBinding.getAccount(bytes);
     if (!acc) return null;
+    const lamports = acc.lamports();
     // A zero-lamport account does not exist on a real chain; LiteSVM may keep the husk.
-    // LiteSVM's AccountInfo carries lamports as a double; its getBalance is the exact u64.
-    const lamports = this.svm.getBalance(key) ?? 0n;
     if (lamports === 0n) return null;
-    return { lamports, owner: acc.owner, executable: acc.executable, data: acc.data, rentEpoch: acc.rentEpoch ?? 0 };
+    return {
+      lamports,
+      owner: ownerKeyOf(acc.owner()),
+      executable: acc.executable(),
+      data: acc.data(),
+      rentEpoch: Number(acc.rentEpoch()),
+    };
+  }
+
+  /** The napi object LiteSVM's class wraps (`inner`, private in its types; see getAccount). */
+  private get liteSvmBinding(): LiteSvmBinding {
+    return (this.svm as unknown as { inner: LiteSvmBinding }).inner;
   }
 
   getBalance(address: PublicKey | string): bigint {

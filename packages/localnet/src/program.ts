@@ -152,10 +152,19 @@ export class LocalProgramKeys {
    * than entries it finds none of them at any size; what repeats (hot details, one read's vaults)
    * fits in 10,000.
    */
-  private static readonly ADDRESS_CACHE_LIMIT = 10_000;
+  static readonly ADDRESS_CACHE_LIMIT = 10_000;
+  private readonly addressCacheLimit: number;
 
-  constructor(private readonly seed: Uint8Array) {
+  /**
+   * `addressCacheLimit`: a bench that reads every one of N tokens each run finds them all only with
+   * room for all of them (~200 bytes each); the service keeps the default.
+   */
+  constructor(
+    private readonly seed: Uint8Array,
+    options: { addressCacheLimit?: number } = {},
+  ) {
     if (seed.length < 16) throw new Error("program seed must be at least 16 bytes");
+    this.addressCacheLimit = Math.max(1, options.addressCacheLimit ?? LocalProgramKeys.ADDRESS_CACHE_LIMIT);
     this.eventAuthority = this.derive("event-authority", "");
   }
 
@@ -202,7 +211,7 @@ export class LocalProgramKeys {
     const address = derived
       ? addressOfKey(derived.publicKey)
       : encodeBase58(publicKeyBytesFromSeed(this.seedOf(label, given)));
-    if (this.addresses.size >= LocalProgramKeys.ADDRESS_CACHE_LIMIT) {
+    if (this.addresses.size >= this.addressCacheLimit) {
       const oldest = this.addresses.keys().next().value;
       if (oldest !== undefined) this.addresses.delete(oldest);
     }

@@ -37,6 +37,17 @@ interface Filter {
   tokenAccountState?: true;
 }
 
+/** Owners' spellings: the node hands out one key per owner (node.ts ownerKeyOf), so most reads find it here. */
+const ownerAddresses = new WeakMap<PublicKey, string>();
+function ownerAddressOf(owner: PublicKey): string {
+  let address = ownerAddresses.get(owner);
+  if (address === undefined) {
+    address = owner.toBase58();
+    ownerAddresses.set(owner, address);
+  }
+  return address;
+}
+
 export function accountMethods(c: RpcContext): {
   methods: Record<string, Handler>;
   accountJson: (address: string, cfg: Config, v: View) => unknown;
@@ -75,7 +86,7 @@ export function accountMethods(c: RpcContext): {
               : [Buffer.from(data).toString("base64"), "base64"]),
       executable: acc.executable,
       lamports: acc.lamports,
-      owner: acc.owner.toBase58(),
+      owner: ownerAddressOf(acc.owner),
       rentEpoch: 18446744073709551615n,
       space: acc.data.length,
     };
