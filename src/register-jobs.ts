@@ -58,7 +58,7 @@ export function registerJobs(ctx: SchedulingContext, options: RegisterJobsOption
     const report = await runSweepJob(sweeps, job);
     log.info("sweep run", { ...report });
     // Liabilities first: their anchor memo is paid from the treasury, which the solvency snapshot then reads.
-    await snapshotLiabilitiesAfterRun(ctx, "sweep", afterRun);
+    await snapshotLiabilitiesAfterRun(ctx, "sweep", { ...afterRun, signal: job.signal });
     await takeSolvencySnapshot({ db, chain, now: ctx.now }, "sweep");
   });
   scheduler.register("payouts", async (job) => {
@@ -69,7 +69,7 @@ export function registerJobs(ctx: SchedulingContext, options: RegisterJobsOption
     if (activeReconciliation(db)) return;
     const report = await runPayoutsJob(payouts, job);
     log.info("payouts run", { ...report });
-    await snapshotLiabilitiesAfterRun(ctx, "payouts", afterRun);
+    await snapshotLiabilitiesAfterRun(ctx, "payouts", { ...afterRun, signal: job.signal });
     await takeSolvencySnapshot({ db, chain, now: ctx.now }, "payouts");
   });
   scheduler.register("burns", async (job) => {

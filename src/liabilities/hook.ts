@@ -19,6 +19,8 @@ export interface AfterRunOptions {
    * database connection (the jobs' worker thread): a tree of every account is tens of MB at scale.
    */
   rememberTree?: boolean;
+  /** the run's signal: a shutdown does not wait for the anchor to confirm (anchor.ts) */
+  signal?: AbortSignal;
 }
 
 export async function snapshotLiabilitiesAfterRun(
@@ -44,7 +46,7 @@ export async function snapshotLiabilitiesAfterRun(
         detail: result.detail,
       });
     }
-    if (ctx.chain) await anchorSnapshots(ctx.db, ctx.chain, { nowMs: ctx.now });
+    if (ctx.chain) await anchorSnapshots(ctx.db, ctx.chain, { nowMs: ctx.now, signal: options.signal });
   } catch (error) {
     if (isAppError(error, "LEDGER_INVARIANT")) throw error;
     log.warn("liability snapshot or anchor failed; the next run retries", { error });

@@ -3,6 +3,7 @@
  * lease and closes the database cleanly (no WAL left to recover, books intact).
  */
 import { describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -77,6 +78,69 @@ describe("graceful shutdown", () => {
       n: bigint;
     };
     expect(Number(unfinished.n)).toBe(0);
+    db.$client.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }, 60_000);
+
+  test("SIGTERM while a run waits for its liability anchor to finalize: out within 5 s, the anchor kept for the next pass", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "cfl-term-anchor-"));
+    const [port] = freePortsSync(1) as [number];
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+    // Jobs on and mainnet-like slots: the start-up payouts run takes the first liability snapshot
+    // and waits for its anchor memo to finalize, ~13 s after it lands.
+    const child = Bun.spawn([process.execPath, "run", main], {
+      env: {
+        ...env,
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        LOCAL_CHAIN_RPC_PORT: "0",
+        LOCAL_CHAIN_GRPC_PORT: "0",
+        LOCAL_CHAIN_SLOT_MS: "400",
+        LOG_LEVEL: "warn",
+      },
+      stdout: "ignore",
+      stderr: "inherit",
+    });
+    const dbPath = join(dataDir, "service.db");
+    let signature: string | null = null;
+    for (const deadline = Date.now() + 30_000; signature === null && Date.now() < deadline; ) {
+      await Bun.sleep(100);
+      if (!existsSync(dbPath)) continue;
+      const reader = new Database(dbPath);
+      try {
+        const row = reader
+          .query<{ s: string }, []>(
+            "SELECT anchor_signature AS s FROM liability_snapshots WHERE anchor_signature IS NOT NULL AND anchored_at_ms IS NULL",
+          )
+          .get();
+        signature = row?.s ?? null;
+      } catch {
+        // the schema is still being created
+      } finally {
+        reader.close();
+      }
+    }
+    expect(signature).toEqual(expect.any(String));
+    const sentAtMs = Date.now();
+    child.kill("SIGTERM");
+    expect(await child.exited).toBe(0);
+    // It used to wait out the finalization (~12 s), past a container's 10 s stop timeout.
+    expect(Date.now() - sentAtMs).toBeLessThan(5_000);
+    const db = openDatabase(dbPath);
+    // The memo's signature stays saved: the next pass follows that transaction, not a second anchor.
+    const kept = db.$client.query("SELECT anchor_signature AS s FROM liability_snapshots ORDER BY id DESC").get() as {
+      s: string | null;
+    };
+    expect(kept.s).toBe(signature);
+    const runs = db.$client
+      .query("SELECT ok FROM job_runs WHERE job = 'payouts' AND finished_at_ms IS NOT NULL ORDER BY id")
+      .all() as { ok: bigint }[];
+    expect(runs.map((r) => Number(r.ok))).toContain(1);
+    const held = db.$client.query("SELECT COUNT(*) AS n FROM job_leases WHERE holder IS NOT NULL").get() as {
+      n: bigint;
+    };
+    expect(Number(held.n)).toBe(0);
     db.$client.close();
     rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);
