@@ -84,6 +84,8 @@ beforeAll(async () => {
       PUBLIC_URL: base,
       LOCAL_CHAIN_RPC_PORT: "0",
       LOCAL_CHAIN_GRPC_PORT: "0",
+      // Sweeps and payouts are final ~32 slots after they land: 3 s here rather than 13 s.
+      LOCAL_CHAIN_SLOT_MS: "100",
       CRON_SECRET,
       RATE_LIMIT: "0",
       // The test runs the jobs through the cron route, so their timing is its own.
