@@ -65,6 +65,8 @@ const OUT = args.includes("--out") ? args[args.indexOf("--out") + 1]! : null;
 const RUN_EVERY_MS = 120_000;
 const HOUR_MS = 3_600_000;
 const say = (line: string) => process.stdout.write(`${line}\n`);
+/** A long run's progress, on stderr so the figures on stdout stay as they are. */
+const progress = (line: string) => process.stderr.write(`  ${line}\n`);
 
 /** Deterministic draws: both worlds see exactly the same activity. */
 function rng(seed: number) {
@@ -219,6 +221,7 @@ async function runWorld(mode: "baseline" | "scheduled", plan: Plan, startMs: num
   const setupStarted = performance.now();
   const tokens = launchOlderTokens(chain, db, startMs);
   const setupSeconds = (performance.now() - setupStarted) / 1000;
+  progress(`${mode}: ${TOKENS} older tokens launched in ${setupSeconds.toFixed(0)} s`);
   const launch = (ordinal: number, atMs: number) => {
     tokens[ordinal] = launchToken(chain, db, ordinal, atMs);
   };
@@ -310,7 +313,11 @@ async function runWorld(mode: "baseline" | "scheduled", plan: Plan, startMs: num
       if (p.entries.length === 0) pending.delete(id);
     }
   };
-  for (const step of plan.steps) {
+  for (const [index, step] of plan.steps.entries()) {
+    if (index > 0 && index % (HOUR_MS / RUN_EVERY_MS) === 0)
+      progress(
+        `${mode}: virtual hour ${index / (HOUR_MS / RUN_EVERY_MS)} of ${HOURS} in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+      );
     for (const ordinal of step.launches) launch(ordinal, clock.nowMs);
     for (const t of step.trades) {
       clock.nowMs = t.atMs;
