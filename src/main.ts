@@ -12,6 +12,7 @@ import { closeAllStreams } from "./ledger/stream";
 import { startSharedThreadsHere } from "./workers/priority";
 import { startChainThread, startJobsThread } from "./workers/threads";
 import { backupAtShutdown } from "./backup";
+import { checkpointAtExit } from "../db/client";
 
 const config = loadConfigOrExit();
 setLogLevel(config.logLevel);
@@ -59,6 +60,8 @@ async function shutdown(signal: string): Promise<void> {
   if (config.backup.url !== null) await backupAtShutdown({ db: service.ctx.db, config });
   await service.close();
   await chain.stop();
+  const walFrames = checkpointAtExit(config.databasePath);
+  if (walFrames > 0) log.warn("the WAL was left by a connection still open; checkpointed at exit", { walFrames });
   log.info("stopped");
   process.exit(0);
 }
