@@ -99,8 +99,10 @@ export function closeDatabase(db: Db): void {
 export function checkpointAtExit(path: string): number {
   const client = new Database(path, { safeIntegers: true, strict: true });
   try {
-    const row = client.query<{ log: bigint }, []>("PRAGMA wal_checkpoint(TRUNCATE)").get();
-    return Number(row?.log ?? 0n);
+    // A truncating checkpoint reports zero frames once it has emptied the WAL: count them first.
+    const found = client.query<{ log: bigint }, []>("PRAGMA wal_checkpoint(PASSIVE)").get();
+    client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    return Number(found?.log ?? 0n);
   } finally {
     client.close();
   }

@@ -4,11 +4,12 @@
  * instead, so the WAL still wraps around instead of growing without end.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { Database } from "bun:sqlite";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { handOffCheckpoints, startCheckpoints } from "../../db/checkpoints";
-import { closeDatabase, openDatabase, type Db } from "../../db/client";
+import { checkpointAtExit, closeDatabase, openDatabase, type Db } from "../../db/client";
 
 const PAGE_BYTES = 4096;
 let dir: string | null = null;
@@ -155,4 +156,26 @@ describe("the WAL under a writer that never stops (the request thread's refreshe
     expect(rowsIn(requests)).toBe(rows + 2);
     expect(longestBusyMs).toBeLessThan(500);
   }, 45_000);
+});
+
+describe("the process's last checkpoint", () => {
+  test("a connection left open with committed frames: checkpointAtExit copies them in and empties the WAL", () => {
+    dir = mkdtempSync(join(tmpdir(), "cfl-checkpoint-exit-"));
+    const path = join(dir, "service.db");
+    // A connection that never checkpoints and is still open when the process would exit.
+    const left = openDatabase(path);
+    open.push(left);
+    left.$client.exec("PRAGMA wal_autocheckpoint = 0");
+    left.$client.exec("CREATE TABLE exit_rows (n INTEGER)");
+    for (let n = 0; n < 50; n++) left.$client.query("INSERT INTO exit_rows (n) VALUES (?)").run(n);
+    expect(statSync(`${path}-wal`).size).toBeGreaterThan(0);
+    expect(checkpointAtExit(path)).toBeGreaterThan(0);
+    expect(statSync(`${path}-wal`).size).toBe(0);
+    // Every row is in the database file itself: a copy of the file alone has them.
+    const copy = join(dir, "copy.db");
+    copyFileSync(path, copy);
+    const reader = new Database(copy, { readonly: true });
+    expect(reader.query("SELECT COUNT(*) AS c FROM exit_rows").get()).toEqual({ c: 50 });
+    reader.close();
+  });
 });
