@@ -5,6 +5,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { appFile } from "../src/lib/app-files";
 import * as schema from "./schema";
+import { query } from "./statement";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
@@ -100,7 +101,7 @@ export function checkpointAtExit(path: string): number {
   const client = new Database(path, { safeIntegers: true, strict: true });
   try {
     // A truncating checkpoint reports zero frames once it has emptied the WAL: count them first.
-    const found = client.query<{ log: bigint }, []>("PRAGMA wal_checkpoint(PASSIVE)").get();
+    const found = query<{ log: bigint }, []>(client, "PRAGMA wal_checkpoint(PASSIVE)").get();
     client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     return Number(found?.log ?? 0n);
   } finally {
