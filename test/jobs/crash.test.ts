@@ -31,10 +31,11 @@ async function crashThenRecover(
 ): Promise<void> {
   const crashed = await world.worker({ jobs: [job], crashAt, env });
   // The point was reached and the process died there, without finishing its run.
-  expect({ crashAt, signal: crashed.signalCode, results: crashed.results.length }).toEqual({
+  // A run that finished instead says why (a loaded machine can miss renewing the 1 s lease).
+  expect({ crashAt, signal: crashed.signalCode, results: crashed.results.map((r) => r.error ?? "ok") }).toEqual({
     crashAt,
     signal: "SIGKILL",
-    results: 0,
+    results: [],
   });
   world.checkRelations();
   // Two runs: the first resolves what the dead run left (an unsent transaction is only given up
