@@ -98,13 +98,13 @@ export function closeDatabase(db: Db): void {
  * (seen about once in ten stops under load, cause not yet found), which the caller logs.
  */
 export function checkpointAtExit(path: string): number {
-  const client = new Database(path, { safeIntegers: true, strict: true });
+  const db = openDatabase(path);
   try {
     // A truncating checkpoint reports zero frames once it has emptied the WAL: count them first.
-    const found = query<{ log: bigint }, []>(client, "PRAGMA wal_checkpoint(PASSIVE)").get();
-    client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    const found = query<{ log: bigint }, []>(db, "PRAGMA wal_checkpoint(PASSIVE)").get();
+    db.$client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     return Number(found?.log ?? 0n);
   } finally {
-    client.close();
+    closeDatabase(db);
   }
 }

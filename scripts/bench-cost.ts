@@ -59,9 +59,13 @@ const SEED = arg("--seed", 42);
 const MAX_INTERVAL_MS = arg("--max-interval-ms", 6 * 3_600_000);
 const WATCH = arg("--watch", 3_000);
 const JOBS = arg("--jobs", 2);
+const textArg = (name: string) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? (args[i + 1] ?? null) : null;
+};
 /** set in a world's own process: which world, and the file its result goes to */
-const WORLD = args.includes("--world") ? args[args.indexOf("--world") + 1] : null;
-const OUT = args.includes("--out") ? args[args.indexOf("--out") + 1]! : null;
+const WORLD = textArg("--world");
+const OUT = textArg("--out");
 const RUN_EVERY_MS = 120_000;
 const HOUR_MS = 3_600_000;
 const say = (line: string) => process.stdout.write(`${line}\n`);

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { openDatabase } from "../../db/client";
 import { verifyLedger } from "../../src/ledger/verify";
 import { freePortsSync } from "../helpers/socket";
+import { startMain } from "../workers/support";
 
 const main = join(import.meta.dir, "..", "..", "src", "main.ts");
 
@@ -84,24 +85,9 @@ describe("graceful shutdown", () => {
 
   test("SIGTERM while a run waits for its liability anchor to finalize: out within 5 s, the anchor kept for the next pass", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "cfl-term-anchor-"));
-    const [port] = freePortsSync(1) as [number];
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
     // Jobs on and mainnet-like slots: the start-up payouts run takes the first liability snapshot
     // and waits for its anchor memo to finalize, ~13 s after it lands.
-    const child = Bun.spawn([process.execPath, "run", main], {
-      env: {
-        ...env,
-        DATA_DIR: dataDir,
-        PORT: String(port),
-        LOCAL_CHAIN_RPC_PORT: "0",
-        LOCAL_CHAIN_GRPC_PORT: "0",
-        LOCAL_CHAIN_SLOT_MS: "400",
-        LOG_LEVEL: "warn",
-      },
-      stdout: "ignore",
-      stderr: "inherit",
-    });
+    const { child } = await startMain(dataDir, { JOBS: "on", LOCAL_CHAIN_SLOT_MS: "400" });
     const dbPath = join(dataDir, "service.db");
     let signature: string | null = null;
     for (const deadline = Date.now() + 30_000; signature === null && Date.now() < deadline; ) {

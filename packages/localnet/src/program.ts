@@ -152,7 +152,7 @@ export class LocalProgramKeys {
    * than entries it finds none of them at any size; what repeats (hot details, one read's vaults)
    * fits in 10,000.
    */
-  static readonly ADDRESS_CACHE_LIMIT = 10_000;
+  private static readonly ADDRESS_CACHE_LIMIT = 10_000;
   private readonly addressCacheLimit: number;
 
   /**
