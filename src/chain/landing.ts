@@ -101,6 +101,56 @@ export function computeUnitLimitFor(unitsConsumed: number, floor = 0): number {
   return Math.min(MAX_COMPUTE_UNIT_LIMIT, Math.max(withMargin, Math.floor(floor)));
 }
 
+/**
+ * What decides a transaction's consumption, as far as the sender can see: each instruction's
+ * program, data length and discriminator (which instruction of the program it is: 4 bytes for the
+ * system program, 1 for compute budget, none for a memo's text, 8 for an Anchor program), and its
+ * accounts' signer and writable flags. Transactions of one shape (a run's sweeps of two curve
+ * tokens, a payout of three transfers) run the same code; only the state they read differs (a PDA
+ * bump found in more tries), which the margin and the most-seen consumption cover.
+ */
+export function instructionShape(instructions: readonly TransactionInstruction[]): string {
+  let shape = "";
+  for (const ix of instructions) {
+    const program = ix.programId.toBase58();
+    const discriminatorBytes =
+      program === SYSTEM_PROGRAM ? 4 : program === COMPUTE_BUDGET_PROGRAM ? 1 : MEMO_PROGRAMS.has(program) ? 0 : 8;
+    shape += `${program}:${ix.data.length}:${Buffer.from(ix.data.subarray(0, discriminatorBytes)).toString("hex")}:`;
+    for (const key of ix.keys) shape += key.isSigner ? (key.isWritable ? "W" : "S") : key.isWritable ? "w" : "r";
+    shape += ";";
+  }
+  return shape;
+}
+
+/**
+ * A shape's consumption is simulated once in this many transactions of it (a provider bills each
+ * simulation); the others take the most any simulation of the shape consumed, plus the margin.
+ * A limit that proves too low fails on chain and raises the job's floor (landing/journal.ts).
+ */
+export const SIMULATE_SHAPE_EVERY = 16;
+/** Shapes remembered; the oldest is forgotten past this. */
+export const SHAPES_MAX = 1_024;
+
+/** The units consumed by each shape's simulations, and how many transactions took it since. */
+export class ShapeUnits {
+  private readonly shapes = new Map<string, { maxUnits: number; usesSinceSimulated: number }>();
+
+  /** The units to size a transaction of this shape by, or null when it is to be simulated. */
+  take(shape: string): number | null {
+    const known = this.shapes.get(shape);
+    if (!known || known.usesSinceSimulated + 1 >= SIMULATE_SHAPE_EVERY) return null;
+    known.usesSinceSimulated++;
+    return known.maxUnits;
+  }
+
+  simulated(shape: string, units: number): void {
+    const known = this.shapes.get(shape);
+    this.shapes.delete(shape);
+    this.shapes.set(shape, { maxUnits: Math.max(units, known?.maxUnits ?? 0), usesSinceSimulated: 0 });
+    if (this.shapes.size > SHAPES_MAX) this.shapes.delete(this.shapes.keys().next().value!);
+  }
+}
+
 /** The nearest-rank percentile of the fees; 0 when there are none. */
 export function percentileFee(fees: readonly bigint[], percentile: number): bigint {
   if (fees.length === 0) return 0n;
@@ -148,9 +198,29 @@ export function exceededComputeBudget(error: string | null): boolean {
  */
 export const PREPARE_SHARE_MAX_AGE_MS = 10_000;
 
-/** A share for transactions with these instructions, paid by `payer`: the accounts they write, the payer first. */
-export function prepareShareFor(payer: string, instructions: Iterable<TransactionInstruction>): PrepareShare {
-  const writable = new Set([payer]);
-  for (const ix of instructions) for (const key of ix.keys) if (key.isWritable) writable.add(key.pubkey.toBase58());
-  return { maxAgeMs: PREPARE_SHARE_MAX_AGE_MS, writable: [...writable] };
+/** The most accounts getRecentPrioritizationFees takes: a price group's bound. */
+export const PRICE_GROUP_MAX_ACCOUNTS = 128;
+
+/**
+ * A share for these transactions (each its instructions), paid by `payer`: the transactions packed
+ * in order into groups of at most PRICE_GROUP_MAX_ACCOUNTS written accounts, the payer first in
+ * each, one price ask per group. A transaction that alone writes more stays out of every group.
+ */
+export function prepareShareFor(payer: string, transactions: Iterable<Iterable<TransactionInstruction>>): PrepareShare {
+  const groups: string[][] = [];
+  let group = new Set([payer]);
+  for (const instructions of transactions) {
+    const writable = new Set([payer]);
+    for (const ix of instructions) for (const key of ix.keys) if (key.isWritable) writable.add(key.pubkey.toBase58());
+    if (writable.size > PRICE_GROUP_MAX_ACCOUNTS) continue;
+    const added = [...writable].filter((account) => !group.has(account));
+    if (group.size + added.length > PRICE_GROUP_MAX_ACCOUNTS) {
+      groups.push([...group]);
+      group = new Set(writable);
+      continue;
+    }
+    for (const account of added) group.add(account);
+  }
+  if (group.size > 1) groups.push([...group]);
+  return { maxAgeMs: PREPARE_SHARE_MAX_AGE_MS, groups };
 }

@@ -132,16 +132,17 @@ export interface PrepareOptions {
 }
 
 /**
- * Transactions prepared together share one latest blockhash and one market price while those are
- * younger than `maxAgeMs`, asked once instead of once per transaction (a provider bills each ask).
- * `writable` is every account the group's transactions write, the payer's included; the price is
- * asked for all of them at once (the first 128, the most the node takes), which is what a
- * transaction locking all of them would pay, so it lands any one of them. A transaction writing an
- * account outside it asks for its own price. The object is the group's identity: make one per group.
+ * Transactions prepared together share one latest blockhash while it is younger than `maxAgeMs`,
+ * and one market price per group of them, asked once instead of once per transaction (a provider
+ * bills each ask). Each of `groups` is every account some of the transactions write, the payer's
+ * included, at most 128 (the most the node takes): its price is asked for all of them at once,
+ * which is what a transaction locking all of them would pay, so it lands any one of them. A
+ * transaction writing an account outside every group asks for its own price. The object is the
+ * share's identity: make one per run of transactions (landing.ts `prepareShareFor`).
  */
 export interface PrepareShare {
   readonly maxAgeMs: number;
-  readonly writable: readonly string[];
+  readonly groups: readonly (readonly string[])[];
 }
 
 export type TransactionOutcome =

@@ -46,8 +46,10 @@ import {
   MAX_COMPUTE_UNIT_LIMIT,
   computeBudgetInstructions,
   computeUnitLimitFor,
+  instructionShape,
   percentileFee,
   priorityPrice,
+  ShapeUnits,
   tableComputeUnits,
   withoutComputeBudget,
 } from "./landing";
@@ -399,6 +401,8 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
     landing,
     market: { lastPriceMicroLamports: 0n },
     prefetched: new Map(),
+    heightReference: null,
+    shapeUnits: new ShapeUnits(),
     sendTargets: [
       { post, call },
       ...landing.sendUrls.map((url) => ({
@@ -426,6 +430,14 @@ interface RpcContext {
   market: { lastPriceMicroLamports: bigint };
   /** statuses asked for several transactions at once (`prefetchOutcomes`), each taken once by `outcome` */
   prefetched: Map<string, { atMs: number; read: StatusRead }>;
+  /**
+   * The latest finalized slot and its block height a node reported (getEpochInfo). A block takes a
+   * slot, so the height at any later slot is at most this height plus the slots since: a bound
+   * that proves a transaction unexpired without asking the height again (`heightBoundAt`).
+   */
+  heightReference: { slot: number; blockHeight: number } | null;
+  /** what each instruction shape consumed when simulated (landing.ts `ShapeUnits`) */
+  shapeUnits: ShapeUnits;
   /** RPC_URL first, then every SEND_RPC_URLS endpoint: each send goes to all of them */
   sendTargets: { post: JsonRpcPost; call: Call }[];
 }
@@ -700,7 +712,7 @@ async function prepareTransaction(
   const instructions = [...own, memo];
   const share = prepareOptions.share;
   const latest = await (share
-    ? sharedAsk(share, "latest", () => reader.getLatestBlockhash())
+    ? sharedAsk(asksOf(share).latest, share.maxAgeMs, () => reader.getLatestBlockhash())
     : reader.getLatestBlockhash());
   const { blockhash, lastValidBlockHeight } = latest;
   const floor = prepareOptions.computeUnitFloor ?? 0;
@@ -708,7 +720,13 @@ async function prepareTransaction(
   const probe = sign([...computeBudgetInstructions(MAX_COMPUTE_UNIT_LIMIT, 0n), ...instructions], blockhash);
   // The probe has the final size (a price takes the same bytes whatever it is): an oversize
   // transaction is refused before a simulation is spent on it.
-  const consumed = await simulatedUnits(rpc, wireWithinLimit(probe));
+  const probeWire = wireWithinLimit(probe);
+  const shape = instructionShape(instructions);
+  let consumed = rpc.shapeUnits.take(shape);
+  if (consumed === null) {
+    consumed = await simulatedUnits(rpc, probeWire);
+    if (consumed !== null) rpc.shapeUnits.simulated(shape, consumed);
+  }
   const computeUnitLimit =
     consumed !== null
       ? computeUnitLimitFor(consumed, floor)
@@ -719,8 +737,9 @@ async function prepareTransaction(
           Math.max(floor, (givenLimit ?? tableComputeUnits(own)) + memoComputeUnits(memo.data.length)),
         );
   const writable = writableAccountsOf(probe);
-  const market = await (share && coveredBy(share, writable)
-    ? sharedAsk(share, "price", () => marketPrice(rpc, share.writable))
+  const group = share ? groupCovering(share, writable) : null;
+  const market = await (share && group !== null
+    ? sharedAsk(asksOf(share).prices[group]!, share.maxAgeMs, () => marketPrice(rpc, share.groups[group]!))
     : marketPrice(rpc, writable));
   const computeUnitPriceMicroLamports = priorityPrice({
     marketMicroLamports: market,
@@ -865,46 +884,64 @@ async function simulatedReturnData(
   return { programId: returned.programId, data: new Uint8Array(Buffer.from(data, "base64")) };
 }
 
+interface SharedAnswer<T> {
+  atMs: number;
+  answer: Promise<T>;
+}
+
 interface SharedAsks {
-  /** the share's `writable` the price was asked for (the first PRIORITIZATION_FEE_MAX_ACCOUNTS) */
-  asked: Set<string>;
-  latest?: { atMs: number; answer: ReturnType<ChainReader["getLatestBlockhash"]> };
-  price?: { atMs: number; answer: Promise<bigint> };
+  /** each group's accounts (the share's `groups`, at most PRIORITIZATION_FEE_MAX_ACCOUNTS each) */
+  groups: Set<string>[];
+  /** the groups an account is in, for finding a transaction's */
+  groupsOf: Map<string, number[]>;
+  latest: { entry?: SharedAnswer<Awaited<ReturnType<ChainReader["getLatestBlockhash"]>>> };
+  prices: { entry?: SharedAnswer<bigint> }[];
 }
 const sharedAsks = new WeakMap<PrepareShare, SharedAsks>();
 
 function asksOf(share: PrepareShare): SharedAsks {
   let asks = sharedAsks.get(share);
   if (!asks) {
-    asks = { asked: new Set(share.writable.slice(0, PRIORITIZATION_FEE_MAX_ACCOUNTS)) };
+    const groups = share.groups.map((group) => new Set(group.slice(0, PRIORITIZATION_FEE_MAX_ACCOUNTS)));
+    const groupsOf = new Map<string, number[]>();
+    for (const [i, group] of groups.entries())
+      for (const account of group) {
+        const list = groupsOf.get(account) ?? [];
+        list.push(i);
+        groupsOf.set(account, list);
+      }
+    asks = { groups, groupsOf, latest: {}, prices: groups.map(() => ({})) };
     sharedAsks.set(share, asks);
   }
   return asks;
 }
 
-/** Whether the share's price was asked for every account this transaction writes. */
-function coveredBy(share: PrepareShare, writable: readonly string[]): boolean {
-  const { asked } = asksOf(share);
-  return writable.every((account) => asked.has(account));
+/** The group whose price was asked for every account this transaction writes, or null. */
+function groupCovering(share: PrepareShare, writable: readonly string[]): number | null {
+  const asks = asksOf(share);
+  // Any account's groups will do as candidates (the payer's are all of them): the rarest first.
+  let candidates: number[] | undefined;
+  for (const account of writable) {
+    const of = asks.groupsOf.get(account);
+    if (!of) return null;
+    if (!candidates || of.length < candidates.length) candidates = of;
+  }
+  for (const i of candidates ?? []) if (writable.every((account) => asks.groups[i]!.has(account))) return i;
+  return null;
 }
 
 /**
- * One answer for the group while it is younger than `maxAgeMs` (the first asker's; those asking
+ * One answer for the slot while it is younger than `maxAgeMs` (the first asker's; those asking
  * meanwhile wait for it). A failed ask is forgotten, so the next transaction asks again.
  */
-function sharedAsk<K extends "latest" | "price">(
-  share: PrepareShare,
-  key: K,
-  ask: () => NonNullable<SharedAsks[K]>["answer"],
-): NonNullable<SharedAsks[K]>["answer"] {
-  const asks = asksOf(share);
+function sharedAsk<T>(slot: { entry?: SharedAnswer<T> }, maxAgeMs: number, ask: () => Promise<T>): Promise<T> {
   const nowMs = performance.now();
-  const found = asks[key];
-  if (found && nowMs - found.atMs <= share.maxAgeMs) return found.answer as NonNullable<SharedAsks[K]>["answer"];
+  const found = slot.entry;
+  if (found && nowMs - found.atMs <= maxAgeMs) return found.answer;
   const answer = ask();
-  asks[key] = { atMs: nowMs, answer } as SharedAsks[K];
+  slot.entry = { atMs: nowMs, answer };
   answer.catch(() => {
-    if (asks[key]?.answer === answer) delete asks[key];
+    if (slot.entry?.answer === answer) delete slot.entry;
   });
   return answer;
 }
@@ -951,7 +988,8 @@ function writableAccountsOf(tx: ReturnType<typeof compileTransaction>): string[]
 
 interface StatusRead {
   statuses: { context: { slot: number }; value: unknown[] };
-  epoch: { absoluteSlot: number; blockHeight: number };
+  /** null: the statuses were asked alone (`readStatuses`) */
+  epoch: { absoluteSlot: number; blockHeight: number } | null;
   /** `minimumLedgerSlot` and `getFirstAvailableBlock` of the same node, when asked */
   floorAnswers: [() => unknown, () => unknown] | null;
 }
@@ -989,12 +1027,39 @@ async function readStatusAndEpoch(
     const statuses = statusesOf(answers[0]!(), signatures.length);
     const epoch = epochOf(answers[1]!());
     slots.observe("finalized", epoch.absoluteSlot);
+    if (!rpc.heightReference || epoch.absoluteSlot > rpc.heightReference.slot)
+      rpc.heightReference = { slot: epoch.absoluteSlot, blockHeight: epoch.blockHeight };
     // The status search must come from at least the finalized slot of the same answer.
     if (statuses.context.slot >= epoch.absoluteSlot)
       return { statuses, epoch, floorAnswers: withFloor ? [answers[2]!, answers[3]!] : null };
     if (attempt < retries) await sleep(Math.floor(Math.min(backoffMaxMs, backoffBaseMs * 2 ** attempt) * random()));
   }
   return null;
+}
+
+/**
+ * The statuses alone, without the finalized epoch, once a height reference is known: the epoch
+ * only decides an absent signature's expiry, and most reads are of signatures sent seconds ago,
+ * which the reference proves unexpired (`heightBoundAt`). Without a reference, the whole batch.
+ * A provider bills the epoch as a request of its own.
+ */
+async function readStatuses(rpc: RpcContext, signatures: readonly string[]): Promise<StatusRead | null> {
+  if (!rpc.heightReference) return readStatusAndEpoch(rpc, signatures, false);
+  const answer = await rpc.call("getSignatureStatuses", () =>
+    rpc.post("getSignatureStatuses", [signatures, { searchTransactionHistory: true }]),
+  );
+  return { statuses: statusesOf(answer, signatures.length), epoch: null, floorAnswers: null };
+}
+
+/**
+ * The most the finalized block height can be on a node whose processed slot is `slot`: the
+ * reference's height plus the slots since (a block takes a slot; skipped slots only lower it).
+ * At or under a transaction's lastValidBlockHeight, that node's epoch would say pending too.
+ */
+function heightBoundAt(rpc: RpcContext, slot: number): bigint | null {
+  const reference = rpc.heightReference;
+  if (!reference) return null;
+  return BigInt(reference.blockHeight) + BigInt(Math.max(0, slot - reference.slot));
 }
 
 /**
@@ -1016,7 +1081,7 @@ async function prefetchOutcomes(rpc: RpcContext, signatures: readonly string[]):
   if (asked.length < 2) return;
   let read: StatusRead | null;
   try {
-    read = await readStatusAndEpoch(rpc, asked, false);
+    read = await readStatuses(rpc, asked);
   } catch (error) {
     if (isChainUnavailable(error)) return;
     throw error;
@@ -1059,8 +1124,16 @@ async function decideOutcome(
   withBlockTime: boolean,
 ): Promise<TransactionOutcome> {
   const { connection, call, slots } = rpc;
-  let read = takePrefetched(rpc, signature) ?? (await readStatusAndEpoch(rpc, [signature], false));
-  if (read && !read.statuses.value[0] && BigInt(read.epoch.blockHeight) > lastValidBlockHeight) {
+  let read = takePrefetched(rpc, signature) ?? (await readStatuses(rpc, [signature]));
+  if (read && !read.statuses.value[0] && !read.epoch) {
+    // Absent, asked without the epoch: pending while the height bound proves it unexpired (the
+    // epoch could only have said the same); otherwise the epoch is asked with the status.
+    slots.observe("processed", read.statuses.context.slot);
+    const bound = heightBoundAt(rpc, read.statuses.context.slot);
+    if (bound !== null && bound <= lastValidBlockHeight) return { kind: "pending" };
+    read = await readStatusAndEpoch(rpc, [signature], false);
+  }
+  if (read?.epoch && !read.statuses.value[0] && BigInt(read.epoch.blockHeight) > lastValidBlockHeight) {
     // An absence past expiry proves expiry only with the same node's history floor: asked again,
     // all four in one batch, and decided on that answer alone. The floor is billed only then.
     read = await readStatusAndEpoch(rpc, [signature], true);
@@ -1068,10 +1141,11 @@ async function decideOutcome(
   if (!read) return { kind: "unknown", reason: "status answered by a node behind the finalized slot" };
   const { statuses, epoch, floorAnswers } = read;
   slots.observe("processed", statuses.context.slot);
-  const finalizedHeight = BigInt(epoch.blockHeight);
   const s = statuses.value[0] as SignatureStatus | null | undefined;
   if (!s) {
-    if (finalizedHeight <= lastValidBlockHeight) return { kind: "pending" };
+    // Absent reads without the epoch were decided or asked again above.
+    if (!epoch) return { kind: "unknown", reason: "the finalized block height was not read" };
+    if (BigInt(epoch.blockHeight) <= lastValidBlockHeight) return { kind: "pending" };
     const floor = floorAnswers ? historyFloor(floorAnswers[0], floorAnswers[1]) : null;
     if (floor === null) return { kind: "unknown", reason: "the node's history floor could not be read" };
     if (floor > sentFromSlot) {

@@ -128,7 +128,7 @@ async function sendQueued(deps: PayoutJobDeps, ctx: JobContext, report: PayoutRu
   }));
   const share = prepareShareFor(
     treasury.publicKey.toBase58(),
-    planned.flatMap((p) => p.instructions),
+    planned.map((p) => p.instructions),
   );
   for (const { batch, instructions } of planned) {
     if (ctx.signal.aborted) break;

@@ -115,7 +115,7 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
     const batches = packCandidates(deps, ctx, candidates);
     const share = prepareShareFor(
       deps.chain.treasury.publicKey.toBase58(),
-      batches.flatMap((batch) => batch.instructions),
+      batches.map((batch) => batch.instructions),
     );
     // Several batches in flight at once (each one still saved before it is sent): the run is bound
     // by round trips to the node, not by the node itself.

@@ -10,6 +10,9 @@ import {
   computeUnitLimitFor,
   percentileFee,
   priorityFeeLamports,
+  PRICE_GROUP_MAX_ACCOUNTS,
+  prepareShareFor,
+  SIMULATE_SHAPE_EVERY,
   priorityPrice,
 } from "../../src/chain/landing";
 import { memoComputeUnits } from "../../src/chain/memo";
@@ -141,7 +144,7 @@ describe("prepare", () => {
     const to = [Keypair.generate(), Keypair.generate(), Keypair.generate()].map((k) => k.publicKey);
     const pay = (toPubkey: (typeof to)[number]) =>
       SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey, lamports: 1n });
-    const share = { maxAgeMs: 60_000, writable: [payer.publicKey, to[0]!, to[1]!].map((k) => k.toBase58()) };
+    const share = { maxAgeMs: 60_000, groups: [[payer.publicKey, to[0]!, to[1]!].map((k) => k.toBase58())] };
     // Three at once, as a run's batches go: one ask of each, shared by all three.
     const prepared = await Promise.all(
       [to[0]!, to[1]!, to[0]!].map((t, i) =>
@@ -151,7 +154,7 @@ describe("prepare", () => {
     expect(asks("getLatestBlockhash")).toHaveLength(1);
     expect(asks("getRecentPrioritizationFees")).toHaveLength(1);
     // The price was asked for every account the group writes, not only the first transaction's.
-    expect(new Set(asks("getRecentPrioritizationFees")[0]!.params[0] as string[])).toEqual(new Set(share.writable));
+    expect(new Set(asks("getRecentPrioritizationFees")[0]!.params[0] as string[])).toEqual(new Set(share.groups[0]));
     expect(new Set(prepared.map((p) => p.signature)).size).toBe(3);
     for (const p of prepared) expect(budgetOf(p.wire).price).toBe(10_000n);
     // A transaction writing an account the group's price was not asked for asks its own.
@@ -174,6 +177,76 @@ describe("prepare", () => {
     expect(asks("getLatestBlockhash")).toHaveLength(4);
   });
 
+  test("a run's transactions are packed into groups of at most 128 written accounts: one price ask per group", async () => {
+    const node = marketNode(450, [10_000]);
+    const { sender } = chainOver(node.url);
+    const asks = () => node.requests.filter((r) => r.method === "getRecentPrioritizationFees");
+    // 100 transactions, each paying two new accounts: 201 accounts written in all, the payer's
+    // included, so two groups (the payer and 63 transactions' 126 accounts, then the rest).
+    const transactions = Array.from({ length: 100 }, () =>
+      [Keypair.generate(), Keypair.generate()].map((k) =>
+        SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: k.publicKey, lamports: 1n }),
+      ),
+    );
+    const share = prepareShareFor(payer.publicKey.toBase58(), transactions);
+    expect(share.groups.map((g) => g.length)).toEqual([127, 75]);
+    for (const group of share.groups) {
+      expect(group[0]).toBe(payer.publicKey.toBase58());
+      expect(group.length).toBeLessThanOrEqual(PRICE_GROUP_MAX_ACCOUNTS);
+    }
+    await Promise.all(
+      transactions.map((instructions, i) =>
+        sender.prepare(instructions, payer, [], { commandKey: { kind: "withdrawal", withdrawalId: i + 1 }, share }),
+      ),
+    );
+    expect(asks()).toHaveLength(2);
+    expect(asks().map((a) => new Set(a.params[0] as string[]))).toEqual(share.groups.map((g) => new Set(g)));
+    // A transaction that alone writes more than a group holds is in none: it asks its own.
+    const wide = Array.from({ length: 130 }, () =>
+      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1n }),
+    );
+    expect(prepareShareFor(payer.publicKey.toBase58(), [wide, transactions[0]!]).groups).toEqual([
+      [payer.publicKey.toBase58(), ...transactions[0]!.map((ix) => ix.keys[1]!.pubkey.toBase58())],
+    ]);
+  });
+
+  test("one shape is simulated once in SIMULATE_SHAPE_EVERY transactions; the others take the most it consumed", async () => {
+    const node = marketNode(450, []);
+    let units = 450;
+    node.handle("simulateTransaction", () =>
+      context({ err: null, logs: [], accounts: null, unitsConsumed: units, returnData: null }),
+    );
+    const { sender } = chainOver(node.url);
+    const simulations = () => node.requests.filter((r) => r.method === "simulateTransaction").length;
+    const pay = (lamports: bigint) =>
+      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports });
+    const limits: number[] = [];
+    for (let i = 0; i < 2 * SIMULATE_SHAPE_EVERY - 1; i++) {
+      // The second simulation of the shape finds it consuming more: the most seen sizes it after.
+      if (i === SIMULATE_SHAPE_EVERY) units = 600;
+      const prepared = await sender.prepare([pay(BigInt(i + 1))], payer, [], {
+        // Ids of one memo length (the key's text is base 36): one shape.
+        commandKey: { kind: "withdrawal", withdrawalId: 40 + i },
+      });
+      limits.push(prepared.computeUnitLimit!);
+    }
+    expect(simulations()).toBe(2);
+    const limitOf = (consumed: number, n: number) => Array(n).fill(computeUnitLimitFor(consumed));
+    expect(limits.slice(0, SIMULATE_SHAPE_EVERY)).toEqual(limitOf(450, SIMULATE_SHAPE_EVERY));
+    expect(limits.slice(SIMULATE_SHAPE_EVERY)).toEqual(limitOf(600, SIMULATE_SHAPE_EVERY - 1));
+    // Another shape (two transfers; a longer memo) is simulated on its own.
+    await sender.prepare([pay(1n), pay(2n)], payer, [], { commandKey: { kind: "withdrawal", withdrawalId: 40 } });
+    await sender.prepare([pay(1n)], payer, [], { commandKey: { kind: "withdrawal", withdrawalId: 1_000_000 } });
+    expect(simulations()).toBe(4);
+    // A floor (a limit that proved too low) still raises a remembered shape's limit.
+    const floored = await sender.prepare([pay(3n)], payer, [], {
+      commandKey: { kind: "withdrawal", withdrawalId: 41 },
+      computeUnitFloor: 5_000,
+    });
+    expect(floored.computeUnitLimit).toBe(5_000);
+    expect(simulations()).toBe(4);
+  });
+
   test("a shared ask that fails is asked again by the next transaction of the group", async () => {
     const node = marketNode(450, [10_000]);
     let refuse = true;
@@ -183,7 +256,7 @@ describe("prepare", () => {
         : { result: { context: { slot: 900 }, value: { blockhash, lastValidBlockHeight: 1_150 } } },
     );
     const { sender } = chainOver(node.url);
-    const share = { maxAgeMs: 60_000, writable: [payer.publicKey.toBase58()] };
+    const share = { maxAgeMs: 60_000, groups: [[payer.publicKey.toBase58()]] };
     const first = await sender.prepare([transfer], payer, [], { ...KEY, share }).catch((error: unknown) => error);
     expect(first).toBeInstanceOf(Error);
     refuse = false;

@@ -413,7 +413,9 @@ describe("sender", () => {
       slot: 9n,
       blockTime: null,
     });
-    expect(methods()).toEqual(["getSignatureStatuses", "getEpochInfo", "getSignatureStatuses", "getEpochInfo"]);
+    // The first read's finalized height bounds the chain's from then on: found statuses need no
+    // height, so the status is asked alone.
+    expect(methods()).toEqual(["getSignatureStatuses", "getEpochInfo", "getSignatureStatuses"]);
     expect(fake.requests[2]!.params[0]).toEqual(["c"]);
   });
 
@@ -446,10 +448,12 @@ describe("sender", () => {
   test("outcome: confirmed, failed, pending, and expired only past lastValidBlockHeight with nothing found", async () => {
     fake = startFakeRpc();
     let status: unknown = null;
+    // A chain with no skipped slots: height h is finalized at slot 400 + h, and the node has
+    // processed 50 slots past it.
     let finalizedHeight = 100;
     fake.handle("getEpochInfo", () => ({
       result: {
-        absoluteSlot: 500,
+        absoluteSlot: 400 + finalizedHeight,
         blockHeight: finalizedHeight,
         epoch: 0,
         slotIndex: 0,
@@ -457,9 +461,12 @@ describe("sender", () => {
         transactionCount: 0,
       },
     }));
-    fake.handle("getSignatureStatuses", () => ({ result: { context: { slot: 540 }, value: [status] } }));
+    fake.handle("getSignatureStatuses", () => ({
+      result: { context: { slot: 450 + finalizedHeight }, value: [status] },
+    }));
     fake.handle("getBlockTime", () => ({ result: 1_760_000_000 }));
     const { sender } = chain();
+    const methodsSince = (n: number) => fake!.requests.slice(n).map((r) => r.method);
 
     status = { slot: 5, confirmations: null, err: null, confirmationStatus: "finalized", status: { Ok: null } };
     expect(await sender.outcome("s", 150n)).toEqual({
@@ -467,14 +474,15 @@ describe("sender", () => {
       slot: 5n,
       blockTime: new Date(1_760_000_000_000),
     });
-    // A caller that reads the transaction itself (it carries the block's time) is not billed for it.
+    // A caller that reads the transaction itself (it carries the block's time) is not billed for
+    // it; and once a finalized height is known, a found status needs no height: asked alone.
     const beforeNoTime = fake.requests.length;
     expect(await sender.outcome("s", 150n, 0n, { blockTime: false })).toEqual({
       kind: "confirmed",
       slot: 5n,
       blockTime: null,
     });
-    expect(fake.requests.slice(beforeNoTime).map((r) => r.method)).toEqual(["getSignatureStatuses", "getEpochInfo"]);
+    expect(methodsSince(beforeNoTime)).toEqual(["getSignatureStatuses"]);
     status = {
       slot: 6,
       confirmations: null,
@@ -489,16 +497,25 @@ describe("sender", () => {
     expect(await sender.outcome("s", 150n)).toEqual({ kind: "pending" });
     status = { slot: 7, confirmations: 3, err: null, confirmationStatus: "confirmed", status: { Ok: null } };
     expect(await sender.outcome("s", 150n)).toEqual({ kind: "pending" });
+    // Absent, and the node's slot (550) is at most 50 blocks past the known height 100: under the
+    // transaction's last valid height 150, so pending without asking the height.
     status = null;
-    finalizedHeight = 150; // equal is still valid: the transaction may land in block 150
+    const beforeYoung = fake.requests.length;
     expect(await sender.outcome("s", 150n)).toEqual({ kind: "pending" });
+    expect(methodsSince(beforeYoung)).toEqual(["getSignatureStatuses"]);
+    // Past the bound, the height is asked with the status: 150 is still valid (the transaction
+    // may land in block 150).
+    finalizedHeight = 150;
+    const beforeBound = fake.requests.length;
+    expect(await sender.outcome("s", 150n)).toEqual({ kind: "pending" });
+    expect(methodsSince(beforeBound)).toEqual(["getSignatureStatuses", "getSignatureStatuses", "getEpochInfo"]);
     finalizedHeight = 151;
     const beforeExpiry = fake.requests.length;
     expect(await sender.outcome("s", 150n)).toEqual({ kind: "expired" });
     // An absence past expiry is decided on one batch that also holds the node's history floor,
-    // so one node of a pool answers all four; the first, cheaper batch only found the absence.
-    const expiryCalls = fake.requests.slice(beforeExpiry).map((r) => r.method);
-    expect(expiryCalls).toEqual([
+    // so one node of a pool answers all four; the cheaper reads before only found the absence.
+    expect(methodsSince(beforeExpiry)).toEqual([
+      "getSignatureStatuses",
       "getSignatureStatuses",
       "getEpochInfo",
       "getSignatureStatuses",
@@ -511,12 +528,13 @@ describe("sender", () => {
     const beforeFound = fake.requests.length;
     expect((await sender.outcome("s", 150n)).kind).toBe("confirmed");
 
-    // A status found needs no floor: the history search and the finalized slot and height, one
-    // batch, are all that is asked (two billed calls, not four).
+    // A status found needs no floor and no height: the history search is all that is asked.
     const order = fake.requests.slice(beforeFound).filter((r) => r.method !== "getBlockTime");
-    expect(order.map((r) => r.method)).toEqual(["getSignatureStatuses", "getEpochInfo"]);
+    expect(order.map((r) => r.method)).toEqual(["getSignatureStatuses"]);
     expect(order[0]!.params[1]).toEqual({ searchTransactionHistory: true });
-    expect((order[1]!.params[0] as { commitment: string }).commitment).toBe("finalized");
+    // The height, when asked, is the finalized one.
+    const epochAsk = fake.requests.find((r) => r.method === "getEpochInfo")!;
+    expect((epochAsk.params[0] as { commitment: string }).commitment).toBe("finalized");
   });
 
   test("an outage while checking is unknown, never 'expired'", async () => {
