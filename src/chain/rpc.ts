@@ -1072,9 +1072,12 @@ const PREFETCHED_MAX_AGE_MS = 5_000;
 const PREFETCHED_MAX = 4 * GET_SIGNATURE_STATUSES_MAX;
 
 /**
- * Several transactions' statuses and the finalized epoch in one batch from one node, kept for
- * `outcome` to take, once each, instead of asking per transaction. Nothing is kept when the node
- * could not be asked or answered from behind its finalized slot: `outcome` then asks itself.
+ * Several transactions' statuses from one node (with the finalized epoch in the same batch until a
+ * height reference is known: `readStatuses`), kept for `outcome` to take, once each, instead of
+ * asking per transaction. Nothing is kept when the node could not be asked, or when a batch with
+ * the epoch answered from behind its finalized slot: `outcome` then asks itself. Statuses asked
+ * alone are kept whatever the node's slot: a found status is a fact of the chain, and an absent one
+ * is decided only by `outcome`'s height bound or its own read of the epoch.
  */
 async function prefetchOutcomes(rpc: RpcContext, signatures: readonly string[]): Promise<void> {
   const asked = [...new Set(signatures)].slice(0, GET_SIGNATURE_STATUSES_MAX);
