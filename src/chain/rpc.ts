@@ -47,6 +47,7 @@ import {
   computeBudgetInstructions,
   computeUnitLimitFor,
   instructionShape,
+  PRICE_GROUP_MAX_ACCOUNTS,
   percentileFee,
   priorityPrice,
   ShapeUnits,
@@ -890,7 +891,7 @@ interface SharedAnswer<T> {
 }
 
 interface SharedAsks {
-  /** each group's accounts (the share's `groups`, at most PRIORITIZATION_FEE_MAX_ACCOUNTS each) */
+  /** each group's accounts (the share's `groups`, at most PRICE_GROUP_MAX_ACCOUNTS each) */
   groups: Set<string>[];
   /** the groups an account is in, for finding a transaction's */
   groupsOf: Map<string, number[]>;
@@ -902,7 +903,7 @@ const sharedAsks = new WeakMap<PrepareShare, SharedAsks>();
 function asksOf(share: PrepareShare): SharedAsks {
   let asks = sharedAsks.get(share);
   if (!asks) {
-    const groups = share.groups.map((group) => new Set(group.slice(0, PRIORITIZATION_FEE_MAX_ACCOUNTS)));
+    const groups = share.groups.map((group) => new Set(group.slice(0, PRICE_GROUP_MAX_ACCOUNTS)));
     const groupsOf = new Map<string, number[]>();
     for (const [i, group] of groups.entries())
       for (const account of group) {
@@ -946,9 +947,6 @@ function sharedAsk<T>(slot: { entry?: SharedAnswer<T> }, maxAgeMs: number, ask: 
   return answer;
 }
 
-/** The most accounts getRecentPrioritizationFees takes. */
-const PRIORITIZATION_FEE_MAX_ACCOUNTS = 128;
-
 /**
  * The recent market price for the accounts a transaction locks for writing, as the configured
  * percentile of the fees paid in recent slots. An unreachable node gives the last price seen (or
@@ -958,7 +956,7 @@ async function marketPrice(rpc: RpcContext, writable: readonly string[]): Promis
   if (rpc.landing.feeMaxMicroLamports <= 0n) return 0n;
   try {
     const answer = await rpc.call("getRecentPrioritizationFees", () =>
-      rpc.post("getRecentPrioritizationFees", [writable.slice(0, PRIORITIZATION_FEE_MAX_ACCOUNTS)]),
+      rpc.post("getRecentPrioritizationFees", [writable.slice(0, PRICE_GROUP_MAX_ACCOUNTS)]),
     );
     if (!Array.isArray(answer))
       throw chainUnavailable("CHAIN_BAD_RESPONSE", {
