@@ -96,9 +96,13 @@ export function useBrowser(options: { testTimeoutMs?: number } = {}): Browser {
   };
 }
 
+/**
+ * A full-page JPEG in test/artifacts/. JPEG at quality 85: about half the CPU of a PNG of the same
+ * page (0.15 against 0.33 s measured on a long page), and the suite takes ~46 of them.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.jpg`), fullPage: true, type: "jpeg", quality: 85 });
 }
 
 /** True when nothing on the page is wider than the viewport (no sideways scrolling on a phone). */
