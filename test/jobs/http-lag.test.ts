@@ -163,9 +163,12 @@ test("statuses read through a node far behind past a payout's expiry: the claim 
   expect(payouts.map((p) => [p.status, p.lamports, p.wallet])).toEqual([["confirmed", credited.toString(), payTo]]);
   const balance = await chainRpc("getBalance", [payTo, { commitment: "confirmed" }]);
   expect(BigInt(balance.value)).toBe(credited);
+  // Several status reads reached the node behind and found the payout absent past its expiry. Its
+  // answers carry its own slot, 1,000 behind: the height bound at that slot (the last finalized
+  // height read, plus the slots since) stayed under the payout's last valid height, so the service
+  // waited without asking that node for a height it could only have refused (minContextSlot).
   const faults = await chainRpc("localnet_faults");
-  expect(faults.injected.lag).toBeGreaterThan(0);
-  expect(faults.injected.minContextSlot).toBeGreaterThan(0);
+  expect(faults.injected.lag).toBeGreaterThanOrEqual(2);
 }, 120_000);
 
 test("the page's /api/rpc proxy never forwards the local chain's fault rules", async () => {
