@@ -4,7 +4,7 @@
  *
  *   bun run bench:cost                                 10,000 tokens, 2 virtual hours (~10 min on 2 busy cores)
  *   bun run bench:cost -- --tokens 3000                a quicker run (~3 min)
- *   bun run bench:cost -- --tokens 100000 --hours 6    the issue's scale (1 h 33 min here, 7.2 GB per world)
+ *   bun run bench:cost -- --tokens 100000 --hours 6    the issue's scale (1 h 16 min here, 7.2 GB per world)
  *   BENCH_VERBOSE=1 ...                                also lists any fee left uncredited
  *   ... --jobs 1                                       the worlds one after the other (default: at once)
  *

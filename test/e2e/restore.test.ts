@@ -15,6 +15,7 @@ import { Database } from "bun:sqlite";
 import { closeDatabase, openDatabase } from "../../db/client";
 import { verifyLedger } from "../../src/ledger/verify";
 import { freePortsSync } from "../helpers/socket";
+import { appendTail, followStderr } from "../helpers/stderr";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const main = join(ROOT, "src", "main.ts");
@@ -31,7 +32,7 @@ const CLAIM_LAMPORTS = 10_000_000n;
 const QUIET = { DEMO: "0", SWEEP_SCHEDULE: "*/2 * * * * *", SWEEP_MIN_LAMPORTS: "1000000000000000" };
 
 let child: ReturnType<typeof Bun.spawn> | null = null;
-/** The last 4,000 characters the service wrote to stderr, to explain a failed wait. */
+/** The last characters the service wrote to stderr (STDERR_TAIL_CHARS), to explain a failed wait. */
 let stderrTail = "";
 
 function env(extra: Record<string, string>): Record<string, string> {
@@ -58,13 +59,10 @@ function env(extra: Record<string, string>): Record<string, string> {
 
 function start(extra: Record<string, string> = {}): ReturnType<typeof Bun.spawn> {
   const started = Bun.spawn([process.execPath, "run", main], { env: env(extra), stdout: "ignore", stderr: "pipe" });
-  // Read all along (a full pipe would block the child).
-  void (async () => {
-    const decoder = new TextDecoder();
-    const reader = started.stderr.getReader();
-    for (let read = await reader.read(); !read.done; read = await reader.read())
-      stderrTail = (stderrTail + decoder.decode(read.value)).slice(-4_000);
-  })().catch(() => {});
+  // One tail across the starts: a failure right after a restart may have its cause in the last one.
+  followStderr(started.stderr, (text) => {
+    stderrTail = appendTail(stderrTail, text);
+  });
   child = started;
   return started;
 }

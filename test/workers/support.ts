@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../../db/client";
 import { seedDatabase } from "../../scripts/seed";
 import { freePort } from "../helpers/socket";
+import { appendTail, followStderr } from "../helpers/stderr";
 
 export const CRON = "cron-secret-for-the-worker-tests-0123456789";
 export const METRICS = "metrics-secret-for-the-worker-tests-012345";
@@ -34,7 +35,7 @@ export interface Running {
   base: string;
   cron(job: string): Promise<Response | null>;
   metrics(): Promise<string>;
-  /** the last 4,000 characters the process wrote to stderr, to explain a failure */
+  /** the last characters the process wrote to stderr (STDERR_TAIL_CHARS), to explain a failure */
   stderrTail(): string;
 }
 
@@ -71,14 +72,11 @@ export async function startMain(dataDir: string, env: Record<string, string> = {
     stderr: "pipe",
   });
   started.add(child);
-  // Read all along (a full pipe would block the child); the tail explains a start that failed.
+  // The tail explains a start that failed.
   let stderrTail = "";
-  void (async () => {
-    const decoder = new TextDecoder();
-    const reader = child.stderr.getReader();
-    for (let read = await reader.read(); !read.done; read = await reader.read())
-      stderrTail = (stderrTail + decoder.decode(read.value)).slice(-4_000);
-  })().catch(() => {});
+  followStderr(child.stderr, (text) => {
+    stderrTail = appendTail(stderrTail, text);
+  });
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {

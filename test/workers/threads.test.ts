@@ -160,9 +160,16 @@ describe("jobs in their worker thread", () => {
     const run = await svc.cron("payouts");
     // The route answers once the run has started, so the process may die before or after its 202;
     // either way it is killed by SIGKILL and its lease is left to lapse.
-    expect(run === null || run.status === 202).toBe(true);
+    const answered = run === null ? null : { status: run.status, body: await run.text().catch(() => "") };
     await svc.child.exited;
-    expect(svc.child.signalCode).toBe("SIGKILL");
+    // A failure here was seen once in a loaded run and not again: say what happened if it comes back.
+    const outcome = { answered: answered?.status ?? "killed first", signal: svc.child.signalCode };
+    if (outcome.signal !== "SIGKILL" || (answered !== null && answered.status !== 202))
+      console.error(
+        `${JSON.stringify({ ...outcome, body: answered?.body, exitCode: svc.child.exitCode })}; the service's stderr:\n${svc.stderrTail()}`,
+      );
+    expect(outcome.answered === "killed first" || outcome.answered === 202).toBe(true);
+    expect(outcome.signal).toBe("SIGKILL");
     const db = openDatabase(join(dataDir, "service.db"));
     const held = db.$client
       .query<{ holder: string | null }, []>("SELECT holder FROM job_leases WHERE job = 'payouts'")
