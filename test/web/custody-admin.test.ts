@@ -4,12 +4,11 @@
  * the section passes axe and does not scroll sideways at 390 px.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "playwright-core";
 import { moneyHalt, raiseIncident } from "../../src/custody";
 import { queuePayout, refuseHeldPayout } from "../../src/payouts";
 import { immediate } from "../../db/transaction";
-import { overflowsHorizontally, screenshot, useBrowser } from "./browser";
+import { axeViolations, overflowsHorizontally, screenshot, useBrowser } from "./browser";
 import { seededSite, type SeededSite } from "./history-support";
 
 const browser = useBrowser({ testTimeoutMs: 90_000 });
@@ -58,8 +57,7 @@ describe("custody on the operator page", () => {
       await halt.waitFor({ timeout: 15_000 });
       expect(await halt.innerText()).toContain(`a test halt at ${label} px`);
       await page.locator("#admin-custody table").first().waitFor();
-      const axe = await new AxeBuilder({ page }).include("#admin-custody").analyze();
-      expect(axe.violations.map((v) => v.id)).toEqual([]);
+      expect(await axeViolations(page, `the custody panel at ${label} px`, "#admin-custody")).toEqual([]);
       expect(await overflowsHorizontally(page)).toEqual([]);
       await screenshot(page, `issue43-admin-custody-${label}`);
 

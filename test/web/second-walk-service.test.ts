@@ -5,10 +5,9 @@
  * link to the API reference (item 11), and the payouts page's missing cursor (item 10).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import AxeBuilder from "@axe-core/playwright";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import type { Page } from "playwright-core";
-import { overflowsHorizontally, screenshot, useBrowser } from "./browser";
+import { axeViolations, overflowsHorizontally, screenshot, useBrowser } from "./browser";
 import { seededSite, type SeededSite } from "./history-support";
 import { testService } from "../helpers/service";
 import { freePort } from "../helpers/socket";
@@ -56,10 +55,7 @@ async function until(check: () => Promise<boolean> | boolean, what: string, ms =
 }
 
 async function expectAccessible(page: Page, where: string): Promise<void> {
-  const result = await new AxeBuilder({ page }).analyze();
-  expect(
-    result.violations.map((v) => `${where}: ${v.id} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`),
-  ).toEqual([]);
+  expect(await axeViolations(page, where)).toEqual([]);
 }
 
 async function adminSignIn(page: Page): Promise<void> {

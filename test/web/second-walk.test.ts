@@ -5,9 +5,8 @@
  * real app in second-walk-service.test.ts.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "playwright-core";
-import { overflowsHorizontally, screenshot, useBrowser } from "./browser";
+import { axeViolations, overflowsHorizontally, screenshot, useBrowser } from "./browser";
 import { sol } from "../../public/src/money";
 import { FakeApi } from "./fake-api";
 import { PNG, WALLET } from "./fixtures";
@@ -59,11 +58,7 @@ async function devLogin(viewport: { width: number; height: number }, handle = "a
 
 /** No axe-core violation on what the page shows now. */
 async function expectAccessible(where: string): Promise<void> {
-  const result = await new AxeBuilder({ page }).analyze();
-  const found = result.violations.map(
-    (v) => `${where}: ${v.id} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`,
-  );
-  expect(found).toEqual([]);
+  expect(await axeViolations(page, where)).toEqual([]);
 }
 
 /** "26 Nov 2026": the page's day label of a UTC day. */
