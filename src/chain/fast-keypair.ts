@@ -4,8 +4,8 @@
  * forty times faster. The local program derives three addresses per token and the creator keys
  * are derived per token, so a job over 100,000 tokens spent most of its CPU here.
  */
-import { Keypair } from "@solana/web3.js";
-import { createPrivateKey, createPublicKey } from "node:crypto";
+import { Keypair, type VersionedTransaction } from "@solana/web3.js";
+import { createPrivateKey, createPublicKey, type KeyObject, sign } from "node:crypto";
 import { AppError } from "../lib/errors";
 
 /** PKCS#8 DER header of an Ed25519 private key; the 32-byte seed follows it. */
@@ -33,4 +33,34 @@ export function publicKeyBytesFromSeed(seed: Uint8Array): Uint8Array {
   });
   // The SPKI DER of an Ed25519 public key ends with the 32 key bytes.
   return createPublicKey(privateKey).export({ format: "der", type: "spki" }).subarray(-32);
+}
+
+/** Parsed signing keys by address, reused: parsing costs about as much as signing. Bounded, cleared when full. */
+const signingKeys = new Map<string, KeyObject>();
+const SIGNING_KEYS_MAX = 10_000;
+
+function signingKeyOf(signer: Keypair): KeyObject {
+  const address = signer.publicKey.toBase58();
+  let key = signingKeys.get(address);
+  if (!key) {
+    key = createPrivateKey({
+      key: Buffer.concat([PKCS8_ED25519_PREFIX, signer.secretKey.subarray(0, 32)]),
+      format: "der",
+      type: "pkcs8",
+    });
+    if (signingKeys.size >= SIGNING_KEYS_MAX) signingKeys.clear();
+    signingKeys.set(address, key);
+  }
+  return key;
+}
+
+/**
+ * `VersionedTransaction.sign` with the runtime's native Ed25519: web3.js's JavaScript signer
+ * derives the public key again on every signature, ~10% of the simulation's CPU. Ed25519 is
+ * deterministic (RFC 8032), so the signatures are the same bytes; like `sign`, a key that is not one
+ * of the message's signers is refused.
+ */
+export function signTransaction(tx: VersionedTransaction, signers: readonly Keypair[]): void {
+  const message = tx.message.serialize();
+  for (const signer of signers) tx.addSignature(signer.publicKey, sign(null, message, signingKeyOf(signer)));
 }

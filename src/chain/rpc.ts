@@ -56,6 +56,7 @@ import {
 } from "./landing";
 import type { CommandKey } from "./command-key";
 import { commandKeyMemo, memoComputeUnits } from "./memo";
+import { signTransaction } from "./fast-keypair";
 import { MAX_TRANSACTION_BYTES, compileTransaction } from "./packing";
 import type {
   AccountSnapshot,
@@ -688,7 +689,7 @@ function signedTransaction(
   });
   const signers = new Map<string, Keypair>([[payer.publicKey.toBase58(), payer]]);
   for (const s of extraSigners) signers.set(s.publicKey.toBase58(), s);
-  tx.sign([...signers.values()]);
+  signTransaction(tx, [...signers.values()]);
   return tx;
 }
 

@@ -1064,7 +1064,7 @@ export class LocalNode {
       };
     }
     const copy = VersionedTransaction.deserialize(tx.serialize());
-    if (o.coSign && verdict.signers.length) copy.sign(verdict.signers);
+    if (o.coSign && verdict.signers.length) coSign(copy, verdict.signers);
     this.syncSlotHashesFor(copy);
     this.syncSvmBlockhashFor(copy);
     this.syncSvmClock();
@@ -1314,7 +1314,7 @@ export class LocalNode {
         verdict,
       };
     }
-    if (verdict.signers.length) tx.sign(verdict.signers);
+    if (verdict.signers.length) coSign(tx, verdict.signers);
     return { forced: null, verdict };
   }
 
@@ -1776,6 +1776,11 @@ function ed25519Sign(signer: Keypair, message: Uint8Array): Uint8Array {
     signingKeys.set(id, key);
   }
   return new Uint8Array(signMessage(null, message, key));
+}
+/** `tx.sign(signers)` through ed25519Sign: the same bytes (Ed25519 is deterministic), natively. */
+function coSign(tx: VersionedTransaction, signers: readonly Keypair[]): void {
+  const message = tx.message.serialize();
+  for (const signer of signers) tx.addSignature(signer.publicKey, ed25519Sign(signer, message));
 }
 /** Parsed public keys, reused: parsing costs more than verifying. Bounded, cleared when full. */
 const keyObjects = new Map<string, KeyObject>();
