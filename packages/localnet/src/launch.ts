@@ -5,10 +5,10 @@
  */
 import { seededRandom } from "./random";
 import { Keypair, PublicKey, LAMPORTS_PER_SOL } from "@solana/web3.js";
-import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import type { LocalNode } from "./node";
 import type { SolanaTxError } from "./errors";
 import {
+  associatedTokenAddress,
   buildBuyOp,
   buildCreateOp,
   buildSellOp,
@@ -66,7 +66,7 @@ export class LocalLaunchHelpers {
   }
 
   tokenBalance(mint: string, owner: PublicKey): bigint {
-    const ata = getAssociatedTokenAddressSync(new PublicKey(mint), owner, true);
+    const ata = associatedTokenAddress(mint, owner);
     const acc = this.node.getAccount(ata);
     return acc ? readU64LE(acc.data, 64) : 0n;
   }

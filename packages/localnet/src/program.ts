@@ -35,6 +35,22 @@ import {
   getAssociatedTokenAddressSync,
 } from "@solana/spl-token";
 
+/** Associated token addresses by mint and owner, remembered: each is a PDA search (hashes and a curve check per bump). Bounded, cleared when full. */
+const associatedAddresses = new Map<string, PublicKey>();
+const ASSOCIATED_ADDRESSES_MAX = 50_000;
+
+/** `getAssociatedTokenAddressSync(mint, owner, true)` (the token program's), remembered. */
+export function associatedTokenAddress(mint: PublicKey | string, owner: PublicKey | string): PublicKey {
+  const key = `${typeof mint === "string" ? mint : mint.toBase58()} ${typeof owner === "string" ? owner : owner.toBase58()}`;
+  let address = associatedAddresses.get(key);
+  if (!address) {
+    address = getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(owner), true);
+    if (associatedAddresses.size >= ASSOCIATED_ADDRESSES_MAX) associatedAddresses.clear();
+    associatedAddresses.set(key, address);
+  }
+  return address;
+}
+
 export const MEMO_PROGRAM_ID = new PublicKey("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
 export const TOKEN_DECIMALS = 6;
 /** 1e9 tokens of 6 decimals, as pump mints. */
@@ -254,7 +270,7 @@ export class LocalProgramKeys {
     return this.derive("fee-program", "").publicKey;
   }
   curveTokenAccount(mint: PublicKey | string): PublicKey {
-    return getAssociatedTokenAddressSync(new PublicKey(mint), this.bondingCurve(mint).publicKey, true);
+    return associatedTokenAddress(mint, this.bondingCurve(mint).publicKey);
   }
   /** A key this program derived before (so a missing signature for it is the program's to give). */
   isProgramKey(address: string): boolean {
@@ -349,7 +365,7 @@ export function buildBuyOp(
   },
 ): TransactionInstruction[] {
   const curve = keys.bondingCurve(p.mint).publicKey;
-  const buyerAta = getAssociatedTokenAddressSync(p.mint, p.buyer, true);
+  const buyerAta = associatedTokenAddress(p.mint, p.buyer);
   return [
     createAssociatedTokenAccountIdempotentInstruction(p.buyer, buyerAta, p.buyer, p.mint),
     SystemProgram.transfer({ fromPubkey: p.buyer, toPubkey: curve, lamports: p.solInLamports }),
@@ -392,7 +408,7 @@ export function buildSellOp(
   },
 ): TransactionInstruction[] {
   const curve = keys.bondingCurve(p.mint).publicKey;
-  const sellerAta = getAssociatedTokenAddressSync(p.mint, p.seller, true);
+  const sellerAta = associatedTokenAddress(p.mint, p.seller);
   return [
     createTransferCheckedInstruction(
       sellerAta,

@@ -5,7 +5,7 @@
  */
 import { AppError } from "../../lib/errors";
 import { PublicKey, type TransactionInstruction, SystemProgram, type VersionedTransaction } from "@solana/web3.js";
-import { MINT_SIZE, createBurnCheckedInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
+import { MINT_SIZE, createBurnCheckedInstruction } from "@solana/spl-token";
 import type {
   AccountSnapshot,
   BurnBuyPlan,
@@ -50,7 +50,7 @@ import {
   distributableFrom,
 } from "@fee-ledger/localnet/program";
 import { unknownLayout } from "../pump/layout";
-import { MEMO_PROGRAM_ID } from "@fee-ledger/localnet/program";
+import { MEMO_PROGRAM_ID, associatedTokenAddress } from "@fee-ledger/localnet/program";
 import { memoInstruction, memoTexts } from "../memo";
 import { buyPriceImpactBps } from "../impact";
 
@@ -418,13 +418,13 @@ export class LocalLaunchProgram implements LaunchProgram {
 
   async buildBurn(mint: string, owner: PublicKey, amount: bigint): Promise<TransactionInstruction[]> {
     const mintKey = new PublicKey(mint);
-    const ata = getAssociatedTokenAddressSync(mintKey, owner, true);
+    const ata = associatedTokenAddress(mintKey, owner);
     return [createBurnCheckedInstruction(ata, mintKey, owner, amount, TOKEN_DECIMALS, [], TOKEN_PROGRAM_ID)];
   }
 
   decodeBoughtAmount(tx: ConfirmedTransaction, mint: string, owner: string): bigint {
     if (tx.err !== null) return 0n;
-    const ata = getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(owner), true).toBase58();
+    const ata = associatedTokenAddress(mint, owner).toBase58();
     const tokenProgram = TOKEN_PROGRAM_ID.toBase58();
     let total = 0n;
     for (let i = 0; i < tx.instructions.length; i++) {
@@ -441,7 +441,7 @@ export class LocalLaunchProgram implements LaunchProgram {
 
   /** The buyer's token account of the mint: the one account the local program's buy creates. */
   buyRentAccounts(mint: string, buyer: string): string[] {
-    return [getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(buyer), true).toBase58()];
+    return [associatedTokenAddress(mint, buyer).toBase58()];
   }
 
   async creatorFeeBps(): Promise<number> {
