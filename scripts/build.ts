@@ -204,7 +204,9 @@ export async function buildExecutable(
     root: ROOT,
     compile: { target: TARGETS[target].bun, outfile },
     naming: { asset: "[dir]/[name].[ext]" },
-    define: { FEE_LEDGER_COMMIT: JSON.stringify(commit) },
+    // NODE_ENV is fixed: the bundler would otherwise inline the building shell's (a build run under
+    // `bun test` made an executable whose log was silenced, src/lib/log.ts).
+    define: { FEE_LEDGER_COMMIT: JSON.stringify(commit), "process.env.NODE_ENV": JSON.stringify("production") },
     // Names are kept: LiteSVM's errors are told apart by their class names (packages/localnet).
     minify: { syntax: true, whitespace: true },
     sourcemap: "none",

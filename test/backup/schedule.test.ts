@@ -22,6 +22,7 @@ import { setLogLevel, setLogSilent } from "../../src/lib/log";
 import type { FakeS3 } from "../fakes/s3";
 import { freePort } from "../helpers/socket";
 import { BUCKET, dataDir, fakeStore, s3Env, uniqueSecret } from "./support";
+import { serviceExecutable } from "../helpers/executable";
 
 let fake: FakeS3 | null = null;
 const cleanups: (() => void | Promise<void>)[] = [];
@@ -175,10 +176,10 @@ describe("scheduled and shutdown backups", () => {
   }, 120_000);
 });
 
-/** src/main.ts with its jobs off (the schedule is not what this shows), until its health answers. */
+/** The service's executable with its jobs off (the schedule is not what this shows), until its health answers. */
 async function startService(dir: string, env: Record<string, string>) {
   const port = await freePort();
-  const child = Bun.spawn([process.execPath, "run", join(import.meta.dir, "..", "..", "src", "main.ts")], {
+  const child = Bun.spawn([await serviceExecutable()], {
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "/tmp",

@@ -15,6 +15,7 @@ import { Keypair, type VersionedTransaction } from "@solana/web3.js";
 import sharp from "sharp";
 import type { Json } from "../helpers/service";
 import { draft, sha256hex, signMessage, signReturned } from "../launches/support";
+import { serviceExecutable } from "../helpers/executable";
 import { freePortsSync } from "../helpers/socket";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -48,13 +49,8 @@ const post = (body: unknown, headers: Record<string, string> = {}): RequestInit 
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "cfl-binary-"));
-  const built = join(work, "build", "fee-ledger");
-  const build = Bun.spawn([process.execPath, join(ROOT, "scripts", "build.ts"), "--outfile", built], {
-    cwd: ROOT,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  if ((await build.exited) !== 0) throw new Error(`build failed: ${await new Response(build.stderr).text()}`);
+  // `npm run build`'s executable, built once for the suite (test/helpers/executable.ts).
+  const built = await serviceExecutable();
   // Alone in an empty folder: nothing of the checkout is beside it.
   mkdirSync(join(work, "run"));
   binary = join(work, "run", "fee-ledger");

@@ -14,8 +14,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Connection, Keypair } from "@solana/web3.js";
 import { freePortsSync } from "../helpers/socket";
+import { serviceExecutable } from "../helpers/executable";
 
-const main = join(import.meta.dir, "..", "..", "src", "main.ts");
 const DEMO_HANDLES = ["alice_demo", "bob_demo", "carol_demo", "dave_demo", "erin_demo"];
 const CLAIM_LAMPORTS = 10_000_000n;
 const ADMIN = "admin-secret-for-the-custody-e2e-0123456789";
@@ -29,14 +29,14 @@ interface Running {
 
 const running: Running[] = [];
 
-function start(env: Record<string, string>): Running {
+async function start(env: Record<string, string>): Promise<Running> {
   const [port] = freePortsSync(1) as [number];
   const [rpcPort] = freePortsSync(2) as [number, number];
   const base = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(join(tmpdir(), "cfl-custody-"));
   const inherited: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) inherited[k] = v;
-  const child = Bun.spawn([process.execPath, "run", main], {
+  const child = Bun.spawn([await serviceExecutable()], {
     env: {
       ...inherited,
       DATA_DIR: dataDir,
@@ -129,8 +129,8 @@ let capped: Running;
 let reviewed: Running;
 
 beforeAll(async () => {
-  capped = start({ OUTFLOW_MAX_LAMPORTS_PER_HOUR: String(CLAIM_LAMPORTS - 1n) });
-  reviewed = start({ PAYOUT_REVIEW_LAMPORTS: String(CLAIM_LAMPORTS - 1n) });
+  capped = await start({ OUTFLOW_MAX_LAMPORTS_PER_HOUR: String(CLAIM_LAMPORTS - 1n) });
+  reviewed = await start({ PAYOUT_REVIEW_LAMPORTS: String(CLAIM_LAMPORTS - 1n) });
   for (const s of [capped, reviewed])
     await until("the service", 30_000, async () => ((await fetch(`${s.base}/api/stats`)).ok ? true : null));
 }, 60_000);

@@ -1,11 +1,11 @@
-/** The hardening against the real process (`npm start`'s main.ts on the embedded local chain). */
+/** The hardening against the real process (the service's executable, test/helpers/executable.ts, on the embedded local chain). */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePortsSync, sendChunked, sendHeadOnly } from "../helpers/socket";
+import { serviceExecutable } from "../helpers/executable";
 
-const main = join(import.meta.dir, "..", "..", "src", "main.ts");
 const MB = 1024 * 1024;
 
 function baseEnv(extra: Record<string, string>): Record<string, string> {
@@ -23,7 +23,7 @@ function baseEnv(extra: Record<string, string>): Record<string, string> {
 }
 
 async function refusedAtStart(extra: Record<string, string>): Promise<string> {
-  const child = Bun.spawn([process.execPath, "run", main], { env: baseEnv(extra), stderr: "pipe", stdout: "pipe" });
+  const child = Bun.spawn([await serviceExecutable()], { env: baseEnv(extra), stderr: "pipe", stdout: "pipe" });
   expect(await child.exited).toBe(1);
   return (await new Response(child.stderr).text()).trim();
 }
@@ -56,7 +56,7 @@ describe("the running process", () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "cfl-hardening-"));
-    child = Bun.spawn([process.execPath, "run", main], {
+    child = Bun.spawn([await serviceExecutable()], {
       env: baseEnv({ DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1" }),
       stdout: "ignore",
       stderr: "inherit",

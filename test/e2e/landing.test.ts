@@ -1,6 +1,6 @@
 /**
  * Landing on a congested mainnet, through HTTP only, against the real process on the embedded
- * local chain (`npm start`'s main.ts; slots of 100 ms so a blockhash lapses in ~15 s): the chain's
+ * local chain (the service's executable, test/helpers/executable.ts; slots of 100 ms so a blockhash lapses in ~15 s): the chain's
  * `localnet_fault` rules are set over its JSON-RPC, money moves through the service's routes.
  *
  * - With `congestion` on (P = 10,000 µlamports/CU, 95% of underpriced sends lost) a claim is
@@ -15,8 +15,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Connection, Keypair, PublicKey } from "@solana/web3.js";
 import { freePortsSync } from "../helpers/socket";
+import { serviceExecutable } from "../helpers/executable";
 
-const main = join(import.meta.dir, "..", "..", "src", "main.ts");
 const DEMO_HANDLES = ["alice_demo", "bob_demo", "carol_demo", "dave_demo", "erin_demo"];
 const CLAIM_LAMPORTS = 10_000_000n;
 const P = 10_000;
@@ -129,7 +129,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "cfl-landing-"));
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  child = Bun.spawn([process.execPath, "run", main], {
+  child = Bun.spawn([await serviceExecutable()], {
     env: {
       ...env,
       DATA_DIR: dataDir,

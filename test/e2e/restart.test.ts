@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Connection, Keypair } from "@solana/web3.js";
 import { freePortsSync } from "../helpers/socket";
+import { serviceExecutable } from "../helpers/executable";
 
-const main = join(import.meta.dir, "..", "..", "src", "main.ts");
 const DEMO_HANDLES = ["alice_demo", "bob_demo", "carol_demo", "dave_demo", "erin_demo"];
 const CLAIM_LAMPORTS = 10_000_000n;
 const dataDir = mkdtempSync(join(tmpdir(), "cfl-restart-"));
@@ -31,13 +31,13 @@ interface TokenRow {
 
 let current: Running | null = null;
 
-function start(): Running {
+async function start(): Promise<Running> {
   const [port] = freePortsSync(1) as [number];
   const [rpcPort] = freePortsSync(2) as [number, number];
   const base = `http://127.0.0.1:${port}`;
   const inherited: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) inherited[k] = v;
-  const child = Bun.spawn([process.execPath, "run", main], {
+  const child = Bun.spawn([await serviceExecutable()], {
     env: {
       ...inherited,
       DATA_DIR: dataDir,
@@ -94,7 +94,7 @@ afterAll(async () => {
 });
 
 test("a restart with the same DATA_DIR continues the chain, the demo and the claims paid", async () => {
-  const first = start();
+  const first = await start();
   await ready(first);
   const demo = await until("the five demo tokens", 120_000, async () => {
     const rows = await tokens(first);
@@ -135,7 +135,7 @@ test("a restart with the same DATA_DIR continues the chain, the demo and the cla
   const earnedBefore = earned(await tokens(first));
   expect(await stop(first)).toBe(0);
 
-  const second = start();
+  const second = await start();
   await ready(second);
   const rpc = new Connection(second.rpcUrl, "confirmed");
   // The claim is on the continued chain: the wallet's lamports and the payout's transaction.

@@ -16,9 +16,9 @@ import { closeDatabase, openDatabase } from "../../db/client";
 import { verifyLedger } from "../../src/ledger/verify";
 import { freePortsSync } from "../helpers/socket";
 import { appendTail, followStderr } from "../helpers/stderr";
+import { serviceExecutable } from "../helpers/executable";
 
 const ROOT = join(import.meta.dir, "..", "..");
-const main = join(ROOT, "src", "main.ts");
 const dataDir = mkdtempSync(join(tmpdir(), "cfl-restore-e2e-"));
 const backupPath = join(dataDir, "..", `${dataDir.split("/").pop()}-backup.db`);
 const ports = {
@@ -57,8 +57,8 @@ function env(extra: Record<string, string>): Record<string, string> {
   };
 }
 
-function start(extra: Record<string, string> = {}): ReturnType<typeof Bun.spawn> {
-  const started = Bun.spawn([process.execPath, "run", main], { env: env(extra), stdout: "ignore", stderr: "pipe" });
+async function start(extra: Record<string, string> = {}): Promise<ReturnType<typeof Bun.spawn>> {
+  const started = Bun.spawn([await serviceExecutable()], { env: env(extra), stdout: "ignore", stderr: "pipe" });
   // One tail across the starts: a failure right after a restart may have its cause in the last one.
   followStderr(started.stderr, (text) => {
     stderrTail = appendTail(stderrTail, text);
@@ -191,7 +191,7 @@ afterAll(async () => {
 });
 
 test("a restore of an older backup is reconciled with the chain before money moves", async () => {
-  start();
+  await start();
   await until("the service", 60_000, async () => ((await fetch(`${base}/api/stats`)).ok ? true : null));
   const wallets = { alice: Keypair.generate().publicKey.toBase58(), carol: Keypair.generate().publicKey.toBase58() };
   const alice = await signIn("alice_demo");
@@ -222,7 +222,7 @@ test("a restore of an older backup is reconciled with the chain before money mov
   });
   // The demo stops trading for the rest: the books can then stand still.
   await stop();
-  start(QUIET);
+  await start(QUIET);
   await until("the service again", 60_000, async () => ((await fetch(`${base}/api/stats`)).ok ? true : null));
   await until("everything in flight settled", 120_000, async () => ((await settled()) ? true : null));
   // Stats and the proof are memoised for seconds: read figures counted after the books stood still.
@@ -242,10 +242,10 @@ test("a restore of an older backup is reconciled with the chain before money mov
 
   expect(await script("restore", backupPath)).toBe(0);
   // Killed in the middle of its reconciliation, then started again.
-  const killed = start({ ...QUIET, CRASH_AT: "reconcile:after-write@2" });
+  const killed = await start({ ...QUIET, CRASH_AT: "reconcile:after-write@2" });
   await killed.exited;
   expect(killed.signalCode).toBe("SIGKILL");
-  start(QUIET);
+  await start(QUIET);
   let lastHealth: unknown = null;
   await until("the reconciliation done", 120_000, async () => {
     const health = (await get("/api/cron/health")) as { reconciliation?: { status: string }; halted: unknown };

@@ -11,8 +11,7 @@ import { openDatabase } from "../../db/client";
 import { verifyLedger } from "../../src/ledger/verify";
 import { freePortsSync } from "../helpers/socket";
 import { startMain } from "../workers/support";
-
-const main = join(import.meta.dir, "..", "..", "src", "main.ts");
+import { serviceExecutable } from "../helpers/executable";
 
 describe("graceful shutdown", () => {
   test("SIGTERM during a sweep run finishes at a safe point, releases leases and closes the books", async () => {
@@ -20,7 +19,7 @@ describe("graceful shutdown", () => {
     const [port] = freePortsSync(1) as [number];
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-    const child = Bun.spawn([process.execPath, "run", main], {
+    const child = Bun.spawn([await serviceExecutable()], {
       env: {
         ...env,
         DATA_DIR: dataDir,

@@ -12,9 +12,9 @@ import { join } from "node:path";
 import { launchBrowser } from "../web/browser";
 import { overHttp, runJob } from "../helpers/cron";
 import { freePort } from "../helpers/socket";
+import { serviceExecutable } from "../helpers/executable";
 
 const root = join(import.meta.dir, "..", "..");
-const main = join(root, "src", "main.ts");
 const MEMO_PROGRAM = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr";
 
 async function verifyWithScript(dir: string, name: string, proof: unknown): Promise<{ code: number; out: string }> {
@@ -42,7 +42,7 @@ describe("proof of liabilities on the local chain", () => {
     const base = `http://127.0.0.1:${port}`;
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-    const child = Bun.spawn([process.execPath, "run", main], {
+    const child = Bun.spawn([await serviceExecutable()], {
       env: {
         ...env,
         DATA_DIR: dataDir,

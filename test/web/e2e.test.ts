@@ -15,8 +15,8 @@ import { PNG } from "./fixtures";
 import type { Json } from "../helpers/service";
 import { overHttp, waitForRun } from "../helpers/cron";
 import { freePort } from "../helpers/socket";
+import { serviceExecutable } from "../helpers/executable";
 
-const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
 const CRON_SECRET = `e2e-${crypto.randomUUID()}`;
 const HANDLE = "e2e_alice";
 
@@ -74,7 +74,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  child = Bun.spawn([process.execPath, "run", MAIN], {
+  child = Bun.spawn([await serviceExecutable()], {
     env: {
       ...env,
       DATA_DIR: dataDir,

@@ -13,8 +13,8 @@ import { launch, T0 } from "../helpers/read-world";
 import { connectFeedListeners } from "../../src/feed-listeners";
 import { Receiver } from "./receiver";
 import { freePortsSync } from "../helpers/socket";
+import { serviceExecutable } from "../helpers/executable";
 
-const main = join(import.meta.dir, "..", "..", "src", "main.ts");
 const dataDir = mkdtempSync(join(tmpdir(), "cfl-webhook-kill-"));
 const [port] = freePortsSync(1) as [number];
 const receiver = new Receiver().start();
@@ -27,7 +27,7 @@ afterAll(async () => {
 async function startService() {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  const child = Bun.spawn([process.execPath, "run", main], {
+  const child = Bun.spawn([await serviceExecutable()], {
     env: {
       ...env,
       DATA_DIR: dataDir,

@@ -1,15 +1,15 @@
-/** The real process (src/main.ts) on a small seeded database, its jobs in their worker thread. */
+/** The real process (the service's executable, test/helpers/executable.ts) on a small seeded database, its jobs in their worker thread. */
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../../db/client";
 import { seedDatabase } from "../../scripts/seed";
+import { serviceExecutable } from "../helpers/executable";
 import { freePort } from "../helpers/socket";
 import { appendTail, followStderr } from "../helpers/stderr";
 
 export const CRON = "cron-secret-for-the-worker-tests-0123456789";
 export const METRICS = "metrics-secret-for-the-worker-tests-012345";
-const main = join(import.meta.dir, "..", "..", "src", "main.ts");
 let seeded: string | null = null;
 
 /** A data dir holding a copy of one seeded database (sent sweeps and queued payouts to work). */
@@ -51,7 +51,7 @@ export async function startMain(dataDir: string, env: Record<string, string> = {
   const port = await freePort();
   const inherited: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) inherited[k] = v;
-  const child = Bun.spawn([process.execPath, "run", main], {
+  const child = Bun.spawn([await serviceExecutable()], {
     env: {
       ...inherited,
       DATA_DIR: dataDir,

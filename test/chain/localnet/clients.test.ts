@@ -44,8 +44,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLocalChain, type LocalChain } from "@fee-ledger/localnet";
 import { freePortsSync } from "../../helpers/socket";
-
-const main = join(import.meta.dir, "..", "..", "..", "src", "main.ts");
+import { serviceExecutable } from "../../helpers/executable";
 
 describe("web3.js against npm start's chain, given only the RPC URL", () => {
   let child: ReturnType<typeof Bun.spawn> | null = null;
@@ -59,7 +58,7 @@ describe("web3.js against npm start's chain, given only the RPC URL", () => {
     rpcUrl = `http://127.0.0.1:${rpcPort}`;
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-    child = Bun.spawn([process.execPath, "run", main], {
+    child = Bun.spawn([await serviceExecutable()], {
       env: {
         ...env,
         DATA_DIR: dataDir,
