@@ -5,7 +5,6 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { readdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
 import { closeDatabase, openDatabase, type Db } from "../../db/client";
 import {
   BACKUP_LEASE,

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { openDatabase } from "../../db/client";
 import { verifyLedger } from "../../src/ledger/verify";
 import { freePortsSync } from "../helpers/socket";
-import { startMain } from "../workers/support";
+import { startService } from "../workers/support";
 import { serviceExecutable } from "../helpers/executable";
 
 describe("graceful shutdown", () => {
@@ -86,7 +86,7 @@ describe("graceful shutdown", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "cfl-term-anchor-"));
     // Jobs on and mainnet-like slots: the start-up payouts run takes the first liability snapshot
     // and waits for its anchor memo to finalize, ~13 s after it lands.
-    const { child } = await startMain(dataDir, { JOBS: "on", LOCAL_CHAIN_SLOT_MS: "400" });
+    const { child } = await startService(dataDir, { JOBS: "on", LOCAL_CHAIN_SLOT_MS: "400" });
     const dbPath = join(dataDir, "service.db");
     let signature: string | null = null;
     for (const deadline = Date.now() + 30_000; signature === null && Date.now() < deadline; ) {

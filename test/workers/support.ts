@@ -47,7 +47,7 @@ export function killStarted(): void {
   started.clear();
 }
 
-export async function startMain(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
+export async function startService(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
   const port = await freePort();
   const inherited: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) inherited[k] = v;

@@ -18,7 +18,7 @@ import {
 } from "../../src/workers/priority";
 import { STATS_MEMO_MS, STATS_PUBLISH_EVERY_MS } from "../../src/stats/service";
 import { overHttp, waitForRun } from "../helpers/cron";
-import { CRON, killStarted, removeSeeded, seededDataDir, startMain } from "./support";
+import { CRON, killStarted, removeSeeded, seededDataDir, startService } from "./support";
 
 afterAll(() => removeSeeded());
 afterEach(() => killStarted());
@@ -55,7 +55,7 @@ describe("jobs in their worker thread", () => {
     const dataDir = seededDataDir();
     const before = countByStatus(dataDir);
     expect(before.queued ?? 0).toBeGreaterThan(0);
-    const svc = await startMain(dataDir);
+    const svc = await startService(dataDir);
     let running = true;
     const reads = readWhile(svc.base, () => !running);
     // The payouts run marks the queued payouts sent from the jobs' connection, then waits on the chain.
@@ -100,7 +100,7 @@ describe("jobs in their worker thread", () => {
 
   test("the jobs' and the chain's threads run below the request thread's priority", async () => {
     const dataDir = seededDataDir();
-    const svc = await startMain(dataDir);
+    const svc = await startService(dataDir);
     const pid = svc.child.pid;
     // After "comm) " in /proc/<pid>/task/<tid>/stat: field 19 (the nice value) is at 16, field 41
     // (the scheduling policy) at 38.
@@ -138,7 +138,7 @@ describe("jobs in their worker thread", () => {
 
   test("the public stats are counted on the jobs' thread, fresher than the request thread's own 10 s memo", async () => {
     const dataDir = seededDataDir();
-    const svc = await startMain(dataDir);
+    const svc = await startService(dataDir);
     const updatedAt = async () => Date.parse((await (await fetch(`${svc.base}/api/stats`)).json()).updatedAt);
     const first = await updatedAt();
     // Counted on this thread, the figures would stand for 10 s; published, they move every few seconds.
@@ -156,7 +156,7 @@ describe("jobs in their worker thread", () => {
 
   test("a crash point reached in the jobs' worker kills the whole process", async () => {
     const dataDir = seededDataDir();
-    const svc = await startMain(dataDir, { CRASH_AT: "payouts:after-save" });
+    const svc = await startService(dataDir, { CRASH_AT: "payouts:after-save" });
     const run = await svc.cron("payouts");
     // The route answers once the run has started, so the process may die before or after its 202;
     // either way it is killed by SIGKILL and its lease is left to lapse.
