@@ -177,7 +177,7 @@ describe("scheduled and shutdown backups", () => {
 
 /** The service's executable with its jobs off (the schedule is not what this shows), until its health answers. */
 async function startService(dir: string, env: Record<string, string>) {
-  const port = await freePort();
+  const port = freePort();
   const child = Bun.spawn([await serviceExecutable()], {
     env: {
       PATH: process.env.PATH ?? "",

@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { Connection, Keypair } from "@solana/web3.js";
 import { freePortsSync } from "../helpers/socket";
 import { serviceExecutable } from "../helpers/executable";
+import { appendTail, followStderr } from "../helpers/stderr";
 
 const DEMO_HANDLES = ["alice_demo", "bob_demo", "carol_demo", "dave_demo", "erin_demo"];
 const CLAIM_LAMPORTS = 10_000_000n;
@@ -25,13 +26,15 @@ interface Running {
   rpcUrl: string;
   child: ReturnType<typeof Bun.spawn>;
   dataDir: string;
+  /** the last characters the process wrote to stderr, to explain a failed wait */
+  stderrTail: string;
 }
 
 const running: Running[] = [];
 
 async function start(env: Record<string, string>): Promise<Running> {
-  const [port] = freePortsSync(1) as [number];
-  const [rpcPort] = freePortsSync(2) as [number, number];
+  // The RPC port and the next (its WebSocket), then the HTTP port: one pick, so they cannot overlap.
+  const [rpcPort, , port] = freePortsSync(3) as [number, number, number];
   const base = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(join(tmpdir(), "cfl-custody-"));
   const inherited: Record<string, string> = {};
@@ -53,9 +56,12 @@ async function start(env: Record<string, string>): Promise<Running> {
       ...env,
     },
     stdout: "ignore",
-    stderr: "ignore",
+    stderr: "pipe",
   });
-  const r = { base, rpcUrl: `http://127.0.0.1:${rpcPort}`, child, dataDir };
+  const r: Running = { base, rpcUrl: `http://127.0.0.1:${rpcPort}`, child, dataDir, stderrTail: "" };
+  followStderr(child.stderr, (text) => {
+    r.stderrTail = appendTail(r.stderrTail, text);
+  });
   running.push(r);
   return r;
 }
@@ -125,14 +131,29 @@ async function payoutsOf(s: Running, handle: string): Promise<PayoutEvent[]> {
   return events.filter((e) => e.type === "payout" && e.handle === handle);
 }
 
+const statsAnswer = (s: Running): Promise<boolean> =>
+  fetch(`${s.base}/api/stats`).then(
+    (r) => r.ok,
+    () => false,
+  );
+
 let capped: Running;
 let reviewed: Running;
 
 beforeAll(async () => {
   capped = await start({ OUTFLOW_MAX_LAMPORTS_PER_HOUR: String(CLAIM_LAMPORTS - 1n) });
   reviewed = await start({ PAYOUT_REVIEW_LAMPORTS: String(CLAIM_LAMPORTS - 1n) });
-  for (const s of [capped, reviewed])
-    await until("the service", 30_000, async () => ((await fetch(`${s.base}/api/stats`)).ok ? true : null));
+  for (const s of [capped, reviewed]) {
+    const deadline = Date.now() + 30_000;
+    while (!(await statsAnswer(s))) {
+      // A service that exits at start says why on stderr; no use waiting out the deadline.
+      if (s.child.exitCode !== null || Date.now() > deadline)
+        throw new Error(
+          `the service did not start (exit ${s.child.exitCode}); its stderr ended with:\n${s.stderrTail}`,
+        );
+      await Bun.sleep(100);
+    }
+  }
 }, 60_000);
 
 afterAll(async () => {

@@ -21,8 +21,8 @@ const DEMO_HANDLES = ["alice_demo", "bob_demo", "carol_demo", "dave_demo", "erin
 const CLAIM_LAMPORTS = 10_000_000n;
 const P = 10_000;
 
-const [port] = freePortsSync(1) as [number];
-const [rpcPort] = freePortsSync(2) as [number, number];
+// The RPC port and the next (its WebSocket), then the HTTP port: one pick, so they cannot overlap.
+const [rpcPort, , port] = freePortsSync(3) as [number, number, number];
 const base = `http://127.0.0.1:${port}`;
 const rpcUrl = `http://127.0.0.1:${rpcPort}`;
 let child: ReturnType<typeof Bun.spawn>;

@@ -32,8 +32,8 @@ interface TokenRow {
 let current: Running | null = null;
 
 async function start(): Promise<Running> {
-  const [port] = freePortsSync(1) as [number];
-  const [rpcPort] = freePortsSync(2) as [number, number];
+  // The RPC port and the next (its WebSocket), then the HTTP port: one pick, so they cannot overlap.
+  const [rpcPort, , port] = freePortsSync(3) as [number, number, number];
   const base = `http://127.0.0.1:${port}`;
   const inherited: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) inherited[k] = v;

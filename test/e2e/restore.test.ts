@@ -21,10 +21,9 @@ import { serviceExecutable } from "../helpers/executable";
 const ROOT = join(import.meta.dir, "..", "..");
 const dataDir = mkdtempSync(join(tmpdir(), "cfl-restore-e2e-"));
 const backupPath = join(dataDir, "..", `${dataDir.split("/").pop()}-backup.db`);
-const ports = {
-  http: freePortsSync(1)[0]!,
-  rpc: freePortsSync(2)[0]!,
-};
+// The RPC port and the next (its WebSocket), then the HTTP port: one pick, so they cannot overlap.
+const [rpcPort, , httpPort] = freePortsSync(3) as [number, number, number];
+const ports = { http: httpPort, rpc: rpcPort };
 const base = `http://127.0.0.1:${ports.http}`;
 const rpcUrl = `http://127.0.0.1:${ports.rpc}`;
 const CLAIM_LAMPORTS = 10_000_000n;

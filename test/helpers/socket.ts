@@ -9,32 +9,35 @@ export function listen(svc: TestService): { port: number; stop(): void } {
   return { port, stop: () => void app.server?.stop(true) };
 }
 
-/** A port nothing listens on right now (the OS picks it), for a spawned process to take. */
-export async function freePort(): Promise<number> {
-  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = probe.port!;
-  await probe.stop(true);
-  return port;
+/**
+ * Where picks fall: below Linux's ephemeral range (32768-60999), where the OS places outgoing
+ * connections and port-0 listeners. A pick there could be taken by any of the suite's thousands of
+ * loopback connections between the probe and the child's own bind (a service then exits at start,
+ * "Is port N in use?"); below it, only another worker's pick of the same number can.
+ */
+const PICK_PORT_MIN = 15_000;
+const PICK_PORT_MAX = 32_000;
+
+/** A port nothing listens on right now, for a spawned process to take. */
+export function freePort(): number {
+  return freePortsSync(1)[0]!;
 }
 
 /**
  * `count` consecutive ports nothing listens on right now, found without awaiting (for a file's
  * constants). The local chain takes its RPC port and the next (its WebSocket, where web3.js looks
- * for it), so the pair must be free together. Random picks in 20,000-60,000 fell in the kernel's
- * ephemeral range, where a parallel run's own outgoing connections could hold them.
+ * for it), so the pair must be free together.
  */
 export function freePortsSync(count: number): number[] {
   for (let attempt = 0; attempt < 50; attempt++) {
+    const first = PICK_PORT_MIN + Math.floor(Math.random() * (PICK_PORT_MAX - PICK_PORT_MIN - count));
     const held: ReturnType<typeof Bun.serve>[] = [];
     try {
-      held.push(Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() }));
-      const first = held[0]!.port!;
-      if (first + count - 1 > 65_535) continue;
-      for (let i = 1; i < count; i++)
+      for (let i = 0; i < count; i++)
         held.push(Bun.serve({ port: first + i, hostname: "127.0.0.1", fetch: () => new Response() }));
       return Array.from({ length: count }, (_, i) => first + i);
     } catch {
-      // one of the following ports is taken: start from another
+      // one of them is taken: try another
     } finally {
       for (const server of held) void server.stop(true);
     }

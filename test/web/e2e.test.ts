@@ -70,7 +70,7 @@ async function runJob(job: string): Promise<void> {
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "cfl-e2e-"));
-  const port = await freePort();
+  const port = freePort();
   base = `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;

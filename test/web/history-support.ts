@@ -24,7 +24,7 @@ export interface SeededSite {
 }
 
 export async function seededSite(): Promise<SeededSite> {
-  const port = await freePort();
+  const port = freePort();
   const url = `http://127.0.0.1:${port}`;
   const adminSecret = `admin-${crypto.randomUUID()}`;
   // Noon UTC today: a sweep placed an hour after another must fall on the same UTC day whatever

@@ -80,7 +80,7 @@ const auditRows = (limit = 5) =>
 describe("1. sign-in opened at 127.0.0.1 while PUBLIC_URL names localhost", () => {
   for (const [label, viewport] of WIDTHS) {
     test(`dev login works at ${label} px`, async () => {
-      const port = await freePort();
+      const port = freePort();
       const svc = testService({ PUBLIC_URL: `http://localhost:${port}`, RATE_LIMIT: "off" });
       const server = Bun.serve({ port, hostname: "127.0.0.1", fetch: (request) => svc.app.handle(request) });
       const page = await browser.newPage(viewport);

@@ -48,7 +48,7 @@ export function killStarted(): void {
 }
 
 export async function startService(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
-  const port = await freePort();
+  const port = freePort();
   const inherited: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) inherited[k] = v;
   const child = Bun.spawn([await serviceExecutable()], {
