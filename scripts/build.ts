@@ -5,6 +5,8 @@
  *   npm run build                              for this machine (linux-x64 or linux-arm64)
  *   npm run build -- --target linux-arm64      cross-compiled; see "Other targets" below
  *   npm run build -- --outfile /tmp/fl         another output path
+ *   npm run build -- --entry F --outfile X     another program of the checkout, built the same way
+ *                                              (the money tests' job process, test/helpers/executable.ts)
  *
  * Embedded besides the code (scripts/cli.ts and the two worker threads' entries): the web page's
  * bundle, built here (src/web/prebuilt.ts); the migrations; the OpenAPI viewer's two files; and
@@ -21,7 +23,7 @@
  * the case today (see TARGETS).
  */
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import type { BunPlugin } from "bun";
 import { setLogLevel } from "../src/lib/log";
 
@@ -179,7 +181,7 @@ function lockedBun(): string | null {
 }
 
 export async function buildExecutable(
-  options: { target?: Target; outfile?: string; quiet?: boolean } = {},
+  options: { target?: Target; outfile?: string; quiet?: boolean; entry?: string } = {},
 ): Promise<BuildResult> {
   const started = performance.now();
   const locked = lockedBun();
@@ -195,10 +197,14 @@ export async function buildExecutable(
   mkdirSync(dirname(outfile), { recursive: true });
   const result = await Bun.build({
     entrypoints: [
-      join(ROOT, "scripts", "cli.ts"),
-      // Worker threads are entries of their own (src/workers/threads.ts starts them by these paths).
-      join(ROOT, "src", "workers", "chain-thread.ts"),
-      join(ROOT, "src", "workers", "jobs-thread.ts"),
+      ...(options.entry
+        ? [resolve(options.entry)]
+        : [
+            join(ROOT, "scripts", "cli.ts"),
+            // Worker threads are entries of their own (src/workers/threads.ts starts them by these paths).
+            join(ROOT, "src", "workers", "chain-thread.ts"),
+            join(ROOT, "src", "workers", "jobs-thread.ts"),
+          ]),
       ...files,
     ],
     root: ROOT,
@@ -244,7 +250,11 @@ if (import.meta.main) {
     process.exit(2);
   }
   try {
-    await buildExecutable({ target: target as Target | undefined, outfile: option("--outfile") });
+    await buildExecutable({
+      target: target as Target | undefined,
+      outfile: option("--outfile"),
+      entry: option("--entry"),
+    });
   } catch (error) {
     process.stderr.write(`build: ${(error as Error).message}\n`);
     process.exit(1);

@@ -1,7 +1,7 @@
 /**
  * A money world for kill-and-restart, fault and concurrency tests. The local chain runs in the
  * test process (it lives in the process that started it); the jobs run in child processes
- * (fixtures/job-worker.ts) that reach it over JSON-RPC with the production adapter, sharing the
+ * (fixtures/job-worker.ts, compiled once per state of the sources: test/helpers/executable.ts) that reach it over JSON-RPC with the production adapter, sharing the
  * database file, the master secret, the treasury key and the program seed. A child can be
  * SIGKILLed at any crash point and another started on the same database.
  *
@@ -28,9 +28,8 @@ import type { JobName } from "../../src/jobs/names";
 import { Scheduler, type RunResult } from "../../src/jobs/scheduler";
 import { registerMoneyJobs } from "./fixtures/bodies";
 import { launchOnLocalChain } from "../helpers/launch";
+import { jobWorkerExecutable } from "../helpers/executable";
 import { localLaunchProgram } from "../../src/chain/setup";
-
-const WORKER = join(import.meta.dir, "fixtures", "job-worker.ts");
 
 export interface WorkerRun {
   exitCode: number | null;
@@ -105,6 +104,7 @@ export interface World {
 }
 
 export async function moneyWorld(options: { slotMs?: number; rpcTimeoutMs?: number } = {}): Promise<World> {
+  const worker = await jobWorkerExecutable();
   const dir = mkdtempSync(join(tmpdir(), "cfl-money-"));
   const dbPath = join(dir, "service.db");
   const treasury = Keypair.generate();
@@ -159,7 +159,7 @@ export async function moneyWorld(options: { slotMs?: number; rpcTimeoutMs?: numb
     };
     delete env.CRASH_AT;
     if (o.crashAt) env.CRASH_AT = o.crashAt;
-    const child = Bun.spawn([process.execPath, "run", WORKER], { env, stdout: "pipe", stderr: "pipe" });
+    const child = Bun.spawn([worker], { env, stdout: "pipe", stderr: "pipe" });
     children.add(child);
     const timer = setTimeout(() => child.kill("SIGKILL"), o.timeoutMs ?? 60_000);
     const done = (async (): Promise<WorkerRun> => {
