@@ -29,6 +29,8 @@ export interface FakeS3 {
   requests: FakeS3Request[];
   /** every request waits this long before it is answered (a slow store); 0 by default */
   stallMs: number;
+  /** requests held by the stall right now (an upload in flight) */
+  readonly stalled: number;
   keys(bucket: string): string[];
   stop(): Promise<void>;
 }
@@ -38,7 +40,7 @@ export function startFakeS3(options: FakeS3Options): FakeS3 {
   const uploads = new Map<string, { bucket: string; key: string; parts: Map<number, Uint8Array> }>();
   const requests: FakeS3Request[] = [];
   const pageCap = options.maxKeysPerPage ?? 1000;
-  const state = { stallMs: 0 };
+  const state = { stallMs: 0, stalled: 0 };
 
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -46,7 +48,14 @@ export function startFakeS3(options: FakeS3Options): FakeS3 {
     // A stalled answer must not be cut by the server's own idle timer.
     idleTimeout: 120,
     async fetch(request) {
-      if (state.stallMs > 0) await Bun.sleep(state.stallMs);
+      if (state.stallMs > 0) {
+        state.stalled++;
+        try {
+          await Bun.sleep(state.stallMs);
+        } finally {
+          state.stalled--;
+        }
+      }
       const url = new URL(request.url);
       const body = new Uint8Array(await request.arrayBuffer());
       const response = handle(request, url, body);
@@ -143,6 +152,9 @@ export function startFakeS3(options: FakeS3Options): FakeS3 {
     },
     set stallMs(ms: number) {
       state.stallMs = ms;
+    },
+    get stalled() {
+      return state.stalled;
     },
     keys: (bucket) => [...(objects.get(bucket)?.keys() ?? [])].sort(),
     stop: async () => {
