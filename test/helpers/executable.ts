@@ -42,8 +42,8 @@ const SERVICE: Build = {
 
 /**
  * The money tests' job process (test/jobs/fixtures/job-worker.ts), compiled as the service is: the
- * kill-and-restart and fault tests start it ~60 times, and each start of the sources spends ~0.25 s
- * of CPU parsing modules where the compiled one spends ~0.05 s.
+ * kill-and-restart and fault tests start it dozens of times (42 in crash.test.ts alone), and each
+ * start of the sources spends ~0.25 s of CPU parsing modules where the compiled one spends ~0.05 s.
  */
 const JOB_WORKER: Build = {
   prefix: "cfl-job-worker-",
