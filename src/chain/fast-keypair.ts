@@ -26,13 +26,13 @@ export function keypairFromSeed(seed: Uint8Array): Keypair {
  */
 export function publicKeyBytesFromSeed(seed: Uint8Array): Uint8Array {
   if (seed.length !== 32) throw new AppError("ED25519_SEED_INVALID");
-  const privateKey = createPrivateKey({
-    key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]),
-    format: "der",
-    type: "pkcs8",
-  });
   // The SPKI DER of an Ed25519 public key ends with the 32 key bytes.
-  return createPublicKey(privateKey).export({ format: "der", type: "spki" }).subarray(-32);
+  return createPublicKey(privateKeyFromSeed(seed)).export({ format: "der", type: "spki" }).subarray(-32);
+}
+
+/** The runtime's private key object for a 32-byte Ed25519 seed. */
+function privateKeyFromSeed(seed: Uint8Array): KeyObject {
+  return createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: "der", type: "pkcs8" });
 }
 
 /** Parsed signing keys by address, reused: parsing costs about as much as signing. Bounded, cleared when full. */
@@ -43,11 +43,7 @@ function signingKeyOf(signer: Keypair): KeyObject {
   const address = signer.publicKey.toBase58();
   let key = signingKeys.get(address);
   if (!key) {
-    key = createPrivateKey({
-      key: Buffer.concat([PKCS8_ED25519_PREFIX, signer.secretKey.subarray(0, 32)]),
-      format: "der",
-      type: "pkcs8",
-    });
+    key = privateKeyFromSeed(signer.secretKey.subarray(0, 32));
     if (signingKeys.size >= SIGNING_KEYS_MAX) signingKeys.clear();
     signingKeys.set(address, key);
   }

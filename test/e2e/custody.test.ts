@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Connection, Keypair } from "@solana/web3.js";
 import { freePortsSync } from "../helpers/socket";
-import { serviceExecutable } from "../helpers/executable";
+import { answering, serviceExecutable } from "../helpers/executable";
 import { appendTail, followStderr } from "../helpers/stderr";
 
 const DEMO_HANDLES = ["alice_demo", "bob_demo", "carol_demo", "dave_demo", "erin_demo"];
@@ -131,29 +131,13 @@ async function payoutsOf(s: Running, handle: string): Promise<PayoutEvent[]> {
   return events.filter((e) => e.type === "payout" && e.handle === handle);
 }
 
-const statsAnswer = (s: Running): Promise<boolean> =>
-  fetch(`${s.base}/api/stats`).then(
-    (r) => r.ok,
-    () => false,
-  );
-
 let capped: Running;
 let reviewed: Running;
 
 beforeAll(async () => {
   capped = await start({ OUTFLOW_MAX_LAMPORTS_PER_HOUR: String(CLAIM_LAMPORTS - 1n) });
   reviewed = await start({ PAYOUT_REVIEW_LAMPORTS: String(CLAIM_LAMPORTS - 1n) });
-  for (const s of [capped, reviewed]) {
-    const deadline = Date.now() + 30_000;
-    while (!(await statsAnswer(s))) {
-      // A service that exits at start says why on stderr; no use waiting out the deadline.
-      if (s.child.exitCode !== null || Date.now() > deadline)
-        throw new Error(
-          `the service did not start (exit ${s.child.exitCode}); its stderr ended with:\n${s.stderrTail}`,
-        );
-      await Bun.sleep(100);
-    }
-  }
+  for (const s of [capped, reviewed]) await answering(s.child, `${s.base}/api/stats`, () => s.stderrTail, 30_000);
 }, 60_000);
 
 afterAll(async () => {

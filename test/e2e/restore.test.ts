@@ -16,7 +16,7 @@ import { closeDatabase, openDatabase } from "../../db/client";
 import { verifyLedger } from "../../src/ledger/verify";
 import { freePortsSync } from "../helpers/socket";
 import { appendTail, followStderr } from "../helpers/stderr";
-import { serviceExecutable } from "../helpers/executable";
+import { answering, serviceExecutable } from "../helpers/executable";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const dataDir = mkdtempSync(join(tmpdir(), "cfl-restore-e2e-"));
@@ -190,8 +190,7 @@ afterAll(async () => {
 });
 
 test("a restore of an older backup is reconciled with the chain before money moves", async () => {
-  await start();
-  await until("the service", 60_000, async () => ((await fetch(`${base}/api/stats`)).ok ? true : null));
+  await answering(await start(), `${base}/api/stats`, () => stderrTail);
   const wallets = { alice: Keypair.generate().publicKey.toBase58(), carol: Keypair.generate().publicKey.toBase58() };
   const alice = await signIn("alice_demo");
   const bob = await signIn("bob_demo");
@@ -221,8 +220,7 @@ test("a restore of an older backup is reconciled with the chain before money mov
   });
   // The demo stops trading for the rest: the books can then stand still.
   await stop();
-  await start(QUIET);
-  await until("the service again", 60_000, async () => ((await fetch(`${base}/api/stats`)).ok ? true : null));
+  await answering(await start(QUIET), `${base}/api/stats`, () => stderrTail);
   await until("everything in flight settled", 120_000, async () => ((await settled()) ? true : null));
   // Stats and the proof are memoised for seconds: read figures counted after the books stood still.
   const settledAtMs = Date.now();

@@ -145,3 +145,29 @@ export function serviceExecutable(): Promise<string> {
 export function jobWorkerExecutable(): Promise<string> {
   return builtOnce(JOB_WORKER);
 }
+
+/**
+ * Resolves once `url` answers 2xx. A process that exits first says why on stderr, so that is thrown
+ * at once (with `stderrTail()`) rather than after the deadline; so is a start that outlasts it.
+ */
+export async function answering(
+  child: Bun.Subprocess,
+  url: string,
+  stderrTail: () => string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    if (child.exitCode !== null || Date.now() > deadline) {
+      // The last lines may still be in the pipe.
+      await Bun.sleep(200);
+      throw new Error(`the service did not start (exit ${child.exitCode}); its stderr ended with:\n${stderrTail()}`);
+    }
+    await Bun.sleep(100);
+  }
+}

@@ -1,9 +1,10 @@
 /**
  * A money world for kill-and-restart, fault and concurrency tests. The local chain runs in the
  * test process (it lives in the process that started it); the jobs run in child processes
- * (fixtures/job-worker.ts, compiled once per state of the sources: test/helpers/executable.ts) that reach it over JSON-RPC with the production adapter, sharing the
- * database file, the master secret, the treasury key and the program seed. A child can be
- * SIGKILLed at any crash point and another started on the same database.
+ * (fixtures/job-worker.ts, compiled once per state of the sources: test/helpers/executable.ts)
+ * that reach it over JSON-RPC with the production adapter, sharing the database file, the master
+ * secret, the treasury key and the program seed. A child can be SIGKILLed at any crash point and
+ * another started on the same database.
  *
  * Checks read the chain directly from the node (balances, transaction records, mint supply), so
  * they do not trust the code under test.

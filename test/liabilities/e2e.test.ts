@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchBrowser } from "../web/browser";
 import { overHttp, runJob } from "../helpers/cron";
-import { freePort, freePortsSync } from "../helpers/socket";
+import { freePortsSync } from "../helpers/socket";
 import { serviceExecutable } from "../helpers/executable";
 
 const root = join(import.meta.dir, "..", "..");
@@ -37,8 +37,8 @@ describe("proof of liabilities on the local chain", () => {
 
   test("after a sweep and a claim: a demo recipient's proof verifies, the root is the anchored memo, the total is owedLamports", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "cfl-pol-"));
-    const port = freePort();
-    const [rpcPort] = freePortsSync(2) as [number, number];
+    // The RPC port and the next (its WebSocket), then the HTTP port: one pick, so they cannot overlap.
+    const [rpcPort, , port] = freePortsSync(3) as [number, number, number];
     const base = `http://127.0.0.1:${port}`;
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;

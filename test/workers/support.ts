@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../../db/client";
 import { seedDatabase } from "../../scripts/seed";
-import { serviceExecutable } from "../helpers/executable";
+import { answering, serviceExecutable } from "../helpers/executable";
 import { freePort } from "../helpers/socket";
 import { appendTail, followStderr } from "../helpers/stderr";
 
@@ -78,19 +78,7 @@ export async function startService(dataDir: string, env: Record<string, string> 
     stderrTail = appendTail(stderrTail, text);
   });
   const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const ok = await fetch(`${base}/api/cron/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) break;
-    if (Date.now() > deadline || child.exitCode !== null) {
-      await Bun.sleep(200);
-      throw new Error(`the service did not start (exit ${child.exitCode}); its stderr ended with:\n${stderrTail}`);
-    }
-    await Bun.sleep(100);
-  }
+  await answering(child, `${base}/api/cron/health`, () => stderrTail);
   const cron = (job: string) =>
     fetch(`${base}/api/cron/${job}`, { method: "POST", headers: { authorization: `Bearer ${CRON}` } }).catch(
       () => null,
