@@ -1,6 +1,12 @@
 /**
- * Headless Chromium (the Debian package) driven by playwright-core, with a fresh profile per run,
+ * Headless Chromium (Debian's packages) driven by playwright-core, with a fresh profile per run,
  * console-error capture and screenshots saved to test/artifacts/ (kept by CI, ignored by git).
+ *
+ * The browser is Debian's `chromium-headless-shell` when it is installed (`.ci/run` installs it):
+ * the same Chromium build's headless shell, which is also what Playwright launches for headless
+ * tests. It renders with the same Blink and V8 but runs no desktop browser UI; the browser tests
+ * took a third less CPU with it (134 against 197 s, all of test/web and the liabilities
+ * end-to-end on two workers) and a third less time. The full `chromium` is the fallback.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,7 +15,11 @@ import { afterAll, beforeAll, setDefaultTimeout } from "bun:test";
 import AxeBuilder from "@axe-core/playwright";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell";
+const FULL_CHROMIUM = "/usr/bin/chromium";
+export const CHROMIUM =
+  process.env.CHROMIUM_PATH ??
+  (existsSync(HEADLESS_SHELL) || !existsSync(FULL_CHROMIUM) ? HEADLESS_SHELL : FULL_CHROMIUM);
 export const ARTIFACTS = join(import.meta.dir, "..", "artifacts");
 
 export const DESKTOP = { width: 1280, height: 900 };
@@ -25,7 +35,9 @@ export interface Browser {
 
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}: run apt-get install -y chromium (.ci/run does).`);
+    throw new Error(
+      `Chromium is not installed at ${CHROMIUM}: run apt-get install -y chromium-headless-shell (.ci/run does).`,
+    );
   }
   const profile = mkdtempSync(join(tmpdir(), "cfl-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
