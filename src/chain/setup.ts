@@ -8,10 +8,10 @@
  * (files readable by the owner only); on a real chain they must come from the environment or files.
  */
 import type { Keypair } from "@solana/web3.js";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config";
 import { ConfigError } from "../config";
+import { readOrCreateSecretFile } from "../lib/secret-file";
 import { deriveCreatorKeypair, isKeyInvalid, loadMasterSecret, loadTreasuryKeypair } from "./keys";
 import type { LocalChain } from "@fee-ledger/localnet";
 import { LocalLaunchProgram } from "./local/adapter";
@@ -68,15 +68,6 @@ function pumpLaunchProgram(reader: ChainReader): LaunchProgram {
 
 async function loadLocalnet(): Promise<typeof import("@fee-ledger/localnet")> {
   return import("@fee-ledger/localnet");
-}
-
-function readOrCreateSecretFile(path: string, create: () => string): string {
-  if (!existsSync(path)) {
-    mkdirSync(join(path, ".."), { recursive: true });
-    writeFileSync(path, create(), { mode: 0o600 });
-  }
-  chmodSync(path, 0o600);
-  return readFileSync(path, "utf8").trim();
 }
 
 export function secretsFor(config: ChainConfig): { treasury: Keypair; masterSecret: Uint8Array } {

@@ -4,10 +4,11 @@
  * generated once into DATA_DIR/webhooks-key (mode 600). Changing the key changes every secret.
  */
 import { createHmac, randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Config } from "../config";
 import { AppError } from "../lib/errors";
+import { readOrCreateSecretFile } from "../lib/secret-file";
 
 const keys = new Map<string, Buffer>();
 
@@ -16,12 +17,11 @@ export function webhookSigningKey(config: Pick<Config, "dataDir" | "webhooksKey"
   const path = config.webhooksKeyFile ?? join(config.dataDir, "webhooks-key");
   let key = keys.get(path);
   if (key) return key;
-  if (!config.webhooksKeyFile && !existsSync(path)) {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, randomBytes(32).toString("base64"), { mode: 0o600, flag: "wx" });
-  }
-  if (!config.webhooksKeyFile) chmodSync(path, 0o600);
-  key = Buffer.from(readFileSync(path, "utf8").trim(), "utf8");
+  // The request thread (registering an endpoint) and the jobs thread (the sender) can both be first.
+  const text = config.webhooksKeyFile
+    ? readFileSync(path, "utf8").trim()
+    : readOrCreateSecretFile(path, () => randomBytes(32).toString("base64"));
+  key = Buffer.from(text, "utf8");
   if (key.length < 32) throw new AppError("WEBHOOK_KEY_TOO_SHORT");
   keys.set(path, key);
   return key;
