@@ -16,11 +16,30 @@ import { type Config, loadConfigOrExit } from "../src/config";
 import { crashPoint } from "../src/jobs";
 import { refuseInOneLine } from "./refusal";
 
-export function restoreDatabase(backupPath: string, databasePath: string, nowMs = Date.now()): string | null {
+/**
+ * How long a restore waits on a lock another connection holds for a moment (a process closing its
+ * connection folds the WAL in as it goes) before it refuses. Without a wait SQLite answered
+ * "database is locked" at once (seen in a test that restored right after its own backup), and the
+ * WAL fold reported "busy" in a row nobody read, so the file was replaced under a writer.
+ */
+const LOCK_WAIT_MS = 10_000;
+
+function connect(path: string, lockWaitMs: number, options: { readonly?: boolean } = {}): Database {
+  const db = new Database(path, { ...options, safeIntegers: true });
+  db.exec(`PRAGMA busy_timeout = ${lockWaitMs}`);
+  return db;
+}
+
+export function restoreDatabase(
+  backupPath: string,
+  databasePath: string,
+  nowMs = Date.now(),
+  lockWaitMs = LOCK_WAIT_MS,
+): string | null {
   if (!existsSync(backupPath)) throw new Error(`there is no backup file at ${backupPath}`);
   checkBackup(backupPath);
   const live = existsSync(databasePath);
-  if (live) refuseWhileAlive(databasePath, nowMs);
+  if (live) refuseWhileAlive(databasePath, nowMs, lockWaitMs);
   mkdirSync(dirname(databasePath), { recursive: true });
   // The order makes a kill at any step safe: until the last rename the database is the old one,
   // whole (its WAL folded in first, so no stale WAL is ever left beside the restored file); after
@@ -28,7 +47,7 @@ export function restoreDatabase(backupPath: string, databasePath: string, nowMs 
   const restoring = `${databasePath}.restoring`;
   copyFileSync(backupPath, restoring);
   // Marked before it takes the database's name: no start can see the restored books unmarked.
-  const copy = new Database(restoring, { safeIntegers: true });
+  const copy = connect(restoring, lockWaitMs);
   try {
     markRestored(copy, nowMs);
     freeLeasesOfBackup(copy);
@@ -39,9 +58,13 @@ export function restoreDatabase(backupPath: string, databasePath: string, nowMs 
   crashPoint("restore:after-prepare");
   let kept: string | null = null;
   if (live) {
-    const current = new Database(databasePath, { safeIntegers: true });
+    const current = connect(databasePath, lockWaitMs);
     try {
-      current.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      const folded = current.query<{ busy: bigint }, []>("PRAGMA wal_checkpoint(TRUNCATE)").get();
+      if (folded?.busy !== 0n) {
+        rmSync(restoring, { force: true });
+        throw new Error("refused: another process is writing to the database; stop it, then restore");
+      }
     } finally {
       current.close();
     }
@@ -54,8 +77,8 @@ export function restoreDatabase(backupPath: string, databasePath: string, nowMs 
   return kept;
 }
 
-function refuseWhileAlive(databasePath: string, nowMs: number): void {
-  const live = new Database(databasePath, { readonly: true, safeIntegers: true });
+function refuseWhileAlive(databasePath: string, nowMs: number, lockWaitMs: number): void {
+  const live = connect(databasePath, lockWaitMs, { readonly: true });
   try {
     const held = live
       .query<{ n: bigint }, [number]>(
