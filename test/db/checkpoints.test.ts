@@ -131,7 +131,10 @@ describe("the WAL under a writer that never stops (the request thread's refreshe
     await writeEnough(requests);
     const { rows, longestBusyMs } = await writer.stop();
     expect(rows).toBeGreaterThan(ROWS_MIN);
-    expect(walBytes()).toBeLessThan((rows / 2) * PAGE_BYTES);
+    // Without restarts every row's page is appended (the test above: more than `rows` pages). The
+    // file keeps its high-water mark, which a loaded machine raises by starving the timer: 0.54 of
+    // the rows' pages in one CI run (~0.2 alone), so the bound is three quarters.
+    expect(walBytes()).toBeLessThan(rows * 0.75 * PAGE_BYTES);
     expect(rowsIn(requests)).toBe(rows);
     // Each restart held the writer off for its short copy only, never for a busy timeout (5 s).
     expect(longestBusyMs).toBeLessThan(500);
