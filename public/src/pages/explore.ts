@@ -95,9 +95,11 @@ export async function explorePage(
 
   root.append(sentinel);
   // A focused "Load more" loads itself: a scroll load would move focus to a card that Enter opens.
+  // The observer's entry can be older than the page just appended (a busy renderer delivered it
+  // after the first page landed, and a second page loaded unasked), so the end is measured again.
   loadNearEnd(
     sentinel,
-    () => !failed && document.activeElement !== more,
+    () => !failed && document.activeElement !== more && sentinelNearView(),
     () => void loadPage(),
     signal,
   );
