@@ -95,8 +95,6 @@ export async function explorePage(
 
   root.append(sentinel);
   // A focused "Load more" loads itself: a scroll load would move focus to a card that Enter opens.
-  // The observer's entry can be older than the page just appended (a busy renderer delivered it
-  // after the first page landed, and a second page loaded unasked), so the end is measured again.
   loadNearEnd(
     sentinel,
     () => !failed && document.activeElement !== more && sentinelNearView(),
@@ -109,7 +107,9 @@ export async function explorePage(
 /**
  * Calls `load` as the list's end comes near the view, while `ready()` says so. Tabbing to "Load
  * more" also scrolls the end into view; loading then would move the keyboard to the new cards
- * under the user, and the Enter meant for the button would open a card.
+ * under the user, and the Enter meant for the button would open a card. The caller's `ready()`
+ * measures the end again: an entry can be older than the page just appended (a busy renderer can
+ * deliver it after the first page landed), which would load a second page unasked.
  */
 function loadNearEnd(sentinel: HTMLElement, ready: () => boolean, load: () => void, signal: AbortSignal): void {
   const observer = new IntersectionObserver(
