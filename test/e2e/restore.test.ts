@@ -143,6 +143,33 @@ async function settled(): Promise<boolean> {
   );
 }
 
+/** What keeps `settled()` false, to say in a timeout which rows stayed open. */
+function inFlight(): string {
+  const db = new Database(join(dataDir, "service.db"), { readonly: true });
+  try {
+    const rows = db
+      .query(
+        `SELECT 'payout ' || id || ' ' || status AS row FROM payouts WHERE status IN ('held', 'queued', 'sent')
+         UNION ALL SELECT 'burn_buy ' || id || ' ' || status FROM burn_buys WHERE status IN ('sent', 'bought', 'burning')
+         UNION ALL SELECT 'burn_order ' || id || ' ' || status FROM burn_orders WHERE status <> 'done'
+         UNION ALL SELECT 'sweep ' || id || ' ' || status FROM sweeps WHERE status = 'sent'`,
+      )
+      .all() as { row: string }[];
+    return rows.map((r) => r.row).join(", ") || "nothing";
+  } finally {
+    db.close();
+  }
+}
+
+/** Waits until `settled()`; a timeout names the rows still open. */
+async function untilSettled(what: string, timeoutMs: number): Promise<void> {
+  try {
+    await until(what, timeoutMs, async () => ((await settled()) ? true : null));
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\nstill open: ${inFlight()}`);
+  }
+}
+
 /** No payout queued or in flight (claims and autopay), while sweeps and burns go on. */
 async function payoutsSettled(confirmedAtLeast: number): Promise<boolean> {
   const open = count(`SELECT COUNT(*) AS n FROM payouts WHERE status IN ('held', 'queued', 'sent')`);
@@ -221,7 +248,7 @@ test("a restore of an older backup is reconciled with the chain before money mov
   // The demo stops trading for the rest: the books can then stand still.
   await stop();
   await answering(await start(QUIET), `${base}/api/stats`, () => stderrTail);
-  await until("everything in flight settled", 120_000, async () => ((await settled()) ? true : null));
+  await untilSettled("everything in flight settled", 120_000);
   // Stats and the proof are memoised for seconds: read figures counted after the books stood still.
   const settledAtMs = Date.now();
   const fresh = (at: unknown) => Date.parse(String(at)) >= settledAtMs;
@@ -251,7 +278,7 @@ test("a restore of an older backup is reconciled with the chain before money mov
   }).catch((error) => {
     throw new Error(`${(error as Error).message}: ${JSON.stringify(lastHealth)}`);
   });
-  await until("everything settled after it", 60_000, async () => ((await settled()) ? true : null));
+  await untilSettled("everything settled after it", 60_000);
   // Stats and the proof of reserves (the same owed figure, still covered) agree with what they said
   // before the restore, once their figures are recounted; the treasury paid network fees since (a
   // liabilities anchor of the reconciled books), nothing more.
