@@ -27,6 +27,8 @@ const ports = { http: httpPort, rpc: rpcPort };
 const base = `http://127.0.0.1:${ports.http}`;
 const rpcUrl = `http://127.0.0.1:${ports.rpc}`;
 const CLAIM_LAMPORTS = 10_000_000n;
+/** Set for the service, so that `settled()` knows when an autopay is due. */
+const AUTOPAY_MIN_LAMPORTS = 10_000_000n;
 /** No trading and no new sweeps (what was sent still resolves): the books can stand still. */
 const QUIET = { DEMO: "0", SWEEP_SCHEDULE: "*/2 * * * * *", SWEEP_MIN_LAMPORTS: "1000000000000000" };
 
@@ -49,6 +51,7 @@ function env(extra: Record<string, string>): Record<string, string> {
     PAYOUTS_SCHEDULE: "*/2 * * * * *",
     BURNS_SCHEDULE: "*/3 * * * * *",
     RATE_LIMIT: "0",
+    AUTOPAY_MIN_LAMPORTS: String(AUTOPAY_MIN_LAMPORTS),
     LOG_LEVEL: "warn",
     // A killed process's job leases lapse in seconds, so the next start takes over soon.
     JOB_LEASE_MS: "5000",
@@ -129,44 +132,43 @@ function count(sql: string): number {
 }
 
 /**
- * Nothing queued or in flight. Only reachable once the demo stops trading: while it trades, every
- * sweep run sends sweeps and makes burn orders for bob, so the whole service is rarely quiet.
+ * What keeps the books from standing still: rows queued or in flight, and an autopay due but not
+ * queued yet. A sweep's credit makes alice's autopay due, and the payouts job queues it only at
+ * its next run: stats read in between count as owed what is about to be paid, and the books after
+ * the restore (rightly) count it paid. A CI run read them there (paid 31,232,790 lamports more
+ * after the restore than before, all of it alice's autopay); with the payouts job slowed to every
+ * 30 s, it happens on every run unless this waits for the autopay too.
  */
-async function settled(): Promise<boolean> {
-  return (
-    count(
-      `SELECT (SELECT COUNT(*) FROM payouts WHERE status IN ('held', 'queued', 'sent'))
-            + (SELECT COUNT(*) FROM burn_buys WHERE status IN ('sent', 'bought', 'burning'))
-            + (SELECT COUNT(*) FROM burn_orders WHERE status <> 'done')
-            + (SELECT COUNT(*) FROM sweeps WHERE status = 'sent') AS n`,
-    ) === 0
-  );
-}
+const OPEN_ROWS = `
+  SELECT 'payout ' || id || ' ' || status AS row FROM payouts WHERE status IN ('held', 'queued', 'sent')
+  UNION ALL SELECT 'burn_buy ' || id || ' ' || status FROM burn_buys WHERE status IN ('sent', 'bought', 'burning')
+  UNION ALL SELECT 'burn_order ' || id || ' ' || status FROM burn_orders WHERE status <> 'done'
+  UNION ALL SELECT 'sweep ' || id || ' ' || status FROM sweeps WHERE status = 'sent'
+  UNION ALL SELECT 'autopay due ' || i.idp_user_id || ' ' || a.balance FROM identities i
+    JOIN ledger_accounts a ON a.kind = 'user' AND a.ref = i.idp_user_id
+   WHERE i.routing = 'autopay' AND i.payout_wallet IS NOT NULL AND a.balance >= ${AUTOPAY_MIN_LAMPORTS}`;
 
-/** What keeps `settled()` false, to say in a timeout which rows stayed open. */
-function inFlight(): string {
+/**
+ * The rows `OPEN_ROWS` names. Only empty once the demo stops trading: while it trades, every sweep
+ * run sends sweeps and makes burn orders for bob, so the whole service is rarely quiet.
+ */
+function inFlight(): string[] {
   const db = new Database(join(dataDir, "service.db"), { readonly: true });
   try {
-    const rows = db
-      .query(
-        `SELECT 'payout ' || id || ' ' || status AS row FROM payouts WHERE status IN ('held', 'queued', 'sent')
-         UNION ALL SELECT 'burn_buy ' || id || ' ' || status FROM burn_buys WHERE status IN ('sent', 'bought', 'burning')
-         UNION ALL SELECT 'burn_order ' || id || ' ' || status FROM burn_orders WHERE status <> 'done'
-         UNION ALL SELECT 'sweep ' || id || ' ' || status FROM sweeps WHERE status = 'sent'`,
-      )
-      .all() as { row: string }[];
-    return rows.map((r) => r.row).join(", ") || "nothing";
+    return (db.query(OPEN_ROWS).all() as { row: string }[]).map((r) => r.row);
   } finally {
     db.close();
   }
 }
 
+const settled = (): boolean => inFlight().length === 0;
+
 /** Waits until `settled()`; a timeout names the rows still open. */
 async function untilSettled(what: string, timeoutMs: number): Promise<void> {
   try {
-    await until(what, timeoutMs, async () => ((await settled()) ? true : null));
+    await until(what, timeoutMs, async () => (settled() ? true : null));
   } catch (error) {
-    throw new Error(`${(error as Error).message}\nstill open: ${inFlight()}`);
+    throw new Error(`${(error as Error).message}\nstill open: ${inFlight().join(", ") || "nothing"}`);
   }
 }
 
