@@ -40,7 +40,7 @@ describe("a reconciliation killed at each step", () => {
       expect(killed.signalCode).toBe("SIGKILL");
       for (let attempt = 0; attempt < 10; attempt++) {
         const run = await w.worker({ jobs: ["payouts"], runs: 10, env });
-        expect(run.exitCode).toBe(0);
+        if (run.exitCode !== 0) throw new Error(`the run after the kill exited ${run.exitCode}:\n${run.stderr}`);
         const db = openDatabase(path);
         const status = latestReconciliation(db)?.status;
         closeDatabase(db);
