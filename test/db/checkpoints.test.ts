@@ -113,15 +113,17 @@ describe("the WAL under a writer that never stops (the request thread's refreshe
     while (rowsIn(requests) <= ROWS_MIN && Date.now() < by) await Bun.sleep(100);
   }
 
-  test("passive checkpoints alone never catch up: a commit lands during every copy and the WAL grows", async () => {
+  test("passive checkpoints alone seldom catch up: a commit lands during almost every copy and the WAL grows", async () => {
     const { requests, jobs, path, walBytes } = twoConnections();
     const writer = startWriter(path);
     stops.push(startCheckpoints(jobs, { everyMs: EVERY_MS, restartFrames: Number.POSITIVE_INFINITY }));
     await writeEnough(requests);
     const { rows } = await writer.stop();
     expect(rows).toBeGreaterThan(ROWS_MIN);
-    // Every row's page was appended: nothing was written over from the WAL's start.
-    expect(walBytes()).toBeGreaterThan(rows * PAGE_BYTES);
+    // Alone, every row's page is appended (more than `rows` pages: nothing written over from the
+    // WAL's start). A loaded machine can starve the writer through a whole copy, which then
+    // catches up and the WAL starts over once: 0.68 of the rows' pages in one suite run.
+    expect(walBytes()).toBeGreaterThan(rows * 0.5 * PAGE_BYTES);
   }, 30_000);
 
   test("past `restartFrames` the timer starts the WAL over, so it stays short and every row is kept", async () => {
@@ -131,7 +133,7 @@ describe("the WAL under a writer that never stops (the request thread's refreshe
     await writeEnough(requests);
     const { rows, longestBusyMs } = await writer.stop();
     expect(rows).toBeGreaterThan(ROWS_MIN);
-    // Without restarts every row's page is appended (the test above: more than `rows` pages). The
+    // Without restarts every row's page is appended (the test above, alone: more than `rows` pages). The
     // file keeps its high-water mark, which a loaded machine raises by starving the timer: 0.54 of
     // the rows' pages in one CI run (~0.2 alone), so the bound is three quarters.
     expect(walBytes()).toBeLessThan(rows * 0.75 * PAGE_BYTES);
