@@ -121,15 +121,17 @@ async function script(name: string, ...args: string[]): Promise<number> {
   return run.exited;
 }
 
-/** Read from the database file beside the running service. */
-function count(sql: string): number {
+/** Reads from the database file beside the running service. */
+function reading<T>(read: (db: Database) => T): T {
   const db = new Database(join(dataDir, "service.db"), { readonly: true });
   try {
-    return Number((db.query(sql).get() as { n: number }).n);
+    return read(db);
   } finally {
     db.close();
   }
 }
+
+const count = (sql: string): number => reading((db) => Number((db.query(sql).get() as { n: number }).n));
 
 /**
  * What keeps the books from standing still: rows queued or in flight, and an autopay due but not
@@ -153,12 +155,7 @@ const OPEN_ROWS = `
  * run sends sweeps and makes burn orders for bob, so the whole service is rarely quiet.
  */
 function inFlight(): string[] {
-  const db = new Database(join(dataDir, "service.db"), { readonly: true });
-  try {
-    return (db.query(OPEN_ROWS).all() as { row: string }[]).map((r) => r.row);
-  } finally {
-    db.close();
-  }
+  return reading((db) => (db.query(OPEN_ROWS).all() as { row: string }[]).map((r) => r.row));
 }
 
 const settled = (): boolean => inFlight().length === 0;
