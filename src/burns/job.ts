@@ -21,12 +21,21 @@ import type { JobContext } from "../jobs";
 import { log } from "../lib/log";
 import { scrubErrorText } from "../lib/scrub";
 import { chainUnavailable, isChainUnavailable } from "../chain/errors";
-import { heldBackMints, recordTokenFailure, recordTokenSuccess } from "../jobs";
+import {
+  heldBackMints,
+  listSetAside,
+  recordTokenFailure,
+  recordTokenSuccess,
+  setAsideStates,
+  stopToken,
+} from "../jobs";
 import type { PreparedTransaction, TokenRef } from "../chain/ports";
 import { computeUnitFloorFor, journalOutcome, sentFromSlotOf } from "../landing";
+import { immediate } from "../../db/transaction";
 import {
   burnBuyCommandKey,
   buyAttempt,
+  buySpendAnomaly,
   buySpendOf,
   completeBurnBuy,
   failBurnBuy,
@@ -41,7 +50,7 @@ import {
   startBurnBuy,
 } from "./service";
 import { isAppError } from "../lib/errors";
-import { moneyGate, moneyHalt, type OutflowCaps } from "../custody";
+import { clearIncidents, listIncidents, moneyGate, moneyHalt, raiseIncident, type OutflowCaps } from "../custody";
 
 export interface BurnJobDeps {
   db: Db;
@@ -74,6 +83,8 @@ const BUY_FIELDS = [
   "status",
   "signature",
   "lastValidBlockHeight",
+  // the buy's budget: what its measured spend is checked against
+  "lamports",
   "tokenAmount",
   "burnSignature",
   "burnLastValidBlockHeight",
@@ -95,6 +106,26 @@ const launchedToken = statement<TokenRef & { id: bigint }, [mint: string]>(
 );
 
 const EXPIRED = "expired without landing";
+
+/**
+ * What a burn that provably expired leaves in its buy's `error`: how many of the buy's burns in a
+ * row expired, which is the attempt number of the burn sent next (each pays the next fee step).
+ */
+function expiredBurnError(inARow: number): string {
+  return inARow <= 1 ? EXPIRED : `${EXPIRED} (${inARow} in a row)`;
+}
+
+/** How many of the buy's burns in a row provably expired, from its `error`; 0 after a failure or none. */
+export function burnExpiriesInARow(error: string | null): number {
+  if (error === EXPIRED) return 1;
+  const inARow = error?.startsWith(`${EXPIRED} (`)
+    ? /^\((\d{1,4}) in a row\)$/.exec(error.slice(EXPIRED.length + 1))
+    : null;
+  return inARow ? Number(inARow[1]) : 0;
+}
+
+/** The incident a mint set aside on an anomaly of one of its transactions raises (src/custody). */
+const ANOMALY_INCIDENT = "token-anomaly";
 
 /**
  * The worst price a burn buy accepts below its fresh quote. Anyone watching can sandwich a buy up
@@ -122,6 +153,8 @@ async function advance(deps: BurnJobDeps, ctx: JobContext, report: BurnRunReport
   let waiting = 0;
   for (const buy of liveBuys(deps.db)) {
     if (ctx.signal.aborted) break;
+    // A landed buy whose spend could not be booked waits, set aside, until an operator clears the mint.
+    if (buy.status === "sent" && stoppedForBurns(deps.db, buy.mint)) continue;
     // Each buy on its own: an error settling or burning one mint does not stop the others.
     try {
       waiting += await advanceOne(deps, ctx, buy, report);
@@ -170,10 +203,10 @@ async function advanceOne(deps: BurnJobDeps, ctx: JobContext, buy: BuyRow, repor
     // The burn closes the treasury's token account when it empties it, so the rent its creation
     // in the buy took comes back (booked back to the platform when the burn lands). A retry after a burn that
     // failed on chain burns without closing: a close can never hold a burn back.
-    if (buy.error === null || buy.error === EXPIRED)
+    if (buy.error === null || burnExpiriesInARow(buy.error) > 0)
       instructions.push(...(await closeIfEmptied(deps, instructions, amount)));
-    // A burn sent again after its last one provably expired pays the next fee step.
-    const attempt = buy.error === EXPIRED ? 1 : 0;
+    // A burn sent again after its last ones provably expired pays the next fee step, one per expiry in a row.
+    const attempt = burnExpiriesInARow(buy.error);
     const prepared = await deps.chain.sender.prepare(instructions, treasury, [], {
       commandKey: { kind: "burn", buyId: id },
       job: "burn",
@@ -248,6 +281,11 @@ async function settleBuy(
         method: "getTransaction",
         detail: "the buy's transaction does not show what it spent",
       });
+    const anomaly = buySpendAnomaly(spend, BigInt(buy.lamports));
+    if (anomaly) {
+      setAsideOnAnomaly(deps, ctx, buy.mint, `burn buy ${id}: ${anomaly}`);
+      return { waiting: 0, stop: true };
+    }
     markBurnBought(deps.db, { buyId: id, tokenAmount: amount, spend, atMs: deps.now() }, ctx.assertHeld);
     recordTokenSuccess(deps.db, buy.mint, "burns", ctx.assertHeld);
     report.bought++;
@@ -300,8 +338,11 @@ async function settleBurn(deps: BurnJobDeps, ctx: JobContext, buy: BuyRow, repor
     );
     report.burned++;
   } else {
-    retryBurn(deps.db, id, outcome.kind === "failed" ? scrubErrorText(outcome.error) : EXPIRED, ctx.assertHeld);
+    const error =
+      outcome.kind === "failed" ? scrubErrorText(outcome.error) : expiredBurnError(burnExpiriesInARow(buy.error) + 1);
+    retryBurn(deps.db, id, error, ctx.assertHeld);
     buy.status = "bought";
+    buy.error = error;
   }
   return 0;
 }
@@ -315,7 +356,10 @@ export async function resolveBurnSignature(deps: BurnJobDeps, ctx: JobContext, s
   const rows = liveBuysOfSignature(deps.db).all(signature);
   const report: BurnRunReport = { buysSent: 0, bought: 0, burnsSent: 0, burned: 0, failed: 0, skipped: 0, parts: 0 };
   let waiting = 0;
-  for (const buy of rows) waiting += (await settleLiveBuy(deps, ctx, buy, report)).waiting;
+  for (const buy of rows) {
+    if (buy.status === "sent" && stoppedForBurns(deps.db, buy.mint)) continue;
+    waiting += (await settleLiveBuy(deps, ctx, buy, report)).waiting;
+  }
   return waiting;
 }
 
@@ -340,8 +384,39 @@ async function closeIfEmptied(
   return [createCloseAccountInstruction(account, treasury, treasury, [], last.programId)];
 }
 
+/** Whether the mint is stopped for burns (set aside with no retry time, until an operator clears it). */
+function stoppedForBurns(db: Db, mint: string): boolean {
+  return setAsideStates(db, mint, "burns").some((s) => s.stopped);
+}
+
+/**
+ * One mint's transaction did something on chain the books cannot take as it is (a stranger's
+ * lamports the measure does not explain, an account the adapter did not expect): the mint is
+ * stopped for burns with the reason and an incident tells the operator, in one write; every other
+ * mint goes on. Nothing is booked for it: its buy stays `sent`, its orders `buying`, and it is
+ * settled again once the operator clears the mint (POST /api/admin/set-aside/:mint/clear).
+ */
+function setAsideOnAnomaly(deps: BurnJobDeps, ctx: JobContext, mint: string, reason: string): void {
+  log.error("burn buy set aside: its transaction cannot be booked as it is", { mint, reason });
+  const atMs = deps.now();
+  immediate(deps.db, () => {
+    ctx.assertHeld();
+    raiseIncident(deps.db, { kind: ANOMALY_INCIDENT, detail: `burns of ${mint} set aside: ${reason}`, atMs });
+    stopToken(deps.db, { mint, job: "burns", reason, atMs });
+  });
+}
+
+/** The anomaly incident resolves itself once no mint is stopped for burns any more (the operator cleared them). */
+function clearAnomalyIncidentIfCleared(deps: BurnJobDeps): void {
+  const open = listIncidents(deps.db, 100).some((i) => i.kind === ANOMALY_INCIDENT && i.resolvedAtMs === null);
+  if (!open) return;
+  const stopped = listSetAside(deps.db).some((s) => s.job === "burns" && s.retryAt === null);
+  if (!stopped) clearIncidents(deps.db, [ANOMALY_INCIDENT], deps.now());
+}
+
 export async function runBurnsJob(deps: BurnJobDeps, ctx: JobContext): Promise<BurnRunReport> {
   const report: BurnRunReport = { buysSent: 0, bought: 0, burnsSent: 0, burned: 0, failed: 0, skipped: 0, parts: 0 };
+  clearAnomalyIncidentIfCleared(deps);
   await advance(deps, ctx, report);
   const busyMints = new Set(liveBuys(deps.db).map((b) => b.mint));
   const heldBack = heldBackMints(deps.db, "burns", deps.now());

@@ -417,18 +417,28 @@ export function markBurnBought(
 export interface BuySpend {
   /** lamports that went into the curve or pool, fees of the trade included: what is burned */
   spentLamports: bigint;
-  /** rent of the accounts the buy created for the treasury: not burned, booked to the platform as rent held */
+  /** rent the treasury put into its accounts the buy created or topped up: not burned, booked to the platform as rent held */
   rentLamports: bigint;
-  /** that rent per account created */
+  /** that rent per account, as much as the treasury put in (not what the account holds) */
   rentAccounts: { address: string; lamports: bigint }[];
+  /**
+   * lamports that came back to the treasury from its accounts the buy closed without the treasury
+   * having funded them (a WSOL account a stranger created for it): surplus, neither spend nor rent
+   */
+  surplusLamports: bigint;
 }
 
 /**
- * What left the treasury for a buy, from the landed transaction's balances: the treasury's
- * decrease less the transaction's fee and the rent of the accounts it created (`rentAccounts`,
- * counted only where they did not exist before). buy_exact_sol_in / buy_exact_quote_in spend at
- * most their budget: rounding can leave lamports behind, and the buy completing a curve may
- * spend less; the books follow what happened, not the budget.
+ * What left the treasury for a buy, from the landed transaction's balances, measured per account:
+ * the treasury's decrease less the transaction's fee and less what each of its own accounts the
+ * buy touches (`rentAccounts`) gained or gave back. Anyone can send lamports to any address, so an
+ * account may already hold some when the buy creates it (the ATA program and Anchor's init then
+ * top it up to the rent only): the rent booked is the rise the treasury paid for, never the
+ * balance. An account that gives lamports back in the buy (the WSOL account a pool buy closes,
+ * which a stranger may have created and funded) returns them to the treasury: they are not spend.
+ * Only the treasury signs and pays in its buy, so a rise of its own accounts is the treasury's.
+ * buy_exact_sol_in / buy_exact_quote_in spend at most their budget: rounding can leave lamports
+ * behind, and the buy completing a curve may spend less; the books follow what happened.
  */
 export function buySpendOf(
   tx: { accountKeys: string[]; preBalances: bigint[]; postBalances: bigint[]; feeLamports?: bigint },
@@ -439,20 +449,42 @@ export function buySpendOf(
   if (at < 0 || tx.feeLamports === undefined) return null;
   const out = tx.preBalances[at]! - tx.postBalances[at]!;
   let rentLamports = 0n;
-  const created: { address: string; lamports: bigint }[] = [];
+  let surplusLamports = 0n;
+  const funded: { address: string; lamports: bigint }[] = [];
   for (const address of new Set(rentAccounts)) {
     const i = tx.accountKeys.indexOf(address);
-    if (i >= 0 && tx.preBalances[i] === 0n && tx.postBalances[i]! > 0n) {
-      rentLamports += tx.postBalances[i]!;
-      created.push({ address, lamports: tx.postBalances[i]! });
-    }
+    if (i < 0 || i === at) continue;
+    const change = (tx.postBalances[i] ?? 0n) - (tx.preBalances[i] ?? 0n);
+    if (change > 0n) {
+      rentLamports += change;
+      funded.push({ address, lamports: change });
+    } else surplusLamports -= change;
   }
-  return { spentLamports: out - tx.feeLamports - rentLamports, rentLamports, rentAccounts: created };
+  return {
+    spentLamports: out - tx.feeLamports - rentLamports + surplusLamports,
+    rentLamports,
+    rentAccounts: funded,
+    surplusLamports,
+  };
 }
 
 /**
- * Rent back in the treasury from the accounts of `rentAccounts` a landed transaction closed
- * (they held lamports before it and none after), per account.
+ * Why a landed buy's measured spend cannot be booked, or null when it can: a buy spends more than
+ * nothing and at most its budget. Outside that, the transaction did something the adapter does
+ * not know (an account it did not expect, a program that changed): one mint's anomaly on chain,
+ * not a contradiction inside the books.
+ */
+export function buySpendAnomaly(spend: BuySpend, budgetLamports: bigint): string | null {
+  if (spend.spentLamports > 0n && spend.spentLamports <= budgetLamports) return null;
+  return `the landed buy shows ${spend.spentLamports} lamports spent of a budget of ${budgetLamports} (rent ${spend.rentLamports}, back ${spend.surplusLamports})`;
+}
+
+/**
+ * Lamports back in the treasury from the accounts of `rentAccounts` a landed transaction closed
+ * (they held lamports before it and none after), per account. That can be more than the rent the
+ * books hold for the account (a stranger's lamports sent to it before or after the buy created
+ * it): `returnRent` takes back at most what was booked for each address, and the rest stays in
+ * the treasury as surplus, owed to nobody.
  */
 export function rentClosedIn(
   tx: { accountKeys: string[]; preBalances: bigint[]; postBalances: bigint[] },

@@ -31,9 +31,15 @@ test("what a buy spent is read from its balances: the treasury's decrease less i
     spentLamports: 1_000_000n,
     rentLamports: 2_039_280n,
     rentAccounts: [{ address: "ata", lamports: 2_039_280n }],
+    surplusLamports: 0n,
   });
-  // An account that already existed is not rent, however its balance moved.
-  expect(buySpendOf({ ...tx, preBalances: [10_000_000n, 50n, 1n, 0n] }, "treasury", ["ata"])?.rentLamports).toBe(0n);
+  // A token account that already existed (its balance unchanged by the buy) is not rent.
+  const existing = {
+    ...tx,
+    preBalances: [10_000_000n, 50n, 2_039_280n, 0n],
+    postBalances: [10_000_000n - 1_000_000n - 5_000n, 50n + 990_000n, 2_039_280n, 10_000n],
+  };
+  expect(buySpendOf(existing, "treasury", ["ata"])).toMatchObject({ spentLamports: 1_000_000n, rentLamports: 0n });
   expect(buySpendOf({ ...tx, feeLamports: undefined }, "treasury", ["ata"])).toBeNull();
   expect(buySpendOf(tx, "someone else", ["ata"])).toBeNull();
 });

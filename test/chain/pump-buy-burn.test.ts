@@ -202,7 +202,7 @@ describe("buy for a burn on the bonding curve", () => {
     const encoded = pumpProgram.coder.instruction.encode("buyExactSolIn", {
       spendableSolIn: new BN(lamports.toString()),
       minTokensOut: new BN(plan.minTokenOut.toString()),
-      trackVolume: { 0: true },
+      trackVolume: { 0: false },
     });
     expect(Buffer.from(buy.data).toString("hex")).toBe(encoded.toString("hex"));
   });
@@ -376,7 +376,7 @@ describe("buy for a burn on the PumpSwap pool (migrated)", () => {
     const encoded = ammProgram.coder.instruction.encode("buyExactQuoteIn", {
       spendableQuoteIn: new BN(lamports.toString()),
       minBaseAmountOut: new BN(plan.minTokenOut.toString()),
-      trackVolume: { 0: true },
+      trackVolume: { 0: false },
     });
     expect(Buffer.from(buy.data).toString("hex")).toBe(encoded.toString("hex"));
     // no exact-out `buy` is left in the bundle: it would leave the slippage allowance unspent
