@@ -12,9 +12,10 @@ import {
   moneyHalt,
   requestWithdrawal,
   resumeMoney,
-  waitingOutflowLamports,
+  waitingOutflow,
   withdrawableLamports,
   type Incident,
+  type ReleasedRows,
   type Withdrawal,
 } from "../custody";
 import { approveHeldPayout, heldPayouts, refuseHeldPayout } from "../payouts";
@@ -129,22 +130,93 @@ function decideHeldPayout(
   return { ok: true, action, payoutId: id };
 }
 
-/** `POST /api/admin/resume`: every open halting incident resolved, with the operator's reason. */
+const ID_LISTS = ["payoutIds", "withdrawalIds", "burnOrderIds"] as const;
+const MAX_LISTED_IDS = 100_000;
+
+/** The rows a resume names, or null when it names none (a body with the reason alone). */
+function listedIds(body: Record<string, unknown>): Record<(typeof ID_LISTS)[number], number[]> | null {
+  if (ID_LISTS.every((key) => body[key] === undefined || body[key] === null)) return null;
+  const lists = {} as Record<(typeof ID_LISTS)[number], number[]>;
+  for (const key of ID_LISTS) {
+    const raw = body[key] ?? [];
+    const valid =
+      Array.isArray(raw) && raw.length <= MAX_LISTED_IDS && raw.every((id) => Number.isSafeInteger(id) && id > 0);
+    if (!valid) throw new AppError("RESUME_IDS_INVALID");
+    lists[key] = [...new Set(raw as number[])].sort((a, b) => a - b);
+  }
+  return lists;
+}
+
+const countsOf = (p: number, w: number, b: number) => `${p} payout(s), ${w} withdrawal(s), ${b} burn order(s)`;
+
+/**
+ * The rows the resume releases: exactly what waits now, which must be what the operator was shown
+ * when they name it (a row queued or sent since is a different decision: 409, nothing changes).
+ */
+function releaseOf(waiting: ReturnType<typeof waitingOutflow>, listed: ReturnType<typeof listedIds>): ReleasedRows {
+  if (listed === null) return waiting;
+  const same = (rows: readonly { id: number }[], ids: readonly number[]) =>
+    rows.length === ids.length && rows.every((r, i) => r.id === ids[i]);
+  const sorted = (rows: readonly { id: number }[]) => [...rows].sort((a, b) => a.id - b.id);
+  if (
+    !same(sorted(waiting.payouts), listed.payoutIds) ||
+    !same(sorted(waiting.withdrawals), listed.withdrawalIds) ||
+    !same(sorted(waiting.burnOrders), listed.burnOrderIds)
+  ) {
+    throw new AppError("RESUME_WAITING_CHANGED", {
+      expected: countsOf(waiting.payouts.length, waiting.withdrawals.length, waiting.burnOrders.length),
+      given: countsOf(listed.payoutIds.length, listed.withdrawalIds.length, listed.burnOrderIds.length),
+    });
+  }
+  return waiting;
+}
+
+/**
+ * `POST /api/admin/resume`: every open halting incident resolved with the operator's reason, and the
+ * rows that were waiting to leave released beyond the caps once. The /admin page names the rows it
+ * listed (`payoutIds`, `withdrawalIds`, `burnOrderIds`); a body with the reason alone releases what
+ * waits at that moment. Refused (409) with nothing halted and while the reconciliation holds money.
+ */
 function resume(ctx: AppContext, request: Request, body: unknown) {
-  const reason = requiredReason(objectBody(body));
+  const input = objectBody(body);
+  const reason = requiredReason(input);
+  const listed = listedIds(input);
   const origin = adminOriginOf(ctx, request);
   const nowMs = ctx.now();
-  const resolved = immediate(ctx.db, () => {
-    const n = resumeMoney(ctx.db, {
-      actor: origin.actor,
-      reason,
-      atMs: nowMs,
-      allowanceLamports: waitingOutflowLamports(ctx.db),
-    });
-    audit(ctx.db, { ...origin, reason, nowMs }, "resume_money", `${n} incident(s)`);
-    return n;
+  return immediate(ctx.db, () => {
+    const release = releaseOf(waitingOutflow(ctx.db), listed);
+    const done = resumeMoney(ctx.db, { actor: origin.actor, reason, atMs: nowMs, release });
+    const rows = countsOf(release.payouts.length, release.withdrawals.length, release.burnOrders.length);
+    audit(
+      ctx.db,
+      { ...origin, reason, nowMs },
+      "resume_money",
+      `${done.resolved} incident(s); released ${rows}, ${done.releasedLamports} lamports`,
+    );
+    return {
+      ok: true,
+      action: "resume_money",
+      resolved: done.resolved,
+      released: {
+        payoutIds: release.payouts.map((r) => r.id),
+        withdrawalIds: release.withdrawals.map((r) => r.id),
+        burnOrderIds: release.burnOrders.map((r) => r.id),
+        totalLamports: done.releasedLamports.toString(),
+      },
+    };
   });
-  return { ok: true, action: "resume_money", resolved };
+}
+
+/** What waits to leave while money is halted, row by row: what a resume would release. */
+function waitingJson(waiting: ReturnType<typeof waitingOutflow>) {
+  const rows = (list: readonly { id: number; lamports: bigint }[]) =>
+    list.map((r) => ({ id: r.id, lamports: r.lamports.toString() }));
+  return {
+    payouts: rows(waiting.payouts),
+    withdrawals: rows(waiting.withdrawals),
+    burnOrders: rows(waiting.burnOrders),
+    totalLamports: waiting.totalLamports.toString(),
+  };
 }
 
 /** `GET /api/admin/withdrawals`: what may be withdrawn now (null when the treasury cannot be read) and the last withdrawals. */
@@ -207,6 +279,8 @@ export function custodyRoutes(ctx: AppContext) {
         const reconciliation = latestReconciliation(ctx.db);
         return {
           halted: halt ? incidentJson(halt) : null,
+          // While halted: the rows a resume releases, which the page sends back by id.
+          waiting: halt ? waitingJson(waitingOutflow(ctx.db)) : null,
           incidents: listIncidents(ctx.db, 100).map(incidentJson),
           reconciliation: reconciliation ? reconciliationJson(reconciliation) : null,
         };

@@ -12,6 +12,7 @@ import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 import { custodyIncidents } from "../../db/schema";
 import { columnsOf, query, type TableRow } from "../../db/statement";
+import { type ReleasedRows, recordRelease } from "./release";
 
 export const HALTING_KINDS = [
   "shortfall",
@@ -26,7 +27,7 @@ export const HALTING_KINDS = [
  * an operator's resume cannot let money move while the books may still miss what the chain did.
  */
 export const SYSTEM_RESOLVED_KINDS: readonly IncidentKind[] = ["reconciling"];
-export const WARNING_KINDS = ["reserve-low"] as const;
+export const WARNING_KINDS = ["reserve-low", "token-anomaly", "program-changed"] as const;
 export type IncidentKind = (typeof HALTING_KINDS)[number] | (typeof WARNING_KINDS)[number];
 
 export interface Incident {
@@ -162,43 +163,38 @@ export function clearIncidents(db: Db, kinds: readonly IncidentKind[], atMs: num
   return cleared;
 }
 
-/** The moment of the last resume and what it let through beyond the outflow caps (see outflow.ts). */
-export const RESUME_KEY = "custody_resume";
-
-export interface ResumeGrant {
-  atMs: number;
-  /** lamports waiting to leave when the operator resumed: let through beyond the caps */
-  allowanceLamports: bigint;
-}
-
-export function lastResume(db: Db): ResumeGrant | null {
-  const row = query<{ value: string }, [key: string]>(db, "SELECT value FROM settings WHERE key = ?").get(RESUME_KEY);
-  if (!row) return null;
-  const parsed = JSON.parse(row.value) as { atMs: number; allowanceLamports: string };
-  return { atMs: parsed.atMs, allowanceLamports: BigInt(parsed.allowanceLamports) };
+/** Whether money is held by something a resume cannot lift: the reconciliation, or the hold every start takes. */
+export function heldBySystem(db: Db): boolean {
+  const kinds = SYSTEM_RESOLVED_KINDS.map((k) => `'${k}'`).join(", ");
+  const row = query<{ held: bigint | number }, [key: string]>(
+    db,
+    `SELECT EXISTS (SELECT 1 FROM custody_incidents WHERE resolved_at_ms IS NULL AND kind IN (${kinds}))
+         OR EXISTS (SELECT 1 FROM settings WHERE key = ?) AS held`,
+  ).get(START_HOLD_KEY);
+  return Number(row?.held ?? 0) === 1;
 }
 
 /**
- * An operator resumes: every open halting incident is resolved with their reason, and what was
- * waiting to leave at this moment (`allowanceLamports`) goes out even if it is above an outflow
- * cap (they looked at it). Call inside the audit's transaction. Returns the incidents resolved.
+ * An operator resumes: every open halting incident is resolved with their reason, and `release`
+ * (the rows that were waiting to leave, as /admin listed them) goes out once even above an outflow
+ * cap (release.ts). Refused when money is not halted (nothing is granted for later) and while the
+ * reconciliation holds it (a resume cannot lift that, and must not say it did). Call inside the
+ * audit's transaction. Returns the incidents resolved and the released total.
  */
 export function resumeMoney(
   db: Db,
-  resume: { actor: string; reason: string; atMs: number; allowanceLamports: bigint },
-): number {
+  resume: { actor: string; reason: string; atMs: number; release: ReleasedRows },
+): { resolved: number; releasedLamports: bigint } {
   if (!db.$client.inTransaction) throw new AppError("LEDGER_INVARIANT", "a resume must run inside a transaction");
   if (resume.reason.trim() === "") throw new AppError("REASON_REQUIRED");
+  if (!moneyHalt(db)) throw new AppError("MONEY_NOT_HALTED");
+  if (heldBySystem(db)) throw new AppError("MONEY_HELD_RECONCILING");
   const resolved = query<never, [atMs: number, actor: string, reason: string]>(
     db,
     `UPDATE custody_incidents SET resolved_at_ms = ?, resolved_by = ?, resolve_reason = ?
-        WHERE resolved_at_ms IS NULL AND halts = 1 AND kind <> 'reconciling'`,
+        WHERE resolved_at_ms IS NULL AND halts = 1`,
   ).run(resume.atMs, resume.actor, resume.reason.slice(0, 500)).changes;
-  query<never, [key: string, value: string]>(
-    db,
-    "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2",
-  ).run(RESUME_KEY, JSON.stringify({ atMs: resume.atMs, allowanceLamports: resume.allowanceLamports.toString() }));
-  return resolved;
+  return { resolved, releasedLamports: recordRelease(db, resume.atMs, resume.release) };
 }
 
 /** Incidents by kind ever opened, for /metrics. */

@@ -2,7 +2,7 @@ export {
   HALTING_KINDS,
   clearIncidents,
   incidentCounts,
-  lastResume,
+  heldBySystem,
   listIncidents,
   holdMoneyAtStart,
   moneyHalt,
@@ -10,9 +10,12 @@ export {
   raiseIncident,
   releaseStartHold,
   resumeMoney,
+  START_HOLD_KEY,
 } from "./incidents";
 export type { Incident, IncidentKind, IncidentListener } from "./incidents";
-export { moneyGate, outflowAllows, outflowSince, waitingOutflowLamports } from "./outflow";
+export { moneyGate, outflowAllows, outflowSince, waitingOutflow, waitingOutflowLamports } from "./outflow";
+export { RELEASE_TTL_MS, liveReleases } from "./release";
+export type { OutflowRow, OutflowRows, Release, ReleasedRows } from "./release";
 export type { OutflowCaps } from "./outflow";
 export { checkReserves, inFlightLamports } from "./reserves";
 export type { ReservesPolicy } from "./reserves";

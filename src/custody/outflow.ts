@@ -5,7 +5,8 @@
  * would take the window past its cap trips the breaker instead of going out.
  */
 import type { Db } from "../../db/client";
-import { lastResume, moneyHalt, raiseIncident, type Incident } from "./incidents";
+import { moneyHalt, raiseIncident, type Incident } from "./incidents";
+import { type OutflowRow, type OutflowRows, type ReleasedRows, releasedOutflow, totalOf } from "./release";
 import { query } from "../../db/statement";
 
 export const HOUR_MS = 3_600_000;
@@ -29,30 +30,30 @@ export function outflowSince(db: Db, sinceMs: number): bigint {
 }
 
 /**
- * Whether `lamports` more may leave now. A resume lets through what was waiting at that moment
- * (its allowance) on top of the cap of every window it falls in: the payouts an operator looked at
- * go out once, and everything else still counts against the caps.
+ * Whether `lamports` more may leave now, carrying `rows` (a burn buy names none). What a resume
+ * released (release.ts) leaves beyond the caps: it is left out of the window's outflow and of the
+ * send; everything else that left in the window, and the rest of the send, counts against the cap.
  */
 export function outflowAllows(
   db: Db,
   caps: OutflowCaps,
   nowMs: number,
   lamports: bigint,
+  rows?: OutflowRows,
 ): { ok: true } | { ok: false; kind: "outflow-hour" | "outflow-day"; detail: string } {
-  const resume = lastResume(db);
+  const released = releasedOutflow(db, nowMs);
+  const counted = lamports - released.ofSend(lamports, rows);
   for (const [kind, windowMs, cap, label] of [
     ["outflow-hour", HOUR_MS, caps.outflowMaxLamportsPerHour, "hour"],
     ["outflow-day", DAY_MS, caps.outflowMaxLamportsPerDay, "day"],
   ] as const) {
     const windowStart = nowMs - windowMs;
-    const granted = resume !== null && resume.atMs > windowStart;
-    const limit = cap + (granted ? resume.allowanceLamports : 0n);
-    const out = outflowSince(db, windowStart);
-    if (out + lamports > limit) {
+    const out = outflowSince(db, windowStart) - released.leftSince(windowStart);
+    if (out + counted > cap) {
       return {
         ok: false,
         kind,
-        detail: `sending ${lamports} lamports would take the outflow of the rolling ${label} to ${out + lamports}, above its cap of ${cap}`,
+        detail: `sending ${lamports} lamports would take the outflow of the rolling ${label} to ${out + counted}, above its cap of ${cap}`,
       };
     }
   }
@@ -63,22 +64,39 @@ export function outflowAllows(
  * The gate before a send of `lamports`: null when it may go; otherwise the halting incident that
  * stops it (an open one, or the outflow breaker tripping now).
  */
-export function moneyGate(db: Db, caps: OutflowCaps, nowMs: number, lamports: bigint): Incident | null {
+export function moneyGate(
+  db: Db,
+  caps: OutflowCaps,
+  nowMs: number,
+  lamports: bigint,
+  rows?: OutflowRows,
+): Incident | null {
   const halted = moneyHalt(db);
   if (halted) return halted;
-  const allowed = outflowAllows(db, caps, nowMs, lamports);
+  const allowed = outflowAllows(db, caps, nowMs, lamports, rows);
   if (allowed.ok) return null;
   return raiseIncident(db, { kind: allowed.kind, detail: allowed.detail, atMs: nowMs }).incident;
 }
 
-/** What is waiting to leave: queued payouts, pending burn orders, queued withdrawals (a resume's allowance). */
+const waitingRows = (db: Db, sql: string): OutflowRow[] =>
+  query<{ id: bigint; lamports: bigint }, []>(db, sql)
+    .all()
+    .map((r) => ({ id: Number(r.id), lamports: BigInt(r.lamports) }));
+
+/**
+ * What is waiting to leave, row by row: queued payouts, pending burn orders, queued withdrawals.
+ * /admin lists them while money is halted, and a resume releases exactly these (release.ts).
+ */
+export function waitingOutflow(db: Db): ReleasedRows & { totalLamports: bigint } {
+  const rows = {
+    payouts: waitingRows(db, "SELECT id, lamports FROM payouts WHERE status = 'queued' ORDER BY id"),
+    withdrawals: waitingRows(db, "SELECT id, lamports FROM withdrawals WHERE status = 'queued' ORDER BY id"),
+    burnOrders: waitingRows(db, "SELECT id, lamports FROM burn_orders WHERE status = 'pending' ORDER BY id"),
+  };
+  return { ...rows, totalLamports: totalOf(rows) };
+}
+
+/** What is waiting to leave, in lamports. */
 export function waitingOutflowLamports(db: Db): bigint {
-  const row = query<{ payouts: bigint; burns: bigint; withdrawals: bigint }, []>(
-    db,
-    `SELECT
-         (SELECT COALESCE(SUM(lamports), 0) FROM payouts WHERE status = 'queued') AS payouts,
-         (SELECT COALESCE(SUM(lamports), 0) FROM burn_orders WHERE status = 'pending') AS burns,
-         (SELECT COALESCE(SUM(lamports), 0) FROM withdrawals WHERE status = 'queued') AS withdrawals`,
-  ).get()!;
-  return BigInt(row.payouts) + BigInt(row.burns) + BigInt(row.withdrawals);
+  return waitingOutflow(db).totalLamports;
 }

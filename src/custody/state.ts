@@ -14,6 +14,8 @@ const HALT_CODES = {
   "outflow-hour": "PAYOUTS_HELD_OUTFLOW_HOUR",
   "outflow-day": "PAYOUTS_HELD_OUTFLOW_DAY",
   "reserve-low": "PAYOUTS_HELD_RESERVE_LOW",
+  "token-anomaly": "PAYOUTS_HELD_RESERVE_LOW", // a warning never halts: the generic sentence, never shown
+  "program-changed": "PAYOUTS_HELD_RESERVE_LOW", // a warning too: it pauses the jobs building its instructions
   reconciling: "PAYOUTS_HELD_RECONCILING",
   "unknown-transaction": "PAYOUTS_HELD_UNKNOWN_TRANSACTION",
 } as const satisfies Record<IncidentKind, string>;

@@ -294,6 +294,10 @@ export const ERROR_CODES = {
   PAYOUT_ID_INVALID: "input",
   PAYOUT_NOT_HELD: "input",
   WITHDRAWALS_NOT_CONFIGURED: "input",
+  MONEY_NOT_HALTED: "conflict",
+  MONEY_HELD_RECONCILING: "conflict",
+  RESUME_WAITING_CHANGED: "conflict",
+  RESUME_IDS_INVALID: "input",
   SET_ASIDE_JOB_INVALID: "input",
   SET_ASIDE_NOT_FOUND: "missing",
   SET_ASIDE_CHANGED: "conflict",
@@ -586,6 +590,12 @@ export const ERROR_MESSAGES = {
   PAYOUT_ID_INVALID: "The payout id must be a positive whole number.",
   PAYOUT_NOT_HELD: "That payout is not waiting for approval.",
   WITHDRAWALS_NOT_CONFIGURED: "Withdrawals are not configured on this deployment.",
+  MONEY_NOT_HALTED: "Money is not halted: there is nothing to resume.",
+  MONEY_HELD_RECONCILING:
+    "Money is held while the books are reconciled with the chain; only the reconciliation lets it go, not a resume.",
+  RESUME_WAITING_CHANGED:
+    "What is waiting to leave is not what was listed (expected $expected, given $given); look again and confirm what waits now.",
+  RESUME_IDS_INVALID: "payoutIds, withdrawalIds and burnOrderIds must be lists of positive whole numbers.",
   SET_ASIDE_JOB_INVALID: 'The job must be "sweep" or "burns".',
   SET_ASIDE_NOT_FOUND: "That token is not set aside.",
   SET_ASIDE_CHANGED: "The token's state changed while it was re-checked; look at it again.",
@@ -700,6 +710,8 @@ export interface ErrorContextOfCode {
   RECONCILE_BURN_BUY_DIFFERS: { buyId: number };
   RECONCILE_BURN_NOT_AWAITED: { buyId: number; status: string };
   RECONCILE_HISTORY_TOO_LONG: { scannedMax: number };
+  /** the waiting rows and the ones the resume listed, as counts per kind */
+  RESUME_WAITING_CHANGED: { expected: string; given: string };
   LAUNCH_TRANSACTION_REJECTED: { reason: string };
   LAUNCH_UPLOAD_ALLOWANCE_USED: { retryAfterSeconds: number };
   LAUNCH_IMAGE_TOO_LARGE: { maxBytes: number };

@@ -140,7 +140,7 @@ async function sendQueued(deps: PayoutJobDeps, ctx: JobContext, report: PayoutRu
     }
     // The breakers: an open halt, or this batch taking the outflow past a cap (which trips it).
     const total = batch.reduce((n, p) => n + BigInt(p.lamports), 0n);
-    if (moneyGate(deps.db, deps.config.custody, deps.now(), total)) {
+    if (moneyGate(deps.db, deps.config.custody, deps.now(), total, { payoutIds: batch.map((p) => Number(p.id)) })) {
       report.halted = true;
       break;
     }

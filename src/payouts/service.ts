@@ -26,8 +26,31 @@ export interface PayoutRequest {
   /** smallest amount accepted */
   minLamports: bigint;
   atMs: number;
-  /** above this the payout waits as `held` until an operator approves it (src/custody); absent: never held */
+  /**
+   * Above this, counted over the account's payouts of the rolling REVIEW_WINDOW_MS (this one
+   * included), the payout waits as `held` until an operator approves it (src/custody); absent:
+   * never held
+   */
   reviewLamports?: bigint;
+}
+
+/**
+ * The window the review amount applies over, per account: a day, like the daily outflow cap. Per
+ * payout, an amount above review went out unreviewed as a few claims under it in a row.
+ */
+export const REVIEW_WINDOW_MS = 86_400_000;
+
+/** What an account took out in payouts since `sinceMs`: held, waiting, sent or paid (not failed, not replaced). */
+const recentPayoutLamports = statement<{ n: bigint }, [idpUserId: string, sinceMs: number]>(
+  `SELECT COALESCE(SUM(lamports), 0) AS n FROM payouts
+    WHERE idp_user_id = ? AND status IN ('held', 'queued', 'sent', 'confirmed') AND created_at_ms > ?`,
+);
+
+function needsReview(db: Db, request: PayoutRequest, lamports: bigint): boolean {
+  if (request.reviewLamports === undefined) return false;
+  if (lamports > request.reviewLamports) return true;
+  const recent = BigInt(recentPayoutLamports(db).get(request.idpUserId, request.atMs - REVIEW_WINDOW_MS)?.n ?? 0);
+  return recent + lamports > request.reviewLamports;
 }
 
 export interface QueuedPayout {
@@ -63,7 +86,7 @@ export function queuePayout(db: Db, request: PayoutRequest, assertHeld?: () => v
         minimumLamports: request.minLamports,
       });
     }
-    const status = request.reviewLamports !== undefined && lamports > request.reviewLamports ? "held" : "queued";
+    const status = needsReview(db, request, lamports) ? "held" : "queued";
     const row = insertPayout(db).get(request.idpUserId, lamports, request.wallet, request.kind, status, request.atMs);
     const payoutId = Number(row!.id);
     reservePayout(db, payoutId, request.idpUserId, lamports, request.atMs);

@@ -75,7 +75,7 @@ export async function sendQueuedWithdrawals(
   const treasuryAddress = treasury.publicKey.toBase58();
   for (const w of queued) {
     if (ctx.signal.aborted) break;
-    if (moneyGate(deps.db, deps.config.custody, deps.now(), w.lamports)) break;
+    if (moneyGate(deps.db, deps.config.custody, deps.now(), w.lamports, { withdrawalId: w.id })) break;
     const treasuryLamports = (await deps.chain.reader.getBalances([treasuryAddress])).get(treasuryAddress) ?? 0n;
     // It was within the surplus when it was asked for; it leaves only if it still is (its own
     // amount is among the pending withdrawals, still in the treasury).

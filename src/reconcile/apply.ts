@@ -173,6 +173,8 @@ function writePayouts(
   const transfers = transfersFrom(tx, treasury);
   if (transfers.length !== items.length)
     return `its memo names ${items.length} payouts for ${transfers.length} transfers`;
+  const strangers = unknownRecipients(db, items);
+  if (strangers.length > 0) return unrebuildable(strangers);
   items.forEach((item, i) => {
     const transfer = transfers[i]!;
     const row = payoutRow(db, item.payoutId);
@@ -217,6 +219,30 @@ function writePayouts(
     appendFeedEvent(db, "payout", item.payoutId, atMs);
   });
   return null;
+}
+
+const identityExists = statement<{ 1: bigint }, [idpUserId: string]>("SELECT 1 FROM identities WHERE idp_user_id = ?");
+
+/**
+ * The payouts of the batch the books hold no row of, paid to a user the books hold no identity of:
+ * someone who first signed in after the backup (a handle pinned at launch creates its identity with
+ * the token, so a backup that holds the token holds them). The chain names the user and the wallet,
+ * not the handle whose credits paid them: pinning a handle on a guess could pay it a second time,
+ * and without the pin the payout's reservation has no balance to come from.
+ */
+function unknownRecipients(
+  db: Db,
+  items: Extract<CommandKey, { kind: "payouts" }>["items"],
+): Extract<CommandKey, { kind: "payouts" }>["items"] {
+  return items.filter(
+    (item) => payoutRow(db, item.payoutId) === null && identityExists(db).get(item.idpUserId) === null,
+  );
+}
+
+/** What the reconciliation cannot rebuild, in the words the operator's incident shows. */
+function unrebuildable(items: Extract<CommandKey, { kind: "payouts" }>["items"]): string {
+  const named = items.map((i) => `payout ${i.payoutId} to user ${i.idpUserId}`).join(", ");
+  return `cannot rebuild ${named}: no such user in the books (first signed in after the backup), and the chain does not say which handle's credits paid it`;
 }
 
 const tokenById = statement<{ id: bigint }, [id: number]>("SELECT id FROM tokens WHERE id = ?");

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { PublicKey, SystemProgram } from "@solana/web3.js";
 import { immediate } from "../../db/transaction";
 import { jobHealth } from "../../src/jobs";
-import { listIncidents, moneyHalt, resumeMoney, waitingOutflowLamports } from "../../src/custody";
+import { listIncidents, moneyHalt, resumeMoney, waitingOutflow } from "../../src/custody";
 import { approveHeldPayout, queuePayout } from "../../src/payouts";
 import { verifyLedger } from "../../src/ledger";
 import { owedForReserves } from "../../src/proof";
@@ -28,14 +28,17 @@ const statuses = (world: World) =>
     .all()
     .map((r) => r.status);
 
+/** An operator's resume releasing what waits now; returns the incidents it resolved. */
 function resume(world: World, reason = "checked by the operator") {
-  return immediate(world.db, () =>
-    resumeMoney(world.db, {
-      actor: "test",
-      reason,
-      atMs: Date.now(),
-      allowanceLamports: waitingOutflowLamports(world.db),
-    }),
+  return immediate(
+    world.db,
+    () =>
+      resumeMoney(world.db, {
+        actor: "test",
+        reason,
+        atMs: Date.now(),
+        release: waitingOutflow(world.db),
+      }).resolved,
   );
 }
 

@@ -64,7 +64,15 @@ describe("incidents and resume over the admin API", () => {
     const noReason = await call("/api/admin/resume", { body: {} });
     expect(noReason).toEqual({ status: 400, body: { error: "A reason is required." } });
     const resumed = await call("/api/admin/resume", { body: { reason: "limit raised after a look" } });
-    expect(resumed).toEqual({ status: 200, body: { ok: true, action: "resume_money", resolved: 1 } });
+    expect(resumed).toEqual({
+      status: 200,
+      body: {
+        ok: true,
+        action: "resume_money",
+        resolved: 1,
+        released: { payoutIds: [], withdrawalIds: [], burnOrderIds: [], totalLamports: "0" },
+      },
+    });
     expect((await call("/api/admin/incidents")).body.halted).toBeNull();
     const audit = await call("/api/admin/audit");
     expect(audit.body.entries[0]).toMatchObject({

@@ -230,6 +230,7 @@ describe("message templates", () => {
       WORKER_ENDED: { thread: "jobs", request: "run sweep", reason: "it exited with code 3" },
       WORKER_HANDLER_MISSING: { request: "run" },
       MARKET_BATCH_TOO_LARGE: { batchSize: 30 },
+      RESUME_WAITING_CHANGED: { expected: "payouts 1, 2", given: "payouts 1" },
     };
     for (const code of Object.keys(ERROR_MESSAGES) as (keyof typeof ERROR_MESSAGES)[]) {
       expect(Object.hasOwn(ERROR_CODES, code)).toBe(true);

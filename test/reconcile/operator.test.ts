@@ -61,7 +61,8 @@ test("progress in health and /admin; money halted throughout; an unknown transac
 
   // An operator cannot let money move while the books may miss what the chain did.
   const resumed = await service.json("/api/admin/resume", admin({ reason: "in a hurry" }));
-  expect(resumed.status).toBe(200);
+  expect(resumed.status).toBe(409);
+  expect(resumed.body.error).toContain("only the reconciliation lets it go");
   expect((await service.json("/api/cron/health")).body.halted.kind).toBe("reconciling");
 
   settleItem(db, { signature: "sig-two", status: "unknown", kind: null, note: "it carries no command key" });

@@ -51,6 +51,19 @@ interface IncidentView {
   resolveReason: string | null;
 }
 
+interface WaitingRow {
+  id: number;
+  lamports: string;
+}
+
+/** While money is halted: the rows waiting to leave, which a resume releases (and the page names back by id). */
+interface WaitingView {
+  payouts: WaitingRow[];
+  withdrawals: WaitingRow[];
+  burnOrders: WaitingRow[];
+  totalLamports: string;
+}
+
 interface HeldPayoutView {
   payoutId: number;
   idpUserId: string;
@@ -97,10 +110,12 @@ export async function loadCustody(
   status: HTMLElement,
 ): Promise<void> {
   const [incidents, held, withdrawals] = await Promise.all([
-    api<{ halted: IncidentView | null; incidents: IncidentView[]; reconciliation: ReconciliationView | null }>(
-      "/api/admin/incidents",
-      { signal },
-    ),
+    api<{
+      halted: IncidentView | null;
+      waiting: WaitingView | null;
+      incidents: IncidentView[];
+      reconciliation: ReconciliationView | null;
+    }>("/api/admin/incidents", { signal }),
     api<{ payouts: HeldPayoutView[] }>("/api/admin/payouts/held", { signal }),
     api<{ configured: boolean; withdrawableLamports: string | null; withdrawals: WithdrawalView[] }>(
       "/api/admin/withdrawals",
@@ -108,7 +123,7 @@ export async function loadCustody(
     ),
   ]);
   const actions: CustodyActions = { confirmAndAct, status, after };
-  const haltBox = haltNotice(incidents.halted, actions);
+  const haltBox = haltNotice(incidents.halted, incidents.waiting, actions);
   const reconciliationBox = reconciliationLine(incidents.reconciliation);
   const incidentList = incidentsTable(incidents.incidents);
   const heldList = heldPayoutsTable(held.payouts, actions);
@@ -129,8 +144,29 @@ export async function loadCustody(
   );
 }
 
+const ids = (rows: readonly WaitingRow[]) => rows.map((r) => r.id);
+
+/** What a resume lets out, in words: the rows listed, by kind, and their total. */
+function waitingText(waiting: WaitingView): string {
+  const parts = [
+    [waiting.payouts.length, "payout"],
+    [waiting.withdrawals.length, "withdrawal"],
+    [waiting.burnOrders.length, "burn order"],
+  ]
+    .filter(([n]) => Number(n) > 0)
+    .map(([n, what]) => `${n} ${what}${Number(n) === 1 ? "" : "s"}`);
+  return parts.length === 0
+    ? "Nothing is waiting to leave."
+    : `Waiting to leave: ${parts.join(", ")}, ${lamportsToSol(waiting.totalLamports)} SOL in all.`;
+}
+
 /** Whether money moves, and while it is halted, the way to resume it. */
-function haltNotice(halt: IncidentView | null, { confirmAndAct, status, after }: CustodyActions): HTMLElement {
+function haltNotice(
+  halt: IncidentView | null,
+  waiting: WaitingView | null,
+  { confirmAndAct, status, after }: CustodyActions,
+): HTMLElement {
+  const listed = waiting ?? { payouts: [], withdrawals: [], burnOrders: [], totalLamports: "0" };
   const resume = h("button", { type: "button", id: "admin-resume" }, "Resume money");
   resume.addEventListener(
     "click",
@@ -139,10 +175,24 @@ function haltNotice(halt: IncidentView | null, { confirmAndAct, status, after }:
         status,
         {
           title: "Resume payouts, burn buys and withdrawals?",
-          text: "What is waiting now goes out once, even above the outflow caps; the caps hold again after it.",
+          text: `${waitingText(listed)} Exactly these go out once, even above the outflow caps; everything after them counts against the caps.`,
           confirm: "Resume",
         },
-        (reason) => api("/api/admin/resume", { method: "POST", body: { reason } }),
+        // The rows shown here, by id: when what waits changed since, the server refuses (nothing
+        // changes) and the section reloads to show what waits now beside the refusal.
+        (reason) =>
+          api("/api/admin/resume", {
+            method: "POST",
+            body: {
+              reason,
+              payoutIds: ids(listed.payouts),
+              withdrawalIds: ids(listed.withdrawals),
+              burnOrderIds: ids(listed.burnOrders),
+            },
+          }).catch((error: unknown) => {
+            after();
+            throw error;
+          }),
         "Money moves again.",
         after,
       ),
@@ -152,6 +202,7 @@ function haltNotice(halt: IncidentView | null, { confirmAndAct, status, after }:
         "div",
         { id: "admin-halt" },
         notice(h("span", null, `Money is halted (${halt.kind}) since `, time(halt.at), `: ${halt.detail}`), "warn"),
+        h("p", { id: "admin-waiting" }, waitingText(listed)),
         h("p", null, resume),
       )
     : notice("Money moves: no breaker has tripped.", "ok");
