@@ -21,8 +21,12 @@
  *
  * Prints, per scenario, the share of claims confirmed within 60 s, p50/p99 latency, priority fee
  * per payout and per swept token, its ratio to units consumed × P, and sends per landed
- * transaction. Targets (scenario A): ≥ 99% of claims confirmed within 60 s of their first send,
- * average priority fee per payout ≤ 1.5 × units consumed × P. Exits 1 on a miss.
+ * transaction. Targets (scenario A, issue 61): ≥ 99% of claims confirmed within 60 s of their first
+ * send, average priority fee per payout ≤ 2 × units consumed × P (the price that cleared). The
+ * `congestion` rule answers getRecentPrioritizationFees with per-slot minimums as agave does (0
+ * here: P shows in no minimum), so the service's price comes from its documented floor
+ * (PRIORITY_FEE_MIN_MICROLAMPORTS, default 10,000). BENCH_SCENARIOS=A,B runs only those (A is
+ * always run: the targets are its). Exits 1 on a miss.
  */
 import { Keypair } from "@solana/web3.js";
 import { launchTokensWithFees } from "./tokens-with-fees";
@@ -406,17 +410,20 @@ say(
     `congestion P=${P} µlamports/CU, drop share ${DROP_SHARE}`,
 );
 const outcomes = new Map<Scenario["key"], Outcome>();
-for (const scenario of SCENARIOS) outcomes.set(scenario.key, await runScenario(scenario));
+const only = process.env.BENCH_SCENARIOS?.split(",").map((k) => k.trim().toUpperCase());
+for (const scenario of SCENARIOS)
+  if (!only || scenario.key === "A" || only.includes(scenario.key))
+    outcomes.set(scenario.key, await runScenario(scenario));
 
 const a = outcomes.get("A")!;
 const misses: string[] = [];
 if (!(a.share60 >= 0.99)) misses.push(`${pct(a.share60)} of claims confirmed within 60 s (target ≥ 99%)`);
-if (a.feeRatioMilli === null || a.feeRatioMilli > 1_500n)
-  misses.push(`priority fee per payout ${a.feeRatio} × units consumed × P (target ≤ 1.5)`);
+if (a.feeRatioMilli === null || a.feeRatioMilli > 2_000n)
+  misses.push(`priority fee per payout ${a.feeRatio} × units consumed × P (target ≤ 2)`);
 say("");
 say(
   misses.length === 0
-    ? `targets (A): met (${pct(a.share60)} within 60 s ≥ 99%; fee ${a.feeRatio} × consumed × P ≤ 1.5)`
+    ? `targets (A): met (${pct(a.share60)} within 60 s ≥ 99%; fee ${a.feeRatio} × consumed × P ≤ 2)`
     : `targets (A): MISSED: ${misses.join("; ")}`,
 );
 process.exitCode = misses.length === 0 ? 0 : 1;

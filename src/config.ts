@@ -79,8 +79,12 @@ export interface Config {
     feeMinMicroLamports: bigint;
     feeMaxMicroLamports: bigint;
     feePercentile: number;
+    /** PRIORITY_FEE_ESTIMATOR: where the market price comes from (src/chain/landing.ts) */
+    feeEstimator: "recent" | "helius" | "triton";
     feeCapLamports: bigint;
     sendUrls: string[];
+    /** HISTORY_RPC_URL: an archive whose history search proves a transaction absent (never logged) */
+    historyUrl: string | null;
   };
   /** how often a transaction not seen landing is sent again while its blockhash is valid */
   rebroadcastMs: number;
@@ -321,7 +325,8 @@ function jobSettings(env: Env) {
  * endpoints every send also goes to (a staked or sender endpoint).
  */
 function landingSettings(env: Env): Pick<Config, "landing" | "rebroadcastMs"> {
-  const feeMinMicroLamports = lamports(env, "PRIORITY_FEE_MIN_MICROLAMPORTS", 0n);
+  // The documented floor (src/chain/landing.ts): agave's fee reports are minimums, mostly 0.
+  const feeMinMicroLamports = lamports(env, "PRIORITY_FEE_MIN_MICROLAMPORTS", 10_000n);
   const feeMaxMicroLamports = lamports(env, "PRIORITY_FEE_MAX_MICROLAMPORTS", 2_000_000n);
   if (feeMinMicroLamports > feeMaxMicroLamports && feeMaxMicroLamports > 0n) {
     throw new ConfigError("PRIORITY_FEE_MIN_MICROLAMPORTS must not be above PRIORITY_FEE_MAX_MICROLAMPORTS");
@@ -336,11 +341,20 @@ function landingSettings(env: Env): Pick<Config, "landing" | "rebroadcastMs"> {
       feeMinMicroLamports,
       feeMaxMicroLamports,
       feePercentile: int(env, "PRIORITY_FEE_PERCENTILE", 75, 1, 100),
+      feeEstimator: feeEstimatorOf(env),
       feeCapLamports: lamports(env, "PRIORITY_FEE_CAP_LAMPORTS", 10_000_000n),
       sendUrls: sendUrls.map((part) => url({ SEND_RPC_URLS: part }, "SEND_RPC_URLS", null)!),
+      historyUrl: url(env, "HISTORY_RPC_URL", null),
     },
     rebroadcastMs: int(env, "REBROADCAST_MS", 2_000, 250, 60_000),
   };
+}
+
+function feeEstimatorOf(env: Env): "recent" | "helius" | "triton" {
+  const raw = (str(env, "PRIORITY_FEE_ESTIMATOR") ?? "recent").toLowerCase();
+  if (raw !== "recent" && raw !== "helius" && raw !== "triton")
+    throw new ConfigError("PRIORITY_FEE_ESTIMATOR must be recent, helius or triton");
+  return raw;
 }
 
 /** 0 reads every token on every run (as before the reading schedule); else 5 minutes to a week. */

@@ -4,32 +4,53 @@
  *
  * - The unit limit is what a simulation of the transaction consumed plus a margin; where it cannot
  *   be simulated, the limit the caller gave (the sweep's per-token table) or a per-instruction table.
- * - The price is a percentile of the recent fees paid in the slots that wrote the accounts the
- *   transaction writes (getRecentPrioritizationFees), clamped to the configured bounds, stepped up
- *   ×1.5 per replacement of a provably expired attempt, and capped so that price × limit stays
- *   within the per-transaction fee cap.
+ * - The price is the configured estimator's (`FeeEstimator`: agave's per-slot minimums, which read
+ *   ~0 for a treasury, or a provider's percentiles), never under the floor (the documented
+ *   `DOCUMENTED_FEE_FLOOR_MICRO_LAMPORTS` by default), clamped to the bounds, stepped up ×1.5 per
+ *   replacement of a provably expired attempt (never before: two live variants could both land),
+ *   and capped so that price × limit stays within the per-transaction fee cap.
  */
 import { ComputeBudgetProgram, type TransactionInstruction } from "@solana/web3.js";
 import type { PrepareShare } from "./ports";
 
+/**
+ * Where the market price comes from. `recent`: agave's getRecentPrioritizationFees, which reports
+ * per-slot *minimums* (mostly 0 for a treasury and fresh wallets, whatever the market pays), so the
+ * floor carries the price. `helius`: Helius-style `getPriorityFeeEstimate` (percentiles of what
+ * was paid). `triton`: Triton's getRecentPrioritizationFees with its `percentile` option.
+ */
+export type FeeEstimator = "recent" | "helius" | "triton";
+
 export interface LandingSettings {
+  /**
+   * The least price any transaction pays (PRIORITY_FEE_MIN_MICROLAMPORTS): the floor that carries
+   * the price where the estimate cannot see the market
+   */
   feeMinMicroLamports: bigint;
   /** 0 turns priority fees off (the price instruction then asks for 0) */
   feeMaxMicroLamports: bigint;
   /** which percentile of the recent fees to pay, 1..100 */
   feePercentile: number;
+  feeEstimator: FeeEstimator;
   /** the most priority fee one transaction may pay, in lamports */
   feeCapLamports: bigint;
   /** endpoints every send also goes to (a staked or sender endpoint), besides RPC_URL */
   sendUrls: readonly string[];
+  /**
+   * HISTORY_RPC_URL: an archive (the whole ledger) whose history search alone proves a
+   * transaction absent; null: absence is proven from the finalized blocks (absence-proof.ts)
+   */
+  historyUrl: string | null;
 }
 
 export const DEFAULT_LANDING_SETTINGS: LandingSettings = {
   feeMinMicroLamports: 0n,
   feeMaxMicroLamports: 2_000_000n,
   feePercentile: 75,
+  feeEstimator: "recent",
   feeCapLamports: 10_000_000n,
   sendUrls: [],
+  historyUrl: null,
 };
 
 /** MAX_COMPUTE_UNIT_LIMIT: a transaction may ask for no more. */
@@ -149,6 +170,23 @@ export class ShapeUnits {
     this.shapes.set(shape, { maxUnits: Math.max(units, known?.maxUnits ?? 0), usesSinceSimulated: 0 });
     if (this.shapes.size > SHAPES_MAX) this.shapes.delete(this.shapes.keys().next().value!);
   }
+}
+
+/**
+ * The documented floor (PRIORITY_FEE_MIN_MICROLAMPORTS' default for the service): with agave's
+ * minimum-reporting fees the estimate reads ~0 on mainnet, and a price only rises ×1.5 per proven
+ * expiry (about a minute each), so the first send must already pay what usually lands. 10,000
+ * µlamports a unit costs a 20,000-unit payout 200 lamports.
+ */
+export const DOCUMENTED_FEE_FLOOR_MICRO_LAMPORTS = 10_000n;
+
+/** Helius's priority levels by the percentile each stands for. */
+export function heliusPriorityLevel(percentile: number): "Low" | "Medium" | "High" | "VeryHigh" | "UnsafeMax" {
+  if (percentile <= 25) return "Low";
+  if (percentile <= 50) return "Medium";
+  if (percentile <= 75) return "High";
+  if (percentile <= 95) return "VeryHigh";
+  return "UnsafeMax";
 }
 
 /** The nearest-rank percentile of the fees; 0 when there are none. */

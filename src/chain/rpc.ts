@@ -20,8 +20,9 @@
  *   with: the finalized slot and block height come from one answer (getEpochInfo), and the status
  *   search must come from a node at or past that slot (`minContextSlot`, and `context.slot`
  *   checked). `confirmed`/`failed` only at `finalized`; `expired` only when the finalized height is
- *   past `lastValidBlockHeight` and such a search finds nothing; a node that cannot answer (429,
- *   timeout, behind) is `unknown`, never an outcome.
+ *   past `lastValidBlockHeight`, such a search finds nothing, and the finalized blocks the
+ *   transaction could have landed in (absence-proof.ts), or the archive of HISTORY_RPC_URL, agree;
+ *   a node that cannot answer (429, timeout, behind) is `unknown`, never an outcome.
  */
 import {
   type AddressLookupTableAccount,
@@ -46,6 +47,7 @@ import {
   MAX_COMPUTE_UNIT_LIMIT,
   computeBudgetInstructions,
   computeUnitLimitFor,
+  heliusPriorityLevel,
   instructionShape,
   PRICE_GROUP_MAX_ACCOUNTS,
   percentileFee,
@@ -55,6 +57,7 @@ import {
   withoutComputeBudget,
 } from "./landing";
 import type { CommandKey } from "./command-key";
+import { type BlockSummary, proveAbsence, ScannedBlocks, summarizeBlock } from "./absence-proof";
 import { commandKeyMemo, memoComputeUnits } from "./memo";
 import { signTransaction } from "./fast-keypair";
 import { MAX_TRANSACTION_BYTES, compileTransaction } from "./packing";
@@ -412,6 +415,13 @@ export function createRpcChain(options: RpcChainOptions): RpcChain {
         call: retryingCall(sendSettings, createScrubber(url)),
       })),
     ],
+    history: landing.historyUrl
+      ? {
+          post: jsonRpcPoster(landing.historyUrl, transport),
+          call: retryingCall(settings, createScrubber(landing.historyUrl)),
+        }
+      : null,
+    scannedBlocks: new ScannedBlocks(),
   };
   const reader = rpcReader(rpc);
   return { reader, sender: rpcSender(rpc, reader, options) };
@@ -442,6 +452,10 @@ interface RpcContext {
   shapeUnits: ShapeUnits;
   /** RPC_URL first, then every SEND_RPC_URLS endpoint: each send goes to all of them */
   sendTargets: { post: JsonRpcPost; call: Call }[];
+  /** HISTORY_RPC_URL: an archive whose history search alone proves an absence */
+  history: { post: JsonRpcPost; call: Call } | null;
+  /** finalized blocks read for absence proofs (absence-proof.ts) */
+  scannedBlocks: ScannedBlocks;
 }
 
 type JsonRpcPost = (method: string, params: unknown[]) => Promise<unknown>;
@@ -570,6 +584,40 @@ async function readAccounts(
   return out;
 }
 
+/** One `getMultipleAccounts` of at most 100 addresses, answered at `minContextSlot` or later, with its context slot. */
+async function readBalancesAt(
+  rpc: RpcContext,
+  addresses: readonly string[],
+  minContextSlot: bigint,
+): Promise<{ slot: bigint; balances: Map<string, bigint> }> {
+  const { post, call, slots, commitment } = rpc;
+  const unique = [...new Set(addresses)];
+  if (unique.length > GET_MULTIPLE_ACCOUNTS_MAX_KEYS)
+    throw new AppError("INTERNAL", "balances at a slot are read for at most 100 addresses");
+  for (const address of unique) assertAddress(address);
+  const seen = slots.minSlot(commitment).minContextSlot ?? 0;
+  const floor = Math.max(seen, Number(minContextSlot));
+  const answer = await call("getMultipleAccounts", () =>
+    post("getMultipleAccounts", [unique, { encoding: "base64", commitment, minContextSlot: floor }]),
+  );
+  const context = isRecord(answer) && isRecord(answer.context) ? answer.context : null;
+  const infos = isRecord(answer) ? answer.value : null;
+  if (
+    typeof context?.slot !== "number" ||
+    context.slot < floor ||
+    !Array.isArray(infos) ||
+    infos.length !== unique.length
+  )
+    throw chainUnavailable("CHAIN_BAD_RESPONSE", {
+      method: "getMultipleAccounts",
+      detail: "answer does not match the keys and slot asked",
+    });
+  slots.observe(commitment, context.slot);
+  const balances = new Map<string, bigint>();
+  for (const [j, address] of unique.entries()) balances.set(address, accountOfAnswer(infos[j])?.lamports ?? 0n);
+  return { slot: BigInt(context.slot), balances };
+}
+
 /** `getSignatureStatuses` in chunks of the RPC's maximum, each at least as new as the last answer seen. */
 async function readSignatureStatuses(
   rpc: RpcContext,
@@ -605,6 +653,7 @@ function rpcReader(rpc: RpcContext): ChainReader {
   const { connection, call, slots, commitment } = rpc;
   const reader: ChainReader = {
     getAccounts: (addresses) => readAccounts(rpc, addresses),
+    getBalancesAt: (addresses, minContextSlot) => readBalancesAt(rpc, addresses, minContextSlot),
 
     async getBalances(addresses) {
       const accounts = await reader.getAccounts(addresses);
@@ -949,32 +998,54 @@ function sharedAsk<T>(slot: { entry?: SharedAnswer<T> }, maxAgeMs: number, ask: 
 }
 
 /**
- * The recent market price for the accounts a transaction locks for writing, as the configured
- * percentile of the fees paid in recent slots. An unreachable node gives the last price seen (or
- * the floor): the send must not wait on an estimate.
+ * The recent market price for the accounts a transaction locks for writing, from the configured
+ * estimator (landing.ts `FeeEstimator`); the floor and bounds are applied by `priorityPrice`. An
+ * unreachable node gives the last price seen (or the floor): the send must not wait on an estimate.
  */
 async function marketPrice(rpc: RpcContext, writable: readonly string[]): Promise<bigint> {
   if (rpc.landing.feeMaxMicroLamports <= 0n) return 0n;
+  const accounts = writable.slice(0, PRICE_GROUP_MAX_ACCOUNTS);
   try {
-    const answer = await rpc.call("getRecentPrioritizationFees", () =>
-      rpc.post("getRecentPrioritizationFees", [writable.slice(0, PRICE_GROUP_MAX_ACCOUNTS)]),
-    );
-    if (!Array.isArray(answer))
-      throw chainUnavailable("CHAIN_BAD_RESPONSE", {
-        method: "getRecentPrioritizationFees",
-        detail: "malformed answer",
-      });
-    const fees: bigint[] = [];
-    for (const entry of answer) {
-      const fee = isRecord(entry) ? entry.prioritizationFee : null;
-      if (typeof fee === "number" && Number.isSafeInteger(fee) && fee >= 0) fees.push(BigInt(fee));
-    }
-    rpc.market.lastPriceMicroLamports = percentileFee(fees, rpc.landing.feePercentile);
-    return rpc.market.lastPriceMicroLamports;
+    const price =
+      rpc.landing.feeEstimator === "helius" ? await heliusEstimate(rpc, accounts) : await recentFees(rpc, accounts);
+    rpc.market.lastPriceMicroLamports = price;
+    return price;
   } catch (error) {
     if (isChainUnavailable(error) || isChainRejected(error)) return rpc.market.lastPriceMicroLamports;
     throw error;
   }
+}
+
+/**
+ * The configured percentile over recent slots of getRecentPrioritizationFees: agave's per-slot
+ * minimums, or with `triton` each slot's fee at that percentile (Triton's `percentile` option, in
+ * basis points).
+ */
+async function recentFees(rpc: RpcContext, accounts: readonly string[]): Promise<bigint> {
+  const { feeEstimator, feePercentile } = rpc.landing;
+  const params: unknown[] = feeEstimator === "triton" ? [accounts, { percentile: feePercentile * 100 }] : [accounts];
+  const answer = await rpc.call("getRecentPrioritizationFees", () => rpc.post("getRecentPrioritizationFees", params));
+  if (!Array.isArray(answer))
+    throw chainUnavailable("CHAIN_BAD_RESPONSE", { method: "getRecentPrioritizationFees", detail: "malformed answer" });
+  const fees: bigint[] = [];
+  for (const entry of answer) {
+    const fee = isRecord(entry) ? entry.prioritizationFee : null;
+    if (typeof fee === "number" && Number.isSafeInteger(fee) && fee >= 0) fees.push(BigInt(fee));
+  }
+  return percentileFee(fees, feePercentile);
+}
+
+/** Helius-style `getPriorityFeeEstimate` for the accounts, at the level of the configured percentile. */
+async function heliusEstimate(rpc: RpcContext, accounts: readonly string[]): Promise<bigint> {
+  const answer = await rpc.call("getPriorityFeeEstimate", () =>
+    rpc.post("getPriorityFeeEstimate", [
+      { accountKeys: accounts, options: { priorityLevel: heliusPriorityLevel(rpc.landing.feePercentile) } },
+    ]),
+  );
+  const estimate = isRecord(answer) ? answer.priorityFeeEstimate : null;
+  if (typeof estimate !== "number" || !Number.isFinite(estimate) || estimate < 0)
+    throw chainUnavailable("CHAIN_BAD_RESPONSE", { method: "getPriorityFeeEstimate", detail: "malformed answer" });
+  return BigInt(Math.ceil(Math.min(estimate, Number.MAX_SAFE_INTEGER)));
 }
 
 /** The accounts a compiled transaction locks for writing (its static keys; tables are not resolved). */
@@ -1108,15 +1179,18 @@ function takePrefetched(rpc: RpcContext, signature: string): StatusRead | null {
 
 /**
  * The finalized slot and block height, the signature's status and the node's history floor, all
- * from ONE node: a JSON-RPC batch is one HTTP request, answered by one node of a provider's pool.
- * Separate answers from two nodes (one ahead, one behind; one keeping history, one pruned) would
- * otherwise read a landed transaction as absent past its expiry: replaced, paid twice.
+ * from ONE batch: one HTTP request, answered by one node of a provider's pool unless a gateway
+ * fans it out. Separate answers from two nodes (one ahead, one behind; one keeping history, one
+ * pruned) would otherwise read a landed transaction as absent past its expiry: replaced, paid twice.
  *
- * Absence proves expiry only when that node's history reaches back to `sentFromSlot` (the slot
- * of the blockhash the transaction was built on: it cannot have landed earlier). The floor is the
- * higher of `minimumLedgerSlot` (the node's own ledger) and `getFirstAvailableBlock` (which counts
- * a long-term store behind it): the conservative reading, so a node whose own ledger was pruned
- * past the send never proves anything, whatever store it may also search.
+ * Absence is only a candidate for expiry when that node's history reaches back to `sentFromSlot`
+ * (the slot of the blockhash the transaction was built on: it cannot have landed earlier). The
+ * floor is the higher of `minimumLedgerSlot` (the node's own ledger) and `getFirstAvailableBlock`
+ * (which counts a long-term store behind it): the conservative reading. A floor is no proof,
+ * though: a gateway may answer the search and the floor from different nodes, and a node restarted
+ * from a recent snapshot has a hole above its floor. So an absence past expiry becomes `expired`
+ * only once corroborated (`corroboratedAbsence`): by the finalized blocks themselves, or by the
+ * operator's archive (HISTORY_RPC_URL), which then replaces the floor check.
  */
 async function decideOutcome(
   rpc: RpcContext,
@@ -1125,7 +1199,7 @@ async function decideOutcome(
   sentFromSlot: bigint,
   withBlockTime: boolean,
 ): Promise<TransactionOutcome> {
-  const { connection, call, slots } = rpc;
+  const { slots } = rpc;
   let read = takePrefetched(rpc, signature) ?? (await readStatuses(rpc, [signature]));
   if (read && !read.statuses.value[0] && !read.epoch) {
     // Absent, asked without the epoch: pending while the height bound proves it unexpired (the
@@ -1136,30 +1210,44 @@ async function decideOutcome(
     read = await readStatusAndEpoch(rpc, [signature], false);
   }
   if (read?.epoch && !read.statuses.value[0] && BigInt(read.epoch.blockHeight) > lastValidBlockHeight) {
-    // An absence past expiry proves expiry only with the same node's history floor: asked again,
-    // all four in one batch, and decided on that answer alone. The floor is billed only then.
+    if (rpc.history) return archiveOutcome(rpc, rpc.history, signature, read.epoch.absoluteSlot, withBlockTime);
+    // An absence past expiry is a candidate only with the same node's history floor: asked again,
+    // all four in one batch. The floor is billed only then.
     read = await readStatusAndEpoch(rpc, [signature], true);
   }
   if (!read) return { kind: "unknown", reason: "status answered by a node behind the finalized slot" };
   const { statuses, epoch, floorAnswers } = read;
   slots.observe("processed", statuses.context.slot);
   const s = statuses.value[0] as SignatureStatus | null | undefined;
-  if (!s) {
-    // Absent reads without the epoch were decided or asked again above.
-    if (!epoch) return { kind: "unknown", reason: "the finalized block height was not read" };
-    if (BigInt(epoch.blockHeight) <= lastValidBlockHeight) return { kind: "pending" };
-    const floor = floorAnswers ? historyFloor(floorAnswers[0], floorAnswers[1]) : null;
-    if (floor === null) return { kind: "unknown", reason: "the node's history floor could not be read" };
-    if (floor > sentFromSlot) {
-      return {
-        kind: "unknown",
-        reason: `the node's history starts at slot ${floor}, after the transaction's blockhash (slot ${sentFromSlot}): its absence proves nothing`,
-      };
-    }
-    return { kind: "expired" };
+  if (s) return outcomeOfStatus(rpc, signature, s, withBlockTime);
+  // Absent reads without the epoch were decided or asked again above.
+  if (!epoch) return { kind: "unknown", reason: "the finalized block height was not read" };
+  if (BigInt(epoch.blockHeight) <= lastValidBlockHeight) return { kind: "pending" };
+  const floor = floorAnswers ? historyFloor(floorAnswers[0], floorAnswers[1]) : null;
+  if (floor === null) return { kind: "unknown", reason: "the node's history floor could not be read" };
+  if (floor > sentFromSlot) {
+    return {
+      kind: "unknown",
+      reason: `the node's history starts at slot ${floor}, after the transaction's blockhash (slot ${sentFromSlot}): its absence proves nothing`,
+    };
   }
-  // Money moves only at finalized (Solana's exchange guide): a confirmed block can still be
-  // dropped with its fork; until then the transaction is landing, not landed.
+  return corroboratedAbsence(rpc, {
+    signature,
+    lastValidBlockHeight,
+    sentFromSlot,
+    finalizedSlot: BigInt(epoch.absoluteSlot),
+  });
+}
+
+/** A status found: money moves only at finalized (Solana's exchange guide). */
+async function outcomeOfStatus(
+  rpc: RpcContext,
+  signature: string,
+  s: SignatureStatus,
+  withBlockTime: boolean,
+): Promise<TransactionOutcome> {
+  // A confirmed block can still be dropped with its fork; until finalized the transaction is
+  // landing, not landed.
   if (s.confirmationStatus !== "finalized") return { kind: "pending" };
   const slot = BigInt(s.slot);
   if (s.err !== null && s.err !== undefined) {
@@ -1168,12 +1256,108 @@ async function decideOutcome(
   let blockTime: Date | null = null;
   if (!withBlockTime) return { kind: "confirmed", slot, blockTime };
   try {
-    const t = await call("getBlockTime", () => connection.getBlockTime(s.slot));
+    const t = await rpc.call("getBlockTime", () => rpc.connection.getBlockTime(s.slot));
     blockTime = t === null ? null : new Date(t * 1000);
   } catch {
     // the time is informative only; the confirmation stands without it
   }
   return { kind: "confirmed", slot, blockTime };
+}
+
+/**
+ * The operator's archive (HISTORY_RPC_URL) searched alone: a service with the whole ledger, whose
+ * "not found" the operator vouches for. Its answer must come from at or past the finalized slot
+ * that showed the expiry; a status it finds decides as any found status.
+ */
+async function archiveOutcome(
+  rpc: RpcContext,
+  archive: { post: JsonRpcPost; call: Call },
+  signature: string,
+  finalizedSlot: number,
+  withBlockTime: boolean,
+): Promise<TransactionOutcome> {
+  const answer = await archive.call("getSignatureStatuses", () =>
+    archive.post("getSignatureStatuses", [[signature], { searchTransactionHistory: true }]),
+  );
+  const statuses = statusesOf(answer, 1);
+  const s = statuses.value[0] as SignatureStatus | null | undefined;
+  if (s) return outcomeOfStatus(rpc, signature, s, withBlockTime);
+  if (statuses.context.slot < finalizedSlot)
+    return { kind: "unknown", reason: `the archive is at slot ${statuses.context.slot}, behind ${finalizedSlot}` };
+  return { kind: "expired" };
+}
+
+/**
+ * An absence past expiry, corroborated by the finalized blocks the transaction could have landed
+ * in (absence-proof.ts): `expired` only when every one of them was read and none holds it. A
+ * block that holds it means the search missed a landed transaction (a hole, a fanned-out batch):
+ * unknown, and a later search finds it.
+ */
+async function corroboratedAbsence(
+  rpc: RpcContext,
+  question: Parameters<typeof proveAbsence>[0],
+): Promise<TransactionOutcome> {
+  const proof = await proveAbsence(question, {
+    cache: rpc.scannedBlocks,
+    listBlocks: (from, to) => listFinalizedBlocks(rpc, from, to),
+    readBlock: (slot) => readBlockSummary(rpc, slot),
+  });
+  if (proof.kind === "absent") return { kind: "expired" };
+  if (proof.kind === "found")
+    return {
+      kind: "unknown",
+      reason: `block ${proof.slot} holds the transaction, which the history search did not find`,
+    };
+  return { kind: "unknown", reason: `its absence is not corroborated yet: ${proof.reason}` };
+}
+
+/** `getBlocks` at finalized, one request; null when the node could not answer. */
+async function listFinalizedBlocks(rpc: RpcContext, from: bigint, to: bigint): Promise<bigint[] | null> {
+  try {
+    const answer = await rpc.call("getBlocks", () =>
+      rpc.post("getBlocks", [Number(from), Number(to), { commitment: "finalized" }]),
+    );
+    if (!Array.isArray(answer) || !answer.every((slot) => Number.isSafeInteger(slot) && slot >= 0)) return null;
+    return answer.map((slot: number) => BigInt(slot));
+  } catch (error) {
+    if (isChainUnavailable(error) || isChainRejected(error)) return null;
+    throw error;
+  }
+}
+
+/**
+ * One finalized block's parent, height and signatures (no transactions, no rewards); null when the
+ * node answering could not serve it (skipped or missing -32007, cleaned up -32001, not yet -32004).
+ */
+async function readBlockSummary(rpc: RpcContext, slot: bigint): Promise<BlockSummary | null> {
+  let answer: unknown;
+  try {
+    answer = await rpc.call("getBlock", () =>
+      rpc.post("getBlock", [
+        Number(slot),
+        {
+          commitment: "finalized",
+          encoding: "json",
+          transactionDetails: "signatures",
+          rewards: false,
+          maxSupportedTransactionVersion: 0,
+        },
+      ]),
+    );
+  } catch (error) {
+    if (isChainUnavailable(error) || isChainRejected(error)) return null;
+    throw error;
+  }
+  if (!isRecord(answer)) return null;
+  const { parentSlot, blockHeight, signatures } = answer;
+  if (
+    !Number.isSafeInteger(parentSlot) ||
+    !Number.isSafeInteger(blockHeight) ||
+    !Array.isArray(signatures) ||
+    !signatures.every((sig) => typeof sig === "string")
+  )
+    return null;
+  return summarizeBlock(slot, BigInt(parentSlot as number), BigInt(blockHeight as number), signatures);
 }
 
 /**

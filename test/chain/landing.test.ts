@@ -335,9 +335,68 @@ describe("outcome: expiry only from a history that covers the send", () => {
     return f;
   }
 
-  test("history from before the send: expired", async () => {
+  /**
+   * The finalized blocks from slot 4,200 (height 100), none skipped: block s has parent s - 1 and
+   * height s - 4,100, and holds `holder(s)`'s signatures; `listed` may leave slots out.
+   */
+  function withBlocks(
+    f: FakeRpc,
+    options: { holder?: (slot: number) => string[]; listed?: (slot: number) => boolean; missing?: number } = {},
+  ): void {
+    f.handle("getBlocks", (p) => {
+      const [from, to] = p as [number, number];
+      const slots = Array.from({ length: to - from + 1 }, (_, i) => from + i);
+      return { result: slots.filter((s) => s <= 5_000 && (options.listed?.(s) ?? true)) };
+    });
+    f.handle("getBlock", (p) => {
+      const slot = p[0] as number;
+      if (slot === options.missing)
+        return {
+          error: {
+            code: -32007,
+            message: `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`,
+          },
+        };
+      return { result: { parentSlot: slot - 1, blockHeight: slot - 4_100, signatures: options.holder?.(slot) ?? [] } };
+    });
+  }
+
+  test("history from before the send, and every block it could have landed in read without it: expired", async () => {
     const node = absentFrom({ minimumLedgerSlot: 4_000, firstAvailableBlock: 100 });
+    withBlocks(node);
     expect(await chainOver(node.url).sender.outcome("sig", 150n, 4_200n)).toEqual({ kind: "expired" });
+    // From the send's slot to the first block past height 150 (slot 4,251), once each.
+    const read = node.requests.filter((r) => r.method === "getBlock").map((r) => r.params[0] as number);
+    expect(read.sort((a, b) => a - b)).toEqual(Array.from({ length: 52 }, (_, i) => 4_200 + i));
+    expect(node.requests.find((r) => r.method === "getBlock")!.params[1]).toMatchObject({
+      commitment: "finalized",
+      transactionDetails: "signatures",
+      rewards: false,
+    });
+  });
+
+  test("a block holding it, or a block no node serves, is no proof of absence: unknown", async () => {
+    // The status search missed it (a history hole, a fanned-out batch), but block 4,230 holds it.
+    const holding = absentFrom({ minimumLedgerSlot: 4_000, firstAvailableBlock: 100 });
+    withBlocks(holding, { holder: (slot) => (slot === 4_230 ? ["a", "sig", "b"] : ["a"]) });
+    const found = await chainOver(holding.url).sender.outcome("sig", 150n, 4_200n);
+    expect(found.kind).toBe("unknown");
+    expect((found as { reason: string }).reason).toContain("4230");
+    // A node with a hole: slots 4,220 to 4,225 are neither listed nor served.
+    const hole = absentFrom({ minimumLedgerSlot: 4_000, firstAvailableBlock: 100 });
+    withBlocks(hole, { listed: (slot) => slot < 4_220 || slot > 4_225, missing: 4_225 });
+    expect((await chainOver(hole.url).sender.outcome("sig", 150n, 4_200n)).kind).toBe("unknown");
+  });
+
+  test("slots the list left out are read through the blocks' parents", async () => {
+    const node = absentFrom({ minimumLedgerSlot: 4_000, firstAvailableBlock: 100 });
+    withBlocks(node, { listed: (slot) => slot < 4_220 || slot > 4_225 });
+    expect(await chainOver(node.url).sender.outcome("sig", 150n, 4_200n)).toEqual({ kind: "expired" });
+    const read = node.requests.filter((r) => r.method === "getBlock").map((r) => r.params[0] as number);
+    for (let slot = 4_200; slot <= 4_251; slot++) expect(read).toContain(slot);
+    // Each once; the list's six missing slots make it read at most as many past the end.
+    expect(new Set(read).size).toBe(read.length);
+    expect(read.length).toBeLessThanOrEqual(52 + 6);
   });
 
   test("history that starts after the send (either floor), or that cannot be read: unknown, never expired", async () => {

@@ -465,6 +465,16 @@ describe("sender", () => {
       result: { context: { slot: 450 + finalizedHeight }, value: [status] },
     }));
     fake.handle("getBlockTime", () => ({ result: 1_760_000_000 }));
+    // The finalized blocks (none skipped), none holding the transaction: what corroborates an absence.
+    fake.handle("getBlocks", (p) => {
+      const [from, to] = p as [number, number];
+      return {
+        result: Array.from({ length: Math.max(0, Math.min(to, 400 + finalizedHeight) - from + 1) }, (_, i) => from + i),
+      };
+    });
+    fake.handle("getBlock", (p) => ({
+      result: { parentSlot: (p[0] as number) - 1, blockHeight: (p[0] as number) - 400, signatures: ["other"] },
+    }));
     const { sender } = chain();
     const methodsSince = (n: number) => fake!.requests.slice(n).map((r) => r.method);
 
@@ -511,9 +521,11 @@ describe("sender", () => {
     expect(methodsSince(beforeBound)).toEqual(["getSignatureStatuses", "getSignatureStatuses", "getEpochInfo"]);
     finalizedHeight = 151;
     const beforeExpiry = fake.requests.length;
-    expect(await sender.outcome("s", 150n)).toEqual({ kind: "expired" });
-    // An absence past expiry is decided on one batch that also holds the node's history floor,
-    // so one node of a pool answers all four; the cheaper reads before only found the absence.
+    // Sent from slot 540 (height 140): blocks 540 to 551 (height 151) are where it could have landed.
+    expect(await sender.outcome("s", 150n, 540n)).toEqual({ kind: "expired" });
+    // An absence past expiry is a candidate on one batch that also holds the node's history floor;
+    // it is expired once the finalized blocks it could have landed in were read without it (one
+    // list, then each block). The cheaper reads before only found the absence.
     expect(methodsSince(beforeExpiry)).toEqual([
       "getSignatureStatuses",
       "getSignatureStatuses",
@@ -522,7 +534,11 @@ describe("sender", () => {
       "getEpochInfo",
       "minimumLedgerSlot",
       "getFirstAvailableBlock",
+      "getBlocks",
+      ...Array.from({ length: 12 }, () => "getBlock"),
     ]);
+    // Without the send's slot (signed before the journal), only an archive could prove it.
+    expect((await sender.outcome("s", 150n)).kind).toBe("unknown");
     // a late-found status wins over the height
     status = { slot: 8, confirmations: null, err: null, confirmationStatus: "finalized", status: { Ok: null } };
     const beforeFound = fake.requests.length;

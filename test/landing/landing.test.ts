@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { PublicKey } from "@solana/web3.js";
 import { createRpcChain } from "../../src/chain/rpc";
-import type { LandingSettings } from "../../src/chain/landing";
+import { DOCUMENTED_FEE_FLOOR_MICRO_LAMPORTS, type LandingSettings } from "../../src/chain/landing";
 import { accountFigures } from "../../src/ledger/figures";
 import { queuePayout } from "../../src/payouts/service";
 import { jobHealth } from "../../src/jobs/health";
@@ -109,8 +109,9 @@ describe("congestion", () => {
     await pastHeight(w, BigInt(first.lvbh), 40n);
     expect(w.landed(first.signature)).toBeNull();
     expect(count(w, "SELECT COUNT(*) AS n FROM payouts WHERE status = 'confirmed'")).toBe(0);
-    // Priority fees on: the expired batch is replaced and its replacement pays the market.
-    useSender(w, {});
+    // Priority fees on, as the service configures them: the market's minimums read 0 (issue 61),
+    // so the documented floor carries the price; the expired batch's replacement pays a step above.
+    useSender(w, { feeMinMicroLamports: DOCUMENTED_FEE_FLOOR_MICRO_LAMPORTS });
     expect(await w.run("payouts")).toMatchObject(ok);
     expect(count(w, "SELECT COUNT(*) AS n FROM payouts WHERE status = 'replaced'")).toBe(2);
     const landed = w.db.$client.query("SELECT DISTINCT signature FROM payouts WHERE status = 'confirmed'").all() as {
@@ -143,7 +144,8 @@ describe("replacement pays more", () => {
       .query("SELECT signature, last_valid_block_height AS lvbh FROM sweeps WHERE status = 'sent' LIMIT 1")
       .get() as { signature: string; lvbh: bigint };
     await pastHeight(w, BigInt(first.lvbh), 40n);
-    useSender(w, {});
+    // The documented floor is P here; the market's minimums read 0 (issue 61).
+    useSender(w, { feeMinMicroLamports: DOCUMENTED_FEE_FLOOR_MICRO_LAMPORTS });
     expect(await w.run("sweep")).toMatchObject(ok);
     expect(count(w, "SELECT COUNT(*) AS n FROM sweeps WHERE status = 'failed'")).toBeGreaterThan(0);
     const landed = w.db.$client

@@ -28,6 +28,14 @@ export type FaultRule =
   | { kind: "lag"; slots: number; share?: number; methods?: string[]; count?: number }
   | { kind: "congestion"; priceMicroLamports: number; dropShare: number }
   | { kind: "prunedHistory"; firstSlot: number; share?: number }
+  /**
+   * Nodes that jumped to a recent snapshot: slots [fromSlot, toSlot] are missing from their ledger
+   * although their floor (`minimumLedgerSlot`) stays below them, as agave's blockstore after a
+   * restart from a snapshot past its last replayed slot.
+   */
+  | { kind: "historyHole"; fromSlot: number; toSlot: number; share?: number }
+  /** each call of a JSON-RPC batch is answered by a node of its own, as a gateway (eRPC) fans a batch out */
+  | { kind: "batchFanOut" }
   /** reads answer the launch program's accounts in another layout (pump's v3: fees kept in the curve) */
   | { kind: "programLayout"; layout: "v3" }
   | { kind: "clear" };
@@ -49,6 +57,14 @@ export interface PoolNode {
   lagFor(method: string): bigint;
   /** the first slot this node keeps history from; null when it keeps everything */
   historyFloorSlot: bigint | null;
+  /** slots missing from this node's ledger above its floor (historyHole); null when none */
+  historyHole: HistoryHole | null;
+}
+
+/** Slots [fromSlot, toSlot] a node's ledger lacks (it restarted from a snapshot past them). */
+export interface HistoryHole {
+  fromSlot: bigint;
+  toSlot: bigint;
 }
 
 export interface RpcErrorDecision {
@@ -73,6 +89,10 @@ export const HISTORY_METHODS: ReadonlySet<string> = new Set([
   "getSignatureStatuses",
   "getTransaction",
   "getSignaturesForAddress",
+  "getBlock",
+  "getBlocks",
+  "getBlocksWithLimit",
+  "getBlockTime",
 ]);
 
 /** Methods a `lag` rule never touches: they are not reads of chain state. */
@@ -111,6 +131,9 @@ interface PrunedRule {
   firstSlot: bigint;
   share: number;
 }
+interface HoleRule extends HistoryHole {
+  share: number;
+}
 
 export { seededRandom };
 
@@ -119,15 +142,24 @@ export class ChainFaults {
   private readonly errors: ErrorRule[] = [];
   private congestion: CongestionRule | null = null;
   private pruned: PrunedRule | null = null;
+  private hole: HoleRule | null = null;
+  /** a batch's calls are each answered by a node of their own (batchFanOut) */
+  fanOut = false;
   private random: () => number;
   /** faults actually injected, by kind (a rule that never fired injected nothing) */
   readonly injected: Record<string, number> = {};
 
+  /**
+   * `readsOnly`: a second RPC server over the same node (an archive endpoint in tests) answers
+   * reads under its own rules and leaves the node's send hooks to the first server's rules.
+   */
   constructor(
     private readonly node: LocalNode,
     seed = 1,
+    options: { readsOnly?: boolean } = {},
   ) {
     this.random = seededRandom(seed);
+    if (options.readsOnly) return;
     node.onSendFault = (kind) => this.count(kind);
     node.congestionDrops = (priceMicroLamports) => this.congestionDrops(priceMicroLamports);
   }
@@ -186,6 +218,12 @@ export class ChainFaults {
       case "prunedHistory":
         this.pruned = { firstSlot: BigInt(rule.firstSlot), share: rule.share ?? 1 };
         break;
+      case "historyHole":
+        this.hole = { fromSlot: BigInt(rule.fromSlot), toSlot: BigInt(rule.toSlot), share: rule.share ?? 1 };
+        break;
+      case "batchFanOut":
+        this.fanOut = true;
+        break;
       case "programLayout":
         this.node.programLayout = rule.layout;
         this.count("programLayout");
@@ -199,18 +237,20 @@ export class ChainFaults {
     this.errors.length = 0;
     this.congestion = null;
     this.pruned = null;
+    this.hole = null;
+    this.fanOut = false;
     this.node.programLayout = "current";
     this.node.clearSendFaults();
   }
 
   /**
-   * The fee of `slot` in getRecentPrioritizationFees: a fixed pattern under congestion (P/2 every
-   * fourth slot, P otherwise) so a client's percentile reads exactly P; 0 on a quiet chain.
+   * Whether a fee market is on. Its blocks also hold the market's other transactions, some paying
+   * nothing, so a congested block's lowest price (what agave's getRecentPrioritizationFees reports
+   * for a slot) is 0, and an account only the caller writes shows only the caller's own prices:
+   * the market's price P shows in no minimum, yet sends under it are lost.
    */
-  prioritizationFeeAt(slot: bigint): bigint {
-    const rule = this.congestion;
-    if (!rule) return 0n;
-    return slot % 4n === 0n ? rule.priceMicroLamports / 2n : rule.priceMicroLamports;
+  congested(): boolean {
+    return this.congestion !== null;
   }
 
   /** The active rules, as `localnet_faults` lists them. */
@@ -254,6 +294,17 @@ export class ChainFaults {
       ...(this.node.programLayout === "current"
         ? []
         : [{ kind: "programLayout", layout: this.node.programLayout } satisfies FaultRule]),
+      ...(this.hole
+        ? [
+            {
+              kind: "historyHole",
+              fromSlot: Number(this.hole.fromSlot),
+              toSlot: Number(this.hole.toSlot),
+              share: this.hole.share,
+            } satisfies FaultRule,
+          ]
+        : []),
+      ...(this.fanOut ? [{ kind: "batchFanOut" } satisfies FaultRule] : []),
     ];
   }
 
@@ -275,9 +326,10 @@ export class ChainFaults {
 
   /**
    * Draws the node of the pool that answers one HTTP request carrying `methods` (one for a single
-   * call, every call's for a batch). Draws, in order: one per `lag` rule naming any read among
-   * the methods, then one for `prunedHistory` when a method reads history. A single call
-   * therefore draws as it did before batches were tied to one node.
+   * call, every call's for a batch; under `batchFanOut`, each call of a batch alone). Draws, in
+   * order: one per `lag` rule naming any read among the methods, then one for `prunedHistory` and
+   * one for `historyHole` when a method reads history (each only while its rule is on). A single
+   * call therefore draws as it did before batches were tied to one node.
    */
   nodeFor(methods: readonly string[]): PoolNode {
     const reads = methods.filter((m) => !NOT_READS.has(m));
@@ -291,8 +343,11 @@ export class ChainFaults {
       if (rule.remaining !== null && --rule.remaining <= 0) this.lags.splice(i--, 1);
     }
     const pruned = this.pruned;
-    const historyFloorSlot =
-      pruned && methods.some((m) => HISTORY_METHODS.has(m)) && this.random() < pruned.share ? pruned.firstSlot : null;
+    const readsHistory = methods.some((m) => HISTORY_METHODS.has(m));
+    const historyFloorSlot = pruned && readsHistory && this.random() < pruned.share ? pruned.firstSlot : null;
+    const hole = this.hole;
+    const historyHole =
+      hole && readsHistory && this.random() < hole.share ? { fromSlot: hole.fromSlot, toSlot: hole.toSlot } : null;
     return {
       lagFor: (method) => {
         if (NOT_READS.has(method)) return 0n;
@@ -304,12 +359,23 @@ export class ChainFaults {
         return BigInt(lag);
       },
       historyFloorSlot,
+      historyHole,
     };
   }
 
   /** A pruned node's answer that hid history or reported its floor. */
   countPrunedAnswer(): void {
     this.count("prunedHistory");
+  }
+
+  /** An answer of a node with a history hole that hid something of the hole. */
+  countHoleAnswer(): void {
+    this.count("historyHole");
+  }
+
+  /** A batch answered call by call by different nodes. */
+  countFanOut(): void {
+    this.count("batchFanOut");
   }
 
   /** Whether a send paying `priceMicroLamports` a unit is lost to congestion this time. */
@@ -422,12 +488,28 @@ export function parseFaultRule(raw: unknown): FaultRule {
         throw invalid("firstSlot must be an integer >= 0");
       return { kind: "prunedHistory", firstSlot: first, share: r.share === undefined ? 1 : shareOf(r.share) };
     }
+    case "historyHole": {
+      const from = r.fromSlot;
+      const to = r.toSlot;
+      if (typeof from !== "number" || !Number.isSafeInteger(from) || from < 0)
+        throw invalid("fromSlot must be an integer >= 0");
+      if (typeof to !== "number" || !Number.isSafeInteger(to) || to < from)
+        throw invalid("toSlot must be an integer >= fromSlot");
+      return {
+        kind: "historyHole",
+        fromSlot: from,
+        toSlot: to,
+        share: r.share === undefined ? 1 : shareOf(r.share),
+      };
+    }
+    case "batchFanOut":
+      return { kind: "batchFanOut" };
     case "programLayout":
       if (r.layout !== "v3") throw invalid('layout must be "v3"');
       return { kind: "programLayout", layout: "v3" };
     default:
       throw invalid(
-        "kind must be one of dropSends, delaySends, failSends, ghostSends, rpcError, lag, congestion, prunedHistory, programLayout, clear",
+        "kind must be one of dropSends, delaySends, failSends, ghostSends, rpcError, lag, congestion, prunedHistory, historyHole, batchFanOut, programLayout, clear",
       );
   }
 }

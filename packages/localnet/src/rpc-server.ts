@@ -221,8 +221,18 @@ export class RpcServer {
       await this.hold(fault?.holdMs ?? injected?.holdMs ?? DEFAULT_HOLD_MS, signal);
       return { status: 504, headers: { "content-type": "text/plain" }, body: "Gateway Timeout (injected)" };
     }
+    const methodOf = (c: unknown) => (c as { method?: unknown } | null)?.method;
+    if (Array.isArray(body) && this.faults.fanOut && calls.length > 1) {
+      // A gateway that splits a batch: each call reaches a node of its own, drawn in call order.
+      this.faults.countFanOut();
+      const answers = calls.map((c) => {
+        const method = methodOf(c);
+        return this.call(c, this.faults.nodeFor(typeof method === "string" ? [method] : []));
+      });
+      return this.json(answers);
+    }
     // One node of the pool answers the whole HTTP request, so a batch's answers agree with each other.
-    const methods = calls.map((c) => (c as { method?: unknown } | null)?.method).filter((m) => typeof m === "string");
+    const methods = calls.map(methodOf).filter((m) => typeof m === "string");
     const node = this.faults.nodeFor(methods);
     const answers = calls.map((c) => this.call(c, node));
     return this.json(Array.isArray(body) ? answers : answers[0]);
@@ -300,7 +310,7 @@ export class RpcServer {
       this.faults.countMinContextRefusal();
       throw rpcError(-32016, "Minimum context slot has not been reached", { contextSlot: slot });
     }
-    return { at, slot, commitment, historyFloorSlot: node.historyFloorSlot };
+    return { at, slot, commitment, historyFloorSlot: node.historyFloorSlot, historyHole: node.historyHole };
   }
 
   private methodTable: Record<string, Handler> | null = null;

@@ -11,6 +11,7 @@ import {
   ctx,
   type Handler,
   highestBlock,
+  inHole,
   requireConfirmed,
   type RpcContext,
   slotParam,
@@ -59,6 +60,11 @@ export function blockMethods(c: RpcContext): Record<string, Handler> {
       rpcError(-32001, `Block ${slot} cleaned up, does not exist on node. First available block: ${first}`);
     if (slot < first) throw cleanedUp();
     const block = node.blockAt(slot);
+    if (block && inHole(v, slot)) {
+      // agave: a slot below the highest root that is not a root of the node's blockstore
+      faults.countHoleAnswer();
+      throw rpcError(-32007, `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`);
+    }
     if (!block) throw rpcError(-32007, `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`);
     const records: TxRecord[] = [];
     for (const signature of block.signatures) {
@@ -109,6 +115,14 @@ export function blockMethods(c: RpcContext): Record<string, Handler> {
         commission: null,
       },
     ];
+  };
+
+  /** The rooted slots a node with a history hole lists: the hole's are not roots of its blockstore. */
+  const outsideHole = (slots: bigint[], v: View, limit: number): bigint[] => {
+    if (!v.historyHole) return slots.slice(0, limit);
+    const kept = slots.filter((slot) => !inHole(v, slot));
+    if (kept.length < slots.length) faults.countHoleAnswer();
+    return kept.slice(0, limit);
   };
 
   return {
@@ -184,7 +198,11 @@ export function blockMethods(c: RpcContext): Record<string, Handler> {
       if (end < start) return [];
       const first = firstAvailable(v);
       // biome-ignore lint/complexity/useMathMinMax: bigint slots; Math.min and Math.max take numbers only
-      return node.blockSlots(start < first ? first : start, end < highest ? end : highest, Number(MAX_BLOCKS_RANGE));
+      const last = end < highest ? end : highest;
+      // biome-ignore lint/complexity/useMathMinMax: bigint slots, as above
+      const from = start < first ? first : start;
+      const slots = node.blockSlots(from, last, Number(MAX_BLOCKS_RANGE));
+      return outsideHole(slots, v, slots.length);
     },
 
     getBlocksWithLimit: (p, v) => {
@@ -193,8 +211,12 @@ export function blockMethods(c: RpcContext): Record<string, Handler> {
       const limit = slotParam(p[1], "limit");
       if (limit > MAX_BLOCKS_RANGE) throw rpcError(-32602, `Limit too large; max ${MAX_BLOCKS_RANGE}`);
       const first = firstAvailable(v);
+      const hole = v.historyHole;
+      // The hole's slots are not the node's roots: the limit counts the roots it lists.
+      const extra = hole ? Number(hole.toSlot - hole.fromSlot + 1n) : 0;
       // biome-ignore lint/complexity/useMathMinMax: bigint slots; Math.min and Math.max take numbers only
-      return node.blockSlots(start < first ? first : start, highestBlock(v), Number(limit));
+      const slots = node.blockSlots(start < first ? first : start, highestBlock(v), Number(limit) + extra);
+      return outsideHole(slots, v, Number(limit));
     },
 
     getBlockCommitment: (p, v) => {
@@ -271,15 +293,18 @@ export function blockMethods(c: RpcContext): Record<string, Handler> {
         throw rpcError(-32602, `Too many inputs provided; max ${MAX_PRIORITIZATION_FEE_ADDRESSES}`);
       const addresses = list.map(addressParam);
       // The slots before the open one (closed blocks only), oldest first as agave lists them. A
-      // slot's fee is the most the block's lowest price and each named account's lowest price ask.
+      // slot's fee is the most the block's lowest price and each named account's lowest price ask
+      // (agave's prioritization fee cache: minimums, never what the market pays). Under a
+      // `congestion` rule the market's own transactions in each block pay as little as nothing.
       const from = v.at > PRIORITIZATION_FEE_SLOTS ? v.at - PRIORITIZATION_FEE_SLOTS : 0n;
+      const congested = faults.congested();
       const out: { slot: bigint; prioritizationFee: bigint }[] = [];
       for (let slot = from; slot < v.at; slot++) {
-        let fee = faults.prioritizationFeeAt(slot);
+        let fee = 0n;
         const block = node.blockAt(slot);
         if (block?.signatures.length) {
           const summary = feeSummary(block);
-          if (summary.blockMin > fee) fee = summary.blockMin;
+          if (!congested) fee = summary.blockMin;
           for (const a of addresses) {
             const f = summary.byAccount.get(a);
             if (f !== undefined && f > fee) fee = f;

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { type Commitment, type LocalNode, rpcError } from "../node";
-import type { ChainFaults } from "../faults";
+import type { ChainFaults, HistoryHole } from "../faults";
 import { isAddress } from "../address";
 
 /** The node a call is answered by: `at` is its processed slot (behind the real one under a lag rule). */
@@ -16,6 +16,14 @@ export interface View {
   commitment: Commitment;
   /** the first slot of history the node kept (prunedHistory); null when it kept everything */
   historyFloorSlot: bigint | null;
+  /** slots missing from the node's ledger above its floor (historyHole); null when none */
+  historyHole?: HistoryHole | null;
+}
+
+/** Whether `slot` is in the answering node's history hole (its blockstore never had it). */
+export function inHole(v: View, slot: bigint): boolean {
+  const hole = v.historyHole;
+  return !!hole && slot >= hole.fromSlot && slot <= hole.toSlot;
 }
 
 export type Handler = (params: unknown[], view: View) => unknown;

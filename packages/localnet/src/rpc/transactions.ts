@@ -6,13 +6,14 @@
  */
 import { VersionedMessage, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
-import { computeFee, rpcError } from "../node";
+import { computeFee, rpcError, STATUS_CACHE_SLOTS } from "../node";
 import {
   addressParam,
   type Config,
   configOf,
   ctx,
   type Handler,
+  inHole,
   pubkeyParam,
   requireConfirmed,
   type RpcContext,
@@ -71,6 +72,17 @@ export function transactionMethods(
 ): Record<string, Handler> {
   const { node, faults } = c;
   const pruned = (v: View, slot: bigint) => v.historyFloorSlot !== null && slot < v.historyFloorSlot;
+  /**
+   * A record of a slot in the node's history hole, past its status cache: its blockstore never
+   * had the slot (getSignatureStatuses' history search, getTransaction, getSignaturesForAddress).
+   * The status cache came with the snapshot the node restarted from, so a slot still within it
+   * is found there, as on agave.
+   */
+  const holed = (v: View, slot: bigint, statusCache: boolean) => {
+    if (!inHole(v, slot) || (statusCache && v.at - slot <= STATUS_CACHE_SLOTS)) return false;
+    faults.countHoleAnswer();
+    return true;
+  };
 
   return {
     getLatestBlockhash: (_p, v) => {
@@ -167,6 +179,7 @@ export function transactionMethods(
       let hid = false;
       const value = sigs.map((s) => {
         const st = node.getSignatureStatus(stringParam(s, "signature"), history, v.at);
+        if (st && holed(v, st.record.slot, true)) return null;
         if (!st || !pruned(v, st.record.slot)) return st;
         hid = true;
         return null;
@@ -197,8 +210,9 @@ export function transactionMethods(
         .signaturesForAddress(address, { limit: 1000, before: cfg.before, until: cfg.until })
         .filter((r) => r.slot <= highest)
         .slice(0, limit);
-      const kept = known.filter((r) => !pruned(v, r.slot));
-      if (kept.length < known.length) faults.countPrunedAnswer();
+      const inLedger = known.filter((r) => !holed(v, r.slot, false));
+      const kept = inLedger.filter((r) => !pruned(v, r.slot));
+      if (kept.length < inLedger.length) faults.countPrunedAnswer();
       return kept.map((r) => ({
         signature: r.signature,
         slot: r.slot,
@@ -216,7 +230,7 @@ export function transactionMethods(
       // returned once its slot has reached the asked commitment.
       requireConfirmed(v);
       const record = node.getTransactionAt(signature, v.at);
-      if (!record) return null;
+      if (!record || holed(v, record.slot, false)) return null;
       if (pruned(v, record.slot)) {
         faults.countPrunedAnswer();
         return null;
