@@ -10,6 +10,7 @@ import { adminPageRoutes } from "./admin/page-routes";
 import { adminRoutes } from "./admin/routes";
 import { setAsideRoutes } from "./admin/set-aside-routes";
 import { custodyRoutes } from "./admin/custody-routes";
+import { programRoutes } from "./admin/program-routes";
 import { authRoutes } from "./auth/routes";
 import { createFrontDoor } from "./front-door";
 import { historyRoutes } from "./history/routes";
@@ -133,6 +134,7 @@ export function createApp(ctx: SchedulingContext<JobRunner>) {
     .use(webhookRoutes(ctx))
     .use(setAsideRoutes(ctx))
     .use(custodyRoutes(ctx))
+    .use(programRoutes(ctx))
     .use(webRoutes(ctx));
 }
 

@@ -68,6 +68,8 @@ const adminAction = (id: string, action: string, summary: string, body: Json, pa
   operation(id, { summary, body, parameters, ok: actionDone(action), errors: [400, 404, 429] });
 
 const reasonOnly = object({ reason }, []);
+const idList = { type: "array", items: { type: "integer", minimum: 1 }, maxItems: 100_000 };
+const waitingRow = object({ id: { type: "integer", minimum: 1 }, lamports });
 const mintBody = object({ mint: { type: "string", pattern: ADDRESS_PATTERN }, reason }, ["mint"]);
 const lamportsBody = object({ lamports: { ...lamports, pattern: "^[0-9]{1,19}$" }, reason }, ["lamports"]);
 
@@ -179,6 +181,31 @@ export const OPERATOR_PATHS: Record<string, Record<string, Json>> = {
       errors: [400, 404, 409, 429, 503],
     }),
   },
+  "/api/admin/programs": {
+    get: operation("listWatchedPrograms", {
+      summary:
+        "The launch programs' ProgramData slots the jobs run on, and the upgrades seen since that pause the jobs building their instructions",
+      ok: object({
+        programs: { type: "array", items: { type: "object" } },
+        changes: { type: "array", items: { type: "object" } },
+        checkedAt: { type: ["string", "null"], format: "date-time" },
+      }),
+      errors: [404, 429],
+    }),
+  },
+  "/api/admin/programs/acknowledge": {
+    post: operation("acknowledgeProgramChanges", {
+      summary:
+        "Acknowledge the program upgrades seen (a reason is required): their slots become what the jobs run on, and the paused jobs go on",
+      body: object({ reason: { ...reason, type: "string", minLength: 1 } }),
+      ok: object({
+        ok: { type: "boolean", const: true },
+        action: { type: "string", const: "acknowledge_program_change" },
+        acknowledged: { type: "array", items: { type: "object" } },
+      }),
+      errors: [400, 404, 429],
+    }),
+  },
   "/api/admin/session": {
     get: operation("getAdminSession", {
       summary: "Whether the /admin page's session cookie is signed in",
@@ -237,6 +264,16 @@ export const OPERATOR_PATHS: Record<string, Record<string, Json>> = {
         "Custody incidents, newest first, the one halting money movements if any, and the newest reconciliation with the chain",
       ok: object({
         halted: { type: ["object", "null"] },
+        /** while halted, the rows waiting to leave: what a resume releases (null when money moves) */
+        waiting: {
+          type: ["object", "null"],
+          properties: {
+            payouts: { type: "array", items: waitingRow },
+            withdrawals: { type: "array", items: waitingRow },
+            burnOrders: { type: "array", items: waitingRow },
+            totalLamports: lamports,
+          },
+        },
         incidents: { type: "array", items: { type: "object" } },
         /** the newest reconciliation with the chain (src/reconcile) and its progress; null when there never was one */
         reconciliation: { type: ["object", "null"] },
@@ -246,14 +283,32 @@ export const OPERATOR_PATHS: Record<string, Record<string, Json>> = {
   },
   "/api/admin/resume": {
     post: operation("resumeMoney", {
-      summary: "Resolve the incidents that halted money movements (a reason is required)",
-      body: object({ reason: { type: "string", minLength: 1, maxLength: 500 } }),
+      summary: "Resolve the incidents that halted money movements and release what was waiting (a reason is required)",
+      description:
+        "Releases exactly the rows that wait to leave (queued payouts, queued withdrawals, pending burn orders) beyond the outflow caps, once; everything that leaves after it counts against the caps. " +
+        "Name the rows you were shown (`waiting` of GET /api/admin/incidents) in `payoutIds`, `withdrawalIds` and `burnOrderIds` (an absent list is empty): when they are not exactly what waits now, nothing changes and the answer is 409. " +
+        "A body with the reason alone releases what waits at that moment. 409 as well when money is not halted (nothing is granted for later) and while the reconciliation with the chain holds it (only the reconciliation lifts that).",
+      body: object(
+        {
+          reason: { type: "string", minLength: 1, maxLength: 500 },
+          payoutIds: idList,
+          withdrawalIds: idList,
+          burnOrderIds: idList,
+        },
+        ["reason"],
+      ),
       ok: object({
         ok: { type: "boolean", const: true },
         action: { type: "string", const: "resume_money" },
         resolved: { type: "integer", minimum: 0 },
+        released: object({
+          payoutIds: idList,
+          withdrawalIds: idList,
+          burnOrderIds: idList,
+          totalLamports: lamports,
+        }),
       }),
-      errors: [400, 404, 429],
+      errors: [400, 404, 409, 429],
     }),
   },
   "/api/admin/payouts/held": {

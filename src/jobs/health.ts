@@ -6,6 +6,7 @@ import { providerHour, type ProviderHour } from "../chain/provider-usage";
 import { JOB_NAMES, STALE_AFTER_SEC, type JobName } from "./names";
 import { jobLeases } from "../../db/schema";
 import { columnsOf, query, type TableRow } from "../../db/statement";
+import { programWatchState } from "./program-watch";
 
 export interface JobHealth {
   job: JobName;
@@ -43,6 +44,18 @@ export interface HealthReport {
   provider: ProviderHour;
   /** the newest reconciliation with the chain (src/reconcile); absent when there never was one */
   reconciliation?: ReconciliationHealth;
+  /** jobs standing still on a program upgrade no operator acknowledged yet; absent when none waits */
+  programChange?: ProgramChangeHealth;
+}
+
+/**
+ * The public side of the program watch (src/jobs/program-watch.ts): which programs changed (their
+ * names only; the operator reads the slots at /admin) and which jobs wait for an operator.
+ */
+export interface ProgramChangeHealth {
+  programs: string[];
+  pausedJobs: JobName[];
+  since: string;
 }
 
 export interface ReconciliationHealth {
@@ -87,6 +100,7 @@ export function jobHealth(db: Db, nowMs = Date.now(), setup: JobSetup | null = n
   const aside = setAsideCounts(db);
   const undecided = undecidedTransactions(db, nowMs);
   const halt = moneyHalt(db);
+  const programChange = programChangeOf(db);
   return {
     // A job with nothing to do here is not a reason to call the service unhealthy; a stopped
     // token is, and so is money in flight that no node can decide.
@@ -94,7 +108,9 @@ export function jobHealth(db: Db, nowMs = Date.now(), setup: JobSetup | null = n
       jobs.every((j) => !j.stale || !j.configured) &&
       aside.stopped === 0 &&
       undecided.transactions === 0 &&
-      halt === null,
+      halt === null &&
+      // A paused job still finishes its runs cleanly (it does nothing), so staleness never shows it.
+      programChange === null,
     staleAfterSec: STALE_AFTER_SEC,
     jobs,
     checkedAt: new Date(nowMs).toISOString(),
@@ -103,6 +119,18 @@ export function jobHealth(db: Db, nowMs = Date.now(), setup: JobSetup | null = n
     halted: halt ? { kind: halt.kind, detail: halt.detail, since: new Date(halt.atMs).toISOString() } : null,
     provider: providerHour(db, nowMs),
     ...reconciliationOf(db),
+    ...(programChange ? { programChange } : {}),
+  };
+}
+
+function programChangeOf(db: Db): ProgramChangeHealth | null {
+  const { changes } = programWatchState(db);
+  if (changes.length === 0) return null;
+  const paused = new Set<string>(changes.flatMap((c) => c.builtBy));
+  return {
+    programs: [...new Set(changes.map((c) => c.name))],
+    pausedJobs: JOB_NAMES.filter((job) => paused.has(job)),
+    since: new Date(Math.min(...changes.map((c) => c.atMs))).toISOString(),
   };
 }
 

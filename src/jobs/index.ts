@@ -9,6 +9,14 @@ export type { Lease } from "./lease";
 export { Scheduler } from "./scheduler";
 export type { JobContext } from "./scheduler";
 export type { SetAsideJob } from "./set-aside";
+export {
+  acknowledgeProgramChanges,
+  programChangesPausing,
+  programWatchState,
+  watchPrograms,
+  whileProgramsUnchanged,
+} from "./program-watch";
+export type { ProgramChange, ProgramJob, ProgramWatchDeps, ProgramWatchState } from "./program-watch";
 export type { SchedulingContext } from "./setup";
 export {
   clearSetAside,

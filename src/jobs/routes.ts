@@ -100,6 +100,18 @@ export const HealthSchema = t.Object(
         finishedAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
       }),
     ),
+    /**
+     * Additive: an upgrade of a program whose instructions the jobs build (its name, e.g. `pump`)
+     * that no operator has acknowledged yet: the jobs named stand still until one does, and ok is
+     * false. Absent when nothing waits.
+     */
+    programChange: t.Optional(
+      t.Object({
+        programs: t.Array(t.String()),
+        pausedJobs: t.Array(t.String()),
+        since: t.String({ format: "date-time" }),
+      }),
+    ),
   },
   { title: "Health" },
 );

@@ -4,6 +4,7 @@
  * failure of a token is counted; from SET_ASIDE_AFTER consecutive failures on, the token is set
  * aside and only retried on a back-off. A token whose sweep credit disagrees with the transfer that
  * moved it is stopped outright (no retry time) until an operator looks. A success clears the row.
+ * A token stopped because the program changed under it is held back from every job.
  *
  * Times are the job's clock (`atMs`), so the simulation's virtual clock drives the back-off.
  */
@@ -111,12 +112,25 @@ export function recordTokenSuccess(db: Db, mint: string, job: SetAsideJob, asser
   });
 }
 
-/** Mints the job must not try now: set aside and not yet due, or stopped. */
+/**
+ * How a stop for a program change reads (the adapters' `programChanged`, "program-changed: …"):
+ * accounts in a layout the adapter does not know make every instruction built on them a guess.
+ */
+export const PROGRAM_CHANGED_REASON_PREFIX = "program-changed: ";
+
+/**
+ * Mints the job must not try now: set aside and not yet due, or stopped; and, whichever job found
+ * it, a mint stopped for a program change (a burn buy built on a layout nobody knows is as much a
+ * guess as a sweep's reading), until an operator clears that stop.
+ */
 export function heldBackMints(db: Db, job: SetAsideJob, nowMs: number): Set<string> {
-  const rows = query<{ mint: string }, [SetAsideJob, number]>(
+  const rows = query<{ mint: string }, [SetAsideJob, number, string]>(
     db,
-    "SELECT mint FROM set_aside WHERE job = ? AND set_aside_at_ms IS NOT NULL AND (retry_at_ms IS NULL OR retry_at_ms > ?)",
-  ).all(job, nowMs);
+    `SELECT mint FROM set_aside
+      WHERE set_aside_at_ms IS NOT NULL
+        AND ((job = ?1 AND (retry_at_ms IS NULL OR retry_at_ms > ?2))
+          OR (retry_at_ms IS NULL AND substr(reason, 1, length(?3)) = ?3))`,
+  ).all(job, nowMs, PROGRAM_CHANGED_REASON_PREFIX);
   return new Set(rows.map((r) => r.mint));
 }
 

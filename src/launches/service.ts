@@ -13,6 +13,7 @@ import { log } from "../lib/log";
 import { recordConfirmedLaunch } from "../tokens";
 import { tokenDetail } from "../tokens";
 import { getLaunchesPaused } from "../settings";
+import { programChangesPausing } from "../jobs";
 import { buildUnsignedLaunch } from "./create-tx";
 import { checkDraft, isWalletAddress, toStoredDraft, type Draft, type DraftInput } from "./draft";
 import { resolveLaunchHandles } from "./handle-resolver";
@@ -356,11 +357,24 @@ export async function settleIntent(
     return { kind: "failed", error };
   }
   if (!intent.metadataUri) return { kind: "rejected", reason: "no metadata was uploaded" };
+  // A launch program changed and no operator has looked: the create would be read by rules that
+  // may no longer hold. It waits, as a create still landing does.
+  if (programChangesPausing(ctx.db, "launches").length > 0) {
+    remember(ctx, intent, signature);
+    return { kind: "pending" };
+  }
   const verdict = chain.launchProgram.verifyCreate(tx, {
     mint: intent.mint,
     creator: intent.creator,
     uri: intent.metadataUri,
   });
+  if (!verdict.ok && verdict.coinRefused) {
+    // The mint exists now as a coin whose fees would not reach the recipients: no later
+    // transaction can create it again, so the launch ends here, saying why.
+    const error = `The token was created as a coin this service does not accept (${verdict.reason}).`;
+    transition(ctx.db, intent.id, ["metadata", "failed"], "failed", { signature, error });
+    return { kind: "failed", error };
+  }
   if (!verdict.ok) return { kind: "rejected", reason: verdict.reason };
   if (verdict.create.deployer !== intent.wallet) return { kind: "rejected", reason: "another wallet paid for it" };
   recordLaunch(ctx, chain, { ...intent, metadataUri: intent.metadataUri }, signature, verdict.create);

@@ -1,12 +1,12 @@
 /**
  * `GET /metrics` in Prometheus text format behind `Authorization: Bearer <METRICS_SECRET>`
  * (404 without it): requests and latencies by route, job runs and durations, ledger totals, the
- * treasury surplus of the last reconciliation, and job staleness.
+ * treasury surplus of the last reconciliation, job staleness, and program upgrades waiting for an operator.
  */
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { AppError } from "../lib/errors";
-import { jobHealth } from "../jobs";
+import { jobHealth, programWatchState } from "../jobs";
 import { bearerMatches } from "../http/bearer";
 import { ledgerTotals } from "../ledger";
 import { counter, gauge } from "../lib/metrics";
@@ -24,6 +24,7 @@ export function renderMetrics(ctx: AppContext): string {
     ledgerMetrics(ctx),
     ...treasuryMetrics(ctx),
     ...custodyMetrics(ctx),
+    programMetrics(ctx),
     ...landingMetrics(ctx),
     ...providerMetrics(ctx),
     gauge(
@@ -82,6 +83,21 @@ function custodyMetrics(ctx: AppContext): string[] {
       { value: moneyHalt(ctx.db) ? 1 : 0 },
     ]),
   ];
+}
+
+/**
+ * Upgrades of the watched programs no operator acknowledged yet, per program (0 for each program
+ * whose ProgramData the jobs run on unchanged); above 0, the jobs building its instructions stand still.
+ */
+function programMetrics(ctx: AppContext): string {
+  const state = programWatchState(ctx.db);
+  const pending = new Map(Object.values(state.known).map((p) => [p.name, 0]));
+  for (const change of state.changes) pending.set(change.name, (pending.get(change.name) ?? 0) + 1);
+  return gauge(
+    "program_changes_pending",
+    "Program upgrades seen and not acknowledged by an operator, per program (jobs building its instructions stand still)",
+    [...pending].map(([program, value]) => ({ labels: { program }, value })),
+  );
 }
 
 /** The signed-transaction journal's running totals per money job; nothing before the first signature. */

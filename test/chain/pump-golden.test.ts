@@ -904,6 +904,10 @@ describe("create_v2 trailing arguments", () => {
       confirmedTx({ instructions: [viewOf(await build({ holderReward: true }))] }),
       expected,
     );
-    expect(refused).toEqual({ ok: false, reason: "holder-reward coin: the program ignores the creator" });
+    expect(refused).toEqual({
+      ok: false,
+      reason: "holder-reward coin: the program ignores the creator",
+      coinRefused: true,
+    });
   });
 });

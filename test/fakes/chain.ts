@@ -50,6 +50,7 @@ export function fakeChain(options: FakeChainOptions = {}): ChainServices {
   const launchProgram: LaunchProgram = {
     kind: "local",
     programId: FAKE_PROGRAM_ID,
+    programs: [],
     vaultAddresses: unfaked("launchProgram.vaultAddresses"),
     readVaults: unfaked("launchProgram.readVaults"),
     sweepInstructions: unfaked("launchProgram.sweepInstructions"),

@@ -54,6 +54,7 @@ import { PubSubServer } from "./pubsub-server";
 import { LocalLaunchHelpers, TradeSimulator } from "./launch";
 import type { LocalProgramKeys, LocalProgramConfig } from "./program";
 import { Checkpointer, type CheckpointOptions, loadCheckpoint, resetCheckpoint } from "./checkpoint";
+import { deployUpgradeable, launchProgramAddress } from "./upgradeable";
 
 export interface LocalChainOptions {
   rpcPort: number;
@@ -165,6 +166,8 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
     restore: saved?.state,
   });
   if (saved) for (const changes of saved.journal) node.applyChanges(changes);
+  const programAuthority = node.programKeys.eventAuthority.publicKey;
+  deployUpgradeable(node, launchProgramAddress(programAuthority), programAuthority);
   const treasury = opts.treasury ?? Keypair.generate();
   // A restored chain has the treasury's balance already (even 0): funding it again would mint lamports.
   if (!saved || !node.hasWritten(treasury.publicKey.toBase58())) {

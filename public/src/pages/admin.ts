@@ -1,8 +1,9 @@
 /**
  * The operator page (/admin): sign in with the admin secret (posted once, kept by the server as an
  * HttpOnly session cookie, never in the URL or the page's storage), then job health and recent
- * runs with their errors, tokens the money jobs set aside, hide/unhide, pauses, thresholds,
- * webhooks and the audit log. Every change is an admin API call, and the server audits each one.
+ * runs with their errors, custody, the program watch, tokens the money jobs set aside, hide/unhide,
+ * pauses, thresholds, webhooks and the audit log. Every change is an admin API call, and the server
+ * audits each one.
  * Set-aside tokens and webhooks come from routes other parts of the service add; until they
  * exist (404) the page says so.
  */
@@ -12,6 +13,7 @@ import { lamportsToSol, solToLamports } from "../money";
 import type { AdminOverview, AdminToken, AuditRow, DeliveryView, WebhookView } from "../../../src/api-types";
 import { absoluteTime } from "../time";
 import { loadCustody } from "./admin-custody";
+import { loadPrograms } from "./admin-programs";
 import { errorBox, loading, longValue, notice, statusBadge, table, time, when } from "../ui";
 
 interface SetAsideItem {
@@ -263,6 +265,7 @@ function dashboard(root: HTMLElement, signal: AbortSignal): void {
     overview.reload();
     setAside.reload();
     custody.reload();
+    programs.reload();
     audit.reload();
   };
 
@@ -276,6 +279,13 @@ function dashboard(root: HTMLElement, signal: AbortSignal): void {
     (body) => loadCustody(body, signal, confirmAndAct, reloadAll, custodyStatus),
     signal,
   );
+  const programsStatus = h("div", { "aria-live": "polite", id: "admin-programs-status" });
+  const programs = section(
+    "admin-programs",
+    "Programs",
+    (body) => loadPrograms(body, signal, confirmAndAct, reloadAll, programsStatus),
+    signal,
+  );
   const audit = auditSection(signal);
 
   root.replaceChildren(
@@ -283,6 +293,7 @@ function dashboard(root: HTMLElement, signal: AbortSignal): void {
     signOutAllStatus,
     overview.el,
     custody.el,
+    programs.el,
     controls,
     setAside.el,
     tokenSection(signal, reloadAll),
@@ -343,6 +354,7 @@ function jobsSection(
     "Jobs",
     async (body) => {
       const o = await api<AdminOverview>("/api/admin/overview", { signal });
+      const paused = new Set<string>(o.health.programChange?.pausedJobs ?? []);
       body.replaceChildren(
         table(
           ["Job", "State", "Last run", "Last success", "Runs", "Last error"],
@@ -350,9 +362,11 @@ function jobsSection(
             j.job,
             j.running
               ? statusBadge("running")
-              : j.stale
-                ? h("span", { className: "badge bad" }, "stale")
-                : h("span", { className: "badge ok" }, "fresh"),
+              : paused.has(j.job)
+                ? h("span", { className: "badge bad", title: "a program changed: see Programs" }, "paused")
+                : j.stale
+                  ? h("span", { className: "badge bad" }, "stale")
+                  : h("span", { className: "badge ok" }, "fresh"),
             time(j.lastRunAt),
             time(j.lastOkAt),
             String(j.runs),

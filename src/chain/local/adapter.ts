@@ -19,8 +19,10 @@ import type {
   TokenRef,
   VaultAddresses,
   VaultReading,
-  VerifiedCreate,
+  VerifyCreateResult,
+  WatchedProgram,
 } from "../ports";
+import { launchProgramAddress } from "@fee-ledger/localnet/upgradeable";
 import {
   type LocalProgramKeys,
   buildBuyOp,
@@ -62,6 +64,7 @@ export const FIRST_BUY_SLIPPAGE_BPS = 500;
 export class LocalLaunchProgram implements LaunchProgram {
   readonly kind = "local" as const;
   readonly programId: string;
+  readonly programs: readonly WatchedProgram[];
   private readonly eventAuthority: string;
 
   constructor(
@@ -72,6 +75,9 @@ export class LocalLaunchProgram implements LaunchProgram {
     this.eventAuthority = keys.eventAuthority.publicKey.toBase58();
     // The program is identified by its event authority: only it can sign the program's events.
     this.programId = this.eventAuthority;
+    // The node holds the program as agave holds an upgradeable one (packages/localnet/src/upgradeable.ts).
+    const address = launchProgramAddress(this.eventAuthority).toBase58();
+    this.programs = [{ name: "launch program", address, builtBy: ["sweep", "burns", "launches"] }];
   }
 
   vaultAddresses(token: TokenRef): VaultAddresses {
@@ -296,10 +302,7 @@ export class LocalLaunchProgram implements LaunchProgram {
     });
   }
 
-  verifyCreate(
-    tx: ConfirmedTransaction,
-    expected: { mint: string; creator: string; uri: string },
-  ): { ok: true; create: VerifiedCreate } | { ok: false; reason: string } {
+  verifyCreate(tx: ConfirmedTransaction, expected: { mint: string; creator: string; uri: string }): VerifyCreateResult {
     if (tx.err !== null) return { ok: false, reason: `transaction failed: ${tx.err}` };
     const idx = tx.instructions.findIndex((ix) => {
       const ev = decodeEvent(ix, this.eventAuthority);

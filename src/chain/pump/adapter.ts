@@ -51,18 +51,21 @@ import type {
   VaultAddresses,
   VaultReading,
   VerifiedCreate,
+  VerifyCreateResult,
 } from "../ports";
 import {
   DISC,
   PUMP_AMM_PROGRAM_ID,
   PUMP_FEE_PROGRAM_ID,
   PUMP_PROGRAM_ID,
+  PUMP_WATCHED_PROGRAMS,
   RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS,
   TOKEN_2022_PROGRAM_ID,
   TOKEN_ACCOUNT_RENT_LAMPORTS,
   type BondingCurveState,
   collectCreatorFeeInstruction,
   collectPoolIntoCreatorInstructions,
+  coinRefusal,
   cpiEvents,
   decodeBondingCurve,
   decodeCreateArgs,
@@ -168,6 +171,7 @@ export function createPumpLaunchProgram(
   return {
     kind: "pump",
     programId: PUMP_PROGRAM_ID.toBase58(),
+    programs: PUMP_WATCHED_PROGRAMS,
     vaultAddresses,
     readBondingCurve: (mint) => readBondingCurve(reader, mint),
     readVaults: (tokens) => readVaults(reader, tokens),
@@ -445,7 +449,7 @@ function decodeSweep(tx: ConfirmedTransaction, creators: readonly string[]): Swe
 function verifyCreate(
   tx: ConfirmedTransaction,
   expected: { mint: string; creator: string; uri: string },
-): { ok: true; create: VerifiedCreate } | { ok: false; reason: string } {
+): VerifyCreateResult {
   if (tx.err !== null) return { ok: false, reason: `transaction failed: ${tx.err}` };
   const pumpId = PUMP_PROGRAM_ID.toBase58();
   const candidates = [...tx.instructions, ...tx.innerInstructions].filter((ix) => ix.programId === pumpId);
@@ -460,20 +464,19 @@ function verifyCreate(
   const expectedProgram = args.variant === "create" ? TOKEN_PROGRAM_ID : TOKEN_2022_PROGRAM_ID;
   if (tokenProgram !== expectedProgram.toBase58()) return { ok: false, reason: "unexpected token program" };
   if (args.creator !== expected.creator) return { ok: false, reason: "creator is not ours" };
-  // A holder-reward coin pays its creator fees to the mint's holder-rewards PDA: the program
-  // ignores `creator`, so naming ours proves nothing about where the fees go.
-  if (args.isHolderReward) return { ok: false, reason: "holder-reward coin: the program ignores the creator" };
   if (args.uri !== expected.uri) return { ok: false, reason: "uri differs" };
   const createEvent = cpiEvents(tx.innerInstructions).find(
     (e) => e.programId === pumpId && e.event.kind === "create" && e.event.mint === expected.mint,
   )?.event;
-  if (
-    createEvent &&
-    createEvent.kind === "create" &&
-    (createEvent.creator !== args.creator || createEvent.uri !== args.uri || createEvent.bondingCurve !== bondingCurve)
-  ) {
+  const event = createEvent?.kind === "create" ? createEvent : null;
+  // A holder-reward coin's event names the holder-rewards PDA as creator: refused below, with its reason.
+  const creatorDisagrees = event !== null && !args.isHolderReward && event.creator !== args.creator;
+  if (event && (creatorDisagrees || event.uri !== args.uri || event.bondingCurve !== bondingCurve)) {
     return { ok: false, reason: "CreateEvent disagrees with the instruction" };
   }
+  // This transaction created our launch's mint; what kind of coin it made is settled for good.
+  const refusal = coinRefusal(args, args.variant === "create_v2" ? ix.accounts[16] : undefined, event?.coin ?? null);
+  if (refusal) return { ok: false, reason: refusal, coinRefused: true };
   const deployer = ix.accounts[args.variant === "create" ? 7 : 5];
   if (!deployer) return { ok: false, reason: "create instruction has too few accounts" };
   const create: VerifiedCreate = {
@@ -572,7 +575,8 @@ async function curveBurnBuy(
     tokenProgram,
     buybackFeeRecipient: buybackFeeRecipientOf(global, random),
   });
-  buyIx.data = encodeBuyExactSolIn(lamports, minTokenOut);
+  // Volume not tracked: the treasury's buys would earn incentives nobody claims (see buyRentAccounts).
+  buyIx.data = encodeBuyExactSolIn(lamports, minTokenOut, false);
   const ata = getAssociatedTokenAddressSync(mint, buyer, true, tokenProgram);
   return {
     instructions: [createAssociatedTokenAccountIdempotentInstruction(buyer, ata, buyer, mint, tokenProgram), buyIx],
@@ -652,7 +656,7 @@ async function poolBurnBuy(reader: ChainReader, inputs: BuyInputs, poolAddr: str
   const instructions = await PUMP_AMM_SDK.buyInstructions(state, toBN(minTokenOut), toBN(lamports));
   const buyIx = instructions.find((ix) => ix.programId.equals(PUMP_AMM_PROGRAM_ID) && startsWith(ix.data, DISC.buy));
   if (!buyIx) throw new AppError("LAUNCH_PROGRAM_AMM_BUY_MISSING");
-  buyIx.data = encodeBuyExactQuoteIn(lamports, minTokenOut);
+  buyIx.data = encodeBuyExactQuoteIn(lamports, minTokenOut, false);
   return { instructions, minTokenOut, priceImpactBps: buyPriceImpactBps(lamports, quote) };
 }
 
@@ -677,10 +681,16 @@ async function buildBurn(
 }
 
 /**
- * What a buy creates with the buyer's rent: its token account of the mint (under either token
- * program: the mint's owner is not known here, and only the one created counts), its WSOL account
- * for a pool buy (closed again in the same transaction: nothing stays), and the user volume
- * accumulators of the curve and the AMM (created on a buyer's first trade).
+ * The buyer's accounts a buy funds or empties: its token account of the mint (under either token
+ * program: the mint's owner is not known here, and only the one that exists moves), its WSOL
+ * account for a pool buy (closed again in the same transaction: nothing stays, and what a stranger
+ * put in it comes back), and the user volume accumulators of the curve and the AMM. Burn buys do
+ * not track volume (track_volume false), so nothing accrues in those: no incentives left unclaimed.
+ * The programs still create the accumulator on a buyer's first buy whatever track_volume says (the
+ * IDLs' buy_exact_sol_in and buy_exact_quote_in docs ask the payer for its rent unconditionally,
+ * and buy_v2 documents it "initialized if needed"), once per program: its rent is booked as held
+ * (about 0.0018 SOL each), not closed again, since a close in every buy would fail every burn the
+ * day the program's close refuses (its conditions are not in the IDL and cannot be tried here).
  */
 function buyRentAccounts(mint: string, buyer: string): string[] {
   const m = pk(mint);
@@ -754,7 +764,7 @@ async function buildCreate(ctx: PumpContext, params: CreateParams): Promise<Tran
     tokenProgram: TOKEN_2022_PROGRAM_ID,
     buybackFeeRecipient: buybackFeeRecipientOf(global, random),
   });
-  buyIx.data = encodeBuyExactSolIn(params.firstBuyLamports, minTokenOut);
+  buyIx.data = encodeBuyExactSolIn(params.firstBuyLamports, minTokenOut, true);
   const ata = getAssociatedTokenAddressSync(mint, deployer, true, TOKEN_2022_PROGRAM_ID);
   return [
     [
@@ -927,22 +937,26 @@ function buybackFeeRecipientOf(global: { buybackFeeRecipients?: PublicKey[] }, r
   return undefined as unknown as PublicKey; // the SDK's default parameter applies
 }
 
-/** buy_exact_sol_in args: spendable_sol_in u64, min_tokens_out u64, track_volume OptionBool(Some(true)). */
-export function encodeBuyExactSolIn(spendableLamports: bigint, minTokensOut: bigint): Buffer {
+/**
+ * buy_exact_sol_in args: spendable_sol_in u64, min_tokens_out u64, track_volume OptionBool (the
+ * IDL's one-bool struct: one byte). A burn buy does not track volume; a deployer's first buy does
+ * (the incentives are the deployer's).
+ */
+export function encodeBuyExactSolIn(spendableLamports: bigint, minTokensOut: bigint, trackVolume: boolean): Buffer {
   const data = Buffer.alloc(8 + 8 + 8 + 1);
   data.set(DISC.buyExactSolIn, 0);
   data.writeBigUInt64LE(spendableLamports, 8);
   data.writeBigUInt64LE(minTokensOut, 16);
-  data.writeUInt8(1, 24);
+  data.writeUInt8(trackVolume ? 1 : 0, 24);
   return data;
 }
 
-/** PumpSwap buy_exact_quote_in args: spendable_quote_in u64, min_base_amount_out u64, track_volume OptionBool(Some(true)). */
-export function encodeBuyExactQuoteIn(spendableLamports: bigint, minBaseOut: bigint): Buffer {
+/** PumpSwap buy_exact_quote_in args: spendable_quote_in u64, min_base_amount_out u64, track_volume OptionBool. */
+export function encodeBuyExactQuoteIn(spendableLamports: bigint, minBaseOut: bigint, trackVolume: boolean): Buffer {
   const data = Buffer.alloc(8 + 8 + 8 + 1);
   data.set(DISC.buyExactQuoteIn, 0);
   data.writeBigUInt64LE(spendableLamports, 8);
   data.writeBigUInt64LE(minBaseOut, 16);
-  data.writeUInt8(1, 24);
+  data.writeUInt8(trackVolume ? 1 : 0, 24);
   return data;
 }

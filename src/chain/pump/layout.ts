@@ -20,6 +20,18 @@ export const PUMP_AMM_PROGRAM_ID = new PublicKey("pAMMBay6oceH9fJKBRHGP5D4bD4sWp
 export const PUMP_FEE_PROGRAM_ID = new PublicKey("pfeeUxB6jkeY1Hxd7CsFCAjcbHA9rWtchMGdZ6VojVZ");
 export const TOKEN_2022_PROGRAM_ID = new PublicKey("TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb");
 
+/**
+ * The upgradeable programs the pump adapter builds instructions for, and which jobs build them:
+ * pump (sweep collects and distributes, burn buys, the launch page's create and first buy),
+ * PumpSwap (pool collects, pool buys), Pump Fees (the fee config and sharing configs every buy and
+ * distribution reads).
+ */
+export const PUMP_WATCHED_PROGRAMS = [
+  { name: "pump", address: PUMP_PROGRAM_ID.toBase58(), builtBy: ["sweep", "burns", "launches"] },
+  { name: "pump_amm", address: PUMP_AMM_PROGRAM_ID.toBase58(), builtBy: ["sweep", "burns"] },
+  { name: "pump_fees", address: PUMP_FEE_PROGRAM_ID.toBase58(), builtBy: ["sweep", "burns", "launches"] },
+] as const;
+
 const hex = (h: string) => Uint8Array.from(h.match(/../g)!.map((b) => Number.parseInt(b, 16)));
 
 export const DISC = {
@@ -338,6 +350,36 @@ export function decodeCreateArgs(data: Uint8Array): CreateArgs | null {
   }
 }
 
+const SOL_QUOTE_MINTS: readonly string[] = [PublicKey.default.toBase58(), NATIVE_MINT.toBase58()];
+
+/**
+ * Why a create names a coin the service refuses, or null for an ordinary one: the service's
+ * recipients are paid from the SOL creator fee pump's fee schedule sets (what `creatorFeeBps()`
+ * and `/api/launch/config` show, and what the launch page's create asks for by leaving the coin's
+ * own rate at 0). `quoteAccount` is create_v2's first remaining account (the quote mint), if any;
+ * `event` the CreateEvent's record of the coin, where the transaction carries one.
+ */
+export function coinRefusal(
+  args: CreateArgs,
+  quoteAccount: string | undefined,
+  event: CreateEventKind | null,
+): string | null {
+  if (args.isCashbackEnabled || event?.isCashbackEnabled)
+    return "cashback coin: its creator fee goes to the traders, not to the creator";
+  // A holder-reward coin pays its creator fees to the mint's holder-rewards PDA: the program
+  // ignores `creator`, so naming ours proves nothing about where the fees go.
+  if (args.isHolderReward || event?.isHolderReward) return "holder-reward coin: the program ignores the creator";
+  // Non-zero only takes effect on a quote-control mint, but no create of ours sets it: refused
+  // whatever the quote, so a coin never carries a rate of its own that the schedule does not set.
+  if (args.creatorFeeBps !== 0n)
+    return `the coin sets its own creator fee (${args.creatorFeeBps} bps) instead of the configured fee schedule`;
+  for (const quote of [quoteAccount, event?.quoteMint]) {
+    if (quote !== undefined && !SOL_QUOTE_MINTS.includes(quote))
+      return "the coin is quoted in a token, not SOL: its creator fees would accrue in that token";
+  }
+  return null;
+}
+
 export type PumpEvent =
   | { kind: "collectCreatorFee"; creator: string; feeLamports: bigint; quoteMint: string | null }
   | { kind: "collectCoinCreatorFee"; creator: string; feeLamports: bigint; vaultAta: string; destination: string }
@@ -350,7 +392,22 @@ export type PumpEvent =
       bondingCurve: string;
       user: string;
       creator: string;
+      /**
+       * What the program recorded of the coin's kind (the 2025–26 IDL's tail, after `creator`);
+       * null where an older event ends before it.
+       */
+      coin: CreateEventKind | null;
     };
+
+/** The tail of a CreateEvent that says what kind of coin was created. */
+export interface CreateEventKind {
+  isMayhemMode: boolean;
+  isCashbackEnabled: boolean;
+  /** the zero key means SOL */
+  quoteMint: string;
+  /** absent (null) in events that end before it */
+  isHolderReward: boolean | null;
+}
 
 /** Decodes `disc ‖ borsh body` of the events the service reads; anything else is null. */
 export function decodeEvent(payload: Uint8Array): PumpEvent | null {
@@ -380,12 +437,28 @@ export function decodeEvent(payload: Uint8Array): PumpEvent | null {
       const bondingCurve = c.pubkey();
       const user = c.pubkey();
       const creator = c.pubkey();
-      return { kind: "create", name, symbol, uri, mint, bondingCurve, user, creator };
+      return { kind: "create", name, symbol, uri, mint, bondingCurve, user, creator, coin: createEventKind(c) };
     }
   } catch {
     return null;
   }
   return null;
+}
+
+/**
+ * CreateEvent after `creator`: timestamp, four u64 reserves and supply, token_program, then the
+ * coin's kind (is_mayhem_mode, is_cashback_enabled, quote_mint, virtual_quote_reserves,
+ * creator_fee_bps, is_holder_reward). Events written before a field existed end before it.
+ */
+function createEventKind(c: Cursor): CreateEventKind | null {
+  if (c.remaining < 8 * 5 + 32 + 1 + 1 + 32) return null;
+  c.bytes(8 * 5 + 32);
+  const isMayhemMode = c.u8() !== 0;
+  const isCashbackEnabled = c.u8() !== 0;
+  const quoteMint = c.pubkey();
+  if (c.remaining < 8 + 8 + 1) return { isMayhemMode, isCashbackEnabled, quoteMint, isHolderReward: null };
+  c.bytes(8 + 8);
+  return { isMayhemMode, isCashbackEnabled, quoteMint, isHolderReward: c.u8() !== 0 };
 }
 
 /**
