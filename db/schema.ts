@@ -900,3 +900,17 @@ export const reconciliationItems = sqliteTable(
   },
   (t) => [index("reconciliation_items_order").on(t.reconciliationId, t.status, t.position)],
 );
+
+/**
+ * Transactions of strangers that only credited the treasury (anyone may send lamports to any
+ * address): the treasury neither signed nor paid in them. Read once and kept, so the checks of the
+ * treasury's history take them as known (surplus in the proof of reserves) instead of holding money
+ * to reconcile them, however many arrive (src/reconcile/credits.ts).
+ */
+export const treasuryCredits = sqliteTable("treasury_credits", {
+  signature: text("signature").primaryKey(),
+  slot: lamports("slot").notNull(),
+  /** what the treasury's balance gained in it (0 for a failed transaction) */
+  lamports: lamports("lamports").notNull(),
+  recordedAtMs: int("recorded_at_ms").notNull(),
+});

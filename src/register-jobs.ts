@@ -7,11 +7,11 @@ import { registerLaunchJobs } from "./launches/jobs";
 import type { SchedulingContext } from "./jobs/setup";
 import { runPayoutsJob } from "./payouts/job";
 import { runSweepJob } from "./sweeps/job";
-import { indexerStateOf } from "./jobs";
+import { indexerStateOf, whileProgramsUnchanged } from "./jobs";
 import { log } from "./lib/log";
 import { takeSolvencySnapshot } from "./history/snapshots";
 import { snapshotLiabilitiesAfterRun } from "./liabilities/hook";
-import { activeReconciliation, reconcileWithChain } from "./reconcile";
+import { activeReconciliation, reconcileWithChain, startCheckPassed, startHoldTaken } from "./reconcile";
 import { BackupSchedule, scheduleBackupsWith } from "./backup";
 
 export interface RegisterJobsOptions {
@@ -44,6 +44,7 @@ export function registerJobs(ctx: SchedulingContext, options: RegisterJobsOption
       const indexer = indexerStateOf(ctx);
       return indexer !== null && indexer.mode === "grpc" && indexer.connected;
     },
+    sendsAllowed: () => startCheckPassed({ db, chain, now: ctx.now }),
   };
   const payouts = { db, chain, config, now: ctx.now };
   const burns = {
@@ -54,9 +55,14 @@ export function registerJobs(ctx: SchedulingContext, options: RegisterJobsOption
     maxPriceImpactBps: config.burnMaxPriceImpactBps,
     outflowCaps: config.custody,
   };
+  // The jobs that build the launch programs' instructions stand still while one changed unacknowledged.
+  const programs = { db, chain, now: ctx.now };
   scheduler.register("sweep", async (job) => {
-    const report = await runSweepJob(sweeps, job);
+    const report = await whileProgramsUnchanged(programs, "sweep", () => runSweepJob(sweeps, job));
     log.info("sweep run", { ...report });
+    // Held until the start's check of the history: an anchor memo signed now would be a
+    // transaction the check has to tell from the ones the books forgot.
+    if (report?.held) return;
     // Liabilities first: their anchor memo is paid from the treasury, which the solvency snapshot then reads.
     await snapshotLiabilitiesAfterRun(ctx, "sweep", { ...afterRun, signal: job.signal });
     await takeSolvencySnapshot({ db, chain, now: ctx.now }, "sweep");
@@ -65,8 +71,9 @@ export function registerJobs(ctx: SchedulingContext, options: RegisterJobsOption
     // Nothing is sent before the books agree with the treasury's history (src/reconcile).
     const reconciled = await reconcileWithChain({ db, chain, now: ctx.now, payouts, sweeps, burns }, job);
     if (reconciled.status !== "clean") log.info("reconciliation step", { ...reconciled });
-    // While it runs, not even autopay is queued: the payouts the chain holds keep their ids.
-    if (activeReconciliation(db)) return;
+    // While it runs, not even autopay is queued: the payouts the chain holds keep their ids. The
+    // same while the start's check has not passed yet (it waits for the chain): nothing is signed.
+    if (activeReconciliation(db) || startHoldTaken(db)) return;
     const report = await runPayoutsJob(payouts, job);
     log.info("payouts run", { ...report });
     await snapshotLiabilitiesAfterRun(ctx, "payouts", { ...afterRun, signal: job.signal });
@@ -75,7 +82,7 @@ export function registerJobs(ctx: SchedulingContext, options: RegisterJobsOption
   scheduler.register("burns", async (job) => {
     // A burn of tokens the chain may have burned already waits for the reconciliation too.
     if (activeReconciliation(db)) return;
-    const report = await runBurnsJob(burns, job);
+    const report = await whileProgramsUnchanged(programs, "burns", () => runBurnsJob(burns, job));
     log.info("burns run", { ...report });
     // The hourly floor rides on a job that runs every few minutes in every deployment.
     await takeSolvencySnapshot({ db, chain, now: ctx.now }, "hourly");

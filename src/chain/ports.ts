@@ -66,6 +66,15 @@ export interface ChainReader {
   getBalances(addresses: readonly string[]): Promise<Map<string, bigint>>;
   /** Accounts in batches. A missing account maps to null. */
   getAccounts(addresses: readonly string[]): Promise<Map<string, AccountSnapshot | null>>;
+  /**
+   * Balances (at most 100 addresses) as a node at `minContextSlot` or later sees them, with the slot
+   * it answered at: what a listing of history up to that slot can be compared with. A node behind
+   * it refuses (unavailable, ask again). Absent on readers that cannot say.
+   */
+  getBalancesAt?(
+    addresses: readonly string[],
+    minContextSlot: bigint,
+  ): Promise<{ slot: bigint; balances: Map<string, bigint> }>;
   /** null when the node does not know the signature (yet). */
   getTransaction(signature: string): Promise<ConfirmedTransaction | null>;
   /**
@@ -315,6 +324,8 @@ export type LaunchOp = {
 export interface LaunchProgram {
   readonly kind: "pump" | "local";
   readonly programId: string;
+  /** The upgradeable programs whose instructions this adapter builds: their ProgramData is watched. */
+  readonly programs: readonly WatchedProgram[];
   /** Pure PDA derivation, no I/O. */
   vaultAddresses(token: TokenRef): VaultAddresses;
   /** Batched readings of both vaults, the creator address and the bonded flag. */
@@ -329,11 +340,12 @@ export interface LaunchProgram {
   ): TransactionInstruction[];
   /** Decode what a confirmed sweep transaction collected and moved, per creator. */
   decodeSweep(tx: ConfirmedTransaction, creators: readonly string[]): SweepEffect[];
-  /** Verify that `signature` created `expected.mint` on this program with our creator and uri. */
-  verifyCreate(
-    tx: ConfirmedTransaction,
-    expected: { mint: string; creator: string; uri: string },
-  ): { ok: true; create: VerifiedCreate } | { ok: false; reason: string };
+  /**
+   * Verify that `signature` created `expected.mint` on this program with our creator and uri.
+   * `coinRefused`: it did, but as a kind of coin the service refuses (its creator fees would not
+   * reach the recipients); the mint exists now, so no other transaction can create it.
+   */
+  verifyCreate(tx: ConfirmedTransaction, expected: { mint: string; creator: string; uri: string }): VerifyCreateResult;
   /** Buy `lamports` worth of the token for `buyer`, on the curve or the pool, bounded by slippage. */
   buildBurnBuy(token: TokenRef, buyer: PublicKey, lamports: bigint, slippageBps: number): Promise<BurnBuyPlan>;
   /** Burn `amount` base units held by `owner` on the mint's own token program. */
@@ -366,6 +378,17 @@ export interface LaunchProgram {
    */
   launchOps(tx: VersionedTransaction): LaunchOp[];
 }
+
+/** An upgradeable program the service builds instructions for, and the jobs that build them. */
+export interface WatchedProgram {
+  name: string;
+  address: string;
+  builtBy: readonly ("sweep" | "burns" | "launches")[];
+}
+
+export type VerifyCreateResult =
+  | { ok: true; create: VerifiedCreate }
+  | { ok: false; reason: string; coinRefused?: true };
 
 /** A launch as the launch page's wallet creates it. */
 export interface CreateParams {

@@ -1,4 +1,12 @@
+export { startCheckPassed } from "./check";
 export { reconcileWithChain } from "./job";
 export type { ReconcileDeps, ReconcileReport } from "./job";
-export { activeReconciliation, holdForReconciliation, latestReconciliation, restoredAtMs } from "./store";
+export {
+  activeReconciliation,
+  holdForReconciliation,
+  latestReconciliation,
+  markHistoryOffChain,
+  restoredAtMs,
+  startHoldTaken,
+} from "./store";
 export type { Reconciliation } from "./store";

@@ -1,7 +1,9 @@
 /**
  * The reconciliation with the chain, run as the first step of every payouts run (before anything
- * is sent): when the database was restored, or when the treasury's newest transactions hold one
- * the database does not know, the treasury's history since the last known transaction is read and
+ * is sent): when the database was restored, or when the treasury's history holds a transaction the
+ * treasury took part in that the database does not know (check.ts: at a start, the whole history
+ * since the books' newest landed transaction; later, the newest signatures), the treasury's
+ * history since the last known transaction is read and
  * every unknown transaction applied, oldest first, each to the end (its outcome booked by its own
  * job's resolution) before the next. Money stays halted meanwhile (custody's `reconciling`
  * incident); a transaction nobody can account for leaves it halted behind an `unknown-transaction`
@@ -17,7 +19,8 @@ import { log } from "../lib/log";
 import { type PayoutJobDeps, resolvePayoutSignature, resolveSentWithdrawals } from "../payouts";
 import { resolveSentSweeps, resolveSweepSignature, type SweepJobDeps } from "../sweeps";
 import { applyTransaction } from "./apply";
-import { DEFAULT_SCAN, newestUnknown, type ScanOptions, scanHistory } from "./scan";
+import { checkHistory, reachesNow } from "./check";
+import { DEFAULT_SCAN, type ScanOptions, type ScanResult, scanHistory } from "./scan";
 import {
   activeReconciliation,
   finishReconciliation,
@@ -29,7 +32,6 @@ import {
   type Reconciliation,
   type ReconciliationItem,
   releaseHold,
-  restoredAtMs,
   saveScan,
   settleItem,
   startReconciliation,
@@ -58,35 +60,47 @@ const ITEMS_PER_RUN = 500;
 
 export async function reconcileWithChain(deps: ReconcileDeps, ctx: JobContext): Promise<ReconcileReport> {
   const { db } = deps;
-  const list = deps.chain.reader.signaturesForAddress?.bind(deps.chain.reader);
   const treasury = deps.chain.treasury.publicKey.toBase58();
-  const known = (signature: string) => isKnownSignature(db, signature);
   let active = activeReconciliation(db);
+  let scan: ScanResult | null = null;
   if (!active) {
-    const restored = restoredAtMs(db) !== null;
-    // A reader that cannot page history (a test's fake) has nothing to reconcile against.
-    if (!list || (!restored && !(await newestUnknown(list, treasury, known)))) {
+    const check = await checkHistory(deps);
+    if (check.verdict === "clean") {
       releaseHold(db, deps.now());
       return { status: "clean", applied: 0, unknown: 0 };
     }
-    active = startReconciliation(db, restored ? "restore" : "start", deps.now());
+    // Held as it was (the start's hold, or nothing after it): the next run asks again.
+    if (check.verdict === "wait") return { status: "waiting", applied: 0, unknown: 0 };
+    active = startReconciliation(db, check.reason, deps.now());
+    scan = check.scan;
     log.warn("reconciling the books with the treasury's history before money moves", { reason: active.reason });
   }
   if (active.status === "scanning") {
-    const scan = await scanHistory(
-      list!,
+    scan ??= await scanHistory(
+      deps.chain.reader.signaturesForAddress!.bind(deps.chain.reader),
       treasury,
-      known,
+      (signature) => isKnownSignature(db, signature),
       deps.scan ?? DEFAULT_SCAN,
       knowsLandedTransaction(db),
       (signature) => isAnchorSignature(db, signature),
     );
-    if (!(await reachesNow(deps.chain, treasury, scan.newest))) {
+    if (!(await reachesNow(deps, treasury, scan))) {
       throw new AppError("RECONCILE_HISTORY_SHORT");
     }
     saveScan(db, active.id, scan);
     crashPoint("reconcile:after-scan");
   }
+  return applyPending(deps, ctx, active, treasury);
+}
+
+/** The reconciliation's items, oldest first, each to the end; what the backup held in flight first. */
+async function applyPending(
+  deps: ReconcileDeps,
+  ctx: JobContext,
+  active: Reconciliation,
+  treasury: string,
+): Promise<ReconcileReport> {
+  const { db } = deps;
   const report: ReconcileReport = { status: "applying", applied: 0, unknown: 0 };
   // What the backup held in flight is settled first: a sweep it knew, credited since, pays for
   // payouts further on; a buy it knew must be bought before the burn of it that follows.
@@ -102,21 +116,6 @@ export async function reconcileWithChain(deps: ReconcileDeps, ctx: JobContext): 
     else report.applied++;
   }
   return pendingItems(db, active.id, 1).length === 0 ? finish(db, active, deps.now(), report) : report;
-}
-
-/**
- * Whether the listing reached the present: the treasury's balance after the newest transaction
- * listed is its balance now. A node behind the others lists the history up to its own slot, and
- * a reconciliation that took it for the whole would miss the newest transactions (and send their
- * payouts again). A transaction landing meanwhile also disagrees: the next run scans again.
- */
-async function reachesNow(chain: ChainServices, treasury: string, newest: string | null): Promise<boolean> {
-  // No history at all: nothing to reach (a history cut short is refused by the scan itself).
-  if (newest === null) return true;
-  const now = (await chain.reader.getBalances([treasury])).get(treasury) ?? 0n;
-  const tx = await chain.reader.getTransaction(newest);
-  const i = tx?.accountKeys.indexOf(treasury) ?? -1;
-  return tx !== null && i >= 0 && tx.postBalances[i] === now;
 }
 
 const sentPayoutSignatures = statement<{ signature: string }, []>(

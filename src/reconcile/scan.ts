@@ -77,14 +77,3 @@ export async function scanHistory(
     before = page[page.length - 1]!.signature;
   }
 }
-
-/** Whether the newest `limit` treasury transactions hold one the database does not know. */
-export async function newestUnknown(
-  list: Lister,
-  address: string,
-  isKnown: (signature: string) => boolean,
-  limit = 25,
-): Promise<boolean> {
-  const page = await list(address, { limit });
-  return page.some((entry) => !isKnown(entry.signature));
-}

@@ -8,7 +8,7 @@ import type { Db } from "../../db/client";
 import { reconciliationItems, reconciliations } from "../../db/schema";
 import { columnsOf, query, statement, type TableRow } from "../../db/statement";
 import { immediate } from "../../db/transaction";
-import { clearIncidents, holdMoneyAtStart, raiseIncident, releaseStartHold } from "../custody";
+import { clearIncidents, holdMoneyAtStart, raiseIncident, releaseStartHold, START_HOLD_KEY } from "../custody";
 import { AppError } from "../lib/errors";
 
 export type ReconciliationStatus = "scanning" | "applying" | "done" | "blocked";
@@ -137,6 +137,11 @@ const isAnchor = statement<{ known: bigint | number }, [signature: string, key: 
 export function isAnchorSignature(db: Db, signature: string): boolean {
   const row = isAnchor(db).get(signature, JOURNAL_MARK_KEY);
   return Number(row?.known ?? 0) === 1;
+}
+
+/** Whether the hold every start takes is still on: the treasury's history has not been checked since. */
+export function startHoldTaken(db: Db): boolean {
+  return Boolean(settingValue(db).get(START_HOLD_KEY));
 }
 
 /** When the database was restored and not yet reconciled; null otherwise. */
@@ -269,9 +274,11 @@ export function finishReconciliation(db: Db, id: number, atMs: number): Reconcil
         .map((u) => u.signature)
         .join(", ");
       const more = unknown.length > NAMED_UNKNOWN_MAX ? ` and ${unknown.length - NAMED_UNKNOWN_MAX} more` : "";
+      // Why, after every signature, as far as the detail's length allows (what could not be rebuilt).
+      const why = unknown.map((u) => (u.note ? ` ${u.signature.slice(0, 8)}…: ${u.note}.` : "")).join("");
       raiseIncident(db, {
         kind: "unknown-transaction",
-        detail: `treasury transactions the service cannot account for: ${named}${more}`,
+        detail: `treasury transactions the service cannot account for: ${named}${more}.${why}`,
         atMs,
       });
     }
@@ -284,7 +291,8 @@ export function finishReconciliation(db: Db, id: number, atMs: number): Reconcil
 
 const isKnown = statement<{ known: bigint | number }, [signature: string]>(
   `SELECT EXISTS (SELECT 1 FROM chain_transactions WHERE signature = ?1)
-       OR EXISTS (SELECT 1 FROM reconciliation_items WHERE signature = ?1) AS known`,
+       OR EXISTS (SELECT 1 FROM reconciliation_items WHERE signature = ?1)
+       OR EXISTS (SELECT 1 FROM treasury_credits WHERE signature = ?1) AS known`,
 );
 const landedKnown = statement<{ known: bigint | number }, []>(
   `SELECT EXISTS (SELECT 1 FROM chain_transactions WHERE landed_slot IS NOT NULL)
@@ -294,14 +302,30 @@ const landedKnown = statement<{ known: bigint | number }, []>(
        OR EXISTS (SELECT 1 FROM reconciliation_items WHERE status = 'applied') AS known`,
 );
 
-/** Whether the service knows this treasury signature: it signed it (journal) or a reconciliation read it. */
+/**
+ * Whether the service knows this treasury signature: it signed it (journal), a reconciliation read
+ * it, or it is a stranger's credit already booked (credits.ts).
+ */
 export function isKnownSignature(db: Db, signature: string): boolean {
   const row = isKnown(db).get(signature);
   return Number(row?.known ?? 0) === 1;
 }
 
+/**
+ * Settings key a synthetic history leaves (scripts/seed.ts): the books' transactions were made on
+ * no chain, so no treasury history can reach them, and the check at start does not wait for one
+ * that does. Only the seed writes it; a real database never has it.
+ */
+export const HISTORY_OFF_CHAIN_KEY = "books_history_off_chain";
+
+/** Marks a database whose history was made up, not made on the chain the service will run against. */
+export function markHistoryOffChain(db: Db): void {
+  setSetting(db).run(HISTORY_OFF_CHAIN_KEY, "1");
+}
+
 /** Whether the books hold a treasury transaction that landed (the treasury's history must reach it). */
 export function knowsLandedTransaction(db: Db): boolean {
+  if (settingValue(db).get(HISTORY_OFF_CHAIN_KEY)) return false;
   const row = landedKnown(db).get();
   return Number(row?.known ?? 0) === 1;
 }

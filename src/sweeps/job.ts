@@ -73,6 +73,11 @@ export interface SweepJobDeps {
    * for every question), and what the stream has not decided by the deadline is the next run's.
    */
   streamResolves?: () => boolean;
+  /**
+   * Whether this run may read and send: false while the books wait for their check against the
+   * treasury's history (src/reconcile). Sweeps already sent are still resolved. Absent: always.
+   */
+  sendsAllowed?: () => Promise<boolean>;
 }
 
 export interface SweepRunReport {
@@ -87,6 +92,8 @@ export interface SweepRunReport {
   reread: number;
   /** tokens not tried this run: set aside after repeated failures, or stopped */
   heldBack: number;
+  /** true when the run sent nothing because the books wait for their check (`sendsAllowed`) */
+  held: boolean;
 }
 
 /** Bound on sent sweeps looked at per resolution pass. */
@@ -103,9 +110,16 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
     sendErrors: 0,
     reread: 0,
     heldBack: 0,
+    held: false,
   };
   await resolveSentSweeps(deps, ctx, report);
   if (ctx.signal.aborted) return report;
+  // A database older than the chain would sweep on a history it has not read: its sweeps, known
+  // to it, would bury the transactions it forgot (src/reconcile/check.ts).
+  if (deps.sendsAllowed && !(await deps.sendsAllowed())) {
+    report.held = true;
+    return report;
+  }
 
   // Ids only (a number each): the tokens read again after the run, the swept ones first.
   const swept: number[] = [];

@@ -26,7 +26,7 @@ import { parentOf } from "./port";
 import { nameThisThread, THREAD_NAMES, yieldToRequests } from "./priority";
 import { pacedFetch } from "./pace";
 import type { JobsProtocol } from "./protocol";
-import { holdForReconciliation, restoredAtMs } from "../reconcile";
+import { holdForReconciliation } from "../reconcile";
 
 /** How often the indexer's state is sent to the request thread (its health and metrics show it). */
 export const INDEXER_STATE_EVERY_MS = 500;
@@ -89,11 +89,10 @@ function postStats(): void {
 
 /** The schedules, the indexer and the webhook sender: only when JOBS is on, as before the threads. */
 function startWork(): void {
-  // Money waits until the payouts run has checked the treasury's history against the books
-  // (src/reconcile): a database restored, or copied back by hand, is never paid from twice. Runs
-  // fired by the cron route alone (JOBS off) hold only a restored database: there the first
-  // payouts run the cron fires reconciles it.
-  if (config.jobsEnabled || restoredAtMs(db) !== null) holdForReconciliation(db, "start", ctx.now());
+  // Money (sweeps included) waits until a run has checked the treasury's history against the books
+  // (src/reconcile): a database restored, or copied back by hand, is never paid from twice. With
+  // JOBS off too: there the first payouts or sweep run the cron route fires checks it.
+  holdForReconciliation(db, "start", ctx.now());
   postStats();
   statsTimer = setInterval(postStats, STATS_PUBLISH_EVERY_MS);
   // Also without schedules: runs fired by the cron route sign transactions that must be sent
