@@ -1,9 +1,11 @@
 /**
  * The seeded simulation (scripts/sim.ts) in CI: 200 seeds of random user behaviour, every fault
- * rule of the hostile local chain, crashes at the crash points, lease takeovers and clock jumps,
- * restores of an earlier backup reconciled with the chain (crashes at the reconciliation's points
- * included), with the invariants checked after every step; and one fixed seed replayed to the
- * same trace.
+ * rule of the hostile local chain (history holes and batches fanned out included), crashes at the
+ * crash points, lease takeovers and clock jumps, restores of an earlier backup and copies of it put
+ * back by hand (JOBS on and off, sweeps held before payouts) reconciled with the chain (crashes at
+ * the reconciliation's points included), strangers' dust and pre-funded accounts, low outflow caps
+ * and the operator's resumes, with the invariants checked after every step; and one fixed seed
+ * replayed to the same trace.
  */
 import { describe, expect, test } from "bun:test";
 import { runSeed } from "../../scripts/sim";
@@ -53,10 +55,27 @@ describe("seeded simulation", () => {
       "clockJump",
       "congestion",
       "prunedHistory",
+      "historyHole",
+      "batchFanOut",
       "rebroadcast",
       // backups restored, and treasury transactions the reconciliation applied after them
       "restore",
       "reconciledItems",
+      // backups copied back by hand (JOBS on, JOBS off), sweeps held until the start's check, and
+      // the reconciliations those checks started
+      "rollback",
+      "rollback-jobs-off",
+      "sweepHeld",
+      "rollbackReconciled",
+      // strangers: dust (in bursts, and between the reads of a run), accounts pre-funded below a
+      // token account's rent before the buy that creates them, accounts created for the treasury
+      "dust",
+      "dustMidRun",
+      "strangerPrefundBelowRent",
+      "strangerCreate",
+      // outflow breakers tripped under a low cap: resumes by id, and resumes refused
+      "resume",
+      "resumeRefused",
     ]) {
       expect({ kind, injected: (totals[kind] ?? 0) > 0 }).toEqual({ kind, injected: true });
     }
