@@ -1091,10 +1091,15 @@ class World {
     }
   }
 
+  /** Whether an outflow cap halts money (what the operator's resume lets out). */
+  private haltedByCap(): boolean {
+    const kind = moneyHalt(this.db)?.kind;
+    return kind === "outflow-hour" || kind === "outflow-day";
+  }
+
   /** While halted by a breaker, the operator resumes (settling: every round, so what waits goes out). */
   private resumeIfHalted(): string | null {
-    const halt = moneyHalt(this.db);
-    if (!halt || (halt.kind !== "outflow-hour" && halt.kind !== "outflow-day")) return null;
+    if (!this.haltedByCap()) return null;
     return this.resume();
   }
 
@@ -1463,7 +1468,12 @@ class World {
       // with no buy in flight. Rest means the burns run bought nothing more, so that the books
       // before a restore and after it are compared at the same point.
       let buying = false;
-      for (let round = 0; round === 0 || (round < SETTLE_ROUNDS && (buying || this.moneyLive())); round++) {
+      // Halted by an outflow cap with orders still waiting is not rest: the operator resumes next round.
+      for (
+        let round = 0;
+        round === 0 || (round < SETTLE_ROUNDS && (buying || this.moneyLive() || this.haltedByCap()));
+        round++
+      ) {
         this.nowMs += LEASE_MS + 1;
         buying = false;
         this.resumeIfHalted();
