@@ -101,6 +101,8 @@ import { createServiceMetrics } from "../src/lib/metrics";
 import { describeError, SimInvariantViolation, SimLaunches } from "./sim-launches";
 
 const START_MS = 1_800_000_000_000;
+/** The rebroadcaster's interval in the simulated service (REBROADCAST_MS's role). */
+const REBROADCAST_INTERVAL_MS = 2_000;
 const LEASE_MS = 30_000;
 const USERS = 6;
 const TOKENS = 3;
@@ -1185,9 +1187,17 @@ class World {
   }
 
   private async jobStep(): Promise<string> {
-    if (this.rand() < 0.15) {
+    // The rebroadcaster's pass matters while a signed transaction is still live (a dropped send):
+    // then it comes more often, as its timer keeps firing while one waits.
+    const live = this.db.$client.query("SELECT 1 FROM chain_transactions WHERE state = 'live' LIMIT 1").get() !== null;
+    if (this.rand() < (live ? 0.35 : 0.1)) {
       // The rebroadcaster's pass, between the jobs as its timer runs in the service.
-      const r = await rebroadcastPass({ db: this.db, chain: this.chain, now: () => this.nowMs }, { intervalMs: 2_000 });
+      // As its timer does: the pass comes an interval after the sends before it, so they are due.
+      this.nowMs += REBROADCAST_INTERVAL_MS;
+      const r = await rebroadcastPass(
+        { db: this.db, chain: this.chain, now: () => this.nowMs },
+        { intervalMs: REBROADCAST_INTERVAL_MS },
+      );
       if (r.sent > 0) this.count("rebroadcast");
       this.node.advanceSlots(1);
       return `rebroadcast sent ${r.sent} landed ${r.landed} lapsed ${r.lapsed}`;
