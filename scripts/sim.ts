@@ -1068,7 +1068,9 @@ class World {
     const listed = waitingOutflow(this.db);
     let late = "";
     // (Not while the books wait on the chain: a claim then would not be in the books compared after.)
-    if (halt && !this.held() && this.rand() < 0.3) {
+    // (Nor while settling: the books before and after a restore are compared there, and a user's
+    // claim in between is new money out, not the reconciliation's.)
+    if (halt && !this.held() && !this.settling && this.rand() < 0.3) {
       const u = this.pick(this.users);
       late = `; claim ${u.id} after the listing -> ${this.claim(u)}`;
     }
