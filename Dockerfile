@@ -5,7 +5,7 @@
 #
 # The Bun that builds it is the one package-lock.json pins (and every test runs):
 # test/dockerfile.test.ts keeps the two equal. linux/amd64 only: two native dependencies (LiteSVM,
-# the Yellowstone client) publish no linux-arm64 build of the versions used (README, Self-hosting).
+# the Yellowstone client) publish no linux-arm64 build of the versions used (docs/self-hosting.md).
 FROM oven/bun:1.4.5 AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
@@ -20,6 +20,8 @@ COPY --from=build /out/fee-ledger /usr/local/bin/fee-ledger
 RUN groupadd --system app && useradd --system --gid app --home /data app \
     && mkdir -p /data && chown app:app /data
 USER app
+# The working folder is the data volume: the executable reads no bunfig.toml or .env from it
+# (scripts/build.ts turns Bun's autoloading off; test/binary/pump-start.test.ts).
 WORKDIR /data
 VOLUME ["/data"]
 ENV DATA_DIR=/data \
@@ -30,7 +32,7 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["fee-ledger", "health"]
 # Read once as the process starts, so set here: JavaScriptCore's heap sizing (collect early in each
 # of the three threads) and one glibc arena for the native modules. The same as `npm start`; the
-# reasons are in src/workers/runtime-env.ts (README, Operations).
+# reasons are in src/workers/runtime-env.ts (docs/operations.md, Memory).
 ENV BUN_JSC_forceRAMSize=402653184 \
     BUN_JSC_largeHeapSize=8388608 \
     BUN_JSC_smallHeapGrowthFactor=1.25 \

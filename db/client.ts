@@ -76,10 +76,13 @@ export function openDatabase(
   if (path === ":memory:") return openMigratedMemory();
   ownerOnly(path);
   const client = new Database(path, { create: true, safeIntegers: true, strict: true });
+  // First: every statement after it waits for a lock another connection holds instead of failing
+  // at once ("database is locked" in 0 ms when switching to WAL while a backup or a crashed
+  // process's recovery holds the file).
+  client.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
   client.exec("PRAGMA journal_mode = WAL");
   // FULL: a committed posting survives power loss, not just a process crash.
   client.exec("PRAGMA synchronous = FULL");
-  client.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
   client.exec("PRAGMA foreign_keys = ON");
   client.exec(`PRAGMA cache_size = -${options.pageCacheKib ?? PAGE_CACHE_KIB}`);
   client.exec(`PRAGMA journal_size_limit = ${options.walSizeLimitBytes ?? WAL_SIZE_LIMIT_BYTES}`);

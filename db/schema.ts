@@ -360,6 +360,8 @@ export const burnOrders = sqliteTable(
     status: text("status", { enum: ["pending", "buying", "done"] }).notNull(),
     buyId: int("buy_id"),
     createdAtMs: int("created_at_ms").notNull(),
+    /** the order this is the rest of, when a buy took that one only in part (its release covers this rest) */
+    splitFromId: int("split_from_id"),
   },
   (t) => [
     index("burn_orders_status_mint").on(t.status, t.mint),
@@ -820,7 +822,7 @@ export const withdrawals = sqliteTable(
 // ---------------------------------------------------------------- provider cost (issue 42)
 
 /**
- * When the sweep reads a token's vaults next (src/sweeps/schedule.ts). A token without a row is
+ * When the sweep reads a token's vaults next (src/tokens/reading-schedule.ts). A token without a row is
  * read at the next run (new tokens, and every token before this table existed). Vaults only grow
  * through trades, so a token whose readings stop changing is read less and less often (the
  * interval doubles up to SWEEP_QUIET_MAX_INTERVAL_MS), and at once again on any sign of activity.

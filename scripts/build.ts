@@ -132,6 +132,10 @@ function missingAddon(target: Target, names: string): Error {
  *   follow; its CommonJS entry names the addon with plain `require`s, so that one is bundled.
  * - bigint-buffer finds its addon through `bindings`, which searches the disk; the addon is named
  *   directly instead so it is embedded, rather than printing a warning and using its JS fallback.
+ * - `@coral-xyz/anchor` (the pump SDKs' and the pump adapter's) is bundled from its CommonJS build,
+ *   the one Node runs: its ES module entry assigns to CommonJS's `exports`, which the bundler
+ *   rewrote into a name it never declared, so the executable exited at start with `CHAIN=pump`
+ *   (`ReferenceError: exports_esm is not defined`; test/binary/pump-start.test.ts).
  */
 function plugins(target: Target, jsonFiles: Set<string>): BunPlugin[] {
   const wanted = new Set([TARGETS[target].libvips, ...TARGETS[target].addons]);
@@ -145,6 +149,10 @@ function plugins(target: Target, jsonFiles: Set<string>): BunPlugin[] {
         build.onResolve({ filter: /^sharp$/ }, () => {
           const dir = packageDir("sharp");
           return dir ? { path: join(dir, "dist", "index.cjs") } : undefined;
+        });
+        build.onResolve({ filter: /^@coral-xyz\/anchor$/ }, () => {
+          const dir = packageDir("@coral-xyz/anchor");
+          return dir ? { path: join(dir, "dist", "cjs", "index.js") } : undefined;
         });
         build.onResolve({ filter: PLATFORM_PACKAGE }, (args) => {
           const parts = args.path.split("/");
@@ -208,7 +216,18 @@ export async function buildExecutable(
       ...files,
     ],
     root: ROOT,
-    compile: { target: TARGETS[target].bun, outfile },
+    // Nothing from the working folder is read as Bun's own configuration: in the image that folder
+    // is the data volume, and a planted bunfig.toml's preload ran code beside the treasury key, a
+    // planted .env set the service's settings (test/binary/pump-start.test.ts). Settings come from
+    // the process's environment only.
+    compile: {
+      target: TARGETS[target].bun,
+      outfile,
+      autoloadBunfig: false,
+      autoloadDotenv: false,
+      autoloadTsconfig: false,
+      autoloadPackageJson: false,
+    },
     naming: { asset: "[dir]/[name].[ext]" },
     // NODE_ENV is fixed: the bundler would otherwise inline the building shell's (a build run under
     // `bun test` made an executable whose log was silenced, src/lib/log.ts).

@@ -1,5 +1,5 @@
 /**
- * Every setting comes from the environment (README lists them all). `loadConfig` validates the lot
+ * Every setting comes from the environment (docs/configuration.md lists them all). `loadConfig` validates the lot
  * and throws an AppError `CONFIG_INVALID` whose message is one line naming the bad variable, never
  * its value: secrets must not reach a log. With nothing set the service runs on its embedded defaults.
  */

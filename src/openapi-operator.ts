@@ -2,7 +2,7 @@
  * The admin and webhook routes of the operator document (`/api/openapi-operator.json`, composed in
  * src/openapi.ts). Their handlers read their bodies themselves (a wrong secret must answer 404
  * before a body is read), so they carry no route schemas to generate from; they are described
- * here, and test/openapi-operator.test.ts checks this list against the routes the app serves.
+ * here, and test/openapi.test.ts checks this list against the routes the app serves.
  * The cron routes come from their own route schemas (src/jobs/cron-schemas.ts).
  */
 import { ADDRESS_PATTERN } from "./http/params";

@@ -11,5 +11,5 @@ export async function rpc<T>(method: string, params: unknown[] = []): Promise<T>
   return body.result as T;
 }
 
-/** Genesis hash the embedded local chain reports (src/chain/localnet/rpc-server.ts). */
+/** Genesis hash the embedded local chain reports (packages/localnet/src/rpc/cluster.ts). */
 export const LOCAL_CHAIN_GENESIS = "LocaLChain1111111111111111111111111111111111";

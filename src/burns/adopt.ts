@@ -99,8 +99,8 @@ const setOrderLamports = statement<never, [lamports: bigint, id: bigint]>(
   "UPDATE burn_orders SET lamports = ? WHERE id = ?",
 );
 const insertOrderRest = statement<never, [rest: bigint, id: bigint]>(
-  `INSERT INTO burn_orders (source, idp_user_id, mint, lamports, sweep_id, status, created_at_ms)
-   SELECT source, idp_user_id, mint, ?, sweep_id, 'pending', created_at_ms FROM burn_orders WHERE id = ?`,
+  `INSERT INTO burn_orders (source, idp_user_id, mint, lamports, sweep_id, status, created_at_ms, split_from_id)
+   SELECT source, idp_user_id, mint, ?1, sweep_id, 'pending', created_at_ms, id FROM burn_orders WHERE id = ?2`,
 );
 
 /** Cuts a pending order: `lamports` stay in it, the rest becomes a new pending order like it. */

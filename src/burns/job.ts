@@ -581,7 +581,8 @@ async function buyGroup(
   if (!planned) return;
   const { prepared, lamports, part, buyKey } = planned;
   // The breakers: an open halt, or this buy taking the outflow past a cap (which trips it).
-  if (deps.outflowCaps ? moneyGate(deps.db, deps.outflowCaps, deps.now(), lamports) : moneyHalt(deps.db)) {
+  const rows = { burnOrders: buyKey.orders.map((o) => ({ id: o.orderId, lamports: o.lamports })) };
+  if (deps.outflowCaps ? moneyGate(deps.db, deps.outflowCaps, deps.now(), lamports, rows) : moneyHalt(deps.db)) {
     report.skipped++;
     return;
   }

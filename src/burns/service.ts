@@ -199,8 +199,8 @@ const setOrderLamports = statement<never, [lamports: bigint, orderId: number]>(
   "UPDATE burn_orders SET lamports = ? WHERE id = ?",
 );
 const insertOrderRest = statement<never, [rest: bigint, orderId: number]>(
-  `INSERT INTO burn_orders (source, idp_user_id, mint, lamports, sweep_id, status, created_at_ms)
-   SELECT source, idp_user_id, mint, ?, sweep_id, 'pending', created_at_ms FROM burn_orders WHERE id = ?`,
+  `INSERT INTO burn_orders (source, idp_user_id, mint, lamports, sweep_id, status, created_at_ms, split_from_id)
+   SELECT source, idp_user_id, mint, ?1, sweep_id, 'pending', created_at_ms, id FROM burn_orders WHERE id = ?2`,
 );
 
 /**

@@ -8,6 +8,7 @@ import type { Db } from "../../db/client";
 import { moneyHalt, raiseIncident, type Incident } from "./incidents";
 import { type OutflowRow, type OutflowRows, type ReleasedRows, releasedOutflow, totalOf } from "./release";
 import { query } from "../../db/statement";
+import { log } from "../lib/log";
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
@@ -51,7 +52,12 @@ export function outflowAllows(
     ["outflow-day", DAY_MS, caps.outflowMaxLamportsPerDay, "day"],
   ] as const) {
     const windowStart = nowMs - windowMs;
-    const out = outflowSince(db, windowStart) - released.leftSince(windowStart);
+    const left = outflowSince(db, windowStart);
+    const releasedLeft = released.leftSince(windowStart);
+    // What left released is part of what left: more means it was counted twice, and the gate
+    // fails closed (everything counts) rather than let the difference past the cap.
+    if (releasedLeft > left) log.error("released outflow exceeds the outflow; counting all of it", { kind });
+    const out = releasedLeft > left ? left : left - releasedLeft;
     if (out + counted > cap) {
       return {
         ok: false,

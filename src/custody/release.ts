@@ -7,9 +7,10 @@
  * its rows to the first's instead of putting back into the caps what the first let out. A released
  * row leaves beyond the caps within RELEASE_TTL_MS of its resume; one still waiting after that
  * counts like any other outflow. A payout that provably expired and was replaced stays released in
- * its replacement (the same money, sent again). Burn buys are not tied to their orders at the gate
- * (the burns job names none), so they spend the released orders' total, oldest buys first: a
- * mint's oldest orders are bought first, and the released ones were waiting before any new one.
+ * its replacement (the same money, sent again). A burn buy names the orders it takes: what of them
+ * was released leaves beyond the caps, and so does the rest of a released order a buy took only in
+ * part (`split_from_id`). An order that was not listed never rides on a listed one's release, even
+ * in the same buy or mint.
  */
 import type { Db } from "../../db/client";
 import { query } from "../../db/statement";
@@ -102,17 +103,18 @@ export function recordRelease(db: Db, atMs: number, rows: ReleasedRows): bigint 
   return totalLamports;
 }
 
-/** What a send carries, as far as its sender can name it (burn buys name nothing). */
+/** What a send carries: a payout batch's payouts, a withdrawal, or a burn buy's orders (the lamports it takes of each). */
 export interface OutflowRows {
   payoutIds?: readonly number[];
   withdrawalId?: number;
+  burnOrders?: readonly OutflowRow[];
 }
 
 /** The released part of the outflow: what left of it in a window, and what of a send is released. */
 export interface ReleasedOutflow {
   /** released lamports that left at or after `sinceMs` (they count against no cap) */
   leftSince(sinceMs: number): bigint;
-  /** how much of a send of `lamports` carrying `rows` is released (a send without rows: a burn buy) */
+  /** how much of a send of `lamports` carrying `rows` is released (a send naming no rows: none of it) */
   ofSend(lamports: bigint, rows: OutflowRows | undefined): bigint;
 }
 
@@ -127,11 +129,16 @@ function untilById(releases: readonly Release[], pick: (r: Release) => readonly 
   return [...until];
 }
 
-/** Released payouts (and the replacements of released ones) sent at or after `sinceMs`, within their release. */
-const RELEASED_PAYOUTS = `WITH RECURSIVE released(id, until_ms) AS (
+/**
+ * Released payouts (and the replacements of released ones), each once with its latest release. A
+ * replacement may be released by a later resume as well as through the payout it replaces: joined
+ * per release, it would count twice and let as much again past the caps (seed 403217).
+ */
+const RELEASED_PAYOUTS = `WITH RECURSIVE reached(id, until_ms) AS (
     SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?1)
-    UNION SELECT p.id, released.until_ms FROM payouts p JOIN released ON p.replaces_id = released.id
-  )`;
+    UNION SELECT p.id, reached.until_ms FROM payouts p JOIN reached ON p.replaces_id = reached.id
+  ),
+  released(id, until_ms) AS (SELECT id, MAX(until_ms) FROM reached GROUP BY id)`;
 
 function releasedPayoutsLeft(db: Db, ids: string, sinceMs: number): bigint {
   const row = query<{ n: bigint }, [ids: string, sinceMs: number]>(
@@ -162,31 +169,31 @@ function releasedWithdrawalsLeft(db: Db, ids: string, sinceMs: number): bigint {
   return BigInt(row?.n ?? 0);
 }
 
-/** Burn buys' budgets created in [fromMs, toMs). */
-function buysBetween(db: Db, fromMs: number, toMs: number): bigint {
-  if (toMs <= fromMs) return 0n;
-  const row = query<{ n: bigint }, [fromMs: number, toMs: number]>(
+/** Released burn orders, and the rests split off them, each once with its latest release. */
+const RELEASED_ORDERS = `WITH RECURSIVE reached(id, until_ms) AS (
+    SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?1)
+    UNION SELECT o.id, reached.until_ms FROM burn_orders o JOIN reached ON o.split_from_id = reached.id
+  ),
+  released(id, until_ms) AS (SELECT id, MAX(until_ms) FROM reached GROUP BY id)`;
+
+/** Released orders taken by burn buys made at or after `sinceMs` (and not failed), within their release. */
+function releasedOrdersLeft(db: Db, ids: string, sinceMs: number): bigint {
+  const row = query<{ n: bigint }, [ids: string, sinceMs: number]>(
     db,
-    "SELECT COALESCE(SUM(lamports), 0) AS n FROM burn_buys WHERE status <> 'failed' AND created_at_ms >= ? AND created_at_ms < ?",
-  ).get(fromMs, toMs);
+    `${RELEASED_ORDERS} SELECT COALESCE(SUM(o.lamports), 0) AS n FROM burn_orders o
+        JOIN released r ON r.id = o.id JOIN burn_buys b ON b.id = o.buy_id
+      WHERE b.status <> 'failed' AND b.created_at_ms >= ?2 AND b.created_at_ms < r.until_ms`,
+  ).get(ids, sinceMs);
   return BigInt(row?.n ?? 0);
 }
 
-const min = (a: bigint, b: bigint) => (a < b ? a : b);
-
-/** The released burn orders: their total, spent by the burn buys made from the first release on. */
-function burnAllowance(releases: readonly Release[]) {
-  const orders = new Map<number, bigint>();
-  let fromMs: number | null = null;
-  let untilMs = 0;
-  for (const r of releases) {
-    if (r.burnOrders.length === 0) continue;
-    fromMs ??= r.atMs;
-    untilMs = Math.max(untilMs, r.atMs + RELEASE_TTL_MS);
-    for (const o of r.burnOrders) orders.set(o.id, o.lamports);
-  }
-  const totalLamports = [...orders.values()].reduce((n, l) => n + l, 0n);
-  return fromMs === null ? null : { fromMs, untilMs, totalLamports };
+/** The orders among `sending` released at `nowMs`. */
+function releasedOrderIds(db: Db, ids: string, sending: readonly OutflowRow[], nowMs: number): Set<number> {
+  const rows = query<{ id: bigint }, [ids: string, sending: string, nowMs: number]>(
+    db,
+    `${RELEASED_ORDERS} SELECT id FROM released WHERE id IN (SELECT value FROM json_each(?2)) AND until_ms > ?3`,
+  ).all(ids, JSON.stringify(sending.map((o) => o.id)), nowMs);
+  return new Set(rows.map((r) => Number(r.id)));
 }
 
 /** The released outflow at `nowMs`, for the gate (outflow.ts). */
@@ -196,13 +203,14 @@ export function releasedOutflow(db: Db, nowMs: number): ReleasedOutflow {
   const payoutIds = JSON.stringify(untilById(releases, (r) => r.payouts));
   const withdrawalUntil = untilById(releases, (r) => r.withdrawals);
   const withdrawalIds = JSON.stringify(withdrawalUntil);
-  const burns = burnAllowance(releases);
-  const burnsLeft = (toMs: number) =>
-    burns ? min(burns.totalLamports, buysBetween(db, burns.fromMs, Math.min(toMs, burns.untilMs))) : 0n;
+  const orderIds = JSON.stringify(untilById(releases, (r) => r.burnOrders));
   return {
     leftSince(sinceMs) {
-      const burned = burns ? burnsLeft(Number.MAX_SAFE_INTEGER) - burnsLeft(sinceMs) : 0n;
-      return releasedPayoutsLeft(db, payoutIds, sinceMs) + releasedWithdrawalsLeft(db, withdrawalIds, sinceMs) + burned;
+      return (
+        releasedPayoutsLeft(db, payoutIds, sinceMs) +
+        releasedWithdrawalsLeft(db, withdrawalIds, sinceMs) +
+        releasedOrdersLeft(db, orderIds, sinceMs)
+      );
     },
     ofSend(lamports, rows) {
       if (rows?.payoutIds) return releasedPayoutsOf(db, payoutIds, rows.payoutIds, nowMs);
@@ -210,9 +218,9 @@ export function releasedOutflow(db: Db, nowMs: number): ReleasedOutflow {
         const until = withdrawalUntil.find(([id]) => id === rows.withdrawalId)?.[1] ?? 0;
         return until > nowMs ? lamports : 0n;
       }
-      if (!burns || burns.untilMs <= nowMs) return 0n;
-      const left = burns.totalLamports - burnsLeft(nowMs + 1);
-      return left > 0n ? min(lamports, left) : 0n;
+      if (!rows?.burnOrders) return 0n;
+      const released = releasedOrderIds(db, orderIds, rows.burnOrders, nowMs);
+      return rows.burnOrders.reduce((n, o) => (released.has(o.id) ? n + o.lamports : n), 0n);
     },
   };
 }

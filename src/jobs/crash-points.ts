@@ -1,5 +1,5 @@
 /**
- * Crash points for the kill-and-restart tests of the money jobs (test/money/crash.test.ts).
+ * Crash points for the kill-and-restart tests of the money jobs (test/jobs/crash.test.ts).
  *
  * `crashPoint(name)` kills the process with SIGKILL, only when the environment variable CRASH_AT
  * names that point when the process starts: `CRASH_AT=<name>` kills at the first time the point

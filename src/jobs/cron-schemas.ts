@@ -5,7 +5,7 @@ import { Int, IsoTimeSchema, NullableIsoTime } from "../http/public-schemas";
 /** The OpenAPI tag of the routes behind an operator's bearer secret (cron, admin, webhooks). */
 export const OPERATOR_TAG = "operator";
 
-/** JOB_NAMES (src/jobs/names.ts), as literals a client's types can use; test/openapi-operator.test.ts compares them. */
+/** JOB_NAMES (src/jobs/names.ts), as literals a client's types can use; test/openapi.test.ts compares them. */
 const JobNameSchema = t.Union(
   [t.Literal("sweep"), t.Literal("payouts"), t.Literal("burns"), t.Literal("launches"), t.Literal("market")],
   { description: "one of the scheduled jobs" },

@@ -103,7 +103,8 @@ async function applyPending(
   const { db } = deps;
   const report: ReconcileReport = { status: "applying", applied: 0, unknown: 0 };
   // What the backup held in flight is settled first: a sweep it knew, credited since, pays for
-  // payouts further on; a buy it knew must be bought before the burn of it that follows.
+  // payouts further on; a buy it knew must be bought before the burn of it that follows; a
+  // withdrawal failed or a burn's rent returned since is platform money a later withdrawal spent.
   if ((await settleKnown(deps, ctx)) > 0) return { ...report, status: "waiting" };
   const stalled = new Set<string>();
   for (let n = 0; n < (deps.itemsPerRun ?? ITEMS_PER_RUN) && !ctx.signal.aborted; n++) {
@@ -121,10 +122,24 @@ async function applyPending(
 const sentPayoutSignatures = statement<{ signature: string }, []>(
   "SELECT DISTINCT signature FROM payouts WHERE status = 'sent' LIMIT 1000",
 );
+const burningSignatures = statement<{ signature: string }, []>(
+  "SELECT DISTINCT burn_signature AS signature FROM burn_buys WHERE status = 'burning' AND burn_signature IS NOT NULL LIMIT 1000",
+);
 
+/**
+ * The outcomes of the backup's own transactions in flight, booked before anything made since is
+ * applied. Their signatures are known, so the scan lists none of them as items; yet what they did
+ * may be what a later item spent: a sweep's credit, a withdrawal failed on chain (its amount back
+ * with the platform), a burn that closed its token account (its rent back with the platform).
+ * Withdrawals and burns booked early cannot make an item short: their outcomes credit a balance
+ * or leave it as it is (a withdrawal's amount and a burn's orders were reserved when queued).
+ */
 async function settleKnown(deps: ReconcileDeps, ctx: JobContext): Promise<number> {
   let waiting = await resolveSentSweeps(deps.sweeps, ctx);
   for (const signature of sentBuySignatures(deps.db)) waiting += await resolveBurnSignature(deps.burns, ctx, signature);
+  for (const { signature } of burningSignatures(deps.db).all())
+    waiting += await resolveBurnSignature(deps.burns, ctx, signature);
+  waiting += await resolveSentWithdrawals(deps.payouts, ctx, emptyWithdrawalReport());
   // A payout batch of the backup that landed (paid, or failed and its amount back in a balance)
   // before a claim made after the backup reserves from that balance. One that never landed is
   // left as it is: its replacement made after the backup, if one landed, is an item that takes
@@ -136,6 +151,8 @@ async function settleKnown(deps: ReconcileDeps, ctx: JobContext): Promise<number
   }
   return waiting;
 }
+
+const emptyWithdrawalReport = () => ({ sent: 0, confirmed: 0, failed: 0, requeued: 0, pending: 0 });
 
 function finish(db: Db, active: Reconciliation, atMs: number, report: ReconcileReport): ReconcileReport {
   const done = finishReconciliation(db, active.id, atMs);
@@ -191,13 +208,7 @@ async function applyItem(
       waiting = await resolveSweepSignature(deps.sweeps, ctx, item.signature);
       break;
     case "withdrawal":
-      waiting = await resolveSentWithdrawals(deps.payouts, ctx, {
-        sent: 0,
-        confirmed: 0,
-        failed: 0,
-        requeued: 0,
-        pending: 0,
-      });
+      waiting = await resolveSentWithdrawals(deps.payouts, ctx, emptyWithdrawalReport());
       break;
     case "burn-buy":
     case "burn":

@@ -1,23 +1,31 @@
 /**
  * The README stands alone for someone who cloned the repository and ran `npm install`: it links
- * nothing outside the repository, its configuration table is one table (a paragraph inside it
- * once turned a dozen rows into plain text), every file it names exists, and every command runs
- * as written (`bun` is not on the PATH after `npm install`; `npm run <script>` and `npx bun` are).
+ * nothing outside the repository, the configuration table (`docs/configuration.md`) is one table
+ * (a paragraph inside it once turned a dozen rows into plain text), every file it names exists,
+ * and every command it and docs/ give runs as written (`bun` is not on the PATH after
+ * `npm install`; `npm run <script>` and `npx bun` are).
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
+const CONFIGURATION = readFileSync(join(ROOT, "docs", "configuration.md"), "utf8");
+const DOCS = readdirSync(join(ROOT, "docs"))
+  .filter((name) => name.endsWith(".md"))
+  .map((name) => readFileSync(join(ROOT, "docs", name), "utf8"));
 const SCRIPTS = Object.keys(
   (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: object }).scripts,
 );
-const codeSpans = [...README.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!);
-const commandLines = [
-  ...codeSpans,
-  ...[...README.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split("\n")),
-].map((line) => line.trim());
+const codeSpansOf = (text: string) => [...text.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!);
+const codeSpans = codeSpansOf(README);
+const commandLines = [README, ...DOCS]
+  .flatMap((text) => [
+    ...codeSpansOf(text),
+    ...[...text.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split("\n")),
+  ])
+  .map((line) => line.trim());
 
 describe("README.md", () => {
   test("links nothing outside the repository", () => {
@@ -33,7 +41,7 @@ describe("README.md", () => {
   });
 
   test("the configuration table is one table: every line from its header to the first blank line is a row", () => {
-    const lines = README.split("\n");
+    const lines = CONFIGURATION.split("\n");
     const header = lines.findIndex((l) => l.startsWith("| variable | default | meaning |"));
     expect(header).toBeGreaterThan(0);
     let end = header;
@@ -47,7 +55,7 @@ describe("README.md", () => {
       expect(rows.some((r) => r.includes(`\`${name}\``))).toBe(true);
   });
 
-  test("every command runs after npm install: npm scripts that exist, no bare bun", () => {
+  test("every command it and docs/ give runs after npm install: npm scripts that exist, no bare bun", () => {
     for (const line of commandLines) expect(line).not.toMatch(/^(bun|bunx) /);
     const scripts = commandLines.flatMap((line) => [...line.matchAll(/npm run ([\w:-]+)/g)].map((m) => m[1]!));
     expect(scripts).toEqual(expect.arrayContaining(["backup", "restore", "admin", "seed"]));

@@ -6,7 +6,7 @@
  *
  *   const chain = fakeChain({ reader: { getAccounts: async (a) => new Map(a.map((k) => [k, null])) } });
  *
- * Tests that need a real chain use the embedded local chain (src/chain/localnet) instead.
+ * Tests that need a real chain use the embedded local chain (packages/localnet) instead.
  */
 import { Keypair, PublicKey } from "@solana/web3.js";
 import type { ChainReader, ChainSender, LaunchProgram } from "../../src/chain/ports";

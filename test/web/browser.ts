@@ -82,15 +82,30 @@ export async function launchBrowser(): Promise<Browser> {
 /**
  * The browser tests' common setup: one Chromium per test file, launched before its first test and
  * closed after its last, and the longer per-test timeout that browser steps on real timers need.
- * Call at the top level of the file; the returned handle is usable once the file's tests run.
+ * A Chromium that died under a test (a timed-out step on a loaded machine can take it down) is
+ * launched again for the next page, so one failure stays one failure instead of failing every
+ * test after it. `onLaunch` sets up each launched context (routes, listeners), the first and any
+ * relaunch alike. Call at the top level of the file; the handle is usable once the tests run.
  */
-export function useBrowser(options: { testTimeoutMs?: number } = {}): Browser {
+export function useBrowser(
+  options: { testTimeoutMs?: number; onLaunch?: (context: BrowserContext) => Promise<void> | void } = {},
+): Browser {
   setDefaultTimeout(options.testTimeoutMs ?? 45_000);
   let launched: Browser | null = null;
-  beforeAll(async () => {
-    launched = await launchBrowser();
-  }, 90_000);
+  let died = false;
+  let closing = false;
+  const launch = async () => {
+    const browser = await launchBrowser();
+    died = false;
+    browser.context.on("close", () => {
+      if (!closing) died = true;
+    });
+    await options.onLaunch?.(browser.context);
+    launched = browser;
+  };
+  beforeAll(launch, 90_000);
   afterAll(async () => {
+    closing = true;
     await launched?.close();
   });
   const current = (): Browser => {
@@ -104,8 +119,18 @@ export function useBrowser(options: { testTimeoutMs?: number } = {}): Browser {
     get errors() {
       return current().errors;
     },
-    newPage: (viewport) => current().newPage(viewport),
-    close: () => current().close(),
+    async newPage(viewport) {
+      if (died) {
+        const dead = current();
+        await dead.close().catch(() => {});
+        await launch();
+      }
+      return current().newPage(viewport);
+    },
+    close: () => {
+      closing = true;
+      return current().close();
+    },
   };
 }
 

@@ -9,25 +9,29 @@ import { testService, type TestService } from "../helpers/service";
 const PHONE_390 = { width: 390, height: 844 };
 let service: TestService;
 let server: ReturnType<typeof Bun.serve>;
-const browser = useBrowser({ testTimeoutMs: 60_000 });
 const blocked: string[] = [];
 const missing: string[] = [];
+// The network is "down": anything not on loopback is refused and remembered (in every launched context).
+const browser = useBrowser({
+  testTimeoutMs: 60_000,
+  async onLaunch(context) {
+    const loopback = (url: URL) => url.hostname === "127.0.0.1" || url.hostname === "localhost";
+    await context.route(
+      (url) => !loopback(url),
+      (route) => {
+        blocked.push(route.request().url());
+        return route.abort("internetdisconnected");
+      },
+    );
+    context.on("response", (response) => {
+      if (response.status() >= 400) missing.push(`${response.status()} ${response.url()}`);
+    });
+  },
+});
 
 beforeAll(async () => {
   service = testService();
   server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => service.app.handle(request) });
-  // The network is "down": anything not on loopback is refused and remembered.
-  const loopback = (url: URL) => url.hostname === "127.0.0.1" || url.hostname === "localhost";
-  await browser.context.route(
-    (url) => !loopback(url),
-    (route) => {
-      blocked.push(route.request().url());
-      return route.abort("internetdisconnected");
-    },
-  );
-  browser.context.on("response", (response) => {
-    if (response.status() >= 400) missing.push(`${response.status()} ${response.url()}`);
-  });
 });
 afterAll(async () => {
   await server?.stop(true);

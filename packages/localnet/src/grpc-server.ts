@@ -1076,7 +1076,7 @@ function sipHash24(k0: bigint, k1: bigint, msg: Uint8Array): bigint {
 }
 
 /**
- * Upstream's cuckoo filter of 32-byte keys (yellowstone-grpc-proto, src/cuckoo): buckets of four
+ * Upstream's cuckoo filter of 32-byte keys (yellowstone-grpc-proto's cuckoo module): buckets of four
  * little-endian 16-bit fingerprints; a key is hashed as Rust hashes a [u8; 32] (its length as a
  * u64, then its bytes) with SipHash-2-4 keyed (seed, seed rotated left 32). Like upstream, a hit
  * may be a false positive, and the filter's declared sizes are not trusted over its data.

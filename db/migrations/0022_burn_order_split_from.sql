@@ -1,0 +1,1 @@
+ALTER TABLE `burn_orders` ADD `split_from_id` integer;
