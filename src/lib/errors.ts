@@ -136,6 +136,7 @@ export const ERROR_CODES = {
   RECONCILE_BURN_NOT_AWAITED: "internal",
   // the treasury's history cannot be read far enough yet; the reconciliation tries again
   RECONCILE_HISTORY_SHORT: "unavailable",
+  RECONCILE_HISTORY_GAP: "unavailable",
   RECONCILE_HISTORY_UNREACHED: "unavailable",
   RECONCILE_HISTORY_TOO_LONG: "unavailable",
   // jobs, ledger feed, proof of liabilities
@@ -458,6 +459,7 @@ export const ERROR_MESSAGES = {
   RECONCILE_BURN_BUY_DIFFERS: "burn buy $buyId of the database is another transaction",
   RECONCILE_BURN_NOT_AWAITED: "burn buy $buyId is $status, not waiting for its burn",
   RECONCILE_HISTORY_SHORT: "the treasury's history as listed does not reach its present balance yet",
+  RECONCILE_HISTORY_GAP: "the treasury's history as listed is not whole yet: $why",
   RECONCILE_HISTORY_UNREACHED:
     "the node's history of the treasury does not reach back to the last transaction the books know",
   RECONCILE_HISTORY_TOO_LONG:
@@ -710,6 +712,7 @@ export interface ErrorContextOfCode {
   RECONCILE_BURN_BUY_DIFFERS: { buyId: number };
   RECONCILE_BURN_NOT_AWAITED: { buyId: number; status: string };
   RECONCILE_HISTORY_TOO_LONG: { scannedMax: number };
+  RECONCILE_HISTORY_GAP: { why: string };
   /** the waiting rows and the ones the resume listed, as counts per kind */
   RESUME_WAITING_CHANGED: { expected: string; given: string };
   LAUNCH_TRANSACTION_REJECTED: { reason: string };

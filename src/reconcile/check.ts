@@ -13,6 +13,7 @@ import type { Db } from "../../db/client";
 import type { ChainServices } from "../chain/services";
 import { isAppError } from "../lib/errors";
 import { log } from "../lib/log";
+import { verifyContinuity } from "./continuity";
 import { classifyUnknown, classifyUnknowns } from "./credits";
 import { DEFAULT_SCAN, type ScanOptions, type ScanResult, scanHistory } from "./scan";
 import {
@@ -80,7 +81,9 @@ async function checkSinceBooks(deps: CheckDeps, list: Lister): Promise<HistoryCh
   }
   if (verdict.unreadable > 0)
     return { verdict: "wait", why: `${verdict.unreadable} treasury transaction(s) not readable yet` };
-  if (!(await reachesNow(deps, treasury, scan)))
+  const whole = await verifyContinuity(db, chain.reader, treasury, scan.listed);
+  if (!whole.whole) return { verdict: "wait", why: whole.why };
+  if (!(await reachesNow(deps, treasury, scan, whole.end)))
     return { verdict: "wait", why: "the history listed does not reach the treasury's balance now" };
   return { verdict: "clean" };
 }
@@ -109,16 +112,27 @@ async function checkNewest(deps: CheckDeps, list: Lister): Promise<HistoryCheck>
  * others lists the history up to its own slot, and a check that took it for the whole would miss
  * the newest transactions (and send their payouts again).
  */
-export async function reachesNow(deps: CheckDeps, treasury: string, scan: ScanResult): Promise<boolean> {
+export async function reachesNow(
+  deps: CheckDeps,
+  treasury: string,
+  scan: ScanResult,
+  /** the balance the newest listed slot left, as the continuity check chained it (its order within the slot) */
+  end: { slot: bigint; balance: bigint } | null = null,
+): Promise<boolean> {
   // No history at all: nothing to reach (a history cut short is refused by the scan itself).
   if (scan.newest === null) return true;
   const reader = deps.chain.reader;
-  const tx = await reader.getTransaction(scan.newest);
-  const i = tx?.accountKeys.indexOf(treasury) ?? -1;
-  if (!tx || i < 0) return false;
-  const after = tx.postBalances[i]!;
+  let after = end?.balance ?? null;
+  let slot = end?.slot ?? null;
+  if (after === null || slot === null) {
+    const tx = await reader.getTransaction(scan.newest);
+    const i = tx?.accountKeys.indexOf(treasury) ?? -1;
+    if (!tx || i < 0) return false;
+    after = tx.postBalances[i]!;
+    slot = tx.slot;
+  }
   if (!reader.getBalancesAt) return (await reader.getBalances([treasury])).get(treasury) === after;
-  const now = await reader.getBalancesAt([treasury], tx.slot);
+  const now = await reader.getBalancesAt([treasury], slot);
   const gained = (now.balances.get(treasury) ?? 0n) - after;
   if (gained === 0n) return true;
   const credited = await creditedSince(deps, treasury, scan.newest, now.slot);

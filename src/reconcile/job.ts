@@ -20,6 +20,7 @@ import { type PayoutJobDeps, resolvePayoutSignature, resolveSentWithdrawals } fr
 import { resolveSentSweeps, resolveSweepSignature, type SweepJobDeps } from "../sweeps";
 import { applyTransaction } from "./apply";
 import { checkHistory, reachesNow } from "./check";
+import { verifyContinuity } from "./continuity";
 import { DEFAULT_SCAN, type ScanOptions, type ScanResult, scanHistory } from "./scan";
 import {
   activeReconciliation,
@@ -84,7 +85,11 @@ export async function reconcileWithChain(deps: ReconcileDeps, ctx: JobContext): 
       knowsLandedTransaction(db),
       (signature) => isAnchorSignature(db, signature),
     );
-    if (!(await reachesNow(deps, treasury, scan))) {
+    // A listing with a hole would leave out what the hole hides: applied without it, a payout in
+    // it would be sent again. The next run lists again (another node, or the hole filled).
+    const whole = await verifyContinuity(db, deps.chain.reader, treasury, scan.listed);
+    if (!whole.whole) throw new AppError("RECONCILE_HISTORY_GAP", { why: whole.why });
+    if (!(await reachesNow(deps, treasury, scan, whole.end))) {
       throw new AppError("RECONCILE_HISTORY_SHORT");
     }
     saveScan(db, active.id, scan);

@@ -23,6 +23,8 @@ export interface ScanResult {
   scanned: number;
   /** unknown signatures, oldest first */
   unknown: { signature: string; slot: bigint }[];
+  /** every signature listed, known or not, newest first (continuity.ts checks the listing is whole) */
+  listed: { signature: string; slot: bigint }[];
   /** why the scan stopped short of a known signature, or null */
   detail: string | null;
   /** the newest signature the listing held, known or not (null: the treasury has no history) */
@@ -42,6 +44,7 @@ export async function scanHistory(
   isAnchor: (signature: string) => boolean = isKnown,
 ): Promise<ScanResult> {
   const unknown: { signature: string; slot: bigint }[] = [];
+  const listed: { signature: string; slot: bigint }[] = [];
   let scanned = 0;
   let firstKnownSlot: bigint | null = null;
   let before: string | undefined;
@@ -52,8 +55,9 @@ export async function scanHistory(
     for (const entry of page) {
       scanned++;
       if (firstKnownSlot !== null && entry.slot + options.slotsPastKnown < firstKnownSlot) {
-        return { scanned, unknown: unknown.reverse(), detail: null, newest };
+        return { scanned, unknown: unknown.reverse(), listed, detail: null, newest };
       }
+      listed.push({ signature: entry.signature, slot: entry.slot });
       if (!isKnown(entry.signature)) unknown.push({ signature: entry.signature, slot: entry.slot });
       else if (isAnchor(entry.signature)) firstKnownSlot ??= entry.slot;
     }
@@ -69,7 +73,7 @@ export async function scanHistory(
         firstKnownSlot === null && scanned > 0
           ? "the treasury's history holds no transaction the database knows"
           : null;
-      return { scanned, unknown: unknown.reverse(), detail, newest };
+      return { scanned, unknown: unknown.reverse(), listed, detail, newest };
     }
     if (scanned >= options.scannedMax) {
       throw new AppError("RECONCILE_HISTORY_TOO_LONG", { scannedMax: options.scannedMax });
