@@ -134,6 +134,8 @@ export async function reconcile(w: World, db: Db, platformWallet: string) {
 }
 
 /** Builds the world's history around a backup and returns what a reconciliation must give back. */
+let scenarios = 0;
+
 export async function restoreScenario(w: World): Promise<Scenario> {
   const ana = Keypair.generate().publicKey.toBase58();
   const ben = Keypair.generate().publicKey.toBase58();
@@ -155,7 +157,8 @@ export async function restoreScenario(w: World): Promise<Scenario> {
   await settle(w, w.db, platformWallet);
 
   // The backup: a consistent copy of the books at this moment.
-  const backupPath = join(w.dir, "backup.db");
+  // One world may stage several scenarios (a file's tests share it): each its own copy.
+  const backupPath = join(w.dir, `backup-${++scenarios}.db`);
   w.db.$client.exec(`VACUUM INTO '${backupPath}'`);
 
   // Life goes on after the backup: trades, sweeps, autopay, a burn, a claim, a withdrawal.
