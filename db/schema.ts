@@ -274,10 +274,31 @@ export const feedEvents = sqliteTable(
   "feed_events",
   {
     atUs: int("at_us").primaryKey(),
-    type: text("type", { enum: ["launch", "sweep", "payout", "burn"] }).notNull(),
+    /** `payoutStatus`: a payout's status change; its ref is a row of payout_events */
+    type: text("type", { enum: ["launch", "sweep", "payout", "payoutStatus", "burn"] }).notNull(),
     refId: int("ref_id").notNull(),
   },
   (t) => [uniqueIndex("feed_events_ref").on(t.type, t.refId)],
+);
+
+/**
+ * What each payout event of the feed says, written when it is published and never changed
+ * (triggers in the migration): an event id reads the same forever. A payout's first row is its
+ * `payout` event; each later row is a `payoutStatus` event (the status it moved to).
+ */
+export const payoutEvents = sqliteTable(
+  "payout_events",
+  {
+    id: rowId("id"),
+    payoutId: int("payout_id").notNull(),
+    status: text("status", { enum: ["held", "queued", "sent", "confirmed", "failed", "replaced"] }).notNull(),
+    signature: text("signature"),
+    /** the handle the account had signed in with most recently when the event was published */
+    handle: text("handle").notNull(),
+    /** on `replaced`: the payout that owes the amount now */
+    replacementId: int("replacement_id"),
+  },
+  (t) => [index("payout_events_payout").on(t.payoutId, t.id)],
 );
 
 // ---------------------------------------------------------------- money movements

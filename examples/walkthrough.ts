@@ -4,13 +4,20 @@
  *   npm run example:client -- http://localhost:3000   # types from the served document
  *   npm run example -- http://localhost:3000          # page every list, follow the stream
  *   WEBHOOK_SECRET=whsec_… npm run example -- webhook-receiver 8080
+ *   CRON_SECRET=… ADMIN_SECRET=… npm run example -- operator http://localhost:3000 sweep
+ *
+ * Under Node, the same with `npx tsx examples/walkthrough.ts …` in place of `npm run example -- …`.
+ * A failure is printed on stderr and the command exits with status 1.
  *
  * The client is openapi-fetch over the types openapi-typescript made from `/api/openapi.json`:
  * every path, parameter and answer below is checked by the compiler against the document.
  */
+import { createServer, type Server } from "node:http";
 import createClient, { type Client } from "openapi-fetch";
 import { Webhook } from "standardwebhooks";
 import type { components, paths } from "./generated/api";
+import { runAsCommand, sleep } from "./main";
+import { operatorCommand } from "./operator";
 
 export type Token = components["schemas"]["Token"];
 export type LedgerEvent = components["schemas"]["LedgerEvent"];
@@ -52,7 +59,7 @@ export async function call<T>(ask: () => Promise<Answer<T>>, attempts = 5): Prom
     }
     const retryAfterSec = Number(response.headers.get("retry-after") ?? Number.NaN);
     const waitMs = Number.isFinite(retryAfterSec) ? retryAfterSec * 1000 : 250 * 2 ** attempt;
-    await Bun.sleep(waitMs);
+    await sleep(waitMs);
   }
 }
 
@@ -115,6 +122,8 @@ export function describeEvent(event: LedgerEvent): string {
       return `${event.at} sweep ${event.symbol}: ${event.totalLamports} lamports (${event.platformLamports} to the platform)`;
     case "payout":
       return `${event.at} payout ${event.kind} to @${event.handle}: ${event.lamports} lamports, ${event.status}`;
+    case "payoutStatus":
+      return `${event.at} payout #${event.payoutId} to @${event.handle} is ${event.status}`;
     case "burn":
       return `${event.at} burn ${event.symbol ?? event.mint} (${event.source}): ${event.tokenAmount} base units for ${event.lamports} lamports`;
     default: {
@@ -152,7 +161,7 @@ export async function* followLedger(
       throw error;
     }
     if (response.status === 429 || response.status >= 500) {
-      await Bun.sleep(Number(response.headers.get("retry-after") ?? 3) * 1000);
+      await sleep(Number(response.headers.get("retry-after") ?? 3) * 1000);
       continue;
     }
     if (!response.ok || !response.body) throw new ApiError(response.status, await response.text());
@@ -188,7 +197,7 @@ export async function* followLedger(
     } finally {
       reader.releaseLock();
     }
-    await Bun.sleep(retryMs);
+    await sleep(retryMs);
   }
 }
 
@@ -215,27 +224,38 @@ export function verifyWebhook(secret: string, rawBody: string, headers: Headers)
 }
 
 /** A receiver: answers 204 to a verified delivery (printed as a JSON line), 400 to anything else. */
-export function webhookReceiver(port: number, secret: string) {
+export function webhookReceiver(port: number, secret: string): Promise<Server> {
   const seen = new Set<string>();
-  return Bun.serve({
-    port,
-    hostname: "127.0.0.1",
-    async fetch(request) {
-      if (request.method !== "POST") return new Response(null, { status: 405 });
-      const body = await request.text();
+  const server = createServer((request, response) => {
+    if (request.method !== "POST") {
+      response.writeHead(405).end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(request.headers))
+        if (typeof value === "string") headers.set(name, value);
       let delivery: WebhookDelivery;
       try {
-        delivery = verifyWebhook(secret, body, request.headers);
+        delivery = verifyWebhook(secret, body, headers);
       } catch {
-        return new Response("signature does not verify", { status: 400 });
+        response.writeHead(400).end("signature does not verify");
+        return;
       }
       // A retry of a delivery already handled is acknowledged again and not handled twice.
       if (!seen.has(delivery.id)) {
         seen.add(delivery.id);
         process.stdout.write(`${JSON.stringify({ verified: delivery.id, line: describeEvent(delivery.data) })}\n`);
       }
-      return new Response(null, { status: 204 });
-    },
+      response.writeHead(204).end();
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve(server));
   });
 }
 
@@ -281,14 +301,19 @@ async function walkthrough(baseUrl: string): Promise<void> {
   process.stdout.write(`${JSON.stringify(summary)}\n`);
 }
 
-if (import.meta.main) {
-  const [first, second] = process.argv.slice(2);
+async function command(): Promise<void> {
+  const [first, ...rest] = process.argv.slice(2);
   if (first === "webhook-receiver") {
     const secret = process.env.WEBHOOK_SECRET;
     if (!secret) throw new Error("set WEBHOOK_SECRET to the whsec_… secret POST /api/admin/webhooks answered");
-    const server = webhookReceiver(Number(second ?? 8080), secret);
-    process.stdout.write(`${JSON.stringify({ listening: server.port })}\n`);
+    const server = await webhookReceiver(Number(rest[0] ?? 8080), secret);
+    const address = server.address();
+    process.stdout.write(`${JSON.stringify({ listening: typeof address === "object" ? address?.port : address })}\n`);
+  } else if (first === "operator") {
+    await operatorCommand(rest);
   } else {
     await walkthrough((first ?? "http://localhost:3000").replace(/\/$/, ""));
   }
 }
+
+runAsCommand(import.meta.url, command);

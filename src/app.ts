@@ -15,7 +15,8 @@ import { authRoutes } from "./auth/routes";
 import { createFrontDoor } from "./front-door";
 import { historyRoutes } from "./history/routes";
 import { bodyWasTooLarge } from "./http/body-limit";
-import { appErrorResponse, errorResponse } from "./http/errors";
+import { appErrorResponse, carriedHeaders, errorResponse } from "./http/errors";
+import { repeatedQueryGuard, type RouteQuerySchema } from "./http/params";
 import { requestMeta } from "./http/request-meta";
 import { jobRoutes } from "./jobs/routes";
 import type { SchedulingContext } from "./jobs/setup";
@@ -65,7 +66,8 @@ function recordRequest(
 
 export function createApp(ctx: SchedulingContext<JobRunner>) {
   const screenRequest = createFrontDoor(ctx);
-  return new Elysia({ normalize: true })
+  const refuseRepeated = repeatedQueryGuard((): readonly RouteQuerySchema[] => app.routes);
+  const app = new Elysia({ normalize: true })
     .onRequest((context) => {
       // Counted for the jobs' thread, which rests while requests come (src/workers/pace.ts).
       noteRequest();
@@ -77,12 +79,10 @@ export function createApp(ctx: SchedulingContext<JobRunner>) {
       context.request = screened.request;
       return refusal;
     })
+    // Before validation, which would see only the last of the repeated values.
+    .onTransform({ as: "global" }, ({ request, route }) => refuseRepeated(request.method, route, request.url))
     .onError(({ code, error, set, request }) => {
-      const headers = Object.fromEntries(
-        Object.entries(set.headers).filter(
-          ([k]) => k.startsWith("x-ratelimit-") || k === "x-request-id" || k === "strict-transport-security",
-        ),
-      ) as Record<string, string>;
+      const headers = carriedHeaders(set.headers);
       if (bodyWasTooLarge(request)) return errorResponse(413, "The request body is too large.", headers);
       if (error instanceof AppError) {
         const mapped = appErrorResponse(error, headers);
@@ -136,6 +136,7 @@ export function createApp(ctx: SchedulingContext<JobRunner>) {
     .use(custodyRoutes(ctx))
     .use(programRoutes(ctx))
     .use(webRoutes(ctx));
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -12,6 +12,7 @@ import { bodyLimitFor, withBodyLimit } from "./http/body-limit";
 import { clientIp, limitKeyOf } from "./http/client-ip";
 import { parseTrustedProxies } from "./lib/trusted-proxies";
 import { errorResponse } from "./http/errors";
+import { screenCors } from "./http/cors";
 import { limitRuleFor, operatorFailureRule } from "./http/rate-limit";
 import { setRequestMeta } from "./http/request-meta";
 
@@ -119,6 +120,10 @@ export function createFrontDoor(ctx: FrontDoorOptions) {
     const refuse: Refuse = (status, message, headers = {}) =>
       errorResponse(status, message, { ...stringHeaders(set.headers), ...headers });
     const path = new URL(request.url).pathname;
+    // Before the limits: a preflight costs nothing to answer, and a refusal of a public read must
+    // carry its CORS headers too, or the page cannot read why it was refused.
+    const preflight = screenCors(request.method, path, set.headers);
+    if (preflight) return preflight;
 
     const operatorRefusal = screenOperator(request, path, key, refuse);
     if (operatorRefusal) return operatorRefusal;

@@ -7,7 +7,7 @@ import { exitOnConfigError, loadConfigOrExit } from "./config";
 import { log, setLogLevel } from "./lib/log";
 import { setupChain } from "./chain/setup";
 import { buildService } from "./service";
-import { serverBodyMaxBytes } from "./http/body-limit";
+import { SERVER_BODY_MAX_BYTES } from "./http/body-limit";
 import { closeAllStreams } from "./ledger/stream";
 import { startSharedThreadsHere } from "./workers/priority";
 import { startChainThread, startJobsThread } from "./workers/threads";
@@ -32,11 +32,11 @@ const service = buildService(config, {
 const jobs = service.ctx.scheduler;
 await jobs.ready();
 if (config.demo && chainThread) await chainThread.startDemo(jobs);
-// Bun refuses bodies over the largest route limit itself; each route's own limit is enforced while reading.
+// Every body limit is the app's (src/http/body-limit.ts), so a refusal is always in the {error} envelope.
 const server = service.app.listen({
   port: config.port,
   hostname: config.host,
-  maxRequestBodySize: serverBodyMaxBytes(config),
+  maxRequestBodySize: SERVER_BODY_MAX_BYTES,
 });
 // Schedules, indexer and webhook sender (one per database), all in the jobs' thread; JOBS=off stops them.
 jobs.start(service.ctx);

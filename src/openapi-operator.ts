@@ -2,17 +2,65 @@
  * The admin and webhook routes of the operator document (`/api/openapi-operator.json`, composed in
  * src/openapi.ts). Their handlers read their bodies themselves (a wrong secret must answer 404
  * before a body is read), so they carry no route schemas to generate from; they are described
- * here, and test/openapi.test.ts checks this list against the routes the app serves.
- * The cron routes come from their own route schemas (src/jobs/cron-schemas.ts).
+ * here, every body and answer to the field, and test/openapi-operator.test.ts checks each answer
+ * of a populated service against them (no field missing, none undocumented) and test/openapi.test.ts
+ * this list against the routes the app serves. The cron routes come from their own route schemas
+ * (src/jobs/cron-schemas.ts).
  */
+import type { IncidentKind, WithdrawalStatus } from "./custody";
 import { ADDRESS_PATTERN } from "./http/params";
 import { OPERATOR_TAG } from "./jobs/cron-schemas";
+import type { ProgramJob, SetAsideJob } from "./jobs";
+import { JOB_NAMES } from "./jobs/names";
+import { HealthSchema } from "./jobs/routes";
+import type { HeldPayout as HeldPayoutRow } from "./payouts";
+import type { Reconciliation as ReconciliationRow } from "./reconcile";
+import { EVENT_TYPES } from "./webhooks/service";
 
 type Json = Record<string, unknown>;
 
+/**
+ * The members of a string union, listed once: the Record makes the compiler refuse a list that
+ * misses a member or names one that does not exist, so an enum here cannot drift from the code.
+ */
+const membersOf = <T extends string>(all: Record<T, true>): T[] => Object.keys(all) as T[];
+
+const INCIDENT_KINDS = membersOf<IncidentKind>({
+  shortfall: true,
+  audit: true,
+  "outflow-hour": true,
+  "outflow-day": true,
+  reconciling: true,
+  "unknown-transaction": true,
+  "reserve-low": true,
+  "token-anomaly": true,
+  "program-changed": true,
+});
+const WITHDRAWAL_STATUSES = membersOf<WithdrawalStatus>({ queued: true, sent: true, confirmed: true, failed: true });
+const PAYOUT_KINDS = membersOf<HeldPayoutRow["kind"]>({ claim: true, autopay: true });
+const SET_ASIDE_JOBS = membersOf<SetAsideJob>({ sweep: true, burns: true });
+const PROGRAM_JOBS = membersOf<ProgramJob>({ sweep: true, burns: true, launches: true });
+const RECONCILIATION_STATUSES = membersOf<ReconciliationRow["status"]>({
+  scanning: true,
+  applying: true,
+  done: true,
+  blocked: true,
+});
+
 const lamports = { type: "string", pattern: "^[0-9]+$", description: "whole lamports as a decimal string" };
 const isoTime = { type: "string", format: "date-time" };
+const nullableIsoTime = { type: ["string", "null"], format: "date-time" };
+const nullableString = { type: ["string", "null"] };
+const address = { type: "string", pattern: ADDRESS_PATTERN, description: "base58 address" };
+const count = { type: "integer", minimum: 0 };
+const positiveId = { type: "integer", minimum: 1 };
+const enumOf = (values: readonly string[], description?: string) => ({
+  type: "string",
+  enum: [...values],
+  ...(description ? { description } : {}),
+});
 const reason = { type: ["string", "null"], maxLength: 500, description: "written to the audit log with the action" };
+const requiredReason = { type: "string", minLength: 1, maxLength: 500, description: "written to the audit log" };
 const mintParam = {
   name: "mint",
   in: "path",
@@ -37,6 +85,7 @@ const object = (properties: Json, required: string[] = Object.keys(properties), 
   required,
   properties,
 });
+const arrayOf = (items: Json) => ({ type: "array", items });
 const json = (schema: Json) => ({ "application/json": { schema } });
 
 interface Operation {
@@ -54,7 +103,10 @@ const operation = (id: string, o: Operation): Json => ({
   summary: o.summary,
   ...(o.description ? { description: o.description } : {}),
   ...(o.parameters ? { parameters: o.parameters } : {}),
-  ...(o.body ? { requestBody: { required: false, content: json(o.body) } } : {}),
+  // A body with a required field is required; one whose fields are all optional may be left out.
+  ...(o.body
+    ? { requestBody: { required: ((o.body.required as string[]) ?? []).length > 0, content: json(o.body) } }
+    : {}),
   responses: {
     200: { description: "Success", content: json(o.ok) },
     ...Object.fromEntries(o.errors.map((status) => [status, {}])),
@@ -68,32 +120,159 @@ const adminAction = (id: string, action: string, summary: string, body: Json, pa
   operation(id, { summary, body, parameters, ok: actionDone(action), errors: [400, 404, 429] });
 
 const reasonOnly = object({ reason }, []);
-const idList = { type: "array", items: { type: "integer", minimum: 1 }, maxItems: 100_000 };
-const waitingRow = object({ id: { type: "integer", minimum: 1 }, lamports });
+const idList = { type: "array", items: positiveId, maxItems: 100_000 };
+const waitingRow = object({ id: positiveId, lamports });
 const mintBody = object({ mint: { type: "string", pattern: ADDRESS_PATTERN }, reason }, ["mint"]);
 const lamportsBody = object({ lamports: { ...lamports, pattern: "^[0-9]{1,19}$" }, reason }, ["lamports"]);
 
 const AuditEntry = object(
   {
-    id: { type: "integer" },
+    id: positiveId,
     at: isoTime,
-    actor: { type: "string" },
+    actor: { type: "string", description: "the credential: admin-api (the bearer) or the /admin page's session" },
     action: { type: "string" },
-    subject: { type: ["string", "null"] },
-    reason: { type: ["string", "null"] },
-    requestId: { type: ["string", "null"] },
-    clientIp: { type: ["string", "null"] },
+    subject: nullableString,
+    reason: nullableString,
+    requestId: nullableString,
+    clientIp: nullableString,
   },
   undefined,
   "AuditEntry",
+);
+
+const FeeSharingItem = object(
+  {
+    mint: address,
+    symbol: { type: "string" },
+    checkedAt: isoTime,
+    status: enumOf(["distributing", "stopped"]),
+    currentCreator: { ...address, description: "the creator the launch program pays now" },
+    isSharingConfig: { type: "boolean" },
+    serviceShareBps: { type: "integer", minimum: 0, maximum: 10_000 },
+    reason: { ...nullableString, description: "why the service's share cannot be credited; null while it is" },
+    since: isoTime,
+  },
+  undefined,
+  "FeeSharingItem",
+);
+
+const setAsideJob = enumOf(SET_ASIDE_JOBS, "the money job that set the token aside");
+const SetAsideItem = object(
+  {
+    mint: address,
+    symbol: nullableString,
+    job: setAsideJob,
+    reason: { type: "string" },
+    failures: count,
+    since: isoTime,
+    retryAt: {
+      ...nullableIsoTime,
+      description: "when the job tries the token again; null: stopped, waiting for an operator",
+    },
+  },
+  undefined,
+  "SetAsideItem",
+);
+
+/** A ProgramData reading: its slot, or why there is none. */
+const programReading = {
+  slot: { type: ["string", "null"], pattern: "^[0-9]+$", description: "the ProgramData's deploy slot" },
+  missing: { ...nullableString, description: "why no ProgramData could be read; null when it was" },
+};
+const WatchedProgram = object({ name: { type: "string" }, address, ...programReading }, undefined, "WatchedProgram");
+const ProgramChange = object(
+  {
+    name: { type: "string" },
+    address,
+    pauses: { ...arrayOf(enumOf(PROGRAM_JOBS)), description: "the jobs that stand still until it is acknowledged" },
+    from: object(programReading),
+    to: object(programReading),
+    at: isoTime,
+  },
+  undefined,
+  "ProgramChange",
+);
+
+const JobRun = object(
+  {
+    id: positiveId,
+    job: enumOf(JOB_NAMES),
+    startedAt: isoTime,
+    finishedAt: { ...nullableIsoTime, description: "null while running" },
+    ok: { type: ["boolean", "null"], description: "null while running" },
+    error: nullableString,
+  },
+  undefined,
+  "JobRun",
+);
+
+const Incident = object(
+  {
+    id: positiveId,
+    kind: enumOf(INCIDENT_KINDS),
+    detail: { type: "string" },
+    halts: { type: "boolean", description: "payouts, burn buys and withdrawals stop until it is resolved" },
+    at: isoTime,
+    resolvedAt: nullableIsoTime,
+    resolvedBy: nullableString,
+    resolveReason: nullableString,
+  },
+  undefined,
+  "Incident",
+);
+
+const Reconciliation = object(
+  {
+    status: enumOf(RECONCILIATION_STATUSES),
+    reason: enumOf(membersOf<ReconciliationRow["reason"]>({ restore: true, start: true })),
+    scanned: count,
+    total: count,
+    applied: count,
+    unknown: { ...count, description: "treasury transactions nobody can account for" },
+    startedAt: isoTime,
+    finishedAt: nullableIsoTime,
+  },
+  undefined,
+  "Reconciliation",
+);
+
+const HeldPayout = object(
+  {
+    payoutId: positiveId,
+    idpUserId: { type: "string" },
+    lamports,
+    wallet: address,
+    kind: enumOf(PAYOUT_KINDS),
+    createdAtMs: { ...count, description: "createdAt in unix milliseconds" },
+    createdAt: isoTime,
+  },
+  undefined,
+  "HeldPayout",
+);
+
+const Withdrawal = object(
+  {
+    id: positiveId,
+    lamports,
+    wallet: address,
+    reason: { type: "string" },
+    actor: { type: "string" },
+    status: enumOf(WITHDRAWAL_STATUSES),
+    signature: nullableString,
+    error: nullableString,
+    createdAt: isoTime,
+    confirmedAt: nullableIsoTime,
+  },
+  undefined,
+  "Withdrawal",
 );
 
 const webhookId = { type: "string", pattern: "^wh_[0-9a-f]{24}$" };
 const webhookUrl = { type: "string", format: "uri" };
 const eventTypes = {
   type: ["array", "null"],
-  items: { type: "string", enum: ["launch", "sweep", "payout", "burn"] },
-  description: "the event types sent; null for all",
+  items: enumOf(EVENT_TYPES),
+  description: "the event types sent (`incident`: custody incidents, sent to webhooks only); null for all",
 };
 const Webhook = {
   ...object(
@@ -103,13 +282,46 @@ const Webhook = {
       types: eventTypes,
       enabled: { type: "boolean" },
       createdAt: isoTime,
-      failingSince: { type: ["string", "null"], format: "date-time" },
+      failingSince: nullableIsoTime,
     },
-    ["id", "url", "types", "enabled", "createdAt"],
+    ["id", "url", "types", "enabled", "createdAt", "failingSince"],
     "Webhook",
   ),
   description: "A webhook endpoint. Fields may be added.",
 };
+
+const WebhookDelivery = object(
+  {
+    eventId: {
+      type: "string",
+      description: "the event's id: the `webhook-id` header of the delivery, the stream's `id:`, the feed's cursor",
+    },
+    attempt: positiveId,
+    status: enumOf(["pending", "delivered", "failed"]),
+    httpStatus: { type: ["integer", "null"], description: "the receiver's answer; null when none came" },
+    at: isoTime,
+    nextAttemptAt: { ...nullableIsoTime, description: "when a pending delivery is tried next" },
+    error: nullableString,
+  },
+  undefined,
+  "WebhookDelivery",
+);
+
+const AdminOverview = object(
+  {
+    health: JSON.parse(JSON.stringify(HealthSchema)),
+    runs: { ...arrayOf(JobRun), description: "the newest runs of every job, newest first" },
+    settings: object({
+      minClaimLamports: lamports,
+      autopayMinLamports: lamports,
+      claimsPaused: { type: "boolean" },
+      launchesPaused: { type: "boolean" },
+      platformTokenMint: { ...nullableString, pattern: ADDRESS_PATTERN },
+    }),
+  },
+  undefined,
+  "AdminOverview",
+);
 
 export const OPERATOR_PATHS: Record<string, Record<string, Json>> = {
   "/api/admin/tokens/{mint}/hide": {
@@ -146,21 +358,21 @@ export const OPERATOR_PATHS: Record<string, Record<string, Json>> = {
           schema: { type: "integer", minimum: 1, maximum: 500, default: 50 },
         },
       ],
-      ok: object({ entries: { type: "array", items: AuditEntry } }),
+      ok: object({ entries: arrayOf(AuditEntry) }),
       errors: [400, 404, 429],
     }),
   },
   "/api/admin/fee-sharing": {
     get: operation("listFeeSharing", {
       summary: "Tokens whose launch-program creator is no longer their own creator key",
-      ok: object({ items: { type: "array", items: { type: "object" } } }),
+      ok: object({ items: arrayOf(FeeSharingItem) }),
       errors: [404, 429],
     }),
   },
   "/api/admin/set-aside": {
     get: operation("listSetAside", {
       summary: "Tokens the money jobs set aside or stopped",
-      ok: object({ items: { type: "array", items: { type: "object" } } }),
+      ok: object({ items: arrayOf(SetAsideItem) }),
       errors: [404, 429],
     }),
   },
@@ -168,16 +380,24 @@ export const OPERATOR_PATHS: Record<string, Record<string, Json>> = {
     post: operation("clearSetAside", {
       summary: "Clear a set-aside token (a stopped one is re-checked first; 409 while it still disagrees)",
       parameters: [mintParam],
-      body: object({ job: { type: "string" }, reason }, []),
-      ok: object(
+      body: object(
         {
-          ok: { type: "boolean", const: true },
-          action: { type: "string", const: "clear_set_aside" },
-          mint: { type: "string" },
-          cleared: {},
+          job: {
+            ...setAsideJob,
+            type: ["string", "null"],
+            enum: [...SET_ASIDE_JOBS, null],
+            description: "clear only this job's set-aside; absent or null: every job's",
+          },
+          reason,
         },
-        ["ok", "action", "mint"],
+        [],
       ),
+      ok: object({
+        ok: { type: "boolean", const: true },
+        action: { type: "string", const: "clear_set_aside" },
+        mint: address,
+        cleared: { ...arrayOf(setAsideJob), description: "the jobs whose set-aside was cleared" },
+      }),
       errors: [400, 404, 409, 429, 503],
     }),
   },
@@ -186,9 +406,9 @@ export const OPERATOR_PATHS: Record<string, Record<string, Json>> = {
       summary:
         "The launch programs' ProgramData slots the jobs run on, and the upgrades seen since that pause the jobs building their instructions",
       ok: object({
-        programs: { type: "array", items: { type: "object" } },
-        changes: { type: "array", items: { type: "object" } },
-        checkedAt: { type: ["string", "null"], format: "date-time" },
+        programs: arrayOf(WatchedProgram),
+        changes: { ...arrayOf(ProgramChange), description: "oldest first, until an operator acknowledges them" },
+        checkedAt: { ...nullableIsoTime, description: "the last check; null before the first" },
       }),
       errors: [404, 429],
     }),
@@ -197,11 +417,11 @@ export const OPERATOR_PATHS: Record<string, Record<string, Json>> = {
     post: operation("acknowledgeProgramChanges", {
       summary:
         "Acknowledge the program upgrades seen (a reason is required): their slots become what the jobs run on, and the paused jobs go on",
-      body: object({ reason: { ...reason, type: "string", minLength: 1 } }),
+      body: object({ reason: requiredReason }),
       ok: object({
         ok: { type: "boolean", const: true },
         action: { type: "string", const: "acknowledge_program_change" },
-        acknowledged: { type: "array", items: { type: "object" } },
+        acknowledged: arrayOf(ProgramChange),
       }),
       errors: [400, 404, 429],
     }),
@@ -228,14 +448,14 @@ export const OPERATOR_PATHS: Record<string, Record<string, Json>> = {
     delete: operation("signOutAllAdminPages", {
       summary: "End every /admin page session",
       body: reasonOnly,
-      ok: object({ ok: { type: "boolean", const: true }, signedOut: { type: "integer", minimum: 0 } }),
+      ok: object({ ok: { type: "boolean", const: true }, signedOut: count }),
       errors: [400, 404, 429],
     }),
   },
   "/api/admin/overview": {
     get: operation("getAdminOverview", {
       summary: "What the /admin page shows first: job health, recent runs, settings in force",
-      ok: object({ health: { type: "object" }, runs: { type: "array" }, settings: { type: "object" } }, []),
+      ok: AdminOverview,
       errors: [404, 429],
     }),
   },
@@ -247,7 +467,7 @@ export const OPERATOR_PATHS: Record<string, Record<string, Json>> = {
         tokens: {
           type: "array",
           items: object({
-            mint: { type: "string" },
+            mint: address,
             name: { type: "string" },
             symbol: { type: "string" },
             hidden: { type: "boolean" },
@@ -263,20 +483,27 @@ export const OPERATOR_PATHS: Record<string, Record<string, Json>> = {
       summary:
         "Custody incidents, newest first, the one halting money movements if any, and the newest reconciliation with the chain",
       ok: object({
-        halted: { type: ["object", "null"] },
-        /** while halted, the rows waiting to leave: what a resume releases (null when money moves) */
-        waiting: {
-          type: ["object", "null"],
-          properties: {
-            payouts: { type: "array", items: waitingRow },
-            withdrawals: { type: "array", items: waitingRow },
-            burnOrders: { type: "array", items: waitingRow },
-            totalLamports: lamports,
-          },
+        halted: {
+          anyOf: [Incident, { type: "null" }],
+          description: "the open incident that halts money movements; null when money moves",
         },
-        incidents: { type: "array", items: { type: "object" } },
-        /** the newest reconciliation with the chain (src/reconcile) and its progress; null when there never was one */
-        reconciliation: { type: ["object", "null"] },
+        waiting: {
+          anyOf: [
+            object({
+              payouts: arrayOf(waitingRow),
+              withdrawals: arrayOf(waitingRow),
+              burnOrders: arrayOf(waitingRow),
+              totalLamports: lamports,
+            }),
+            { type: "null" },
+          ],
+          description: "while halted, the rows waiting to leave: what a resume releases; null when money moves",
+        },
+        incidents: { ...arrayOf(Incident), description: "the newest 100, newest first" },
+        reconciliation: {
+          anyOf: [Reconciliation, { type: "null" }],
+          description: "the newest reconciliation with the chain and its progress; null when there never was one",
+        },
       }),
       errors: [404, 429],
     }),
@@ -290,7 +517,7 @@ export const OPERATOR_PATHS: Record<string, Record<string, Json>> = {
         "A body with the reason alone releases what waits at that moment. 409 as well when money is not halted (nothing is granted for later) and while the reconciliation with the chain holds it (only the reconciliation lifts that).",
       body: object(
         {
-          reason: { type: "string", minLength: 1, maxLength: 500 },
+          reason: requiredReason,
           payoutIds: idList,
           withdrawalIds: idList,
           burnOrderIds: idList,
@@ -314,7 +541,7 @@ export const OPERATOR_PATHS: Record<string, Record<string, Json>> = {
   "/api/admin/payouts/held": {
     get: operation("listHeldPayouts", {
       summary: "Payouts above the review amount, waiting for an operator",
-      ok: object({ payouts: { type: "array", items: { type: "object" } } }),
+      ok: object({ payouts: { ...arrayOf(HeldPayout), description: "oldest first" } }),
       errors: [404, 429],
     }),
   },
@@ -335,7 +562,7 @@ export const OPERATOR_PATHS: Record<string, Record<string, Json>> = {
     post: operation("refuseHeldPayout", {
       summary: "Refuse a held payout (a reason is required): its amount returns to the balance",
       parameters: [payoutIdParam],
-      body: object({ reason: { type: "string", minLength: 1, maxLength: 500 } }),
+      body: object({ reason: requiredReason }),
       ok: object({
         ok: { type: "boolean", const: true },
         action: { type: "string", const: "refuse_payout" },
@@ -348,9 +575,13 @@ export const OPERATOR_PATHS: Record<string, Record<string, Json>> = {
     get: operation("listWithdrawals", {
       summary: "Platform withdrawals to PLATFORM_WALLET and what may be withdrawn now",
       ok: object({
-        configured: { type: "boolean" },
-        withdrawableLamports: { ...lamports, type: ["string", "null"] },
-        withdrawals: { type: "array", items: { type: "object" } },
+        configured: { type: "boolean", description: "false while no PLATFORM_WALLET is set" },
+        withdrawableLamports: {
+          ...lamports,
+          type: ["string", "null"],
+          description: "what may be withdrawn now; null when the treasury could not be read",
+        },
+        withdrawals: { ...arrayOf(Withdrawal), description: "the newest 100, newest first" },
       }),
       errors: [404, 429],
     }),
@@ -358,12 +589,12 @@ export const OPERATOR_PATHS: Record<string, Record<string, Json>> = {
       summary: "Withdraw platform lamports to PLATFORM_WALLET (a reason is required)",
       body: object({
         lamports: { ...lamports, pattern: "^[1-9][0-9]{0,18}$" },
-        reason: { type: "string", minLength: 1 },
+        reason: requiredReason,
       }),
       ok: object({
         ok: { type: "boolean", const: true },
         action: { type: "string", const: "withdraw" },
-        withdrawal: { type: "object" },
+        withdrawal: Withdrawal,
       }),
       errors: [400, 404, 429, 503],
     }),
@@ -371,7 +602,7 @@ export const OPERATOR_PATHS: Record<string, Record<string, Json>> = {
   "/api/admin/webhooks": {
     get: operation("listWebhooks", {
       summary: "Registered webhook endpoints",
-      ok: object({ webhooks: { type: "array", items: Webhook } }),
+      ok: object({ webhooks: arrayOf(Webhook) }),
       errors: [404, 429],
     }),
     post: operation("createWebhook", {
@@ -379,7 +610,7 @@ export const OPERATOR_PATHS: Record<string, Record<string, Json>> = {
       description:
         "The answer carries the endpoint's signing secret once (Standard Webhooks: webhook-id, webhook-timestamp, " +
         "webhook-signature headers). The URL is resolved and checked before it is stored.",
-      body: object({ url: webhookUrl, types: eventTypes }, ["url"]),
+      body: object({ url: webhookUrl, types: eventTypes, reason }, ["url"]),
       ok: object(
         {
           id: webhookId,
@@ -397,6 +628,7 @@ export const OPERATOR_PATHS: Record<string, Record<string, Json>> = {
     delete: operation("deleteWebhook", {
       summary: "Remove a webhook endpoint",
       parameters: [webhookIdParam],
+      body: reasonOnly,
       ok: object({ ok: { type: "boolean", const: true } }),
       errors: [404, 429],
     }),
@@ -413,7 +645,7 @@ export const OPERATOR_PATHS: Record<string, Record<string, Json>> = {
           schema: { type: "integer", minimum: 1, maximum: 500, default: 100 },
         },
       ],
-      ok: object({ deliveries: { type: "array", items: { type: "object" } } }),
+      ok: object({ deliveries: { ...arrayOf(WebhookDelivery), description: "newest first" } }),
       errors: [400, 404, 429],
     }),
   },
@@ -421,8 +653,14 @@ export const OPERATOR_PATHS: Record<string, Record<string, Json>> = {
     post: operation("replayWebhook", {
       summary: "Queue every event since a time again for one endpoint",
       parameters: [webhookIdParam],
-      body: object({ since: { ...isoTime, description: "ISO 8601; events at or after it are queued" } }),
-      ok: object({ queued: { type: "integer", minimum: 0 } }),
+      body: object(
+        {
+          since: { type: "string", description: "ISO 8601 (or an event id); events at or after it are queued" },
+          reason,
+        },
+        ["since"],
+      ),
+      ok: object({ queued: { ...count, description: "events queued for the endpoint" } }),
       errors: [400, 404, 413, 429],
     }),
   },

@@ -79,6 +79,16 @@ const ERROR_MEANING: Record<number, string> = {
   503: "Not available just now (not configured, paused, or the chain could not be read). Retry later",
 };
 
+/** What a 400 also means on an operation with query parameters (src/http/params.ts `repeatedQueryGuard`). */
+const REPEATED_QUERY_MEANING = ", or a query parameter given more than once";
+
+/** The description of an error answer the route does not describe itself. */
+function errorMeaning(code: number, op: Node): string {
+  const meaning = ERROR_MEANING[code] ?? "Error";
+  const takesQuery = (op.parameters ?? []).some((p: Node) => p?.in === "query");
+  return code === 400 && takesQuery ? `${meaning}${REPEATED_QUERY_MEANING}` : meaning;
+}
+
 const GENERIC_DESCRIPTION = /^(Response for status \d+|Every error has this shape only)$/;
 
 const HEADERS: Record<string, Json> = {
@@ -177,7 +187,7 @@ export function refine(doc: Node, options: RefineOptions): Node {
         responses[status] =
           code >= 400
             ? {
-                description: described ? response.description : (ERROR_MEANING[code] ?? "Error"),
+                description: described ? response.description : errorMeaning(code, op),
                 headers,
                 content: { "application/json": { schema: ref("schemas", "Error") } },
               }
@@ -257,14 +267,20 @@ function discriminate(node: Node, schemas: Record<string, Json>): void {
   node.discriminator = { propertyName: property, mapping };
 }
 
+/** The public document's version: CHANGELOG.md has a section for each. */
+export const PUBLIC_DOCUMENT_VERSION = "1.2.0";
+
 const PUBLIC_INFO = {
   title: "Creator-fee ledger: public reads",
-  version: "1.1.0",
+  version: PUBLIC_DOCUMENT_VERSION,
   description:
     "Public data reads of the creator-fee ledger service. No key and no sign-in; limited per client IP. " +
     "Money is whole lamports as decimal strings; times are ISO 8601 UTC; unknown values are null; clients ignore " +
     "fields they do not know. Every error is `{error}` only: match on the status. Rate-limited routes answer " +
     "x-ratelimit-limit, x-ratelimit-remaining and x-ratelimit-reset (unix seconds); a 429 adds retry-after. " +
+    "The public reads and the stream answer any origin (CORS: Access-Control-Allow-Origin *, never credentials); " +
+    "the launch routes answer this site's pages only. A query parameter given twice is a 400; a body over its " +
+    "route's limit is a 413. " +
     `The operator routes (cron, admin, webhooks) are described in ${OPERATOR_OPENAPI_PATH}.`,
 };
 
@@ -275,7 +291,7 @@ export function publicDocument(app: AnyElysia): Node {
     {
       openapi: "3.1.0",
       info: PUBLIC_INFO,
-      tags: [{ name: "public", description: "Public data reads: stable (SPEC Versioning)" }, LAUNCH_TAG],
+      tags: [{ name: "public", description: "Public data reads: stable (see the Versioning section of CHANGELOG.md)" }, LAUNCH_TAG],
       paths: plainCopy(generated.paths),
     },
     {
@@ -296,10 +312,10 @@ export function operatorDocument(app: AnyElysia): Node {
       openapi: "3.1.0",
       info: {
         title: "Creator-fee ledger: operator routes",
-        version: "1.1.0",
+        version: PUBLIC_DOCUMENT_VERSION,
         description:
           "Routes behind an operator's bearer secret: the job triggers (CRON_SECRET) and the admin and webhook " +
-          "routes (ADMIN_SECRET). Not part of the public API (SPEC Versioning); they may change with the service. " +
+          "routes (ADMIN_SECRET). Not part of the public API (CHANGELOG.md, Versioning); they may change with the service. " +
           "With the secret unset, missing or wrong, every route answers 404 as if it did not exist; repeated wrong " +
           "secrets from one IP are answered 429.",
       },

@@ -13,6 +13,7 @@ import { takeSolvencySnapshot } from "./history/snapshots";
 import { snapshotLiabilitiesAfterRun } from "./liabilities/hook";
 import { activeReconciliation, reconcileWithChain, startCheckPassed, startHoldTaken } from "./reconcile";
 import { BackupSchedule, scheduleBackupsWith } from "./backup";
+import { burnsRunReport, payoutsRunReport, sweepRunReport } from "./jobs";
 
 export interface RegisterJobsOptions {
   /** false in the jobs' worker thread: proofs are served by the request thread's connection */
@@ -60,12 +61,14 @@ export function registerJobs(ctx: SchedulingContext, options: RegisterJobsOption
   scheduler.register("sweep", async (job) => {
     const report = await whileProgramsUnchanged(programs, "sweep", () => runSweepJob(sweeps, job));
     log.info("sweep run", { ...report });
+    const answer = sweepRunReport(report);
     // Held until the start's check of the history: an anchor memo signed now would be a
     // transaction the check has to tell from the ones the books forgot.
-    if (report?.held) return;
+    if (report?.held) return answer;
     // Liabilities first: their anchor memo is paid from the treasury, which the solvency snapshot then reads.
     await snapshotLiabilitiesAfterRun(ctx, "sweep", { ...afterRun, signal: job.signal });
     await takeSolvencySnapshot({ db, chain, now: ctx.now }, "sweep");
+    return answer;
   });
   scheduler.register("payouts", async (job) => {
     // Nothing is sent before the books agree with the treasury's history (src/reconcile).
@@ -73,18 +76,20 @@ export function registerJobs(ctx: SchedulingContext, options: RegisterJobsOption
     if (reconciled.status !== "clean") log.info("reconciliation step", { ...reconciled });
     // While it runs, not even autopay is queued: the payouts the chain holds keep their ids. The
     // same while the start's check has not passed yet (it waits for the chain): nothing is signed.
-    if (activeReconciliation(db) || startHoldTaken(db)) return;
+    if (activeReconciliation(db) || startHoldTaken(db)) return payoutsRunReport(reconciled, null);
     const report = await runPayoutsJob(payouts, job);
     log.info("payouts run", { ...report });
     await snapshotLiabilitiesAfterRun(ctx, "payouts", { ...afterRun, signal: job.signal });
     await takeSolvencySnapshot({ db, chain, now: ctx.now }, "payouts");
+    return payoutsRunReport(reconciled, report);
   });
   scheduler.register("burns", async (job) => {
     // A burn of tokens the chain may have burned already waits for the reconciliation too.
-    if (activeReconciliation(db)) return;
+    if (activeReconciliation(db)) return burnsRunReport(null, { held: true });
     const report = await whileProgramsUnchanged(programs, "burns", () => runBurnsJob(burns, job));
     log.info("burns run", { ...report });
     // The hourly floor rides on a job that runs every few minutes in every deployment.
     await takeSolvencySnapshot({ db, chain, now: ctx.now }, "hourly");
+    return burnsRunReport(report, { held: false });
   });
 }

@@ -84,13 +84,16 @@ describe("outputs", () => {
     expect(events).toEqual(refTo("LedgerEvent"));
     const union = schemaNamed("LedgerEvent");
     expect(union.anyOf).toBeUndefined();
-    expect(union.oneOf).toEqual(["LaunchEvent", "SweepEvent", "PayoutEvent", "BurnEvent"].map(refTo));
+    expect(union.oneOf).toEqual(
+      ["LaunchEvent", "SweepEvent", "PayoutEvent", "PayoutStatusEvent", "BurnEvent"].map(refTo),
+    );
     expect(union.discriminator).toEqual({
       propertyName: "type",
       mapping: {
         launch: "#/components/schemas/LaunchEvent",
         sweep: "#/components/schemas/SweepEvent",
         payout: "#/components/schemas/PayoutEvent",
+        payoutStatus: "#/components/schemas/PayoutStatusEvent",
         burn: "#/components/schemas/BurnEvent",
       },
     });

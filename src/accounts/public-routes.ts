@@ -2,7 +2,7 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
-import { HandleParams } from "../http/params";
+import { documentedString, HandleParams } from "../http/params";
 import { errors, handleKey } from "../http/public-schemas";
 import { jsonBody, readMemo } from "../http/read-memo";
 import { AppError } from "../lib/errors";
@@ -11,7 +11,12 @@ import { PAGE_LIMIT, pageLimit, parsePayoutCursor, parseTokenCursor } from "./pa
 import { AccountRecordSchema, AccountTokensPageSchema, PayoutsPageSchema } from "./schemas";
 
 const PageQuerySchema = t.Object({
-  cursor: t.String({
+  // The shape of the cursors issued (src/accounts/pages.ts), base64url.
+  cursor: documentedString({
+    type: "string",
+    pattern: "^[A-Za-z0-9_-]+$",
+    minLength: 1,
+    maxLength: 200,
     description: "the nextCursor (or the record's tokensNextCursor/payoutsNextCursor) of the previous page",
   }),
   limit: PAGE_LIMIT.schema,

@@ -122,7 +122,7 @@ function decideHeldPayout(
   immediate(ctx.db, () => {
     const decided =
       action === "approve_payout"
-        ? approveHeldPayout(ctx.db, id)
+        ? approveHeldPayout(ctx.db, id, nowMs)
         : refuseHeldPayout(ctx.db, id, reason as string, nowMs);
     if (!decided) throw new AppError("PAYOUT_NOT_HELD");
     audit(ctx.db, { ...origin, reason, nowMs }, action, String(id));

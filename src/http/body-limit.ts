@@ -1,8 +1,8 @@
 /**
  * Request bodies are limited while they are read, not by their Content-Length alone: a chunked
- * body has none. The server refuses anything over the largest route limit (`maxRequestBodySize`);
- * each route's own limit is enforced by handing the routes a copy of the request whose body stream
- * errors as soon as it passes the limit, so a 40 MB body is answered 413 after 64 KB, not 40 MB.
+ * body has none. Each route's own limit is enforced by handing the routes a copy of the request
+ * whose body stream errors as soon as it passes the limit, so a 40 MB body is answered 413 after
+ * 64 KB, not 40 MB. Every refusal is the app's, in the `{error}` envelope (SERVER_BODY_MAX_BYTES).
  */
 import type { Config } from "../config";
 
@@ -17,13 +17,14 @@ export function uploadBodyMaxBytes(config: Pick<Config, "maxImageBytes">): numbe
 }
 
 /**
- * The server-wide cap (Bun's maxRequestBodySize): the largest route limit plus a margin, so the
- * route's own limit trips first and answers in the `{error}` envelope; Bun's bare 413 is only the
- * backstop for a declared length far over every limit.
+ * Bun's own cap (`maxRequestBodySize`), set out of reach so every limit is the app's. Bun checks a
+ * declared Content-Length against its cap before the app sees the request and answers a bare 413
+ * with no `{error}` (a client still writing its body reads a reset); the front door refuses any
+ * Content-Length over the route's limit itself, in the envelope, before a byte of the body is read,
+ * and cuts a chunked body at the route's limit while it is read. A body no route reads is drained
+ * by Bun whatever its cap (measured: a 300 MB unread chunked body was drained at 9 MB's cap too).
  */
-export function serverBodyMaxBytes(config: Pick<Config, "maxImageBytes">): number {
-  return uploadBodyMaxBytes(config) + 1024 * 1024;
-}
+export const SERVER_BODY_MAX_BYTES = Number.MAX_SAFE_INTEGER;
 
 export function bodyLimitFor(method: string, path: string, config: Pick<Config, "maxImageBytes">): number {
   if (method === "POST" && /^\/api\/launch\/metadata\/?$/.test(path)) return uploadBodyMaxBytes(config);

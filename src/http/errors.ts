@@ -4,12 +4,30 @@
  * becomes a 500 whose details go only to the log.
  */
 import { AppError, type ErrorKind } from "../lib/errors";
+import { isCorsHeader } from "./cors";
 
 export function errorResponse(status: number, message: string, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify({ error: message }), {
     status,
     headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
   });
+}
+
+/**
+ * The headers set before a failure that its error answer keeps: the rate limit's, the request id,
+ * HSTS and a public read's CORS headers (a page must be able to read why it was refused).
+ */
+export function carriedHeaders(headers: Record<string, unknown>): Record<string, string> {
+  const carried: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const kept =
+      name.startsWith("x-ratelimit-") ||
+      name === "x-request-id" ||
+      name === "strict-transport-security" ||
+      isCorsHeader(name);
+    if (kept) carried[name] = String(value);
+  }
+  return carried;
 }
 
 /** The HTTP status of each error kind: the one place a domain failure becomes HTTP. */

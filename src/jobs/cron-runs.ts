@@ -10,6 +10,7 @@ import type { Db } from "../../db/client";
 import { scrubErrorText } from "../lib/scrub";
 import type { JobName } from "./names";
 import type { JobRunner, RunResult } from "./scheduler";
+import type { JobReport } from "./cron-schemas";
 import { query } from "../../db/statement";
 
 export const MAX_RUNS = 500;
@@ -32,6 +33,8 @@ export interface CronRun {
   durationMs: number | null;
   /** why the run failed or did not run, scrubbed of addresses and setting names; null otherwise */
   error: string | null;
+  /** what the run did; null while running, when it failed or did not run */
+  report: JobReport | null;
 }
 
 export type StartOutcome = { started: CronRun } | { refused: "busy" | "not_registered" | "stopping" };
@@ -66,6 +69,7 @@ export class CronRuns {
       finishedAt: null,
       durationMs: null,
       error: null,
+      report: null,
     };
     const startedAtMs = Date.now();
     const outcome = this.runner.runNow(job).then(
@@ -111,6 +115,7 @@ export class CronRuns {
     run.state = result.ok ? "succeeded" : "failed";
     run.error = result.ok ? null : result.error;
     run.durationMs = result.durationMs;
+    run.report = result.ok ? (result.report ?? null) : null;
   }
 
   private remember(run: CronRun): void {

@@ -28,3 +28,5 @@ export {
   stopToken,
   suspectMints,
 } from "./set-aside";
+export { burnsRunReport, payoutsRunReport, sweepRunReport } from "./run-reports";
+export type { JobReport } from "./cron-schemas";

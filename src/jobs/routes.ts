@@ -7,6 +7,7 @@
 import { Elysia, t } from "elysia";
 import { bearerMatches } from "../http/bearer";
 import { CACHE } from "../http/cache";
+import { documentedString } from "../http/params";
 import { errors, Int } from "../http/public-schemas";
 import { CronRunSchema, CronStartedSchema, OPERATOR_TAG } from "./cron-schemas";
 import { CronRuns, MAX_RUNS } from "./cron-runs";
@@ -147,7 +148,10 @@ export function jobRoutes(ctx: SchedulingContext<JobRunner>) {
         return { runId, job };
       },
       {
-        params: t.Object({ job: t.String() }),
+        // Checked by the handler (an unknown name answers 404, as a route that does not exist).
+        params: t.Object({
+          job: documentedString({ type: "string", enum: [...JOB_NAMES], description: "the job to start" }),
+        }),
         response: { 202: CronStartedSchema, ...errors(404, 409, 429, 503) },
         detail: {
           tags: [OPERATOR_TAG],
@@ -169,12 +173,14 @@ export function jobRoutes(ctx: SchedulingContext<JobRunner>) {
         return run;
       },
       {
-        params: t.Object({ runId: t.String() }),
+        params: t.Object({ runId: documentedString({ type: "string", pattern: "^run_[0-9a-f]{32}$" }) }),
         response: { 200: CronRunSchema, ...errors(404, 429) },
         detail: {
           tags: [OPERATOR_TAG],
           summary: "A run started by the cron route: its state and report",
-          description: `The last ${MAX_RUNS} runs of this process are kept.`,
+          description:
+            "`report` says what the run did once it has succeeded (its `job` names the report's shape). " +
+            `The last ${MAX_RUNS} runs of this process are kept.`,
         },
       },
     );

@@ -12,6 +12,7 @@ import { scrubErrorText } from "../lib/scrub";
 import { immediate } from "../../db/transaction";
 import { acquireLease, assertLeaseHeld, releaseLease, renewLease, type Lease } from "./lease";
 import { JOB_NAMES, type JobName } from "./names";
+import type { JobReport } from "./cron-schemas";
 import { query } from "../../db/statement";
 
 export interface JobContext {
@@ -22,11 +23,13 @@ export interface JobContext {
   assertHeld(): void;
 }
 
-export type JobBody = (ctx: JobContext) => Promise<void>;
+/** A job's body; what it answers is the run's report (`GET /api/cron/runs/:runId`). */
+// biome-ignore lint/suspicious/noConfusingVoidType: a body that reports nothing (a test's, a plain task) returns void
+export type JobBody = (ctx: JobContext) => Promise<JobReport | undefined | void>;
 
 export type RunResult =
   | { ran: false; reason: "busy" | "not_registered" | "stopping" }
-  | { ran: true; ok: boolean; error: string | null; durationMs: number };
+  | { ran: true; ok: boolean; error: string | null; durationMs: number; report?: JobReport | null };
 
 export interface SchedulerOptions {
   holder?: string;
@@ -124,12 +127,14 @@ export class Scheduler implements JobRunner {
     let ok = true;
     let error: string | null = null;
     let failure: unknown;
+    let report: JobReport | null = null;
     try {
-      await body({
-        lease,
-        signal: controller.signal,
-        assertHeld: () => assertLeaseHeld(this.db, lease),
-      });
+      report =
+        (await body({
+          lease,
+          signal: controller.signal,
+          assertHeld: () => assertLeaseHeld(this.db, lease),
+        })) ?? null;
     } catch (caught) {
       ok = false;
       failure = caught;
@@ -150,7 +155,7 @@ export class Scheduler implements JobRunner {
       );
     });
     releaseLease(this.db, lease, { ok, error }, finishedAtMs);
-    const result: RunResult = { ran: true, ok, error, durationMs: finishedAtMs - startedAtMs };
+    const result: RunResult = { ran: true, ok, error, durationMs: finishedAtMs - startedAtMs, report };
     this.options.onRunFinished?.(job, result);
     // After the run is written down and its lease let go, so the operator finds it in job_runs.
     stopOnBrokenInvariant(failure, `job ${job}`);

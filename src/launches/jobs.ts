@@ -159,9 +159,7 @@ export function registerLaunchJobs(
   ctx: AppContext,
   options: { market?: MarketData | null } = {},
 ): void {
-  scheduler.register("launches", async (job) => {
-    await runLaunchesJob(ctx, job);
-  });
+  scheduler.register("launches", async (job) => ({ job: "launches" as const, ...(await runLaunchesJob(ctx, job)) }));
   const market =
     options.market !== undefined
       ? options.market
@@ -169,7 +167,8 @@ export function registerLaunchJobs(
         ? new DexScreenerMarket(ctx.config.marketApiUrl)
         : null;
   scheduler.register("market", async (job) => {
-    if (!market) return;
-    await refreshMarket(ctx.db, market, job, ctx.now);
+    if (!market) return { job: "market" as const, configured: false, updated: 0, failedBatches: 0 };
+    const refreshed = await refreshMarket(ctx.db, market, job, ctx.now);
+    return { job: "market" as const, configured: true, ...refreshed };
   });
 }

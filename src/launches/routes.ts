@@ -3,14 +3,15 @@
  * stored metadata and images when no IPFS account is configured. They change with the launch page,
  * so the OpenAPI document lists them under the `launch` tag, marked unstable.
  */
+import type { TObject, TSchema } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../context";
 import { CACHE } from "../http/cache";
 import { AppError } from "../lib/errors";
-import { errors } from "../http/public-schemas";
+import { errors, Int } from "../http/public-schemas";
 import { limitKeyOf } from "../http/client-ip";
 import { requestMeta } from "../http/request-meta";
-import { proxyRpc } from "./rpc-proxy";
+import { ALLOWED_METHODS, LOCAL_CHAIN_ONLY_METHODS, proxyRpc } from "./rpc-proxy";
 import {
   ConfirmDoneSchema,
   ConfirmPendingSchema,
@@ -64,6 +65,60 @@ async function metadataRequest(body: unknown, request: Request): Promise<Metadat
   };
 }
 
+const rpcId = () =>
+  t.Union([t.String(), t.Number(), t.Null()], {
+    description: "the request's id, echoed in the answer (null when the request had none)",
+  });
+
+/** What the proxy reads of a request (rpc-proxy.ts `parseRequest`); one request, never a batch. */
+const RpcRequestSchema = t.Object(
+  {
+    jsonrpc: t.Literal("2.0"),
+    id: t.Optional(rpcId()),
+    method: t.Union(
+      [...ALLOWED_METHODS, ...LOCAL_CHAIN_ONLY_METHODS].map((method) => t.Literal(method)),
+      { description: "requestAirdrop only on the embedded local chain" },
+    ),
+    params: t.Optional(
+      t.Array(t.Unknown(), { description: "the method's parameters, as the chain's JSON-RPC takes them" }),
+    ),
+  },
+  { title: "RpcRequest" },
+);
+
+/** The proxy's answer: only the JSON-RPC fields of the provider's answer, with the request's id. */
+const RpcResponseSchema = t.Union(
+  [
+    t.Object(
+      {
+        jsonrpc: t.Literal("2.0"),
+        id: rpcId(),
+        result: t.Unknown({ description: "the method's result, as the chain's JSON-RPC answers it" }),
+      },
+      { title: "RpcResult", additionalProperties: false },
+    ),
+    t.Object(
+      {
+        jsonrpc: t.Literal("2.0"),
+        id: rpcId(),
+        error: t.Object(
+          { code: Int(), message: t.String(), data: t.Optional(t.Unknown()) },
+          { description: "the provider's JSON-RPC error (a failed simulation, a bad parameter)" },
+        ),
+      },
+      { title: "RpcError", additionalProperties: false },
+    ),
+  ],
+  { title: "RpcResponse" },
+);
+
+/**
+ * A schema for `detail`, whose type is OpenAPI 3.0's: these are JSON Schema 2020-12 (OpenAPI 3.1,
+ * the document's version), with null as a type, which 3.0's type cannot name. The proxy checks
+ * its body by hand (rpc-proxy.ts), so the route declares no body schema of its own.
+ */
+const documented = (schema: TSchema) => schema as unknown as TObject;
+
 /** A fresh object per app: the OpenAPI plugin may annotate what it is given. */
 const rpcProxyDocs = () => ({
   ...detail(
@@ -73,13 +128,18 @@ const rpcProxyDocs = () => ({
       "otherwise). Sends or simulates only the create or first buy of a launch prepared here, paid by its wallet, " +
       "within its window. 120 a minute per IP. 502 when the provider fails.",
   ),
+  requestBody: { required: true, content: { "application/json": { schema: documented(RpcRequestSchema) } } },
   responses: {
-    200: { description: "the provider's JSON-RPC answer (result or error)" },
+    200: {
+      description: "the provider's JSON-RPC answer (result or error)",
+      content: { "application/json": { schema: documented(RpcResponseSchema) } },
+    },
     400: {
       description:
         "not an allowed method or parameter shape, or not the create/first buy of an open launch of this site",
     },
     403: { description: "request from another site" },
+    413: { description: "the request body is too large" },
     429: { description: "rate limited" },
     502: { description: "the provider failed" },
   },
@@ -124,7 +184,7 @@ export function launchRoutes(ctx: AppContext) {
       },
       {
         body: IntentRequestSchema,
-        response: { 200: IntentResponseSchema, ...errors(400, 409, 410, 429, 503) },
+        response: { 200: IntentResponseSchema, ...errors(400, 409, 410, 413, 429, 503) },
         detail: detail(
           "Prepare a launch",
           "Validates the draft, allocates the token's creator address, opens a 10-minute window.",
@@ -154,7 +214,11 @@ export function launchRoutes(ctx: AppContext) {
       },
       {
         body: ConfirmRequestSchema,
-        response: { 200: ConfirmDoneSchema, 202: ConfirmPendingSchema, ...errors(400, 404, 409, 410, 429, 502, 503) },
+        response: {
+          200: ConfirmDoneSchema,
+          202: ConfirmPendingSchema,
+          ...errors(400, 404, 409, 410, 413, 429, 502, 503),
+        },
         detail: detail(
           "Confirm a launch",
           "202 pending until the transaction is confirmed (poll again); 200 failed with error when it failed on chain; " +

@@ -88,19 +88,28 @@ const sweepDetails = statement<
   `SELECT s.id, t.mint, t.symbol, s.signature, s.total_lamports AS totalLamports, s.platform_lamports AS platformLamports
     FROM sweeps s JOIN tokens t ON t.id = s.token_id WHERE s.id IN (SELECT value FROM json_each($ids))`,
 );
-const payoutDetails = statement<
-  {
-    id: bigint;
-    handle: string;
-    lamports: bigint;
-    kind: "claim" | "autopay";
-    status: PayoutEvent["status"];
-    signature: string | null;
-  },
-  Ids
->(
-  `SELECT p.id, i.handle, p.lamports, p.kind, p.status, p.signature
-    FROM payouts p JOIN identities i ON i.idp_user_id = p.idp_user_id WHERE p.id IN (SELECT value FROM json_each($ids))`,
+interface PayoutDetail {
+  id: bigint;
+  payoutId: bigint;
+  handle: string;
+  lamports: bigint;
+  kind: "claim" | "autopay";
+  status: PayoutEvent["status"];
+  signature: string | null;
+  replacementId: bigint | null;
+}
+// Payout events read what was fixed as they were published (payout_events), never the payout's
+// status now: a `payout` event is its payout's first row, a `payoutStatus` event names its row.
+const payoutDetails = statement<PayoutDetail, Ids>(
+  `SELECT p.id, p.id AS payoutId, e.handle, p.lamports, p.kind, e.status, e.signature, e.replacement_id AS replacementId
+    FROM payouts p JOIN payout_events e
+      ON e.id = (SELECT MIN(f.id) FROM payout_events f WHERE f.payout_id = p.id)
+    WHERE p.id IN (SELECT value FROM json_each($ids))`,
+);
+const payoutStatusDetails = statement<PayoutDetail, Ids>(
+  `SELECT e.id, p.id AS payoutId, e.handle, p.lamports, p.kind, e.status, e.signature, e.replacement_id AS replacementId
+    FROM payout_events e JOIN payouts p ON p.id = e.payout_id
+    WHERE e.id IN (SELECT value FROM json_each($ids))`,
 );
 const burnDetails = statement<
   {
@@ -118,8 +127,8 @@ const burnDetails = statement<
     FROM burns b LEFT JOIN tokens t ON t.mint = b.mint WHERE b.id IN (SELECT value FROM json_each($ids))`,
 );
 
-/** An event without its time yet: the renderer puts `at` in its place (second, as the schema lists it). */
-type Render = (at: string) => FeedEvent;
+/** An event without its id and time yet: the renderer puts them in their places (as the schema lists them). */
+type Render = (id: string, at: string) => FeedEvent;
 
 /** The subjects of one type of event, by id, each ready to render. */
 function subjects(db: Db, type: FeedType, ids: number[]): Map<number, Render> {
@@ -128,8 +137,9 @@ function subjects(db: Db, type: FeedType, ids: number[]): Map<number, Render> {
   switch (type) {
     case "launch":
       for (const d of launchDetails(db).all(param)) {
-        byId.set(Number(d.id), (at) => ({
+        byId.set(Number(d.id), (id, at) => ({
           type: "launch",
+          id,
           at,
           mint: d.mint,
           symbol: d.symbol,
@@ -140,8 +150,9 @@ function subjects(db: Db, type: FeedType, ids: number[]): Map<number, Render> {
       break;
     case "sweep":
       for (const d of sweepDetails(db).all(param)) {
-        byId.set(Number(d.id), (at) => ({
+        byId.set(Number(d.id), (id, at) => ({
           type: "sweep",
+          id,
           at,
           mint: d.mint,
           symbol: d.symbol,
@@ -153,21 +164,25 @@ function subjects(db: Db, type: FeedType, ids: number[]): Map<number, Render> {
       break;
     case "payout":
       for (const d of payoutDetails(db).all(param)) {
-        byId.set(Number(d.id), (at) => ({
-          type: "payout",
+        byId.set(Number(d.id), (id, at) => ({ type: "payout", id, at, ...payoutFields(d) }));
+      }
+      break;
+    case "payoutStatus":
+      for (const d of payoutStatusDetails(db).all(param)) {
+        byId.set(Number(d.id), (id, at) => ({
+          type: "payoutStatus",
+          id,
           at,
-          handle: d.handle,
-          lamports: BigInt(d.lamports).toString(),
-          kind: d.kind,
-          status: d.status,
-          signature: d.signature ?? null,
+          ...payoutFields(d),
+          replacementPayoutId: d.replacementId === null ? null : Number(d.replacementId),
         }));
       }
       break;
     case "burn":
       for (const d of burnDetails(db).all(param)) {
-        byId.set(Number(d.id), (at) => ({
+        byId.set(Number(d.id), (id, at) => ({
           type: "burn",
+          id,
           at,
           mint: d.mint,
           symbol: d.symbol ?? null,
@@ -180,6 +195,17 @@ function subjects(db: Db, type: FeedType, ids: number[]): Map<number, Render> {
       break;
   }
   return byId;
+}
+
+function payoutFields(d: PayoutDetail) {
+  return {
+    payoutId: Number(d.payoutId),
+    handle: d.handle,
+    lamports: BigInt(d.lamports).toString(),
+    kind: d.kind,
+    status: d.status,
+    signature: d.signature ?? null,
+  };
 }
 
 /** Events strictly older than `beforeUs` (all when null), newest first. */
@@ -212,7 +238,8 @@ export function renderFeedRows(db: Db, page: readonly FeedRow[]): { atUs: number
     // The event row and its subject are written in one transaction; a missing subject is a bug
     // elsewhere, and leaving the event out keeps the page well-formed.
     if (!render) continue;
-    events.push({ atUs: Number(row.atUs), event: render(isoMs(Number(row.atUs) / 1000)) });
+    const atUs = Number(row.atUs);
+    events.push({ atUs, event: render(isoMicros(atUs), isoMs(atUs / 1000)) });
   }
   return events;
 }

@@ -17,7 +17,17 @@ export const PayoutStatusSchema = t.Union([
   t.Literal("replaced"),
 ]);
 
-const common = { at: IsoTimeSchema, mint: t.String(), signature: t.String() };
+/**
+ * Every event's id: the event's time with microseconds, unique, the same string `/api/ledger` takes
+ * as `before`, the stream's `id:` line and a webhook delivery's `webhook-id`.
+ */
+export const EventIdSchema = t.String({
+  pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{6}Z$",
+  description:
+    "the event's id, never shared with another event: its cursor (the `before` that pages past it), the stream's `id:` line and the webhook-id of its deliveries",
+});
+
+const common = { id: EventIdSchema, at: IsoTimeSchema, mint: t.String(), signature: t.String() };
 
 export const LaunchEventSchema = t.Object(
   { type: t.Literal("launch"), ...common, symbol: t.String(), recipients: Int({ minimum: 1 }) },
@@ -37,17 +47,47 @@ export const SweepEventSchema = t.Object(
   },
   { title: "SweepEvent", description: "A confirmed sweep; `at` is when it confirmed" },
 );
+const payoutFields = {
+  payoutId: Int({ description: "the payout's id, as the account record and the claim's answer show it" }),
+  handle: t.String({
+    description: "the handle the account had signed in with most recently when the event was published",
+  }),
+  lamports: LamportsSchema,
+  kind: t.Union([t.Literal("claim"), t.Literal("autopay")]),
+};
+
 export const PayoutEventSchema = t.Object(
   {
     type: t.Literal("payout"),
+    id: EventIdSchema,
     at: IsoTimeSchema,
-    handle: t.String({ description: "the handle the account signed in with most recently" }),
-    lamports: LamportsSchema,
-    kind: t.Union([t.Literal("claim"), t.Literal("autopay")]),
+    ...payoutFields,
     status: PayoutStatusSchema,
     signature: t.Union([t.String(), t.Null()], { description: "present once sent" }),
   },
-  { title: "PayoutEvent", description: "A payout in any status; `at` is when it was queued" },
+  {
+    title: "PayoutEvent",
+    description:
+      "A payout was queued (or held for review); `at` is when. `status` and `signature` are the payout's as the event was published and never change: each later status is a PayoutStatusEvent",
+  },
+);
+export const PayoutStatusEventSchema = t.Object(
+  {
+    type: t.Literal("payoutStatus"),
+    id: EventIdSchema,
+    at: IsoTimeSchema,
+    ...payoutFields,
+    status: PayoutStatusSchema,
+    signature: t.Union([t.String(), t.Null()], { description: "the transaction's signature once sent" }),
+    replacementPayoutId: t.Union([Int(), t.Null()], {
+      description: "on `replaced`: the payout (announced by its own payout event) that owes the amount now",
+    }),
+  },
+  {
+    title: "PayoutStatusEvent",
+    description:
+      "A payout's status changed: `sent` (with its signature), `confirmed`, `failed`, `replaced`, or a held one `queued`; `at` is when, never before the payout's earlier events",
+  },
 );
 export const BurnEventSchema = t.Object(
   {
@@ -62,10 +102,10 @@ export const BurnEventSchema = t.Object(
 );
 
 /** One entry of the feed: clients switch on `type`. */
-export const LedgerEventSchema = t.Union([LaunchEventSchema, SweepEventSchema, PayoutEventSchema, BurnEventSchema], {
-  title: "LedgerEvent",
-  [DISCRIMINATED_BY]: "type",
-});
+export const LedgerEventSchema = t.Union(
+  [LaunchEventSchema, SweepEventSchema, PayoutEventSchema, PayoutStatusEventSchema, BurnEventSchema],
+  { title: "LedgerEvent", [DISCRIMINATED_BY]: "type" },
+);
 
 export const FeedPageSchema = t.Object(
   {
@@ -80,6 +120,7 @@ export const FeedPageSchema = t.Object(
 export type LaunchEvent = Static<typeof LaunchEventSchema>;
 export type SweepEvent = Static<typeof SweepEventSchema>;
 export type PayoutEvent = Static<typeof PayoutEventSchema>;
+export type PayoutStatusEvent = Static<typeof PayoutStatusEventSchema>;
 export type BurnEvent = Static<typeof BurnEventSchema>;
-export type FeedEvent = LaunchEvent | SweepEvent | PayoutEvent | BurnEvent;
+export type FeedEvent = LaunchEvent | SweepEvent | PayoutEvent | PayoutStatusEvent | BurnEvent;
 export type FeedPage = Static<typeof FeedPageSchema>;

@@ -8,7 +8,7 @@ import type { Db } from "../../db/client";
 import { statement } from "../../db/statement";
 import { announceFeedCommit } from "./feed-notifier";
 
-export type FeedType = "launch" | "sweep" | "payout" | "burn";
+export type FeedType = "launch" | "sweep" | "payout" | "payoutStatus" | "burn";
 
 /**
  * Called inside the event's own transaction, so a committed event always has what the listener
@@ -42,9 +42,49 @@ const insertEvent = statement<never, [atUs: number, type: FeedType, refId: numbe
 );
 const insertCommit = statement<never, [atUs: number]>("INSERT INTO feed_commits (at_us) VALUES (?)");
 
+/**
+ * What a payout event says, fixed as it is published (payout_events): the payout's status and
+ * signature now, and the handle its account signed in with most recently.
+ */
+const snapshotPayout = statement<{ id: bigint }, [replacementId: number | null, payoutId: number]>(
+  `INSERT INTO payout_events (payout_id, status, signature, handle, replacement_id)
+   SELECT p.id, p.status, p.signature, i.handle, ? FROM payouts p JOIN identities i ON i.idp_user_id = p.idp_user_id
+    WHERE p.id = ?
+   RETURNING id`,
+);
+/** The newest microsecond taken by an event of this payout (its `payout` event or a status change). */
+const lastPayoutEventUs = statement<{ atUs: bigint | null }, [payoutId: number, payoutId: number]>(
+  `SELECT MAX(f.at_us) AS atUs FROM feed_events f
+    WHERE (f.type = 'payout' AND f.ref_id = ?)
+       OR (f.type = 'payoutStatus' AND f.ref_id IN (SELECT id FROM payout_events WHERE payout_id = ?))`,
+);
+
+/**
+ * A payout's status changed (sent, confirmed, failed, replaced; a held one queued or refused): a
+ * `payoutStatus` event of its own, with what the payout says now. Call inside the transaction that
+ * changes the status, after the change, so the event commits exactly when the change does. Its time
+ * is never before the payout's earlier events (a block time can be), so the feed's order is the
+ * payout's.
+ */
+export function appendPayoutStatusEvent(
+  db: Db,
+  payoutId: number,
+  atMs: number,
+  replacementId: number | null = null,
+): number {
+  const row = snapshotPayout(db).get(replacementId, payoutId);
+  if (!row) throw new AppError("LEDGER_INVARIANT", `payout ${payoutId} has no account to publish its status for`);
+  const lastUs = lastPayoutEventUs(db).get(payoutId, payoutId)?.atUs;
+  const notBeforeMs =
+    lastUs === null || lastUs === undefined ? atMs : Math.max(atMs, Math.floor(Number(lastUs) / 1000));
+  return appendFeedEvent(db, "payoutStatus", Number(row.id), notBeforeMs);
+}
+
 export function appendFeedEvent(db: Db, type: FeedType, refId: number, atMs: number): number {
   const existing = eventTime(db).get(type, refId);
   if (existing) return Number(existing.atUs);
+  // A payout's own event reads what the payout says as it is published, however it moves on.
+  if (type === "payout") snapshotPayout(db).get(null, refId);
   let atUs = Math.trunc(atMs) * 1000;
   // Find the first free microsecond at or after the event's time.
   const top = Number(highestTaken(db).get(atUs - 1, atUs, atUs + MAX_BUMPS)!.top);

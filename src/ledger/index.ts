@@ -15,7 +15,7 @@ export {
   failWithdrawal,
 } from "./commands";
 export type { SweepCreditResult, SweepRecipient } from "./commands";
-export { appendFeedEvent } from "./feed";
+export { appendFeedEvent, appendPayoutStatusEvent } from "./feed";
 export { feedNotifier } from "./feed-notifier";
 export { isoMicros, parseBefore, renderFeedRows } from "./feed-queries";
 export type { FeedEvent, FeedType } from "./feed-queries";

@@ -11,7 +11,7 @@ import { LedgerStreamHub, type StreamOptions } from "./stream";
 const STREAM_DESCRIPTION = [
   "Server-Sent Events (`text/event-stream`). Each ledger event arrives as",
   "`id: <cursor>`, `event: <type>`, `data: <the event JSON exactly as /api/ledger serves it>`; the cursor is",
-  "the event's time with microseconds, the same string `/api/ledger` takes as `before`.",
+  "the event's time with microseconds, the same string `/api/ledger` takes as `before` and the event's own `id` field.",
   "Send the last id received as the `Last-Event-ID` header (browsers' EventSource does so by itself) or as",
   "`?lastEventId=` to replay every event committed after it, oldest first, before live events; without it the",
   "stream starts with the next event. An id newer than the newest event, or older than the last 50,000 events",

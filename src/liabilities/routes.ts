@@ -14,6 +14,7 @@ import type { AppContext } from "../context";
 import { privately, requireSession } from "../auth";
 import { CACHE } from "../http/cache";
 import { AppError } from "../lib/errors";
+import { isoTimeMs, isoTimeQuery } from "../http/params";
 import { errors, Int, IsoTimeSchema, LamportsSchema, NullableString } from "../http/public-schemas";
 import { inclusionProof, type SnapshotSummary, snapshotAt } from "./service";
 
@@ -35,13 +36,13 @@ export const LiabilitiesSchema = t.Object(
 );
 
 const AtQuery = t.Object({
-  at: t.Optional(t.String({ maxLength: 40, description: "ISO 8601 time: the latest snapshot taken at or before it" })),
+  at: isoTimeQuery("ISO 8601 time: the latest snapshot taken at or before it"),
 });
 
 function parseAt(raw: string | undefined): number | null {
   if (raw === undefined) return null;
-  const ms = /^\d{4}-\d{2}-\d{2}T/.test(raw) ? Date.parse(raw) : Number.NaN;
-  if (!Number.isFinite(ms)) throw new AppError("LIABILITY_AT_INVALID");
+  const ms = isoTimeMs(raw);
+  if (ms === null) throw new AppError("LIABILITY_AT_INVALID");
   return ms;
 }
 

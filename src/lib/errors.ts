@@ -27,6 +27,8 @@ export const ERROR_CODES = {
   MINT_INVALID: "input",
   HANDLE_INVALID: "input",
   QUERY_INTEGER_INVALID: "input",
+  /** a query parameter a route takes once, given more than once */
+  QUERY_REPEATED: "input",
   MINT_NOT_LAUNCHED: "missing",
   HANDLE_NOT_NAMED: "missing",
   SERVICE_STOPPING: "unavailable",
@@ -361,6 +363,7 @@ export const ERROR_MESSAGES = {
   MINT_INVALID: "The mint is not a base58 address.",
   HANDLE_INVALID: "The handle must be 1 to 15 letters, digits or underscores.",
   QUERY_INTEGER_INVALID: "The query parameter '$name' must be an integer from $minimum to $maximum.",
+  QUERY_REPEATED: "The query parameter '$name' is given more than once.",
   MINT_NOT_LAUNCHED: "No token with that mint was launched here.",
   HANDLE_NOT_NAMED: "No token launched here names this handle yet.",
   SERVICE_STOPPING: "The service is shutting down.",
@@ -671,6 +674,7 @@ export interface ErrorContextOfCode {
   WITHDRAWAL_BELOW_RENT: { minimumLamports: bigint };
   WITHDRAWAL_OVER_LIMIT: { mostLamports: bigint };
   QUERY_INTEGER_INVALID: { name: string; minimum: number; maximum: number };
+  QUERY_REPEATED: { name: string };
   JOB_ALREADY_REGISTERED: { job: string };
   WEB_BUILD_FAILED: { part: "web bundle" | "styles"; logs: string };
   OPENAPI_TITLE_TAKEN: { title: string };

@@ -7,7 +7,7 @@
  */
 import type { Db } from "../../db/client";
 import { confirmPayout, failPayout, replacePayout, reservePayout } from "../ledger";
-import { appendFeedEvent } from "../ledger";
+import { appendFeedEvent, appendPayoutStatusEvent } from "../ledger";
 import { accounts, balanceOf } from "../ledger";
 import { recordSignedTransaction, type SignedTransaction } from "../landing";
 import { payouts } from "../../db/schema";
@@ -118,6 +118,7 @@ export function markPayoutsSent(
     for (const id of batch.payoutIds) {
       const result = markSent(db).run(batch.signature, batch.lastValidBlockHeight, batch.atMs, id);
       if (result.changes !== 1) throw new AppError("LEDGER_INVARIANT", `payout ${id} is not queued; it cannot be sent`);
+      appendPayoutStatusEvent(db, id, batch.atMs);
     }
   });
 }
@@ -147,6 +148,7 @@ export function confirmPayouts(db: Db, signature: string, atMs: number, assertHe
     for (const row of rows) {
       confirmPayout(db, Number(row.id), BigInt(row.lamports), atMs);
       markConfirmed(db).run(atMs, row.id);
+      appendPayoutStatusEvent(db, Number(row.id), atMs);
     }
     return rows.length;
   });
@@ -160,6 +162,7 @@ export function failPayouts(db: Db, signature: string, error: string, atMs: numb
     for (const row of rows) {
       failPayout(db, Number(row.id), row.idpUserId, BigInt(row.lamports), atMs);
       markFailed(db).run(error.slice(0, 300), row.id);
+      appendPayoutStatusEvent(db, Number(row.id), atMs);
     }
     return rows.length;
   });
@@ -187,6 +190,7 @@ export function replaceExpiredPayouts(db: Db, signature: string, atMs: number, a
       const newId = Number(inserted!.id);
       replacePayout(db, Number(row.id), newId, BigInt(row.lamports), atMs);
       markReplaced(db).run(row.id);
+      appendPayoutStatusEvent(db, Number(row.id), atMs, newId);
       appendFeedEvent(db, "payout", newId, atMs);
       return newId;
     });
@@ -201,8 +205,10 @@ const approveHeld = statement<never, [payoutId: number]>(
  * An operator approves a held payout: it is queued and the next payouts run sends it. Call inside
  * the audit's transaction. False when the payout is not held (approved already, or never held).
  */
-export function approveHeldPayout(db: Db, payoutId: number): boolean {
-  return approveHeld(db).run(payoutId).changes === 1;
+export function approveHeldPayout(db: Db, payoutId: number, atMs: number): boolean {
+  if (approveHeld(db).run(payoutId).changes !== 1) return false;
+  appendPayoutStatusEvent(db, payoutId, atMs);
+  return true;
 }
 
 const HELD_AMOUNT_FIELDS = ["idpUserId", "lamports"] as const;
@@ -217,6 +223,7 @@ export function refuseHeldPayout(db: Db, payoutId: number, reason: string, atMs:
   if (!row) return false;
   failPayout(db, payoutId, row.idpUserId, BigInt(row.lamports), atMs);
   markFailed(db).run(`refused by an operator: ${reason}`.slice(0, 300), payoutId);
+  appendPayoutStatusEvent(db, payoutId, atMs);
   return true;
 }
 

@@ -14,7 +14,7 @@ import { immediate } from "../../db/transaction";
 import { type CommandKey, decodeCommandKey } from "../chain/command-key";
 import { memoTexts } from "../chain/memo";
 import type { ConfirmedTransaction } from "../chain/ports";
-import { appendFeedEvent, replacePayout, reservePayout, reserveWithdrawal } from "../ledger";
+import { appendFeedEvent, appendPayoutStatusEvent, replacePayout, reservePayout, reserveWithdrawal } from "../ledger";
 import { AppError, type ErrorCode, isAppError } from "../lib/errors";
 import { adoptBurnBuy, adoptBurnSent } from "../burns";
 
@@ -186,6 +186,7 @@ function writePayouts(
         throw new AppError("RECONCILE_PAYOUT_DIFFERS", { payoutId: item.payoutId });
       }
       markPayoutSent(db).run(tx.signature, atMs, item.payoutId);
+      appendPayoutStatusEvent(db, item.payoutId, atMs);
       return;
     }
     // The payout this one replaced: the newest of its chain the books hold (the chain's first one
@@ -210,6 +211,7 @@ function writePayouts(
       }
       replacePayout(db, Number(replaced.id), item.payoutId, transfer.lamports, atMs);
       markPayoutReplaced(db).run(replaced.id);
+      appendPayoutStatusEvent(db, Number(replaced.id), atMs, item.payoutId);
     } else if (replaced) {
       throw new AppError("RECONCILE_REPLACED_STATUS", { payoutId: replaced.id, status: replaced.status });
     } else {

@@ -8,7 +8,7 @@ import {
   NullableNumber,
   NullableString,
 } from "../http/public-schemas";
-import { integerQuery } from "../http/params";
+import { documentedString, integerQuery } from "../http/params";
 
 /** SPEC: `limit` of `/api/tokens` is an integer from 1 to 60, default 24. */
 export const TOKENS_LIMIT = integerQuery("limit", { minimum: 1, maximum: 60, default: 24 }, "tokens per page");
@@ -131,7 +131,15 @@ export const TokenListQuerySchema = t.Object({
     }),
   ),
   limit: TOKENS_LIMIT.schema,
-  cursor: t.Optional(t.String({ description: "the nextCursor of the previous page; valid only with the same sort" })),
+  // The shape of the cursors issued (src/tokens/cursor.ts): a payload, a dot and a 16-byte signature.
+  cursor: t.Optional(
+    documentedString({
+      type: "string",
+      pattern: "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{22}$",
+      maxLength: 512,
+      description: "the nextCursor of the previous page, as it came; valid only with the same sort",
+    }),
+  ),
 });
 
 export type Recipient = Static<typeof RecipientSchema>;

@@ -13,7 +13,7 @@ import { AppError } from "../lib/errors";
 import { webhookSecret } from "./key";
 
 /** The ledger feed's event types, and `incident` (custody incidents: operator-only, src/custody). */
-export const EVENT_TYPES = ["launch", "sweep", "payout", "burn", "incident"] as const;
+export const EVENT_TYPES = ["launch", "sweep", "payout", "payoutStatus", "burn", "incident"] as const;
 export const MAX_WEBHOOKS = 20;
 /** events one replay call may queue; a longer history is replayed in several calls */
 export const MAX_REPLAY = 10_000;

@@ -182,8 +182,8 @@ describe("breakers halt money on their own", () => {
     expect(await w.run("payouts")).toMatchObject({ ran: true, ok: true });
     expect(statuses(w)).toEqual(["held"]);
     verifyLedger(w.db);
-    expect(immediate(w.db, () => approveHeldPayout(w!.db, queued.payoutId))).toBe(true);
-    expect(immediate(w.db, () => approveHeldPayout(w!.db, queued.payoutId))).toBe(false);
+    expect(immediate(w.db, () => approveHeldPayout(w!.db, queued.payoutId, Date.now()))).toBe(true);
+    expect(immediate(w.db, () => approveHeldPayout(w!.db, queued.payoutId, Date.now()))).toBe(false);
     expect(await w.run("payouts")).toMatchObject({ ran: true, ok: true });
     expect(statuses(w)).toEqual(["confirmed"]);
     expect(w.local.node.getBalance(new PublicKey(wallet))).toBe(balance);

@@ -16,11 +16,16 @@
  *   Dockerfile and the CI script in their `#` lines.
  * A file of another project is named so that it does not look like one of ours ("yellowstone-grpc-
  * proto's cuckoo module", not the path inside that crate).
+ *
+ * Issue 64 adds: the README and docs/ cite no "SPEC" (the interface specification is not in the
+ * repository: they cite the OpenAPI document or a docs page), the changelog with its versioning
+ * policy exists, and docs/integrating.md's rate-limit table is the code's limits, route by route.
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import ts from "typescript";
+import { ADMIN_SIGN_IN_FAILURES, limitRuleFor, OPERATOR_FAILURE_LIMIT, SPEC_LIMITS } from "../../src/http/rate-limit";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const TOP_FOLDERS = ["src", "db", "indexer", "scripts", "test", "packages", "docs", "examples", "public", ".ci"];
@@ -227,5 +232,76 @@ describe("the README and docs/ stand alone", () => {
       });
     }
     expect(long).toEqual([]);
+  });
+});
+
+describe("what the README and docs/ cite, and the limits they table", () => {
+  const pages = MARKDOWN.filter((f) => f === "README.md" || f.startsWith("docs/") || f === "CHANGELOG.md");
+
+  test('they cite no "SPEC": someone who cloned the repository has the OpenAPI document and docs/, not the specification', () => {
+    const cited = pages.flatMap((file) =>
+      readFileSync(join(ROOT, file), "utf8")
+        .split("\n")
+        .flatMap((line, i) => (/\bSPEC\b/.test(line) ? [`${file}:${i + 1}: ${line.trim().slice(0, 80)}`] : [])),
+    );
+    expect(pages).toContain("README.md");
+    expect(cited).toEqual([]);
+  });
+
+  test("CHANGELOG.md has a section for the version the public document says it is", async () => {
+    const { PUBLIC_DOCUMENT_VERSION } = await import("../../src/openapi");
+    const changelog = readFileSync(join(ROOT, "CHANGELOG.md"), "utf8");
+    expect(changelog).toContain(`\n## ${PUBLIC_DOCUMENT_VERSION}\n`);
+  });
+
+  test("CHANGELOG.md holds the versioning policy: what may change without notice and what needs a new version", () => {
+    const changelog = readFileSync(join(ROOT, "CHANGELOG.md"), "utf8");
+    for (const heading of ["## Versioning", "### May change without notice", "### Needs a new version"])
+      expect(changelog).toContain(heading);
+    for (const additive of ["fields", "event types", "routes"])
+      expect(changelog.split("### Needs a new version")[0]).toContain(additive);
+  });
+
+  test("docs/integrating.md's rate-limit table is the code's: each route's limit and window, every limited route", () => {
+    const text = readFileSync(join(ROOT, "docs", "integrating.md"), "utf8");
+    const section = text.slice(text.indexOf("## Rate limits"));
+    const rows = [...section.matchAll(/^\| (GET|POST) \| `([^`]+)` \| (\d+) \| (minute|hour) \|/gm)].map((m) => ({
+      method: m[1]!,
+      route: m[2]!,
+      limit: Number(m[3]),
+      windowMs: m[4] === "hour" ? 3_600_000 : 60_000,
+    }));
+    expect(rows.length).toBeGreaterThan(20);
+    const sample = (route: string) =>
+      route
+        .replace("{mint}", "11111111111111111111111111111111")
+        .replace("{handle}", "someone")
+        .replace("{key}", "abc");
+    const documented = rows.map((row) => {
+      const rule = limitRuleFor(row.method, sample(row.route));
+      return { ...row, limit: rule?.limit ?? null, windowMs: rule?.windowMs ?? null };
+    });
+    expect(documented).toEqual(rows);
+    // Every limit in the code is in the table.
+    const untabled = SPEC_LIMITS.filter(
+      (entry) => !rows.some((row) => row.method === entry.method && entry.pattern.test(sample(row.route))),
+    ).map((entry) => `${entry.method} ${entry.pattern}`);
+    expect(untabled).toEqual([]);
+    // What it says is not limited is not, and the failed-secret limits are the code's.
+    for (const [method, path] of [
+      ["GET", "/api/ca"],
+      ["GET", "/api/cron/health"],
+      ["GET", "/api/openapi.json"],
+      ["GET", "/api/openapi-operator.json"],
+      ["GET", "/api/docs"],
+      ["POST", "/api/cron/sweep"],
+      ["GET", "/api/cron/runs/run_0"],
+      ["GET", "/api/admin/overview"],
+    ] as const)
+      expect({ method, path, rule: limitRuleFor(method, path) }).toEqual({ method, path, rule: null });
+    const prose = section.replace(/\s+/g, " ");
+    expect(prose).toContain(`${OPERATOR_FAILURE_LIMIT} failed attempts a minute per IP`);
+    expect(prose).toContain(`${ADMIN_SIGN_IN_FAILURES.limit} failed sign-ins a minute per IP`);
+    expect(ADMIN_SIGN_IN_FAILURES.windowMs).toBe(60_000);
   });
 });

@@ -65,12 +65,12 @@ test("the client generated from the served document type-checks, and the example
     before = page.nextBefore;
   }
   expect(summary.ledgerEvents).toBe(events);
-  expect(Object.keys(summary.byType).sort()).toEqual(["burn", "launch", "payout", "sweep"]);
+  expect(Object.keys(summary.byType).sort()).toEqual(["burn", "launch", "payout", "payoutStatus", "sweep"]);
   expect(summary.account.tokens).toBeGreaterThan(0);
   // Resumed after the fifth-newest event: the stream replays what was committed after it, with its cursor as id.
   expect(summary.streamed.length).toBeGreaterThan(0);
   for (const line of summary.streamed)
-    expect(line).toMatch(/^\d{4}-\d\d-\d\dT[\d:]+\.\d{6}Z (launch|sweep|payout|burn)$/);
+    expect(line).toMatch(/^\d{4}-\d\d-\d\dT[\d:]+\.\d{6}Z (launch|sweep|payout|payoutStatus|burn)$/);
 }, 120_000);
 
 test("the example's webhook receiver verifies a delivery signed as the service signs it, and refuses a forged one", async () => {

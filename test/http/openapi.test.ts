@@ -132,7 +132,7 @@ describe("the public reads answer what the document says", () => {
       before = body.nextBefore;
       pages++;
     } while (before && pages < 50);
-    expect([...types].sort()).toEqual(["burn", "launch", "payout", "sweep"]);
+    expect([...types].sort()).toEqual(["burn", "launch", "payout", "payoutStatus", "sweep"]);
     await expectConforms("/api/ledger?before=nope", "/api/ledger", 400);
   });
 

@@ -72,6 +72,7 @@ describe("GET /api/ledger", () => {
     const launchEvent = body.events.find((e: Json) => e.type === "launch" && e.mint === a.mint);
     expect(launchEvent).toEqual({
       type: "launch",
+      id: "2026-01-01T00:00:00.000000Z",
       at: new Date(T0).toISOString(),
       mint: a.mint,
       symbol: "AAA",
@@ -81,6 +82,7 @@ describe("GET /api/ledger", () => {
     const sweeps = body.events.filter((e: Json) => e.type === "sweep" && e.mint !== c.mint);
     expect(sweeps[0]).toEqual({
       type: "sweep",
+      id: "2026-01-01T00:00:00.013000Z",
       at: new Date(T0 + 13).toISOString(),
       mint: hidden.mint,
       symbol: "HID",
@@ -108,15 +110,30 @@ describe("GET /api/ledger", () => {
     expect(BigInt(bySource.recipient.tokenAmount) + BigInt(bySource.platform.tokenAmount)).toBe(1_000_000n);
     expect(bySource.recipient.signature).toBe(bySource.platform.signature);
 
+    // Each payout is announced once, as queued; every status it reached since is an event of its own.
     const payouts = body.events.filter((e: Json) => e.type === "payout");
-    expect(payouts.map((p: Json) => p.status)).toEqual(["sent", "queued", "replaced", "failed", "confirmed"]);
+    expect(payouts.map((p: Json) => p.status)).toEqual(["queued", "queued", "queued", "queued", "queued"]);
+    expect(payouts.map((p: Json) => p.signature)).toEqual([null, null, null, null, null]);
     expect(payouts.map((p: Json) => p.kind)).toEqual(["claim", "claim", "claim", "claim", "autopay"]);
     expect(payouts[0].handle).toBe("carol");
     for (const p of payouts.slice(1)) {
       expect(p.handle).toBe("alicerenamed");
       expect(p.lamports).toBe("1000000");
-      expect(["claim", "autopay"]).toContain(p.kind);
-      expect(p.status === "queued" ? p.signature === null : typeof p.signature === "string").toBe(true);
+    }
+    const changes = body.events.filter((e: Json) => e.type === "payoutStatus");
+    expect(changes.map((c: Json) => [c.payoutId, c.status])).toEqual([
+      [payouts[0].payoutId, "sent"],
+      [payouts[2].payoutId, "replaced"],
+      [payouts[2].payoutId, "sent"],
+      [payouts[3].payoutId, "failed"],
+      [payouts[3].payoutId, "sent"],
+      [payouts[4].payoutId, "confirmed"],
+      [payouts[4].payoutId, "sent"],
+    ]);
+    expect(changes[1].replacementPayoutId).toBe(payouts[1].payoutId);
+    for (const c of changes) {
+      expect(c.signature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+      if (c.status !== "replaced") expect(c.replacementPayoutId).toBeNull();
     }
   });
 

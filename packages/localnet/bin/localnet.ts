@@ -24,6 +24,10 @@ Options:
   --quiet               print the URLs only, not the chain's log
   --loose-confirmed     confirmed reads see the open slot too (the library's default), not only
                         closed slots as agave's do
+  --allow-host <host>   answer requests whose Host header names <host> (a proxy's or a LAN name);
+                        repeatable, "*" = any. Only loopback names are answered otherwise
+  --allow-origin <url>  answer browser pages from this origin (e.g. https://app.example), with
+                        CORS; repeatable, "*" = any. Only loopback origins are answered otherwise
   -h, --help            this text
 `;
 
@@ -52,6 +56,8 @@ function parse() {
       keypair: { type: "string" },
       quiet: { type: "boolean" },
       "loose-confirmed": { type: "boolean" },
+      "allow-host": { type: "string", multiple: true },
+      "allow-origin": { type: "string", multiple: true },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -91,6 +97,8 @@ const chain = await startLocalChain({
   // a drop-in validator answers confirmed reads as agave does (the library's callers opt in)
   strictConfirmed: !values["loose-confirmed"],
   reset: values.reset === true,
+  allowedHosts: values["allow-host"],
+  allowedOrigins: values["allow-origin"],
   log: values.quiet ? undefined : (m) => process.stderr.write(`${m}\n`),
 }).catch((e: unknown) => fail(`could not start: ${(e as Error).message}`));
 

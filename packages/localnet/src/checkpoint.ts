@@ -383,6 +383,9 @@ interface StateJson {
   oldStatuses: [string, string, TxRecord["err"]][];
   mintCreators: [string, string][];
   curveMints: [string, string][];
+  /** optional: checkpoints written before these were kept still load */
+  transactionCount?: string;
+  treasury?: { address: string; secret: string | null };
 }
 
 function encodeState(s: NodeState): StateJson {
@@ -401,6 +404,10 @@ function encodeState(s: NodeState): StateJson {
     oldStatuses: s.oldStatuses.map(([signature, status]) => [signature, status.slot.toString(), status.err]),
     mintCreators: s.mintCreators,
     curveMints: s.curveMints,
+    transactionCount: s.transactionCount?.toString(),
+    treasury: s.treasury
+      ? { address: s.treasury.address, secret: s.treasury.secret ? b64(s.treasury.secret) : null }
+      : undefined,
   };
 }
 
@@ -420,6 +427,10 @@ function decodeState(s: StateJson): NodeState {
     oldStatuses: s.oldStatuses.map(([signature, slot, err]) => [signature, { slot: BigInt(slot), err }]),
     mintCreators: s.mintCreators,
     curveMints: s.curveMints,
+    transactionCount: s.transactionCount === undefined ? undefined : BigInt(s.transactionCount),
+    treasury: s.treasury
+      ? { address: s.treasury.address, secret: s.treasury.secret ? unb64(s.treasury.secret) : null }
+      : undefined,
   };
 }
 
@@ -434,6 +445,7 @@ interface ChangesJson {
   slotHashes: [string, string][];
   mintCreators: [string, string][];
   curveMints: [string, string][];
+  transactionCount?: string;
 }
 
 function encodeChanges(c: NodeChanges): ChangesJson {
@@ -448,6 +460,7 @@ function encodeChanges(c: NodeChanges): ChangesJson {
     slotHashes: c.slotHashes.map((h) => [h.slot.toString(), h.hash]),
     mintCreators: c.mintCreators,
     curveMints: c.curveMints,
+    transactionCount: c.transactionCount?.toString(),
   };
 }
 
@@ -463,5 +476,6 @@ function decodeChanges(c: ChangesJson): NodeChanges {
     slotHashes: c.slotHashes.map(([slot, hash]) => ({ slot: BigInt(slot), hash })),
     mintCreators: c.mintCreators,
     curveMints: c.curveMints,
+    transactionCount: c.transactionCount === undefined ? undefined : BigInt(c.transactionCount),
   };
 }

@@ -10,13 +10,16 @@
  *     grpcPort: 10000,          // 0 = a free port
  *     wsPort?: 8900,            // PubSub WebSocket; default rpcPort + 1 (with rpcPort 0: the bound port + 1 if free, else any)
  *     slotMs: 400,              // 0 = no timer; move the clock with chain.node.advanceSlots(n)
- *     treasury?: Keypair,       // funded with treasuryLamports (default 1,000,000 SOL); generated if absent
+ *     treasury?: Keypair,       // funded with treasuryLamports (default 1,000,000 SOL) at genesis only;
+ *                               // generated if absent (a continued chain keeps the one it began with)
  *     treasuryLamports?: bigint,
  *     creatorFeeBps?: number,   // local program's creator fee, default 30 (0.30 %)
  *     bondThresholdLamports?: bigint, // real SOL on a curve at which it bonds, default 85 SOL
  *     programSeed?: Uint8Array, // derives the program's keys; random per start by default
  *     txHistoryLimit?: number,  // full records for getTransaction, default 50,000 (statuses: 2,000,000)
  *     strictConfirmed?: boolean, // confirmed reads answer the last closed slot, as agave (default false)
+ *     allowedHosts?: string[],   // Host names answered besides loopback ("*": any); others 403
+ *     allowedOrigins?: string[], // browser origins answered (CORS) besides loopback ("*": any); others 403
  *     log?: (msg: string) => void,
  *   });
  *
@@ -87,6 +90,16 @@ export interface LocalChainOptions {
   reset?: boolean;
   /** with stateDir: compaction and size bounds of the checkpoint */
   checkpoint?: Omit<CheckpointOptions, "dir">;
+  /**
+   * Host names the JSON-RPC and PubSub answer besides loopback ones (a reverse proxy's, a LAN
+   * name); "*" answers any. Others get 403: a page that rebinds its own name to 127.0.0.1 reads nothing.
+   */
+  allowedHosts?: string[];
+  /**
+   * Browser origins answered (with CORS) besides loopback ones, e.g. "https://app.example" or a
+   * wallet extension's "chrome-extension://<id>"; "*" answers any. Requests from other origins get 403.
+   */
+  allowedOrigins?: string[];
 }
 
 export interface LocalChainFaults {
@@ -168,11 +181,7 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
   if (saved) for (const changes of saved.journal) node.applyChanges(changes);
   const programAuthority = node.programKeys.eventAuthority.publicKey;
   deployUpgradeable(node, launchProgramAddress(programAuthority), programAuthority);
-  const treasury = opts.treasury ?? Keypair.generate();
-  // A restored chain has the treasury's balance already (even 0): funding it again would mint lamports.
-  if (!saved || !node.hasWritten(treasury.publicKey.toBase58())) {
-    node.fund(treasury.publicKey, opts.treasuryLamports ?? DEFAULT_TREASURY_LAMPORTS);
-  }
+  const treasury = genesisTreasury(node, opts, saved !== null, log);
   const checkpointer = opts.stateDir
     ? new Checkpointer(node, { ...opts.checkpoint, dir: opts.stateDir }, saved?.seq ?? 0)
     : null;
@@ -180,9 +189,10 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
   if (saved) log(`local chain: continued the chain saved in ${opts.stateDir} at slot ${node.getSlot()}`);
 
   const chainFaults = new ChainFaults(node, opts.faultSeed ?? 1);
-  const rpc = new RpcServer(node, log, chainFaults, { strictConfirmed: opts.strictConfirmed === true });
+  const browser = { allowedHosts: opts.allowedHosts, allowedOrigins: opts.allowedOrigins };
+  const rpc = new RpcServer(node, log, chainFaults, { strictConfirmed: opts.strictConfirmed === true, browser });
   const geyser = new GeyserServer(node);
-  const pubsub = typeof Bun === "undefined" ? null : new PubSubServer(node, log);
+  const pubsub = typeof Bun === "undefined" ? null : new PubSubServer(node, log, browser);
   try {
     await rpc.listen(opts.rpcPort);
     await geyser.listen(opts.grpcPort);
@@ -252,6 +262,37 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
       checkpointer?.close();
     },
   };
+}
+
+/**
+ * The treasury, funded at genesis only: a continued chain keeps the one it began with (its key too
+ * when the chain made it), so a restart mints nothing. A caller's key that differs from the saved
+ * one is used unfunded (the saved one stays the chain's). A chain saved before the treasury was
+ * kept funds a treasury it never wrote, once, as it did then; from then on it is kept.
+ */
+function genesisTreasury(node: LocalNode, opts: LocalChainOptions, restored: boolean, log: (m: string) => void) {
+  const kept = restored ? node.treasury : null;
+  let treasury = opts.treasury;
+  if (!treasury && kept) {
+    if (!kept.secret)
+      throw new Error(
+        `the chain saved in ${opts.stateDir} was funded to treasury ${kept.address}, whose key it was given: pass that keypair again (--keypair), or start fresh (--reset)`,
+      );
+    treasury = Keypair.fromSecretKey(kept.secret);
+  }
+  treasury ??= Keypair.generate();
+  const address = treasury.publicKey.toBase58();
+  if (restored && kept) {
+    if (kept.address !== address)
+      log(
+        `local chain: treasury ${address} is not the saved chain's (${kept.address}); a continued chain funds no one`,
+      );
+    return treasury;
+  }
+  if (!restored || !node.hasWritten(address))
+    node.fund(treasury.publicKey, opts.treasuryLamports ?? DEFAULT_TREASURY_LAMPORTS);
+  node.treasury = { address, secret: opts.treasury ? null : treasury.secretKey };
+  return treasury;
 }
 
 /**

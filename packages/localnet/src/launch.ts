@@ -3,6 +3,7 @@
  * makes fees accrue for the demo and benchmarks. They run in-process against the node, signing
  * with keys the caller passes; the service itself never uses them (it goes through RPC).
  */
+import { createHash } from "node:crypto";
 import { seededRandom } from "./random";
 import { Keypair, PublicKey, LAMPORTS_PER_SOL } from "@solana/web3.js";
 import type { LocalNode } from "./node";
@@ -32,11 +33,19 @@ export interface TradeResult {
 }
 
 export class LocalLaunchHelpers {
-  /** pays for tokens created through these helpers when no payer is given */
-  readonly deployer = Keypair.generate();
+  /**
+   * Pays for tokens created through these helpers when no payer is given. Derived from the chain's
+   * program seed, so a chain continued from its state has the same one, funded once at genesis:
+   * a restart mints nothing.
+   */
+  readonly deployer: Keypair;
 
   constructor(private readonly node: LocalNode) {
-    node.fund(this.deployer.publicKey, 1_000_000n * BigInt(LAMPORTS_PER_SOL));
+    this.deployer = Keypair.fromSeed(
+      createHash("sha256").update("localnet launch deployer").update(node.programSeed).digest(),
+    );
+    if (!node.hasWritten(this.deployer.publicKey.toBase58()))
+      node.fund(this.deployer.publicKey, 1_000_000n * BigInt(LAMPORTS_PER_SOL));
   }
 
   createToken(p: {

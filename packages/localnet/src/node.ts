@@ -214,6 +214,18 @@ export interface NodeState {
   oldStatuses: [string, { slot: bigint; err: SolanaTxError | null }][];
   mintCreators: [string, string][];
   curveMints: [string, string][];
+  /** transactions landed since genesis (getTransactionCount); absent in checkpoints before it was kept */
+  transactionCount?: bigint;
+  /**
+   * The account funded at genesis (startLocalChain's treasury); its secret only when the chain
+   * generated it (a caller's own key is not written down). Absent in checkpoints before it was kept.
+   */
+  treasury?: TreasuryRecord;
+}
+
+export interface TreasuryRecord {
+  address: string;
+  secret: Uint8Array | null;
 }
 
 export interface NodeAccount {
@@ -238,6 +250,8 @@ export interface NodeChanges {
   slotHashes: { slot: bigint; hash: string }[];
   mintCreators: [string, string][];
   curveMints: [string, string][];
+  /** absent in journals written before it was kept */
+  transactionCount?: bigint;
 }
 
 /** What getAccount uses of LiteSVM's napi binding (litesvm/dist/internal.d.ts `LiteSvm`, `Account`). */
@@ -418,6 +432,10 @@ export class LocalNode {
   private timer: ReturnType<typeof setInterval> | null = null;
   private readonly log: (msg: string) => void;
   readonly stats = { processed: 0, failed: 0, refused: 0 };
+  /** transactions landed since genesis, across restarts (stats count this process's only) */
+  private landedCount = 0n;
+  /** the genesis-funded treasury, kept with the state (index.ts sets it) */
+  treasury: TreasuryRecord | null = null;
 
   constructor(private readonly opts: LocalNodeOptions) {
     this.svm = new LiteSVM().withBlockhashCheck(false).withSigverify(true).withTransactionHistory(0n);
@@ -1266,6 +1284,7 @@ export class LocalNode {
     this.openBlock().signatures.push(signature);
     if (err) this.stats.failed++;
     else this.stats.processed++;
+    this.landedCount += 1n;
 
     if (!err && verdict?.ok) {
       for (const c of verdict.created) {
@@ -1525,6 +1544,7 @@ export class LocalNode {
       writeVersion: this.writeVersion,
       accounts: [...addresses].map((address) => this.accountState(address)),
       ...rest,
+      transactionCount: this.landedCount,
     };
   }
 
@@ -1564,7 +1584,14 @@ export class LocalNode {
       oldStatuses,
       mintCreators: [...this.mintCreators],
       curveMints: [...this.curveMints],
+      transactionCount: this.landedCount,
+      ...(this.treasury ? { treasury: this.treasury } : {}),
     };
+  }
+
+  /** Transactions landed since the chain began (getTransactionCount), a restart included. */
+  transactionCount(): bigint {
+    return this.landedCount;
   }
 
   /** Applies one journal entry over the restored state (in order; an entry is applied whole). */
@@ -1579,6 +1606,8 @@ export class LocalNode {
     for (const record of changes.records) if (!this.txs.has(record.signature)) this.remember(record);
     for (const [mint, creator] of changes.mintCreators) this.mintCreators.set(mint, creator);
     for (const [curve, mint] of changes.curveMints) this.curveMints.set(curve, mint);
+    if (changes.transactionCount !== undefined) this.landedCount = changes.transactionCount;
+    else this.landedCount += BigInt(changes.records.length);
     this.syncClock();
   }
 
@@ -1594,6 +1623,9 @@ export class LocalNode {
     for (const record of state.records) this.remember(record);
     for (const [mint, creator] of state.mintCreators) this.mintCreators.set(mint, creator);
     for (const [curve, mint] of state.curveMints) this.curveMints.set(curve, mint);
+    // A checkpoint from before the count was kept: what it still knows of is the best floor.
+    this.landedCount = state.transactionCount ?? BigInt(state.records.length + state.oldStatuses.length);
+    this.treasury = state.treasury ?? null;
     this.syncClock();
   }
 

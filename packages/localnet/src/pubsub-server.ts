@@ -1,8 +1,8 @@
 /**
  * Solana's PubSub WebSocket API for the local node, on the RPC port + 1 as `solana-test-validator`
  * serves it and as `@solana/web3.js` and `@solana/kit` assume: `signatureSubscribe`,
- * `accountSubscribe`, `programSubscribe`, `logsSubscribe`, `slotSubscribe`, `rootSubscribe` and
- * their unsubscribes. Notification shapes and commitment handling follow agave's
+ * `accountSubscribe`, `programSubscribe`, `logsSubscribe`, `slotSubscribe`, `slotsUpdatesSubscribe`,
+ * `blockSubscribe`, `rootSubscribe` and their unsubscribes. Notification shapes and commitment handling follow agave's
  * `rpc_subscriptions`: a `processed` subscription hears a change when the transaction executes, a
  * `confirmed` one when its slot closes, a `finalized` one when the slot is 32 slots deep (the
  * node's own commitment rule, so the WebSocket never runs ahead of getSignatureStatuses).
@@ -24,6 +24,9 @@ import {
 } from "./node";
 import { stringifyJson } from "./json";
 import { parsedAccountData } from "./parsed";
+import { type BrowserAccessOptions, BrowserGuard } from "./browser-guard";
+import { type BlockEncodingOptions, encodeBlock, transactionDetailsOf } from "./rpc/blocks";
+import { txEncodingOf } from "./rpc/encode";
 
 const MAX_CONNECTIONS = 256;
 const MAX_SUBSCRIPTIONS_PER_CONNECTION = 1_000;
@@ -56,6 +59,16 @@ type Sub =
     }
   | { kind: "logs"; id: number; conn: Conn; commitment: Commitment; mentions: string | null }
   | { kind: "slot"; id: number; conn: Conn }
+  | { kind: "slotsUpdates"; id: number; conn: Conn }
+  | {
+      kind: "block";
+      id: number;
+      conn: Conn;
+      commitment: Commitment;
+      /** mentionsAccountOrProgram's address; null for "all" */
+      mentions: string | null;
+      options: BlockEncodingOptions;
+    }
   | { kind: "root"; id: number; conn: Conn };
 
 interface Conn {
@@ -76,6 +89,8 @@ const UNSUBSCRIBE: Record<string, Sub["kind"]> = {
   programUnsubscribe: "program",
   logsUnsubscribe: "logs",
   slotUnsubscribe: "slot",
+  slotsUpdatesUnsubscribe: "slotsUpdates",
+  blockUnsubscribe: "block",
   rootUnsubscribe: "root",
 };
 
@@ -88,7 +103,10 @@ export class PubSubServer {
   private readonly programSubs = new Map<string, Set<Sub & { kind: "program" }>>();
   private readonly logsSubs = new Set<Sub & { kind: "logs" }>();
   private readonly slotSubs = new Set<Sub & { kind: "slot" }>();
+  private readonly slotsUpdatesSubs = new Set<Sub & { kind: "slotsUpdates" }>();
+  private readonly blockSubs = new Set<Sub & { kind: "block" }>();
   private readonly rootSubs = new Set<Sub & { kind: "root" }>();
+  private readonly guard: BrowserGuard;
   private readonly pending = new Map<bigint, PendingSlot>();
   private unlisten: (() => void) | null = null;
   port = 0;
@@ -96,13 +114,19 @@ export class PubSubServer {
   constructor(
     private readonly node: LocalNode,
     private readonly log: (m: string) => void = () => {},
-  ) {}
+    browser: BrowserAccessOptions = {},
+  ) {
+    this.guard = new BrowserGuard(browser);
+  }
 
   listen(port: number): number {
     this.server = Bun.serve({
       hostname: "127.0.0.1",
       port,
       fetch: (req, server) => {
+        // A WebSocket has no CORS: a page on any origin may open one, so the origin is checked here.
+        const verdict = this.guard.check(req.headers.get("host"), req.headers.get("origin"));
+        if (!verdict.ok) return new Response(verdict.body, { status: verdict.status });
         if (this.conns.size >= MAX_CONNECTIONS) return new Response("too many connections", { status: 503 });
         const conn: Conn = { ws: null, subs: new Map() };
         if (server.upgrade(req, { data: conn })) return undefined;
@@ -253,6 +277,14 @@ export class PubSubServer {
         sub = { kind: "slot", id, conn };
         this.slotSubs.add(sub);
         break;
+      case "slotsUpdatesSubscribe":
+        sub = { kind: "slotsUpdates", id, conn };
+        this.slotsUpdatesSubs.add(sub);
+        break;
+      case "blockSubscribe":
+        sub = { kind: "block", id, conn, ...blockParamsOf(p) };
+        this.blockSubs.add(sub);
+        break;
       case "rootSubscribe":
         sub = { kind: "root", id, conn };
         this.rootSubs.add(sub);
@@ -290,6 +322,12 @@ export class PubSubServer {
         break;
       case "slot":
         this.slotSubs.delete(sub);
+        break;
+      case "slotsUpdates":
+        this.slotsUpdatesSubs.delete(sub);
+        break;
+      case "block":
+        this.blockSubs.delete(sub);
         break;
       case "root":
         this.rootSubs.delete(sub);
@@ -347,7 +385,12 @@ export class PubSubServer {
   private onSlot(e: { closed: bigint; opened: bigint; finalized: bigint | null }): void {
     for (const s of this.slotSubs)
       this.notify(s, "slotNotification", { parent: e.closed, root: e.finalized ?? 0n, slot: e.opened });
+    if (this.slotsUpdatesSubs.size > 0) this.notifySlotsUpdates(e);
     if (e.finalized !== null) for (const s of this.rootSubs) this.notify(s, "rootNotification", e.finalized);
+    if (this.blockSubs.size > 0) {
+      this.notifyBlocks(e.closed, "confirmed");
+      if (e.finalized !== null) this.notifyBlocks(e.finalized, "finalized");
+    }
 
     const confirmed = this.pending.get(e.closed);
     if (confirmed) this.deliver(confirmed, "confirmed");
@@ -416,6 +459,69 @@ export class PubSubServer {
       context: { slot: r.slot },
       value: { signature: r.signature, err: r.err, logs: r.logs },
     });
+  }
+
+  /**
+   * A slot's life as agave's `slotsUpdatesSubscribe` tells it, in the order a validator reaches
+   * each step: the closed slot completed, froze and was confirmed, the next one's bank was
+   * created, and the slot 32 deeper was rooted. There are no shreds here, so no
+   * `firstShredReceived` (a test validator, its own leader, sends none either); nothing dies.
+   */
+  private notifySlotsUpdates(e: { closed: bigint; opened: bigint; finalized: bigint | null }): void {
+    const timestamp = BigInt(Date.now());
+    const updates: unknown[] = [
+      { type: "completed", slot: e.closed, timestamp },
+      { type: "frozen", slot: e.closed, timestamp, stats: this.slotStats(e.closed) },
+      { type: "createdBank", slot: e.opened, parent: e.closed, timestamp },
+      { type: "optimisticConfirmation", slot: e.closed, timestamp },
+    ];
+    if (e.finalized !== null) updates.push({ type: "root", slot: e.finalized, timestamp });
+    for (const update of updates)
+      for (const s of this.slotsUpdatesSubs) this.notify(s, "slotsUpdatesNotification", update);
+  }
+
+  /** A frozen slot's transaction counts; the node makes no entries, so each transaction is one. */
+  private slotStats(slot: bigint) {
+    let failed = 0n;
+    let succeeded = 0n;
+    for (const signature of this.node.blockAt(slot)?.signatures ?? []) {
+      if (this.node.getTransaction(signature)?.err) failed++;
+      else succeeded++;
+    }
+    const transactions = failed + succeeded;
+    return {
+      numTransactionEntries: transactions,
+      numSuccessfulTransactions: succeeded,
+      numFailedTransactions: failed,
+      maxTransactionsPerEntry: transactions > 0n ? 1n : 0n,
+    };
+  }
+
+  /**
+   * blockSubscribe: the block of `slot` to each subscription at `commitment`, as agave's
+   * `filter_block_result_txs` gives it: a `mentionsAccountOrProgram` subscription hears only blocks
+   * with a transaction naming the address (and only those transactions); a v0 transaction its
+   * `maxSupportedTransactionVersion` does not admit makes the notification an error.
+   */
+  private notifyBlocks(slot: bigint, commitment: Commitment): void {
+    const block = this.node.blockAt(slot);
+    if (!block) return;
+    const records: TxRecord[] = [];
+    let missing = false;
+    for (const signature of block.signatures) {
+      const record = this.node.getTransaction(signature);
+      if (record) records.push(record);
+      else missing = true;
+    }
+    for (const s of this.blockSubs) {
+      if (s.commitment !== commitment) continue;
+      const txs = s.mentions === null ? records : records.filter((r) => mentions(r, s.mentions!));
+      if (s.mentions !== null && txs.length === 0) continue;
+      this.notify(s, "blockNotification", {
+        context: { slot },
+        value: blockUpdate(this.node, slot, block, txs, s.options, missing),
+      });
+    }
   }
 
   private notify(s: Sub, method: string, result: unknown): void {
@@ -505,6 +611,69 @@ function logsFilterOf(v: unknown): string | null {
     return pubkeyParam(mentions[0]);
   }
   throw rpcError(-32602, 'Invalid params: logs filter must be "all", "allWithVotes" or {"mentions": [address]}');
+}
+
+/** blockSubscribe's filter and config, refused as agave refuses them. */
+function blockParamsOf(p: unknown[]): {
+  commitment: Commitment;
+  mentions: string | null;
+  options: BlockEncodingOptions;
+} {
+  const filter = p[0];
+  let mentions: string | null = null;
+  if (filter !== "all") {
+    const key = (configOf(filter) as { mentionsAccountOrProgram?: unknown }).mentionsAccountOrProgram;
+    if (typeof key !== "string")
+      throw rpcError(-32602, 'Invalid params: block filter must be "all" or {"mentionsAccountOrProgram": address}');
+    try {
+      mentions = new PublicKey(key).toBase58();
+    } catch {
+      throw rpcError(-32602, "Invalid Request: Invalid mentions_account_or_program provided");
+    }
+  }
+  const cfg = configOf(p[1]) as Config & {
+    transactionDetails?: unknown;
+    showRewards?: unknown;
+    maxSupportedTransactionVersion?: unknown;
+  };
+  const commitment = commitmentOf(cfg);
+  if (commitment === "processed") throw rpcError(-32602, "Method does not support commitment below `confirmed`");
+  const max = cfg.maxSupportedTransactionVersion;
+  if (max !== undefined && max !== null && (typeof max !== "number" || !Number.isInteger(max) || max < 0 || max > 255))
+    throw rpcError(-32602, "Invalid params: maxSupportedTransactionVersion");
+  return {
+    commitment,
+    mentions,
+    options: {
+      // agave's default here is base64, not getBlock's json
+      encoding: txEncodingOf(cfg.encoding ?? "base64"),
+      details: transactionDetailsOf(cfg.transactionDetails),
+      rewards: cfg.showRewards === true,
+      maxSupportedTransactionVersion: typeof max === "number" ? max : undefined,
+    },
+  };
+}
+
+/** Whether a transaction names `address` among its keys, loaded ones included (agave's account_keys). */
+function mentions(r: TxRecord, address: string): boolean {
+  return r.accountKeys.some((k) => k.toBase58() === address);
+}
+
+/** agave's RpcBlockUpdate: the block, or why it cannot be given. */
+function blockUpdate(
+  node: LocalNode,
+  slot: bigint,
+  block: NonNullable<ReturnType<LocalNode["blockAt"]>>,
+  records: TxRecord[],
+  options: BlockEncodingOptions,
+  missing: boolean,
+) {
+  if (missing) return { slot, block: null, err: "BlockStoreError" };
+  const max = options.maxSupportedTransactionVersion;
+  const refused = records.find((r) => r.tx.version !== "legacy" && (max === undefined || r.tx.version > max));
+  if (refused && options.details !== "none" && options.details !== "signatures")
+    return { slot, block: null, err: { UnsupportedTransactionVersion: refused.tx.version } };
+  return { slot, block: encodeBlock(node, block, records, options), err: null };
 }
 
 function stringParam(v: unknown, name: string): string {

@@ -13,6 +13,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type Commitment, FINALIZATION_SLOTS, type LocalNode, isRpcError, rpcError, rpcErrorBody } from "./node";
 import { ChainFaults, type PoolNode } from "./faults";
+import { type BrowserAccessOptions, BrowserGuard, type GuardVerdict } from "./browser-guard";
 import { stringifyJson } from "./json";
 import { configOf, type Handler, type View } from "./rpc/context";
 import { accountMethods } from "./rpc/accounts";
@@ -42,6 +43,8 @@ export interface RpcServerOptions {
    * Off, they see the open slot too: a caller stepping the clock by hand reads what it just sent.
    */
   strictConfirmed?: boolean;
+  /** host names and browser origins answered besides loopback ones (browser-guard.ts) */
+  browser?: BrowserAccessOptions;
 }
 
 /** An HTTP answer, whichever transport carries it (node:http, or the in-process fetch). */
@@ -56,6 +59,7 @@ export class RpcServer {
   private bunServer: ReturnType<typeof Bun.serve> | null = null;
   private readonly rules: RpcFaultRule[] = [];
   private readonly held = new Set<ReturnType<typeof setTimeout>>();
+  private readonly guard: BrowserGuard;
   port = 0;
 
   constructor(
@@ -63,7 +67,28 @@ export class RpcServer {
     private readonly log: (m: string) => void = () => {},
     readonly faults: ChainFaults = new ChainFaults(node),
     private readonly options: RpcServerOptions = {},
-  ) {}
+  ) {
+    this.guard = new BrowserGuard(options.browser);
+  }
+
+  /**
+   * The browser check (browser-guard.ts) of one HTTP request: a refusal or a preflight's answer
+   * ends it here; else the CORS headers its answer carries.
+   */
+  private admit(
+    method: string,
+    header: (name: string) => string | null,
+  ): { done: RpcAnswer } | { cors: Record<string, string> } {
+    const host = header("host");
+    const origin = header("origin");
+    if (method === "OPTIONS") {
+      const verdict = this.guard.preflight(host, origin, header("access-control-request-headers"));
+      if (!verdict.ok) return { done: refusal(verdict) };
+      return { done: { status: 204, headers: { ...verdict.cors, allow: "POST, GET, OPTIONS" }, body: "" } };
+    }
+    const verdict = this.guard.check(host, origin);
+    return verdict.ok ? { cors: verdict.cors } : { done: refusal(verdict) };
+  }
 
   async listen(port: number): Promise<number> {
     if (typeof Bun !== "undefined") return this.listenOnBun(port);
@@ -87,12 +112,18 @@ export class RpcServer {
       maxRequestBodySize: MAX_BODY_BYTES,
       idleTimeout: 30,
       fetch: async (req) => {
+        const admitted = this.admit(req.method, (name) => req.headers.get(name));
+        if ("done" in admitted) {
+          const { status, headers, body } = admitted.done;
+          return new Response(status === 204 ? null : body, { status, headers });
+        }
+        const { cors } = admitted;
         if (req.method === "GET" && new URL(req.url).pathname === "/health")
-          return new Response("ok", { headers: { "content-type": "text/plain" } });
-        if (req.method !== "POST") return new Response(null, { status: 405 });
+          return new Response("ok", { headers: { "content-type": "text/plain", ...cors } });
+        if (req.method !== "POST") return new Response(null, { status: 405, headers: cors });
         // A held call whose client went away rejects; its answer goes nowhere.
         const answer = await this.respond(await req.text(), req.signal);
-        return new Response(answer.body, { status: answer.status, headers: answer.headers });
+        return new Response(answer.body, { status: answer.status, headers: { ...answer.headers, ...cors } });
       },
       error: () => new Response(null, { status: 500 }),
     });
@@ -133,12 +164,21 @@ export class RpcServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const admitted = this.admit(req.method ?? "", (name) => {
+      const value = req.headers[name];
+      return typeof value === "string" ? value : null;
+    });
+    if ("done" in admitted) {
+      res.writeHead(admitted.done.status, admitted.done.headers).end(admitted.done.body);
+      return;
+    }
+    const { cors } = admitted;
     if (req.method === "GET" && req.url === "/health") {
-      res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+      res.writeHead(200, { "content-type": "text/plain", ...cors }).end("ok");
       return;
     }
     if (req.method !== "POST") {
-      res.writeHead(405).end();
+      res.writeHead(405, cors).end();
       return;
     }
     const chunks: Buffer[] = [];
@@ -159,7 +199,7 @@ export class RpcServer {
       return;
     }
     if (!res.writable || res.headersSent) return;
-    res.writeHead(answer.status, answer.headers).end(answer.body);
+    res.writeHead(answer.status, { ...answer.headers, ...cors }).end(answer.body);
   }
 
   /**
@@ -341,6 +381,10 @@ export class RpcServer {
       },
     };
   }
+}
+
+function refusal(verdict: GuardVerdict & { ok: false }): RpcAnswer {
+  return { status: verdict.status, headers: { "content-type": "text/plain" }, body: verdict.body };
 }
 
 /**

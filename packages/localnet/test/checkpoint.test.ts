@@ -148,6 +148,48 @@ describe("a chain with a state folder", () => {
     expect(BigInt(await second.connection.getBalance(back.publicKey))).toBe(1_000_000n);
   });
 
+  test("a restart funds nothing again and keeps getTransactionCount, after a stop and after a crash", async () => {
+    const dir = stateDir();
+    // No treasury given: the chain makes one, and must keep it.
+    const first = await startLocalChain({ rpcPort: 0, grpcPort: 0, slotMs: 0, stateDir: dir });
+    chains.push(first);
+    const firstConnection = new Connection(first.rpcUrl, { commitment: "confirmed" });
+    for (let i = 0; i < 3; i++) await transfer(first, firstConnection, Keypair.generate(), 1_000_000n);
+    first.node.advanceSlots(1);
+    const before = {
+      count: await firstConnection.getTransactionCount(),
+      supply: (await firstConnection.getSupply()).value.total,
+      treasury: first.treasury.publicKey.toBase58(),
+      balance: await firstConnection.getBalance(first.treasury.publicKey),
+    };
+    expect(before.count).toBeGreaterThanOrEqual(3);
+
+    const readBack = async (chain: LocalChain) => {
+      const connection = new Connection(chain.rpcUrl, { commitment: "confirmed" });
+      return {
+        count: await connection.getTransactionCount(),
+        supply: (await connection.getSupply()).value.total,
+        treasury: chain.treasury.publicKey.toBase58(),
+        balance: await connection.getBalance(chain.treasury.publicKey),
+      };
+    };
+    // A crash: another start on the folder while the first never stopped (snapshot + journal).
+    const crashed = await startLocalChain({ rpcPort: 0, grpcPort: 0, slotMs: 0, stateDir: dir });
+    chains.push(crashed);
+    expect(await readBack(crashed)).toEqual(before);
+    await stop(crashed);
+    await stop(first);
+
+    // A stop and a start (the compacted snapshot alone), then the count goes on.
+    const second = await startLocalChain({ rpcPort: 0, grpcPort: 0, slotMs: 0, stateDir: dir });
+    chains.push(second);
+    expect(await readBack(second)).toEqual(before);
+    const secondConnection = new Connection(second.rpcUrl, { commitment: "confirmed" });
+    await transfer(second, secondConnection, Keypair.generate(), 1_000_000n);
+    second.node.advanceSlots(1);
+    expect(await secondConnection.getTransactionCount()).toBe(before.count + 1);
+  });
+
   test("reset starts a fresh chain", async () => {
     const dir = stateDir();
     const treasury = Keypair.generate();

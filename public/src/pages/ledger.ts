@@ -30,12 +30,15 @@ export async function ledgerPage(
   let before: string | null = null;
   /** Every row shown, by the event it shows: a later copy of the event replaces it in place. */
   const shown = new Map<string, HTMLElement>();
+  const payouts = new PayoutRows();
   /**
    * Applies one event as the stream or a page read gives it: a new event is placed by its time
    * (several events of one transaction are each their own row); one already shown is redrawn when
    * it changed (a payout that went from sent to confirmed).
    */
-  const apply = (e: LedgerEvent, live: boolean): void => {
+  const apply = (event: LedgerEvent, live: boolean): void => {
+    const e = payouts.rowFor(event);
+    if (!e) return;
     const key = eventKey(e);
     const existing = shown.get(key);
     if (existing) {
@@ -90,8 +93,8 @@ export async function ledgerPage(
 }
 
 /**
- * The stream announces a payout when it is queued; its later states are read from the feed while
- * a shown payout is still on its way.
+ * The stream announces each status a payout reaches; without a stream (or while it reconnects) the
+ * feed's first page is read again while a shown payout is still on its way.
  */
 function recheckWhilePending(
   shown: Map<string, HTMLElement>,
@@ -127,6 +130,8 @@ export function eventKey(e: LedgerEvent): string {
   switch (e.type) {
     case "payout":
       return `payout|${e.at}|${e.handle}|${e.lamports}|${e.kind}`;
+    case "payoutStatus":
+      return `payoutStatus|${e.id}`;
     case "burn":
       return `burn|${e.signature}|${e.source}|${e.mint}|${e.lamports}`;
     case "sweep":
@@ -142,7 +147,39 @@ function eventState(e: LedgerEvent): string {
   return `${FINAL_PAYOUT.has(e.status) ? "final" : "pending"}:${e.status}:${e.signature ?? ""}`;
 }
 
-const STREAM_EVENT_TYPES = ["launch", "sweep", "payout", "burn"] as const;
+type PayoutStatusEvent = Extract<LedgerEvent, { type: "payoutStatus" }>;
+
+/**
+ * A payout is announced once (its `payout` event, which keeps saying what it said then) and each
+ * status it reaches is an event of its own: the page shows one row per payout, with the newest
+ * status seen, whichever of the two arrives first.
+ */
+class PayoutRows {
+  private readonly announced = new Map<number, LedgerEvent>();
+  private readonly newest = new Map<number, PayoutStatusEvent>();
+
+  /** The event to draw (or redraw) as a row for `e`; null when nothing on the page changes. */
+  rowFor(e: LedgerEvent): LedgerEvent | null {
+    if (e.type === "payoutStatus") {
+      // A payout's events are ordered by their ids; an older one (a page read after the stream) changes nothing.
+      const known = this.newest.get(e.payoutId);
+      if (known && known.id >= e.id) return null;
+      this.newest.set(e.payoutId, e);
+      const payout = this.announced.get(e.payoutId);
+      return payout ? this.withNewest(payout) : null;
+    }
+    if (e.type === "payout") this.announced.set(e.payoutId, e);
+    return this.withNewest(e);
+  }
+
+  private withNewest(e: LedgerEvent): LedgerEvent {
+    if (e.type !== "payout") return e;
+    const latest = this.newest.get(e.payoutId);
+    return latest ? { ...e, status: latest.status, signature: latest.signature ?? e.signature } : e;
+  }
+}
+
+const STREAM_EVENT_TYPES = ["launch", "sweep", "payout", "payoutStatus", "burn"] as const;
 
 function followStream(signal: AbortSignal, badge: HTMLElement, onEvent: (e: LedgerEvent) => void): void {
   if (typeof EventSource === "undefined") return;

@@ -4,7 +4,14 @@
  * getFirstAvailableBlock, minimumLedgerSlot. One block a slot (none skipped), kept by the node
  * (node.ts `blocks`) for its most recent slots; agave's error codes for the rest.
  */
-import { type BlockRecord, computeBudgetOf, rpcError, FINALIZATION_SLOTS, type TxRecord } from "../node";
+import {
+  type BlockRecord,
+  computeBudgetOf,
+  rpcError,
+  FINALIZATION_SLOTS,
+  type LocalNode,
+  type TxRecord,
+} from "../node";
 import {
   addressParam,
   configOf,
@@ -19,9 +26,87 @@ import {
   VOTE_ACCOUNT_STAKE_LAMPORTS,
   type View,
 } from "./context";
-import { metaJson, txEncodingOf, txJson, versionOf } from "./encode";
+import { metaJson, type TxEncoding, txEncodingOf, txJson, versionOf } from "./encode";
 import { LAMPORTS_PER_SIGNATURE } from "../node";
 import bs58 from "bs58";
+
+export type TransactionDetails = "full" | "signatures" | "none" | "accounts";
+
+export interface BlockEncodingOptions {
+  encoding: TxEncoding;
+  details: TransactionDetails;
+  rewards: boolean;
+  maxSupportedTransactionVersion: number | undefined;
+}
+
+/** `transactionDetails` as agave reads it (default `full`). */
+export function transactionDetailsOf(v: unknown): TransactionDetails {
+  const details = v ?? "full";
+  if (details === "full" || details === "signatures" || details === "none" || details === "accounts") return details;
+  throw rpcError(
+    -32602,
+    `Invalid params: unknown variant \`${String(details)}\`, expected one of \`full\`, \`signatures\`, \`none\`, \`accounts\`.`,
+  );
+}
+
+/** The fee rewards a block paid its leader: half the base fees (the rest is burnt) and all priority fees. */
+function blockRewards(node: LocalNode, records: TxRecord[]) {
+  let lamports = 0n;
+  for (const r of records) {
+    const base = LAMPORTS_PER_SIGNATURE * BigInt(r.tx.message.header.numRequiredSignatures);
+    lamports += base / 2n + (r.feeLamports - base);
+  }
+  if (lamports === 0n) return [];
+  const { identity } = validatorOf(node);
+  return [{ pubkey: identity, lamports, postBalance: node.getBalance(identity), rewardType: "Fee", commission: null }];
+}
+
+/** One transaction as `transactionDetails: "accounts"` writes it. */
+function accountsOnly(r: TxRecord, version: "legacy" | number | undefined) {
+  const keys = r.accountKeys.map((k, i) => ({
+    pubkey: k.toBase58(),
+    signer: i < r.tx.message.header.numRequiredSignatures,
+    writable: r.writable[i] ?? false,
+    source: i < r.tx.message.staticAccountKeys.length ? "transaction" : "lookupTable",
+  }));
+  const meta = metaJson(r);
+  return {
+    transaction: { signatures: r.tx.signatures.map((s) => bs58.encode(s)), accountKeys: keys },
+    meta: {
+      err: meta.err,
+      status: meta.status,
+      fee: meta.fee,
+      preBalances: meta.preBalances,
+      postBalances: meta.postBalances,
+      preTokenBalances: meta.preTokenBalances,
+      postTokenBalances: meta.postTokenBalances,
+    },
+    version,
+  };
+}
+
+/**
+ * A block as agave encodes it (getBlock, and blockSubscribe's notifications): a v0 transaction
+ * without `maxSupportedTransactionVersion` throws -32015.
+ */
+export function encodeBlock(node: LocalNode, block: BlockRecord, records: TxRecord[], o: BlockEncodingOptions) {
+  const head = {
+    blockHeight: block.blockHeight,
+    blockTime: block.blockTimeSec,
+    blockhash: block.blockhash,
+    parentSlot: block.parentSlot,
+    previousBlockhash: block.previousBlockhash,
+    ...(o.rewards ? { rewards: blockRewards(node, records) } : {}),
+  };
+  if (o.details === "none") return head;
+  if (o.details === "signatures") return { ...head, signatures: records.map((r) => r.signature) };
+  const transactions = records.map((r) => {
+    const version = versionOf(r, o.maxSupportedTransactionVersion);
+    if (o.details === "accounts") return accountsOnly(r, version);
+    return { transaction: txJson(r, o.encoding), meta: metaJson(r, o.encoding), version };
+  });
+  return { ...head, transactions };
+}
 
 /** agave's MAX_GET_CONFIRMED_BLOCKS_RANGE */
 const MAX_BLOCKS_RANGE = 500_000n;
@@ -98,25 +183,6 @@ export function blockMethods(c: RpcContext): Record<string, Handler> {
     return summary;
   };
 
-  /** The fee rewards a block paid its leader: half the base fees (the rest is burnt) and all priority fees. */
-  const rewardsOf = (records: TxRecord[]) => {
-    let lamports = 0n;
-    for (const r of records) {
-      const base = LAMPORTS_PER_SIGNATURE * BigInt(r.tx.message.header.numRequiredSignatures);
-      lamports += base / 2n + (r.feeLamports - base);
-    }
-    if (lamports === 0n) return [];
-    return [
-      {
-        pubkey: validatorOf(node).identity,
-        lamports,
-        postBalance: node.getBalance(validatorOf(node).identity),
-        rewardType: "Fee",
-        commission: null,
-      },
-    ];
-  };
-
   /** The rooted slots a node with a history hole lists: the hole's are not roots of its blockstore. */
   const outsideHole = (slots: bigint[], v: View, limit: number): bigint[] => {
     if (!v.historyHole) return slots.slice(0, limit);
@@ -134,50 +200,14 @@ export function blockMethods(c: RpcContext): Record<string, Handler> {
       const slot = slotParam(p[0]);
       const cfg = typeof p[1] === "string" ? { encoding: p[1] } : configOf(p[1]);
       const encoding = txEncodingOf(cfg.encoding);
-      const details = cfg.transactionDetails ?? "full";
-      if (!["full", "signatures", "none", "accounts"].includes(details))
-        throw rpcError(
-          -32602,
-          `Invalid params: unknown variant \`${details}\`, expected one of \`full\`, \`signatures\`, \`none\`, \`accounts\`.`,
-        );
+      const details = transactionDetailsOf(cfg.transactionDetails);
       const { block, records } = blockOf(slot, v);
-      const head = {
-        blockHeight: block.blockHeight,
-        blockTime: block.blockTimeSec,
-        blockhash: block.blockhash,
-        parentSlot: block.parentSlot,
-        previousBlockhash: block.previousBlockhash,
-        ...(cfg.rewards === false ? {} : { rewards: rewardsOf(records) }),
-      };
-      if (details === "none") return head;
-      if (details === "signatures") return { ...head, signatures: block.signatures };
-      const transactions = records.map((r) => {
-        const version = versionOf(r, cfg.maxSupportedTransactionVersion);
-        if (details === "accounts") {
-          const keys = r.accountKeys.map((k, i) => ({
-            pubkey: k.toBase58(),
-            signer: i < r.tx.message.header.numRequiredSignatures,
-            writable: r.writable[i] ?? false,
-            source: i < r.tx.message.staticAccountKeys.length ? "transaction" : "lookupTable",
-          }));
-          const meta = metaJson(r);
-          return {
-            transaction: { signatures: r.tx.signatures.map((s) => bs58.encode(s)), accountKeys: keys },
-            meta: {
-              err: meta.err,
-              status: meta.status,
-              fee: meta.fee,
-              preBalances: meta.preBalances,
-              postBalances: meta.postBalances,
-              preTokenBalances: meta.preTokenBalances,
-              postTokenBalances: meta.postTokenBalances,
-            },
-            version,
-          };
-        }
-        return { transaction: txJson(r, encoding), meta: metaJson(r, encoding), version };
+      return encodeBlock(node, block, records, {
+        encoding,
+        details,
+        rewards: cfg.rewards !== false,
+        maxSupportedTransactionVersion: cfg.maxSupportedTransactionVersion,
       });
-      return { ...head, transactions };
     },
 
     getBlockTime: (p, v) => {

@@ -37,7 +37,7 @@ export function clusterMethods(c: RpcContext): Record<string, Handler> {
     getIdentity: () => ({ identity: validatorOf(node).identity }),
     getSlot: (_p, v) => v.slot,
     getBlockHeight: (_p, v) => node.blockHeightAt(v.slot),
-    getTransactionCount: () => BigInt(node.stats.processed + node.stats.failed),
+    getTransactionCount: () => node.transactionCount(),
     getMaxRetransmitSlot: () => node.getSlot(),
     getMaxShredInsertSlot: () => node.getSlot(),
     getHighestSnapshotSlot: () => {
@@ -50,7 +50,7 @@ export function clusterMethods(c: RpcContext): Record<string, Handler> {
       slotIndex: v.slot % SLOTS_PER_EPOCH,
       slotsInEpoch: SLOTS_PER_EPOCH,
       // web3.js wants a number here (null fails its schema)
-      transactionCount: BigInt(node.stats.processed + node.stats.failed),
+      transactionCount: node.transactionCount(),
     }),
     getEpochSchedule: () => ({
       slotsPerEpoch: SLOTS_PER_EPOCH,

@@ -1,11 +1,13 @@
 /**
  * Transactions and their metadata as agave's RPC writes them (getTransaction, getBlock): the
- * `json` and `jsonParsed` shapes (the latter with account keys as objects and instructions left
- * unparsed, as agave leaves a program it has no parser for), or the wire bytes in base58/base64.
+ * `json` and `jsonParsed` shapes (the latter with account keys as objects and the instructions of
+ * the programs agave has parsers for parsed, parsed-instructions.ts; others partially decoded, as
+ * agave writes them), or the wire bytes in base58/base64.
  */
 import bs58 from "bs58";
 import type { CompiledIx, TokenBalance, TxRecord } from "../node";
 import { rpcError } from "../node";
+import { parseInstruction } from "../parsed-instructions";
 import { uiAmount } from "./context";
 
 export type TxEncoding = "json" | "jsonParsed" | "base58" | "base64";
@@ -38,8 +40,11 @@ export function ixJson(ix: CompiledIx) {
 }
 
 function ixParsedJson(ix: CompiledIx, keys: string[]) {
+  const programId = keys[ix.programIdIndex] ?? "";
+  const parsed = parseInstruction(programId, ix.accounts, ix.data, keys, ix.stackHeight);
+  if (parsed) return parsed;
   return {
-    programId: keys[ix.programIdIndex] ?? "",
+    programId,
     accounts: ix.accounts.map((i) => keys[i] ?? ""),
     data: bs58.encode(ix.data),
     stackHeight: ix.stackHeight,
