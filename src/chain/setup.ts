@@ -32,7 +32,7 @@ export type ChainConfig = Pick<
   | "treasuryKey"
   | "treasuryKeyFile"
 > &
-  Partial<Pick<Config, "landing">>;
+  Partial<Pick<Config, "landing" | "explorerUrl">>;
 
 export interface ChainSetup {
   services: ChainServices;
@@ -123,6 +123,16 @@ export interface LocalChainEndpoints {
  */
 export const EMBEDDED_TX_HISTORY_LIMIT = 10_000;
 
+/** The origin of the explorer template, as a browser sends it; none when unset or not a URL. */
+export function explorerOrigin(explorerUrl: string | null): string[] {
+  if (explorerUrl === null) return [];
+  try {
+    return [new URL(explorerUrl.replace(/\{(kind|id)\}/g, "x")).origin];
+  } catch {
+    return [];
+  }
+}
+
 /**
  * Starts the embedded local chain's node in the thread that calls this and returns it with its
  * endpoints. The program seed is random unless given, or the saved chain's when the chain continues
@@ -143,6 +153,9 @@ export async function startEmbeddedChain(
     programSeed,
     txHistoryLimit: EMBEDDED_TX_HISTORY_LIMIT,
     stateDir: config.localChain.stateDir ?? undefined,
+    // The chain answers browsers only from loopback pages, and from the explorer the page links
+    // to when one is set (an explorer given the local RPC URL reads it from the browser).
+    allowedOrigins: explorerOrigin(config.explorerUrl ?? null),
     log: options.log,
   });
   return {
