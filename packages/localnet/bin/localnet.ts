@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { Keypair } from "@solana/web3.js";
-import { DEFAULT_SLOT_MS, startLocalChain } from "../src/index";
+import { DEFAULT_SLOT_MS, startLocalChain, takeGenesisFlags } from "../src/index";
 
 const USAGE = `Usage: localnet [options]
 
@@ -29,6 +29,18 @@ Options:
   --allow-origin <url>  answer browser pages from this origin (e.g. https://app.example), with
                         CORS; repeatable, "*" = any. Only loopback origins are answered otherwise
   -h, --help            this text
+
+Loaded at genesis, as solana-test-validator does (with --state: only when the state is fresh):
+  --bpf-program <ADDRESS_OR_KEYPAIR> <PROGRAM.so>
+                        a program (BPFLoaderUpgradeable, upgrade authority 1111..1111: not
+                        upgradeable); repeatable
+  --upgradeable-program <ADDRESS_OR_KEYPAIR> <PROGRAM.so> <UPGRADE_AUTHORITY|none>
+                        a program the authority (an address or a keypair file) may upgrade;
+                        repeatable
+  --account <ADDRESS|-> <FILE.json>
+                        an account as \`solana account --output json\` dumps it ("-": at the
+                        file's pubkey); repeatable
+  --account-dir <DIR>   every *.json account file in <DIR>; repeatable
 `;
 
 function portOf(value: string | undefined, fallback: number, name: string): number {
@@ -44,8 +56,15 @@ function fail(message: string): never {
 }
 
 let args: ReturnType<typeof parse>;
+let genesis: ReturnType<typeof takeGenesisFlags>;
+try {
+  genesis = takeGenesisFlags(process.argv.slice(2));
+} catch (e) {
+  fail((e as Error).message);
+}
 function parse() {
   return parseArgs({
+    args: genesis.rest,
     options: {
       "rpc-port": { type: "string" },
       "ws-port": { type: "string" },
@@ -99,6 +118,7 @@ const chain = await startLocalChain({
   reset: values.reset === true,
   allowedHosts: values["allow-host"],
   allowedOrigins: values["allow-origin"],
+  ...genesis.loads,
   log: values.quiet ? undefined : (m) => process.stderr.write(`${m}\n`),
 }).catch((e: unknown) => fail(`could not start: ${(e as Error).message}`));
 
@@ -113,6 +133,10 @@ process.stdout.write(
     "",
   ].join("\n"),
 );
+
+// agave says so too when its ledger exists; without --quiet the chain's log has said it
+if (values.quiet && chain.restoredFromSlot !== null && genesis.rest.length < process.argv.length - 2)
+  process.stderr.write(`localnet: programs and accounts ignored: the chain in ${values.state} began already\n`);
 
 let stopping = false;
 const stop = async () => {

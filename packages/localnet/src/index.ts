@@ -20,6 +20,8 @@
  *     strictConfirmed?: boolean, // confirmed reads answer the last closed slot, as agave (default false)
  *     allowedHosts?: string[],   // Host names answered besides loopback ("*": any); others 403
  *     allowedOrigins?: string[], // browser origins answered (CORS) besides loopback ("*": any); others 403
+ *     bpfPrograms?, upgradeablePrograms?, accounts?, accountDirs?: // loaded at genesis as solana-test-validator's
+ *                               // --bpf-program, --upgradeable-program, --account, --account-dir (genesis-accounts.ts)
  *     log?: (msg: string) => void,
  *   });
  *
@@ -58,8 +60,10 @@ import { LocalLaunchHelpers, TradeSimulator } from "./launch";
 import type { LocalProgramKeys, LocalProgramConfig } from "./program";
 import { Checkpointer, type CheckpointOptions, loadCheckpoint, resetCheckpoint } from "./checkpoint";
 import { deployUpgradeable, launchProgramAddress } from "./upgradeable";
+import { type GenesisLoads, loadAtGenesis } from "./genesis-accounts";
 
-export interface LocalChainOptions {
+/** With GenesisLoads (genesis-accounts.ts): programs and accounts a fresh chain begins with. */
+export interface LocalChainOptions extends GenesisLoads {
   rpcPort: number;
   grpcPort: number;
   /** PubSub WebSocket port; default rpcPort + 1, as solana-test-validator and web3.js assume */
@@ -181,6 +185,7 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
   if (saved) for (const changes of saved.journal) node.applyChanges(changes);
   const programAuthority = node.programKeys.eventAuthority.publicKey;
   deployUpgradeable(node, launchProgramAddress(programAuthority), programAuthority);
+  loadAtGenesis(node, opts, saved !== null, log);
   const treasury = genesisTreasury(node, opts, saved !== null, log);
   const checkpointer = opts.stateDir
     ? new Checkpointer(node, { ...opts.checkpoint, dir: opts.stateDir }, saved?.seq ?? 0)
@@ -330,3 +335,11 @@ export {
   type TxRecord,
 } from "./node";
 export { CheckpointError, loadCheckpoint, resetCheckpoint, type CheckpointOptions } from "./checkpoint";
+export {
+  NO_UPGRADE_AUTHORITY,
+  takeGenesisFlags,
+  type GenesisAccountFile,
+  type GenesisLoads,
+  type GenesisProgram,
+  type GenesisUpgradeableProgram,
+} from "./genesis-accounts";

@@ -29,6 +29,7 @@ import {
   ComputeBudgetProgram,
 } from "@solana/web3.js";
 import { addressBytes, addressOfKey, encodeBase58 } from "./address";
+import { genesisValidatorKeys, RUNTIME_ACCOUNTS, writeGenesisValidator } from "./genesis-validator";
 import { fromLitesvmError, errorLands, type SolanaTxError } from "./errors";
 import {
   LocalProgramKeys,
@@ -312,6 +313,15 @@ const ADVANCE_NONCE_IX = 4;
 /** nonce account layout (Versions::Current): version u32, state u32, authority, durable nonce */
 const NONCE_ACCOUNT_BYTES = 80;
 const NONCE_VALUE_OFFSET = 40;
+/** The slot a fresh chain serves from, and its block height. */
+const GENESIS_OPEN_SLOT = 1_000n;
+const GENESIS_OPEN_BLOCK_HEIGHT = 950n;
+/**
+ * Slots a fresh chain has closed before it serves: enough that the slot every commitment answers
+ * (finalized: 33 behind the open one) is a block getBlock serves, as on a test validator, whose
+ * finalized slot is its genesis block until 32 slots have passed.
+ */
+const GENESIS_CLOSED_SLOTS = FINALIZATION_SLOTS + 1n;
 
 /** One slot's block as getBlock answers it: one block a slot, none skipped. */
 export interface BlockRecord {
@@ -354,8 +364,8 @@ export class LocalNode {
   /** source of requestAirdrop */
   readonly faucet: Keypair;
 
-  private slot = 1_000n;
-  private blockHeight = 950n;
+  private slot = GENESIS_OPEN_SLOT;
+  private blockHeight = GENESIS_OPEN_BLOCK_HEIGHT;
   private slotTxCount = 0;
   private latestBlockhash = "";
   /** blockhash -> last block height at which it is valid; insertion-ordered for pruning */
@@ -451,12 +461,17 @@ export class LocalNode {
       this.importState(restore);
       return;
     }
+    this.slot = GENESIS_OPEN_SLOT - GENESIS_CLOSED_SLOTS;
+    this.blockHeight = GENESIS_OPEN_BLOCK_HEIGHT - GENESIS_CLOSED_SLOTS;
     this.newBlockhash();
     this.fund(this.programPayer.publicKey, 1_000_000_000_000_000n);
     // Balances stay below 2^53: LiteSVM's setAccount takes lamports as a double.
     this.fund(this.faucet.publicKey, 4_000_000_000_000_000n);
+    writeGenesisValidator(this, genesisValidatorKeys(this.programSeed));
     this.syncClock();
     this.noteSlotHash(this.slot, this.latestBlockhash);
+    this.openBlock();
+    this.advanceSlots(Number(GENESIS_CLOSED_SLOTS));
   }
 
   // ------------------------------------------------------------------ clock
@@ -611,6 +626,14 @@ export class LocalNode {
   /** The addresses the node has ever written (see `written`), oldest first. */
   knownAddresses(): IterableIterator<string> {
     return this.written.values();
+  }
+
+  /**
+   * Accounts the runtime held from genesis that the node never wrote (sysvars, builtins, the SPL
+   * programs): scans over every account (getLargestAccounts, getSupply) list them too.
+   */
+  runtimeAddresses(): string[] {
+    return RUNTIME_ACCOUNTS.filter((a) => !this.written.has(a) && this.getAccount(a) !== null);
   }
 
   /** Whether the node has ever written `address`. */
@@ -884,7 +907,15 @@ export class LocalNode {
       );
     }
     const signature = encodeBase58(tx.signatures[0] ?? new Uint8Array(64));
-    this.checkSignatures(tx, wire);
+    if (!this.signaturesVerify(tx, wire)) {
+      // agave verifies signatures only in preflight; skipped, the leader's sigverify drops the
+      // transaction, and the sender has only its signature, which never lands.
+      if (opts.skipPreflight) {
+        this.log(`signature verification failed: dropped ${signature}`);
+        return signature;
+      }
+      throw rpcError(-32003, "Transaction signature verification failure");
+    }
     const budget = computeBudgetOf(tx);
     if (budget.unitLimit !== null && budget.unitLimit > MAX_COMPUTE_UNIT_LIMIT) {
       // Refused before any leader sees it: without preflight the sender only ever has the signature.
@@ -956,9 +987,10 @@ export class LocalNode {
 
   /**
    * Signatures present must verify, and a missing one is allowed only for a program key (the node
-   * decides later whether to give it); otherwise the RPC refuses, as a validator's RPC does.
+   * decides later whether to give it). A signature count that does not match the message is
+   * refused outright (agave's sanitize step, before any preflight choice).
    */
-  private checkSignatures(tx: VersionedTransaction, wire: Uint8Array): void {
+  private signaturesVerify(tx: VersionedTransaction, wire: Uint8Array): boolean {
     // The signed message is the wire after the signature list (compact-u16 count, one byte below 128).
     const message = tx.signatures.length < 128 ? wire.subarray(1 + 64 * tx.signatures.length) : tx.message.serialize();
     const keys = tx.message.staticAccountKeys;
@@ -971,13 +1003,12 @@ export class LocalNode {
       if (sig.every((b) => b === 0)) {
         mayCosign ??= programSignersNamedBy(this.programKeys, this.decompile(tx).instructions);
         const id = key.toBase58();
-        if (i === 0 || !(mayCosign.has(id) || this.programKeys.isProgramKey(id))) {
-          throw rpcError(-32003, "Transaction signature verification failure");
-        }
+        if (i === 0 || !(mayCosign.has(id) || this.programKeys.isProgramKey(id))) return false;
         continue;
       }
-      if (!ed25519Verify(key, message, sig)) throw rpcError(-32003, "Transaction signature verification failure");
+      if (!ed25519Verify(key, message, sig)) return false;
     }
+    return true;
   }
 
   /**
@@ -1720,6 +1751,63 @@ function preflightError(err: SolanaTxError, what: string, logs: string[], unitsC
   });
 }
 
+/** How agave writes an InstructionError (solana-instruction-error's Display). */
+const INSTRUCTION_ERROR_TEXT: Record<string, string> = {
+  GenericError: "generic instruction error",
+  InvalidArgument: "invalid program argument",
+  InvalidInstructionData: "invalid instruction data",
+  InvalidAccountData: "invalid account data for instruction",
+  AccountDataTooSmall: "account data too small for instruction",
+  InsufficientFunds: "insufficient funds for instruction",
+  IncorrectProgramId: "incorrect program id for instruction",
+  MissingRequiredSignature: "missing required signature for instruction",
+  AccountAlreadyInitialized: "instruction requires an uninitialized account",
+  UninitializedAccount: "instruction requires an initialized account",
+  UnbalancedInstruction: "sum of account balances before and after instruction do not match",
+  ModifiedProgramId: "instruction illegally modified the program id of an account",
+  ExternalAccountLamportSpend: "instruction spent from the balance of an account it does not own",
+  ExternalAccountDataModified: "instruction modified data of an account it does not own",
+  ReadonlyLamportChange: "instruction changed the balance of a read-only account",
+  ReadonlyDataModified: "instruction modified data of a read-only account",
+  DuplicateAccountIndex: "instruction contains duplicate accounts",
+  ExecutableModified: "instruction changed executable bit of an account",
+  RentEpochModified: "instruction modified rent epoch of an account",
+  NotEnoughAccountKeys: "insufficient account keys for instruction",
+  AccountDataSizeChanged: "program other than the account's owner changed the size of the account data",
+  AccountNotExecutable: "instruction expected an executable account",
+  AccountBorrowFailed: "instruction tries to borrow reference for an account which is already borrowed",
+  AccountBorrowOutstanding: "instruction left account with an outstanding borrowed reference",
+  DuplicateAccountOutOfSync: "instruction modifications of multiply-passed account differ",
+  InvalidError: "program returned invalid error code",
+  ExecutableDataModified: "instruction changed executable accounts data",
+  ExecutableLamportChange: "instruction changed the balance of an executable account",
+  ExecutableAccountNotRentExempt: "executable accounts must be rent exempt",
+  UnsupportedProgramId: "Unsupported program id",
+  CallDepth: "Cross-program invocation call depth too deep",
+  MissingAccount: "An account required by the instruction is missing",
+  ReentrancyNotAllowed: "Cross-program invocation reentrancy not allowed for this instruction",
+  MaxSeedLengthExceeded: "Length of the seed is too long for address generation",
+  InvalidSeeds: "Provided seeds do not result in a valid address",
+  InvalidRealloc: "Failed to reallocate account data",
+  ComputationalBudgetExceeded: "Computational budget exceeded",
+  PrivilegeEscalation: "Cross-program invocation with unauthorized signer or writable account",
+  ProgramEnvironmentSetupFailure: "Failed to create program execution environment",
+  ProgramFailedToComplete: "Program failed to complete",
+  ProgramFailedToCompile: "Program failed to compile",
+  Immutable: "Account is immutable",
+  IncorrectAuthority: "Incorrect authority provided",
+  BorshIoError: "Failed to serialize or deserialize account data",
+  AccountNotRentExempt: "An account does not have enough lamports to be rent-exempt",
+  InvalidAccountOwner: "Invalid account owner",
+  ArithmeticOverflow: "Program arithmetic overflowed",
+  UnsupportedSysvar: "Unsupported sysvar",
+  IllegalOwner: "Provided owner is not allowed",
+  MaxAccountsDataAllocationsExceeded: "Accounts data allocations exceeded the maximum allowed per transaction",
+  MaxAccountsExceeded: "Max accounts exceeded",
+  MaxInstructionTraceLengthExceeded: "Max instruction trace length exceeded",
+  BuiltinProgramsMustConsumeComputeUnits: "Builtin programs must consume compute units",
+};
+
 function describeForPreflight(err: SolanaTxError): string {
   if (err === "BlockhashNotFound") return "Blockhash not found";
   if (err === "AlreadyProcessed") return "This transaction has already been processed";
@@ -1729,7 +1817,9 @@ function describeForPreflight(err: SolanaTxError): string {
     const text =
       typeof e === "object" && e && "Custom" in e
         ? `custom program error: 0x${Number((e as { Custom: number }).Custom).toString(16)}`
-        : String(e);
+        : typeof e === "string"
+          ? (INSTRUCTION_ERROR_TEXT[e] ?? e)
+          : JSON.stringify(e);
     return `Error processing Instruction ${index}: ${text}`;
   }
   return typeof err === "string" ? err : JSON.stringify(err);

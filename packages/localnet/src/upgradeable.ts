@@ -63,24 +63,41 @@ export function deployUpgradeable(node: UpgradeableNode, program: PublicKey, aut
   if (node.getAccount(program)) return;
   const elf = node.getAccount(MEMO_PROGRAM)?.data;
   if (!elf) throw new Error("the memo program is missing: no ELF to deploy");
-  const programData = programDataAddress(program);
-  const data = programDataBytes(node.getSlot(), authority, elf);
   // ProgramData first: the program account is loaded from it as it is written.
-  node.setAccount(programData, {
-    lamports: node.minimumBalanceForRentExemption(data.length),
-    data,
-    owner: BPF_LOADER_UPGRADEABLE_ID,
-    executable: false,
-  });
+  for (const { address, account } of upgradeableProgramAccounts(program, {
+    elf,
+    authority,
+    slot: node.getSlot(),
+    rentExemptLamports: (dataLen) => node.minimumBalanceForRentExemption(dataLen),
+  })) {
+    node.setAccount(address, account);
+  }
+}
+
+/**
+ * The two accounts of an upgradeable program: its ProgramData (`slot`, `Some(authority)`, the
+ * ELF), then the program account pointing to it, each holding the rent-exempt minimum.
+ */
+export function upgradeableProgramAccounts(
+  program: PublicKey,
+  deploy: { elf: Uint8Array; authority: PublicKey; slot: bigint; rentExemptLamports: (dataLen: number) => bigint },
+): { address: PublicKey; account: { lamports: bigint; data: Uint8Array; owner: PublicKey; executable: boolean } }[] {
+  const programData = programDataAddress(program);
+  const data = programDataBytes(deploy.slot, deploy.authority, deploy.elf);
   const account = new Uint8Array(PROGRAM_ACCOUNT_BYTES);
   new DataView(account.buffer).setUint32(0, PROGRAM_TAG, true);
   account.set(programData.toBytes(), 4);
-  node.setAccount(program, {
-    lamports: node.minimumBalanceForRentExemption(account.length),
-    data: account,
-    owner: BPF_LOADER_UPGRADEABLE_ID,
-    executable: true,
-  });
+  const owner = BPF_LOADER_UPGRADEABLE_ID;
+  return [
+    {
+      address: programData,
+      account: { lamports: deploy.rentExemptLamports(data.length), data, owner, executable: false },
+    },
+    {
+      address: program,
+      account: { lamports: deploy.rentExemptLamports(account.length), data: account, owner, executable: true },
+    },
+  ];
 }
 
 /** An upgrade of `program` as agave's Upgrade leaves it: ProgramData's slot is the current slot. */

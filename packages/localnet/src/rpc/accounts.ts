@@ -107,6 +107,19 @@ export function accountMethods(c: RpcContext): {
     }
     return out;
   };
+  /**
+   * Every account, the runtime's own from genesis too (sysvars, builtins, SPL programs), as
+   * agave's whole-bank scans see them. Program scans leave those out: they are read whole, program
+   * code included, and no program scan the clients make looks for them.
+   */
+  const scanAll = (v: View): { pubkey: string; acc: Account }[] => {
+    const out = scan(v, () => true);
+    for (const address of node.runtimeAddresses()) {
+      const acc = read(address, v);
+      if (acc) out.push({ pubkey: address, acc });
+    }
+    return out;
+  };
 
   const listed = (found: { pubkey: string; acc: Account }[], cfg: Config, v: View) =>
     found.map(({ pubkey, acc }) => ({ pubkey, account: encode(acc, cfg, v) }));
@@ -226,7 +239,7 @@ export function accountMethods(c: RpcContext): {
         );
       // Nothing on a local chain is locked up: every account circulates.
       if (cfg.filter === "nonCirculating") return { context: ctx(v), value: [] };
-      const all = scan(v, () => true)
+      const all = scanAll(v)
         .map(({ pubkey, acc }) => ({ address: pubkey, lamports: acc.lamports }))
         .sort((a, b) => (a.lamports === b.lamports ? 0 : a.lamports > b.lamports ? -1 : 1))
         .slice(0, NUM_LARGEST_ACCOUNTS);
@@ -236,7 +249,7 @@ export function accountMethods(c: RpcContext): {
     getSupply: (p, v) => {
       const cfg = configOf(p[0]) as Config & { excludeNonCirculatingAccountsList?: boolean };
       let total = 0n;
-      for (const { acc } of scan(v, () => true)) total += acc.lamports;
+      for (const { acc } of scanAll(v)) total += acc.lamports;
       return {
         context: ctx(v),
         value: {

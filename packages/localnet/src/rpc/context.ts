@@ -2,11 +2,11 @@
  * What every JSON-RPC method handler shares: the view of the node a call is answered by, its
  * config, and parameter checks that refuse as agave refuses (-32602 with agave's wording).
  */
-import { createHash } from "node:crypto";
-import { Keypair, PublicKey } from "@solana/web3.js";
+import { PublicKey } from "@solana/web3.js";
 import { type Commitment, type LocalNode, rpcError } from "../node";
 import type { ChainFaults, HistoryHole } from "../faults";
-import { isAddress } from "../address";
+import { addressOfKey, isAddress } from "../address";
+import { BOOTSTRAP_DELEGATED_LAMPORTS, genesisValidatorKeys } from "../genesis-validator";
 
 /** The node a call is answered by: `at` is its processed slot (behind the real one under a lag rule). */
 export interface View {
@@ -122,22 +122,14 @@ export function uiAmount(amount: bigint, decimals: number) {
   return { amount: amount.toString(), decimals, uiAmount: Number(uiAmountString), uiAmountString };
 }
 
-/** Stake the one local vote account holds: all of the cluster's (agave's test-validator default). */
-export const VOTE_ACCOUNT_STAKE_LAMPORTS = 500_000_000_000n;
-
-const validators = new WeakMap<LocalNode, { identity: string; vote: string }>();
+/** Stake the one local vote account holds: all of the cluster's, the bootstrap stake of genesis. */
+export const VOTE_ACCOUNT_STAKE_LAMPORTS = BOOTSTRAP_DELEGATED_LAMPORTS;
 
 /**
- * The node's validator identity and vote account, derived from its program seed so a restarted
- * chain (same checkpoint) keeps them. They sign nothing: they exist for the clients that ask.
+ * The node's validator identity and vote account (genesis-validator.ts), derived from its program
+ * seed so a restarted chain (same checkpoint) keeps them. They sign nothing.
  */
 export function validatorOf(node: LocalNode): { identity: string; vote: string } {
-  let v = validators.get(node);
-  if (!v) {
-    const derive = (what: string) =>
-      Keypair.fromSeed(createHash("sha256").update(what).update(node.programSeed).digest()).publicKey.toBase58();
-    v = { identity: derive("localnet validator identity"), vote: derive("localnet vote account") };
-    validators.set(node, v);
-  }
-  return v;
+  const keys = genesisValidatorKeys(node.programSeed);
+  return { identity: addressOfKey(keys.identity.publicKey), vote: addressOfKey(keys.vote.publicKey) };
 }
