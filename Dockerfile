@@ -10,7 +10,9 @@ FROM oven/bun:1.4.5 AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 COPY packages ./packages
-RUN bun install --production --frozen-lockfile || bun install --production
+# Exactly the versions package-lock.json holds, or the build fails: no fallback that resolves anew.
+# No install script is needed: the executable takes bigint-buffer's JavaScript path (scripts/build.ts).
+RUN bun install --production --frozen-lockfile
 COPY . .
 ARG GIT_COMMIT=unknown
 RUN GIT_COMMIT=$GIT_COMMIT bun run scripts/build.ts --outfile /out/fee-ledger

@@ -1,9 +1,10 @@
 import { Database } from "bun:sqlite";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
-import { dirname } from "node:path";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { appFile } from "../src/lib/app-files";
+import { log } from "../src/lib/log";
 import * as schema from "./schema";
 import { query } from "./statement";
 
@@ -87,8 +88,60 @@ export function openDatabase(
   client.exec(`PRAGMA cache_size = -${options.pageCacheKib ?? PAGE_CACHE_KIB}`);
   client.exec(`PRAGMA journal_size_limit = ${options.walSizeLimitBytes ?? WAL_SIZE_LIMIT_BYTES}`);
   const db = drizzle({ client, schema }) as Db;
+  const pending = pendingMigrations(db, path);
   migrate(db, { migrationsFolder });
+  for (const entry of pending) log.info("migration applied", { migration: entry.tag });
   return db;
+}
+
+/** A migration of this build as its journal lists it; drizzle records `when` as its `created_at`. */
+interface JournalEntry {
+  tag: string;
+  when: number;
+}
+
+let journal: JournalEntry[] | null = null;
+
+/** The build's own journal (embedded in the single executable with the migrations). */
+function buildJournal(): JournalEntry[] {
+  journal ??= (
+    JSON.parse(readFileSync(join(migrationsFolder, "meta", "_journal.json"), "utf8")) as { entries: JournalEntry[] }
+  ).entries;
+  return journal;
+}
+
+/** A database that a newer build migrated: this one refuses to start on it (one line, no stack). */
+export class UnknownMigrationsError extends Error {}
+
+/**
+ * The build's migrations not yet applied to `db`. A database that holds migrations this build does
+ * not know (a newer build ran on it) is refused: drizzle applies only migrations newer than the
+ * database's last and passes over the rest in silence, so an older build would write to tables whose
+ * rules it does not know. Going back means restoring a backup this build's version made.
+ */
+function pendingMigrations(db: Db, path: string): JournalEntry[] {
+  const known = buildJournal();
+  const table = query<{ found: bigint }, []>(
+    db,
+    "SELECT count(*) AS found FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'",
+  ).get();
+  if (!table?.found) return known;
+  const applied = query<{ createdAt: bigint | number | string | null }, []>(
+    db,
+    "SELECT created_at AS createdAt FROM __drizzle_migrations",
+  )
+    .all()
+    .map((row) => Number(row.createdAt));
+  const knownWhens = new Set(known.map((entry) => entry.when));
+  const unknown = applied.filter((when) => !knownWhens.has(when)).length;
+  if (unknown > 0) {
+    const last = known[known.length - 1]?.tag ?? "none";
+    throw new UnknownMigrationsError(
+      `the database ${path} has ${unknown} migration${unknown === 1 ? "" : "s"} this build does not know (it knows up to ${last}): a newer version ran on it; start that version, or restore a backup made by this one`,
+    );
+  }
+  const lastApplied = Math.max(-1, ...applied);
+  return known.filter((entry) => entry.when > lastApplied);
 }
 
 /**

@@ -130,8 +130,11 @@ function missingAddon(target: Target, names: string): Error {
  *   otherwise carry every installed platform's addon (the musl build of Yellowstone's, 8 MB).
  * - sharp's ES module entry loads its addon through `createRequire`, which the bundler cannot
  *   follow; its CommonJS entry names the addon with plain `require`s, so that one is bundled.
- * - bigint-buffer finds its addon through `bindings`, which searches the disk; the addon is named
- *   directly instead so it is embedded, rather than printing a warning and using its JS fallback.
+ * - bigint-buffer (spl-token's u64 fields) takes its JavaScript path, the one it falls back to when
+ *   its addon does not load: the same numbers, with no native code. The addon exists only where an
+ *   install ran its build script, which `bun install` (the image's) skips, and an executable built
+ *   there printed "Failed to load bindings" once per thread at every start; the native code is
+ *   also what advisory GHSA-3gc7-fjrx-p6mg (a buffer overflow, no fixed release) is about.
  * - `@coral-xyz/anchor` (the pump SDKs' and the pump adapter's) is bundled from its CommonJS build,
  *   the one Node runs: its ES module entry assigns to CommonJS's `exports`, which the bundler
  *   rewrote into a name it never declared, so the executable exited at start with `CHAIN=pump`
@@ -166,12 +169,9 @@ function plugins(target: Target, jsonFiles: Set<string>): BunPlugin[] {
         }));
         build.onLoad({ filter: /[\\/]bigint-buffer[\\/]dist[\\/]node\.js$/ }, async (args) => {
           const source = await Bun.file(args.path).text();
-          const named = source.replace(
-            "require('bindings')('bigint_buffer')",
-            "require('../build/Release/bigint_buffer.node')",
-          );
-          if (named === source) throw new Error("bigint-buffer changed: its addon is no longer loaded as expected");
-          return { contents: named, loader: "js" };
+          const jsOnly = source.replace("require('bindings')('bigint_buffer')", "undefined");
+          if (jsOnly === source) throw new Error("bigint-buffer changed: its addon is no longer loaded as expected");
+          return { contents: jsOnly, loader: "js" };
         });
       },
     },

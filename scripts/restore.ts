@@ -6,12 +6,20 @@
  * s3://bucket/prefix` restores the newest generation there (`…/prefix/<generation>` a named one),
  * after checking its bytes against the hash in its name. The database put back carries the
  * moment of the restore (`restored_at_ms`, src/backup/restored.ts): the service reconciles with
- * the chain before money moves.
+ * the chain before money moves, and no session: everyone (users and the operator page) signs in again.
  */
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { Database } from "bun:sqlite";
-import { checkBackup, downloadGeneration, freeLeasesOfBackup, isS3Url, markRestored, parseS3Url } from "../src/backup";
+import {
+  checkBackup,
+  downloadGeneration,
+  endSessionsOfBackup,
+  freeLeasesOfBackup,
+  isS3Url,
+  markRestored,
+  parseS3Url,
+} from "../src/backup";
 import { type Config, loadConfigOrExit } from "../src/config";
 import { crashPoint } from "../src/jobs";
 import { refuseInOneLine } from "./refusal";
@@ -49,8 +57,11 @@ export function restoreDatabase(
   // Marked before it takes the database's name: no start can see the restored books unmarked.
   const copy = connect(restoring, lockWaitMs);
   try {
-    markRestored(copy, nowMs);
-    freeLeasesOfBackup(copy);
+    copy.transaction(() => {
+      markRestored(copy, nowMs);
+      freeLeasesOfBackup(copy);
+      endSessionsOfBackup(copy);
+    })();
     copy.exec("PRAGMA journal_mode = DELETE");
   } finally {
     copy.close();

@@ -137,6 +137,8 @@ export interface BackupSettings {
   schedule: string;
   /** generations kept under the prefix; older ones are deleted after each successful upload */
   keep: number;
+  /** how long a stop waits for uploads, from the signal (BACKUP_STOP_TIMEOUT_MS); one still running then is abandoned */
+  stopTimeoutMs: number;
   /** null when no key pair is set (then only local-file backups work) */
   s3: S3Settings | null;
 }
@@ -449,6 +451,8 @@ function backupSettings(env: Env): BackupSettings {
     url: target?.replace(/\/+$/, "") ?? null,
     schedule: schedule(env, "BACKUP_SCHEDULE", "0 * * * *"),
     keep: int(env, "BACKUP_KEEP", 24, 1, 10_000),
+    // Inside Docker's default 10 s stop grace, with room for the rest of the stop.
+    stopTimeoutMs: int(env, "BACKUP_STOP_TIMEOUT_MS", 5_000, 0, 60_000),
     s3:
       accessKeyId === null || secretAccessKey === null
         ? null

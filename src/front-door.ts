@@ -9,7 +9,7 @@ import type { AppContext } from "./context";
 import { ADMIN_SIGN_IN_PATH, adminAuthorized, adminEnabled } from "./admin/authorized";
 import { bearerMatches } from "./http/bearer";
 import { bodyLimitFor, withBodyLimit } from "./http/body-limit";
-import { clientIp, limitKeyOf } from "./http/client-ip";
+import { clientIp, limitKeyOf, untrustedPeerWarning } from "./http/client-ip";
 import { parseTrustedProxies } from "./lib/trusted-proxies";
 import { errorResponse } from "./http/errors";
 import { screenCors } from "./http/cors";
@@ -77,6 +77,11 @@ const TOO_MANY = "Too many requests; retry after the time in retry-after.";
  */
 export function createFrontDoor(ctx: FrontDoorOptions) {
   const trusted: BlockList = parseTrustedProxies(ctx.config.trustedProxies);
+  const ipOptions = {
+    trustProxyHeader: ctx.config.trustProxyHeader,
+    trustedProxies: trusted,
+    onUntrustedPeer: untrustedPeerWarning(ctx.config.trustProxyHeader ?? ""),
+  };
 
   /** Before the body: an operator route that is off, or asked with the wrong secret, does not exist. */
   function screenOperator(request: Request, path: string, key: string, refuse: Refuse): Response | undefined {
@@ -113,7 +118,7 @@ export function createFrontDoor(ctx: FrontDoorOptions) {
     set.headers["x-request-id"] = id;
     if (ctx.config.hsts) set.headers["strict-transport-security"] = HSTS_VALUE;
     const socket = server?.requestIP(request)?.address ?? null;
-    const ip = clientIp(request, socket, { trustProxyHeader: ctx.config.trustProxyHeader, trustedProxies: trusted });
+    const ip = clientIp(request, socket, ipOptions);
     const meta = { id, ip, atMs: performance.now() };
     setRequestMeta(request, meta);
     const key = limitKeyOf(ip);

@@ -35,6 +35,7 @@ const INCIDENT_KINDS = membersOf<IncidentKind>({
   "reserve-low": true,
   "token-anomaly": true,
   "program-changed": true,
+  "backup-missed": true,
 });
 const WITHDRAWAL_STATUSES = membersOf<WithdrawalStatus>({ queued: true, sent: true, confirmed: true, failed: true });
 const PAYOUT_KINDS = membersOf<HeldPayoutRow["kind"]>({ claim: true, autopay: true });
@@ -307,9 +308,27 @@ const WebhookDelivery = object(
   "WebhookDelivery",
 );
 
+/** The overview's health: the public one, but with the off-site backups' whole state (the store's last error too). */
+const overviewHealth: Json & { properties: Json } = JSON.parse(JSON.stringify(HealthSchema));
+overviewHealth.properties.backup = object(
+  {
+    ok: { type: "boolean" },
+    missedGenerations: count,
+    lastOkAt: nullableIsoTime,
+    lastRunAt: nullableIsoTime,
+    lastError: nullableString,
+    running: { type: "boolean" },
+    failuresTotal: count,
+    consecutiveFailures: count,
+    lastSizeBytes: { type: ["integer", "null"], minimum: 0 },
+  },
+  undefined,
+  "BackupStatus",
+);
+
 const AdminOverview = object(
   {
-    health: JSON.parse(JSON.stringify(HealthSchema)),
+    health: overviewHealth,
     runs: { ...arrayOf(JobRun), description: "the newest runs of every job, newest first" },
     settings: object({
       minClaimLamports: lamports,

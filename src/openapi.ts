@@ -291,7 +291,10 @@ export function publicDocument(app: AnyElysia): Node {
     {
       openapi: "3.1.0",
       info: PUBLIC_INFO,
-      tags: [{ name: "public", description: "Public data reads: stable (see the Versioning section of CHANGELOG.md)" }, LAUNCH_TAG],
+      tags: [
+        { name: "public", description: "Public data reads: stable (see the Versioning section of CHANGELOG.md)" },
+        LAUNCH_TAG,
+      ],
       paths: plainCopy(generated.paths),
     },
     {

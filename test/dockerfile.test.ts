@@ -26,6 +26,15 @@ describe("Dockerfile", () => {
     expect(text).toMatch(/RUN [^\n]*scripts\/build\.ts/);
   });
 
+  test("installs exactly the lockfile's versions or fails: no fallback install that resolves anew", () => {
+    const installs = lines.filter((l) => /\bbun install\b/.test(l));
+    expect(installs.length).toBeGreaterThan(0);
+    for (const line of installs) {
+      expect(line).toMatch(/^RUN bun install [^|;&]*--frozen-lockfile/);
+      expect(line).not.toMatch(/\|\||;|&&/);
+    }
+  });
+
   test("runs the executable alone on a slim base", () => {
     const final = froms[froms.length - 1]!;
     expect(final).toMatch(/^FROM debian:\S+-slim$/);

@@ -57,7 +57,7 @@ export function adminOverview(db: Db, config: Config, nowMs: number): AdminOverv
   const runs = recentRuns(db).all(RECENT_RUNS);
   const s = settingsInForce(db, config);
   return {
-    health: jobHealth(db, nowMs),
+    health: jobHealth(db, nowMs, null, config.backup),
     runs: runs.map((r) => ({
       id: Number(r.id),
       job: r.job,

@@ -11,7 +11,7 @@ export type { ObjectStore } from "./s3";
 export { isS3Url, parseS3Url, s3UrlOf } from "./target";
 export type { S3Target } from "./target";
 export { generationName, GENERATION_NAME } from "./generations";
-export { freeLeasesOfBackup, markRestored, restoredAtMs, RESTORED_AT_KEY } from "./restored";
+export { endSessionsOfBackup, freeLeasesOfBackup, markRestored, restoredAtMs, RESTORED_AT_KEY } from "./restored";
 export {
   BACKUP_LEASE,
   backupAtShutdown,

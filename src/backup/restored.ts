@@ -32,3 +32,13 @@ export function restoredAtMs(db: Connection): number | null {
 export function freeLeasesOfBackup(db: Connection): void {
   query<never, []>(db, "UPDATE job_leases SET holder = NULL, expires_at_ms = 0 WHERE holder IS NOT NULL").run();
 }
+
+/**
+ * Ends every session (users' and the operator page's) in a database being put back: a backup
+ * holds the sessions open when it was taken, so a cookie signed out since (one by one, or "sign
+ * out all sessions") would answer as signed in again. Everyone signs in once more instead.
+ */
+export function endSessionsOfBackup(db: Connection): void {
+  query<never, []>(db, "DELETE FROM sessions").run();
+  query<never, []>(db, "DELETE FROM admin_sessions").run();
+}

@@ -9,7 +9,17 @@ import { rmSync } from "node:fs";
 import { Cron } from "croner";
 import type { Db } from "../../db/client";
 import type { Config } from "../config";
-import { acquireLease, releaseLease, renewLease, type Scheduler } from "../jobs";
+import {
+  acquireLease,
+  BACKUP_JOB,
+  backupStatus,
+  noteBackupsScheduled,
+  recordBackupOutcome,
+  releaseLease,
+  renewLease,
+  type Scheduler,
+} from "../jobs";
+import { clearIncidents, raiseIncident } from "../custody";
 import { log } from "../lib/log";
 import { scrubErrorText } from "../lib/scrub";
 import { snapshotPathFor, uploadGeneration, type UploadOutcome } from "./offsite";
@@ -19,10 +29,17 @@ import { AppError, isAppError } from "../lib/errors";
 import { query } from "../../db/statement";
 
 /** The lease's name in `job_leases`. */
-export const BACKUP_LEASE = "backup";
+export const BACKUP_LEASE = BACKUP_JOB;
 
-/** How long SIGTERM waits for the upload: within a container's usual 10-second stop grace, with room to close. */
+/**
+ * How long a stop waits for uploads when no setting says (BACKUP_STOP_TIMEOUT_MS's default): the
+ * upload in flight and the one at SIGTERM together, inside a container's usual 10-second stop
+ * grace with room for the rest of the stop.
+ */
 export const SHUTDOWN_UPLOAD_TIMEOUT_MS = 5_000;
+
+/** Below this much of the stop's budget left, the upload at SIGTERM is not started: it could not finish. */
+const SHUTDOWN_UPLOAD_MIN_MS = 250;
 
 /** A scheduled upload that takes longer than this is abandoned (its lease released) and tried next time. */
 export const SCHEDULED_UPLOAD_TIMEOUT_MS = 30 * 60_000;
@@ -37,9 +54,10 @@ export interface BackupDeps {
 }
 
 export type BackupRun =
-  | { ran: false; reason: "busy" | "not_configured" }
+  | { ran: false; reason: "busy" | "not_configured" | "out_of_time" }
   | { ran: true; ok: true; outcome: UploadOutcome; durationMs: number }
-  | { ran: true; ok: false; error: string; durationMs: number };
+  /** `abandoned`: still running at its bound, given up on (it leaves no generation) */
+  | { ran: true; ok: false; error: string; durationMs: number; abandoned: boolean };
 
 /** One upload now under the backup lease, bounded by `timeoutMs`; never throws. */
 export async function runBackup(deps: BackupDeps, options: { timeoutMs?: number } = {}): Promise<BackupRun> {
@@ -83,7 +101,8 @@ export async function runBackup(deps: BackupDeps, options: { timeoutMs?: number 
   } catch (error) {
     // A store failure's text is built from the action and the store's code only; anything else is scrubbed.
     const text = isAppError(error, "BACKUP_STORE_FAILED") ? error.message : scrubErrorText(error);
-    run = { ran: true, ok: false, error: text, durationMs: now() - startedAtMs };
+    const abandoned = isAppError(error, "BACKUP_UPLOAD_TIMEOUT");
+    run = { ran: true, ok: false, error: text, durationMs: now() - startedAtMs, abandoned };
     // An abandoned upload may still be reading it; unlinking leaves its open handle valid.
     rmSync(snapshotPath, { force: true });
   } finally {
@@ -92,6 +111,7 @@ export async function runBackup(deps: BackupDeps, options: { timeoutMs?: number 
   }
   try {
     releaseLease(db, lease, { ok: run.ok, error: run.ok ? null : run.error }, now());
+    recordOutcome(deps, run, now());
   } catch {
     // As above: a run outlived its database at shutdown; its lease expires on its own.
   }
@@ -107,12 +127,51 @@ export async function runBackup(deps: BackupDeps, options: { timeoutMs?: number 
   return run;
 }
 
-/** The upload at SIGTERM: bounded, so a slow or unreachable store delays the stop by seconds at most. */
-export function backupAtShutdown(
+/**
+ * The run's outcome where health, /metrics and /admin read it; and the operator told (an `incident`
+ * webhook, a warning that halts nothing) once backups have missed two generations, the incident
+ * closed by the next success.
+ */
+function recordOutcome(deps: BackupDeps, run: BackupRun & { ran: true }, nowMs: number): void {
+  const { db, config } = deps;
+  recordBackupOutcome(db, { ok: run.ok, bytes: run.ok ? run.outcome.bytes : null }, nowMs);
+  if (run.ok) {
+    clearIncidents(db, ["backup-missed"], nowMs);
+    return;
+  }
+  const status = backupStatus(db, config.backup, nowMs);
+  if (status === null || status.ok) return;
+  raiseIncident(db, {
+    kind: "backup-missed",
+    detail: `off-site backups missed ${status.missedGenerations} generations in a row; the last error: ${run.error}`,
+    atMs: nowMs,
+  });
+}
+
+/**
+ * The upload at SIGTERM, bounded so a slow or unreachable store cannot hold the stop: it ends
+ * `BACKUP_STOP_TIMEOUT_MS` after `stopStartedAtMs` (the signal), whatever an upload in flight
+ * already took of that; an upload still running then is abandoned (no generation is left: an
+ * upload becomes an object only when complete) and the next start's schedule takes a fresh one.
+ * A plain number is the bound from now.
+ */
+export async function backupAtShutdown(
   deps: Omit<BackupDeps, "holder">,
-  timeoutMs = SHUTDOWN_UPLOAD_TIMEOUT_MS,
+  within: number | { stopStartedAtMs: number } = deps.config.backup.stopTimeoutMs,
 ): Promise<BackupRun> {
-  return runBackup({ ...deps, holder: `${process.pid}-shutdown` }, { timeoutMs });
+  const now = deps.now ?? Date.now;
+  const timeoutMs =
+    typeof within === "number" ? within : within.stopStartedAtMs + deps.config.backup.stopTimeoutMs - now();
+  if (timeoutMs < SHUTDOWN_UPLOAD_MIN_MS) {
+    log.warn("backup at stop skipped: the stop's time for uploads is spent", {
+      stopTimeoutMs: deps.config.backup.stopTimeoutMs,
+    });
+    return { ran: false, reason: "out_of_time" };
+  }
+  const run = await runBackup({ ...deps, holder: `${process.pid}-shutdown` }, { timeoutMs });
+  if (run.ran && !run.ok && run.abandoned)
+    log.warn("backup upload abandoned at stop: still running at the bound", { boundMs: timeoutMs });
+  return run;
 }
 
 /** The backup on its cron schedule (croner, like the jobs), started and stopped with the job scheduler. */
@@ -124,6 +183,7 @@ export class BackupSchedule {
 
   start(): void {
     if (this.cron || this.deps.config.backup.url === null) return;
+    noteBackupsScheduled(this.deps.db, (this.deps.now ?? Date.now)());
     this.cron = new Cron(this.deps.config.backup.schedule, { protect: true, name: BACKUP_LEASE }, async () => {
       await this.runNow();
     });
@@ -139,8 +199,11 @@ export class BackupSchedule {
     }
   }
 
-  /** Stops the schedule; an upload in flight gets `graceMs`, then shutdown goes on without it. */
-  async stop(graceMs = SHUTDOWN_UPLOAD_TIMEOUT_MS): Promise<void> {
+  /**
+   * Stops the schedule; an upload in flight gets `graceMs` (the stop's budget for uploads), then
+   * shutdown goes on without it and the abandoned upload is logged.
+   */
+  async stop(graceMs = this.deps.config.backup.stopTimeoutMs): Promise<void> {
     this.cron?.stop();
     this.cron = null;
     const running = this.running;
@@ -154,7 +217,10 @@ export class BackupSchedule {
     ]);
     clearTimeout(timer);
     // Given up: the lease is freed now, so the upload at SIGTERM and `restore` are not refused by it.
-    if (expired) this.releaseAbandoned();
+    if (expired) {
+      this.releaseAbandoned();
+      log.warn("backup upload abandoned at stop: still running at the bound", { boundMs: graceMs });
+    }
   }
 
   private releaseAbandoned(): void {

@@ -96,8 +96,13 @@ export function secretsFor(config: ChainConfig): { treasury: Keypair; masterSecr
     return { treasury: loadTreasuryKeypair(treasurySource), masterSecret: loadMasterSecret(masterSource) };
   } catch (error) {
     if (isKeyInvalid(error)) {
-      // Name the setting, never the value.
-      const which = error.context.setting === "treasury key" ? "TREASURY_KEY" : "MASTER_SECRET";
+      // Name the setting that was set (the _FILE one when that is it), never the value.
+      const treasury = error.context.setting === "treasury key";
+      const base = treasury ? "TREASURY_KEY" : "MASTER_SECRET";
+      const fromFile = treasury
+        ? !config.treasuryKey && config.treasuryKeyFile
+        : !config.masterSecret && config.masterSecretFile;
+      const which = fromFile ? `${base}_FILE` : base;
       throw new ConfigError(`${which} is not valid: ${error.message}`);
     }
     throw error;

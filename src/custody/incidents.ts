@@ -27,7 +27,7 @@ export const HALTING_KINDS = [
  * an operator's resume cannot let money move while the books may still miss what the chain did.
  */
 export const SYSTEM_RESOLVED_KINDS: readonly IncidentKind[] = ["reconciling"];
-export const WARNING_KINDS = ["reserve-low", "token-anomaly", "program-changed"] as const;
+export const WARNING_KINDS = ["reserve-low", "token-anomaly", "program-changed", "backup-missed"] as const;
 export type IncidentKind = (typeof HALTING_KINDS)[number] | (typeof WARNING_KINDS)[number];
 
 export interface Incident {

@@ -16,6 +16,7 @@ const HALT_CODES = {
   "reserve-low": "PAYOUTS_HELD_RESERVE_LOW",
   "token-anomaly": "PAYOUTS_HELD_RESERVE_LOW", // a warning never halts: the generic sentence, never shown
   "program-changed": "PAYOUTS_HELD_RESERVE_LOW", // a warning too: it pauses the jobs building its instructions
+  "backup-missed": "PAYOUTS_HELD_RESERVE_LOW", // a warning too: off-site backups failing never stop money
   reconciling: "PAYOUTS_HELD_RECONCILING",
   "unknown-transaction": "PAYOUTS_HELD_UNKNOWN_TRANSACTION",
 } as const satisfies Record<IncidentKind, string>;

@@ -6,11 +6,33 @@
  * script) or over a unix socket only local processes can open; both count as the proxy.
  */
 import { type BlockList, isIP } from "node:net";
+import { log } from "../lib/log";
 
 export interface ClientIpOptions {
   trustProxyHeader: string | null;
   /** CIDRs whose sockets may set the proxy header; null believes no socket */
   trustedProxies?: BlockList | null;
+  /** told the peer's address when the proxy header came from a socket outside trustedProxies */
+  onUntrustedPeer?: (peer: string) => void;
+}
+
+/**
+ * One warning per service when TRUST_PROXY's header arrives from a peer outside TRUSTED_PROXIES:
+ * the header is ignored, so behind a proxy on another host (TRUSTED_PROXIES defaults to loopback)
+ * every client counts as the proxy and all of them share one rate limit. Once, not per request:
+ * the misconfiguration is the deployment's, and a line per request would flood the log.
+ */
+export function untrustedPeerWarning(header: string): (peer: string) => void {
+  let warned = false;
+  return (peer) => {
+    if (warned) return;
+    warned = true;
+    log.warn("a proxy header arrived from a peer outside TRUSTED_PROXIES and was ignored", {
+      header,
+      peer,
+      hint: "add the proxy's address to TRUSTED_PROXIES, or every client behind it shares one rate limit",
+    });
+  };
 }
 
 function normalize(address: string): string {
@@ -29,7 +51,10 @@ function socketIsTrusted(socketAddress: string | null, list: BlockList | null | 
 }
 
 export function clientIp(request: Request, socketAddress: string | null, options: ClientIpOptions): string {
-  if (options.trustProxyHeader && socketIsTrusted(socketAddress, options.trustedProxies)) {
+  const trusted = options.trustProxyHeader !== null && socketIsTrusted(socketAddress, options.trustedProxies);
+  if (options.trustProxyHeader && !trusted && socketAddress !== null && request.headers.has(options.trustProxyHeader))
+    options.onUntrustedPeer?.(normalize(socketAddress));
+  if (options.trustProxyHeader && trusted) {
     const raw = request.headers.get(options.trustProxyHeader);
     if (raw) {
       const parts = raw

@@ -7,6 +7,7 @@ import { JOB_NAMES, STALE_AFTER_SEC, type JobName } from "./names";
 import { jobLeases } from "../../db/schema";
 import { columnsOf, query, type TableRow } from "../../db/statement";
 import { programWatchState } from "./program-watch";
+import { backupStatus, type BackupStatus } from "./backup-status";
 
 export interface JobHealth {
   job: JobName;
@@ -46,6 +47,8 @@ export interface HealthReport {
   reconciliation?: ReconciliationHealth;
   /** jobs standing still on a program upgrade no operator acknowledged yet; absent when none waits */
   programChange?: ProgramChangeHealth;
+  /** the off-site backups (BACKUP_URL), when the caller passed their settings; absent without BACKUP_URL */
+  backup?: BackupStatus;
 }
 
 /**
@@ -76,7 +79,12 @@ const LEASE_COLUMNS = columnsOf(jobLeases, { only: LEASE_FIELDS });
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-export function jobHealth(db: Db, nowMs = Date.now(), setup: JobSetup | null = null): HealthReport {
+export function jobHealth(
+  db: Db,
+  nowMs = Date.now(),
+  setup: JobSetup | null = null,
+  backupSettings: { url: string | null; schedule: string } | null = null,
+): HealthReport {
   const rows = query<LeaseRow, []>(db, `SELECT ${LEASE_COLUMNS} FROM job_leases`).all();
   const byJob = new Map(rows.map((r) => [r.job, r]));
   const jobs = JOB_NAMES.map((job): JobHealth => {
@@ -101,6 +109,7 @@ export function jobHealth(db: Db, nowMs = Date.now(), setup: JobSetup | null = n
   const undecided = undecidedTransactions(db, nowMs);
   const halt = moneyHalt(db);
   const programChange = programChangeOf(db);
+  const backup = backupSettings ? backupStatus(db, backupSettings, nowMs) : null;
   return {
     // A job with nothing to do here is not a reason to call the service unhealthy; a stopped
     // token is, and so is money in flight that no node can decide.
@@ -110,7 +119,9 @@ export function jobHealth(db: Db, nowMs = Date.now(), setup: JobSetup | null = n
       undecided.transactions === 0 &&
       halt === null &&
       // A paused job still finishes its runs cleanly (it does nothing), so staleness never shows it.
-      programChange === null,
+      programChange === null &&
+      // Backups that missed two generations in a row: the books are no longer safe off site.
+      backup?.ok !== false,
     staleAfterSec: STALE_AFTER_SEC,
     jobs,
     checkedAt: new Date(nowMs).toISOString(),
@@ -120,6 +131,7 @@ export function jobHealth(db: Db, nowMs = Date.now(), setup: JobSetup | null = n
     provider: providerHour(db, nowMs),
     ...reconciliationOf(db),
     ...(programChange ? { programChange } : {}),
+    ...(backup ? { backup } : {}),
   };
 }
 
@@ -173,4 +185,15 @@ function setAsideCounts(db: Db): { tokens: number; stopped: number } {
     "SELECT COUNT(*) AS tokens, COALESCE(SUM(CASE WHEN retry_at_ms IS NULL THEN 1 ELSE 0 END), 0) AS stopped FROM set_aside WHERE set_aside_at_ms IS NOT NULL",
   ).get()!;
   return { tokens: Number(row.tokens), stopped: Number(row.stopped) };
+}
+
+/**
+ * What the public health says of a halt: that money is halted, of which kind, and since when. The
+ * incident's own detail (amounts against the outflow caps, treasury signatures) is for operators:
+ * /admin and the admin routes read it from `jobHealth`.
+ */
+export const PUBLIC_HALT_DETAIL = "payouts, burn buys and withdrawals are halted until an operator resumes";
+
+export function publicHalted(halted: HealthReport["halted"]): HealthReport["halted"] {
+  return halted ? { kind: halted.kind, detail: PUBLIC_HALT_DETAIL, since: halted.since } : null;
 }

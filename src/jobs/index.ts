@@ -1,6 +1,14 @@
 export { CRASH_POINTS, crashPoint, setCrashHook } from "./crash-points";
 export type { CrashPointName } from "./crash-points";
 export { jobHealth } from "./health";
+export {
+  BACKUP_JOB,
+  BACKUP_MISSED_LIMIT,
+  backupStatus,
+  noteBackupsScheduled,
+  recordBackupOutcome,
+} from "./backup-status";
+export type { BackupStatus } from "./backup-status";
 export type { HealthReport } from "./health";
 export { indexerStateOf, registerIndexerState } from "./indexer-state";
 export type { IndexerState } from "./indexer-state";

@@ -13,7 +13,8 @@ import { CronRunSchema, CronStartedSchema, OPERATOR_TAG } from "./cron-schemas";
 import { CronRuns, MAX_RUNS } from "./cron-runs";
 import { AppError } from "../lib/errors";
 import { indexerStateOf } from "./indexer-state";
-import { jobHealth } from "./health";
+import { jobHealth, publicHalted } from "./health";
+import { publicBackupStatus } from "./backup-status";
 import { jobSetup, type SchedulingContext } from "./setup";
 import type { JobRunner } from "./scheduler";
 import { isJobName, JOB_NAMES } from "./names";
@@ -73,7 +74,8 @@ export const HealthSchema = t.Object(
     ),
     /**
      * Additive: a custody breaker (a reserves shortfall, a failed books audit, an outflow cap) that
-     * halted payouts, burn buys and withdrawals until an operator resumes; then ok is false.
+     * halted payouts, burn buys and withdrawals until an operator resumes; then ok is false. Its
+     * `detail` is one fixed sentence here: the figures (amounts, caps) are for operators (/admin).
      */
     halted: t.Optional(
       t.Union([t.Object({ kind: t.String(), detail: t.String(), since: t.String({ format: "date-time" }) }), t.Null()]),
@@ -113,6 +115,18 @@ export const HealthSchema = t.Object(
         since: t.String({ format: "date-time" }),
       }),
     ),
+    /**
+     * Additive, only where off-site backups are configured (BACKUP_URL): whether they keep up.
+     * `missedGenerations` counts scheduled generations since the last success that did not become
+     * one; at two, `ok` is false here and at the top. The store's errors are for operators (/admin).
+     */
+    backup: t.Optional(
+      t.Object({
+        ok: t.Boolean(),
+        missedGenerations: Int(),
+        lastOkAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
+      }),
+    ),
   },
   { title: "Health" },
 );
@@ -125,7 +139,12 @@ export function jobRoutes(ctx: SchedulingContext<JobRunner>) {
       ({ set }) => {
         set.headers["cache-control"] = CACHE.noStore;
         const indexer = indexerStateOf(ctx);
-        const health = jobHealth(ctx.db, ctx.now(), jobSetup(ctx));
+        const { backup, ...full } = jobHealth(ctx.db, ctx.now(), jobSetup(ctx), ctx.config.backup);
+        const health = {
+          ...full,
+          halted: publicHalted(full.halted),
+          ...(backup ? { backup: publicBackupStatus(backup) } : {}),
+        };
         return indexer ? { ...health, indexer } : health;
       },
       { response: { 200: HealthSchema }, detail: { tags: ["public"], summary: "Scheduled job health" } },

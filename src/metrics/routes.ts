@@ -6,7 +6,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { AppError } from "../lib/errors";
-import { jobHealth, programWatchState } from "../jobs";
+import { backupStatus, jobHealth, programWatchState } from "../jobs";
 import { bearerMatches } from "../http/bearer";
 import { ledgerTotals } from "../ledger";
 import { counter, gauge } from "../lib/metrics";
@@ -27,6 +27,7 @@ export function renderMetrics(ctx: AppContext): string {
     programMetrics(ctx),
     ...landingMetrics(ctx),
     ...providerMetrics(ctx),
+    ...backupMetrics(ctx),
     gauge(
       "job_seconds_since_ok",
       "Seconds since each job last finished cleanly (-1: never)",
@@ -147,6 +148,31 @@ function providerMetrics(ctx: AppContext): string[] {
       "chain_rpc_response_bytes_total",
       "Response bytes received from the RPC provider, per method",
       provider.map((p) => ({ labels: { method: p.method }, value: p.responseBytes })),
+    ),
+  ];
+}
+
+/**
+ * The off-site backups (BACKUP_URL), nothing without them: alert on
+ * `backup_missed_generations >= 2`, or on the last success's age.
+ */
+function backupMetrics(ctx: AppContext): string[] {
+  const status = backupStatus(ctx.db, ctx.config.backup, ctx.now());
+  if (status === null) return [];
+  return [
+    gauge("backup_last_success_timestamp_seconds", "When the last off-site backup was uploaded (0: never)", [
+      { value: status.lastOkAt === null ? 0 : Math.floor(Date.parse(status.lastOkAt) / 1000) },
+    ]),
+    counter("backup_failures_total", "Off-site backup uploads that failed or were abandoned", [
+      { value: status.failuresTotal },
+    ]),
+    gauge("backup_last_size_bytes", "Size of the last generation uploaded (0: none yet)", [
+      { value: status.lastSizeBytes ?? 0 },
+    ]),
+    gauge(
+      "backup_missed_generations",
+      "Scheduled backup generations missed since the last success (2 or more: health is not ok)",
+      [{ value: status.missedGenerations }],
     ),
   ];
 }

@@ -39,13 +39,20 @@ describe("generations", () => {
 describe("backup settings", () => {
   const keys = { S3_ACCESS_KEY_ID: "AKIAEXAMPLE", S3_SECRET_ACCESS_KEY: "a-secret-that-must-not-be-printed" };
 
-  test("defaults: no scheduled upload, hourly when there is one, 24 generations", () => {
-    expect(loadConfig({}).backup).toEqual({ url: null, schedule: "0 * * * *", keep: 24, s3: null });
+  test("defaults: no scheduled upload, hourly when there is one, 24 generations, a stop waits 5 s for uploads", () => {
+    expect(loadConfig({}).backup).toEqual({
+      url: null,
+      schedule: "0 * * * *",
+      keep: 24,
+      stopTimeoutMs: 5_000,
+      s3: null,
+    });
     const config = loadConfig({ BACKUP_URL: "s3://backups/svc/", ...keys, AWS_REGION: "eu-west-1" });
     expect(config.backup).toEqual({
       url: "s3://backups/svc",
       schedule: "0 * * * *",
       keep: 24,
+      stopTimeoutMs: 5_000,
       s3: {
         endpoint: null,
         region: "eu-west-1",
@@ -70,6 +77,7 @@ describe("backup settings", () => {
       ],
       [{ S3_ACCESS_KEY_ID: "AKIAEXAMPLE" }, "S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together"],
       [{ BACKUP_KEEP: "0" }, "BACKUP_KEEP must be a whole number from 1 to 10000"],
+      [{ BACKUP_STOP_TIMEOUT_MS: "61000" }, "BACKUP_STOP_TIMEOUT_MS must be a whole number from 0 to 60000"],
       [{ BACKUP_SCHEDULE: "hourly" }, "BACKUP_SCHEDULE must be a cron pattern"],
       [{ ...keys, S3_ENDPOINT: "ftp://store" }, "S3_ENDPOINT must be a http: or https: URL"],
     ];

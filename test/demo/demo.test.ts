@@ -33,7 +33,8 @@ describe("the demo on the embedded defaults", () => {
         PUBLIC_URL: base,
         LOCAL_CHAIN_RPC_PORT: "0",
         LOCAL_CHAIN_GRPC_PORT: "0",
-        LOG_LEVEL: "warn",
+        // DEMO_TEST_LOG_LEVEL=info shows why a first minute was slow (the service logs to stderr).
+        LOG_LEVEL: process.env.DEMO_TEST_LOG_LEVEL ?? "warn",
       },
       stdout: "ignore",
       stderr: "inherit",

@@ -13,6 +13,8 @@ export interface FakeS3Options {
   buckets: string[];
   /** the most keys one ListObjectsV2 page returns (S3's own cap is 1,000); small values test paging */
   maxKeysPerPage?: number;
+  /** a fixed port (a store brought back where it was); any free one by default */
+  port?: number;
 }
 
 export interface FakeS3Request {
@@ -44,7 +46,7 @@ export function startFakeS3(options: FakeS3Options): FakeS3 {
 
   const server = Bun.serve({
     hostname: "127.0.0.1",
-    port: 0,
+    port: options.port ?? 0,
     // A stalled answer must not be cut by the server's own idle timer.
     idleTimeout: 120,
     async fetch(request) {

@@ -374,6 +374,7 @@ function jobsSection(
           ]),
           "Job health",
         ),
+        ...backupLine(o.health.backup),
         h("h3", null, "Recent runs"),
         o.runs.length === 0 ? h("p", { className: "empty" }, "No runs yet.") : runsTable(o.runs),
       );
@@ -381,6 +382,24 @@ function jobsSection(
     },
     signal,
   );
+}
+
+/** One line on the off-site backups (BACKUP_URL): whether they keep up, and the store's last error. */
+function backupLine(b: AdminOverview["health"]["backup"]): HTMLElement[] {
+  if (!b) return [];
+  const size = b.lastSizeBytes === null ? "–" : `${(b.lastSizeBytes / 1_048_576).toFixed(1)} MiB`;
+  return [
+    h(
+      "p",
+      { "data-backup": b.ok ? "ok" : "failing" },
+      "Off-site backups: ",
+      h("span", { className: `badge ${b.ok ? "ok" : "bad"}` }, b.ok ? "ok" : "failing"),
+      " last success ",
+      time(b.lastOkAt),
+      `; ${b.missedGenerations} missed, ${b.failuresTotal} failed in all, last size ${size}`,
+      b.lastError ? `; last error: ${b.lastError}` : "",
+    ),
+  ];
 }
 
 function setAsideSection(signal: AbortSignal, reloadAll: () => void): { el: HTMLElement; reload: () => void } {
