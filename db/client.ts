@@ -4,6 +4,7 @@ import { migrate } from "drizzle-orm/bun-sqlite/migrator";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { appFile } from "../src/lib/app-files";
+import { AppError } from "../src/lib/errors";
 import { log } from "../src/lib/log";
 import * as schema from "./schema";
 import { query } from "./statement";
@@ -110,9 +111,6 @@ function buildJournal(): JournalEntry[] {
   return journal;
 }
 
-/** A database that a newer build migrated: this one refuses to start on it (one line, no stack). */
-export class UnknownMigrationsError extends Error {}
-
 /**
  * The build's migrations not yet applied to `db`. A database that holds migrations this build does
  * not know (a newer build ran on it) is refused: drizzle applies only migrations newer than the
@@ -136,9 +134,7 @@ function pendingMigrations(db: Db, path: string): JournalEntry[] {
   const unknown = applied.filter((when) => !knownWhens.has(when)).length;
   if (unknown > 0) {
     const last = known[known.length - 1]?.tag ?? "none";
-    throw new UnknownMigrationsError(
-      `the database ${path} has ${unknown} migration${unknown === 1 ? "" : "s"} this build does not know (it knows up to ${last}): a newer version ran on it; start that version, or restore a backup made by this one`,
-    );
+    throw new AppError("DATABASE_FROM_NEWER_VERSION", { path, unknown, lastKnown: last });
   }
   const lastApplied = Math.max(-1, ...applied);
   return known.filter((entry) => entry.when > lastApplied);

@@ -16,7 +16,7 @@ import Client, {
   type SubscribeRequest,
   SubscribeUpdate,
 } from "@triton-one/yellowstone-grpc";
-import { encodeBase58 } from "../src/chain/address";
+import { encodeBase58 } from "@fee-ledger/localnet/address";
 import { log } from "../src/lib/log";
 import { scrubErrorText } from "../src/lib/scrub";
 import type { IndexerCore } from "./core";

@@ -14,7 +14,7 @@
  * writes into DATA_DIR (default ./data) and refuses a database that already has tokens.
  */
 import { seededRandom } from "@fee-ledger/localnet";
-import { encodeBase58 } from "../src/chain/address";
+import { encodeBase58 } from "@fee-ledger/localnet/address";
 import { closeDatabase, openDatabase, type Db } from "../db/client";
 import { recordSignIn, setRouting, type Routing } from "../src/identity";
 import { completeBurnBuy, failBurnBuy, pendingBurnGroups, startBurnBuy } from "../src/burns";

@@ -333,7 +333,12 @@ const AdminOverview = object(
     settings: object({
       minClaimLamports: lamports,
       autopayMinLamports: lamports,
-      claimsPaused: { type: "boolean" },
+      claimsPaused: { type: "boolean", description: "whether a claim is refused now: the operator's pause or a halt" },
+      claimsPausedByOperator: {
+        type: "boolean",
+        description: "the operator's own pause (claims/pause, claims/resume)",
+      },
+      claimsPausedReason: { ...nullableString, description: "the sentence a refused claim answers with" },
       launchesPaused: { type: "boolean" },
       platformTokenMint: { ...nullableString, pattern: ADDRESS_PATTERN },
     }),

@@ -3,11 +3,8 @@
  * start that cannot go on ends: one line on stderr and exit status 1, never a stack trace with the
  * executable's minified source around it.
  */
-import { isAppError } from "./lib/errors";
-import { closeDatabase, openDatabase, UnknownMigrationsError } from "../db/client";
-
-/** A start the service refuses, for a reason the operator fixes (the message says which). */
-export class StartRefused extends Error {}
+import { AppError, isAppError } from "./lib/errors";
+import { closeDatabase, openDatabase } from "../db/client";
 
 /**
  * Refuses a port another process listens on. Bun's SO_REUSEPORT would otherwise let both processes
@@ -22,7 +19,7 @@ export async function checkPortFree(port: number, hostname: string): Promise<voi
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     const reason = code === "EADDRINUSE" ? "is in use by another process" : `cannot be listened on (${String(code)})`;
-    throw new StartRefused(`port ${port} on ${hostname} ${reason} (PORT, HOST)`, { cause: error });
+    throw new AppError("START_PORT_UNAVAILABLE", { port, hostname, reason }, { cause: error });
   }
   await probe.stop(true);
 }
@@ -54,7 +51,8 @@ function systemErrorLine(error: unknown, dataDir: string): string | null {
 /** The one line a failed start prints. */
 export function startErrorLine(error: unknown, dataDir: string): string {
   if (isAppError(error, "CONFIG_INVALID")) return `Invalid configuration: ${error.message}`;
-  if (error instanceof StartRefused || error instanceof UnknownMigrationsError) return `Cannot start: ${error.message}`;
+  if (isAppError(error, "START_PORT_UNAVAILABLE", "DATABASE_FROM_NEWER_VERSION"))
+    return `Cannot start: ${error.message}`;
   const system = systemErrorLine(error, dataDir);
   if (system !== null) return `Cannot start: ${system}`;
   // Anything else is a bug: its stack (not the minified source around it) says where.

@@ -5,6 +5,7 @@
  */
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
+import type { JobRunner, SchedulingContext } from "../jobs";
 import { appendSetCookie } from "../auth";
 import { jsonObject } from "../auth";
 import { CACHE } from "../http/cache";
@@ -83,7 +84,7 @@ function signIn(ctx: AppContext, request: Request, body: unknown, headers: Recor
   return { ok: true as const };
 }
 
-export function adminPageRoutes(ctx: AppContext) {
+export function adminPageRoutes(ctx: SchedulingContext<JobRunner>) {
   const configured = () => {
     if (!ctx.config.adminSecret) throw notFound();
   };
@@ -143,7 +144,7 @@ export function adminPageRoutes(ctx: AppContext) {
       "/api/admin/overview",
       ({ request }) => {
         guard(request);
-        return adminOverview(ctx.db, ctx.config, ctx.now());
+        return adminOverview(ctx);
       },
       { detail: { hide: true } },
     )

@@ -6,8 +6,8 @@
 import type { Db } from "../../db/client";
 import { jobRuns, tokens } from "../../db/schema";
 import { columnsOf, statement, type TableRow } from "../../db/statement";
-import type { Config } from "../config";
-import { jobHealth, type HealthReport } from "../jobs";
+import { claimsPausedCode, claimsPausedReason } from "../custody";
+import { jobHealth, jobSetup, type HealthReport, type JobRunner, type SchedulingContext } from "../jobs";
 import { immediate } from "../../db/transaction";
 import { getPlatformTokenMint, settingsInForce } from "../settings";
 import { isoMs, isoMsOrNull } from "../http/public-schemas";
@@ -33,7 +33,12 @@ export interface AdminOverview {
   settings: {
     minClaimLamports: string;
     autopayMinLamports: string;
+    /** whether a claim is refused now (503), as `/api/me` says: the operator's pause or a halt */
     claimsPaused: boolean;
+    /** the operator's own pause, which the pause/resume control sets; a halt is resumed under Custody */
+    claimsPausedByOperator: boolean;
+    /** the sentence a refused claim answers with; null while claims are open */
+    claimsPausedReason: string | null;
     launchesPaused: boolean;
     platformTokenMint: string | null;
   };
@@ -53,11 +58,18 @@ const matchingTokens = statement<TokenRow, [contains: string | null, startsWith:
     ORDER BY hidden DESC, launched_at_ms DESC, id DESC LIMIT ?3`,
 );
 
-export function adminOverview(db: Db, config: Config, nowMs: number): AdminOverview {
+/**
+ * The page's figures come from the sources the API answers from: job health from the same call
+ * `/api/cron/health` makes (with this deployment's job setup, so a job it does not configure is
+ * not called stale), claims from what a claim is answered.
+ */
+export function adminOverview(ctx: SchedulingContext<JobRunner>): AdminOverview {
+  const { db, config } = ctx;
+  const nowMs = ctx.now();
   const runs = recentRuns(db).all(RECENT_RUNS);
   const s = settingsInForce(db, config);
   return {
-    health: jobHealth(db, nowMs, null, config.backup),
+    health: jobHealth(db, nowMs, jobSetup(ctx), config.backup),
     runs: runs.map((r) => ({
       id: Number(r.id),
       job: r.job,
@@ -69,7 +81,9 @@ export function adminOverview(db: Db, config: Config, nowMs: number): AdminOverv
     settings: {
       minClaimLamports: s.minClaimLamports.toString(),
       autopayMinLamports: s.autopayMinLamports.toString(),
-      claimsPaused: s.claimsPaused,
+      claimsPaused: claimsPausedCode(db) !== null,
+      claimsPausedByOperator: s.claimsPaused,
+      claimsPausedReason: claimsPausedReason(db),
       launchesPaused: s.launchesPaused,
       platformTokenMint: getPlatformTokenMint(db),
     },

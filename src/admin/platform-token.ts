@@ -5,7 +5,7 @@
 import type { Db } from "../../db/client";
 import { statement } from "../../db/statement";
 import { immediate } from "../../db/transaction";
-import { isAddress } from "../chain/address";
+import { isAddress } from "@fee-ledger/localnet/address";
 import { AppError } from "../lib/errors";
 import { PLATFORM_TOKEN_MINT_KEY, writeSetting } from "../settings";
 

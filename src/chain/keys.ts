@@ -16,7 +16,7 @@ import { decodeHex } from "@oslojs/encoding";
 import { Keypair } from "@solana/web3.js";
 import bs58 from "bs58";
 import { AppError, isAppError } from "../lib/errors";
-import { keypairFromSeed } from "./fast-keypair";
+import { keypairFromSeed } from "@fee-ledger/localnet/fast-keypair";
 
 export const CREATOR_KEY_DOMAIN = "creator-fee-ledger/creator-key/v1";
 export const MIN_MASTER_SECRET_BYTES = 32;

@@ -39,7 +39,7 @@ import {
 } from "@solana/web3.js";
 import bs58 from "bs58";
 import { AppError, isAppError } from "../lib/errors";
-import { isAddress } from "./address";
+import { isAddress } from "@fee-ledger/localnet/address";
 import { chainRejected, chainUnavailable, createScrubber, isChainRejected, isChainUnavailable } from "./errors";
 import {
   DEFAULT_LANDING_SETTINGS,
@@ -59,7 +59,7 @@ import {
 import type { CommandKey } from "./command-key";
 import { type BlockSummary, proveAbsence, ScannedBlocks, summarizeBlock } from "./absence-proof";
 import { commandKeyMemo, memoComputeUnits } from "./memo";
-import { signTransaction } from "./fast-keypair";
+import { signTransaction } from "@fee-ledger/localnet/fast-keypair";
 import { MAX_TRANSACTION_BYTES, compileTransaction } from "./packing";
 import type {
   AccountSnapshot,

@@ -9,6 +9,7 @@ import { moneyHalt, raiseIncident, type Incident } from "./incidents";
 import { type OutflowRow, type OutflowRows, type ReleasedRows, releasedOutflow, totalOf } from "./release";
 import { query } from "../../db/statement";
 import { log } from "../lib/log";
+import { solText } from "../lib/sol-text";
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
@@ -62,7 +63,7 @@ export function outflowAllows(
       return {
         ok: false,
         kind,
-        detail: `sending ${lamports} lamports would take the outflow of the rolling ${label} to ${out + counted}, above its cap of ${cap}`,
+        detail: `sending ${solText(lamports)} would take the outflow of the rolling ${label} to ${solText(out + counted)}, above its cap of ${solText(cap)}`,
       };
     }
   }

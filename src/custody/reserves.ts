@@ -7,6 +7,7 @@
 import type { Db } from "../../db/client";
 import { clearIncidents, moneyHalt, raiseIncident, type Incident } from "./incidents";
 import { query } from "../../db/statement";
+import { solText } from "../lib/sol-text";
 
 /** Lamports the books still count as owed that have left, or may have left, the treasury. */
 export function inFlightLamports(db: Db): bigint {
@@ -43,7 +44,7 @@ export function checkReserves(db: Db, reading: ReservesReading, policy: Reserves
   if (shortBy > policy.shortfallToleranceLamports) {
     return raiseIncident(db, {
       kind: "shortfall",
-      detail: `the treasury holds ${reading.treasuryLamports} lamports, ${shortBy} short of the ${reading.owedLamports} owed less ${inFlight} in flight`,
+      detail: `the treasury holds ${solText(reading.treasuryLamports)}, ${solText(shortBy)} short of the ${solText(reading.owedLamports)} owed less ${solText(inFlight)} in flight`,
       atMs: reading.atMs,
     }).incident;
   }
@@ -51,7 +52,7 @@ export function checkReserves(db: Db, reading: ReservesReading, policy: Reserves
   if (surplus < policy.treasuryReserveLamports) {
     return raiseIncident(db, {
       kind: "reserve-low",
-      detail: `the treasury's surplus over what is owed is ${surplus} lamports, under the reserve of ${policy.treasuryReserveLamports} for fees and rent`,
+      detail: `the treasury's surplus over what is owed is ${solText(surplus)}, under the reserve of ${solText(policy.treasuryReserveLamports)} for fees and rent`,
       atMs: reading.atMs,
     }).incident;
   }

@@ -54,20 +54,9 @@ export function appErrorResponse(error: AppError, headers: Record<string, string
     retryAfter === undefined ? {} : { "retry-after": String(Math.max(1, Math.ceil(retryAfter))) };
   return errorResponse(STATUS_BY_KIND[error.kind], error.message, {
     ...headers,
-    ...responseHeadersOf(error),
+    ...error.responseHeaders,
     ...extra,
   });
-}
-
-/** Where an edge helper parks the headers of the route that refused (see `withResponseHeaders`). */
-const RESPONSE_HEADERS = "responseHeaders";
-
-function responseHeadersOf(error: AppError): Record<string, string> {
-  const value = error.context[RESPONSE_HEADERS];
-  if (typeof value !== "object" || value === null) return {};
-  return Object.fromEntries(
-    Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
-  );
 }
 
 /**
@@ -79,8 +68,8 @@ function responseHeadersOf(error: AppError): Record<string, string> {
  */
 export function withResponseHeaders(error: unknown, headers: Record<string, string>): unknown {
   if (error instanceof AppError && error.kind !== "internal") {
-    const carried = { ...headers, ...responseHeadersOf(error) };
-    return new AppError(error.code, error.message, { ...error.context, [RESPONSE_HEADERS]: carried }, { cause: error });
+    const responseHeaders = { ...headers, ...error.responseHeaders };
+    return new AppError(error.code, error.message, error.context, { cause: error, responseHeaders });
   }
   return error;
 }

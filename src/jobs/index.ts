@@ -25,7 +25,9 @@ export {
   whileProgramsUnchanged,
 } from "./program-watch";
 export type { ProgramChange, ProgramJob, ProgramWatchDeps, ProgramWatchState } from "./program-watch";
+export { jobSetup } from "./setup";
 export type { SchedulingContext } from "./setup";
+export type { JobRunner } from "./scheduler";
 export {
   clearSetAside,
   heldBackMints,

@@ -7,7 +7,7 @@
 import { PublicKey } from "@solana/web3.js";
 import { t, type Static } from "elysia";
 import type { Config } from "../config";
-import { isAddress } from "../chain/address";
+import { isAddress } from "@fee-ledger/localnet/address";
 import { HANDLE_PATTERN, type LaunchRecipientInput } from "../tokens";
 import { Int } from "../http/public-schemas";
 import { AppError } from "../lib/errors";

@@ -1,7 +1,8 @@
 /**
  * `GET /metrics` in Prometheus text format behind `Authorization: Bearer <METRICS_SECRET>`
  * (404 without it): requests and latencies by route, job runs and durations, ledger totals, the
- * treasury surplus of the last reconciliation, job staleness, and program upgrades waiting for an operator.
+ * treasury surplus of the last reconciliation, job staleness, program upgrades waiting for an operator,
+ * and the process itself (memory, CPU, build, the data volume: ./process.ts).
  */
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
@@ -14,6 +15,7 @@ import { landingTotals } from "../landing";
 import { incidentCounts, moneyHalt } from "../custody";
 import { providerTotals } from "../chain/provider-usage";
 import { query } from "../../db/statement";
+import { processMetrics } from "./process";
 
 export function renderMetrics(ctx: AppContext): string {
   const parts = [
@@ -28,6 +30,7 @@ export function renderMetrics(ctx: AppContext): string {
     ...landingMetrics(ctx),
     ...providerMetrics(ctx),
     ...backupMetrics(ctx),
+    ...processMetrics(ctx.config.dataDir),
     gauge(
       "job_seconds_since_ok",
       "Seconds since each job last finished cleanly (-1: never)",

@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { heapStats } from "bun:jsc";
 import { Keypair } from "@solana/web3.js";
 import bs58 from "bs58";
-import { addressOfKey, encodeBase58, isAddress } from "../../src/chain/address";
+import { addressOfKey, encodeBase58, isAddress } from "@fee-ledger/localnet/address";
 import { LocalProgramKeys } from "@fee-ledger/localnet/program";
 
 const KEPT = 20_000;

@@ -155,6 +155,9 @@ describe("message templates", () => {
   test("every template names only variables its context fills, and every variable is filled", () => {
     const samples: Record<string, Record<string, unknown>> = {
       QUERY_INTEGER_INVALID: { name: "n", minimum: 0, maximum: 1 },
+      QUERY_REPEATED: { name: "limit" },
+      START_PORT_UNAVAILABLE: { port: 3000, hostname: "0.0.0.0", reason: "is in use by another process" },
+      DATABASE_FROM_NEWER_VERSION: { path: "/data/service.db", unknown: 2, lastKnown: "0023_payout_events" },
       JOB_ALREADY_REGISTERED: { job: "sweep" },
       WEB_BUILD_FAILED: { part: "styles", logs: "x" },
       OPENAPI_TITLE_TAKEN: { title: "T" },
@@ -201,6 +204,7 @@ describe("message templates", () => {
       RECONCILE_BURN_BUY_DIFFERS: { buyId: 1 },
       RECONCILE_BURN_NOT_AWAITED: { buyId: 1, status: "failed" },
       RECONCILE_HISTORY_TOO_LONG: { scannedMax: 10_000 },
+      RECONCILE_HISTORY_GAP: { why: "a signature is missing" },
       INSUFFICIENT_BALANCE: { lamports: 5n, balanceLamports: 4n, minimumLamports: 1n },
       CLAIM_BELOW_MINIMUM: { minimumLamports: 1_000_000n },
       LAUNCH_TRANSACTION_REJECTED: { reason: "it pays another wallet" },

@@ -134,7 +134,9 @@ describe("migrations", () => {
     const ended = await startService({ DATA_DIR: dir });
     expect(ended.code).toBe(1);
     expect(ended.lines).toHaveLength(1);
-    expect(ended.lines[0]).toStartWith(`Cannot start: the database ${path} has 2 migrations this build does not know`);
+    expect(ended.lines[0]).toStartWith(
+      `Cannot start: the database ${path} has 2 migration(s) this build does not know`,
+    );
     const after = new Database(path, { readonly: true });
     expect(after.query("SELECT count(*) AS n FROM __drizzle_migrations").get()).toEqual({
       n: journal.entries.length + 2,

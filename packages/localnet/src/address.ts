@@ -1,12 +1,15 @@
-/** Solana addresses as users type them: checked before anything is stored or sent. */
+/**
+ * Solana addresses as users type them: checked before anything is stored or sent. The one base58
+ * codec of the repository: the service imports it as `@fee-ledger/localnet/address`.
+ */
 import type { PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
 
-const ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+export const BASE58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 /** digit of each ASCII code, -1 for a character outside the alphabet */
 const DIGIT_OF = new Int8Array(128).fill(-1);
-for (let i = 0; i < ALPHABET.length; i++) DIGIT_OF[ALPHABET.charCodeAt(i)] = i;
-const CHAR_CODE_OF = Uint8Array.from(ALPHABET, (c) => c.charCodeAt(0));
+for (let i = 0; i < BASE58_ALPHABET.length; i++) DIGIT_OF[BASE58_ALPHABET.charCodeAt(i)] = i;
+const CHAR_CODE_OF = Uint8Array.from(BASE58_ALPHABET, (c) => c.charCodeAt(0));
 const LIMB = 2 ** 32;
 const ONE = 49; // "1", the digit zero, which spells a leading zero byte
 /** An address is 32 bytes, at most 44 characters: 8 limbs, and one more to see a number too big. */

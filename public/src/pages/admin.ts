@@ -356,6 +356,7 @@ function jobsSection(
       const o = await api<AdminOverview>("/api/admin/overview", { signal });
       const paused = new Set<string>(o.health.programChange?.pausedJobs ?? []);
       body.replaceChildren(
+        healthLine(o.health.ok),
         table(
           ["Job", "State", "Last run", "Last success", "Runs", "Last error"],
           o.health.jobs.map((j) => [
@@ -364,9 +365,11 @@ function jobsSection(
               ? statusBadge("running")
               : paused.has(j.job)
                 ? h("span", { className: "badge bad", title: "a program changed: see Programs" }, "paused")
-                : j.stale
-                  ? h("span", { className: "badge bad" }, "stale")
-                  : h("span", { className: "badge ok" }, "fresh"),
+                : !j.configured
+                  ? h("span", { className: "badge", title: "nothing to do on this deployment" }, "not used")
+                  : j.stale
+                    ? h("span", { className: "badge bad" }, "stale")
+                    : h("span", { className: "badge ok" }, "fresh"),
             time(j.lastRunAt),
             time(j.lastOkAt),
             String(j.runs),
@@ -381,6 +384,16 @@ function jobsSection(
       controls.replaceChildren(pauses(o, reloadAll), thresholds(o, reloadAll));
     },
     signal,
+  );
+}
+
+/** The service's health as `/api/cron/health` answers it (the same report, so the same verdict). */
+function healthLine(ok: boolean): HTMLElement {
+  return h(
+    "p",
+    { id: "admin-health", "data-ok": String(ok) },
+    "Health: ",
+    h("span", { className: `badge ${ok ? "ok" : "bad"}` }, ok ? "ok" : "not ok"),
   );
 }
 
@@ -494,7 +507,9 @@ function auditSection(signal: AbortSignal): { el: HTMLElement; reload: () => voi
 
 function pauses(o: AdminOverview, after: () => void): HTMLElement {
   const status = h("div", { "aria-live": "polite" });
-  const toggle = (what: "claims" | "launches", paused: boolean) => {
+  // `paused` is what the pause/resume control sets; `refused`, whether the API refuses now (for
+  // claims, a custody halt refuses them too, and only Custody's resume lifts it).
+  const toggle = (what: "claims" | "launches", paused: boolean, refused = paused, why: string | null = null) => {
     const button = h(
       "button",
       { type: "button", className: paused ? "" : "secondary", id: `admin-${what}-toggle` },
@@ -523,16 +538,17 @@ function pauses(o: AdminOverview, after: () => void): HTMLElement {
       "p",
       null,
       h("strong", null, `${what[0]!.toUpperCase()}${what.slice(1)}: `),
-      paused ? h("span", { className: "badge bad" }, "paused") : h("span", { className: "badge ok" }, "open"),
+      refused ? h("span", { className: "badge bad" }, "paused") : h("span", { className: "badge ok" }, "open"),
       " ",
       button,
+      refused && !paused ? h("span", { className: "muted" }, ` ${why ?? ""} Money is halted: see Custody.`) : "",
     );
   };
   return h(
     "section",
     { id: "admin-pauses", "aria-labelledby": "admin-pauses-title" },
     h("h2", { id: "admin-pauses-title" }, "Pauses"),
-    toggle("claims", o.settings.claimsPaused),
+    toggle("claims", o.settings.claimsPausedByOperator, o.settings.claimsPaused, o.settings.claimsPausedReason),
     toggle("launches", o.settings.launchesPaused),
     status,
   );

@@ -87,7 +87,7 @@ import { AppError } from "../../lib/errors";
 import { pumpLaunchOps } from "./launch-ops";
 import { memoInstruction, memoTexts } from "../memo";
 import { buyPriceImpactBps } from "../impact";
-import { addressOfKey } from "../address";
+import { addressOfKey } from "@fee-ledger/localnet/address";
 
 /** Lamports each creator address keeps so it is never left rent-paying (see the header). */
 export const CREATOR_RESERVE_LAMPORTS = RENT_EXEMPT_SYSTEM_ACCOUNT_LAMPORTS;

@@ -6,6 +6,7 @@
  */
 import { VersionedMessage, VersionedTransaction } from "@solana/web3.js";
 import bs58 from "bs58";
+import { BASE58_ALPHABET } from "../address";
 import { computeFee, rpcError, STATUS_CACHE_SLOTS } from "../node";
 import {
   addressParam,
@@ -63,7 +64,6 @@ function wireOf(raw: string, encoding: string | undefined): Uint8Array {
   }
   throw rpcError(-32602, `Invalid params: unknown variant \`${enc}\`, expected \`base58\` or \`base64\`.`);
 }
-const BASE58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 
 export function transactionMethods(
   c: RpcContext,

@@ -1,7 +1,7 @@
 /** Native Ed25519 derivation must give exactly the keypair web3.js derives: every address and signature depends on it. */
 import { describe, expect, test } from "bun:test";
 import { Keypair, SystemProgram, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
-import { keypairFromSeed, signTransaction } from "../../src/chain/fast-keypair";
+import { keypairFromSeed, signTransaction } from "../src/fast-keypair";
 
 describe("keypairFromSeed", () => {
   test("200 random seeds give the same public key and 64-byte secret key as Keypair.fromSeed", () => {
