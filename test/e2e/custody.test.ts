@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Connection, Keypair } from "@solana/web3.js";
+import { type FeedPayoutEvent, type PayoutNow, payoutsNow } from "../helpers/payouts-feed";
 import { freePortsSync } from "../helpers/socket";
 import { answering, serviceExecutable } from "../helpers/executable";
 import { appendTail, followStderr } from "../helpers/stderr";
@@ -119,16 +120,9 @@ async function admin(s: Running, path: string, body?: unknown): Promise<{ status
   return { status: res.status, body: await res.json() };
 }
 
-interface PayoutEvent {
-  type: string;
-  handle: string;
-  status: string;
-  signature?: string | null;
-}
-
-async function payoutsOf(s: Running, handle: string): Promise<PayoutEvent[]> {
-  const { events } = (await (await fetch(`${s.base}/api/ledger?limit=60`)).json()) as { events: PayoutEvent[] };
-  return events.filter((e) => e.type === "payout" && e.handle === handle);
+async function payoutsOf(s: Running, handle: string): Promise<PayoutNow[]> {
+  const { events } = (await (await fetch(`${s.base}/api/ledger?limit=60`)).json()) as { events: FeedPayoutEvent[] };
+  return payoutsNow(events, handle);
 }
 
 let capped: Running;

@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Connection, Keypair, PublicKey } from "@solana/web3.js";
+import { type FeedPayoutEvent, type PayoutNow, payoutsNow } from "../helpers/payouts-feed";
 import { freePortsSync } from "../helpers/socket";
 import { serviceExecutable } from "../helpers/executable";
 
@@ -52,17 +53,9 @@ async function faults(rules: Record<string, unknown>[]): Promise<void> {
     if (answer.error) throw new Error(`localnet_fault: ${JSON.stringify(answer.error)}`);
 }
 
-interface PayoutEvent {
-  type: string;
-  handle: string;
-  lamports: string;
-  status: string;
-  signature?: string | null;
-}
-
-async function payoutsOf(handle: string): Promise<PayoutEvent[]> {
-  const { events } = (await (await fetch(`${base}/api/ledger?limit=100`)).json()) as { events: PayoutEvent[] };
-  return events.filter((e) => e.type === "payout" && e.handle === handle);
+async function payoutsOf(handle: string): Promise<PayoutNow[]> {
+  const { events } = (await (await fetch(`${base}/api/ledger?limit=100`)).json()) as { events: FeedPayoutEvent[] };
+  return payoutsNow(events, handle);
 }
 
 async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> {
@@ -140,7 +133,7 @@ beforeAll(async () => {
       LOCAL_CHAIN_SLOT_MS: "100",
       PAYOUTS_SCHEDULE: "*/2 * * * * *",
       RATE_LIMIT: "0",
-      LOG_LEVEL: "warn",
+      LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? "warn",
     },
     stdout: "ignore",
     stderr: "inherit",

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Connection, Keypair } from "@solana/web3.js";
+import { type FeedPayoutEvent, payoutsNow } from "../helpers/payouts-feed";
 import { freePortsSync } from "../helpers/socket";
 import { serviceExecutable } from "../helpers/executable";
 
@@ -125,9 +126,9 @@ test("a restart with the same DATA_DIR continues the chain, the demo and the cla
   expect(claimed.status).toBe(200);
   const paid = await until("the claim paid", 120_000, async () => {
     const { events } = (await (await fetch(`${first.base}/api/ledger?limit=60`)).json()) as {
-      events: { type: string; handle: string; status: string; signature?: string | null }[];
+      events: FeedPayoutEvent[];
     };
-    return events.find((e) => e.type === "payout" && e.handle === handle && e.status === "confirmed") ?? null;
+    return payoutsNow(events, handle).find((p) => p.status === "confirmed") ?? null;
   });
   expect(paid.signature).toBeTruthy();
   const firstRpc = new Connection(first.rpcUrl, "confirmed");
