@@ -108,11 +108,18 @@ describe("clock", () => {
   test("with slotMs set, slots and block height advance on their own and blockhashes rotate", async () => {
     const timed = await startLocalChain({ rpcPort: 0, grpcPort: 0, slotMs: 20 });
     try {
-      const c = new Connection(timed.rpcUrl, "confirmed");
+      // Processed: the reads are the node's own now. The slot and the height are read in two
+      // requests a slot may close between, so each is waited for on its own (a CI run read the
+      // height one block short after waiting for the slot alone).
+      const c = new Connection(timed.rpcUrl, "processed");
       const slot0 = await c.getSlot();
       const height0 = await c.getBlockHeight();
       const hash0 = (await c.getLatestBlockhash()).blockhash;
-      await waitFor("three slots", () => timed.node.getSlot() >= BigInt(slot0) + 3n, 30_000);
+      await waitFor(
+        "three slots and three blocks",
+        () => timed.node.getSlot() >= BigInt(slot0) + 3n && timed.node.getBlockHeight() >= BigInt(height0) + 3n,
+        30_000,
+      );
       expect(await c.getSlot()).toBeGreaterThanOrEqual(slot0 + 3);
       expect(await c.getBlockHeight()).toBeGreaterThanOrEqual(height0 + 3);
       expect((await c.getLatestBlockhash()).blockhash).not.toBe(hash0);
