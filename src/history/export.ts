@@ -8,18 +8,12 @@
 import { Database } from "bun:sqlite";
 import type { Db } from "../../db/client";
 import { ownStatement } from "../../db/statement";
+import { solDecimal } from "../lib/sol-text";
 
 export const CSV_HEADER = ["at", "type", "mint", "symbol", "lamports", "status", "signature", "wallet", "sol"] as const;
 const ROWS_PER_CHUNK = 500;
-const LAMPORTS_PER_SOL = 1_000_000_000n;
-
-/** Exact SOL for a lamport amount: "1500000001" -> "1.500000001"; no rounding, no grouping. */
-export function solDecimal(lamports: bigint): string {
-  const negative = lamports < 0n;
-  const abs = negative ? -lamports : lamports;
-  const frac = (abs % LAMPORTS_PER_SOL).toString().padStart(9, "0").replace(/0+$/, "");
-  return `${negative ? "-" : ""}${abs / LAMPORTS_PER_SOL}${frac ? `.${frac}` : ""}`;
-}
+/** Exact SOL for a lamport amount (the `sol` column). */
+export { solDecimal };
 
 /** RFC 4180 quoting; a text cell a spreadsheet would run as a formula is made inert with a leading quote. */
 export function csvCell(value: string, text = false): string {

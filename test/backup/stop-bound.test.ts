@@ -8,7 +8,8 @@
 import { afterEach, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import type { FakeS3 } from "../fakes/s3";
-import { serviceExecutable } from "../helpers/executable";
+import { answering, serviceExecutable } from "../helpers/executable";
+import { appendTail, followStderr } from "../helpers/stderr";
 import { freePort } from "../helpers/socket";
 import { BUCKET, dataDir, fakeStore, s3Env, uniqueSecret } from "./support";
 
@@ -48,25 +49,21 @@ async function startService(dir: string, env: Record<string, string>) {
     if (child.exitCode === null) child.kill("SIGKILL");
   });
   const stdout = new Response(child.stdout).text();
-  const stderr = new Response(child.stderr).text();
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const up = await fetch(`http://127.0.0.1:${port}/api/cron/health`).then(
-      () => true,
-      () => false,
-    );
-    if (up) break;
-    if (Date.now() > deadline || child.exitCode !== null)
-      throw new Error(`the service did not start: ${(await stderr).slice(-2_000)}`);
-    await Bun.sleep(100);
-  }
+  const [watched, kept] = child.stderr.tee();
+  const stderr = new Response(kept).text();
+  let tail = "";
+  followStderr(watched, (text) => {
+    tail = appendTail(tail, text);
+  });
+  await answering(child, `http://127.0.0.1:${port}/api/stats`, () => tail);
   return { child, output: async () => `${await stdout}${await stderr}` };
 }
 
 test("SIGTERM while a scheduled upload hangs on a store that never answers: out within the bound, the abandoned upload logged; the next start uploads afresh", async () => {
   const secret = uniqueSecret();
-  fake = fakeStore(secret);
-  fake.stallMs = 600_000; // never answers within this test
+  const store = fakeStore(secret);
+  fake = store;
+  store.stallMs = 600_000; // never answers within this test
   const dir = dataDir();
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const env = s3Env(fake, secret, {
@@ -76,8 +73,7 @@ test("SIGTERM while a scheduled upload hangs on a store that never answers: out 
   });
   const service = await startService(dir, env);
   // A scheduled upload is in flight, held by the store.
-  for (let i = 0; i < 300 && fake.stalled === 0; i++) await Bun.sleep(100);
-  expect(fake.stalled).toBeGreaterThanOrEqual(1);
+  await store.until(() => store.stalled > 0);
 
   const signalledAt = Date.now();
   service.child.kill("SIGTERM");
@@ -94,8 +90,7 @@ test("SIGTERM while a scheduled upload hangs on a store that never answers: out 
   // The store answers again: the next start's schedule uploads a generation of its own.
   fake.stallMs = 0;
   const again = await startService(dir, env);
-  for (let i = 0; i < 300 && fake.keys(BUCKET).length === 0; i++) await Bun.sleep(100);
-  expect(fake.keys(BUCKET).length).toBeGreaterThanOrEqual(1);
+  await store.until(() => store.keys(BUCKET).length > 0);
   again.child.kill("SIGTERM");
   expect(await again.child.exited).toBe(0);
 }, 180_000);

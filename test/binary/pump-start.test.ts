@@ -38,6 +38,23 @@ let localnet: Bun.Subprocess<"ignore", "pipe", "pipe"> | null = null;
 let service: Bun.Subprocess<"ignore", "pipe", "pipe"> | null = null;
 let output = "";
 
+/** Tests waiting for the service to print something: checked whenever its output grows. */
+const outputWaiters: { pattern: RegExp; resolve: () => void }[] = [];
+
+function outputGrew(): void {
+  for (const w of [...outputWaiters])
+    if (w.pattern.test(output)) {
+      outputWaiters.splice(outputWaiters.indexOf(w), 1);
+      w.resolve();
+    }
+}
+
+/** Resolves once the service has printed something matching `pattern` (the test's bound gives up). */
+function printed(pattern: RegExp): Promise<void> {
+  if (pattern.test(output)) return Promise.resolve();
+  return new Promise((resolve) => outputWaiters.push({ pattern, resolve }));
+}
+
 /** Collects a child's output as it comes (the service's log lines, localnet's URLs). */
 function collect(stream: ReadableStream<Uint8Array>, into: (text: string) => void): void {
   const decoder = new TextDecoder();
@@ -64,20 +81,22 @@ async function startLocalnet(treasuryFile: string): Promise<string> {
     ],
     { cwd: work, stdin: "ignore", stdout: "pipe", stderr: "pipe" },
   );
-  let printed = "";
+  let said = "";
   let stderr = "";
-  collect(localnet.stdout, (text) => {
-    printed += text;
-  });
   collect(localnet.stderr, (text) => {
     stderr += text;
   });
-  for (;;) {
-    const url = /^JSON-RPC URL: (\S+)$/m.exec(printed)?.[1];
-    if (url) return url;
-    if (localnet.exitCode !== null) throw new Error(`localnet exited ${localnet.exitCode}: ${stderr.slice(-2_000)}`);
-    await Bun.sleep(50);
-  }
+  const exited = localnet.exited.then((code) => {
+    throw new Error(`localnet exited ${code}: ${stderr.slice(-2_000)}`);
+  });
+  const announced = new Promise<string>((resolve) =>
+    collect(localnet!.stdout, (text) => {
+      said += text;
+      const url = /^JSON-RPC URL: (\S+)$/m.exec(said)?.[1];
+      if (url) resolve(url);
+    }),
+  );
+  return Promise.race([announced, exited]);
 }
 
 /** The data folder as an attacker who can write to it leaves it: Bun's config and a .env. */
@@ -134,9 +153,11 @@ beforeAll(async () => {
   });
   collect(service.stdout, (text) => {
     output += text;
+    outputGrew();
   });
   collect(service.stderr, (text) => {
     output += text;
+    outputGrew();
   });
 }, 240_000);
 
@@ -166,12 +187,11 @@ describe("the executable with CHAIN=pump against npx localnet", () => {
     // 409: a scheduled sweep holds the lease, and it reads the programs just the same.
     const started = await fetch(`${base}/api/cron/sweep`, { method: "POST", headers: bearer(CRON_SECRET) });
     expect([202, 409]).toContain(started.status);
-    let programs = await json("/api/admin/programs", { headers: bearer(ADMIN_SECRET) });
-    while (programs.status === 200 && programs.body.checkedAt === null && service!.exitCode === null) {
-      await Bun.sleep(100);
-      programs = await json("/api/admin/programs", { headers: bearer(ADMIN_SECRET) });
-    }
+    // The watch reads the programs before the sweep runs: once a sweep run is logged, they are recorded.
+    await printed(/"msg":"sweep run"/);
+    const programs = await json("/api/admin/programs", { headers: bearer(ADMIN_SECRET) });
     expect(programs.status).toBe(200);
+    expect(programs.body.checkedAt).not.toBeNull();
     expect(programs.body.programs.map((p: { name: string; address: string }) => [p.name, p.address])).toEqual([
       ["pump", "6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P"],
       ["pump_amm", "pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA"],

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { serviceExecutable } from "../helpers/executable";
+import { answering, serviceExecutable } from "../helpers/executable";
 import { freePortsSync } from "../helpers/socket";
 
 const MB = 1024 * 1024;
@@ -36,16 +36,8 @@ beforeAll(async () => {
     stdout: "ignore",
     stderr: "inherit",
   });
-  const started = Date.now();
-  while (Date.now() - started < 60_000) {
-    try {
-      if ((await fetch(`${base}/api/cron/health`)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await Bun.sleep(100);
-  }
-  throw new Error("the service did not start");
+  // Its stderr is this run's (inherited): a failed start says why there.
+  await answering(child, `${base}/api/cron/health`, () => "(the service's stderr is above)");
 }, 240_000);
 
 // A real process's stop (its chain, its threads, the WAL handed back) took past the suite's 20 s

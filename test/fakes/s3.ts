@@ -34,6 +34,8 @@ export interface FakeS3 {
   /** requests held by the stall right now (an upload in flight) */
   readonly stalled: number;
   keys(bucket: string): string[];
+  /** Resolves once `condition` holds, checked as each request is held, answered or released. */
+  until(condition: () => boolean): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -43,6 +45,14 @@ export function startFakeS3(options: FakeS3Options): FakeS3 {
   const requests: FakeS3Request[] = [];
   const pageCap = options.maxKeysPerPage ?? 1000;
   const state = { stallMs: 0, stalled: 0 };
+  const waiters: { condition: () => boolean; resolve: () => void }[] = [];
+  const changed = () => {
+    for (const w of [...waiters])
+      if (w.condition()) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+  };
 
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -50,21 +60,30 @@ export function startFakeS3(options: FakeS3Options): FakeS3 {
     // A stalled answer must not be cut by the server's own idle timer.
     idleTimeout: 120,
     async fetch(request) {
-      if (state.stallMs > 0) {
-        state.stalled++;
-        try {
-          await Bun.sleep(state.stallMs);
-        } finally {
-          state.stalled--;
-        }
+      try {
+        return await answer(request);
+      } finally {
+        changed();
       }
-      const url = new URL(request.url);
-      const body = new Uint8Array(await request.arrayBuffer());
-      const response = handle(request, url, body);
-      requests.push({ method: request.method, path: url.pathname, query: url.search, status: response.status });
-      return response;
     },
   });
+
+  async function answer(request: Request): Promise<Response> {
+    if (state.stallMs > 0) {
+      state.stalled++;
+      changed();
+      try {
+        await Bun.sleep(state.stallMs);
+      } finally {
+        state.stalled--;
+      }
+    }
+    const url = new URL(request.url);
+    const body = new Uint8Array(await request.arrayBuffer());
+    const response = handle(request, url, body);
+    requests.push({ method: request.method, path: url.pathname, query: url.search, status: response.status });
+    return response;
+  }
 
   function handle(request: Request, url: URL, body: Uint8Array): Response {
     const refused = checkSignature(request, url, body, options);
@@ -159,6 +178,8 @@ export function startFakeS3(options: FakeS3Options): FakeS3 {
       return state.stalled;
     },
     keys: (bucket) => [...(objects.get(bucket)?.keys() ?? [])].sort(),
+    until: (condition) =>
+      condition() ? Promise.resolve() : new Promise((resolve) => waiters.push({ condition, resolve })),
     stop: async () => {
       await server.stop(true);
     },
