@@ -36,7 +36,8 @@ describe("the demo on the embedded defaults", () => {
         // DEMO_TEST_LOG_LEVEL=info shows why a first minute was slow (the service logs to stderr).
         LOG_LEVEL: process.env.DEMO_TEST_LOG_LEVEL ?? "warn",
       },
-      stdout: "ignore",
+      // The service logs to stdout: shown when a level is asked for.
+      stdout: process.env.DEMO_TEST_LOG_LEVEL ? "inherit" : "ignore",
       stderr: "inherit",
     });
     try {
