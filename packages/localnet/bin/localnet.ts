@@ -126,7 +126,7 @@ const chain = await startLocalChain({
 process.stdout.write(
   [
     `JSON-RPC URL: ${chain.rpcUrl}`,
-    `WebSocket URL: ${chain.wsUrl ?? "off (needs Bun)"}`,
+    `WebSocket URL: ${chain.wsUrl}`,
     `Yellowstone gRPC URL: ${chain.grpcUrl}`,
     `Treasury: ${chain.treasury.publicKey.toBase58()}`,
     `Slot: ${chain.node.getSlot()}${values.state ? ` (state in ${values.state})` : ""}`,

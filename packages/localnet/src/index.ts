@@ -27,7 +27,7 @@
  *
  *   chain.rpcUrl            "http://127.0.0.1:<port>"  (web3.js Connection, ChainReader/ChainSender)
  *   chain.grpcUrl           "http://127.0.0.1:<port>"  (@triton-one/yellowstone-grpc Client, no token)
- *   chain.wsUrl             "ws://127.0.0.1:<port>"    (PubSub; null under Node, which lacks Bun's WebSocket server)
+ *   chain.wsUrl             "ws://127.0.0.1:<port>"    (PubSub)
  *   chain.rpcPort, grpcPort, wsPort the bound ports (print them at start)
  *   chain.treasury          Keypair, funded
  *   chain.node              LocalNode: getSlot/getBlockHeight/advanceSlots(n)/getBalance/fund(pubkey, lamports)/
@@ -46,9 +46,9 @@
  *   chain.programConfig     { creatorFeeBps, bondThresholdLamports }
  *   chain.stop()            stops the clock, the simulator and the three servers; idempotent
  *
- * The node runs inside the calling process (Bun or Node): LiteSVM is a napi module and both servers
- * are plain node:http / @grpc/grpc-js (PubSub: Bun.serve, left out under Node), so nothing is
- * spawned and stop() releases everything.
+ * The node runs inside the calling process (Bun, or Node 20 and later from the built dist/): LiteSVM
+ * is a napi module, JSON-RPC is Bun.serve or node:http, PubSub Bun's WebSocket server or `ws`, and
+ * gRPC @grpc/grpc-js, so nothing is spawned and stop() releases everything.
  */
 import { Keypair, LAMPORTS_PER_SOL } from "@solana/web3.js";
 import { LocalNode } from "./node";
@@ -129,11 +129,10 @@ export interface LocalChainFaults {
 export interface LocalChain {
   rpcUrl: string;
   grpcUrl: string;
-  /** null when running under Node (the PubSub server is Bun's) */
-  wsUrl: string | null;
+  wsUrl: string;
   rpcPort: number;
   grpcPort: number;
-  wsPort: number | null;
+  wsPort: number;
   treasury: Keypair;
   node: LocalNode;
   launch: LocalLaunchHelpers;
@@ -197,15 +196,15 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
   const browser = { allowedHosts: opts.allowedHosts, allowedOrigins: opts.allowedOrigins };
   const rpc = new RpcServer(node, log, chainFaults, { strictConfirmed: opts.strictConfirmed === true, browser });
   const geyser = new GeyserServer(node);
-  const pubsub = typeof Bun === "undefined" ? null : new PubSubServer(node, log, browser);
+  const pubsub = new PubSubServer(node, log, browser);
   try {
     await rpc.listen(opts.rpcPort);
     await geyser.listen(opts.grpcPort);
-    if (pubsub) listenPubSub(pubsub, opts, rpc.port);
+    await listenPubSub(pubsub, opts, rpc.port);
   } catch (e) {
     await rpc.close();
     await geyser.close();
-    await pubsub?.close();
+    await pubsub.close();
     node.stop();
     throw e;
   }
@@ -215,9 +214,9 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
 
   const rpcUrl = `http://127.0.0.1:${rpc.port}`;
   const grpcUrl = `http://127.0.0.1:${geyser.port}`;
-  const wsUrl = pubsub ? `ws://127.0.0.1:${pubsub.port}` : null;
+  const wsUrl = `ws://127.0.0.1:${pubsub.port}`;
   log(
-    `local chain: JSON-RPC ${rpcUrl}, PubSub ${wsUrl ?? "off (needs Bun)"}, Yellowstone gRPC ${grpcUrl}, slot ${slotMs || "manual"} ms, treasury ${treasury.publicKey.toBase58()}`,
+    `local chain: JSON-RPC ${rpcUrl}, PubSub ${wsUrl}, Yellowstone gRPC ${grpcUrl}, slot ${slotMs || "manual"} ms, treasury ${treasury.publicKey.toBase58()}`,
   );
 
   let stopped = false;
@@ -245,7 +244,7 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
     wsUrl,
     rpcPort: rpc.port,
     grpcPort: geyser.port,
-    wsPort: pubsub?.port ?? null,
+    wsPort: pubsub.port,
     treasury,
     node,
     launch,
@@ -262,7 +261,7 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
       stopped = true;
       simulator.stop();
       node.stop();
-      await Promise.all([rpc.close(), geyser.close(), pubsub?.close()]);
+      await Promise.all([rpc.close(), geyser.close(), pubsub.close()]);
       // After the servers: nothing can change the state the last snapshot holds.
       checkpointer?.close();
     },
@@ -304,19 +303,19 @@ function genesisTreasury(node: LocalNode, opts: LocalChainOptions, restored: boo
  * web3.js and kit derive the WebSocket URL as the RPC port + 1. With a free RPC port (tests), the
  * next port is tried first so a client given only the RPC URL still finds it; any port otherwise.
  */
-function listenPubSub(pubsub: PubSubServer, opts: LocalChainOptions, rpcPort: number): void {
+async function listenPubSub(pubsub: PubSubServer, opts: LocalChainOptions, rpcPort: number): Promise<void> {
   if (opts.wsPort !== undefined) {
-    pubsub.listen(opts.wsPort);
+    await pubsub.listen(opts.wsPort);
     return;
   }
   if (opts.rpcPort !== 0) {
-    pubsub.listen(rpcPort + 1);
+    await pubsub.listen(rpcPort + 1);
     return;
   }
   try {
-    pubsub.listen(rpcPort + 1);
+    await pubsub.listen(rpcPort + 1);
   } catch {
-    pubsub.listen(0);
+    await pubsub.listen(0);
   }
 }
 

@@ -19,6 +19,7 @@
  * This module is pure (no I/O): key derivation, instruction builders, quote math, event decoding
  * and op validation against a state reader supplied by the node.
  */
+import { createHmac } from "node:crypto";
 import { type Keypair, PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js";
 import { addressOfKey, encodeBase58, isAddress } from "./address";
 import { keypairFromSeed, publicKeyBytesFromSeed } from "./fast-keypair";
@@ -202,12 +203,11 @@ export class LocalProgramKeys {
   }
 
   private seedOf(label: string, subject: string): Uint8Array {
+    const message = `local-launch/${label}/${subject}`;
     // Bun's native HMAC: the same bytes as node:crypto's createHmac, in half the time and a quarter
     // of the garbage (a detail's vault refresh derives two or three of these on the request thread).
-    return new Bun.CryptoHasher("sha512", this.seed)
-      .update(`local-launch/${label}/${subject}`)
-      .digest()
-      .subarray(0, 32);
+    if (typeof Bun === "undefined") return createHmac("sha512", this.seed).update(message).digest().subarray(0, 32);
+    return new Bun.CryptoHasher("sha512", this.seed).update(message).digest().subarray(0, 32);
   }
 
   /**

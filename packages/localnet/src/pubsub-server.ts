@@ -7,10 +7,8 @@
  * `confirmed` one when its slot closes, a `finalized` one when the slot is 32 slots deep (the
  * node's own commitment rule, so the WebSocket never runs ahead of getSignatureStatuses).
  *
- * Bun's own WebSocket server: the node stays plain TS, but this server needs Bun (startLocalChain
- * leaves it out under Node).
+ * The sockets come from pubsub-transport.ts: Bun's own server under Bun, `ws` under Node.
  */
-import type { Server, ServerWebSocket } from "bun";
 import { PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
 import {
@@ -18,6 +16,7 @@ import {
   type Commitment,
   type LocalNode,
   type TxRecord,
+  FINALIZATION_SLOTS,
   isRpcError,
   rpcError,
   rpcErrorBody,
@@ -27,6 +26,7 @@ import { parsedAccountData } from "./parsed";
 import { type BrowserAccessOptions, BrowserGuard } from "./browser-guard";
 import { type BlockEncodingOptions, encodeBlock, transactionDetailsOf } from "./rpc/blocks";
 import { txEncodingOf } from "./rpc/encode";
+import { type PubSubSocket, type SocketServer, serveSockets } from "./pubsub-transport";
 
 const MAX_CONNECTIONS = 256;
 const MAX_SUBSCRIPTIONS_PER_CONNECTION = 1_000;
@@ -47,7 +47,16 @@ interface Filter {
 
 type Sub =
   | { kind: "signature"; id: number; conn: Conn; commitment: Commitment; signature: string; received: boolean }
-  | { kind: "account"; id: number; conn: Conn; commitment: Commitment; pubkey: string; encoding: Encoding }
+  | {
+      kind: "account";
+      id: number;
+      conn: Conn;
+      commitment: Commitment;
+      pubkey: string;
+      encoding: Encoding;
+      /** agave's last_notified_slot: the slot of the account state the subscriber last heard (or had) */
+      lastNotifiedSlot: bigint;
+    }
   | {
       kind: "program";
       id: number;
@@ -72,7 +81,7 @@ type Sub =
   | { kind: "root"; id: number; conn: Conn };
 
 interface Conn {
-  ws: ServerWebSocket<Conn> | null;
+  ws: PubSubSocket | null;
   subs: Map<number, Sub>;
 }
 
@@ -95,7 +104,7 @@ const UNSUBSCRIBE: Record<string, Sub["kind"]> = {
 };
 
 export class PubSubServer {
-  private server: Server<Conn> | null = null;
+  private server: SocketServer | null = null;
   private readonly conns = new Set<Conn>();
   private nextId = 0;
   private readonly signatureSubs = new Map<string, Set<Sub & { kind: "signature" }>>();
@@ -119,35 +128,27 @@ export class PubSubServer {
     this.guard = new BrowserGuard(browser);
   }
 
-  listen(port: number): number {
-    this.server = Bun.serve({
-      hostname: "127.0.0.1",
+  async listen(port: number): Promise<number> {
+    this.server = await serveSockets<Conn>(
       port,
-      fetch: (req, server) => {
-        // A WebSocket has no CORS: a page on any origin may open one, so the origin is checked here.
-        const verdict = this.guard.check(req.headers.get("host"), req.headers.get("origin"));
-        if (!verdict.ok) return new Response(verdict.body, { status: verdict.status });
-        if (this.conns.size >= MAX_CONNECTIONS) return new Response("too many connections", { status: 503 });
-        const conn: Conn = { ws: null, subs: new Map() };
-        if (server.upgrade(req, { data: conn })) return undefined;
-        return new Response("expected a WebSocket upgrade", { status: 426 });
-      },
-      websocket: {
-        data: {} as Conn,
-        maxPayloadLength: MAX_MESSAGE_BYTES,
-        backpressureLimit: MAX_BUFFERED_BYTES,
-        closeOnBackpressureLimit: true,
-        idleTimeout: 120,
-        open: (ws) => {
-          ws.data.ws = ws;
-          this.conns.add(ws.data);
+      {
+        admit: (host, origin) => {
+          // A WebSocket has no CORS: a page on any origin may open one, so the origin is checked here.
+          const verdict = this.guard.check(host, origin);
+          if (!verdict.ok) return { status: verdict.status, body: verdict.body };
+          return this.conns.size >= MAX_CONNECTIONS ? { status: 503, body: "too many connections" } : null;
         },
-        message: (ws, message) =>
-          this.onMessage(ws.data, typeof message === "string" ? message : Buffer.from(message).toString("utf8")),
-        close: (ws) => this.onClose(ws.data),
+        open: (socket) => {
+          const conn: Conn = { ws: socket, subs: new Map() };
+          this.conns.add(conn);
+          return conn;
+        },
+        message: (conn, text) => this.onMessage(conn, text),
+        close: (conn) => this.onClose(conn),
       },
-    });
-    this.port = this.server.port ?? port;
+      { maxMessageBytes: MAX_MESSAGE_BYTES, maxBufferedBytes: MAX_BUFFERED_BYTES },
+    );
+    this.port = this.server.port;
     this.unlisten = this.node.addListener({
       onAccounts: (u) => this.onAccounts(u),
       onTransaction: (r) => this.onTransaction(r),
@@ -162,7 +163,7 @@ export class PubSubServer {
     for (const c of [...this.conns]) c.ws?.close(1001, "server shutting down");
     const server = this.server;
     this.server = null;
-    await server?.stop(true);
+    await server?.stop();
   }
 
   connectionCount(): number {
@@ -248,7 +249,9 @@ export class PubSubServer {
       case "accountSubscribe": {
         const pubkey = pubkeyParam(p[0]);
         const cfg = configOf(p[1]);
-        sub = { kind: "account", id, conn, commitment: commitmentOf(cfg), pubkey, encoding: encodingOf(cfg) };
+        const commitment = commitmentOf(cfg);
+        const lastNotifiedSlot = this.modifiedSlotAt(pubkey, this.levelSlot(commitment));
+        sub = { kind: "account", id, conn, commitment, pubkey, encoding: encodingOf(cfg), lastNotifiedSlot };
         indexAdd(this.accountSubs, pubkey, sub);
         break;
       }
@@ -343,24 +346,23 @@ export class PubSubServer {
 
   // ------------------------------------------------------------------ node events
 
+  /**
+   * Every update is kept for its slot's commitment, whoever listens now: as agave does, a
+   * subscription made after a change but before the change's slot reaches the subscription's
+   * commitment still hears it (agave compares the account's modified slot at that commitment with
+   * the slot it last notified, initial_last_notified_slot).
+   */
   private onAccounts(updates: AccountUpdate[]): void {
-    if (this.accountSubs.size === 0 && this.programSubs.size === 0) return;
     for (const u of updates) {
       const pubkey = u.pubkey.toBase58();
-      const owner = u.owner.toBase58();
-      const bySub = this.accountSubs.get(pubkey);
-      const byProgram = this.programSubs.get(owner);
-      if (!bySub && !byProgram) continue;
-      let later = false;
-      for (const s of bySub ?? []) {
-        if (s.commitment === "processed") this.notifyAccount(s, u);
-        else later = true;
+      this.pendingSlot(u.slot).accounts.set(pubkey, u);
+      for (const s of this.accountSubs.get(pubkey) ?? []) {
+        if (s.commitment !== "processed") continue;
+        this.notifyAccount(s, u);
+        s.lastNotifiedSlot = u.slot;
       }
-      for (const s of byProgram ?? []) {
+      for (const s of this.programSubs.get(u.owner.toBase58()) ?? [])
         if (s.commitment === "processed") this.notifyProgram(s, u);
-        else later = true;
-      }
-      if (later) this.pendingSlot(u.slot).accounts.set(pubkey, u);
     }
   }
 
@@ -373,13 +375,8 @@ export class PubSubServer {
           this.notify(s, "signatureNotification", { context: { slot: record.slot }, value: "receivedSignature" });
       }
     }
-    if (this.logsSubs.size === 0) return;
-    let later = false;
-    for (const s of this.logsSubs) {
-      if (s.commitment === "processed") this.notifyLogs(s, record);
-      else later = true;
-    }
-    if (later) this.pendingSlot(record.slot).txs.push(record);
+    for (const s of this.logsSubs) if (s.commitment === "processed") this.notifyLogs(s, record);
+    this.pendingSlot(record.slot).txs.push(record);
   }
 
   private onSlot(e: { closed: bigint; opened: bigint; finalized: bigint | null }): void {
@@ -393,10 +390,13 @@ export class PubSubServer {
     }
 
     const confirmed = this.pending.get(e.closed);
-    if (confirmed) this.deliver(confirmed, "confirmed");
+    if (confirmed) {
+      this.deliverLateProcessed(confirmed, e.closed);
+      this.deliver(confirmed, "confirmed", e.closed);
+    }
     if (e.finalized !== null) {
       const finalized = this.pending.get(e.finalized);
-      if (finalized) this.deliver(finalized, "finalized");
+      if (finalized) this.deliver(finalized, "finalized", e.finalized);
     }
     for (const slot of this.pending.keys()) {
       if (slot + PENDING_SLOTS >= e.opened) break;
@@ -413,13 +413,44 @@ export class PubSubServer {
     }
   }
 
-  private deliver(p: PendingSlot, commitment: Commitment): void {
+  private deliver(p: PendingSlot, commitment: Commitment, slot: bigint): void {
     for (const [pubkey, u] of p.accounts) {
-      for (const s of this.accountSubs.get(pubkey) ?? []) if (s.commitment === commitment) this.notifyAccount(s, u);
+      for (const s of this.accountSubs.get(pubkey) ?? []) {
+        if (s.commitment !== commitment || s.lastNotifiedSlot === slot) continue;
+        this.notifyAccount(s, u);
+        s.lastNotifiedSlot = slot;
+      }
       for (const s of this.programSubs.get(u.owner.toBase58()) ?? [])
         if (s.commitment === commitment) this.notifyProgram(s, u);
     }
     for (const r of p.txs) for (const s of this.logsSubs) if (s.commitment === commitment) this.notifyLogs(s, r);
+  }
+
+  /**
+   * A processed subscription made after a change in the open slot hears the slot's end state when
+   * the slot closes, as agave's (notified when the bank freezes, from the frozen bank) would.
+   */
+  private deliverLateProcessed(p: PendingSlot, slot: bigint): void {
+    for (const [pubkey, u] of p.accounts) {
+      for (const s of this.accountSubs.get(pubkey) ?? []) {
+        if (s.commitment !== "processed" || s.lastNotifiedSlot >= slot) continue;
+        this.notifyAccount(s, u);
+        s.lastNotifiedSlot = slot;
+      }
+    }
+  }
+
+  /** The last closed slot a subscription at `commitment` sees (the open slot is still moving). */
+  private levelSlot(commitment: Commitment): bigint {
+    const closed = this.node.getSlot() - 1n;
+    return commitment === "finalized" ? closed - FINALIZATION_SLOTS : closed;
+  }
+
+  /** The slot of the account's last change at or before `atSlot` that PubSub still holds; 0 before that. */
+  private modifiedSlotAt(pubkey: string, atSlot: bigint): bigint {
+    let found = 0n;
+    for (const [slot, p] of this.pending) if (slot <= atSlot && slot > found && p.accounts.has(pubkey)) found = slot;
+    return found;
   }
 
   private pendingSlot(slot: bigint): PendingSlot {
@@ -531,7 +562,7 @@ export class PubSubServer {
   private send(conn: Conn, payload: unknown): void {
     const ws = conn.ws;
     if (!ws) return;
-    // Bun closes a socket past backpressureLimit (closeOnBackpressureLimit); its subscriptions go with it.
+    // A socket past the backpressure limit is closed by the transport; its subscriptions go with it.
     ws.send(stringifyJson(payload));
   }
 }

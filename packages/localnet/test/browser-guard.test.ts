@@ -81,7 +81,7 @@ describe("pages on other origins", () => {
     });
     expect(rebound.status).toBe(403);
     expect((await fetch(`${chain.rpcUrl}/health`, { headers: { host: "evil.example" } })).status).toBe(403);
-    expect(await openWith(chain.wsUrl!, { host: "evil.example" })).toBe("refused");
+    expect(await openWith(chain.wsUrl, { host: "evil.example" })).toBe("refused");
     // loopback names are answered
     for (const host of ["localhost:8899", "127.0.0.1", "[::1]:8899", "app.localhost"]) {
       const answer = await post(chain.rpcUrl, rpcBody("getHealth"), { host });
@@ -91,8 +91,8 @@ describe("pages on other origins", () => {
 
   test("the PubSub refuses a socket from another origin and accepts a loopback one", async () => {
     const chain = await start();
-    expect(await openWith(chain.wsUrl!, { origin: "https://evil.example" })).toBe("refused");
-    expect(await openWith(chain.wsUrl!, { origin: "http://localhost:5173" })).toBe("open");
+    expect(await openWith(chain.wsUrl, { origin: "https://evil.example" })).toBe("refused");
+    expect(await openWith(chain.wsUrl, { origin: "http://localhost:5173" })).toBe("open");
   });
 });
 
@@ -142,7 +142,7 @@ describe("loopback and listed origins", () => {
     }
     expect((await post(chain.rpcUrl, rpcBody("getHealth"), { host: "devbox.lan:8899" })).status).toBe(200);
     expect((await post(chain.rpcUrl, rpcBody("getHealth"), { host: "other.lan" })).status).toBe(403);
-    expect(await openWith(chain.wsUrl!, { origin: "https://app.example", host: "devbox.lan" })).toBe("open");
+    expect(await openWith(chain.wsUrl, { origin: "https://app.example", host: "devbox.lan" })).toBe("open");
   });
 
   test("the command takes --allow-host and --allow-origin", async () => {

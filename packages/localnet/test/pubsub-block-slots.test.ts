@@ -27,7 +27,7 @@ const sockets: WebSocket[] = [];
 
 beforeEach(async () => {
   ({ chain } = await startTestChain());
-  connection = new Connection(chain.rpcUrl, { commitment: "confirmed", wsEndpoint: chain.wsUrl! });
+  connection = new Connection(chain.rpcUrl, { commitment: "confirmed", wsEndpoint: chain.wsUrl });
   payer = Keypair.generate();
   chain.node.fund(payer.publicKey, 10n * BigInt(LAMPORTS_PER_SOL));
 });
@@ -52,7 +52,7 @@ async function openSocket(): Promise<{
   messages: Message[];
   call(method: string, params: unknown[]): Promise<Message>;
 }> {
-  const ws = new WebSocket(chain.wsUrl!);
+  const ws = new WebSocket(chain.wsUrl);
   sockets.push(ws);
   const messages: Message[] = [];
   ws.onmessage = (e) => messages.push(JSON.parse(String(e.data)));

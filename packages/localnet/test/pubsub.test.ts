@@ -92,7 +92,7 @@ describe("PubSub WebSocket", () => {
     expect(chain.wsUrl).not.toBeNull();
     // With a free RPC port the next one is taken when free (it almost always is).
     if (chain.wsPort !== chain.rpcPort + 1) console.warn("rpc port + 1 was taken; PubSub on", chain.wsPort);
-    const ws = await WsClient.open(chain.wsUrl!);
+    const ws = await WsClient.open(chain.wsUrl);
     expect((await ws.call("nopeSubscribe", [])).error?.code).toBe(-32601);
     expect((await ws.call("accountSubscribe", ["not-an-address"])).error?.code).toBe(-32602);
     expect((await ws.call("accountUnsubscribe", [12345])).error?.message).toBe("Invalid subscription id.");
@@ -106,7 +106,7 @@ describe("PubSub WebSocket", () => {
   });
 
   test("signatureSubscribe notifies at the asked commitment, once, with receivedSignature first when asked", async () => {
-    const ws = await WsClient.open(chain.wsUrl!);
+    const ws = await WsClient.open(chain.wsUrl);
     const to = Keypair.generate().publicKey;
     // Sign first, subscribe, then send: the subscription exists before the transaction lands.
     const { blockhash } = chain.node.getLatestBlockhash();
@@ -156,7 +156,7 @@ describe("PubSub WebSocket", () => {
   });
 
   test("accountSubscribe sends the account's new state per commitment, in the asked encoding, until unsubscribed", async () => {
-    const ws = await WsClient.open(chain.wsUrl!);
+    const ws = await WsClient.open(chain.wsUrl);
     const who = Keypair.generate().publicKey;
     const processed = await ws.subscribe("accountSubscribe", [
       who.toBase58(),
@@ -199,8 +199,33 @@ describe("PubSub WebSocket", () => {
     expect(ws.notifications(processed)).toHaveLength(0);
   });
 
+  test("a change made before the subscription arrives is heard when its slot reaches the subscription's commitment, as agave's last_notified_slot gives", async () => {
+    const ws = await WsClient.open(chain.wsUrl);
+    const to = Keypair.generate().publicKey;
+    // web3.js subscribes once its socket opens, often after the change it waits for has executed.
+    transfer(to, 5_000_000n);
+    const params = (commitment: string) => [to.toBase58(), { commitment, encoding: "base64" }];
+    const processed = await ws.subscribe("accountSubscribe", params("processed"));
+    const confirmed = await ws.subscribe("accountSubscribe", params("confirmed"));
+    const finalized = await ws.subscribe("accountSubscribe", params("finalized"));
+    chain.node.advanceSlots(1);
+    for (const subscription of [processed, confirmed]) {
+      const heard = await ws.take((m) => m.params?.subscription === subscription);
+      expect(heard.params!.result.value.lamports).toBe(5_000_000);
+    }
+    // Made once the slot confirmed, a subscription already has that state: nothing to tell it.
+    const afterwards = await ws.subscribe("accountSubscribe", params("confirmed"));
+    chain.node.advanceSlots(Number(FINALIZATION_SLOTS));
+    const heardFinal = await ws.take((m) => m.params?.subscription === finalized);
+    expect(heardFinal.params!.result.value.lamports).toBe(5_000_000);
+    // The socket keeps order: whatever was sent for these subscriptions precedes this answer.
+    await ws.call("accountUnsubscribe", [afterwards]);
+    expect(ws.notifications(afterwards)).toHaveLength(0);
+    expect([processed, confirmed, finalized].flatMap((id) => ws.notifications(id))).toHaveLength(0);
+  });
+
   test("programSubscribe applies filters; logsSubscribe takes all and mentions; slot and root notify per slot", async () => {
-    const ws = await WsClient.open(chain.wsUrl!);
+    const ws = await WsClient.open(chain.wsUrl);
     const a = Keypair.generate().publicKey;
     const b = Keypair.generate().publicKey;
     const system = SystemProgram.programId.toBase58();
@@ -256,12 +281,12 @@ describe("PubSub WebSocket", () => {
   });
 
   test("a closed connection's subscriptions are dropped", async () => {
-    const ws = await WsClient.open(chain.wsUrl!);
+    const ws = await WsClient.open(chain.wsUrl);
     await ws.subscribe("slotSubscribe", []);
     ws.ws.close();
     await Bun.sleep(100);
     chain.node.advanceSlots(1); // nothing to send to, nothing thrown
-    const again = await WsClient.open(chain.wsUrl!);
+    const again = await WsClient.open(chain.wsUrl);
     const id = await again.subscribe("slotSubscribe", []);
     chain.node.advanceSlots(1);
     await again.take((m) => m.params?.subscription === id);

@@ -196,7 +196,7 @@ describe("@solana/kit against the embedded chain", () => {
 
   test("createSolanaRpc, createSolanaRpcSubscriptions and sendAndConfirmTransactionFactory land a transfer, and a v0 transaction through a lookup table", async () => {
     const rpc = createSolanaRpc(chain.rpcUrl);
-    const rpcSubscriptions = createSolanaRpcSubscriptions(chain.wsUrl!);
+    const rpcSubscriptions = createSolanaRpcSubscriptions(chain.wsUrl);
     const payer = await generateKeyPairSigner();
     const to = await generateKeyPairSigner();
     await airdropFactory({ rpc, rpcSubscriptions })({

@@ -5,6 +5,7 @@
  * getTokenLargestAccounts), getLargestAccounts and getSupply. Every read is of the state at the
  * asked commitment (finalized by default); scans walk the node's list of written addresses.
  */
+import zlib from "node:zlib";
 import { PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
 import { type LocalNode, rpcError } from "../node";
@@ -326,7 +327,9 @@ function readU32(data: Uint8Array, offset: number): number {
 }
 
 function zstd(data: Uint8Array): Uint8Array {
-  const compress = (globalThis as { Bun?: { zstdCompressSync?: (d: Uint8Array) => Uint8Array } }).Bun?.zstdCompressSync;
+  const compress =
+    (globalThis as { Bun?: { zstdCompressSync?: (d: Uint8Array) => Uint8Array } }).Bun?.zstdCompressSync ??
+    (zlib as { zstdCompressSync?: (d: Uint8Array) => Uint8Array }).zstdCompressSync;
   if (!compress) throw rpcError(-32602, "Invalid params: base64+zstd is not available on this runtime");
   return compress(data);
 }
