@@ -66,6 +66,8 @@ export class ReadMemo {
     db: Db,
     private readonly maxBytes = READ_MEMO_MAX_BYTES,
     private readonly maxEntries = READ_MEMO_MAX_ENTRIES,
+    /** the clock `staleMs` is measured on (monotonic; a test's own) */
+    private readonly nowMs: () => number = () => performance.now(),
   ) {
     this.changes = totalChanges(db);
     this.dataVersion = dataVersion(db);
@@ -100,7 +102,7 @@ export class ReadMemo {
     const entry = this.entries.get(key);
     if (!entry) return null;
     if (this.ownChanges() === entry.version.own) {
-      const nowMs = performance.now();
+      const nowMs = this.nowMs();
       if (nowMs - entry.renderedAtMs < this.staleMs) return entry;
       if ((this.dataVersion.get()?.data_version ?? 0n) === entry.version.other) {
         entry.renderedAtMs = nowMs;
@@ -122,7 +124,7 @@ export class ReadMemo {
     if (body.size > this.maxBytes / 8) return body;
     // A key's characters may take two bytes each in memory.
     const costBytes = body.size + key.length * 2 + READ_MEMO_ENTRY_OVERHEAD_BYTES;
-    this.entries.set(key, { version, renderedAtMs: performance.now(), body, note, costBytes });
+    this.entries.set(key, { version, renderedAtMs: this.nowMs(), body, note, costBytes });
     this.heldBytes += costBytes;
     for (const [k, e] of this.entries) {
       if (this.heldBytes <= this.maxBytes && this.entries.size <= this.maxEntries) break;

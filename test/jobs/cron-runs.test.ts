@@ -23,11 +23,9 @@ test("a long run: 202 {runId, job} at once, 409 while it runs, its report readab
     await held;
   });
 
-  const t0 = performance.now();
+  // The job stays held until the test releases it, so an answer at all shows it did not wait.
   const started = await svc.call("/api/cron/sweep", { method: "POST", headers: auth });
-  const answeredMs = performance.now() - t0;
   expect(started.status).toBe(202);
-  expect(answeredMs).toBeLessThan(1000);
   const body = await started.json();
   expect(Object.keys(body).sort()).toEqual(["job", "runId"]);
   expect(body.job).toBe("sweep");
@@ -36,7 +34,6 @@ test("a long run: 202 {runId, job} at once, 409 while it runs, its report readab
   expect(started.headers.get("cache-control")).toBe("no-store");
 
   // The run goes on after the answer.
-  await Bun.sleep(1200);
   const running = await svc.json(`/api/cron/runs/${body.runId}`, { headers: auth });
   expect(running.status).toBe(200);
   expect(running.body).toMatchObject({ runId: body.runId, job: "sweep", state: "running", finishedAt: null });
@@ -52,8 +49,8 @@ test("a long run: 202 {runId, job} at once, 409 while it runs, its report readab
   release();
   const report = await waitForRun(svc.call, body.runId, SECRET);
   expect(report).toMatchObject({ runId: body.runId, job: "sweep", state: "succeeded", error: null });
-  expect(report.durationMs).toBeGreaterThanOrEqual(1000);
   expect(Date.parse(report.finishedAt!)).toBeGreaterThanOrEqual(Date.parse(report.startedAt));
+  expect(report.durationMs).toBeGreaterThanOrEqual(0);
   // Still readable later, and the job can be started again.
   expect((await svc.json(`/api/cron/runs/${body.runId}`, { headers: auth })).body).toEqual(report);
   expect((await svc.call("/api/cron/sweep", { method: "POST", headers: auth })).status).toBe(202);

@@ -12,6 +12,8 @@ let svc: TestService;
 afterEach(async () => svc && (await svc.cleanup()));
 
 const NOW = T0 + 3_600_000;
+/** One turn of the event loop: whatever the refresher would start on its own has started. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const fresh = (mint: string): VaultReading => ({
   mint,
   curveLamports: 100n,
@@ -24,16 +26,21 @@ const fresh = (mint: string): VaultReading => ({
 function heldChain() {
   const calls: string[][] = [];
   const releases: (() => void)[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
   const chain = fakeChain({
     readVaults: (mints) => {
       calls.push(mints);
+      for (const w of waiters.filter((w) => calls.length >= w.count)) w.resolve();
       return new Promise((resolve) => releases.push(() => resolve(mints.map(fresh))));
     },
   });
   const releaseAll = () => {
     for (const release of releases.splice(0)) release();
   };
-  return { chain, calls, releaseAll };
+  /** Resolves once the node has been called `count` times. */
+  const called = (count: number) =>
+    calls.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve }));
+  return { chain, calls, releaseAll, called };
 }
 
 function staleTokens(count: number): string[] {
@@ -79,14 +86,14 @@ describe("vault refresh of token details", () => {
       return { tokenId: row.id, mint, creator: row.creator, vaults: null, vaultCheckedAtMs: T0, lastSweptAtMs: null };
     };
     const first = refresher.refresh(tokenOf(mints[0]!));
-    await Bun.sleep(5);
+    await held.called(1);
     expect(held.calls).toEqual([[mints[0]!]]);
     const rest = mints.slice(1).map((m) => refresher.refresh(tokenOf(m)));
-    await Bun.sleep(5);
+    await nextTurn();
     expect(held.calls.length).toBe(1);
     held.releaseAll();
     expect(await first).toBe(true);
-    await Bun.sleep(5);
+    await held.called(2);
     expect(held.calls.slice(1)).toEqual([mints.slice(1)]);
     held.releaseAll();
     expect(await Promise.all(rest)).toEqual(Array(11).fill(true));
@@ -106,12 +113,11 @@ describe("vault refresh of token details", () => {
       lastSweptAtMs: null,
     });
     void refresher.refresh(token(mints[0]!));
-    await Bun.sleep(5);
+    await held.called(1);
     void refresher.refresh(token(mints[1]!));
     void refresher.refresh(token(mints[2]!));
-    const started = performance.now();
+    // The node is held until the end: an answer at all is an answer that did not wait for it.
     expect(await refresher.refresh(token(mints[3]!))).toBe(false);
-    expect(performance.now() - started).toBeLessThan(50);
     held.releaseAll();
   });
 
