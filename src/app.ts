@@ -18,6 +18,7 @@ import { bodyWasTooLarge } from "./http/body-limit";
 import { appErrorResponse, carriedHeaders, errorResponse } from "./http/errors";
 import { repeatedQueryGuard, type RouteQuerySchema } from "./http/params";
 import { requestMeta } from "./http/request-meta";
+import { JobKicker } from "./jobs/kicker";
 import { jobRoutes } from "./jobs/routes";
 import type { SchedulingContext } from "./jobs/setup";
 import type { JobRunner } from "./jobs/scheduler";
@@ -65,6 +66,8 @@ function recordRequest(
 }
 
 export function createApp(ctx: SchedulingContext<JobRunner>) {
+  // A claim starts its payouts run at once rather than at the schedule's next minute.
+  const payoutsKicker = new JobKicker(ctx.scheduler, "payouts");
   const screenRequest = createFrontDoor(ctx);
   const refuseRepeated = repeatedQueryGuard((): readonly RouteQuerySchema[] => app.routes);
   const app = new Elysia({ normalize: true })
@@ -127,7 +130,7 @@ export function createApp(ctx: SchedulingContext<JobRunner>) {
     .use(proofRoutes(ctx))
     .use(liabilityRoutes(ctx))
     .use(authRoutes(ctx))
-    .use(accountRoutes(ctx))
+    .use(accountRoutes(ctx, { claimQueued: () => payoutsKicker.kick() }))
     .use(adminRoutes(ctx))
     .use(historyRoutes(ctx))
     .use(adminPageRoutes(ctx))

@@ -15,7 +15,12 @@ import { meOf, signedOut } from "./me";
 import { pageLimit, parsePayoutCursor, parseTokenCursor } from "./pages";
 import { accountTokensPage, payoutsPage } from "./record";
 
-export function accountRoutes(ctx: AppContext) {
+export interface AccountRouteHooks {
+  /** after a claim is queued: the composition root starts the payouts run that sends it */
+  claimQueued?: () => void;
+}
+
+export function accountRoutes(ctx: AppContext, hooks: AccountRouteHooks = {}) {
   /** A state-changing session route: same site, signed in, a JSON object body. */
   const signedInWrite = (request: Request, body: unknown) => {
     assertSameSite(request, ctx.config);
@@ -68,7 +73,10 @@ export function accountRoutes(ctx: AppContext) {
         privately(() => {
           set.headers["cache-control"] = CACHE.private;
           const { idpUserId, input } = signedInWrite(request, body);
-          return claim(ctx, idpUserId, input);
+          return claim(ctx, idpUserId, input).then((queued) => {
+            hooks.claimQueued?.();
+            return queued;
+          });
         }),
       { parse: "text", detail: { hide: true } },
     )
