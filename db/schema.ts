@@ -3,9 +3,44 @@
  * ledger feed, whose times are unique integer microseconds (`atUs`) so paging never skips or repeats.
  * Money is bigint lamports. The ledger tables are append-only (triggers in the migrations).
  */
-import { sql } from "drizzle-orm";
-import { blob, index, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { getTableName, sql } from "drizzle-orm";
+import {
+  type AnySQLiteColumn,
+  blob,
+  check,
+  index,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
 import { bool, int, lamports, rowId, usd } from "./columns";
+
+// ---------------------------------------------------------------- checks (migration 0024)
+
+/**
+ * The column holds one of the values its `enum` names: a raw write of any other (a typo in a
+ * statement's literal, a script) is refused by SQLite as the types refuse it in code. NULL passes,
+ * as SQL's CHECK lets it, so a nullable column stays nullable. Named `<table>_<column>`, which is
+ * what SQLite's "CHECK constraint failed" message says.
+ */
+function oneOf(column: AnySQLiteColumn) {
+  const values = (column as { enumValues?: readonly string[] }).enumValues;
+  if (!values?.length) throw new Error(`${column.name} names no values`);
+  const list = values.map((value) => `'${value}'`).join(", ");
+  return check(
+    `${getTableName(column.table)}_${column.name}`,
+    sql`${sql.identifier(column.name)} IN (${sql.raw(list)})`,
+  );
+}
+
+/** Every job that signs transactions (TransactionJob, src/chain/ports.ts): the landing journal's `job`. */
+const TRANSACTION_JOBS = ["sweep", "payouts", "burn-buy", "burn", "anchor", "withdrawal"] as const;
+
+/** An amount or a count that is never below zero (NULL passes: not yet known). */
+function notNegative(column: AnySQLiteColumn) {
+  return check(`${getTableName(column.table)}_${column.name}_not_negative`, sql`${sql.identifier(column.name)} >= 0`);
+}
 
 // ---------------------------------------------------------------- tokens
 
@@ -116,7 +151,11 @@ export const identities = sqliteTable(
     createdAtMs: int("created_at_ms").notNull(),
   },
   // Covering: what a recipient shows of its account (see handles_recipient).
-  (t) => [index("identities_recipient").on(t.idpUserId, t.firstSignInAtMs, t.routing, t.declined)],
+  (t) => [
+    index("identities_recipient").on(t.idpUserId, t.firstSignInAtMs, t.routing, t.declined),
+    oneOf(t.routing),
+    notNegative(t.followers),
+  ],
 );
 
 /**
@@ -176,14 +215,34 @@ export const ledgerAccounts = sqliteTable(
   "ledger_accounts",
   {
     id: rowId("id"),
-    kind: text("kind").notNull(),
+    kind: text("kind", {
+      enum: [
+        "sweep_source",
+        "platform",
+        "user",
+        "handle",
+        "payout",
+        "burn_pending",
+        "buyback_pending",
+        "paid_out",
+        "burned",
+        "rent",
+        "operator_float",
+        "withdrawal",
+        "withdrawn",
+      ],
+    }).notNull(),
     ref: text("ref").notNull(),
     /** cached balance, written by the ledger code with every entry */
     balance: lamports("balance").notNull().default(sql`0`),
     /** the same sum kept by a trigger on entry insert: a second book the cached balance must match */
     entrySum: lamports("entry_sum").notNull().default(sql`0`),
   },
-  (t) => [uniqueIndex("ledger_accounts_kind_ref").on(t.kind, t.ref), index("ledger_accounts_kind").on(t.kind)],
+  (t) => [
+    uniqueIndex("ledger_accounts_kind_ref").on(t.kind, t.ref),
+    index("ledger_accounts_kind").on(t.kind),
+    oneOf(t.kind),
+  ],
 );
 
 export const ledgerPostings = sqliteTable(
@@ -192,10 +251,27 @@ export const ledgerPostings = sqliteTable(
     id: rowId("id"),
     /** unique per money command: replaying the command finds it and does nothing */
     commandKey: text("command_key").notNull(),
-    kind: text("kind").notNull(),
+    kind: text("kind", {
+      enum: [
+        "sweep",
+        "pin",
+        "payout_reserve",
+        "payout_confirm",
+        "payout_fail",
+        "payout_replace",
+        "burn_order",
+        "burn_done",
+        "burn_refund",
+        "rent_paid",
+        "rent_returned",
+        "withdrawal_reserve",
+        "withdrawal_confirm",
+        "withdrawal_fail",
+      ],
+    }).notNull(),
     atMs: int("at_ms").notNull(),
   },
-  (t) => [uniqueIndex("ledger_postings_command_key").on(t.commandKey)],
+  (t) => [uniqueIndex("ledger_postings_command_key").on(t.commandKey), oneOf(t.kind)],
 );
 
 export const ledgerEntries = sqliteTable(
@@ -278,7 +354,7 @@ export const feedEvents = sqliteTable(
     type: text("type", { enum: ["launch", "sweep", "payout", "payoutStatus", "burn"] }).notNull(),
     refId: int("ref_id").notNull(),
   },
-  (t) => [uniqueIndex("feed_events_ref").on(t.type, t.refId)],
+  (t) => [uniqueIndex("feed_events_ref").on(t.type, t.refId), oneOf(t.type)],
 );
 
 /**
@@ -298,7 +374,7 @@ export const payoutEvents = sqliteTable(
     /** on `replaced`: the payout that owes the amount now */
     replacementId: int("replacement_id"),
   },
-  (t) => [index("payout_events_payout").on(t.payoutId, t.id)],
+  (t) => [index("payout_events_payout").on(t.payoutId, t.id), oneOf(t.status)],
 );
 
 // ---------------------------------------------------------------- money movements
@@ -334,6 +410,9 @@ export const sweeps = sqliteTable(
       t.signature,
     ),
     index("sweeps_status").on(t.status),
+    oneOf(t.status),
+    notNegative(t.totalLamports),
+    notNegative(t.platformLamports),
   ],
 );
 
@@ -365,6 +444,9 @@ export const payouts = sqliteTable(
     index("payouts_sent_at").on(t.sentAtMs),
     index("payouts_signature").on(t.signature),
     uniqueIndex("payouts_replaces").on(t.replacesId),
+    oneOf(t.kind),
+    oneOf(t.status),
+    notNegative(t.lamports),
   ],
 );
 
@@ -388,6 +470,9 @@ export const burnOrders = sqliteTable(
     index("burn_orders_status_mint").on(t.status, t.mint),
     index("burn_orders_user").on(t.idpUserId),
     index("burn_orders_buy").on(t.buyId),
+    oneOf(t.source),
+    oneOf(t.status),
+    notNegative(t.lamports),
   ],
 );
 
@@ -423,6 +508,11 @@ export const burnBuys = sqliteTable(
     uniqueIndex("burn_buys_signature").on(t.signature),
     index("burn_buys_status").on(t.status),
     index("burn_buys_created_at").on(t.createdAtMs),
+    oneOf(t.status),
+    notNegative(t.lamports),
+    notNegative(t.spentLamports),
+    notNegative(t.rentLamports),
+    notNegative(t.tokenAmount),
   ],
 );
 
@@ -441,7 +531,12 @@ export const burns = sqliteTable(
     tokenAmount: lamports("token_amount").notNull(),
     landedAtMs: int("landed_at_ms").notNull(),
   },
-  (t) => [uniqueIndex("burns_buy_source").on(t.buyId, t.source)],
+  (t) => [
+    uniqueIndex("burns_buy_source").on(t.buyId, t.source),
+    oneOf(t.source),
+    notNegative(t.lamports),
+    notNegative(t.tokenAmount),
+  ],
 );
 
 // ---------------------------------------------------------------- launches
@@ -470,6 +565,7 @@ export const launchIntents = sqliteTable(
     uniqueIndex("launch_intents_mint").on(t.mint),
     uniqueIndex("launch_intents_creator_index").on(t.creatorIndex),
     index("launch_intents_status").on(t.status),
+    oneOf(t.status),
   ],
 );
 
@@ -550,7 +646,7 @@ export const solvencySnapshots = sqliteTable(
     /** what prompted it: a job's name, or `hourly` */
     trigger: text("trigger").notNull(),
   },
-  (t) => [index("solvency_snapshots_at").on(t.atMs)],
+  (t) => [index("solvency_snapshots_at").on(t.atMs), notNegative(t.treasuryLamports), notNegative(t.owedLamports)],
 );
 
 /** Sessions of the operator page at /admin: the SHA-256 of the cookie's random token, never the token. */
@@ -620,7 +716,11 @@ export const liabilityLeaves = sqliteTable(
     lamports: lamports("lamports").notNull(),
     leafHash: blob("leaf_hash", { mode: "buffer" }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.snapshotId, t.accountKind, t.accountRef] })],
+  (t) => [
+    primaryKey({ columns: [t.snapshotId, t.accountKind, t.accountRef] }),
+    oneOf(t.accountKind),
+    notNegative(t.lamports),
+  ],
 );
 
 /** A tree whose sum was not what the books owe at the same instant: flagged, never published. */
@@ -699,6 +799,8 @@ export const webhookDeliveries = sqliteTable(
   (t) => [
     uniqueIndex("webhook_deliveries_event").on(t.webhookId, t.atUs),
     index("webhook_deliveries_due").on(t.status, t.nextAttemptAtMs),
+    oneOf(t.status),
+    notNegative(t.attempts),
   ],
 );
 
@@ -735,7 +837,7 @@ export const setAside = sqliteTable(
     setAsideAtMs: int("set_aside_at_ms"),
     retryAtMs: int("retry_at_ms"),
   },
-  (t) => [primaryKey({ columns: [t.mint, t.job] })],
+  (t) => [primaryKey({ columns: [t.mint, t.job] }), oneOf(t.job), notNegative(t.failures)],
 );
 
 // ---------------------------------------------------------------- signed transactions (landing)
@@ -751,8 +853,8 @@ export const chainTransactions = sqliteTable(
   "chain_transactions",
   {
     signature: text("signature").primaryKey(),
-    /** sweep | payouts | burn-buy | burn | anchor */
-    job: text("job").notNull(),
+    /** the job that signed it (TransactionJob, src/chain/ports.ts) */
+    job: text("job", { enum: TRANSACTION_JOBS }).notNull(),
     /** the signed bytes; cleared once the transaction landed or lapsed */
     wire: blob("wire", { mode: "buffer" }),
     lastValidBlockHeight: lamports("last_valid_block_height").notNull(),
@@ -776,21 +878,41 @@ export const chainTransactions = sqliteTable(
   (t) => [
     index("chain_transactions_live").on(t.state, t.preparedAtMs),
     index("chain_transactions_job").on(t.job, t.preparedAtMs),
+    oneOf(t.job),
+    oneOf(t.state),
+    notNegative(t.computeUnitLimit),
+    notNegative(t.computeUnitPriceMicroLamports),
+    notNegative(t.attempt),
+    notNegative(t.sendCount),
   ],
 );
 
 /** Running totals per job for /metrics: what landing cost, counted where it happened. */
-export const chainTransactionTotals = sqliteTable("chain_transaction_totals", {
-  job: text("job").primaryKey(),
-  prepared: int("prepared").notNull().default(sql`0`),
-  sends: int("sends").notNull().default(sql`0`),
-  rebroadcasts: int("rebroadcasts").notNull().default(sql`0`),
-  landed: int("landed").notNull().default(sql`0`),
-  failed: int("failed").notNull().default(sql`0`),
-  lapsed: int("lapsed").notNull().default(sql`0`),
-  replacements: int("replacements").notNull().default(sql`0`),
-  priorityFeeLamports: lamports("priority_fee_lamports").notNull().default(sql`0`),
-});
+export const chainTransactionTotals = sqliteTable(
+  "chain_transaction_totals",
+  {
+    job: text("job", { enum: TRANSACTION_JOBS }).primaryKey(),
+    prepared: int("prepared").notNull().default(sql`0`),
+    sends: int("sends").notNull().default(sql`0`),
+    rebroadcasts: int("rebroadcasts").notNull().default(sql`0`),
+    landed: int("landed").notNull().default(sql`0`),
+    failed: int("failed").notNull().default(sql`0`),
+    lapsed: int("lapsed").notNull().default(sql`0`),
+    replacements: int("replacements").notNull().default(sql`0`),
+    priorityFeeLamports: lamports("priority_fee_lamports").notNull().default(sql`0`),
+  },
+  (t) => [
+    oneOf(t.job),
+    notNegative(t.prepared),
+    notNegative(t.sends),
+    notNegative(t.rebroadcasts),
+    notNegative(t.landed),
+    notNegative(t.failed),
+    notNegative(t.lapsed),
+    notNegative(t.replacements),
+    notNegative(t.priorityFeeLamports),
+  ],
+);
 
 /**
  * Custody incidents (src/custody): a breaker that tripped (a reserves shortfall, broken books, an
@@ -801,7 +923,20 @@ export const custodyIncidents = sqliteTable(
   "custody_incidents",
   {
     id: rowId("id"),
-    kind: text("kind").notNull(),
+    kind: text("kind", {
+      enum: [
+        "shortfall",
+        "audit",
+        "outflow-hour",
+        "outflow-day",
+        "reconciling",
+        "unknown-transaction",
+        "reserve-low",
+        "token-anomaly",
+        "program-changed",
+        "backup-missed",
+      ],
+    }).notNull(),
     /** what tripped, in plain words for the operator (no secrets, no addresses beyond the treasury's) */
     detail: text("detail").notNull(),
     /** 1 when it halts money until resolved */
@@ -811,7 +946,11 @@ export const custodyIncidents = sqliteTable(
     resolvedBy: text("resolved_by"),
     resolveReason: text("resolve_reason"),
   },
-  (t) => [index("custody_incidents_open").on(t.resolvedAtMs, t.kind)],
+  (t) => [
+    index("custody_incidents_open").on(t.resolvedAtMs, t.kind),
+    oneOf(t.kind),
+    check("custody_incidents_halts", sql`"halts" IN (0, 1)`),
+  ],
 );
 
 /**
@@ -837,7 +976,7 @@ export const withdrawals = sqliteTable(
     sentAtMs: int("sent_at_ms"),
     confirmedAtMs: int("confirmed_at_ms"),
   },
-  (t) => [index("withdrawals_status").on(t.status)],
+  (t) => [index("withdrawals_status").on(t.status), oneOf(t.status), notNegative(t.lamports), notNegative(t.attempt)],
 );
 
 // ---------------------------------------------------------------- provider cost (issue 42)
@@ -890,8 +1029,7 @@ export const reconciliations = sqliteTable(
   "reconciliations",
   {
     id: rowId("id"),
-    /** restore | start */
-    reason: text("reason").notNull(),
+    reason: text("reason", { enum: ["restore", "start"] }).notNull(),
     status: text("status", { enum: ["scanning", "applying", "done", "blocked"] }).notNull(),
     startedAtMs: int("started_at_ms").notNull(),
     finishedAtMs: int("finished_at_ms"),
@@ -903,7 +1041,15 @@ export const reconciliations = sqliteTable(
     unknown: int("unknown").notNull().default(sql`0`),
     detail: text("detail"),
   },
-  (t) => [index("reconciliations_status").on(t.status)],
+  (t) => [
+    index("reconciliations_status").on(t.status),
+    oneOf(t.reason),
+    oneOf(t.status),
+    notNegative(t.scanned),
+    notNegative(t.total),
+    notNegative(t.applied),
+    notNegative(t.unknown),
+  ],
 );
 
 /** The treasury transactions a reconciliation found, oldest first, and what became of each. */
@@ -921,7 +1067,11 @@ export const reconciliationItems = sqliteTable(
     kind: text("kind"),
     note: text("note"),
   },
-  (t) => [index("reconciliation_items_order").on(t.reconciliationId, t.status, t.position)],
+  (t) => [
+    index("reconciliation_items_order").on(t.reconciliationId, t.status, t.position),
+    oneOf(t.status),
+    notNegative(t.slot),
+  ],
 );
 
 /**
@@ -930,10 +1080,14 @@ export const reconciliationItems = sqliteTable(
  * treasury's history take them as known (surplus in the proof of reserves) instead of holding money
  * to reconcile them, however many arrive (src/reconcile/credits.ts).
  */
-export const treasuryCredits = sqliteTable("treasury_credits", {
-  signature: text("signature").primaryKey(),
-  slot: lamports("slot").notNull(),
-  /** what the treasury's balance gained in it (0 for a failed transaction) */
-  lamports: lamports("lamports").notNull(),
-  recordedAtMs: int("recorded_at_ms").notNull(),
-});
+export const treasuryCredits = sqliteTable(
+  "treasury_credits",
+  {
+    signature: text("signature").primaryKey(),
+    slot: lamports("slot").notNull(),
+    /** what the treasury's balance gained in it (0 for a failed transaction) */
+    lamports: lamports("lamports").notNull(),
+    recordedAtMs: int("recorded_at_ms").notNull(),
+  },
+  (t) => [notNegative(t.lamports)],
+);

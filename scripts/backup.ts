@@ -3,11 +3,12 @@
  * SQLite's VACUUM INTO writes a transactionally consistent snapshot to a temporary name next to
  * the target; the copy must pass `PRAGMA integrity_check` and the full ledger audit before it is
  * renamed into place, so a file at <file> is always a good backup (src/backup/snapshot.ts).
- * `bun run backup s3://bucket/prefix` uploads that checked snapshot as a new generation and keeps
- * the newest BACKUP_KEEP (src/backup, docs/operations.md).
+ * `bun run backup s3://bucket/prefix` seals that checked snapshot (with the volume's generated
+ * secrets) with the key in BACKUP_KEY_FILE, uploads it as a new generation and keeps the newest
+ * BACKUP_KEEP (src/backup, docs/operations.md). A local file stays a plain SQLite file.
  */
 import { resolve } from "node:path";
-import { backupDatabase, isS3Url, parseS3Url, uploadGeneration } from "../src/backup";
+import { backupDatabase, isS3Url, parseS3Url, readBackupKey, readVolumeSecrets, uploadGeneration } from "../src/backup";
 import { type Config, loadConfigOrExit } from "../src/config";
 import { refuseInOneLine } from "./refusal";
 
@@ -31,6 +32,10 @@ export function backupCommand(args: readonly string[], invokedAs = "bun run back
 async function backupToS3(config: Config, url: string): Promise<void> {
   if (config.backup.s3 === null)
     throw new Error("S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY (or the AWS_ names) must be set to back up to S3");
+  if (config.backup.keyFile === null)
+    throw new Error(
+      "BACKUP_KEY_FILE must be set to back up to S3 (the key generations are sealed with, outside DATA_DIR)",
+    );
   const target = parseS3Url(url);
   if (target.generation !== null) throw new Error("back up to a prefix (s3://bucket/prefix), not to a generation");
   const outcome = await uploadGeneration({
@@ -38,6 +43,8 @@ async function backupToS3(config: Config, url: string): Promise<void> {
     target,
     settings: config.backup.s3,
     keep: config.backup.keep,
+    key: readBackupKey(config.backup.keyFile),
+    secrets: readVolumeSecrets(config),
   });
   process.stdout.write(
     `backup uploaded to ${outcome.url} (${outcome.bytes} bytes, integrity ok, books balanced; ${outcome.pruned.length} older generations pruned, ${config.backup.keep} kept)\n`,

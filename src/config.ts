@@ -43,6 +43,8 @@ export interface Config {
   masterSecretFile: string | null;
   cronSecret: string | null;
   adminSecret: string | null;
+  /** named operators' `name:argon2id-hash` lines (src/admin/operators.ts); read by the admin module */
+  adminOperatorsFile: string | null;
   metricsSecret: string | null;
   jobsEnabled: boolean;
   schedules: Record<JobNameForConfig, string>;
@@ -141,6 +143,8 @@ export interface BackupSettings {
   stopTimeoutMs: number;
   /** null when no key pair is set (then only local-file backups work) */
   s3: S3Settings | null;
+  /** BACKUP_KEY_FILE: the key off-site objects are sealed with, outside DATA_DIR; required with BACKUP_URL */
+  keyFile: string | null;
 }
 
 export interface S3Settings {
@@ -430,9 +434,14 @@ const S3_URL = /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[^\s]*)?$/;
  * BACKUP_URL, its schedule and generations, and the S3 key pair under Bun's names (S3_* first,
  * then AWS_*). A key pair is needed only with BACKUP_URL; `backup s3://…` by hand needs it too.
  */
-function backupSettings(env: Env): BackupSettings {
+function backupSettings(env: Env, dataDir: string): BackupSettings {
   const target = str(env, "BACKUP_URL");
   if (target !== null && !S3_URL.test(target)) throw new ConfigError("BACKUP_URL must be an s3://bucket/prefix URL");
+  const keyFile = str(env, "BACKUP_KEY_FILE") === null ? null : resolve(str(env, "BACKUP_KEY_FILE")!);
+  if (keyFile !== null && (keyFile === dataDir || keyFile.startsWith(`${dataDir}/`)))
+    throw new ConfigError("BACKUP_KEY_FILE must be outside DATA_DIR (a key on the volume is lost with it)");
+  if (target !== null && keyFile === null)
+    throw new ConfigError("BACKUP_URL needs BACKUP_KEY_FILE (the key generations are sealed with, outside DATA_DIR)");
   const accessKeyId = str(env, "S3_ACCESS_KEY_ID") ?? str(env, "AWS_ACCESS_KEY_ID");
   const secretAccessKey = str(env, "S3_SECRET_ACCESS_KEY") ?? str(env, "AWS_SECRET_ACCESS_KEY");
   if ((accessKeyId === null) !== (secretAccessKey === null))
@@ -453,6 +462,7 @@ function backupSettings(env: Env): BackupSettings {
     keep: int(env, "BACKUP_KEEP", 24, 1, 10_000),
     // Inside Docker's default 10 s stop grace, with room for the rest of the stop.
     stopTimeoutMs: int(env, "BACKUP_STOP_TIMEOUT_MS", 5_000, 0, 60_000),
+    keyFile,
     s3:
       accessKeyId === null || secretAccessKey === null
         ? null
@@ -501,6 +511,7 @@ export function loadConfig(env: Env = process.env): Config {
     ...keys,
     cronSecret: str(env, "CRON_SECRET"),
     adminSecret: str(env, "ADMIN_SECRET"),
+    adminOperatorsFile: str(env, "ADMIN_OPERATORS_FILE"),
     metricsSecret: str(env, "METRICS_SECRET"),
     ...jobSettings(env),
     ...moneySettings(env),
@@ -522,7 +533,7 @@ export function loadConfig(env: Env = process.env): Config {
     uploadBytesPerIpDay: int(env, "UPLOAD_BYTES_PER_IP_DAY", 64 * 1024 * 1024, 0, 1024 * 1024 * 1024),
     explorerUrl: explorerTemplate(env, chain),
     ...webhookSettings(env),
-    backup: backupSettings(env),
+    backup: backupSettings(env, dataDir),
   };
 }
 

@@ -130,7 +130,11 @@ const AuditEntry = object(
   {
     id: positiveId,
     at: isoTime,
-    actor: { type: "string", description: "the credential: admin-api (the bearer) or the /admin page's session" },
+    actor: {
+      type: "string",
+      description:
+        "who: a named operator's name (ADMIN_OPERATORS_FILE, by Basic credential or the /admin page), or for the shared ADMIN_SECRET admin-api (the bearer) or admin-page (the page's session)",
+    },
     action: { type: "string" },
     subject: nullableString,
     reason: nullableString,

@@ -12,7 +12,8 @@ import { accountFigures } from "../ledger";
 import { settingsInForce } from "../settings";
 import { idpConfigured } from "../auth";
 import { handlesOf, type Routing } from "../identity";
-import { accountRecord, payoutsPage, type AccountToken, type Payout } from "./record";
+import { booksReconciling } from "../reconcile";
+import { accountRecord, payoutsPage, reconcilingMark, shownFigures, type AccountToken, type Payout } from "./record";
 import { ACCOUNT_PAGE_SIZE } from "./pages";
 
 export interface SignedOut {
@@ -31,10 +32,13 @@ export interface SignedIn extends Omit<SignedOut, "signedIn"> {
   routing: Routing;
   payoutWallet: string | null;
   declined: boolean;
-  creditedLamports: string;
-  paidLamports: string;
-  burnedLamports: string;
-  balanceLamports: string;
+  /** the account's figures; null while the books are reconciling with the chain (after a restore) */
+  creditedLamports: string | null;
+  paidLamports: string | null;
+  burnedLamports: string | null;
+  balanceLamports: string | null;
+  /** present, and true, only while the books are reconciling */
+  reconciling?: true;
   handles: string[];
   tokens: AccountToken[];
   payouts: Payout[];
@@ -78,6 +82,7 @@ export function meOf(db: Db, config: Config, idpUserId: string): SignedIn | Sign
     if (record) break;
   }
   const figures = accountFigures(db, "user", idpUserId);
+  const reconciling = booksReconciling(db);
   const payouts = record
     ? { payouts: record.payouts, nextCursor: record.payoutsNextCursor }
     : payoutsPage(db, idpUserId, null, ACCOUNT_PAGE_SIZE);
@@ -94,10 +99,8 @@ export function meOf(db: Db, config: Config, idpUserId: string): SignedIn | Sign
     routing: identity.routing ?? "hold",
     payoutWallet: identity.payoutWallet,
     declined: Number(identity.declined) === 1,
-    creditedLamports: figures.creditedLamports.toString(),
-    paidLamports: figures.paidLamports.toString(),
-    burnedLamports: figures.burnedLamports.toString(),
-    balanceLamports: figures.balanceLamports.toString(),
+    ...shownFigures(figures, reconciling),
+    ...reconcilingMark(reconciling),
     handles,
     tokens: record?.tokens ?? [],
     payouts: payouts.payouts,

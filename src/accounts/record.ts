@@ -9,6 +9,7 @@ import { payouts } from "../../db/schema";
 import { columnsOf, query, statement, type TableRow } from "../../db/statement";
 import { accountFigures, creditsByToken } from "../ledger";
 import { isoMs, isoMsOrNull } from "../http/public-schemas";
+import { booksReconciling } from "../reconcile";
 import { imageUrlOf } from "../tokens";
 import { ACCOUNT_PAGE_SIZE, payoutCursor, tokenCursor, type TokenPosition } from "./pages";
 import type { AccountRecord, AccountToken, AccountTokensPage, Payout, PayoutsPage } from "./schemas";
@@ -122,6 +123,7 @@ export function accountTokensPage(
   const last = page[page.length - 1];
   // The ledger keeps a row per account and token: only this page's are read.
   const pageTokenIds = page.map((r) => Number(r.tokenId));
+  const reconciling = booksReconciling(db);
   const credits = owner.idpUserId
     ? creditsByToken(db, "user", owner.idpUserId, pageTokenIds)
     : creditsByToken(db, "handle", owner.handle, pageTokenIds);
@@ -132,12 +134,13 @@ export function accountTokensPage(
       symbol: r.symbol,
       imageUrl: imageUrlOf(r.mint, Number(r.hasImage) === 1, r.imageUri),
       bps: Number(r.bps),
-      creditedLamports: (credits.get(Number(r.tokenId)) ?? 0n).toString(),
+      creditedLamports: reconciling ? null : (credits.get(Number(r.tokenId)) ?? 0n).toString(),
     })),
     nextCursor:
       tokenRows.length > limit && last
         ? tokenCursor({ launchedAtMs: Number(last.launchedAtMs), mint: last.mint })
         : null,
+    ...reconcilingMark(reconciling),
   };
 }
 
@@ -188,12 +191,32 @@ function profileOf(db: Db, handle: string): HandleRow {
   };
 }
 
+/** The account's four figures as the reads show them: null while the books are reconciling (a restore). */
+export function shownFigures(
+  figures: ReturnType<typeof accountFigures>,
+  reconciling: boolean,
+): Pick<AccountRecord, "creditedLamports" | "paidLamports" | "burnedLamports" | "balanceLamports"> {
+  const shown = (lamports: bigint) => (reconciling ? null : lamports.toString());
+  return {
+    creditedLamports: shown(figures.creditedLamports),
+    paidLamports: shown(figures.paidLamports),
+    burnedLamports: shown(figures.burnedLamports),
+    balanceLamports: shown(figures.balanceLamports),
+  };
+}
+
+/** `reconciling: true` while the books are reconciling, and no field at all otherwise (the usual answer is unchanged). */
+export function reconcilingMark(reconciling: boolean): { reconciling?: true } {
+  return reconciling ? { reconciling: true } : {};
+}
+
 /** The record, or null when no token launched here names the handle. */
 export function accountRecord(db: Db, handle: string): AccountRecord | null {
   if (!isNamed(db, handle)) return null;
   const profile = profileOf(db, handle);
 
   const pinnedTo = profile.idpUserId;
+  const reconciling = booksReconciling(db);
   const figures = pinnedTo ? accountFigures(db, "user", pinnedTo) : accountFigures(db, "handle", handle);
   const tokens = accountTokensPage(db, { idpUserId: pinnedTo, handle }, null, ACCOUNT_PAGE_SIZE);
   const payouts = pinnedTo ? payoutsPage(db, pinnedTo, null, ACCOUNT_PAGE_SIZE) : { payouts: [], nextCursor: null };
@@ -208,10 +231,8 @@ export function accountRecord(db: Db, handle: string): AccountRecord | null {
     claimed,
     routing: claimed ? profile.routing : null,
     declined: claimed && Number(profile.declined ?? 0) === 1,
-    creditedLamports: figures.creditedLamports.toString(),
-    paidLamports: figures.paidLamports.toString(),
-    burnedLamports: figures.burnedLamports.toString(),
-    balanceLamports: figures.balanceLamports.toString(),
+    ...shownFigures(figures, reconciling),
+    ...reconcilingMark(reconciling),
     tokens: tokens.tokens,
     payouts: payouts.payouts,
     tokensNextCursor: tokens.nextCursor,

@@ -5,6 +5,22 @@
  */
 import { type Static, t } from "elysia";
 import { Int, IsoTimeSchema, LamportsSchema, NullableIsoTime, NullableString } from "../http/public-schemas";
+
+/**
+ * A figure of the account that a reconciliation with the chain is still changing (after a
+ * restore): null then, never a number on its way to the right one.
+ */
+const AccountLamports = t.Union([LamportsSchema, t.Null()], {
+  description: "whole lamports as a decimal string; null while `reconciling`",
+});
+
+/** Present, and true, only while the books are reconciled with the chain after a restore. */
+export const ReconcilingSchema = t.Optional(
+  t.Literal(true, {
+    description:
+      "present only while the books are reconciled with the chain (after a restore): the account's figures are null until it is done, then return",
+  }),
+);
 import { PayoutStatusSchema } from "../ledger";
 import { RoutingSchema } from "../tokens";
 
@@ -29,7 +45,7 @@ export const AccountTokenSchema = t.Object(
     symbol: t.String(),
     imageUrl: NullableString,
     bps: Int({ minimum: 1, maximum: 10_000 }),
-    creditedLamports: LamportsSchema,
+    creditedLamports: AccountLamports,
   },
   { title: "AccountToken" },
 );
@@ -44,10 +60,11 @@ export const AccountRecordSchema = t.Object(
     claimed: t.Boolean(),
     routing: RoutingSchema,
     declined: t.Boolean(),
-    creditedLamports: LamportsSchema,
-    paidLamports: LamportsSchema,
-    burnedLamports: LamportsSchema,
-    balanceLamports: LamportsSchema,
+    creditedLamports: AccountLamports,
+    paidLamports: AccountLamports,
+    burnedLamports: AccountLamports,
+    balanceLamports: AccountLamports,
+    reconciling: ReconcilingSchema,
     tokens: t.Array(AccountTokenSchema, {
       description: "newest launch first; the first 100, the rest from /api/idp/{handle}/tokens",
     }),
@@ -70,6 +87,7 @@ export const AccountTokensPageSchema = t.Object(
   {
     tokens: t.Array(AccountTokenSchema),
     nextCursor: t.Union([t.String(), t.Null()], { description: "null on the last page" }),
+    reconciling: ReconcilingSchema,
   },
   { title: "AccountTokensPage" },
 );

@@ -23,8 +23,8 @@ import { latestReconciliation, type Reconciliation } from "../reconcile";
 import { owedForReserves } from "../proof";
 import { immediate } from "../../db/transaction";
 import { CACHE } from "../http/cache";
-import { AppError } from "../lib/errors";
-import { adminGuard, adminOriginOf } from "./authorized";
+import { AppError, isAppError } from "../lib/errors";
+import { type AdminOrigin, adminGuard, adminOriginOf } from "./authorized";
 import { audit } from "./service";
 
 const MAX_REASON_CHARS = 500;
@@ -149,6 +149,13 @@ function listedIds(body: Record<string, unknown>): Record<(typeof ID_LISTS)[numb
 
 const countsOf = (p: number, w: number, b: number) => `${p} payout(s), ${w} withdrawal(s), ${b} burn order(s)`;
 
+/** The audit's account of a resume: each released row by id and amount, so the row says what left on whose word. */
+function releasedSubject(resolved: number, release: ReleasedRows, totalLamports: bigint): string {
+  const list = (kind: string, rows: readonly { id: number; lamports: bigint }[]) =>
+    `${kind} [${rows.map((r) => `#${r.id} ${r.lamports}`).join(", ")}]`;
+  return `${resolved} incident(s); released ${list("payouts", release.payouts)}, ${list("withdrawals", release.withdrawals)}, ${list("burn orders", release.burnOrders)}; ${totalLamports} lamports`;
+}
+
 /**
  * The rows the resume releases: exactly what waits now, which must be what the operator was shown
  * when they name it (a row queued or sent since is a different decision: 409, nothing changes).
@@ -186,12 +193,11 @@ function resume(ctx: AppContext, request: Request, body: unknown) {
   return immediate(ctx.db, () => {
     const release = releaseOf(waitingOutflow(ctx.db), listed);
     const done = resumeMoney(ctx.db, { actor: origin.actor, reason, atMs: nowMs, release });
-    const rows = countsOf(release.payouts.length, release.withdrawals.length, release.burnOrders.length);
     audit(
       ctx.db,
       { ...origin, reason, nowMs },
       "resume_money",
-      `${done.resolved} incident(s); released ${rows}, ${done.releasedLamports} lamports`,
+      releasedSubject(done.resolved, release, done.releasedLamports),
     );
     return {
       ok: true,
@@ -236,15 +242,45 @@ async function withdrawalsView(ctx: AppContext) {
   };
 }
 
-/** `POST /api/admin/withdrawals`: a platform withdrawal to PLATFORM_WALLET, audited in the write that queues it. */
+/**
+ * A refused withdrawal is audited too (`withdraw_refused`): who asked for how much, why it was
+ * refused, and their reason, in its own write (the refused one wrote nothing).
+ */
+function auditRefusedWithdrawal(ctx: AppContext, origin: AdminOrigin, body: unknown, error: unknown): void {
+  if (!isAppError(error)) return;
+  const input =
+    body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const asked = typeof input.lamports === "string" && /^\d{1,19}$/.test(input.lamports) ? input.lamports : "?";
+  const reason =
+    typeof input.reason === "string" && input.reason.trim() !== ""
+      ? input.reason.trim().slice(0, MAX_REASON_CHARS)
+      : null;
+  // The sentence the operator was answered; an internal failure by its code only.
+  const why = error.kind === "internal" ? error.code : error.message;
+  const nowMs = ctx.now();
+  immediate(ctx.db, () => {
+    audit(ctx.db, { ...origin, reason, nowMs }, "withdraw_refused", `${asked} lamports: ${why}`);
+  });
+}
+
+/** `POST /api/admin/withdrawals`: a platform withdrawal to PLATFORM_WALLET, audited in the write that queues it, or as refused. */
 async function withdraw(ctx: AppContext, request: Request, body: unknown) {
+  const origin = adminOriginOf(ctx, request);
+  try {
+    return await queueWithdrawal(ctx, origin, body);
+  } catch (error) {
+    auditRefusedWithdrawal(ctx, origin, body, error);
+    throw error;
+  }
+}
+
+async function queueWithdrawal(ctx: AppContext, origin: AdminOrigin, body: unknown) {
   const input = objectBody(body);
   const wallet = ctx.config.custody.platformWallet;
   if (wallet === null) throw new AppError("WITHDRAWALS_NOT_CONFIGURED");
   const raw = input.lamports;
   if (typeof raw !== "string" || !/^[1-9]\d{0,18}$/.test(raw)) throw new AppError("LAMPORTS_NOT_DECIMAL");
   const reason = requiredReason(input);
-  const origin = adminOriginOf(ctx, request);
   const treasury = await treasuryLamports(ctx);
   const nowMs = ctx.now();
   const withdrawal = requestWithdrawal(

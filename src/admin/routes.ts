@@ -1,7 +1,8 @@
 /**
- * `/api/admin/*` behind `Authorization: Bearer <ADMIN_SECRET>` or the /admin page's session; with
- * the secret unset, or a wrong one, every admin route answers 404 as if it did not exist. Not part
- * of the public API.
+ * `/api/admin/*` behind a named operator's `Authorization: Basic` (ADMIN_OPERATORS_FILE), the shared
+ * `Authorization: Bearer <ADMIN_SECRET>`, or the /admin page's session; with neither configured, or
+ * a wrong credential, every admin route answers 404 as if it did not exist. Not part of the public
+ * API.
  */
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
@@ -10,6 +11,7 @@ import { listFeeSharing } from "../tokens";
 import { auditLog, performAdminAction, type AdminAction } from "./service";
 import { AppError } from "../lib/errors";
 import { adminGuard, adminOriginOf } from "./authorized";
+import { operatorsOf } from "./operators";
 
 interface ActionBody {
   reason: string | null;
@@ -60,13 +62,15 @@ const ACTION_ROUTES: { path: string; build: (body: ActionBody, params: { mint?: 
 ];
 
 export function adminRoutes(ctx: AppContext) {
+  // Read now, so a bad operators file stops the start rather than the first admin request.
+  operatorsOf(ctx.config);
   // The front door checked this before the body was read; checked again so no route depends on it.
   const guard = adminGuard(ctx);
   const run = (request: Request, body: unknown, build: (b: ActionBody) => AdminAction) => {
     guard(request);
     const parsed = parseBody(body);
     const action = build(parsed);
-    // Recorded as the credential it came with: the bearer (admin-api) or the /admin page's session.
+    // Recorded as who sent it: the operator's name, or the shared secret's admin-api / admin-page.
     performAdminAction(ctx.db, { ...adminOriginOf(ctx, request), reason: parsed.reason, nowMs: ctx.now() }, action);
     return { ok: true, action: action.action };
   };

@@ -1,7 +1,9 @@
 /**
  * Generation names: the UTC time the snapshot was taken, to the millisecond, and the first 16 hex
- * digits of its SHA-256 (`20261126T221500123Z-1a2b3c4d5e6f7081`). Names sort in time order, so the
- * newest is the largest; the hash lets a restore refuse an object that changed after upload.
+ * digits of the SHA-256 of the sealed object (`20261126T221500123Z-1a2b3c4d5e6f7081`). Names sort
+ * in time order, so the newest is the largest. The hash only tells a restore that an object was
+ * damaged; what a restore trusts is the seal (src/backup/seal.ts), made for the name's time, which
+ * whoever writes the bucket cannot make.
  */
 import type { S3Target } from "./target";
 
@@ -10,10 +12,24 @@ export const GENERATION_NAME = /^\d{8}T\d{9}Z-[0-9a-f]{16}$/;
 /** Each generation is one object `<prefix>/<name>.db`. */
 const OBJECT_SUFFIX = ".db";
 
-export function generationName(atMs: number, sha256Hex: string): string {
+/** The time part of a name (`20261126T221500123Z`). */
+export function generationStamp(atMs: number): string {
   const iso = new Date(atMs).toISOString(); // 2026-11-26T22:15:00.123Z
-  const stamp = `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}T${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}${iso.slice(20, 23)}Z`;
-  return `${stamp}-${sha256Hex.slice(0, 16)}`;
+  return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}T${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}${iso.slice(20, 23)}Z`;
+}
+
+export function generationName(atMs: number, sha256Hex: string): string {
+  return `${generationStamp(atMs)}-${sha256Hex.slice(0, 16)}`;
+}
+
+/** What a generation is sealed for: its time, so a genuine generation copied under a newer name does not open. */
+export function sealedForGeneration(stamp: string): string {
+  return `generation ${stamp}`;
+}
+
+/** The time part of a generation's name. */
+export function stampOf(generation: string): string {
+  return generation.slice(0, generation.indexOf("-"));
 }
 
 /** The hash part of a name, which the object's bytes must match. */

@@ -11,6 +11,19 @@ export type { ObjectStore } from "./s3";
 export { isS3Url, parseS3Url, s3UrlOf } from "./target";
 export type { S3Target } from "./target";
 export { generationName, GENERATION_NAME } from "./generations";
+export { backupKeyOf, MIN_BACKUP_KEY_CHARS, readBackupKey } from "./key";
+export type { BackupKey } from "./key";
+export { checkSchema } from "./schema";
+export { putVolumeSecrets, readVolumeSecrets, takeVolumeSecrets, VOLUME_SECRETS_KEY } from "./volume-secrets";
+export {
+  AUDIT_MARK_KEY,
+  AuditShipper,
+  fetchAuditRowsAfter,
+  newestAuditId,
+  putAuditRows,
+  shipAuditRows,
+} from "./audit-offsite";
+export type { AuditRecord, StoredAudit } from "./audit-offsite";
 export { endSessionsOfBackup, freeLeasesOfBackup, markRestored, restoredAtMs, RESTORED_AT_KEY } from "./restored";
 export {
   BACKUP_LEASE,

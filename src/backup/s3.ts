@@ -16,6 +16,10 @@ export interface ObjectStore {
   /** every key under `prefix`, all pages */
   list(prefix: string): Promise<string[]>;
   remove(key: string): Promise<void>;
+  /** writes a small object (an audit row) from memory */
+  put(key: string, bytes: Uint8Array): Promise<void>;
+  /** reads a small object into memory */
+  get(key: string): Promise<Uint8Array>;
 }
 
 /** The store's error code when it is a plain identifier; anything else is not repeated. */
@@ -45,7 +49,8 @@ export function s3Store(target: Pick<S3Target, "bucket">, settings: S3Settings):
   return {
     upload: (key, path) =>
       guarded(`upload of ${key}`, async () => {
-        await client.write(key, Bun.file(path), { type: "application/vnd.sqlite3" });
+        // Sealed (src/backup/seal.ts): no longer an SQLite file anyone can open.
+        await client.write(key, Bun.file(path), { type: "application/octet-stream" });
       }),
     download: (key, path) =>
       guarded(`download of ${key}`, async () => {
@@ -66,5 +71,10 @@ export function s3Store(target: Pick<S3Target, "bucket">, settings: S3Settings):
       guarded(`deleting ${key}`, async () => {
         await client.delete(key);
       }),
+    put: (key, bytes) =>
+      guarded(`upload of ${key}`, async () => {
+        await client.write(key, bytes, { type: "application/octet-stream" });
+      }),
+    get: (key) => guarded(`download of ${key}`, () => client.file(key).bytes()),
   };
 }

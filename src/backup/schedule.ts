@@ -22,9 +22,12 @@ import {
 import { clearIncidents, raiseIncident } from "../custody";
 import { log } from "../lib/log";
 import { scrubErrorText } from "../lib/scrub";
-import { snapshotPathFor, uploadGeneration, type UploadOutcome } from "./offsite";
+import { sealedPathOf, snapshotPathFor, uploadGeneration, type UploadOutcome } from "./offsite";
 import type { ObjectStore } from "./s3";
 import { parseS3Url } from "./target";
+import { readBackupKey } from "./key";
+import { AuditShipper } from "./audit-offsite";
+import { readVolumeSecrets, type VolumeSecretsConfig } from "./volume-secrets";
 import { AppError, isAppError } from "../lib/errors";
 import { query } from "../../db/statement";
 
@@ -46,7 +49,7 @@ export const SCHEDULED_UPLOAD_TIMEOUT_MS = 30 * 60_000;
 
 export interface BackupDeps {
   db: Db;
-  config: Pick<Config, "databasePath" | "jobLeaseMs" | "backup">;
+  config: Pick<Config, "databasePath" | "jobLeaseMs" | "backup"> & VolumeSecretsConfig;
   /** the lease holder (the scheduler's, or the process's at shutdown) */
   holder: string;
   now?: () => number;
@@ -62,8 +65,8 @@ export type BackupRun =
 /** One upload now under the backup lease, bounded by `timeoutMs`; never throws. */
 export async function runBackup(deps: BackupDeps, options: { timeoutMs?: number } = {}): Promise<BackupRun> {
   const { db, config } = deps;
-  const { url, s3, keep } = config.backup;
-  if (url === null || s3 === null) return { ran: false, reason: "not_configured" };
+  const { url, s3, keep, keyFile } = config.backup;
+  if (url === null || s3 === null || keyFile === null) return { ran: false, reason: "not_configured" };
   const now = deps.now ?? Date.now;
   const lease = acquireLease(db, BACKUP_LEASE, deps.holder, config.jobLeaseMs, now());
   if (!lease) return { ran: false, reason: "busy" };
@@ -84,15 +87,19 @@ export async function runBackup(deps: BackupDeps, options: { timeoutMs?: number 
   let run: BackupRun;
   try {
     const outcome = await Promise.race([
-      uploadGeneration({
-        databasePath: config.databasePath,
-        target: parseS3Url(url),
-        settings: s3,
-        keep,
-        nowMs: startedAtMs,
-        snapshotPath,
-        store: deps.store,
-      }),
+      (async () =>
+        uploadGeneration({
+          databasePath: config.databasePath,
+          target: parseS3Url(url),
+          settings: s3,
+          keep,
+          // Read at each run: a key file replaced (rotated) is used from the next generation on.
+          key: readBackupKey(keyFile),
+          secrets: readVolumeSecrets(config),
+          nowMs: startedAtMs,
+          snapshotPath,
+          store: deps.store,
+        }))(),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new AppError("BACKUP_UPLOAD_TIMEOUT", { timeoutMs })), timeoutMs);
       }),
@@ -105,6 +112,7 @@ export async function runBackup(deps: BackupDeps, options: { timeoutMs?: number 
     run = { ran: true, ok: false, error: text, durationMs: now() - startedAtMs, abandoned };
     // An abandoned upload may still be reading it; unlinking leaves its open handle valid.
     rmSync(snapshotPath, { force: true });
+    rmSync(sealedPathOf(snapshotPath), { force: true });
   } finally {
     clearTimeout(timer);
     clearInterval(heartbeat);
@@ -178,11 +186,16 @@ export async function backupAtShutdown(
 export class BackupSchedule {
   private cron: Cron | null = null;
   private running: Promise<BackupRun> | null = null;
+  /** the audit rows' uploads (src/backup/audit-offsite.ts) ride on the same start and stop */
+  private readonly audit: AuditShipper;
 
-  constructor(private readonly deps: BackupDeps) {}
+  constructor(private readonly deps: BackupDeps) {
+    this.audit = new AuditShipper({ db: deps.db, config: deps.config, store: deps.store });
+  }
 
   start(): void {
     if (this.cron || this.deps.config.backup.url === null) return;
+    this.audit.start();
     noteBackupsScheduled(this.deps.db, (this.deps.now ?? Date.now)());
     this.cron = new Cron(this.deps.config.backup.schedule, { protect: true, name: BACKUP_LEASE }, async () => {
       await this.runNow();
@@ -206,6 +219,12 @@ export class BackupSchedule {
   async stop(graceMs = this.deps.config.backup.stopTimeoutMs): Promise<void> {
     this.cron?.stop();
     this.cron = null;
+    const audit = this.audit.stop(graceMs);
+    await this.stopUpload(graceMs);
+    await audit;
+  }
+
+  private async stopUpload(graceMs: number): Promise<void> {
     const running = this.running;
     if (!running) return;
     let timer: ReturnType<typeof setTimeout> | undefined;

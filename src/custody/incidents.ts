@@ -41,8 +41,8 @@ export interface Incident {
   resolveReason: string | null;
 }
 
-/** The schema stores any text as the kind; this service writes only its own kinds. */
-type IncidentRow = Omit<TableRow<typeof custodyIncidents>, "kind"> & { kind: IncidentKind };
+/** The kind's type is the schema's list, which a CHECK holds the column to (migration 0024). */
+type IncidentRow = TableRow<typeof custodyIncidents>;
 
 const COLUMNS = columnsOf(custodyIncidents);
 

@@ -186,6 +186,19 @@ const ERRORS = {
     message: "$action failed ($storeCode)",
     context: ctx<{ action: string; storeCode: string }>(),
   },
+  /** an off-site object that does not open with BACKUP_KEY_FILE's key; `advice`: "" or what to do instead */
+  BACKUP_NOT_AUTHENTIC: {
+    kind: "internal",
+    message:
+      "refused $url: it does not open with the key in BACKUP_KEY_FILE (planted, sealed with another key or none, renamed, or damaged)$advice",
+    context: ctx<{ url: string; advice: string }>(),
+  },
+  /** a file to restore whose tables, indexes, triggers or views are not what its migrations make */
+  BACKUP_SCHEMA_DIFFERS: {
+    kind: "internal",
+    message: "refused $source: its schema is not the one the migrations make for its version ($difference)",
+    context: ctx<{ source: string; difference: string }>(),
+  },
   // chain: `$method` is the JSON-RPC method (or the step) asked, `$detail` what went wrong, the
   // node's own text scrubbed of URLs and keys where it says more than the code
   CHAIN_UNAVAILABLE: {

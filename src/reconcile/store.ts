@@ -48,8 +48,7 @@ const NAMED_UNKNOWN_MAX = 4;
 
 const COLUMNS = columnsOf(reconciliations);
 
-/** The schema keeps `reason` as text; only these two are written. */
-type Row = Omit<TableRow<typeof reconciliations>, "reason"> & { reason: Reconciliation["reason"] };
+type Row = TableRow<typeof reconciliations>;
 
 function toReconciliation(r: Row): Reconciliation {
   return {

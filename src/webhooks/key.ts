@@ -1,7 +1,9 @@
 /**
  * The key every endpoint's signing secret is derived from: secrets stay out of the database (a
  * copy of service.db reveals none). From WEBHOOKS_KEY or WEBHOOKS_KEY_FILE; without either, a key
- * generated once into DATA_DIR/webhooks-key (mode 600). Changing the key changes every secret.
+ * generated once into DATA_DIR/webhooks-key (mode 600), which every sealed off-site generation
+ * carries and a restore writes back (src/backup/volume-secrets.ts): a volume lost and restored
+ * keeps every endpoint's secret. Changing the key changes every secret.
  */
 import { createHmac, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";

@@ -46,8 +46,14 @@ describe("backup settings", () => {
       keep: 24,
       stopTimeoutMs: 5_000,
       s3: null,
+      keyFile: null,
     });
-    const config = loadConfig({ BACKUP_URL: "s3://backups/svc/", ...keys, AWS_REGION: "eu-west-1" });
+    const config = loadConfig({
+      BACKUP_URL: "s3://backups/svc/",
+      BACKUP_KEY_FILE: "/run/secrets/backup-key",
+      ...keys,
+      AWS_REGION: "eu-west-1",
+    });
     expect(config.backup).toEqual({
       url: "s3://backups/svc",
       schedule: "0 * * * *",
@@ -60,6 +66,7 @@ describe("backup settings", () => {
         accessKeyId: "AKIAEXAMPLE",
         secretAccessKey: keys.S3_SECRET_ACCESS_KEY,
       },
+      keyFile: "/run/secrets/backup-key",
     });
     // Bun's AWS_ names work as well.
     expect(
@@ -71,8 +78,29 @@ describe("backup settings", () => {
   test("refused at start with one line naming the setting, never a value", () => {
     const cases: [Record<string, string>, string][] = [
       [{ BACKUP_URL: "/backups/svc", ...keys }, "BACKUP_URL must be an s3://bucket/prefix URL"],
+      // Off-site backups are sealed with a key the bucket's credentials don't hold, on any chain.
       [
-        { BACKUP_URL: "s3://backups/svc" },
+        { BACKUP_URL: "s3://backups/svc", ...keys },
+        "BACKUP_URL needs BACKUP_KEY_FILE (the key generations are sealed with, outside DATA_DIR)",
+      ],
+      [
+        {
+          BACKUP_URL: "s3://backups/svc",
+          ...keys,
+          CHAIN: "pump",
+          RPC_URL: "https://rpc.example",
+          PUBLIC_URL: "https://fees.example",
+          MASTER_SECRET_FILE: "/run/secrets/master",
+          TREASURY_KEY_FILE: "/run/secrets/treasury.json",
+        },
+        "BACKUP_URL needs BACKUP_KEY_FILE (the key generations are sealed with, outside DATA_DIR)",
+      ],
+      [
+        { DATA_DIR: "/data", BACKUP_KEY_FILE: "/data/backup-key" },
+        "BACKUP_KEY_FILE must be outside DATA_DIR (a key on the volume is lost with it)",
+      ],
+      [
+        { BACKUP_URL: "s3://backups/svc", BACKUP_KEY_FILE: "/run/secrets/backup-key" },
         "BACKUP_URL needs S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY (or the AWS_ names)",
       ],
       [{ S3_ACCESS_KEY_ID: "AKIAEXAMPLE" }, "S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together"],

@@ -1,7 +1,8 @@
 /**
  * `backup s3://…` and `restore s3://…` against a fake S3 store on loopback that checks every
  * request's SigV4 signature: generations, pruning to BACKUP_KEEP, the newest and a named one
- * restored, a damaged object refused, and the secret key in no line the commands print.
+ * restored, a damaged object refused, and the secret key in no line the commands print. What the
+ * seal (BACKUP_KEY_FILE) and the schema check refuse: sealed-generations.test.ts.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -60,9 +61,10 @@ describe("off-site backups on S3-compatible storage", () => {
     expect([...names].sort()).toEqual(names); // names sort in time order
     expect(names[0]!.slice(0, 8)).toBe(new Date().toISOString().slice(0, 10).replaceAll("-", ""));
     expect(generationsOf(fake, "nightly/eu")).toEqual(names.slice(1));
-    // The upload is the checked snapshot itself: an SQLite file, nothing left behind in DATA_DIR.
+    // The upload is the checked snapshot sealed with BACKUP_KEY_FILE's key (sealed-generations.test.ts);
+    // nothing left behind in DATA_DIR.
     const object = fake.objects.get(BUCKET)!.get(`nightly/eu/${names[2]}.db`)!;
-    expect(new TextDecoder().decode(object.slice(0, 15))).toBe("SQLite format 3");
+    expect(new TextDecoder().decode(object.slice(0, 8))).toBe("CFLSEAL1");
     expect(readdirSync(dir).filter((name) => name.includes("offsite"))).toEqual([]);
     expect(fake.requests.every((r) => r.status < 300)).toBe(true);
   }, 60_000);
@@ -132,14 +134,16 @@ describe("off-site backups on S3-compatible storage", () => {
     expect(readSettingOf(dir, "test_marker")).toBe("3");
     expect(readSettingOf(dir, RESTORED_AT_KEY)).toBeNull();
 
-    // An object that hashes to its name but is no database (put there by hand) fails the integrity check.
+    // An object that hashes to its name but was not sealed with the key (put there by hand) is refused.
     const junk = new TextEncoder().encode("not a database at all");
     const hash = new Bun.CryptoHasher("sha256").update(junk).digest("hex");
     const junkName = `29991231T235959999Z-${hash.slice(0, 16)}`;
     objects.set(`svc/${junkName}.db`, junk);
     const notDb = await runCommand("restore", [`s3://${BUCKET}/svc`], { DATA_DIR: dir, ...env });
     expect(notDb.exitCode).toBe(1);
-    expect(notDb.stderr).toMatch(/^restore: .*not a database/);
+    expect(notDb.stderr).toStartWith(
+      `restore: refused s3://${BUCKET}/svc/${junkName}: it does not open with the key in BACKUP_KEY_FILE`,
+    );
     expect(notDb.stderr.split("\n").filter(Boolean)).toHaveLength(1);
     expect(readSettingOf(dir, RESTORED_AT_KEY)).toBeNull();
     expect(readdirSync(dir).filter((name) => name.includes("download"))).toEqual([]);

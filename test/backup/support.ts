@@ -1,5 +1,5 @@
 /** A service database with a visible marker, a fake S3 store, and the operator commands run as processes. */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeDatabase, openDatabase } from "../../db/client";
@@ -45,8 +45,22 @@ export function readSettingOf(dir: string, key: string): string | null {
   }
 }
 
+/**
+ * A BACKUP_KEY_FILE outside every data dir, as an operator mounts it (like the treasury key); one
+ * per text, so a test can seal with another key.
+ */
+export function backupKeyFile(text = `backup-key-for-the-tests-${crypto.randomUUID()}`): string {
+  const path = join(mkdtempSync(join(tmpdir(), "cfl-backup-key-")), "backup-key");
+  writeFileSync(path, text, { mode: 0o600 });
+  return path;
+}
+
+/** The one key the store's own test generations are sealed with, unless a test passes another. */
+export const BACKUP_KEY_FILE = backupKeyFile();
+
 export function s3Env(fake: FakeS3, secret: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
+    BACKUP_KEY_FILE,
     S3_ENDPOINT: fake.endpoint,
     S3_REGION: "us-east-1",
     S3_ACCESS_KEY_ID: ACCESS_KEY_ID,

@@ -76,7 +76,7 @@ test("a replacement released both through the payout it replaces and by its own 
   const d = fresh();
   // Payout 1 was released, sent, provably expired and replaced by payout 2; the breaker tripped
   // again and a second resume listed payout 2 itself. Payout 2 has since left.
-  payout(d, { id: 1, lamports: 2_000_000n, status: "expired", sentAtMs: NOW_MS - 120_000 });
+  payout(d, { id: 1, lamports: 2_000_000n, status: "replaced", sentAtMs: NOW_MS - 120_000 });
   payout(d, { id: 2, lamports: 2_000_000n, status: "confirmed", sentAtMs: NOW_MS - 30_000, replaces: 1 });
   release(d, NOW_MS - 200_000, { payouts: [{ id: 1, lamports: 2_000_000n }] });
   release(d, NOW_MS - 60_000, { payouts: [{ id: 2, lamports: 2_000_000n }] });

@@ -196,6 +196,8 @@ describe("message templates", () => {
       INDEXER_STREAM_SILENT: { staleMs: 20_000 },
       BACKUP_UPLOAD_TIMEOUT: { timeoutMs: 500 },
       BACKUP_STORE_FAILED: { action: "upload of a/b", storeCode: "SignatureDoesNotMatch" },
+      BACKUP_NOT_AUTHENTIC: { url: "s3://b/p/g", advice: "" },
+      BACKUP_SCHEMA_DIFFERS: { source: "s3://b/p/g", difference: "an added trigger t" },
       LIMIT_INVALID: { maximum: 500 },
       RECONCILE_PAYOUT_DIFFERS: { payoutId: 1 },
       RECONCILE_REPLACEMENT_DIFFERS: { payoutId: 2, replacedId: 1n },
