@@ -17,14 +17,18 @@ describe("/metrics and request ids", () => {
     await svc.call("/api/tokens/not-a-mint");
     svc.ctx.scheduler.register("sweep", async () => {});
     await svc.ctx.scheduler.runNow("sweep");
-    // Request metrics are recorded after the response has gone out.
-    await Bun.sleep(50);
-    const response = await svc.call("/metrics", {
-      headers: { authorization: "Bearer metrics-secret-for-tests-0123456789ab" },
-    });
+    // Request metrics are recorded after the response has gone out: scraped until they show (bounded).
+    const scrape = () =>
+      svc.call("/metrics", { headers: { authorization: "Bearer metrics-secret-for-tests-0123456789ab" } });
+    let response = await scrape();
+    let text = await response.text();
+    for (let tries = 0; !text.includes('route="/api/tokens/:mint"') && tries < 200; tries++) {
+      await Bun.sleep(10);
+      response = await scrape();
+      text = await response.text();
+    }
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("text/plain");
-    const text = await response.text();
     expect(text).toMatch(/http_requests_total\{method="GET",route="\/api\/stats",status="200"\} 1/);
     expect(text).toMatch(/http_requests_total\{method="GET",route="\/api\/tokens\/:mint",status="400"\} 1/);
     expect(text).toContain('job_runs_total{job="sweep",outcome="ok"} 1');

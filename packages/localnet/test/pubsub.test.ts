@@ -72,9 +72,13 @@ class WsClient {
   notifications(subscription: number): Message[] {
     return this.messages.filter((m) => m.params?.subscription === subscription);
   }
-  /** lets messages in flight arrive */
+  /**
+   * A round trip on this socket: whatever the node sent before it (notifications go out as the
+   * chain changes, in this process) has arrived once its answer has, so an absence is then real.
+   */
   async settle(): Promise<void> {
-    await Bun.sleep(50);
+    const answer = await this.call("fenceForTests", []);
+    if (answer.error?.code !== -32601) throw new Error(`unexpected fence answer: ${JSON.stringify(answer)}`);
   }
 }
 
