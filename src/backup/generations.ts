@@ -5,7 +5,11 @@
  * damaged; what a restore trusts is the seal (src/backup/seal.ts), made for the name's time, which
  * whoever writes the bucket cannot make.
  */
-import type { S3Target } from "./target";
+/** Where a target keeps its generations (a target's prefix; target.ts parses the URL). */
+interface GenerationPrefix {
+  /** without leading or trailing slashes; "" at the bucket's root */
+  prefix: string;
+}
 
 export const GENERATION_NAME = /^\d{8}T\d{9}Z-[0-9a-f]{16}$/;
 
@@ -37,17 +41,17 @@ export function checksumOf(generation: string): string {
   return generation.slice(generation.indexOf("-") + 1);
 }
 
-export function objectKey(target: Pick<S3Target, "prefix">, generation: string): string {
+export function objectKey(target: GenerationPrefix, generation: string): string {
   return target.prefix === "" ? `${generation}${OBJECT_SUFFIX}` : `${target.prefix}/${generation}${OBJECT_SUFFIX}`;
 }
 
 /** The listing prefix of a target's generations. */
-export function listPrefix(target: Pick<S3Target, "prefix">): string {
+export function listPrefix(target: GenerationPrefix): string {
   return target.prefix === "" ? "" : `${target.prefix}/`;
 }
 
 /** The generation an object key holds, or null for any other object under the prefix. */
-export function generationOfKey(target: Pick<S3Target, "prefix">, key: string): string | null {
+export function generationOfKey(target: GenerationPrefix, key: string): string | null {
   const prefix = listPrefix(target);
   if (!key.startsWith(prefix) || !key.endsWith(OBJECT_SUFFIX)) return null;
   const name = key.slice(prefix.length, -OBJECT_SUFFIX.length);

@@ -11,4 +11,4 @@ export {
   replaceExpiredPayouts,
 } from "./service";
 export type { HeldPayout } from "./service";
-export type { PayoutJobDeps } from "./job";
+export type { PayoutJobDeps } from "./deps";

@@ -18,7 +18,6 @@ import type { CommandKey } from "../chain/command-key";
 import { computeBudgetInstructions, MAX_COMPUTE_UNIT_LIMIT, prepareShareFor } from "../chain/landing";
 import { commandKeyMemo } from "../chain/memo";
 import { MAX_TRANSACTION_BYTES, measureTransaction } from "../chain/packing";
-import type { ChainServices } from "../chain/services";
 import { accounts, balanceOf } from "../ledger";
 import { crashPoint } from "../jobs";
 import { attemptAfter, computeUnitFloorFor, journalOutcome, sentFromSlotOf } from "../landing";
@@ -29,23 +28,12 @@ import { scrubErrorText } from "../lib/scrub";
 import { getAutopayMinLamports, getClaimsPaused } from "../settings";
 import { moneyGate, moneyHalt } from "../custody";
 import { resolveSentWithdrawals, sendQueuedWithdrawals, type WithdrawalRunReport } from "./withdrawals";
-import type { Config } from "../config";
 import { confirmPayouts, failPayouts, markPayoutsSent, queuePayout, replaceExpiredPayouts } from "./service";
+import type { PayoutJobDeps } from "./deps";
 
 export const TRANSFERS_PER_TRANSACTION = 12;
 /** Rent-exempt minimum of an account with no data (mainnet's and the local chain's rent). */
 export const RENT_EXEMPT_MINIMUM_LAMPORTS = 890_880n;
-
-export interface PayoutJobDeps {
-  db: Db;
-  chain: ChainServices;
-  config: Config;
-  now: () => number;
-  /** most payouts sent by one run */
-  maxPayoutsPerRun?: number;
-  settleTimeoutMs?: number;
-  settlePollMs?: number;
-}
 
 export interface PayoutRunReport {
   autopayQueued: number;

@@ -19,7 +19,7 @@ import { journalOutcome, sentFromSlotOf } from "../landing";
 import { log } from "../lib/log";
 import { owedForReserves } from "../proof";
 import { scrubErrorText } from "../lib/scrub";
-import type { PayoutJobDeps } from "./job";
+import type { PayoutJobDeps } from "./deps";
 
 export interface WithdrawalRunReport {
   sent: number;

@@ -18,7 +18,7 @@ import { appFile, insideExecutable } from "../lib/app-files";
 import { log } from "../lib/log";
 import { readSetting, SOL_USD_KEY } from "../settings";
 import { docsRoutes } from "./docs";
-import { deserializeBundle, PREBUILT_BUNDLE_PATH } from "./prebuilt";
+import { type Asset, type Bundle, deserializeBundle, PREBUILT_BUNDLE_PATH } from "./prebuilt";
 
 export { PREBUILT_BUNDLE_PATH, serializeBundle } from "./prebuilt";
 
@@ -36,19 +36,6 @@ export const PAGE_PATHS = [
   "/proof",
   "/admin",
 ] as const;
-
-export interface Asset {
-  body: Uint8Array;
-  type: string;
-  /** brotli and gzip forms of a text asset; absent when compression would not pay */
-  br?: Uint8Array;
-  gzip?: Uint8Array;
-}
-
-export interface Bundle {
-  html: string;
-  assets: Map<string, Asset>;
-}
 
 /** Below this a compressed answer saves less than its own overhead (and Lighthouse ignores it). */
 const COMPRESS_FROM_BYTES = 512;

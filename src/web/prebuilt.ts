@@ -4,7 +4,19 @@
  * the service would otherwise build (and compress) as it starts. The compressed forms are stored
  * too, since brotli at quality 11 is the slow part.
  */
-import type { Asset, Bundle } from "./index";
+/** A page asset as served: its bytes, type, and compressed forms. */
+export interface Asset {
+  body: Uint8Array;
+  type: string;
+  /** brotli and gzip forms of a text asset; absent when compression would not pay */
+  br?: Uint8Array;
+  gzip?: Uint8Array;
+}
+
+export interface Bundle {
+  html: string;
+  assets: Map<string, Asset>;
+}
 
 /** Where the file is, by its path in the checkout (see src/lib/app-files.ts). */
 export const PREBUILT_BUNDLE_PATH = ["dist", "stage", "web-bundle.json"] as const;
