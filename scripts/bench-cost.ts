@@ -210,7 +210,87 @@ function launchToken(chain: Chain, db: Db, ordinal: number, atMs: number): Token
   return { id: tokenId, mint: created.mint, curveVault: vaults.curveVault, poolVault: vaults.poolVault! };
 }
 
+/** One world: its chain, database and virtual clock, and the tokens launched on it by ordinal. */
+interface World {
+  mode: "baseline" | "scheduled";
+  config: ReturnType<typeof testConfig>;
+  chain: Chain;
+  clock: { nowMs: number };
+  service: ReturnType<typeof buildService>;
+  db: Db;
+  local: NonNullable<Chain["local"]>;
+  trader: Keypair;
+  tokens: TokenOnChain[];
+  indexer: ReturnType<typeof startIndexer> | null;
+  setupSeconds: number;
+}
+
+/** What the window's trades accrued and how long each fee waited for its credit. */
+interface Credits {
+  /** per token id: fees not yet credited, as [accrued at, cumulative fees since the start] */
+  pending: Map<number, { baseSwept: bigint; cum: bigint; entries: [number, bigint][] }>;
+  fees: bigint;
+  worstDelayMs: number;
+  traded: Set<number>;
+}
+
+/** What the provider served in the window, and the sweeps sent in it. */
+interface WindowUsage {
+  requests: Map<string, number>;
+  bytes: Map<string, number>;
+  streamBytes: number;
+  watchedAccounts: number;
+  sent: { txs: bigint; sweeps: bigint };
+}
+
 async function runWorld(mode: "baseline" | "scheduled", plan: Plan, startMs: number): Promise<WorldResult> {
+  const w = await openWorld(mode, plan, startMs);
+  if (mode === "scheduled") seedQuietSchedule(w, startMs);
+
+  w.clock.nowMs = startMs;
+  const indexer = await startWorldIndexer(w);
+  const creditedBefore = totalSwept(w);
+  takeProviderUsage();
+  const before = new Map(providerTotals(w.db, w.clock.nowMs).map((p) => [p.method, p]));
+  const streamBefore = indexer.state().receivedBytes ?? 0;
+  const t0 = performance.now();
+  const credits: Credits = { pending: new Map(), fees: 0n, worstDelayMs: 0, traded: new Set() };
+  await playWindow(w, plan, startMs, credits, t0);
+  const usage = windowUsage(w, indexer, before, streamBefore, startMs);
+
+  await sweepAfterWindow(w, credits);
+  const runSeconds = (performance.now() - t0) / 1000;
+  const creditedLamports = totalSwept(w) - creditedBefore;
+  // The reference: a run that reads every token finds nothing the schedule left behind.
+  w.clock.nowMs += RUN_EVERY_MS;
+  await sweep(w, true);
+  const leftForReference = totalSwept(w) - creditedBefore - creditedLamports;
+  for (const p of credits.pending.values()) if (p.entries.length > 0) credits.worstDelayMs = Number.POSITIVE_INFINITY;
+  if (process.env.BENCH_VERBOSE) listUncredited(w, credits);
+  await indexer.stop();
+  await w.service.close();
+  await w.chain.stop();
+  rmSync(w.config.dataDir, { recursive: true, force: true });
+  return {
+    mode,
+    requests: usage.requests,
+    bytes: usage.bytes,
+    streamBytes: usage.streamBytes,
+    watchedAccounts: usage.watchedAccounts,
+    creditedLamports,
+    feesLamports: credits.fees,
+    worstDelayMs: credits.worstDelayMs,
+    leftForReference,
+    tokensTraded: credits.traded.size,
+    setupSeconds: w.setupSeconds,
+    runSeconds,
+    sweepTransactions: Number(usage.sent.txs),
+    tokenSweeps: Number(usage.sent.sweeps),
+  };
+}
+
+/** The world's chain, service and funded trader, with the N older tokens launched (not measured). */
+async function openWorld(mode: World["mode"], plan: Plan, startMs: number): Promise<World> {
   const config = testConfig(benchEnv);
   // Every address a read derives stays remembered: the baseline reads every token in order each
   // run, which the service's 10,000-entry cache never finds (the requests are the same either way).
@@ -219,120 +299,123 @@ async function runWorld(mode: "baseline" | "scheduled", plan: Plan, startMs: num
   const service = buildService(config, { chain: chain.services, now: () => clock.nowMs });
   const db = service.ctx.db;
   const local = chain.local!;
-  const services = chain.services;
   const trader = Keypair.generate();
   local.node.fund(trader.publicKey, 1_000_000_000_000_000n);
   const setupStarted = performance.now();
   const tokens = launchOlderTokens(chain, db, startMs);
   const setupSeconds = (performance.now() - setupStarted) / 1000;
   progress(`${mode}: ${TOKENS} older tokens launched in ${setupSeconds.toFixed(0)} s`);
-  const launch = (ordinal: number, atMs: number) => {
-    tokens[ordinal] = launchToken(chain, db, ordinal, atMs);
-  };
-  // What the adapter counts: a vault's lamports above its rent reserve (a first trade funds both).
-  const vaultsOf = (ordinal: number) => {
-    const t = tokens[ordinal]!;
-    return unsweptLamports(local.node.getBalance(t.curveVault)) + unsweptLamports(local.node.getBalance(t.poolVault));
-  };
-  const trade = (ordinal: number, lamports: bigint): bigint => {
-    const before = vaultsOf(ordinal);
-    const result = local.launch.buy({ mint: tokens[ordinal]!.mint, buyer: trader, solInLamports: lamports });
-    if ((result as { err: unknown }).err) throw new Error(`trade of ${ordinal} failed`);
-    return vaultsOf(ordinal) - before;
-  };
-  let indexer: ReturnType<typeof startIndexer> | null = null;
-  const sweep = async (everyToken = false) => {
-    const lease = acquireLease(db, "sweep", "bench-cost", 10 * 60_000, clock.nowMs);
-    if (!lease) throw new Error("sweep lease busy");
-    try {
-      await runSweepJob(
-        {
-          db,
-          chain: services,
-          sweepMinLamports: 1n,
-          platformBuybackBps: 0,
-          now: () => clock.nowMs,
-          quietMaxIntervalMs: mode === "scheduled" && !everyToken ? MAX_INTERVAL_MS : undefined,
-          // As the jobs' thread wires it: the indexer's stream decides the run's sweeps.
-          streamResolves: () => indexer?.state().mode === "grpc" && indexer.state().connected,
-          settleTimeoutMs: 60_000,
-          settlePollMs: 25,
-        },
-        { lease, signal: new AbortController().signal, assertHeld: () => assertLeaseHeld(db, lease, clock.nowMs) },
-      );
-    } finally {
-      releaseLease(db, lease, { ok: true, error: null }, clock.nowMs);
-    }
-  };
-  const sweptNow = (ids: readonly number[]) => {
-    const q = db.$client.query<{ s: bigint }, [number]>("SELECT swept_lamports AS s FROM tokens WHERE id = ?");
-    return ids.map((id) => BigInt(q.get(id)!.s));
-  };
-  const totalSwept = () =>
-    BigInt(db.$client.query<{ s: bigint }, []>("SELECT COALESCE(SUM(swept_lamports), 0) AS s FROM tokens").get()!.s);
+  return { mode, config, chain, clock, service, db, local, trader, tokens, indexer: null, setupSeconds };
+}
 
-  // ------------------------------------------------------------ setup (not measured)
-  if (mode === "scheduled") {
-    // Long-quiet tokens: waiting the longest interval, their next readings spread over it.
-    const rand = rng(SEED + 1);
-    const cap = quietCapMs(MAX_INTERVAL_MS);
-    const seedRow = db.$client.query<never, [number, number, number, number]>(
-      "INSERT INTO reading_schedule (token_id, interval_ms, next_read_at_ms, active_at_ms) VALUES (?, ?, ?, ?)",
-    );
-    db.$client.transaction(() => {
-      for (let i = 1; i <= TOKENS; i++)
-        seedRow.run(tokens[i]!.id, cap, startMs + Math.floor(rand() * cap), startMs - 7 * 24 * HOUR_MS);
-    })();
-  }
+/** Long-quiet tokens: waiting the longest interval, their next readings spread over it. */
+function seedQuietSchedule(w: World, startMs: number): void {
+  const rand = rng(SEED + 1);
+  const cap = quietCapMs(MAX_INTERVAL_MS);
+  const seedRow = w.db.$client.query<never, [number, number, number, number]>(
+    "INSERT INTO reading_schedule (token_id, interval_ms, next_read_at_ms, active_at_ms) VALUES (?, ?, ?, ?)",
+  );
+  w.db.$client.transaction(() => {
+    for (let i = 1; i <= TOKENS; i++)
+      seedRow.run(w.tokens[i]!.id, cap, startMs + Math.floor(rand() * cap), startMs - 7 * 24 * HOUR_MS);
+  })();
+}
 
-  // ------------------------------------------------------------ the window
-  clock.nowMs = startMs;
-  indexer = startIndexer(
-    service.ctx,
-    { services, local },
+async function startWorldIndexer(w: World): Promise<ReturnType<typeof startIndexer>> {
+  const indexer = startIndexer(
+    w.service.ctx,
+    { services: w.chain.services, local: w.local },
     { leaseMs: 30 * 24 * HOUR_MS, stateLogMs: 0, watchMax: WATCH },
   );
+  w.indexer = indexer;
   for (let i = 0; i < 500 && !indexer.state().connected; i++) await Bun.sleep(20);
   await indexer.idle();
-  const creditedBefore = totalSwept();
-  takeProviderUsage();
-  const before = new Map(providerTotals(db, clock.nowMs).map((p) => [p.method, p]));
-  const streamBefore = indexer.state().receivedBytes ?? 0;
-  const t0 = performance.now();
-  /** per token id: fees not yet credited, as [accrued at, cumulative fees since the start] */
-  const pending = new Map<number, { baseSwept: bigint; cum: bigint; entries: [number, bigint][] }>();
-  let fees = 0n;
-  let worstDelayMs = 0;
-  const traded = new Set<number>();
-  const checkCredits = () => {
-    const ids = [...pending.keys()];
-    const swept = sweptNow(ids);
-    for (const [i, id] of ids.entries()) {
-      const p = pending.get(id)!;
-      const credited = swept[i]! - p.baseSwept;
-      while (p.entries.length > 0 && p.entries[0]![1] <= credited) {
-        worstDelayMs = Math.max(worstDelayMs, clock.nowMs - p.entries[0]![0]);
-        p.entries.shift();
-      }
-      if (p.entries.length === 0) pending.delete(id);
+  return indexer;
+}
+
+// What the adapter counts: a vault's lamports above its rent reserve (a first trade funds both).
+function vaultsOf(w: World, ordinal: number): bigint {
+  const t = w.tokens[ordinal]!;
+  return unsweptLamports(w.local.node.getBalance(t.curveVault)) + unsweptLamports(w.local.node.getBalance(t.poolVault));
+}
+
+function trade(w: World, ordinal: number, lamports: bigint): bigint {
+  const before = vaultsOf(w, ordinal);
+  const result = w.local.launch.buy({ mint: w.tokens[ordinal]!.mint, buyer: w.trader, solInLamports: lamports });
+  if ((result as { err: unknown }).err) throw new Error(`trade of ${ordinal} failed`);
+  return vaultsOf(w, ordinal) - before;
+}
+
+async function sweep(w: World, everyToken = false): Promise<void> {
+  const { db, clock } = w;
+  const lease = acquireLease(db, "sweep", "bench-cost", 10 * 60_000, clock.nowMs);
+  if (!lease) throw new Error("sweep lease busy");
+  try {
+    await runSweepJob(
+      {
+        db,
+        chain: w.chain.services,
+        sweepMinLamports: 1n,
+        platformBuybackBps: 0,
+        now: () => clock.nowMs,
+        quietMaxIntervalMs: w.mode === "scheduled" && !everyToken ? MAX_INTERVAL_MS : undefined,
+        // As the jobs' thread wires it: the indexer's stream decides the run's sweeps.
+        streamResolves: () => w.indexer?.state().mode === "grpc" && w.indexer.state().connected,
+        settleTimeoutMs: 60_000,
+        settlePollMs: 25,
+      },
+      { lease, signal: new AbortController().signal, assertHeld: () => assertLeaseHeld(db, lease, clock.nowMs) },
+    );
+  } finally {
+    releaseLease(db, lease, { ok: true, error: null }, clock.nowMs);
+  }
+}
+
+function sweptNow(w: World, ids: readonly number[]): bigint[] {
+  const q = w.db.$client.query<{ s: bigint }, [number]>("SELECT swept_lamports AS s FROM tokens WHERE id = ?");
+  return ids.map((id) => BigInt(q.get(id)!.s));
+}
+
+function totalSwept(w: World): bigint {
+  return BigInt(
+    w.db.$client.query<{ s: bigint }, []>("SELECT COALESCE(SUM(swept_lamports), 0) AS s FROM tokens").get()!.s,
+  );
+}
+
+/** Drops the fees the sweeps have credited since, noting how long each waited. */
+function checkCredits(w: World, credits: Credits): void {
+  const ids = [...credits.pending.keys()];
+  const swept = sweptNow(w, ids);
+  for (const [i, id] of ids.entries()) {
+    const p = credits.pending.get(id)!;
+    const credited = swept[i]! - p.baseSwept;
+    while (p.entries.length > 0 && p.entries[0]![1] <= credited) {
+      credits.worstDelayMs = Math.max(credits.worstDelayMs, w.clock.nowMs - p.entries[0]![0]);
+      p.entries.shift();
     }
-  };
+    if (p.entries.length === 0) credits.pending.delete(id);
+  }
+}
+
+/** The window: each step's launches and trades, then the run every 2 minutes. */
+async function playWindow(w: World, plan: Plan, startMs: number, credits: Credits, t0: number): Promise<void> {
+  const { clock } = w;
   for (const [index, step] of plan.steps.entries()) {
     if (index > 0 && index % (HOUR_MS / RUN_EVERY_MS) === 0)
       progress(
-        `${mode}: virtual hour ${index / (HOUR_MS / RUN_EVERY_MS)} of ${HOURS} in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+        `${w.mode}: virtual hour ${index / (HOUR_MS / RUN_EVERY_MS)} of ${HOURS} in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
       );
-    for (const ordinal of step.launches) launch(ordinal, clock.nowMs);
+    for (const ordinal of step.launches) w.tokens[ordinal] = launchToken(w.chain, w.db, ordinal, clock.nowMs);
     for (const t of step.trades) {
       clock.nowMs = t.atMs;
-      const fee = trade(t.token, t.lamports);
-      fees += fee;
-      traded.add(t.token);
-      const id = tokens[t.token]!.id;
-      let p = pending.get(id);
+      const fee = trade(w, t.token, t.lamports);
+      credits.fees += fee;
+      credits.traded.add(t.token);
+      const id = w.tokens[t.token]!.id;
+      let p = credits.pending.get(id);
       if (!p) {
-        p = { baseSwept: sweptNow([id])[0]!, cum: 0n, entries: [] };
-        pending.set(id, p);
+        p = { baseSwept: sweptNow(w, [id])[0]!, cum: 0n, entries: [] };
+        credits.pending.set(id, p);
       }
       p.cum += fee;
       p.entries.push([t.atMs, p.cum]);
@@ -340,12 +423,21 @@ async function runWorld(mode: "baseline" | "scheduled", plan: Plan, startMs: num
     clock.nowMs = Math.floor((clock.nowMs - startMs) / RUN_EVERY_MS + 1) * RUN_EVERY_MS + startMs;
     // The stream delivers within a slot or two; the run starts once the indexer has stored it.
     await Bun.sleep(60);
-    await indexer.idle();
-    await sweep();
-    checkCredits();
+    await w.indexer!.idle();
+    await sweep(w);
+    checkCredits(w, credits);
   }
-  const after = providerTotals(db, clock.nowMs);
-  const sent = db.$client
+}
+
+function windowUsage(
+  w: World,
+  indexer: ReturnType<typeof startIndexer>,
+  before: Map<string, ReturnType<typeof providerTotals>[number]>,
+  streamBefore: number,
+  startMs: number,
+): WindowUsage {
+  const after = providerTotals(w.db, w.clock.nowMs);
+  const sent = w.db.$client
     .query<{ txs: bigint; sweeps: bigint }, [number]>(
       "SELECT COUNT(DISTINCT signature) AS txs, COUNT(*) AS sweeps FROM sweeps WHERE created_at_ms >= ?",
     )
@@ -361,73 +453,52 @@ async function runWorld(mode: "baseline" | "scheduled", plan: Plan, startMs: num
     const nb = p.responseBytes - (b?.responseBytes ?? 0);
     if (nb > 0) bytes.set(p.method, nb);
   }
+  return { requests, bytes, streamBytes, watchedAccounts, sent };
+}
 
-  // ------------------------------------------------------------ after the window, no trading (not counted)
-  if (mode === "scheduled") {
-    const end = clock.nowMs + MAX_INTERVAL_MS;
-    while (clock.nowMs < end) {
-      clock.nowMs += RUN_EVERY_MS;
-      await sweep();
-      checkCredits();
+/** After the window, no trading (not counted). */
+async function sweepAfterWindow(w: World, credits: Credits): Promise<void> {
+  if (w.mode === "scheduled") {
+    const end = w.clock.nowMs + MAX_INTERVAL_MS;
+    while (w.clock.nowMs < end) {
+      w.clock.nowMs += RUN_EVERY_MS;
+      await sweep(w);
+      checkCredits(w, credits);
     }
   } else {
     // The window's last fees (and a sweep still landing when its run ended) are credited by the
     // next runs: without them the worlds' credited lamports differ by what the baseline's last
     // runs had in flight, not by anything the schedule did.
-    for (let n = 0; n < 10 && pending.size > 0; n++) {
-      clock.nowMs += RUN_EVERY_MS;
-      await sweep();
-      checkCredits();
+    for (let n = 0; n < 10 && credits.pending.size > 0; n++) {
+      w.clock.nowMs += RUN_EVERY_MS;
+      await sweep(w);
+      checkCredits(w, credits);
     }
   }
-  const runSeconds = (performance.now() - t0) / 1000;
-  const creditedLamports = totalSwept() - creditedBefore;
-  // The reference: a run that reads every token finds nothing the schedule left behind.
-  clock.nowMs += RUN_EVERY_MS;
-  await sweep(true);
-  const leftForReference = totalSwept() - creditedBefore - creditedLamports;
-  for (const p of pending.values()) if (p.entries.length > 0) worstDelayMs = Number.POSITIVE_INFINITY;
-  if (process.env.BENCH_VERBOSE)
-    for (const [id, p] of pending) {
-      const row = db.$client
-        .query<{ mint: string; swept: bigint; vault: bigint }, [number]>(
-          "SELECT mint, swept_lamports AS swept, vault_lamports AS vault FROM tokens WHERE id = ?",
-        )
-        .get(id)!;
-      const sweeps = db.$client
-        .query<{ status: string; total: bigint | null; error: string | null }, [number]>(
-          "SELECT status, total_lamports AS total, error FROM sweeps WHERE token_id = ?",
-        )
-        .all(id);
-      const aside = db.$client
-        .query<{ reason: string; failures: bigint }, [string]>(
-          "SELECT reason, failures FROM set_aside WHERE mint = ? AND job = 'sweep'",
-        )
-        .get(row.mint);
-      say(
-        `  uncredited: token ${id} fees ${p.cum} base ${p.baseSwept} swept ${row.swept} stored ${row.vault} sweeps ${JSON.stringify(sweeps, (_, v) => (typeof v === "bigint" ? String(v) : v))}${aside ? ` set aside after ${aside.failures} failures: ${aside.reason}` : ""}`,
-      );
-    }
-  await indexer.stop();
-  await service.close();
-  await chain.stop();
-  rmSync(config.dataDir, { recursive: true, force: true });
-  return {
-    mode,
-    requests,
-    bytes,
-    streamBytes,
-    watchedAccounts,
-    creditedLamports,
-    feesLamports: fees,
-    worstDelayMs,
-    leftForReference,
-    tokensTraded: traded.size,
-    setupSeconds,
-    runSeconds,
-    sweepTransactions: Number(sent.txs),
-    tokenSweeps: Number(sent.sweeps),
-  };
+}
+
+function listUncredited(w: World, credits: Credits): void {
+  const { db } = w;
+  for (const [id, p] of credits.pending) {
+    const row = db.$client
+      .query<{ mint: string; swept: bigint; vault: bigint }, [number]>(
+        "SELECT mint, swept_lamports AS swept, vault_lamports AS vault FROM tokens WHERE id = ?",
+      )
+      .get(id)!;
+    const sweeps = db.$client
+      .query<{ status: string; total: bigint | null; error: string | null }, [number]>(
+        "SELECT status, total_lamports AS total, error FROM sweeps WHERE token_id = ?",
+      )
+      .all(id);
+    const aside = db.$client
+      .query<{ reason: string; failures: bigint }, [string]>(
+        "SELECT reason, failures FROM set_aside WHERE mint = ? AND job = 'sweep'",
+      )
+      .get(row.mint);
+    say(
+      `  uncredited: token ${id} fees ${p.cum} base ${p.baseSwept} swept ${row.swept} stored ${row.vault} sweeps ${JSON.stringify(sweeps, (_, v) => (typeof v === "bigint" ? String(v) : v))}${aside ? ` set aside after ${aside.failures} failures: ${aside.reason}` : ""}`,
+    );
+  }
 }
 
 /** A world's result as its process writes it (Maps as entries, lamports as decimal strings). */

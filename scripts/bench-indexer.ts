@@ -32,6 +32,28 @@ const SATURATION_SLOTS = arg("saturation-slots", 30);
 await main();
 
 async function main(): Promise<void> {
+  const m = await loadModules();
+  m.setLogSilent(true);
+
+  const seed = crypto.getRandomValues(new Uint8Array(32));
+  const chain = spawnChain(seed);
+  process.stdout.write(`creating ${VAULTS} tokens on the local chain...\n`);
+  const ready = await chain.next("ready");
+  const world = openService(m, ready, seed);
+  const stored: StoredReadings = { delays: [], lastAt: 0 };
+  const indexer = await startStreamingIndexer(m, world, ready, stored);
+  await measureStream(indexer, chain, stored);
+  await indexer.stop();
+  if (SATURATION_SLOTS > 0) await measureCeiling(world, ready);
+
+  chain.send({ stop: true });
+  await world.service.close();
+  await chain.child.exited;
+  rmSync(world.config.dataDir, { recursive: true, force: true });
+  process.exit(0);
+}
+
+async function loadModules() {
   const { testConfig } = await import("../src/config.ts");
   const { buildService } = await import("../src/service.ts");
   const { createRpcChain } = await import("../src/chain/rpc.ts");
@@ -40,9 +62,31 @@ async function main(): Promise<void> {
   const { recordConfirmedLaunch } = await import("../src/tokens/index.ts");
   const { startIndexer } = await import("../indexer/index.ts");
   const { setLogSilent } = await import("../src/lib/log.ts");
-  setLogSilent(true);
+  return {
+    testConfig,
+    buildService,
+    createRpcChain,
+    localProgram,
+    localLaunchProgram,
+    recordConfirmedLaunch,
+    startIndexer,
+    setLogSilent,
+  };
+}
 
-  const seed = crypto.getRandomValues(new Uint8Array(32));
+type Modules = Awaited<ReturnType<typeof loadModules>>;
+// biome-ignore lint/suspicious/noExplicitAny: each reply of the bench's chain child has its own shape, read by the caller that asked
+type ChildReply = any;
+type BenchWorld = ReturnType<typeof openService>;
+type Indexer = ReturnType<Modules["startIndexer"]>;
+/** The readings the indexer reports stored: their delays, and when the last was stored. */
+interface StoredReadings {
+  delays: number[];
+  lastAt: number;
+}
+
+/** The chain's child process, and its line protocol: JSON requests in, JSON replies out by key. */
+function spawnChain(seed: Uint8Array) {
   const child = Bun.spawn(
     [process.execPath, new URL("./bench-indexer-chain.ts", import.meta.url).pathname, "--vaults", String(VAULTS)],
     {
@@ -66,11 +110,10 @@ async function main(): Promise<void> {
       }
     }
   })();
-  const next = async (key: string) => {
+  const next = async (key: string): Promise<ChildReply> => {
     for (;;) {
       const i = messages.findIndex((m) => key in m);
-      // biome-ignore lint/suspicious/noExplicitAny: each reply of the bench's chain child has its own shape, read by the caller that asked
-      if (i >= 0) return messages.splice(i, 1)[0]! as any;
+      if (i >= 0) return messages.splice(i, 1)[0]!;
       await new Promise<void>((r) => waiters.push(r));
     }
   };
@@ -78,14 +121,16 @@ async function main(): Promise<void> {
     child.stdin.write(`${JSON.stringify(o)}\n`);
     child.stdin.flush();
   };
+  return { child, next, send };
+}
 
-  process.stdout.write(`creating ${VAULTS} tokens on the local chain...\n`);
-  const ready = await next("ready");
-  const config = testConfig({ SWEEP_MIN_LAMPORTS: "1" });
-  const rpc = createRpcChain({ rpcUrl: ready.rpcUrl, timeoutMs: 10_000, retries: 3, allowNodeCosigners: true });
+/** The service over the child's chain, with every token the child made recorded as launched. */
+function openService(m: Modules, ready: ChildReply, seed: Uint8Array) {
+  const config = m.testConfig({ SWEEP_MIN_LAMPORTS: "1" });
+  const rpc = m.createRpcChain({ rpcUrl: ready.rpcUrl, timeoutMs: 10_000, retries: 3, allowNodeCosigners: true });
   const programConfig = { creatorFeeBps: 30, bondThresholdLamports: 85_000_000_000n };
-  const keys = new localProgram.LocalProgramKeys(seed);
-  const program = (reader: typeof rpc.reader) => localLaunchProgram({ programKeys: keys, programConfig }, reader);
+  const keys = new m.localProgram.LocalProgramKeys(seed);
+  const program = (reader: typeof rpc.reader) => m.localLaunchProgram({ programKeys: keys, programConfig }, reader);
   const treasury = Keypair.generate();
   const services = {
     reader: rpc.reader,
@@ -95,10 +140,10 @@ async function main(): Promise<void> {
     creatorKeypair: () => treasury,
     creatorAddress: () => treasury.publicKey,
   };
-  const service = buildService(config, { chain: services });
+  const service = m.buildService(config, { chain: services });
   const now = Date.now();
   ready.tokens.forEach((t: { mint: string; creator: string }, i: number) => {
-    recordConfirmedLaunch(
+    m.recordConfirmedLaunch(
       service.ctx.db,
       {
         mint: t.mint,
@@ -122,20 +167,26 @@ async function main(): Promise<void> {
       now,
     );
   });
+  return { config, rpc, program, services, service };
+}
 
-  let delays: number[] = [];
-  let lastStoredAt = 0;
-  const indexer = startIndexer(
-    service.ctx,
-    { services, local: null },
+async function startStreamingIndexer(
+  m: Modules,
+  world: BenchWorld,
+  ready: ChildReply,
+  stored: StoredReadings,
+): Promise<Indexer> {
+  const indexer = m.startIndexer(
+    world.service.ctx,
+    { services: world.services, local: null },
     {
       grpcUrl: ready.grpcUrl,
-      launchProgramOver: program,
+      launchProgramOver: world.program,
       // Every token this bench made trades: all of them are watched, whatever the deployment's default.
       watchMax: VAULTS,
       onReadingsStored: (d) => {
-        for (const x of d) delays.push(x);
-        lastStoredAt = performance.now();
+        for (const x of d) stored.delays.push(x);
+        stored.lastAt = performance.now();
       },
     },
   );
@@ -145,20 +196,27 @@ async function main(): Promise<void> {
     await Bun.sleep(20);
   }
   await indexer.idle();
+  return indexer;
+}
 
-  const summary = (delaysMs: number[]) => {
-    const sorted = [...delaysMs].sort((x, y) => x - y);
-    const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-    return `median ${pct(50).toFixed(0)} ms, p99 ${pct(99).toFixed(0)} ms, max ${(sorted.at(-1) ?? NaN).toFixed(0)} ms (${sorted.length} readings)`;
-  };
+function summary(delaysMs: number[]): string {
+  const sorted = [...delaysMs].sort((x, y) => x - y);
+  const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+  return `median ${pct(50).toFixed(0)} ms, p99 ${pct(99).toFixed(0)} ms, max ${(sorted.at(-1) ?? NaN).toFixed(0)} ms (${sorted.length} readings)`;
+}
 
-  // Phase 1: the whole path, chain -> Yellowstone gRPC -> indexer -> SQLite, every vault every slot.
-  delays = [];
+/** Phase 1: the whole path, chain -> Yellowstone gRPC -> indexer -> SQLite, every vault every slot. */
+async function measureStream(
+  indexer: Indexer,
+  chain: ReturnType<typeof spawnChain>,
+  stored: StoredReadings,
+): Promise<void> {
+  stored.delays = [];
   const before = indexer.stats().accountUpdates;
   const reconnectsBefore = indexer.state().reconnects;
   const t0 = performance.now();
-  send({ run: { slots: SLOTS, slotMs: SLOT_MS } });
-  const done = await next("done");
+  chain.send({ run: { slots: SLOTS, slotMs: SLOT_MS } });
+  const done = await chain.next("done");
   const expected = SLOTS * VAULTS;
   // Updates the stream lost to a reconnect are read over RPC by the catch-up instead, so the
   // count may stop short of `expected`: wait a bounded time for the tail, not forever.
@@ -167,71 +225,61 @@ async function main(): Promise<void> {
   if (process.env.BENCH_DEBUG) console.error(JSON.stringify(indexer.state()), indexer.stats());
   await indexer.idle();
   const handled = indexer.stats().accountUpdates - before;
-  const elapsedS = (lastStoredAt - t0) / 1000;
+  const elapsedS = (stored.lastAt - t0) / 1000;
   process.stdout.write(
     `stream: ${SLOTS} slots x ${VAULTS} vaults, every vault changing every slot; chain ${(done.ms / SLOTS).toFixed(0)} ms/slot (target ${SLOT_MS})\n` +
-      `  slot update -> database: ${summary(delays)}\n` +
+      `  slot update -> database: ${summary(stored.delays)}\n` +
       `  handled ${handled} of ${expected} vault updates from the stream, ${(handled / elapsedS).toFixed(0)} updates/s (the offered rate, first update to last reading); ` +
       `${indexer.state().reconnects - reconnectsBefore} reconnects; lag at end ${indexer.state().lagSlots} slots\n`,
   );
   // A reconnect means the stream could not keep up: say why, as the indexer saw it.
   const reconnects = indexer.state().reconnects - reconnectsBefore;
   if (reconnects > 0) process.stdout.write(`  last stream error: ${indexer.state().lastError ?? "none recorded"}\n`);
-  await indexer.stop();
+}
 
-  // Phase 2: the indexer's own ceiling. Updates are fed as fast as it takes them, in bursts
-  // of one slot's worth, through the same cache, adapter and writer (no gRPC decoding).
-  if (SATURATION_SLOTS > 0) {
-    const { IndexerCore } = await import("../indexer/index.ts");
-    const { acquireLease, assertLeaseHeld } = await import("../src/jobs/index.ts");
-    const lease = acquireLease(service.ctx.db, "indexer", "bench", 600_000)!;
-    const satDelays: number[] = [];
-    const core = new IndexerCore({
-      ctx: service.ctx,
-      chain: services,
-      launchProgramOver: program,
-      job: { lease, signal: new AbortController().signal, assertHeld: () => assertLeaseHeld(service.ctx.db, lease) },
-      onReadingsStored: (d) => satDelays.push(...d),
-    });
-    await core.syncWatched();
-    await core.catchUp(0n);
-    await core.idle();
-    satDelays.length = 0;
-    const vaults = ready.tokens.map(
-      (t: { mint: string; creator: string }) => services.launchProgram.vaultAddresses(t).curveVault as string,
-    );
-    const snapshots = await rpc.reader.getAccounts(vaults);
-    const startUpdates = core.accountUpdates;
-    const s0 = performance.now();
-    for (let round = 1; round <= SATURATION_SLOTS; round++) {
-      const slot = 10_000_000n + BigInt(round);
-      for (let i = 0; i < vaults.length; i++) {
-        const snap = snapshots.get(vaults[i]!)!;
-        core.onAccount(
-          vaults[i]!,
-          { ...snap, lamports: snap.lamports + BigInt(round) },
-          slot,
-          BigInt(i + 1),
-          Date.now(),
-        );
-        if (i % 100 === 99) await new Promise((r) => setImmediate(r));
-      }
+/**
+ * Phase 2: the indexer's own ceiling. Updates are fed as fast as it takes them, in bursts
+ * of one slot's worth, through the same cache, adapter and writer (no gRPC decoding).
+ */
+async function measureCeiling(world: BenchWorld, ready: ChildReply): Promise<void> {
+  const { service, services, program, rpc } = world;
+  const { IndexerCore } = await import("../indexer/index.ts");
+  const { acquireLease, assertLeaseHeld } = await import("../src/jobs/index.ts");
+  const lease = acquireLease(service.ctx.db, "indexer", "bench", 600_000)!;
+  const satDelays: number[] = [];
+  const core = new IndexerCore({
+    ctx: service.ctx,
+    chain: services,
+    launchProgramOver: program,
+    job: { lease, signal: new AbortController().signal, assertHeld: () => assertLeaseHeld(service.ctx.db, lease) },
+    onReadingsStored: (d) => satDelays.push(...d),
+  });
+  await core.syncWatched();
+  await core.catchUp(0n);
+  await core.idle();
+  satDelays.length = 0;
+  const vaults = ready.tokens.map(
+    (t: { mint: string; creator: string }) => services.launchProgram.vaultAddresses(t).curveVault as string,
+  );
+  const snapshots = await rpc.reader.getAccounts(vaults);
+  const startUpdates = core.accountUpdates;
+  const s0 = performance.now();
+  for (let round = 1; round <= SATURATION_SLOTS; round++) {
+    const slot = 10_000_000n + BigInt(round);
+    for (let i = 0; i < vaults.length; i++) {
+      const snap = snapshots.get(vaults[i]!)!;
+      core.onAccount(vaults[i]!, { ...snap, lamports: snap.lamports + BigInt(round) }, slot, BigInt(i + 1), Date.now());
+      if (i % 100 === 99) await new Promise((r) => setImmediate(r));
     }
-    await core.idle();
-    const satS = (performance.now() - s0) / 1000;
-    const fed = core.accountUpdates - startUpdates;
-    process.stdout.write(
-      `ceiling: ${SATURATION_SLOTS} bursts x ${VAULTS} vault updates fed back to back\n` +
-        `  ${(fed / satS).toFixed(0)} updates/s handled; update -> database ${summary(satDelays)}\n`,
-    );
-    core.stop();
   }
-
-  send({ stop: true });
-  await service.close();
-  await child.exited;
-  rmSync(config.dataDir, { recursive: true, force: true });
-  process.exit(0);
+  await core.idle();
+  const satS = (performance.now() - s0) / 1000;
+  const fed = core.accountUpdates - startUpdates;
+  process.stdout.write(
+    `ceiling: ${SATURATION_SLOTS} bursts x ${VAULTS} vault updates fed back to back\n` +
+      `  ${(fed / satS).toFixed(0)} updates/s handled; update -> database ${summary(satDelays)}\n`,
+  );
+  core.stop();
 }
 
 function bs58Signature(i: number): string {

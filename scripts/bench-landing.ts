@@ -171,6 +171,35 @@ function journalOf(db: Db, job: string) {
   };
 }
 
+type Chain = Awaited<ReturnType<typeof setupChain>>;
+type LocalChain = NonNullable<Chain["local"]>;
+type Scheduler = ReturnType<typeof buildService>["ctx"]["scheduler"];
+
+/** What the sweep phase left: tokens swept, and its landed cost and journal read right after it. */
+interface SweepPhase {
+  sweptTokens: number;
+  sweepCost: ReturnType<typeof landedCost>;
+  sweepJournal: ReturnType<typeof journalOf>;
+}
+
+/** What the payouts window saw: each original claim, when its chain of payouts was seen confirmed. */
+interface PayoutWindow {
+  originals: number[];
+  confirmedAt: Map<number, number>;
+  windowSeconds: number;
+  payoutRuns: number;
+  failedRuns: number;
+}
+
+/** The claims' latencies from first send to confirmed (Infinity: never confirmed), sorted. */
+interface ClaimLatencies {
+  latencies: number[];
+  neverSent: number;
+  confirmedClaims: number;
+  within: number;
+  share60: number;
+}
+
 async function runScenario(scenario: Scenario): Promise<Outcome> {
   say("");
   say(`=== scenario ${scenario.key}: ${scenario.title}`);
@@ -190,12 +219,12 @@ async function runScenario(scenario: Scenario): Promise<Outcome> {
   const db = service.ctx.db;
   const scheduler = service.ctx.scheduler;
   let stopRebroadcaster: (() => void) | null = null;
-  let poller: ReturnType<typeof setInterval> | null = null;
+  const timers: { poller: ReturnType<typeof setInterval> | null } = { poller: null };
 
   try {
     // ------------------------------------------------------------ tokens with fees (as bench-jobs)
     db.$client.exec("PRAGMA synchronous = OFF");
-    let t0 = performance.now();
+    const t0 = performance.now();
     launchTokensWithFees(db, { services: chain.services, local }, CLAIMS, CLAIMS);
     db.$client.exec("PRAGMA synchronous = FULL");
     say(`setup: ${CLAIMS} tokens launched and traded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -207,201 +236,239 @@ async function runScenario(scenario: Scenario): Promise<Outcome> {
       { intervalMs: config.rebroadcastMs },
     );
 
-    // ------------------------------------------------------------ sweep (runs until all swept, bounded)
-    t0 = performance.now();
-    const sweepDeadline = Date.now() + WINDOW_MS;
-    let sweepRuns = 0;
-    let sweptTokens = 0;
-    while (sweepRuns < MAX_SWEEP_RUNS && Date.now() < sweepDeadline) {
-      const run = await scheduler.runNow("sweep");
-      sweepRuns += 1;
-      if (!run.ran) throw new Error(`sweep run did not start: ${JSON.stringify(run)}`);
-      sweptTokens = Number(
-        (
-          db.$client.query("SELECT COUNT(*) AS n FROM sweeps WHERE status = 'confirmed'").get() as {
-            n: bigint;
-          }
-        ).n,
-      );
-      if (sweptTokens >= CLAIMS) break;
-    }
-    const sweepSeconds = (performance.now() - t0) / 1000;
-    const sweepCost = landedCost(db, local.node, "sweep");
-    const sweepJournal = journalOf(db, "sweep");
-    say(`sweep: ${sweptTokens}/${CLAIMS} tokens swept in ${sweepRuns} run(s), ${sweepSeconds.toFixed(1)} s`);
-
-    // ------------------------------------------------------------ claims
-    let queued = 0;
-    let noBalance = 0;
-    for (let i = 1; i <= CLAIMS; i++) {
-      try {
-        queuePayout(db, {
-          idpUserId: `u-bench${i}`,
-          lamports: null,
-          wallet: Keypair.generate().publicKey.toBase58(),
-          kind: "claim",
-          minLamports: 1n,
-          atMs: Date.now(),
-        });
-        queued += 1;
-      } catch (error) {
-        if (!isAppError(error, "INSUFFICIENT_BALANCE")) throw error;
-        noBalance += 1;
-      }
-    }
-    say(`claims: ${queued} queued${noBalance > 0 ? ` (${noBalance} recipients had no balance: token not swept)` : ""}`);
-
-    // ------------------------------------------------------------ payouts, observed every 250 ms
-    /** every payout id → the original claim it carries on */
-    const rootOf = new Map<number, number>();
-    const confirmedAt = new Map<number, number>();
-    let lastId = 0;
-    const poll = () => {
-      const nowMs = Date.now();
-      const fresh = db.$client
-        .query<{ id: bigint; replacesId: bigint | null }, [afterId: number]>(
-          "SELECT id, replaces_id AS replacesId FROM payouts WHERE id > ? ORDER BY id",
-        )
-        .all(lastId);
-      for (const row of fresh) {
-        const id = Number(row.id);
-        rootOf.set(id, row.replacesId === null ? id : (rootOf.get(Number(row.replacesId)) ?? Number(row.replacesId)));
-        lastId = Math.max(lastId, id);
-      }
-      const confirmed = db.$client.query<{ id: bigint }, []>("SELECT id FROM payouts WHERE status = 'confirmed'").all();
-      for (const row of confirmed) {
-        const root = rootOf.get(Number(row.id)) ?? Number(row.id);
-        if (!confirmedAt.has(root)) confirmedAt.set(root, nowMs);
-      }
-    };
-    poll();
-    const originals = [...rootOf.entries()].filter(([id, root]) => id === root).map(([id]) => id);
-
-    const windowStart = Date.now();
-    const deadline = windowStart + WINDOW_MS;
-    let stopRuns = false;
-    let payoutRuns = 0;
-    let failedRuns = 0;
-    poller = setInterval(() => {
-      if (!stopRuns) poll();
-    }, POLL_MS);
-    const runs = (async () => {
-      while (!stopRuns && Date.now() < deadline) {
-        const run = await scheduler.runNow("payouts");
-        if (run.ran) {
-          payoutRuns += 1;
-          if (!run.ok) failedRuns += 1;
-        } else await Bun.sleep(POLL_MS);
-      }
-    })();
-    while (Date.now() < deadline && confirmedAt.size < originals.length) await Bun.sleep(POLL_MS);
-    poll();
-    stopRuns = true;
-    clearInterval(poller);
-    poller = null;
-    const windowSeconds = (Date.now() - windowStart) / 1000;
-    // A run still going is asked to stop at its next safe point; its later confirmations do not count.
-    await scheduler.stop(30_000);
-    await Promise.race([runs, Bun.sleep(35_000)]);
-
-    // ------------------------------------------------------------ figures
-    const firstSend = db.$client.query<{ at: bigint | null }, [id: number]>(
-      `SELECT t.prepared_at_ms AS at FROM payouts p JOIN chain_transactions t ON t.signature = p.signature
-        WHERE p.id = ?`,
-    );
-    const latencies: number[] = [];
-    let neverSent = 0;
-    for (const id of originals) {
-      const sent = firstSend.get(id);
-      const at = confirmedAt.get(id);
-      if (!sent || sent.at === null) {
-        neverSent += 1;
-        latencies.push(Number.POSITIVE_INFINITY);
-        continue;
-      }
-      latencies.push(at === undefined ? Number.POSITIVE_INFINITY : Math.max(0, at - Number(sent.at)));
-    }
-    latencies.sort((a, b) => a - b);
-    const confirmedClaims = latencies.filter(Number.isFinite).length;
-    const within = latencies.filter((ms) => ms <= WITHIN_MS).length;
-    const share60 = originals.length === 0 ? 0 : within / originals.length;
-    const finite = latencies.filter(Number.isFinite);
-
-    const confirmedPayouts = Number(
-      (db.$client.query("SELECT COUNT(*) AS n FROM payouts WHERE status = 'confirmed'").get() as { n: bigint }).n,
-    );
-    const payoutCost = landedCost(db, local.node, "payouts");
-    const payoutJournal = journalOf(db, "payouts");
-    // Money stays bigint: averages are printed as exact decimals, the ratio is kept in thousandths.
-    const payouts = BigInt(confirmedPayouts);
-    const feePerPayout = decimal(payoutCost.feeLamports, payouts, 2);
-    // units consumed × P µlamports, in lamports: × P / 1e6
-    const atPMicroLamports = payoutCost.consumedUnits * BigInt(P);
-    const atPPerPayout = decimal(atPMicroLamports, payouts * 1_000_000n, 2);
-    const feeRatioMilli =
-      atPMicroLamports === 0n ? null : (payoutCost.feeLamports * 1_000_000n * 1_000n) / atPMicroLamports;
-    const feeRatio = feeRatioMilli === null ? "-" : decimal(feeRatioMilli, 1_000n, 3);
-    const feePerToken = decimal(sweepCost.feeLamports, BigInt(sweptTokens), 2);
-
-    say(
-      `payouts: ${confirmedClaims}/${originals.length} claims confirmed in a window of ${windowSeconds.toFixed(1)} s ` +
-        `(${payoutRuns} payouts run(s)${failedRuns > 0 ? `, ${failedRuns} failed` : ""})`,
-    );
-    say(
-      `  confirmed within 60 s of first send: ${pct(share60)} (${within}/${originals.length})` +
-        (originals.length < CLAIMS ? `; of the ${CLAIMS} claims asked: ${pct(within / CLAIMS)}` : ""),
-    );
-    say(
-      `  first send → confirmed: p50 ${seconds(percentile(latencies, 50))}, p99 ${seconds(percentile(latencies, 99))}`,
-    );
-    if (finite.length > 0 && finite.length < latencies.length)
-      say(
-        `    of confirmed claims only: p50 ${seconds(percentile(finite, 50))}, p99 ${seconds(percentile(finite, 99))}, ` +
-          `max ${seconds(finite[finite.length - 1]!)}`,
-      );
-    say(
-      `  never confirmed in the window: ${originals.length - confirmedClaims}` +
-        (neverSent > 0 ? ` (${neverSent} never sent)` : ""),
-    );
-    const ratioLabel =
-      scenario.key === "A"
-        ? ""
-        : ` [against P=${P} for comparison; this scenario's market is ${scenario.congestion ? "P" : "0"}]`;
-    say(
-      `  priority fee per payout: ${feePerPayout} lamports ` +
-        `(${payoutCost.feeLamports} over ${payoutCost.transactions} landed transactions, ${confirmedPayouts} payouts)`,
-    );
-    say(
-      `  fee / (units consumed × P / 1e6) per payout: ${feeRatio}` +
-        ` (units consumed × P per payout: ${atPPerPayout} lamports)${ratioLabel}` +
-        (payoutCost.unread > 0 ? ` (${payoutCost.unread} landed transactions not readable on the node)` : ""),
-    );
-    say(
-      `  priority fee per swept token: ${feePerToken} lamports ` +
-        `(${sweepCost.feeLamports} over ${sweepCost.transactions} landed sweep transactions, ${sweptTokens} tokens)`,
-    );
-    const perLanded = (j: ReturnType<typeof journalOf>) => (j.landed === 0 ? "-" : (j.sends / j.landed).toFixed(2));
-    say(
-      `  sends per landed transaction: payouts ${perLanded(payoutJournal)} (${payoutJournal.sends}/${payoutJournal.landed}), ` +
-        `sweep ${perLanded(sweepJournal)} (${sweepJournal.sends}/${sweepJournal.landed})`,
-    );
-    for (const [job, j] of [
-      ["payouts", payoutJournal],
-      ["sweep", sweepJournal],
-    ] as const) {
-      say(
-        `  journal ${job}: ${j.transactions} signed, ${j.landed} landed (${j.failed} failed on chain), ` +
-          `${j.lapsed} lapsed, ${j.expired} expired, ${j.live} live; price ${j.price} µlamports/CU, limit ${j.limit}; ` +
-          `by attempt ${j.byAttempt || "-"}`,
-      );
-    }
-    return { share60, feeRatio, feeRatioMilli };
+    const sweep = await sweepUntilSwept(db, local, scheduler);
+    queueClaims(db);
+    const window = await watchPayoutsWindow(db, scheduler, timers);
+    const claims = claimLatencies(db, window);
+    return reportPayouts(scenario, db, local, sweep, window, claims);
   } finally {
-    if (poller) clearInterval(poller);
+    if (timers.poller) clearInterval(timers.poller);
     stopRebroadcaster?.();
     await service.close();
     await chain.stop();
     rmSync(config.dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Sweep runs until every token is swept, bounded by MAX_SWEEP_RUNS and the window. */
+async function sweepUntilSwept(db: Db, local: LocalChain, scheduler: Scheduler): Promise<SweepPhase> {
+  const t0 = performance.now();
+  const sweepDeadline = Date.now() + WINDOW_MS;
+  let sweepRuns = 0;
+  let sweptTokens = 0;
+  while (sweepRuns < MAX_SWEEP_RUNS && Date.now() < sweepDeadline) {
+    const run = await scheduler.runNow("sweep");
+    sweepRuns += 1;
+    if (!run.ran) throw new Error(`sweep run did not start: ${JSON.stringify(run)}`);
+    sweptTokens = Number(
+      (
+        db.$client.query("SELECT COUNT(*) AS n FROM sweeps WHERE status = 'confirmed'").get() as {
+          n: bigint;
+        }
+      ).n,
+    );
+    if (sweptTokens >= CLAIMS) break;
+  }
+  const sweepSeconds = (performance.now() - t0) / 1000;
+  const sweepCost = landedCost(db, local.node, "sweep");
+  const sweepJournal = journalOf(db, "sweep");
+  say(`sweep: ${sweptTokens}/${CLAIMS} tokens swept in ${sweepRuns} run(s), ${sweepSeconds.toFixed(1)} s`);
+  return { sweptTokens, sweepCost, sweepJournal };
+}
+
+/** One claim per recipient, each to a fresh wallet. */
+function queueClaims(db: Db): void {
+  let queued = 0;
+  let noBalance = 0;
+  for (let i = 1; i <= CLAIMS; i++) {
+    try {
+      queuePayout(db, {
+        idpUserId: `u-bench${i}`,
+        lamports: null,
+        wallet: Keypair.generate().publicKey.toBase58(),
+        kind: "claim",
+        minLamports: 1n,
+        atMs: Date.now(),
+      });
+      queued += 1;
+    } catch (error) {
+      if (!isAppError(error, "INSUFFICIENT_BALANCE")) throw error;
+      noBalance += 1;
+    }
+  }
+  say(`claims: ${queued} queued${noBalance > 0 ? ` (${noBalance} recipients had no balance: token not swept)` : ""}`);
+}
+
+/** Payouts runs again and again for the window, the db observed every POLL_MS. */
+async function watchPayoutsWindow(
+  db: Db,
+  scheduler: Scheduler,
+  timers: { poller: ReturnType<typeof setInterval> | null },
+): Promise<PayoutWindow> {
+  /** every payout id → the original claim it carries on */
+  const rootOf = new Map<number, number>();
+  const confirmedAt = new Map<number, number>();
+  let lastId = 0;
+  const poll = () => {
+    const nowMs = Date.now();
+    const fresh = db.$client
+      .query<{ id: bigint; replacesId: bigint | null }, [afterId: number]>(
+        "SELECT id, replaces_id AS replacesId FROM payouts WHERE id > ? ORDER BY id",
+      )
+      .all(lastId);
+    for (const row of fresh) {
+      const id = Number(row.id);
+      rootOf.set(id, row.replacesId === null ? id : (rootOf.get(Number(row.replacesId)) ?? Number(row.replacesId)));
+      lastId = Math.max(lastId, id);
+    }
+    const confirmed = db.$client.query<{ id: bigint }, []>("SELECT id FROM payouts WHERE status = 'confirmed'").all();
+    for (const row of confirmed) {
+      const root = rootOf.get(Number(row.id)) ?? Number(row.id);
+      if (!confirmedAt.has(root)) confirmedAt.set(root, nowMs);
+    }
+  };
+  poll();
+  const originals = [...rootOf.entries()].filter(([id, root]) => id === root).map(([id]) => id);
+
+  const windowStart = Date.now();
+  const deadline = windowStart + WINDOW_MS;
+  let stopRuns = false;
+  let payoutRuns = 0;
+  let failedRuns = 0;
+  timers.poller = setInterval(() => {
+    if (!stopRuns) poll();
+  }, POLL_MS);
+  const runs = (async () => {
+    while (!stopRuns && Date.now() < deadline) {
+      const run = await scheduler.runNow("payouts");
+      if (run.ran) {
+        payoutRuns += 1;
+        if (!run.ok) failedRuns += 1;
+      } else await Bun.sleep(POLL_MS);
+    }
+  })();
+  while (Date.now() < deadline && confirmedAt.size < originals.length) await Bun.sleep(POLL_MS);
+  poll();
+  stopRuns = true;
+  clearInterval(timers.poller);
+  timers.poller = null;
+  const windowSeconds = (Date.now() - windowStart) / 1000;
+  // A run still going is asked to stop at its next safe point; its later confirmations do not count.
+  await scheduler.stop(30_000);
+  await Promise.race([runs, Bun.sleep(35_000)]);
+  return { originals, confirmedAt, windowSeconds, payoutRuns, failedRuns };
+}
+
+function claimLatencies(db: Db, window: PayoutWindow): ClaimLatencies {
+  const { originals, confirmedAt } = window;
+  const firstSend = db.$client.query<{ at: bigint | null }, [id: number]>(
+    `SELECT t.prepared_at_ms AS at FROM payouts p JOIN chain_transactions t ON t.signature = p.signature
+      WHERE p.id = ?`,
+  );
+  const latencies: number[] = [];
+  let neverSent = 0;
+  for (const id of originals) {
+    const sent = firstSend.get(id);
+    const at = confirmedAt.get(id);
+    if (!sent || sent.at === null) {
+      neverSent += 1;
+      latencies.push(Number.POSITIVE_INFINITY);
+      continue;
+    }
+    latencies.push(at === undefined ? Number.POSITIVE_INFINITY : Math.max(0, at - Number(sent.at)));
+  }
+  latencies.sort((a, b) => a - b);
+  const confirmedClaims = latencies.filter(Number.isFinite).length;
+  const within = latencies.filter((ms) => ms <= WITHIN_MS).length;
+  const share60 = originals.length === 0 ? 0 : within / originals.length;
+  return { latencies, neverSent, confirmedClaims, within, share60 };
+}
+
+function reportPayouts(
+  scenario: Scenario,
+  db: Db,
+  local: LocalChain,
+  sweep: SweepPhase,
+  window: PayoutWindow,
+  claims: ClaimLatencies,
+): Outcome {
+  const confirmedPayouts = Number(
+    (db.$client.query("SELECT COUNT(*) AS n FROM payouts WHERE status = 'confirmed'").get() as { n: bigint }).n,
+  );
+  const payoutCost = landedCost(db, local.node, "payouts");
+  const payoutJournal = journalOf(db, "payouts");
+  // Money stays bigint: averages are printed as exact decimals, the ratio is kept in thousandths.
+  const payouts = BigInt(confirmedPayouts);
+  const feePerPayout = decimal(payoutCost.feeLamports, payouts, 2);
+  // units consumed × P µlamports, in lamports: × P / 1e6
+  const atPMicroLamports = payoutCost.consumedUnits * BigInt(P);
+  const atPPerPayout = decimal(atPMicroLamports, payouts * 1_000_000n, 2);
+  const feeRatioMilli =
+    atPMicroLamports === 0n ? null : (payoutCost.feeLamports * 1_000_000n * 1_000n) / atPMicroLamports;
+  const feeRatio = feeRatioMilli === null ? "-" : decimal(feeRatioMilli, 1_000n, 3);
+  const feePerToken = decimal(sweep.sweepCost.feeLamports, BigInt(sweep.sweptTokens), 2);
+
+  sayClaims(window, claims);
+  const ratioLabel =
+    scenario.key === "A"
+      ? ""
+      : ` [against P=${P} for comparison; this scenario's market is ${scenario.congestion ? "P" : "0"}]`;
+  say(
+    `  priority fee per payout: ${feePerPayout} lamports ` +
+      `(${payoutCost.feeLamports} over ${payoutCost.transactions} landed transactions, ${confirmedPayouts} payouts)`,
+  );
+  say(
+    `  fee / (units consumed × P / 1e6) per payout: ${feeRatio}` +
+      ` (units consumed × P per payout: ${atPPerPayout} lamports)${ratioLabel}` +
+      (payoutCost.unread > 0 ? ` (${payoutCost.unread} landed transactions not readable on the node)` : ""),
+  );
+  say(
+    `  priority fee per swept token: ${feePerToken} lamports ` +
+      `(${sweep.sweepCost.feeLamports} over ${sweep.sweepCost.transactions} landed sweep transactions, ${sweep.sweptTokens} tokens)`,
+  );
+  sayJournals(payoutJournal, sweep.sweepJournal);
+  return { share60: claims.share60, feeRatio, feeRatioMilli };
+}
+
+function sayClaims(window: PayoutWindow, claims: ClaimLatencies): void {
+  const { originals, windowSeconds, payoutRuns, failedRuns } = window;
+  const { latencies, neverSent, confirmedClaims, within, share60 } = claims;
+  const finite = latencies.filter(Number.isFinite);
+  say(
+    `payouts: ${confirmedClaims}/${originals.length} claims confirmed in a window of ${windowSeconds.toFixed(1)} s ` +
+      `(${payoutRuns} payouts run(s)${failedRuns > 0 ? `, ${failedRuns} failed` : ""})`,
+  );
+  say(
+    `  confirmed within 60 s of first send: ${pct(share60)} (${within}/${originals.length})` +
+      (originals.length < CLAIMS ? `; of the ${CLAIMS} claims asked: ${pct(within / CLAIMS)}` : ""),
+  );
+  say(`  first send → confirmed: p50 ${seconds(percentile(latencies, 50))}, p99 ${seconds(percentile(latencies, 99))}`);
+  if (finite.length > 0 && finite.length < latencies.length)
+    say(
+      `    of confirmed claims only: p50 ${seconds(percentile(finite, 50))}, p99 ${seconds(percentile(finite, 99))}, ` +
+        `max ${seconds(finite[finite.length - 1]!)}`,
+    );
+  say(
+    `  never confirmed in the window: ${originals.length - confirmedClaims}` +
+      (neverSent > 0 ? ` (${neverSent} never sent)` : ""),
+  );
+}
+
+function sayJournals(payoutJournal: ReturnType<typeof journalOf>, sweepJournal: ReturnType<typeof journalOf>): void {
+  const perLanded = (j: ReturnType<typeof journalOf>) => (j.landed === 0 ? "-" : (j.sends / j.landed).toFixed(2));
+  say(
+    `  sends per landed transaction: payouts ${perLanded(payoutJournal)} (${payoutJournal.sends}/${payoutJournal.landed}), ` +
+      `sweep ${perLanded(sweepJournal)} (${sweepJournal.sends}/${sweepJournal.landed})`,
+  );
+  for (const [job, j] of [
+    ["payouts", payoutJournal],
+    ["sweep", sweepJournal],
+  ] as const) {
+    say(
+      `  journal ${job}: ${j.transactions} signed, ${j.landed} landed (${j.failed} failed on chain), ` +
+        `${j.lapsed} lapsed, ${j.expired} expired, ${j.live} live; price ${j.price} µlamports/CU, limit ${j.limit}; ` +
+        `by attempt ${j.byAttempt || "-"}`,
+    );
   }
 }
 

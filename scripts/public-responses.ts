@@ -215,145 +215,165 @@ export async function collectPublicResponses(): Promise<RecordedResponse[]> {
   const out: RecordedResponse[] = [];
   const http = requester(svc, out);
   try {
-    // Explore list: each sort, a search of each kind, paging, and refusals.
-    for (const sort of ["new", "fees", "mcap"]) {
-      await paged(http, `/api/tokens?sort=${sort}&limit=7`, 3, (b, p) =>
-        withParam(p.replace(/&cursor=.*$/, ""), "cursor", b.nextCursor ?? null),
-      );
-    }
-    const listed = (await http.get("/api/tokens")).json as { tokens: { mint: string; creator: string }[] };
-    const firstToken = listed.tokens[0]!;
-    for (const q of [
-      samples.nameFragments[0]!,
-      samples.nameFragments[3]!,
-      "PEPE",
-      firstToken.mint,
-      firstToken.creator,
-      `@${samples.handles[0]}`,
-      samples.handles[0]!,
-      "no-such-token-anywhere",
-    ]) {
-      await http.get(`/api/tokens?q=${encodeURIComponent(q)}&limit=5`);
-    }
-    await http.get("/api/tokens?sort=fees&q=pepe&limit=3");
-    await http.get("/api/tokens?sort=sideways");
-    await http.get("/api/tokens?limit=0");
-    await http.get("/api/tokens?limit=61");
-    await http.get("/api/tokens?limit=abc");
-    await http.get(`/api/tokens?q=${"x".repeat(65)}`);
-    await http.get("/api/tokens?cursor=not-a-cursor");
-    const newCursor = ((await http.get("/api/tokens?sort=new&limit=1")).json as { nextCursor: string }).nextCursor;
-    await http.get(`/api/tokens?sort=fees&cursor=${encodeURIComponent(newCursor)}`);
-
-    // Token detail, its image and history, for a spread of seeded mints.
-    for (const mint of samples.mints.slice(0, 8)) {
-      await http.get(`/api/tokens/${mint}`);
-      await http.get(`/api/token-images/${mint}`);
-      await http.get(`/api/tokens/${mint}/history`);
-    }
-    await http.get(`/api/tokens/${samples.mints[0]}/history?days=7`);
-    await http.get(`/api/tokens/${samples.mints[0]}/history?days=0`);
-    await http.get(`/api/tokens/${samples.mints[0]}/history?days=abc`);
-    await http.get(`/api/tokens/${samples.mints[0]!.toLowerCase()}`);
-    await http.get("/api/tokens/11111111111111111111111111111111");
-    await http.get("/api/tokens/not-base58-0OIl");
-    await http.get("/api/token-images/11111111111111111111111111111111");
-    await http.get("/api/tokens/11111111111111111111111111111111/history");
-
-    // Account records: pinned, unpinned, renamed, with paging of tokens and payouts; refusals.
-    const handles = [
-      ...new Set([
-        ...samples.handles.slice(0, 2),
-        ...samples.pinnedHandles.slice(0, 4),
-        ...samples.pinnedHandles.slice(-2),
-        ...samples.unpinnedHandles.slice(0, 3),
-      ]),
-    ];
-    for (const handle of handles) {
-      await http.get(`/api/idp/${handle}`);
-      await http.get(`/api/idp/${handle}/history`);
-    }
-    await http.get(`/api/idp/@${samples.handles[0]!.toUpperCase()}`);
-    // The record carries the first 100 of each list; the pages start from a keyset cursor before the newest.
-    const beforeNewestToken = Buffer.from(JSON.stringify(["t", NOW_MS + DAY, "11111111111111111111111111111111"]));
-    const beforeNewestPayout = Buffer.from(JSON.stringify(["p", 2 ** 31]));
-    for (const handle of [samples.handles[0]!, samples.payingHandle]) {
-      await paged(
-        http,
-        `/api/idp/${handle}/tokens?limit=2&cursor=${beforeNewestToken.toString("base64url")}`,
-        3,
-        (b, p) => withParam(p.replace(/&cursor=.*$/, ""), "cursor", b.nextCursor ?? null),
-      );
-      await paged(
-        http,
-        `/api/idp/${handle}/payouts?limit=1&cursor=${beforeNewestPayout.toString("base64url")}`,
-        3,
-        (b, p) => withParam(p.replace(/&cursor=.*$/, ""), "cursor", b.nextCursor ?? null),
-      );
-    }
-    await http.get(`/api/idp/${samples.handles[0]}/tokens`);
-    await http.get(`/api/idp/${samples.handles[0]}/tokens?cursor=zzz`);
-    await http.get(`/api/idp/${samples.payingHandle}`);
-    await http.get(
-      `/api/idp/${samples.handles[0]}/payouts?cursor=${beforeNewestPayout.toString("base64url")}&limit=101`,
-    );
-    await http.get("/api/idp/nobody_here_123");
-    await http.get("/api/idp/not%20a%20handle");
-    await http.get("/api/idp/way_too_long_handle_x");
-    await http.get("/api/idp/nobody_here_123/history");
-
-    // The ledger feed and its paging; refusals.
-    await paged(http, "/api/ledger?limit=10", 4, (b, p) =>
-      withParam(p.replace(/&before=.*$/, ""), "before", b.nextBefore ?? null),
-    );
-    await http.get("/api/ledger");
-    await http.get(`/api/ledger?before=${encodeURIComponent(new Date(NOW_MS - 30 * DAY).toISOString())}&limit=5`);
-    await http.get("/api/ledger?before=yesterday");
-    await http.get("/api/ledger?limit=101");
-    await http.get("/api/ledger?limit=-1");
-
-    // Platform figures and proofs.
-    await http.get("/api/stats");
-    await http.get("/api/stats?anything=ignored");
-    await http.get("/api/proof");
-    await http.get("/api/proof/history");
-    await http.get("/api/proof/history?days=7");
-    await http.get("/api/proof/history?days=9999");
-    await http.get("/api/proof/liabilities");
-    await http.get(`/api/proof/liabilities?at=${encodeURIComponent(new Date(NOW_MS - 2 * DAY).toISOString())}`);
-    await http.get(`/api/proof/liabilities?at=${encodeURIComponent(new Date(NOW_MS - 30 * DAY).toISOString())}`);
-    await http.get("/api/proof/liabilities?at=soon");
-    await http.get("/api/launch/config");
-    await http.get("/api/ca");
-    await http.get("/api/cron/health");
-
-    // Signed-out views of the session routes.
-    await http.get("/api/me");
-    await http.get("/api/me/tokens");
-    await http.get("/api/me/payouts");
-    await http.get("/api/me/proof");
-    await http.get("/api/me/export.csv");
-    await http.get("/api/admin/session");
-    await http.get("/api/admin/overview");
-    await http.get("/metrics");
-
-    // Documents and the page.
-    await http.get("/api/openapi.json");
-    await http.get("/api/docs", "page");
-    await http.get("/api/no-such-route");
-    await http.get("/api");
-    await http.get("/api/ledger/stream", "headers-only");
-    await http.get("/favicon.svg");
-    await http.get("/favicon.ico");
-    for (const page of ["/", `/token/${samples.mints[0]}`, `/idp/${samples.handles[0]}`, "/ledger", "/proof"]) {
-      await http.get(page, "page");
-    }
-    await http.get("/no/such/page", "page");
-    await http.get("/assets/no-such-file.js");
+    await readExploreList(http, samples);
+    await readTokenDetails(http, samples);
+    await readAccountRecords(http, samples);
+    await readLedgerFeed(http);
+    await readPlatformFigures(http);
+    await readSignedOutViews(http);
+    await readDocumentsAndPages(http, samples);
   } finally {
     await svc.cleanup();
   }
   return out;
+}
+
+/** Explore list: each sort, a search of each kind, paging, and refusals. */
+async function readExploreList(http: Requester, samples: Samples): Promise<void> {
+  for (const sort of ["new", "fees", "mcap"]) {
+    await paged(http, `/api/tokens?sort=${sort}&limit=7`, 3, (b, p) =>
+      withParam(p.replace(/&cursor=.*$/, ""), "cursor", b.nextCursor ?? null),
+    );
+  }
+  const listed = (await http.get("/api/tokens")).json as { tokens: { mint: string; creator: string }[] };
+  const firstToken = listed.tokens[0]!;
+  for (const q of [
+    samples.nameFragments[0]!,
+    samples.nameFragments[3]!,
+    "PEPE",
+    firstToken.mint,
+    firstToken.creator,
+    `@${samples.handles[0]}`,
+    samples.handles[0]!,
+    "no-such-token-anywhere",
+  ]) {
+    await http.get(`/api/tokens?q=${encodeURIComponent(q)}&limit=5`);
+  }
+  await http.get("/api/tokens?sort=fees&q=pepe&limit=3");
+  await http.get("/api/tokens?sort=sideways");
+  await http.get("/api/tokens?limit=0");
+  await http.get("/api/tokens?limit=61");
+  await http.get("/api/tokens?limit=abc");
+  await http.get(`/api/tokens?q=${"x".repeat(65)}`);
+  await http.get("/api/tokens?cursor=not-a-cursor");
+  const newCursor = ((await http.get("/api/tokens?sort=new&limit=1")).json as { nextCursor: string }).nextCursor;
+  await http.get(`/api/tokens?sort=fees&cursor=${encodeURIComponent(newCursor)}`);
+}
+
+/** Token detail, its image and history, for a spread of seeded mints. */
+async function readTokenDetails(http: Requester, samples: Samples): Promise<void> {
+  for (const mint of samples.mints.slice(0, 8)) {
+    await http.get(`/api/tokens/${mint}`);
+    await http.get(`/api/token-images/${mint}`);
+    await http.get(`/api/tokens/${mint}/history`);
+  }
+  await http.get(`/api/tokens/${samples.mints[0]}/history?days=7`);
+  await http.get(`/api/tokens/${samples.mints[0]}/history?days=0`);
+  await http.get(`/api/tokens/${samples.mints[0]}/history?days=abc`);
+  await http.get(`/api/tokens/${samples.mints[0]!.toLowerCase()}`);
+  await http.get("/api/tokens/11111111111111111111111111111111");
+  await http.get("/api/tokens/not-base58-0OIl");
+  await http.get("/api/token-images/11111111111111111111111111111111");
+  await http.get("/api/tokens/11111111111111111111111111111111/history");
+}
+
+/** Account records: pinned, unpinned, renamed, with paging of tokens and payouts; refusals. */
+async function readAccountRecords(http: Requester, samples: Samples): Promise<void> {
+  const handles = [
+    ...new Set([
+      ...samples.handles.slice(0, 2),
+      ...samples.pinnedHandles.slice(0, 4),
+      ...samples.pinnedHandles.slice(-2),
+      ...samples.unpinnedHandles.slice(0, 3),
+    ]),
+  ];
+  for (const handle of handles) {
+    await http.get(`/api/idp/${handle}`);
+    await http.get(`/api/idp/${handle}/history`);
+  }
+  await http.get(`/api/idp/@${samples.handles[0]!.toUpperCase()}`);
+  // The record carries the first 100 of each list; the pages start from a keyset cursor before the newest.
+  const beforeNewestToken = Buffer.from(JSON.stringify(["t", NOW_MS + DAY, "11111111111111111111111111111111"]));
+  const beforeNewestPayout = Buffer.from(JSON.stringify(["p", 2 ** 31]));
+  for (const handle of [samples.handles[0]!, samples.payingHandle]) {
+    await paged(
+      http,
+      `/api/idp/${handle}/tokens?limit=2&cursor=${beforeNewestToken.toString("base64url")}`,
+      3,
+      (b, p) => withParam(p.replace(/&cursor=.*$/, ""), "cursor", b.nextCursor ?? null),
+    );
+    await paged(
+      http,
+      `/api/idp/${handle}/payouts?limit=1&cursor=${beforeNewestPayout.toString("base64url")}`,
+      3,
+      (b, p) => withParam(p.replace(/&cursor=.*$/, ""), "cursor", b.nextCursor ?? null),
+    );
+  }
+  await http.get(`/api/idp/${samples.handles[0]}/tokens`);
+  await http.get(`/api/idp/${samples.handles[0]}/tokens?cursor=zzz`);
+  await http.get(`/api/idp/${samples.payingHandle}`);
+  await http.get(`/api/idp/${samples.handles[0]}/payouts?cursor=${beforeNewestPayout.toString("base64url")}&limit=101`);
+  await http.get("/api/idp/nobody_here_123");
+  await http.get("/api/idp/not%20a%20handle");
+  await http.get("/api/idp/way_too_long_handle_x");
+  await http.get("/api/idp/nobody_here_123/history");
+}
+
+/** The ledger feed and its paging; refusals. */
+async function readLedgerFeed(http: Requester): Promise<void> {
+  await paged(http, "/api/ledger?limit=10", 4, (b, p) =>
+    withParam(p.replace(/&before=.*$/, ""), "before", b.nextBefore ?? null),
+  );
+  await http.get("/api/ledger");
+  await http.get(`/api/ledger?before=${encodeURIComponent(new Date(NOW_MS - 30 * DAY).toISOString())}&limit=5`);
+  await http.get("/api/ledger?before=yesterday");
+  await http.get("/api/ledger?limit=101");
+  await http.get("/api/ledger?limit=-1");
+}
+
+/** Platform figures and proofs. */
+async function readPlatformFigures(http: Requester): Promise<void> {
+  await http.get("/api/stats");
+  await http.get("/api/stats?anything=ignored");
+  await http.get("/api/proof");
+  await http.get("/api/proof/history");
+  await http.get("/api/proof/history?days=7");
+  await http.get("/api/proof/history?days=9999");
+  await http.get("/api/proof/liabilities");
+  await http.get(`/api/proof/liabilities?at=${encodeURIComponent(new Date(NOW_MS - 2 * DAY).toISOString())}`);
+  await http.get(`/api/proof/liabilities?at=${encodeURIComponent(new Date(NOW_MS - 30 * DAY).toISOString())}`);
+  await http.get("/api/proof/liabilities?at=soon");
+  await http.get("/api/launch/config");
+  await http.get("/api/ca");
+  await http.get("/api/cron/health");
+}
+
+/** Signed-out views of the session routes. */
+async function readSignedOutViews(http: Requester): Promise<void> {
+  await http.get("/api/me");
+  await http.get("/api/me/tokens");
+  await http.get("/api/me/payouts");
+  await http.get("/api/me/proof");
+  await http.get("/api/me/export.csv");
+  await http.get("/api/admin/session");
+  await http.get("/api/admin/overview");
+  await http.get("/metrics");
+}
+
+/** Documents and the page. */
+async function readDocumentsAndPages(http: Requester, samples: Samples): Promise<void> {
+  await http.get("/api/openapi.json");
+  await http.get("/api/docs", "page");
+  await http.get("/api/no-such-route");
+  await http.get("/api");
+  await http.get("/api/ledger/stream", "headers-only");
+  await http.get("/favicon.svg");
+  await http.get("/favicon.ico");
+  for (const page of ["/", `/token/${samples.mints[0]}`, `/idp/${samples.handles[0]}`, "/ledger", "/proof"]) {
+    await http.get(page, "page");
+  }
+  await http.get("/no/such/page", "page");
+  await http.get("/assets/no-such-file.js");
 }
 
 export function renderGolden(responses: readonly RecordedResponse[]): string {

@@ -175,6 +175,42 @@ function batched<T>(db: Db, items: readonly T[], size: number, work: (item: T, i
   }
 }
 
+/** The draws and clock every phase of a seed shares; phases draw in a fixed order, so a seed repeats. */
+interface Seeding {
+  db: Db;
+  random: () => number;
+  nowMs: number;
+  startMs: number;
+  /** when the sign-ins start; the sweeps run on both sides of it */
+  midMs: number;
+  say: (line: string) => void;
+  pick: <T>(list: readonly T[]) => T;
+  between: (lo: number, hi: number) => number;
+}
+
+interface Seeded {
+  tokenId: number;
+  mint: string;
+  launchedAtMs: number;
+  firstHandle: string;
+}
+
+interface PlannedSweep {
+  tokenId: number;
+  atMs: number;
+  lamports: bigint;
+  fate: "confirmed" | "failed" | "sent";
+}
+
+/** Who signed in (by lowercase handle, their idp user id), and the renames among them. */
+interface People {
+  userOf: Map<string, string>;
+  signIns: number;
+  renamed: string[];
+  unpinned: string[];
+  renameCount: number;
+}
+
 export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
   const random = rng(options.seed ?? 7);
   const nowMs = options.nowMs ?? Date.now();
@@ -182,15 +218,68 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
   const startMs = nowMs - days * DAY;
   const meanSweeps = options.sweepsPerToken ?? defaultSweepsPerToken(options.tokens);
   const t0 = performance.now();
-  const say = (line: string) => options.log?.(`${line} (+${Math.round(performance.now() - t0)} ms)`);
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
-  const between = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
+  const s: Seeding = {
+    db,
+    random,
+    nowMs,
+    startMs,
+    midMs: startMs + Math.floor((nowMs - startMs) * 0.6),
+    say: (line) => options.log?.(`${line} (+${Math.round(performance.now() - t0)} ms)`),
+    pick: (list) => list[Math.floor(random() * list.length)]!,
+    between: (lo, hi) => lo + Math.floor(random() * (hi - lo + 1)),
+  };
   const c = db.$client;
   const existing = Number(c.query<{ n: bigint }, []>("SELECT COUNT(*) AS n FROM tokens").get()?.n ?? 0n);
   if (existing > 0) throw new Error("the database already has tokens; seed an empty one");
 
-  // ------------------------------------------------------------ handles and people
-  const handleCount = Math.max(4, Math.ceil(options.tokens * 0.6));
+  const { handles, popular, pickHandle, deployers } = drawHandles(s, options.tokens);
+  s.say(`launching ${options.tokens} tokens`);
+  const seeded: Seeded[] = [];
+  const order = Array.from({ length: options.tokens }, (_, i) => i);
+  batched(db, order, 2000, (i) => seeded.push(launchToken(s, i, options.tokens, pickHandle, deployers)));
+  const platformToken = setPlatformToken(s, seeded);
+  const buyback = { platformBuybackBps: 2000, platformTokenMint: platformToken.mint };
+
+  const plan = planSweeps(s, seeded, platformToken, meanSweeps);
+  const sweeps = { count: 0 };
+  s.say(`sweeping (${plan.length} sweeps)`);
+  const people = sweepAroundSignIns(s, plan, buyback, sweeps, () => signInPeople(s, handles, platformToken));
+  payOut(s, people.userOf);
+  s.say("burning");
+  burnPending(s, nowMs - HOUR);
+  const hidden = setMarketFigures(s, seeded);
+
+  s.say("verifying the books");
+  verifyLedger(db);
+  // Its signatures were made up: no chain's history holds them, so the start's check of the
+  // treasury's history must not wait to reach them (src/reconcile/store.ts).
+  markHistoryOffChain(db);
+  const count = (sql: string) => Number(c.query<{ n: bigint }, []>(sql).get()?.n ?? 0n);
+  const pinnedHandles = [...people.userOf.keys()];
+  const { unpinned, renameCount } = people;
+  return {
+    tokens: seeded.length,
+    hidden,
+    handles: handles.length,
+    sweeps: sweeps.count,
+    signIns: people.signIns,
+    payouts: count("SELECT COUNT(*) AS n FROM payouts"),
+    burns: count("SELECT COUNT(*) AS n FROM burns"),
+    feedEvents: count("SELECT COUNT(*) AS n FROM feed_events"),
+    samples: {
+      mints: seeded.filter((_, i) => i % Math.max(1, Math.floor(seeded.length / 50)) === 0).map((t) => t.mint),
+      handles: popular.map((h) => h.toLowerCase()),
+      pinnedHandles: pinnedHandles.slice(0, 50).concat(people.renamed.slice(0, 10)),
+      unpinnedHandles: unpinned.slice(renameCount, renameCount + 50).map((h) => h.toLowerCase()),
+      nameFragments: WORDS.slice(0, 20),
+    },
+  };
+}
+
+/** The handles tokens name, the few popular ones, and the deployers' addresses. */
+function drawHandles(s: Seeding, tokens: number) {
+  const { random, pick, between } = s;
+  const handleCount = Math.max(4, Math.ceil(tokens * 0.6));
   const handles: string[] = [];
   const seenHandles = new Set<string>();
   while (handles.length < handleCount) {
@@ -203,88 +292,90 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
   // A few handles are named on many tokens (the active creators), most on one or two.
   const popular = handles.slice(0, Math.max(2, Math.ceil(handleCount * 0.02)));
   const pickHandle = () => (random() < 0.3 ? pick(popular) : pick(handles));
-  const deployers = Array.from({ length: Math.max(2, Math.ceil(options.tokens / 20)) }, () => base58Of(random, 32));
+  const deployers = Array.from({ length: Math.max(2, Math.ceil(tokens / 20)) }, () => base58Of(random, 32));
+  return { handles, popular, pickHandle, deployers };
+}
 
-  // ------------------------------------------------------------ launches
-  say(`launching ${options.tokens} tokens`);
-  interface Seeded {
-    tokenId: number;
-    mint: string;
-    launchedAtMs: number;
-    firstHandle: string;
+/** The recipients a token names (1 to 10, distinct), their shares summing to 10,000 bps. */
+function drawRecipients(s: Seeding, pickHandle: () => string): { handle: string; bps: number }[] {
+  const { random, between } = s;
+  const n = random() < 0.5 ? 1 : random() < 0.6 ? between(2, 3) : between(4, 10);
+  const named = new Set<string>();
+  const recipients: { handle: string; bps: number }[] = [];
+  while (recipients.length < n) {
+    const h = pickHandle();
+    if (named.has(h.toLowerCase())) continue;
+    named.add(h.toLowerCase());
+    recipients.push({ handle: h, bps: 0 });
   }
-  const seeded: Seeded[] = [];
-  const order = Array.from({ length: options.tokens }, (_, i) => i);
-  batched(db, order, 2000, (i) => {
-    // Launches speed up over the period, as a growing platform's do.
-    const frac = Math.sqrt((i + random()) / options.tokens);
-    const launchedAtMs = Math.floor(startMs + frac * (nowMs - startMs - HOUR));
-    const n = random() < 0.5 ? 1 : random() < 0.6 ? between(2, 3) : between(4, 10);
-    const named = new Set<string>();
-    const recipients: { handle: string; bps: number }[] = [];
-    while (recipients.length < n) {
-      const h = pickHandle();
-      if (named.has(h.toLowerCase())) continue;
-      named.add(h.toLowerCase());
-      recipients.push({ handle: h, bps: 0 });
-    }
-    let left = 10_000;
-    recipients.forEach((r, k) => {
-      const rest = recipients.length - k - 1;
-      r.bps = rest === 0 ? left : between(1, Math.max(1, Math.floor((left - rest) / (rest + 1)) * 2 - 1));
-      r.bps = Math.min(r.bps, left - rest);
-      left -= r.bps;
-    });
-    const word = pick(WORDS);
-    const name = `${word[0]!.toUpperCase()}${word.slice(1)} ${pick(WORDS)} ${i}`;
-    const mint = base58Of(random, 32);
-    const hasImage = random() < 0.8;
-    const { tokenId } = recordConfirmedLaunch(
-      db,
-      {
-        mint,
-        name,
-        symbol: `${word.slice(0, 4).toUpperCase()}${i % 100}`,
-        description: `${name}: a synthetic token for load tests.`,
-        website: random() < 0.5 ? `https://${word}${i}.example` : null,
-        twitter: random() < 0.6 ? `https://x.com/${recipients[0]!.handle}` : null,
-        telegram: random() < 0.3 ? `https://t.me/${word}${i}` : null,
-        metadataUri: `ipfs://bafy${base58Of(random, 20)}`,
-        imageUri: `ipfs://bafy${base58Of(random, 20)}`,
-        creatorIndex: i + 1,
-        creator: base58Of(random, 32),
-        creatorVault: base58Of(random, 32),
-        poolVault: addressFor(`pool-vault/${mint}`),
-        deployer: pick(deployers),
-        launchSignature: base58Of(random, 64),
-        launchedAtMs,
-        platformBps: random() < 0.9 ? 1000 : 500,
-        recipients,
-        imageWebp: hasImage ? FAKE_WEBP : null,
-        imageSha256: hasImage ? "0".repeat(64) : null,
-      },
-      launchedAtMs,
-    );
-    seeded.push({ tokenId, mint, launchedAtMs, firstHandle: recipients[0]!.handle });
+  let left = 10_000;
+  recipients.forEach((r, k) => {
+    const rest = recipients.length - k - 1;
+    r.bps = rest === 0 ? left : between(1, Math.max(1, Math.floor((left - rest) / (rest + 1)) * 2 - 1));
+    r.bps = Math.min(r.bps, left - rest);
+    left -= r.bps;
   });
+  return recipients;
+}
 
-  // The platform token is one of the launched tokens, so some buys pay both sources.
+function launchToken(
+  s: Seeding,
+  i: number,
+  tokens: number,
+  pickHandle: () => string,
+  deployers: readonly string[],
+): Seeded {
+  const { db, random, pick, startMs, nowMs } = s;
+  // Launches speed up over the period, as a growing platform's do.
+  const frac = Math.sqrt((i + random()) / tokens);
+  const launchedAtMs = Math.floor(startMs + frac * (nowMs - startMs - HOUR));
+  const recipients = drawRecipients(s, pickHandle);
+  const word = pick(WORDS);
+  const name = `${word[0]!.toUpperCase()}${word.slice(1)} ${pick(WORDS)} ${i}`;
+  const mint = base58Of(random, 32);
+  const hasImage = random() < 0.8;
+  const { tokenId } = recordConfirmedLaunch(
+    db,
+    {
+      mint,
+      name,
+      symbol: `${word.slice(0, 4).toUpperCase()}${i % 100}`,
+      description: `${name}: a synthetic token for load tests.`,
+      website: random() < 0.5 ? `https://${word}${i}.example` : null,
+      twitter: random() < 0.6 ? `https://x.com/${recipients[0]!.handle}` : null,
+      telegram: random() < 0.3 ? `https://t.me/${word}${i}` : null,
+      metadataUri: `ipfs://bafy${base58Of(random, 20)}`,
+      imageUri: `ipfs://bafy${base58Of(random, 20)}`,
+      creatorIndex: i + 1,
+      creator: base58Of(random, 32),
+      creatorVault: base58Of(random, 32),
+      poolVault: addressFor(`pool-vault/${mint}`),
+      deployer: pick(deployers),
+      launchSignature: base58Of(random, 64),
+      launchedAtMs,
+      platformBps: random() < 0.9 ? 1000 : 500,
+      recipients,
+      imageWebp: hasImage ? FAKE_WEBP : null,
+      imageSha256: hasImage ? "0".repeat(64) : null,
+    },
+    launchedAtMs,
+  );
+  return { tokenId, mint, launchedAtMs, firstHandle: recipients[0]!.handle };
+}
+
+/** The platform token is one of the launched tokens, so some buys pay both sources. */
+function setPlatformToken(s: Seeding, seeded: readonly Seeded[]): Seeded {
   const platformToken = seeded[Math.floor(seeded.length / 3)]!;
   performAdminAction(
-    db,
-    { actor: "seed", reason: "synthetic history", nowMs: startMs },
+    s.db,
+    { actor: "seed", reason: "synthetic history", nowMs: s.startMs },
     { action: "set_platform_token", mint: platformToken.mint },
   );
-  const buyback = { platformBuybackBps: 2000, platformTokenMint: platformToken.mint };
+  return platformToken;
+}
 
-  // ------------------------------------------------------------ sweeps, in two halves around sign-ins
-  const midMs = startMs + Math.floor((nowMs - startMs) * 0.6);
-  interface PlannedSweep {
-    tokenId: number;
-    atMs: number;
-    lamports: bigint;
-    fate: "confirmed" | "failed" | "sent";
-  }
+function planSweeps(s: Seeding, seeded: readonly Seeded[], platformToken: Seeded, meanSweeps: number): PlannedSweep[] {
+  const { random, nowMs } = s;
   const plan: PlannedSweep[] = [];
   for (const t of seeded) {
     // Heavy tail: most tokens are swept a few times, a few very often.
@@ -306,56 +397,89 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
     });
   }
   plan.sort((a, b) => a.atMs - b.atMs);
-  // The burns job runs every few minutes, so orders are bought in small groups as sweeps land.
-  const burnPending = (atMs: number) => {
-    for (let pass = 0; pass < 3; pass++) {
-      const groups = pendingBurnGroups(db, 1000);
-      if (groups.length === 0) return;
-      batched(db, groups, 500, (group) => {
-        const buyId = startBurnBuy(db, {
-          group,
-          signature: base58Of(random, 64),
-          lastValidBlockHeight: BigInt(atMs),
-          atMs,
-        });
-        // A few buys fail once; their orders wait for the next pass.
-        if (pass === 0 && random() < 0.05) failBurnBuy(db, buyId, "slippage exceeded");
-        else
-          completeBurnBuy(db, {
-            buyId,
-            tokenAmount: BigInt(between(1_000, 5_000_000)) * 1_000_000n,
-            atMs: atMs + 5_000,
-          });
-      });
-    }
-  };
-  let sweepCount = 0;
-  const runSweeps = (list: PlannedSweep[]) =>
-    batched(db, list, 2000, (s) => {
-      const [sweepId] = recordSweepsSent(db, [
-        {
-          tokenId: s.tokenId,
-          signature: base58Of(random, 64),
-          lastValidBlockHeight: BigInt(s.atMs),
-          atMs: s.atMs - 20_000,
-        },
-      ]);
-      if (s.fate === "confirmed")
-        confirmSweep(db, { sweepId: sweepId!, totalLamports: s.lamports, atMs: s.atMs, buyback });
-      else if (s.fate === "failed") failSweep(db, sweepId!, "expired before landing");
-      sweepCount++;
-      if (sweepCount % 20_000 === 0) burnPending(s.atMs + 60_000);
-    });
-  const firstHalf = plan.filter((s) => s.atMs < midMs);
-  say(`sweeping (${plan.length} sweeps)`);
-  runSweeps(firstHalf);
+  return plan;
+}
 
-  // ------------------------------------------------------------ sign-ins, renames, routings
+/** The burns job runs every few minutes, so orders are bought in small groups as sweeps land. */
+function burnPending(s: Seeding, atMs: number): void {
+  const { db, random, between } = s;
+  for (let pass = 0; pass < 3; pass++) {
+    const groups = pendingBurnGroups(db, 1000);
+    if (groups.length === 0) return;
+    batched(db, groups, 500, (group) => {
+      const buyId = startBurnBuy(db, {
+        group,
+        signature: base58Of(random, 64),
+        lastValidBlockHeight: BigInt(atMs),
+        atMs,
+      });
+      // A few buys fail once; their orders wait for the next pass.
+      if (pass === 0 && random() < 0.05) failBurnBuy(db, buyId, "slippage exceeded");
+      else
+        completeBurnBuy(db, {
+          buyId,
+          tokenAmount: BigInt(between(1_000, 5_000_000)) * 1_000_000n,
+          atMs: atMs + 5_000,
+        });
+    });
+  }
+}
+
+function runSweeps(
+  s: Seeding,
+  list: PlannedSweep[],
+  buyback: { platformBuybackBps: number; platformTokenMint: string },
+  sweeps: { count: number },
+): void {
+  const { db, random } = s;
+  batched(db, list, 2000, (p) => {
+    const [sweepId] = recordSweepsSent(db, [
+      {
+        tokenId: p.tokenId,
+        signature: base58Of(random, 64),
+        lastValidBlockHeight: BigInt(p.atMs),
+        atMs: p.atMs - 20_000,
+      },
+    ]);
+    if (p.fate === "confirmed")
+      confirmSweep(db, { sweepId: sweepId!, totalLamports: p.lamports, atMs: p.atMs, buyback });
+    else if (p.fate === "failed") failSweep(db, sweepId!, "expired before landing");
+    sweeps.count++;
+    if (sweeps.count % 20_000 === 0) burnPending(s, p.atMs + 60_000);
+  });
+}
+
+/** The sweeps, in two halves around the sign-ins. */
+function sweepAroundSignIns(
+  s: Seeding,
+  plan: readonly PlannedSweep[],
+  buyback: { platformBuybackBps: number; platformTokenMint: string },
+  sweeps: { count: number },
+  signIn: () => People,
+): People {
+  runSweeps(
+    s,
+    plan.filter((p) => p.atMs < s.midMs),
+    buyback,
+    sweeps,
+  );
+  const people = signIn();
+  runSweeps(
+    s,
+    plan.filter((p) => p.atMs >= s.midMs),
+    buyback,
+    sweeps,
+  );
+  return people;
+}
+
+/** Sign-ins with their routings, someone the platform token names burning, and renames. */
+function signInPeople(s: Seeding, handles: readonly string[], platformToken: Seeded): People {
+  const { db, random, pick, between, midMs } = s;
   const signInHandles = handles.filter(() => random() < 0.35);
   const userOf = new Map<string, string>();
   const routings: Routing[] = ["hold", "hold", "autopay", "autopay", "burn"];
   let signIns = 0;
-  const renamed: string[] = [];
   batched(db, signInHandles, 2000, (display, i) => {
     const idpUserId = `u${1_000_000 + i}`;
     const atMs = midMs + between(0, 10 * DAY);
@@ -380,15 +504,23 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
       declined,
     });
   });
-  // Someone the platform token names burns their credits.
-  {
-    const handle = platformToken.firstHandle;
-    const idpUserId = userOf.get(handle.toLowerCase()) ?? "u-platform-burner";
-    recordSignIn(db, { idpUserId, displayHandle: handle, name: handle, avatarUrl: "", followers: 10 }, midMs);
-    setRouting(db, idpUserId, { routing: "burn", payoutWallet: null, declined: false });
-    userOf.set(handle.toLowerCase(), idpUserId);
-  }
-  // Renames: an account signs in again under another handle some token names; both show the same totals.
+  const handle = platformToken.firstHandle;
+  const burnerId = userOf.get(handle.toLowerCase()) ?? "u-platform-burner";
+  recordSignIn(db, { idpUserId: burnerId, displayHandle: handle, name: handle, avatarUrl: "", followers: 10 }, midMs);
+  setRouting(db, burnerId, { routing: "burn", payoutWallet: null, declined: false });
+  userOf.set(handle.toLowerCase(), burnerId);
+  return { userOf, signIns, ...renameSome(s, handles, signInHandles, userOf) };
+}
+
+/** Renames: an account signs in again under another handle some token names; both show the same totals. */
+function renameSome(
+  s: Seeding,
+  handles: readonly string[],
+  signInHandles: readonly string[],
+  userOf: Map<string, string>,
+): Pick<People, "renamed" | "unpinned" | "renameCount"> {
+  const { db, between, midMs } = s;
+  const renamed: string[] = [];
   const unpinned = handles.filter((h) => !userOf.has(h.toLowerCase()));
   const renameCount = Math.min(Math.floor(signInHandles.length * 0.05), Math.floor(unpinned.length / 2));
   batched(
@@ -408,78 +540,91 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
       renamed.push(newHandle.toLowerCase());
     },
   );
+  return { renamed, unpinned, renameCount };
+}
 
-  runSweeps(plan.filter((s) => s.atMs >= midMs));
-
-  // ------------------------------------------------------------ payouts in every status
+/** Payouts in every status, in two rounds, so accounts also carry confirmed history behind a live payout. */
+function payOut(s: Seeding, userOf: Map<string, string>): void {
+  const { random } = s;
   const users = [...new Set(userOf.values())];
   const payoutIds: { id: number; atMs: number }[] = [];
-  const payoutAt = () => nowMs - between(HOUR, 30 * DAY);
-  const queueFor = (list: string[]) =>
-    batched(db, list, 2000, (idpUserId) => {
-      const kind = random() < 0.4 ? "autopay" : "claim";
-      const balance = balanceOf(db, accounts.user(idpUserId));
-      if (balance < 10_000_000n) return;
-      const lamports = kind === "claim" && random() < 0.5 && balance / 2n >= 10_000_000n ? balance / 2n : null;
-      const atMs = payoutAt();
-      const q = queuePayout(db, {
-        idpUserId,
-        lamports,
-        wallet: base58Of(random, 32),
-        kind,
-        minLamports: 10_000_000n,
-        atMs,
-      });
-      payoutIds.push({ id: q.payoutId, atMs });
-    });
-  say(`paying out (${users.length} accounts)`);
-  // Two rounds, so accounts also carry confirmed history behind a live payout.
+  s.say(`paying out (${users.length} accounts)`);
   for (let round = 0; round < 2; round++) {
     const start = payoutIds.length;
-    queueFor(users.filter(() => random() < 0.5));
-    const queued = payoutIds.slice(start);
-    // Batches of up to 12 per transaction (DESIGN §5), then each batch meets one fate. Only the
-    // last round leaves payouts queued or in flight: an account has one live payout at a time.
-    const fates =
-      round === 0
-        ? (["replaced", "failed", "confirmed", "confirmed"] as const)
-        : (["queued", "sent", "confirmed", "failed", "replaced", "confirmed"] as const);
-    const batches: { ids: number[]; atMs: number; fate: (typeof fates)[number] }[] = [];
-    for (let i = 0; i < queued.length; ) {
-      const group = queued.slice(i, i + between(1, 12));
-      i += group.length;
-      batches.push({
-        ids: group.map((p) => p.id),
-        atMs: Math.max(...group.map((p) => p.atMs)) + 60_000,
-        fate: fates[batches.length % fates.length]!,
-      });
-    }
-    batched(db, batches, 500, (b) => {
-      if (b.fate === "queued") return;
-      const signature = base58Of(random, 64);
-      markPayoutsSent(db, { payoutIds: b.ids, signature, lastValidBlockHeight: BigInt(b.atMs), atMs: b.atMs });
-      if (b.fate === "sent") return;
-      if (b.fate === "failed") failPayouts(db, signature, "insufficient funds for rent", b.atMs + 30_000);
-      else if (b.fate === "replaced") {
-        const replacements = replaceExpiredPayouts(db, signature, b.atMs + 120_000);
-        const sig2 = base58Of(random, 64);
-        markPayoutsSent(db, {
-          payoutIds: replacements,
-          signature: sig2,
-          lastValidBlockHeight: BigInt(b.atMs),
-          atMs: b.atMs + 180_000,
-        });
-        confirmPayouts(db, sig2, b.atMs + 200_000);
-      } else confirmPayouts(db, signature, b.atMs + 30_000);
+    queuePayoutsFor(
+      s,
+      users.filter(() => random() < 0.5),
+      payoutIds,
+    );
+    settlePayouts(s, payoutIds.slice(start), round);
+  }
+}
+
+function queuePayoutsFor(s: Seeding, list: string[], payoutIds: { id: number; atMs: number }[]): void {
+  const { db, random, between, nowMs } = s;
+  batched(db, list, 2000, (idpUserId) => {
+    const kind = random() < 0.4 ? "autopay" : "claim";
+    const balance = balanceOf(db, accounts.user(idpUserId));
+    if (balance < 10_000_000n) return;
+    const lamports = kind === "claim" && random() < 0.5 && balance / 2n >= 10_000_000n ? balance / 2n : null;
+    const atMs = nowMs - between(HOUR, 30 * DAY);
+    const q = queuePayout(db, {
+      idpUserId,
+      lamports,
+      wallet: base58Of(random, 32),
+      kind,
+      minLamports: 10_000_000n,
+      atMs,
+    });
+    payoutIds.push({ id: q.payoutId, atMs });
+  });
+}
+
+/**
+ * Batches of up to 12 per transaction (DESIGN §5), then each batch meets one fate. Only the
+ * last round leaves payouts queued or in flight: an account has one live payout at a time.
+ */
+function settlePayouts(s: Seeding, queued: { id: number; atMs: number }[], round: number): void {
+  const { db, random, between } = s;
+  const fates =
+    round === 0
+      ? (["replaced", "failed", "confirmed", "confirmed"] as const)
+      : (["queued", "sent", "confirmed", "failed", "replaced", "confirmed"] as const);
+  const batches: { ids: number[]; atMs: number; fate: (typeof fates)[number] }[] = [];
+  for (let i = 0; i < queued.length; ) {
+    const group = queued.slice(i, i + between(1, 12));
+    i += group.length;
+    batches.push({
+      ids: group.map((p) => p.id),
+      atMs: Math.max(...group.map((p) => p.atMs)) + 60_000,
+      fate: fates[batches.length % fates.length]!,
     });
   }
+  batched(db, batches, 500, (b) => {
+    if (b.fate === "queued") return;
+    const signature = base58Of(random, 64);
+    markPayoutsSent(db, { payoutIds: b.ids, signature, lastValidBlockHeight: BigInt(b.atMs), atMs: b.atMs });
+    if (b.fate === "sent") return;
+    if (b.fate === "failed") failPayouts(db, signature, "insufficient funds for rent", b.atMs + 30_000);
+    else if (b.fate === "replaced") {
+      const replacements = replaceExpiredPayouts(db, signature, b.atMs + 120_000);
+      const sig2 = base58Of(random, 64);
+      markPayoutsSent(db, {
+        payoutIds: replacements,
+        signature: sig2,
+        lastValidBlockHeight: BigInt(b.atMs),
+        atMs: b.atMs + 180_000,
+      });
+      confirmPayouts(db, sig2, b.atMs + 200_000);
+    } else confirmPayouts(db, signature, b.atMs + 30_000);
+  });
+}
 
-  // ------------------------------------------------------------ last burns
-  say("burning");
-  burnPending(nowMs - HOUR);
-
-  // ------------------------------------------------------------ market figures, vault readings, moderation
-  say("market figures and vault readings");
+/** Market figures, vault readings and moderation; returns how many tokens were hidden. */
+function setMarketFigures(s: Seeding, seeded: readonly Seeded[]): number {
+  const { db, random, between, nowMs } = s;
+  const c = db.$client;
+  s.say("market figures and vault readings");
   const setMarket = c.prepare(
     "UPDATE tokens SET market_cap_usd = ?, volume_24h_usd = ?, market_checked_at_ms = ?, bonded = ? WHERE id = ?",
   );
@@ -506,31 +651,7 @@ export function seedDatabase(db: Db, options: SeedOptions): SeedSummary {
       hidden++;
     }
   });
-
-  say("verifying the books");
-  verifyLedger(db);
-  // Its signatures were made up: no chain's history holds them, so the start's check of the
-  // treasury's history must not wait to reach them (src/reconcile/store.ts).
-  markHistoryOffChain(db);
-  const count = (sql: string) => Number(c.query<{ n: bigint }, []>(sql).get()?.n ?? 0n);
-  const pinnedHandles = [...userOf.keys()];
-  return {
-    tokens: seeded.length,
-    hidden,
-    handles: handles.length,
-    sweeps: sweepCount,
-    signIns,
-    payouts: count("SELECT COUNT(*) AS n FROM payouts"),
-    burns: count("SELECT COUNT(*) AS n FROM burns"),
-    feedEvents: count("SELECT COUNT(*) AS n FROM feed_events"),
-    samples: {
-      mints: seeded.filter((_, i) => i % Math.max(1, Math.floor(seeded.length / 50)) === 0).map((t) => t.mint),
-      handles: popular.map((h) => h.toLowerCase()),
-      pinnedHandles: pinnedHandles.slice(0, 50).concat(renamed.slice(0, 10)),
-      unpinnedHandles: unpinned.slice(renameCount, renameCount + 50).map((h) => h.toLowerCase()),
-      nameFragments: WORDS.slice(0, 20),
-    },
-  };
+  return hidden;
 }
 
 function argValue(args: string[], name: string): string | undefined {

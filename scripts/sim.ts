@@ -187,6 +187,28 @@ function config(): Config {
   return sharedConfig;
 }
 
+/** What an `rpcError` rule fails: the reads and sends the jobs make, or every call. */
+const RPC_ERROR_METHODS = [
+  "getSignatureStatuses",
+  "getEpochInfo",
+  "getMultipleAccounts",
+  "getLatestBlockhash",
+  "getTransaction",
+  "sendTransaction",
+  "getSignaturesForAddress",
+  "*",
+];
+/** What a `lag` rule slows when it names methods; statuses twice, so they are drawn most often. */
+const LAG_READS = [
+  "getSignatureStatuses",
+  "getSignatureStatuses",
+  "getEpochInfo",
+  "getMultipleAccounts",
+  "getTransaction",
+  "getLatestBlockhash",
+  "getSignaturesForAddress",
+];
+
 /** One seed's world. Everything random is drawn from `rand`, so the seed fixes the whole run. */
 class World {
   readonly rand: () => number;
@@ -273,6 +295,33 @@ class World {
     const master = bytes();
     this.node.fund(treasury.publicKey, TREASURY_LAMPORTS);
     this.db = openDatabase(":memory:");
+    this.chain = this.chainServices(seed, treasury, master);
+    this.launch = new LocalLaunchHelpers(this.node);
+    this.trader = Keypair.fromSeed(bytes());
+    this.deployer = Keypair.fromSeed(bytes());
+    this.node.fund(this.trader.publicKey, 1_000_000_000_000n);
+    this.node.fund(this.deployer.publicKey, 100_000_000_000n);
+    this.node.fund(this.strangerKey.publicKey, 100_000_000_000n);
+    for (let i = 0; i < 2; i++) {
+      const launcher = Keypair.fromSeed(bytes());
+      this.node.fund(launcher.publicKey, 10_000_000_000n);
+      this.launchers.push(launcher);
+    }
+    this.ctx = {
+      config: this.cfg,
+      db: this.db,
+      scheduler: new Scheduler(this.db, { holder: "sim", leaseMs: LEASE_MS }),
+      limiter: new RateLimiter(),
+      metrics: createServiceMetrics(),
+      chain: this.chain,
+      now: () => this.nowMs,
+    };
+    this.launches = new SimLaunches(this);
+    this.populate(bytes);
+  }
+
+  /** The production chain client over the in-process JSON-RPC, its reads interruptible by crashes. */
+  private chainServices(seed: number, treasury: Keypair, master: Uint8Array): ChainServices {
     const jitter = seededRandom(seed ^ 0x5bd1e995);
     const rpc = createRpcChain({
       rpcUrl: "http://sim.invalid/",
@@ -303,7 +352,7 @@ class World {
         return this.settling ? plan : { ...plan, priceImpactBps: thinPoolBps };
       };
     }
-    this.chain = {
+    return {
       reader,
       sender: rpc.sender,
       launchProgram,
@@ -311,27 +360,10 @@ class World {
       creatorKeypair: (i) => deriveCreatorKeypair(master, i),
       creatorAddress: (i) => deriveCreatorKeypair(master, i).publicKey,
     };
-    this.launch = new LocalLaunchHelpers(this.node);
-    this.trader = Keypair.fromSeed(bytes());
-    this.deployer = Keypair.fromSeed(bytes());
-    this.node.fund(this.trader.publicKey, 1_000_000_000_000n);
-    this.node.fund(this.deployer.publicKey, 100_000_000_000n);
-    this.node.fund(this.strangerKey.publicKey, 100_000_000_000n);
-    for (let i = 0; i < 2; i++) {
-      const launcher = Keypair.fromSeed(bytes());
-      this.node.fund(launcher.publicKey, 10_000_000_000n);
-      this.launchers.push(launcher);
-    }
-    this.ctx = {
-      config: this.cfg,
-      db: this.db,
-      scheduler: new Scheduler(this.db, { holder: "sim", leaseMs: LEASE_MS }),
-      limiter: new RateLimiter(),
-      metrics: createServiceMetrics(),
-      chain: this.chain,
-      now: () => this.nowMs,
-    };
-    this.launches = new SimLaunches(this);
+  }
+
+  /** The users, the tokens and the platform token's setting, with fees and sign-ins from the start. */
+  private populate(bytes: () => Uint8Array): void {
     for (let i = 0; i < USERS; i++) {
       this.users.push({
         id: `u${i}`,
@@ -698,16 +730,6 @@ class World {
   // ------------------------------------------------------------------ faults
 
   randomRule(): FaultRule {
-    const methods = [
-      "getSignatureStatuses",
-      "getEpochInfo",
-      "getMultipleAccounts",
-      "getLatestBlockhash",
-      "getTransaction",
-      "sendTransaction",
-      "getSignaturesForAddress",
-      "*",
-    ];
     switch (this.int(0, 10)) {
       case 0:
         return { kind: "dropSends", count: this.int(1, 2) };
@@ -720,30 +742,13 @@ class World {
       case 4:
         return {
           kind: "rpcError",
-          method: this.pick(methods),
+          method: this.pick(RPC_ERROR_METHODS),
           count: this.int(1, 4),
           as: this.pick(["429", "503", "429", "503", "timeout"] as const),
           holdMs: 10_000,
         };
-      case 5: {
-        const reads = [
-          "getSignatureStatuses",
-          "getSignatureStatuses",
-          "getEpochInfo",
-          "getMultipleAccounts",
-          "getTransaction",
-          "getLatestBlockhash",
-          "getSignaturesForAddress",
-        ];
-        const some = this.rand() < 0.7;
-        return {
-          kind: "lag",
-          slots: this.pick([5, 40, 200, 400, 600]),
-          share: this.pick([0.3, 0.7, 1, 1]),
-          ...(some ? { methods: [this.pick(reads), this.pick(reads)] } : {}),
-          count: this.int(5, 80),
-        };
-      }
+      case 5:
+        return this.randomLagRule();
       case 6:
         // A market that asks for a priority fee: underpriced sends (the launch wallet's, or ours
         // signed before the market rose) are lost; rebroadcasts and replacements at the next fee
@@ -779,6 +784,18 @@ class World {
       default:
         return { kind: "clear" };
     }
+  }
+
+  /** Reads that answer from behind the tip: some rules lag two of the reads the jobs make, others every call. */
+  private randomLagRule(): FaultRule {
+    const some = this.rand() < 0.7;
+    return {
+      kind: "lag",
+      slots: this.pick([5, 40, 200, 400, 600]),
+      share: this.pick([0.3, 0.7, 1, 1]),
+      ...(some ? { methods: [this.pick(LAG_READS), this.pick(LAG_READS)] } : {}),
+      count: this.int(5, 80),
+    };
   }
 
   // ------------------------------------------------------------------ one step
@@ -1355,6 +1372,40 @@ class World {
    * failed after the backup never touched the chain: the restored books do not hold them.
    */
   async restore(how: PutBack): Promise<string> {
+    const { before, sweptBefore, putBackAtMs } = await this.putBack(how);
+    const runs: string[] = [];
+    if (how !== "restore") runs.push(await this.runsBeforePayouts(how === "rollback"));
+    const round = await this.reconcileRounds(how, runs);
+    if (this.held())
+      throw new InvariantViolation(`the reconciliation after the ${how} did not finish: ${runs.slice(-2).join(" | ")}`);
+    // From here on, a reconciliation that starts is not this one's.
+    this.reconcileAllowedBeforeMs = this.nowMs + 1;
+    const done = this.reconciliationSince(how, putBackAtMs);
+    const settled = await this.quiesce();
+    if (settled) throw new InvariantViolation(`after the reconciliation: ${settled}`);
+    // A sweep sent after the restore credits fees the rest before it left in a vault (a token the
+    // sweep job did not take then): new money, not the reconciliation's. The balances then differ
+    // by it; what the chain decides (payouts, withdrawals, wallets) is still compared.
+    const sweptSince = this.db.$client
+      .query<{ signature: string }, []>("SELECT DISTINCT signature FROM sweeps WHERE status = 'confirmed'")
+      .all()
+      .some((r) => !sweptBefore.has(r.signature));
+    if (sweptSince) this.count("restoreSweptAfter");
+    if (sweptSince) this.compareGrown(before, this.moneyState());
+    else this.compareMoney(before, this.moneyState());
+    if (!done) return `the start's check found nothing to reconcile in ${round} rounds: ${runs.join(" | ")}`;
+    this.count("reconciledItems", done.applied);
+    if (how !== "restore") this.count("rollbackReconciled");
+    return `reconciled ${done.applied}/${done.total} of ${done.scanned} scanned in ${round} rounds: ${runs.join(" | ")}`;
+  }
+
+  /**
+   * The world at rest, its money state and sweeps noted, then the backup put back as `how` puts it
+   * and the start's hold taken.
+   */
+  private async putBack(
+    how: PutBack,
+  ): Promise<{ before: ReturnType<World["moneyState"]>; sweptBefore: Set<string>; putBackAtMs: number }> {
     const backup = this.backup!;
     this.backup = null;
     const rest = await this.quiesce();
@@ -1379,8 +1430,11 @@ class World {
     // Every start holds money until the treasury's history is checked (src/workers/jobs-thread.ts), JOBS on or off.
     holdForReconciliation(this.db, "start", this.nowMs);
     this.count(how);
-    const runs: string[] = [];
-    if (how !== "restore") runs.push(await this.runsBeforePayouts(how === "rollback"));
+    return { before, sweptBefore, putBackAtMs };
+  }
+
+  /** The money jobs' runs while the books are held, hostile for the first rounds; returns the rounds run. */
+  private async reconcileRounds(how: PutBack, runs: string[]): Promise<number> {
     let round = 0;
     for (; round < RECONCILE_ROUNDS && this.held(); round++) {
       this.nowMs += LEASE_MS + 1; // any lease a crashed run left has expired
@@ -1413,10 +1467,11 @@ class World {
         this.checkBooks();
       }
     }
-    if (this.held())
-      throw new InvariantViolation(`the reconciliation after the ${how} did not finish: ${runs.slice(-2).join(" | ")}`);
-    // From here on, a reconciliation that starts is not this one's.
-    this.reconcileAllowedBeforeMs = this.nowMs + 1;
+    return round;
+  }
+
+  /** The reconciliation started since the put-back, which must have finished; null when none started. */
+  private reconciliationSince(how: PutBack, putBackAtMs: number) {
     const done = this.db.$client
       .query<{ id: bigint }, [number]>("SELECT id FROM reconciliations WHERE started_at_ms >= ? ORDER BY id DESC")
       .get(putBackAtMs)
@@ -1433,22 +1488,7 @@ class World {
           .map((u) => `${u.signature.slice(0, 8)}… ${u.note}`)
           .join("; ")}`,
       );
-    const settled = await this.quiesce();
-    if (settled) throw new InvariantViolation(`after the reconciliation: ${settled}`);
-    // A sweep sent after the restore credits fees the rest before it left in a vault (a token the
-    // sweep job did not take then): new money, not the reconciliation's. The balances then differ
-    // by it; what the chain decides (payouts, withdrawals, wallets) is still compared.
-    const sweptSince = this.db.$client
-      .query<{ signature: string }, []>("SELECT DISTINCT signature FROM sweeps WHERE status = 'confirmed'")
-      .all()
-      .some((r) => !sweptBefore.has(r.signature));
-    if (sweptSince) this.count("restoreSweptAfter");
-    if (sweptSince) this.compareGrown(before, this.moneyState());
-    else this.compareMoney(before, this.moneyState());
-    if (!done) return `the start's check found nothing to reconcile in ${round} rounds: ${runs.join(" | ")}`;
-    this.count("reconciledItems", done.applied);
-    if (how !== "restore") this.count("rollbackReconciled");
-    return `reconciled ${done.applied}/${done.total} of ${done.scanned} scanned in ${round} rounds: ${runs.join(" | ")}`;
+    return done;
   }
 
   /**

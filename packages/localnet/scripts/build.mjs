@@ -19,7 +19,9 @@ const BIN = join(dist, "bin", "localnet.js");
 // needs no dist/: the service runs on Bun, which loads the sources. Say so instead of failing it.
 const esbuild = await import("esbuild").catch(() => null);
 if (esbuild === null) {
-  process.stderr.write("localnet: esbuild is not installed, so dist/ (the JavaScript Node runs) was not built; Bun uses the sources\n");
+  process.stderr.write(
+    "localnet: esbuild is not installed, so dist/ (the JavaScript Node runs) was not built; Bun uses the sources\n",
+  );
   process.exit(0);
 }
 rmSync(dist, { recursive: true, force: true });

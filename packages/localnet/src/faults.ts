@@ -419,6 +419,61 @@ function slotsOf(v: unknown): number {
   return v;
 }
 
+function parseRpcErrorRule(r: Record<string, unknown>): FaultRule {
+  if (typeof r.method !== "string" || r.method.length < 1 || r.method.length > 64)
+    throw invalid('method must be a method name or "*"');
+  if (r.as !== "429" && r.as !== "503" && r.as !== "timeout") throw invalid('as must be "429", "503" or "timeout"');
+  const rule: FaultRule = { kind: "rpcError", method: r.method, count: countOf(r.count), as: r.as };
+  if (r.retryAfterSec !== undefined) {
+    if (
+      typeof r.retryAfterSec !== "number" ||
+      !Number.isInteger(r.retryAfterSec) ||
+      r.retryAfterSec < 0 ||
+      r.retryAfterSec > 3_600
+    )
+      throw invalid("retryAfterSec must be an integer in [0, 3600]");
+    rule.retryAfterSec = r.retryAfterSec;
+  }
+  if (r.holdMs !== undefined) {
+    if (typeof r.holdMs !== "number" || !Number.isInteger(r.holdMs) || r.holdMs < 0 || r.holdMs > MAX_HOLD_MS)
+      throw invalid(`holdMs must be an integer in [0, ${MAX_HOLD_MS}]`);
+    rule.holdMs = r.holdMs;
+  }
+  return rule;
+}
+
+function parseLagRule(r: Record<string, unknown>): FaultRule {
+  const rule: FaultRule = { kind: "lag", slots: slotsOf(r.slots) };
+  if (r.share !== undefined) rule.share = shareOf(r.share);
+  if (r.methods !== undefined) {
+    if (
+      !Array.isArray(r.methods) ||
+      r.methods.length > MAX_METHODS ||
+      !r.methods.every((m) => typeof m === "string" && m.length > 0 && m.length <= 64)
+    ) {
+      throw invalid(`methods must be an array of at most ${MAX_METHODS} method names`);
+    }
+    rule.methods = [...(r.methods as string[])];
+  }
+  if (r.count !== undefined) rule.count = countOf(r.count);
+  return rule;
+}
+
+function parseHistoryHoleRule(r: Record<string, unknown>): FaultRule {
+  const from = r.fromSlot;
+  const to = r.toSlot;
+  if (typeof from !== "number" || !Number.isSafeInteger(from) || from < 0)
+    throw invalid("fromSlot must be an integer >= 0");
+  if (typeof to !== "number" || !Number.isSafeInteger(to) || to < from)
+    throw invalid("toSlot must be an integer >= fromSlot");
+  return {
+    kind: "historyHole",
+    fromSlot: from,
+    toSlot: to,
+    share: r.share === undefined ? 1 : shareOf(r.share),
+  };
+}
+
 /** The one validator of rules, for JSON-RPC and in-process callers alike. */
 export function parseFaultRule(raw: unknown): FaultRule {
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw invalid("a fault rule must be an object");
@@ -438,44 +493,10 @@ export function parseFaultRule(raw: unknown): FaultRule {
         count: countOf(r.count),
         ...(r.slots === undefined ? {} : { slots: slotsOf(r.slots) }),
       };
-    case "rpcError": {
-      if (typeof r.method !== "string" || r.method.length < 1 || r.method.length > 64)
-        throw invalid('method must be a method name or "*"');
-      if (r.as !== "429" && r.as !== "503" && r.as !== "timeout") throw invalid('as must be "429", "503" or "timeout"');
-      const rule: FaultRule = { kind: "rpcError", method: r.method, count: countOf(r.count), as: r.as };
-      if (r.retryAfterSec !== undefined) {
-        if (
-          typeof r.retryAfterSec !== "number" ||
-          !Number.isInteger(r.retryAfterSec) ||
-          r.retryAfterSec < 0 ||
-          r.retryAfterSec > 3_600
-        )
-          throw invalid("retryAfterSec must be an integer in [0, 3600]");
-        rule.retryAfterSec = r.retryAfterSec;
-      }
-      if (r.holdMs !== undefined) {
-        if (typeof r.holdMs !== "number" || !Number.isInteger(r.holdMs) || r.holdMs < 0 || r.holdMs > MAX_HOLD_MS)
-          throw invalid(`holdMs must be an integer in [0, ${MAX_HOLD_MS}]`);
-        rule.holdMs = r.holdMs;
-      }
-      return rule;
-    }
-    case "lag": {
-      const rule: FaultRule = { kind: "lag", slots: slotsOf(r.slots) };
-      if (r.share !== undefined) rule.share = shareOf(r.share);
-      if (r.methods !== undefined) {
-        if (
-          !Array.isArray(r.methods) ||
-          r.methods.length > MAX_METHODS ||
-          !r.methods.every((m) => typeof m === "string" && m.length > 0 && m.length <= 64)
-        ) {
-          throw invalid(`methods must be an array of at most ${MAX_METHODS} method names`);
-        }
-        rule.methods = [...(r.methods as string[])];
-      }
-      if (r.count !== undefined) rule.count = countOf(r.count);
-      return rule;
-    }
+    case "rpcError":
+      return parseRpcErrorRule(r);
+    case "lag":
+      return parseLagRule(r);
     case "congestion": {
       const price = r.priceMicroLamports;
       if (typeof price !== "number" || !Number.isInteger(price) || price < 1 || price > MAX_PRICE_MICRO_LAMPORTS)
@@ -488,20 +509,8 @@ export function parseFaultRule(raw: unknown): FaultRule {
         throw invalid("firstSlot must be an integer >= 0");
       return { kind: "prunedHistory", firstSlot: first, share: r.share === undefined ? 1 : shareOf(r.share) };
     }
-    case "historyHole": {
-      const from = r.fromSlot;
-      const to = r.toSlot;
-      if (typeof from !== "number" || !Number.isSafeInteger(from) || from < 0)
-        throw invalid("fromSlot must be an integer >= 0");
-      if (typeof to !== "number" || !Number.isSafeInteger(to) || to < from)
-        throw invalid("toSlot must be an integer >= fromSlot");
-      return {
-        kind: "historyHole",
-        fromSlot: from,
-        toSlot: to,
-        share: r.share === undefined ? 1 : shareOf(r.share),
-      };
-    }
+    case "historyHole":
+      return parseHistoryHoleRule(r);
     case "batchFanOut":
       return { kind: "batchFanOut" };
     case "programLayout":

@@ -160,6 +160,58 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
   const log = opts.log ?? (() => {});
   const slotMs = opts.slotMs ?? DEFAULT_SLOT_MS;
   if (!Number.isInteger(slotMs) || slotMs < 0) throw new Error("slotMs must be a non-negative integer");
+  const programConfig = programConfigOf(opts);
+  const { node, saved, treasury, checkpointer } = openNode(opts, slotMs, programConfig, log);
+
+  const chainFaults = new ChainFaults(node, opts.faultSeed ?? 1);
+  const browser = { allowedHosts: opts.allowedHosts, allowedOrigins: opts.allowedOrigins };
+  const rpc = new RpcServer(node, log, chainFaults, { strictConfirmed: opts.strictConfirmed === true, browser });
+  const geyser = new GeyserServer(node);
+  const pubsub = new PubSubServer(node, log, browser);
+  await listenAll(node, rpc, geyser, pubsub, opts);
+  const launch = new LocalLaunchHelpers(node);
+  const simulator = new TradeSimulator(node, launch);
+  node.start();
+
+  const rpcUrl = `http://127.0.0.1:${rpc.port}`;
+  const grpcUrl = `http://127.0.0.1:${geyser.port}`;
+  const wsUrl = `ws://127.0.0.1:${pubsub.port}`;
+  log(
+    `local chain: JSON-RPC ${rpcUrl}, PubSub ${wsUrl}, Yellowstone gRPC ${grpcUrl}, slot ${slotMs || "manual"} ms, treasury ${treasury.publicKey.toBase58()}`,
+  );
+
+  let stopped = false;
+  return {
+    rpcUrl,
+    grpcUrl,
+    wsUrl,
+    rpcPort: rpc.port,
+    grpcPort: geyser.port,
+    wsPort: pubsub.port,
+    treasury,
+    node,
+    launch,
+    simulator,
+    faults: faultsFacade(node, rpc, geyser, chainFaults),
+    fetch: rpc.fetch,
+    served: rpc.served,
+    programKeys: node.programKeys,
+    programConfig,
+    programSeed: node.programSeed,
+    restoredFromSlot: saved ? node.getSlot() : null,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      simulator.stop();
+      node.stop();
+      await Promise.all([rpc.close(), geyser.close(), pubsub.close()]);
+      // After the servers: nothing can change the state the last snapshot holds.
+      checkpointer?.close();
+    },
+  };
+}
+
+function programConfigOf(opts: LocalChainOptions): LocalProgramConfig {
   const programConfig: LocalProgramConfig = {
     creatorFeeBps: opts.creatorFeeBps ?? DEFAULT_CREATOR_FEE_BPS,
     bondThresholdLamports: opts.bondThresholdLamports ?? DEFAULT_BOND_THRESHOLD_LAMPORTS,
@@ -171,6 +223,16 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
   ) {
     throw new Error("creatorFeeBps must be an integer in [0, 1000]");
   }
+  return programConfig;
+}
+
+/** The node with its genesis (or the saved chain it continues), its treasury and its checkpointer. */
+function openNode(
+  opts: LocalChainOptions,
+  slotMs: number,
+  programConfig: LocalProgramConfig,
+  log: (m: string) => void,
+) {
   if (opts.reset && opts.stateDir) resetCheckpoint(opts.stateDir);
   const saved = opts.stateDir ? loadCheckpoint(opts.stateDir) : null;
   const node = new LocalNode({
@@ -191,12 +253,17 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
     : null;
   if (checkpointer) node.onSlotClosed = () => checkpointer.flush();
   if (saved) log(`local chain: continued the chain saved in ${opts.stateDir} at slot ${node.getSlot()}`);
+  return { node, saved, treasury, checkpointer };
+}
 
-  const chainFaults = new ChainFaults(node, opts.faultSeed ?? 1);
-  const browser = { allowedHosts: opts.allowedHosts, allowedOrigins: opts.allowedOrigins };
-  const rpc = new RpcServer(node, log, chainFaults, { strictConfirmed: opts.strictConfirmed === true, browser });
-  const geyser = new GeyserServer(node);
-  const pubsub = new PubSubServer(node, log, browser);
+/** The three servers bound, or none left open and the node stopped: a failed start leaks nothing. */
+async function listenAll(
+  node: LocalNode,
+  rpc: RpcServer,
+  geyser: GeyserServer,
+  pubsub: PubSubServer,
+  opts: LocalChainOptions,
+): Promise<void> {
   try {
     await rpc.listen(opts.rpcPort);
     await geyser.listen(opts.grpcPort);
@@ -208,19 +275,15 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
     node.stop();
     throw e;
   }
-  const launch = new LocalLaunchHelpers(node);
-  const simulator = new TradeSimulator(node, launch);
-  node.start();
+}
 
-  const rpcUrl = `http://127.0.0.1:${rpc.port}`;
-  const grpcUrl = `http://127.0.0.1:${geyser.port}`;
-  const wsUrl = `ws://127.0.0.1:${pubsub.port}`;
-  log(
-    `local chain: JSON-RPC ${rpcUrl}, PubSub ${wsUrl}, Yellowstone gRPC ${grpcUrl}, slot ${slotMs || "manual"} ms, treasury ${treasury.publicKey.toBase58()}`,
-  );
-
-  let stopped = false;
-  const faults: LocalChainFaults = {
+function faultsFacade(
+  node: LocalNode,
+  rpc: RpcServer,
+  geyser: GeyserServer,
+  chainFaults: ChainFaults,
+): LocalChainFaults {
+  return {
     dropNextSends: (count, match) => node.addSendFault({ kind: "drop", remaining: count, match }),
     delayNextSends: (count, slots, match) =>
       node.addSendFault({ kind: "delay", remaining: count, delaySlots: slots, match }),
@@ -235,35 +298,6 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
     list: () => chainFaults.list(),
     get injected() {
       return chainFaults.injected;
-    },
-  };
-
-  return {
-    rpcUrl,
-    grpcUrl,
-    wsUrl,
-    rpcPort: rpc.port,
-    grpcPort: geyser.port,
-    wsPort: pubsub.port,
-    treasury,
-    node,
-    launch,
-    simulator,
-    faults,
-    fetch: rpc.fetch,
-    served: rpc.served,
-    programKeys: node.programKeys,
-    programConfig,
-    programSeed: node.programSeed,
-    restoredFromSlot: saved ? node.getSlot() : null,
-    stop: async () => {
-      if (stopped) return;
-      stopped = true;
-      simulator.stop();
-      node.stop();
-      await Promise.all([rpc.close(), geyser.close(), pubsub.close()]);
-      // After the servers: nothing can change the state the last snapshot holds.
-      checkpointer?.close();
     },
   };
 }

@@ -907,41 +907,10 @@ export class LocalNode {
       );
     }
     const signature = encodeBase58(tx.signatures[0] ?? new Uint8Array(64));
-    if (!this.signaturesVerify(tx, wire)) {
-      // agave verifies signatures only in preflight; skipped, the leader's sigverify drops the
-      // transaction, and the sender has only its signature, which never lands.
-      if (opts.skipPreflight) {
-        this.log(`signature verification failed: dropped ${signature}`);
-        return signature;
-      }
-      throw rpcError(-32003, "Transaction signature verification failure");
-    }
-    const budget = computeBudgetOf(tx);
-    if (budget.unitLimit !== null && budget.unitLimit > MAX_COMPUTE_UNIT_LIMIT) {
-      // Refused before any leader sees it: without preflight the sender only ever has the signature.
-      if (opts.skipPreflight) return signature;
-      throw rpcError(-32602, `invalid transaction: compute unit limit above ${MAX_COMPUTE_UNIT_LIMIT}`);
-    }
-    if (
-      this.txs.has(signature) ||
-      this.oldStatuses.has(signature) ||
-      this.delayed.some((d) => d.signature === signature)
-    ) {
-      if (opts.skipPreflight) return signature;
-      throw preflightError("AlreadyProcessed", "This transaction has already been processed", []);
-    }
-    if (!this.acceptsBlockhash(tx)) {
-      if (opts.skipPreflight) return signature;
-      throw preflightError("BlockhashNotFound", "Blockhash not found", []);
-    }
-    const lookupErr = this.decompile(tx).err;
-    if (lookupErr) {
-      // As a validator: a transaction whose tables do not resolve is never executed.
-      if (opts.skipPreflight) return signature;
-      throw preflightError(lookupErr, describeForPreflight(lookupErr), []);
-    }
+    const budget = this.admitSend(tx, wire, signature, opts.skipPreflight);
+    if (!budget) return signature;
     const fault = this.takeSendFault(signature);
-    if (fault)
+    if (fault) {
       this.onSendFault?.(
         fault.kind === "drop"
           ? "dropSends"
@@ -951,23 +920,7 @@ export class LocalNode {
               ? "failSends"
               : "ghostSends",
       );
-    if (fault?.kind === "ghost") {
-      // Seen by one leader's fork, which is then abandoned: processed for a while, never landed.
-      this.ghosts.set(signature, { slot: this.slot, until: this.slot + BigInt(Math.max(1, fault.delaySlots ?? 3)) });
-      return signature;
-    }
-    if (fault?.kind === "drop") {
-      this.log(`fault: dropped ${signature}`);
-      return signature;
-    }
-    if (fault?.kind === "delay") {
-      if (this.delayed.length >= MAX_DELAYED) throw rpcError(-32005, "Node is behind: delayed queue full");
-      this.delayed.push({
-        wire: Uint8Array.from(wire),
-        signature,
-        atSlot: this.slot + BigInt(Math.max(1, fault.delaySlots ?? 1)),
-      });
-      return signature;
+      if (this.divertedByFault(fault, wire, signature)) return signature;
     }
     if (!opts.skipPreflight && fault?.kind !== "fail") {
       const sim = this.simulate(tx, { sigVerify: false, replaceRecentBlockhash: false, coSign: true });
@@ -983,6 +936,76 @@ export class LocalNode {
       throw preflightError(result.err, describeForPreflight(result.err), []);
     }
     return signature;
+  }
+
+  /**
+   * The checks a transaction meets before any leader sees it. Returns its compute budget when it
+   * passes; null when it fails without preflight (the sender has only a signature that never
+   * lands); with preflight, a failure throws the RPC error a validator raises.
+   */
+  private admitSend(
+    tx: VersionedTransaction,
+    wire: Uint8Array,
+    signature: string,
+    skipPreflight: boolean,
+  ): ReturnType<typeof computeBudgetOf> | null {
+    if (!this.signaturesVerify(tx, wire)) {
+      // agave verifies signatures only in preflight; skipped, the leader's sigverify drops the
+      // transaction, and the sender has only its signature, which never lands.
+      if (skipPreflight) {
+        this.log(`signature verification failed: dropped ${signature}`);
+        return null;
+      }
+      throw rpcError(-32003, "Transaction signature verification failure");
+    }
+    const budget = computeBudgetOf(tx);
+    if (budget.unitLimit !== null && budget.unitLimit > MAX_COMPUTE_UNIT_LIMIT) {
+      // Refused before any leader sees it: without preflight the sender only ever has the signature.
+      if (skipPreflight) return null;
+      throw rpcError(-32602, `invalid transaction: compute unit limit above ${MAX_COMPUTE_UNIT_LIMIT}`);
+    }
+    if (
+      this.txs.has(signature) ||
+      this.oldStatuses.has(signature) ||
+      this.delayed.some((d) => d.signature === signature)
+    ) {
+      if (skipPreflight) return null;
+      throw preflightError("AlreadyProcessed", "This transaction has already been processed", []);
+    }
+    if (!this.acceptsBlockhash(tx)) {
+      if (skipPreflight) return null;
+      throw preflightError("BlockhashNotFound", "Blockhash not found", []);
+    }
+    const lookupErr = this.decompile(tx).err;
+    if (lookupErr) {
+      // As a validator: a transaction whose tables do not resolve is never executed.
+      if (skipPreflight) return null;
+      throw preflightError(lookupErr, describeForPreflight(lookupErr), []);
+    }
+    return budget;
+  }
+
+  /** A ghost, drop or delay fault takes the send out of the normal path: true when it did. */
+  private divertedByFault(fault: SendFaultRule, wire: Uint8Array, signature: string): boolean {
+    if (fault.kind === "ghost") {
+      // Seen by one leader's fork, which is then abandoned: processed for a while, never landed.
+      this.ghosts.set(signature, { slot: this.slot, until: this.slot + BigInt(Math.max(1, fault.delaySlots ?? 3)) });
+      return true;
+    }
+    if (fault.kind === "drop") {
+      this.log(`fault: dropped ${signature}`);
+      return true;
+    }
+    if (fault.kind === "delay") {
+      if (this.delayed.length >= MAX_DELAYED) throw rpcError(-32005, "Node is behind: delayed queue full");
+      this.delayed.push({
+        wire: Uint8Array.from(wire),
+        signature,
+        atSlot: this.slot + BigInt(Math.max(1, fault.delaySlots ?? 1)),
+      });
+      return true;
+    }
+    return false;
   }
 
   /**

@@ -220,30 +220,10 @@ export class PubSubServer {
     let sub: Sub;
     switch (method) {
       case "signatureSubscribe": {
-        const signature = stringParam(p[0], "signature");
-        if (bs58Length(signature) !== 64) throw rpcError(-32602, "Invalid params: invalid signature");
-        const cfg = configOf(p[1]);
-        sub = {
-          kind: "signature",
-          id,
-          conn,
-          commitment: commitmentOf(cfg),
-          signature,
-          received: cfg.enableReceivedNotification === true,
-        };
-        const status = this.node.getSignatureStatus(signature, true);
-        if (status && reaches(status.commitment, sub.commitment)) {
-          // Already there: one notification and the subscription is spent, as agave does.
-          const s = sub;
-          after.push(() =>
-            this.notify(s, "signatureNotification", {
-              context: { slot: status.record.slot },
-              value: { err: status.record.err },
-            }),
-          );
-          return sub;
-        }
-        indexAdd(this.signatureSubs, signature, sub);
+        const signatureSub = signatureSubOf(conn, id, p);
+        sub = signatureSub;
+        if (this.notifiedAtOnce(signatureSub, after)) return sub;
+        indexAdd(this.signatureSubs, signatureSub.signature, signatureSub);
         break;
       }
       case "accountSubscribe": {
@@ -297,6 +277,19 @@ export class PubSubServer {
     }
     conn.subs.set(id, sub);
     return sub;
+  }
+
+  /** A signature already at the asked commitment: one notification and the subscription is spent, as agave does. */
+  private notifiedAtOnce(sub: Sub & { kind: "signature" }, after: (() => void)[]): boolean {
+    const status = this.node.getSignatureStatus(sub.signature, true);
+    if (!status || !reaches(status.commitment, sub.commitment)) return false;
+    after.push(() =>
+      this.notify(sub, "signatureNotification", {
+        context: { slot: status.record.slot },
+        value: { err: status.record.err },
+      }),
+    );
+    return true;
   }
 
   private unsubscribe(conn: Conn, kind: Sub["kind"], rawId: unknown): boolean {
@@ -568,6 +561,20 @@ export class PubSubServer {
 }
 
 // ------------------------------------------------------------------ params
+
+function signatureSubOf(conn: Conn, id: number, p: unknown[]): Sub & { kind: "signature" } {
+  const signature = stringParam(p[0], "signature");
+  if (bs58Length(signature) !== 64) throw rpcError(-32602, "Invalid params: invalid signature");
+  const cfg = configOf(p[1]);
+  return {
+    kind: "signature",
+    id,
+    conn,
+    commitment: commitmentOf(cfg),
+    signature,
+    received: cfg.enableReceivedNotification === true,
+  };
+}
 
 interface Config {
   commitment?: unknown;

@@ -65,24 +65,21 @@ function wireOf(raw: string, encoding: string | undefined): Uint8Array {
   throw rpcError(-32602, `Invalid params: unknown variant \`${enc}\`, expected \`base58\` or \`base64\`.`);
 }
 
+/** What the handlers share: the node, its fault counters, and the account encoders of accounts.ts. */
+interface TxReads {
+  node: RpcContext["node"];
+  faults: RpcContext["faults"];
+  accountJson: AccountJson;
+  encodeAccount: EncodeAccount;
+}
+
 export function transactionMethods(
   c: RpcContext,
   accountJson: AccountJson,
   encodeAccount: EncodeAccount,
 ): Record<string, Handler> {
-  const { node, faults } = c;
-  const pruned = (v: View, slot: bigint) => v.historyFloorSlot !== null && slot < v.historyFloorSlot;
-  /**
-   * A record of a slot in the node's history hole, past its status cache: its blockstore never
-   * had the slot (getSignatureStatuses' history search, getTransaction, getSignaturesForAddress).
-   * The status cache came with the snapshot the node restarted from, so a slot still within it
-   * is found there, as on agave.
-   */
-  const holed = (v: View, slot: bigint, statusCache: boolean) => {
-    if (!inHole(v, slot) || (statusCache && v.at - slot <= STATUS_CACHE_SLOTS)) return false;
-    faults.countHoleAnswer();
-    return true;
-  };
+  const { node } = c;
+  const t: TxReads = { node, faults: c.faults, accountJson, encodeAccount };
 
   return {
     getLatestBlockhash: (_p, v) => {
@@ -100,18 +97,7 @@ export function transactionMethods(
         throw rpcError(-32602, "Invalid params: data length");
       return node.minimumBalanceForRentExemption(len);
     },
-    getFeeForMessage: (p, v) => {
-      let message: VersionedMessage;
-      try {
-        message = VersionedMessage.deserialize(Buffer.from(stringParam(p[0], "message"), "base64"));
-      } catch {
-        throw rpcError(-32602, "Invalid params: invalid message");
-      }
-      const tx = new VersionedTransaction(message);
-      if (!node.isBlockhashValidAt(message.recentBlockhash, v.slot) && !node.acceptsBlockhash(tx))
-        return { context: ctx(v), value: null };
-      return { context: ctx(v), value: computeFee(tx) };
-    },
+    getFeeForMessage: (p, v) => feeForMessage(t, p, v),
     requestAirdrop: (p) => {
       const to = pubkeyParam(p[0]);
       const lamports = u64Param(p[1], "lamports");
@@ -124,128 +110,167 @@ export function transactionMethods(
       const wire = wireOf(stringParam(p[0], "transaction"), cfg.encoding);
       return node.sendWire(wire, { skipPreflight: cfg.skipPreflight === true });
     },
-    simulateTransaction: (p, v) => {
-      const cfg = configOf(p[1]);
-      const wire = wireOf(stringParam(p[0], "transaction"), cfg.encoding);
-      let tx: VersionedTransaction;
-      try {
-        tx = VersionedTransaction.deserialize(wire);
-      } catch (e) {
-        throw rpcError(
-          -32602,
-          `failed to deserialize solana_transaction::versioned::VersionedTransaction: ${(e as Error).message}`,
-        );
-      }
-      if (cfg.sigVerify && cfg.replaceRecentBlockhash)
-        throw rpcError(-32602, "sigVerify may not be used with replaceRecentBlockhash");
-      const wanted = cfg.accounts ? accountsConfigOf(cfg.accounts, tx) : null;
-      const sim = node.simulate(tx, {
-        sigVerify: cfg.sigVerify === true,
-        replaceRecentBlockhash: cfg.replaceRecentBlockhash === true,
-        coSign: true,
-        postAccounts: wanted !== null,
-      });
-      const latest = node.getLatestBlockhash();
-      const accounts = wanted
-        ? wanted.addresses.map((address) => {
-            if (sim.err) return null;
-            const post = sim.postAccounts?.get(address);
-            if (!post) return accountJson(address, { encoding: wanted.encoding }, { ...v, slot: v.at });
-            if (post.lamports === 0n) return null;
-            return encodeAccount(post, { encoding: wanted.encoding }, { ...v, slot: v.at });
-          })
-        : null;
+    simulateTransaction: (p, v) => simulateTransaction(t, p, v),
+    getSignatureStatuses: (p, v) => signatureStatuses(t, p, v),
+    getSignaturesForAddress: (p, v) => signaturesForAddress(t, p, v),
+    getTransaction: (p, v) => getTransaction(t, p, v),
+  };
+}
+
+function pruned(v: View, slot: bigint): boolean {
+  return v.historyFloorSlot !== null && slot < v.historyFloorSlot;
+}
+
+/**
+ * A record of a slot in the node's history hole, past its status cache: its blockstore never
+ * had the slot (getSignatureStatuses' history search, getTransaction, getSignaturesForAddress).
+ * The status cache came with the snapshot the node restarted from, so a slot still within it
+ * is found there, as on agave.
+ */
+function holed({ faults }: TxReads, v: View, slot: bigint, statusCache: boolean): boolean {
+  if (!inHole(v, slot) || (statusCache && v.at - slot <= STATUS_CACHE_SLOTS)) return false;
+  faults.countHoleAnswer();
+  return true;
+}
+
+function feeForMessage({ node }: TxReads, p: unknown[], v: View): unknown {
+  let message: VersionedMessage;
+  try {
+    message = VersionedMessage.deserialize(Buffer.from(stringParam(p[0], "message"), "base64"));
+  } catch {
+    throw rpcError(-32602, "Invalid params: invalid message");
+  }
+  const tx = new VersionedTransaction(message);
+  if (!node.isBlockhashValidAt(message.recentBlockhash, v.slot) && !node.acceptsBlockhash(tx))
+    return { context: ctx(v), value: null };
+  return { context: ctx(v), value: computeFee(tx) };
+}
+
+function simulateTransaction(t: TxReads, p: unknown[], v: View): unknown {
+  const { node } = t;
+  const cfg = configOf(p[1]);
+  const wire = wireOf(stringParam(p[0], "transaction"), cfg.encoding);
+  let tx: VersionedTransaction;
+  try {
+    tx = VersionedTransaction.deserialize(wire);
+  } catch (e) {
+    throw rpcError(
+      -32602,
+      `failed to deserialize solana_transaction::versioned::VersionedTransaction: ${(e as Error).message}`,
+    );
+  }
+  if (cfg.sigVerify && cfg.replaceRecentBlockhash)
+    throw rpcError(-32602, "sigVerify may not be used with replaceRecentBlockhash");
+  const wanted = cfg.accounts ? accountsConfigOf(cfg.accounts, tx) : null;
+  const sim = node.simulate(tx, {
+    sigVerify: cfg.sigVerify === true,
+    replaceRecentBlockhash: cfg.replaceRecentBlockhash === true,
+    coSign: true,
+    postAccounts: wanted !== null,
+  });
+  const latest = node.getLatestBlockhash();
+  const accounts = wanted
+    ? wanted.addresses.map((address) => {
+        if (sim.err) return null;
+        const post = sim.postAccounts?.get(address);
+        if (!post) return t.accountJson(address, { encoding: wanted.encoding }, { ...v, slot: v.at });
+        if (post.lamports === 0n) return null;
+        return t.encodeAccount(post, { encoding: wanted.encoding }, { ...v, slot: v.at });
+      })
+    : null;
+  return {
+    context: ctx(v),
+    value: {
+      err: sim.err,
+      logs: sim.logs,
+      accounts,
+      unitsConsumed: sim.unitsConsumed,
+      returnData: null,
+      innerInstructions: cfg.innerInstructions
+        ? sim.innerInstructions.map((i) => ({ index: i.index, instructions: i.instructions.map(ixJson) }))
+        : null,
+      replacementBlockhash: cfg.replaceRecentBlockhash ? latest : null,
+    },
+  };
+}
+
+function signatureStatuses(t: TxReads, p: unknown[], v: View): unknown {
+  const sigs = p[0];
+  if (!Array.isArray(sigs)) throw rpcError(-32602, "Invalid params: expected an array of signatures");
+  if (sigs.length > MAX_SIGNATURE_STATUSES)
+    throw rpcError(-32602, `Too many inputs provided; max ${MAX_SIGNATURE_STATUSES}`);
+  const history = configOf(p[1]).searchTransactionHistory === true;
+  let hid = false;
+  const value = sigs.map((s) => {
+    const st = t.node.getSignatureStatus(stringParam(s, "signature"), history, v.at);
+    if (st && holed(t, v, st.record.slot, true)) return null;
+    if (!st || !pruned(v, st.record.slot)) return st;
+    hid = true;
+    return null;
+  });
+  if (hid) t.faults.countPrunedAnswer();
+  return {
+    context: ctx(v),
+    value: value.map((st) => {
+      if (!st) return null;
       return {
-        context: ctx(v),
-        value: {
-          err: sim.err,
-          logs: sim.logs,
-          accounts,
-          unitsConsumed: sim.unitsConsumed,
-          returnData: null,
-          innerInstructions: cfg.innerInstructions
-            ? sim.innerInstructions.map((i) => ({ index: i.index, instructions: i.instructions.map(ixJson) }))
-            : null,
-          replacementBlockhash: cfg.replaceRecentBlockhash ? latest : null,
-        },
+        slot: st.record.slot,
+        confirmations: st.confirmations,
+        err: st.record.err,
+        status: st.record.err ? { Err: st.record.err } : { Ok: null },
+        confirmationStatus: st.commitment,
       };
-    },
-    getSignatureStatuses: (p, v) => {
-      const sigs = p[0];
-      if (!Array.isArray(sigs)) throw rpcError(-32602, "Invalid params: expected an array of signatures");
-      if (sigs.length > MAX_SIGNATURE_STATUSES)
-        throw rpcError(-32602, `Too many inputs provided; max ${MAX_SIGNATURE_STATUSES}`);
-      const history = configOf(p[1]).searchTransactionHistory === true;
-      let hid = false;
-      const value = sigs.map((s) => {
-        const st = node.getSignatureStatus(stringParam(s, "signature"), history, v.at);
-        if (st && holed(v, st.record.slot, true)) return null;
-        if (!st || !pruned(v, st.record.slot)) return st;
-        hid = true;
-        return null;
-      });
-      if (hid) faults.countPrunedAnswer();
-      return {
-        context: ctx(v),
-        value: value.map((st) => {
-          if (!st) return null;
-          return {
-            slot: st.record.slot,
-            confirmations: st.confirmations,
-            err: st.record.err,
-            status: st.record.err ? { Err: st.record.err } : { Ok: null },
-            confirmationStatus: st.commitment,
-          };
-        }),
-      };
-    },
-    getSignaturesForAddress: (p, v) => {
-      requireConfirmed(v);
-      const address = addressParam(p[0]);
-      const cfg = configOf(p[1]);
-      const limit = cfg.limit ?? 1000;
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw rpcError(-32602, "Invalid limit; max 1000");
-      const highest = v.slot;
-      const known = node
-        .signaturesForAddress(address, { limit: 1000, before: cfg.before, until: cfg.until })
-        .filter((r) => r.slot <= highest)
-        .slice(0, limit);
-      const inLedger = known.filter((r) => !holed(v, r.slot, false));
-      const kept = inLedger.filter((r) => !pruned(v, r.slot));
-      if (kept.length < inLedger.length) faults.countPrunedAnswer();
-      return kept.map((r) => ({
-        signature: r.signature,
-        slot: r.slot,
-        err: r.err,
-        memo: null,
-        blockTime: r.blockTimeSec,
-        confirmationStatus: node.commitmentOf(r.slot, v.at),
-      }));
-    },
-    getTransaction: (p, v) => {
-      const signature = stringParam(p[0], "signature");
-      const cfg = typeof p[1] === "string" ? { encoding: p[1] } : configOf(p[1]);
-      const encoding = txEncodingOf(cfg.encoding);
-      // As agave: "processed" is refused, the default is "finalized", and a transaction is only
-      // returned once its slot has reached the asked commitment.
-      requireConfirmed(v);
-      const record = node.getTransactionAt(signature, v.at);
-      if (!record || holed(v, record.slot, false)) return null;
-      if (pruned(v, record.slot)) {
-        faults.countPrunedAnswer();
-        return null;
-      }
-      const version = versionOf(record, cfg.maxSupportedTransactionVersion);
-      const reached = node.commitmentOf(record.slot, v.at);
-      if (reached === "processed" || (v.commitment === "finalized" && reached !== "finalized")) return null;
-      return {
-        slot: record.slot,
-        blockTime: record.blockTimeSec,
-        version,
-        transaction: txJson(record, encoding),
-        meta: metaJson(record, encoding),
-      };
-    },
+    }),
+  };
+}
+
+function signaturesForAddress(t: TxReads, p: unknown[], v: View): unknown {
+  requireConfirmed(v);
+  const address = addressParam(p[0]);
+  const cfg = configOf(p[1]);
+  const limit = cfg.limit ?? 1000;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw rpcError(-32602, "Invalid limit; max 1000");
+  const highest = v.slot;
+  const known = t.node
+    .signaturesForAddress(address, { limit: 1000, before: cfg.before, until: cfg.until })
+    .filter((r) => r.slot <= highest)
+    .slice(0, limit);
+  const inLedger = known.filter((r) => !holed(t, v, r.slot, false));
+  const kept = inLedger.filter((r) => !pruned(v, r.slot));
+  if (kept.length < inLedger.length) t.faults.countPrunedAnswer();
+  return kept.map((r) => ({
+    signature: r.signature,
+    slot: r.slot,
+    err: r.err,
+    memo: null,
+    blockTime: r.blockTimeSec,
+    confirmationStatus: t.node.commitmentOf(r.slot, v.at),
+  }));
+}
+
+function getTransaction(t: TxReads, p: unknown[], v: View): unknown {
+  const { node } = t;
+  const signature = stringParam(p[0], "signature");
+  const cfg = typeof p[1] === "string" ? { encoding: p[1] } : configOf(p[1]);
+  const encoding = txEncodingOf(cfg.encoding);
+  // As agave: "processed" is refused, the default is "finalized", and a transaction is only
+  // returned once its slot has reached the asked commitment.
+  requireConfirmed(v);
+  const record = node.getTransactionAt(signature, v.at);
+  if (!record || holed(t, v, record.slot, false)) return null;
+  if (pruned(v, record.slot)) {
+    t.faults.countPrunedAnswer();
+    return null;
+  }
+  const version = versionOf(record, cfg.maxSupportedTransactionVersion);
+  const reached = node.commitmentOf(record.slot, v.at);
+  if (reached === "processed" || (v.commitment === "finalized" && reached !== "finalized")) return null;
+  return {
+    slot: record.slot,
+    blockTime: record.blockTimeSec,
+    version,
+    transaction: txJson(record, encoding),
+    meta: metaJson(record, encoding),
   };
 }
 
