@@ -2,7 +2,8 @@
  * `backup s3://…` and `restore s3://…` against a fake S3 store on loopback that checks every
  * request's SigV4 signature: generations, pruning to BACKUP_KEEP, the newest and a named one
  * restored, a damaged object refused, and the secret key in no line the commands print. What the
- * seal (BACKUP_KEY_FILE) and the schema check refuse: sealed-generations.test.ts.
+ * seal (BACKUP_KEY_FILE) and the schema check refuse: sealed-generations.test.ts. The refused
+ * signature runs on each store of stores.ts (the fake and s3rver); the rest on the fake.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -11,13 +12,16 @@ import { closeDatabase, openDatabase } from "../../db/client";
 import { GENERATION_NAME, RESTORED_AT_KEY, runBackup } from "../../src/backup";
 import { testConfig } from "../../src/config";
 import type { FakeS3 } from "../fakes/s3";
+import { STORES, type TestStore } from "./stores";
 import { BUCKET, dataDir, fakeStore, readSettingOf, runCommand, s3Env, setMarker, uniqueSecret } from "./support";
 
 let fake: FakeS3 | null = null;
+const stores: TestStore[] = [];
 const dirs: string[] = [];
 afterEach(async () => {
   await fake?.stop();
   fake = null;
+  for (const store of stores.splice(0)) await store.remove();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -172,12 +176,17 @@ describe("off-site backups on S3-compatible storage", () => {
     expect(keyless.stderr).toStartWith("backup: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY");
     expect(fake.keys(BUCKET)).toEqual([]);
   }, 60_000);
+});
 
+// The refused signature on both stores: s3rver must refuse a wrong secret as S3 does.
+describe.each(STORES)("off-site backups on the $name store", (kind) => {
   test("the secret key appears in no line of a failed upload or restore (refused signature, unreachable store)", async () => {
     const secret = uniqueSecret();
-    fake = fakeStore(uniqueSecret()); // the store knows another secret: every signature is refused
+    // The store knows another secret: every signature is refused.
+    const store = await kind.start(BUCKET, uniqueSecret());
+    stores.push(store);
     const dir = newDataDir();
-    const refusedEnv = { DATA_DIR: dir, ...s3Env(fake, secret) };
+    const refusedEnv = { DATA_DIR: dir, ...s3Env(store, secret) };
     const unreachable = { ...refusedEnv, S3_ENDPOINT: "http://127.0.0.1:9" };
     const outcomes = [
       await runCommand("backup", [`s3://${BUCKET}/svc`], refusedEnv),
@@ -193,8 +202,8 @@ describe("off-site backups on S3-compatible storage", () => {
     expect(outcomes[0]!.stderr).toMatch(/^backup: upload of svc\/\S+\.db failed \(SignatureDoesNotMatch\)\n$/);
     expect(outcomes[1]!.stderr).toBe("restore: listing the generations failed (SignatureDoesNotMatch)\n");
     expect(outcomes[2]!.stderr).toMatch(/^backup: upload of svc\/\S+\.db failed \(ConnectionRefused\)\n$/);
-    expect(fake.requests.length).toBeGreaterThan(0);
-    expect(fake.requests.every((r) => r.status === 403)).toBe(true);
+    expect(store.requests.length).toBeGreaterThan(0);
+    expect(store.requests.every((r) => r.status === 403)).toBe(true);
     expect(existsSync(join(dir, "service.db"))).toBe(true);
     expect(readdirSync(dir).filter((name) => name.includes("offsite") || name.includes("download"))).toEqual([]);
   }, 60_000);

@@ -1,4 +1,4 @@
-/** A service database with a visible marker, a fake S3 store, and the operator commands run as processes. */
+/** A service database with a visible marker, an S3 store (stores.ts), and the operator commands run as processes. */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -58,12 +58,17 @@ export function backupKeyFile(text = `backup-key-for-the-tests-${crypto.randomUU
 /** The one key the store's own test generations are sealed with, unless a test passes another. */
 export const BACKUP_KEY_FILE = backupKeyFile();
 
-export function s3Env(fake: FakeS3, secret: string, extra: Record<string, string> = {}): Record<string, string> {
+/** The service's S3 settings for a store: the fake of fakeStore() (ACCESS_KEY_ID) or a TestStore (its own key id). */
+export function s3Env(
+  store: { endpoint: string; accessKeyId?: string },
+  secret: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     BACKUP_KEY_FILE,
-    S3_ENDPOINT: fake.endpoint,
+    S3_ENDPOINT: store.endpoint,
     S3_REGION: "us-east-1",
-    S3_ACCESS_KEY_ID: ACCESS_KEY_ID,
+    S3_ACCESS_KEY_ID: store.accessKeyId ?? ACCESS_KEY_ID,
     S3_SECRET_ACCESS_KEY: secret,
     ...extra,
   };

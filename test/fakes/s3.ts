@@ -15,6 +15,8 @@ export interface FakeS3Options {
   maxKeysPerPage?: number;
   /** a fixed port (a store brought back where it was); any free one by default */
   port?: number;
+  /** called as each request is held, answered or released (a wrapper's own waits) */
+  onChange?: () => void;
 }
 
 export interface FakeS3Request {
@@ -47,6 +49,7 @@ export function startFakeS3(options: FakeS3Options): FakeS3 {
   const state = { stallMs: 0, stalled: 0 };
   const waiters: { condition: () => boolean; resolve: () => void }[] = [];
   const changed = () => {
+    options.onChange?.();
     for (const w of [...waiters])
       if (w.condition()) {
         waiters.splice(waiters.indexOf(w), 1);
