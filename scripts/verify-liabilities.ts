@@ -1,5 +1,5 @@
 /**
- * Independent verifier of a proof of liabilities: `bun run verify-liabilities <proof.json>`.
+ * Independent verifier of a proof of liabilities: `npm run verify-liabilities -- <proof.json>`.
  *
  * The file is the body of `GET /api/me/proof` ({at, root, totalLamports, leaf: {nonce, lamports},
  * path: [{side, hash, sumLamports}]}). It shares no code with the service on purpose: it recomputes
@@ -81,8 +81,8 @@ export function verifyLiabilityProof(doc: unknown): Verdict {
   }
 }
 
-/** The command, as `bun run verify-liabilities <file>` or `fee-ledger verify-liabilities <file>` (scripts/cli.ts). */
-export function verifyLiabilitiesCommand(args: readonly string[], invokedAs = "bun run verify-liabilities"): void {
+/** The command, as `npm run verify-liabilities -- <file>` or `fee-ledger verify-liabilities <file>` (scripts/cli.ts). */
+export function verifyLiabilitiesCommand(args: readonly string[], invokedAs = "npm run verify-liabilities --"): void {
   const file = args[0];
   if (!file || args.length > 1) {
     console.error(`usage: ${invokedAs} <proof.json>`);

@@ -268,7 +268,7 @@ function discriminate(node: Node, schemas: Record<string, Json>): void {
 }
 
 /** The public document's version: CHANGELOG.md has a section for each. */
-export const PUBLIC_DOCUMENT_VERSION = "1.2.0";
+export const PUBLIC_DOCUMENT_VERSION = "2.0.0";
 
 const PUBLIC_INFO = {
   title: "Creator-fee ledger: public reads",

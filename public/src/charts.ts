@@ -95,36 +95,49 @@ const axisFont = "12px system-ui, sans-serif";
 
 type TickLabels = (splits: number[]) => string[];
 
-/** Ticks in the page's one date format: "26 Nov", and "26 Nov 16:15" when a chart spans under two days. */
+/**
+ * Ticks in the page's one date format: "26 Nov" across days; under two days the time ("02:30"),
+ * with the date before it on the first tick and where the day changes ("27 Nov 00:00"), so the
+ * labels stay short enough not to run into each other.
+ */
 function timeTicks(timeZone: string | undefined): TickLabels {
   const day = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", timeZone });
-  const hour = new Intl.DateTimeFormat("en-GB", {
-    day: "numeric",
-    month: "short",
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-    timeZone,
-  });
+  const hour = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone });
   return (splits) => {
     const span = (splits[splits.length - 1] ?? 0) - (splits[0] ?? 0);
-    const f = span < 2 * DAY_SEC ? hour : day;
-    return splits.map((sec) => f.format(new Date(sec * 1000)));
+    if (span >= 2 * DAY_SEC) return splits.map((sec) => day.format(new Date(sec * 1000)));
+    let shownDay = "";
+    return splits.map((sec) => {
+      const date = new Date(sec * 1000);
+      const d = day.format(date);
+      const label = d === shownDay ? hour.format(date) : `${d} ${hour.format(date)}`;
+      shownDay = d;
+      return label;
+    });
   };
+}
+
+/** Pixels between x ticks: room for the longest label ("27 Nov 00:00", ~80 px) and a gap. */
+const X_TICK_SPACE_PX = 110;
+
+/** An axis figure in SOL: "0.25", "750", "1.5K", "1M" (never "1000.0k"); positions only, never a balance. */
+export function axisSol(value: number): string {
+  if (Math.abs(value) >= 1000)
+    return new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 }).format(value);
+  return String(+value.toPrecision(3));
 }
 
 function axes(text: string, line: string, yLabel: string, xTicks: TickLabels): uPlot.Axis[] {
   const base = { stroke: text, font: axisFont, grid: { stroke: line, width: 1 }, ticks: { stroke: line, width: 1 } };
   return [
-    { ...base, space: 70, values: (_u, splits) => xTicks(splits) },
+    { ...base, space: X_TICK_SPACE_PX, values: (_u, splits) => xTicks(splits) },
     {
       ...base,
       size: 56,
       label: yLabel,
       labelFont: axisFont,
       labelSize: 18,
-      values: (_u, splits) =>
-        splits.map((v) => (Math.abs(v) >= 1000 ? `${(v / 1000).toFixed(1)}k` : String(+v.toPrecision(3)))),
+      values: (_u, splits) => splits.map(axisSol),
     },
   ];
 }
@@ -234,7 +247,12 @@ function drawFeeBars(
       `(recipients ${lamportsToSol(recipientsPart(p))}, platform ${lamportsToSol(p.platformLamports)})`
     );
   };
-  const bars = uPlot.paths.bars!({ size: [0.7, 40], align: 0 });
+  // At least 3 px wide, so a lone day among 90 on a phone (a 3 px slot) is seen at all.
+  const bars = uPlot.paths.bars!({ size: [0.7, 40, 3], align: 0 });
+  const swept = daySecs.map((sec) => {
+    const p = byDay.get(dayOf(sec));
+    return p ? solForPlot(p.sweptLamports) : 0;
+  });
   // Drawn in order: the whole day first in the platform's colour, then the recipients' part over
   // it from the axis up, so what shows of the first bar is the platform's part, stacked on top.
   mount(
@@ -242,7 +260,7 @@ function drawFeeBars(
     {
       legend: { show: false },
       tzDate: utcDate,
-      cursor: { show: true, points: { show: false } },
+      cursor: { show: true, points: { show: false }, move: snapToBar(swept) },
       scales: {
         x: { time: true, range: () => [daySecs[0]!, daySecs[daySecs.length - 1]! + DAY_SEC] },
         y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
@@ -256,10 +274,7 @@ function drawFeeBars(
     },
     [
       daySecs.map((sec) => sec + DAY_SEC / 2),
-      daySecs.map((sec) => {
-        const p = byDay.get(dayOf(sec));
-        return p ? solForPlot(p.sweptLamports) : 0;
-      }),
+      swept,
       daySecs.map((sec) => {
         const p = byDay.get(dayOf(sec));
         return p ? solForPlot(recipientsPart(p)) : 0;
@@ -268,6 +283,29 @@ function drawFeeBars(
     signal,
     tipText,
   );
+}
+
+/** Half the smallest comfortable tap target (24 px): how far from a bar a touch still picks it. */
+const TAP_REACH_PX = 12;
+
+/**
+ * On a phone 90 days leave each day a 3 px slot: a pointer within reach of a day with fees snaps
+ * to it (the nearest one), so a lone bar is as easy to tap as a 24 px button. Empty days are only
+ * picked where no bar is near.
+ */
+function snapToBar(values: number[]): uPlot.Cursor.MousePosRefiner {
+  return (u, left, top) => {
+    if (left < 0) return [left, top]; // the pointer left the chart
+    const xs = u.data[0];
+    let best: number | null = null;
+    for (const [i, v] of values.entries()) {
+      if (v <= 0) continue;
+      const at = u.valToPos(xs[i]!, "x");
+      if (Math.abs(at - left) <= TAP_REACH_PX && (best === null || Math.abs(at - left) < Math.abs(best - left)))
+        best = at;
+    }
+    return [best ?? left, top];
+  };
 }
 
 /** The proof page's solvency over time: the treasury against what was owed, with the figures as a table. */

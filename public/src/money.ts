@@ -22,6 +22,23 @@ export function sol(lamports: string | bigint | null | undefined): string {
   return `${lamportsToSol(lamports)} SOL`;
 }
 
+/**
+ * The amount as lists show it: four decimals, or two significant digits below 0.0001 SOL so a
+ * non-zero amount never reads as zero; cut toward zero (a shown figure is never more than there
+ * is). "1.500000001" -> "1.5 SOL", "0.000012345" -> "0.000012 SOL". `sol()` is the exact one.
+ */
+export function solShort(lamports: string | bigint | null | undefined): string {
+  if (lamports === null || lamports === undefined) return "unknown";
+  const raw = typeof lamports === "bigint" ? lamports : parseLamports(lamports);
+  const abs = raw < 0n ? -raw : raw;
+  const whole = abs / LAMPORTS_PER_SOL;
+  const digits = (abs % LAMPORTS_PER_SOL).toString().padStart(9, "0");
+  const firstSignificant = digits.search(/[1-9]/);
+  const keep = whole > 0n || firstSignificant < 4 ? 4 : Math.min(9, firstSignificant + 2);
+  const frac = digits.slice(0, keep).replace(/0+$/, "");
+  return `${raw < 0n ? "-" : ""}${groupThousands(whole.toString())}${frac ? `.${frac}` : ""} SOL`;
+}
+
 export function parseLamports(text: string): bigint {
   if (!DIGITS.test(text)) throw new Error(`not a lamport amount: ${JSON.stringify(text)}`);
   return BigInt(text);

@@ -2,7 +2,9 @@
  * History-API routing: links stay real `<a href>` (so they open in new tabs and work with the
  * keyboard) and same-site clicks are turned into in-page navigation.
  */
+import { h } from "./dom";
 import { notFoundView } from "./pages/not-found";
+import { errorBox } from "./ui";
 
 export type PageFn = (root: HTMLElement, params: Record<string, string>, signal: AbortSignal) => void | Promise<void>;
 
@@ -41,7 +43,11 @@ export function setOnNavigate(fn: (path: string) => void): void {
 /** The path and query the page shows now. */
 let shownUrl: string | null = null;
 
-export async function render(): Promise<void> {
+/**
+ * Draws the page for the current address. `focus` moves focus to its heading even on the same path:
+ * after signing in or out the form that had focus is gone, and focus would fall to `<body>`.
+ */
+export async function render(options: { focus?: boolean } = {}): Promise<void> {
   shownUrl = location.pathname + location.search;
   const root = document.getElementById("main")!;
   current?.abort();
@@ -58,14 +64,80 @@ export async function render(): Promise<void> {
   const params: Record<string, string> = {};
   for (const [i, k] of match.r.keys.entries()) params[k] = decodeURIComponent(match.m![i + 1]!);
   document.title = `${match.r.title} · Fee Ledger`;
-  const page = await match.r.page();
+  let page: PageFn;
+  try {
+    page = await match.r.page();
+  } catch (error) {
+    if (!controller.signal.aborted) await pageCodeFailed(root, match.r.title, error, controller.signal);
+    return;
+  }
   if (controller.signal.aborted) return;
+  forgetCodeReload();
   const previous = lastPath;
   lastPath = path;
   await page(root, params, controller.signal);
   // A new page moves focus to its heading; the first load and a change of sort or search on the
   // same page leave focus where the user is.
-  if (previous !== null && previous !== path && !controller.signal.aborted) focusHeading(root);
+  if (((previous !== null && previous !== path) || options.focus) && !controller.signal.aborted) focusHeading(root);
+}
+
+/** Set while the page reloads for code a deploy replaced, so a chunk that stays missing cannot loop. */
+const CODE_RELOAD_KEY = "fee-ledger:code-reload";
+
+/**
+ * A page's code did not load: the service is restarting or unreachable (try again later), or a
+ * deploy replaced the build this tab runs (chunk names are content hashes and only the current
+ * build is served), which only a reload of the page can fix: done once, never in a loop.
+ */
+async function pageCodeFailed(root: HTMLElement, title: string, error: unknown, signal: AbortSignal): Promise<void> {
+  if ((await codeIsGone(error)) && !signal.aborted && reloadOnce()) return;
+  if (signal.aborted) return;
+  root.replaceChildren(
+    h("h1", null, title),
+    errorBox(
+      new Error("This page could not be loaded: the service may be restarting. Check your connection and try again."),
+      () => void render(),
+    ),
+  );
+}
+
+/**
+ * Whether the server no longer has this tab's build: the module that failed (named in the error
+ * where the browser says, as Chromium and Firefox do) or the entry script answers 404. A deploy
+ * renames every chunk and with them the entry, so the entry tells where the error names nothing.
+ */
+async function codeIsGone(error: unknown): Promise<boolean> {
+  const named = /\bhttps?:\/\/\S+?\.js\b/.exec(error instanceof Error ? error.message : "")?.[0];
+  const entry = document.querySelector<HTMLScriptElement>('script[type="module"][src]')?.src;
+  for (const url of [named, entry]) {
+    if (!url || new URL(url, location.href).origin !== location.origin) continue;
+    try {
+      if ((await fetch(url, { cache: "no-store" })).status === 404) return true;
+    } catch {
+      // unreachable: the retry box, not a reload into the browser's error page
+    }
+  }
+  return false;
+}
+
+/** Reloads the page unless it already did for missing code; false when it did (or cannot tell). */
+function reloadOnce(): boolean {
+  try {
+    if (sessionStorage.getItem(CODE_RELOAD_KEY) !== null) return false;
+    sessionStorage.setItem(CODE_RELOAD_KEY, String(Date.now()));
+  } catch {
+    return false; // no session storage: no guard against a loop, so no reload
+  }
+  location.reload();
+  return true;
+}
+
+function forgetCodeReload(): void {
+  try {
+    sessionStorage.removeItem(CODE_RELOAD_KEY);
+  } catch {
+    // nothing was stored
+  }
 }
 
 export function startRouter(): void {

@@ -1,7 +1,7 @@
 /** Building blocks shared by the pages: amounts, times, images, notices, links. */
 import { describeError } from "./api";
 import { h, safeUrl, shortAddress } from "./dom";
-import { sol, usdOfLamports } from "./money";
+import { sol, solShort, usdOfLamports } from "./money";
 import { absoluteTime, relativeTime, utcTime } from "./time";
 
 /** SOL's price in USD from the page's meta tag: the market source's, served only while fresh. */
@@ -20,7 +20,7 @@ export function solUsd(): number | null {
  * price (never otherwise). `extra` (e.g. `data-field`) goes on the exact SOL figure.
  */
 export function money(lamports: string | null | undefined, extra: Record<string, string> = {}): HTMLElement {
-  const exact = h("span", { className: "money", "data-lamports": lamports ?? "", ...extra }, sol(lamports));
+  const exact = amountText(lamports, extra);
   const price = solUsd();
   const usdText = price !== null && lamports ? usdOfLamports(lamports, price) : null;
   if (!usdText) return exact;
@@ -31,6 +31,32 @@ export function money(lamports: string | null | undefined, extra: Record<string,
     " ",
     h("span", { className: "usd muted", "data-usd": "" }, `≈ ${usdText}`),
   );
+}
+
+/**
+ * The amount short ("1.5 SOL", see `solShort`) where the exact figure has more decimals than that;
+ * the exact figure is in the title (hover) and one tap or key press away (touch has no hover),
+ * as long values are. An amount with nothing to cut is plain text.
+ */
+function amountText(lamports: string | null | undefined, extra: Record<string, string>): HTMLElement {
+  const full = sol(lamports);
+  const short = lamports ? solShort(lamports) : full;
+  const attrs = { "data-lamports": lamports ?? "", ...extra };
+  if (short === full) return h("span", { className: "money", ...attrs }, full);
+  const toggle = h(
+    "button",
+    { type: "button", className: "money money-toggle", title: `${full} exactly`, "aria-expanded": "false", ...attrs },
+    short,
+  );
+  toggle.addEventListener("click", (event) => {
+    // Inside a card whose link covers it, the tap is for the amount, not the card.
+    event.preventDefault();
+    event.stopPropagation();
+    const open = toggle.getAttribute("aria-expanded") !== "true";
+    toggle.setAttribute("aria-expanded", String(open));
+    toggle.textContent = open ? full : short;
+  });
+  return toggle;
 }
 
 /** Relative text; the exact time (the browser's zone, then UTC) is in the title. */

@@ -4,7 +4,7 @@
  * and the claim (which only needs the address); and, on the embedded local chain, a built-in local
  * wallet whose key lives in this browser's localStorage so the whole flow works offline.
  */
-import { getWallets } from "@wallet-standard/app";
+import { DEPRECATED_getWallets as getWalletsWithLegacy } from "@wallet-standard/app";
 import type { Wallet, WalletAccount } from "@wallet-standard/base";
 import bs58 from "bs58";
 import { parseTransaction, withSignature } from "./txwire";
@@ -35,10 +35,16 @@ interface SignTransactionFeature {
 
 const feature = <T>(w: Wallet, name: string): T | null => (w.features[name as `${string}:${string}`] as T) ?? null;
 
-let wallets: ReturnType<typeof getWallets> | null = null;
-/** Starts listening for wallets (idempotent); wallets that loaded earlier answer the app-ready event. */
+let wallets: ReturnType<typeof getWalletsWithLegacy> | null = null;
+/**
+ * Starts listening for wallets (idempotent); wallets that loaded earlier answer the app-ready event.
+ * The same API as `getWallets()`, which also takes the older registration: a wallet that pushes a
+ * callback onto `navigator.wallets` (before the page's code runs, or after: the array is replaced
+ * by an object whose `push` registers at once). It must be the first call into the package: once
+ * `getWallets()` ran, it answers without reading `navigator.wallets`.
+ */
 export function discoverWallets(): void {
-  wallets ??= getWallets();
+  wallets ??= getWalletsWithLegacy();
 }
 
 export function onWalletsChanged(fn: () => void): () => void {

@@ -15,12 +15,17 @@ export type TokenSort = "new" | "fees" | "mcap";
 /** Where the next page starts: strictly after this (key, mint) in the sort's descending order. */
 export interface CursorPosition {
   sort: TokenSort;
-  /** launchedAtMs (new), fees lamports as a decimal string (fees), market cap or null (mcap) */
+  /**
+   * launchedAtMs (new), fees lamports as a decimal string (fees); mcap: the market cap, or for a
+   * token without one (those come after every known cap, by fees) its fees as a decimal string
+   */
   key: number | string | null;
   mint: string;
 }
 
 const SIG_BYTES = 16;
+
+const isLamports = (key: unknown): key is string => typeof key === "string" && /^[0-9]{1,19}$/.test(key);
 const CURSOR_FILE = "cursor.secret";
 
 export class CursorSigner {
@@ -49,8 +54,9 @@ export class CursorSigner {
     const [s, key, mint] = parsed as [unknown, unknown, unknown];
     if (s !== sort || typeof mint !== "string") return null;
     if (sort === "new" && !Number.isSafeInteger(key)) return null;
-    if (sort === "fees" && !(typeof key === "string" && /^[0-9]{1,19}$/.test(key))) return null;
-    if (sort === "mcap" && !(key === null || (typeof key === "number" && Number.isFinite(key)))) return null;
+    if (sort === "fees" && !isLamports(key)) return null;
+    // A null mcap key (unknown caps once ran by mint alone) is no longer issued: it holds no fees to seek from.
+    if (sort === "mcap" && !((typeof key === "number" && Number.isFinite(key)) || isLamports(key))) return null;
     return { sort, key: key as CursorPosition["key"], mint };
   }
 

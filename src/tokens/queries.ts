@@ -120,8 +120,9 @@ interface SearchPlan {
 }
 
 /**
- * The `q` filter: exact mint or creator, a recipient handle (with or without '@'), or a substring
- * of name or ticker through the trigram index from three characters on. Few matches (an address,
+ * The `q` filter: exact mint or creator, the start of a recipient handle (with or without '@': a
+ * range on the handle index), or a substring of name or ticker through the trigram index from
+ * three characters on. Few matches (an address,
  * a handle, a rare word) are read by id and sorted; many are found by walking the sort index,
  * which then stops after a page. One or two characters cannot use a trigram, but match so many
  * tokens that the walk stops early too. A ticker may be typed as the page shows it ("$CMT"), and
@@ -130,7 +131,9 @@ interface SearchPlan {
 function searchPlan(db: Db, typed: string): SearchPlan {
   const q = typed.length > 1 && typed.startsWith("$") ? typed.slice(1) : typed;
   const short = [...q].length < 3;
-  const handle = handleKey(q);
+  const key = handleKey(q);
+  // Handles are lowercase letters, digits and "_", all below "{": [key, key + "{") holds every handle starting with key.
+  const handle = key ? { qHandle: key, qHandleEnd: `${key}{` } : null;
   const address = looksLikeAddress(q);
   // Every base58 character sorts below "{", so [prefix, prefix + "{") holds exactly the mints starting with it.
   const mintPrefix = MINT_PREFIX.test(q) ? { qPrefix: q, qPrefixEnd: `${q}{` } : null;
@@ -153,8 +156,8 @@ function searchPlan(db: Db, typed: string): SearchPlan {
     terms.push("t.mint = $qExact", "t.creator = $qExact");
   }
   if (handle) {
-    params.qHandle = handle;
-    terms.push("t.id IN (SELECT r.token_id FROM token_recipients r WHERE r.handle = $qHandle)");
+    Object.assign(params, handle);
+    terms.push(HANDLE_PREFIX_TERM);
   }
   if (mintPrefix) {
     Object.assign(params, mintPrefix);
@@ -173,7 +176,13 @@ function searchPlan(db: Db, typed: string): SearchPlan {
 const idsOfAddress = statement<IdRow, [{ q: string }]>(
   "SELECT id FROM tokens WHERE mint = $q UNION SELECT id FROM tokens WHERE creator = $q",
 );
-const idsOfHandle = statement<IdRow, [{ h: string }]>("SELECT token_id AS id FROM token_recipients WHERE handle = $h");
+/** Tokens naming a handle that starts with `$qHandle`, as a filter while walking a sort index. */
+export const HANDLE_PREFIX_TERM =
+  "t.id IN (SELECT r.token_id FROM token_recipients r WHERE r.handle >= $qHandle AND r.handle < $qHandleEnd)";
+/** The same tokens' ids, read from the handle index (DISTINCT: a token naming two of them counts once). */
+export const HANDLE_PREFIX_IDS_SQL = `SELECT DISTINCT token_id AS id FROM token_recipients
+  WHERE handle >= $qHandle AND handle < $qHandleEnd LIMIT ${SEARCH_LIST_MAX + 1}`;
+const idsOfHandlePrefix = statement<IdRow, [{ qHandle: string; qHandleEnd: string }]>(HANDLE_PREFIX_IDS_SQL);
 const idsOfMintPrefix = statement<IdRow, [{ qPrefix: string; qPrefixEnd: string }]>(
   `SELECT id FROM tokens WHERE mint >= $qPrefix AND mint < $qPrefixEnd LIMIT ${SEARCH_LIST_MAX + 1}`,
 );
@@ -186,7 +195,7 @@ function matchIds(
   db: Db,
   m: {
     q: string;
-    handle: string | null;
+    handle: { qHandle: string; qHandleEnd: string } | null;
     address: boolean;
     mintPrefix: { qPrefix: string; qPrefixEnd: string } | null;
     phrase: string;
@@ -197,7 +206,7 @@ function matchIds(
     for (const r of rows) ids.add(Number(r.id));
   };
   if (m.address) collect(idsOfAddress(db).all({ q: m.q }));
-  if (m.handle) collect(idsOfHandle(db).all({ h: m.handle }));
+  if (m.handle) collect(idsOfHandlePrefix(db).all(m.handle));
   if (m.mintPrefix) collect(idsOfMintPrefix(db).all(m.mintPrefix));
   collect(idsOfPhrase(db).all({ phrase: m.phrase }));
   return ids;
@@ -243,12 +252,14 @@ interface PageFilter {
 }
 
 /**
- * Unknown caps come last. Two range scans of the same index (known caps, then unknown ones) keep a
- * deep page a seek, where one OR'd condition would walk every earlier row.
+ * Unknown caps come last, by fees (most first; by mint they looked random). Two range scans (known
+ * caps on the cap index, then unknown ones on the fees index, as the fees sort reads it) keep a
+ * deep page a seek, where one OR'd condition would walk every earlier row. The cursor's key says
+ * which part it is in: a cap (a number) or, past them, the fees (a decimal string).
  */
 function mcapRows(db: Db, filter: PageFilter, after: CursorPosition | null, want: number): TokenRow[] {
   let rows: TokenRow[] = [];
-  if (!after || after.key !== null) {
+  if (!after || typeof after.key === "number") {
     const known = [...filter.where, "t.market_cap_usd IS NOT NULL"];
     const p: Bind = { ...filter.params };
     if (after) {
@@ -261,11 +272,12 @@ function mcapRows(db: Db, filter: PageFilter, after: CursorPosition | null, want
   if (rows.length < want) {
     const unknown = [...filter.where, "t.market_cap_usd IS NULL"];
     const p: Bind = { ...filter.params };
-    if (after && after.key === null) {
-      unknown.push("t.mint < $afterMint");
+    if (after && typeof after.key === "string") {
+      unknown.push("(t.fees_lamports, t.mint) < ($afterKey, $afterMint)");
+      p.afterKey = BigInt(after.key);
       p.afterMint = after.mint;
     }
-    rows = rows.concat(selectPage(db, filter.from, unknown, "t.mint DESC", want - rows.length, p));
+    rows = rows.concat(selectPage(db, filter.from, unknown, ORDER.fees, want - rows.length, p));
   }
   return rows;
 }
@@ -299,7 +311,7 @@ function positionOf(sort: TokenSort, last: TokenRow): CursorPosition {
     key:
       sort === "new"
         ? Number(last.launchedAtMs)
-        : sort === "fees"
+        : sort === "fees" || last.marketCapUsd === null
           ? BigInt(last.feesLamports).toString()
           : last.marketCapUsd,
     mint: last.mint,

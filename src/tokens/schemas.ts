@@ -120,14 +120,14 @@ export const TokenListQuerySchema = t.Object({
   sort: t.Optional(
     t.Union([t.Literal("new"), t.Literal("fees"), t.Literal("mcap")], {
       description:
-        "new (default): by launch time; fees: swept plus vault; mcap: market cap, unknown last. Always descending",
+        "new (default): by launch time; fees: swept plus vault; mcap: market cap, unknown last (by fees). Always descending",
     }),
   ),
   q: t.Optional(
     t.String({
       maxLength: 64,
       description:
-        "exact mint or creator address, substring of name or ticker, or a recipient handle with or without @",
+        "exact mint or creator address, substring of name or ticker, or the start of a recipient handle with or without @",
     }),
   ),
   limit: TOKENS_LIMIT.schema,

@@ -183,17 +183,28 @@ describe("GET /api/tokens", () => {
     ]);
   });
 
-  test("sort=mcap is descending with unknown caps last, through every page", async () => {
+  test("sort=mcap is descending with unknown caps last, those by fees then mint, through every page", async () => {
     svc = testService();
     const db = svc.ctx.db;
-    const tokens = Array.from({ length: 7 }, (_, i) => launch(db, { launchedAtMs: T0 + i }));
+    // Mints in launch order, so the order by mint alone (as unknown caps once came) is another one.
+    const tokens = Array.from({ length: 9 }, (_, i) =>
+      launch(db, { launchedAtMs: T0 + i, mint: `Mint${i}111111111111111111111111111111111` }),
+    );
     setMarket(db, tokens[0]!.mint, 1000.5, 12);
     setMarket(db, tokens[1]!.mint, 90_000);
     setMarket(db, tokens[2]!.mint, 1000.5);
     setMarket(db, tokens[3]!.mint, 5);
+    // Without a cap (issue 65): most fees first (swept plus vault), equal fees by mint, no fees last.
+    setVault(db, tokens[4]!.mint, 700n, T0);
+    sweep(db, tokens[5]!.tokenId, 9_000n, T0);
+    setVault(db, tokens[6]!.mint, 300n, T0);
+    setVault(db, tokens[7]!.mint, 300n, T0);
+    const byMintDesc = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
+    const tied = [tokens[6]!.mint, tokens[7]!.mint].sort(byMintDesc);
     const { body } = await svc.json("/api/tokens?sort=mcap");
     const caps = body.tokens.map((t: { marketCapUsd: number | null }) => t.marketCapUsd);
-    expect(caps).toEqual([90_000, 1000.5, 1000.5, 5, null, null, null]);
+    expect(caps).toEqual([90_000, 1000.5, 1000.5, 5, null, null, null, null, null]);
+    expect(mints(body).slice(4)).toEqual([tokens[5]!.mint, tokens[4]!.mint, ...tied, tokens[8]!.mint]);
     expect(
       body.tokens[caps.indexOf(1000.5)].volume24hUsd === 12 ||
         body.tokens[caps.indexOf(1000.5) + 1].volume24hUsd === 12,

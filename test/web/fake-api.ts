@@ -79,9 +79,10 @@ export class FakeApi {
   /** open /api/ledger/stream connections */
   readonly ledgerStreams = new Set<ReadableStreamDefaultController<Uint8Array>>();
 
-  /** Sends one ledger event to every open stream, as the service's SSE frame. */
+  /** Sends one ledger event to every open stream, as the service's SSE frame (its data carries the id too). */
   pushLedgerEvent(id: string, event: { type: string }): void {
-    const frame = new TextEncoder().encode(`id: ${id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    const data = JSON.stringify({ ...event, id });
+    const frame = new TextEncoder().encode(`id: ${id}\nevent: ${event.type}\ndata: ${data}\n\n`);
     for (const c of this.ledgerStreams) c.enqueue(frame);
   }
 
@@ -246,7 +247,14 @@ export class FakeApi {
       this.confirmCalls++;
       if (this.confirmCalls < 2)
         return json({ status: "pending", intent: body.intent, signature: body.signature }, 202);
-      const detail = fx.tokenDetail({ ...this.tokens[1]!, mint: this.intentMint }, this.now);
+      // Recorded as drafted, as the service does: the page goes to the token once it is confirmed.
+      let launched = this.tokens.find((t) => t.mint === this.intentMint);
+      if (!launched) {
+        const draft = this.apiCalls("/api/launch/intent").at(-1)!.body as Json;
+        launched = { ...this.tokens[1]!, mint: this.intentMint, name: draft.draft.name, symbol: draft.draft.symbol };
+        this.tokens.push(launched);
+      }
+      const detail = fx.tokenDetail(launched, this.now);
       return json({ status: "confirmed", intent: body.intent, signature: body.signature, token: detail });
     }
     if (method === "POST" && path === "/api/rpc") return json(this.rpc(body));

@@ -229,11 +229,17 @@ export const PROOF = {
   checkedAt: new Date().toISOString(),
 };
 
+/** A feed event's id as the service makes it: its time with microseconds, `bump` µs after `ms`. */
+export function eventId(ms: number, bump = 0): string {
+  return new Date(ms).toISOString().replace("Z", `${String(bump).padStart(3, "0")}Z`);
+}
+
 export function ledger(now: number, tokens: FakeToken[]) {
   const t = tokens[0]!;
   return [
     {
       type: "payout",
+      id: eventId(now - 1_000),
       at: new Date(now - 1_000).toISOString(),
       handle: "alice",
       lamports: "1000000000",
@@ -243,6 +249,7 @@ export function ledger(now: number, tokens: FakeToken[]) {
     },
     {
       type: "burn",
+      id: eventId(now - 2_000),
       at: new Date(now - 2_000).toISOString(),
       mint: t.mint,
       symbol: t.symbol,
@@ -253,6 +260,7 @@ export function ledger(now: number, tokens: FakeToken[]) {
     },
     {
       type: "sweep",
+      id: eventId(now - 3_000),
       at: new Date(now - 3_000).toISOString(),
       mint: t.mint,
       symbol: t.symbol,
@@ -262,6 +270,7 @@ export function ledger(now: number, tokens: FakeToken[]) {
     },
     {
       type: "launch",
+      id: eventId(now - 4_000),
       at: new Date(now - 4_000).toISOString(),
       mint: t.mint,
       symbol: t.symbol,

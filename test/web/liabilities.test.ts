@@ -74,7 +74,7 @@ describe("proof of liabilities on the signed-in page", () => {
     expect(await page.getByText("How to check it by hand").count()).toBe(1);
     await page.locator("#check-by-hand summary").click();
     expect(await page.locator("#check-by-hand").getAttribute("open")).not.toBeNull();
-    expect(await page.locator("#check-by-hand").innerText()).toContain("bun run verify-liabilities proof.json");
+    expect(await page.locator("#check-by-hand").innerText()).toContain("npm run verify-liabilities -- proof.json");
     const download = page.waitForEvent("download");
     await page.locator("#liability-proof-download").click();
     const file = await (await download).path();

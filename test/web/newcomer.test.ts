@@ -280,15 +280,10 @@ for (const [label, viewport] of WIDTHS) {
 
       await page.getByLabel("Ticker").fill("CMT");
       await page.getByRole("button", { name: "Launch", exact: true }).click();
-      await page.locator("#launched-link").waitFor({ timeout: 15_000 });
       expect(await page.locator(".field-error").count()).toBe(0);
       expect(await page.locator("#launch-symbol").getAttribute("aria-invalid")).toBeNull();
-      const steps = await page.locator("#launch-steps li:visible").allInnerTexts();
-      expect(steps.length).toBeGreaterThan(0);
-      for (const step of steps) {
-        expect(step).not.toContain("approve it in your wallet");
-        expect(step).not.toMatch(/waiting \d+ s/);
-      }
+      // Launched, the page goes to the token (issue 65); finished steps' details: launch-once.test.ts.
+      await page.waitForURL(/\/token\//, { timeout: 15_000 });
       await screenshot(page, `issue22-launch-done-${label}`);
       expect(browser.errors).toEqual([]);
     });

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { DESKTOP, useBrowser, overflowsHorizontally, PHONE, screenshot } from "./browser";
 import { FakeApi } from "./fake-api";
-import { BIG_SOL, PNG, WALLET } from "./fixtures";
+import { BIG_SOL, eventId, PNG, WALLET } from "./fixtures";
 import type { Json } from "../helpers/service";
 
 // Browser steps wait on real timers (429 retry, payout polling); useBrowser gives each test room.
@@ -45,7 +45,9 @@ describe("Explore", () => {
     const first = page.locator("#token-list > li[data-mint]").first();
     expect(await first.locator("h2").innerText()).toBe("Alpha Dog");
     expect(await first.locator(".ticker").innerText()).toBe("$ALPHA");
-    expect(await first.locator('[data-figure="swept"] dd').innerText()).toBe(BIG_SOL);
+    // Four decimals shown (issue 65 item 11); the exact figure is in the title and a tap away.
+    expect(await first.locator('[data-figure="swept"] dd').innerText()).toBe("9,007,199.2547 SOL");
+    expect(await first.locator('[data-figure="swept"] dd .money').getAttribute("title")).toBe(`${BIG_SOL} exactly`);
     expect(await first.locator('[data-figure="unswept"] dd').innerText()).toBe("0.000000001 SOL");
     expect(await first.locator('[data-figure="last-sweep"] dd').innerText()).toBe("2 minutes ago");
     expect(await first.locator(".recipients").innerText()).toBe("@Alice 60%, @bob_unclaimed 40%");
@@ -156,14 +158,15 @@ describe("token and account pages", () => {
     await page.locator("h1").filter({ hasText: "Alpha Dog" }).waitFor();
     expect(await text("h1")).toBe("Alpha Dog $ALPHA");
     expect(await page.title()).toBe("Alpha Dog ($ALPHA) · Fee Ledger");
-    expect(await text('[data-field="swept"]')).toBe(BIG_SOL);
+    expect(await text('[data-field="swept"]')).toBe("9,007,199.2547 SOL");
+    expect(await page.locator('[data-field="swept"]').getAttribute("title")).toBe(`${BIG_SOL} exactly`);
     expect(await text('[data-field="unswept"]')).toBe("0.000000001 SOL");
     expect(await text('[data-field="vault-age"]')).toBe("read 1 minute ago");
     const rows = page.locator("table").first().locator("tbody tr");
     expect(await rows.count()).toBe(3);
     expect(await rows.nth(0).innerText()).toContain("60%");
     expect(await rows.nth(0).innerText()).toContain("Claimed");
-    expect(await rows.nth(0).innerText()).toContain("1.000000001 SOL");
+    expect(await rows.nth(0).locator(".money").getAttribute("title")).toBe("1.000000001 SOL exactly");
     expect(await rows.nth(1).innerText()).toContain("Not claimed yet");
     expect(await rows.nth(1).innerText()).toContain("Not chosen yet");
     expect(await rows.nth(2).innerText()).toContain("Declined");
@@ -171,7 +174,7 @@ describe("token and account pages", () => {
     expect(await sweeps.count()).toBe(3);
     expect(await sweeps.locator("[data-status]").allInnerTexts()).toEqual(["sent", "confirmed", "failed"]);
     expect(await sweeps.nth(1).innerText()).toContain("5 SOL");
-    expect(await sweeps.nth(1).innerText()).toContain("0.500000001 SOL");
+    expect(await sweeps.nth(1).locator('[title="0.500000001 SOL exactly"]').count()).toBe(1);
     expect(await sweeps.nth(1).locator("a").getAttribute("href")).toBe(`https://solscan.io/tx/${"2".repeat(87)}`);
     // Text from a stranger stays text; a javascript: link is not made into a link.
     expect(await text(".description")).toContain("<b>not bold</b>");
@@ -353,11 +356,8 @@ describe("launch", () => {
     await page.getByRole("button", { name: "Local wallet (local chain)" }).click();
     await page.locator("#wallet-connected").waitFor();
     await page.getByRole("button", { name: "Launch", exact: true }).click();
-    await page.locator("#launched-link").waitFor({ timeout: 15_000 });
-    const states = await page
-      .locator("#launch-steps li:visible")
-      .evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.state));
-    expect(states).toEqual(["done", "done", "done", "done", "done", "done"]);
+    // Launched, the page goes to the token (issue 65): each step was done on the way there.
+    await page.waitForURL(/\/token\//, { timeout: 15_000 });
 
     const intent = api.apiCalls("/api/launch/intent")[0]!.body as Json;
     expect(intent.draft).toEqual({
@@ -380,7 +380,7 @@ describe("launch", () => {
     // The fake node checked both signatures (wallet and mint) over the message bytes.
     expect(api.sent).toEqual([{ signers: [intent.wallet, intent.mint], allSigned: true }]);
     expect(api.apiCalls("/api/launch/confirm")).toHaveLength(2);
-    expect(await page.locator("#launched-link").getAttribute("href")).toBe(`/token/${intent.mint}`);
+    expect(new URL(page.url()).pathname).toBe(`/token/${intent.mint}`);
     // The local wallet had no SOL, so it was funded through the RPC proxy first.
     expect(api.apiCalls("/api/rpc").some((r) => (r.body as Json).method === "requestAirdrop")).toBe(true);
   });
@@ -394,7 +394,7 @@ describe("ledger, stats and proof", () => {
       await page.locator("#ledger li").evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.type)),
     ).toEqual(["payout", "burn", "sweep", "launch"]);
     expect(await page.locator("#ledger li").nth(2).innerText()).toContain(
-      "Swept 5 SOL from $ALPHA (platform part 0.500000001 SOL)",
+      "Swept 5 SOL from $ALPHA (platform part 0.5 SOL)",
     );
     await page.getByRole("button", { name: "Load older events" }).click();
     await until(() => api.apiCalls("/api/ledger").length === 2, "second page");
@@ -408,8 +408,8 @@ describe("ledger, stats and proof", () => {
   test("stats show exact totals and the health of each job", async () => {
     await page.goto(`${api.url}/stats`);
     await page.locator('[data-field="swept"]').waitFor();
-    expect(await text('[data-field="swept"]')).toBe(BIG_SOL);
-    expect(await text('[data-field="owed"]')).toBe("2.000000001 SOL");
+    expect(await page.locator('[data-field="swept"]').getAttribute("title")).toBe(`${BIG_SOL} exactly`);
+    expect(await page.locator('[data-field="owed"]').getAttribute("title")).toBe("2.000000001 SOL exactly");
     await page.locator("#jobs-ok").waitFor();
     expect(await text("#jobs-ok")).toBe("Some jobs need attention");
     const burns = page.locator("table tbody tr").nth(2);
@@ -434,8 +434,10 @@ describe("ledger, stats and proof", () => {
     await page.locator("#verdict").waitFor();
     expect(await text("#verdict")).toBe("Solvent: the treasury holds at least what is owed.");
     expect(await text('[data-field="treasury"]')).toBe("3 SOL");
-    expect(await text('[data-field="owed"]')).toBe("2.000000001 SOL");
-    expect(await text('[data-field="surplus"]')).toBe("0.999999999 SOL");
+    expect(await text('[data-field="owed"]')).toBe("2 SOL");
+    expect(await page.locator('[data-field="owed"]').getAttribute("title")).toBe("2.000000001 SOL exactly");
+    expect(await text('[data-field="surplus"]')).toBe("0.9999 SOL");
+    expect(await page.locator('[data-field="surplus"]').getAttribute("title")).toBe("0.999999999 SOL exactly");
 
     api.override("/api/proof", { status: 503, body: { error: "The treasury balance cannot be read." } });
     await page.reload();
@@ -460,7 +462,7 @@ describe("the live ledger", () => {
       totalLamports: "3000000000",
       platformLamports: "300000000",
     };
-    api.pushLedgerEvent("2026-01-01T00:00:10.000000Z", fresh);
+    api.pushLedgerEvent(eventId(api.now + 5_000), fresh);
     await until(async () => (await page.locator("#ledger li").count()) === 5, "the live event");
     expect(await page.locator("#ledger li").first().innerText()).toContain(`Swept 3 SOL from $${t.symbol}`);
     expect(await page.locator("#ledger li").first().getAttribute("class")).toContain("live-new");
@@ -473,13 +475,14 @@ describe("the live ledger", () => {
       signature: "8".repeat(87),
       recipients: 1,
     };
-    api.pushLedgerEvent("2026-01-01T00:00:11.000000Z", late);
+    // Its id, as the feed makes it, comes from its block time.
+    api.pushLedgerEvent(eventId(api.now - 2_500), late);
     await until(async () => (await page.locator("#ledger li").count()) === 6, "the late launch");
     expect(
       await page.locator("#ledger li").evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.type)),
     ).toEqual(["sweep", "payout", "burn", "launch", "sweep", "launch"]);
     // The same event again (a reconnect's replay) is not shown twice.
-    api.pushLedgerEvent("2026-01-01T00:00:10.000000Z", fresh);
+    api.pushLedgerEvent(eventId(api.now + 5_000), fresh);
     await Bun.sleep(300);
     expect(await page.locator("#ledger li").count()).toBe(6);
     // Leaving the page closes the stream.

@@ -46,11 +46,7 @@ export async function accountPage(
         "div",
         null,
         h("h1", null, account.name || `@${account.displayHandle}`),
-        h(
-          "p",
-          { className: "muted" },
-          `@${account.displayHandle} · ${account.followers.toLocaleString("en-US")} followers`,
-        ),
+        h("p", { className: "muted" }, `@${account.displayHandle}${followersText(account.followers)}`),
         h("p", null, "Routing: ", routingLabel(account)),
       ),
     ),
@@ -59,11 +55,12 @@ export async function accountPage(
       ? notice(`@${account.displayHandle} declined publicly: their credits are bought back and burned.`, "info")
       : "",
     h("h2", null, "Totals"),
+    account.reconciling ? reconcilingNotice() : "",
     facts([
-      ["Credited", money(account.creditedLamports, { "data-field": "credited" })],
+      ["Credited", figure(account.creditedLamports, "credited")],
       ...paidRows(account),
       burnedRow(account),
-      ["Waiting to be claimed", money(account.balanceLamports, { "data-field": "balance" })],
+      ["Waiting to be claimed", figure(account.balanceLamports, "balance")],
     ]),
     h("h2", null, "Tokens"),
     tokensTable(account.tokens),
@@ -73,13 +70,43 @@ export async function accountPage(
   );
 }
 
+/**
+ * The count is only known from a sign-in with X; the API answers 0 for a handle that never signed
+ * in (or signed in without a profile, as dev login does), so 0 is shown as nothing, not as "0 followers".
+ */
+function followersText(followers: number): string {
+  if (followers <= 0) return "";
+  return ` · ${followers.toLocaleString("en-US")} follower${followers === 1 ? "" : "s"}`;
+}
+
 const ON_THE_WAY = new Set(["queued", "sent"]);
+
+/**
+ * A figure of the account, or "reconciling" while the books are reconciled with the chain after a
+ * restore (the API answers null then): never a number on its way to the right one.
+ */
+export function figure(lamports: string | null, field: string): HTMLElement {
+  if (lamports === null) return h("span", { className: "reconciling muted", "data-field": field }, "reconciling");
+  return money(lamports, { "data-field": field });
+}
+
+export function reconcilingNotice(): HTMLElement {
+  return notice(
+    "The books are being reconciled with the chain after a restore: the figures show again when it is done.",
+    "info",
+  );
+}
 
 /**
  * SPEC's `paidLamports` counts payouts that have not failed, queued and in flight too; Stats counts
  * confirmed ones only. The two parts are shown apart so the figures agree.
  */
-export function paidRows(account: { paidLamports: string; payouts: Payout[] }): [string, HTMLElement][] {
+export function paidRows(account: { paidLamports: string | null; payouts: Payout[] }): [string, HTMLElement][] {
+  if (account.paidLamports === null)
+    return [
+      ["Paid out (confirmed)", figure(null, "paid")],
+      ["Payouts on their way", figure(null, "paid-pending")],
+    ];
   const onTheWay = account.payouts
     .filter((p) => ON_THE_WAY.has(p.status))
     .reduce((sum, p) => sum + BigInt(p.lamports), 0n);
@@ -91,7 +118,8 @@ export function paidRows(account: { paidLamports: string; payouts: Payout[] }): 
 }
 
 /** `burnedLamports` is what was routed to burn orders; the burns job buys and burns them on its runs. */
-export function burnedRow(account: { burnedLamports: string }): [string, HTMLElement] {
+export function burnedRow(account: { burnedLamports: string | null }): [string, HTMLElement] {
+  if (account.burnedLamports === null) return ["Routed to burn", figure(null, "burned")];
   return [
     "Routed to burn",
     h(
@@ -123,7 +151,11 @@ export function tokensTable(tokens: AccountToken[]): HTMLElement {
   if (tokens.length === 0) return h("p", { className: "empty" }, "No tokens.");
   return table(
     ["Token", "Share", "Credited"],
-    tokens.map((t) => [tokenLink(t.mint, `${t.name} ($${t.symbol})`), bpsToPercent(t.bps), money(t.creditedLamports)]),
+    tokens.map((t) => [
+      tokenLink(t.mint, `${t.name} ($${t.symbol})`),
+      bpsToPercent(t.bps),
+      t.creditedLamports === null ? figure(null, "token-credited") : money(t.creditedLamports),
+    ]),
     "Tokens naming this account",
   );
 }

@@ -44,7 +44,10 @@ export async function adminPage(
     root.replaceChildren(
       h("h1", null, "Operator"),
       error instanceof ApiError && error.status === 404
-        ? notice("The operator page is off: ADMIN_SECRET is not set on this deployment.", "info")
+        ? notice(
+            "The operator page is off: neither ADMIN_SECRET nor ADMIN_OPERATORS_FILE is set on this deployment.",
+            "info",
+          )
         : errorBox(error),
     );
     return;
@@ -55,6 +58,8 @@ export async function adminPage(
 }
 
 function signInForm(root: HTMLElement, signal: AbortSignal): void {
+  // A named operator's name (ADMIN_OPERATORS_FILE); left empty, the secret is the shared ADMIN_SECRET.
+  const operator = h("input", { type: "text", id: "admin-operator", name: "operator", autocomplete: "username" });
   const secret = h("input", {
     type: "password",
     id: "admin-secret",
@@ -66,6 +71,8 @@ function signInForm(root: HTMLElement, signal: AbortSignal): void {
   const form = h(
     "form",
     { className: "panel", method: "post", action: "/api/admin/session" },
+    h("label", { for: "admin-operator" }, "Operator name (empty with the shared key)"),
+    operator,
     h("label", { for: "admin-secret" }, "Admin secret"),
     secret,
     h("p", null, h("button", { type: "submit" }, "Sign in")),
@@ -75,7 +82,11 @@ function signInForm(root: HTMLElement, signal: AbortSignal): void {
     event.preventDefault();
     status.replaceChildren(loading("Signing in…"));
     try {
-      await api("/api/admin/session", { method: "POST", body: { secret: secret.value } });
+      const name = operator.value.trim();
+      await api("/api/admin/session", {
+        method: "POST",
+        body: name === "" ? { secret: secret.value } : { operator: name, secret: secret.value },
+      });
       secret.value = "";
       root.replaceChildren();
       dashboard(root, signal);
@@ -604,61 +615,39 @@ function tokenSection(signal: AbortSignal, after: () => void): HTMLElement {
   const search = h("input", { type: "search", id: "admin-token-search", placeholder: "Name, ticker or mint" });
   const list = h("div", null, loading());
   const status = h("div", { "aria-live": "polite" });
-  const load = async () => {
+  let tokens: AdminToken[] = [];
+  let first = 0;
+  const turnTo = (start: number) => {
+    first = start;
+    show();
+  };
+  const changed = () => {
+    void load(true);
+    after();
+  };
+  const show = () => {
+    const shown = tokens.slice(first, first + ADMIN_TOKENS_PER_PAGE);
+    list.replaceChildren(
+      tokens.length === 0
+        ? h("p", { className: "empty" }, "No token matches.")
+        : table(
+            ["Token", "Mint", "Launched", "Explore", "Action"],
+            shown.map((t) => tokenRow(t, status, changed)),
+            "Tokens, hidden ones first",
+          ),
+      tokens.length > ADMIN_TOKENS_PER_PAGE ? pager(first, tokens.length, turnTo) : "",
+    );
+  };
+  /** Reads the list again; `keepPage` after a hide or unhide, so the operator stays where they were. */
+  const load = async (keepPage = false) => {
     try {
-      const { tokens } = await api<{ tokens: AdminToken[] }>(
-        `/api/admin/tokens?q=${encodeURIComponent(search.value.trim())}`,
-        { signal },
-      );
-      list.replaceChildren(
-        tokens.length === 0
-          ? h("p", { className: "empty" }, "No token matches.")
-          : table(
-              ["Token", "Mint", "Launched", "Explore", "Action"],
-              tokens.map((t) => {
-                const button = h(
-                  "button",
-                  { type: "button", className: t.hidden ? "" : "secondary", "data-mint": t.mint },
-                  t.hidden ? "Unhide" : "Hide",
-                );
-                button.setAttribute("aria-label", `${t.hidden ? "Unhide" : "Hide"} ${t.name}`);
-                button.addEventListener(
-                  "click",
-                  () =>
-                    void confirmAndAct(
-                      status,
-                      {
-                        title: `${t.hidden ? "Unhide" : "Hide"} ${t.name} ($${t.symbol})?`,
-                        text: t.hidden
-                          ? "It is listed on Explore again."
-                          : "It leaves Explore; it is still swept, its recipients are still paid, and its page still answers.",
-                        confirm: t.hidden ? "Unhide" : "Hide",
-                      },
-                      (reason) =>
-                        api(`/api/admin/tokens/${encodeURIComponent(t.mint)}/${t.hidden ? "unhide" : "hide"}`, {
-                          method: "POST",
-                          body: { reason },
-                        }),
-                      `${t.name} is ${t.hidden ? "shown on Explore again" : "hidden from Explore"}.`,
-                      () => {
-                        void load();
-                        after();
-                      },
-                    ),
-                );
-                return [
-                  `${t.name} ($${t.symbol})`,
-                  longValue(t.mint, "mint address"),
-                  time(t.launchedAt),
-                  t.hidden
-                    ? h("span", { className: "badge bad" }, "hidden")
-                    : h("span", { className: "badge ok" }, "listed"),
-                  button,
-                ];
-              }),
-              "Tokens, hidden ones first",
-            ),
-      );
+      tokens = (
+        await api<{ tokens: AdminToken[] }>(`/api/admin/tokens?q=${encodeURIComponent(search.value.trim())}`, {
+          signal,
+        })
+      ).tokens;
+      if (!keepPage || first >= tokens.length) first = 0;
+      show();
     } catch (error) {
       if (!signal.aborted) list.replaceChildren(errorBox(error));
     }
@@ -676,6 +665,68 @@ function tokenSection(signal: AbortSignal, after: () => void): HTMLElement {
     h("div", { className: "field" }, h("label", { for: "admin-token-search" }, "Find a token"), search),
     status,
     list,
+  );
+}
+
+/** One row of the operator's token list: the token, its state on Explore, and Hide or Unhide. */
+function tokenRow(t: AdminToken, status: HTMLElement, changed: () => void): (Node | string)[] {
+  const button = h(
+    "button",
+    { type: "button", className: t.hidden ? "" : "secondary", "data-mint": t.mint },
+    t.hidden ? "Unhide" : "Hide",
+  );
+  button.setAttribute("aria-label", `${t.hidden ? "Unhide" : "Hide"} ${t.name}`);
+  button.addEventListener(
+    "click",
+    () =>
+      void confirmAndAct(
+        status,
+        {
+          title: `${t.hidden ? "Unhide" : "Hide"} ${t.name} ($${t.symbol})?`,
+          text: t.hidden
+            ? "It is listed on Explore again."
+            : "It leaves Explore; it is still swept, its recipients are still paid, and its page still answers.",
+          confirm: t.hidden ? "Unhide" : "Hide",
+        },
+        (reason) =>
+          api(`/api/admin/tokens/${encodeURIComponent(t.mint)}/${t.hidden ? "unhide" : "hide"}`, {
+            method: "POST",
+            body: { reason },
+          }),
+        `${t.name} is ${t.hidden ? "shown on Explore again" : "hidden from Explore"}.`,
+        changed,
+      ),
+  );
+  return [
+    `${t.name} ($${t.symbol})`,
+    longValue(t.mint, "mint address"),
+    time(t.launchedAt),
+    t.hidden ? h("span", { className: "badge bad" }, "hidden") : h("span", { className: "badge ok" }, "listed"),
+    button,
+  ];
+}
+
+/** The token list a page at a time: a phone showed all 50 rows at once, 9,000 px tall. */
+const ADMIN_TOKENS_PER_PAGE = 20;
+
+/** "Tokens 21–40 of 50" with Previous and Next. */
+function pager(first: number, total: number, go: (first: number) => void): HTMLElement {
+  const last = Math.min(first + ADMIN_TOKENS_PER_PAGE, total);
+  return h(
+    "nav",
+    { className: "row wrap pager", "aria-label": "Token pages" },
+    h(
+      "button",
+      {
+        type: "button",
+        className: "secondary",
+        disabled: first === 0,
+        onclick: () => go(Math.max(0, first - ADMIN_TOKENS_PER_PAGE)),
+      },
+      "Previous",
+    ),
+    h("span", { className: "muted", "aria-live": "polite" }, `Tokens ${first + 1}–${last} of ${total}`),
+    h("button", { type: "button", className: "secondary", disabled: last >= total, onclick: () => go(last) }, "Next"),
   );
 }
 

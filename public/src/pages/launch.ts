@@ -5,10 +5,11 @@
  */
 import bs58 from "bs58";
 import type { DraftInput } from "../../../src/api-types";
-import { api, apiRaw, describeError } from "../api";
+import { ApiError, api, apiRaw, describeError } from "../api";
 import { h } from "../dom";
 import { bpsToPercent, lamportsToSol, percentToBps, sol, solToLamports } from "../money";
-import { LOCAL_CHAIN_GENESIS, rpc } from "../rpc";
+import { navigate } from "../router";
+import { ChainRefused, LOCAL_CHAIN_GENESIS, rpc } from "../rpc";
 import { firstSignature, fromBase64, parseTransaction, toBase64 } from "../txwire";
 import type { LaunchConfig, Me } from "../types";
 import { errorBox, loading, notice } from "../ui";
@@ -94,8 +95,16 @@ export async function launchPage(
     status,
   );
 
+  const launch = new LaunchRun(form.element, submit, steps, status, signal, config.launchesOpen);
   form.element.addEventListener("submit", async (event) => {
     event.preventDefault();
+    // One launch per intent: while one runs, once its create was sent, or once the token exists,
+    // another click must not prepare a second intent (a second token with the same name).
+    if (launch.busy || launch.launched) return;
+    if (launch.sent) {
+      await launch.run(null);
+      return;
+    }
     form.clearErrors();
     const draft = form.read();
     if ("error" in draft) {
@@ -110,41 +119,121 @@ export async function launchPage(
       wallets.element.querySelector("button")?.focus();
       return;
     }
-    submit.disabled = true;
-    // What the form said before (a missing wallet) is no longer true once the launch starts.
-    status.replaceChildren();
-    try {
-      await launchAndReport({ draft: draft.draft, image: draft.image, wallet, localChain, steps, status, signal });
-    } finally {
-      submit.disabled = !config.launchesOpen;
-    }
+    await launch.run({ draft: draft.draft, image: draft.image, wallet, localChain, steps, signal });
   });
 }
 
-/** Runs one launch from the form's draft, showing its steps and, at the end, the token's link or what failed. */
-async function launchAndReport(args: RunArgs): Promise<void> {
-  const { steps, status, signal } = args;
-  for (const [key] of STEPS) if (key !== "wallet") setStep(steps, key, "todo");
-  steps.querySelector<HTMLElement>('[data-step="buy"]')!.hidden = args.draft.firstBuyLamports === "0";
-  try {
-    const mint = await runLaunch(args);
-    status.replaceChildren(
-      notice(
-        h(
-          "span",
-          null,
-          "Launched. ",
-          h("a", { href: `/token/${encodeURIComponent(mint)}`, id: "launched-link" }, "Open the token page"),
-        ),
-        "ok",
-      ),
-    );
-  } catch (error) {
-    if (signal.aborted) return;
-    const failed = steps.querySelector<HTMLElement>('[data-state="active"]');
-    if (failed) failed.dataset.state = "failed";
-    status.replaceChildren(errorBox(error));
+/** The launch transaction failed on chain: the mint was not made, so a new launch is safe. */
+class FailedOnChain extends Error {}
+
+/** A create handed to the chain for an intent, and what is needed to see the launch through. */
+interface SentLaunch {
+  intentId: string;
+  signature: string;
+  /** the first buy, signed, sent once the create is confirmed */
+  buys: Uint8Array[];
+}
+
+/**
+ * One launch from the form: the form is locked from the click until the launch fails before its
+ * create reached the chain, and for good once the token exists (then the page goes to it). A
+ * create whose outcome is unknown (a confirmation that timed out, a lost answer) is checked again
+ * by the next click, under the same intent, instead of preparing another.
+ */
+class LaunchRun {
+  busy = false;
+  sent: SentLaunch | null = null;
+  private mint: string | null = null;
+  /** enables what the first click disabled; kept while a sent create's outcome is unknown */
+  private unlock: (() => void) | null = null;
+  private readonly label: string;
+
+  get launched(): boolean {
+    return this.mint !== null;
   }
+
+  constructor(
+    private readonly form: HTMLFormElement,
+    private readonly submit: HTMLButtonElement,
+    private readonly steps: HTMLElement,
+    private readonly status: HTMLElement,
+    private readonly signal: AbortSignal,
+    private readonly open: boolean,
+  ) {
+    this.label = submit.textContent ?? "Launch";
+  }
+
+  /** Starts a launch from `args`, or (null) checks again the one whose create was sent. */
+  async run(args: Omit<RunArgs, "onSent"> | null): Promise<void> {
+    this.busy = true;
+    this.unlock ??= lockForm(this.form, this.submit);
+    this.submit.disabled = true;
+    // What the form said before (a missing wallet, a failed step) is no longer true once the launch starts.
+    this.status.replaceChildren();
+    try {
+      if (args) {
+        resetSteps(this.steps, args.draft.firstBuyLamports !== "0");
+        this.sent = await sendLaunch({ ...args, onSent: (sent) => (this.sent = sent) });
+      }
+      const sent = this.sent!;
+      this.mint = await confirmLaunch(sent, this.steps, this.signal);
+      await firstBuys(sent.buys, this.steps);
+      navigate(`/token/${encodeURIComponent(this.mint)}`);
+    } catch (error) {
+      if (this.signal.aborted) return;
+      if (error instanceof FailedOnChain) this.sent = null;
+      const failed = this.steps.querySelector<HTMLElement>('[data-state="active"]');
+      if (failed) failed.dataset.state = "failed";
+      this.status.replaceChildren(errorBox(error), this.mint ? launchedLink(this.mint) : "");
+    } finally {
+      this.busy = false;
+      this.settle();
+    }
+  }
+
+  private settle(): void {
+    if (this.mint) return; // the token exists: this form has done its launch
+    if (this.sent) {
+      // The fields stay as sent; the button asks the service about that launch again.
+      this.submit.textContent = "Check the launch again";
+      this.submit.disabled = false;
+      return;
+    }
+    this.unlock?.();
+    this.unlock = null;
+    this.submit.textContent = this.label;
+    this.submit.disabled = !this.open;
+  }
+}
+
+/** Disables every enabled control of the form and its button; the returned function enables those again. */
+function lockForm(form: HTMLFormElement, submit: HTMLButtonElement): () => void {
+  const locked = [...Array.from(form.elements), submit].filter(
+    (el): el is HTMLInputElement | HTMLButtonElement => "disabled" in el && !el.disabled,
+  );
+  for (const el of locked) el.disabled = true;
+  form.setAttribute("aria-busy", "true");
+  return () => {
+    for (const el of locked) el.disabled = false;
+    form.removeAttribute("aria-busy");
+  };
+}
+
+function resetSteps(steps: HTMLElement, firstBuy: boolean): void {
+  for (const [key] of STEPS) if (key !== "wallet") setStep(steps, key, "todo", "");
+  steps.querySelector<HTMLElement>('[data-step="buy"]')!.hidden = !firstBuy;
+}
+
+function launchedLink(mint: string): HTMLElement {
+  return notice(
+    h(
+      "span",
+      null,
+      "The token is launched. ",
+      h("a", { href: `/token/${encodeURIComponent(mint)}`, id: "launched-link" }, "Open the token page"),
+    ),
+    "ok",
+  );
 }
 
 /** The wallets this browser offers (and the local wallet on the local chain), repainted as they come and go. */
@@ -273,11 +362,13 @@ interface RunArgs {
   wallet: LaunchWallet;
   localChain: boolean;
   steps: HTMLElement;
-  status: HTMLElement;
   signal: AbortSignal;
+  /** told before the create goes out: from then on its outcome decides, not a new intent */
+  onSent(sent: SentLaunch): void;
 }
 
-async function runLaunch({ draft, image, wallet, localChain, steps, signal }: RunArgs): Promise<string> {
+/** Intent, message, metadata, signatures, then the create handed to the chain. */
+async function sendLaunch({ draft, image, wallet, localChain, steps, signal, onSent }: RunArgs): Promise<SentLaunch> {
   const imageBytes = new Uint8Array(await image.arrayBuffer());
   const digest = hex(new Uint8Array(await crypto.subtle.digest("SHA-256", imageBytes as BufferSource)));
   // The mint is a fresh key made here; the service never sees its private half.
@@ -321,23 +412,49 @@ async function runLaunch({ draft, image, wallet, localChain, steps, signal }: Ru
       parseTransaction(wire).signers.includes(mintKey.address) ? mintKey.signTransaction(wire) : wire,
     ),
   );
-  const [create, ...rest] = signed;
-  const createSignature = await send(create!);
+  const [create, ...buys] = signed;
+  // A transaction's id is its first signature, known before it is sent: an answer lost on the way
+  // back leaves a create that may still land, which only its own confirmation can tell.
+  const sent = { intentId, signature: firstSignature(create!), buys };
+  onSent(sent);
+  try {
+    await send(create!);
+  } catch (error) {
+    // Refused before it reached the chain (the node's preflight, the proxy's checks): nothing can land.
+    if (error instanceof ChainRefused || (error instanceof ApiError && error.status >= 400 && error.status < 500))
+      throw new FailedOnChain(describeError(error));
+    throw error;
+  }
   setStep(steps, "transaction", "done", "");
+  return sent;
+}
 
+/** Waits for the service to record the launch (the create confirmed); the token's mint. */
+async function confirmLaunch(sent: SentLaunch, steps: HTMLElement, signal: AbortSignal): Promise<string> {
   setStep(steps, "confirm", "active");
-  const token = await pollConfirm(intentId, createSignature, steps, signal);
+  let mint: string;
+  try {
+    mint = await pollConfirm(sent.intentId, sent.signature, steps, signal);
+  } catch (error) {
+    // 410: the window and its landing grace passed without the create landing.
+    if (error instanceof ApiError && error.status === 410) throw new FailedOnChain(describeError(error));
+    throw error;
+  }
+  // Checked again after an unknown outcome, the create is now known to have landed.
+  setStep(steps, "transaction", "done", "");
   setStep(steps, "confirm", "done", "");
+  return mint;
+}
 
-  // The first buy is its own transaction after the create; a failed buy does not undo the launch.
-  for (const wire of rest) {
+/** The first buy is its own transaction after the create; a failed buy does not undo the launch. */
+async function firstBuys(buys: Uint8Array[], steps: HTMLElement): Promise<void> {
+  for (const wire of buys) {
     setStep(steps, "buy", "active");
     const signature = await send(wire);
     const err = await waitForSignature(signature);
     if (err) throw new Error(`The token launched, but the first buy failed on chain (${err}).`);
     setStep(steps, "buy", "done", "");
   }
-  return token;
 }
 
 async function send(wire: Uint8Array): Promise<string> {
@@ -379,7 +496,7 @@ async function pollConfirm(
       },
     );
     if (status === 200 && body?.status === "failed")
-      throw new Error(`The launch transaction failed on chain: ${body.error ?? "no reason given"}.`);
+      throw new FailedOnChain(`The launch transaction failed on chain: ${body.error ?? "no reason given"}.`);
     if (status === 200 && body?.token?.mint) return body.token.mint;
     if (Date.now() - started > CONFIRM_TIMEOUT_MS) {
       throw new Error(

@@ -50,13 +50,14 @@ export async function ledgerPage(
       }
       return;
     }
-    // Events arrive in commit order; a launch carries its block time, so place it by its time.
+    // The feed's order is its ids (unique microsecond keys, newest first), not `at`: several events
+    // of one second (a sweep run's) keep the order they were committed in, and a launch (whose
+    // `at` is its block time) stays where the feed puts it.
     const items = Array.from(list.children) as HTMLElement[];
-    const next = items.find((li) => (li.dataset.at ?? "") < e.at);
+    const next = items.find((li) => (li.dataset.id ?? "") < e.id);
     // Older than everything loaded while older pages remain: "Load older events" will bring it.
-    // An event as old as the oldest shown (another sweep of the same run) still belongs here.
-    const oldest = items.at(-1)?.dataset.at ?? "";
-    if (live && !next && before !== null && e.at < oldest) return;
+    const oldest = items.at(-1)?.dataset.id ?? "";
+    if (live && !next && before !== null && e.id < oldest) return;
     const item = eventItem(e);
     if (live) item.classList.add("live-new");
     shown.set(key, item);
@@ -253,7 +254,13 @@ function eventItem(e: LedgerEvent): HTMLElement {
   const signature = "signature" in e ? e.signature : null;
   return h(
     "li",
-    { className: `event event-${e.type}`, "data-type": e.type, "data-at": e.at, "data-state": eventState(e) },
+    {
+      className: `event event-${e.type}`,
+      "data-type": e.type,
+      "data-id": e.id,
+      "data-at": e.at,
+      "data-state": eventState(e),
+    },
     h("span", { className: `event-type ${e.type}` }, e.type),
     h("span", { className: "event-body" }, body),
     h("span", { className: "event-meta" }, time(e.at), " ", explorerTx(signature ?? null)),

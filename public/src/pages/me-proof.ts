@@ -102,8 +102,8 @@ function byHand(proof: InclusionProofJson | null): HTMLElement {
       h(
         "li",
         null,
-        "Run the independent verifier from the service's source: ",
-        h("code", null, "bun run verify-liabilities proof.json"),
+        "Run the independent verifier from the service's source (a clone, then npm install): ",
+        h("code", null, "npm run verify-liabilities -- proof.json"),
         ", or hash it yourself:",
       ),
       h(
@@ -167,7 +167,7 @@ export function liabilityProofBlock(me: SignedInMe, signal: AbortSignal): HTMLEl
   );
   hand.replaceChildren(byHand(null));
   // Owed nothing now (no balance, no payout on its way): the latest snapshot has no leaf of ours.
-  if (BigInt(me.balanceLamports) === 0n && me.payouts.every((p) => FINAL_PAYOUT.has(p.status))) {
+  if (me.balanceLamports === "0" && me.payouts.every((p) => FINAL_PAYOUT.has(p.status))) {
     result.replaceChildren(
       notice("You are owed nothing right now, so there is no amount of yours to check in the published total.", "info"),
     );

@@ -2,15 +2,15 @@
  * The signed-in area: balance, thresholds, routing, claim, payouts. The figures and payouts refresh
  * on their own (quickly while a payout is on its way) without touching what the user is typing.
  */
-import { api, ApiError, qs } from "../api";
+import { api, ApiError, describeError, qs } from "../api";
 import { h } from "../dom";
 import { sol, solToLamports } from "../money";
 import { render } from "../router";
 import { relativeTime } from "../time";
 import type { JobHealth, Me, Routing, SignedInMe, Token } from "../types";
-import { avatar, errorBox, facts, loading, money, notice } from "../ui";
-import { addressWallets, onWalletsChanged } from "../wallet";
-import { burnedRow, paidRows, payoutsTable, tokensTable } from "./account";
+import { avatar, errorBox, facts, loading, money, notice, time } from "../ui";
+import { walletChooser } from "../wallet-chooser";
+import { burnedRow, figure, paidRows, payoutsTable, reconcilingNotice, tokensTable } from "./account";
 import { exportCsvLink } from "../account-history";
 import { liabilityProofBlock } from "./me-proof";
 
@@ -37,7 +37,8 @@ export async function mePage(root: HTMLElement, _params: Record<string, string>,
 
 function sessionChanged(): void {
   window.dispatchEvent(new Event("session-changed"));
-  void render();
+  // The form that had focus is gone: focus starts again at the page's heading, not at <body>.
+  void render({ focus: true });
 }
 
 function signedOut(root: HTMLElement, me: Extract<Me, { signedIn: false }>): void {
@@ -162,18 +163,18 @@ function signedIn(root: HTMLElement, first: SignedInMe, signal: AbortSignal): vo
   let syncClaim = () => {};
 
   const paint = () => {
-    banner.replaceChildren(pausedNotice(me));
+    banner.replaceChildren(pausedNotice(me), me.reconciling ? reconcilingNotice() : "");
     // The balance and the claim come first: on a phone the other figures would push the form
     // seven cards down.
     balance.replaceChildren(
       facts([
-        ["Balance", money(me.balanceLamports, { "data-field": "balance" })],
+        ["Balance", figure(me.balanceLamports, "balance")],
         ["Smallest claim", money(me.minClaimLamports, { "data-field": "min-claim" })],
       ]),
     );
     totals.replaceChildren(
       facts([
-        ["Credited", money(me.creditedLamports, { "data-field": "credited" })],
+        ["Credited", figure(me.creditedLamports, "credited")],
         ...paidRows(me),
         burnedRow(me),
         ["Autopay pays from", money(me.autopayMinLamports, { "data-field": "autopay-min" })],
@@ -193,14 +194,13 @@ function signedIn(root: HTMLElement, first: SignedInMe, signal: AbortSignal): vo
     timer = setTimeout(() => void refresh(), pending ? 2000 : 15000);
   };
   signal.addEventListener("abort", () => clearTimeout(timer));
+  const staleness = staleNotice();
   const refresh = async () => {
-    try {
-      const next = await api<Me>("/api/me", { signal });
-      if (!next.signedIn) return sessionChanged();
+    const next = await readMe(signal, staleness);
+    if (next && !next.signedIn) return sessionChanged();
+    if (next) {
       me = next;
       paint();
-    } catch {
-      // A failed background refresh keeps the last figures; the next one tries again.
     }
     schedule();
   };
@@ -208,6 +208,7 @@ function signedIn(root: HTMLElement, first: SignedInMe, signal: AbortSignal): vo
 
   root.replaceChildren(
     accountHead(me),
+    staleness.slot,
     banner,
     balance,
     claimForm(
@@ -218,7 +219,7 @@ function signedIn(root: HTMLElement, first: SignedInMe, signal: AbortSignal): vo
     ),
     h("h2", null, "Totals"),
     totals,
-    routingForm(() => me, refresh),
+    routingForm(() => me, refresh, signal),
     h("h2", null, "Payouts"),
     payouts,
     exportCsvLink(),
@@ -227,6 +228,57 @@ function signedIn(root: HTMLElement, first: SignedInMe, signal: AbortSignal): vo
     liabilityProofBlock(me, signal),
   );
   paint();
+}
+
+/**
+ * The account read again, or null when it could not be: the last figures stay, marked as possibly
+ * out of date, and the next refresh tries again.
+ */
+async function readMe(signal: AbortSignal, staleness: ReturnType<typeof staleNotice>): Promise<Me | null> {
+  try {
+    const next = await api<Me>("/api/me", { signal });
+    staleness.fresh();
+    return next;
+  } catch (error) {
+    if (!signal.aborted) staleness.stale(error);
+    return null;
+  }
+}
+
+/**
+ * While the figures cannot be refreshed (the service is down or unreachable), the page says so and
+ * since when they are, instead of showing old figures as if they were current.
+ */
+function staleNotice(): { slot: HTMLElement; fresh: () => void; stale: (error: unknown) => void } {
+  const slot = h("div", { id: "stale-figures" });
+  let readAt = new Date().toISOString();
+  return {
+    slot,
+    fresh: () => {
+      readAt = new Date().toISOString();
+      slot.replaceChildren();
+    },
+    stale: (error) => {
+      const sentence = h("span", { className: "stale-why" }, describeError(error));
+      const shown = slot.querySelector(".stale-why");
+      // Once shown, only the reason is kept current: a new alert every refresh would be re-announced.
+      if (shown) return void shown.replaceWith(sentence);
+      slot.replaceChildren(
+        notice(
+          h(
+            "span",
+            null,
+            "These figures may be out of date: they could not be refreshed. ",
+            sentence,
+            " They are as of ",
+            time(readAt),
+            "; the page keeps trying.",
+          ),
+          "warn",
+        ),
+      );
+    },
+  };
 }
 
 function pausedNotice(me: SignedInMe): HTMLElement | string {
@@ -291,7 +343,7 @@ function claimForm(
   const me = get();
   const { amount, wallet } = claimInputs(me);
   const status = h("div", { id: "claim-status", "aria-live": "polite" });
-  const connected = walletChooser(wallet, status, signal);
+  const connected = walletChooser(wallet, status, signal, "claim");
   const button = h("button", { type: "submit", "aria-describedby": "claim-below-min" }, "Claim");
   const belowMin = h("p", { className: "notice info", id: "claim-below-min", hidden: true });
   /** The claim this form queued, followed until its payout is final. */
@@ -317,11 +369,13 @@ function claimForm(
   onSync(() => {
     const current = get();
     // Under the minimum the form says so up front instead of failing on submit.
-    const below = BigInt(current.balanceLamports) < BigInt(current.minClaimLamports);
-    belowMin.hidden = !below;
-    belowMin.textContent = below
-      ? `Your balance (${sol(current.balanceLamports)}) is below the smallest claim of ${sol(current.minClaimLamports)}; you can claim once it reaches that.`
-      : "";
+    // While reconciling there is no balance to claim from (claims wait for the reconciliation too).
+    const below = !claimable(current);
+    belowMin.hidden = !below || current.balanceLamports === null;
+    belowMin.textContent =
+      below && current.balanceLamports !== null
+        ? `Your balance (${sol(current.balanceLamports)}) is below the smallest claim of ${sol(current.minClaimLamports)}; you can claim once it reaches that.`
+        : "";
     button.disabled = below;
     const payout = queued && current.payouts.find((p) => p.id === queued!.id);
     if (queued && payout && FINAL_PAYOUT.has(payout.status)) {
@@ -352,7 +406,7 @@ function claimForm(
     } catch (error) {
       status.replaceChildren(claimFailedNotice(error));
     } finally {
-      button.disabled = BigInt(get().balanceLamports) < BigInt(get().minClaimLamports);
+      button.disabled = !claimable(get());
     }
   });
   return form;
@@ -393,6 +447,11 @@ function finalPayoutNotice(payout: SignedInMe["payouts"][number]): HTMLElement {
       );
 }
 
+/** Whether the balance reaches the smallest claim (not while reconciling: there is no balance to claim from yet). */
+function claimable(me: SignedInMe): boolean {
+  return me.balanceLamports !== null && BigInt(me.balanceLamports) >= BigInt(me.minClaimLamports);
+}
+
 /** The claim the form asks for, or null once the form has said what to fix (and focused that field). */
 function claimBody(
   current: SignedInMe,
@@ -420,7 +479,7 @@ function claimBody(
       amount.focus();
       return null;
     }
-    if (lamports > BigInt(current.balanceLamports)) {
+    if (current.balanceLamports === null || lamports > BigInt(current.balanceLamports)) {
       status.replaceChildren(errorBox(new Error(`That is more than your balance of ${sol(current.balanceLamports)}.`)));
       amount.focus();
       return null;
@@ -430,101 +489,17 @@ function claimBody(
   return body;
 }
 
-/**
- * Claim to a browser wallet: its address fills the field (still editable), and the address typed
- * before is kept one click away.
- */
-function walletChooser(input: HTMLInputElement, status: HTMLElement, signal: AbortSignal): HTMLElement {
-  const slot = h("div", { id: "claim-wallets", className: "stack" });
-  let typed: string | null = null;
-  let using: string | null = null;
-  const paint = () => {
-    const found = addressWallets();
-    const back =
-      using && typed !== null
-        ? h(
-            "button",
-            {
-              type: "button",
-              className: "secondary",
-              id: "claim-typed-address",
-              onclick: () => {
-                input.value = typed ?? "";
-                using = null;
-                typed = null;
-                paint();
-                input.focus();
-              },
-            },
-            "Use the address I typed",
-          )
-        : null;
-    slot.replaceChildren(
-      using
-        ? h("p", { id: "claim-wallet-connected", className: "muted" }, `Filled in from your ${using} wallet.`)
-        : found.length
-          ? h("p", { className: "muted" }, "Or fill it in from a wallet in this browser:")
-          : h(
-              "p",
-              { className: "muted small" },
-              "A Solana wallet in this browser (Phantom, Solflare, Backpack) can fill this in.",
-            ),
-      found.length || back
-        ? h(
-            "div",
-            { className: "row wrap" },
-            found.map((w) =>
-              h(
-                "button",
-                {
-                  type: "button",
-                  className: "secondary wallet-choice",
-                  onclick: async () => {
-                    try {
-                      const address = await w.connect();
-                      if (!using) typed = input.value.trim();
-                      input.value = address;
-                      using = w.name;
-                      status.replaceChildren();
-                      paint();
-                    } catch (error) {
-                      status.replaceChildren(errorBox(error));
-                    }
-                  },
-                },
-                w.icon ? h("img", { src: w.icon, alt: "", width: 20, height: 20 }) : null,
-                `Use ${w.name}`,
-              ),
-            ),
-            back,
-          )
-        : "",
-    );
-  };
-  const off = onWalletsChanged(paint);
-  signal.addEventListener("abort", off, { once: true });
-  // A wallet's address typed over by hand is the typed address again.
-  input.addEventListener("input", () => {
-    if (!using) return;
-    using = null;
-    typed = null;
-    paint();
-  });
-  paint();
-  return slot;
-}
-
 /** SPEC: switching to autopay with a balance above the threshold also pays that balance on the next payout run. */
 function routingSaved(routing: Routing, me: SignedInMe): string {
   if (routing !== "autopay") return `Saved: new fees are set to ${routing}. This applies from the next sweep.`;
-  const balance = BigInt(me.balanceLamports);
-  if (balance > BigInt(me.autopayMinLamports)) {
+  const balance = me.balanceLamports === null ? null : BigInt(me.balanceLamports);
+  if (balance !== null && balance > BigInt(me.autopayMinLamports)) {
     return `Saved: autopay is on. Your current balance of ${sol(me.balanceLamports)} is paid to your wallet on the next payout run, and new fees from the next sweep on.`;
   }
   return `Saved: autopay is on for new fees from the next sweep on. Your balance is paid once it is above ${sol(me.autopayMinLamports)}.`;
 }
 
-function routingForm(get: () => SignedInMe, refresh: () => Promise<void>): HTMLElement {
+function routingForm(get: () => SignedInMe, refresh: () => Promise<void>, signal: AbortSignal): HTMLElement {
   const me = get();
   const wallet = h("input", {
     id: "routing-wallet",
@@ -534,7 +509,8 @@ function routingForm(get: () => SignedInMe, refresh: () => Promise<void>): HTMLE
     value: me.payoutWallet ?? "",
     className: "mono",
   });
-  const walletRow = h("div", { className: "stack" }, h("label", { for: "routing-wallet" }, "Autopay wallet"), wallet);
+  const status = h("div", { id: "routing-status", "aria-live": "polite" });
+  const walletRow = autopayWalletRow(wallet, status, signal);
   const ack = h("input", { type: "checkbox", id: "decline-ack" });
   const declineRow = h(
     "div",
@@ -546,7 +522,6 @@ function routingForm(get: () => SignedInMe, refresh: () => Promise<void>): HTMLE
       " I decline publicly: everything credited to me from now on is bought back and burned, and my public page says so.",
     ),
   );
-  const status = h("div", { id: "routing-status", "aria-live": "polite" });
   const button = h("button", { type: "submit" }, "Save routing");
   const confirmDialog = declineDialog();
   const form = h(
@@ -604,6 +579,12 @@ function routingForm(get: () => SignedInMe, refresh: () => Promise<void>): HTMLE
     void save(value as Routing, false);
   });
   return form;
+}
+
+/** The autopay address, which a browser wallet can fill in as it does the claim's. */
+function autopayWalletRow(wallet: HTMLInputElement, status: HTMLElement, signal: AbortSignal): HTMLElement {
+  const label = h("label", { for: "routing-wallet" }, "Autopay wallet");
+  return h("div", { className: "stack" }, label, wallet, walletChooser(wallet, status, signal, "routing"));
 }
 
 /** The four routings as radio buttons, `choice` checked. */

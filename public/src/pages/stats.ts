@@ -60,10 +60,12 @@ export async function statsPage(
                   : j.stale
                     ? h("span", { className: "badge bad" }, "Stale")
                     : h("span", { className: "badge ok" }, "OK"),
-              time(j.lastOkAt),
+              // A job with nothing to do here still runs (and finishes at once): its runs say
+              // nothing, so the row says one thing, "Not configured", and no times beside it.
+              j.configured ? time(j.lastOkAt) : "–",
               j.configured ? time(j.nextRunAt, "not scheduled here") : "–",
-              String(j.runs),
-              j.lastError ?? "–",
+              j.configured ? String(j.runs) : "–",
+              (j.configured && j.lastError) || "–",
             ]),
             `Jobs are stale after ${durationSeconds(health.staleAfterSec)} without a clean finish`,
           ),
