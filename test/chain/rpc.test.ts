@@ -20,7 +20,9 @@ function chain(extra: Partial<Parameters<typeof createRpcChain>[0]> = {}) {
   const sleeps: number[] = [];
   const c = createRpcChain({
     rpcUrl: fake.url,
-    timeoutMs: 200,
+    // Past any answer of the loopback fake on a loaded machine (a timeout there read as a retry,
+    // one request more); the timeout's own test sets a short one and a fake that never answers.
+    timeoutMs: 10_000,
     retries: 2,
     backoffBaseMs: 100,
     backoffMaxMs: 1_000,

@@ -17,7 +17,7 @@ import { type FeedPayoutEvent, type PayoutNow, payoutsNow } from "../helpers/pay
 import { freePortsSync } from "../helpers/socket";
 import { answering, serviceExecutable } from "../helpers/executable";
 import { appendTail, followStderr } from "../helpers/stderr";
-import { overHttp, waitForRun } from "../helpers/cron";
+import { overHttp, runJob } from "../helpers/cron";
 import type { CronRun } from "../../src/jobs/cron-runs";
 
 const DEMO_HANDLES = ["alice_demo", "bob_demo", "carol_demo", "dave_demo", "erin_demo"];
@@ -122,19 +122,8 @@ async function admin(s: Running, path: string, body?: unknown): Promise<{ status
   return { status: res.status, body: await res.json() };
 }
 
-/**
- * A whole payouts run that starts after this call, started through the cron route (asked again
- * while another run holds the lease): what it leaves unsent, it was not allowed to send.
- */
-async function payoutsRunFromNow(s: Running): Promise<CronRun> {
-  const call = overHttp(s.base);
-  for (let tries = 0; ; tries++) {
-    const started = await call("/api/cron/payouts", { method: "POST", headers: { authorization: `Bearer ${ADMIN}` } });
-    if (started.status === 202) return waitForRun(call, ((await started.json()) as { runId: string }).runId, ADMIN);
-    if (started.status !== 409 || tries >= 600) throw new Error(`cron payouts: ${started.status}`);
-    await Bun.sleep(100);
-  }
-}
+/** A whole payouts run that starts after this call: what it leaves unsent, it was not allowed to send. */
+const payoutsRunFromNow = (s: Running): Promise<CronRun> => runJob(overHttp(s.base), "payouts", ADMIN);
 
 async function payoutsOf(s: Running, handle: string): Promise<PayoutNow[]> {
   const { events } = (await (await fetch(`${s.base}/api/ledger?limit=60`)).json()) as { events: FeedPayoutEvent[] };

@@ -16,11 +16,13 @@ import { join } from "node:path";
 import { Connection, Keypair, PublicKey } from "@solana/web3.js";
 import { type FeedPayoutEvent, type PayoutNow, payoutsNow } from "../helpers/payouts-feed";
 import { freePortsSync } from "../helpers/socket";
+import { overHttp, runJob } from "../helpers/cron";
 import { serviceExecutable } from "../helpers/executable";
 
 const DEMO_HANDLES = ["alice_demo", "bob_demo", "carol_demo", "dave_demo", "erin_demo"];
 const CLAIM_LAMPORTS = 10_000_000n;
 const P = 10_000;
+const CRON_SECRET = "landing-cron-secret-0123456789abcdef0123";
 
 // The RPC port and the next (its WebSocket), then the HTTP port: one pick, so they cannot overlap.
 const [rpcPort, , port] = freePortsSync(3) as [number, number, number];
@@ -132,6 +134,7 @@ beforeAll(async () => {
       LOCAL_CHAIN_GRPC_PORT: "0",
       LOCAL_CHAIN_SLOT_MS: "100",
       PAYOUTS_SCHEDULE: "*/2 * * * * *",
+      CRON_SECRET,
       RATE_LIMIT: "0",
       LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? "warn",
     },
@@ -194,7 +197,8 @@ describe("landing, through HTTP against the running service", () => {
     expect(landed.meta?.err).toBeNull();
     // Past its blockhash (150 blocks) and then some, every node's history starting after it.
     const landedHeight = await connection.getBlockHeight("confirmed");
-    await until("the blockhash to lapse", 60_000, async () =>
+    // 200 slots of 100 ms: a bound for a chain whose clock a loaded machine slows, not a duration.
+    await until("the blockhash to lapse", 180_000, async () =>
       (await connection.getBlockHeight("confirmed")) > landedHeight + 200 ? true : null,
     );
     // One batch: a status read between a clear and the new rules would find the payout (seen on a loaded machine).
@@ -204,7 +208,8 @@ describe("landing, through HTTP against the running service", () => {
       { kind: "prunedHistory", firstSlot, share: 1 },
       { kind: "lag", slots: 600, share: 0.5, methods: ["getSignatureStatuses"] },
     ]);
-    await Bun.sleep(10_000);
+    // Three whole payouts runs under these rules, each started after the last ended.
+    for (let i = 0; i < 3; i++) expect((await runJob(overHttp(base), "payouts", CRON_SECRET)).state).toBe("succeeded");
     const during = await payoutsOf(handle);
     // Nothing replaced it: the one payout of this claim, still with its signature, not confirmed.
     expect(during.length).toBe(before + 1);
@@ -220,5 +225,5 @@ describe("landing, through HTTP against the running service", () => {
     expect(confirmed.length).toBe(before + 1);
     expect(confirmed[0]!.signature).toBe(sent.signature);
     expect(BigInt(await connection.getBalance(wallet, "confirmed"))).toBe(CLAIM_LAMPORTS);
-  }, 270_000);
+  }, 420_000);
 });

@@ -12,13 +12,24 @@ export const overHttp =
   (path, init) =>
     fetch(`${base}${path}`, init);
 
-/** Starts `job` and waits for its report; throws on anything but 202 (the caller handles 409 itself). */
+/**
+ * Starts `job` and waits for the report of a run that ran. A run already holding the job's lease
+ * (the schedule's, or the one a claim starts) answers 409, or leaves this run `not_run`: it is
+ * waited out and asked again, as a scheduler retrying would, until the deadline.
+ */
 export async function runJob(call: Call, job: string, secret: string, timeoutMs = 120_000): Promise<CronRun> {
   const authorization = `Bearer ${secret}`;
-  const started = await call(`/api/cron/${job}`, { method: "POST", headers: { authorization } });
-  if (started.status !== 202) throw new Error(`cron ${job}: ${started.status} ${await started.text()}`);
-  const { runId } = (await started.json()) as { runId: string };
-  return waitForRun(call, runId, secret, timeoutMs);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const started = await call(`/api/cron/${job}`, { method: "POST", headers: { authorization } });
+    if (started.status === 202) {
+      const { runId } = (await started.json()) as { runId: string };
+      const run = await waitForRun(call, runId, secret, Math.max(1, deadline - Date.now()));
+      if (run.state !== "not_run") return run;
+    } else if (started.status !== 409) throw new Error(`cron ${job}: ${started.status} ${await started.text()}`);
+    if (Date.now() > deadline) throw new Error(`cron ${job}: another run held the lease for ${timeoutMs} ms`);
+    await Bun.sleep(50);
+  }
 }
 
 /** Polls a run until it is no longer running. */
