@@ -23,17 +23,17 @@ import { withBusyTimeout } from "./busy-timeout";
 import type { Db } from "./client";
 import { query } from "./statement";
 
-export const CHECKPOINT_EVERY_MS = 1_000;
+const CHECKPOINT_EVERY_MS = 1_000;
 /** 16 MiB of 4 KiB pages. A WAL this long was not started over by a passive checkpoint. */
-export const WAL_RESTART_FRAMES = 4_000;
+const WAL_RESTART_FRAMES = 4_000;
 /**
  * How long a RESTART checkpoint waits for the writer and then for readers of the old frames. It
  * holds off every other writer meanwhile (the request thread's refresh skips its write), so the
  * wait is short; a reader that stays longer (a history export streaming its rows) makes it give
  * up, and the next attempt waits twice as long as the last, up to `RESTART_BACKOFF_MS_MAX`.
  */
-export const RESTART_BUSY_WAIT_MS = 25;
-export const RESTART_BACKOFF_MS_MAX = 60_000;
+const RESTART_BUSY_WAIT_MS = 25;
+const RESTART_BACKOFF_MS_MAX = 60_000;
 
 interface CheckpointResult {
   busy: number | bigint;

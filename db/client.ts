@@ -28,7 +28,7 @@ Database.MAX_QUERY_CACHE_SIZE = 0;
  * by ~25 MB with the jobs working and ~35 MB without, for ~6% fewer random details per second
  * with the jobs off (whose cache is never dropped).
  */
-export const PAGE_CACHE_KIB = 8 * 1024;
+const PAGE_CACHE_KIB = 8 * 1024;
 
 /**
  * The jobs' connection's page cache, in KiB. Theirs is the one that fills, since no other
@@ -44,7 +44,7 @@ export const JOBS_PAGE_CACHE_KIB = 2 * 1024;
  * WAL reaches between two checkpoints under full load (~70 MB at 100k tokens), so the file is not
  * cut and grown again on every restart: growing it costs the kernel new blocks to zero.
  */
-export const WAL_SIZE_LIMIT_BYTES = 128 * 1024 * 1024;
+const WAL_SIZE_LIMIT_BYTES = 128 * 1024 * 1024;
 
 /** Readable by the service's user only: the file holds session hashes and liability nonces. */
 const OWNER_ONLY_FILE_MODE = 0o600;

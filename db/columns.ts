@@ -16,7 +16,7 @@ export const lamports = customType<{ data: bigint; driverData: bigint | number }
   fromDriver: (value) => BigInt(value),
 });
 
-export function toSafeNumber(value: bigint | number): number {
+function toSafeNumber(value: bigint | number): number {
   if (typeof value === "number") return value;
   if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER)) {
     throw new AppError("DB_INTEGER_INEXACT");

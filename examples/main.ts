@@ -7,7 +7,7 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 /** Whether the module at `moduleUrl` (its `import.meta.url`) is the script the runtime was started with. */
-export function isEntry(moduleUrl: string): boolean {
+function isEntry(moduleUrl: string): boolean {
   const started = process.argv[1];
   if (!started) return false;
   const real = (path: string) => {

@@ -12,14 +12,14 @@ import createClient, { type Client } from "openapi-fetch";
 import type { components, paths } from "./generated/operator";
 import { sleep } from "./main";
 
-export type CronRun = components["schemas"]["CronRun"];
-export type JobRunReport = components["schemas"]["JobRunReport"];
-export type WebhookDelivery = components["schemas"]["WebhookDelivery"];
-export type JobName = paths["/api/cron/{job}"]["post"]["parameters"]["path"]["job"];
+type CronRun = components["schemas"]["CronRun"];
+type JobRunReport = components["schemas"]["JobRunReport"];
+type WebhookDelivery = components["schemas"]["WebhookDelivery"];
+type JobName = paths["/api/cron/{job}"]["post"]["parameters"]["path"]["job"];
 type Operator = Client<paths>;
 
 /** A client sending `Authorization: Bearer <secret>` (CRON_SECRET for the cron routes, ADMIN_SECRET for the rest). */
-export const operatorClient = (baseUrl: string, secret: string): Operator =>
+const operatorClient = (baseUrl: string, secret: string): Operator =>
   createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${secret}` } });
 
 /** The route answers 404 to a wrong secret as to a route that does not exist: say which is likely. */
@@ -30,7 +30,7 @@ function refusal(what: string, status: number, error: unknown): Error {
 }
 
 /** Starts `job` (202 at once) and reads its run until it is no longer running. */
-export async function runJob(cron: Operator, job: JobName, pollMs = 250): Promise<CronRun> {
+async function runJob(cron: Operator, job: JobName, pollMs = 250): Promise<CronRun> {
   const started = await cron.POST("/api/cron/{job}", { params: { path: { job } } });
   if (!started.data) throw refusal(`POST /api/cron/${job}`, started.response.status, started.error);
   for (;;) {
@@ -43,7 +43,7 @@ export async function runJob(cron: Operator, job: JobName, pollMs = 250): Promis
 }
 
 /** One line per report; the compiler checks every job is handled and each report's own fields. */
-export function describeReport(report: JobRunReport): string {
+function describeReport(report: JobRunReport): string {
   switch (report.job) {
     case "sweep":
       if (report.pausedByProgramChange) return "sweep paused: a program upgrade waits for an operator";
@@ -65,7 +65,7 @@ export function describeReport(report: JobRunReport): string {
 }
 
 /** Each webhook endpoint with the event ids of its latest deliveries (a receiver dedupes by them). */
-export async function latestDeliveries(
+async function latestDeliveries(
   admin: Operator,
   limit = 5,
 ): Promise<{ webhook: string; deliveries: Pick<WebhookDelivery, "eventId" | "status" | "attempt">[] }[]> {

@@ -89,6 +89,6 @@ export class AccountCache {
 }
 
 /** A zero-lamport account does not exist on chain; adapters test existence with a null. */
-export function live(snapshot: AccountSnapshot | null | undefined): AccountSnapshot | null {
+function live(snapshot: AccountSnapshot | null | undefined): AccountSnapshot | null {
   return snapshot && snapshot.lamports > 0n ? snapshot : null;
 }

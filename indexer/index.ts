@@ -24,13 +24,11 @@ import { GrpcSubscriber, type GrpcOptions } from "./grpc";
 import { RpcPoller } from "./poller";
 import { registerIndexerState, type IndexerState } from "../src/jobs";
 import { flushProviderUsage } from "../src/chain/provider-usage";
-
-export type { IndexerState } from "../src/jobs";
 /** The core alone (cache, adapter and writer, no subscription): the indexer benchmark feeds it directly. */
 export { IndexerCore, recordingReader } from "./core";
 export { emptyRequest } from "./grpc";
 
-export const INDEXER_LEASE = "indexer";
+const INDEXER_LEASE = "indexer";
 
 export interface IndexerOptions {
   /** Yellowstone endpoint; default: YELLOWSTONE_URL, else the local chain's; null = RPC polling */

@@ -15,5 +15,5 @@ export type { DraftInput } from "./launches";
 export type { FeedEvent } from "./ledger";
 export type { InclusionProofJson } from "./liabilities";
 export type { Stats } from "./stats";
-export type { Recipient, Sweep, Token, TokenDetail } from "./tokens";
+export type { Recipient, Token, TokenDetail } from "./tokens";
 export type { DeliveryView, WebhookView } from "./webhooks";

@@ -142,8 +142,6 @@ export function createApp(ctx: SchedulingContext<JobRunner>) {
   return app;
 }
 
-export type App = ReturnType<typeof createApp>;
-
 /** A short sentence naming the bad field, never the schema or the value. */
 function validationMessage(error: unknown): string {
   const e = error as { type?: string; valueError?: { path?: string; value?: unknown } };

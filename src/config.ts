@@ -9,7 +9,7 @@ import { parseTrustedProxies } from "./lib/trusted-proxies";
 import { AppError, isAppError } from "./lib/errors";
 
 /** Bearer secrets shorter than this are refused at start: guessable within the failed-attempt limit's reach. */
-export const MIN_BEARER_SECRET_CHARS = 32;
+const MIN_BEARER_SECRET_CHARS = 32;
 
 /**
  * The AppError `CONFIG_INVALID` under a name callers and tests can use with `instanceof`; nothing
@@ -21,7 +21,7 @@ export class ConfigError extends AppError<"CONFIG_INVALID"> {
   }
 }
 
-export type ChainKind = "local" | "pump";
+type ChainKind = "local" | "pump";
 
 export interface Config {
   port: number;
@@ -133,7 +133,7 @@ export interface Config {
 }
 
 /** Where off-site backups go and how the S3-compatible store is reached; the credentials are never printed. */
-export interface BackupSettings {
+interface BackupSettings {
   /** `s3://bucket/prefix` the service uploads to on `schedule` and at SIGTERM; null: no scheduled backups */
   url: string | null;
   schedule: string;
@@ -156,7 +156,7 @@ export interface S3Settings {
   sessionToken: string | null;
 }
 
-export type JobNameForConfig = "sweep" | "payouts" | "burns" | "launches" | "market";
+type JobNameForConfig = "sweep" | "payouts" | "burns" | "launches" | "market";
 
 type Env = Record<string, string | undefined>;
 
@@ -568,7 +568,7 @@ export function loadConfigOrExit(env: Env = process.env): Config {
   }
 }
 
-export function exitOnConfigError(error: unknown): never {
+function exitOnConfigError(error: unknown): never {
   if (isAppError(error, "CONFIG_INVALID")) {
     process.stderr.write(`Invalid configuration: ${error.message}\n`);
     process.exit(1);

@@ -17,12 +17,12 @@ import { limitRuleFor, operatorFailureRule } from "./http/rate-limit";
 import { setRequestMeta } from "./http/request-meta";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
-export const HSTS_VALUE = "max-age=63072000; includeSubDomains";
+const HSTS_VALUE = "max-age=63072000; includeSubDomains";
 
 type OperatorKind = "admin" | "cron" | "metrics";
 
 /** The operator routes by path, decoded and with repeated slashes folded so no spelling slips past. */
-export function operatorKindOf(pathname: string): OperatorKind | null {
+function operatorKindOf(pathname: string): OperatorKind | null {
   let path = pathname;
   try {
     path = decodeURIComponent(pathname);

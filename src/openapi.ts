@@ -23,7 +23,7 @@ import { OPERATOR_TAG } from "./jobs/cron-schemas";
 import { LAUNCH_TAG } from "./launches/routes";
 import { OPERATOR_PATHS } from "./openapi-operator";
 
-export const OPERATOR_OPENAPI_PATH = "/api/openapi-operator.json";
+const OPERATOR_OPENAPI_PATH = "/api/openapi-operator.json";
 
 type Json = Record<string, unknown>;
 // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document is walked generically here
@@ -39,7 +39,7 @@ const NOT_GENERATED_OPERATOR = /^(?!\/api\/cron\/(:job|runs\/:runId)$)/;
  * The Cache-Control of each public path's successful answers (SPEC Limits). Error answers are
  * `no-store` on every route. A path missing here fails the document's build: each route decides.
  */
-export const CACHE_CONTROL_OF: Record<string, string> = {
+const CACHE_CONTROL_OF: Record<string, string> = {
   "/api/tokens": CACHE.publicRead,
   "/api/tokens/{mint}": CACHE.publicRead,
   "/api/tokens/{mint}/history": CACHE.publicRead,
@@ -148,12 +148,12 @@ interface RefineOptions {
 }
 
 /** `getApiToken-imagesByMint` → `getApiTokenImagesByMint`. */
-export function camelCaseId(id: string): string {
+function camelCaseId(id: string): string {
   return id.replace(/[^A-Za-z0-9]+([A-Za-z0-9])/g, (_, c: string) => c.toUpperCase()).replace(/[^A-Za-z0-9]/g, "");
 }
 
 /** Makes the generated document exact (see the file's comment); `doc` is changed in place and returned. */
-export function refine(doc: Node, options: RefineOptions): Node {
+function refine(doc: Node, options: RefineOptions): Node {
   const schemas: Record<string, Json> = { Error: ERROR_SCHEMA };
   const swapDocumented = (node: Node): Node => {
     if (Array.isArray(node)) return node.map(swapDocumented);
@@ -285,7 +285,7 @@ const PUBLIC_INFO = {
 };
 
 /** The public document of `app`'s routes. */
-export function publicDocument(app: AnyElysia): Node {
+function publicDocument(app: AnyElysia): Node {
   const generated = toOpenAPISchema(app, { paths: [NOT_PUBLIC] }, undefined, undefined, "3.1.0");
   return refine(
     {
@@ -308,7 +308,7 @@ export function publicDocument(app: AnyElysia): Node {
 }
 
 /** The operator document: the cron routes from their schemas, the admin and webhook routes described here. */
-export function operatorDocument(app: AnyElysia): Node {
+function operatorDocument(app: AnyElysia): Node {
   const generated = toOpenAPISchema(app, { paths: [NOT_GENERATED_OPERATOR] }, undefined, undefined, "3.1.0");
   return refine(
     {

@@ -49,7 +49,7 @@ function systemErrorLine(error: unknown, dataDir: string): string | null {
 }
 
 /** The one line a failed start prints. */
-export function startErrorLine(error: unknown, dataDir: string): string {
+function startErrorLine(error: unknown, dataDir: string): string {
   if (isAppError(error, "CONFIG_INVALID")) return `Invalid configuration: ${error.message}`;
   if (isAppError(error, "START_PORT_UNAVAILABLE", "DATABASE_FROM_NEWER_VERSION"))
     return `Cannot start: ${error.message}`;

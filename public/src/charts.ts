@@ -14,10 +14,10 @@ import { errorBox, loading, table } from "./ui";
 
 const CHART_HEIGHT_PX = 220;
 
-export interface TokenHistory {
+interface TokenHistory {
   points: TokenHistoryPoint[];
 }
-export interface ProofHistory {
+interface ProofHistory {
   points: SolvencyPoint[];
 }
 
@@ -121,7 +121,7 @@ function timeTicks(timeZone: string | undefined): TickLabels {
 const X_TICK_SPACE_PX = 110;
 
 /** An axis figure in SOL: "0.25", "750", "1.5K", "1M" (never "1000.0k"); positions only, never a balance. */
-export function axisSol(value: number): string {
+function axisSol(value: number): string {
   if (Math.abs(value) >= 1000)
     return new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 }).format(value);
   return String(+value.toPrecision(3));

@@ -24,7 +24,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return el;
 }
 
-export function append(parent: Node, children: Child[]): void {
+function append(parent: Node, children: Child[]): void {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
     if (Array.isArray(child)) append(parent, child);
@@ -33,10 +33,6 @@ export function append(parent: Node, children: Child[]): void {
         typeof child === "string" || typeof child === "number" ? document.createTextNode(String(child)) : child,
       );
   }
-}
-
-export function clear(el: Element): void {
-  while (el.firstChild) el.removeChild(el.firstChild);
 }
 
 /** Only same-site paths and https URLs become links or images. */

@@ -39,7 +39,7 @@ export function solShort(lamports: string | bigint | null | undefined): string {
   return `${raw < 0n ? "-" : ""}${groupThousands(whole.toString())}${frac ? `.${frac}` : ""} SOL`;
 }
 
-export function parseLamports(text: string): bigint {
+function parseLamports(text: string): bigint {
   if (!DIGITS.test(text)) throw new Error(`not a lamport amount: ${JSON.stringify(text)}`);
   return BigInt(text);
 }

@@ -170,7 +170,7 @@ export function startRouter(): void {
 }
 
 /** Moves focus to the page heading so screen readers and keyboard users start at the new page. */
-export function focusHeading(root: HTMLElement): void {
+function focusHeading(root: HTMLElement): void {
   const heading = root.querySelector<HTMLElement>("h1");
   if (!heading) return;
   heading.tabIndex = -1;

@@ -4,7 +4,7 @@
  */
 import type { FeedEvent, HealthReport, Recipient as ServerRecipient, SignedIn, SignedOut } from "../../src/api-types";
 
-export type { AccountRecord, AccountToken, Payout, Stats, Sweep, Token, TokenDetail } from "../../src/api-types";
+export type { AccountRecord, AccountToken, Payout, Stats, Token, TokenDetail } from "../../src/api-types";
 
 export type Recipient = ServerRecipient;
 export type Routing = "hold" | "autopay" | "burn";

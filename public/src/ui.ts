@@ -6,7 +6,7 @@ import { absoluteTime, relativeTime, utcTime } from "./time";
 
 /** SOL's price in USD from the page's meta tag: the market source's, served only while fresh. */
 let solUsdPrice: number | null | undefined;
-export function solUsd(): number | null {
+function solUsd(): number | null {
   if (solUsdPrice === undefined) {
     const raw = document.querySelector<HTMLMetaElement>('meta[name="sol-usd"]')?.content ?? "";
     const value = raw ? Number(raw) : Number.NaN;
@@ -94,7 +94,7 @@ const PLACEHOLDER =
  * A token without an image (the demo tokens, a launch whose image never pinned) gets a tile made
  * from its ticker and mint, so cards and rows stay tellable apart; nothing is fetched.
  */
-export function generatedImage(seed: string, label: string): string {
+function generatedImage(seed: string, label: string): string {
   let hash = 0;
   for (const c of seed) hash = (hash * 31 + c.charCodeAt(0)) >>> 0;
   const hue = hash % 360;
@@ -175,7 +175,7 @@ export function tokenLink(mint: string, text: string): HTMLAnchorElement {
  * The deployment's explorer link template (`{kind}`, `{id}`), from the page's meta tag. Empty on
  * the local chain: its signatures and accounts exist on no public explorer.
  */
-export function explorerUrl(kind: "tx" | "account", id: string): string | null {
+function explorerUrl(kind: "tx" | "account", id: string): string | null {
   const template = document.querySelector<HTMLMetaElement>('meta[name="explorer-url"]')?.content ?? "";
   if (!template.includes("{id}")) return null;
   try {

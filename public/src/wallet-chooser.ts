@@ -8,12 +8,12 @@ import { errorBox } from "./ui";
 import { addressWallets, onWalletsChanged, WALLET_SITES } from "./wallet";
 
 /** "your Phantom wallet", but "your Fake Wallet" for a name that already says it. */
-export function walletPhrase(name: string): string {
+function walletPhrase(name: string): string {
   return /\bwallet$/i.test(name.trim()) ? name.trim() : `${name.trim()} wallet`;
 }
 
 /** "Phantom, Solflare or Backpack", each a link to where it is installed from. */
-export function walletSiteLinks(): (HTMLElement | string)[] {
+function walletSiteLinks(): (HTMLElement | string)[] {
   return WALLET_SITES.flatMap(([name, href], i) => [
     i === 0 ? "" : i === WALLET_SITES.length - 1 ? " or " : ", ",
     h("a", { href, target: "_blank", rel: "noopener noreferrer" }, name),

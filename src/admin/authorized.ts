@@ -11,10 +11,8 @@ import { limitKeyOf } from "../http/client-ip";
 import { operatorFailureRule } from "../http/rate-limit";
 import { requestMeta } from "../http/request-meta";
 import { AppError } from "../lib/errors";
-import { ADMIN_API_ACTOR, ADMIN_PAGE_ACTOR, basicCredential, operatorsOf, verifyOperator } from "./operators";
+import { ADMIN_API_ACTOR, basicCredential, operatorsOf, verifyOperator } from "./operators";
 import { pageSessionActor } from "./session";
-
-export { ADMIN_API_ACTOR, ADMIN_PAGE_ACTOR };
 
 /** Who did an admin action and from where: what every audit row carries beside the action and reason. */
 export interface AdminOrigin {
@@ -43,7 +41,7 @@ function underFailureLimit(ctx: AdminAuthContext, request: Request): boolean {
 }
 
 /** The actor an admin request is authorized as, or null when it carries no valid credential. */
-export function adminActorOf(ctx: AdminAuthContext, request: Request): string | null {
+function adminActorOf(ctx: AdminAuthContext, request: Request): string | null {
   const header = request.headers.get("authorization");
   if (bearerMatches(header, ctx.config.adminSecret)) return ADMIN_API_ACTOR;
   const basic = basicCredential(header);

@@ -19,7 +19,7 @@ export const ADMIN_API_ACTOR = "admin-api";
 export const ADMIN_PAGE_ACTOR = "admin-page";
 
 /** Lower-case letters, digits, `_` and `-`: what the audit, the cookie and a log line carry unescaped. */
-export const OPERATOR_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+const OPERATOR_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 /** Actors the service writes itself (the shared secret's two, the reconciliation's, the system's). */
 const RESERVED_NAMES = new Set([ADMIN_API_ACTOR, ADMIN_PAGE_ACTOR, "system", "reconciliation"]);
 const MAX_PASSWORD_CHARS = 1024;
@@ -33,7 +33,7 @@ const loaded = new WeakMap<object, Operators>();
 const remembered = new Map<string, string>();
 
 /** The file's operators; a line is never echoed (a password pasted by mistake must not reach a log). */
-export function parseOperators(text: string): Operators {
+function parseOperators(text: string): Operators {
   const operators = new Map<string, string>();
   const lines = text.split(/\r?\n/);
   lines.forEach((raw, index) => {

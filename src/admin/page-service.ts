@@ -11,14 +11,12 @@ import { jobHealth, jobSetup, type HealthReport, type JobRunner, type Scheduling
 import { immediate } from "../../db/transaction";
 import { getPlatformTokenMint, settingsInForce } from "../settings";
 import { isoMs, isoMsOrNull } from "../http/public-schemas";
-import { type AdminOrigin, ADMIN_PAGE_ACTOR } from "./authorized";
+import type { AdminOrigin } from "./authorized";
 import { audit } from "./service";
-
-export { ADMIN_PAGE_ACTOR };
 const RECENT_RUNS = 40;
 const TOKEN_ROWS = 50;
 
-export interface JobRun {
+interface JobRun {
   id: number;
   job: string;
   startedAt: string;

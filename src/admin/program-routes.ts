@@ -17,7 +17,7 @@ import { AppError } from "../lib/errors";
 import { adminGuard, adminOriginOf } from "./authorized";
 import { audit } from "./service";
 
-export const ACKNOWLEDGE_PROGRAMS_ACTION = "acknowledge_program_change";
+const ACKNOWLEDGE_PROGRAMS_ACTION = "acknowledge_program_change";
 const MAX_REASON_CHARS = 500;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -38,7 +38,7 @@ function changeJson(c: ProgramChange) {
 }
 
 /** What /admin and the operator routes show of the watch. */
-export function programWatchJson(ctx: Pick<AppContext, "db">) {
+function programWatchJson(ctx: Pick<AppContext, "db">) {
   const state = programWatchState(ctx.db);
   return {
     programs: Object.entries(state.known).map(([address, known]) => ({

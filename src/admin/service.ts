@@ -73,7 +73,7 @@ function checkMint(mint: string): void {
  * A payout below the rent-exempt minimum of a plain account fails on chain when the wallet does
  * not exist yet, so no threshold may go below it.
  */
-export const RENT_EXEMPT_MINIMUM_LAMPORTS = 890_880n;
+const RENT_EXEMPT_MINIMUM_LAMPORTS = 890_880n;
 
 function checkLamports(value: bigint): void {
   if (typeof value !== "bigint" || value < 0n || value > I64_MAX) throw new AppError("THRESHOLD_LAMPORTS_INVALID");

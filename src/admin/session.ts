@@ -22,7 +22,7 @@ import { cookiesSecure, readCookie } from "../auth";
 import { ADMIN_PAGE_ACTOR, operatorsOf } from "./operators";
 
 export const ADMIN_SESSION_TTL_MS = 8 * 60 * 60 * 1000;
-export const ADMIN_COOKIE_PATH = "/api/admin";
+const ADMIN_COOKIE_PATH = "/api/admin";
 const TOKEN_SHAPE = /^[a-z2-7]{32}$/;
 const OPERATOR_COOKIE = /^([a-z0-9][a-z0-9_-]{0,31})\.([a-z2-7]{32})$/;
 const READS = new Set(["GET", "HEAD"]);
@@ -40,7 +40,7 @@ const countOpen = statement<{ n: bigint }, [nowMs: number]>(
 );
 const deleteAll = statement<never, []>("DELETE FROM admin_sessions");
 
-export function adminCookieName(config: Config): string {
+function adminCookieName(config: Config): string {
   return cookiesSecure(config) ? "__Secure-admin" : "admin_session";
 }
 

@@ -20,7 +20,7 @@ import { adminAuthorized, adminOriginOf } from "./authorized";
 import { audit } from "./service";
 
 const MAX_REASON = 500;
-export const CLEAR_SET_ASIDE_ACTION = "clear_set_aside";
+const CLEAR_SET_ASIDE_ACTION = "clear_set_aside";
 
 export function setAsideRoutes(ctx: AppContext) {
   return new Elysia({ name: "admin-set-aside" })

@@ -12,12 +12,12 @@ import type { IdpProfile } from "../identity";
 import { AppError, isAppError } from "../lib/errors";
 
 /** Read the user profile and read posts (X needs tweet.read beside users.read for /users/me). */
-export const IDP_SCOPES = ["users.read", "tweet.read"];
-export const CALLBACK_PATH = "/api/auth/idp/callback";
+const IDP_SCOPES = ["users.read", "tweet.read"];
+const CALLBACK_PATH = "/api/auth/idp/callback";
 const TIMEOUT_MS = 10_000;
 
 /** The provider could not be reached or answered with something unusable: retry later (502). */
-export function idpUnavailable(reason: string, cause?: unknown): AppError<"IDP_UNAVAILABLE"> {
+function idpUnavailable(reason: string, cause?: unknown): AppError<"IDP_UNAVAILABLE"> {
   return new AppError("IDP_UNAVAILABLE", { reason }, { cause });
 }
 
@@ -27,7 +27,7 @@ function idpGrantRefused(cause: unknown): AppError<"IDP_GRANT_REFUSED"> {
 }
 
 /** Who holds an id now: its current profile, or `gone` when the account no longer exists. */
-export type IdpUserLookup = { kind: "found"; profile: IdpProfile } | { kind: "gone" };
+type IdpUserLookup = { kind: "found"; profile: IdpProfile } | { kind: "gone" };
 
 export interface IdpClient {
   authorizationUrl(state: string, codeVerifier: string): URL;

@@ -11,7 +11,7 @@ import { columnsOf, statement, type TableRow } from "../../db/statement";
 import type { Config } from "../config";
 import { cookiesSecure, readCookie, serializeCookie } from "./cookies";
 
-export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** The __Host- prefix makes the browser refuse the cookie from any subdomain or path; it needs Secure. */
 export function sessionCookieName(config: Config): string {
@@ -57,7 +57,7 @@ export function createSession(db: Db, idpUserId: string, nowMs: number): { token
 }
 
 /** The live session for a token, or null (unknown, tampered or expired; an expired row is removed). */
-export function validateSessionToken(db: Db, token: string, nowMs: number): Session | null {
+function validateSessionToken(db: Db, token: string, nowMs: number): Session | null {
   if (!TOKEN_SHAPE.test(token)) return null;
   const id = sessionId(token);
   const row = findSession(db).get(id);

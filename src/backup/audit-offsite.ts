@@ -27,27 +27,27 @@ import { parseS3Url, s3UrlOf, type S3Target } from "./target";
 export const AUDIT_MARK_KEY = "backup_audit_uploaded_id";
 
 /** Rows uploaded per pass; the rest wait for the next pass. */
-export const AUDIT_BATCH_ROWS = 100;
+const AUDIT_BATCH_ROWS = 100;
 
 /** How often the table is looked at for new rows. */
-export const AUDIT_POLL_MS = 2_000;
+const AUDIT_POLL_MS = 2_000;
 
 /** The longest pause between two attempts while the store fails. */
-export const AUDIT_RETRY_MAX_MS = 60_000;
+const AUDIT_RETRY_MAX_MS = 60_000;
 
 /** One row's upload that takes longer is given up (a hung store) and tried again after the pause. */
-export const AUDIT_UPLOAD_TIMEOUT_MS = 30_000;
+const AUDIT_UPLOAD_TIMEOUT_MS = 30_000;
 
 const ID_DIGITS = 12;
 
 /** One audit row as stored: every column by name (a column added later travels too). */
-export type AuditRecord = Record<string, string | number | null> & { id: number };
+type AuditRecord = Record<string, string | number | null> & { id: number };
 
 function auditPrefix(target: Pick<S3Target, "prefix">): string {
   return `${listPrefix(target)}audit/`;
 }
 
-export function auditObjectKey(target: Pick<S3Target, "prefix">, id: number): string {
+function auditObjectKey(target: Pick<S3Target, "prefix">, id: number): string {
   return `${auditPrefix(target)}${String(id).padStart(ID_DIGITS, "0")}.sealed`;
 }
 
@@ -80,7 +80,7 @@ function recordOf(row: Record<string, unknown>): AuditRecord {
   return record as AuditRecord;
 }
 
-export interface AuditShipDeps {
+interface AuditShipDeps {
   db: Db;
   store: ObjectStore;
   target: S3Target;
@@ -88,7 +88,7 @@ export interface AuditShipDeps {
 }
 
 /** Uploads the rows above the mark, oldest first, up to one batch; the mark follows each upload. */
-export async function shipAuditRows(deps: AuditShipDeps): Promise<number> {
+async function shipAuditRows(deps: AuditShipDeps): Promise<number> {
   const { db, store, target, key } = deps;
   const rows = query<Record<string, unknown>, [number, number]>(
     db,

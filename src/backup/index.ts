@@ -4,27 +4,22 @@
  * a restore leaves so the service reconciles with the chain before money moves.
  */
 export { backupDatabase, checkBackup } from "./snapshot";
-export { downloadGeneration, listGenerations, uploadGeneration } from "./offsite";
-export type { DownloadOptions, UploadOptions, UploadOutcome } from "./offsite";
+export { downloadGeneration, uploadGeneration } from "./offsite";
 export { s3Store } from "./s3";
-export type { ObjectStore } from "./s3";
 export { isS3Url, parseS3Url, s3UrlOf } from "./target";
-export type { S3Target } from "./target";
 export { generationName, GENERATION_NAME } from "./generations";
-export { backupKeyOf, MIN_BACKUP_KEY_CHARS, readBackupKey } from "./key";
-export type { BackupKey } from "./key";
+export { readBackupKey } from "./key";
 export { checkSchema } from "./schema";
-export { putVolumeSecrets, readVolumeSecrets, takeVolumeSecrets, VOLUME_SECRETS_KEY } from "./volume-secrets";
+export { putVolumeSecrets, readVolumeSecrets, takeVolumeSecrets } from "./volume-secrets";
 export {
   AUDIT_MARK_KEY,
   AuditShipper,
   fetchAuditRowsAfter,
   newestAuditId,
   putAuditRows,
-  shipAuditRows,
 } from "./audit-offsite";
-export type { AuditRecord, StoredAudit } from "./audit-offsite";
-export { endSessionsOfBackup, freeLeasesOfBackup, markRestored, restoredAtMs, RESTORED_AT_KEY } from "./restored";
+export type { StoredAudit } from "./audit-offsite";
+export { endSessionsOfBackup, freeLeasesOfBackup, markRestored, RESTORED_AT_KEY } from "./restored";
 export {
   BACKUP_LEASE,
   backupAtShutdown,
@@ -32,6 +27,4 @@ export {
   BackupSchedule,
   runBackup,
   scheduleBackupsWith,
-  SHUTDOWN_UPLOAD_TIMEOUT_MS,
 } from "./schedule";
-export type { BackupHealth, BackupRun } from "./schedule";

@@ -11,14 +11,14 @@ import { readFileSync } from "node:fs";
 import { AppError } from "../lib/errors";
 
 /** Fewer characters than this could be guessed offline from a stolen object. */
-export const MIN_BACKUP_KEY_CHARS = 32;
+const MIN_BACKUP_KEY_CHARS = 32;
 
 const INFO = "fee-ledger backup seal v1";
 
 export type BackupKey = Buffer & { readonly __backupKey: true };
 
 /** The sealing key derived from the key file's text (exported for tests that make planted copies). */
-export function backupKeyOf(text: string): BackupKey {
+function backupKeyOf(text: string): BackupKey {
   return Buffer.from(hkdfSync("sha256", Buffer.from(text, "utf8"), Buffer.alloc(0), INFO, 32)) as BackupKey;
 }
 

@@ -133,7 +133,7 @@ async function prune(store: ObjectStore, target: S3Target, keep: number, justUpl
 }
 
 /** Every generation under the target's prefix, newest first. */
-export async function listGenerations(store: ObjectStore, target: S3Target): Promise<string[]> {
+async function listGenerations(store: ObjectStore, target: S3Target): Promise<string[]> {
   const keys = await store.list(listPrefix(target));
   return newestFirst(keys.map((key) => generationOfKey(target, key)).filter((g): g is string => g !== null));
 }

@@ -16,14 +16,6 @@ export function markRestored(db: Connection, atMs: number): void {
   ).run(RESTORED_AT_KEY, String(Math.trunc(atMs)));
 }
 
-/** When this database was last put back from a backup; null when it never was (or the mark was cleared). */
-export function restoredAtMs(db: Connection): number | null {
-  const row = query<{ value: string }, [key: string]>(db, "SELECT value FROM settings WHERE key = ?").get(
-    RESTORED_AT_KEY,
-  );
-  return row ? Number(row.value) : null;
-}
-
 /**
  * Frees every job lease in a database being put back: a backup taken while a job ran (the
  * scheduled backup always does) carries leases of runs that are gone, which would keep that job,

@@ -34,18 +34,11 @@ import { query } from "../../db/statement";
 /** The lease's name in `job_leases`. */
 export const BACKUP_LEASE = BACKUP_JOB;
 
-/**
- * How long a stop waits for uploads when no setting says (BACKUP_STOP_TIMEOUT_MS's default): the
- * upload in flight and the one at SIGTERM together, inside a container's usual 10-second stop
- * grace with room for the rest of the stop.
- */
-export const SHUTDOWN_UPLOAD_TIMEOUT_MS = 5_000;
-
 /** Below this much of the stop's budget left, the upload at SIGTERM is not started: it could not finish. */
 const SHUTDOWN_UPLOAD_MIN_MS = 250;
 
 /** A scheduled upload that takes longer than this is abandoned (its lease released) and tried next time. */
-export const SCHEDULED_UPLOAD_TIMEOUT_MS = 30 * 60_000;
+const SCHEDULED_UPLOAD_TIMEOUT_MS = 30 * 60_000;
 
 export interface BackupDeps {
   db: Db;

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import type { Config } from "../config";
 import { query } from "../../db/statement";
 
-export const VOLUME_SECRETS_KEY = "backup_volume_secrets";
+const VOLUME_SECRETS_KEY = "backup_volume_secrets";
 
 /** The only names a restore writes back (a generation's row cannot name any other path). */
 const SECRET_FILES = ["webhooks-key", "master-secret", "treasury.json"] as const;
@@ -34,7 +34,7 @@ export type VolumeSecretsConfig = Pick<
 >;
 
 /** The secret files this configuration has the service generate in DATA_DIR. */
-export function generatedSecretFiles(config: VolumeSecretsConfig): SecretFile[] {
+function generatedSecretFiles(config: VolumeSecretsConfig): SecretFile[] {
   const files: SecretFile[] = [];
   if (!config.webhooksKey && !config.webhooksKeyFile) files.push("webhooks-key");
   if (config.chain === "local" && !config.masterSecret && !config.masterSecretFile) files.push("master-secret");

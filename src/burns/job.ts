@@ -132,14 +132,14 @@ const ANOMALY_INCIDENT = "token-anomaly";
  * to this bound (one predictable buy per mint per run), so it is tight: a buy whose quote moved
  * further fails on chain, its orders wait for the next run, and it is never bought at a worse price.
  */
-export const DEFAULT_BURN_SLIPPAGE_BPS = 100;
+const DEFAULT_BURN_SLIPPAGE_BPS = 100;
 
 /**
  * The most one burn buy may move the price it pays. A mint's orders worth more are bought in parts,
  * one part per run, so the buys do not themselves push the price up against the recipients (and
  * the market has a run's time to come back between them).
  */
-export const DEFAULT_BURN_MAX_PRICE_IMPACT_BPS = 200;
+const DEFAULT_BURN_MAX_PRICE_IMPACT_BPS = 200;
 
 /** Quotes tried per mint and run while shrinking a buy to the impact bound; past it the mint waits. */
 const IMPACT_QUOTES_MAX = 4;

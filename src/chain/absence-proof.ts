@@ -31,9 +31,9 @@ export type AbsenceProof =
   | { kind: "incomplete"; reason: string };
 
 /** Slots past the send searched at most: ~150 blocks, with room for skipped slots. */
-export const MAX_SCAN_SLOTS = 1_000n;
+const MAX_SCAN_SLOTS = 1_000n;
 /** Blocks kept across proofs: a few transactions' ranges. */
-export const SCANNED_BLOCKS_MAX = 512;
+const SCANNED_BLOCKS_MAX = 512;
 /** Blocks asked at once. */
 const READ_CONCURRENCY = 8;
 
@@ -43,7 +43,7 @@ const READ_CONCURRENCY = 8;
  * to hold the transaction (the proof then waits, never proves a false absence); at 53 bits over a
  * few hundred thousand signatures it does not happen in practice.
  */
-export function signatureKey(signature: string): number {
+function signatureKey(signature: string): number {
   let a = 0x811c9dc5;
   let b = 0x9747b28c;
   for (let i = 0; i < signature.length; i++) {

@@ -18,9 +18,9 @@
  */
 import { AppError } from "../lib/errors";
 
-export const COMMAND_KEY_PREFIX = "fl1:";
+const COMMAND_KEY_PREFIX = "fl1:";
 
-export interface PayoutItem {
+interface PayoutItem {
   payoutId: number;
   kind: "claim" | "autopay";
   idpUserId: string;

@@ -19,7 +19,7 @@ import { AppError, isAppError } from "../lib/errors";
 import { keypairFromSeed } from "@fee-ledger/localnet/fast-keypair";
 
 export const CREATOR_KEY_DOMAIN = "creator-fee-ledger/creator-key/v1";
-export const MIN_MASTER_SECRET_BYTES = 32;
+const MIN_MASTER_SECRET_BYTES = 32;
 
 /** A key setting that cannot be used (`CHAIN_KEY_INVALID`); its message never repeats the value. */
 function keyInvalid(setting: KeySetting, reason: string): AppError<"CHAIN_KEY_INVALID"> {
@@ -34,7 +34,7 @@ export function isKeyInvalid(error: unknown): error is AppError<"CHAIN_KEY_INVAL
 
 const domainBytes = new TextEncoder().encode(CREATOR_KEY_DOMAIN);
 
-export function deriveCreatorSeed(masterSecret: Uint8Array, index: number): Uint8Array {
+function deriveCreatorSeed(masterSecret: Uint8Array, index: number): Uint8Array {
   if (masterSecret.length < MIN_MASTER_SECRET_BYTES) {
     throw keyInvalid("master secret", `must be at least ${MIN_MASTER_SECRET_BYTES} bytes`);
   }

@@ -19,7 +19,7 @@ import type { PrepareShare } from "./ports";
  * floor carries the price. `helius`: Helius-style `getPriorityFeeEstimate` (percentiles of what
  * was paid). `triton`: Triton's getRecentPrioritizationFees with its `percentile` option.
  */
-export type FeeEstimator = "recent" | "helius" | "triton";
+type FeeEstimator = "recent" | "helius" | "triton";
 
 export interface LandingSettings {
   /**
@@ -60,10 +60,10 @@ export const MAX_COMPUTE_UNIT_LIMIT = 1_400_000;
  * state they read changed between the simulation and the landing (a trade into a vault, a pool
  * created); a limit that proves too low fails on chain and the next attempt doubles it.
  */
-export const COMPUTE_UNIT_MARGIN_PCT = 10;
-export const COMPUTE_UNIT_MARGIN_MIN = 100;
+const COMPUTE_UNIT_MARGIN_PCT = 10;
+const COMPUTE_UNIT_MARGIN_MIN = 100;
 /** Where a replacement must pay more than a market that asks nothing, it starts from this. */
-export const FEE_STEP_BASE_MICRO_LAMPORTS = 1_000n;
+const FEE_STEP_BASE_MICRO_LAMPORTS = 1_000n;
 /** Replacements step ×1.5 each; past this many steps the price is at its cap anyway. */
 const MAX_FEE_STEPS = 40;
 
@@ -150,7 +150,7 @@ export function instructionShape(instructions: readonly TransactionInstruction[]
  */
 export const SIMULATE_SHAPE_EVERY = 16;
 /** Shapes remembered; the oldest is forgotten past this. */
-export const SHAPES_MAX = 1_024;
+const SHAPES_MAX = 1_024;
 
 /** The units consumed by each shape's simulations, and how many transactions took it since. */
 export class ShapeUnits {
@@ -234,7 +234,7 @@ export function exceededComputeBudget(error: string | null): boolean {
  * How long transactions prepared together share one blockhash and one market price. A blockhash
  * lives ~150 blocks (about a minute on mainnet); one taken 10 s ago leaves the rebroadcaster most of it.
  */
-export const PREPARE_SHARE_MAX_AGE_MS = 10_000;
+const PREPARE_SHARE_MAX_AGE_MS = 10_000;
 
 /** The most accounts getRecentPrioritizationFees takes: a price group's bound. */
 export const PRICE_GROUP_MAX_ACCOUNTS = 128;

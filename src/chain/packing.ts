@@ -38,8 +38,8 @@ export const MAX_COMPUTE_UNITS = 1_400_000;
  * cover both with room, so a batch never dies of compute exhaustion; the limit costs nothing unless
  * a priority fee is set. Bytes, not compute, bind the batch size at these values.
  */
-export const DEFAULT_CU_CURVE_ONLY = 80_000;
-export const DEFAULT_CU_WITH_POOL = 160_000;
+const DEFAULT_CU_CURVE_ONLY = 80_000;
+const DEFAULT_CU_WITH_POOL = 160_000;
 
 // Any 32 bytes will do for measuring: a blockhash is fixed-size.
 const MEASURE_BLOCKHASH = new PublicKey(new Uint8Array(32).fill(7)).toBase58();
@@ -68,7 +68,7 @@ export interface TransactionMeasure {
   accountCount: number;
 }
 
-export function measureCompiled(tx: VersionedTransaction): TransactionMeasure {
+function measureCompiled(tx: VersionedTransaction): TransactionMeasure {
   const message = tx.message;
   const loaded =
     message instanceof MessageV0

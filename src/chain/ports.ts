@@ -203,7 +203,7 @@ export interface ChainSender {
   prefetchOutcomes?(signatures: readonly string[]): Promise<void>;
 }
 
-export interface OutcomeOptions {
+interface OutcomeOptions {
   /** ask the confirmed block's time (default true) */
   blockTime?: boolean;
 }

@@ -111,8 +111,8 @@ export interface RpcChain {
   sender: ChainSender;
 }
 
-export const GET_MULTIPLE_ACCOUNTS_MAX_KEYS = 100;
-export const GET_SIGNATURE_STATUSES_MAX = 256;
+const GET_MULTIPLE_ACCOUNTS_MAX_KEYS = 100;
+const GET_SIGNATURE_STATUSES_MAX = 256;
 
 /**
  * What our fetch throws so the classification survives web3.js's wrapping (found again through

@@ -126,7 +126,7 @@ export interface LocalChainEndpoints {
  * never looks unlanded; the service reads a record back within seconds of sending it, and 50,000
  * records of a payout backlog held most of the process's memory.
  */
-export const EMBEDDED_TX_HISTORY_LIMIT = 10_000;
+const EMBEDDED_TX_HISTORY_LIMIT = 10_000;
 
 /** The origin of the explorer template, as a browser sends it; none when unset or not a URL. */
 export function explorerOrigin(explorerUrl: string | null): string[] {

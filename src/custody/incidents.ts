@@ -26,7 +26,7 @@ export const HALTING_KINDS = [
  * Held by the reconciliation with the chain while it runs (src/reconcile) and resolved by it alone:
  * an operator's resume cannot let money move while the books may still miss what the chain did.
  */
-export const SYSTEM_RESOLVED_KINDS: readonly IncidentKind[] = ["reconciling"];
+const SYSTEM_RESOLVED_KINDS: readonly IncidentKind[] = ["reconciling"];
 export const WARNING_KINDS = ["reserve-low", "token-anomaly", "program-changed", "backup-missed"] as const;
 export type IncidentKind = (typeof HALTING_KINDS)[number] | (typeof WARNING_KINDS)[number];
 
@@ -164,7 +164,7 @@ export function clearIncidents(db: Db, kinds: readonly IncidentKind[], atMs: num
 }
 
 /** Whether money is held by something a resume cannot lift: the reconciliation, or the hold every start takes. */
-export function heldBySystem(db: Db): boolean {
+function heldBySystem(db: Db): boolean {
   const kinds = SYSTEM_RESOLVED_KINDS.map((k) => `'${k}'`).join(", ");
   const row = query<{ held: bigint | number }, [key: string]>(
     db,

@@ -1,8 +1,6 @@
 export {
-  HALTING_KINDS,
   clearIncidents,
   incidentCounts,
-  heldBySystem,
   listIncidents,
   holdMoneyAtStart,
   moneyHalt,
@@ -12,16 +10,14 @@ export {
   resumeMoney,
   START_HOLD_KEY,
 } from "./incidents";
-export type { Incident, IncidentKind, IncidentListener } from "./incidents";
-export { moneyGate, outflowAllows, outflowSince, waitingOutflow, waitingOutflowLamports } from "./outflow";
-export { RELEASE_TTL_MS, liveReleases } from "./release";
-export type { OutflowRow, OutflowRows, Release, ReleasedRows } from "./release";
+export type { Incident, IncidentKind } from "./incidents";
+export { moneyGate, waitingOutflow } from "./outflow";
+export type { ReleasedRows } from "./release";
 export type { OutflowCaps } from "./outflow";
-export { checkReserves, inFlightLamports } from "./reserves";
+export { checkReserves } from "./reserves";
 export type { ReservesPolicy } from "./reserves";
 export { claimsPausedCode, claimsPausedReason } from "./state";
 export {
-  MAX_WITHDRAWAL_REASON_CHARS,
   confirmWithdrawalSent,
   failWithdrawalWith,
   listWithdrawals,

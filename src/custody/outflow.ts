@@ -11,8 +11,8 @@ import { query } from "../../db/statement";
 import { log } from "../lib/log";
 import { solText } from "../lib/sol-text";
 
-export const HOUR_MS = 3_600_000;
-export const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
 
 export interface OutflowCaps {
   outflowMaxLamportsPerHour: bigint;
@@ -20,7 +20,7 @@ export interface OutflowCaps {
 }
 
 /** Lamports that left or are leaving the treasury since `sinceMs`. */
-export function outflowSince(db: Db, sinceMs: number): bigint {
+function outflowSince(db: Db, sinceMs: number): bigint {
   const row = query<{ payouts: bigint; buys: bigint; withdrawals: bigint }, [sinceMs: number]>(
     db,
     `SELECT
@@ -104,9 +104,4 @@ export function waitingOutflow(db: Db): ReleasedRows & { totalLamports: bigint }
     burnOrders: waitingRows(db, "SELECT id, lamports FROM burn_orders WHERE status = 'pending' ORDER BY id"),
   };
   return { ...rows, totalLamports: totalOf(rows) };
-}
-
-/** What is waiting to leave, in lamports. */
-export function waitingOutflowLamports(db: Db): bigint {
-  return waitingOutflow(db).totalLamports;
 }

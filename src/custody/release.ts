@@ -16,9 +16,9 @@ import type { Db } from "../../db/client";
 import { query } from "../../db/statement";
 
 /** Settings key of the releases in force. */
-export const RESUME_KEY = "custody_resume";
+const RESUME_KEY = "custody_resume";
 /** How long after its resume a released row may leave beyond the caps. */
-export const RELEASE_TTL_MS = 86_400_000;
+const RELEASE_TTL_MS = 86_400_000;
 /** A release is kept until it can no longer fall in the daily window of a row it let out. */
 const KEPT_MS = 2 * RELEASE_TTL_MS;
 
@@ -34,7 +34,7 @@ export interface ReleasedRows {
   burnOrders: readonly OutflowRow[];
 }
 
-export interface Release extends ReleasedRows {
+interface Release extends ReleasedRows {
   atMs: number;
   totalLamports: bigint;
 }
@@ -62,7 +62,7 @@ export function totalOf(rows: ReleasedRows): bigint {
 }
 
 /** The releases still kept at `nowMs`, oldest first (a value of the former single allowance reads as none). */
-export function liveReleases(db: Db, nowMs: number): Release[] {
+function liveReleases(db: Db, nowMs: number): Release[] {
   const row = query<{ value: string }, [key: string]>(db, "SELECT value FROM settings WHERE key = ?").get(RESUME_KEY);
   if (!row) return [];
   const parsed = JSON.parse(row.value) as { releases?: Stored[] };

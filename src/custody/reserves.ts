@@ -10,7 +10,7 @@ import { query } from "../../db/statement";
 import { solText } from "../lib/sol-text";
 
 /** Lamports the books still count as owed that have left, or may have left, the treasury. */
-export function inFlightLamports(db: Db): bigint {
+function inFlightLamports(db: Db): bigint {
   const row = query<{ payouts: bigint; buys: bigint }, []>(
     db,
     `SELECT

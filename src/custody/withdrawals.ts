@@ -55,7 +55,7 @@ function toWithdrawal(r: WithdrawalRow): Withdrawal {
   };
 }
 
-export const MAX_WITHDRAWAL_REASON_CHARS = 500;
+const MAX_WITHDRAWAL_REASON_CHARS = 500;
 /** Rent-exempt minimum of an account with no data (mainnet's and the local chain's rent). */
 const RENT_EXEMPT_MINIMUM_LAMPORTS = 890_880n;
 

@@ -18,7 +18,7 @@ import { recordConfirmedLaunch } from "../tokens";
 import { highestCreatorIndexInUse } from "../launches";
 import { tokenMints } from "../tokens";
 
-export const DEMO_TOKENS = [
+const DEMO_TOKENS = [
   {
     name: "Demo Sunrise",
     symbol: "SUN",
@@ -57,13 +57,13 @@ export interface DemoOptions {
 }
 
 /** Demo trade sizes: large enough that fees reach the claim threshold on a handle within seconds. */
-export const DEMO_TRADES_PER_SECOND = 4;
-export const DEMO_MIN_BUY_LAMPORTS = 50_000_000n;
-export const DEMO_MAX_BUY_LAMPORTS = 1_500_000_000n;
+const DEMO_TRADES_PER_SECOND = 4;
+const DEMO_MIN_BUY_LAMPORTS = 50_000_000n;
+const DEMO_MAX_BUY_LAMPORTS = 1_500_000_000n;
 /** When the first early sweep runs, how often after it, and until when; the schedule carries on after. */
-export const DEMO_FIRST_SWEEP_MS = 6_000;
-export const DEMO_SWEEP_RETRY_MS = 4_000;
-export const DEMO_EARLY_SWEEPS_UNTIL_MS = 60_000;
+const DEMO_FIRST_SWEEP_MS = 6_000;
+const DEMO_SWEEP_RETRY_MS = 4_000;
+const DEMO_EARLY_SWEEPS_UNTIL_MS = 60_000;
 
 /** Creates the demo tokens when the current chain has none of the database's tokens, then starts trading. */
 export async function startDemo(

@@ -13,7 +13,7 @@ export type { HandleHistoryEntry, SolvencyPoint, TokenHistoryPoint };
 const DAY_MS = 86_400_000;
 
 /** Start of the UTC day `days - 1` days before the one holding `nowMs`: a window of `days` calendar days. */
-export function windowStartMs(nowMs: number, days: number): number {
+function windowStartMs(nowMs: number, days: number): number {
   return Math.floor(nowMs / DAY_MS) * DAY_MS - (days - 1) * DAY_MS;
 }
 

@@ -14,9 +14,9 @@ import { exportCsvStream } from "./export";
 import { handleHistory, proofHistory, tokenHistory } from "./queries";
 import { HandleHistorySchema, ProofHistorySchema, TokenHistorySchema } from "./schemas";
 
-export const TOKEN_HISTORY_DAYS_DEFAULT = 90;
-export const PROOF_HISTORY_DAYS_DEFAULT = 30;
-export const HISTORY_DAYS_MAX = 365;
+const TOKEN_HISTORY_DAYS_DEFAULT = 90;
+const PROOF_HISTORY_DAYS_DEFAULT = 30;
+const HISTORY_DAYS_MAX = 365;
 
 const historyDays = (fallback: number) =>
   integerQuery("days", { minimum: 1, maximum: HISTORY_DAYS_MAX, default: fallback }, "UTC days back");

@@ -12,9 +12,9 @@ import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 import { query } from "../../db/statement";
 
-export const SNAPSHOT_EVERY_MS = 3_600_000;
+const SNAPSHOT_EVERY_MS = 3_600_000;
 export const SNAPSHOT_RETENTION_MS = 365 * 86_400_000;
-export const SNAPSHOT_READ_WAIT_MS = 3_000;
+const SNAPSHOT_READ_WAIT_MS = 3_000;
 
 export type SnapshotTrigger = "sweep" | "payouts" | "hourly";
 

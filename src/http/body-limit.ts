@@ -7,12 +7,12 @@
 import type { Config } from "../config";
 
 /** Every JSON route: the largest legitimate body (a launch draft) is a few KB. */
-export const JSON_BODY_MAX_BYTES = 64 * 1024;
+const JSON_BODY_MAX_BYTES = 64 * 1024;
 /** Multipart framing and the text fields of the upload, beyond the image and thumbnail bytes. */
 const UPLOAD_OVERHEAD_BYTES = 64 * 1024;
 
 /** The launch upload: an image and a thumbnail of at most MAX_IMAGE_BYTES each. */
-export function uploadBodyMaxBytes(config: Pick<Config, "maxImageBytes">): number {
+function uploadBodyMaxBytes(config: Pick<Config, "maxImageBytes">): number {
   return 2 * config.maxImageBytes + UPLOAD_OVERHEAD_BYTES;
 }
 

@@ -25,7 +25,7 @@ export function isPublicRead(path: string): boolean {
  * are exposed so a page can pace itself and quote the id; Cache-Control and Content-Type are
  * readable anyway.
  */
-export const CORS_HEADERS: Readonly<Record<string, string>> = {
+const CORS_HEADERS: Readonly<Record<string, string>> = {
   "access-control-allow-origin": "*",
   "access-control-expose-headers":
     "x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, retry-after, x-request-id",

@@ -43,7 +43,7 @@ export interface IntegerQuery {
 const DIGITS = /^[0-9]{1,15}$/;
 
 /** The decimal integer `raw` spells, or null: digits only, no sign, space, prefix or exponent. */
-export function strictInteger(raw: string): number | null {
+function strictInteger(raw: string): number | null {
   return DIGITS.test(raw) ? Number(raw) : null;
 }
 
@@ -77,7 +77,7 @@ export function integerQuery(name: string, bounds: IntegerBounds, description?: 
  */
 export const ADDRESS_PATTERN = "^[1-9A-HJ-NP-Za-z]{32,44}$";
 /** What `handleKey` accepts: 1 to 15 letters, digits or underscores, an optional leading '@'. */
-export const HANDLE_PATH_PATTERN = "^@?[A-Za-z0-9_]{1,15}$";
+const HANDLE_PATH_PATTERN = "^@?[A-Za-z0-9_]{1,15}$";
 
 /**
  * Path parameters whose shape the handler checks with its own sentence ("The mint is not a base58
@@ -151,9 +151,9 @@ const ISO_DATE =
  * seconds, up to nine fraction digits and a zone (`Z` or `±hh:mm`), as `toISOString` and
  * `nextBefore` write them. The document shows this pattern and the handlers accept exactly it.
  */
-export const ISO_TIME_PATTERN = `^${ISO_DATE}T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$`;
+const ISO_TIME_PATTERN = `^${ISO_DATE}T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$`;
 /** The longest such time: 19 characters, 10 for the fraction, 6 for the zone. */
-export const ISO_TIME_MAX_LENGTH = 35;
+const ISO_TIME_MAX_LENGTH = 35;
 const ISO_TIME = new RegExp(ISO_TIME_PATTERN);
 
 /** Whether `raw` is a time ISO_TIME_PATTERN describes. */

@@ -29,7 +29,7 @@ export const READ_MEMO_MAX_BYTES = 8 * 1024 * 1024;
 /** At most this many entries, whatever their size (8 MiB of the smallest would be ~12,000). */
 export const READ_MEMO_MAX_ENTRIES = 10_000;
 /** What an entry holds besides its body and key, measured on the class (see above). */
-export const READ_MEMO_ENTRY_OVERHEAD_BYTES = 700;
+const READ_MEMO_ENTRY_OVERHEAD_BYTES = 700;
 /** How old a memoised public body may be when other connections wrote since (stats: 10 s, their own memo). */
 export const READ_MEMO_STALE_MS = 1_000;
 

@@ -31,7 +31,7 @@ export interface IdpProfile {
 }
 
 /** Creates or refreshes an identity; `signIn` marks a sign-in (claimed, latest handle). Call inside `immediate`. */
-export function upsertIdentity(db: Db, profile: IdpProfile, options: { signIn: boolean; atMs: number }): void {
+function upsertIdentity(db: Db, profile: IdpProfile, options: { signIn: boolean; atMs: number }): void {
   const handle = profile.displayHandle.toLowerCase();
   query<never, [...ProfileColumns, createdAtMs: number, signInAtMs: number | null]>(
     db,
@@ -66,7 +66,7 @@ export interface PinResult {
  * the handle's accrued credits to the id; a re-pin (the handle changed hands) moves nothing: what
  * the old owner was credited stays the old owner's.
  */
-export function pinHandle(db: Db, profile: IdpProfile, atMs: number): PinResult {
+function pinHandle(db: Db, profile: IdpProfile, atMs: number): PinResult {
   const handle = profile.displayHandle.toLowerCase();
   const row = query<{ idpUserId: string | null }, [string]>(
     db,
@@ -191,7 +191,7 @@ export function pinnedIdOf(db: Db, handle: string): string | null {
  * Whether money has gone to this handle before: a sweep credited it, or the account it is pinned
  * to has a payout. Then handing the handle to someone else on a guess could move real money.
  */
-export function handleHasBeenPaid(db: Db, handle: string): boolean {
+function handleHasBeenPaid(db: Db, handle: string): boolean {
   const key = handle.toLowerCase();
   const credited = query<{ 1: bigint }, [handle: string]>(
     db,

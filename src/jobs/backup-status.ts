@@ -11,10 +11,10 @@ import { query } from "../../db/statement";
 
 /** The backup's lease in `job_leases`. */
 export const BACKUP_JOB = "backup";
-export const BACKUP_RECORD_KEY = "backup_record";
+const BACKUP_RECORD_KEY = "backup_record";
 
 /** Missed generations at which the backups count as failing: health not ok, an incident. */
-export const BACKUP_MISSED_LIMIT = 2;
+const BACKUP_MISSED_LIMIT = 2;
 
 /** Missed generations are counted up to this many (a cron that fires every second would count on for ever). */
 const MAX_COUNTED = 100;

@@ -20,9 +20,9 @@ export const MAX_RUNS = 500;
  * between the check here and the run's own acquisition, or the service is stopping): a refusal
  * comes back at once, a run that started does not.
  */
-export const START_GRACE_MS = 50;
+const START_GRACE_MS = 50;
 
-export type CronRunState = "running" | "succeeded" | "failed" | "not_run";
+type CronRunState = "running" | "succeeded" | "failed" | "not_run";
 
 export interface CronRun {
   runId: string;

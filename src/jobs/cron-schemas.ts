@@ -7,7 +7,7 @@ import { DISCRIMINATED_BY } from "../http/params";
 export const OPERATOR_TAG = "operator";
 
 /** JOB_NAMES (src/jobs/names.ts), as literals a client's types can use; test/openapi.test.ts compares them. */
-export const JobNameSchema = t.Union(
+const JobNameSchema = t.Union(
   [t.Literal("sweep"), t.Literal("payouts"), t.Literal("burns"), t.Literal("launches"), t.Literal("market")],
   { description: "one of the scheduled jobs" },
 );
@@ -113,7 +113,7 @@ const MarketReportSchema = t.Object(
 );
 
 /** What a run did, by job; clients switch on `job`. */
-export const JobReportSchema = t.Union(
+const JobReportSchema = t.Union(
   [SweepReportSchema, PayoutsReportSchema, BurnsReportSchema, LaunchesReportSchema, MarketReportSchema],
   { title: "JobRunReport", [DISCRIMINATED_BY]: "job" },
 );

@@ -9,7 +9,7 @@ import { columnsOf, query, type TableRow } from "../../db/statement";
 import { programWatchState } from "./program-watch";
 import { backupStatus, type BackupStatus } from "./backup-status";
 
-export interface JobHealth {
+interface JobHealth {
   job: JobName;
   lastRunAt: string | null;
   lastOkAt: string | null;
@@ -55,13 +55,13 @@ export interface HealthReport {
  * The public side of the program watch (src/jobs/program-watch.ts): which programs changed (their
  * names only; the operator reads the slots at /admin) and which jobs wait for an operator.
  */
-export interface ProgramChangeHealth {
+interface ProgramChangeHealth {
   programs: string[];
   pausedJobs: JobName[];
   since: string;
 }
 
-export interface ReconciliationHealth {
+interface ReconciliationHealth {
   status: "scanning" | "applying" | "done" | "blocked";
   reason: "restore" | "start";
   /** treasury signatures read, transactions to apply, applied so far, and those nobody can account for */
@@ -192,7 +192,7 @@ function setAsideCounts(db: Db): { tokens: number; stopped: number } {
  * incident's own detail (amounts against the outflow caps, treasury signatures) is for operators:
  * /admin and the admin routes read it from `jobHealth`.
  */
-export const PUBLIC_HALT_DETAIL = "payouts, burn buys and withdrawals are halted until an operator resumes";
+const PUBLIC_HALT_DETAIL = "payouts, burn buys and withdrawals are halted until an operator resumes";
 
 export function publicHalted(halted: HealthReport["halted"]): HealthReport["halted"] {
   return halted ? { kind: halted.kind, detail: PUBLIC_HALT_DETAIL, since: halted.since } : null;

@@ -3,12 +3,10 @@ export type { CrashPointName } from "./crash-points";
 export { jobHealth } from "./health";
 export {
   BACKUP_JOB,
-  BACKUP_MISSED_LIMIT,
   backupStatus,
   noteBackupsScheduled,
   recordBackupOutcome,
 } from "./backup-status";
-export type { BackupStatus } from "./backup-status";
 export type { HealthReport } from "./health";
 export { indexerStateOf, registerIndexerState } from "./indexer-state";
 export type { IndexerState } from "./indexer-state";
@@ -24,7 +22,7 @@ export {
   watchPrograms,
   whileProgramsUnchanged,
 } from "./program-watch";
-export type { ProgramChange, ProgramJob, ProgramWatchDeps, ProgramWatchState } from "./program-watch";
+export type { ProgramChange, ProgramJob } from "./program-watch";
 export { jobSetup } from "./setup";
 export type { SchedulingContext } from "./setup";
 export type { JobRunner } from "./scheduler";
@@ -39,4 +37,3 @@ export {
   suspectMints,
 } from "./set-aside";
 export { burnsRunReport, payoutsRunReport, sweepRunReport } from "./run-reports";
-export type { JobReport } from "./cron-schemas";

@@ -3,7 +3,7 @@
  * and the logs. The state lives in the process that runs the indexer, so the registry is keyed by
  * the service's context: the health route of that same service finds it, nothing else does.
  */
-export type IndexerMode = "grpc" | "poll" | "standby" | "stopped";
+type IndexerMode = "grpc" | "poll" | "standby" | "stopped";
 
 export interface IndexerState {
   /** grpc: streaming; poll: the RPC fallback; standby: another process holds the lease */

@@ -20,7 +20,7 @@ export interface KickerOptions {
   busyRetriesMax: number;
 }
 
-export const KICKER_DEFAULTS: KickerOptions = { busyRetryMs: 1_000, busyRetriesMax: 120 };
+const KICKER_DEFAULTS: KickerOptions = { busyRetryMs: 1_000, busyRetriesMax: 120 };
 
 export class JobKicker {
   private state: "idle" | "running" | "again" = "idle";

@@ -29,7 +29,7 @@ const BPF_LOADER_UPGRADEABLE_ID = new PublicKey("BPFLoaderUpgradeab1e11111111111
 const PROGRAM_DATA_TAG = 3;
 
 /** One program's ProgramData as read: the slot of its last deploy or upgrade, or why there is none. */
-export type ProgramDataReading = { slot: string } | { missing: string };
+type ProgramDataReading = { slot: string } | { missing: string };
 
 export interface ProgramChange {
   name: string;
@@ -69,9 +69,7 @@ export function programDataAddress(program: string): string {
 }
 
 /** The slot of a ProgramData account, or what makes the account something else. */
-export function programDataReading(
-  account: { owner: string; data: Uint8Array } | null | undefined,
-): ProgramDataReading {
+function programDataReading(account: { owner: string; data: Uint8Array } | null | undefined): ProgramDataReading {
   if (!account) return { missing: "no ProgramData account" };
   if (account.owner !== BPF_LOADER_UPGRADEABLE_ID.toBase58())
     return { missing: "the ProgramData address is not owned by BPFLoaderUpgradeable" };

@@ -204,5 +204,3 @@ export function jobRoutes(ctx: SchedulingContext<JobRunner>) {
       },
     );
 }
-
-export { JOB_NAMES };

@@ -15,9 +15,9 @@ import { immediate } from "../../db/transaction";
 
 export type SetAsideJob = "sweep" | "burns";
 
-export const SET_ASIDE_AFTER = 3;
-export const SET_ASIDE_BACKOFF_BASE_MS = 10 * 60_000;
-export const SET_ASIDE_BACKOFF_MAX_MS = 24 * 60 * 60_000;
+const SET_ASIDE_AFTER = 3;
+const SET_ASIDE_BACKOFF_BASE_MS = 10 * 60_000;
+const SET_ASIDE_BACKOFF_MAX_MS = 24 * 60 * 60_000;
 const REASON_MAX = 300;
 
 export interface SetAsideItem {
@@ -33,7 +33,7 @@ export interface SetAsideItem {
 type Row = TableRow<typeof setAside>;
 
 /** The back-off after `failures` consecutive failures (the first set-aside waits the base). */
-export function setAsideBackoffMs(failures: number): number {
+function setAsideBackoffMs(failures: number): number {
   const step = Math.max(0, failures - SET_ASIDE_AFTER);
   return Math.min(SET_ASIDE_BACKOFF_MAX_MS, SET_ASIDE_BACKOFF_BASE_MS * 2 ** Math.min(step, 20));
 }
@@ -116,7 +116,7 @@ export function recordTokenSuccess(db: Db, mint: string, job: SetAsideJob, asser
  * How a stop for a program change reads (the adapters' `programChanged`, "program-changed: …"):
  * accounts in a layout the adapter does not know make every instruction built on them a guess.
  */
-export const PROGRAM_CHANGED_REASON_PREFIX = "program-changed: ";
+const PROGRAM_CHANGED_REASON_PREFIX = "program-changed: ";
 
 /**
  * Mints the job must not try now: set aside and not yet due, or stopped; and, whichever job found
@@ -138,14 +138,6 @@ export function heldBackMints(db: Db, job: SetAsideJob, nowMs: number): Set<stri
 export function suspectMints(db: Db, job: SetAsideJob): Set<string> {
   const rows = query<{ mint: string }, [SetAsideJob]>(db, "SELECT mint FROM set_aside WHERE job = ?").all(job);
   return new Set(rows.map((r) => r.mint));
-}
-
-export function stoppedCount(db: Db): number {
-  const row = query<{ n: bigint }, []>(
-    db,
-    "SELECT COUNT(*) AS n FROM set_aside WHERE set_aside_at_ms IS NOT NULL AND retry_at_ms IS NULL",
-  ).get();
-  return Number(row?.n ?? 0n);
 }
 
 /** The admin list (`GET /api/admin/set-aside`): set-aside and stopped tokens, oldest first. */

@@ -4,11 +4,10 @@ export {
   computeUnitFloorFor,
   journalOutcome,
   landingTotals,
-  type LandingTotals,
   recordSignedTransaction,
   type SignedTransaction,
   sentFromSlotOf,
   UNDECIDED_AFTER_MS,
   undecidedTransactions,
 } from "./journal";
-export { rebroadcastPass, startRebroadcaster, type RebroadcastOptions, type RebroadcastReport } from "./rebroadcast";
+export { rebroadcastPass, startRebroadcaster } from "./rebroadcast";

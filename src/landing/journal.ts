@@ -182,7 +182,7 @@ export function markLapsed(db: Db, signature: string): void {
 }
 
 /** A job proved it can never land (its history search covered the send). Idempotent. */
-export function markExpired(db: Db, signature: string): void {
+function markExpired(db: Db, signature: string): void {
   immediate(db, () => {
     const before = query<{ job: string; state: string }, [signature: string]>(
       db,

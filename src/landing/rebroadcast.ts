@@ -16,7 +16,7 @@ import { log } from "../lib/log";
 import { scrubErrorText } from "../lib/scrub";
 import { liveTransactions, markLanded, markLapsed, markRebroadcast } from "./journal";
 
-export const REBROADCAST_MAX_PER_PASS = 256;
+const REBROADCAST_MAX_PER_PASS = 256;
 
 export interface RebroadcastDeps {
   db: Db;

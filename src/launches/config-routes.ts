@@ -12,11 +12,11 @@ import { log } from "../lib/log";
 import { getLaunchesPaused, getPlatformTokenMint } from "../settings";
 import { handlesPinnedAtLaunch } from "./handle-resolver";
 
-export const CREATOR_FEE_WAIT_MS = 2_000;
+const CREATOR_FEE_WAIT_MS = 2_000;
 /** A live value younger than this is reused, matching the response's shared-cache lifetime. */
 const CREATOR_FEE_REUSE_MS = 10_000;
 
-export const LaunchConfigSchema = t.Object(
+const LaunchConfigSchema = t.Object(
   {
     launchesOpen: t.Boolean({ description: "false while launches are paused or no chain is configured" }),
     platformBps: Int({ description: "platform share of each sweep for new launches" }),
@@ -34,7 +34,7 @@ export const LaunchConfigSchema = t.Object(
   { title: "LaunchConfig" },
 );
 
-export const PlatformTokenSchema = t.Object(
+const PlatformTokenSchema = t.Object(
   { mint: t.Union([t.String(), t.Null()], { description: "null until the platform token is published" }) },
   { title: "PlatformToken" },
 );

@@ -13,14 +13,14 @@ import { Int } from "../http/public-schemas";
 import { AppError } from "../lib/errors";
 
 /** The launch program's own limits (PUMP.md §2): name ≤32, symbol ≤13, uri ≤200 characters. */
-export const NAME_MAX_CHARS = 32;
-export const SYMBOL_MAX_CHARS = 13;
-export const DESCRIPTION_MAX_CHARS = 1000;
-export const LINK_MAX_CHARS = 200;
+const NAME_MAX_CHARS = 32;
+const SYMBOL_MAX_CHARS = 13;
+const DESCRIPTION_MAX_CHARS = 1000;
+const LINK_MAX_CHARS = 200;
 
 const LinkSchema = t.Union([t.String({ maxLength: LINK_MAX_CHARS, description: "https only" }), t.Null()]);
 
-export const DraftRecipientSchema = t.Object(
+const DraftRecipientSchema = t.Object(
   {
     handle: t.String({
       description: "identity-provider handle, 1 to 15 letters, digits or underscores, optional leading @",

@@ -20,10 +20,10 @@ export const CONTENT_TYPES: Record<ImageType, string> = {
  * Pixels a launch image may have. A small file can declare a huge canvas (a decompression bomb):
  * 40 megapixels is far beyond any token image and keeps a decode at a few hundred MB at worst.
  */
-export const MAX_IMAGE_PIXELS = 40_000_000;
-export const PREVIEW_SIZE = 256;
+const MAX_IMAGE_PIXELS = 40_000_000;
+const PREVIEW_SIZE = 256;
 
-export function sniffImageType(bytes: Uint8Array): ImageType | null {
+function sniffImageType(bytes: Uint8Array): ImageType | null {
   const b = bytes;
   const at = (offset: number, ...values: number[]) => values.every((v, i) => b[offset + i] === v);
   if (b.length >= 8 && at(0, 0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return "png";
@@ -34,8 +34,8 @@ export function sniffImageType(bytes: Uint8Array): ImageType | null {
   return null;
 }
 
-export const unsupportedImage = () => new AppError("LAUNCH_IMAGE_UNSUPPORTED");
-export const imageTooLarge = (maxBytes: number) => new AppError("LAUNCH_IMAGE_TOO_LARGE", { maxBytes });
+const unsupportedImage = () => new AppError("LAUNCH_IMAGE_UNSUPPORTED");
+const imageTooLarge = (maxBytes: number) => new AppError("LAUNCH_IMAGE_TOO_LARGE", { maxBytes });
 
 /** Checks size and type; the caller then makes the preview, which also proves the file decodes. */
 export function checkImage(bytes: Uint8Array, maxBytes: number): ImageType {

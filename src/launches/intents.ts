@@ -13,7 +13,7 @@ import { highestCreatorIndex, isTokenMint } from "../tokens";
 import type { StoredDraft } from "./draft";
 
 export const INTENT_WINDOW_MS = 10 * 60_000;
-export const SETTING_NEXT_CREATOR_INDEX = NEXT_CREATOR_INDEX_KEY;
+const SETTING_NEXT_CREATOR_INDEX = NEXT_CREATOR_INDEX_KEY;
 
 export type IntentStatus = "prepared" | "metadata" | "confirmed" | "failed" | "expired";
 
@@ -255,7 +255,7 @@ export function transition(
   return result.changes > 0;
 }
 
-export const PREVIEW_KEY_PREFIX = "preview:";
+const PREVIEW_KEY_PREFIX = "preview:";
 
 const deleteExpiredPreviews = statement<never, []>(
   `DELETE FROM local_objects WHERE cid LIKE '${PREVIEW_KEY_PREFIX}%'

@@ -24,7 +24,7 @@ import { deleteDeadLaunchObjects } from "./uploads";
 import { AppError } from "../lib/errors";
 
 /** Tokens whose bonding-curve state one run reads, in batches of this size. */
-export const BONDED_BATCH = 100;
+const BONDED_BATCH = 100;
 
 type JobHandle = Pick<JobContext, "signal" | "assertHeld">;
 

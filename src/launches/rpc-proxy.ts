@@ -26,7 +26,7 @@ export const LOCAL_CHAIN_ONLY_METHODS: ReadonlySet<string> = new Set(["requestAi
 
 const TRANSACTION_METHODS = new Set(["sendTransaction", "simulateTransaction"]);
 const MEMO_PROGRAM_ID = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr";
-export const RPC_PROXY_TIMEOUT_MS = 15_000;
+const RPC_PROXY_TIMEOUT_MS = 15_000;
 /** A launch transaction is at most 1232 bytes; its base58 text is well under this. */
 const MAX_ENCODED_TX_CHARS = 4096;
 
@@ -38,7 +38,7 @@ interface JsonRpcRequest {
 }
 
 /** The provider the proxy forwards to: RPC_URL, else the embedded local chain's port. */
-export function upstreamUrl(ctx: AppContext): string {
+function upstreamUrl(ctx: AppContext): string {
   return ctx.chain?.rpcUrl ?? ctx.config.rpcUrl ?? `http://127.0.0.1:${ctx.config.localChain.rpcPort}`;
 }
 
@@ -46,7 +46,7 @@ export function upstreamUrl(ctx: AppContext): string {
  * This site's pages send their own origin. A request without Origin is not a browser page of this
  * site (browsers always send it on a cross-origin or POST fetch), so it is refused too.
  */
-export function checkOrigin(ctx: AppContext, request: Request): void {
+function checkOrigin(ctx: AppContext, request: Request): void {
   const origin = request.headers.get("origin");
   if (origin === null || !isOwnOrigin(origin, ctx.config)) throw new AppError("CROSS_SITE_REFUSED");
 }
@@ -86,7 +86,7 @@ function decodeTransaction(params: unknown[] | undefined): VersionedTransaction 
  * instructions are memos signed by its event authority, which is what its `programId` names.
  * Program ids cannot come from lookup tables, so the static keys are enough.
  */
-export function callsLaunchProgram(tx: VersionedTransaction, programId: string, kind: "pump" | "local"): boolean {
+function callsLaunchProgram(tx: VersionedTransaction, programId: string, kind: "pump" | "local"): boolean {
   const keys = tx.message.staticAccountKeys.map((k) => k.toBase58());
   return tx.message.compiledInstructions.some((ix) => {
     const program = keys[ix.programIdIndex];

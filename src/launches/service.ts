@@ -34,7 +34,7 @@ const UPLOAD_METADATA_ALLOWANCE_BYTES = 8 * 1024;
  */
 export const LANDING_GRACE_MS = 5 * 60_000;
 /** The launch program's uri limit (PUMP.md §2). */
-export const URI_MAX_CHARS = 200;
+const URI_MAX_CHARS = 200;
 
 const windowExpired = () => new AppError("LAUNCH_WINDOW_EXPIRED");
 
@@ -50,7 +50,7 @@ function requireOpen(ctx: AppContext): ChainServices {
 }
 
 /** The on-chain mint check is a courtesy (confirm verifies anyway): the form must not hang on it. */
-export const MINT_CHECK_WAIT_MS = 3_000;
+const MINT_CHECK_WAIT_MS = 3_000;
 
 async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | null> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -255,7 +255,7 @@ function launchMetadata(ctx: AppContext, intent: Intent, imageUri: string) {
 
 export type ConfirmOutcome = { httpStatus: 202; body: ConfirmPending } | { httpStatus: 200; body: ConfirmDone };
 
-export function isTransactionSignature(value: unknown): value is string {
+function isTransactionSignature(value: unknown): value is string {
   if (typeof value !== "string" || !/^[1-9A-HJ-NP-Za-km-z]{64,90}$/.test(value)) return false;
   try {
     return bs58.decode(value).length === 64;

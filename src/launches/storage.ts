@@ -11,7 +11,7 @@ import type { Config } from "../config";
 import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 
-export interface StoredObject {
+interface StoredObject {
   /** the address wallets and explorers fetch */
   uri: string;
 }
@@ -22,7 +22,7 @@ export interface ObjectStore {
   putJson(value: unknown, name: string): Promise<StoredObject>;
 }
 
-export const PIN_TIMEOUT_MS = 20_000;
+const PIN_TIMEOUT_MS = 20_000;
 export const LOCAL_OBJECTS_PATH = "/api/launch/objects";
 
 const ipfsDown = () => new AppError("LAUNCH_UPLOAD_FAILED");
@@ -39,7 +39,7 @@ const servedObject = statement<Pick<TableRow<typeof localObjects>, (typeof SERVE
   `SELECT ${columnsOf(localObjects, { only: SERVED_FIELDS })} FROM local_objects WHERE cid = ? AND pending = 0`,
 );
 
-export class PinataStore implements ObjectStore {
+class PinataStore implements ObjectStore {
   readonly kind = "ipfs" as const;
 
   constructor(
@@ -92,7 +92,7 @@ export class PinataStore implements ObjectStore {
   }
 }
 
-export class LocalStore implements ObjectStore {
+class LocalStore implements ObjectStore {
   readonly kind = "local" as const;
 
   constructor(

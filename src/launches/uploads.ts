@@ -37,7 +37,7 @@ const deleteDeadObjects = statement<never, [deadBefore: number]>(
 );
 
 /** The content address of an object this service stores, from its public address; null for IPFS ones. */
-export function localCidOf(uri: string | null): string | null {
+function localCidOf(uri: string | null): string | null {
   return uri ? (LOCAL_CID.exec(uri)?.[1] ?? null) : null;
 }
 

@@ -10,7 +10,7 @@ import { feedPage, parseBefore } from "./feed-queries";
 import { FeedPageSchema } from "./feed-schemas";
 
 /** SPEC: `limit` of `/api/ledger` is an integer from 1 to 100, default 50. */
-export const FEED_LIMIT = integerQuery("limit", { minimum: 1, maximum: 100, default: 50 }, "events per page");
+const FEED_LIMIT = integerQuery("limit", { minimum: 1, maximum: 100, default: 50 }, "events per page");
 
 /**
  * The bound of a well-formed `before` outside what the feed's microsecond keys hold (1970 to about

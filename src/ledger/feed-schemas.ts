@@ -21,7 +21,7 @@ export const PayoutStatusSchema = t.Union([
  * Every event's id: the event's time with microseconds, unique, the same string `/api/ledger` takes
  * as `before`, the stream's `id:` line and a webhook delivery's `webhook-id`.
  */
-export const EventIdSchema = t.String({
+const EventIdSchema = t.String({
   pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{6}Z$",
   description:
     "the event's id, never shared with another event: its cursor (the `before` that pages past it), the stream's `id:` line and the webhook-id of its deliveries",
@@ -29,7 +29,7 @@ export const EventIdSchema = t.String({
 
 const common = { id: EventIdSchema, at: IsoTimeSchema, mint: t.String(), signature: t.String() };
 
-export const LaunchEventSchema = t.Object(
+const LaunchEventSchema = t.Object(
   { type: t.Literal("launch"), ...common, symbol: t.String(), recipients: Int({ minimum: 1 }) },
   {
     title: "LaunchEvent",
@@ -37,7 +37,7 @@ export const LaunchEventSchema = t.Object(
       "A confirmed launch; launches of hidden tokens are left out. `at` is the create transaction's block time",
   },
 );
-export const SweepEventSchema = t.Object(
+const SweepEventSchema = t.Object(
   {
     type: t.Literal("sweep"),
     ...common,
@@ -56,7 +56,7 @@ const payoutFields = {
   kind: t.Union([t.Literal("claim"), t.Literal("autopay")]),
 };
 
-export const PayoutEventSchema = t.Object(
+const PayoutEventSchema = t.Object(
   {
     type: t.Literal("payout"),
     id: EventIdSchema,
@@ -71,7 +71,7 @@ export const PayoutEventSchema = t.Object(
       "A payout was queued (or held for review); `at` is when. `status` and `signature` are the payout's as the event was published and never change: each later status is a PayoutStatusEvent",
   },
 );
-export const PayoutStatusEventSchema = t.Object(
+const PayoutStatusEventSchema = t.Object(
   {
     type: t.Literal("payoutStatus"),
     id: EventIdSchema,
@@ -89,7 +89,7 @@ export const PayoutStatusEventSchema = t.Object(
       "A payout's status changed: `sent` (with its signature), `confirmed`, `failed`, `replaced`, or a held one `queued`; `at` is when, never before the payout's earlier events",
   },
 );
-export const BurnEventSchema = t.Object(
+const BurnEventSchema = t.Object(
   {
     type: t.Literal("burn"),
     ...common,
@@ -102,7 +102,7 @@ export const BurnEventSchema = t.Object(
 );
 
 /** One entry of the feed: clients switch on `type`. */
-export const LedgerEventSchema = t.Union(
+const LedgerEventSchema = t.Union(
   [LaunchEventSchema, SweepEventSchema, PayoutEventSchema, PayoutStatusEventSchema, BurnEventSchema],
   { title: "LedgerEvent", [DISCRIMINATED_BY]: "type" },
 );
@@ -117,10 +117,10 @@ export const FeedPageSchema = t.Object(
   { title: "LedgerPage" },
 );
 
-export type LaunchEvent = Static<typeof LaunchEventSchema>;
-export type SweepEvent = Static<typeof SweepEventSchema>;
+type LaunchEvent = Static<typeof LaunchEventSchema>;
+type SweepEvent = Static<typeof SweepEventSchema>;
 export type PayoutEvent = Static<typeof PayoutEventSchema>;
-export type PayoutStatusEvent = Static<typeof PayoutStatusEventSchema>;
-export type BurnEvent = Static<typeof BurnEventSchema>;
+type PayoutStatusEvent = Static<typeof PayoutStatusEventSchema>;
+type BurnEvent = Static<typeof BurnEventSchema>;
 export type FeedEvent = LaunchEvent | SweepEvent | PayoutEvent | PayoutStatusEvent | BurnEvent;
 export type FeedPage = Static<typeof FeedPageSchema>;

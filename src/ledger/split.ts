@@ -4,7 +4,7 @@
  * up to T exactly.
  */
 import { AppError } from "../lib/errors";
-export const BPS_DENOMINATOR = 10_000n;
+const BPS_DENOMINATOR = 10_000n;
 
 export interface SplitShare<K> {
   key: K;

@@ -30,7 +30,7 @@ export interface StreamOptions {
   replayWindowEvents: number;
 }
 
-export const DEFAULT_STREAM_OPTIONS: StreamOptions = {
+const DEFAULT_STREAM_OPTIONS: StreamOptions = {
   heartbeatMs: 15_000,
   maxStreamsPerIp: 5,
   maxStreams: 10_000,

@@ -12,8 +12,8 @@ import { log } from "../lib/log";
 import { query } from "../../db/statement";
 
 /** Snapshots an anchoring pass looks at: the newest unanchored first. */
-export const ANCHOR_BATCH = 3;
-export const ANCHOR_WAIT_MS = 15_000;
+const ANCHOR_BATCH = 3;
+const ANCHOR_WAIT_MS = 15_000;
 const POLL_MS = 300;
 
 interface Unanchored {

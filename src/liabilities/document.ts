@@ -4,7 +4,7 @@
  */
 import { toHex, type Leaf, type PathStep } from "./tree";
 
-export interface PathStepJson {
+interface PathStepJson {
   side: "left" | "right";
   hash: string;
   sumLamports: string;
@@ -18,7 +18,7 @@ export interface InclusionProofJson {
   path: PathStepJson[];
 }
 
-export function pathJson(path: readonly PathStep[]): PathStepJson[] {
+function pathJson(path: readonly PathStep[]): PathStepJson[] {
   return path.map((step) => ({ side: step.side, hash: toHex(step.hash), sumLamports: step.sumLamports.toString() }));
 }
 

@@ -20,7 +20,7 @@ import { inclusionProof, type SnapshotSummary, snapshotAt } from "./service";
 
 const HEX32 = t.String({ pattern: "^[0-9a-f]{64}$", description: "32 bytes, lowercase hex" });
 
-export const LiabilitiesSchema = t.Object(
+const LiabilitiesSchema = t.Object(
   {
     at: { ...IsoTimeSchema, description: "the instant the snapshot covers" },
     root: { ...HEX32, description: "hash of the root of the Merkle sum tree" },
@@ -47,7 +47,7 @@ function parseAt(raw: string | undefined): number | null {
 }
 
 /** Proofs remembered, each a few KB (its path has one node per level of the tree). */
-export const PROOFS_KEPT = 2_000;
+const PROOFS_KEPT = 2_000;
 
 type Proof = NonNullable<ReturnType<typeof inclusionProof>>;
 

@@ -18,14 +18,14 @@ import { query } from "../../db/statement";
 export const SNAPSHOT_EVERY_MS = 60 * 60 * 1000;
 export const SNAPSHOT_KEEP_MS = 365 * 24 * 60 * 60 * 1000;
 
-export interface AccountLiability {
+interface AccountLiability {
   kind: "user" | "handle";
   ref: string;
   lamports: bigint;
 }
 
 /** What each account is owed now. Call inside the snapshot's transaction. */
-export function currentLiabilities(db: Db): AccountLiability[] {
+function currentLiabilities(db: Db): AccountLiability[] {
   const owed = new Map<string, AccountLiability>();
   const add = (kind: "user" | "handle", ref: string, lamports: bigint) => {
     if (lamports < 0n) throw new AppError("LEDGER_INVARIANT", `a ${kind} liability is negative`);

@@ -11,11 +11,11 @@
  * Pure functions over bytes and bigints. The nonce hides the amount behind a leaf hash (32 random
  * bytes cannot be guessed), so only the account that is given its nonce can point at its leaf.
  */
-import { AppError, isAppError } from "../lib/errors";
+import { AppError } from "../lib/errors";
 
 export const U64_MAX = (1n << 64n) - 1n;
-export const NONCE_BYTES = 32;
-export const HASH_BYTES = 32;
+const NONCE_BYTES = 32;
+const HASH_BYTES = 32;
 
 export interface TreeNode {
   hash: Uint8Array;
@@ -36,13 +36,6 @@ export interface PathStep {
 
 export const ZERO_NODE: TreeNode = Object.freeze({ hash: new Uint8Array(HASH_BYTES), sumLamports: 0n }) as TreeNode;
 
-export function u64be(value: bigint): Uint8Array {
-  if (value < 0n || value > U64_MAX) throw new AppError("LIABILITY_TREE_INVALID", "an amount does not fit in a u64");
-  const out = new Uint8Array(8);
-  new DataView(out.buffer).setBigUint64(0, value, false);
-  return out;
-}
-
 function sha256(message: Uint8Array): Uint8Array {
   return Bun.SHA256.hash(message) as Uint8Array;
 }
@@ -51,7 +44,7 @@ function checkU64(value: bigint): void {
   if (value < 0n || value > U64_MAX) throw new AppError("LIABILITY_TREE_INVALID", "an amount does not fit in a u64");
 }
 
-export function leafHash(nonce: Uint8Array, lamports: bigint): Uint8Array {
+function leafHash(nonce: Uint8Array, lamports: bigint): Uint8Array {
   if (nonce.length !== NONCE_BYTES) throw new AppError("LIABILITY_TREE_INVALID", "a nonce is 32 bytes");
   checkU64(lamports);
   // 0x00 ‖ nonce ‖ u64be(lamports), written into one buffer: a tree of 100k leaves hashes 200k times.
@@ -67,7 +60,7 @@ export function leafNode(leaf: Leaf): TreeNode {
   return { hash: leafHash(leaf.nonce, leaf.lamports), sumLamports: leaf.lamports };
 }
 
-export function parentNode(left: TreeNode, right: TreeNode): TreeNode {
+function parentNode(left: TreeNode, right: TreeNode): TreeNode {
   checkU64(left.sumLamports);
   checkU64(right.sumLamports);
   const sumLamports = left.sumLamports + right.sumLamports;
@@ -159,34 +152,7 @@ export function indexOfLeaf(tree: SumTree, hash: Uint8Array): number {
   return -1;
 }
 
-/** Folds a leaf and its path into a root; the caller compares it with the published one. */
-export function rootFromPath(leaf: Leaf, path: readonly PathStep[]): TreeNode {
-  let node = leafNode(leaf);
-  for (const step of path) {
-    if (step.hash.length !== HASH_BYTES) throw new AppError("LIABILITY_TREE_INVALID", "a path hash is 32 bytes");
-    const sibling = { hash: step.hash, sumLamports: step.sumLamports };
-    node = step.side === "left" ? parentNode(sibling, node) : parentNode(node, sibling);
-  }
-  return node;
-}
-
-export function verifyInclusion(leaf: Leaf, path: readonly PathStep[], root: TreeNode): boolean {
-  try {
-    const got = rootFromPath(leaf, path);
-    return compareBytes(got.hash, root.hash) === 0 && got.sumLamports === root.sumLamports;
-  } catch (error) {
-    if (isAppError(error, "LIABILITY_TREE_INVALID")) return false;
-    throw error;
-  }
-}
-
 export const toHex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex");
-
-export function fromHex(hex: string, bytes: number): Uint8Array {
-  if (!new RegExp(`^[0-9a-f]{${bytes * 2}}$`).test(hex))
-    throw new AppError("LIABILITY_TREE_INVALID", `expected ${bytes} bytes of lowercase hex`);
-  return new Uint8Array(Buffer.from(hex, "hex"));
-}
 
 export function randomNonce(): Uint8Array {
   return crypto.getRandomValues(new Uint8Array(NONCE_BYTES));

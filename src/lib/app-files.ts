@@ -8,7 +8,7 @@
 import { join } from "node:path";
 
 /** Bun's root for the files embedded in a compiled executable (Linux and macOS). */
-export const EMBEDDED_ROOT = "/$bunfs/root";
+const EMBEDDED_ROOT = "/$bunfs/root";
 
 /** True inside the executable made by `npm run build`, false under `bun run`. */
 export const insideExecutable = import.meta.dir.startsWith(EMBEDDED_ROOT);

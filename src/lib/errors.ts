@@ -873,7 +873,7 @@ export type ContextOf<C extends ErrorCode> = C extends TypedCode
     : never
   : ErrorContext;
 
-export interface AppErrorOptions {
+interface AppErrorOptions {
   cause?: unknown;
   /**
    * Headers the answer to this failure carries beyond the edge's own, for a route whose every

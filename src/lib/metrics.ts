@@ -4,9 +4,7 @@
  * pattern, never by the raw path).
  */
 const MAX_SERIES = 2_000;
-export const LATENCY_BUCKETS_SEC = [
-  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300,
-];
+const LATENCY_BUCKETS_SEC = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 type Labels = Record<string, string>;
 

@@ -63,7 +63,7 @@ const finite = (v: unknown): number | null => (typeof v === "number" && Number.i
  * Per mint, the pair with the most liquidity gives the market cap (its price is the one that
  * holds), and 24 h volume is summed over every pair of the mint, since each trade happens on one.
  */
-export function figuresFromPairs(
+function figuresFromPairs(
   pairs: readonly Pair[],
   mints: readonly string[],
   chainId: string,

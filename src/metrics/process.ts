@@ -10,8 +10,8 @@ import { counter, gauge } from "../lib/metrics";
 declare const FEE_LEDGER_COMMIT: string;
 
 /** The commit the executable was built from; "unknown" from source, where no build recorded one. */
-export const BUILD_REVISION = typeof FEE_LEDGER_COMMIT === "string" ? FEE_LEDGER_COMMIT : "unknown";
-export const BUILD_VERSION: string = packageJson.version;
+const BUILD_REVISION = typeof FEE_LEDGER_COMMIT === "string" ? FEE_LEDGER_COMMIT : "unknown";
+const BUILD_VERSION: string = packageJson.version;
 
 // Taken once: uptime read at each scrape would drift the start time by rounding between scrapes.
 const START_TIME_SECONDS = Math.round(Date.now() / 1000 - process.uptime());

@@ -17,7 +17,7 @@ import { providerTotals } from "../chain/provider-usage";
 import { query } from "../../db/statement";
 import { processMetrics } from "./process";
 
-export function renderMetrics(ctx: AppContext): string {
+function renderMetrics(ctx: AppContext): string {
   const parts = [
     ctx.metrics.requests.render(),
     ctx.metrics.requestSeconds.render(),

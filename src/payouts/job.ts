@@ -31,9 +31,9 @@ import { resolveSentWithdrawals, sendQueuedWithdrawals, type WithdrawalRunReport
 import { confirmPayouts, failPayouts, markPayoutsSent, queuePayout, replaceExpiredPayouts } from "./service";
 import type { PayoutJobDeps } from "./deps";
 
-export const TRANSFERS_PER_TRANSACTION = 12;
+const TRANSFERS_PER_TRANSACTION = 12;
 /** Rent-exempt minimum of an account with no data (mainnet's and the local chain's rent). */
-export const RENT_EXEMPT_MINIMUM_LAMPORTS = 890_880n;
+const RENT_EXEMPT_MINIMUM_LAMPORTS = 890_880n;
 
 export interface PayoutRunReport {
   autopayQueued: number;

@@ -15,7 +15,7 @@ import { columnsOf, statement, type TableRow } from "../../db/statement";
 import { immediate } from "../../db/transaction";
 import { AppError } from "../lib/errors";
 
-export type PayoutKind = "claim" | "autopay";
+type PayoutKind = "claim" | "autopay";
 
 export interface PayoutRequest {
   idpUserId: string;
@@ -38,7 +38,7 @@ export interface PayoutRequest {
  * The window the review amount applies over, per account: a day, like the daily outflow cap. Per
  * payout, an amount above review went out unreviewed as a few claims under it in a row.
  */
-export const REVIEW_WINDOW_MS = 86_400_000;
+const REVIEW_WINDOW_MS = 86_400_000;
 
 /** What an account took out in payouts since `sinceMs`: held, waiting, sent or paid (not failed, not replaced). */
 const recentPayoutLamports = statement<{ n: bigint }, [idpUserId: string, sinceMs: number]>(

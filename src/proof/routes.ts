@@ -22,9 +22,9 @@ import { log } from "../lib/log";
 export const PROOF_MEMO_MS = 5_000;
 const PROOF_MEMO_KEY = "proof";
 
-export const TREASURY_READ_WAIT_MS = 3_000;
+const TREASURY_READ_WAIT_MS = 3_000;
 
-export const ProofSchema = t.Object(
+const ProofSchema = t.Object(
   {
     treasury: t.String({ description: "treasury address" }),
     treasuryLamports: LamportsSchema,

@@ -35,7 +35,7 @@ interface Transfer {
 }
 
 /** Top-level system transfers out of `from`, in instruction order. */
-export function transfersFrom(tx: ConfirmedTransaction, from: string): Transfer[] {
+function transfersFrom(tx: ConfirmedTransaction, from: string): Transfer[] {
   const out: Transfer[] = [];
   for (const ix of tx.instructions) {
     if (ix.programId !== SYSTEM_PROGRAM || ix.data.length !== 12 || ix.accounts[0] !== from) continue;
@@ -47,7 +47,7 @@ export function transfersFrom(tx: ConfirmedTransaction, from: string): Transfer[
 }
 
 /** The command key of a transaction: the one memo of ours the treasury signed, or why there is none. */
-export function commandKeyOf(tx: ConfirmedTransaction, treasury: string): CommandKey | string {
+function commandKeyOf(tx: ConfirmedTransaction, treasury: string): CommandKey | string {
   const keys: CommandKey[] = [];
   for (const memo of memoTexts(tx)) {
     if (!memo.signers.includes(treasury)) continue;

@@ -22,7 +22,7 @@ const creditRow = statement<{ lamports: bigint }, [signature: string]>(
 );
 
 /** What a transaction gave the treasury when the treasury took no part in it; null when it did. */
-export function strangerCreditOf(tx: ConfirmedTransaction, treasury: string): bigint | null {
+function strangerCreditOf(tx: ConfirmedTransaction, treasury: string): bigint | null {
   if (treasuryActed(tx, treasury)) return null;
   const i = tx.accountKeys.indexOf(treasury);
   // Listed for the treasury but not touching its balance (an account read only): nothing gained.

@@ -1,7 +1,6 @@
 export { startCheckPassed } from "./check";
 export { reconcileWithChain } from "./job";
 export { booksReconciling } from "./reconciling";
-export type { ReconcileDeps, ReconcileReport } from "./job";
 export {
   activeReconciliation,
   holdForReconciliation,

@@ -11,7 +11,7 @@ import { immediate } from "../../db/transaction";
 import { clearIncidents, holdMoneyAtStart, raiseIncident, releaseStartHold, START_HOLD_KEY } from "../custody";
 import { AppError } from "../lib/errors";
 
-export type ReconciliationStatus = "scanning" | "applying" | "done" | "blocked";
+type ReconciliationStatus = "scanning" | "applying" | "done" | "blocked";
 export type ItemStatus = "pending" | "applied" | "ignored" | "unknown";
 
 export interface Reconciliation {
@@ -315,7 +315,7 @@ export function isKnownSignature(db: Db, signature: string): boolean {
  * no chain, so no treasury history can reach them, and the check at start does not wait for one
  * that does. Only the seed writes it; a real database never has it.
  */
-export const HISTORY_OFF_CHAIN_KEY = "books_history_off_chain";
+const HISTORY_OFF_CHAIN_KEY = "books_history_off_chain";
 
 /** Marks a database whose history was made up, not made on the chain the service will run against. */
 export function markHistoryOffChain(db: Db): void {

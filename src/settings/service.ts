@@ -9,7 +9,7 @@ import { AppError } from "../lib/errors";
 import { log } from "../lib/log";
 import { query } from "../../db/statement";
 
-export const SETTING_KEYS = {
+const SETTING_KEYS = {
   minClaimLamports: "min_claim_lamports",
   autopayMinLamports: "autopay_min_lamports",
   claimsPaused: "claims_paused",
@@ -111,11 +111,6 @@ export const SOL_USD_KEY = "sol_usd";
 
 export function getPlatformTokenMint(db: Db): string | null {
   return readSetting(db, PLATFORM_TOKEN_MINT_KEY);
-}
-
-/** The JSON the sweep job stored, or null before its first check. */
-export function getLastReconciliationJson(db: Db): string | null {
-  return readSetting(db, LAST_RECONCILIATION_KEY);
 }
 
 export function setLastReconciliation(

@@ -155,7 +155,7 @@ export async function runSweepJob(deps: SweepJobDeps, ctx: JobContext): Promise<
  * 100k tokens with the jobs working, random token details: p99 27.5-30.1 ms with pages of 300,
  * 23.6-24.1 ms with pages of 100 (and ~20% more of them served).
  */
-export const SWEEP_READ_BATCH_TOKENS = 100;
+const SWEEP_READ_BATCH_TOKENS = 100;
 
 /**
  * Tokens to sweep packed and sent together, before the run reads on. The run used to hold every
@@ -163,7 +163,7 @@ export const SWEEP_READ_BATCH_TOKENS = 100;
  * signers, the largest part of the jobs' thread's heap for the whole read. A chunk packs as
  * tightly as the whole did but for one partly filled transaction at its end.
  */
-export const SWEEP_SEND_CHUNK_TOKENS = 1_000;
+const SWEEP_SEND_CHUNK_TOKENS = 1_000;
 
 const TOKEN_REF_FIELDS = ["id", "mint", "creator"] as const;
 type TokenRefRow = Pick<TableRow<typeof tokens>, (typeof TOKEN_REF_FIELDS)[number]>;

@@ -2,7 +2,7 @@ export { listFeeSharing } from "./fee-sharing";
 export { HANDLE_PATTERN, recordConfirmedLaunch } from "./launch-record";
 export type { LaunchRecipientInput } from "./launch-record";
 export { imageUrlOf, tokenDetail } from "./queries";
-export type { Recipient, Sweep, Token, TokenDetail } from "./queries";
+export type { Recipient, Token, TokenDetail } from "./queries";
 export { storeVaultReadings, unsweptLamports } from "./readings";
 export type { ScheduleNote } from "./readings";
 export {

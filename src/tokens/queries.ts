@@ -9,12 +9,12 @@ import { columnsOf, query, statement, type TableRow } from "../../db/statement";
 import { handleKey, isoMs, isoMsOrNull, looksLikeAddress } from "../http/public-schemas";
 import type { CursorPosition, TokenSort } from "./cursor";
 import { FEE_SHARING_COLUMN, feeSharingFromJson } from "./fee-sharing";
-import type { Recipient, Sweep, Token, TokenDetail } from "./schemas";
+import type { Recipient, Token, TokenDetail } from "./schemas";
 import type { StaleToken } from "./vault-refresh";
 
-export type { Recipient, Sweep, Token, TokenDetail };
+export type { Recipient, Token, TokenDetail };
 
-export const SWEEPS_IN_DETAIL = 25;
+const SWEEPS_IN_DETAIL = 25;
 
 /** Columns of a Token, as every list and detail query selects them. */
 const TOKEN_COLUMNS = `t.id, t.mint, t.name, t.symbol, t.image_uri AS imageUri,
@@ -427,7 +427,7 @@ const recipientsOfTokens = statement<RecipientRow, [{ ids: string }]>(
  * a page of busy tokens reads one row per recipient, not every entry of every sweep. Every table is
  * read from a covering index it names (migration 0012, see `handles_recipient` in db/schema.ts).
  */
-export function recipientsOf(db: Db, tokenIds: readonly number[]): Map<number, Recipient[]> {
+function recipientsOf(db: Db, tokenIds: readonly number[]): Map<number, Recipient[]> {
   const out = new Map<number, Recipient[]>();
   if (tokenIds.length === 0) return out;
   const rows = recipientsOfTokens(db).all({ ids: JSON.stringify(tokenIds) });

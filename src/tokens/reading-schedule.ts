@@ -36,7 +36,7 @@ export function quietCapMs(maxIntervalMs: number): number {
 }
 
 /** The wait after a reading that did not change, given the wait that led to it. */
-export function nextQuietIntervalMs(previousMs: number, maxIntervalMs: number): number {
+function nextQuietIntervalMs(previousMs: number, maxIntervalMs: number): number {
   return Math.min(quietCapMs(maxIntervalMs), Math.max(QUIET_FIRST_INTERVAL_MS, previousMs * 2));
 }
 

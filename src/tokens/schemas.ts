@@ -15,7 +15,7 @@ export const TOKENS_LIMIT = integerQuery("limit", { minimum: 1, maximum: 60, def
 
 export const RoutingSchema = t.Union([t.Literal("hold"), t.Literal("autopay"), t.Literal("burn"), t.Null()]);
 
-export const RecipientSchema = t.Object(
+const RecipientSchema = t.Object(
   {
     handle: t.String({ description: "lowercase handle" }),
     displayHandle: t.String({ description: "handle with its original casing" }),
@@ -76,9 +76,9 @@ const tokenFields = {
   ),
 };
 
-export const TokenSchema = t.Object(tokenFields, { title: "Token" });
+const TokenSchema = t.Object(tokenFields, { title: "Token" });
 
-export const SweepSchema = t.Object(
+const SweepSchema = t.Object(
   {
     id: Int(),
     mint: t.String(),
@@ -144,7 +144,6 @@ export const TokenListQuerySchema = t.Object({
 
 export type Recipient = Static<typeof RecipientSchema>;
 export type Token = Static<typeof TokenSchema>;
-export type Sweep = Static<typeof SweepSchema>;
 export type TokenDetail = Static<typeof TokenDetailSchema>;
 /** The public `feeSharing` field of a token, when there is one. */
 export type FeeSharingState = NonNullable<Token["feeSharing"]>;

@@ -23,13 +23,13 @@ import { unsweptLamports } from "./readings";
 import { storeVaultReadingIfUnchanged } from "./records";
 
 export const VAULT_STALE_MS = 60_000;
-export const VAULT_REFRESH_WAIT_MS = 3_000;
+const VAULT_REFRESH_WAIT_MS = 3_000;
 /** Mints in one node call: one `getMultipleAccounts` page of 100 keys holds 25 tokens' four accounts. */
 export const VAULT_REFRESH_BATCH_MAX = 25;
 /** Node calls in flight at once; further stale mints wait for one of them to end and go in the next. */
-export const VAULT_REFRESH_CALLS_MAX = 2;
+const VAULT_REFRESH_CALLS_MAX = 2;
 /** Stale mints waiting for a call; past this a detail answers from its stored reading at once. */
-export const VAULT_REFRESH_WAITING_MAX = 1_000;
+const VAULT_REFRESH_WAITING_MAX = 1_000;
 
 export interface StaleToken {
   tokenId: number;

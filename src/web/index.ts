@@ -55,7 +55,7 @@ function compressed(body: Uint8Array, type: string): Asset {
 }
 
 /** The encoding to answer with, from the request's Accept-Encoding (q=0 refuses one). */
-export function chooseEncoding(acceptEncoding: string | null, asset: Asset): "br" | "gzip" | null {
+function chooseEncoding(acceptEncoding: string | null, asset: Asset): "br" | "gzip" | null {
   if (!acceptEncoding) return null;
   const accepted = new Map<string, number>();
   for (const part of acceptEncoding.toLowerCase().split(",")) {

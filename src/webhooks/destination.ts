@@ -12,7 +12,7 @@ import { checkServerIdentity } from "node:tls";
 import ipaddr from "ipaddr.js";
 import { AppError, type ErrorCode } from "../lib/errors";
 
-export const MAX_URL_LENGTH = 2048;
+const MAX_URL_LENGTH = 2048;
 
 /** A destination refused; each sentence is fit for the caller and for the delivery's error column. */
 export const WEBHOOK_DESTINATION_CODES = [

@@ -38,7 +38,7 @@ export interface DispatcherOptions {
 
 const DAY_MS = 24 * 3_600_000;
 
-export const DEFAULT_DISPATCHER_OPTIONS: Omit<DispatcherOptions, "signingKey"> = {
+const DEFAULT_DISPATCHER_OPTIONS: Omit<DispatcherOptions, "signingKey"> = {
   maxInFlightPerEndpoint: 4,
   timeoutMs: 10_000,
   retryBaseMs: 5_000,
@@ -201,7 +201,7 @@ export class WebhookDispatcher {
  * event's time with microseconds) and the deliveries route's `eventId`. Every attempt and replay
  * of one event carries it, so a receiver dedupes by it and matches it to the stream directly.
  */
-export function webhookMessageId(atUs: number): string {
+function webhookMessageId(atUs: number): string {
   return isoMicros(atUs);
 }
 

@@ -14,9 +14,9 @@ import { webhookSecret } from "./key";
 
 /** The ledger feed's event types, and `incident` (custody incidents: operator-only, src/custody). */
 export const EVENT_TYPES = ["launch", "sweep", "payout", "payoutStatus", "burn", "incident"] as const;
-export const MAX_WEBHOOKS = 20;
+const MAX_WEBHOOKS = 20;
 /** events one replay call may queue; a longer history is replayed in several calls */
-export const MAX_REPLAY = 10_000;
+const MAX_REPLAY = 10_000;
 
 export interface WebhookView {
   id: string;
@@ -94,7 +94,7 @@ export function listWebhooks(db: Db): WebhookView[] {
   return allWebhooks(db).all().map(view);
 }
 
-export function webhookExists(db: Db, id: string): boolean {
+function webhookExists(db: Db, id: string): boolean {
   return webhookById(db).get(id) !== null;
 }
 

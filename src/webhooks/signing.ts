@@ -6,7 +6,7 @@ import { createHmac } from "node:crypto";
 
 const PREFIX = "whsec_";
 
-export function signWebhook(secret: string, id: string, timestampSec: number, body: string): string {
+function signWebhook(secret: string, id: string, timestampSec: number, body: string): string {
   const key = Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, "base64");
   const mac = createHmac("sha256", key).update(`${id}.${timestampSec}.${body}`).digest("base64");
   return `v1,${mac}`;

@@ -13,7 +13,7 @@ import type { Call, Protocol, WorkerStart } from "./protocol";
 type Stoppable = Protocol & { toWorker: { calls: { stop: Call<null, null> } } };
 
 /** How long a worker may take to stop at a safe point before it is terminated. */
-export const STOP_MAX_MS = 35_000;
+const STOP_MAX_MS = 35_000;
 
 export interface LinkOptions<P extends Protocol> {
   /** the calls the worker may make of the request thread */

@@ -24,9 +24,9 @@
  */
 
 /** Requests within this long make the jobs rest. */
-export const PACE_BUSY_WINDOW_MS = 50;
+const PACE_BUSY_WINDOW_MS = 50;
 /** Rest per millisecond of work while requests come: 6 leaves the jobs a seventh of a core. */
-export const PACE_REST_PER_WORK_MS = 6;
+const PACE_REST_PER_WORK_MS = 6;
 /** The longest one call waits at its turn: the rest owed is paid in steps, by the calls in turn. */
 export const PACE_WAIT_MS_MAX = 250;
 /**
@@ -56,7 +56,7 @@ export function noteRequest(): void {
  * This thread's CPU time so far, in milliseconds. Where the runtime cannot tell a thread's CPU time,
  * all the time that passes counts as work: the jobs then rest more than they must, never less.
  */
-export function threadCpuMs(): number {
+function threadCpuMs(): number {
   const usage = (process as { threadCpuUsage?: () => { user: number; system: number } }).threadCpuUsage;
   if (typeof usage !== "function") return performance.now();
   const { user, system } = usage.call(process);

@@ -4,7 +4,7 @@
  * does, and refuses what S3 refuses: a request signed with another secret or an unknown key id.
  * A store that accepted a wrong signature would let the refused-credentials tests pass for nothing.
  *
- * Paged listing is shown on the fake only: under Bun, s3rver 5.0.0 answers a truncated
+ * Paged listing is shown on the fake only: under Bun, s3rver 4.0.4 answers a truncated
  * ListObjectsV2 with InternalError (its continuation token is DES-encrypted, a cipher neither
  * Bun nor Node's OpenSSL 3 offers by default) and lists keys in directory order, not S3's sorted
  * order (it relies on Node's sorted readdir; Bun's is not), so a page boundary would skip keys.

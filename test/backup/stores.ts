@@ -73,7 +73,7 @@ function clientFor(endpoint: string, bucket: string, accessKeyId: string, secret
   };
 }
 
-export const fakeKind: StoreKind = {
+const fakeKind: StoreKind = {
   name: "fake",
   async start(bucket, secretAccessKey) {
     const accessKeyId = newAccessKeyId();
@@ -170,7 +170,7 @@ export const s3rverKind: StoreKind = {
           waiters.changed();
         }
       });
-      // s3rver 5.0.0 signs a bucket-level request over "/bucket" whatever path was sent; S3 signs
+      // s3rver 4.0.4 signs a bucket-level request over "/bucket" whatever path was sent; S3 signs
       // the path as sent, and Bun's client sends ListObjectsV2 as "/bucket/?list-type=2", so every
       // list would be refused as SignatureDoesNotMatch. s3rver's canonical URI for a virtual-host
       // request is "/bucket" + mountPath: a mountPath of "/" makes it the path as sent. The

@@ -14,7 +14,7 @@ import { getTableName } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
 import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
-import { closeDatabase, openDatabase } from "../../db/client";
+import { closeDatabase, type Db, openDatabase } from "../../db/client";
 import * as schema from "../../db/schema";
 import { immediate } from "../../db/transaction";
 import { HALTING_KINDS, WARNING_KINDS } from "../../src/custody/incidents";
@@ -330,14 +330,14 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-/** The migrations folder as it was before 0024. */
-function migrationsBefore0024(dir: string): string {
-  const folder = join(dir, "migrations-0023");
+/** The migrations folder as it was before migration `next` (whose last entry is `last`). */
+function migrationsBefore(dir: string, next: string, last: string): string {
+  const folder = join(dir, `migrations-before-${next}`);
   cpSync(join(import.meta.dir, "../../db/migrations"), folder, { recursive: true });
   const journalPath = join(folder, "meta", "_journal.json");
   const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: { tag: string }[] };
-  journal.entries = journal.entries.filter((entry) => entry.tag < "0024");
-  expect(journal.entries.at(-1)?.tag).toBe("0023_payout_events");
+  journal.entries = journal.entries.filter((entry) => entry.tag < next);
+  expect(journal.entries.at(-1)?.tag).toBe(last);
   writeFileSync(journalPath, JSON.stringify(journal));
   return folder;
 }
@@ -412,14 +412,18 @@ describe("migration 0024 on a database with rows of every status", () => {
     const path = join(dir, "service.db");
     const client = new Database(path, { create: true, safeIntegers: true, strict: true });
     client.exec("PRAGMA foreign_keys = ON");
-    migrate(drizzle({ client }), { migrationsFolder: migrationsBefore0024(dir) });
+    migrate(drizzle({ client }), { migrationsFolder: migrationsBefore(dir, "0024", "0023_payout_events") });
     insertParents(client);
     fillEveryValue(client);
     const before = shapeOf(client);
     client.close();
 
-    // The service's own open: foreign keys on, every pending migration in one transaction.
-    const db = openDatabase(path);
+    // The service's own open as 0024 met it (later migrations change the schema on purpose): foreign
+    // keys on, every pending migration in one transaction.
+    const upgraded = new Database(path, { safeIntegers: true, strict: true });
+    upgraded.exec("PRAGMA foreign_keys = ON");
+    const db = drizzle({ client: upgraded, schema }) as Db;
+    migrate(db, { migrationsFolder: migrationsBefore(dir, "0025", "0024_check_constraints") });
     try {
       const after = shapeOf(db.$client);
       expect(after.objects).toEqual(before.objects);

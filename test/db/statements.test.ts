@@ -263,7 +263,6 @@ const BUILT_AT_CALL: Record<string, number> = {
   "src/custody/incidents.ts": 1,
   "src/custody/outflow.ts": 1,
   "src/launches/intents.ts": 1,
-  "src/stats/service.ts": 1,
   "src/tokens/queries.ts": 1,
 };
 

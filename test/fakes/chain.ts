@@ -25,7 +25,7 @@ export interface FakeChainOptions {
 }
 
 /** An address that names no real program: the fake launch program's default id. */
-export const FAKE_PROGRAM_ID = new PublicKey(new Uint8Array(32).fill(9)).toBase58();
+const FAKE_PROGRAM_ID = new PublicKey(new Uint8Array(32).fill(9)).toBase58();
 
 export function fakeChain(options: FakeChainOptions = {}): ChainServices {
   const usedBy = options.usedBy ?? "this test";

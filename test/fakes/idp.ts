@@ -26,7 +26,7 @@ interface IssuedCode {
   used: boolean;
 }
 
-export interface TokenRequestRecord {
+interface TokenRequestRecord {
   code: string;
   verifier: string | null;
   /** base64url(sha256(verifier)) */

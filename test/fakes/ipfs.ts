@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import bs58 from "bs58";
 
-export interface Pinned {
+interface Pinned {
   cid: string;
   kind: "file" | "json";
   contentType: string;

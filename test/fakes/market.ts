@@ -4,7 +4,7 @@
  * (`chainId`, `baseToken.address`, `marketCap`, `fdv`, `volume.h24`, `liquidity.usd`).
  * Tests set `pairs` per mint; `down = true` answers 503. Every request's address list is kept.
  */
-export interface FakePair {
+interface FakePair {
   chainId?: string;
   baseToken: { address: string; symbol?: string };
   marketCap?: number | null;

@@ -23,7 +23,7 @@ import { base58Of, rng } from "../../scripts/seed";
 export const T0 = Date.UTC(2026, 0, 1);
 const random = rng(42);
 export const address = () => base58Of(random, 32);
-export const signature = () => base58Of(random, 64);
+const signature = () => base58Of(random, 64);
 
 let creatorIndex = 1;
 

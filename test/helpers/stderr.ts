@@ -1,7 +1,7 @@
 /** A spawned process's stderr, read all along (a full pipe would block the child). */
 
 /** The last characters a process wrote to stderr, to explain a failure. */
-export const STDERR_TAIL_CHARS = 4_000;
+const STDERR_TAIL_CHARS = 4_000;
 
 /** Hands each piece the child writes to `onText`, until its stderr closes. */
 export function followStderr(stderr: ReadableStream<Uint8Array>, onText: (text: string) => void): void {

@@ -22,7 +22,7 @@ import { startIndexer, type Indexer, type IndexerOptions } from "../../indexer";
 import { launchOnLocalChain } from "../helpers/launch";
 import { localLaunchProgram } from "../../src/chain/setup";
 
-export interface TcpProxy {
+interface TcpProxy {
   url: string;
   /** drops every open connection and refuses new ones until up() */
   down(): void;
@@ -31,7 +31,7 @@ export interface TcpProxy {
 }
 
 /** A loopback TCP proxy: cutting it is what a network partition looks like to the subscriber. */
-export async function tcpProxy(targetPort: number): Promise<TcpProxy> {
+async function tcpProxy(targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   let isUp = true;
   const server = net.createServer((client) => {
@@ -94,7 +94,7 @@ export interface IndexerHarness {
 }
 
 /** The fields of GET /api/tokens/{mint} the indexer tests read (the route answers more). */
-export interface TokenView {
+interface TokenView {
   vaultLamports: string;
   vaultCheckedAt: string;
   bonded: boolean;

@@ -32,7 +32,7 @@ import { launchOnLocalChain } from "../helpers/launch";
 import { jobWorkerExecutable } from "../helpers/executable";
 import { localLaunchProgram } from "../../src/chain/setup";
 
-export interface WorkerRun {
+interface WorkerRun {
   exitCode: number | null;
   signalCode: string | null;
   results: {
@@ -48,7 +48,7 @@ export interface WorkerRun {
   stderr: string;
 }
 
-export interface WorkerOptions {
+interface WorkerOptions {
   jobs: string[];
   crashAt?: string;
   runs?: number;

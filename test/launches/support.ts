@@ -57,7 +57,7 @@ export function draft(overrides: Record<string, unknown> = {}) {
   };
 }
 
-export const SECRET = new Uint8Array(32).fill(7);
+const SECRET = new Uint8Array(32).fill(7);
 
 /**
  * A chain that answers only what intent and metadata need: the creator address (the real

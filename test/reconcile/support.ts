@@ -48,7 +48,7 @@ export interface PayoutRow {
   lamports: bigint;
 }
 
-export async function runOn(w: World, db: Db, platformWallet: string, job: "sweep" | "payouts" | "burns") {
+async function runOn(w: World, db: Db, platformWallet: string, job: "sweep" | "payouts" | "burns") {
   const scheduler = new Scheduler(db, { leaseMs: 10_000 });
   registerMoneyJobs(scheduler, { db, chain: w.chain, config: configOf(w, platformWallet) });
   for (let i = 0; i < 100; i++) {

@@ -17,10 +17,10 @@ import { chromium, type BrowserContext, type Page } from "playwright-core";
 
 const HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell";
 const FULL_CHROMIUM = "/usr/bin/chromium";
-export const CHROMIUM =
+const CHROMIUM =
   process.env.CHROMIUM_PATH ??
   (existsSync(HEADLESS_SHELL) || !existsSync(FULL_CHROMIUM) ? HEADLESS_SHELL : FULL_CHROMIUM);
-export const ARTIFACTS = join(import.meta.dir, "..", "artifacts");
+const ARTIFACTS = join(import.meta.dir, "..", "artifacts");
 
 export const DESKTOP = { width: 1280, height: 900 };
 export const PHONE = { width: 360, height: 740 };

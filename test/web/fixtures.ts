@@ -4,12 +4,12 @@
  */
 import { Keypair } from "@solana/web3.js";
 
-export const BIG_LAMPORTS = "9007199254740993"; // 2^53 + 1: a float would show ...992
+const BIG_LAMPORTS = "9007199254740993"; // 2^53 + 1: a float would show ...992
 export const BIG_SOL = "9,007,199.254740993 SOL";
 
 const address = (seed: number) => Keypair.fromSeed(new Uint8Array(32).fill(seed)).publicKey.toBase58();
 
-export function recipient(handle: string, bps: number, extra: Record<string, unknown> = {}) {
+function recipient(handle: string, bps: number, extra: Record<string, unknown> = {}) {
   return {
     handle: handle.toLowerCase(),
     displayHandle: handle,

@@ -9,7 +9,7 @@ import { freePort } from "../helpers/socket";
 import { appendTail, followStderr } from "../helpers/stderr";
 
 export const CRON = "cron-secret-for-the-worker-tests-0123456789";
-export const METRICS = "metrics-secret-for-the-worker-tests-012345";
+const METRICS = "metrics-secret-for-the-worker-tests-012345";
 let seeded: string | null = null;
 
 /** A data dir holding a copy of one seeded database (sent sweeps and queued payouts to work). */

@@ -223,8 +223,3 @@ export function toBincode(err: SolanaTxError): Uint8Array {
   }
   return Uint8Array.from(out);
 }
-
-/** A short human description, the form the ports use (`SignatureState.err`). */
-export function describeError(err: SolanaTxError): string {
-  return typeof err === "string" ? err : JSON.stringify(err);
-}

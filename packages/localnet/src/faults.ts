@@ -40,8 +40,6 @@ export type FaultRule =
   | { kind: "programLayout"; layout: "v3" }
   | { kind: "clear" };
 
-export type FaultKind = Exclude<FaultRule["kind"], "clear">;
-
 /** What a read is answered as: the current node, or one `lagSlots` behind. */
 export interface ReadView {
   lagSlots: bigint;
@@ -83,7 +81,7 @@ const MAX_HOLD_MS = 120_000;
 const MAX_PRICE_MICRO_LAMPORTS = 10_000_000;
 
 /** Methods whose answer depends on the ledger history the answering node kept. */
-export const HISTORY_METHODS: ReadonlySet<string> = new Set([
+const HISTORY_METHODS: ReadonlySet<string> = new Set([
   "minimumLedgerSlot",
   "getFirstAvailableBlock",
   "getSignatureStatuses",

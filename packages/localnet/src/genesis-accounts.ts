@@ -51,7 +51,7 @@ export interface GenesisLoads {
   accountDirs?: string[];
 }
 
-export interface GenesisAccount {
+interface GenesisAccount {
   lamports: bigint;
   data: Uint8Array;
   owner: PublicKey;
@@ -59,14 +59,14 @@ export interface GenesisAccount {
 }
 
 /** The accounts to write, keyed by address (base58), each with what it came from for errors. */
-export type GenesisWrites = Map<string, { address: PublicKey; account: GenesisAccount; from: string }>;
+type GenesisWrites = Map<string, { address: PublicKey; account: GenesisAccount; from: string }>;
 
 export interface GenesisNode {
   setAccount(address: PublicKey, account: GenesisAccount): void;
   minimumBalanceForRentExemption(dataLen: number): bigint;
 }
 
-export function hasGenesisLoads(loads: GenesisLoads): boolean {
+function hasGenesisLoads(loads: GenesisLoads): boolean {
   return (
     (loads.bpfPrograms?.length ?? 0) +
       (loads.upgradeablePrograms?.length ?? 0) +
@@ -77,7 +77,7 @@ export function hasGenesisLoads(loads: GenesisLoads): boolean {
 }
 
 /** Reads and checks every file; throws an Error naming the flag's value that is wrong. */
-export function readGenesisLoads(loads: GenesisLoads, rentExemptLamports: (dataLen: number) => bigint): GenesisWrites {
+function readGenesisLoads(loads: GenesisLoads, rentExemptLamports: (dataLen: number) => bigint): GenesisWrites {
   const writes: GenesisWrites = new Map();
   const put = (address: PublicKey, account: GenesisAccount, from: string) => {
     const key = address.toBase58();
@@ -120,7 +120,7 @@ export function readGenesisLoads(loads: GenesisLoads, rentExemptLamports: (dataL
  * as its account is written, from its ProgramData (which must be there already), and refuses an
  * ELF it cannot load, which agave would only refuse when the program is called.
  */
-export function writeGenesisLoads(node: GenesisNode, writes: GenesisWrites): void {
+function writeGenesisLoads(node: GenesisNode, writes: GenesisWrites): void {
   const ordered = [...writes.values()].sort((a, b) => Number(a.account.executable) - Number(b.account.executable));
   for (const { address, account, from } of ordered) {
     try {
@@ -196,7 +196,7 @@ function locate(file: string): string {
 }
 
 /** A `solana account --output json` dump: `{"pubkey", "account": {lamports, data, owner, executable, rentEpoch, space}}`. */
-export function readAccountFile(file: string): { pubkey: PublicKey | null; account: GenesisAccount } {
+function readAccountFile(file: string): { pubkey: PublicKey | null; account: GenesisAccount } {
   const path = locate(file);
   let dump: unknown;
   try {

@@ -22,8 +22,8 @@ import {
 } from "@solana/web3.js";
 
 /** As solana-test-validator: the identity holds 500 SOL, the bootstrap stake 1,000,000 SOL. */
-export const VALIDATOR_IDENTITY_LAMPORTS = 500_000_000_000n;
-export const BOOTSTRAP_STAKE_ACCOUNT_LAMPORTS = 1_000_000_000_000_000n;
+const VALIDATOR_IDENTITY_LAMPORTS = 500_000_000_000n;
+const BOOTSTRAP_STAKE_ACCOUNT_LAMPORTS = 1_000_000_000_000_000n;
 /** StakeStateV2's size */
 const STAKE_ACCOUNT_BYTES = 200;
 /** VoteState's size (VoteProgram.space) */

@@ -8,9 +8,9 @@ import { AddressLookupTableAccount, AddressLookupTableProgram, PublicKey, System
 import { readU64LE, TOKEN_PROGRAM_ID } from "./program";
 import { uiAmount } from "./rpc/context";
 
-export const TOKEN_2022_PROGRAM_ID = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
-export const TOKEN_ACCOUNT_BYTES = 165;
-export const MINT_BYTES = 82;
+const TOKEN_2022_PROGRAM_ID = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
+const TOKEN_ACCOUNT_BYTES = 165;
+const MINT_BYTES = 82;
 /** Token-2022 writes the account type after the base layout padded to this length */
 const TOKEN_2022_ACCOUNT_TYPE_OFFSET = 165;
 
@@ -48,7 +48,7 @@ export function mintDecimals(owner: string, data: Uint8Array): number | null {
   return data[44]!;
 }
 
-export function parseMint(data: Uint8Array): Record<string, unknown> {
+function parseMint(data: Uint8Array): Record<string, unknown> {
   return {
     mintAuthority: optionalKey(data, 0),
     supply: readU64LE(data, 36).toString(),
@@ -59,7 +59,7 @@ export function parseMint(data: Uint8Array): Record<string, unknown> {
 }
 
 /** A token account's fields as agave's parser writes them; `decimals` are its mint's. */
-export function parseTokenAccount(data: Uint8Array, decimals: number): Record<string, unknown> {
+function parseTokenAccount(data: Uint8Array, decimals: number): Record<string, unknown> {
   const state = data[108];
   const native = new DataView(data.buffer, data.byteOffset + 109, 4).getUint32(0, true) === 1;
   const delegate = optionalKey(data, 72);

@@ -12,7 +12,7 @@ export interface PubSubSocket {
   close(code: number, reason: string): void;
 }
 
-export interface SocketRefusal {
+interface SocketRefusal {
   status: number;
   body: string;
 }

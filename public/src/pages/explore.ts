@@ -187,7 +187,7 @@ function sortButtons(sort: string, go: (next: ExploreView) => void): HTMLElement
   );
 }
 
-export function tokenCard(token: Token, sort = "new"): HTMLElement {
+function tokenCard(token: Token, sort = "new"): HTMLElement {
   const href = `/token/${encodeURIComponent(token.mint)}`;
   return h(
     "li",

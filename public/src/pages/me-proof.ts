@@ -60,11 +60,7 @@ const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.e
  * Folds the leaf and its path into a root and compares it with `root`/`totalLamports`. Returns null
  * when it holds, or the reason it does not.
  */
-export async function checkInclusion(
-  proof: InclusionProofJson,
-  root: string,
-  totalLamports: string,
-): Promise<string | null> {
+async function checkInclusion(proof: InclusionProofJson, root: string, totalLamports: string): Promise<string | null> {
   try {
     const lamports = amount(proof.leaf.lamports, "your amount");
     if (lamports === 0n) return "a leaf of 0 lamports is never in the tree";

@@ -59,7 +59,7 @@ import { buyPriceImpactBps } from "../impact";
 const MAX_SLIPPAGE_BPS = 5_000;
 
 /** Tokens a first buy asks for, below the fresh-curve quote: a buy landing first must not fail ours. */
-export const FIRST_BUY_SLIPPAGE_BPS = 500;
+const FIRST_BUY_SLIPPAGE_BPS = 500;
 
 export class LocalLaunchProgram implements LaunchProgram {
   readonly kind = "local" as const;

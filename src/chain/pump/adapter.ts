@@ -110,7 +110,7 @@ export interface PumpLaunchProgramOptions {
 const DISTRIBUTION_SLACK_LAMPORTS_PER_SHAREHOLDER = 1n;
 
 /** The part of a fee-sharing distribution a sweep plans to move on (0n when there is none). */
-export function plannedShareLamports(reading: VaultReading): bigint {
+function plannedShareLamports(reading: VaultReading): bigint {
   const sharing = reading.feeSharing;
   if (!sharing || sharing.blockedReason !== null || sharing.shareLamports <= 0n) return 0n;
   const slack = DISTRIBUTION_SLACK_LAMPORTS_PER_SHAREHOLDER * BigInt(sharing.shareholders.length);
@@ -118,7 +118,7 @@ export function plannedShareLamports(reading: VaultReading): bigint {
 }
 
 /** Lamports a sweep would move to the treasury for this reading (0n: nothing to sweep yet). */
-export function sweepableLamports(reading: VaultReading): bigint {
+function sweepableLamports(reading: VaultReading): bigint {
   // A reading resting on a layout this adapter does not know moves nothing (set aside instead).
   if (reading.programChanged) return 0n;
   const total = reading.creatorLamports + reading.curveLamports + reading.poolLamports + plannedShareLamports(reading);

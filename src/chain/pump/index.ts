@@ -4,9 +4,6 @@ export {
   createPumpLaunchProgram,
   encodeBuyExactQuoteIn,
   encodeBuyExactSolIn,
-  sweepableLamports,
-  type PumpLaunchProgram,
-  type PumpLaunchProgramOptions,
 } from "./adapter";
 export { pumpLaunchOps } from "./launch-ops";
 export * from "./layout";

@@ -410,7 +410,7 @@ export interface CreateEventKind {
 }
 
 /** Decodes `disc ‖ borsh body` of the events the service reads; anything else is null. */
-export function decodeEvent(payload: Uint8Array): PumpEvent | null {
+function decodeEvent(payload: Uint8Array): PumpEvent | null {
   try {
     const c = new Cursor(payload.subarray(8));
     if (startsWith(payload, DISC.collectCreatorFeeEvent)) {
@@ -500,7 +500,7 @@ export interface BondingCurveState {
 }
 
 /** Layouts the program has written: 49 up to 125 bytes (151 when extended); missing tails read as zero. */
-export const BONDING_CURVE_MIN_BYTES = 49;
+const BONDING_CURVE_MIN_BYTES = 49;
 const BONDING_CURVE_FULL_BYTES = 125;
 
 export function decodeBondingCurve(data: Uint8Array): BondingCurveState {

@@ -1,7 +1,7 @@
 /** A tiny JSON-RPC fake on 127.0.0.1 (port 0) with scriptable answers and faults. */
 import type { Server } from "bun";
 
-export type Reply =
+type Reply =
   | { result: unknown }
   | { error: { code: number; message: string } }
   | { status: number; body?: string; headers?: Record<string, string> }

@@ -40,15 +40,11 @@ export const idlAccountDisc = (idl: Idl, name: string) =>
   Uint8Array.from(idl.accounts.find((e) => e.name === name)!.discriminator);
 
 /** `EVENT_IX_TAG ‖ disc ‖ body`, the data of an #[event_cpi] self-invocation. */
-export function eventCpiData(eventDisc: Uint8Array, body: Uint8Array): Uint8Array {
+function eventCpiData(eventDisc: Uint8Array, body: Uint8Array): Uint8Array {
   return Uint8Array.from([...DISC.eventIxTag, ...eventDisc, ...body]);
 }
 
-export function encodeCollectCreatorFeeEvent(
-  creator: PublicKey,
-  feeLamports: bigint,
-  withQuoteMint = true,
-): Uint8Array {
+function encodeCollectCreatorFeeEvent(creator: PublicKey, feeLamports: bigint, withQuoteMint = true): Uint8Array {
   const body = pumpProgram.coder.types.encode("collectCreatorFeeEvent", {
     timestamp: new BN(1_760_000_000),
     creator,
@@ -59,7 +55,7 @@ export function encodeCollectCreatorFeeEvent(
   return withQuoteMint ? new Uint8Array(body) : new Uint8Array(body.subarray(0, 8 + 32 + 8));
 }
 
-export function encodeCollectCoinCreatorFeeEvent(creator: PublicKey, feeLamports: bigint): Uint8Array {
+function encodeCollectCoinCreatorFeeEvent(creator: PublicKey, feeLamports: bigint): Uint8Array {
   return new Uint8Array(
     ammProgram.coder.types.encode("collectCoinCreatorFeeEvent", {
       timestamp: new BN(1_760_000_000),

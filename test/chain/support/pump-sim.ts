@@ -49,7 +49,7 @@ import { ammGlobalConfigBytes, bondingCurveBytes, poolBytes, sharingConfigBytes 
 
 const SYSTEM = SystemProgram.programId.toBase58();
 const ATA_PROGRAM = "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL";
-export const LAMPORTS_PER_SIGNATURE = 5_000n;
+const LAMPORTS_PER_SIGNATURE = 5_000n;
 
 type Account = { lamports: bigint; owner: string; data: Uint8Array };
 

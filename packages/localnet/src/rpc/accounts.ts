@@ -9,8 +9,8 @@ import zlib from "node:zlib";
 import { PublicKey } from "@solana/web3.js";
 import bs58 from "bs58";
 import { type LocalNode, rpcError } from "../node";
-import { readU64LE, TOKEN_PROGRAM_ID } from "../program";
-import { isTokenProgram, mintDecimals, parsedAccountData, TOKEN_2022_PROGRAM_ID, tokenAccountKind } from "../parsed";
+import { readU64LE } from "../program";
+import { isTokenProgram, mintDecimals, parsedAccountData, tokenAccountKind } from "../parsed";
 import {
   addressParam,
   type Config,
@@ -355,5 +355,3 @@ function zstd(data: Uint8Array): Uint8Array {
   if (!compress) throw rpcError(-32602, "Invalid params: base64+zstd is not available on this runtime");
   return compress(data);
 }
-
-export { TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID };

@@ -19,7 +19,7 @@ import {
 } from "./context";
 
 /** As mainnet (and solana-test-validator without --slots-per-epoch): no warmup. */
-export const SLOTS_PER_EPOCH = 432_000n;
+const SLOTS_PER_EPOCH = 432_000n;
 /** agave's default genesis inflation */
 const INFLATION = { initial: 0.08, terminal: 0.015, taper: 0.15, foundation: 0.05, foundationTerm: 7 };
 /** LiteSVM runs every feature, `stake_raise_minimum_delegation_to_1_sol` too */

@@ -23,7 +23,7 @@ export function txEncodingOf(v: unknown): TxEncoding {
 }
 
 /** agave's answer when a v0 transaction meets a client that did not say it reads them. */
-export function unsupportedVersion(version: number): never {
+function unsupportedVersion(version: number): never {
   throw rpcError(
     -32015,
     `Transaction version (${version}) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0`,

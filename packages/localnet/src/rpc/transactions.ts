@@ -34,7 +34,7 @@ const MAX_BASE64_TX_CHARS = 1644;
  * and has no per-request cap, so no request above that can succeed there; the local faucet refuses
  * such requests the way agave refuses a faucet error (-32603 Internal error).
  */
-export const AIRDROP_CAP_LAMPORTS = 1_000_000n * 1_000_000_000n;
+const AIRDROP_CAP_LAMPORTS = 1_000_000n * 1_000_000_000n;
 
 type AccountJson = (address: string, cfg: Config, v: View) => unknown;
 type EncodeAccount = (acc: Account, cfg: Config, v: View) => unknown;
