@@ -14,6 +14,7 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
+import { AppError } from "../src/lib/errors";
 import { bool, int, lamports, rowId, usd } from "./columns";
 
 // ---------------------------------------------------------------- checks (migration 0024)
@@ -26,7 +27,7 @@ import { bool, int, lamports, rowId, usd } from "./columns";
  */
 function oneOf(column: AnySQLiteColumn) {
   const values = (column as { enumValues?: readonly string[] }).enumValues;
-  if (!values?.length) throw new Error(`${column.name} names no values`);
+  if (!values?.length) throw new AppError("INTERNAL", `${column.name} names no values`);
   const list = values.map((value) => `'${value}'`).join(", ");
   return check(
     `${getTableName(column.table)}_${column.name}`,
@@ -115,7 +116,10 @@ export const tokenRecipients = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.tokenId, t.handle] }),
-    index("token_recipients_handle").on(t.handle),
+    // Covering for an account record's tokens: a handle's tokens and shares from the index alone,
+    // where each was also a page of the table (the rows of one handle are written launch by
+    // launch, far apart).
+    index("token_recipients_handle").on(t.handle, t.tokenId, t.bps),
     // Covering, in the order a token lists them: its recipients from one leaf (see handles_recipient).
     index("token_recipients_listed").on(t.tokenId, t.position, t.handle, t.displayHandle, t.bps),
   ],
@@ -342,6 +346,38 @@ export const ledgerAccountTokenCredits = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.accountId, t.tokenId] })],
 );
+
+/**
+ * The balances of every account of one kind, summed: the totals `/api/stats` and the solvency
+ * figures show, read as a few rows instead of summing every account (one per person, payout and
+ * token). Kept by a trigger on `ledger_entries` in the statement that writes the entry (migration
+ * 0025); `verifyLedger` compares them with the accounts.
+ */
+export const ledgerKindTotals = sqliteTable("ledger_kind_totals", {
+  kind: text("kind").primaryKey(),
+  balanceLamports: lamports("balance_lamports").notNull(),
+});
+
+// ---------------------------------------------------------------- stats
+
+/**
+ * The counts `/api/stats` shows (`tokens`, `recipients`, `claimed_accounts`), each kept by triggers
+ * in the statement that changes what it counts (migration 0025), so a stats read is a row read and
+ * nothing recounts.
+ */
+export const statsCounts = sqliteTable("stats_counts", {
+  name: text("name").primaryKey(),
+  count: int("count").notNull(),
+});
+
+/**
+ * The identities the claimed-accounts count counts: signed in, with a handle pinned to them that a
+ * token names. Kept by triggers on identities, handles and token_recipients (migration 0025); its
+ * own triggers keep `stats_counts.claimed_accounts` equal to its size.
+ */
+export const statsClaimedAccounts = sqliteTable("stats_claimed_accounts", {
+  idpUserId: text("idp_user_id").primaryKey(),
+});
 
 // ---------------------------------------------------------------- feed
 

@@ -31,7 +31,7 @@ function handleOf(raw: string): string {
 
 const noRecord = () => new AppError("HANDLE_NOT_NAMED");
 
-export function accountPublicRoutes(ctx: AppContext) {
+export function accountPublicRoutes(ctx: Pick<AppContext, "db">) {
   const memo = readMemo(ctx.db);
   const ownerOf = (raw: string) => {
     const owner = accountOwnerOf(ctx.db, handleOf(raw));
@@ -47,8 +47,11 @@ export function accountPublicRoutes(ctx: AppContext) {
         const key = `idp\u0000${handle}`;
         const hit = memo.get(key);
         if (hit) return jsonBody(hit.body, set);
-        const version = memo.version();
-        const record = accountRecord(ctx.db, handle);
+        // The stamp and every read of the record in one read transaction: one snapshot (the figures
+        // and the tokens' credits agree even while the jobs commit), taken once instead of per statement.
+        const { version, record } = ctx.db.$client
+          .transaction(() => ({ version: memo.version(), record: accountRecord(ctx.db, handle) }))
+          .deferred();
         if (!record) throw noRecord();
         const body = JSON.stringify(record);
         return jsonBody(memo.set(key, version, body), set);

@@ -56,11 +56,7 @@ interface TokenRow {
 }
 
 /** Every payout of a user id, newest first (SPEC Payout); or one page of them, strictly older than `beforeId`. */
-export function payoutsOf(
-  db: Db,
-  idpUserId: string,
-  page: { beforeId?: number | null; limit?: number } = {},
-): Payout[] {
+function payoutsOf(db: Db, idpUserId: string, page: { beforeId?: number | null; limit?: number } = {}): Payout[] {
   const rows = payoutsOlderThan(db).all(idpUserId, page.beforeId ?? Number.MAX_SAFE_INTEGER, page.limit ?? -1);
   return rows.map((p) => ({
     id: Number(p.id),
@@ -112,6 +108,7 @@ export function accountTokensPage(
   owner: { idpUserId: string | null; handle: string },
   after: TokenPosition | null,
   limit: number,
+  reconciling: boolean = booksReconciling(db),
 ): AccountTokensPage {
   const afterMs = after?.launchedAtMs ?? Number.MAX_SAFE_INTEGER;
   const afterMint = after?.mint ?? "";
@@ -123,7 +120,6 @@ export function accountTokensPage(
   const last = page[page.length - 1];
   // The ledger keeps a row per account and token: only this page's are read.
   const pageTokenIds = page.map((r) => Number(r.tokenId));
-  const reconciling = booksReconciling(db);
   const credits = owner.idpUserId
     ? creditsByToken(db, "user", owner.idpUserId, pageTokenIds)
     : creditsByToken(db, "handle", owner.handle, pageTokenIds);
@@ -150,10 +146,12 @@ const handleOwner = statement<{ idpUserId: string | null }, [handle: string]>(
 const anyRecipient = statement<{ one: bigint }, [handle: string]>(
   "SELECT 1 AS one FROM token_recipients WHERE handle = ? LIMIT 1",
 );
+// The identity's part from its covering index (one page, not the key's and then the row's): with no
+// statistics SQLite prefers the primary key, so the index is named.
 const handleProfile = statement<HandleRow, [handle: string]>(
   `SELECT h.handle, h.display_handle AS displayHandle, h.name, h.avatar_url AS avatarUrl, h.followers,
           h.idp_user_id AS idpUserId, i.first_sign_in_at_ms AS firstSignInAtMs, i.routing, i.declined
-     FROM handles h LEFT JOIN identities i ON i.idp_user_id = h.idp_user_id
+     FROM handles h LEFT JOIN identities i INDEXED BY identities_recipient ON i.idp_user_id = h.idp_user_id
     WHERE h.handle = ?`,
 );
 const recipientName = statement<{ handle: string; displayHandle: string }, [handle: string]>(
@@ -216,9 +214,10 @@ export function accountRecord(db: Db, handle: string): AccountRecord | null {
   const profile = profileOf(db, handle);
 
   const pinnedTo = profile.idpUserId;
+  // Asked once per record: its figures and its tokens' credits are shown or withheld together.
   const reconciling = booksReconciling(db);
   const figures = pinnedTo ? accountFigures(db, "user", pinnedTo) : accountFigures(db, "handle", handle);
-  const tokens = accountTokensPage(db, { idpUserId: pinnedTo, handle }, null, ACCOUNT_PAGE_SIZE);
+  const tokens = accountTokensPage(db, { idpUserId: pinnedTo, handle }, null, ACCOUNT_PAGE_SIZE, reconciling);
   const payouts = pinnedTo ? payoutsPage(db, pinnedTo, null, ACCOUNT_PAGE_SIZE) : { payouts: [], nextCursor: null };
 
   const claimed = pinnedTo !== null && profile.firstSignInAtMs !== null;

@@ -15,7 +15,7 @@ const AccountLamports = t.Union([LamportsSchema, t.Null()], {
 });
 
 /** Present, and true, only while the books are reconciled with the chain after a restore. */
-export const ReconcilingSchema = t.Optional(
+const ReconcilingSchema = t.Optional(
   t.Literal(true, {
     description:
       "present only while the books are reconciled with the chain (after a restore): the account's figures are null until it is done, then return",
@@ -24,7 +24,7 @@ export const ReconcilingSchema = t.Optional(
 import { PayoutStatusSchema } from "../ledger";
 import { RoutingSchema } from "../tokens";
 
-export const PayoutSchema = t.Object(
+const PayoutSchema = t.Object(
   {
     id: Int(),
     lamports: LamportsSchema,
@@ -38,7 +38,7 @@ export const PayoutSchema = t.Object(
   { title: "Payout" },
 );
 
-export const AccountTokenSchema = t.Object(
+const AccountTokenSchema = t.Object(
   {
     mint: t.String(),
     name: t.String(),

@@ -2,7 +2,8 @@
  * Figures derived from ledger entries: an account's credited, paid, burned and balance, and the
  * service-wide figures of SPEC's Stats. Each is a sum of entries, read from what the ledger keeps
  * with every entry: cached balances (`post` keeps them equal to the sums) and the projections its
- * insert triggers keep (migrations 0009 and 0010), which `verifyLedger` recomputes from the entries.
+ * insert triggers keep (migrations 0009, 0010 and 0025's totals per kind), which `verifyLedger`
+ * recomputes from the entries.
  */
 import type { Db } from "../../db/client";
 import { AppError } from "../lib/errors";
@@ -127,12 +128,39 @@ export interface LedgerTotals {
   withdrawalPendingLamports: bigint;
 }
 
-export function ledgerTotals(db: Db): LedgerTotals {
+/** Every account's balance summed per kind, as `ledger_kind_totals` keeps them: a walk of every account. */
+export function recountedKindTotals(db: Db): Map<string, bigint> {
   const rows = query<{ kind: string; total: bigint }, []>(
     db,
     "SELECT kind, SUM(balance) AS total FROM ledger_accounts GROUP BY kind",
   ).all();
-  const by = new Map(rows.map((r) => [r.kind, BigInt(r.total)]));
+  return new Map(rows.map((r) => [r.kind, BigInt(r.total)]));
+}
+
+const keptTotals = statement<{ kind: string; total: bigint }, []>(
+  "SELECT kind, balance_lamports AS total FROM ledger_kind_totals",
+);
+
+/** The per-kind sums the ledger keeps with every entry (migration 0025): a row per kind, not per account. */
+export function keptKindTotals(db: Db): Map<string, bigint> {
+  return new Map(
+    keptTotals(db)
+      .all()
+      .map((r) => [r.kind, BigInt(r.total)]),
+  );
+}
+
+/** The service-wide totals from the per-kind sums the ledger keeps (what `/api/stats` shows). */
+export function ledgerTotals(db: Db): LedgerTotals {
+  return totalsOf(keptKindTotals(db));
+}
+
+/** The same totals summed from every account: the audit's recount. */
+export function recountedLedgerTotals(db: Db): LedgerTotals {
+  return totalsOf(recountedKindTotals(db));
+}
+
+function totalsOf(by: ReadonlyMap<string, bigint>): LedgerTotals {
   const get = (kind: string) => by.get(kind) ?? 0n;
   const unclaimed = get("user") + get("handle");
   const totals: LedgerTotals = {

@@ -28,14 +28,14 @@ export const ACCOUNT_KINDS = [
   "withdrawal",
   "withdrawn",
 ] as const;
-export type AccountKind = (typeof ACCOUNT_KINDS)[number];
+type AccountKind = (typeof ACCOUNT_KINDS)[number];
 
 /**
  * Only sources are negative: sweep sources (money that arrived from the chain) and the operator's
  * float (the treasury's own lamports beyond the sweeps, negative by what it fronted); every other
  * account is >= 0.
  */
-export const MAY_GO_NEGATIVE: ReadonlySet<AccountKind> = new Set(["sweep_source", "operator_float"]);
+const MAY_GO_NEGATIVE: ReadonlySet<AccountKind> = new Set(["sweep_source", "operator_float"]);
 
 export const POSTING_KINDS = [
   "sweep",

@@ -3,7 +3,15 @@
  * sweep run and in tests; a violation throws, and the service refuses to serve a wrong balance.
  */
 import type { Db } from "../../db/client";
-import { figuresAddUp, ledgerTotals, recipientCredits, STORED_FIGURES_COLUMNS, type StoredFigures } from "./figures";
+import {
+  figuresAddUp,
+  keptKindTotals,
+  recipientCredits,
+  recountedKindTotals,
+  recountedLedgerTotals,
+  STORED_FIGURES_COLUMNS,
+  type StoredFigures,
+} from "./figures";
 import { query, statement } from "../../db/statement";
 import { AppError } from "../lib/errors";
 
@@ -53,7 +61,8 @@ export function verifyLedger(db: Db, options: VerifyOptions = {}): void {
   ).get();
   if (negative) throw new AppError("LEDGER_INVARIANT", `account ${negative.id} has a balance of the wrong sign`);
 
-  ledgerTotals(db);
+  recountedLedgerTotals(db);
+  verifyKindTotals(db);
 
   // The rows the money belongs to agree with the books.
   const payoutMismatch = query<{ id: bigint }, []>(
@@ -165,4 +174,15 @@ export function verifyRecipientCredits(db: Db, tokenId: number): void {
   const agree =
     stored.length === fromEntries.size && stored.every((r) => fromEntries.get(r.handle) === BigInt(r.credited));
   if (!agree) throw new AppError("LEDGER_INVARIANT", `recipient credits of token ${tokenId} differ from its entries`);
+}
+
+/** The per-kind totals the ledger keeps with every entry (what the stats show) equal the accounts' sums. */
+function verifyKindTotals(db: Db): void {
+  const kept = keptKindTotals(db);
+  const recounted = recountedKindTotals(db);
+  for (const kind of new Set([...kept.keys(), ...recounted.keys()])) {
+    if ((kept.get(kind) ?? 0n) !== (recounted.get(kind) ?? 0n)) {
+      throw new AppError("LEDGER_INVARIANT", `the kept total of ${kind} accounts differs from their balances`);
+    }
+  }
 }

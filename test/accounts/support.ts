@@ -12,8 +12,8 @@ import { fakeChain as fakeChainServices } from "../fakes/chain";
 import type { FakeIdp } from "../fakes/idp";
 
 export const ORIGIN = "http://localhost:3000";
-export const SYSTEM_PROGRAM = "11111111111111111111111111111111";
-export const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
+const SYSTEM_PROGRAM = "11111111111111111111111111111111";
+const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
 
 export interface FakeChain extends ChainServices {
   /** what getAccounts answers per address; absent = unused (null) */
