@@ -167,3 +167,16 @@ export async function axeViolations(page: Page, where: string, include?: string)
   const result = await builder.analyze();
   return result.violations.map((v) => `${where}: ${v.id} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);
 }
+
+/**
+ * A liveness wait: returns as soon as `check` holds, polling every 50 ms. The bound (20 s) is for a
+ * loaded parallel run; it is never a duration a test relies on.
+ */
+export async function until(check: () => Promise<boolean> | boolean, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await Bun.sleep(50);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}

@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { overflowsHorizontally, PHONE, useBrowser } from "./browser";
+import { overflowsHorizontally, PHONE, useBrowser, until } from "./browser";
 import { FakeApi } from "./fake-api";
 import { WALLET } from "./fixtures";
 
@@ -24,15 +24,6 @@ afterEach(async () => {
   await page?.close();
   await api?.stop();
 });
-
-async function until(check: () => Promise<boolean> | boolean, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await Bun.sleep(50);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 type Registration = "standard" | "legacy";
 

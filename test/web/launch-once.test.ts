@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { useBrowser } from "./browser";
+import { useBrowser, until } from "./browser";
 import { FakeApi } from "./fake-api";
 import { PNG } from "./fixtures";
 import type { Json } from "../helpers/service";
@@ -23,16 +23,6 @@ afterEach(async () => {
   await page?.close();
   await api?.stop();
 });
-
-// A liveness wait: it returns as soon as the condition holds.
-async function until(check: () => Promise<boolean> | boolean, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await Bun.sleep(50);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 async function fillForm(name: string): Promise<void> {
   await page.goto(`${api.url}/launch`);

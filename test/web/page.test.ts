@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { DESKTOP, useBrowser, overflowsHorizontally, PHONE, screenshot } from "./browser";
+import { DESKTOP, useBrowser, overflowsHorizontally, PHONE, screenshot, until } from "./browser";
 import { FakeApi } from "./fake-api";
 import { BIG_SOL, eventId, PNG, WALLET } from "./fixtures";
 import type { Json } from "../helpers/service";
@@ -23,16 +23,6 @@ afterEach(async () => {
   await page?.close();
   await api?.stop();
 });
-
-// 20 s: a liveness wait (it returns as soon as the page shows it), sized for a loaded parallel run.
-async function until(check: () => Promise<boolean> | boolean, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await Bun.sleep(50);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 const text = (selector: string) => page.locator(selector).first().innerText();
 const cards = () => page.locator("#token-list > li");

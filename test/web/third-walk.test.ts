@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Page, Route } from "playwright-core";
-import { axeViolations, DESKTOP, screenshot, useBrowser } from "./browser";
+import { axeViolations, DESKTOP, screenshot, useBrowser, until } from "./browser";
 import { solShort } from "../../public/src/money";
 import { dayLabel } from "../../public/src/time";
 import { FakeApi } from "./fake-api";
@@ -25,16 +25,6 @@ afterEach(async () => {
   await page?.close();
   await api?.stop();
 });
-
-// 20 s: a liveness wait (it returns as soon as the page shows it), sized for a loaded parallel run.
-async function until(check: () => Promise<boolean> | boolean, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await Bun.sleep(50);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 const text = (selector: string) => page.locator(selector).first().innerText();
 
