@@ -9,25 +9,13 @@
  * call can sit between reading and writing money.
  */
 import type { Db } from "../../db/client";
+import { ledgerAccounts, ledgerPostings } from "../../db/schema";
 import { statement } from "../../db/statement";
 import { figuresAddUp, storedFiguresOfAccount } from "./figures";
 import { AppError } from "../lib/errors";
 
-export const ACCOUNT_KINDS = [
-  "sweep_source",
-  "platform",
-  "user",
-  "handle",
-  "payout",
-  "burn_pending",
-  "buyback_pending",
-  "paid_out",
-  "burned",
-  "rent",
-  "operator_float",
-  "withdrawal",
-  "withdrawn",
-] as const;
+/** The kinds the schema's CHECK allows (db/schema.ts, migration 0024): one list, read from there. */
+const ACCOUNT_KINDS = ledgerAccounts.kind.enumValues;
 type AccountKind = (typeof ACCOUNT_KINDS)[number];
 
 /**
@@ -37,22 +25,7 @@ type AccountKind = (typeof ACCOUNT_KINDS)[number];
  */
 const MAY_GO_NEGATIVE: ReadonlySet<AccountKind> = new Set(["sweep_source", "operator_float"]);
 
-export const POSTING_KINDS = [
-  "sweep",
-  "pin",
-  "payout_reserve",
-  "payout_confirm",
-  "payout_fail",
-  "payout_replace",
-  "burn_order",
-  "burn_done",
-  "burn_refund",
-  "rent_paid",
-  "rent_returned",
-  "withdrawal_reserve",
-  "withdrawal_confirm",
-  "withdrawal_fail",
-] as const;
+const POSTING_KINDS = ledgerPostings.kind.enumValues;
 export type PostingKind = (typeof POSTING_KINDS)[number];
 
 export interface AccountRef {

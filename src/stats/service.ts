@@ -1,7 +1,9 @@
 /**
  * SPEC's Stats, from counts kept as they change: `stats_counts` and the ledger's totals per account
  * kind, each written by triggers in the statement that changes what it counts (migration 0025).
- * Reading them is a few rows whatever the size of the books; memoised up to 10 s per process.
+ * Reading them is a few rows whatever the size of the books, so the request thread reads them
+ * itself (the jobs' thread used to count them for it); memoised up to 10 s per process, which the
+ * route's Cache-Control matches.
  */
 import type { Db } from "../../db/client";
 import { statement } from "../../db/statement";
@@ -10,12 +12,7 @@ import type { Stats } from "./schemas";
 
 export type { Stats };
 
-export const STATS_MEMO_MS = 10_000;
-/**
- * How often the jobs' thread reads the stats for the request thread, which serves them while
- * they are younger than STATS_MEMO_MS and otherwise reads them itself (a few rows either way).
- */
-export const STATS_PUBLISH_EVERY_MS = Math.floor(STATS_MEMO_MS / 3);
+const STATS_MEMO_MS = 10_000;
 
 /** The public counts the triggers keep, by name. */
 type KeptCount = "tokens" | "recipients" | "claimed_accounts";
@@ -60,18 +57,6 @@ export function memoisedStats(db: Db, nowMs: number): Stats {
   const stats = computeStats(db, nowMs);
   memo.set(db, { atMs: nowMs, stats });
   return stats;
-}
-
-/**
- * Figures read on another thread (the jobs' thread: src/workers/jobs-thread.ts), served while
- * younger than the memo's bound; older figures than the ones held are ignored. Before the counts
- * were kept, counting took ~200 ms at 100,000 tokens (1.2-1.35 s at a million) and this kept it
- * off the request thread; now the request thread's own read is as cheap.
- */
-export function publishStats(db: Db, stats: Stats, atMs: number): void {
-  const held = memo.get(db);
-  if (held && held.atMs > atMs) return;
-  memo.set(db, { atMs, stats });
 }
 
 /** Drop the memo, for tests that change the books and read at once. */

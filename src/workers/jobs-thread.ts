@@ -17,7 +17,6 @@ import { log, setLogLevel } from "../lib/log";
 import { createServiceMetrics } from "../lib/metrics";
 import { startRebroadcaster } from "../landing/rebroadcast";
 import { registerJobs } from "../register-jobs";
-import { computeStats, STATS_PUBLISH_EVERY_MS } from "../stats/service";
 import { WebhookDispatcher } from "../webhooks/dispatcher";
 import { webhookSigningKey } from "../webhooks/key";
 import { startCheckpoints } from "../../db/checkpoints";
@@ -73,19 +72,7 @@ registerJobs(ctx, { servesProofs: false });
 let indexer: Indexer | null = null;
 let webhooks: WebhookDispatcher | null = null;
 let stateTimer: ReturnType<typeof setInterval> | null = null;
-let statsTimer: ReturnType<typeof setInterval> | null = null;
 let stopRebroadcaster: (() => void) | null = null;
-
-/** The stats, counted here so the request thread does not stall on them. */
-function postStats(): void {
-  const atMs = ctx.now();
-  try {
-    parent.notify({ type: "stats", stats: computeStats(db, atMs), atMs });
-  } catch (error) {
-    // The request thread then counts itself, and answers an invariant failure as it always did.
-    log.warn("stats not computed", { error });
-  }
-}
 
 /** The schedules, the indexer and the webhook sender: only when JOBS is on, as before the threads. */
 function startWork(): void {
@@ -93,8 +80,6 @@ function startWork(): void {
   // (src/reconcile): a database restored, or copied back by hand, is never paid from twice. With
   // JOBS off too: there the first payouts or sweep run the cron route fires checks it.
   holdForReconciliation(db, "start", ctx.now());
-  postStats();
-  statsTimer = setInterval(postStats, STATS_PUBLISH_EVERY_MS);
   // Also without schedules: runs fired by the cron route sign transactions that must be sent
   // again until they land, whoever runs next.
   stopRebroadcaster = startRebroadcaster(
@@ -129,7 +114,6 @@ function startWork(): void {
 async function stopWork(): Promise<void> {
   try {
     stopRebroadcaster?.();
-    if (statsTimer) clearInterval(statsTimer);
     if (stateTimer) clearInterval(stateTimer);
     await indexer?.stop();
     parent.notify({ type: "indexer", state: null });

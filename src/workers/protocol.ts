@@ -9,7 +9,6 @@ import type { LocalChainEndpoints } from "../chain/setup";
 import type { IndexerState } from "../jobs";
 import type { JobName } from "../jobs/names";
 import type { RunResult } from "../jobs/scheduler";
-import type { Stats } from "../stats/service";
 
 /**
  * How long a job run may go unanswered. Runs renew their lease and may take minutes; one that has
@@ -64,8 +63,7 @@ export interface JobsProtocol {
     notices:
       | { type: "ready"; registered: JobName[] }
       | { type: "finished"; job: JobName; result: RunResult }
-      | { type: "indexer"; state: IndexerState | null }
-      | { type: "stats"; stats: Stats; atMs: number };
+      | { type: "indexer"; state: IndexerState | null };
   };
 }
 

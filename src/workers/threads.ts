@@ -19,7 +19,6 @@ import { WorkerLink } from "./link";
 import { lowerRuntimeHelpers } from "./priority";
 import { countRequests } from "./pace";
 import { type ChainProtocol, type Env, type JobsProtocol, RUN_ANSWER_MAX_MS } from "./protocol";
-import { publishStats } from "../stats/service";
 
 /** How long a thread may take to start (the chain's loads its programs; the jobs' opens the books). */
 const READY_MAX_MS = 120_000;
@@ -125,7 +124,6 @@ export function startJobsThread(books: JobsThreadBooks, endpoints: LocalChainEnd
     {
       onNotice: (notice) => {
         if (notice.type === "indexer") indexer = notice.state;
-        if (notice.type === "stats") publishStats(db, notice.stats, notice.atMs);
         if (notice.type !== "finished" || !notice.result.ran) return;
         metrics.jobRuns.inc({ job: notice.job, outcome: notice.result.ok ? "ok" : "error" });
         metrics.jobSeconds.observe({ job: notice.job }, notice.result.durationMs / 1000);

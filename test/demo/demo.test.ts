@@ -13,10 +13,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePortsSync } from "../helpers/socket";
+import { DEMO_HANDLES } from "../helpers/demo";
 
 const main = join(import.meta.dir, "..", "..", "src", "main.ts");
 
-const DEMO_HANDLES = ["alice_demo", "bob_demo", "carol_demo", "dave_demo", "erin_demo"];
 /** Five handles every 3 s: 100 account reads a minute, under the route's limit of 120. */
 const POLL_MS = 3_000;
 /** A demo that credits nobody by now is stuck, not slow */

@@ -12,49 +12,18 @@ import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
 import { serviceExecutable } from "../helpers/executable";
 import { type FeedPayoutEvent, type PayoutNow, payoutsNow } from "../helpers/payouts-feed";
+import { demoClaimant, until } from "../helpers/demo";
 import { freePortsSync } from "../helpers/socket";
 
-const DEMO_HANDLES = ["alice_demo", "bob_demo", "carol_demo", "dave_demo", "erin_demo"];
 const CLAIM_LAMPORTS = 10_000_000n;
 const [port] = freePortsSync(1) as [number];
 const base = `http://127.0.0.1:${port}`;
 let child: ReturnType<typeof Bun.spawn>;
 let dataDir: string;
 
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(250);
-  }
-}
-
 async function payoutsOf(handle: string): Promise<PayoutNow[]> {
   const { events } = (await (await fetch(`${base}/api/ledger?limit=100`)).json()) as { events: FeedPayoutEvent[] };
   return payoutsNow(events, handle);
-}
-
-/** A demo handle whose balance covers a claim, signed in by dev login. */
-async function claimant(): Promise<{ handle: string; cookie: string }> {
-  return until("a demo balance to claim", 240_000, async () => {
-    for (const handle of DEMO_HANDLES) {
-      const res = await fetch(`${base}/api/idp/${handle}`);
-      if (res.status !== 200) continue;
-      const { balanceLamports } = (await res.json()) as { balanceLamports: string };
-      if (BigInt(balanceLamports) < CLAIM_LAMPORTS) continue;
-      const login = await fetch(`${base}/api/auth/dev-login`, {
-        method: "POST",
-        headers: { "content-type": "application/json", origin: base },
-        body: JSON.stringify({ handle }),
-      });
-      expect(login.status).toBeLessThan(400);
-      return { handle, cookie: (login.headers.get("set-cookie") ?? "").split(";")[0]! };
-    }
-    await Bun.sleep(2_000);
-    return null;
-  });
 }
 
 beforeAll(async () => {
@@ -91,7 +60,7 @@ afterAll(async () => {
 }, 60_000);
 
 test("a claim is sent by the payouts run it starts, not by the schedule, and confirmed", async () => {
-  const { handle, cookie } = await claimant();
+  const { handle, cookie } = await demoClaimant(base, CLAIM_LAMPORTS, { timeoutMs: 240_000 });
   const wallet = Keypair.generate().publicKey.toBase58();
   const clickedAt = Date.now();
   const res = await fetch(`${base}/api/claim`, {

@@ -14,13 +14,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Connection, Keypair } from "@solana/web3.js";
 import { type FeedPayoutEvent, type PayoutNow, payoutsNow } from "../helpers/payouts-feed";
+import { demoClaimant, until } from "../helpers/demo";
 import { freePortsSync } from "../helpers/socket";
 import { answering, serviceExecutable } from "../helpers/executable";
 import { appendTail, followStderr } from "../helpers/stderr";
 import { overHttp, runJob } from "../helpers/cron";
 import type { CronRun } from "../../src/jobs/cron-runs";
 
-const DEMO_HANDLES = ["alice_demo", "bob_demo", "carol_demo", "dave_demo", "erin_demo"];
 const CLAIM_LAMPORTS = 10_000_000n;
 const ADMIN = "admin-secret-for-the-custody-e2e-0123456789";
 
@@ -69,40 +69,6 @@ async function start(env: Record<string, string>): Promise<Running> {
   return r;
 }
 
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => null);
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(250);
-  }
-}
-
-async function signIn(s: Running, handle: string): Promise<string> {
-  const login = await fetch(`${s.base}/api/auth/dev-login`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: s.base },
-    body: JSON.stringify({ handle }),
-  });
-  expect(login.status).toBeLessThan(400);
-  return (login.headers.get("set-cookie") ?? "").split(";")[0]!;
-}
-
-/** A demo handle whose balance covers a claim, signed in. */
-async function claimant(s: Running): Promise<{ handle: string; cookie: string }> {
-  return until("a demo balance to claim", 120_000, async () => {
-    for (const handle of DEMO_HANDLES) {
-      const res = await fetch(`${s.base}/api/idp/${handle}`);
-      if (res.status !== 200) continue;
-      const { balanceLamports } = (await res.json()) as { balanceLamports: string };
-      if (BigInt(balanceLamports) >= CLAIM_LAMPORTS) return { handle, cookie: await signIn(s, handle) };
-    }
-    await Bun.sleep(2_000);
-    return null;
-  });
-}
-
 async function claim(s: Running, cookie: string, wallet: string): Promise<{ payoutId: number; status: string }> {
   const res = await fetch(`${s.base}/api/claim`, {
     method: "POST",
@@ -149,7 +115,7 @@ afterAll(async () => {
 
 describe("custody controls, through HTTP against the running service", () => {
   test("a claim over the hourly outflow cap halts payouts until an operator resumes; then it is paid once", async () => {
-    const { handle, cookie } = await claimant(capped);
+    const { handle, cookie } = await demoClaimant(capped.base, CLAIM_LAMPORTS);
     const wallet = Keypair.generate().publicKey;
     expect((await claim(capped, cookie, wallet.toBase58())).status).toBe("queued");
     const health = await until("the halt", 30_000, async () => {
@@ -186,7 +152,7 @@ describe("custody controls, through HTTP against the running service", () => {
   }, 240_000);
 
   test("a claim above the review amount waits as held until approved; then it is paid once", async () => {
-    const { handle, cookie } = await claimant(reviewed);
+    const { handle, cookie } = await demoClaimant(reviewed.base, CLAIM_LAMPORTS);
     const wallet = Keypair.generate().publicKey;
     const queued = await claim(reviewed, cookie, wallet.toBase58());
     expect(queued.status).toBe("held");

@@ -15,10 +15,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Connection, Keypair, PublicKey } from "@solana/web3.js";
 import { type FeedPayoutEvent, type PayoutNow, payoutsNow } from "../helpers/payouts-feed";
+import { demoClaimant, until } from "../helpers/demo";
 import { freePortsSync } from "../helpers/socket";
 import { serviceExecutable } from "../helpers/executable";
 
-const DEMO_HANDLES = ["alice_demo", "bob_demo", "carol_demo", "dave_demo", "erin_demo"];
 const CLAIM_LAMPORTS = 10_000_000n;
 const P = 10_000;
 
@@ -56,41 +56,6 @@ async function faults(rules: Record<string, unknown>[]): Promise<void> {
 async function payoutsOf(handle: string): Promise<PayoutNow[]> {
   const { events } = (await (await fetch(`${base}/api/ledger?limit=100`)).json()) as { events: FeedPayoutEvent[] };
   return payoutsNow(events, handle);
-}
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(250);
-  }
-}
-
-async function signIn(handle: string): Promise<string> {
-  const login = await fetch(`${base}/api/auth/dev-login`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: base },
-    body: JSON.stringify({ handle }),
-  });
-  expect(login.status).toBeLessThan(400);
-  return (login.headers.get("set-cookie") ?? "").split(";")[0]!;
-}
-
-/** A demo handle whose balance covers a claim, signed in. */
-async function claimant(exclude: string[] = []): Promise<{ handle: string; cookie: string }> {
-  return until("a demo balance to claim", 90_000, async () => {
-    for (const handle of DEMO_HANDLES) {
-      if (exclude.includes(handle)) continue;
-      const res = await fetch(`${base}/api/idp/${handle}`);
-      if (res.status !== 200) continue;
-      const { balanceLamports } = (await res.json()) as { balanceLamports: string };
-      if (BigInt(balanceLamports) >= CLAIM_LAMPORTS) return { handle, cookie: await signIn(handle) };
-    }
-    await Bun.sleep(2_000);
-    return null;
-  });
 }
 
 async function claim(cookie: string, wallet: string): Promise<void> {
@@ -157,7 +122,7 @@ afterAll(async () => {
 
 describe("landing, through HTTP against the running service", () => {
   test("under congestion a claim is confirmed within 60 s, paying at least the market price with a tight limit", async () => {
-    const { handle, cookie } = await claimant();
+    const { handle, cookie } = await demoClaimant(base, CLAIM_LAMPORTS, { timeoutMs: 90_000 });
     await fault({ kind: "congestion", priceMicroLamports: P, dropShare: 0.95 });
     const wallet = Keypair.generate().publicKey;
     const claimedAt = Date.now();
@@ -177,7 +142,7 @@ describe("landing, through HTTP against the running service", () => {
   }, 150_000);
 
   test("read through pruned nodes and a node far behind, long past its expiry, a claim is paid exactly once", async () => {
-    const { handle, cookie } = await claimant();
+    const { handle, cookie } = await demoClaimant(base, CLAIM_LAMPORTS, { timeoutMs: 90_000 });
     const before = (await payoutsOf(handle)).length;
     // Status reads reach a node 600 slots behind: the payout lands but is not seen to.
     await fault({ kind: "lag", slots: 600, share: 1, methods: ["getSignatureStatuses"] });

@@ -11,8 +11,8 @@ import { Connection, Keypair } from "@solana/web3.js";
 import { type FeedPayoutEvent, payoutsNow } from "../helpers/payouts-feed";
 import { freePortsSync } from "../helpers/socket";
 import { serviceExecutable } from "../helpers/executable";
+import { DEMO_HANDLES } from "../helpers/demo";
 
-const DEMO_HANDLES = ["alice_demo", "bob_demo", "carol_demo", "dave_demo", "erin_demo"];
 const CLAIM_LAMPORTS = 10_000_000n;
 const dataDir = mkdtempSync(join(tmpdir(), "cfl-restart-"));
 

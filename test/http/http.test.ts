@@ -4,7 +4,7 @@ import { NOTHING_YET, testService, type TestService } from "../helpers/service";
 import { JOB_NAMES } from "../../src/jobs/names";
 import { immediate } from "../../db/transaction";
 import { creditSweep } from "../../src/ledger/commands";
-import { forgetStats, publishStats, type Stats } from "../../src/stats/service";
+import { forgetStats } from "../../src/stats/service";
 
 let svc: TestService;
 
@@ -43,30 +43,6 @@ describe("GET /api/stats", () => {
     // platform 10% floored; the rest is alice's, unclaimed and owed
     expect(body.unclaimedLamports).toBe((9_007_199_254_740_993n - 900_719_925_474_099n).toString());
     expect(body.owedLamports).toBe(body.unclaimedLamports);
-    forgetStats(svc.ctx.db);
-  });
-
-  test("figures counted on the jobs' thread are served while under 10 seconds old, never replaced by older ones", async () => {
-    let now = 1_700_000_000_000;
-    svc = testService({}, { now: () => now });
-    const counted = (tokens: number, atMs: number): Stats => ({
-      ...NOTHING_YET,
-      tokens,
-      updatedAt: new Date(atMs).toISOString(),
-    });
-    publishStats(svc.ctx.db, counted(7, now - 2_000), now - 2_000);
-    const first = await svc.json("/api/stats");
-    expect(first.body).toEqual(counted(7, now - 2_000));
-    expect(first.headers.get("content-type")).toBe("application/json;charset=utf-8");
-    // A computation that finished late, with older figures, does not replace newer ones.
-    publishStats(svc.ctx.db, counted(8, now - 1_000), now - 1_000);
-    publishStats(svc.ctx.db, counted(9, now - 1_500), now - 1_500);
-    expect((await svc.json("/api/stats")).body.tokens).toBe(8);
-    // Nothing published for 10 s: this thread counts the books itself (no tokens here).
-    now += 9_001;
-    const counter = await svc.json("/api/stats");
-    expect(counter.body.tokens).toBe(0);
-    expect(counter.body.updatedAt).toBe(new Date(now).toISOString());
     forgetStats(svc.ctx.db);
   });
 });
