@@ -7,6 +7,7 @@
 import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -24,8 +25,38 @@ if (esbuild === null) {
   );
   process.exit(0);
 }
+/**
+ * pump's SDKs and Anchor load in Node only through their CommonJS builds: Node finds no named BN
+ * in Anchor's, and pump-sdk 2.0.0's ES module build imports @pump-fun/agent-payments-sdk by names
+ * its CommonJS build does not declare, which Node's loader refuses (Bun accepts both, and Bun runs
+ * the sources). Each import of them becomes a module
+ * that requires the CommonJS build and re-exports its names, read here from that build.
+ */
+const COMMONJS_ONLY = ["@coral-xyz/anchor", "@pump-fun/pump-sdk", "@pump-fun/pump-swap-sdk"];
+const requireHere = createRequire(join(root, "package.json"));
+const commonJsOnly = {
+  name: "commonjs-only",
+  setup(build) {
+    const filter = new RegExp(`^(${COMMONJS_ONLY.map((p) => p.replace(/[/.]/g, "\\$&")).join("|")})$`);
+    build.onResolve({ filter }, (args) => ({ path: args.path, namespace: "commonjs-only" }));
+    build.onLoad({ filter: /.*/, namespace: "commonjs-only" }, (args) => {
+      const names = Object.keys(requireHere(args.path)).filter((n) => /^[A-Za-z_$][\w$]*$/.test(n) && n !== "default");
+      return {
+        contents: [
+          'import { createRequire } from "node:module";',
+          `const pkg = createRequire(import.meta.url)(${JSON.stringify(args.path)});`,
+          "export default pkg;",
+          `export const { ${names.join(", ")} } = pkg;`,
+        ].join("\n"),
+        loader: "js",
+      };
+    });
+  },
+};
+
 rmSync(dist, { recursive: true, force: true });
 await esbuild.build({
+  plugins: [commonJsOnly],
   absWorkingDir: root,
   entryPoints: {
     index: "src/index.ts",

@@ -1261,8 +1261,8 @@ function txInfo(r: TxRecord): SubscribeUpdateTransactionInfo {
       rewards: [],
       loadedWritableAddresses: r.loadedAddresses.writable.map((k) => k.toBytes()),
       loadedReadonlyAddresses: r.loadedAddresses.readonly.map((k) => k.toBytes()),
-      returnData: undefined,
-      returnDataNone: true,
+      returnData: r.returnData ? { programId: r.returnData.programId.toBytes(), data: r.returnData.data } : undefined,
+      returnDataNone: !r.returnData,
       computeUnitsConsumed: r.computeUnits.toString(),
     },
   } as SubscribeUpdateTransactionInfo;

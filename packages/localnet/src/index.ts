@@ -61,6 +61,7 @@ import type { LocalProgramKeys, LocalProgramConfig } from "./program";
 import { Checkpointer, type CheckpointOptions, loadCheckpoint, resetCheckpoint } from "./checkpoint";
 import { deployUpgradeable, launchProgramAddress } from "./upgradeable";
 import { type GenesisLoads, loadAtGenesis } from "./genesis-accounts";
+import { pumpPrograms } from "./native/pump";
 
 /** With GenesisLoads (genesis-accounts.ts): programs and accounts a fresh chain begins with. */
 export interface LocalChainOptions extends GenesisLoads {
@@ -92,6 +93,11 @@ export interface LocalChainOptions extends GenesisLoads {
   strictConfirmed?: boolean;
   /** with stateDir: forget the saved chain and start fresh */
   reset?: boolean;
+  /**
+   * pump, pump_amm and pump_fees at their real ids, executed by the node (src/native/pump/), with
+   * their accounts at genesis (default true; false leaves those ids empty, as a plain validator).
+   */
+  pumpPrograms?: boolean;
   /** with stateDir: compaction and size bounds of the checkpoint */
   checkpoint?: Omit<CheckpointOptions, "dir">;
   /**
@@ -242,6 +248,7 @@ function openNode(
     txHistoryLimit: opts.txHistoryLimit,
     log,
     restore: saved?.state,
+    nativePrograms: opts.pumpPrograms === false ? [] : pumpPrograms(),
   });
   if (saved) for (const changes of saved.journal) node.applyChanges(changes);
   const programAuthority = node.programKeys.eventAuthority.publicKey;

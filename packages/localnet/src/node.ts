@@ -31,6 +31,8 @@ import {
 import { addressBytes, addressOfKey, encodeBase58 } from "./address";
 import { genesisValidatorKeys, RUNTIME_ACCOUNTS, writeGenesisValidator } from "./genesis-validator";
 import { fromLitesvmError, errorLands, type SolanaTxError } from "./errors";
+import { NativePrograms } from "./native/executor";
+import type { NativeProgram } from "./native/runtime";
 import {
   LocalProgramKeys,
   validateTransaction,
@@ -100,6 +102,7 @@ type ExecutionResult =
       logs: string[];
       inner: TxRecord["innerInstructions"];
       computeUnits: bigint;
+      returnData?: TxRecord["returnData"];
     };
 
 export interface CompiledIx {
@@ -141,7 +144,17 @@ export interface TxRecord {
   logs: string[];
   innerInstructions: { index: number; instructions: CompiledIx[] }[];
   computeUnits: bigint;
+  /** what the transaction's last `set_return_data` left (native programs' only; absent: none) */
+  returnData?: { programId: PublicKey; data: Uint8Array } | null;
 }
+
+type SimulatedAccount = {
+  lamports: bigint;
+  owner: PublicKey;
+  executable: boolean;
+  data: Uint8Array;
+  rentEpoch: number;
+};
 
 export interface LoadedAddresses {
   writable: PublicKey[];
@@ -193,6 +206,8 @@ export interface LocalNodeOptions {
   log?: (msg: string) => void;
   /** a checkpoint to continue from (checkpoint.ts); its program seed wins over `programSeed` */
   restore?: NodeState;
+  /** programs the node executes itself at their own ids (native/runtime.ts), deployed at genesis */
+  nativePrograms?: readonly NativeProgram[];
 }
 
 /**
@@ -357,6 +372,8 @@ function liteSvmLamports(lamports: bigint): number {
 
 export class LocalNode {
   readonly svm: LiteSVM;
+  /** the programs this node executes natively (pump's, by default) */
+  readonly native: NativePrograms;
   readonly programKeys: LocalProgramKeys;
   readonly programConfig: LocalProgramConfig;
   /** pays the program's own transactions (curve completion) */
@@ -449,6 +466,13 @@ export class LocalNode {
 
   constructor(private readonly opts: LocalNodeOptions) {
     this.svm = new LiteSVM().withBlockhashCheck(false).withSigverify(true).withTransactionHistory(0n);
+    this.native = new NativePrograms(opts.nativePrograms ?? [], this.svm, {
+      getAccount: (address) => this.getAccount(address),
+      setAccount: (address, account) => this.setAccount(address, account),
+      minimumBalanceForRentExemption: (dataLen) => this.minimumBalanceForRentExemption(dataLen),
+      clock: () => ({ slot: this.slot, unixTimestamp: this.clockUnixSec }),
+      programVersion: () => (this.programLayout === "v3" ? "v3" : "current"),
+    });
     const restore = opts.restore;
     this.programSeed = restore?.programSeed ?? opts.programSeed ?? crypto.getRandomValues(new Uint8Array(32));
     this.programKeys = new LocalProgramKeys(this.programSeed);
@@ -459,6 +483,7 @@ export class LocalNode {
     this.faucet = restore ? Keypair.fromSecretKey(restore.faucetSecret) : Keypair.generate();
     if (restore) {
       this.importState(restore);
+      this.native.install(this, this.programPayer.publicKey);
       return;
     }
     this.slot = GENESIS_OPEN_SLOT - GENESIS_CLOSED_SLOTS;
@@ -468,6 +493,7 @@ export class LocalNode {
     // Balances stay below 2^53: LiteSVM's setAccount takes lamports as a double.
     this.fund(this.faucet.publicKey, 4_000_000_000_000_000n);
     writeGenesisValidator(this, genesisValidatorKeys(this.programSeed));
+    this.native.install(this, this.programPayer.publicKey);
     this.syncClock();
     this.noteSlotHash(this.slot, this.latestBlockhash);
     this.openBlock();
@@ -1110,16 +1136,15 @@ export class LocalNode {
     unitsConsumed: bigint;
     innerInstructions: TxRecord["innerInstructions"];
     /** the accounts the transaction loaded, as they would be after it (only when asked) */
-    postAccounts?: Map<
-      string,
-      { lamports: bigint; owner: PublicKey; executable: boolean; data: Uint8Array; rentEpoch: number }
-    >;
+    postAccounts?: Map<string, SimulatedAccount>;
+    returnData?: TxRecord["returnData"];
   } {
     if (!o.replaceRecentBlockhash && !this.acceptsBlockhash(tx)) {
       return { err: "BlockhashNotFound", logs: [], unitsConsumed: 0n, innerInstructions: [] };
     }
-    const { instructions, unsigned, err: lookupErr } = this.decompile(tx);
+    const { keys, instructions, unsigned, err: lookupErr } = this.decompile(tx);
     if (lookupErr) return { err: lookupErr, logs: [], unitsConsumed: 0n, innerInstructions: [] };
+    if (this.native.names(tx, keys)) return this.simulateNative(tx, keys, o);
     const verdict = validateTransaction(
       this.programKeys,
       this.programConfig,
@@ -1169,6 +1194,40 @@ export class LocalNode {
     } finally {
       this.svm.withSigverify(true);
     }
+  }
+
+  private simulateNative(
+    tx: VersionedTransaction,
+    keys: PublicKey[],
+    o: { sigVerify: boolean; postAccounts?: boolean },
+  ): ReturnType<LocalNode["simulate"]> {
+    this.syncSlotHashesFor(tx);
+    this.syncSvmBlockhashFor(tx);
+    this.syncSvmClock();
+    const writable = keys.map((_, i) => tx.message.isAccountWritable(i));
+    const postAccounts = o.postAccounts ? new Map<string, SimulatedAccount>() : undefined;
+    const r = this.native.simulate(tx, keys, writable, computeFee(tx), this.unitLimitOf(tx), o.sigVerify, (key) => {
+      const acc = this.getAccount(key);
+      postAccounts?.set(
+        key.toBase58(),
+        acc ?? {
+          lamports: 0n,
+          owner: SystemProgram.programId,
+          executable: false,
+          data: new Uint8Array(0),
+          rentEpoch: 0,
+        },
+      );
+    });
+    if ("notLanded" in r) return { err: r.notLanded, logs: [], unitsConsumed: 0n, innerInstructions: [] };
+    return {
+      err: r.err,
+      logs: r.logs,
+      unitsConsumed: r.computeUnits,
+      innerInstructions: r.inner,
+      postAccounts: r.err ? undefined : postAccounts,
+      returnData: r.returnData,
+    };
   }
 
   // ------------------------------------------------------------------ blocks and durable nonces
@@ -1300,7 +1359,11 @@ export class LocalNode {
 
     const { forced, verdict } = this.judge(tx, instructions, unsigned, o);
     const feeLamports = computeFee(tx);
-    const ran = forced ? this.chargeFeeOnly(keys[0]!, feeLamports, forced) : this.runOnSvm(tx);
+    const ran = forced
+      ? this.chargeFeeOnly(keys[0]!, feeLamports, forced)
+      : this.native.names(tx, keys)
+        ? this.runNative(tx, keys, writable, feeLamports, !o.trusted)
+        : this.runOnSvm(tx);
     if (!ran.landed) {
       this.stats.refused++;
       return { landed: false, err: ran.err };
@@ -1333,6 +1396,7 @@ export class LocalNode {
       logs: ran.logs,
       innerInstructions: ran.inner,
       computeUnits: ran.computeUnits,
+      returnData: ran.returnData ?? null,
     };
     this.remember(record);
     this.openBlock().signatures.push(signature);
@@ -1402,6 +1466,36 @@ export class LocalNode {
     const acc = this.svm.getAccount(payer)!;
     this.svm.setAccount(payer, { ...acc, lamports: liteSvmLamports(payerBalance - feeLamports) });
     return { landed: true, err: forced.err, logs: forced.logs, inner: [], computeUnits: 0n };
+  }
+
+  /** A transaction naming a native program: run by native/runtime.ts, all or nothing. */
+  private runNative(
+    tx: VersionedTransaction,
+    keys: PublicKey[],
+    writable: boolean[],
+    feeLamports: bigint,
+    checkSignatures: boolean,
+  ): ExecutionResult {
+    this.syncSlotHashesFor(tx);
+    this.syncSvmBlockhashFor(tx);
+    this.syncSvmClock();
+    const r = this.native.execute(tx, keys, writable, feeLamports, this.unitLimitOf(tx), checkSignatures);
+    if ("notLanded" in r) return { landed: false, err: r.notLanded };
+    return {
+      landed: true,
+      err: r.err,
+      logs: r.logs,
+      inner: r.inner,
+      computeUnits: r.computeUnits,
+      returnData: r.returnData,
+    };
+  }
+
+  /** The compute units a transaction may use: its SetComputeUnitLimit, or agave's default, capped. */
+  private unitLimitOf(tx: VersionedTransaction): bigint {
+    const { unitLimit, defaultUnitLimit } = computeBudgetOf(tx);
+    const limit = unitLimit ?? defaultUnitLimit;
+    return limit > MAX_COMPUTE_UNIT_LIMIT ? MAX_COMPUTE_UNIT_LIMIT : limit;
   }
 
   private runOnSvm(tx: VersionedTransaction): ExecutionResult {

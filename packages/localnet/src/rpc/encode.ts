@@ -134,7 +134,14 @@ export function metaJson(record: TxRecord, encoding: TxEncoding = "json") {
           },
         }),
     computeUnitsConsumed: record.computeUnits,
+    // agave leaves the field out when the transaction set no return data
+    ...(record.returnData ? { returnData: returnDataJson(record.returnData) } : {}),
   };
+}
+
+/** Return data as agave's UiTransactionReturnData: the program and `[base64, "base64"]`. */
+export function returnDataJson(r: { programId: { toBase58(): string }; data: Uint8Array }) {
+  return { programId: r.programId.toBase58(), data: [Buffer.from(r.data).toString("base64"), "base64"] };
 }
 
 /** A transaction in a block or getTransaction answer, version checked as agave checks it. */

@@ -23,7 +23,7 @@ import {
   type View,
 } from "./context";
 import type { Account } from "./accounts";
-import { ixJson, metaJson, txEncodingOf, txJson, versionOf } from "./encode";
+import { ixJson, metaJson, returnDataJson, txEncodingOf, txJson, versionOf } from "./encode";
 
 const MAX_SIGNATURE_STATUSES = 256;
 /** agave's MAX_BASE58_SIZE / MAX_BASE64_SIZE: a packet's 1232 bytes, encoded */
@@ -185,7 +185,7 @@ function simulateTransaction(t: TxReads, p: unknown[], v: View): unknown {
       logs: sim.logs,
       accounts,
       unitsConsumed: sim.unitsConsumed,
-      returnData: null,
+      returnData: sim.returnData ? returnDataJson(sim.returnData) : null,
       innerInstructions: cfg.innerInstructions
         ? sim.innerInstructions.map((i) => ({ index: i.index, instructions: i.instructions.map(ixJson) }))
         : null,
