@@ -94,7 +94,7 @@ export interface LocalChainOptions extends GenesisLoads {
   /** with stateDir: forget the saved chain and start fresh */
   reset?: boolean;
   /**
-   * pump, pump_amm and pump_fees at their real ids, executed by the node (src/native/pump/), with
+   * pump, pump_amm and pump_fees at their real ids, executed by the node (packages/localnet/src/native/pump/), with
    * their accounts at genesis (default true; false leaves those ids empty, as a plain validator).
    */
   pumpPrograms?: boolean;

@@ -1,5 +1,5 @@
 /**
- * The runtime native programs run in (src/native/runtime.ts): a transaction naming one runs all or
+ * The runtime native programs run in (packages/localnet/src/native/runtime.ts): a transaction naming one runs all or
  * nothing with the rest of its instructions, its CPIs into LiteSVM's programs and its events are
  * recorded as agave records them, and the runtime's rules (writable, owner, signer seeds,
  * balanced lamports) hold against a program that breaks them. A toy program stands in for pump's.
