@@ -35,7 +35,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Db } from "../db/client";
 import { unsweptLamports } from "@fee-ledger/localnet/program";
-import { setupChain } from "../src/chain/setup";
+import { localLaunchProgram, setupChain } from "../src/chain/setup";
 import { takeProviderUsage } from "../src/chain/rpc";
 import { testConfig } from "../src/config";
 import { acquireLease, assertLeaseHeld, releaseLease } from "../src/jobs";
@@ -295,6 +295,8 @@ async function openWorld(mode: World["mode"], plan: Plan, startMs: number): Prom
   // Every address a read derives stays remembered: the baseline reads every token in order each
   // run, which the service's 10,000-entry cache never finds (the requests are the same either way).
   const chain = await setupChain(config, () => {}, { addressCacheLimit: 4 * plan.tokensAtEnd + 10_000 });
+  // Its 100,000 tokens are made by the old local launch program (cheap to create): read them with its adapter.
+  chain.services.launchProgram = localLaunchProgram(chain.local!, chain.services.reader);
   const clock = { nowMs: startMs - HOUR_MS };
   const service = buildService(config, { chain: chain.services, now: () => clock.nowMs });
   const db = service.ctx.db;
@@ -325,7 +327,12 @@ async function startWorldIndexer(w: World): Promise<ReturnType<typeof startIndex
   const indexer = startIndexer(
     w.service.ctx,
     { services: w.chain.services, local: w.local },
-    { leaseMs: 30 * 24 * HOUR_MS, stateLogMs: 0, watchMax: WATCH },
+    {
+      leaseMs: 30 * 24 * HOUR_MS,
+      stateLogMs: 0,
+      watchMax: WATCH,
+      launchProgramOver: (reader) => localLaunchProgram(w.local, reader),
+    },
   );
   w.indexer = indexer;
   for (let i = 0; i < 500 && !indexer.state().connected; i++) await Bun.sleep(20);

@@ -15,7 +15,7 @@ import { readOrCreateSecretFile } from "../lib/secret-file";
 import { deriveCreatorKeypair, isKeyInvalid, loadMasterSecret, loadTreasuryKeypair } from "./keys";
 import type { LocalChain } from "@fee-ledger/localnet";
 import { LocalLaunchProgram } from "./local/adapter";
-import { LocalProgramKeys, type LocalProgramConfig } from "@fee-ledger/localnet/program";
+import type { LocalProgramConfig } from "@fee-ledger/localnet/program";
 import type { ChainReader, LaunchProgram } from "./ports";
 import { createRpcChain } from "./rpc";
 import type { ChainServices } from "./services";
@@ -43,9 +43,12 @@ export interface ChainSetup {
   stop(): Promise<void>;
 }
 
-/** The launch-program adapter of a chain, over any reader: the local program's, else pump.fun's. */
-export function launchProgramOver(local: LocalChain | null): (reader: ChainReader) => LaunchProgram {
-  return local ? (reader) => localLaunchProgram(local, reader) : pumpLaunchProgram;
+/**
+ * The launch-program adapter of a chain, over any reader: pump.fun's, on every chain (the embedded
+ * local chain hosts pump's programs at their real ids), so every chain runs the code that ships.
+ */
+export function launchProgramOver(_local: LocalChain | null): (reader: ChainReader) => LaunchProgram {
+  return pumpLaunchProgram;
 }
 
 /** The local launch program's adapter for a chain of the package, over any reader. */
@@ -195,9 +198,8 @@ export function setupChainOverEndpoints(
 ): ChainSetup {
   const { treasury, masterSecret } = secretsFor(config);
   const creatorKeypair = creatorKeysOf(masterSecret);
-  const keys = new LocalProgramKeys(endpoints.programSeed, { addressCacheLimit: client.addressCacheLimit });
-  const over = (reader: ChainReader): LaunchProgram => new LocalLaunchProgram(keys, endpoints.programConfig, reader);
-  // The local launch program's vault keys are held by the node, which co-signs on receipt.
+  const over = pumpLaunchProgram;
+  // The old local launch program's vault keys are held by the node, which co-signs on receipt.
   const rpc = createRpcChain({
     rpcUrl: endpoints.rpcUrl,
     timeoutMs: 10_000,

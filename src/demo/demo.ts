@@ -1,7 +1,8 @@
 /**
  * The demo on the embedded local chain (on by default there; DEMO=0 turns it off; the config
- * refuses it on a real chain). A handful of tokens naming demo handles are created with the local
- * launch program and recorded through the same function a confirmed launch uses; the trade
+ * refuses it on a real chain). A handful of tokens naming demo handles are created with pump's
+ * `create_v2` on the chain's emulated pump program (pump's own SDK builds it) and recorded through
+ * the same function a confirmed launch uses; the trade
  * simulator then trades them (and every token launched later) so fees accrue, sweeps land, and a newcomer can sign in with dev
  * login as a demo recipient and claim.
  *
@@ -83,8 +84,12 @@ export async function startDemo(
       const creatorIndex = used === null ? 1 : Number(used) + 1;
       const creator = chain.services.creatorAddress(creatorIndex).toBase58();
       const uri = `local://demo/${demo.symbol.toLowerCase()}.json`;
-      const created = local.launch.createToken({ name: demo.name, symbol: demo.symbol, uri, creator });
-      if (created.err) throw new AppError("INTERNAL", "the demo could not create its tokens");
+      if (!local.pump) throw new AppError("CONFIG_INVALID", "the demo needs pump's programs on the local chain");
+      const created = await local.pump.createToken({ name: demo.name, symbol: demo.symbol, uri, creator });
+      if (created.err) {
+        log.error("demo: the chain refused a demo token's create", { err: JSON.stringify(created.err) });
+        throw new AppError("INTERNAL", "the demo could not create its tokens");
+      }
       const vaults = chain.services.launchProgram.vaultAddresses({ mint: created.mint, creator });
       const launchedAtMs = options.now();
       recordConfirmedLaunch(
@@ -103,7 +108,7 @@ export async function startDemo(
           creator,
           creatorVault: vaults.curveVault,
           poolVault: vaults.poolVault,
-          deployer: local.launch.deployer.publicKey.toBase58(),
+          deployer: local.pump.deployer.publicKey.toBase58(),
           launchSignature: created.signature,
           launchedAtMs,
           platformBps: options.platformBps,

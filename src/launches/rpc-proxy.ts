@@ -98,10 +98,9 @@ function callsLaunchProgram(tx: VersionedTransaction, programId: string, kind: "
 export async function proxyRpc(ctx: AppContext, request: Request, body: unknown): Promise<unknown> {
   checkOrigin(ctx, request);
   const rpc = parseRequest(body);
+  // The embedded chain's own services name its RPC URL; a chain given from outside does not.
   const localOnly =
-    LOCAL_CHAIN_ONLY_METHODS.has(rpc.method) &&
-    ctx.config.chain === "local" &&
-    ctx.chain?.launchProgram.kind === "local";
+    LOCAL_CHAIN_ONLY_METHODS.has(rpc.method) && ctx.config.chain === "local" && ctx.chain?.rpcUrl !== undefined;
   if (!ALLOWED_METHODS.has(rpc.method) && !localOnly) throw new AppError("RPC_METHOD_UNAVAILABLE");
   rpc.params = checkedParams(rpc.method, rpc.params);
   if (TRANSACTION_METHODS.has(rpc.method)) {

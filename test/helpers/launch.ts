@@ -86,3 +86,46 @@ export function launchOnLocalChain(
   );
   return { mint: created.mint, tokenId, creator };
 }
+
+/**
+ * Token number `creatorIndex` created on the local chain's emulated pump program (pump's
+ * `create_v2`, built by pump's SDK; no launch flow) and recorded as the launch flow records it.
+ */
+export async function launchOnPumpChain(
+  db: Db,
+  chain: { local: LocalChain; launchProgram: LaunchProgram },
+  token: { creatorIndex: number; creator: string; platformBps: number; recipients: readonly LaunchRecipientInput[] },
+): Promise<{ mint: string; tokenId: number; creator: string }> {
+  const { creatorIndex, creator } = token;
+  const pump = chain.local.pump;
+  if (!pump) throw new Error("the local chain hosts no pump programs");
+  const uri = `local://meta/${creatorIndex}`;
+  const created = await pump.createToken({ name: `Token ${creatorIndex}`, symbol: `T${creatorIndex}`, uri, creator });
+  if (created.err) throw new Error(`the local chain refused the launch: ${JSON.stringify(created.err)}`);
+  const vaults = chain.launchProgram.vaultAddresses({ mint: created.mint, creator });
+  const { tokenId } = recordConfirmedLaunch(
+    db,
+    {
+      mint: created.mint,
+      name: `Token ${creatorIndex}`,
+      symbol: `T${creatorIndex}`,
+      description: "",
+      website: null,
+      twitter: null,
+      telegram: null,
+      metadataUri: uri,
+      imageUri: null,
+      creatorIndex,
+      creator,
+      creatorVault: vaults.curveVault,
+      poolVault: vaults.poolVault,
+      deployer: pump.deployer.publicKey.toBase58(),
+      launchSignature: created.signature,
+      launchedAtMs: Date.now(),
+      platformBps: token.platformBps,
+      recipients: token.recipients,
+    },
+    Date.now(),
+  );
+  return { mint: created.mint, tokenId, creator };
+}

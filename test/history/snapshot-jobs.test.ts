@@ -16,7 +16,7 @@ test("sweep and payout runs record the treasury against what is owed", async () 
   h = await moneyHarness();
   const { service, chain } = h;
   const token = await h.launch([{ handle: "snap_alice", bps: 10_000 }]);
-  h.trade(token.mint, 2_000_000_000n);
+  await h.trade(token.mint, 2_000_000_000n);
   await h.run("sweep");
   const rows = () =>
     service.ctx.db.$client

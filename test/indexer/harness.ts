@@ -144,6 +144,8 @@ export async function indexerHarness(env: Record<string, string> = {}): Promise<
           leaseMs: 3_000,
           grpc: { backoffBaseMs: 50, backoffMaxMs: 500, syncMs: 50, pingMs: 1_000, staleMs: 10_000 },
           pollMs: 200,
+          // The tokens here are the old local launch program's: the indexer reads them with its adapter.
+          launchProgramOver: (reader) => localLaunchProgram(local, reader),
           ...options,
         },
       );

@@ -5,6 +5,7 @@
  * duration a loaded machine stretches), a confirmation the job also makes is credited once, and a
  * 30-slot cut of the stream loses and doubles nothing.
  */
+import { localLaunchProgram } from "../../src/chain/setup";
 import { afterEach, describe, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
 import { INDEXER_WATCH_TOKENS_DEFAULT, loadConfig } from "../../src/config";
@@ -510,7 +511,8 @@ describe("single subscriber and the RPC fallback", () => {
     const second = startIndexer(
       h.service.ctx,
       { services: h.chain, local: h.local },
-      { grpcUrl: h.proxy.url, leaseMs: 3_000 },
+      // The harness's tokens are the old local launch program's (see indexerHarness).
+      { grpcUrl: h.proxy.url, leaseMs: 3_000, launchProgramOver: (reader) => localLaunchProgram(h!.local, reader) },
     );
     try {
       // Its first try at the lease runs at start; give it a few ticks of its lease loop to misbehave.

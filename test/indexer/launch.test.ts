@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
+import { localLaunchProgram } from "../../src/chain/setup";
 import { startIndexer, type Indexer } from "../../indexer";
 import { testService, type TestService } from "../helpers/service";
 import {
@@ -36,7 +37,12 @@ afterAll(async () => {
 });
 
 test("a launch confirmed on chain is recorded by the indexer, without the page confirming or a job run", async () => {
-  indexer = startIndexer(svc.ctx, { services: chain.services, local: chain.local }, { grpc: { syncMs: 50 } });
+  // This chain's launches are the old local launch program's: the indexer reads them with its adapter.
+  indexer = startIndexer(
+    svc.ctx,
+    { services: chain.services, local: chain.local },
+    { grpc: { syncMs: 50 }, launchProgramOver: (reader) => localLaunchProgram(chain.local, reader) },
+  );
   await waitFor("stream open", () => indexer!.state().connected);
 
   const wallet = Keypair.generate();

@@ -1,6 +1,6 @@
 /**
  * A service wired to its own embedded local chain (free ports, fast slots), with helpers that
- * launch tokens and trade them on that chain exactly as a user would, and record launches through
+ * launch tokens on the chain's pump program and trade them with pump's SDK exactly as a user would, and record launches through
  * the same function the confirm route uses.
  */
 import { Keypair } from "@solana/web3.js";
@@ -13,7 +13,7 @@ import { ledgerTotals } from "../../src/ledger/figures";
 import { verifyLedger } from "../../src/ledger/verify";
 import { buildService, type Service } from "../../src/service";
 import { expect } from "bun:test";
-import { launchOnLocalChain } from "../helpers/launch";
+import { launchOnPumpChain } from "../helpers/launch";
 
 export interface MoneyHarness {
   service: Service;
@@ -23,7 +23,8 @@ export interface MoneyHarness {
     recipients: { handle: string; bps: number }[],
     platformBps?: number,
   ): Promise<{ mint: string; tokenId: number; creator: string }>;
-  trade(mint: string, lamports: bigint): void;
+  /** a stranger's buy of `lamports` with pump's SDK (the curve, or the pool once migrated) */
+  trade(mint: string, lamports: bigint): Promise<void>;
   run(job: JobName): Promise<void>;
   checkRelations(): void;
   close(): Promise<void>;
@@ -51,15 +52,15 @@ export async function moneyHarness(env: Record<string, string> = {}): Promise<Mo
     async launch(recipients, platformBps = 1000) {
       const creatorIndex = nextIndex++;
       const creator = chain.services.creatorAddress(creatorIndex).toBase58();
-      return launchOnLocalChain(
+      return launchOnPumpChain(
         service.ctx.db,
         { local, launchProgram: chain.services.launchProgram },
         { creatorIndex, creator, platformBps, recipients },
       );
     },
-    trade(mint, lamports) {
-      const result = local.launch.buy({ mint, buyer: trader, solInLamports: lamports });
-      expect((result as { err: unknown }).err ?? null).toBeNull();
+    async trade(mint, lamports) {
+      const result = await local.pump!.buy({ mint, buyer: trader, solInLamports: lamports });
+      expect(result.err).toBeNull();
     },
     async run(job) {
       // The run a claim starts may hold the lease: it is waited out, then this one runs.

@@ -39,7 +39,7 @@ describe("a bot follows its payout from queued to confirmed", () => {
     });
     cleanups.push(() => h.close());
     const t = await h.launch([{ handle: "alice", bps: 10_000 }]);
-    h.trade(t.mint, 3_000_000_000n);
+    await h.trade(t.mint, 3_000_000_000n);
     await h.run("sweep");
 
     const server = Bun.serve({

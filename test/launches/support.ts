@@ -143,6 +143,7 @@ export async function localLaunchChain(): Promise<LocalLaunchChain> {
       treasury: local.treasury,
       creatorKeypair,
       creatorAddress: (i) => creatorKeypair(i).publicKey,
+      rpcUrl: local.rpcUrl,
     },
     stop: () => local.stop(),
   };

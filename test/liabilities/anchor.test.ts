@@ -23,7 +23,7 @@ describe("anchoring liability roots", () => {
     const db = h.service.ctx.db;
     const chain = h.chain.services;
     const t = await h.launch([{ handle: "alice", bps: 10_000 }]);
-    h.trade(t.mint, 2_000_000_000n);
+    await h.trade(t.mint, 2_000_000_000n);
     await h.run("sweep");
     const first = snapshotAt(db, null)!;
     expect(first.anchorSignature).toEqual(expect.any(String));
@@ -65,7 +65,7 @@ describe("anchoring liability roots", () => {
     const db = h.service.ctx.db;
     const chain = h.chain.services;
     const t = await h.launch([{ handle: "bob", bps: 10_000 }]);
-    h.trade(t.mint, 2_000_000_000n);
+    await h.trade(t.mint, 2_000_000_000n);
     await h.run("sweep");
     recordSignIn(
       db,

@@ -23,9 +23,9 @@ describe("backup and restore", () => {
     h = await moneyHarness();
     const tokens = [];
     for (let i = 0; i < 4; i++) tokens.push(await h.launch([{ handle: `holder${i}`, bps: 10_000 }]));
-    for (const t of tokens) h.trade(t.mint, 1_500_000_000n);
+    for (const t of tokens) await h.trade(t.mint, 1_500_000_000n);
     await h.run("sweep");
-    for (const t of tokens) h.trade(t.mint, 2_500_000_000n);
+    for (const t of tokens) await h.trade(t.mint, 2_500_000_000n);
     const dir = mkdtempSync(join(tmpdir(), "cfl-backup-"));
     const target = join(dir, "backup.db");
     const dataDir = h.service.ctx.config.dataDir;

@@ -149,6 +149,8 @@ export async function scheduleWorld(options: {
           leaseMs: 3_000,
           grpc: { backoffBaseMs: 50, backoffMaxMs: 500, syncMs: 50, pingMs: 1_000, staleMs: 10_000 },
           stateLogMs: 0,
+          // The tokens here are the old local launch program's: the indexer reads them with its adapter.
+          launchProgramOver: (reader) => localLaunchProgram(local, reader),
         },
       );
       return indexer;

@@ -35,6 +35,10 @@
  *   chain.launch            LocalLaunchHelpers: createToken({name, symbol, uri, creator, payer?, mint?}),
  *                           buy({mint, buyer, solInLamports}), sell({mint, seller, tokensIn}),
  *                           curveState(mint), tokenBalance(mint, owner), deployer (funded Keypair)
+ *   chain.pump              PumpLaunchHelpers (pump's programs, SDK-built transactions; async):
+ *                           createToken({name, symbol, uri, creator, payer?, mint?}), buy({mint, buyer,
+ *                           solInLamports}) (migrates a curve it completes), sell({mint, seller, tokensIn}),
+ *                           tokenBalance(mint, owner), migrated(mint), deployer; node.pumpMints() lists the coins
  *   chain.simulator         TradeSimulator: start({tradesPerSecond, mints?, traders?, minBuyLamports?,
  *                           maxBuyLamports?, sellRatio?, seed?}), stop(), tradeOnce(), stats, running
  *   chain.faults            dropNextSends(n, match?), delayNextSends(n, slots, match?), failNextSends(n, match?),
@@ -57,6 +61,7 @@ import { ChainFaults, type FaultRule } from "./faults";
 import { GeyserServer } from "./grpc-server";
 import { PubSubServer } from "./pubsub-server";
 import { LocalLaunchHelpers, TradeSimulator } from "./launch";
+import { PumpLaunchHelpers } from "./pump-launch";
 import type { LocalProgramKeys, LocalProgramConfig } from "./program";
 import { Checkpointer, type CheckpointOptions, loadCheckpoint, resetCheckpoint } from "./checkpoint";
 import { deployUpgradeable, launchProgramAddress } from "./upgradeable";
@@ -142,6 +147,8 @@ export interface LocalChain {
   treasury: Keypair;
   node: LocalNode;
   launch: LocalLaunchHelpers;
+  /** pump's coins, as a wallet makes and trades them (null with `pumpPrograms: false`) */
+  pump: PumpLaunchHelpers | null;
   simulator: TradeSimulator;
   faults: LocalChainFaults;
   /** in-process transport to the JSON-RPC (for createRpcChain's `fetch`) */
@@ -176,7 +183,8 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
   const pubsub = new PubSubServer(node, log, browser);
   await listenAll(node, rpc, geyser, pubsub, opts);
   const launch = new LocalLaunchHelpers(node);
-  const simulator = new TradeSimulator(node, launch);
+  const pump = node.native.size > 0 ? new PumpLaunchHelpers(node) : null;
+  const simulator = new TradeSimulator(node, launch, pump);
   node.start();
 
   const rpcUrl = `http://127.0.0.1:${rpc.port}`;
@@ -197,6 +205,7 @@ export async function startLocalChain(opts: LocalChainOptions): Promise<LocalCha
     treasury,
     node,
     launch,
+    pump,
     simulator,
     faults: faultsFacade(node, rpc, geyser, chainFaults),
     fetch: rpc.fetch,
@@ -363,6 +372,7 @@ async function listenPubSub(pubsub: PubSubServer, opts: LocalChainOptions, rpcPo
 export { LocalNode } from "./node";
 export { ChainFaults, parseFaultRule, seededRandom, type FaultRule } from "./faults";
 export { LocalLaunchHelpers, TradeSimulator } from "./launch";
+export { PumpLaunchHelpers, type PumpTradeResult } from "./pump-launch";
 export * as localProgram from "./program";
 export { RpcServer } from "./rpc-server";
 export {

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { seededRandom } from "./random";
 import { Keypair, PublicKey, LAMPORTS_PER_SOL } from "@solana/web3.js";
 import type { LocalNode } from "./node";
+import type { PumpLaunchHelpers } from "./pump-launch";
 import type { SolanaTxError } from "./errors";
 import {
   associatedTokenAddress,
@@ -124,7 +125,7 @@ export class LocalLaunchHelpers {
 export interface SimulatorOptions {
   /** trades per second across all tokens */
   tradesPerSecond: number;
-  /** tokens to trade; default every token the local program created */
+  /** tokens to trade; default every token on the chain (the local program's and pump's) */
   mints?: string[];
   /** number of funded trader wallets (bounded, 1..256) */
   traders?: number;
@@ -143,7 +144,10 @@ export interface SimulatorOptions {
  */
 const NEW_MINT_GRACE_MS = 30_000;
 
-/** Trades local tokens at a steady rate so creator fees accrue. */
+/** pump trades one simulator keeps waiting at most; past it a tick's pump trades are skipped. */
+const PUMP_TRADES_PENDING_MAX = 64;
+
+/** Trades the chain's tokens (the local program's and pump's) at a steady rate so creator fees accrue. */
 export class TradeSimulator {
   private timer: ReturnType<typeof setInterval> | null = null;
   /** when the running simulator first saw each mint; mints there at start are tradeable at once */
@@ -158,11 +162,20 @@ export class TradeSimulator {
     sellRatio: 0.3,
   };
   readonly stats = { trades: 0, failed: 0, feesLamports: 0n };
+  /** pump trades waiting their turn, and the last of them (see tradeOnce) */
+  private pumpPending = 0;
+  private pumpTrades: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly node: LocalNode,
     private readonly launch: LocalLaunchHelpers,
+    private readonly pump: PumpLaunchHelpers | null = null,
   ) {}
+
+  /** Every token on the chain, oldest first. */
+  private allMints(): string[] {
+    return this.pump ? [...this.node.localMints(), ...this.node.pumpMints()] : this.node.localMints();
+  }
 
   get running(): boolean {
     return this.timer !== null;
@@ -182,7 +195,7 @@ export class TradeSimulator {
     // Timers fire at most every few ms; several trades per tick keep high rates honest.
     const tickMs = Math.max(10, Math.floor(1000 / options.tradesPerSecond));
     const perTick = Math.max(1, Math.round((options.tradesPerSecond * tickMs) / 1000));
-    for (const mint of this.node.localMints())
+    for (const mint of this.allMints())
       if (!this.firstSeenMs.has(mint)) this.firstSeenMs.set(mint, Number.NEGATIVE_INFINITY);
     this.timer = setInterval(() => {
       const mints = this.settledMints(Date.now());
@@ -197,7 +210,7 @@ export class TradeSimulator {
   }
 
   private settledMints(nowMs: number): string[] {
-    return (this.opts.mints ?? this.node.localMints()).filter((mint) => {
+    return (this.opts.mints ?? this.allMints()).filter((mint) => {
       const seenMs = this.firstSeenMs.get(mint);
       if (seenMs === undefined) this.firstSeenMs.set(mint, nowMs);
       return seenMs !== undefined && nowMs - seenMs >= NEW_MINT_GRACE_MS;
@@ -205,28 +218,60 @@ export class TradeSimulator {
   }
 
   /** One random trade; public so tests and the demo can step it by hand. */
-  tradeOnce(mints: readonly string[] = this.opts.mints ?? this.node.localMints()): void {
+  tradeOnce(mints: readonly string[] = this.opts.mints ?? this.allMints()): void {
     if (mints.length === 0 || this.traders.length === 0) return;
     const mint = mints[Math.floor(this.rng() * mints.length)]!;
     const trader = this.traders[Math.floor(this.rng() * this.traders.length)]!;
+    const pump = this.pump && this.node.creatorOf(mint) === null ? this.pump : null;
+    const helpers = pump ?? this.launch;
+    // The same draws in the same order as before pump's coins were traded: a seed replays its trades.
+    let held: bigint;
     try {
-      const held = this.launch.tokenBalance(mint, trader.publicKey);
-      let r: TradeResult;
-      if (held > 0n && this.rng() < this.opts.sellRatio) {
-        const portion = BigInt(Math.floor(this.rng() * 1000) + 1);
-        r = this.launch.sell({ mint, seller: trader, tokensIn: (held * portion) / 1000n || held });
-      } else {
-        const span = this.opts.maxBuyLamports - this.opts.minBuyLamports;
-        const amount =
-          this.opts.minBuyLamports +
-          (span > 0n ? (span * BigInt(Math.floor(this.rng() * 1_000_000))) / 1_000_000n : 0n);
-        r = this.launch.buy({ mint, buyer: trader, solInLamports: amount });
-      }
+      held = helpers.tokenBalance(mint, trader.publicKey);
+    } catch {
+      this.stats.failed++;
+      return;
+    }
+    const sells = held > 0n && this.rng() < this.opts.sellRatio;
+    const tokensIn = sells ? (held * BigInt(Math.floor(this.rng() * 1000) + 1)) / 1000n || held : 0n;
+    const span = this.opts.maxBuyLamports - this.opts.minBuyLamports;
+    const amount = sells
+      ? 0n
+      : this.opts.minBuyLamports + (span > 0n ? (span * BigInt(Math.floor(this.rng() * 1_000_000))) / 1_000_000n : 0n);
+    const count = (r: { err: unknown; feeLamports: bigint }) => {
       this.stats.trades++;
       if (r.err) this.stats.failed++;
       else this.stats.feesLamports += r.feeLamports;
-    } catch {
+    };
+    const failed = () => {
       this.stats.failed++;
+    };
+    if (pump) {
+      // pump's SDK builds its transactions asynchronously (Anchor). The trades run one after another,
+      // each built on what the last left, as one trader after another would: built together on one
+      // state, all but the first would fail their slippage check.
+      if (this.pumpPending >= PUMP_TRADES_PENDING_MAX) return;
+      this.pumpPending++;
+      this.pumpTrades = this.pumpTrades
+        .then(() =>
+          sells
+            ? pump.sell({ mint, seller: trader, tokensIn })
+            : pump.buy({ mint, buyer: trader, solInLamports: amount }),
+        )
+        .then(count, failed)
+        .finally(() => {
+          this.pumpPending--;
+        });
+      return;
+    }
+    try {
+      count(
+        sells
+          ? this.launch.sell({ mint, seller: trader, tokensIn })
+          : this.launch.buy({ mint, buyer: trader, solInLamports: amount }),
+      );
+    } catch {
+      failed();
     }
   }
 }

@@ -33,6 +33,7 @@ import { genesisValidatorKeys, RUNTIME_ACCOUNTS, writeGenesisValidator } from ".
 import { fromLitesvmError, errorLands, type SolanaTxError } from "./errors";
 import { NativePrograms } from "./native/executor";
 import type { NativeProgram } from "./native/runtime";
+import { createdPumpMints, pumpMintsIn } from "./native/pump";
 import {
   LocalProgramKeys,
   validateTransaction,
@@ -422,6 +423,8 @@ export class LocalNode {
   private svmBlockhashSlot = -1n;
   private readonly listeners = new Set<NodeListener>();
   private readonly mintCreators = new Map<string, string>();
+  /** pump's coins (`pumpMints`), built on first need */
+  private pumpMintSet: Set<string> | null = null;
   /** bonding-curve address → its mint, so a read can tell a curve account (programLayout) */
   private readonly curveMints = new Map<string, string>();
   /**
@@ -750,6 +753,15 @@ export class LocalNode {
   creatorOf(mint: string): string | null {
     return this.mintCreators.get(mint) ?? null;
   }
+  /**
+   * pump's coins on this chain, oldest first: read from the state once (a continued chain's too),
+   * then kept as creates land.
+   */
+  pumpMints(): string[] {
+    this.pumpMintSet ??= new Set(pumpMintsIn(this.written, (address) => this.getAccount(address)));
+    return [...this.pumpMintSet];
+  }
+
   localMints(): string[] {
     return [...this.mintCreators.keys()];
   }
@@ -1410,6 +1422,8 @@ export class LocalNode {
         this.noteCurve(this.programKeys.bondingCurveAddress(c.mint), c.mint);
       }
     }
+    if (!err && this.pumpMintSet && this.native.size > 0)
+      for (const mint of createdPumpMints(record)) this.pumpMintSet.add(mint);
     this.emit(record);
     if (!err && verdict?.ok) for (const mint of verdict.tradedMints) this.maybeComplete(mint);
     return { landed: true, record };

@@ -28,7 +28,8 @@ const OTHER_BUMP = PublicKey.findProgramAddressSync([OTHER_SEED], TOY)[1];
  *    toy's and an event and return data are written;
  * 1: the same, then fails with 6001 (nothing may stay);
  * 2: the vault signs a transfer with wrong seeds;
- * 3: moves lamports out of an account the toy does not own.
+ * 3: moves lamports out of an account the toy does not own;
+ * 4: moves `amount` from account 1 (the toy's) to account 4, logging both as `Program data:` fields.
  */
 const toy: NativeProgram = {
   programId: TOY,
@@ -48,6 +49,12 @@ const toy: NativeProgram = {
     }
     if (op === 3) {
       ctx.moveLamports(user!, vault!, amount);
+      return;
+    }
+    if (op === 4) {
+      const target = ctx.accounts[4]!.pubkey;
+      ctx.logData(vault!.toBytes(), target.toBytes());
+      ctx.moveLamports(vault!, target, amount);
       return;
     }
     ctx.invoke(SystemProgram.transfer({ fromPubkey: user!, toPubkey: vault!, lamports: amount }));
@@ -86,6 +93,24 @@ function toyIx(user: PublicKey, op: number, amount: bigint): TransactionInstruct
     data,
   });
 }
+
+/** op 4: `amount` from the toy's `source` to `target`. */
+function creditIx(user: PublicKey, source: PublicKey, target: PublicKey, amount: bigint): TransactionInstruction {
+  const ix = toyIx(user, 4, amount);
+  ix.keys[1] = { pubkey: source, isSigner: false, isWritable: true };
+  ix.keys.push({ pubkey: target, isSigner: false, isWritable: true });
+  return ix;
+}
+
+/** An account the toy owns, holding 10 SOL. */
+function toyAccount(n: LocalNode): PublicKey {
+  const address = Keypair.generate().publicKey;
+  n.setAccount(address, { lamports: 10_000_000_000n, owner: TOY, executable: false, data: new Uint8Array(8) });
+  return address;
+}
+
+/** Rent-exempt minimum of an account with no data. */
+const EMPTY_RENT = 890_880n;
 
 function send(n: LocalNode, payer: Keypair, ixs: TransactionInstruction[]) {
   const tx = new VersionedTransaction(
@@ -186,5 +211,75 @@ describe("native programs", () => {
     expect(sim.postAccounts?.get(VAULT.toBase58())?.lamports).toBe(7_000_000n);
     expect(n.getBalance(VAULT)).toBe(0n);
     expect(n.getBalance(user.publicKey)).toBe(10_000_000_000n);
+  });
+
+  test("logData writes one bare `Program data:` line, each field in base64, with no CPI", () => {
+    const n = node();
+    const user = Keypair.generate();
+    n.fund(user.publicKey, 10_000_000_000n);
+    const source = toyAccount(n);
+    const target = Keypair.generate().publicKey;
+    n.fund(target, EMPTY_RENT);
+    const record = send(n, user, [creditIx(user.publicKey, source, target, 1n)]);
+    expect(record.err).toBeNull();
+    const data = record.logs.filter((l) => l.startsWith("Program data: "));
+    expect(data).toEqual([
+      `Program data: ${source.toBuffer().toString("base64")} ${target.toBuffer().toString("base64")}`,
+    ]);
+    expect(record.innerInstructions.flatMap((i) => i.instructions)).toHaveLength(0);
+  });
+
+  test("a program credits an address that does not exist: it becomes a System account when it ends rent-exempt", () => {
+    const n = node();
+    const user = Keypair.generate();
+    n.fund(user.publicKey, 10_000_000_000n);
+    const source = toyAccount(n);
+    const target = Keypair.generate().publicKey;
+    const record = send(n, user, [creditIx(user.publicKey, source, target, EMPTY_RENT)]);
+    expect(record.err).toBeNull();
+    const created = n.getAccount(target)!;
+    expect(created.lamports).toBe(EMPTY_RENT);
+    expect(created.owner.equals(SystemProgram.programId)).toBe(true);
+    expect(created.data.length).toBe(0);
+    expect(n.getBalance(source)).toBe(10_000_000_000n - EMPTY_RENT);
+
+    // Below rent after one instruction but topped up by the next: rent is checked at the transaction's end.
+    const later = Keypair.generate().publicKey;
+    const topped = send(n, user, [
+      creditIx(user.publicKey, source, later, 1_000n),
+      SystemProgram.transfer({ fromPubkey: user.publicKey, toPubkey: later, lamports: EMPTY_RENT - 1_000n }),
+    ]);
+    expect(topped.err).toBeNull();
+    expect(n.getBalance(later)).toBe(EMPTY_RENT);
+  });
+
+  test("an account left below rent fails the transaction with InsufficientFundsForRent and its index, nothing kept but the fee", () => {
+    const n = node();
+    const user = Keypair.generate();
+    n.fund(user.publicKey, 10_000_000_000n);
+    const source = toyAccount(n);
+    const other = Keypair.generate().publicKey;
+    const target = Keypair.generate().publicKey;
+    const record = send(n, user, [
+      SystemProgram.transfer({ fromPubkey: user.publicKey, toPubkey: other, lamports: 1_000_000 }),
+      creditIx(user.publicKey, source, target, EMPTY_RENT - 1n),
+    ]);
+    const index = record.accountKeys.findIndex((k) => k.equals(target));
+    expect(index).toBeGreaterThan(0);
+    expect(record.err).toEqual({ InsufficientFundsForRent: { account_index: index } });
+    expect(n.getAccount(target)).toBeNull();
+    expect(n.getBalance(other)).toBe(0n);
+    expect(n.getBalance(source)).toBe(10_000_000_000n);
+    expect(n.getBalance(user.publicKey)).toBe(10_000_000_000n - 5000n);
+    expect(record.feeLamports).toBe(5000n);
+
+    // An account already below rent may stay so only without growing (agave's rent-state rule).
+    const paying = Keypair.generate().publicKey;
+    n.fund(paying, 1_000n);
+    const grown = send(n, user, [creditIx(user.publicKey, source, paying, 1n)]);
+    expect(grown.err).toEqual({
+      InsufficientFundsForRent: { account_index: grown.accountKeys.findIndex((k) => k.equals(paying)) },
+    });
+    expect(n.getBalance(paying)).toBe(1_000n);
   });
 });

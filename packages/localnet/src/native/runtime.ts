@@ -13,6 +13,9 @@
  * leaves the instruction's lamports balanced, signs a CPI only for its own PDAs (seeds checked),
  * and cannot raise a CPI account's privileges. Events are Anchor's: a self-CPI with the event
  * authority as its one account, whose data is the event tag, the event's discriminator and body.
+ * As in agave, an account may be left below rent within the transaction; at its end every account
+ * it wrote must be rent-exempt, empty, or rent-paying as before and no larger (the rent-state rule),
+ * else the whole fails with `InsufficientFundsForRent`.
  */
 import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import type { SolanaTxError } from "../errors";
@@ -73,7 +76,10 @@ export interface InvokeContext {
   get(address: PublicKey): NativeAccount | null;
   /** Writes an account whole, under the runtime's rules (see the module's comment). */
   set(address: PublicKey, account: NativeAccount): void;
-  /** Moves lamports from an account this program owns (or a writable one it credits). */
+  /**
+   * Moves lamports from an account this program owns to any writable one; crediting an address
+   * that does not exist makes it a System account with no data (rent checked at the transaction's end).
+   */
   moveLamports(from: PublicKey, to: PublicKey, lamports: bigint): void;
   /**
    * A CPI. `signerSeeds`: the seeds of each of this program's PDAs that sign it (bump included),
@@ -83,6 +89,8 @@ export interface InvokeContext {
   invoke(ix: TransactionInstruction, signerSeeds?: readonly (readonly Uint8Array[])[]): void;
   /** An Anchor event: a self-CPI carrying `eventBytes` (discriminator and body) and its `Program data:` log. */
   emitEvent(eventBytes: Uint8Array): void;
+  /** `sol_log_data`: "Program data: " and each field in base64 (Anchor's `emit!`, no CPI). */
+  logData(...fields: Uint8Array[]): void;
   /** "Program log: …" */
   log(message: string): void;
   setReturnData(data: Uint8Array): void;
@@ -146,6 +154,8 @@ const STACK_DEPTH_MAX = 5;
 /** Instructions, CPIs included, one transaction may run (agave's instruction trace limit). */
 const TRACE_LENGTH_MAX = 64;
 const RETURN_DATA_BYTES_MAX = 1024;
+/** Agave exempts the incinerator from the rent-state rule: lamports sent there are burnt. */
+const INCINERATOR = "1nc1nerator11111111111111111111111111111111";
 const LOG_LINES_MAX = 10_000;
 
 /** One transaction as the runtime runs it: its keys and privileges, instructions by key index. */
@@ -184,6 +194,13 @@ function cloneAccount(a: NativeAccount): NativeAccount {
   return { lamports: a.lamports, owner: a.owner, executable: a.executable, data: Uint8Array.from(a.data) };
 }
 
+const SYSTEM_PROGRAM = new PublicKey("11111111111111111111111111111111");
+
+/** What an address that does not exist reads as to the runtime: System's, empty, no lamports. */
+function emptyAccount(): NativeAccount {
+  return { lamports: 0n, owner: SYSTEM_PROGRAM, executable: false, data: new Uint8Array(0) };
+}
+
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
@@ -210,20 +227,48 @@ export function runNativeTransaction(
     }
   }
   const inner: InnerRecord[][] = tx.instructions.map(() => []);
+  const fail = (err: SolanaTxError): NativeRunResult => {
+    for (const { key, account } of snapshot.values()) host.setAccount(key, account);
+    return { err, logs: run.logs, inner, computeUnits: run.unitsUsed, returnData: null };
+  };
   for (let i = 0; i < tx.instructions.length; i++) {
     const failure = run.topLevel(i, inner[i]!);
-    if (failure !== null) {
-      for (const { key, account } of snapshot.values()) host.setAccount(key, account);
-      return {
-        err: "transaction" in failure ? failure.transaction : { InstructionError: [i, failure.instruction] },
-        logs: run.logs,
-        inner,
-        computeUnits: run.unitsUsed,
-        returnData: null,
-      };
-    }
+    if (failure !== null)
+      return fail("transaction" in failure ? failure.transaction : { InstructionError: [i, failure.instruction] });
   }
+  const rentPaying = rentStateViolation(host, tx, (key) => snapshot.get(key.toBase58())?.account ?? null);
+  if (rentPaying !== null) return fail({ InsufficientFundsForRent: { account_index: rentPaying } });
   return { err: null, logs: run.logs, inner, computeUnits: run.unitsUsed, returnData: run.returnData };
+}
+
+type RentState = { kind: "uninitialized" } | { kind: "exempt" } | { kind: "paying"; lamports: bigint; dataLen: number };
+
+function rentStateOf(host: NativeHost, account: NativeAccount | null): RentState {
+  if (!account || account.lamports === 0n) return { kind: "uninitialized" };
+  if (account.lamports >= host.minimumBalanceForRentExemption(account.data.length)) return { kind: "exempt" };
+  return { kind: "paying", lamports: account.lamports, dataLen: account.data.length };
+}
+
+/**
+ * Agave's rent-state rule (`RentState::transition_allowed_from`), checked once the instructions
+ * have run: a writable account may end empty or rent-exempt, or rent-paying only if it was so
+ * before with the same data length and no more lamports. The index of the first that breaks it,
+ * else null.
+ */
+function rentStateViolation(
+  host: NativeHost,
+  tx: NativeTransaction,
+  before: (key: PublicKey) => NativeAccount | null,
+): number | null {
+  for (let i = 0; i < tx.keys.length; i++) {
+    const key = tx.keys[i]!;
+    if (!tx.writable[i] || key.toBase58() === INCINERATOR) continue;
+    const post = rentStateOf(host, host.getAccount(key));
+    if (post.kind !== "paying") continue;
+    const pre = rentStateOf(host, before(key));
+    if (pre.kind !== "paying" || pre.dataLen !== post.dataLen || post.lamports > pre.lamports) return i;
+  }
+  return null;
 }
 
 class TransactionRun {
@@ -397,29 +442,26 @@ class Frame implements InvokeContext {
 
   set(address: PublicKey, account: NativeAccount): void {
     const meta = this.metaOf(address);
-    const pre = this.tr.host.getAccount(address);
-    const preLamports = pre?.lamports ?? 0n;
+    // An address that does not exist is, to a program, System's empty account with no lamports.
+    const pre = this.tr.host.getAccount(address) ?? emptyAccount();
     if (account.lamports < 0n) throw new RuntimeError("InsufficientFunds", "negative lamports");
     const changed =
-      !pre ||
-      account.lamports !== preLamports ||
+      account.lamports !== pre.lamports ||
       !account.owner.equals(pre.owner) ||
       account.executable !== pre.executable ||
       !sameBytes(account.data, pre.data);
     if (!changed) return;
     if (!meta.isWritable) throw new RuntimeError("ReadonlyLamportChange", "account not writable");
-    const owned = pre !== null && pre.owner.equals(this.programId);
-    if (!owned) {
+    if (!pre.owner.equals(this.programId)) {
       // Anyone may credit a writable account; only its owner changes anything else.
-      if (!pre) throw new RuntimeError("ExternalAccountLamportSpend", "account does not exist");
-      if (account.lamports < preLamports)
+      if (account.lamports < pre.lamports)
         throw new RuntimeError("ExternalAccountLamportSpend", "debit of an account it does not own");
       if (!sameBytes(account.data, pre.data))
         throw new RuntimeError("ExternalAccountDataModified", "data of an account it does not own");
       if (!account.owner.equals(pre.owner))
         throw new RuntimeError("ModifiedProgramId", "owner of an account it does not own");
     }
-    if (pre && account.executable !== pre.executable) throw new RuntimeError("ExecutableModified", "executable flag");
+    if (account.executable !== pre.executable) throw new RuntimeError("ExecutableModified", "executable flag");
     this.tr.host.setAccount(address, { ...account, data: Uint8Array.from(account.data) });
   }
 
@@ -429,8 +471,7 @@ class Frame implements InvokeContext {
     const source = this.get(from);
     if (!source || source.lamports < lamports) throw new RuntimeError("InsufficientFunds", "insufficient lamports");
     this.set(from, { ...source, lamports: source.lamports - lamports });
-    const target = this.get(to);
-    if (!target) throw new RuntimeError("ExternalAccountLamportSpend", "credited account does not exist");
+    const target = this.get(to) ?? emptyAccount();
     this.set(to, { ...target, lamports: target.lamports + lamports });
   }
 
@@ -489,7 +530,11 @@ class Frame implements InvokeContext {
     this.tr.consume(EVENT_CPI_UNITS);
     this.tr.log(`Program ${this.id} consumed ${EVENT_CPI_UNITS} of ${budget} compute units`);
     this.tr.log(`Program ${this.id} success`);
-    this.tr.log(`Program data: ${Buffer.from(eventBytes).toString("base64")}`);
+    this.logData(eventBytes);
+  }
+
+  logData(...fields: Uint8Array[]): void {
+    this.tr.log(`Program data: ${fields.map((f) => Buffer.from(f).toString("base64")).join(" ")}`);
   }
 
   log(message: string): void {

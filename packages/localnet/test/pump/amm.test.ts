@@ -14,7 +14,13 @@ import {
   TOKEN_PROGRAM_ID,
 } from "@solana/spl-token";
 import { Connection, Keypair, PublicKey, type TransactionInstruction } from "@solana/web3.js";
-import { canonicalPumpPoolPda, getPumpProgram, PUMP_SDK, pumpPoolAuthorityPda } from "@pump-fun/pump-sdk";
+import {
+  canonicalPumpPoolPda,
+  feeSharingConfigPda,
+  getPumpProgram,
+  PUMP_SDK,
+  pumpPoolAuthorityPda,
+} from "@pump-fun/pump-sdk";
 import {
   buyBaseInput,
   coinCreatorVaultAtaPda,
@@ -444,5 +450,52 @@ describe("pump_amm coin creator fees", () => {
     expect(node.getBalance(pumpVault)).toBe(accrued);
     expect(tokenAmount(node, vaultAta)).toBe(0n);
     expect(node.getBalance(vaultAta)).toBe(vaultRent);
+  });
+
+  test("transfer_creator_fees_to_pump_v2: a shared coin's AMM fees from real buys reach pump's creator vault of the sharing config", async () => {
+    const node = ammNode();
+    const creator = Keypair.generate();
+    node.fund(creator.publicKey, 1_000_000_000n);
+    const curve = writeCompleteCurve(node, creator.publicKey);
+    const user = Keypair.generate();
+    node.fund(user.publicKey, 1_000_000_000n);
+    const migrate = await PUMP_SDK.migrateInstruction({
+      withdrawAuthority: WITHDRAW_AUTHORITY,
+      mint: curve.mint,
+      user: user.publicKey,
+      tokenProgram: TOKEN_2022_PROGRAM_ID,
+    });
+    expect(send(node, user, [migrate]).err).toBeNull();
+    const pool = canonicalPumpPoolPda(curve.mint);
+    const optIn = await PUMP_SDK.createFeeSharingConfig({ creator: creator.publicKey, mint: curve.mint, pool });
+    expect(send(node, creator, [optIn]).err).toBeNull();
+    const sharingConfig = feeSharingConfigPda(curve.mint);
+    expect(PUMP_AMM_SDK.decodePool(accountInfo(node, pool)!).coinCreator.equals(sharingConfig)).toBe(true);
+
+    const trader = Keypair.generate();
+    node.fund(trader.publicKey, 50_000_000_000n);
+    const buy = await PUMP_AMM_SDK.buyBaseInput(swapState(node, pool, trader.publicKey), new BN("5000000000000"), 1);
+    expect(send(node, trader, buy).err).toBeNull();
+    const authority = coinCreatorVaultAuthorityPda(sharingConfig);
+    const vaultAta = coinCreatorVaultAtaPda(authority, NATIVE_MINT, TOKEN_PROGRAM_ID);
+    const accrued = tokenAmount(node, vaultAta);
+    expect(accrued > 2_039_280n).toBe(true);
+    const pumpVault = PublicKey.findProgramAddressSync(
+      [Buffer.from("creator-vault"), sharingConfig.toBuffer()],
+      PUMP,
+    )[0];
+    const pumpVaultBefore = node.getBalance(pumpVault);
+
+    const ix = await PUMP_SDK.transferCreatorFeesToPumpV2({
+      payer: trader.publicKey,
+      mint: curve.mint,
+      quoteMint: NATIVE_MINT,
+      quoteTokenProgram: TOKEN_PROGRAM_ID,
+    });
+    const traderBefore = node.getBalance(trader.publicKey);
+    expect(send(node, trader, [ix]).err).toBeNull();
+    expect(node.getBalance(pumpVault)).toBe(pumpVaultBefore + accrued);
+    expect(tokenAmount(node, vaultAta)).toBe(0n);
+    expect(node.getBalance(trader.publicKey)).toBe(traderBefore - TX_FEE);
   });
 });

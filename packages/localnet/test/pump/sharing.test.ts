@@ -2,12 +2,15 @@
  * Creator fee sharing as the local chain emulates it, driven by the SDK's own builders: pump_fees
  * `create_fee_sharing_config` (curve, and pool for a graduated coin, repointed to the config by
  * CPIs into pump and pump_amm), `update_fee_shares(_v2)` (once, by the admin, pending fees paid to
- * the old shareholders first), pump `distribute_creator_fees` (to the lamport, in the config's
- * order) and the `get_minimum_distributable_fee` view read through simulation as the SDK reads it.
+ * the old shareholders first, a graduated coin's AMM fees swept in by pump_amm
+ * `transfer_creator_fees_to_pump_v2`), pump `distribute_creator_fees` (to the lamport, in the
+ * config's order) and the `get_minimum_distributable_fee` view read through simulation as the SDK
+ * reads it, its event as the SDK decodes it.
  * Every refusal leaves every account as it was, the fee charged.
  */
 import { describe, expect, test } from "bun:test";
-import { NATIVE_MINT, TOKEN_PROGRAM_ID } from "@solana/spl-token";
+import { EventParser, type Program } from "@coral-xyz/anchor";
+import { ACCOUNT_SIZE, AccountLayout, AccountState, NATIVE_MINT, TOKEN_PROGRAM_ID } from "@solana/spl-token";
 import {
   Connection,
   Keypair,
@@ -17,9 +20,10 @@ import {
   TransactionMessage,
   VersionedTransaction,
 } from "@solana/web3.js";
-import { getPumpFeeProgram, PUMP_SDK, type Shareholder } from "@pump-fun/pump-sdk";
-import { PUMP_AMM_SDK } from "@pump-fun/pump-swap-sdk";
+import { getPumpFeeProgram, getPumpProgram, PUMP_SDK, type Shareholder } from "@pump-fun/pump-sdk";
+import { coinCreatorVaultAtaPda, coinCreatorVaultAuthorityPda, PUMP_AMM_SDK } from "@pump-fun/pump-swap-sdk";
 import type { LocalNode, TxRecord } from "../../src/node";
+import { pumpCodecs } from "../../src/native/anchor";
 import { accountInfo, send } from "./helpers";
 import {
   accrue,
@@ -36,6 +40,51 @@ import {
 
 const FEE = 5_000n;
 const CONFIG_SPACE = 1024;
+/** Rent-exempt minimum of a 165-byte token account: what pump_amm's WSOL creator vault keeps. */
+const TOKEN_ACCOUNT_RENT = 2_039_280n;
+
+interface AmmVault {
+  authority: PublicKey;
+  ata: PublicKey;
+}
+
+/**
+ * Fees accrued to a graduated coin's pump_amm creator vault (the WSOL ATA of
+ * ["creator_vault", sharing_config]), written as pump_amm's swaps leave it: `feesLamports` WSOL
+ * on top of the account's rent.
+ */
+function accrueAmm(node: LocalNode, sharingConfig: PublicKey, feesLamports: bigint): AmmVault {
+  const authority = coinCreatorVaultAuthorityPda(sharingConfig);
+  const ata = coinCreatorVaultAtaPda(authority, NATIVE_MINT, TOKEN_PROGRAM_ID);
+  const data = Buffer.alloc(ACCOUNT_SIZE);
+  AccountLayout.encode(
+    {
+      mint: NATIVE_MINT,
+      owner: authority,
+      amount: feesLamports,
+      delegateOption: 0,
+      delegate: PublicKey.default,
+      state: AccountState.Initialized,
+      isNativeOption: 1,
+      isNative: TOKEN_ACCOUNT_RENT,
+      delegatedAmount: 0n,
+      closeAuthorityOption: 0,
+      closeAuthority: PublicKey.default,
+    },
+    data,
+  );
+  node.setAccount(ata, {
+    lamports: TOKEN_ACCOUNT_RENT + feesLamports,
+    data,
+    owner: TOKEN_PROGRAM_ID,
+    executable: false,
+  });
+  return { authority, ata };
+}
+
+function wsolAmount(node: LocalNode, ata: PublicKey): bigint {
+  return AccountLayout.decode(Buffer.from(node.getAccount(ata)!.data)).amount;
+}
 
 function config(node: LocalNode, c: Coin) {
   return PUMP_SDK.decodeSharingConfig(accountInfo(node, c.sharingConfig)!);
@@ -259,6 +308,32 @@ describe("update_fee_shares_v2", () => {
     expectRefused(node, c.creator, [again], [c.sharingConfig, vault, a, b, d], 6009);
   });
 
+  test("a graduated coin: the AMM vault's fees are swept into pump's vault (transfer_creator_fees_to_pump_v2) and paid with the curve's", async () => {
+    const node = sharingNode();
+    const c = await sharedCoin(node, { graduated: true });
+    const vault = accrue(node, c.sharingConfig, 1_000_000n);
+    const amm = accrueAmm(node, c.sharingConfig, 3_000_000n);
+    const [a, b, d] = [wallet(node), wallet(node), wallet(node)];
+    const before = node.getBalance(c.creator.publicKey);
+    const record = send(node, c.creator, [await updateV2Ix(c, [c.creator.publicKey], split(a, b, d))]);
+    expect(record.err).toBeNull();
+    // The creator, sole shareholder until now, receives both: 1,000,000 from the curve, 3,000,000 from the pool.
+    expect(node.getBalance(c.creator.publicKey)).toBe(before + 4_000_000n - FEE);
+    expect(node.getBalance(vault)).toBe(VAULT_RENT);
+    expect(wsolAmount(node, amm.ata)).toBe(0n);
+    expect(node.getBalance(amm.ata)).toBe(TOKEN_ACCOUNT_RENT);
+    expect(node.getBalance(amm.authority)).toBe(0n);
+    const paid = PUMP_SDK.decodeDistributeCreatorFeesEvent(events(record, PUMP, "DistributeCreatorFeesEvent")[0]!);
+    expect(paid.distributed.toString()).toBe("4000000");
+    const v2 = Buffer.from(pumpCodecs().pumpAmm.instructionDiscriminator("transferCreatorFeesToPumpV2"));
+    const inner = record.innerInstructions.find((i) => i.index === 0)!.instructions;
+    const sweep = inner.filter(
+      (i) => record.accountKeys[i.programIdIndex]!.equals(PUMP_AMM) && Buffer.from(i.data.subarray(0, 8)).equals(v2),
+    );
+    expect(sweep).toHaveLength(1);
+    expect(config(node, c).adminRevoked).toBe(true);
+  });
+
   test("refused: not the admin (6001), bad lists (6010, 6011, 6012, 6014, 6017), a mutated discriminator (101)", async () => {
     const node = sharingNode();
     const c = await sharedCoin(node);
@@ -308,6 +383,67 @@ describe("update_fee_shares_v2", () => {
     for (const [list, code] of cases) expectRefused(node, c.creator, [withShareholders(ix, list)], watched, code);
     expectRefused(node, c.creator, [mutatedDiscriminator(ix)], watched, 101);
     expect(config(node, c).adminRevoked).toBe(false);
+  });
+});
+
+describe("transfer_creator_fees_to_pump_v2", () => {
+  test("the SDK's builder unwraps a shared coin's AMM vault into pump's creator vault, permissionlessly; skipped below the rent", async () => {
+    const node = sharingNode();
+    const c = await sharedCoin(node, { graduated: true });
+    const vault = accrue(node, c.sharingConfig, 0n);
+    const cranker = Keypair.generate();
+    node.fund(cranker.publicKey, 1_000_000_000n);
+    const ix = await PUMP_SDK.transferCreatorFeesToPumpV2({
+      payer: cranker.publicKey,
+      mint: c.mint,
+      quoteMint: NATIVE_MINT,
+      quoteTokenProgram: TOKEN_PROGRAM_ID,
+    });
+    // Below a token account's rent nothing moves.
+    const small = accrueAmm(node, c.sharingConfig, TOKEN_ACCOUNT_RENT - 1n);
+    expect(send(node, cranker, [ix]).err).toBeNull();
+    expect(wsolAmount(node, small.ata)).toBe(TOKEN_ACCOUNT_RENT - 1n);
+    expect(node.getBalance(vault)).toBe(VAULT_RENT);
+
+    const amm = accrueAmm(node, c.sharingConfig, 7_654_321n);
+    const record = send(node, cranker, [ix]);
+    expect(record.err).toBeNull();
+    expect(node.getBalance(vault)).toBe(VAULT_RENT + 7_654_321n);
+    expect(wsolAmount(node, amm.ata)).toBe(0n);
+    expect(node.getBalance(amm.ata)).toBe(TOKEN_ACCOUNT_RENT);
+    expect(node.getBalance(amm.authority)).toBe(0n);
+    expect(node.getBalance(cranker.publicKey)).toBe(1_000_000_000n - 2n * FEE);
+    // Close into the authority, System transfer to pump's vault, the ATA reopened.
+    const inner = record.innerInstructions.find((i) => i.index === 0)!.instructions;
+    expect(inner.map((i) => record.accountKeys[i.programIdIndex]!.toBase58())).toContain(
+      SystemProgram.programId.toBase58(),
+    );
+  });
+
+  test("refused: a payer that did not sign (3010), a wrong pump vault ATA or vault authority (2006), a token-quoted coin (101), a mutated discriminator (101)", async () => {
+    const node = sharingNode();
+    const c = await sharedCoin(node, { graduated: true });
+    const vault = accrue(node, c.sharingConfig, 0n);
+    const amm = accrueAmm(node, c.sharingConfig, 5_000_000n);
+    const cranker = Keypair.generate();
+    node.fund(cranker.publicKey, 1_000_000_000n);
+    const other = Keypair.generate().publicKey;
+    const ix = await PUMP_SDK.transferCreatorFeesToPumpV2({
+      payer: other,
+      mint: c.mint,
+      quoteMint: NATIVE_MINT,
+      quoteTokenProgram: TOKEN_PROGRAM_ID,
+    });
+    const watched = [vault, amm.ata, amm.authority, other];
+    expectRefused(node, cranker, [withKey(ix, 0, { isSigner: false })], watched, 3010);
+    const signed = withKey(ix, 0, { pubkey: cranker.publicKey });
+    expectRefused(node, cranker, [withKey(signed, 9, { pubkey: other })], watched, 2006);
+    expectRefused(node, cranker, [withKey(signed, 6, { pubkey: other })], watched, 2006);
+    const usdc = new PublicKey("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v");
+    expectRefused(node, cranker, [withKey(signed, 1, { pubkey: usdc })], watched, 101);
+    expectRefused(node, cranker, [mutatedDiscriminator(signed)], watched, 101);
+    expect(send(node, cranker, [signed]).err).toBeNull();
+    expect(node.getBalance(vault)).toBe(VAULT_RENT + 5_000_000n);
   });
 });
 
@@ -398,7 +534,11 @@ describe("distribute_creator_fees", () => {
   });
 });
 
-/** get_minimum_distributable_fee simulated as OnlinePumpSdk.getMinimumDistributableFee does, return data decoded by the SDK. */
+/**
+ * get_minimum_distributable_fee simulated as OnlinePumpSdk.getMinimumDistributableFee does, return
+ * data decoded by the SDK; the MinimumDistributableFeeEvent it logs (`emit!`, a bare `Program data:`
+ * line) decoded by the SDK's pump program says the same.
+ */
 async function minimumView(node: LocalNode, c: Coin) {
   const ix = await PUMP_SDK.getMinimumDistributableFee({
     mint: c.mint,
@@ -418,6 +558,17 @@ async function minimumView(node: LocalNode, c: Coin) {
   expect(sim.err).toBeNull();
   expect(sim.returnData!.programId.equals(PUMP)).toBe(true);
   const decoded = PUMP_SDK.decodeMinimumDistributableFee(Buffer.from(sim.returnData!.data));
+  const program = getPumpProgram(new Connection("http://127.0.0.1:1")) as unknown as Program;
+  const logged = [...new EventParser(program.programId, program.coder).parseLogs(sim.logs)];
+  expect(logged.map((e) => e.name)).toEqual(["minimumDistributableFeeEvent"]);
+  const event = logged[0]!.data as unknown as typeof decoded;
+  expect([event.minimumRequired.toString(), event.distributableFees.toString(), event.canDistribute]).toEqual([
+    decoded.minimumRequired.toString(),
+    decoded.distributableFees.toString(),
+    decoded.canDistribute,
+  ]);
+  // No self-CPI: the view names no event authority.
+  expect(sim.innerInstructions.flatMap((i) => i.instructions)).toHaveLength(0);
   return {
     minimumRequired: BigInt(decoded.minimumRequired.toString()),
     distributableFees: BigInt(decoded.distributableFees.toString()),

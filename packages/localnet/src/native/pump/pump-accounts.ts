@@ -4,15 +4,15 @@
  * PDA seeds), refused with the code Anchor gives for each.
  */
 import { PublicKey } from "@solana/web3.js";
-import { AnchorErrorCode, anchorError, type IdlCodec } from "../anchor";
+import { anchorError, type IdlCodec } from "../anchor";
 import type { InvokeContext, NativeAccount, NativeAccountMeta } from "../runtime";
 
 export const PUMP_ID = new PublicKey("6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P");
-const PUMP_AMM_ID = new PublicKey("pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA");
+const _PUMP_AMM_ID = new PublicKey("pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA");
 export const PUMP_FEES_ID = new PublicKey("pfeeUxB6jkeY1Hxd7CsFCAjcbHA9rWtchMGdZ6VojVZ");
-const MAYHEM_ID = new PublicKey("MAyhSmzXzV1pTf7LsNkrNwkWKTo4ougAJ1PPg47MD4e");
+const _MAYHEM_ID = new PublicKey("MAyhSmzXzV1pTf7LsNkrNwkWKTo4ougAJ1PPg47MD4e");
 export const SYSTEM_ID = new PublicKey("11111111111111111111111111111111");
-const TOKEN_ID = new PublicKey("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
+const _TOKEN_ID = new PublicKey("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 export const TOKEN_2022_ID = new PublicKey("TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb");
 const ATA_ID = new PublicKey("ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL");
 
@@ -45,7 +45,7 @@ export const pumpPda = {
 };
 
 /** The associated token account of `owner` for `mint` under `tokenProgram`. */
-function ata(owner: PublicKey, mint: PublicKey, tokenProgram: PublicKey): PublicKey {
+function _ata(owner: PublicKey, mint: PublicKey, tokenProgram: PublicKey): PublicKey {
   return PublicKey.findProgramAddressSync([owner.toBuffer(), tokenProgram.toBuffer(), mint.toBuffer()], ATA_ID)[0];
 }
 

@@ -164,7 +164,11 @@ export function hasCreator(curve: BondingCurve): boolean {
 export function writeCurve(ctx: InvokeContext, t: TradeAccounts): void {
   const address = t.keys.key("bondingCurve");
   const current = ctx.get(address)!;
-  ctx.set(address, { ...current, data: codec().encodeAccount("BondingCurve", t.curve, current.data.length) });
+  const data = codec().encodeAccount("BondingCurve", t.curve, current.data.length);
+  // Bytes past the fields this IDL knows stay as they are: v3's kept fees live there (pump-v3-idl.ts).
+  const known = codec().encodeAccount("BondingCurve", t.curve).length;
+  if (current.data.length > known) data.set(current.data.subarray(known), known);
+  ctx.set(address, { ...current, data });
 }
 
 /** A System transfer out of a signer (the user pays as the program's CPI makes it pay). */

@@ -71,7 +71,7 @@ function refuseComplete(t: TradeAccounts): void {
 }
 
 /** pump-sdk's buy price of `tokens` (`getBuySolAmountFromTokenAmount` before its fee). */
-function buyCost(t: TradeAccounts, tokens: bigint): bigint {
+export function buyCost(t: TradeAccounts, tokens: bigint): bigint {
   const vtr = big(t.curve.virtualTokenReserves);
   return (tokens * big(t.curve.virtualQuoteReserves)) / (vtr - tokens) + 1n;
 }
@@ -196,7 +196,7 @@ interface VolumeState {
  * The user's volume accumulator, created on its first buy as the SDK expects (paid by the user,
  * as Anchor's `init_if_needed` pays), its SOL volume counted when the buy tracks volume.
  */
-function trackUserVolume(ctx: InvokeContext, t: TradeAccounts, user: PublicKey, solVolume: bigint): VolumeState {
+export function trackUserVolume(ctx: InvokeContext, t: TradeAccounts, user: PublicKey, solVolume: bigint): VolumeState {
   const address = t.keys.key("userVolumeAccumulator");
   const uva = pumpPda.userVolumeAccumulator(user);
   let current = ctx.get(address);

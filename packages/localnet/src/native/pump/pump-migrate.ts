@@ -223,6 +223,10 @@ const migrate: InstructionHandler = (ctx) => {
   };
   const curveNow = ctx.get(a.bonding_curve.pubkey)!;
   const encoded = pump.encodeAccount("BondingCurve", updated, curveNow.data.length);
+  // v3 (pump-v3-idl.ts): the fees kept past the known fields stay with the curve ("migration moves
+  // the reserves, not the waiting fees", SWEEP_FEES.md).
+  const known = pump.encodeAccount("BondingCurve", updated).length;
+  if (curveNow.data.length > known) encoded.set(curveNow.data.subarray(known), known);
   ctx.set(a.bonding_curve.pubkey, { ...curveNow, data: encoded.subarray(0, Math.max(curveNow.data.length, 0)) });
   ctx.emitEvent(
     pump.encodeEvent("CompletePumpAmmMigrationEvent", {
@@ -279,8 +283,11 @@ function moveLiquidity(ctx: InvokeContext, a: Accounts, l: Liquidity): void {
     ),
     [curveSeeds],
   );
-  // The migration fee reaches the (not yet existing) pool authority as unwrapped WSOL: a direct
-  // credit cannot open a system account. The user's rent for that first WSOL account is repaid below.
+  // The migration fee reaches the (not yet existing) pool authority as unwrapped WSOL. A direct
+  // credit would do too (the runtime lets it open a System account that ends rent-exempt), but pump's
+  // docs do not say which the program does, so the inner instructions stay as first written; the
+  // balances every party ends with are the same either way. The user's rent for that first WSOL
+  // account is repaid below.
   ensureAta(ctx, user, authWsol, poolAuthority, NATIVE_MINT, TOKEN_PROGRAM_ID);
   const wsolRent = ctx.get(authWsol)!.lamports;
   ctx.moveLamports(a.bonding_curve.pubkey, authWsol, fee);

@@ -41,6 +41,7 @@ const UNITS = {
 } as const;
 
 const bn = (v: bigint) => new BN(v.toString());
+const EVENT_DISCRIMINATOR_BYTES = 8;
 
 /** The seed `bondingCurve.creator`, read from the curve passed (null when it cannot be read: its load fails later). */
 function curveCreatorSeed(ctx: InvokeContext): SeedField {
@@ -171,16 +172,22 @@ const distributeCreatorFeesV2: InstructionHandler = (ctx) => {
   distribute(ctx, read);
 };
 
-/** The view: return data is MinimumDistributableFeeEvent's borsh body, as the SDK decodes it. */
+/**
+ * The view. It emits MinimumDistributableFeeEvent as Anchor's `emit!` does (a bare `Program data:`
+ * log: the IDL gives it no event authority to self-CPI with) and returns the same event as its
+ * return data, the borsh body without the discriminator: what the IDL's `returns` names and what the
+ * SDK's OnlinePumpSdk.getMinimumDistributableFee decodes.
+ */
 const getMinimumDistributableFee: InstructionHandler = (ctx) => {
   ctx.consume(UNITS.minimumView);
   const read = readSharing(ctx, "getMinimumDistributableFee", 1);
-  const body = new Uint8Array(17);
-  const view = new DataView(body.buffer);
-  view.setBigUint64(0, read.minimum, true);
-  view.setBigUint64(8, read.distributable, true);
-  body[16] = read.distributable >= read.minimum && read.distributable > 0n ? 1 : 0;
-  ctx.setReturnData(body);
+  const event = pump().encodeEvent("MinimumDistributableFeeEvent", {
+    minimumRequired: bn(read.minimum),
+    distributableFees: bn(read.distributable),
+    canDistribute: read.distributable >= read.minimum && read.distributable > 0n,
+  });
+  ctx.logData(event);
+  ctx.setReturnData(event.subarray(EVENT_DISCRIMINATOR_BYTES));
 };
 
 /**

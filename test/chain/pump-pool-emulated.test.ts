@@ -1,0 +1,182 @@
+/**
+ * The service's own pump adapter (src/chain/pump/adapter.ts) against a coin the local chain's
+ * emulated pump migrated into its pump_amm pool: the reading sees the pool's creator fees and the
+ * bonded flag, the sweep (collect_coin_creator_fee into the creator's WSOL account, closed, then the
+ * creator → treasury transfer) lands with decodeSweep crediting exactly what the treasury gained,
+ * and a burn buy on the pool lands for at least the tokens it promised.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { TOKEN_2022_PROGRAM_ID, getAssociatedTokenAddressSync } from "@solana/spl-token";
+import {
+  Keypair,
+  type PublicKey,
+  type TransactionInstruction,
+  TransactionMessage,
+  VersionedTransaction,
+} from "@solana/web3.js";
+import { type LocalChain, startLocalChain } from "@fee-ledger/localnet";
+import { CREATOR_RESERVE_LAMPORTS, createPumpLaunchProgram } from "../../src/chain/pump";
+import type { AccountSnapshot, ChainReader, ConfirmedTransaction } from "../../src/chain/ports";
+
+const SOL = 1_000_000_000n;
+let chain: LocalChain;
+
+beforeAll(async () => {
+  chain = await startLocalChain({ rpcPort: 0, grpcPort: 0, slotMs: 0 });
+});
+afterAll(async () => {
+  await chain.stop();
+});
+
+/** A reader answering from the node's accounts, as an RPC would at the tip. */
+function nodeReader(): ChainReader {
+  const snapshot = (address: string): AccountSnapshot | null => {
+    const a = chain.node.getAccount(address as never);
+    return a ? { lamports: a.lamports, owner: a.owner.toBase58(), executable: a.executable, data: a.data } : null;
+  };
+  return {
+    async getAccounts(addresses) {
+      return new Map(addresses.map((a) => [a, snapshot(a)]));
+    },
+    async getBalances(addresses) {
+      return new Map(addresses.map((a) => [a, snapshot(a)?.lamports ?? 0n]));
+    },
+    async getTransaction() {
+      return null;
+    },
+    async getSignatureStatuses(signatures) {
+      return new Map(signatures.map((s) => [s, null]));
+    },
+    async getBlockHeight() {
+      return chain.node.getBlockHeight();
+    },
+    async getLatestBlockhash() {
+      return chain.node.getLatestBlockhash();
+    },
+  } as ChainReader;
+}
+
+function send(payer: Keypair, ixs: TransactionInstruction[], signers: Keypair[] = []): ConfirmedTransaction {
+  const tx = new VersionedTransaction(
+    new TransactionMessage({
+      payerKey: payer.publicKey,
+      recentBlockhash: chain.node.getLatestBlockhash().blockhash,
+      instructions: ixs,
+    }).compileToV0Message(),
+  );
+  tx.sign([payer, ...signers]);
+  const r = chain.node.execute(tx, { failOnChain: false });
+  if (!r.landed) throw new Error(`not landed: ${JSON.stringify(r.err)}`);
+  chain.node.advanceSlots(1);
+  const rec = r.record;
+  const keys = rec.accountKeys.map((k) => k.toBase58());
+  const view = (ix: { programIdIndex: number; accounts: number[]; data: Uint8Array }) => ({
+    programId: keys[ix.programIdIndex]!,
+    accounts: ix.accounts.map((i) => keys[i]!),
+    data: ix.data,
+  });
+  return {
+    signature: rec.signature,
+    slot: rec.slot,
+    blockTime: new Date(rec.blockTimeSec * 1000),
+    err: rec.err === null ? null : JSON.stringify(rec.err),
+    feeLamports: rec.feeLamports,
+    accountKeys: keys,
+    preBalances: rec.preBalances,
+    postBalances: rec.postBalances,
+    instructions: rec.instructions.map(view),
+    innerInstructions: rec.innerInstructions.flatMap((g) =>
+      g.instructions.map((ix) => ({ ...view(ix), outerIndex: g.index })),
+    ),
+    logMessages: rec.logs,
+    preTokenBalances: rec.preTokenBalances,
+    postTokenBalances: rec.postTokenBalances,
+  };
+}
+
+const tokenAmount = (account: PublicKey) => {
+  const a = chain.node.getAccount(account);
+  return a ? Buffer.from(a.data).readBigUInt64LE(64) : 0n;
+};
+
+describe("the pump adapter against a migrated coin's emulated pool", () => {
+  test("reading, sweep and burn buy on the pool", async () => {
+    const launch = createPumpLaunchProgram(nodeReader(), { random: () => 0 });
+    const deployer = Keypair.generate();
+    const creator = Keypair.generate();
+    const treasury = Keypair.generate();
+    const buyer = Keypair.generate();
+    for (const k of [deployer, treasury, buyer]) chain.node.fund(k.publicKey, 200n * SOL);
+    const mint = Keypair.generate();
+    const [createIxs] = await launch.buildCreate({
+      mint: mint.publicKey.toBase58(),
+      deployer: deployer.publicKey.toBase58(),
+      creator: creator.publicKey.toBase58(),
+      name: "Pooled",
+      symbol: "POOL",
+      uri: "https://example.org/pool.json",
+      firstBuyLamports: 0n,
+    });
+    expect(send(deployer, createIxs!, [mint]).err).toBeNull();
+    const token = { mint: mint.publicKey.toBase58(), creator: creator.publicKey.toBase58() };
+    // Past what the curve takes: the helpers' buy completes it and migrate follows.
+    const trader = Keypair.generate();
+    chain.node.fund(trader.publicKey, 200n * SOL);
+    expect((await chain.pump!.buy({ mint: token.mint, buyer: trader, solInLamports: 100n * SOL })).err).toBeNull();
+    expect(chain.pump!.migrated(token.mint)).toBe(true);
+    expect((await chain.pump!.buy({ mint: token.mint, buyer: trader, solInLamports: 5n * SOL })).err).toBeNull();
+
+    const [reading] = await launch.readVaults([token]);
+    expect(reading!.bonded).toBe(true);
+    expect(reading!.poolLamports).toBeGreaterThan(0n);
+
+    const ixs = launch.sweepInstructions([{ token, reading: reading! }], treasury.publicKey);
+    const treasuryBefore = chain.node.getBalance(treasury.publicKey);
+    const swept = send(treasury, ixs, [creator]);
+    expect(swept.err).toBeNull();
+    const [effect] = launch.decodeSweep(swept, [token.creator]);
+    const gained = chain.node.getBalance(treasury.publicKey) - treasuryBefore + swept.feeLamports!;
+    expect(effect!.movedToTreasuryLamports).toBe(gained);
+    expect(effect!.collectedLamports).toBe(reading!.poolLamports + reading!.curveLamports);
+
+    const plan = await launch.buildBurnBuy(token, buyer.publicKey, 2n * SOL, 100);
+    const bought = send(buyer, plan.instructions);
+    expect(bought.err).toBeNull();
+    const ata = getAssociatedTokenAddressSync(mint.publicKey, buyer.publicKey, true, TOKEN_2022_PROGRAM_ID);
+    expect(tokenAmount(ata)).toBeGreaterThanOrEqual(plan.minTokenOut);
+    expect(launch.decodeBoughtAmount(bought, token.mint, buyer.publicKey.toBase58())).toBe(tokenAmount(ata));
+  }, 60_000);
+});
+
+describe("a curve the service's own burn buy completes", () => {
+  test("moves to its pool after, as pump's migration service does, and the next burn buy goes there", async () => {
+    const launch = createPumpLaunchProgram(nodeReader(), { random: () => 0 });
+    const deployer = Keypair.generate();
+    const buyer = Keypair.generate();
+    for (const k of [deployer, buyer]) chain.node.fund(k.publicKey, 200n * SOL);
+    const mint = Keypair.generate();
+    const creator = Keypair.generate().publicKey.toBase58();
+    const [createIxs] = await launch.buildCreate({
+      mint: mint.publicKey.toBase58(),
+      deployer: deployer.publicKey.toBase58(),
+      creator,
+      name: "Completed",
+      symbol: "DONE",
+      uri: "https://example.org/done.json",
+      firstBuyLamports: 0n,
+    });
+    expect(send(deployer, createIxs!, [mint]).err).toBeNull();
+    const token = { mint: mint.publicKey.toBase58(), creator };
+    // A burn buy larger than what the curve still takes: it completes the curve (and spends less).
+    const plan = await launch.buildBurnBuy(token, buyer.publicKey, 100n * SOL, 100);
+    expect(send(buyer, plan.instructions).err).toBeNull();
+    for (;;) {
+      if (chain.pump!.migrated(token.mint)) break;
+      await Bun.sleep(10);
+    }
+    const [reading] = await launch.readVaults([token]);
+    expect(reading!.bonded).toBe(true);
+    const next = await launch.buildBurnBuy(token, buyer.publicKey, SOL, 100);
+    expect(send(buyer, next.instructions).err).toBeNull();
+  }, 60_000);
+});
