@@ -373,6 +373,7 @@ export { LocalNode } from "./node";
 export { ChainFaults, parseFaultRule, seededRandom, type FaultRule } from "./faults";
 export { LocalLaunchHelpers, TradeSimulator } from "./launch";
 export { PumpLaunchHelpers, type PumpTradeResult } from "./pump-launch";
+export { pumpPrograms } from "./native/pump";
 export * as localProgram from "./program";
 export { RpcServer } from "./rpc-server";
 export {

@@ -123,6 +123,25 @@ export class PumpLaunchHelpers {
     return account ? Buffer.from(account.data).readBigUInt64LE(64) : 0n;
   }
 
+  // Built once: each builds Anchor programs from the IDLs, which costs more than a trade.
+  private onlinePump: OnlinePumpSdk | null = null;
+  private onlineAmm: OnlinePumpAmmSdk | null = null;
+  private pumpSdk(): OnlinePumpSdk {
+    this.onlinePump ??= new OnlinePumpSdk(this.connection);
+    return this.onlinePump;
+  }
+  private ammSdk(): OnlinePumpAmmSdk {
+    this.onlineAmm ??= new OnlinePumpAmmSdk(this.connection);
+    return this.onlineAmm;
+  }
+
+  /** The creator pump's bonding curve names for the coin now; null for a mint pump did not create. */
+  creatorOf(mint: string): string | null {
+    const curve = this.node.getAccount(bondingCurvePda(new PublicKey(mint)));
+    if (!curve || !curve.owner.equals(PUMP_PROGRAM)) return null;
+    return PUMP_SDK.decodeBondingCurve(asAccountInfo(curve)).creator.toBase58();
+  }
+
   /** Whether the coin trades on its pool (the curve completed and was migrated). */
   migrated(mint: string): boolean {
     return this.node.getAccount(canonicalPumpPoolPda(new PublicKey(mint))) !== null;
@@ -131,16 +150,13 @@ export class PumpLaunchHelpers {
   async buy(p: { mint: string; buyer: Keypair; solInLamports: bigint }): Promise<PumpTradeResult> {
     const mint = new PublicKey(p.mint);
     if (this.migrated(p.mint)) {
-      const state = await new OnlinePumpAmmSdk(this.connection).swapSolanaState(
-        canonicalPumpPoolPda(mint),
-        p.buyer.publicKey,
-      );
+      const state = await this.ammSdk().swapSolanaState(canonicalPumpPoolPda(mint), p.buyer.publicKey);
       const ixs = await PUMP_AMM_SDK.buyQuoteInput(state, new BN(p.solInLamports.toString()), SLIPPAGE_PERCENT);
       return this.trade("pool", p.mint, p.buyer, ixs, p.solInLamports, () =>
         this.tokenBalance(p.mint, p.buyer.publicKey),
       );
     }
-    const sdk = new OnlinePumpSdk(this.connection);
+    const sdk = this.pumpSdk();
     const [global, feeConfig, state] = await Promise.all([
       sdk.fetchGlobal(),
       sdk.fetchFeeConfig(),
@@ -178,14 +194,11 @@ export class PumpLaunchHelpers {
     const mint = new PublicKey(p.mint);
     const amount = new BN(p.tokensIn.toString());
     if (this.migrated(p.mint)) {
-      const state = await new OnlinePumpAmmSdk(this.connection).swapSolanaState(
-        canonicalPumpPoolPda(mint),
-        p.seller.publicKey,
-      );
+      const state = await this.ammSdk().swapSolanaState(canonicalPumpPoolPda(mint), p.seller.publicKey);
       const ixs = await PUMP_AMM_SDK.sellBaseInput(state, amount, SLIPPAGE_PERCENT);
       return this.trade("pool", p.mint, p.seller, ixs, 0n, () => p.tokensIn);
     }
-    const sdk = new OnlinePumpSdk(this.connection);
+    const sdk = this.pumpSdk();
     const [global, feeConfig, state] = await Promise.all([
       sdk.fetchGlobal(),
       sdk.fetchFeeConfig(),
@@ -220,7 +233,7 @@ export class PumpLaunchHelpers {
     if (!curve) return;
     const decoded = PUMP_SDK.decodeBondingCurve(asAccountInfo(curve));
     if (!decoded.complete) return;
-    const global = await new OnlinePumpSdk(this.connection).fetchGlobal();
+    const global = await this.pumpSdk().fetchGlobal();
     const ix = await PUMP_SDK.migrateInstruction({
       withdrawAuthority: global.withdrawAuthority,
       mint,

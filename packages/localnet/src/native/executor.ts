@@ -2,7 +2,7 @@
  * The node's side of the native programs: which transactions they run, their execution and
  * simulation with the fee and signatures a validator applies, and their accounts at genesis.
  */
-import { createPublicKey, verify as verifySignature } from "node:crypto";
+import { createPublicKey, type KeyObject, verify as verifySignature } from "node:crypto";
 import type { LiteSVM } from "litesvm";
 import type { PublicKey, VersionedTransaction } from "@solana/web3.js";
 import type { SolanaTxError } from "../errors";
@@ -150,6 +150,25 @@ function compileInner(inner: InnerRecord[][], keys: readonly PublicKey[]): Nativ
   return out;
 }
 
+/** Parsed public keys, reused: parsing costs more than verifying. Bounded, cleared when full. */
+const verifyingKeys = new Map<string, KeyObject>();
+const VERIFYING_KEYS_MAX = 50_000;
+
+function verifyingKey(address: PublicKey): KeyObject {
+  const id = address.toBase58();
+  let key = verifyingKeys.get(id);
+  if (!key) {
+    key = createPublicKey({
+      key: Buffer.concat([ED25519_SPKI_PREFIX, address.toBuffer()]),
+      format: "der",
+      type: "spki",
+    });
+    if (verifyingKeys.size >= VERIFYING_KEYS_MAX) verifyingKeys.clear();
+    verifyingKeys.set(id, key);
+  }
+  return key;
+}
+
 /** Every required signature present and valid over the message (LiteSVM's sigverify, done here). */
 function signaturesValid(tx: VersionedTransaction): boolean {
   const message = tx.message.serialize();
@@ -158,12 +177,7 @@ function signaturesValid(tx: VersionedTransaction): boolean {
     const sig = tx.signatures[i];
     if (!sig || sig.every((b) => b === 0)) return false;
     try {
-      const key = createPublicKey({
-        key: Buffer.concat([ED25519_SPKI_PREFIX, keys[i]!.toBuffer()]),
-        format: "der",
-        type: "spki",
-      });
-      if (!verifySignature(null, message, key, sig)) return false;
+      if (!verifySignature(null, message, verifyingKey(keys[i]!), sig)) return false;
     } catch {
       return false;
     }

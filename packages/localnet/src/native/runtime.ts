@@ -19,6 +19,7 @@
  */
 import { PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import type { SolanaTxError } from "../errors";
+import { findProgramAddress } from "./pda";
 
 export interface NativeAccount {
   lamports: bigint;
@@ -183,7 +184,7 @@ class TransactionFailure extends Error {
 
 /** Anchor's event authority of `programId`: PDA ["__event_authority"]. */
 export function eventAuthorityOf(programId: PublicKey): PublicKey {
-  return PublicKey.findProgramAddressSync([Buffer.from("__event_authority")], programId)[0];
+  return findProgramAddress([Buffer.from("__event_authority")], programId)[0];
 }
 
 function sameKey(a: PublicKey, b: PublicKey): boolean {

@@ -32,6 +32,8 @@ describe("pump launch helpers", () => {
     });
     expect(created.err).toBeNull();
     expect(chain.node.pumpMints()).toContain(created.mint);
+    expect(pump.creatorOf(created.mint)).toBe(creator.toBase58());
+    expect(pump.creatorOf(Keypair.generate().publicKey.toBase58())).toBeNull();
 
     const buyer = Keypair.generate();
     chain.node.fund(buyer.publicKey, 200n * SOL);

@@ -7,6 +7,7 @@ import type { NativeProgram } from "../runtime";
 import { pumpProgram } from "./pump";
 import { pumpAmmProgram } from "./pump-amm";
 import { pumpFeesProgram } from "./pump-fees";
+import { findProgramAddress } from "../pda";
 
 export function pumpPrograms(): NativeProgram[] {
   return [pumpProgram(), pumpAmmProgram(), pumpFeesProgram()];
@@ -60,10 +61,7 @@ export function pumpMintsIn(
     const curve = getAccount(holder.toBase58());
     if (!curve || curve.owner.toBase58() !== PUMP_PROGRAM) continue;
     if (Buffer.from(curve.data.subarray(0, 8)).toString("hex") !== BONDING_CURVE_DISCRIMINATOR) continue;
-    const [expected] = PublicKey.findProgramAddressSync(
-      [Buffer.from("bonding-curve"), mint.toBytes()],
-      new PublicKey(PUMP_PROGRAM),
-    );
+    const [expected] = findProgramAddress([Buffer.from("bonding-curve"), mint.toBytes()], new PublicKey(PUMP_PROGRAM));
     if (expected.equals(holder)) out.push(mint.toBase58());
   }
   return out;

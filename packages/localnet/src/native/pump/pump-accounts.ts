@@ -6,6 +6,7 @@
 import { PublicKey } from "@solana/web3.js";
 import { anchorError, type IdlCodec } from "../anchor";
 import type { InvokeContext, NativeAccount, NativeAccountMeta } from "../runtime";
+import { findProgramAddress } from "../pda";
 
 export const PUMP_ID = new PublicKey("6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P");
 const _PUMP_AMM_ID = new PublicKey("pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA");
@@ -23,7 +24,7 @@ function pda(
   seeds: readonly Uint8Array[],
   programId: PublicKey = PUMP_ID,
 ): { address: PublicKey; seeds: Uint8Array[] } {
-  const [address, bump] = PublicKey.findProgramAddressSync(
+  const [address, bump] = findProgramAddress(
     seeds.map((s) => Buffer.from(s)),
     programId,
   );
@@ -46,7 +47,7 @@ export const pumpPda = {
 
 /** The associated token account of `owner` for `mint` under `tokenProgram`. */
 function _ata(owner: PublicKey, mint: PublicKey, tokenProgram: PublicKey): PublicKey {
-  return PublicKey.findProgramAddressSync([owner.toBuffer(), tokenProgram.toBuffer(), mint.toBuffer()], ATA_ID)[0];
+  return findProgramAddress([owner.toBuffer(), tokenProgram.toBuffer(), mint.toBuffer()], ATA_ID)[0];
 }
 
 interface IdlSeed {
@@ -136,7 +137,7 @@ function checkSeeds(item: IdlAccountItem, actual: PublicKey, accounts: CheckedAc
   const programSeed = item.pda!.program;
   const programBytes = programSeed ? seedBytes(programSeed, accounts, seedField) : PUMP_ID.toBytes();
   if (programBytes === null) return;
-  const expected = PublicKey.findProgramAddressSync(
+  const expected = findProgramAddress(
     seeds.map((s) => Buffer.from(s)),
     new PublicKey(programBytes),
   )[0];

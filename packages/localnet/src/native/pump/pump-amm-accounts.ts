@@ -14,9 +14,10 @@ import {
   TOKEN_2022_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
 } from "@solana/spl-token";
-import { PublicKey, SystemProgram } from "@solana/web3.js";
+import { type PublicKey, SystemProgram } from "@solana/web3.js";
 import { anchorError, type IdlCodec } from "../anchor";
 import type { InvokeContext, NativeAccount, NativeAccountMeta } from "../runtime";
+import { findProgramAddress } from "../pda";
 
 export type Seeds = readonly Uint8Array[];
 
@@ -47,7 +48,7 @@ export function address(meta: NativeAccountMeta, id: PublicKey, name: string): v
 
 /** `seeds = …, bump`: the canonical bump's PDA, else ConstraintSeeds; returns the bump. */
 export function pda(meta: NativeAccountMeta, seeds: Seeds, programId: PublicKey, name: string): number {
-  const [expected, bump] = PublicKey.findProgramAddressSync(
+  const [expected, bump] = findProgramAddress(
     seeds.map((s) => Buffer.from(s)),
     programId,
   );

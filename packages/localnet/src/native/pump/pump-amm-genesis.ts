@@ -9,13 +9,14 @@ import { MintLayout, NATIVE_MINT, TOKEN_PROGRAM_ID } from "@solana/spl-token";
 import { PublicKey } from "@solana/web3.js";
 import { pumpCodecs } from "../anchor";
 import type { NativeAccount } from "../runtime";
+import { findProgramAddress } from "../pda";
 
 export const PUMP_PROGRAM_ID = new PublicKey("6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P");
 export const PUMP_AMM_PROGRAM_ID = new PublicKey("pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA");
 export const PUMP_FEES_PROGRAM_ID = new PublicKey("pfeeUxB6jkeY1Hxd7CsFCAjcbHA9rWtchMGdZ6VojVZ");
 
 function ammPda(seeds: readonly Uint8Array[]): [PublicKey, number] {
-  return PublicKey.findProgramAddressSync(
+  return findProgramAddress(
     seeds.map((s) => Buffer.from(s)),
     PUMP_AMM_PROGRAM_ID,
   );
@@ -23,7 +24,7 @@ function ammPda(seeds: readonly Uint8Array[]): [PublicKey, number] {
 
 export const GLOBAL_CONFIG = ammPda([Buffer.from("global_config")])[0];
 const GLOBAL_VOLUME_ACCUMULATOR = ammPda([Buffer.from("global_volume_accumulator")])[0];
-const AMM_FEE_CONFIG = PublicKey.findProgramAddressSync(
+const AMM_FEE_CONFIG = findProgramAddress(
   [Buffer.from("fee_config"), PUMP_AMM_PROGRAM_ID.toBuffer()],
   PUMP_FEES_PROGRAM_ID,
 )[0];
@@ -160,10 +161,7 @@ function globalConfigValue() {
 
 function feeConfigValue() {
   return {
-    bump: PublicKey.findProgramAddressSync(
-      [Buffer.from("fee_config"), PUMP_AMM_PROGRAM_ID.toBuffer()],
-      PUMP_FEES_PROGRAM_ID,
-    )[1],
+    bump: findProgramAddress([Buffer.from("fee_config"), PUMP_AMM_PROGRAM_ID.toBuffer()], PUMP_FEES_PROGRAM_ID)[1],
     admin: AMM_ADMIN,
     flatFees: fees(25, 5, 0),
     feeTiers: FEE_TIERS.map(([t, lp, p, c]) => ({ marketCapLamportsThreshold: new BN(t), fees: fees(lp, p, c) })),

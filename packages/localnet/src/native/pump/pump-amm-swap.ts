@@ -37,6 +37,7 @@ import {
   writable,
 } from "./pump-amm-accounts";
 import { PUMP_AMM_PROGRAM_ID, PUMP_FEES_PROGRAM_ID } from "./pump-amm-genesis";
+import { findProgramAddress } from "../pda";
 
 const SWAP_UNITS = 28_000;
 const big = (n: BN | bigint | number): bigint => BigInt(n.toString());
@@ -227,7 +228,7 @@ function remainingAccounts(
 }
 
 function pdaOf(seeds: Buffer[]): PublicKey {
-  return PublicKey.findProgramAddressSync(seeds, PUMP_AMM_PROGRAM_ID)[0];
+  return findProgramAddress(seeds, PUMP_AMM_PROGRAM_ID)[0];
 }
 
 interface Fees {
@@ -338,7 +339,7 @@ function trackVolume(ctx: InvokeContext, s: SwapAccounts, quoteVolume: bigint, t
 }
 
 function PublicKeyFind(seeds: Buffer[]): number {
-  return PublicKey.findProgramAddressSync(seeds, PUMP_AMM_PROGRAM_ID)[1];
+  return findProgramAddress(seeds, PUMP_AMM_PROGRAM_ID)[1];
 }
 
 /** Buys exactly `baseOut`, paying at most `maxQuoteIn` all fees included; the BuyEvent's fields. */

@@ -14,6 +14,7 @@ import { BN } from "@coral-xyz/anchor";
 import { pumpCodecs } from "../anchor";
 import type { NativeAccount } from "../runtime";
 import { PUMP_FEES_ID, PUMP_ID, pumpPda, SYSTEM_ID } from "./pump-accounts";
+import { findProgramAddress } from "../pda";
 
 const keys = (list: readonly string[]) => list.map((k) => new PublicKey(k));
 
@@ -148,7 +149,7 @@ function feeConfigValue(): Record<string, unknown> {
     fees: fees(lp, protocol, creator),
   }));
   return {
-    bump: PublicKey.findProgramAddressSync([Buffer.from("fee_config"), PUMP_ID.toBuffer()], PUMP_FEES_ID)[1],
+    bump: findProgramAddress([Buffer.from("fee_config"), PUMP_ID.toBuffer()], PUMP_FEES_ID)[1],
     admin: AUTHORITY,
     flatFees: fees(0, 95, 30),
     feeTiers: tiers,

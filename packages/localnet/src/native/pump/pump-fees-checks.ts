@@ -8,6 +8,7 @@ import { NATIVE_MINT } from "@solana/spl-token";
 import { PublicKey } from "@solana/web3.js";
 import { anchorError, type IdlCodec, pumpCodecs } from "../anchor";
 import type { InvokeContext, NativeAccount, NativeAccountMeta } from "../runtime";
+import { findProgramAddress } from "../pda";
 
 export const PUMP_PROGRAM = new PublicKey("6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P");
 export const PUMP_AMM_PROGRAM = new PublicKey("pAMMBay6oceH9fJKBRHGP5D4bD4sWpmSwMn52FMfXEA");
@@ -26,7 +27,7 @@ export const SHARING_CONFIG_VERSION = 2;
 const text = (s: string) => Buffer.from(s);
 
 function pdaOf(seeds: readonly Uint8Array[], programId: PublicKey): { address: PublicKey; bump: number } {
-  const [address, bump] = PublicKey.findProgramAddressSync(
+  const [address, bump] = findProgramAddress(
     seeds.map((s) => Buffer.from(s)),
     programId,
   );

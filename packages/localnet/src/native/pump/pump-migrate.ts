@@ -15,7 +15,7 @@ import {
   TOKEN_2022_PROGRAM_ID,
   TOKEN_PROGRAM_ID,
 } from "@solana/spl-token";
-import { PublicKey, SystemProgram, SYSVAR_RENT_PUBKEY, TransactionInstruction } from "@solana/web3.js";
+import { type PublicKey, SystemProgram, SYSVAR_RENT_PUBKEY, TransactionInstruction } from "@solana/web3.js";
 import { BN } from "@coral-xyz/anchor";
 import { anchorError, type InstructionHandler, pumpCodecs } from "../anchor";
 import type { InvokeContext } from "../runtime";
@@ -35,6 +35,7 @@ import {
   writable,
 } from "./pump-amm-accounts";
 import { GLOBAL_CONFIG, PUMP_AMM_PROGRAM_ID, PUMP_PROGRAM_ID } from "./pump-amm-genesis";
+import { findProgramAddress } from "../pda";
 
 const MIGRATE_UNITS = 20_000;
 
@@ -263,10 +264,7 @@ function moveLiquidity(ctx: InvokeContext, a: Accounts, l: Liquidity): void {
   const mint = a.mint.pubkey;
   const user = a.user.pubkey;
   const authSeeds = [Buffer.from("pool-authority"), mint.toBytes(), bumpSeed(authBump)];
-  const curveBump = PublicKey.findProgramAddressSync(
-    [Buffer.from("bonding-curve"), mint.toBuffer()],
-    PUMP_PROGRAM_ID,
-  )[1];
+  const curveBump = findProgramAddress([Buffer.from("bonding-curve"), mint.toBuffer()], PUMP_PROGRAM_ID)[1];
   const curveSeeds = [Buffer.from("bonding-curve"), mint.toBytes(), bumpSeed(curveBump)];
   const authMint = a.pool_authority_mint_account.pubkey;
   const authWsol = a.pool_authority_wsol_account.pubkey;
