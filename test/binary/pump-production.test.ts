@@ -24,11 +24,11 @@ import { BN } from "@coral-xyz/anchor";
 import { getBuyTokenAmountFromSolAmount, OnlinePumpSdk, PUMP_SDK } from "@pump-fun/pump-sdk";
 import { fakeUser, type FakeIdp, startFakeIdp } from "../fakes/idp";
 import { answering, serviceExecutable } from "../helpers/executable";
+import { collect, startLocalnetProcess } from "../helpers/localnet-process";
 import type { Json } from "../helpers/service";
 import { freePort } from "../helpers/socket";
 import { draft, png, sha256hex, signMessage, signReturned } from "../launches/support";
 
-const ROOT = join(import.meta.dir, "..", "..");
 const SITE = "https://fees.example";
 const CRON_SECRET = "c".repeat(40);
 const PUMP_PROGRAM_ID = "6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P";
@@ -40,50 +40,6 @@ let connection: Connection;
 let localnet: Bun.Subprocess<"ignore", "pipe", "pipe"> | null = null;
 let service: Bun.Subprocess<"ignore", "pipe", "pipe"> | null = null;
 let output = "";
-
-function collect(stream: ReadableStream<Uint8Array>, into: (text: string) => void): void {
-  const decoder = new TextDecoder();
-  void (async () => {
-    for await (const chunk of stream) into(decoder.decode(chunk, { stream: true }));
-  })();
-}
-
-/** `npx localnet` on free ports; resolves to its JSON-RPC and WebSocket URLs once it prints them. */
-async function startLocalnet(treasuryFile: string): Promise<{ rpcUrl: string; wsUrl: string }> {
-  localnet = Bun.spawn(
-    [
-      process.execPath,
-      join(ROOT, "packages", "localnet", "bin", "localnet.ts"),
-      "--rpc-port",
-      "0",
-      "--ws-port",
-      "0",
-      "--grpc-port",
-      "0",
-      "--keypair",
-      treasuryFile,
-      "--quiet",
-    ],
-    { cwd: work, stdin: "ignore", stdout: "pipe", stderr: "pipe" },
-  );
-  let said = "";
-  let stderr = "";
-  collect(localnet.stderr, (text) => {
-    stderr += text;
-  });
-  const exited = localnet.exited.then((code) => {
-    throw new Error(`localnet exited ${code}: ${stderr.slice(-2_000)}`);
-  });
-  const announced = new Promise<{ rpcUrl: string; wsUrl: string }>((resolve) =>
-    collect(localnet!.stdout, (text) => {
-      said += text;
-      const rpcUrl = /^JSON-RPC URL: (\S+)$/m.exec(said)?.[1];
-      const wsUrl = /^WebSocket URL: (\S+)$/m.exec(said)?.[1];
-      if (rpcUrl && wsUrl) resolve({ rpcUrl, wsUrl });
-    }),
-  );
-  return Promise.race([announced, exited]);
-}
 
 async function call(path: string, init: RequestInit = {}): Promise<{ status: number; body: Json }> {
   const response = await fetch(`${base}${path}`, { redirect: "manual", ...init });
@@ -175,7 +131,9 @@ beforeAll(async () => {
   idp.users.set("7001", fakeUser("7001", "alice_pump"));
   idp.users.set("7002", fakeUser("7002", "bob_pump"));
 
-  const [{ rpcUrl, wsUrl }, binary] = await Promise.all([startLocalnet(treasuryFile), serviceExecutable()]);
+  const started = startLocalnetProcess({ cwd: work, keypairFile: treasuryFile });
+  localnet = started.child;
+  const [{ rpcUrl, wsUrl }, binary] = await Promise.all([started.ready, serviceExecutable()]);
   connection = new Connection(rpcUrl, { commitment: "confirmed", wsEndpoint: wsUrl });
   const port = freePort();
   base = `http://127.0.0.1:${port}`;

@@ -21,10 +21,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Keypair } from "@solana/web3.js";
 import { answering, serviceExecutable } from "../helpers/executable";
+import { collect, startLocalnetProcess } from "../helpers/localnet-process";
 import type { Json } from "../helpers/service";
 import { freePort } from "../helpers/socket";
 
-const ROOT = join(import.meta.dir, "..", "..");
 const CRON_SECRET = "c".repeat(40);
 const ADMIN_SECRET = "a".repeat(40);
 /** The secret a planted .env sets: were it read, /metrics would answer this bearer. */
@@ -53,50 +53,6 @@ function outputGrew(): void {
 function printed(pattern: RegExp): Promise<void> {
   if (pattern.test(output)) return Promise.resolve();
   return new Promise((resolve) => outputWaiters.push({ pattern, resolve }));
-}
-
-/** Collects a child's output as it comes (the service's log lines, localnet's URLs). */
-function collect(stream: ReadableStream<Uint8Array>, into: (text: string) => void): void {
-  const decoder = new TextDecoder();
-  void (async () => {
-    for await (const chunk of stream) into(decoder.decode(chunk, { stream: true }));
-  })();
-}
-
-/** `npx localnet` (packages/localnet/bin/localnet.ts) on free ports; resolves to its JSON-RPC URL. */
-async function startLocalnet(treasuryFile: string): Promise<string> {
-  localnet = Bun.spawn(
-    [
-      process.execPath,
-      join(ROOT, "packages", "localnet", "bin", "localnet.ts"),
-      "--rpc-port",
-      "0",
-      "--ws-port",
-      "0",
-      "--grpc-port",
-      "0",
-      "--keypair",
-      treasuryFile,
-      "--quiet",
-    ],
-    { cwd: work, stdin: "ignore", stdout: "pipe", stderr: "pipe" },
-  );
-  let said = "";
-  let stderr = "";
-  collect(localnet.stderr, (text) => {
-    stderr += text;
-  });
-  const exited = localnet.exited.then((code) => {
-    throw new Error(`localnet exited ${code}: ${stderr.slice(-2_000)}`);
-  });
-  const announced = new Promise<string>((resolve) =>
-    collect(localnet!.stdout, (text) => {
-      said += text;
-      const url = /^JSON-RPC URL: (\S+)$/m.exec(said)?.[1];
-      if (url) resolve(url);
-    }),
-  );
-  return Promise.race([announced, exited]);
 }
 
 /** The data folder as an attacker who can write to it leaves it: Bun's config and a .env. */
@@ -130,7 +86,9 @@ beforeAll(async () => {
   });
   plantBunConfiguration();
 
-  const [rpcUrl, binary] = await Promise.all([startLocalnet(treasuryFile), serviceExecutable()]);
+  const started = startLocalnetProcess({ cwd: work, keypairFile: treasuryFile });
+  localnet = started.child;
+  const [{ rpcUrl }, binary] = await Promise.all([started.ready, serviceExecutable()]);
   const port = freePort();
   base = `http://127.0.0.1:${port}`;
   service = Bun.spawn([binary], {

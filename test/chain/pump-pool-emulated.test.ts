@@ -7,18 +7,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { TOKEN_2022_PROGRAM_ID, getAssociatedTokenAddressSync } from "@solana/spl-token";
-import {
-  Keypair,
-  type PublicKey,
-  type TransactionInstruction,
-  TransactionMessage,
-  VersionedTransaction,
-} from "@solana/web3.js";
+import { Keypair, type PublicKey, type TransactionInstruction } from "@solana/web3.js";
 import { type LocalChain, startLocalChain } from "@fee-ledger/localnet";
 import { CREATOR_RESERVE_LAMPORTS, createPumpLaunchProgram } from "../../src/chain/pump";
-import type { AccountSnapshot, ChainReader, ConfirmedTransaction } from "../../src/chain/ports";
+import { nodeReader as emulatedReader, SOL, sendOn, tokenAmountOn } from "./pump-emulated-support";
 
-const SOL = 1_000_000_000n;
 let chain: LocalChain;
 
 beforeAll(async () => {
@@ -28,76 +21,10 @@ afterAll(async () => {
   await chain.stop();
 });
 
-/** A reader answering from the node's accounts, as an RPC would at the tip. */
-function nodeReader(): ChainReader {
-  const snapshot = (address: string): AccountSnapshot | null => {
-    const a = chain.node.getAccount(address as never);
-    return a ? { lamports: a.lamports, owner: a.owner.toBase58(), executable: a.executable, data: a.data } : null;
-  };
-  return {
-    async getAccounts(addresses) {
-      return new Map(addresses.map((a) => [a, snapshot(a)]));
-    },
-    async getBalances(addresses) {
-      return new Map(addresses.map((a) => [a, snapshot(a)?.lamports ?? 0n]));
-    },
-    async getTransaction() {
-      return null;
-    },
-    async getSignatureStatuses(signatures) {
-      return new Map(signatures.map((s) => [s, null]));
-    },
-    async getBlockHeight() {
-      return chain.node.getBlockHeight();
-    },
-    async getLatestBlockhash() {
-      return chain.node.getLatestBlockhash();
-    },
-  } as ChainReader;
-}
-
-function send(payer: Keypair, ixs: TransactionInstruction[], signers: Keypair[] = []): ConfirmedTransaction {
-  const tx = new VersionedTransaction(
-    new TransactionMessage({
-      payerKey: payer.publicKey,
-      recentBlockhash: chain.node.getLatestBlockhash().blockhash,
-      instructions: ixs,
-    }).compileToV0Message(),
-  );
-  tx.sign([payer, ...signers]);
-  const r = chain.node.execute(tx, { failOnChain: false });
-  if (!r.landed) throw new Error(`not landed: ${JSON.stringify(r.err)}`);
-  chain.node.advanceSlots(1);
-  const rec = r.record;
-  const keys = rec.accountKeys.map((k) => k.toBase58());
-  const view = (ix: { programIdIndex: number; accounts: number[]; data: Uint8Array }) => ({
-    programId: keys[ix.programIdIndex]!,
-    accounts: ix.accounts.map((i) => keys[i]!),
-    data: ix.data,
-  });
-  return {
-    signature: rec.signature,
-    slot: rec.slot,
-    blockTime: new Date(rec.blockTimeSec * 1000),
-    err: rec.err === null ? null : JSON.stringify(rec.err),
-    feeLamports: rec.feeLamports,
-    accountKeys: keys,
-    preBalances: rec.preBalances,
-    postBalances: rec.postBalances,
-    instructions: rec.instructions.map(view),
-    innerInstructions: rec.innerInstructions.flatMap((g) =>
-      g.instructions.map((ix) => ({ ...view(ix), outerIndex: g.index })),
-    ),
-    logMessages: rec.logs,
-    preTokenBalances: rec.preTokenBalances,
-    postTokenBalances: rec.postTokenBalances,
-  };
-}
-
-const tokenAmount = (account: PublicKey) => {
-  const a = chain.node.getAccount(account);
-  return a ? Buffer.from(a.data).readBigUInt64LE(64) : 0n;
-};
+const nodeReader = () => emulatedReader(chain);
+const send = (payer: Keypair, ixs: TransactionInstruction[], signers: Keypair[] = []) =>
+  sendOn(chain, payer, ixs, signers);
+const tokenAmount = (account: PublicKey) => tokenAmountOn(chain, account);
 
 describe("the pump adapter against a migrated coin's emulated pool", () => {
   test("reading, sweep and burn buy on the pool", async () => {
