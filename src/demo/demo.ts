@@ -58,9 +58,15 @@ export interface DemoOptions {
 }
 
 /** Demo trade sizes: large enough that fees reach the claim threshold on a handle within seconds. */
-const DEMO_TRADES_PER_SECOND = 4;
-const DEMO_MIN_BUY_LAMPORTS = 50_000_000n;
-const DEMO_MAX_BUY_LAMPORTS = 1_500_000_000n;
+/**
+ * About 3 SOL of trades a second across the demo tokens: two trades of 0.1 to 3 SOL. pump's trades
+ * cost the chain's thread several times what the old local program's did (pump's SDKs build them,
+ * the programs' CPIs run one by one), so the demo trades half as often, twice as large: the same
+ * fees, and the chain's JSON-RPC keeps its thread on a loaded machine.
+ */
+const DEMO_TRADES_PER_SECOND = 2;
+const DEMO_MIN_BUY_LAMPORTS = 100_000_000n;
+const DEMO_MAX_BUY_LAMPORTS = 3_000_000_000n;
 /** When the first early sweep runs, how often after it, and until when; the schedule carries on after. */
 const DEMO_FIRST_SWEEP_MS = 6_000;
 const DEMO_SWEEP_RETRY_MS = 4_000;

@@ -21,8 +21,11 @@ const base = `http://127.0.0.1:${port}`;
 let child: ReturnType<typeof Bun.spawn>;
 let dataDir: string;
 
+/** The handle's payouts in the public feed; none yet when the feed answers otherwise (429 over its limit). */
 async function payoutsOf(handle: string): Promise<PayoutNow[]> {
-  const { events } = (await (await fetch(`${base}/api/ledger?limit=100`)).json()) as { events: FeedPayoutEvent[] };
+  const res = await fetch(`${base}/api/ledger?limit=100`);
+  if (res.status !== 200) return [];
+  const { events } = (await res.json()) as { events: FeedPayoutEvent[] };
   return payoutsNow(events, handle);
 }
 

@@ -180,6 +180,20 @@ describe("native programs", () => {
     expect(record.logs.at(-1)).toBe(`Program ${TOY.toBase58()} failed: custom program error: 0x1771`);
   });
 
+  test("a CPI transfer of more than the payer holds fails as the System program's does, nothing moved", () => {
+    const n = node();
+    const user = Keypair.generate();
+    n.fund(user.publicKey, 1_000_000_000n);
+    const record = send(n, user, [toyIx(user.publicKey, 0, 2_000_000_000n)]);
+    expect(record.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
+    expect(record.logs).toContain(
+      `Program log: Transfer: insufficient lamports ${1_000_000_000n - 5000n}, need 2000000000`,
+    );
+    expect(record.logs).toContain("Program 11111111111111111111111111111111 failed: custom program error: 0x1");
+    expect(n.getBalance(user.publicKey)).toBe(1_000_000_000n - 5000n);
+    expect(n.getBalance(VAULT)).toBe(0n);
+  });
+
   test("wrong signer seeds and a debit of another's account are refused by the runtime", () => {
     const n = node();
     const user = Keypair.generate();
