@@ -522,8 +522,9 @@ class Frame implements InvokeContext {
   }
 
   /**
-   * The System program's Transfer, done here: the programs' most common CPI, a sixth of what a
-   * transaction of its own in LiteSVM costs. The same rules as the System program's (a signer
+   * The System program's Transfer, done here: the programs' most common CPI, which as a
+   * transaction of its own in LiteSVM (a message compiled, the fee credited back) cost the most.
+   * The same rules as the System program's (a signer
    * `from` that holds no data and has the lamports), the same logs and units; whether the accounts
    * end rent-exempt is checked at the end of the transaction, as agave checks it.
    */
