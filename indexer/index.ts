@@ -102,7 +102,7 @@ function settingsFor(ctx: AppContext, setup: Pick<ChainSetup, "local">, options:
     grpcUrl: options.grpcUrl !== undefined ? options.grpcUrl : (ctx.config.grpcUrl ?? setup.local?.grpcUrl ?? null),
     grpcToken: options.grpcToken !== undefined ? options.grpcToken : ctx.config.grpcToken,
     rpcUrl: options.rpcUrl !== undefined ? options.rpcUrl : (ctx.config.rpcUrl ?? setup.local?.rpcUrl ?? null),
-    launchProgramOver: options.launchProgramOver ?? launchProgramOver(setup.local),
+    launchProgramOver: options.launchProgramOver ?? launchProgramOver(),
     leaseMs: options.leaseMs ?? 15_000,
     holder: options.holder ?? `${process.pid}-indexer-${crypto.randomUUID().slice(0, 8)}`,
   };

@@ -292,9 +292,7 @@ async function runWorld(mode: "baseline" | "scheduled", plan: Plan, startMs: num
 /** The world's chain, service and funded trader, with the N older tokens launched (not measured). */
 async function openWorld(mode: World["mode"], plan: Plan, startMs: number): Promise<World> {
   const config = testConfig(benchEnv);
-  // Every address a read derives stays remembered: the baseline reads every token in order each
-  // run, which the service's 10,000-entry cache never finds (the requests are the same either way).
-  const chain = await setupChain(config, () => {}, { addressCacheLimit: 4 * plan.tokensAtEnd + 10_000 });
+  const chain = await setupChain(config);
   // Its 100,000 tokens are made by the old local launch program (cheap to create): read them with its adapter.
   chain.services.launchProgram = localLaunchProgram(chain.local!, chain.services.reader);
   const clock = { nowMs: startMs - HOUR_MS };

@@ -199,7 +199,7 @@ class Subscriber {
 
 const chain = await startLocalChain({ rpcPort: 0, grpcPort: 0, slotMs: 0 });
 const localOver = (reader: ChainReader) => localLaunchProgram(chain, reader);
-const pumpOver = launchProgramOver(null);
+const pumpOver = launchProgramOver();
 
 interface Token {
   ref: TokenRef;

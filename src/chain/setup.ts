@@ -47,7 +47,7 @@ export interface ChainSetup {
  * The launch-program adapter of a chain, over any reader: pump.fun's, on every chain (the embedded
  * local chain hosts pump's programs at their real ids), so every chain runs the code that ships.
  */
-export function launchProgramOver(_local: LocalChain | null): (reader: ChainReader) => LaunchProgram {
+export function launchProgramOver(): (reader: ChainReader) => LaunchProgram {
   return pumpLaunchProgram;
 }
 
@@ -187,8 +187,6 @@ export async function startEmbeddedChain(
 /** How this thread reaches the node: the jobs' thread passes a paced fetch (src/workers/pace.ts). */
 export interface ChainClientOptions {
   fetch?: typeof fetch;
-  /** addresses of the local program remembered (bench:cost reads every one of 100,000 tokens a run) */
-  addressCacheLimit?: number;
 }
 
 export function setupChainOverEndpoints(
@@ -262,13 +260,13 @@ export async function setupChain(
     services: {
       reader: rpc.reader,
       sender: rpc.sender,
-      launchProgram: launchProgramOver(null)(rpc.reader),
+      launchProgram: launchProgramOver()(rpc.reader),
       treasury,
       creatorKeypair,
       creatorAddress: (index) => creatorKeypair(index).publicKey,
     },
     local: null,
-    launchProgramOver: launchProgramOver(null),
+    launchProgramOver: launchProgramOver(),
     stop: async () => {},
   };
 }

@@ -23,6 +23,8 @@ import {
 import { BN } from "@coral-xyz/anchor";
 import { getBuyTokenAmountFromSolAmount, OnlinePumpSdk, PUMP_SDK } from "@pump-fun/pump-sdk";
 import { fakeUser, type FakeIdp, startFakeIdp } from "../fakes/idp";
+import { runJob as runCronJob, overHttp } from "../helpers/cron";
+import { until } from "../helpers/demo";
 import { answering, serviceExecutable } from "../helpers/executable";
 import { collect, startLocalnetProcess } from "../helpers/localnet-process";
 import type { Json } from "../helpers/service";
@@ -54,22 +56,16 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
     body: JSON.stringify(body),
   });
 
-/** Polls `read` until `done` holds; the test's own bound gives up. */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (;;) {
+/** `read` again (the shared helper's pace) until `done` holds, for at most two minutes. */
+function once<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  return until(what, 120_000, async () => {
     const value = await read();
-    if (done(value)) return value;
-    await Bun.sleep(100);
-  }
+    return done(value) ? value : null;
+  });
 }
 
-/** A job run through the cron route, retried while a scheduled run holds the lease (409). */
-async function runJob(job: string): Promise<void> {
-  await until(
-    () => call(`/api/cron/${job}`, { method: "POST", headers: { authorization: `Bearer ${CRON_SECRET}` } }),
-    (r) => r.status === 202 || r.status === 200,
-  );
-}
+/** A job run through the cron route to its report (a scheduled run's lease waited out). */
+const runJob = (job: string) => runCronJob(overHttp(base), job, CRON_SECRET);
 
 async function funded(lamports: number): Promise<Keypair> {
   const wallet = Keypair.generate();
@@ -207,7 +203,8 @@ describe("CHAIN=pump against npx localnet: launch, trade, sweep, claim and burn 
     );
     expect(programs).toContain(PUMP_PROGRAM_ID);
     const signature = await sendAndConfirm(tx);
-    const confirmed = await until(
+    const confirmed = await once(
+      "the launch confirmed",
       () => post("/api/launch/confirm", { intent: intent.body.intent, signature }),
       (r) => r.status !== 202,
     );
@@ -259,12 +256,14 @@ describe("CHAIN=pump against npx localnet: launch, trade, sweep, claim and burn 
     );
 
     await runJob("sweep");
-    const token = await until(
+    const token = await once(
+      "the sweep credited on the token",
       () => call(`/api/tokens/${mint.publicKey.toBase58()}`),
       (r) => r.status === 200 && BigInt(r.body.sweptLamports ?? "0") > 0n,
     );
     const swept = BigInt(token.body.sweptLamports);
-    const me = await until(
+    const me = await once(
+      "alice's balance",
       () => call("/api/me", { headers: { cookie: alice } }),
       (r) => r.status === 200 && BigInt(r.body.balanceLamports ?? "0") > 0n,
     );
@@ -276,7 +275,8 @@ describe("CHAIN=pump against npx localnet: launch, trade, sweep, claim and burn 
     const claimed = await post("/api/claim", { wallet: aliceWallet.toBase58() }, { cookie: alice });
     expect(claimed.status).toBe(200);
     await runJob("payouts");
-    const paid = await until(
+    const paid = await once(
+      "the payout in alice's wallet",
       () => connection.getBalance(aliceWallet, "confirmed"),
       (lamports) => lamports > 0,
     );
@@ -284,7 +284,8 @@ describe("CHAIN=pump against npx localnet: launch, trade, sweep, claim and burn 
 
     const supplyBefore = BigInt((await connection.getTokenSupply(mint.publicKey)).value.amount);
     await runJob("burns");
-    const supplyAfter = await until(
+    const supplyAfter = await once(
+      "the burn's supply fall",
       async () => {
         await runJob("burns");
         return BigInt((await connection.getTokenSupply(mint.publicKey)).value.amount);
@@ -292,7 +293,8 @@ describe("CHAIN=pump against npx localnet: launch, trade, sweep, claim and burn 
       (supply) => supply < supplyBefore,
     );
     expect(supplyAfter).toBeLessThan(supplyBefore);
-    const ledger = await until(
+    const ledger = await once(
+      "the burn in the ledger",
       () => call("/api/ledger"),
       (r) =>
         r.body.events.some(

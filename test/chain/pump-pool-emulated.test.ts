@@ -97,10 +97,8 @@ describe("a curve the service's own burn buy completes", () => {
     // A burn buy larger than what the curve still takes: it completes the curve (and spends less).
     const plan = await launch.buildBurnBuy(token, buyer.publicKey, 100n * SOL, 100);
     expect(send(buyer, plan.instructions).err).toBeNull();
-    for (;;) {
-      if (chain.pump!.migrated(token.mint)) break;
-      await Bun.sleep(10);
-    }
+    await chain.pump!.settled(token.mint);
+    expect(chain.pump!.migrated(token.mint)).toBe(true);
     const [reading] = await launch.readVaults([token]);
     expect(reading!.bonded).toBe(true);
     const next = await launch.buildBurnBuy(token, buyer.publicKey, SOL, 100);

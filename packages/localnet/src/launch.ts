@@ -204,6 +204,11 @@ export class TradeSimulator {
     this.timer.unref?.();
   }
 
+  /** Resolves once every pump trade asked for so far has landed or failed (counted in `stats`). */
+  settled(): Promise<void> {
+    return this.pumpTrades;
+  }
+
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;

@@ -29,6 +29,7 @@ import {
   ComputeBudgetProgram,
 } from "@solana/web3.js";
 import { addressBytes, addressOfKey, encodeBase58 } from "./address";
+import { lamportsAsNumber } from "./lamports";
 import { genesisValidatorKeys, RUNTIME_ACCOUNTS, writeGenesisValidator } from "./genesis-validator";
 import { fromLitesvmError, errorLands, type SolanaTxError } from "./errors";
 import { NativePrograms } from "./native/executor";
@@ -359,18 +360,6 @@ interface HistoricAccount {
   rentEpoch: number;
 }
 
-/**
- * Lamports as LiteSVM's `setAccount` takes them: a double (napi's AccountInfoBytes). Every balance
- * the node writes passes here, so none beyond 2^53 (where a double stops being exact) is written;
- * reads go through `getBalance`, the exact u64.
- */
-function liteSvmLamports(lamports: bigint): number {
-  if (lamports < 0n || lamports > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw new RangeError("a balance must be 0 to 2^53 lamports on the local chain");
-  }
-  return Number(lamports);
-}
-
 export class LocalNode {
   readonly svm: LiteSVM;
   /** the programs this node executes natively (pump's, by default) */
@@ -676,7 +665,7 @@ export class LocalNode {
     account: { lamports: bigint; data: Uint8Array; owner: PublicKey; executable: boolean; rentEpoch?: number },
   ): void {
     this.svm.setAccount(address, {
-      lamports: liteSvmLamports(account.lamports),
+      lamports: lamportsAsNumber(account.lamports),
       data: account.data,
       owner: account.owner,
       executable: account.executable,
@@ -689,7 +678,7 @@ export class LocalNode {
     this.noteWritten(addressOfKey(address));
     const existing = this.svm.getAccount(address);
     this.svm.setAccount(address, {
-      lamports: liteSvmLamports(lamports + (this.svm.getBalance(address) ?? 0n)),
+      lamports: lamportsAsNumber(lamports + (this.svm.getBalance(address) ?? 0n)),
       data: existing?.data ?? new Uint8Array(0),
       owner: existing?.owner ?? SystemProgram.programId,
       executable: existing?.executable ?? false,
@@ -1478,7 +1467,7 @@ export class LocalNode {
     const payerBalance = this.getBalance(payer);
     if (payerBalance < feeLamports) return { landed: false, err: "InsufficientFundsForFee" };
     const acc = this.svm.getAccount(payer)!;
-    this.svm.setAccount(payer, { ...acc, lamports: liteSvmLamports(payerBalance - feeLamports) });
+    this.svm.setAccount(payer, { ...acc, lamports: lamportsAsNumber(payerBalance - feeLamports) });
     return { landed: true, err: forced.err, logs: forced.logs, inner: [], computeUnits: 0n };
   }
 
@@ -1794,7 +1783,7 @@ export class LocalNode {
   private restoreAccount(account: NodeAccount): void {
     this.written.add(account.address);
     this.svm.setAccount(new PublicKey(account.address), {
-      lamports: liteSvmLamports(account.lamports),
+      lamports: lamportsAsNumber(account.lamports),
       data: account.data,
       owner: new PublicKey(account.owner),
       executable: account.executable,

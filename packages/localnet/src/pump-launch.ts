@@ -28,6 +28,7 @@ import {
 import { coinCreatorVaultAuthorityPda, OnlinePumpAmmSdk, PUMP_AMM_SDK } from "@pump-fun/pump-swap-sdk";
 import type { SolanaTxError } from "./errors";
 import type { LocalNode } from "./node";
+import { lamportsAsNumber } from "./lamports";
 
 export interface PumpTradeResult {
   signature: string;
@@ -140,6 +141,11 @@ export class PumpLaunchHelpers {
     const curve = this.node.getAccount(bondingCurvePda(new PublicKey(mint)));
     if (!curve || !curve.owner.equals(PUMP_PROGRAM)) return null;
     return PUMP_SDK.decodeBondingCurve(asAccountInfo(curve)).creator.toBase58();
+  }
+
+  /** Resolves once the migration a landed transaction started for `mint`, if any, has ended. */
+  async settled(mint: string): Promise<void> {
+    await this.migrating.get(mint);
   }
 
   /** Whether the coin trades on its pool (the curve completed and was migrated). */
@@ -289,7 +295,7 @@ function asAccountInfo(a: {
   data: Uint8Array;
 }): AccountInfo<Buffer> {
   return {
-    lamports: Number(a.lamports),
+    lamports: lamportsAsNumber(a.lamports),
     owner: a.owner,
     executable: a.executable,
     data: Buffer.from(a.data),
@@ -314,6 +320,7 @@ function nodeConnection(node: LocalNode): Connection {
     getAccountInfoAndContext: async (k: PublicKey) => ({ context: context(), value: info(k) }),
     getMultipleAccountsInfo: async (ks: PublicKey[]) => ks.map(info),
     getMultipleAccountsInfoAndContext: async (ks: PublicKey[]) => ({ context: context(), value: ks.map(info) }),
-    getMinimumBalanceForRentExemption: async (len: number) => Number(node.minimumBalanceForRentExemption(len)),
+    getMinimumBalanceForRentExemption: async (len: number) =>
+      lamportsAsNumber(node.minimumBalanceForRentExemption(len)),
   } as unknown as Connection;
 }

@@ -12,6 +12,7 @@ import {
 } from "@solana/web3.js";
 import { LocalNode, type TxRecord } from "../../src/node";
 import { pumpPrograms } from "../../src/native/pump";
+import { lamportsAsNumber } from "../../src/lamports";
 
 export function pumpNode(): LocalNode {
   return new LocalNode({
@@ -47,7 +48,7 @@ export function accountInfo(node: LocalNode, address: PublicKey): AccountInfo<Bu
   const a = node.getAccount(address);
   if (!a) return null;
   return {
-    lamports: Number(a.lamports),
+    lamports: lamportsAsNumber(a.lamports),
     owner: a.owner,
     executable: a.executable,
     data: Buffer.from(a.data),

@@ -72,10 +72,8 @@ describe("pump launch helpers", () => {
     chain.simulator.stop();
     const before = chain.simulator.stats.trades;
     for (let i = 0; i < 5; i++) chain.simulator.tradeOnce([created.mint]);
-    for (;;) {
-      if (chain.simulator.stats.trades >= before + 5) break;
-      await Bun.sleep(10);
-    }
+    await chain.simulator.settled();
+    expect(chain.simulator.stats.trades).toBe(before + 5);
     expect(chain.simulator.stats.failed).toBe(0);
     expect(chain.simulator.stats.feesLamports).toBeGreaterThan(0n);
     // What a chain continued from its saved state rebuilds its list from.

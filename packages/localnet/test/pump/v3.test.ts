@@ -38,6 +38,7 @@ import {
   type Coin,
 } from "./curve-support";
 import { pumpNode, send } from "./helpers";
+import { lamportsAsNumber } from "../../src/lamports";
 
 const TX_FEE = 5_000n;
 const hex = (h: string) => Buffer.from(h, "hex");
@@ -177,7 +178,7 @@ async function tradedCoin(): Promise<Coin> {
 function accountOf(node: LocalNode, address: PublicKey) {
   const a = node.getAccount(address)!;
   return {
-    lamports: Number(a.lamports),
+    lamports: lamportsAsNumber(a.lamports),
     owner: a.owner,
     executable: a.executable,
     data: Buffer.from(a.data),

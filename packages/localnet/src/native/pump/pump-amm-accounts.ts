@@ -18,6 +18,7 @@ import { type PublicKey, SystemProgram } from "@solana/web3.js";
 import { anchorError, type IdlCodec } from "../anchor";
 import type { InvokeContext, NativeAccount, NativeAccountMeta } from "../runtime";
 import { findProgramAddress } from "../pda";
+import { lamportsAsNumber } from "../../lamports";
 
 export type Seeds = readonly Uint8Array[];
 
@@ -193,7 +194,7 @@ export function createPdaAccount(
     SystemProgram.createAccount({
       fromPubkey: payer,
       newAccountPubkey: key,
-      lamports: Number(lamports),
+      lamports: lamportsAsNumber(lamports),
       space,
       programId: owner,
     }),

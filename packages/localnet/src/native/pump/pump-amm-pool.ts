@@ -37,11 +37,15 @@ const LP_MINT_DECIMALS = 9;
 const MINT_SPACE = 82;
 const CREATE_POOL_UNITS = 15_000;
 
+/** The integer square root, by Newton's method in bigint: exact for any amount, no float between. */
 function isqrt(n: bigint): bigint {
   if (n < 2n) return n;
-  let x = BigInt(Math.floor(Math.sqrt(Number(n))));
-  while (x * x > n) x--;
-  while ((x + 1n) * (x + 1n) <= n) x++;
+  let x = n;
+  let y = (x + 1n) / 2n;
+  while (y < x) {
+    x = y;
+    y = (x + n / x) / 2n;
+  }
   return x;
 }
 

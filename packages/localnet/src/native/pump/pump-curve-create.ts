@@ -23,6 +23,7 @@ import type { InvokeContext } from "../runtime";
 import { checkAccounts, loadAccount, pumpPda, TOKEN_2022_ID } from "./pump-accounts";
 import { big, bn, codec } from "./pump-curve-state";
 import { initAccount } from "./pump-curve-trade";
+import { lamportsAsNumber } from "../../lamports";
 
 /** Units create_v2's own work costs; its CPIs (mint, metadata, ATA, mint_to) are charged as they run. */
 const CREATE_UNITS = 30_000;
@@ -182,7 +183,7 @@ function createMint(
     SystemProgram.createAccount({
       fromPubkey: m.user,
       newAccountPubkey: m.mint,
-      lamports: Number(lamports),
+      lamports: lamportsAsNumber(lamports),
       space,
       programId: TOKEN_2022_ID,
     }),

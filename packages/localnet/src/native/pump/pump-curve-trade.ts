@@ -24,6 +24,7 @@ import {
   tradeFees,
   writeCurve,
 } from "./pump-curve-state";
+import { lamportsAsNumber } from "../../lamports";
 
 /** Units a curve trade's own work costs; its CPIs are charged as they run (~35k in all, PUMP.md §8). */
 const TRADE_UNITS = 20_000;
@@ -254,7 +255,7 @@ export function initAccount(
       SystemProgram.createAccount({
         fromPubkey: payer,
         newAccountPubkey: address,
-        lamports: Number(rent),
+        lamports: lamportsAsNumber(rent),
         space,
         programId: ctx.programId,
       }),

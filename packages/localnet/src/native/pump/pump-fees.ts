@@ -41,6 +41,7 @@ import {
 } from "./pump-fees-checks";
 import { migratePoolCoinCreatorIx } from "./pump-fees-pool-creator";
 import { migrateBondingCurveCreatorIx } from "./pump-sharing";
+import { lamportsAsNumber } from "../../lamports";
 
 const fees = () => pumpCodecs().pumpFees;
 const bn = (v: bigint) => new BN(v.toString());
@@ -66,7 +67,7 @@ function initPda(ctx: InvokeContext, payer: PublicKey, address: PublicKey, space
       SystemProgram.createAccount({
         fromPubkey: payer,
         newAccountPubkey: address,
-        lamports: Number(rent),
+        lamports: lamportsAsNumber(rent),
         space,
         programId: ctx.programId,
       }),
